@@ -1,0 +1,37 @@
+# flashpoc: `make demo` runs a whole POC on this machine; `make test` runs the tests.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PARAMS ?= parameters/demo-local.yaml
+
+.PHONY: demo test venv os-packages lab bench clean
+
+$(BIN)/flashpoc: pyproject.toml
+	@$(PYTHON) -m venv --help >/dev/null 2>&1 || tools/install-os-packages.sh python3-venv
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); tools/install-os-packages.sh python3-venv && $(PYTHON) -m venv $(VENV); }
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $@
+
+venv: $(BIN)/flashpoc
+
+os-packages:
+	@tools/install-os-packages.sh fio
+
+demo: venv os-packages
+	$(BIN)/flashpoc run $(PARAMS)
+
+test: venv os-packages
+	@tools/install-os-packages.sh openssh-server openssh-client
+	$(BIN)/python -m pytest
+
+lab: venv
+	$(BIN)/jupyter lab notebooks/
+
+bench: venv os-packages
+	$(BIN)/python benchmarks/overhead.py
+	$(BIN)/python benchmarks/probe_strategies.py
+	$(BIN)/python benchmarks/fio_by_hand.py
+
+clean:
+	rm -rf $(VENV) results/scratch

@@ -1,0 +1,15 @@
+"""flashpoc: storage proof-of-concept workbook for Oracle databases on all-flash arrays.
+
+Stages: :mod:`flashpoc.params` (validated campaign parameters), :mod:`flashpoc.plan`
+(pure job planning), :mod:`flashpoc.run` (the only modules that touch hosts),
+:mod:`flashpoc.parse` (pure output parsing), :mod:`flashpoc.store` (results on disk),
+:mod:`flashpoc.analysis` (saturation, knee, SLO), :mod:`flashpoc.chart` and
+:mod:`flashpoc.report` (charts and offline reports), :mod:`flashpoc.phases` (the four
+phases the notebooks call).
+"""
+
+__version__ = "0.1.0"
+
+from .params import Campaign, campaign_from_dict, campaign_from_parameters, load_campaign  # noqa: E402
+
+__all__ = ["Campaign", "campaign_from_dict", "campaign_from_parameters", "load_campaign", "__version__"]

@@ -1,0 +1,471 @@
+"""Charts: pure functions from a tidy DataFrame to an Altair chart, plus the house theme.
+
+Every function here takes a DataFrame (one row per run-point, the tidy table the parse/store
+stages write) and returns an Altair chart; nothing reads or writes files. Test a chart through
+``chart.to_dict()``.
+
+The notebooks call, once::
+
+    from flashpoc import chart
+    chart.use_theme()                 # house look: fonts, palette, sizes
+    chart.enable_offline_renderer()   # inline SVG + Vega-Lite JSON, no CDN
+
+Colours: one fixed categorical palette (Okabe-Ito, without the yellow that vanishes on paper).
+A series keeps its colour from chart to chart because the colour domain is the sorted list of
+series names; pass ``color_domain=`` (the full list of workloads or configurations) when one
+chart shows only some of them.
+
+A series is a workload, or a configuration when ``df`` has a ``config`` column with more than one
+value; the workload is then told apart by dash (and point shape).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import altair as alt
+import pandas as pd
+import vl_convert
+
+from flashpoc.errors import AnalysisError
+
+THEME_NAME = "flashpoc"
+RENDERER_NAME = "flashpoc_offline"
+
+#: Okabe-Ito colours in print-safe order (the yellow #F0E442 is left out); grey last.
+PALETTE: tuple[str, ...] = (
+    "#0072B2",  # blue
+    "#E69F00",  # orange
+    "#009E73",  # bluish green
+    "#D55E00",  # vermillion
+    "#CC79A7",  # reddish purple
+    "#56B4E9",  # sky blue
+    "#000000",  # black
+    "#7F7F7F",  # grey
+)
+
+FONT = "Helvetica, Arial, 'DejaVu Sans', sans-serif"
+ANNOTATION_COLOR = "#333333"
+
+#: Vega-Lite version for vl-convert, from the schema Altair writes (e.g. "v6.4.1" -> "6.4").
+VEGALITE_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
+
+#: The Vega-Lite mimetype JupyterLab 4 renders (its built-in vega5 extension knows v3 to v5).
+#: Altair 6's own ``application/vnd.vegalite.v6.json`` is not used: JupyterLab 4.6 has no
+#: renderer for it, and nbformat rejects a JSON object under a mimetype not ending in
+#: ``+json`` (nbclient fails the cell).
+VEGALITE_MIME_TYPE = "application/vnd.vegalite.v5+json"
+
+#: Rows a chart may embed; aggregate (one row per run-point) before charting bigger tables.
+MAX_ROWS = 5000
+
+# Axis titles: every one states its unit.
+TITLE_IOPS = "IOPS"
+TITLE_LAT_MEAN = "Mean latency (ms)"
+TITLE_CLAT = "Completion latency (ms)"
+TITLE_THREADS = "Concurrency (threads)"
+TITLE_CPU = "Host CPU (%)"
+
+_PERCENTILES = {
+    "clat_p50_ms": "p50",
+    "clat_p99_ms": "p99",
+    "clat_p99_9_ms": "p99.9",
+}
+_CPU_METRICS = {
+    "host_cpu_busy_pct": "busy",
+    "host_cpu_iowait_pct": "iowait",
+}
+
+
+# --- theme --------------------------------------------------------------------------------
+
+
+def theme_config() -> dict[str, Any]:
+    """Return the house theme: white background, print-size fonts, the fixed palette."""
+    return {
+        "background": "white",
+        "width": 560,
+        "height": 320,
+        "config": {
+            "font": FONT,
+            "title": {"fontSize": 16, "subtitleFontSize": 12, "anchor": "start", "offset": 10},
+            "axis": {
+                "labelFontSize": 12,
+                "titleFontSize": 13,
+                "titleFontWeight": "normal",
+                "gridColor": "#e5e5e5",
+                "domainColor": "#666666",
+                "tickColor": "#666666",
+                "labelColor": "#222222",
+                "titleColor": "#222222",
+            },
+            "header": {"labelFontSize": 13, "titleFontSize": 13},
+            "legend": {"labelFontSize": 12, "titleFontSize": 12, "symbolStrokeWidth": 2},
+            "text": {"fontSize": 12},
+            "line": {"strokeWidth": 2},
+            "point": {"size": 50, "filled": True},
+            "range": {"category": list(PALETTE)},
+            "view": {"stroke": None},
+        },
+    }
+
+
+def use_theme() -> str:
+    """Register the house theme with Altair and enable it; return its name."""
+    alt.theme.register(THEME_NAME, enable=True)(theme_config)
+    return THEME_NAME
+
+
+# --- offline display ----------------------------------------------------------------------
+
+
+def render_svg(chart: alt.TopLevelMixin | dict[str, Any]) -> str:
+    """Render a chart (or a Vega-Lite spec) to an SVG string with vl-convert, locally."""
+    spec = chart.to_dict() if isinstance(chart, alt.TopLevelMixin) else chart
+    return vl_convert.vegalite_to_svg(spec, vl_version=VEGALITE_VERSION)
+
+
+def offline_renderer(spec: dict[str, Any], **metadata: Any) -> tuple[dict, dict]:
+    """Altair renderer: an inline SVG for static views plus Vega-Lite JSON for JupyterLab.
+
+    The SVG (rendered here by vl-convert) is what nbconvert HTML and any offline viewer show;
+    JupyterLab prefers the Vega-Lite mimetype and draws it interactively with its bundled
+    Vega. No ``text/html`` is produced, so nothing loads vega from a CDN.
+    """
+    bundle: dict[str, Any] = {
+        "image/svg+xml": render_svg(spec),
+        VEGALITE_MIME_TYPE: spec,
+        "text/plain": f"<Chart: {_spec_title(spec) or 'untitled'}>",
+    }
+    meta: dict[str, Any] = {}
+    embed_options = metadata.get("embed_options")
+    if embed_options:
+        meta = {VEGALITE_MIME_TYPE: {"embed_options": embed_options}}
+    return bundle, meta
+
+
+def enable_offline_renderer() -> str:
+    """Make notebook charts display offline: register and enable :func:`offline_renderer`.
+
+    Also pins the data transformer to ``default``: the data are inlined in the spec (never
+    written to a side file or sent anywhere), and a chart over more than :data:`MAX_ROWS`
+    rows fails, so aggregate first. Returns the renderer name.
+    """
+    alt.renderers.register(RENDERER_NAME, offline_renderer)
+    alt.renderers.enable(RENDERER_NAME)
+    alt.data_transformers.enable("default", max_rows=MAX_ROWS)
+    return RENDERER_NAME
+
+
+def _spec_title(spec: dict[str, Any]) -> str:
+    title = spec.get("title")
+    if isinstance(title, dict):
+        title = title.get("text")
+    if isinstance(title, list):
+        title = " ".join(str(t) for t in title)
+    return str(title) if title else ""
+
+
+# --- charts -------------------------------------------------------------------------------
+
+
+def hockey_stick(
+    df: pd.DataFrame,
+    knees: pd.DataFrame | None = None,
+    slo_ms: float | None = None,
+    *,
+    title: str = "IOPS vs mean latency",
+    color_domain: Sequence[str] | None = None,
+) -> alt.LayerChart:
+    """Latency against IOPS, one line per series, points joined in thread order.
+
+    ``df``: workload, threads, iops, lat_mean_ms (and optional config); repeated run-points
+    are averaged. ``knees``: workload, iops, lat_mean_ms, drawn as black diamonds labelled
+    "knee". ``slo_ms``: a dashed horizontal rule labelled e.g. "SLO 1 ms".
+    """
+    data = _mean_per_point(df, ["iops", "lat_mean_ms"], "hockey_stick")
+    color, dash = _series_channels(data, color_domain)
+    x, y = _iops_x(), _latency_y("lat_mean_ms")
+    tooltip = [
+        *_series_tooltip(data),
+        alt.Tooltip("threads:Q", title="Threads"),
+        alt.Tooltip("iops:Q", title="IOPS", format=",.0f"),
+        alt.Tooltip("lat_mean_ms:Q", title="Mean latency (ms)", format=".3f"),
+    ]
+    encodings = {"x": x, "y": y, "color": color, "order": alt.Order("threads:Q"), "tooltip": tooltip}
+    if dash is not None:
+        encodings["strokeDash"] = dash
+    layers: list[alt.Chart] = [alt.Chart(data).mark_line(point=True).encode(**encodings)]
+    if knees is not None and len(knees):
+        layers.extend(_knee_layers(knees))
+    if slo_ms is not None:
+        layers.extend(_slo_layers(slo_ms))
+    return alt.layer(*layers).properties(
+        title=alt.Title(title, subtitle="Each point is one thread count; lines follow increasing threads.")
+    )
+
+
+def probe_curve(
+    df: pd.DataFrame,
+    saturation_threads: int | None = None,
+    *,
+    title: str = "Saturation probe: IOPS and latency vs threads",
+    color_domain: Sequence[str] | None = None,
+) -> alt.VConcatChart:
+    """IOPS (top panel) and mean latency (bottom panel) against threads, shared x axis.
+
+    ``df``: threads, iops, lat_mean_ms (optional workload, config). ``saturation_threads``
+    draws a vertical dashed rule, labelled, on both panels.
+    """
+    data = _mean_per_point(df, ["iops", "lat_mean_ms"], "probe_curve")
+    color, dash = _series_channels(data, color_domain)
+    x = alt.X("threads:Q", title=TITLE_THREADS)
+    tooltip = [
+        *_series_tooltip(data),
+        alt.Tooltip("threads:Q", title="Threads"),
+        alt.Tooltip("iops:Q", title="IOPS", format=",.0f"),
+        alt.Tooltip("lat_mean_ms:Q", title="Mean latency (ms)", format=".3f"),
+    ]
+    extra: dict[str, Any] = {"tooltip": tooltip}
+    if color is not None:
+        extra["color"] = color
+    if dash is not None:
+        extra["strokeDash"] = dash
+    base = alt.Chart(data).mark_line(point=True)
+    top = base.encode(x=x, y=alt.Y("iops:Q", title=TITLE_IOPS, axis=alt.Axis(format="~s", tickCount=8)), **extra)
+    bottom = base.encode(x=x, y=alt.Y("lat_mean_ms:Q", title=TITLE_LAT_MEAN), **extra)
+    panels = []
+    for panel, label_on in ((top, True), (bottom, False)):
+        layers = [panel.properties(height=200)]
+        if saturation_threads is not None:
+            layers.extend(_saturation_layers(saturation_threads, label=label_on))
+        panels.append(alt.layer(*layers))
+    return alt.vconcat(*panels, spacing=12).properties(title=alt.Title(title))
+
+
+def latency_percentiles(
+    df: pd.DataFrame,
+    *,
+    log_y: bool = False,
+    title: str = "Completion latency percentiles vs threads",
+    color_domain: Sequence[str] | None = None,
+) -> alt.Chart:
+    """p50, p99 and p99.9 completion latency against threads (dash = percentile).
+
+    ``df``: workload, threads, clat_p50_ms, clat_p99_ms, clat_p99_9_ms (optional config;
+    with several configurations, one column per workload); a missing percentile column is
+    left out, at least one is needed. ``log_y`` uses a log scale and drops non-positive
+    values, which it cannot draw.
+    """
+    present = {k: v for k, v in _PERCENTILES.items() if k in df.columns}
+    if not present:
+        raise AnalysisError(f"latency_percentiles: needs one of the columns {', '.join(_PERCENTILES)}")
+    long = _melt(df, present, "percentile", "latency_ms", "latency_percentiles")
+    if log_y:
+        long = long[long["latency_ms"] > 0]
+    color, facet = _series_channels(long, color_domain, facet=True)
+    scale = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
+    encodings: dict[str, Any] = {
+        "x": alt.X("threads:Q", title=TITLE_THREADS),
+        "y": alt.Y("latency_ms:Q", title=TITLE_CLAT, scale=scale),
+        "color": color,
+        "strokeDash": _dash_channel("percentile", "Percentile", list(present.values()), list(_PERCENTILES.values())),
+        "order": alt.Order("threads:Q"),
+        "tooltip": [
+            *_series_tooltip(long),
+            alt.Tooltip("threads:Q", title="Threads"),
+            alt.Tooltip("percentile:N", title="Percentile"),
+            alt.Tooltip("latency_ms:Q", title="Latency (ms)", format=".3f"),
+        ],
+    }
+    if facet is not None:
+        encodings["column"] = facet
+    chart = alt.Chart(long).mark_line(point=True).encode(**encodings)
+    if facet is not None:
+        chart = chart.properties(width=280)
+    return chart.properties(title=alt.Title(title))
+
+
+def host_cpu(
+    df: pd.DataFrame,
+    *,
+    title: str = "Host CPU utilisation vs threads",
+    color_domain: Sequence[str] | None = None,
+) -> alt.Chart:
+    """Host CPU busy % (and iowait % when the column exists) against threads.
+
+    ``df``: workload, threads, host_cpu_busy_pct, optional host_cpu_iowait_pct and config.
+    Missing values (CPU not collected) are skipped, which may leave the chart empty.
+    """
+    _require(df, ["host_cpu_busy_pct"], "host_cpu")
+    metrics = {k: v for k, v in _CPU_METRICS.items() if k in df.columns}
+    long = _melt(df, metrics, "metric", "cpu_pct", "host_cpu")
+    color, facet = _series_channels(long, color_domain, facet=True)
+    encodings: dict[str, Any] = {
+        "x": alt.X("threads:Q", title=TITLE_THREADS),
+        "y": alt.Y("cpu_pct:Q", title=TITLE_CPU, scale=alt.Scale(domain=[0, 100])),
+        "color": color,
+        "strokeDash": _dash_channel("metric", "CPU time", list(metrics.values()), list(_CPU_METRICS.values())),
+        "order": alt.Order("threads:Q"),
+        "tooltip": [
+            *_series_tooltip(long),
+            alt.Tooltip("threads:Q", title="Threads"),
+            alt.Tooltip("metric:N", title="CPU time"),
+            alt.Tooltip("cpu_pct:Q", title="CPU (%)", format=".1f"),
+        ],
+    }
+    if facet is not None:
+        encodings["column"] = facet
+    chart = alt.Chart(long).mark_line(point=True).encode(**encodings)
+    if facet is not None:
+        chart = chart.properties(width=280)
+    return chart.properties(title=alt.Title(title))
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+def _require(df: pd.DataFrame, columns: Sequence[str], who: str) -> None:
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise AnalysisError(f"{who}: missing column(s) {', '.join(map(repr, missing))}")
+    if df.empty:
+        raise AnalysisError(f"{who}: no rows to chart")
+
+
+def _keys(df: pd.DataFrame) -> list[str]:
+    """Columns that identify a run-point: [config], [workload], threads."""
+    return [c for c in ("config", "workload", "threads") if c in df.columns]
+
+
+def _mean_per_point(df: pd.DataFrame, metrics: list[str], who: str) -> pd.DataFrame:
+    """One row per run-point (mean over repeats) with only the columns the chart needs."""
+    _require(df, ["threads", *metrics], who)
+    keys = _keys(df)
+    data = df[keys + metrics].copy()
+    for column in metrics:  # None (a metric not collected) -> NaN, which the charts skip
+        data[column] = pd.to_numeric(data[column], errors="coerce").astype(float)
+    out = data.groupby(keys, as_index=False, sort=True).mean()
+    out["threads"] = out["threads"].astype(int)
+    return out
+
+
+def _melt(df: pd.DataFrame, columns: dict[str, str], var: str, value: str, who: str) -> pd.DataFrame:
+    """Average per run-point, then long format: one row per (run-point, column)."""
+    wide = _mean_per_point(df, [c for c in columns], who)
+    keys = _keys(wide)
+    long = wide.melt(id_vars=keys, value_vars=list(columns), var_name=var, value_name=value)
+    long[var] = long[var].map(columns)
+    return long.dropna(subset=[value]).reset_index(drop=True)
+
+
+def _has_configs(df: pd.DataFrame) -> bool:
+    return "config" in df.columns and df["config"].nunique() > 1
+
+
+def _series_channels(
+    df: pd.DataFrame, color_domain: Sequence[str] | None, *, facet: bool = False
+) -> tuple[Any, Any]:
+    """(colour channel, second channel) for the series in ``df``.
+
+    Colour is the configuration when there are several, else the workload. The second
+    channel is then the workload, as a dash (or, with ``facet``, a column); else None.
+    """
+    if _has_configs(df):
+        field, title = "config", "Configuration"
+    elif "workload" in df.columns:
+        field, title = "workload", "Workload"
+    else:
+        return None, None
+    domain = list(color_domain) if color_domain is not None else sorted(df[field].astype(str).unique())
+    color = alt.Color(
+        f"{field}:N", title=title, sort=domain, scale=alt.Scale(domain=domain, range=list(PALETTE))
+    )
+    second = None
+    if field == "config" and "workload" in df.columns:
+        if facet:
+            second = alt.Column("workload:N", title="Workload")
+        else:
+            second = alt.StrokeDash("workload:N", title="Workload")
+    return color, second
+
+
+#: Dash patterns in legend order: solid, dashed, dotted, dash-dot.
+_DASHES = ([1, 0], [6, 3], [2, 2], [6, 2, 2, 2])
+
+
+def _dash_channel(field: str, title: str, values: list[str], known: list[str]) -> alt.StrokeDash:
+    """Dashes fixed by position in ``known`` (p50 solid, p99 dashed, p99.9 dotted), whichever
+    of them ``values`` holds."""
+    dashes = [list(_DASHES[known.index(v) % len(_DASHES)]) for v in values]
+    return alt.StrokeDash(f"{field}:N", title=title, sort=values, scale=alt.Scale(domain=values, range=dashes))
+
+
+def _series_tooltip(df: pd.DataFrame) -> list[alt.Tooltip]:
+    tips = []
+    if "config" in df.columns:
+        tips.append(alt.Tooltip("config:N", title="Configuration"))
+    if "workload" in df.columns:
+        tips.append(alt.Tooltip("workload:N", title="Workload"))
+    return tips
+
+
+def _iops_x() -> alt.X:
+    return alt.X("iops:Q", title=TITLE_IOPS, axis=alt.Axis(format="~s", tickCount=8))
+
+
+def _latency_y(field: str) -> alt.Y:
+    return alt.Y(f"{field}:Q", title=TITLE_LAT_MEAN)
+
+
+def _knee_layers(knees: pd.DataFrame) -> list[alt.Chart]:
+    _require(knees, ["iops", "lat_mean_ms"], "hockey_stick knees")
+    columns = [c for c in ("config", "workload", "threads", "iops", "lat_mean_ms") if c in knees.columns]
+    data = knees[columns].reset_index(drop=True)
+    x, y = _iops_x(), _latency_y("lat_mean_ms")
+    tooltip = [
+        *_series_tooltip(data),
+        *([alt.Tooltip("threads:Q", title="Threads")] if "threads" in data.columns else []),
+        alt.Tooltip("iops:Q", title="Knee IOPS", format=",.0f"),
+        alt.Tooltip("lat_mean_ms:Q", title="Knee latency (ms)", format=".3f"),
+    ]
+    marks = (
+        alt.Chart(data)
+        .mark_point(shape="diamond", size=180, filled=True, color=ANNOTATION_COLOR, opacity=1)
+        .encode(x=x, y=y, tooltip=tooltip)
+    )
+    labels = (
+        alt.Chart(data)
+        .mark_text(text="knee", dy=-14, fontWeight="bold", color=ANNOTATION_COLOR)
+        .encode(x=x, y=y)
+    )
+    return [marks, labels]
+
+
+def _slo_layers(slo_ms: float) -> list[alt.Chart]:
+    data = pd.DataFrame({"slo_ms": [float(slo_ms)], "label": [f"SLO {slo_ms:g} ms"]})
+    y = _latency_y("slo_ms")
+    rule = alt.Chart(data).mark_rule(color=ANNOTATION_COLOR, strokeDash=[6, 4], strokeWidth=1.5).encode(y=y)
+    label = (
+        alt.Chart(data)
+        .mark_text(align="left", baseline="bottom", dx=4, dy=-3, color=ANNOTATION_COLOR)
+        .encode(y=y, x=alt.value(0), text="label:N")
+    )
+    return [rule, label]
+
+
+def _saturation_layers(threads: int, *, label: bool) -> list[alt.Chart]:
+    data = pd.DataFrame({"threads": [int(threads)], "label": [f"saturation: {int(threads)} threads"]})
+    x = alt.X("threads:Q", title=TITLE_THREADS)
+    layers = [
+        alt.Chart(data).mark_rule(color=ANNOTATION_COLOR, strokeDash=[6, 4], strokeWidth=1.5).encode(x=x)
+    ]
+    if label:
+        layers.append(
+            alt.Chart(data)
+            .mark_text(align="left", baseline="top", dx=4, dy=4, color=ANNOTATION_COLOR)
+            .encode(x=x, y=alt.value(0), text="label:N")
+        )
+    return layers
+

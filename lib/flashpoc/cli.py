@@ -1,0 +1,228 @@
+"""The ``flashpoc`` command: run, check, validate, parse, saturation.
+
+This is the only module that prints and sets exit codes: library errors are caught here
+and shown as one clear message (exit 2 for bad input, 1 for failed checks or runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from .errors import FlashpocError, ParameterError
+
+NOTEBOOKS = ("01_environment_check", "02_saturation_probe", "03_thread_sweep", "04_report")
+PHASE_NAMES = {"check": 0, "probe": 1, "sweep": 2, "report": 3}
+
+
+def _notebook_dir() -> Path:
+    from .params import workbook_root
+
+    path = workbook_root() / "notebooks"
+    if not (path / f"{NOTEBOOKS[0]}.ipynb").exists():
+        raise FlashpocError(f"no notebooks in {path}: run flashpoc from the workbook (the folder with notebooks/)")
+    return path
+
+
+def run_notebooks(params_file: Path, phases: list[str], *, log=print) -> dict[str, Path]:
+    """Execute the phase notebooks with papermill; return executed notebook and HTML paths.
+
+    Raises:
+        FlashpocError: when a notebook fails (the message names it and the error).
+    """
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    from .params import load_campaign, read_parameters_file
+    from .report import export_notebook_html
+
+    values = read_parameters_file(params_file)
+    cfg = load_campaign(params_file)  # validate everything before any notebook starts
+    out_dir = cfg.resolved().results_path() / "notebooks"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    nb_dir = _notebook_dir()
+    written: dict[str, Path] = {}
+    for phase in phases:
+        name = NOTEBOOKS[PHASE_NAMES[phase]]
+        output = out_dir / f"{name}.ipynb"
+        log(f"[{phase}] running {name}.ipynb ...")
+        try:
+            papermill.execute_notebook(str(nb_dir / f"{name}.ipynb"), str(output), parameters=values,
+                                       cwd=str(nb_dir), kernel_name="python3", progress_bar=False)
+        except PapermillExecutionError as error:
+            raise FlashpocError(f"phase {phase} stopped: {error.ename}: {error.evalue}\n"
+                                f"executed notebook: {output}") from None
+        finally:
+            if output.exists():
+                html = output.with_suffix(".html")
+                export_notebook_html(output, html)
+                written[f"{name}.html"] = html
+        written[name] = output
+    return written
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from .params import load_campaign
+
+    cfg = load_campaign(args.params)
+    phases = args.phases.split(",") if args.phases else list(PHASE_NAMES)
+    unknown = [p for p in phases if p not in PHASE_NAMES]
+    if unknown:
+        raise ParameterError(f"--phases: unknown phase(s) {unknown}; choose from {list(PHASE_NAMES)}")
+    results = cfg.resolved().results_path()
+    if args.fresh and results.exists():
+        shutil.rmtree(results)
+        print(f"removed earlier results in {results}")
+    written = run_notebooks(Path(args.params), phases)
+    print(f"\nexecuted notebooks: {results / 'notebooks'}")
+    report = results / "report" / "report.html"
+    if report.exists():
+        print(f"offline report:     {report}")
+    if "04_report.html" in written:
+        print(f"report notebook:    {written['04_report.html']}")
+    return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from . import check, phases
+    from .params import load_campaign
+
+    table = phases.run_check(load_campaign(args.params))
+    print(table.to_string(index=False))
+    print(f"\nverdict: {check.verdict(table)}")
+    return 1 if check.verdict(table) == "fail" else 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from .params import load_campaign
+
+    for path in args.params:
+        cfg = load_campaign(path)
+        print(f"{path}: ok (campaign {cfg.campaign}, {len(cfg.hosts)} hosts, {len(cfg.targets)} targets, "
+              f"{len(cfg.workloads)} workloads)")
+    return 0
+
+
+def _print_rows(rows: list[dict[str, Any]], fmt: str) -> None:
+    import pandas as pd
+
+    if fmt == "json":
+        print(json.dumps(rows, indent=1, default=str))
+    elif fmt == "csv":
+        print(pd.DataFrame(rows).to_csv(index=False), end="")
+    else:
+        print(pd.DataFrame(rows).to_string(index=False))
+
+
+def _cmd_parse(args: argparse.Namespace) -> int:
+    from .parse.fio import parse_fio_output
+
+    try:
+        text = Path(args.file).read_text(errors="replace")
+    except OSError as error:
+        raise ParameterError(f"cannot read {args.file}: {error.strerror}") from None
+    _print_rows(parse_fio_output(text), args.format)
+    return 0
+
+
+def _cmd_saturation(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    import pandas as pd
+
+    from .analysis import Point, find_saturation
+    from .plan.sweep import format_forthreads, plan_sweep
+
+    try:
+        frame = pd.read_csv(args.points)
+    except (OSError, ValueError) as error:
+        raise ParameterError(f"cannot read {args.points} as CSV: {error}") from None
+    missing = {"threads", "iops", "latency_ms"} - set(frame.columns)
+    if missing:
+        raise ParameterError(f"{args.points}: missing column(s) {sorted(missing)} "
+                             "(expected threads, iops, latency_ms; optional outstanding)")
+    try:
+        points = [Point(int(r.threads), float(r.iops), float(r.latency_ms),
+                        int(r.outstanding) if "outstanding" in frame and pd.notna(r.outstanding) else None)
+                  for r in frame.itertuples()]
+    except (TypeError, ValueError) as error:
+        raise ParameterError(f"{args.points}: non-numeric value ({error})") from None
+    sat = find_saturation(points, gain_pct=args.gain_pct)
+    result = asdict(sat)
+    if sat.threads:
+        sweep = plan_sweep(sat.threads, plan="guide", step=args.step)
+        result["followup_sweep"] = {"forthreads": format_forthreads(sweep), "points": len(sweep)}
+    if args.format == "json":
+        print(json.dumps(result, indent=1))
+        return 0 if sat.supported else 1
+    if not sat.supported:
+        print(f"no saturation answer: {sat.reason}")
+        return 1
+    print(f"saturation threads: {sat.threads}")
+    print(f"max IOPS:           {sat.max_iops:,.2f}")
+    if sat.range_threads:
+        print(f"plausible range:    {sat.range_threads[0]}-{sat.range_threads[1]} threads "
+              f"(confidence {sat.confidence:.0%})")
+    print(f"guide's rule:       {sat.rule_threads} threads")
+    print(f"follow-up sweep:    forthreads={result['followup_sweep']['forthreads']} "
+          f"({result['followup_sweep']['points']} points)")
+    print(f"reason:             {sat.reason}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``flashpoc`` command."""
+    parser = argparse.ArgumentParser(prog="flashpoc", description="Storage POC workbook for Oracle on all-flash arrays.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("run", help="run the phase notebooks in batch (papermill) on a parameters file")
+    p.add_argument("params", help="parameters/*.yaml")
+    p.add_argument("--phases", help="comma-separated subset of check,probe,sweep,report (default all)")
+    p.add_argument("--fresh", action="store_true", help="remove the campaign's earlier results first")
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("check", help="run the environment check and print the table")
+    p.add_argument("params")
+    p.set_defaults(func=_cmd_check)
+
+    p = sub.add_parser("validate", help="validate parameters files without any I/O")
+    p.add_argument("params", nargs="+")
+    p.set_defaults(func=_cmd_validate)
+
+    p = sub.add_parser("parse", help="parse an engine output into tidy rows")
+    p.add_argument("engine", choices=["fio"])
+    p.add_argument("file")
+    p.add_argument("--format", choices=["json", "csv", "table"], default="table")
+    p.set_defaults(func=_cmd_parse)
+
+    p = sub.add_parser("saturation", help="saturation threads from a CSV of threads,iops,latency_ms")
+    p.add_argument("points", help="CSV with columns threads, iops, latency_ms (optional outstanding)")
+    p.add_argument("--gain-pct", type=float, default=2.0, help="a gain below this %% is no gain (default 2)")
+    p.add_argument("--step", type=int, default=None, help="step of the follow-up sweep (default max/30)")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.set_defaults(func=_cmd_saturation)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run a subcommand and turn flashpoc errors into messages and exit codes."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ParameterError as error:
+        print(f"flashpoc: error: {error}", file=sys.stderr)
+        return 2
+    except FlashpocError as error:
+        print(f"flashpoc: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("flashpoc: interrupted; completed points are stored and reused on the next run", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

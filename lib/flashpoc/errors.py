@@ -1,0 +1,25 @@
+"""Exceptions raised by flashpoc. Library code raises these; it never prints or exits."""
+
+
+class FlashpocError(Exception):
+    """Base class of every error flashpoc raises on purpose."""
+
+
+class ParameterError(FlashpocError, ValueError):
+    """Parameters are invalid; the message names the key path (e.g. ``hosts[0].port``)."""
+
+
+class ParseError(FlashpocError, ValueError):
+    """An engine output could not be parsed; the message says what was expected and where."""
+
+
+class RemoteError(FlashpocError):
+    """A command failed on a host; the message names the host and the command's purpose."""
+
+
+class CheckFailed(FlashpocError):
+    """The environment check found failures; no I/O may run."""
+
+
+class AnalysisError(FlashpocError, ValueError):
+    """The measured points cannot support the requested analysis."""

@@ -1,0 +1,530 @@
+"""Campaign parameters: one pydantic schema for everything a POC campaign needs.
+
+A campaign is read from a parameters/*.yaml file, or built from the variables of a
+notebook's ``parameters`` cell (papermill injects the YAML's top-level keys there).
+Everything is validated before any I/O: unknown keys and impossible values raise
+:class:`~flashpoc.errors.ParameterError` naming the key path, e.g. ``hosts[1].port``.
+
+Relative paths (``results_dir``, target paths, key files) are relative to the workbook
+root: ``$FLASHPOC_ROOT`` when set, else the nearest directory at or above the current one
+that holds both ``notebooks/`` and ``parameters/``, else the current directory.
+``$FLASHPOC_RESULTS_DIR``, when set, replaces ``results_dir``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .errors import ParameterError
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+ADDRESS_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,252}$")
+USER_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9._-]{0,31}$")
+SIZE_RE = re.compile(r"^(\d+)([kmgtp]?)(i?b)?$", re.IGNORECASE)
+STEADYSTATE_RE = re.compile(r"^(iops|bw)(_slope)?:\d+(\.\d+)?%?$")
+SIZE_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
+MAX_THREADS = 65536
+MAX_SIZE_BYTES = 1024**5  # 1 PiB: anything larger is a typo
+LOCAL_ADDRESSES = ("localhost",)
+WRITE_MODES = ("randwrite", "randrw", "write", "rw")
+FIO_RW = Literal["randread", "randwrite", "randrw", "read", "write", "rw"]
+
+
+def parse_size(text: str | int) -> int:
+    """Return a size in bytes from ``4k``, ``1g``, ``250GiB`` or a plain byte count.
+
+    Raises:
+        ValueError: on anything else, zero, or more than 1 PiB.
+    """
+    if isinstance(text, bool):
+        raise ValueError("a size must be a number of bytes or a string like '4k' or '1g'")
+    if isinstance(text, int):
+        value = text
+    else:
+        match = SIZE_RE.match(str(text).strip())
+        if not match:
+            raise ValueError(f"{text!r} is not a size (use e.g. '4k', '128k', '1g', '250g')")
+        value = int(match.group(1)) * SIZE_UNITS[match.group(2).lower()]
+    if value <= 0:
+        raise ValueError("a size must be greater than zero")
+    if value > MAX_SIZE_BYTES:
+        raise ValueError(f"{text!r} is larger than 1 PiB")
+    return value
+
+
+def _check_path(value: str) -> str:
+    if not value or any(ch in value for ch in "\n\r\0"):
+        raise ValueError("a path must be non-empty and on one line")
+    if ":" in value:
+        raise ValueError("a path may not contain ':' (fio uses it to separate file names)")
+    return value
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+
+class HostParams(_Strict):
+    """A load host. ``address: localhost`` runs locally; anything else over SSH."""
+
+    name: str = Field(description="short host name used in results and tables")
+    address: str = Field("localhost", description="host name or IP; 'localhost' runs locally")
+    user: str | None = Field(None, description="SSH user (default: the current user)")
+    port: int = Field(22, ge=1, le=65535, description="SSH port")
+    key_file: str | None = Field(None, description="SSH private key; else the SSH agent")
+    known_hosts: str | None = Field(None, description="known_hosts file (default ~/.ssh/known_hosts)")
+    trust_unknown_host_key: bool = Field(
+        False, description="accept and record a host key not in known_hosts (first contact only)"
+    )
+    connect_timeout_s: float = Field(10.0, gt=0, le=600)
+    command_timeout_s: float = Field(3600.0, gt=0, description="upper bound for one command")
+    fio: str = Field("fio", description="fio executable on this host")
+    workdir: str = Field("/tmp/flashpoc", description="directory for job files on this host")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not NAME_RE.match(value):
+            raise ValueError("use letters, digits, '.', '_' or '-' (at most 64)")
+        return value
+
+    @field_validator("address")
+    @classmethod
+    def _address(cls, value: str) -> str:
+        if not ADDRESS_RE.match(value):
+            raise ValueError(f"{value!r} is not a host name or IP address")
+        return value
+
+    @field_validator("user")
+    @classmethod
+    def _user(cls, value: str | None) -> str | None:
+        if value is not None and not USER_RE.match(value):
+            raise ValueError(f"{value!r} is not a valid user name")
+        return value
+
+    @field_validator("fio", "workdir", "key_file", "known_hosts")
+    @classmethod
+    def _paths(cls, value: str | None) -> str | None:
+        return None if value is None else _check_path(value)
+
+    @property
+    def is_local(self) -> bool:
+        """True when commands run on this machine without SSH."""
+        return self.address in LOCAL_ADDRESSES
+
+
+class TargetParams(_Strict):
+    """A LUN, device or file the workloads run against."""
+
+    name: str
+    path: str = Field(description="block device or file path on the hosts")
+    size: str | None = Field(None, description="working set, e.g. '1g' (required for files)")
+    create: bool = Field(False, description="create and fill the file if missing (scratch files)")
+    allow_write: bool = Field(
+        False, description="write workloads may overwrite this target (implied by create)"
+    )
+    hosts: list[str] | None = Field(None, description="hosts that use this target (default all)")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not NAME_RE.match(value):
+            raise ValueError("use letters, digits, '.', '_' or '-' (at most 64)")
+        return value
+
+    @field_validator("path")
+    @classmethod
+    def _path(cls, value: str) -> str:
+        return _check_path(value)
+
+    @field_validator("size")
+    @classmethod
+    def _size(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_size(value)
+        return value
+
+    @model_validator(mode="after")
+    def _create_needs_size(self) -> TargetParams:
+        if self.create and self.size is None:
+            raise ValueError("a target with create: true needs a size")
+        if self.path.startswith("/dev/") and self.create:
+            raise ValueError("create: true is for files; a /dev path is never created")
+        return self
+
+    @property
+    def size_bytes(self) -> int | None:
+        """Working-set size in bytes, or None (use the whole device)."""
+        return None if self.size is None else parse_size(self.size)
+
+    @property
+    def writable(self) -> bool:
+        """True when write workloads may run on this target."""
+        return self.allow_write or self.create
+
+
+class FioSettings(_Strict):
+    """Settings of the fio engine shared by every run point."""
+
+    ioengine: Literal["libaio", "io_uring", "psync", "sync", "posixaio"] = "libaio"
+    direct: bool = True
+    runtime_s: int = Field(60, ge=1, le=86400, description="measured time per point (s)")
+    ramp_s: int = Field(0, ge=0, le=3600, description="warm-up per point, not measured (s)")
+    steadystate: str | None = Field(
+        None, description="fio steady-state criterion, e.g. 'iops_slope:0.3%' (ends a point early)"
+    )
+    ss_dur_s: int = Field(10, ge=1, le=86400)
+    ss_ramp_s: int = Field(0, ge=0, le=86400)
+    buffer_compress_percentage: int | None = Field(None, ge=0, le=100)
+    dedupe_percentage: int | None = Field(None, ge=0, le=100)
+    randrepeat: bool = False
+
+    @field_validator("steadystate")
+    @classmethod
+    def _ss(cls, value: str | None) -> str | None:
+        if value is not None and not STEADYSTATE_RE.match(value):
+            raise ValueError(f"{value!r} is not a fio steady-state criterion (e.g. 'iops_slope:0.3%')")
+        return value
+
+
+class Workload(_Strict):
+    """One I/O pattern: a fio ``rw`` mode, block size, read mix and queue depth per thread."""
+
+    name: str
+    rw: FIO_RW
+    bs: str = "4k"
+    rwmixread: int | None = Field(None, ge=0, le=100, description="read % for randrw/rw")
+    iodepth: int = Field(1, ge=1, le=4096, description="outstanding I/Os per thread")
+    description: str = ""
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not NAME_RE.match(value):
+            raise ValueError("use letters, digits, '.', '_' or '-' (at most 64)")
+        return value
+
+    @field_validator("bs")
+    @classmethod
+    def _bs(cls, value: str) -> str:
+        size = parse_size(value)
+        if size % 512:
+            raise ValueError("block size must be a multiple of 512 bytes")
+        return value
+
+    @model_validator(mode="after")
+    def _mix(self) -> Workload:
+        if self.rw in ("randrw", "rw") and self.rwmixread is None:
+            raise ValueError(f"rw={self.rw} needs rwmixread (the read percentage)")
+        if self.rw not in ("randrw", "rw") and self.rwmixread is not None:
+            raise ValueError(f"rwmixread only applies to randrw/rw, not {self.rw}")
+        return self
+
+    @property
+    def writes(self) -> bool:
+        """True when the workload issues writes."""
+        return self.rw in WRITE_MODES and self.rwmixread != 100
+
+
+def standard_workloads() -> list[dict[str, Any]]:
+    """The four workloads every POC runs unless the parameters name others."""
+    return [
+        {"name": "randread-4k", "rw": "randread", "bs": "4k",
+         "description": "4K random read (index lookups, db file sequential read)"},
+        {"name": "randwrite-4k", "rw": "randwrite", "bs": "4k",
+         "description": "4K random write"},
+        {"name": "oltp-8k-80r", "rw": "randrw", "bs": "8k", "rwmixread": 80,
+         "description": "8K OLTP, 80% read / 20% write"},
+        {"name": "seqread-128k", "rw": "read", "bs": "128k",
+         "description": "128K sequential read (scans, backups)"},
+    ]
+
+
+class ProbeSettings(_Strict):
+    """Saturation probe: find the thread count beyond which IOPS stop rising."""
+
+    workload: str | None = Field(None, description="workload to probe (default the first)")
+    strategy: Literal["adaptive", "linear"] = "adaptive"
+    min_threads: int = Field(1, ge=1, le=MAX_THREADS)
+    max_threads: int = Field(256, ge=1, le=MAX_THREADS)
+    step: int = Field(1, ge=1, le=MAX_THREADS, description="linear: the step; adaptive: refine granularity")
+    gain_pct: float = Field(2.0, gt=0, lt=100, description="a gain below this % is no gain")
+    runtime_s: int | None = Field(None, ge=1, le=86400, description="per point (default fio.runtime_s)")
+    remeasure_unsteady: bool = Field(True, description="measure a point again when fio's steady state was not attained")
+
+    @model_validator(mode="after")
+    def _range(self) -> ProbeSettings:
+        if self.min_threads > self.max_threads:
+            raise ValueError(f"min_threads ({self.min_threads}) is above max_threads ({self.max_threads})")
+        if self.strategy == "linear" and (self.max_threads - self.min_threads) // self.step > 200:
+            raise ValueError("a linear probe of more than 200 points: raise step")
+        return self
+
+
+class SweepSettings(_Strict):
+    """Fine thread sweep per workload, planned from the probe result."""
+
+    plan: Literal["guide", "knee-dense"] = "guide"
+    max_threads: int | None = Field(None, ge=1, le=MAX_THREADS, description="default: the probe's answer")
+    step: int | None = Field(None, ge=1, le=MAX_THREADS, description="guide plan step (default max/30)")
+    points: int | None = Field(None, ge=2, le=500, description="knee-dense plan: number of points")
+    extend_pct: float = Field(0.0, ge=0, le=400, description="also sweep this % beyond max_threads")
+    workloads: list[str] | None = Field(None, description="workload names (default all)")
+    runtime_s: int | None = Field(None, ge=1, le=86400, description="per point (default fio.runtime_s)")
+
+
+class Campaign(_Strict):
+    """Everything that defines a POC campaign."""
+
+    campaign: str = Field(description="campaign name: results go to results_dir/campaign")
+    description: str = ""
+    engine: Literal["fio"] = "fio"
+    hosts: list[HostParams] = Field(min_length=1)
+    targets: list[TargetParams] = Field(min_length=1)
+    fio: FioSettings = FioSettings()
+    workloads: list[Workload] = Field(default_factory=lambda: [Workload(**w) for w in standard_workloads()])
+    probe: ProbeSettings = ProbeSettings()
+    sweep: SweepSettings = SweepSettings()
+    slo_ms: float = Field(1.0, gt=0, le=10000, description="latency SLO for 'IOPS at SLO' (ms)")
+    results_dir: str = "results"
+
+    @field_validator("campaign")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not NAME_RE.match(value):
+            raise ValueError("use letters, digits, '.', '_' or '-' (at most 64)")
+        return value
+
+    @field_validator("workloads", mode="before")
+    @classmethod
+    def _default_workloads(cls, value: Any) -> Any:
+        return standard_workloads() if value is None else value
+
+    @field_validator("results_dir")
+    @classmethod
+    def _results(cls, value: str) -> str:
+        return _check_path(value)
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> Campaign:
+        _unique(self.hosts, "name", "hosts")
+        _unique(self.targets, "name", "targets")
+        _unique(self.workloads, "name", "workloads")
+        host_names = {h.name for h in self.hosts}
+        workload_names = [w.name for w in self.workloads]
+        for i, target in enumerate(self.targets):
+            for name in target.hosts or []:
+                if name not in host_names:
+                    raise ValueError(f"targets[{i}].hosts: no host named {name!r} (hosts: {sorted(host_names)})")
+        for i, target in enumerate(self.targets):
+            for j, other in enumerate(self.targets[:i]):
+                if other.path == target.path and set(other.hosts or host_names) & set(target.hosts or host_names):
+                    raise ValueError(f"targets[{i}].path: {target.path!r} is already targets[{j}]")
+        if self.probe.workload is not None and self.probe.workload not in workload_names:
+            raise ValueError(f"probe.workload: no workload named {self.probe.workload!r} (workloads: {workload_names})")
+        for name in self.sweep.workloads or []:
+            if name not in workload_names:
+                raise ValueError(f"sweep.workloads: no workload named {name!r} (workloads: {workload_names})")
+        read_only = [t.name for t in self.targets if not t.writable]
+        if read_only:
+            for i, workload in enumerate(self.workloads):
+                if workload.writes:
+                    raise ValueError(
+                        f"workloads[{i}] ({workload.name}) writes, but targets {read_only} do not allow writes: "
+                        "set allow_write: true on a target only if its data may be destroyed"
+                    )
+        return self
+
+    # -- derived values -------------------------------------------------------------
+    @property
+    def probe_workload(self) -> Workload:
+        """The workload the saturation probe uses."""
+        name = self.probe.workload or self.workloads[0].name
+        return self.workload(name)
+
+    @property
+    def sweep_workloads(self) -> list[Workload]:
+        """The workloads of the fine sweep, in parameter order."""
+        names = self.sweep.workloads or [w.name for w in self.workloads]
+        return [self.workload(n) for n in names]
+
+    def workload(self, name: str) -> Workload:
+        """Return the workload called ``name``."""
+        for workload in self.workloads:
+            if workload.name == name:
+                return workload
+        raise ParameterError(f"no workload named {name!r}")
+
+    def targets_of(self, host: HostParams) -> list[TargetParams]:
+        """Targets used by ``host``."""
+        return [t for t in self.targets if t.hosts is None or host.name in t.hosts]
+
+    def params_hash(self) -> str:
+        """Short stable hash of every parameter (the campaign's identity in the manifest)."""
+        text = json.dumps(self.model_dump(mode="json"), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def measurement_hash(self) -> str:
+        """Short hash of what defines the measurements (engine, fio settings, hosts,
+        targets, workloads), not of report-only settings such as the SLO."""
+        text = json.dumps(self.model_dump(mode="json", include={"engine", "fio", "hosts", "targets", "workloads"}),
+                          sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def results_path(self) -> Path:
+        """Absolute directory of this campaign's results."""
+        base = os.environ.get("FLASHPOC_RESULTS_DIR") or self.results_dir
+        return resolve_path(base) / self.campaign
+
+    def resolved(self) -> Campaign:
+        """A copy with local target paths and key files made absolute (see module docstring)."""
+        targets = [
+            t.model_copy(update={"path": str(resolve_path(t.path))}) if not Path(t.path).is_absolute() else t
+            for t in self.targets
+        ]
+        hosts = [
+            h.model_copy(update={k: str(resolve_path(getattr(h, k)))
+                                 for k in ("key_file", "known_hosts")
+                                 if getattr(h, k) and not Path(getattr(h, k)).expanduser().is_absolute()})
+            for h in self.hosts
+        ]
+        return self.model_copy(update={"targets": targets, "hosts": hosts})
+
+
+def _unique(items: list[BaseModel], attr: str, key: str) -> None:
+    seen: dict[str, int] = {}
+    for i, item in enumerate(items):
+        value = getattr(item, attr)
+        if value in seen:
+            raise ValueError(f"{key}[{i}].{attr}: {value!r} is already used by {key}[{seen[value]}]")
+        seen[value] = i
+
+
+def workbook_root() -> Path:
+    """The directory relative paths are resolved against (see module docstring)."""
+    env = os.environ.get("FLASHPOC_ROOT")
+    if env:
+        return Path(env).resolve()
+    here = Path.cwd().resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / "notebooks").is_dir() and (candidate / "parameters").is_dir():
+            return candidate
+    return here
+
+
+def resolve_path(path: str | Path) -> Path:
+    """Return ``path`` made absolute against :func:`workbook_root` (``~`` expanded)."""
+    p = Path(path).expanduser()
+    return p if p.is_absolute() else workbook_root() / p
+
+
+def _format_loc(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif str(part).startswith(("function-", "literal[")):
+            continue
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "(top level)"
+
+
+def _format_errors(error: ValidationError, source: str) -> str:
+    lines = []
+    for item in error.errors():
+        loc = _format_loc(item["loc"])
+        msg = item["msg"].removeprefix("Value error, ")
+        if item["type"] == "extra_forbidden":
+            msg = "unknown key (check the spelling; see the notebooks' parameters cell)"
+        elif item["type"] == "missing":
+            msg = "required key is missing"
+        else:
+            given = item.get("input")
+            if not isinstance(given, (dict, list)) and item["type"] not in ("value_error",):
+                msg += f" (got {given!r})"
+        lines.append(f"  {loc}: {msg}")
+    return f"invalid parameters in {source}:\n" + "\n".join(lines)
+
+
+def campaign_from_dict(values: dict[str, Any], source: str = "parameters") -> Campaign:
+    """Validate a parameter mapping and return the campaign.
+
+    Keys whose value is None take their defaults (a notebook parameters cell uses None
+    for "not set").
+
+    Raises:
+        ParameterError: listing every problem with its key path.
+    """
+    if not isinstance(values, dict):
+        raise ParameterError(f"invalid parameters in {source}: expected a mapping of keys, got {type(values).__name__}")
+    cleaned = {k: v for k, v in values.items() if v is not None}
+    try:
+        return Campaign(**cleaned)
+    except ValidationError as error:
+        raise ParameterError(_format_errors(error, source)) from None
+    except ValueError as error:  # raised outside pydantic's wrapping
+        raise ParameterError(f"invalid parameters in {source}: {error}") from None
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML loader that refuses duplicate keys instead of keeping the last one."""
+
+
+def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    mapping: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in mapping:
+            raise ParameterError(f"duplicate key {key!r} at line {key_node.start_mark.line + 1}")
+        mapping[key] = loader.construct_object(value_node, deep=deep)
+    return mapping
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def read_parameters_file(path: str | Path) -> dict[str, Any]:
+    """Read a parameters YAML file into a mapping (not yet validated).
+
+    Raises:
+        ParameterError: when the file is missing, not YAML, not a mapping, or has a duplicate key.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise ParameterError(f"cannot read parameters file {path}: {error.strerror}") from None
+    try:
+        values = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - safe loader subclass
+    except ParameterError as error:
+        raise ParameterError(f"invalid parameters in {path}: {error}") from None
+    except yaml.YAMLError as error:
+        raise ParameterError(f"{path} is not valid YAML: {error}") from None
+    if not isinstance(values, dict):
+        raise ParameterError(f"invalid parameters in {path}: expected a mapping of keys at the top level")
+    return values
+
+
+def load_campaign(path: str | Path, overrides: dict[str, Any] | None = None) -> Campaign:
+    """Read, merge ``overrides`` (top-level keys) and validate a parameters file."""
+    values = read_parameters_file(path)
+    values.update(overrides or {})
+    return campaign_from_dict(values, source=str(path))
+
+
+def campaign_from_parameters(namespace: dict[str, Any]) -> Campaign:
+    """Build the campaign from a notebook's parameter variables (e.g. ``globals()``).
+
+    Only the campaign's own keys are read; papermill injects them from a parameters file.
+    """
+    return campaign_from_dict({k: namespace[k] for k in Campaign.model_fields if k in namespace},
+                              source="the notebook's parameters")

@@ -1,0 +1,557 @@
+"""The four phases of a POC campaign, as the notebooks (and ``flashpoc run``) call them.
+
+check -> probe -> sweep -> report. Each phase takes a validated :class:`Campaign`, stores
+what it measured under ``results/<campaign>/`` and returns tables for display. Points that
+are already stored with the same defining parameters are reused, not measured again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import analysis, check
+from .errors import AnalysisError, CheckFailed, RemoteError
+from .params import Campaign, HostParams, Workload, workbook_root
+from .parse.fio import parse_fio_histogram, parse_fio_output, summarize_fio_point
+from .parse.host import cpu_utilisation
+from .plan.fio import outstanding_ios, render_job, render_layout_job
+from .plan.sweep import format_forthreads, plan_sweep
+from .run import hosts as hostlib
+from .run.fio import FioRun, fio_version, run_fio_job
+from .store import CampaignStore
+
+PHASES = ("probe", "sweep")
+#: metrics summed over hosts; the other metrics are IOPS-weighted means over hosts
+_SUMMED = ("iops", "read_iops", "write_iops", "bw_mibps", "read_bw_mibps", "write_bw_mibps")
+
+
+@dataclass
+class Workbench:
+    """A campaign opened for running: parameters, host connections and its results store."""
+
+    cfg: Campaign
+    store: CampaignStore
+    hosts: dict[str, Any] = field(default_factory=dict)
+    engine_versions: dict[str, str] = field(default_factory=dict)
+
+    def host(self, params: HostParams):
+        """The (cached) connection to ``params``."""
+        if params.name not in self.hosts:
+            self.hosts[params.name] = hostlib.connect(params)
+        return self.hosts[params.name]
+
+    def close(self) -> None:
+        """Close every host connection."""
+        for host in self.hosts.values():
+            host.close()
+        self.hosts.clear()
+
+    def __enter__(self) -> Workbench:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_campaign(cfg: Campaign) -> Workbench:
+    """Resolve relative paths and open the campaign's results directory."""
+    cfg = cfg.resolved()
+    store = CampaignStore(cfg.results_path())
+    if (store.root / "manifest.json").exists():
+        store.check_format()
+    return Workbench(cfg, store)
+
+
+# -- phase 1: environment check ------------------------------------------------------
+def run_check(cfg: Campaign, *, connect=hostlib.connect) -> pd.DataFrame:
+    """Check every host and target; store check.csv and the manifest; return the table.
+
+    The table has one row per (host, check) with a ``status`` of pass, warn or fail; use
+    :func:`flashpoc.check.require_pass` to stop before any I/O when something failed.
+    """
+    wb = open_campaign(cfg)
+    table = check.check_environment(wb.cfg, connect=connect)
+    wb.store.write_table("check.csv", table)
+    versions = {str(r.host): str(r.value) for r in table.itertuples() if r.check == "fio"}
+    facts = {host: dict(zip(rows.check, rows.value.astype(str))) for host, rows in table.groupby("host")}
+    wb.store.write_manifest(wb.cfg.model_dump(mode="json"), wb.cfg.params_hash(), engine=wb.cfg.engine,
+                            engine_versions=versions, host_facts=facts, workbook=workbook_root())
+    wb.store.write_json("check.json", {"params_hash": wb.cfg.params_hash(), "verdict": check.verdict(table)})
+    return table
+
+
+def _require_checked(wb: Workbench) -> None:
+    """Refuse to run I/O unless a passing check of these exact parameters is stored."""
+    try:
+        stored = wb.store.read_json("check.json")
+    except Exception:
+        stored = None
+    if not stored or stored.get("params_hash") != wb.cfg.params_hash():
+        table = run_check(wb.cfg)
+        check.require_pass(table)
+    elif stored.get("verdict") == "fail":
+        raise CheckFailed(f"the environment check of {wb.cfg.campaign} failed; see {wb.store.root / 'check.csv'} "
+                          "and run the check again after fixing it")
+
+
+def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
+    """Create the scratch-file targets that are missing or too small; return what was done."""
+    done = []
+    for host_params in wb.cfg.hosts:
+        host = wb.host(host_params)
+        for target in wb.cfg.targets_of(host_params):
+            if not target.create:
+                continue
+            size = host.run(f"stat -c %s {hostlib.quote(target.path)} 2>/dev/null || echo 0",
+                            purpose=f"stat target {target.name}").stdout.strip()
+            if int(size or 0) >= target.size_bytes:
+                done.append({"host": host_params.name, "target": target.name, "action": "reused"})
+                continue
+            start = time.perf_counter()
+            run_fio_job(host, render_layout_job(target, wb.cfg.fio), f"{host_params.workdir}/layout-{target.name}",
+                        readonly=False, timeout_s=host_params.command_timeout_s,
+                        purpose=f"create scratch file {target.path}")
+            done.append({"host": host_params.name, "target": target.name, "action": "created",
+                         "seconds": round(time.perf_counter() - start, 1)})
+    return done
+
+
+# -- run points -----------------------------------------------------------------------
+def _engine_versions(wb: Workbench) -> dict[str, str]:
+    if not wb.engine_versions:
+        wb.engine_versions = {h.name: fio_version(wb.host(h)) for h in wb.cfg.hosts}
+    return wb.engine_versions
+
+
+def point_definition(wb: Workbench, workload: Workload, threads: int, runtime_s: int) -> dict[str, Any]:
+    """Everything that defines a run point; its hash names the point on disk."""
+    cfg = wb.cfg
+    return {
+        "engine": cfg.engine,
+        "engine_versions": _engine_versions(wb),
+        "workload": workload.model_dump(mode="json", exclude={"description"}),
+        "threads": threads,
+        "runtime_s": runtime_s,
+        "fio": cfg.fio.model_dump(mode="json"),
+        "hosts": [h.model_dump(mode="json", include={"name", "address", "port"}) for h in cfg.hosts],
+        "targets": [t.model_dump(mode="json", include={"name", "path", "size", "hosts"}) for t in cfg.targets],
+    }
+
+
+def point_id(workload: Workload, threads: int, definition: dict[str, Any]) -> str:
+    """Directory name of a point: readable part plus the hash of its definition."""
+    digest = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:10]
+    return f"{workload.name}_t{threads:05d}_{digest}"
+
+
+def _aggregate_hosts(per_host: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Combine per-host summaries: rates summed, latencies and CPU IOPS-weighted."""
+    if len(per_host) == 1:
+        return dict(next(iter(per_host.values())))
+    out: dict[str, Any] = {}
+    weights = {h: (s.get("iops") or 0.0) for h, s in per_host.items()}
+    total_w = sum(weights.values()) or 1.0
+    keys = set().union(*(s.keys() for s in per_host.values()))
+    for key in sorted(keys):
+        values = {h: s.get(key) for h, s in per_host.items()}
+        numbers = {h: v for h, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        if key in _SUMMED:
+            out[key] = sum(numbers.values())
+        elif key == "steadystate_attained":
+            flags = [v for v in values.values() if v is not None]
+            out[key] = None if not flags else all(flags)
+        elif numbers and len(numbers) == len(values):
+            out[key] = sum(v * weights[h] for h, v in numbers.items()) / total_w
+        else:
+            out[key] = next((v for v in values.values() if v is not None), None)
+    out["percentiles_exact"] = False
+    return out
+
+
+def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *,
+                  runtime_s: int | None = None, repeat: int = 0) -> dict[str, Any]:
+    """Run one point on every host at once (or reuse it when stored) and return its row.
+
+    Args:
+        wb: the open campaign.
+        phase: "probe" or "sweep".
+        workload: the I/O pattern.
+        threads: fio numjobs per host.
+        runtime_s: measured seconds (default ``fio.runtime_s``).
+        repeat: 0 for the first measurement, 1.. for re-measurements of the same point.
+
+    Raises:
+        RemoteError: naming the host and point when a host fails; completed points stay stored.
+    """
+    cfg = wb.cfg
+    runtime_s = runtime_s or cfg.fio.runtime_s
+    definition = point_definition(wb, workload, threads, runtime_s)
+    pid = point_id(workload, threads, definition) + (f"_r{repeat}" if repeat else "")
+    stored = wb.store.load_point(phase, pid)
+    if stored is not None:
+        stored["reused"] = True
+        return stored
+    purpose = f"{phase} {workload.name} {threads} threads"
+
+    def on_host(host_params: HostParams) -> FioRun:
+        targets = cfg.targets_of(host_params)
+        job = render_job(cfg, workload, threads, targets, runtime_s=runtime_s)
+        run_dir = f"{host_params.workdir}/{cfg.campaign}/{phase}/{pid}"
+        timeout = min(host_params.command_timeout_s, 3 * (runtime_s + cfg.fio.ramp_s) + 120)
+        return run_fio_job(wb.host(host_params), job, run_dir, readonly=not workload.writes,
+                           timeout_s=timeout, purpose=purpose)
+
+    started = time.perf_counter()
+    if len(cfg.hosts) == 1:
+        runs = [on_host(cfg.hosts[0])]
+    else:
+        with ThreadPoolExecutor(max_workers=len(cfg.hosts)) as pool:
+            futures = [pool.submit(on_host, h) for h in cfg.hosts]
+            runs, errors = [], []
+            for fut in futures:
+                try:
+                    runs.append(fut.result())
+                except RemoteError as error:
+                    errors.append(str(error))
+            if errors:
+                raise RemoteError("; ".join(errors))
+    wall_s = time.perf_counter() - started
+
+    per_host, raw = {}, {}
+    for run in runs:
+        rows = parse_fio_output(run.output)
+        summary = summarize_fio_point(rows, parse_fio_histogram(run.output))
+        summary.update(cpu_utilisation(run.cpu_before, run.cpu_after))
+        per_host[run.host] = summary
+        raw[f"{run.host}.job.fio"] = run.job
+        raw[f"{run.host}.json"] = run.output
+        if run.stderr.strip():
+            raw[f"{run.host}.stderr.txt"] = run.stderr
+    metrics = _aggregate_hosts(per_host)
+    outstanding = outstanding_ios(workload, threads) * len(cfg.hosts)
+    row: dict[str, Any] = {
+        "campaign": cfg.campaign,
+        "phase": phase,
+        "point_id": pid,
+        "engine": cfg.engine,
+        "workload": workload.name,
+        "rw": workload.rw,
+        "bs": workload.bs,
+        "rwmixread": workload.rwmixread,
+        "iodepth": workload.iodepth,
+        "threads": threads,
+        "outstanding_ios": outstanding,
+        "hosts": ",".join(sorted(per_host)),
+        "n_hosts": len(per_host),
+        "targets": ",".join(t.name for t in cfg.targets),
+        "working_set_bytes": sum(t.size_bytes or 0 for t in cfg.targets),
+        "runtime_s": runtime_s,
+        "ramp_s": cfg.fio.ramp_s,
+        "repeat": repeat,
+        "wall_s": round(wall_s, 3),
+        "overhead_s": round(wall_s - runtime_s - cfg.fio.ramp_s, 3),
+        "completed_utc": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+        "params_hash": cfg.params_hash(),
+        "measurement_hash": cfg.measurement_hash(),
+    }
+    row.update(metrics)
+    if row.get("iops") and row.get("lat_mean_ms") is not None:
+        law = analysis.littles_law(analysis.Point(threads, row["iops"], row["lat_mean_ms"], outstanding))
+        row["littles_law_ratio"] = round(law["ratio"], 3)
+        row["littles_law_ok"] = bool(law["ok"])
+    if len(per_host) > 1:
+        row["per_host"] = {h: {k: s.get(k) for k in ("iops", "lat_mean_ms", "host_cpu_busy_pct")}
+                           for h, s in per_host.items()}
+    wb.store.save_point(phase, pid, row, raw)
+    row["reused"] = False
+    return row
+
+
+def _progress(total: int | None, desc: str, enabled: bool):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="point", disable=not enabled, leave=True)
+
+
+# -- phase 2: saturation probe ----------------------------------------------------------
+def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
+    """Find the thread count beyond which IOPS stop rising, and store probe.json.
+
+    Returns:
+        A dict with the strategy, the probe points (threads, IOPS, latency in ms), the
+        saturation answer (threads, max IOPS, plausible range, confidence, reason), the
+        runs and device time (s) the probe used, and the follow-up sweep it suggests.
+    """
+    with open_campaign(cfg) as wb:
+        _require_checked(wb)
+        prepare_targets(wb)
+        probe, workload = wb.cfg.probe, wb.cfg.probe_workload
+        runtime = probe.runtime_s or wb.cfg.fio.runtime_s
+        rows: list[dict[str, Any]] = []
+
+        def measure(threads: int) -> None:
+            row = measure_point(wb, "probe", workload, threads, runtime_s=runtime)
+            if probe.remeasure_unsteady and row.get("steadystate_attained") is False:
+                row = measure_point(wb, "probe", workload, threads, runtime_s=runtime, repeat=1)
+            rows.append(row)
+            bar.update(1)
+            bar.set_postfix(threads=threads, iops=f"{row['iops']:,.0f}")
+
+        if probe.strategy == "linear":
+            plan = analysis.linear_probe_threads(probe.min_threads, probe.max_threads, probe.step)
+            with _progress(len(plan), f"probe {workload.name} (linear)", progress) as bar:
+                for threads in plan:
+                    measure(threads)
+        else:
+            stepper = analysis.AdaptiveProbe(min_threads=probe.min_threads, max_threads=probe.max_threads,
+                                             gain_pct=probe.gain_pct, step=probe.step)
+            with _progress(None, f"probe {workload.name} (adaptive)", progress) as bar:
+                while (threads := stepper.next_threads(_points(rows))) is not None:
+                    measure(threads)
+        result = summarize_probe(wb.cfg, rows)
+        wb.store.write_json("probe.json", result)
+        wb.store.write_points_table()
+        return result
+
+
+def _points(rows: list[dict[str, Any]]) -> list[analysis.Point]:
+    return [analysis.Point(int(r["threads"]), float(r["iops"]), float(r["lat_mean_ms"]), int(r["outstanding_ios"]))
+            for r in rows]
+
+
+def summarize_probe(cfg: Campaign, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The probe's answer from its measured rows (pure)."""
+    probe = cfg.probe
+    try:
+        sat = analysis.find_saturation(_points(rows), gain_pct=probe.gain_pct)
+        saturation = asdict(sat)
+    except AnalysisError as error:
+        saturation = {"threads": None, "supported": False, "reason": str(error)}
+    result = {
+        "campaign": cfg.campaign,
+        "workload": cfg.probe_workload.name,
+        "strategy": probe.strategy,
+        "gain_pct": probe.gain_pct,
+        "points": [{k: r.get(k) for k in ("threads", "outstanding_ios", "iops", "lat_mean_ms", "clat_p99_ms",
+                                          "host_cpu_busy_pct", "steadystate_attained", "repeat", "point_id")}
+                   for r in rows],
+        "runs": len(rows),
+        "device_time_s": sum(int(r["runtime_s"]) + int(r.get("ramp_s") or 0) for r in rows),
+        "wall_time_s": round(sum(float(r["wall_s"]) for r in rows), 1),
+        "saturation": saturation,
+    }
+    if saturation.get("threads"):
+        sweep = sweep_threads(cfg, saturation["threads"])
+        result["followup_sweep"] = {"threads": sweep, "forthreads": format_forthreads(sweep), "points": len(sweep)}
+    return result
+
+
+# -- phase 3: thread sweep --------------------------------------------------------------
+def sweep_threads(cfg: Campaign, max_threads: int) -> list[int]:
+    """The thread counts of the fine sweep up to ``max_threads`` (the sweep settings' plan)."""
+    s = cfg.sweep
+    return plan_sweep(max_threads, plan=s.plan, step=s.step, points=s.points, extend_pct=s.extend_pct)
+
+
+def plan_campaign_sweep(cfg: Campaign) -> dict[str, list[int]]:
+    """Thread counts per workload: from ``sweep.max_threads`` or the stored probe answer.
+
+    Raises:
+        AnalysisError: when neither is available or the probe gave no supported answer.
+    """
+    max_threads = cfg.sweep.max_threads
+    if max_threads is None:
+        store = CampaignStore(cfg.resolved().results_path())
+        if not (store.root / "probe.json").exists():
+            raise AnalysisError(f"no probe result in {store.root}: run the saturation probe (02) first, "
+                                "or set sweep.max_threads")
+        sat = store.read_json("probe.json")["saturation"]
+        if not sat.get("threads"):
+            raise AnalysisError(f"the probe gave no answer ({sat.get('reason')}); "
+                                "extend the probe or set sweep.max_threads")
+        max_threads = int(sat["threads"])
+    threads = sweep_threads(cfg, max_threads)
+    return {w.name: threads for w in cfg.sweep_workloads}
+
+
+def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progress: bool = True) -> pd.DataFrame:
+    """Run the fine sweep (every workload x thread count) and return its rows.
+
+    Completed points are stored one by one; a rerun reuses them.
+    """
+    plan = plan or plan_campaign_sweep(cfg)
+    with open_campaign(cfg) as wb:
+        _require_checked(wb)
+        prepare_targets(wb)
+        runtime = wb.cfg.sweep.runtime_s or wb.cfg.fio.runtime_s
+        total = sum(len(v) for v in plan.values())
+        rows = []
+        with _progress(total, "sweep", progress) as bar:
+            for name, threads_list in plan.items():
+                workload = wb.cfg.workload(name)
+                for threads in threads_list:
+                    bar.set_postfix(workload=name, threads=threads)
+                    rows.append(measure_point(wb, "sweep", workload, threads, runtime_s=runtime))
+                    bar.update(1)
+        wb.store.write_points_table()
+        return pd.DataFrame(rows)
+
+
+def load_results(cfg: Campaign, phase: str = "sweep") -> pd.DataFrame:
+    """Stored rows of ``phase`` measured with this campaign's current measurement settings.
+
+    Points measured with other settings (another block size, target or fio option) stay on
+    disk but are never mixed in; of repeated measurements of a point the latest is used.
+    """
+    store = CampaignStore(cfg.resolved().results_path())
+    frame = store.load_points(phase)
+    if frame.empty:
+        return frame
+    frame = frame[frame["measurement_hash"] == cfg.resolved().measurement_hash()]
+    return frame.drop_duplicates(["workload", "threads"], keep="last").reset_index(drop=True)
+
+
+def campaign_dir(cfg: Campaign) -> Path:
+    """The campaign's results directory."""
+    return cfg.resolved().results_path()
+
+
+# -- texts and tables for the notebooks ------------------------------------------------
+SWEEP_COLUMNS = ["workload", "threads", "outstanding_ios", "iops", "bw_mibps", "lat_mean_ms", "clat_p99_ms",
+                 "clat_p99_9_ms", "host_cpu_busy_pct", "littles_law_ok", "reused"]
+
+
+def probe_table(probe: dict[str, Any]) -> pd.DataFrame:
+    """The probe's points as a table (threads, outstanding I/Os, IOPS, latency ms, ...)."""
+    return pd.DataFrame(probe["points"]).sort_values(["threads", "repeat"]).reset_index(drop=True)
+
+
+def probe_text(probe: dict[str, Any]) -> str:
+    """A Markdown paragraph stating the probe's answer and what it cost."""
+    sat = probe["saturation"]
+    cost = (f"{probe['runs']} runs, {probe['device_time_s']} s of device time "
+            f"({probe['strategy']} strategy, workload {probe['workload']})")
+    if not sat.get("threads"):
+        return f"**No saturation answer.** {sat.get('reason', '')}\n\nProbe: {cost}."
+    lo, hi = sat.get("range_threads") or (sat["threads"], sat["threads"])
+    lines = [
+        f"**IOPS stop rising at {sat['threads']} threads**: plateau {sat['max_iops']:,.0f} IOPS "
+        f"(plausible range {lo}-{hi} threads, confidence {sat.get('confidence', 0):.0%}).",
+        "",
+        f"{sat.get('reason', '')}",
+        "",
+        f"Probe: {cost}. The POC guide's neighbour rule (first point after which no later point gains more than "
+        f"{probe['gain_pct']:g}%) says {sat.get('rule_threads')} threads.",
+    ]
+    if probe.get("followup_sweep"):
+        f = probe["followup_sweep"]
+        lines += ["", f"Follow-up sweep: threads {f['forthreads']} ({f['points']} points per workload)."]
+    return "\n".join(lines)
+
+
+def sweep_plan_text(cfg: Campaign, plan: dict[str, list[int]]) -> str:
+    """A Markdown summary of the sweep plan: points, thread counts and estimated duration."""
+    runtime = (cfg.sweep.runtime_s or cfg.fio.runtime_s) + cfg.fio.ramp_s
+    total = sum(len(v) for v in plan.values())
+    lines = [f"**Sweep plan**: {total} points, about {total * runtime / 60:.1f} min of I/O "
+             f"({runtime} s per point).", ""]
+    lines += [f"- `{name}`: threads {format_forthreads(threads)}" for name, threads in plan.items()]
+    return "\n".join(lines)
+
+
+@dataclass
+class Report:
+    """What the report phase shows and wrote.
+
+    Attributes:
+        headline: Markdown paragraph with the campaign's key numbers.
+        summary: one row per workload (max IOPS, IOPS at SLO, knee, percentiles, CPU).
+        points: every sweep point used.
+        knees: the knee per workload.
+        charts: name -> altair chart.
+        files: name -> path of every file written under report/.
+    """
+
+    headline: str
+    summary: pd.DataFrame
+    points: pd.DataFrame
+    knees: pd.DataFrame
+    charts: dict[str, Any]
+    files: dict[str, Path]
+
+    @property
+    def files_text(self) -> str:
+        """Markdown list of the written files."""
+        return "\n".join(f"- {name}: `{path}`" for name, path in self.files.items())
+
+
+def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
+    """Build the report of a campaign's sweep and write it under ``results/<campaign>/report``.
+
+    Raises:
+        AnalysisError: when no sweep point of the current settings is stored.
+    """
+    from . import chart, report, summary
+
+    cfg = cfg.resolved()
+    points = load_results(cfg, "sweep")
+    if points.empty:
+        raise AnalysisError(f"no sweep results for {cfg.campaign} in {cfg.results_path()}: run the sweep (03) first")
+    points = points.sort_values(["workload", "threads"]).reset_index(drop=True)
+    table = summary.summary_table(points, cfg.slo_ms)
+    knee_frame = summary.knees(points)
+    charts = {
+        "hockey_stick": chart.hockey_stick(points, knees=knee_frame, slo_ms=cfg.slo_ms),
+        "latency_percentiles": chart.latency_percentiles(points),
+        "host_cpu": chart.host_cpu(points),
+    }
+    store = CampaignStore(cfg.results_path())
+    if (store.root / "probe.json").exists():
+        probe = store.read_json("probe.json")
+        charts["probe_curve"] = chart.probe_curve(probe_table(probe), probe["saturation"].get("threads"))
+    headline = report_headline(cfg, table)
+    files: dict[str, Path] = {}
+    if write_files:
+        out = store.root / "report"
+        for name, item in charts.items():
+            for kind, path in report.save_chart(item, out, name).items():
+                files[f"{name}.{kind}"] = path
+        files["summary.csv"] = store.write_table("report/summary.csv", table)
+        files["points.csv"] = store.write_table("report/points.csv", points.drop(columns=["per_host"], errors="ignore"))
+        sections = [("Summary", [headline, table]),
+                    ("IOPS vs latency", [charts["hockey_stick"]]),
+                    ("Latency percentiles", [charts["latency_percentiles"]]),
+                    ("Host CPU", [charts["host_cpu"]])]
+        if "probe_curve" in charts:
+            sections.append(("Saturation probe", [charts["probe_curve"]]))
+        sections.append(("All points", [points[[c for c in SWEEP_COLUMNS if c in points]]]))
+        files["report.html"] = out / "report.html"
+        report.write_html_report(files["report.html"], f"flashpoc report: {cfg.campaign}", sections)
+    return Report(headline, table, points, knee_frame, charts, files)
+
+
+def report_headline(cfg: Campaign, table: pd.DataFrame) -> str:
+    """Markdown headline: per workload, max IOPS and IOPS within the SLO."""
+    slo_col = f"iops_at_{cfg.slo_ms:g}ms"
+    lines = [f"**{cfg.campaign}**: {cfg.description}".rstrip(": "), ""]
+    for r in table.to_dict("records"):
+        at_slo = r.get(slo_col)
+        status = r.get("slo_status")
+        if status == "above_all":
+            slo = f"no point within {cfg.slo_ms:g} ms"
+        elif status == "below_all":
+            slo = f"at least {at_slo:,.0f} IOPS within {cfg.slo_ms:g} ms (every point was under it)"
+        else:
+            slo = f"{at_slo:,.0f} IOPS at {cfg.slo_ms:g} ms"
+        lines.append(f"- `{r['workload']}`: max {r['max_iops']:,.0f} IOPS at {r['max_iops_threads']} threads "
+                     f"({r['max_iops_lat_mean_ms']:.3f} ms mean); {slo}.")
+    return "\n".join(lines)

@@ -1,0 +1,368 @@
+"""Report: chart files, a standalone HTML report, and offline HTML exports of notebooks.
+
+Everything written here opens without a network: charts are SVG rendered locally by
+vl-convert, CSS is inline, and nothing loads a script, stylesheet or image from a URL.
+
+- :func:`save_chart` writes NAME.svg, NAME.png and NAME.vl.json for one chart.
+- :func:`write_html_report` writes one HTML page from (heading, items) sections.
+- :func:`export_notebook_html` exports an executed notebook with nbconvert's ``lab`` template,
+  minus its CDN scripts (require.js, MathJax, mermaid, widgets), charts as inline SVG.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import nbformat
+import pandas as pd
+import vl_convert
+from nbconvert import HTMLExporter
+from nbconvert.preprocessors import Preprocessor
+
+import flashpoc
+from flashpoc.chart import VEGALITE_VERSION, render_svg
+from flashpoc.errors import FlashpocError, ParameterError
+
+#: Scale factor of PNG files (2 = print quality at the chart's nominal size).
+PNG_SCALE = 2
+
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+class OfflineExportError(FlashpocError):
+    """An export would still load something from the network; the message lists the URLs."""
+
+
+# --- chart files --------------------------------------------------------------------------
+
+
+def save_chart(chart: alt.TopLevelMixin, directory: str | Path, name: str) -> dict[str, Path]:
+    """Write ``NAME.svg``, ``NAME.png`` and ``NAME.vl.json`` into ``directory``.
+
+    Returns ``{"svg": path, "png": path, "json": path}``. The directory is created if needed;
+    ``name`` is a plain file stem (letters, digits, ``._-``).
+    """
+    if not _NAME_RE.fullmatch(name):
+        raise ParameterError(f"name: {name!r} is not a plain file stem ([A-Za-z0-9._-])")
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    spec = chart.to_dict()
+    paths = {
+        "svg": directory / f"{name}.svg",
+        "png": directory / f"{name}.png",
+        "json": directory / f"{name}.vl.json",
+    }
+    paths["svg"].write_text(render_svg(spec), encoding="utf-8")
+    paths["png"].write_bytes(vl_convert.vegalite_to_png(spec, vl_version=VEGALITE_VERSION, scale=PNG_SCALE))
+    paths["json"].write_text(json.dumps(spec, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return paths
+
+
+# --- standalone HTML report ---------------------------------------------------------------
+
+_REPORT_CSS = """
+:root { color-scheme: light; }
+body { font-family: Helvetica, Arial, 'DejaVu Sans', sans-serif; color: #222; background: #fff;
+       margin: 0; line-height: 1.45; }
+main { max-width: 62rem; margin: 0 auto; padding: 2rem 1.5rem 4rem; }
+h1 { font-size: 1.8rem; margin: 0 0 1rem; }
+h2 { font-size: 1.35rem; margin: 2.5rem 0 0.8rem; padding-bottom: 0.2rem; border-bottom: 1px solid #ccc; }
+nav ol { padding-left: 1.4rem; }
+nav a { color: #0072B2; text-decoration: none; }
+p, ul { margin: 0.6rem 0; }
+code { font-family: 'DejaVu Sans Mono', Menlo, Consolas, monospace; font-size: 0.92em;
+       background: #f3f3f3; padding: 0 0.2em; }
+figure.chart { margin: 1rem 0 1.5rem; }
+figure.chart svg { max-width: 100%; height: auto; }
+div.table { overflow-x: auto; margin: 0.8rem 0 1.2rem; }
+table { border-collapse: collapse; font-size: 0.9rem; }
+th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid #ddd; text-align: right; }
+th { background: #f3f3f3; border-bottom: 2px solid #999; }
+td:first-child, th:first-child { text-align: left; }
+footer { margin-top: 3rem; font-size: 0.8rem; color: #666; }
+@media print {
+  main { max-width: none; padding: 0; }
+  h2 { break-after: avoid; }
+  figure.chart, div.table { break-inside: avoid; }
+}
+"""
+
+Section = tuple[str, Sequence[Any]]
+
+
+def write_html_report(path: str | Path, title: str, sections: Iterable[Section]) -> Path:
+    """Write a standalone, offline HTML report and return its path.
+
+    ``sections``: ``(heading, items)`` pairs; an item is an Altair chart (any top-level chart:
+    Chart, LayerChart, VConcatChart, ...) drawn as inline SVG, a pandas DataFrame (or Styler)
+    drawn as a table, or a str drawn as paragraphs. Text is "markdown-ish": blank lines split
+    paragraphs, lines starting with ``- `` make a list, and ``**bold**``, ``*italic*`` and
+    ```code``` work; ``[text](url)`` prints the URL as text, never as a link.
+    """
+    path = Path(path)
+    sections = list(sections)
+    body: list[str] = [f"<h1>{_esc(title)}</h1>"]
+    if len(sections) > 1:
+        body.append("<nav><ol>")
+        body += [f'<li><a href="#section-{i}">{_esc(h)}</a></li>' for i, (h, _) in enumerate(sections, 1)]
+        body.append("</ol></nav>")
+    for i, (heading, items) in enumerate(sections, 1):
+        body.append(f'<section id="section-{i}">')
+        body.append(f"<h2>{_esc(heading)}</h2>")
+        for j, item in enumerate(items):
+            body.append(_render_item(item, f"sections[{i - 1}].items[{j}]", prefix=f"s{i}-{j}-"))
+        body.append("</section>")
+    body.append(f"<footer>Generated by flashpoc {_esc(flashpoc.__version__)}.</footer>")
+    page = "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f"<title>{_esc(title)}</title>",
+            f"<style>{_REPORT_CSS}</style>",
+            "</head>",
+            "<body>",
+            "<main>",
+            *body,
+            "</main>",
+            "</body>",
+            "</html>",
+            "",
+        ]
+    )
+    urls = find_external_resources(page)
+    if urls:
+        raise OfflineExportError(f"{path}: report would load from the network: {', '.join(urls[:5])}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+def _render_item(item: Any, where: str, *, prefix: str) -> str:
+    if isinstance(item, alt.TopLevelMixin):
+        svg = namespace_svg_ids(strip_xml_prolog(render_svg(item)), prefix)
+        return f'<figure class="chart">\n{svg}\n</figure>'
+    if isinstance(item, pd.DataFrame):
+        table = item.to_html(index=False, border=0, na_rep="", float_format=_format_number, escape=True)
+        return f'<div class="table">\n{table}\n</div>'
+    if _is_styler(item):
+        return f'<div class="table">\n{item.to_html()}\n</div>'
+    if isinstance(item, str):
+        return _markdownish(item)
+    raise ParameterError(f"{where}: cannot render a {type(item).__name__} (chart, DataFrame or str)")
+
+
+def _is_styler(item: Any) -> bool:
+    return type(item).__name__ == "Styler" and hasattr(item, "to_html")
+
+
+def _format_number(value: float) -> str:
+    if pd.isna(value):
+        return ""
+    if float(value).is_integer() or abs(value) >= 1000:
+        return f"{value:,.0f}"
+    if abs(value) >= 1:
+        return f"{value:,.2f}"
+    return f"{value:.3g}"
+
+
+def _esc(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+_INLINE_RULES = (
+    (re.compile(r"`([^`]+)`"), r"<code>\1</code>"),
+    (re.compile(r"\*\*(.+?)\*\*"), r"<strong>\1</strong>"),
+    (re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])"), r"<em>\1</em>"),
+    (re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)"), r"\1 (\2)"),
+)
+
+
+def _inline(text: str) -> str:
+    out = _esc(text)
+    for pattern, replacement in _INLINE_RULES:
+        out = pattern.sub(replacement, out)
+    return out
+
+
+def _markdownish(text: str) -> str:
+    blocks = [b for b in re.split(r"\n\s*\n", text.strip()) if b.strip()]
+    parts = []
+    for block in blocks:
+        lines = [line.strip() for line in block.splitlines() if line.strip()]
+        if all(line.startswith(("- ", "* ")) for line in lines):
+            parts.append("<ul>" + "".join(f"<li>{_inline(line[2:])}</li>" for line in lines) + "</ul>")
+        else:
+            parts.append(f"<p>{_inline(' '.join(lines))}</p>")
+    return "\n".join(parts)
+
+
+# --- SVG helpers --------------------------------------------------------------------------
+
+
+def strip_xml_prolog(svg: str) -> str:
+    """Drop a leading ``<?xml ...?>`` and ``<!DOCTYPE ...>`` so the SVG can sit inside HTML."""
+    return re.sub(r"^\s*(<\?xml[^>]*\?>\s*)?(<!DOCTYPE[^>]*>\s*)?", "", svg, flags=re.IGNORECASE)
+
+
+def namespace_svg_ids(svg: str, prefix: str) -> str:
+    """Prefix every id of an SVG (and its ``url(#id)`` / ``href="#id"`` uses) with ``prefix``.
+
+    vl-convert names clip paths ``clip1``, ``clip2``, ... in every SVG; two charts inline in one
+    page would otherwise clip each other.
+    """
+    ids = set(re.findall(r'\bid="([^"]+)"', svg))
+    if not ids:
+        return svg
+
+    def swap(match: re.Match[str]) -> str:
+        head, name, tail = match.groups()
+        return f"{head}{prefix}{name}{tail}" if name in ids else match.group(0)
+
+    svg = re.sub(r'(\bid=")([^"]+)(")', swap, svg)
+    svg = re.sub(r"(url\(\s*['\"]?#)([^)'\"]+)(['\"]?\s*\))", swap, svg)
+    return re.sub(r'(\bhref="#)([^"]+)(")', swap, svg)
+
+
+# --- offline check ------------------------------------------------------------------------
+
+_RESOURCE_PATTERNS = (
+    # src= on anything (script, img, iframe, source, audio, video, embed, input)
+    re.compile(r"""\bsrc\s*=\s*["']?\s*((?:https?:)?//[^"'\s>]+)""", re.IGNORECASE),
+    # href= on <link> (stylesheets, icons, preloads) and on SVG <image>/<use>
+    re.compile(r"""<(?:link|image|use)\b[^>]*?\b(?:xlink:)?href\s*=\s*["']?\s*((?:https?:)?//[^"'\s>]+)""",
+               re.IGNORECASE),
+    # CSS url(...) and @import
+    re.compile(r"""url\(\s*["']?\s*((?:https?:)?//[^"')\s]+)""", re.IGNORECASE),
+    re.compile(r"""@import\s+["']\s*((?:https?:)?//[^"']+)""", re.IGNORECASE),
+    # JavaScript module imports (e.g. mermaid from a CDN)
+    re.compile(r"""\bimport\(\s*["']((?:https?:)?//[^"']+)""", re.IGNORECASE),
+)
+
+
+_INLINE_SCRIPT = re.compile(r"<script\b[^>]*>(.*?)</script\s*>", re.IGNORECASE | re.DOTALL)
+_URL_IN_SCRIPT = re.compile(r"""(?:https?:)?//[A-Za-z0-9.-]+\.[A-Za-z]{2,}[^\s"'`<>)]*""")
+
+
+def find_external_resources(page: str) -> list[str]:
+    """URLs an HTML page would fetch from the network: script/img/iframe ``src``, ``<link href>``,
+    SVG ``<image>``/``<use>`` hrefs, CSS ``url()``/``@import``, JS ``import()``, and any URL
+    inside an inline ``<script>`` (how altair's html renderer loads vega from a CDN).
+
+    Plain hyperlinks (``<a href>``) are not resources and are not listed.
+    """
+    found: list[str] = []
+    urls = [url for pattern in _RESOURCE_PATTERNS for url in pattern.findall(page)]
+    for script in _INLINE_SCRIPT.findall(page):
+        urls += _URL_IN_SCRIPT.findall(script)
+    for url in urls:
+        if url not in found:
+            found.append(url)
+    return found
+
+
+# --- notebook export ----------------------------------------------------------------------
+
+#: The lab template minus every CDN script; SVG outputs written inline (not as <img>).
+OFFLINE_LAB_TEMPLATE = """\
+{%- extends 'index.html.j2' -%}
+{%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{% block data_svg scoped -%}
+<div class="jp-RenderedSVG jp-OutputArea-output {{ extra_class }}" data-mime-type="image/svg+xml">
+{{ output.data['image/svg+xml'] }}
+</div>
+{%- endblock data_svg %}
+"""
+
+_IMAGE_MIME_TYPES = ("image/svg+xml", "image/png", "image/jpeg")
+
+
+def _needs_frontend(mime: str) -> bool:
+    """Mimetypes a static page can never show: they need a live Jupyter frontend."""
+    return mime.startswith(("application/vnd.vegalite", "application/vnd.vega.")) or mime in (
+        "application/vnd.jupyter.widget-view+json",
+        "application/vnd.jupyter.widget-state+json",
+    )
+
+
+def _is_scripted(mime: str, value: Any) -> bool:
+    """Outputs that run JavaScript (which, for altair/plotly/widgets, loads from a CDN)."""
+    if mime == "application/javascript":
+        return True
+    return mime == "text/html" and "<script" in "".join(value).lower()
+
+
+class OfflineOutputsPreprocessor(Preprocessor):
+    """Make outputs static: keep images, drop what needs a frontend or JavaScript.
+
+    Per display/execute_result output: Vega/Vega-Lite and widget-view data are dropped (their
+    text/plain or image twin stays); JavaScript and script-bearing HTML are dropped when any
+    other representation remains. SVG loses its XML prolog and gets ids unique in the page.
+    Notebook-level widget state is dropped (it would pull the widget manager from unpkg).
+    """
+
+    def preprocess(self, nb: nbformat.NotebookNode, resources: dict) -> tuple[nbformat.NotebookNode, dict]:
+        nb.metadata.pop("widgets", None)
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            for j, output in enumerate(cell.get("outputs", [])):
+                if output.get("output_type") in ("display_data", "execute_result"):
+                    _clean_output(output, prefix=f"c{i}-{j}-")
+        return nb, resources
+
+
+def _clean_output(output: nbformat.NotebookNode, *, prefix: str) -> None:
+    data = output.get("data", {})
+    for mime in [m for m in data if _needs_frontend(m)]:
+        del data[mime]
+    scripted = [m for m in data if _is_scripted(m, data[m])]
+    if len(data) > len(scripted):
+        for mime in scripted:
+            del data[mime]
+    for mime in [m for m in output.get("metadata", {}) if m not in data and "/" in m]:
+        del output["metadata"][mime]
+    if "image/svg+xml" in data:
+        svg = "".join(data["image/svg+xml"])
+        data["image/svg+xml"] = namespace_svg_ids(strip_xml_prolog(svg), prefix)
+
+
+def export_notebook_html(ipynb_path: str | Path, html_path: str | Path) -> Path:
+    """Export an executed notebook to HTML that opens offline; return the HTML path.
+
+    nbconvert's ``lab`` template, with the require.js, MathJax, mermaid and widget-manager
+    scripts removed (see :data:`OFFLINE_LAB_TEMPLATE`), outputs made static by
+    :class:`OfflineOutputsPreprocessor`, SVG inline, markdown images embedded. Input cells
+    stay. LaTeX in markdown shows as source (no MathJax offline). Outputs are written
+    unsanitised, as nbconvert does: export only notebooks you executed yourself.
+
+    Raises :class:`OfflineExportError` (and writes nothing) if the page would still fetch
+    anything from a URL, e.g. a markdown image ``![](https://...)``.
+    """
+    ipynb_path, html_path = Path(ipynb_path), Path(html_path)
+    exporter = HTMLExporter(template_name="lab", embed_images=True)
+    exporter.raw_template = OFFLINE_LAB_TEMPLATE
+    exporter.register_preprocessor(OfflineOutputsPreprocessor(), enabled=True)
+    nb = nbformat.read(ipynb_path, as_version=4)
+    resources = {"metadata": {"name": ipynb_path.stem, "path": str(ipynb_path.parent)}}
+    page, _ = exporter.from_notebook_node(nb, resources=resources)
+    urls = find_external_resources(page)
+    if urls:
+        raise OfflineExportError(
+            f"{ipynb_path}: export would load from the network: {', '.join(urls[:5])}"
+            " (charts: call flashpoc.chart.enable_offline_renderer() and re-execute)"
+        )
+    html_path.parent.mkdir(parents=True, exist_ok=True)
+    html_path.write_text(page, encoding="utf-8")
+    return html_path

@@ -1,0 +1,255 @@
+"""Host facts: what a load host is and what its targets look like, in one round-trip.
+
+:func:`collect_host_facts` sends one POSIX shell script to a host (local or SSH) and
+:func:`parse_facts` turns its ``key=value`` output into a dict. The script only reads: it
+never writes to a target. To learn whether O_DIRECT works for a file that does not exist
+yet, it creates a 4 KiB temporary file next to it, reads it with ``iflag=direct`` and
+removes it (never under ``/dev``). A missing tool or an unreadable file gives ``unknown`` (``None`` once parsed),
+never a failed script.
+
+The parsed dict (JSON-serialisable, for the results manifest)::
+
+    {"facts_version": 1, "hostname": "db1", "os": "Debian GNU/Linux 12 (bookworm)",
+     "kernel": "6.1.0-18-amd64", "cpus": 32, "mem_total_bytes": 270582939648,
+     "fio_path": "/usr/bin/fio", "fio_version": "fio-3.33",      # "missing" when absent
+     "targets": [{"path": "/dev/mapper/lun1", "exists": True, "type": "block",
+                  "size_bytes": 107374182400, "parent_exists": True, "parent_writable": True,
+                  "free_bytes": None, "direct": True, "direct_error": None,
+                  "source": "/dev/mapper/lun1", "device": "dm-3", "slaves": "sdb sdc",
+                  "scheduler": "none", "queue_depth": None, "nr_requests": 256,
+                  "rotational": False}]}
+
+``type`` is ``block``, ``file``, ``directory``, ``other`` or ``missing``; ``free_bytes`` is
+the space available (``df -P -B1``) on the file system holding a file target or, when
+it is missing, its parent directory (``None`` for block devices); ``device`` is the
+``/sys/block`` name of the whole disk (or device-mapper device) behind the target.
+``cpus`` is the number of online CPUs (``getconf _NPROCESSORS_ONLN``, else ``nproc``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ParseError
+from .hosts import LocalHost, SSHHost, quote
+
+FACTS_VERSION = 1
+FACTS_TIMEOUT_S = 120.0
+
+INT_KEYS = frozenset({"facts_version", "cpus", "mem_total_bytes", "size_bytes", "free_bytes",
+                      "queue_depth", "nr_requests"})
+BOOL_KEYS = frozenset({"exists", "parent_exists", "parent_writable", "direct", "rotational"})
+HOST_KEYS = ("facts_version", "hostname", "os", "kernel", "cpus", "mem_total_bytes", "fio_path",
+             "fio_version")
+TARGET_KEYS = ("path", "exists", "type", "size_bytes", "parent_exists", "parent_writable",
+               "free_bytes", "direct", "direct_error", "source", "device", "slaves", "scheduler",
+               "queue_depth", "nr_requests", "rotational")
+
+# Functions first, then the host facts; the per-call part (fio executable, one
+# ``target_facts`` line per path, each value quoted) is appended by facts_script().
+_SCRIPT_HEAD = r"""
+set +e
+have() { command -v "$1" >/dev/null 2>&1; }
+limit() { if have timeout; then timeout 20 "$@"; else "$@"; fi; }
+put() {
+  v=$(printf '%s\n' "$2" | head -n 1 | tr -d '\r')
+  [ -n "$v" ] || v=unknown
+  printf '%s=%s\n' "$1" "$v"
+}
+yesno() { if "$@"; then echo yes; else echo no; fi; }
+sysblock() {
+  n=$(readlink -f "$1" 2>/dev/null); n=${n##*/}
+  if [ -n "$n" ] && [ -e "/sys/class/block/$n" ]; then
+    if [ -e "/sys/class/block/$n/partition" ]; then
+      n=$(readlink -f "/sys/class/block/$n" 2>/dev/null); n=${n%/*}; n=${n##*/}
+    fi
+  elif have lsblk; then
+    n=$(lsblk -ndo PKNAME "$1" 2>/dev/null | head -n 1)
+    [ -n "$n" ] || n=$(lsblk -ndo KNAME "$1" 2>/dev/null | head -n 1)
+  else
+    n=
+  fi
+  [ -n "$n" ] && [ -d "/sys/block/$n" ] && printf '%s\n' "$n"
+}
+freebytes() {
+  f=$(limit df -P -B1 "$1" 2>/dev/null | awk 'NR == 2 { print $4 }')
+  case $f in
+    ''|*[!0-9]*)
+      f=$(limit df -Pk "$1" 2>/dev/null | awk 'NR == 2 { print $4 }')
+      case $f in ''|*[!0-9]*) f= ;; *) f=$((f * 1024)) ;; esac ;;
+  esac
+  printf '%s\n' "$f"
+}
+readdirect() {
+  err=$(limit dd if="$1" of=/dev/null bs=4096 count=1 iflag=direct 2>&1 >/dev/null)
+  if [ $? -eq 0 ]; then direct=yes; else direct=no; direct_error=$(printf '%s\n' "$err" | head -n 1); fi
+}
+target_facts() {
+  k=target.$1; p=$2
+  printf '%s.path=%s\n' "$k" "$p"
+  if [ -b "$p" ]; then type=block; elif [ -f "$p" ]; then type=file
+  elif [ -d "$p" ]; then type=directory; elif [ -e "$p" ]; then type=other; else type=missing; fi
+  put "$k.type" "$type"
+  if [ "$type" = missing ]; then put "$k.exists" no; else put "$k.exists" yes; fi
+  parent=$(dirname "$p")
+  put "$k.parent_exists" "$(yesno test -d "$parent")"
+  put "$k.parent_writable" "$(yesno test -w "$parent")"
+  case $type in
+    block)
+      s=$(blockdev --getsize64 "$p" 2>/dev/null)
+      if [ -z "$s" ]; then
+        n=$(readlink -f "$p" 2>/dev/null); n=${n##*/}
+        s=$(cat "/sys/class/block/$n/size" 2>/dev/null)
+        case $s in ''|*[!0-9]*) s= ;; *) s=$((s * 512)) ;; esac
+      fi
+      put "$k.size_bytes" "$s" ;;
+    file) put "$k.size_bytes" "$(stat -L -c %s "$p" 2>/dev/null)" ;;
+  esac
+  where=
+  if [ "$type" != missing ]; then where=$p; elif [ -d "$parent" ]; then where=$parent; fi
+  if [ "$type" != block ] && [ -n "$where" ]; then put "$k.free_bytes" "$(freebytes "$where")"; fi
+  direct=unknown; direct_error=
+  if have dd; then
+    case $type in
+      block|file) if [ -r "$p" ]; then readdirect "$p"; fi ;;
+      missing)
+        case $p in /dev/*) probe=no ;; *) probe=yes ;; esac
+        if [ $probe = yes ] && [ -d "$parent" ] && [ -w "$parent" ] && have mktemp; then
+          tmp=$(mktemp "$parent/.flashpoc-direct.XXXXXX" 2>/dev/null)
+          if [ -n "$tmp" ]; then
+            if dd if=/dev/zero of="$tmp" bs=4096 count=1 2>/dev/null; then readdirect "$tmp"; fi
+            rm -f "$tmp"
+          fi
+        fi ;;
+    esac
+  fi
+  put "$k.direct" "$direct"
+  [ -z "$direct_error" ] || put "$k.direct_error" "$direct_error"
+  src=; dev=
+  if [ "$type" = block ]; then
+    src=$p
+  elif [ -n "$where" ]; then
+    if have findmnt; then src=$(limit findmnt -no SOURCE -T "$where" 2>/dev/null | head -n 1); fi
+    [ -n "$src" ] || src=$(limit df -P "$where" 2>/dev/null | awk 'NR == 2 { print $1 }')
+    src=${src%%\[*}
+  fi
+  if [ -n "$src" ] && [ -b "$src" ]; then dev=$(sysblock "$src"); fi
+  put "$k.source" "$src"
+  put "$k.device" "$dev"
+  if [ -n "$dev" ]; then
+    q=/sys/block/$dev/queue
+    s=$(cat "$q/scheduler" 2>/dev/null)
+    case $s in *\[*\]*) s=${s#*\[}; s=${s%%\]*} ;; esac
+    put "$k.scheduler" "$s"
+    put "$k.slaves" "$(ls "/sys/block/$dev/slaves" 2>/dev/null | tr '\n' ' ' | sed 's/ *$//')"
+    put "$k.queue_depth" "$(cat "/sys/block/$dev/device/queue_depth" 2>/dev/null)"
+    put "$k.nr_requests" "$(cat "$q/nr_requests" 2>/dev/null)"
+    r=$(cat "$q/rotational" 2>/dev/null)
+    case $r in 1) put "$k.rotational" yes ;; 0) put "$k.rotational" no ;; *) put "$k.rotational" unknown ;; esac
+  fi
+}
+put facts_version 1
+put hostname "$( (hostname || uname -n || cat /proc/sys/kernel/hostname) 2>/dev/null)"
+put os "$(sed -n 's/^PRETTY_NAME=//p' /etc/os-release 2>/dev/null | head -n 1 | sed -e 's/^"\(.*\)"$/\1/' -e "s/^'\(.*\)'$/\1/")"
+put kernel "$(uname -r 2>/dev/null)"
+put cpus "$( (getconf _NPROCESSORS_ONLN || nproc) 2>/dev/null)"
+kb=$(sed -n 's/^MemTotal: *\([0-9][0-9]*\) kB$/\1/p' /proc/meminfo 2>/dev/null)
+case $kb in ''|*[!0-9]*) put mem_total_bytes "" ;; *) put mem_total_bytes $((kb * 1024)) ;; esac
+"""
+
+_SCRIPT_FIO = r"""
+case $fio in
+  */*) if [ -f "$fio" ] && [ -x "$fio" ]; then fio_path=$fio; else fio_path=; fi ;;
+  *) fio_path=$(command -v "$fio" 2>/dev/null) ;;
+esac
+if [ -n "$fio_path" ]; then
+  put fio_path "$fio_path"
+  put fio_version "$(limit "$fio_path" --version 2>/dev/null)"
+else
+  put fio_path missing
+  put fio_version missing
+fi
+"""
+
+
+def facts_script(fio: str, target_paths: list[str]) -> str:
+    """Return the shell script that prints the facts of a host and of ``target_paths``.
+
+    Args:
+        fio: the fio executable on the host (a name looked up in PATH, or a path).
+        target_paths: block devices or files, in the order they appear in the output.
+
+    Raises:
+        ValueError: when a path is empty or spans lines (it would break the output format).
+    """
+    for path in [fio, *target_paths]:
+        if not path or any(ch in path for ch in "\n\r\0"):
+            raise ValueError(f"{path!r} is not a usable path (empty or spans lines)")
+    lines = [_SCRIPT_HEAD.strip("\n"), f"fio={quote(fio)}", _SCRIPT_FIO.strip("\n")]
+    lines += [f"target_facts {i} {quote(path)}" for i, path in enumerate(target_paths)]
+    lines.append("exit 0")
+    return "\n".join(lines) + "\n"
+
+
+def collect_host_facts(host: LocalHost | SSHHost, target_paths: list[str]) -> dict[str, Any]:
+    """Collect the facts of ``host`` and of its targets with one command (one round-trip).
+
+    Args:
+        host: a connected host from :func:`flashpoc.run.hosts.connect`; its ``fio``
+            parameter names the fio executable.
+        target_paths: paths of the targets this host uses.
+
+    Returns:
+        The parsed facts (see the module docstring).
+
+    Raises:
+        RemoteError: when the host cannot be reached or the script cannot run.
+        ParseError: when the output is not the script's.
+    """
+    script = facts_script(host.params.fio, list(target_paths))
+    result = host.run(f"sh -c {quote(script)}", purpose="collect host facts",
+                      timeout_s=FACTS_TIMEOUT_S)
+    return parse_facts(result.stdout)
+
+
+def _convert(key: str, value: str) -> Any:
+    if value == "unknown":
+        return None
+    if key in INT_KEYS:
+        try:
+            return int(value)
+        except ValueError:
+            return None
+    if key in BOOL_KEYS:
+        return {"yes": True, "no": False}.get(value)
+    return value
+
+
+def parse_facts(text: str) -> dict[str, Any]:
+    """Parse the output of :func:`facts_script` into a facts dict.
+
+    Lines without ``=`` are ignored; unknown values become ``None``; every host and target
+    key is present (``None`` when the script did not print it).
+
+    Raises:
+        ParseError: when the text lacks the ``facts_version`` line or has another version.
+    """
+    facts: dict[str, Any] = dict.fromkeys(HOST_KEYS)
+    targets: dict[int, dict[str, Any]] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if not sep:
+            continue
+        if key.startswith("target."):
+            _, index, name = (key.split(".", 2) + ["", ""])[:3]
+            if not index.isdigit() or name not in TARGET_KEYS:
+                continue
+            target = targets.setdefault(int(index), dict.fromkeys(TARGET_KEYS))
+            target[name] = value if name == "path" else _convert(name, value)
+        elif key in HOST_KEYS:
+            facts[key] = _convert(key, value)
+    if facts["facts_version"] != FACTS_VERSION:
+        found = "no facts_version line" if facts["facts_version"] is None else f"version {facts['facts_version']}"
+        raise ParseError(f"host facts: expected facts_version={FACTS_VERSION}, found {found}:\n{text[:500]}")
+    facts["targets"] = [targets[i] for i in sorted(targets)]
+    return facts

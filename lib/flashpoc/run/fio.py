@@ -1,0 +1,113 @@
+"""Run fio jobs on a host (local or SSH) in one round-trip per run point.
+
+The job text goes to the host on the command's standard input, fio writes JSON+ to a file
+(clean JSON, no progress lines), and the same command prints ``/proc/stat`` before and
+after the run followed by that file, so a point costs one command over SSH.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ..errors import ParseError, RemoteError
+from .hosts import CommandResult, quote
+
+MARK = "@@flashpoc"
+
+
+@dataclass(frozen=True)
+class FioRun:
+    """What one fio run on one host produced.
+
+    Attributes:
+        host: host name.
+        job: the job file text.
+        output: fio's JSON+ output text.
+        stderr: fio's standard error (warnings).
+        cpu_before: the ``cpu`` line of /proc/stat before the run.
+        cpu_after: the same line after the run.
+        wall_s: wall-clock seconds of the whole command, as seen by the controller.
+    """
+
+    host: str
+    job: str
+    output: str
+    stderr: str
+    cpu_before: str
+    cpu_after: str
+    wall_s: float
+
+
+def point_command(fio: str, run_dir: str, *, readonly: bool) -> str:
+    """Return the shell command that runs one point; the job text comes on stdin.
+
+    Args:
+        fio: fio executable on the host.
+        run_dir: directory on the host for job.fio and out.json (created).
+        readonly: pass ``--readonly`` so fio refuses to issue any write.
+    """
+    d = quote(run_dir)
+    ro = " --readonly" if readonly else ""
+    return (
+        f"mkdir -p {d} && cat > {d}/job.fio && "
+        f"c0=$(head -n1 /proc/stat) && "
+        f"{quote(fio)} {d}/job.fio --output-format=json+ --output={d}/out.json{ro} 1>&2; rc=$?; "
+        f"c1=$(head -n1 /proc/stat); "
+        f"echo \"{MARK} rc $rc\"; echo \"{MARK} cpu0 $c0\"; echo \"{MARK} cpu1 $c1\"; "
+        f"echo \"{MARK} out\"; [ $rc -eq 0 ] && cat {d}/out.json; exit $rc"
+    )
+
+
+def split_point_output(stdout: str) -> tuple[int, str, str, str]:
+    """Split a point command's stdout into (exit code, cpu before, cpu after, fio JSON).
+
+    Raises:
+        ParseError: when the markers are missing (the command did not run to its end).
+    """
+    head, sep, body = stdout.partition(f"{MARK} out\n")
+    if not sep:
+        raise ParseError("the fio point command ended before printing its results")
+    marks = {}
+    for line in head.splitlines():
+        if line.startswith(MARK + " "):
+            key, _, value = line[len(MARK) + 1:].partition(" ")
+            marks[key] = value
+    try:
+        return int(marks["rc"]), marks["cpu0"], marks["cpu1"], body
+    except (KeyError, ValueError):
+        raise ParseError("the fio point command printed incomplete markers") from None
+
+
+def run_fio_job(host, job: str, run_dir: str, *, readonly: bool, timeout_s: float, purpose: str) -> FioRun:
+    """Run one fio job on ``host`` and return its output.
+
+    Args:
+        host: a :mod:`flashpoc.run.hosts` host.
+        job: job file text.
+        run_dir: directory on the host for the job and its output.
+        readonly: run fio with ``--readonly``.
+        timeout_s: seconds before the run is abandoned.
+        purpose: words for error messages, e.g. "probe randread-4k 16 threads".
+
+    Raises:
+        RemoteError: naming the host and purpose, with fio's own error text.
+    """
+    start = time.perf_counter()
+    result: CommandResult = host.run(point_command(host.params.fio, run_dir, readonly=readonly),
+                                     purpose=purpose, timeout_s=timeout_s, stdin=job, check=False)
+    wall = time.perf_counter() - start
+    try:
+        rc, cpu0, cpu1, output = split_point_output(result.stdout)
+    except ParseError:
+        detail = result.stderr.strip()[-2000:] or "(no output)"
+        raise RemoteError(f"{host.name}: {purpose}: fio did not run (exit {result.exited}):\n{detail}") from None
+    if rc != 0:
+        detail = "\n".join(result.stderr.strip().splitlines()[-15:]) or "(no output)"
+        raise RemoteError(f"{host.name}: {purpose}: fio exited {rc}:\n{detail}")
+    return FioRun(host.name, job, output, result.stderr, cpu0, cpu1, wall)
+
+
+def fio_version(host) -> str:
+    """Return ``fio --version`` on ``host`` (e.g. ``fio-3.33``)."""
+    return host.run(f"{quote(host.params.fio)} --version", purpose="read the fio version").stdout.strip()

@@ -1,0 +1,203 @@
+"""One interface for running commands on load hosts: locally or over SSH (fabric).
+
+``connect(host_params)`` returns a :class:`LocalHost` for ``address: localhost`` and an
+:class:`SSHHost` (a fabric ``Connection`` with key authentication, a checked host key,
+connection reuse and timeouts) for anything else. Both offer ``run``, ``put_text`` and
+``read_text``. Every value that goes into a shell command is quoted with :func:`quote`.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import RemoteError
+from ..params import HostParams
+
+
+def quote(value: object) -> str:
+    """Quote one value for a POSIX shell (``shlex.quote`` of its ``str``)."""
+    return shlex.quote(str(value))
+
+
+def join(argv: Iterable[object]) -> str:
+    """Join an argument vector into one shell command, quoting every item."""
+    return " ".join(quote(a) for a in argv)
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What a command printed and how it ended."""
+
+    stdout: str
+    stderr: str
+    exited: int
+
+    @property
+    def ok(self) -> bool:
+        """True when the command exited 0."""
+        return self.exited == 0
+
+
+def _tail(text: str, lines: int = 8) -> str:
+    return "\n".join(text.strip().splitlines()[-lines:])
+
+
+class _Host:
+    """Shared behaviour of local and SSH hosts."""
+
+    params: HostParams
+
+    @property
+    def name(self) -> str:
+        """The host's name from the parameters."""
+        return self.params.name
+
+    def run(self, command: str, *, purpose: str, timeout_s: float | None = None,
+            check: bool = True, stdin: str | None = None) -> CommandResult:
+        """Run a shell command and return its result.
+
+        Args:
+            command: shell command text; quote every value with :func:`quote`.
+            purpose: a few words for error messages ("run fio point randread-4k t=8").
+            timeout_s: seconds before the command is abandoned (default: the host's
+                ``command_timeout_s``).
+            check: raise :class:`RemoteError` when the command exits non-zero.
+            stdin: text fed to the command's standard input.
+
+        Raises:
+            RemoteError: naming the host and purpose, on a timeout, a lost connection,
+                or (with ``check``) a non-zero exit, with the tail of stderr.
+        """
+        timeout_s = timeout_s or self.params.command_timeout_s
+        result = self._run(command, purpose=purpose, timeout_s=timeout_s, stdin=stdin)
+        if check and not result.ok:
+            detail = _tail(result.stderr) or _tail(result.stdout) or "(no output)"
+            raise RemoteError(f"{self.name}: {purpose} failed (exit {result.exited}):\n{detail}")
+        return result
+
+    def put_text(self, text: str, path: str, *, purpose: str = "write a file") -> None:
+        """Write ``text`` to ``path`` on the host (parent directory created)."""
+        command = f"mkdir -p {quote(str(Path(path).parent))} && cat > {quote(path)}"
+        self.run(command, purpose=purpose, stdin=text)
+
+    def read_text(self, path: str, *, purpose: str = "read a file") -> str:
+        """Return the text of ``path`` on the host."""
+        return self.run(f"cat {quote(path)}", purpose=purpose).stdout
+
+    def close(self) -> None:
+        """Release the connection (no-op for local hosts)."""
+
+    def __enter__(self) -> _Host:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _run(self, command: str, *, purpose: str, timeout_s: float, stdin: str | None) -> CommandResult:
+        raise NotImplementedError
+
+
+class LocalHost(_Host):
+    """Runs commands on this machine with ``/bin/sh -c`` (no SSH, minimal overhead)."""
+
+    def __init__(self, params: HostParams):
+        self.params = params
+
+    def _run(self, command: str, *, purpose: str, timeout_s: float, stdin: str | None) -> CommandResult:
+        try:
+            proc = subprocess.run(["/bin/sh", "-c", command], input=stdin if stdin is not None else "",
+                                  capture_output=True, text=True, timeout=timeout_s, errors="replace")
+        except subprocess.TimeoutExpired:
+            raise RemoteError(f"{self.name}: {purpose} did not finish within {timeout_s:g} s") from None
+        return CommandResult(proc.stdout, proc.stderr, proc.returncode)
+
+
+class SSHHost(_Host):
+    """Runs commands over one reused SSH connection (fabric), with the host key checked.
+
+    An unknown host key is refused unless ``trust_unknown_host_key`` is set, in which case
+    it is accepted and recorded in the known_hosts file; a changed key is always refused.
+    """
+
+    def __init__(self, params: HostParams):
+        import fabric
+        import paramiko
+
+        self.params = params
+        config = fabric.Config(overrides={"load_ssh_configs": False, "run": {"in_stream": False}})
+        connect_kwargs: dict[str, object] = {"allow_agent": True, "look_for_keys": params.key_file is None}
+        if params.key_file:
+            connect_kwargs["key_filename"] = str(Path(params.key_file).expanduser())
+        self._conn = fabric.Connection(
+            host=params.address, user=params.user, port=params.port, config=config,
+            connect_timeout=params.connect_timeout_s, connect_kwargs=connect_kwargs,
+        )
+        client = self._conn.client
+        client.get_host_keys().clear()
+        known_hosts = Path(params.known_hosts or "~/.ssh/known_hosts").expanduser()
+        if known_hosts.exists():
+            client.load_host_keys(str(known_hosts))
+        elif params.trust_unknown_host_key:
+            known_hosts.parent.mkdir(parents=True, exist_ok=True)
+            known_hosts.touch(mode=0o600)
+            client.load_host_keys(str(known_hosts))
+        policy = paramiko.AutoAddPolicy() if params.trust_unknown_host_key else paramiko.RejectPolicy()
+        client.set_missing_host_key_policy(policy)
+        self._known_hosts = known_hosts
+
+    def _open(self, purpose: str) -> None:
+        import paramiko
+
+        if self._conn.is_connected:
+            return
+        where = f"{self.params.address}:{self.params.port}"
+        try:
+            self._conn.open()
+        except paramiko.BadHostKeyException:
+            raise RemoteError(
+                f"{self.name}: the SSH host key of {where} has CHANGED since it was recorded in "
+                f"{self._known_hosts}; refusing to connect (check the host, then remove the old key)"
+            ) from None
+        except paramiko.SSHException as error:
+            if "not found in known_hosts" in str(error):
+                raise RemoteError(
+                    f"{self.name}: the SSH host key of {where} is unknown (not in {self._known_hosts}); "
+                    "add it with ssh-keyscan after verifying it, or set trust_unknown_host_key: true "
+                    "for this host to record it on first contact"
+                ) from None
+            raise RemoteError(f"{self.name}: cannot connect to {where} to {purpose}: {error}") from None
+        except OSError as error:
+            reason = error.strerror or str(error) or type(error).__name__
+            raise RemoteError(f"{self.name}: cannot connect to {where} to {purpose}: {reason}") from None
+
+    def _run(self, command: str, *, purpose: str, timeout_s: float, stdin: str | None) -> CommandResult:
+        import io
+
+        from invoke.exceptions import CommandTimedOut
+
+        self._open(purpose)
+        try:
+            result = self._conn.run(
+                command, hide=True, warn=True, timeout=timeout_s,
+                in_stream=io.StringIO(stdin) if stdin is not None else False,
+            )
+        except CommandTimedOut:
+            self.close()
+            raise RemoteError(f"{self.name}: {purpose} did not finish within {timeout_s:g} s") from None
+        except (OSError, EOFError) as error:
+            self.close()
+            raise RemoteError(f"{self.name}: connection lost during {purpose}: {error}") from None
+        return CommandResult(result.stdout, result.stderr, result.exited if result.exited is not None else -1)
+
+    def close(self) -> None:
+        """Close the SSH connection."""
+        self._conn.close()
+
+
+def connect(params: HostParams) -> LocalHost | SSHHost:
+    """Return the host object for ``params`` (no network traffic until the first command)."""
+    return LocalHost(params) if params.is_local else SSHHost(params)

@@ -1,0 +1,177 @@
+"""Campaign results on disk: raw engine outputs per point, a tidy table, a manifest.
+
+Layout of ``results/<campaign>/``::
+
+    manifest.json                 format version, parameters + hash, engine versions,
+                                  host facts, git commit
+    check.csv                     the environment check table
+    probe.json                    the saturation probe's answer
+    points/<phase>/<point-id>/    one directory per completed run point:
+        point.json                the tidy row (parameters + metrics with units)
+        <host>.job.fio, <host>.json, ...   raw engine input and output per host
+    points.csv                    every point.json as one table
+    notebooks/, report/           executed notebooks, report files
+
+Every write is atomic: a point directory is written under a temporary name and renamed
+into place, and files are written to a temporary name and renamed, so a run killed at any
+moment leaves either a whole point or none.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import __version__
+from .errors import FlashpocError
+
+FORMAT_VERSION = 1
+
+
+class StoreError(FlashpocError):
+    """The results directory is unusable (wrong format version, unreadable files)."""
+
+
+def write_atomic(path: Path, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data.encode() if isinstance(data, str) else data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _json(obj: Any) -> str:
+    return json.dumps(obj, indent=1, sort_keys=True, default=str) + "\n"
+
+
+def git_commit(directory: Path) -> str | None:
+    """The git commit of the workbook at ``directory`` (with ``-dirty``), or None."""
+    try:
+        out = subprocess.run(["git", "-C", str(directory), "describe", "--always", "--dirty", "--abbrev=12"],
+                             capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None
+
+
+class CampaignStore:
+    """Reads and writes one campaign's results directory."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    # -- small JSON/CSV documents -------------------------------------------------
+    def write_json(self, name: str, obj: Any) -> Path:
+        """Write ``obj`` as ``root/name`` atomically and return the path."""
+        path = self.root / name
+        write_atomic(path, _json(obj))
+        return path
+
+    def read_json(self, name: str) -> Any:
+        """Read ``root/name``; raises StoreError naming the file when missing or broken."""
+        path = self.root / name
+        try:
+            return json.loads(path.read_text())
+        except FileNotFoundError:
+            raise StoreError(f"{path} does not exist") from None
+        except (OSError, json.JSONDecodeError) as error:
+            raise StoreError(f"{path} is unreadable: {error}") from None
+
+    def write_table(self, name: str, frame: pd.DataFrame) -> Path:
+        """Write a DataFrame as CSV atomically."""
+        path = self.root / name
+        write_atomic(path, frame.to_csv(index=False))
+        return path
+
+    # -- manifest ---------------------------------------------------------------
+    def write_manifest(self, params: dict[str, Any], params_hash: str, *, engine: str,
+                       engine_versions: dict[str, str], host_facts: dict[str, Any],
+                       workbook: Path | None = None) -> Path:
+        """Write manifest.json (refusing a directory written by another format version)."""
+        existing = self.root / "manifest.json"
+        if existing.exists():
+            self.check_format()
+        manifest = {
+            "format_version": FORMAT_VERSION,
+            "flashpoc_version": __version__,
+            "written_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "engine": engine,
+            "engine_versions": engine_versions,
+            "params_hash": params_hash,
+            "params": params,
+            "host_facts": host_facts,
+            "git_commit": git_commit(workbook) if workbook else None,
+        }
+        return self.write_json("manifest.json", manifest)
+
+    def check_format(self) -> None:
+        """Raise StoreError unless manifest.json has this flashpoc's format version."""
+        version = self.read_json("manifest.json").get("format_version")
+        if version != FORMAT_VERSION:
+            raise StoreError(f"{self.root} holds results of format version {version}; "
+                             f"this flashpoc reads version {FORMAT_VERSION}")
+
+    # -- run points -------------------------------------------------------------
+    def point_dir(self, phase: str, point_id: str) -> Path:
+        """Directory of one run point."""
+        return self.root / "points" / phase / point_id
+
+    def load_point(self, phase: str, point_id: str) -> dict[str, Any] | None:
+        """The stored row of a completed point, or None."""
+        path = self.point_dir(phase, point_id) / "point.json"
+        if not path.exists():
+            return None
+        return json.loads(path.read_text())
+
+    def save_point(self, phase: str, point_id: str, row: dict[str, Any], raw: dict[str, str]) -> Path:
+        """Store a completed point atomically: its row and its raw files.
+
+        Args:
+            phase: "probe" or "sweep".
+            point_id: unique id within the phase (e.g. ``randread-4k_t0016_1a2b3c4d``).
+            row: the tidy row (JSON-serialisable values).
+            raw: file name -> text of raw engine inputs/outputs.
+        """
+        final = self.point_dir(phase, point_id)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{point_id}.", dir=final.parent))
+        try:
+            for name, text in raw.items():
+                (tmp / name).write_text(text)
+            (tmp / "point.json").write_text(_json(row))
+            if final.exists():
+                shutil.rmtree(final)
+            os.replace(tmp, final)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return final
+
+    def load_points(self, phase: str | None = None) -> pd.DataFrame:
+        """Every completed point (of ``phase`` or all phases) as one DataFrame."""
+        base = self.root / "points"
+        pattern = f"{phase}/*/point.json" if phase else "*/*/point.json"
+        rows = [json.loads(p.read_text()) for p in sorted(base.glob(pattern))]
+        frame = pd.DataFrame(rows)
+        if not frame.empty and "completed_utc" in frame:
+            frame = frame.sort_values("completed_utc", kind="stable").reset_index(drop=True)
+        return frame
+
+    def write_points_table(self) -> Path:
+        """Rewrite points.csv from every stored point."""
+        return self.write_table("points.csv", self.load_points())

@@ -1,0 +1,69 @@
+"""Report tables from sweep rows (pure: DataFrame in, DataFrame out)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from . import analysis
+
+
+def curve_points(frame: pd.DataFrame) -> list[analysis.Point]:
+    """The (threads, IOPS, mean latency ms, outstanding I/Os) points of one curve, by threads."""
+    frame = frame.sort_values("threads")
+    return [analysis.Point(int(r.threads), float(r.iops), float(r.lat_mean_ms), int(r.outstanding_ios))
+            for r in frame.itertuples()]
+
+
+def knees(frame: pd.DataFrame) -> pd.DataFrame:
+    """The knee of each workload's hockey stick: workload, threads, iops, lat_mean_ms."""
+    rows = []
+    for workload, group in frame.groupby("workload", sort=False):
+        knee = analysis.find_knee(curve_points(group))
+        if knee is not None:
+            rows.append({"workload": workload, "threads": knee.threads, "iops": knee.iops,
+                         "lat_mean_ms": knee.latency_ms})
+    return pd.DataFrame(rows, columns=["workload", "threads", "iops", "lat_mean_ms"])
+
+
+def summary_table(frame: pd.DataFrame, slo_ms: float) -> pd.DataFrame:
+    """One row per workload: max IOPS, IOPS at the latency SLO, knee, latency percentiles, CPU.
+
+    Columns carry their units: ``*_iops``, ``*_ms``, ``*_pct``, ``*_mibps``.
+    """
+    slo_label = f"iops_at_{slo_ms:g}ms"
+    rows = []
+    for workload, group in frame.groupby("workload", sort=False):
+        group = group.sort_values("threads")
+        points = curve_points(group)
+        best = group.loc[group["iops"].idxmax()]
+        at_slo = analysis.iops_at_latency(points, slo_ms)
+        knee = analysis.find_knee(points)
+        law_off = int((~group["littles_law_ok"].astype(bool)).sum()) if "littles_law_ok" in group else 0
+        rows.append({
+            "workload": workload,
+            "bs": best.get("bs"),
+            "points": len(group),
+            "threads_range": f"{int(group.threads.min())}-{int(group.threads.max())}",
+            "max_iops": round(float(best["iops"])),
+            "max_iops_threads": int(best["threads"]),
+            "max_iops_lat_mean_ms": round(float(best["lat_mean_ms"]), 3),
+            "max_bw_mibps": round(float(group["bw_mibps"].max()), 1),
+            slo_label: None if at_slo["iops"] is None else round(at_slo["iops"]),
+            "slo_status": at_slo["status"],
+            "knee_threads": knee.threads if knee else None,
+            "knee_iops": round(knee.iops) if knee else None,
+            "knee_lat_mean_ms": round(knee.latency_ms, 3) if knee else None,
+            "min_lat_mean_ms": round(float(group["lat_mean_ms"].min()), 3),
+            "clat_p99_ms_at_max": _rounded(best.get("clat_p99_ms")),
+            "clat_p99_9_ms_at_max": _rounded(best.get("clat_p99_9_ms")),
+            "host_cpu_busy_pct_at_max": _rounded(best.get("host_cpu_busy_pct"), 1),
+            "littles_law_flags": law_off,
+        })
+    return pd.DataFrame(rows)
+
+
+def _rounded(value, digits: int = 3):
+    try:
+        return None if value is None or pd.isna(value) else round(float(value), digits)
+    except (TypeError, ValueError):
+        return None

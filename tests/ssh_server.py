@@ -1,0 +1,156 @@
+"""A real OpenSSH server on 127.0.0.1 for tests, with generated keys and a known_hosts file.
+
+``start_sshd(tmp_dir)`` starts ``/usr/sbin/sshd -D -e`` on a free port with its own
+sshd_config, host key and authorized_keys (key authentication only), and returns an
+:class:`SSHServer` whose fields map onto ``HostParams`` (address, port, user, key_file,
+known_hosts). The ``sshd`` fixture (session scope) starts one server for the whole test
+session and skips when openssh-server is not installed.
+
+Cost measured on the development VM (2 vCPU, fabric 3.2, OpenSSH 9.2, reused connection):
+``SSHHost.run("true")`` takes about 3 ms per command after the first; the first command
+(connect, key exchange, public-key authentication) about 50 ms.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import shutil
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+SSHD = "/usr/sbin/sshd"
+START_TIMEOUT_S = 10.0
+
+
+@dataclass
+class SSHServer:
+    """A running sshd and what a client needs to reach it."""
+
+    address: str
+    port: int
+    user: str
+    key_file: str
+    known_hosts: str
+    host_key_pub: str
+    log: Path
+    process: subprocess.Popen = field(repr=False)
+
+    def host_params(self, name: str = "ssh", **overrides: object) -> dict[str, object]:
+        """Return a ``hosts`` entry (a dict for ``campaign_from_dict``) for this server."""
+        values: dict[str, object] = {
+            "name": name, "address": self.address, "port": self.port, "user": self.user,
+            "key_file": self.key_file, "known_hosts": self.known_hosts, "connect_timeout_s": 5,
+        }
+        values.update(overrides)
+        return values
+
+    def stop(self) -> None:
+        """Stop sshd (and wait for it)."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=5)
+
+
+def free_port() -> int:
+    """Return a TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _keygen(path: Path, comment: str) -> None:
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", str(path)],
+                   check=True, capture_output=True, timeout=30)
+
+
+def _wait_for_port(port: int, process: subprocess.Popen, log: Path, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"sshd exited with {process.returncode}:\n{log.read_text(errors='replace')}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
+                sock.settimeout(1.0)
+                if sock.recv(64).startswith(b"SSH-"):
+                    return
+        except OSError:
+            time.sleep(0.05)
+    process.kill()
+    process.wait(timeout=5)
+    raise RuntimeError(f"sshd did not accept connections on 127.0.0.1:{port} within {timeout_s:g} s:\n"
+                       f"{log.read_text(errors='replace')}")
+
+
+def start_sshd(tmp_dir: str | Path) -> SSHServer:
+    """Start sshd on 127.0.0.1 with keys and configuration generated in ``tmp_dir``.
+
+    Raises:
+        RuntimeError: when sshd exits or does not answer within 10 s (with its log).
+    """
+    tmp = Path(tmp_dir)
+    tmp.mkdir(parents=True, exist_ok=True)
+    host_key = tmp / "ssh_host_ed25519_key"
+    user_key = tmp / "id_ed25519"
+    _keygen(host_key, "flashpoc-test-host")
+    _keygen(user_key, "flashpoc-test-user")
+    authorized = tmp / "authorized_keys"
+    authorized.write_text(Path(f"{user_key}.pub").read_text())
+    authorized.chmod(0o600)
+    if os.geteuid() == 0:
+        Path("/run/sshd").mkdir(mode=0o755, parents=True, exist_ok=True)  # privilege separation dir
+    host_key_pub = Path(f"{host_key}.pub").read_text().split()
+    log = tmp / "sshd.log"
+    last_error: RuntimeError | None = None
+    for _ in range(3):  # another process may take the free port before sshd binds it
+        port = free_port()
+        config = tmp / "sshd_config"
+        config.write_text("\n".join([
+            "ListenAddress 127.0.0.1",
+            f"Port {port}",
+            f"HostKey {host_key}",
+            f"AuthorizedKeysFile {authorized}",
+            "PubkeyAuthentication yes",
+            "PasswordAuthentication no",
+            "KbdInteractiveAuthentication no",
+            "PermitRootLogin prohibit-password",
+            "StrictModes no",
+            "UsePAM no",
+            f"PidFile {tmp / 'sshd.pid'}",
+            "LogLevel VERBOSE",
+            "Subsystem sftp internal-sftp",
+            "",
+        ]))
+        with log.open("ab") as out:
+            process = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stdin=subprocess.DEVNULL,
+                                       stdout=out, stderr=subprocess.STDOUT)
+        try:
+            _wait_for_port(port, process, log, START_TIMEOUT_S)
+        except RuntimeError as error:
+            last_error = error
+            continue
+        known_hosts = tmp / "known_hosts"
+        known_hosts.write_text(f"[127.0.0.1]:{port} {host_key_pub[0]} {host_key_pub[1]}\n")
+        return SSHServer(address="127.0.0.1", port=port, user=getpass.getuser(), key_file=str(user_key),
+                         known_hosts=str(known_hosts), host_key_pub=" ".join(host_key_pub[:2]),
+                         log=log, process=process)
+    raise last_error  # type: ignore[misc]
+
+
+@pytest.fixture(scope="session")
+def sshd(tmp_path_factory: pytest.TempPathFactory):
+    """A running :class:`SSHServer` shared by the session (skipped without openssh-server)."""
+    if not os.access(SSHD, os.X_OK) or shutil.which("ssh-keygen") is None:
+        pytest.skip(f"needs openssh-server ({SSHD}) and ssh-keygen to start a test SSH server")
+    server = start_sshd(tmp_path_factory.mktemp("sshd"))
+    yield server
+    server.stop()

@@ -1,0 +1,213 @@
+"""Charts are tested through ``chart.to_dict()``: marks, encodings, titles, data values."""
+
+from __future__ import annotations
+
+import re
+
+import altair as alt
+import pandas as pd
+import pytest
+
+from flashpoc import chart
+from flashpoc.errors import AnalysisError
+
+UNIT_TITLE = re.compile(r"^IOPS$|\((ms|%|threads)\)$")
+
+
+@pytest.fixture(autouse=True)
+def _restore_altair_state():
+    """Charts and renderers are global Altair state: put them back after each test."""
+    theme, renderer, transformer = alt.theme.active, alt.renderers.active, alt.data_transformers.active
+    yield
+    alt.theme.enable(theme)
+    alt.renderers.enable(renderer)
+    alt.data_transformers.enable(transformer)
+
+
+@pytest.fixture
+def points() -> pd.DataFrame:
+    """Two workloads x four thread counts; randread at 4 threads is measured twice."""
+    rows = []
+    for workload, scale in (("randread-8k", 1.0), ("randwrite-8k", 0.5)):
+        for threads in (1, 2, 4, 8):
+            iops = scale * 10000.0 * min(threads, 4)
+            rows.append({
+                "workload": workload, "threads": threads, "iops": iops,
+                "lat_mean_ms": threads / iops * 1000,
+                "clat_p50_ms": 0.1 * threads, "clat_p99_ms": 0.4 * threads, "clat_p99_9_ms": 0.9 * threads,
+                "host_cpu_busy_pct": 5.0 * threads, "host_cpu_iowait_pct": 2.0 * threads,
+            })
+    rows.append({**rows[2], "iops": rows[2]["iops"] + 2000, "lat_mean_ms": rows[2]["lat_mean_ms"] + 0.2})
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture
+def knees() -> pd.DataFrame:
+    return pd.DataFrame({"workload": ["randread-8k", "randwrite-8k"], "iops": [41000.0, 20000.0],
+                         "lat_mean_ms": [0.2, 0.4]})
+
+
+def layer_data(spec: dict, layer: dict) -> list[dict]:
+    return spec["datasets"][layer["data"]["name"]]
+
+
+def mark_type(layer: dict) -> str:
+    mark = layer["mark"]
+    return mark if isinstance(mark, str) else mark["type"]
+
+
+def axis_titles(spec: dict) -> list[str]:
+    """Every x/y encoding title anywhere in the spec."""
+    titles = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            encoding = node.get("encoding", {})
+            for channel in ("x", "y"):
+                if "field" in encoding.get(channel, {}):
+                    titles.append(encoding[channel].get("title"))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(spec)
+    return titles
+
+
+def test_use_theme_enables_the_house_theme(points):
+    assert chart.use_theme() == "flashpoc"
+    assert alt.theme.active == "flashpoc"
+    config = chart.hockey_stick(points).to_dict()["config"]
+    assert config["range"]["category"] == list(chart.PALETTE)
+    assert config["axis"]["titleFontSize"] >= 12
+    assert "Helvetica" in config["font"]
+
+
+def test_hockey_stick_marks_encodings_and_titles(points, knees):
+    spec = chart.hockey_stick(points, knees=knees, slo_ms=1).to_dict()
+    assert spec["title"]["text"] == "IOPS vs mean latency"
+    line, knee_marks, knee_labels, rule, rule_label = spec["layer"]
+    assert line["mark"] == {"type": "line", "point": True}
+    enc = line["encoding"]
+    assert (enc["x"]["field"], enc["x"]["title"]) == ("iops", "IOPS")
+    assert (enc["y"]["field"], enc["y"]["title"]) == ("lat_mean_ms", "Mean latency (ms)")
+    assert enc["color"]["field"] == "workload"
+    assert enc["color"]["scale"]["domain"] == ["randread-8k", "randwrite-8k"]
+    assert enc["order"] == {"field": "threads", "type": "quantitative"}
+    assert "threads" in [t["field"] for t in enc["tooltip"]]
+    assert mark_type(knee_marks) == "point" and knee_marks["mark"]["shape"] == "diamond"
+    assert knee_labels["mark"]["type"] == "text" and knee_labels["mark"]["text"] == "knee"
+    assert mark_type(rule) == "rule" and rule["encoding"]["y"]["field"] == "slo_ms"
+    assert rule_label["encoding"]["text"]["field"] == "label"
+
+
+def test_hockey_stick_data_knees_and_slo_values(points, knees):
+    spec = chart.hockey_stick(points, knees=knees, slo_ms=1).to_dict()
+    line, knee_marks, _, rule, _ = spec["layer"]
+    data = pd.DataFrame(layer_data(spec, line))
+    assert len(data) == 8  # the repeated run-point is averaged
+    repeated = data[(data.workload == "randread-8k") & (data.threads == 4)].iloc[0]
+    assert repeated.iops == pytest.approx(41000.0)
+    assert set(data.iops) >= {10000.0, 20000.0, 5000.0}
+    assert layer_data(spec, knee_marks) == knees.to_dict("records")
+    assert layer_data(spec, rule) == [{"slo_ms": 1.0, "label": "SLO 1 ms"}]
+
+
+def test_hockey_stick_without_annotations_is_one_layer(points):
+    spec = chart.hockey_stick(points).to_dict()
+    assert len(spec["layer"]) == 1
+
+
+def test_hockey_stick_colours_configurations_and_dashes_workloads(points):
+    both = pd.concat([points.assign(config="raid5"), points.assign(config="raid10")])
+    enc = chart.hockey_stick(both).to_dict()["layer"][0]["encoding"]
+    assert enc["color"]["field"] == "config"
+    assert enc["color"]["scale"]["domain"] == ["raid10", "raid5"]
+    assert enc["strokeDash"]["field"] == "workload"
+
+
+def test_colour_domain_can_be_fixed_across_charts(points):
+    subset = points[points.workload == "randwrite-8k"]
+    enc = chart.hockey_stick(subset, color_domain=["randread-8k", "randwrite-8k"]).to_dict()["layer"][0]["encoding"]
+    assert enc["color"]["scale"]["domain"] == ["randread-8k", "randwrite-8k"]
+    assert enc["color"]["scale"]["range"][:2] == list(chart.PALETTE[:2])
+
+
+def test_probe_curve_two_panels_and_saturation_rule(points):
+    probe = points[points.workload == "randread-8k"].drop(columns="workload")
+    spec = chart.probe_curve(probe, saturation_threads=4).to_dict()
+    assert spec["title"]["text"].startswith("Saturation probe")
+    top, bottom = spec["vconcat"]
+    assert top["layer"][0]["encoding"]["y"]["title"] == "IOPS"
+    assert bottom["layer"][0]["encoding"]["y"]["title"] == "Mean latency (ms)"
+    for panel in (top, bottom):
+        rule = panel["layer"][1]
+        assert mark_type(rule) == "rule" and rule["encoding"]["x"]["field"] == "threads"
+        assert layer_data(spec, rule)[0]["threads"] == 4
+    assert [r["threads"] for r in layer_data(spec, top["layer"][0])] == [1, 2, 4, 8]
+
+
+def test_latency_percentiles_long_format_and_log_scale(points):
+    spec = chart.latency_percentiles(points, log_y=True).to_dict()
+    enc = spec["encoding"]
+    assert enc["y"]["scale"]["type"] == "log"
+    assert enc["strokeDash"]["field"] == "percentile"
+    data = pd.DataFrame(spec["datasets"][spec["data"]["name"]])
+    assert sorted(data.percentile.unique()) == ["p50", "p99", "p99.9"]
+    assert len(data) == 3 * 8
+    row = data[(data.workload == "randwrite-8k") & (data.threads == 8) & (data.percentile == "p99.9")]
+    assert row.latency_ms.iloc[0] == pytest.approx(7.2)
+    assert "scale" not in chart.latency_percentiles(points).to_dict()["encoding"]["y"] or \
+        chart.latency_percentiles(points).to_dict()["encoding"]["y"]["scale"].get("type") != "log"
+
+
+def test_latency_percentiles_draws_the_percentiles_it_has(points):
+    spec = chart.latency_percentiles(points.drop(columns=["clat_p50_ms", "clat_p99_9_ms"])).to_dict()
+    assert spec["encoding"]["strokeDash"]["scale"] == {"domain": ["p99"], "range": [[6, 3]]}
+
+
+def test_host_cpu_busy_and_iowait(points):
+    spec = chart.host_cpu(points).to_dict()
+    assert spec["encoding"]["y"]["title"] == "Host CPU (%)"
+    assert spec["encoding"]["y"]["scale"]["domain"] == [0, 100]
+    data = pd.DataFrame(spec["datasets"][spec["data"]["name"]])
+    assert sorted(data.metric.unique()) == ["busy", "iowait"]
+    only_busy = chart.host_cpu(points.drop(columns="host_cpu_iowait_pct")).to_dict()
+    assert {r["metric"] for r in only_busy["datasets"][only_busy["data"]["name"]]} == {"busy"}
+
+
+def test_missing_columns_raise_analysis_error(points):
+    with pytest.raises(AnalysisError, match="host_cpu_busy_pct"):
+        chart.host_cpu(points.drop(columns="host_cpu_busy_pct"))
+    with pytest.raises(AnalysisError, match="lat_mean_ms"):
+        chart.hockey_stick(points.drop(columns="lat_mean_ms"))
+    with pytest.raises(AnalysisError, match="no rows"):
+        chart.hockey_stick(points.iloc[:0])
+
+
+def test_every_chart_has_a_title_and_unit_axis_titles(points, knees):
+    charts = [
+        chart.hockey_stick(points, knees=knees, slo_ms=1),
+        chart.probe_curve(points, saturation_threads=4),
+        chart.latency_percentiles(points),
+        chart.host_cpu(points),
+    ]
+    for item in charts:
+        spec = item.to_dict()
+        assert spec["title"]["text"]
+        titles = axis_titles(spec)
+        assert titles
+        assert all(t and UNIT_TITLE.search(t) for t in titles), titles
+
+
+def test_offline_renderer_bundle_has_svg_and_vegalite(points):
+    assert chart.enable_offline_renderer() == "flashpoc_offline"
+    assert alt.renderers.active == "flashpoc_offline"
+    assert alt.data_transformers.active == "default"
+    bundle, _ = chart.hockey_stick(points, slo_ms=1)._repr_mimebundle_()
+    assert bundle["image/svg+xml"].lstrip().startswith("<svg")
+    assert "Mean latency (ms)" in bundle["image/svg+xml"]
+    assert bundle[chart.VEGALITE_MIME_TYPE]["layer"][0]["mark"]["type"] == "line"
+    assert "text/html" not in bundle

@@ -1,0 +1,158 @@
+"""Parameter schema: every shipped file validates; bad input is refused with its key path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import papermill
+import pytest
+
+from flashpoc.errors import ParameterError
+from flashpoc.params import Campaign, campaign_from_dict, load_campaign, parse_size
+
+REPO = Path(__file__).resolve().parent.parent
+PARAM_FILES = sorted((REPO / "parameters").glob("*.yaml"))
+NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+
+
+def base(**overrides):
+    values = {"campaign": "c1", "hosts": [{"name": "h1"}],
+              "targets": [{"name": "t1", "path": "/tmp/x.dat", "size": "1g", "create": True}]}
+    values.update(overrides)
+    return values
+
+
+@pytest.mark.parametrize("path", PARAM_FILES, ids=lambda p: p.name)
+def test_every_parameters_file_validates(path):
+    cfg = load_campaign(path)
+    assert cfg.campaign and cfg.hosts and cfg.targets and cfg.workloads
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_parameters_are_the_campaign_keys(notebook):
+    names = set(papermill.inspect_notebook(str(notebook)))
+    assert names == set(Campaign.model_fields), names ^ set(Campaign.model_fields)
+
+
+@pytest.mark.parametrize("path", PARAM_FILES, ids=lambda p: p.name)
+def test_parameters_file_keys_exist_in_every_notebook(path):
+    import yaml
+
+    keys = set(yaml.safe_load(path.read_text()))
+    for notebook in NOTEBOOKS:
+        unknown = keys - set(papermill.inspect_notebook(str(notebook)))
+        assert not unknown, f"{path.name} keys {unknown} are not parameters of {notebook.name}"
+
+
+def test_notebook_defaults_validate_and_match_the_demo():
+    """The notebooks' defaults are the demo campaign, so JupyterLab and `make demo` agree."""
+    params = papermill.inspect_notebook(str(NOTEBOOKS[0]))
+    import ast
+
+    values = {k: ast.literal_eval(v["default"]) for k, v in params.items()}
+    cfg = campaign_from_dict(values)
+    demo = load_campaign(REPO / "parameters" / "demo-local.yaml")
+    assert cfg.measurement_hash() == demo.measurement_hash()
+    assert cfg.probe == demo.probe and cfg.sweep == demo.sweep
+
+
+def test_defaults():
+    cfg = campaign_from_dict(base())
+    assert [w.name for w in cfg.workloads] == ["randread-4k", "randwrite-4k", "oltp-8k-80r", "seqread-128k"]
+    assert cfg.workloads[2].rwmixread == 80 and cfg.workloads[3].bs == "128k"
+    assert cfg.slo_ms == 1.0 and cfg.probe.strategy == "adaptive" and cfg.engine == "fio"
+    assert cfg.probe_workload.name == "randread-4k"
+    assert cfg.targets[0].size_bytes == 1024**3
+
+
+@pytest.mark.parametrize("text,expected", [("4k", 4096), ("1g", 1024**3), ("250GiB", 250 * 1024**3),
+                                           ("512", 512), ("128K", 131072), (8192, 8192)])
+def test_parse_size(text, expected):
+    assert parse_size(text) == expected
+
+
+BAD = [
+    ({"hosts": [{"name": "h1", "port": 70000}]}, "hosts[0].port"),
+    ({"hosts": [{"name": "h1", "prot": 22}]}, "hosts[0].prot: unknown key"),
+    ({"hosts": []}, "hosts: List should have at least 1 item"),
+    ({"hosts": [{"name": "h1"}, {"name": "h1"}]}, "hosts[1].name: 'h1' is already used by hosts[0]"),
+    ({"hosts": [{"name": "h1", "address": "srv1; rm -rf /"}]}, "hosts[0].address"),
+    ({"hosts": [{"name": "h 1"}]}, "hosts[0].name"),
+    ({"targets": [{"name": "t1", "path": "/tmp/a:b", "size": "1g", "create": True}]}, "targets[0].path"),
+    ({"targets": [{"name": "t1", "path": "/tmp/x", "size": "huge", "create": True}]}, "targets[0].size"),
+    ({"targets": [{"name": "t1", "path": "/tmp/x", "size": "2p", "create": True}]}, "larger than 1 PiB"),
+    ({"targets": [{"name": "t1", "path": "/tmp/x", "create": True}]}, "needs a size"),
+    ({"targets": [{"name": "t1", "path": "/dev/sdb"}]}, "do not allow writes"),
+    ({"workloads": [{"name": "w", "rw": "randrw", "bs": "8k"}]}, "needs rwmixread"),
+    ({"workloads": [{"name": "w", "rw": "randread", "bs": "4k", "iodepth": 0}]}, "workloads[0].iodepth"),
+    ({"workloads": [{"name": "w", "rw": "randread", "bs": "1000"}]}, "multiple of 512"),
+    ({"workloads": [{"name": "w", "rw": "random", "bs": "4k"}]}, "workloads[0].rw"),
+    ({"probe": {"min_threads": 0}}, "probe.min_threads"),
+    ({"probe": {"min_threads": 64, "max_threads": 8}}, "min_threads (64) is above max_threads (8)"),
+    ({"probe": {"strategy": "linear", "min_threads": 1, "max_threads": 10000, "step": 1}}, "more than 200 points"),
+    ({"probe": {"workload": "nope"}}, "probe.workload: no workload named 'nope'"),
+    ({"sweep": {"workloads": ["nope"]}}, "sweep.workloads: no workload named 'nope'"),
+    ({"slo_ms": 0}, "slo_ms"),
+    ({"slo_ms": "fast"}, "slo_ms"),
+    ({"fio": {"steadystate": "iops:; rm"}}, "fio.steadystate"),
+    ({"fio": {"runtime_s": -5}}, "fio.runtime_s"),
+    ({"engine": "vdbench"}, "engine"),
+    ({"campaign": "../etc"}, "campaign"),
+    ({"colour": "red"}, "colour: unknown key"),
+]
+
+
+@pytest.mark.parametrize("overrides,needle", BAD, ids=[b[1][:40] for b in BAD])
+def test_bad_parameters_name_the_key(overrides, needle):
+    with pytest.raises(ParameterError) as info:
+        campaign_from_dict(base(**overrides), source="test.yaml")
+    assert needle in str(info.value)
+    assert str(info.value).startswith("invalid parameters in test.yaml")
+
+
+def test_missing_required_key():
+    values = base()
+    del values["targets"]
+    with pytest.raises(ParameterError, match=r"targets: required key is missing"):
+        campaign_from_dict(values)
+
+
+def test_write_allowed_only_where_the_parameters_say_so():
+    values = base(targets=[{"name": "t1", "path": "/dev/sdb", "allow_write": True}])
+    assert campaign_from_dict(values).targets[0].writable
+    read_only = base(targets=[{"name": "t1", "path": "/dev/sdb"}],
+                     workloads=[{"name": "r", "rw": "randread", "bs": "8k"}])
+    assert not campaign_from_dict(read_only).targets[0].writable
+
+
+def test_yaml_errors(tmp_path):
+    dup = tmp_path / "dup.yaml"
+    dup.write_text("campaign: a\ncampaign: b\n")
+    with pytest.raises(ParameterError, match="duplicate key 'campaign' at line 2"):
+        load_campaign(dup)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("campaign: [a\n")
+    with pytest.raises(ParameterError, match="is not valid YAML"):
+        load_campaign(bad)
+    listy = tmp_path / "list.yaml"
+    listy.write_text("- a\n- b\n")
+    with pytest.raises(ParameterError, match="expected a mapping"):
+        load_campaign(listy)
+    with pytest.raises(ParameterError, match="cannot read parameters file"):
+        load_campaign(tmp_path / "missing.yaml")
+
+
+def test_relative_paths_resolve_against_the_workbook_root(tmp_path, monkeypatch):
+    monkeypatch.setenv("FLASHPOC_ROOT", str(tmp_path))
+    cfg = campaign_from_dict(base(targets=[{"name": "t", "path": "results/s.dat", "size": "1m", "create": True}]))
+    assert cfg.resolved().targets[0].path == str(tmp_path / "results" / "s.dat")
+    assert cfg.results_path() == tmp_path / "results" / "c1"
+    monkeypatch.setenv("FLASHPOC_RESULTS_DIR", str(tmp_path / "elsewhere"))
+    assert cfg.results_path() == tmp_path / "elsewhere" / "c1"
+
+
+def test_measurement_hash_ignores_report_settings():
+    a = campaign_from_dict(base())
+    assert a.measurement_hash() == campaign_from_dict(base(slo_ms=2.0, description="x")).measurement_hash()
+    assert a.measurement_hash() != campaign_from_dict(base(fio={"runtime_s": 30})).measurement_hash()
+    assert a.params_hash() != campaign_from_dict(base(slo_ms=2.0)).params_hash()

@@ -1,0 +1,80 @@
+"""Real fio runs through the host interface: one round-trip per point, host CPU, errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import quick_campaign, require_fio
+from flashpoc.errors import RemoteError
+from flashpoc.params import campaign_from_dict
+from flashpoc.parse.fio import parse_fio_output, summarize_fio_point
+from flashpoc.parse.host import cpu_utilisation
+from flashpoc.plan.fio import render_job, render_layout_job
+from flashpoc.run.fio import run_fio_job
+from flashpoc.run.hosts import connect
+
+
+@pytest.fixture
+def local(tmp_path):
+    require_fio()
+    cfg = campaign_from_dict(quick_campaign(tmp_path))
+    host = connect(cfg.hosts[0])
+    run_fio_job(host, render_layout_job(cfg.targets[0], cfg.fio), str(tmp_path / "layout"),
+                readonly=False, timeout_s=60, purpose="layout")
+    return cfg, host
+
+
+def test_layout_creates_the_scratch_file(local, tmp_path):
+    assert (tmp_path / "scratch.dat").stat().st_size == 64 * 1024**2
+
+
+def test_real_randread_point(local, tmp_path):
+    cfg, host = local
+    job = render_job(cfg, cfg.workload("randread-4k"), 2, cfg.targets)
+    run = run_fio_job(host, job, str(tmp_path / "p"), readonly=True, timeout_s=60, purpose="t")
+    doc = json.loads(run.output)
+    assert doc["jobs"][0]["job options"]["numjobs"] == "2"
+    summary = summarize_fio_point(parse_fio_output(run.output))
+    assert summary["iops"] > 100 and summary["write_iops"] == 0
+    assert 0 < summary["lat_mean_ms"] < 1000
+    cpu = cpu_utilisation(run.cpu_before, run.cpu_after)
+    assert 0 <= cpu["host_cpu_busy_pct"] <= 100
+    assert run.wall_s >= 1.0  # runtime_s=1
+    assert (tmp_path / "p" / "job.fio").read_text() == job
+
+
+def test_readonly_point_cannot_write(local, tmp_path):
+    cfg, host = local
+    before = (tmp_path / "scratch.dat").read_bytes()[:65536]
+    job = render_job(cfg, cfg.workload("randwrite-4k"), 1, cfg.targets)
+    with pytest.raises(RemoteError, match="fio exited"):
+        run_fio_job(host, job, str(tmp_path / "w"), readonly=True, timeout_s=60, purpose="write point")
+    assert (tmp_path / "scratch.dat").read_bytes()[:65536] == before
+
+
+def test_fio_error_reaches_the_user(local, tmp_path):
+    cfg, host = local
+    job = render_job(cfg, cfg.workload("randread-4k"), 1, cfg.targets).replace("bs=4k", "bs=banana")
+    with pytest.raises(RemoteError) as info:
+        run_fio_job(host, job, str(tmp_path / "e"), readonly=True, timeout_s=60, purpose="randread 1 thread")
+    message = str(info.value)
+    assert message.startswith("local: randread 1 thread: fio exited")
+    assert "bs" in message  # fio's own complaint about the option
+
+
+def test_missing_fio_is_a_clear_error(tmp_path):
+    cfg = campaign_from_dict(quick_campaign(tmp_path, hosts=[{"name": "local", "fio": "/nonexistent/fio"}]))
+    with pytest.raises(RemoteError, match="local: t: fio exited 127"):
+        run_fio_job(connect(cfg.hosts[0]), "[x]\n", str(tmp_path / "n"), readonly=True, timeout_s=10, purpose="t")
+
+
+def test_cpu_utilisation_arithmetic():
+    before = "cpu  7611 0 2308 53927 463 0 66 14 0 0"
+    after = "cpu  7641 0 2447 54133 463 0 91 15 0 0"
+    cpu = cpu_utilisation(before, after)
+    # deltas: user 30, system 139, idle 206, iowait 0, softirq 25, steal 1 -> total 401
+    assert cpu["host_cpu_busy_pct"] == round(100 * 195 / 401, 2)
+    assert cpu["host_cpu_user_pct"] == round(100 * 30 / 401, 2)
+    assert cpu["host_cpu_iowait_pct"] == 0.0
