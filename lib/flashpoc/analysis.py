@@ -7,33 +7,33 @@ vdbench threads).
 Saturation (:func:`find_saturation`) is found from all the points at once, not by comparing
 neighbours, because on a lab machine IOPS move by 10-15 % from one point to the next:
 
-1. repeated thread counts are pooled and a monotone (isotonic, pool-adjacent-violators) curve of
-   IOPS vs threads is fitted; the relative scatter of the residuals, corrected for the degrees of
-   freedom the fit used, is the point-to-point noise;
-2. the plateau grows down from the highest thread count: a lower level joins it unless the data
-   show, one-sided at 95 %, that it is more than ``gain_pct`` % below the plateau; the saturation
-   point is the first thread count of the plateau, the plateau level the median of its IOPS;
-3. a seeded residual bootstrap repeats 1-2 to give the plausible range and the confidence.
+1. repeated thread counts are pooled; the point-to-point noise is the relative scatter of the
+   points around the least-squares non-decreasing concave curve (the shape of a saturating IOPS
+   curve), corrected for the parameters that fit used;
+2. a monotone (isotonic, pool-adjacent-violators) curve is fitted and its plateau grows down from
+   the highest thread count: a lower level joins it unless the data show, one-sided at 95 %, that
+   it is more than ``gain_pct`` % below the fitted maximum. The saturation point is the first
+   thread count of the plateau, the plateau level the median IOPS of its points;
+3. a seeded residual bootstrap around the concave curve repeats step 2 to give the plausible range
+   (central 90 %) and the confidence; a range reaching the highest count means "maybe still
+   rising", a range over half the probed span means "too noisy".
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
 from flashpoc.errors import AnalysisError
 
-# One-sided 95 % Student t quantiles by degrees of freedom (normal beyond 30).
-_T95 = {1: 6.314, 2: 2.920, 3: 2.353, 4: 2.132, 5: 2.015, 6: 1.943, 7: 1.895, 8: 1.860,
-        9: 1.833, 10: 1.812, 11: 1.796, 12: 1.782, 13: 1.771, 14: 1.761, 15: 1.753,
-        16: 1.746, 17: 1.740, 18: 1.734, 19: 1.729, 20: 1.725, 25: 1.708, 30: 1.697}
+# One-sided 95 % normal quantile of the plateau test.
 _Z95 = 1.645
 # The plausible range covers the central 90 % of the bootstrap answers.
-_RANGE_QUANTILES = [0.05, 0.95]
+_RANGE_QUANTILES = (0.05, 0.95)
 # Above this share of the probed thread range, the plausible range is no answer.
 _MAX_RANGE_SHARE = 0.5
 MIN_DISTINCT_THREADS = 3
@@ -58,20 +58,23 @@ class Point:
     outstanding: int | None = None
 
     def __post_init__(self) -> None:
-        if isinstance(self.threads, bool) or not float(self.threads).is_integer() or self.threads < 1:
-            raise AnalysisError(f"Point.threads must be a whole number >= 1, got {self.threads!r}")
-        object.__setattr__(self, "threads", int(self.threads))
+        object.__setattr__(self, "threads", _whole("Point.threads", self.threads))
         for name in ("iops", "latency_ms"):
-            value = float(getattr(self, name))
-            if not math.isfinite(value) or value < 0:
-                raise AnalysisError(f"Point.{name} must be finite and >= 0, got {getattr(self, name)!r}")
-            object.__setattr__(self, name, value)
+            value = getattr(self, name)
+            if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+                    or not math.isfinite(value) or value < 0):
+                raise AnalysisError(f"Point.{name} must be a finite number >= 0, got {value!r}")
+            object.__setattr__(self, name, float(value))
         if self.outstanding is not None:
-            if (isinstance(self.outstanding, bool) or not float(self.outstanding).is_integer()
-                    or self.outstanding < 1):
-                raise AnalysisError(f"Point.outstanding must be None or a whole number >= 1, "
-                                    f"got {self.outstanding!r}")
-            object.__setattr__(self, "outstanding", int(self.outstanding))
+            object.__setattr__(self, "outstanding", _whole("Point.outstanding", self.outstanding))
+
+
+def _whole(name: str, value: object, minimum: int = 1) -> int:
+    """``value`` as an int when it is a whole number >= ``minimum``, else AnalysisError naming it."""
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value)
+            or value != int(value) or value < minimum):
+        raise AnalysisError(f"{name} must be a whole number >= {minimum}, got {value!r}")
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -102,18 +105,6 @@ class Saturation:
     method: str
 
 
-class _Fit(NamedTuple):
-    """One isotonic plateau fit (internal)."""
-
-    threads: list[int]        # distinct thread counts, ascending
-    means: list[float]        # mean IOPS per distinct count
-    fitted_raw: list[float]   # fitted IOPS per raw point (input order)
-    blocks: int               # number of distinct fitted levels (degrees of freedom used)
-    sigma: float              # relative point-to-point noise (dof-corrected RMS of residuals)
-    sat_index: int            # index in ``threads`` of the saturation point
-    level: float              # plateau IOPS (median of the raw plateau points)
-
-
 def _check_points(points: Sequence[Point], what: str = "points") -> list[Point]:
     """Return ``points`` as a list after checking it is a non-empty sequence of Point."""
     if points is None:
@@ -127,21 +118,19 @@ def _check_points(points: Sequence[Point], what: str = "points") -> list[Point]:
     return pts
 
 
+def _finite(name: str, value: object) -> float:
+    """``value`` as a float when it is a finite real number, else AnalysisError naming it."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise AnalysisError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
+
+
 def _check_gain(gain_pct: float) -> float:
-    gain = float(gain_pct)
-    if not math.isfinite(gain) or not 0 < gain < 100:
+    """``gain_pct`` (%) as a fraction, checked to be in (0, 100)."""
+    gain = _finite("gain_pct", gain_pct)
+    if not 0 < gain < 100:
         raise AnalysisError(f"gain_pct must be > 0 and < 100 (%), got {gain_pct!r}")
     return gain / 100.0
-
-
-def _t95(dof: int) -> float:
-    """One-sided 95 % Student t quantile for ``dof`` degrees of freedom."""
-    if dof <= 0:
-        return _Z95
-    if dof in _T95:
-        return _T95[dof]
-    below = [d for d in _T95 if d < dof]
-    return _T95[max(below)] if dof <= 30 else _Z95
 
 
 def _pava(y: list[float], w: list[float]) -> list[list[float]]:
@@ -156,57 +145,83 @@ def _pava(y: list[float], w: list[float]) -> list[list[float]]:
     return blocks
 
 
-def _fit_plateau(raw_threads: list[int], raw_iops: list[float], gain: float) -> _Fit:
-    """Isotonic fit, noise and plateau of raw (threads, IOPS) pairs; needs >= 1 distinct count."""
+def _pool(raw_threads: Sequence[int],
+          raw_iops: Sequence[float]) -> tuple[list[int], list[float], list[float]]:
+    """Distinct thread counts ascending, mean IOPS and number of points per count."""
     sums: dict[int, float] = {}
     counts: dict[int, int] = {}
     for t, y in zip(raw_threads, raw_iops):
         sums[t] = sums.get(t, 0.0) + y
         counts[t] = counts.get(t, 0) + 1
     threads = sorted(sums)
-    means = [sums[t] / counts[t] for t in threads]
-    weights = [float(counts[t]) for t in threads]
+    return threads, [sums[t] / counts[t] for t in threads], [float(counts[t]) for t in threads]
+
+
+def _nnls(a: np.ndarray, b: np.ndarray, tol: float = 1e-12) -> np.ndarray:
+    """Non-negative least squares min ||a x - b|| subject to x >= 0 (Lawson-Hanson active set)."""
+    n = a.shape[1]
+    active = np.zeros(n, dtype=bool)
+    x = np.zeros(n)
+    grad = a.T @ b
+    for _ in range(3 * n + 10):
+        if active.all() or grad[~active].max() <= tol:
+            break
+        free = np.flatnonzero(~active)
+        active[free[np.argmax(grad[free])]] = True
+        while True:
+            z = np.zeros(n)
+            z[active] = np.linalg.lstsq(a[:, active], b, rcond=None)[0]
+            if z[active].min() > tol:
+                x = z
+                break
+            neg = active & (z <= tol)
+            alpha = float(np.min(x[neg] / (x[neg] - z[neg])))
+            x = x + alpha * (z - x)
+            active &= x > tol
+            x[~active] = 0.0
+        grad = a.T @ (b - a @ x)
+    return x
+
+
+def _concave_fit(threads: list[int], means: list[float], weights: list[float]) -> tuple[np.ndarray, int]:
+    """Least-squares non-decreasing concave curve through (threads, means); fitted means and dof.
+
+    The curve is ``c + sum_j b_j min(t, t_j)`` with ``b_j >= 0`` over the measured counts t_j, which
+    spans every non-decreasing concave piecewise-linear curve with knots at the measured counts.
+    """
+    t = np.asarray(threads, dtype=float)
+    y = np.asarray(means, dtype=float)
+    w = np.asarray(weights, dtype=float)
+    scale = float(y.max()) if y.max() > 0 else 1.0
+    s = (t - t[0]) / (t[-1] - t[0])
+    basis = np.minimum(s[:, None], s[None, 1:])
+    ys = y / scale
+    centred_basis = basis - np.average(basis, axis=0, weights=w)
+    root_w = np.sqrt(w)
+    beta = _nnls(centred_basis * root_w[:, None], (ys - np.average(ys, weights=w)) * root_w)
+    intercept = np.average(ys - basis @ beta, weights=w)
+    return (intercept + basis @ beta) * scale, int(np.count_nonzero(beta)) + 1
+
+
+def _plateau_start(threads: list[int], means: list[float], weights: list[float], gain: float,
+                   sigma: float) -> int:
+    """Index in ``threads`` where the IOPS plateau starts (the last index: still rising).
+
+    Isotonic fit of the means, then the plateau grows down from the top block (the fitted maximum)
+    while the next block is not shown (one-sided 95 %, relative noise ``sigma`` per point) to be
+    more than ``gain`` below the top block.
+    """
     blocks = _pava(means, weights)
-    fitted = [0.0] * len(threads)
-    for start, end, swy, sw in blocks:
-        for j in range(int(start), int(end)):
-            fitted[j] = swy / sw
-    index = {t: j for j, t in enumerate(threads)}
-    fitted_raw = [fitted[index[t]] for t in raw_threads]
-
-    n, k = len(raw_iops), len(blocks)
-    rss = sum(((y - f) / f) ** 2 for y, f in zip(raw_iops, fitted_raw) if f > 0)
-    sigma = math.sqrt(rss / (n - k)) if n > k else 0.0
-    if _VAR.get('ll') is not None and n - k < _VAR['ll']:
-        sigma = max(sigma, _local_linear_noise(threads, means))
-
-    # Grow the plateau down from the top block while the next level is not shown (one-sided 95 %)
-    # to be more than ``gain`` below it.
-    z = _t95(n - k) if not _VAR.get('z') else _Z95
-    start, _, sum_y, sum_w = blocks[-1]
+    start, _, top_sum, top_w = blocks[-1]
+    top_level = top_sum / top_w
+    if top_level <= 0:
+        return int(start)
     for b_start, _, b_sum, b_w in reversed(blocks[:-1]):
-        level = sum_y / sum_w
-        if level <= 0:
+        shortfall = 1.0 - (b_sum / b_w) / top_level
+        if shortfall > gain + _Z95 * sigma * math.sqrt(1.0 / b_w + 1.0 / top_w):
             break
-        shortfall = 1.0 - (b_sum / b_w) / level
-        if shortfall > gain + z * sigma * math.sqrt(1.0 / b_w + 1.0 / sum_w):
-            break
-        start, sum_y, sum_w = b_start, sum_y + b_sum, sum_w + b_w
-    sat_index = int(start)
-    plateau = [y for t, y in zip(raw_threads, raw_iops) if t >= threads[sat_index]]
-    return _Fit(threads, means, fitted_raw, k, sigma, sat_index, float(np.median(plateau)))
-
-
-_VAR = {}
-def _local_linear_noise(threads, means):
-    e = []
-    for i in range(1, len(threads) - 1):
-        t0, t1, t2 = threads[i - 1:i + 2]
-        a = (t2 - t1) / (t2 - t0)
-        pred = a * means[i - 1] + (1 - a) * means[i + 1]
-        if means[i] > 0:
-            e.append((means[i] - pred) / means[i] / math.sqrt(1 + a * a + (1 - a) ** 2))
-    return 1.4826 * float(np.median(np.abs(e))) if e else 0.0
+        start = b_start
+    return int(start)
 
 
 def _neighbour_rule(threads: list[int], means: list[float], gain: float) -> int | None:
@@ -223,7 +238,9 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
 
     A monotone (isotonic) curve is fitted to all points; the plateau is the highest stretch of it
     that the noise cannot tell apart from flat within ``gain_pct`` %; the saturation point is the
-    first measured thread count on the plateau. A residual bootstrap gives the plausible range.
+    first measured thread count on the plateau. The noise is the scatter of the points around the
+    best non-decreasing concave curve (the shape of a saturating IOPS curve); a residual bootstrap
+    around that curve gives the plausible range and the confidence.
 
     Args:
         points: Measured points; repeated thread counts are pooled (their IOPS averaged).
@@ -241,14 +258,13 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
     """
     pts = _check_points(points)
     gain = _check_gain(gain_pct)
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
-        raise AnalysisError(f"n_boot must be a whole number >= 1, got {n_boot!r}")
-    method = (f"isotonic (PAVA) fit of IOPS vs threads, plateau = levels within {gain_pct:g} % "
-              f"(one-sided 95 %), residual bootstrap n={n_boot} seed={seed}")
+    n_boot = _whole("n_boot", n_boot)
+    method = (f"isotonic fit; plateau = levels not shown (one-sided 95 %) to be over {gain_pct:g} % "
+              f"below the fitted maximum; noise around a concave fit; residual bootstrap "
+              f"n={n_boot} seed={seed}")
     raw_t = [p.threads for p in pts]
     raw_y = [p.iops for p in pts]
-    fit = _fit_plateau(raw_t, raw_y, gain)
-    threads, means = fit.threads, fit.means
+    threads, means, weights = _pool(raw_t, raw_y)
     rule = _neighbour_rule(threads, means, gain)
 
     def unsupported(reason: str, rng: tuple[int, int] | None = None, conf: float = 0.0) -> Saturation:
@@ -260,49 +276,70 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
                            f"at least {MIN_DISTINCT_THREADS} are needed to locate an IOPS plateau.")
     if max(raw_y) <= 0:
         return unsupported("No IOPS were measured at any thread count (all points are 0 IOPS).")
+
+    fitted, dof = _concave_fit(threads, means, weights)
+    index = {t: j for j, t in enumerate(threads)}
+    fitted_raw = fitted[[index[t] for t in raw_t]]
+    y = np.asarray(raw_y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(fitted_raw > 0, y / fitted_raw - 1.0, 0.0)
+    n = len(y)
+    sigma = float(np.sqrt(np.sum(rel ** 2) / (n - dof))) if n > dof else 0.0
+
+    start = _plateau_start(threads, means, weights, gain, sigma)
     top = threads[-1]
-    if fit.sat_index == len(threads) - 1:
+    if start == len(threads) - 1:
         below = means[-2]
         gained = f" (+{means[-1] / below - 1:.1%} over {threads[-2]} threads)" if below > 0 else ""
         return unsupported(f"IOPS still rising at {top} threads, the highest measured{gained}: "
                            f"no later point confirms a plateau; extend the probe beyond {top} threads.")
+    sat = threads[start]
+    level = float(np.median(y[np.asarray(raw_t) >= sat]))
 
-    sat = threads[fit.sat_index]
-    answers = _bootstrap(raw_t, raw_y, fit, gain, n_boot, seed)
+    answers = _bootstrap(raw_t, fitted_raw, rel, dof, gain, sigma, n_boot, seed)
     lo = int(np.quantile(answers, _RANGE_QUANTILES[0], method="inverted_cdf"))
     hi = int(np.quantile(answers, _RANGE_QUANTILES[1], method="inverted_cdf"))
     lo, hi = min(lo, sat), max(hi, sat)
     confidence = float(np.mean(answers == sat))
     probed = top - threads[0]
+    if hi == top:
+        share = float(np.mean(answers == top))
+        return unsupported(
+            f"IOPS may still be rising at {top} threads, the highest measured: the plateau would "
+            f"start at {sat} threads, but in {share:.0%} of resamples it starts only at {top} "
+            f"(noise ±{sigma:.1%}); extend the probe beyond {top} threads.", (lo, hi), confidence)
     if hi - lo > _MAX_RANGE_SHARE * probed:
         return unsupported(
             f"Too noisy to locate the plateau: it could start anywhere from {lo} to {hi} threads "
             f"({(hi - lo) / probed:.0%} of the probed {threads[0]}-{top} threads; point-to-point "
-            f"noise ±{fit.sigma:.1%}); measure each point again or run it longer.",
+            f"noise ±{sigma:.1%}); measure each point again or run it longer.",
             (lo, hi), confidence)
-    reason = (f"IOPS plateau at {fit.level:,.0f} IOPS from {sat} threads (plausible {lo}-{hi} "
-              f"threads, {confidence:.0%} of {n_boot} resamples agree; noise ±{fit.sigma:.1%}).")
-    return Saturation(sat, fit.level, (lo, hi), confidence, True, reason, rule, method)
+    noise = (f"noise ±{sigma:.1%}" if n > dof
+             else "noise not estimable: every point lies on the fitted curve")
+    lowest = (f"; {sat} threads is the lowest count measured, so saturation may come earlier"
+              if sat == threads[0] else "")
+    reason = (f"IOPS plateau at {level:,.0f} IOPS from {sat} threads (plausible {lo}-{hi} "
+              f"threads, {confidence:.0%} of {n_boot} resamples agree; {noise}{lowest}).")
+    return Saturation(sat, level, (lo, hi), confidence, True, reason, rule, method)
 
 
-def _bootstrap(raw_t: list[int], raw_y: list[float], fit: _Fit, gain: float, n_boot: int,
-               seed: int) -> np.ndarray:
-    """Saturation thread counts of ``n_boot`` residual-bootstrap resamples around ``fit``."""
-    f = np.asarray(fit.fitted_raw)
-    y = np.asarray(raw_y)
-    n = len(y)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(f > 0, y / f - 1.0, 0.0)
-    if n > fit.blocks:  # undo the shrinkage of residuals towards a fit that used `blocks` dof
-        rel = rel * math.sqrt(n / (n - fit.blocks))
+def _bootstrap(raw_t: list[int], fitted_raw: np.ndarray, rel: np.ndarray, dof: int, gain: float,
+               sigma: float, n_boot: int, seed: int) -> np.ndarray:
+    """Saturation thread counts of ``n_boot`` resamples: the concave fit times resampled residuals."""
+    n = len(rel)
+    if n > dof:  # undo the shrinkage of residuals towards a fit that used `dof` parameters
+        rel = rel * math.sqrt(n / (n - dof))
     rel = rel - rel.mean()
     rng = np.random.default_rng(seed)
-    draws = np.clip(f * (1.0 + rel[rng.integers(0, n, size=(n_boot, n))]), 0.0, None)
-    answers = np.empty(n_boot, dtype=int)
-    for b in range(n_boot):
-        resample = _fit_plateau(raw_t, draws[b].tolist(), gain)
-        answers[b] = resample.threads[resample.sat_index]
-    return answers
+    draws = np.clip(fitted_raw * (1.0 + rel[rng.integers(0, n, size=(n_boot, n))]), 0.0, None)
+    threads = sorted(set(raw_t))
+    column = {t: j for j, t in enumerate(threads)}
+    member = np.zeros((n, len(threads)))
+    member[np.arange(n), [column[t] for t in raw_t]] = 1.0
+    weights = member.sum(axis=0)
+    means = (draws @ member) / weights
+    w = weights.tolist()
+    return np.array([threads[_plateau_start(threads, row, w, gain, sigma)] for row in means.tolist()])
 
 
 def _pooled_curve(points: Sequence[Point]) -> tuple[list[int], list[float], list[float]]:
@@ -377,9 +414,9 @@ def iops_at_latency(points: Sequence[Point], latency_ms: float) -> dict:
         AnalysisError: No points, a non-Point, or ``latency_ms`` not finite and > 0.
     """
     pts = _check_points(points)
-    slo = float(latency_ms)
-    if not math.isfinite(slo) or slo <= 0:
-        raise AnalysisError(f"latency_ms must be finite and > 0 (ms), got {latency_ms!r}")
+    slo = _finite("latency_ms", latency_ms)
+    if slo <= 0:
+        raise AnalysisError(f"latency_ms must be > 0 (ms), got {latency_ms!r}")
     _, iops, lat = _pooled_curve(pts)
     for i, (y, l) in enumerate(zip(iops, lat)):
         if l == slo:
@@ -408,9 +445,9 @@ def littles_law(point: Point, tolerance: float = 0.2) -> dict:
     """
     if not isinstance(point, Point):
         raise AnalysisError(f"point: expected a Point, got {type(point).__name__}")
-    tol = float(tolerance)
-    if not math.isfinite(tol) or tol < 0:
-        raise AnalysisError(f"tolerance must be finite and >= 0, got {tolerance!r}")
+    tol = _finite("tolerance", tolerance)
+    if tol < 0:
+        raise AnalysisError(f"tolerance must be >= 0, got {tolerance!r}")
     expected = point.outstanding if point.outstanding is not None else point.threads
     measured = point.iops * point.latency_ms / 1000.0
     ratio = measured / expected
@@ -431,16 +468,9 @@ def linear_probe_threads(lo: int, hi: int, step: int) -> list[int]:
     Raises:
         AnalysisError: A non-integer argument, ``lo`` <= 0, ``hi`` < ``lo`` or ``step`` <= 0.
     """
-    for name, value in (("lo", lo), ("hi", hi), ("step", step)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise AnalysisError(f"{name} must be a whole number, got {value!r}")
-    if step <= 0:
-        raise AnalysisError(f"step must be >= 1, got {step}")
-    if lo <= 0:
-        raise AnalysisError(f"lo must be >= 1 thread, got {lo}")
-    if hi < lo:
-        raise AnalysisError(f"hi ({hi}) must be >= lo ({lo})")
-    return list(range(int(lo), int(hi) + 1, int(step)))
+    lo, step = _whole("lo", lo), _whole("step", step)
+    hi = _whole("hi", hi, minimum=lo)
+    return list(range(lo, hi + 1, step))
 
 
 class AdaptiveProbe:
@@ -464,16 +494,11 @@ class AdaptiveProbe:
 
     def __init__(self, min_threads: int = 1, max_threads: int = 512, gain_pct: float = 2.0,
                  step: int = 1, refine: bool = True) -> None:
-        for name, value in (("min_threads", min_threads), ("max_threads", max_threads), ("step", step)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise AnalysisError(f"{name} must be a whole number >= 1, got {value!r}")
-        if max_threads < min_threads:
-            raise AnalysisError(f"max_threads ({max_threads}) must be >= min_threads ({min_threads})")
+        self.min_threads = _whole("min_threads", min_threads)
+        self.max_threads = _whole("max_threads", max_threads, minimum=self.min_threads)
         _check_gain(gain_pct)
-        self.min_threads = int(min_threads)
-        self.max_threads = int(max_threads)
         self.gain_pct = float(gain_pct)
-        self.step = int(step)
+        self.step = _whole("step", step)
         self.refine = bool(refine)
 
     def ladder(self) -> list[int]:
@@ -496,9 +521,10 @@ class AdaptiveProbe:
         Raises:
             AnalysisError: A non-Point in ``points``.
         """
-        if points is None or len(points) == 0:
+        pts = [] if points is None else list(points)
+        if not pts:
             return self.min_threads
-        pts = _check_points(points)
+        pts = _check_points(pts)
         measured = {p.threads for p in pts}
         sat = find_saturation(pts, self.gain_pct)
         if not sat.supported:

@@ -16,7 +16,8 @@ series names; pass ``color_domain=`` (the full list of workloads or configuratio
 chart shows only some of them.
 
 A series is a workload, or a configuration when ``df`` has a ``config`` column with more than one
-value; the workload is then told apart by dash (and point shape).
+value; the workload is then told apart by dash (hockey stick, probe) or by column (percentiles,
+CPU, where dashes mark the percentile or CPU time).
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ VEGALITE_VERSION = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 #: The Vega-Lite mimetype JupyterLab 4 renders (its built-in vega5 extension knows v3 to v5).
 #: Altair 6's own ``application/vnd.vegalite.v6.json`` is not used: JupyterLab 4.6 has no
 #: renderer for it, and nbformat rejects a JSON object under a mimetype not ending in
-#: ``+json`` (nbclient fails the cell).
+#: ``+json`` (nbclient fails the cell). The spec itself stays Vega-Lite 6 (``$schema`` v6);
+#: JupyterLab's Vega-Lite 5 draws the plain specs made here.
 VEGALITE_MIME_TYPE = "application/vnd.vegalite.v5+json"
 
 #: Rows a chart may embed; aggregate (one row per run-point) before charting bigger tables.
@@ -85,8 +87,6 @@ def theme_config() -> dict[str, Any]:
     """Return the house theme: white background, print-size fonts, the fixed palette."""
     return {
         "background": "white",
-        "width": 560,
-        "height": 320,
         "config": {
             "font": FONT,
             "title": {"fontSize": 16, "subtitleFontSize": 12, "anchor": "start", "offset": 10},
@@ -103,10 +103,11 @@ def theme_config() -> dict[str, Any]:
             "header": {"labelFontSize": 13, "titleFontSize": 13},
             "legend": {"labelFontSize": 12, "titleFontSize": 12, "symbolStrokeWidth": 2},
             "text": {"fontSize": 12},
+            "mark": {"color": PALETTE[0]},
             "line": {"strokeWidth": 2},
             "point": {"size": 50, "filled": True},
             "range": {"category": list(PALETTE)},
-            "view": {"stroke": None},
+            "view": {"continuousWidth": 560, "continuousHeight": 320, "stroke": None},
         },
     }
 
@@ -196,7 +197,7 @@ def hockey_stick(
     encodings = {"x": x, "y": y, "color": color, "order": alt.Order("threads:Q"), "tooltip": tooltip}
     if dash is not None:
         encodings["strokeDash"] = dash
-    layers: list[alt.Chart] = [alt.Chart(data).mark_line(point=True).encode(**encodings)]
+    layers: list[alt.Chart] = [alt.Chart(data).mark_line(point=True).encode(**_present(encodings))]
     if knees is not None and len(knees):
         layers.extend(_knee_layers(knees))
     if slo_ms is not None:
@@ -220,7 +221,7 @@ def probe_curve(
     """
     data = _mean_per_point(df, ["iops", "lat_mean_ms"], "probe_curve")
     color, dash = _series_channels(data, color_domain)
-    x = alt.X("threads:Q", title=TITLE_THREADS)
+    x = _threads_x()
     tooltip = [
         *_series_tooltip(data),
         alt.Tooltip("threads:Q", title="Threads"),
@@ -267,7 +268,7 @@ def latency_percentiles(
     color, facet = _series_channels(long, color_domain, facet=True)
     scale = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
     encodings: dict[str, Any] = {
-        "x": alt.X("threads:Q", title=TITLE_THREADS),
+        "x": _threads_x(),
         "y": alt.Y("latency_ms:Q", title=TITLE_CLAT, scale=scale),
         "color": color,
         "strokeDash": _dash_channel("percentile", "Percentile", list(present.values()), list(_PERCENTILES.values())),
@@ -281,7 +282,7 @@ def latency_percentiles(
     }
     if facet is not None:
         encodings["column"] = facet
-    chart = alt.Chart(long).mark_line(point=True).encode(**encodings)
+    chart = alt.Chart(long).mark_line(point=True).encode(**_present(encodings))
     if facet is not None:
         chart = chart.properties(width=280)
     return chart.properties(title=alt.Title(title))
@@ -303,7 +304,7 @@ def host_cpu(
     long = _melt(df, metrics, "metric", "cpu_pct", "host_cpu")
     color, facet = _series_channels(long, color_domain, facet=True)
     encodings: dict[str, Any] = {
-        "x": alt.X("threads:Q", title=TITLE_THREADS),
+        "x": _threads_x(),
         "y": alt.Y("cpu_pct:Q", title=TITLE_CPU, scale=alt.Scale(domain=[0, 100])),
         "color": color,
         "strokeDash": _dash_channel("metric", "CPU time", list(metrics.values()), list(_CPU_METRICS.values())),
@@ -317,7 +318,7 @@ def host_cpu(
     }
     if facet is not None:
         encodings["column"] = facet
-    chart = alt.Chart(long).mark_line(point=True).encode(**encodings)
+    chart = alt.Chart(long).mark_line(point=True).encode(**_present(encodings))
     if facet is not None:
         chart = chart.properties(width=280)
     return chart.properties(title=alt.Title(title))
@@ -360,6 +361,11 @@ def _melt(df: pd.DataFrame, columns: dict[str, str], var: str, value: str, who: 
     return long.dropna(subset=[value]).reset_index(drop=True)
 
 
+def _present(encodings: dict[str, Any]) -> dict[str, Any]:
+    """The encodings that are set (no colour channel when there is no series column)."""
+    return {channel: value for channel, value in encodings.items() if value is not None}
+
+
 def _has_configs(df: pd.DataFrame) -> bool:
     return "config" in df.columns and df["config"].nunique() > 1
 
@@ -387,7 +393,7 @@ def _series_channels(
         if facet:
             second = alt.Column("workload:N", title="Workload")
         else:
-            second = alt.StrokeDash("workload:N", title="Workload")
+            second = alt.StrokeDash("workload:N", title="Workload", legend=alt.Legend(symbolType="stroke"))
     return color, second
 
 
@@ -399,7 +405,10 @@ def _dash_channel(field: str, title: str, values: list[str], known: list[str]) -
     """Dashes fixed by position in ``known`` (p50 solid, p99 dashed, p99.9 dotted), whichever
     of them ``values`` holds."""
     dashes = [list(_DASHES[known.index(v) % len(_DASHES)]) for v in values]
-    return alt.StrokeDash(f"{field}:N", title=title, sort=values, scale=alt.Scale(domain=values, range=dashes))
+    return alt.StrokeDash(
+        f"{field}:N", title=title, sort=values, scale=alt.Scale(domain=values, range=dashes),
+        legend=alt.Legend(symbolType="stroke"),
+    )
 
 
 def _series_tooltip(df: pd.DataFrame) -> list[alt.Tooltip]:
@@ -409,6 +418,10 @@ def _series_tooltip(df: pd.DataFrame) -> list[alt.Tooltip]:
     if "workload" in df.columns:
         tips.append(alt.Tooltip("workload:N", title="Workload"))
     return tips
+
+
+def _threads_x() -> alt.X:
+    return alt.X("threads:Q", title=TITLE_THREADS, axis=alt.Axis(format="d", tickMinStep=1))
 
 
 def _iops_x() -> alt.X:
@@ -457,7 +470,7 @@ def _slo_layers(slo_ms: float) -> list[alt.Chart]:
 
 def _saturation_layers(threads: int, *, label: bool) -> list[alt.Chart]:
     data = pd.DataFrame({"threads": [int(threads)], "label": [f"saturation: {int(threads)} threads"]})
-    x = alt.X("threads:Q", title=TITLE_THREADS)
+    x = _threads_x()
     layers = [
         alt.Chart(data).mark_rule(color=ANNOTATION_COLOR, strokeDash=[6, 4], strokeWidth=1.5).encode(x=x)
     ]

@@ -20,12 +20,15 @@ PHASE_NAMES = {"check": 0, "probe": 1, "sweep": 2, "report": 3}
 
 
 def _notebook_dir() -> Path:
+    """The phase notebooks: the workbook root's notebooks/, else those beside this package."""
     from .params import workbook_root
 
-    path = workbook_root() / "notebooks"
-    if not (path / f"{NOTEBOOKS[0]}.ipynb").exists():
-        raise FlashpocError(f"no notebooks in {path}: run flashpoc from the workbook (the folder with notebooks/)")
-    return path
+    candidates = [workbook_root() / "notebooks", Path(__file__).resolve().parents[2] / "notebooks"]
+    for path in candidates:
+        if (path / f"{NOTEBOOKS[0]}.ipynb").exists():
+            return path
+    raise FlashpocError(f"no phase notebooks in {candidates[0]}: run flashpoc from the workbook "
+                        "(the folder holding notebooks/ and parameters/)")
 
 
 def run_notebooks(params_file: Path, phases: list[str], *, log=print) -> dict[str, Path]:

@@ -280,6 +280,12 @@ class SweepSettings(_Strict):
     workloads: list[str] | None = Field(None, description="workload names (default all)")
     runtime_s: int | None = Field(None, ge=1, le=86400, description="per point (default fio.runtime_s)")
 
+    @model_validator(mode="after")
+    def _plan_settings(self) -> SweepSettings:
+        if self.plan == "guide" and self.points is not None:
+            raise ValueError("points applies to the knee-dense plan; the guide plan uses step")
+        return self
+
 
 class Campaign(_Strict):
     """Everything that defines a POC campaign."""

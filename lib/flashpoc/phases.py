@@ -117,6 +117,8 @@ def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
                 done.append({"host": host_params.name, "target": target.name, "action": "reused"})
                 continue
             start = time.perf_counter()
+            host.run(f"mkdir -p {hostlib.quote(str(Path(target.path).parent))}",
+                     purpose=f"create the directory of {target.path}")
             run_fio_job(host, render_layout_job(target, wb.cfg.fio), f"{host_params.workdir}/layout-{target.name}",
                         readonly=False, timeout_s=host_params.command_timeout_s,
                         purpose=f"create scratch file {target.path}")

@@ -285,9 +285,6 @@ OFFLINE_LAB_TEMPLATE = """\
 {%- endblock data_svg %}
 """
 
-_IMAGE_MIME_TYPES = ("image/svg+xml", "image/png", "image/jpeg")
-
-
 def _needs_frontend(mime: str) -> bool:
     """Mimetypes a static page can never show: they need a live Jupyter frontend."""
     return mime.startswith(("application/vnd.vegalite", "application/vnd.vega.")) or mime in (

@@ -55,8 +55,8 @@ def write_atomic(path: Path, data: str | bytes) -> None:
         raise
 
 
-def _json(obj: Any) -> str:
-    return json.dumps(obj, indent=1, sort_keys=True, default=str) + "\n"
+def _json(obj: Any, sort_keys: bool = True) -> str:
+    return json.dumps(obj, indent=1, sort_keys=sort_keys, default=str) + "\n"
 
 
 def git_commit(directory: Path) -> str | None:
@@ -153,7 +153,7 @@ class CampaignStore:
         try:
             for name, text in raw.items():
                 (tmp / name).write_text(text)
-            (tmp / "point.json").write_text(_json(row))
+            (tmp / "point.json").write_text(_json(row, sort_keys=False))
             if final.exists():
                 shutil.rmtree(final)
             os.replace(tmp, final)

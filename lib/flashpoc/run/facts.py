@@ -92,6 +92,8 @@ target_facts() {
   put "$k.type" "$type"
   if [ "$type" = missing ]; then put "$k.exists" no; else put "$k.exists" yes; fi
   parent=$(dirname "$p")
+  # a scratch file's missing directories are created with it: look at the nearest existing one
+  while [ ! -d "$parent" ] && [ "$parent" != / ] && [ "$parent" != . ]; do parent=$(dirname "$parent"); done
   put "$k.parent_exists" "$(yesno test -d "$parent")"
   put "$k.parent_writable" "$(yesno test -w "$parent")"
   case $type in

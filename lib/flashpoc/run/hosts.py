@@ -8,14 +8,22 @@ connection reuse and timeouts) for anything else. Both offer ``run``, ``put_text
 
 from __future__ import annotations
 
+import logging
+import math
+import os
 import shlex
+import signal
 import subprocess
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import RemoteError
 from ..params import HostParams
+
+# paramiko logs transport tracebacks itself; keep them out of notebooks (errors are raised)
+logging.getLogger("paramiko").addHandler(logging.NullHandler())
 
 
 def quote(value: object) -> str:
@@ -108,12 +116,18 @@ class LocalHost(_Host):
         self.params = params
 
     def _run(self, command: str, *, purpose: str, timeout_s: float, stdin: str | None) -> CommandResult:
+        proc = subprocess.Popen(["/bin/sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
         try:
-            proc = subprocess.run(["/bin/sh", "-c", command], input=stdin if stdin is not None else "",
-                                  capture_output=True, text=True, timeout=timeout_s, errors="replace")
-        except subprocess.TimeoutExpired:
-            raise RemoteError(f"{self.name}: {purpose} did not finish within {timeout_s:g} s") from None
-        return CommandResult(proc.stdout, proc.stderr, proc.returncode)
+            out, err = proc.communicate(stdin if stdin is not None else "", timeout=timeout_s)
+        except BaseException:
+            # the whole process group: fio and its job processes must not outlive the point
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            if isinstance(sys.exc_info()[1], subprocess.TimeoutExpired):
+                raise RemoteError(f"{self.name}: {purpose} did not finish within {timeout_s:g} s") from None
+            raise
+        return CommandResult(out, err, proc.returncode)
 
 
 class SSHHost(_Host):
@@ -132,10 +146,11 @@ class SSHHost(_Host):
         connect_kwargs: dict[str, object] = {"allow_agent": True, "look_for_keys": params.key_file is None}
         if params.key_file:
             connect_kwargs["key_filename"] = str(Path(params.key_file).expanduser())
-        self._conn = fabric.Connection(
-            host=params.address, user=params.user, port=params.port, config=config,
-            connect_timeout=params.connect_timeout_s, connect_kwargs=connect_kwargs,
-        )
+        # paramiko's own timeouts (fabric's connect_timeout truncates to whole seconds)
+        connect_kwargs.update(timeout=params.connect_timeout_s, banner_timeout=params.connect_timeout_s,
+                              auth_timeout=params.connect_timeout_s)
+        self._conn = fabric.Connection(host=params.address, user=params.user, port=params.port, config=config,
+                                       connect_kwargs=connect_kwargs)
         client = self._conn.client
         client.get_host_keys().clear()
         known_hosts = Path(params.known_hosts or "~/.ssh/known_hosts").expanduser()
@@ -179,18 +194,25 @@ class SSHHost(_Host):
 
         from invoke.exceptions import CommandTimedOut
 
+        import paramiko
+
         self._open(purpose)
+        # coreutils timeout on the host ends the command there too (closing the channel would not)
+        limit = math.ceil(timeout_s)
+        wrapped = f"timeout -k 10 {limit} sh -c {quote(command)}"
         try:
             result = self._conn.run(
-                command, hide=True, warn=True, timeout=timeout_s,
+                wrapped, hide=True, warn=True, timeout=limit + 20,
                 in_stream=io.StringIO(stdin) if stdin is not None else False,
             )
         except CommandTimedOut:
             self.close()
             raise RemoteError(f"{self.name}: {purpose} did not finish within {timeout_s:g} s") from None
-        except (OSError, EOFError) as error:
+        except (OSError, EOFError, paramiko.SSHException) as error:
             self.close()
-            raise RemoteError(f"{self.name}: connection lost during {purpose}: {error}") from None
+            raise RemoteError(f"{self.name}: connection lost during {purpose}: {error or type(error).__name__}") from None
+        if result.exited == 124:
+            raise RemoteError(f"{self.name}: {purpose} did not finish within {timeout_s:g} s (stopped on the host)")
         return CommandResult(result.stdout, result.stderr, result.exited if result.exited is not None else -1)
 
     def close(self) -> None:

@@ -1,0 +1,338 @@
+"""Environment check: can every host run the campaign's fio workloads on its targets?
+
+``check_environment(campaign)`` collects the facts of every host in parallel
+(:func:`flashpoc.run.facts.collect_host_facts`, one command per host), evaluates them and
+returns a table with one row per (host, check)::
+
+    host   check                value        status  detail
+    db1    reachable            yes          pass    root@10.0.0.5:22
+    db1    fio                  3.33         pass    /usr/bin/fio (fio-3.33)
+    db1    target lun1: exists  block        pass    /dev/mapper/lun1
+    ...
+    (campaign) working set      107374182400 pass    1 target: 100.0 GiB
+
+``status`` is ``pass``, ``warn`` or ``fail``. A host that cannot be reached gives one
+``fail`` row (``reachable``; ``facts`` when it answered but the facts could not be
+collected) and the other hosts are still checked. :func:`verdict` sums
+the table up; :func:`require_pass` raises :class:`~flashpoc.errors.CheckFailed` listing
+every failed row, so no I/O runs on a broken setup. Evaluation (:func:`evaluate_facts`,
+:func:`evaluate_campaign`) is pure and works on recorded fact dicts. The facts per host
+are kept in ``df.attrs["facts"]`` (``{host name: facts dict or None}``) for the manifest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pandas as pd
+
+from .errors import CheckFailed, RemoteError
+from .params import Campaign, HostParams, TargetParams
+from .run import hosts as _hosts
+from .run.facts import collect_host_facts
+
+COLUMNS = ["host", "check", "value", "status", "detail"]
+CAMPAIGN_ROW_HOST = "(campaign)"  # not a valid host name, so it cannot collide with one
+MIN_FIO_VERSION = (3, 0)
+MAX_PARALLEL_HOSTS = 32
+FIO_VERSION_RE = re.compile(r"fio-(\d+)\.(\d+)")
+
+Row = dict[str, Any]
+
+
+def _row(host: str, check: str, value: Any, status: str, detail: str = "") -> Row:
+    return {"host": host, "check": check, "value": value, "status": status, "detail": detail}
+
+
+def format_bytes(value: int | None) -> str:
+    """Return ``value`` as ``16.0 MiB``-style text (binary units), or ``unknown``."""
+    if value is None:
+        return "unknown"
+    size = float(value)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(size) < 1024 or unit == "TiB":
+            return f"{int(size)} B" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    raise AssertionError("unreachable")
+
+
+def parse_fio_version(text: str | None) -> tuple[int, int] | None:
+    """Return (major, minor) from ``fio --version`` output such as ``fio-3.33``, or None."""
+    match = FIO_VERSION_RE.search(text or "")
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+# -- pure evaluation -------------------------------------------------------------------
+def evaluate_facts(campaign: Campaign, host_params: HostParams, facts: dict[str, Any]) -> list[Row]:
+    """Evaluate one host's facts against the campaign (no I/O).
+
+    Args:
+        campaign: the campaign; its targets used by ``host_params`` are checked.
+        host_params: the host the facts come from.
+        facts: parsed facts (:func:`flashpoc.run.facts.parse_facts`) of that host.
+
+    Returns:
+        Rows (dicts with the keys of :data:`COLUMNS`): os, kernel, cpus, memory, fio, then
+        per target: exists, size, free space, O_DIRECT, device, scheduler, queue depth
+        (rows that do not apply, such as the size of a missing file, are left out).
+    """
+    host = host_params.name
+    rows = [
+        _row(host, "os", facts.get("os") or "unknown", "pass", facts.get("hostname") or ""),
+        _row(host, "kernel", facts.get("kernel") or "unknown", "pass"),
+    ]
+    cpus = facts.get("cpus")
+    rows.append(_row(host, "cpus", cpus, "pass" if cpus else "warn",
+                     "online CPUs" if cpus else "could not count the CPUs"))
+    memory = facts.get("mem_total_bytes")
+    rows.append(_row(host, "memory", memory, "pass" if memory else "warn",
+                     format_bytes(memory) if memory else "could not read MemTotal from /proc/meminfo"))
+    rows.append(_evaluate_fio(host, host_params, facts))
+    by_path = {t["path"]: t for t in facts.get("targets") or []}
+    for target in campaign.targets_of(host_params):
+        tfacts = by_path.get(target.path)
+        if tfacts is None:
+            rows.append(_row(host, f"target {target.name}: exists", None, "fail",
+                             f"no facts were collected for {target.path}"))
+            continue
+        rows.extend(_evaluate_target(campaign, host, target, tfacts))
+    return rows
+
+
+def _evaluate_fio(host: str, host_params: HostParams, facts: dict[str, Any]) -> Row:
+    raw = facts.get("fio_version")
+    if raw == "missing" or facts.get("fio_path") == "missing":
+        return _row(host, "fio", "missing", "fail",
+                    f"{host_params.fio!r} was not found on the host (install fio >= 3.0, or set the host's fio: path)")
+    version = parse_fio_version(raw)
+    where = f"{facts.get('fio_path')} ({raw or 'no version output'})"
+    if version is None:
+        return _row(host, "fio", raw, "warn", f"cannot tell the fio version: {where}")
+    value = f"{version[0]}.{version[1]}"
+    if version < MIN_FIO_VERSION:
+        return _row(host, "fio", value, "warn",
+                    f"{where} is older than 3.0: JSON output and latency units differ; upgrade fio")
+    return _row(host, "fio", value, "pass", where)
+
+
+def _evaluate_target(campaign: Campaign, host: str, target: TargetParams, facts: dict[str, Any]) -> list[Row]:
+    name = f"target {target.name}"
+    path = target.path
+    kind = facts.get("type")
+    wanted = target.size_bytes
+    free = facts.get("free_bytes")
+    rows: list[Row] = []
+
+    # exists
+    creating = False
+    if kind in ("block", "file"):
+        rows.append(_row(host, f"{name}: exists", kind, "pass", path))
+    elif kind == "missing" and target.create:
+        creating = True
+        assert wanted is not None  # the schema requires a size with create: true
+        if not facts.get("parent_exists"):
+            status, detail = "fail", f"{path}: the directory {_parent(path)} does not exist"
+        elif facts.get("parent_writable") is False:
+            status, detail = "fail", f"{path}: the directory {_parent(path)} is not writable"
+        elif free is None:
+            status, detail = "warn", f"will be created ({format_bytes(wanted)}); free space unknown"
+        elif free < wanted:
+            status, detail = "fail", (f"cannot be created: needs {format_bytes(wanted)}, "
+                                      f"{format_bytes(free)} free in {_parent(path)}")
+        else:
+            status, detail = "pass", f"will be created ({format_bytes(wanted)})"
+        rows.append(_row(host, f"{name}: exists", "missing", status, detail))
+    elif kind == "missing":
+        rows.append(_row(host, f"{name}: exists", "missing", "fail",
+                         f"{path} does not exist (set create: true and a size for a scratch file)"))
+        return rows
+    else:
+        rows.append(_row(host, f"{name}: exists", kind, "fail",
+                         f"{path} is {'a ' + kind if kind else 'of unknown type'}, not a block device or file"))
+        return rows
+
+    # size
+    actual = facts.get("size_bytes")
+    if not creating:
+        if actual is None:
+            rows.append(_row(host, f"{name}: size", None, "warn", f"cannot read the size of {path}"))
+        elif wanted is not None and actual < wanted:
+            hint = "; remove it to have it created again" if target.create and kind == "file" else ""
+            rows.append(_row(host, f"{name}: size", actual, "fail",
+                             f"{format_bytes(actual)} is smaller than size {target.size} ({format_bytes(wanted)}){hint}"))
+        elif wanted is None and actual == 0:
+            rows.append(_row(host, f"{name}: size", actual, "fail", "empty, and no size parameter to lay it out"))
+        elif wanted is None:
+            rows.append(_row(host, f"{name}: size", actual, "pass", f"{format_bytes(actual)}, all of it used"))
+        else:
+            rows.append(_row(host, f"{name}: size", actual, "pass",
+                             f"{format_bytes(actual)}; working set {format_bytes(wanted)}"))
+
+    # free space (files only; a block device has no file system to fill)
+    if kind != "block":
+        if free is None:
+            rows.append(_row(host, f"{name}: free space", None, "warn", "cannot read the free space (df)"))
+        elif creating and wanted is not None and free < wanted:
+            rows.append(_row(host, f"{name}: free space", free, "fail",
+                             f"{format_bytes(free)} free, {format_bytes(wanted)} needed to create {path}"))
+        else:
+            rows.append(_row(host, f"{name}: free space", free, "pass", format_bytes(free)))
+
+    # O_DIRECT
+    direct = facts.get("direct")
+    error = facts.get("direct_error") or ""
+    tested = "a temporary file next to it" if creating else path
+    if not campaign.fio.direct:
+        rows.append(_row(host, f"{name}: O_DIRECT", direct, "warn",
+                         "fio.direct is false: reads may be served from the host's page cache"))
+    elif direct is True:
+        rows.append(_row(host, f"{name}: O_DIRECT", True, "pass", f"read with iflag=direct from {tested}"))
+    elif direct is False:
+        hint = ("the file system does not support O_DIRECT"
+                if "Invalid argument" in error else "reading with iflag=direct failed")
+        rows.append(_row(host, f"{name}: O_DIRECT", False, "fail",
+                         f"{hint} ({tested}){': ' + error if error else ''}; fio.direct is true"))
+    else:
+        rows.append(_row(host, f"{name}: O_DIRECT", None, "warn", f"could not test O_DIRECT on {tested}"))
+
+    # device, scheduler, queue depth (information)
+    device = facts.get("device")
+    if device is None:
+        rows.append(_row(host, f"{name}: device", None, "warn",
+                         f"no block device found behind {path} (source {facts.get('source') or 'unknown'})"))
+        return rows
+    rotational = facts.get("rotational")
+    detail = f"source {facts.get('source')}"
+    if facts.get("slaves"):
+        detail += f"; on {facts['slaves']}"
+    if rotational:
+        rows.append(_row(host, f"{name}: device", device, "warn",
+                         f"{detail}; reports rotational=1 (a spinning disk, or a virtual disk that says so)"))
+    else:
+        rows.append(_row(host, f"{name}: device", device, "pass", detail))
+    rows.append(_row(host, f"{name}: scheduler", facts.get("scheduler"), "pass",
+                     f"/sys/block/{device}/queue/scheduler"))
+    depth, requests = facts.get("queue_depth"), facts.get("nr_requests")
+    rows.append(_row(host, f"{name}: queue depth", depth if depth is not None else requests, "pass",
+                     f"device queue_depth={depth if depth is not None else 'n/a'}, nr_requests={requests}"))
+    return rows
+
+
+def _parent(path: str) -> str:
+    return path.rsplit("/", 1)[0] or "/"
+
+
+def evaluate_campaign(campaign: Campaign, facts_by_host: dict[str, dict[str, Any] | None]) -> list[Row]:
+    """Return the campaign-level rows: the working set (sum of the target sizes).
+
+    A target without a ``size`` counts with the size found on the first host that has it.
+    """
+    total = 0
+    parts, unknown = [], []
+    for target in campaign.targets:
+        size = target.size_bytes
+        if size is None:
+            found = [t.get("size_bytes") for f in facts_by_host.values() if f
+                     for t in f.get("targets") or [] if t.get("path") == target.path]
+            size = next((s for s in found if s), None)
+        if size is None:
+            unknown.append(target.name)
+        else:
+            total += size
+            parts.append(f"{target.name} {format_bytes(size)}")
+    detail = f"{len(campaign.targets)} target(s): {format_bytes(total)} ({', '.join(parts)})"
+    if unknown:
+        return [_row(CAMPAIGN_ROW_HOST, "working set", total, "warn", f"{detail}; size unknown: {', '.join(unknown)}")]
+    memories = [f.get("mem_total_bytes") for f in facts_by_host.values() if f and f.get("mem_total_bytes")]
+    if not campaign.fio.direct and memories and total <= max(memories):
+        return [_row(CAMPAIGN_ROW_HOST, "working set", total, "warn",
+                     f"{detail}; fits in host memory ({format_bytes(max(memories))}) and fio.direct is false")]
+    return [_row(CAMPAIGN_ROW_HOST, "working set", total, "pass", detail)]
+
+
+# -- collection ------------------------------------------------------------------------
+def _where(params: HostParams) -> str:
+    if params.is_local:
+        return f"{params.address} (local)"
+    return f"{params.user + '@' if params.user else ''}{params.address}:{params.port}"
+
+
+def _check_host(campaign: Campaign, params: HostParams,
+                connect: Callable[[HostParams], Any]) -> tuple[list[Row], dict[str, Any] | None]:
+    paths = [t.path for t in campaign.targets_of(params)]
+    try:
+        with connect(params) as host:
+            facts = collect_host_facts(host, paths)
+    except (RemoteError, OSError, EOFError) as error:
+        return [_row(params.name, "reachable", "no", "fail", str(error) or type(error).__name__)], None
+    except Exception as error:  # noqa: BLE001 - one host's failure must not hide the others
+        return [_row(params.name, "facts", None, "fail",
+                     f"collecting the host facts failed: {type(error).__name__}: {error}")], None
+    rows = [_row(params.name, "reachable", "yes", "pass", _where(params))]
+    return rows + evaluate_facts(campaign, params, facts), facts
+
+
+def check_environment(campaign: Campaign, *,
+                      connect: Callable[[HostParams], Any] = _hosts.connect) -> pd.DataFrame:
+    """Check every host of ``campaign`` (in parallel) and return one row per (host, check).
+
+    Args:
+        campaign: the campaign; relative target paths and key files are resolved first.
+        connect: returns a host object for a ``HostParams`` (tests pass a fake).
+
+    Returns:
+        A DataFrame with columns host, check, value, status ('pass', 'warn' or 'fail') and
+        detail, hosts in parameter order, then the campaign-level rows;
+        ``df.attrs["facts"]`` maps each host name to its facts (None when unreachable).
+    """
+    campaign = campaign.resolved()
+    workers = max(1, min(len(campaign.hosts), MAX_PARALLEL_HOSTS))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="flashpoc-check") as pool:
+        futures = [pool.submit(_check_host, campaign, params, connect) for params in campaign.hosts]
+        results = [future.result() for future in futures]
+    rows = [row for host_rows, _ in results for row in host_rows]
+    facts_by_host = {params.name: facts for params, (_, facts) in zip(campaign.hosts, results)}
+    rows += evaluate_campaign(campaign, facts_by_host)
+    df = pd.DataFrame(rows, columns=COLUMNS)
+    df.attrs["facts"] = facts_by_host
+    return df
+
+
+# -- verdict ---------------------------------------------------------------------------
+def verdict(df: pd.DataFrame) -> str:
+    """Return 'fail' when any row failed, else 'warn' when any row warned, else 'pass'."""
+    statuses = set(df["status"])
+    return "fail" if "fail" in statuses else "warn" if "warn" in statuses else "pass"
+
+
+def require_pass(df: pd.DataFrame) -> None:
+    """Raise when any check failed (warnings are allowed).
+
+    Raises:
+        CheckFailed: listing every failed row as ``host / check: detail``.
+    """
+    failed = df[df["status"] == "fail"]
+    if failed.empty:
+        return
+    lines = [f"  {r.host} / {r.check}: {r.detail}" for r in failed.itertuples(index=False)]
+    raise CheckFailed(f"environment check failed ({len(failed)} failure(s)):\n" + "\n".join(lines))
+
+
+def verdict_text(df: pd.DataFrame) -> str:
+    """A Markdown sentence with the verdict and what to look at."""
+    result = verdict(df)
+    hosts = sorted(h for h in set(df["host"]) if h != "(campaign)")
+    counts = df["status"].value_counts()
+    tally = ", ".join(f"{counts.get(s, 0)} {s}" for s in ("pass", "warn", "fail"))
+    if result == "fail":
+        failed = df[df["status"] == "fail"]
+        items = "; ".join(f"{r.host} / {r.check}: {r.detail}" for r in failed.itertuples(index=False))
+        return f"**Verdict: FAIL** ({tally}) on {len(hosts)} host(s). Fix before any I/O: {items}"
+    if result == "warn":
+        warned = df[df["status"] == "warn"]
+        items = "; ".join(f"{r.host} / {r.check}: {r.detail}" for r in warned.itertuples(index=False))
+        return f"**Verdict: PASS with warnings** ({tally}) on {len(hosts)} host(s): {items}"
+    return f"**Verdict: PASS** ({tally}) on {len(hosts)} host(s)."

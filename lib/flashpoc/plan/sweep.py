@@ -1,0 +1,121 @@
+"""Plan the fine thread sweep that follows the saturation probe (pure: numbers in, numbers out).
+
+The POC guide sweeps ``forthreads=(step-max,step)`` up to the probe's saturation thread count, e.g.
+``(10-300,10)``: 30 runs, 30 minutes at one minute each. The ``knee-dense`` plan measures fewer
+points, spaced more densely towards ``max_threads`` where the knee of the hockey stick is.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+
+from flashpoc.errors import ParameterError
+
+PLANS = ("guide", "knee-dense")
+# The guide's follow-up sweep: about 30 points up to the saturation thread count.
+GUIDE_POINTS = 30
+MIN_KNEE_DENSE_POINTS = 5
+
+
+def _whole(name: str, value: object, minimum: int = 1) -> int:
+    """``value`` as an int when it is a whole number >= ``minimum``, else ParameterError naming it."""
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value)
+            or value != int(value) or value < minimum):
+        raise ParameterError(f"{name} must be a whole number >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _round_half_up(x: float) -> int:
+    return int(math.floor(x + 0.5))
+
+
+def plan_sweep(max_threads: int, *, plan: str = "guide", step: int | None = None,
+               points: int | None = None, min_threads: int | None = None,
+               extend_pct: float = 0.0) -> list[int]:
+    """Thread counts of the fine sweep up to (and optionally beyond) the saturation point.
+
+    Args:
+        max_threads: Saturation thread count from the probe; always in the plan.
+        plan: ``"guide"``: ``min_threads, min_threads + step, ...`` (the guide's
+            ``forthreads=(step-max,step)``); ``"knee-dense"``: ``points`` counts placed at
+            ``lo + (max_threads - lo) * (1 - (1 - i/(points-1))**2)``, rounded to multiples of
+            ``step``, so denser towards max_threads (the knee); an extension beyond max_threads
+            gets the mirrored spacing, dense next to max_threads.
+        step: Thread increment (guide) or rounding granularity (knee-dense); default
+            ``max(1, round(max_threads / 30))``, the guide's 30 points.
+        points: knee-dense only: number of points up to max_threads before duplicates are
+            dropped; default half the guide plan's count up to max_threads, at least 5.
+        min_threads: Lowest thread count (default ``step``, capped at ``max_threads``).
+        extend_pct: Also sweep this % beyond ``max_threads`` (top rounded up to a multiple of
+            ``step``) to measure the hockey-stick tail past saturation.
+
+    Returns:
+        Unique thread counts, ascending. ``plan_sweep(300, step=10)`` is 10, 20, ..., 300.
+
+    Raises:
+        ParameterError: A bad argument; the message names it.
+    """
+    max_threads = _whole("max_threads", max_threads)
+    if plan not in PLANS:
+        raise ParameterError(f"plan must be one of {', '.join(PLANS)}, got {plan!r}")
+    step = max(1, round(max_threads / GUIDE_POINTS)) if step is None else _whole("step", step)
+    if points is not None:
+        if plan != "knee-dense":
+            raise ParameterError(f"points applies to the knee-dense plan only, got points={points!r} "
+                                 f"with plan={plan!r}")
+        points = _whole("points", points, minimum=2)
+    lo = min(step, max_threads) if min_threads is None else _whole("min_threads", min_threads)
+    if lo > max_threads:
+        raise ParameterError(f"min_threads ({lo}) must be <= max_threads ({max_threads})")
+    if (isinstance(extend_pct, bool) or not isinstance(extend_pct, numbers.Real)
+            or not math.isfinite(extend_pct) or extend_pct < 0):
+        raise ParameterError(f"extend_pct must be a finite number >= 0 (%), got {extend_pct!r}")
+    top = max_threads
+    if extend_pct > 0:
+        # round() first so 300 * 1.1 = 330.00000000000006 does not become 340.
+        top = max(max_threads, math.ceil(round(max_threads * (1 + extend_pct / 100) / step, 9)) * step)
+
+    guide = sorted(set(range(lo, top + 1, step)) | {max_threads, top})
+    if plan == "guide":
+        return guide
+    guide_to_max = sum(1 for t in guide if t <= max_threads)
+    n = points if points is not None else max(MIN_KNEE_DENSE_POINTS, guide_to_max // 2)
+    counts = {lo, max_threads, top}
+    span = max_threads - lo
+    for i in range(n):
+        x = lo + span * (1.0 - (1.0 - i / (n - 1)) ** 2)
+        counts.add(min(max_threads, max(lo, _round_half_up(x / step) * step)))
+    if top > max_threads:
+        # The tail past saturation mirrors the warp: dense next to max_threads, sparse outwards.
+        tail = top - max_threads
+        m = max(1, _round_half_up(n * tail / span)) if span > 0 else 1
+        for j in range(1, m + 1):
+            x = max_threads + tail * (j / m) ** 2
+            counts.add(min(top, max(max_threads, _round_half_up(x / step) * step)))
+    return sorted(counts)
+
+
+def format_forthreads(threads_list: Sequence[int]) -> str:
+    """Vdbench-style ``forthreads`` text of a thread list.
+
+    Args:
+        threads_list: Thread counts (whole numbers >= 1).
+
+    Returns:
+        ``"(10-300,10)"`` for an increasing arithmetic sequence of 3 or more counts, else the
+        counts listed: ``"(10,20,40)"``.
+
+    Raises:
+        ParameterError: An empty list or a count that is not a whole number >= 1.
+    """
+    if isinstance(threads_list, (str, bytes)) or not isinstance(threads_list, Sequence):
+        raise ParameterError(f"threads_list must be a sequence of thread counts, got {threads_list!r}")
+    counts = [_whole(f"threads_list[{i}]", t) for i, t in enumerate(threads_list)]
+    if not counts:
+        raise ParameterError("threads_list is empty")
+    diffs = {b - a for a, b in zip(counts, counts[1:])}
+    if len(counts) >= 3 and len(diffs) == 1 and min(diffs) > 0:
+        return f"({counts[0]}-{counts[-1]},{diffs.pop()})"
+    return "(" + ",".join(str(t) for t in counts) + ")"

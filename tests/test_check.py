@@ -1,0 +1,370 @@
+"""Environment check: pure evaluation of fact dicts, the facts script run locally, and a
+whole local check (no SSH here; see test_hosts_ssh.py)."""
+
+from __future__ import annotations
+
+import copy
+import os
+import shutil
+
+import pandas as pd
+import pytest
+
+from flashpoc.check import (
+    CAMPAIGN_ROW_HOST,
+    COLUMNS,
+    check_environment,
+    evaluate_campaign,
+    evaluate_facts,
+    format_bytes,
+    parse_fio_version,
+    require_pass,
+    verdict,
+)
+from flashpoc.errors import CheckFailed, ParseError, RemoteError
+from flashpoc.params import HostParams, campaign_from_dict
+from flashpoc.run.facts import collect_host_facts, facts_script, parse_facts
+from flashpoc.run.hosts import LocalHost, quote
+
+MIB = 1024**2
+GIB = 1024**3
+
+# Facts as parse_facts returns them for a database host with one multipath LUN and one
+# missing scratch file (hand-written after a real run; see test_parse_facts_local).
+LUN = {
+    "path": "/dev/mapper/lun1", "exists": True, "type": "block", "size_bytes": 100 * GIB,
+    "parent_exists": True, "parent_writable": True, "free_bytes": None, "direct": True,
+    "direct_error": None, "source": "/dev/mapper/lun1", "device": "dm-3", "slaves": "sdb sdc",
+    "scheduler": "none", "queue_depth": None, "nr_requests": 256, "rotational": False,
+}
+SCRATCH = {
+    "path": "/data/scratch.dat", "exists": False, "type": "missing", "size_bytes": None,
+    "parent_exists": True, "parent_writable": True, "free_bytes": 50 * GIB, "direct": True,
+    "direct_error": None, "source": "/dev/sda2", "device": "sda", "slaves": None,
+    "scheduler": "mq-deadline", "queue_depth": 32, "nr_requests": 64, "rotational": False,
+}
+FACTS = {
+    "facts_version": 1, "hostname": "db1", "os": "Oracle Linux Server 8.9", "kernel": "5.15.0-200.el8uek",
+    "cpus": 32, "mem_total_bytes": 256 * GIB, "fio_path": "/usr/bin/fio", "fio_version": "fio-3.35",
+    "targets": [LUN, SCRATCH],
+}
+
+
+def make_campaign(**overrides):
+    values = {
+        "campaign": "unit",
+        "hosts": [{"name": "db1", "address": "db1.example.com"}],
+        "targets": [
+            {"name": "lun1", "path": "/dev/mapper/lun1", "allow_write": True},
+            {"name": "scratch", "path": "/data/scratch.dat", "size": "10g", "create": True},
+        ],
+    }
+    values.update(overrides)
+    return campaign_from_dict(values)
+
+
+def facts_with(**target_changes):
+    """FACTS with the scratch target's facts changed."""
+    facts = copy.deepcopy(FACTS)
+    facts["targets"][1].update(target_changes)
+    return facts
+
+
+def rows_by_check(rows):
+    return {r["check"]: r for r in rows}
+
+
+def evaluate(facts, campaign=None):
+    campaign = campaign or make_campaign()
+    return rows_by_check(evaluate_facts(campaign, campaign.hosts[0], facts))
+
+
+# -- pure evaluation -------------------------------------------------------------------
+def test_evaluate_good_host_passes():
+    rows = evaluate(FACTS)
+    assert {r["status"] for r in rows.values()} == {"pass"}
+    assert rows["cpus"]["value"] == 32
+    assert rows["fio"]["value"] == "3.35"
+    assert rows["target lun1: exists"]["value"] == "block"
+    assert rows["target lun1: size"]["value"] == 100 * GIB
+    assert "target lun1: free space" not in rows  # no file system to fill on a device
+    assert rows["target lun1: device"]["value"] == "dm-3"
+    assert "sdb sdc" in rows["target lun1: device"]["detail"]
+    assert rows["target scratch: exists"]["detail"] == "will be created (10.0 GiB)"
+    assert rows["target scratch: queue depth"]["value"] == 32
+    assert all(set(r) == set(COLUMNS) for r in rows.values())
+
+
+def test_missing_fio_fails():
+    facts = dict(FACTS, fio_path="missing", fio_version="missing")
+    row = evaluate(facts)["fio"]
+    assert (row["status"], row["value"]) == ("fail", "missing")
+    assert "'fio' was not found" in row["detail"]
+
+
+def test_old_fio_warns_and_garbled_version_warns():
+    assert evaluate(dict(FACTS, fio_version="fio-2.1.4"))["fio"]["status"] == "warn"
+    assert evaluate(dict(FACTS, fio_version="fio-2.1.4"))["fio"]["value"] == "2.1"
+    assert evaluate(dict(FACTS, fio_version=None))["fio"]["status"] == "warn"
+    assert parse_fio_version("fio-3.36-45-gabcdef") == (3, 36)
+    assert parse_fio_version("fio-10.2") == (10, 2)
+    assert parse_fio_version(None) is None
+
+
+def test_missing_target_with_create_depends_on_free_space():
+    enough = evaluate(facts_with(free_bytes=10 * GIB))  # exactly the size is enough
+    assert enough["target scratch: exists"]["status"] == "pass"
+    short = evaluate(facts_with(free_bytes=10 * GIB - 1))
+    assert short["target scratch: exists"]["status"] == "fail"
+    assert "needs 10.0 GiB" in short["target scratch: exists"]["detail"]
+    assert short["target scratch: free space"]["status"] == "fail"
+    unknown = evaluate(facts_with(free_bytes=None))
+    assert unknown["target scratch: exists"]["status"] == "warn"
+
+
+def test_missing_target_with_create_needs_its_directory():
+    rows = evaluate(facts_with(parent_exists=False, parent_writable=False, free_bytes=None))
+    assert rows["target scratch: exists"]["status"] == "fail"
+    assert "/data does not exist" in rows["target scratch: exists"]["detail"]
+    rows = evaluate(facts_with(parent_writable=False))
+    assert "not writable" in rows["target scratch: exists"]["detail"]
+
+
+def test_missing_target_without_create_fails():
+    campaign = make_campaign(targets=[{"name": "data", "path": "/data/scratch.dat", "size": "10g"}],
+                             workloads=[{"name": "r", "rw": "randread"}])
+    rows = evaluate(FACTS, campaign)
+    assert rows["target data: exists"]["status"] == "fail"
+    assert "does not exist" in rows["target data: exists"]["detail"]
+    assert "target data: O_DIRECT" not in rows
+
+
+def test_directory_target_fails():
+    rows = evaluate(facts_with(type="directory", exists=True))
+    assert rows["target scratch: exists"]["status"] == "fail"
+    assert "a directory" in rows["target scratch: exists"]["detail"]
+
+
+def test_target_smaller_than_size_fails():
+    facts = copy.deepcopy(FACTS)
+    facts["targets"][0]["size_bytes"] = 8 * GIB
+    campaign = make_campaign(targets=[{"name": "lun1", "path": "/dev/mapper/lun1", "size": "10g",
+                                       "allow_write": True}])
+    row = evaluate(facts, campaign)["target lun1: size"]
+    assert (row["status"], row["value"]) == ("fail", 8 * GIB)
+    assert "smaller than size 10g" in row["detail"]
+    facts["targets"][0]["size_bytes"] = 10 * GIB
+    assert evaluate(facts, campaign)["target lun1: size"]["status"] == "pass"
+
+
+def test_o_direct_failure_fails_only_with_direct_io():
+    facts = copy.deepcopy(FACTS)
+    facts["targets"][0].update(direct=False, direct_error="dd: failed to open '/dev/mapper/lun1': Invalid argument")
+    row = evaluate(facts)["target lun1: O_DIRECT"]
+    assert row["status"] == "fail"
+    assert "does not support O_DIRECT" in row["detail"] and "Invalid argument" in row["detail"]
+    buffered = make_campaign(fio={"direct": False})
+    assert evaluate(facts, buffered)["target lun1: O_DIRECT"]["status"] == "warn"
+    facts["targets"][0].update(direct=None, direct_error=None)
+    assert evaluate(facts)["target lun1: O_DIRECT"]["status"] == "warn"
+
+
+def test_rotational_device_warns_and_unknown_device_warns():
+    rows = evaluate(facts_with(rotational=True))
+    assert rows["target scratch: device"]["status"] == "warn"
+    assert rows["target scratch: scheduler"]["status"] == "pass"
+    rows = evaluate(facts_with(device=None, source="overlay", scheduler=None))
+    assert rows["target scratch: device"]["status"] == "warn"
+    assert "overlay" in rows["target scratch: device"]["detail"]
+    assert "target scratch: scheduler" not in rows
+
+
+def test_target_without_facts_fails():
+    facts = dict(FACTS, targets=[LUN])
+    row = evaluate(facts)["target scratch: exists"]
+    assert row["status"] == "fail" and "no facts" in row["detail"]
+
+
+def test_working_set_sums_sizes_and_whole_devices():
+    campaign = make_campaign()
+    (row,) = evaluate_campaign(campaign, {"db1": FACTS})
+    assert row["host"] == CAMPAIGN_ROW_HOST
+    assert (row["check"], row["value"], row["status"]) == ("working set", 110 * GIB, "pass")
+    (row,) = evaluate_campaign(campaign, {"db1": None})
+    assert (row["value"], row["status"]) == (10 * GIB, "warn")
+    assert "size unknown: lun1" in row["detail"]
+
+
+def test_verdict_and_require_pass():
+    rows = [
+        {"host": "a", "check": "fio", "value": "missing", "status": "fail", "detail": "fio not found"},
+        {"host": "b", "check": "reachable", "value": "no", "status": "fail", "detail": "connection refused"},
+        {"host": "a", "check": "cpus", "value": 4, "status": "warn", "detail": ""},
+    ]
+    df = pd.DataFrame(rows, columns=COLUMNS)
+    assert verdict(df) == "fail"
+    assert verdict(df.iloc[2:]) == "warn"
+    assert verdict(df.iloc[0:0]) == "pass"
+    with pytest.raises(CheckFailed) as info:
+        require_pass(df)
+    message = str(info.value)
+    assert "a / fio: fio not found" in message and "b / reachable: connection refused" in message
+    assert "cpus" not in message
+    require_pass(df.iloc[2:])  # warnings pass
+
+
+def test_format_bytes():
+    assert format_bytes(512) == "512 B"
+    assert format_bytes(16 * MIB) == "16.0 MiB"
+    assert format_bytes(3 * 1024**5) == "3072.0 TiB"
+    assert format_bytes(None) == "unknown"
+
+
+# -- facts script and parser -----------------------------------------------------------
+def local_host(**params) -> LocalHost:
+    return LocalHost(HostParams(name="local", **params))
+
+
+def test_parse_facts_local(tmp_path):
+    data = tmp_path / "f.dat"
+    data.write_bytes(b"\0" * 65536)
+    missing = tmp_path / "new dir"
+    missing.mkdir()
+    paths = [str(data), str(missing / "n.dat"), str(tmp_path / "absent" / "x.dat")]
+    result = local_host().run(f"sh -c {quote(facts_script('fio', paths))}", purpose="facts")
+    facts = parse_facts(result.stdout)
+
+    assert facts["facts_version"] == 1
+    assert facts["hostname"] == os.uname().nodename
+    assert facts["kernel"] == os.uname().release
+    assert facts["cpus"] == os.cpu_count()
+    assert facts["mem_total_bytes"] > 0 and facts["mem_total_bytes"] % 1024 == 0
+    if shutil.which("fio"):
+        assert facts["fio_path"] == shutil.which("fio")
+        assert facts["fio_version"].startswith("fio-")
+
+    existing, to_create, nowhere = facts["targets"]
+    assert existing["path"] == str(data)
+    assert (existing["exists"], existing["type"], existing["size_bytes"]) == (True, "file", 65536)
+    assert existing["free_bytes"] == pytest.approx(shutil.disk_usage(tmp_path).free, rel=0.05)
+    assert existing["direct"] in (True, False)  # tmpfs before Linux 6.6 has no O_DIRECT
+    assert (to_create["exists"], to_create["type"], to_create["size_bytes"]) == (False, "missing", None)
+    assert to_create["parent_exists"] is True and to_create["free_bytes"] > 0
+    assert to_create["direct"] == existing["direct"]
+    assert sorted(p.name for p in missing.iterdir()) == []  # the O_DIRECT probe file is gone
+    assert data.read_bytes() == b"\0" * 65536  # and the existing target untouched
+    assert (nowhere["exists"], nowhere["parent_exists"], nowhere["free_bytes"]) == (False, False, None)
+    assert nowhere["direct"] is None and nowhere["device"] is None
+    for target in facts["targets"]:
+        if target["device"] is not None:  # a real disk behind the file system
+            assert os.path.isdir(f"/sys/block/{target['device']}")
+            assert target["rotational"] in (True, False)
+
+
+def test_collect_host_facts_quotes_paths_and_honours_fio_param(tmp_path):
+    hostile = str(tmp_path / "it's a \"file\"; $(touch pwned) `touch pwned2`")
+    facts = collect_host_facts(local_host(fio=str(tmp_path / "no-fio")), [hostile])
+    assert facts["targets"][0]["path"] == hostile
+    assert facts["targets"][0]["type"] == "missing"
+    assert (facts["fio_path"], facts["fio_version"]) == ("missing", "missing")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    assert not os.path.exists("pwned") and not os.path.exists("pwned2")
+
+
+def test_collect_host_facts_rejects_multiline_path():
+    with pytest.raises(ValueError, match="spans lines"):
+        facts_script("fio", ["/tmp/a\nb"])
+
+
+def test_parse_facts_unknowns_and_noise():
+    text = "\n".join([
+        "Welcome to db1!",  # a noisy login shell
+        "facts_version=1", "hostname=db1", "os=unknown", "cpus=unknown", "mem_total_bytes=1024",
+        "fio_path=missing", "fio_version=missing", "PATH=/usr/bin",
+        "target.0.path=/data/a=b.dat", "target.0.exists=yes", "target.0.type=file",
+        "target.0.size_bytes=4096", "target.0.direct=no", "target.0.direct_error=dd: x: Invalid argument",
+        "target.0.rotational=unknown", "target.0.bogus=1", "target.x.path=/nope",
+    ])
+    facts = parse_facts(text)
+    assert facts["os"] is None and facts["cpus"] is None and facts["kernel"] is None
+    assert facts["mem_total_bytes"] == 1024 and facts["fio_version"] == "missing"
+    assert "PATH" not in facts
+    (target,) = facts["targets"]
+    assert target["path"] == "/data/a=b.dat"
+    assert (target["exists"], target["size_bytes"], target["direct"]) == (True, 4096, False)
+    assert target["direct_error"] == "dd: x: Invalid argument"
+    assert target["rotational"] is None and target["device"] is None and "bogus" not in target
+
+
+def test_parse_facts_refuses_other_output():
+    with pytest.raises(ParseError, match="no facts_version line"):
+        parse_facts("bash: sh: command not found\n")
+    with pytest.raises(ParseError, match="version 2"):
+        parse_facts("facts_version=2\n")
+
+
+# -- whole check, locally --------------------------------------------------------------
+def local_campaign(tmp_path, **overrides):
+    values = {
+        "campaign": "local-check",
+        "hosts": [{"name": "local", "address": "localhost"}],
+        "targets": [{"name": "t1", "path": str(tmp_path / "f.dat"), "size": "16m", "create": True}],
+    }
+    values.update(overrides)
+    return campaign_from_dict(values)
+
+
+def test_check_environment_local(tmp_path):
+    df = check_environment(local_campaign(tmp_path))
+    assert list(df.columns) == COLUMNS
+    assert verdict(df) in ("pass", "warn"), df[df.status == "fail"].to_string()
+    require_pass(df)
+    value = df.set_index(["host", "check"])["value"]
+    assert value["local", "reachable"] == "yes"
+    assert value["local", "cpus"] == os.cpu_count()
+    assert value["local", "kernel"] == os.uname().release
+    assert value["local", "target t1: exists"] == "missing"
+    detail = df.set_index(["host", "check"])["detail"]
+    assert detail["local", "target t1: exists"] == "will be created (16.0 MiB)"
+    assert value[CAMPAIGN_ROW_HOST, "working set"] == 16 * MIB
+    assert df.attrs["facts"]["local"]["cpus"] == os.cpu_count()
+    assert not (tmp_path / "f.dat").exists()  # checking creates nothing
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="needs fio installed")
+def test_check_environment_local_fio_version(tmp_path):
+    df = check_environment(local_campaign(tmp_path))
+    row = df[(df.host == "local") & (df.check == "fio")].iloc[0]
+    assert row.status == "pass" and parse_fio_version("fio-" + row.value) >= (3, 0)
+
+
+def test_check_environment_one_dead_host_does_not_hide_the_others(tmp_path):
+    from flashpoc.run.hosts import connect as real_connect
+
+    def connect(params):
+        if params.name == "down":
+            raise RemoteError("down: cannot connect to 10.9.9.9:22 to collect host facts: timed out")
+        return real_connect(params)
+
+    campaign = local_campaign(tmp_path, hosts=[{"name": "down", "address": "10.9.9.9"},
+                                               {"name": "local", "address": "localhost"}])
+    df = check_environment(campaign, connect=connect)
+    assert list(df.host.unique()) == ["down", "local", CAMPAIGN_ROW_HOST]
+    down = df[df.host == "down"]
+    assert len(down) == 1 and down.iloc[0].check == "reachable" and down.iloc[0].status == "fail"
+    assert "timed out" in down.iloc[0].detail
+    assert df.attrs["facts"]["down"] is None
+    assert (df[df.host == "local"].status != "fail").all()
+    with pytest.raises(CheckFailed, match="down / reachable"):
+        require_pass(df)
+
+
+def test_check_environment_unexpected_error_is_a_facts_row(tmp_path):
+    class Garbled(LocalHost):
+        def run(self, command, **kwargs):
+            return super().run("echo not facts", **kwargs)
+
+    df = check_environment(local_campaign(tmp_path), connect=Garbled)
+    row = df[df.host == "local"].iloc[0]
+    assert (row.check, row.status) == ("facts", "fail")
+    assert "ParseError" in row.detail

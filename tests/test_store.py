@@ -1,0 +1,50 @@
+"""Results store: atomic points, tidy table, manifest format version."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from flashpoc.store import FORMAT_VERSION, CampaignStore, StoreError
+
+
+def test_points_round_trip_and_table(tmp_path):
+    store = CampaignStore(tmp_path / "c")
+    store.save_point("sweep", "w_t00002_abc", {"workload": "w", "threads": 2, "iops": 1234.5,
+                                               "completed_utc": "2026-01-01T00:00:02"}, {"local.json": "{}"})
+    store.save_point("sweep", "w_t00001_abc", {"workload": "w", "threads": 1, "iops": 1000.0,
+                                               "completed_utc": "2026-01-01T00:00:01"}, {})
+    frame = store.load_points("sweep")
+    assert list(frame["threads"]) == [1, 2] and list(frame["iops"]) == [1000.0, 1234.5]
+    assert (store.point_dir("sweep", "w_t00002_abc") / "local.json").read_text() == "{}"
+    assert store.load_point("sweep", "w_t00001_abc")["iops"] == 1000.0
+    assert store.load_point("sweep", "missing") is None
+    path = store.write_points_table()
+    assert path.read_text().splitlines()[0].split(",") == ["workload", "threads", "iops", "completed_utc"]
+
+
+def test_a_failed_point_write_leaves_nothing(tmp_path):
+    store = CampaignStore(tmp_path / "c")
+
+    class Boom(dict):
+        def items(self):
+            raise RuntimeError("killed mid-write")
+
+    with pytest.raises(RuntimeError):
+        store.save_point("probe", "p1", {"threads": 1}, Boom())
+    assert store.load_point("probe", "p1") is None
+    assert list((tmp_path / "c" / "points" / "probe").iterdir()) == []
+
+
+def test_manifest_and_format_version(tmp_path):
+    store = CampaignStore(tmp_path / "c")
+    store.write_manifest({"campaign": "c"}, "abc", engine="fio", engine_versions={"h": "fio-3.33"},
+                         host_facts={"h": {"cpus": "2"}}, workbook=tmp_path)
+    manifest = json.loads((tmp_path / "c" / "manifest.json").read_text())
+    assert manifest["format_version"] == FORMAT_VERSION
+    assert manifest["engine_versions"] == {"h": "fio-3.33"} and manifest["params_hash"] == "abc"
+    manifest["format_version"] = 99
+    (tmp_path / "c" / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(StoreError, match="format version 99"):
+        store.check_format()
