@@ -34,6 +34,8 @@ from . import __version__
 from .errors import FlashpocError
 
 FORMAT_VERSION = 1
+_UMASK = os.umask(0)
+os.umask(_UMASK)
 
 
 class StoreError(FlashpocError):
@@ -45,6 +47,7 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600; results are ordinary files
         with os.fdopen(fd, "wb") as handle:
             handle.write(data.encode() if isinstance(data, str) else data)
             handle.flush()

@@ -1,0 +1,128 @@
+"""The flashpoc command: parse, saturation, validate, check, and run (papermill) end to end."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import DATA, quick_campaign, require_fio
+from flashpoc.cli import main
+
+FIO = DATA / "fio"
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_parse_fio_json(capsys):
+    code, out, _ = run_cli(capsys, "parse", "fio", str(FIO / "fio-3.1_randread_4k_iodepth16_numjobs8_group_reporting.json"),
+                           "--format", "json")
+    rows = json.loads(out)
+    assert code == 0 and len(rows) == 1
+    assert rows[0]["iops"] == 42327.534493 and rows[0]["direction"] == "read" and rows[0]["fio_version"] == "fio-3.1"
+
+
+def test_parse_fio_client_server_text_preamble(capsys):
+    path = FIO / "fio-3.7_client_server_2hosts_5jobs_client_stats_with_text_preamble.txt"
+    code, out, _ = run_cli(capsys, "parse", "fio", str(path), "--format", "json")
+    rows = json.loads(out)
+    aggregate = [r for r in rows if r["is_aggregate"]]
+    assert code == 0 and len(rows) == 11 and aggregate[0]["iops"] == 93198.150858
+
+
+def test_parse_errors_are_messages_not_tracebacks(capsys, tmp_path):
+    broken = tmp_path / "cut.json"
+    broken.write_text((FIO / "fio-3.36_randrw_128k_1job_file.json").read_text()[:3000])
+    code, out, err = run_cli(capsys, "parse", "fio", str(broken))
+    assert code == 1 and out == "" and "truncated" in err and "Traceback" not in err
+    code, _, err = run_cli(capsys, "parse", "fio", str(tmp_path / "missing.json"))
+    assert code == 2 and "cannot read" in err
+
+
+def test_saturation_on_the_seed_poc(capsys):
+    code, out, _ = run_cli(capsys, "saturation", str(DATA / "seed_probe.csv"))
+    assert code == 0
+    assert "saturation threads: 300" in out
+    assert "max IOPS:           655,956.88" in out  # the plateau's median point, as printed in the seed
+    assert "follow-up sweep:    forthreads=(10-300,10) (30 points)" in out
+    code, out, _ = run_cli(capsys, "saturation", str(DATA / "seed_probe.csv"), "--format", "json")
+    result = json.loads(out)
+    assert result["threads"] == 300 and result["rule_threads"] == 300 and result["supported"] is True
+
+
+def test_saturation_says_when_it_cannot_answer(capsys, tmp_path):
+    rising = tmp_path / "rising.csv"
+    rising.write_text("threads,iops,latency_ms\n1,1000,0.1\n2,2000,0.1\n4,4000,0.1\n8,8000,0.1\n")
+    code, out, _ = run_cli(capsys, "saturation", str(rising))
+    assert code == 1 and out.startswith("no saturation answer: IOPS still rising at 8 threads")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("threads,iops\n1,100\n")
+    code, _, err = run_cli(capsys, "saturation", str(bad))
+    assert code == 2 and "missing column(s) ['latency_ms']" in err
+
+
+def test_validate(capsys, repo, tmp_path):
+    code, out, _ = run_cli(capsys, "validate", str(repo / "parameters" / "demo-local.yaml"))
+    assert code == 0 and "ok (campaign demo-local, 1 hosts, 1 targets, 4 workloads)" in out
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("campaign: x\nhosts: [{name: h, port: 0}]\ntargets: [{name: t, path: /dev/sdz}]\n")
+    code, out, err = run_cli(capsys, "validate", str(bad))
+    assert code == 2 and "hosts[0].port: Input should be greater than or equal to 1 (got 0)" in err
+    assert "Traceback" not in err
+
+
+def test_check_command(capsys, tmp_path):
+    require_fio()
+    params = tmp_path / "quick.yaml"
+    params.write_text(yaml.safe_dump(quick_campaign(tmp_path)))
+    code, out, _ = run_cli(capsys, "check", str(params))
+    assert code == 0 and re.search(r"verdict: (pass|warn)", out) and "fio" in out
+
+
+def test_run_all_phases_with_papermill(tmp_path):
+    """`flashpoc run` executes the four notebooks and exports offline HTML for each."""
+    require_fio()
+    params = tmp_path / "quick.yaml"
+    values = quick_campaign(tmp_path, probe={"strategy": "adaptive", "min_threads": 1, "max_threads": 8},
+                            sweep={"plan": "guide", "max_threads": 3, "step": 1})
+    params.write_text(yaml.safe_dump(values))
+    out = subprocess.run([sys.executable, "-m", "flashpoc.cli", "run", str(params)], capture_output=True,
+                         text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    results = tmp_path / "results" / "quick"
+    for name in ("01_environment_check", "02_saturation_probe", "03_thread_sweep", "04_report"):
+        notebook = results / "notebooks" / f"{name}.ipynb"
+        assert notebook.exists(), name
+        html = (results / "notebooks" / f"{name}.html").read_text()
+        assert not re.search(r"""(src|href)\s*=\s*["']?https?://""", html), name
+    report_nb = json.loads((results / "notebooks" / "04_report.ipynb").read_text())
+    injected = [c for c in report_nb["cells"] if "injected-parameters" in c["metadata"].get("tags", [])]
+    assert injected and "quick" in "".join(injected[0]["source"])
+    svg_outputs = [o for c in report_nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])
+                   if "image/svg+xml" in o.get("data", {})]
+    assert len(svg_outputs) >= 4  # hockey stick, percentiles, host CPU, probe curve
+    assert "<svg" in (results / "notebooks" / "04_report.html").read_text()
+    assert f"offline report:     {results / 'report' / 'report.html'}" in out.stdout
+
+
+def test_run_stops_on_a_failed_check(tmp_path):
+    require_fio()
+    params = tmp_path / "bad-target.yaml"
+    values = quick_campaign(tmp_path, targets=[{"name": "lun", "path": str(tmp_path / "absent.dat")}],
+                            workloads=[{"name": "r", "rw": "randread", "bs": "4k"}])
+    params.write_text(yaml.safe_dump(values))
+    out = subprocess.run([sys.executable, "-m", "flashpoc.cli", "run", str(params)], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 1
+    assert "phase check stopped: CheckFailed" in out.stderr and "absent.dat does not exist" in out.stderr
+    assert "[probe]" not in out.stdout
+    assert not (tmp_path / "results" / "quick" / "points").exists()

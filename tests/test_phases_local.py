@@ -1,0 +1,87 @@
+"""The four phases end to end on this machine with real fio (tiny, time-bounded points)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import quick_campaign, require_fio
+from flashpoc import phases
+from flashpoc.errors import AnalysisError, CheckFailed
+from flashpoc.params import campaign_from_dict
+
+
+@pytest.fixture
+def cfg(tmp_path):
+    require_fio()
+    return campaign_from_dict(quick_campaign(tmp_path))
+
+
+def test_check_probe_sweep_report(cfg, tmp_path):
+    table = phases.run_check(cfg)
+    assert set(table["status"]) <= {"pass", "warn"}
+    root = tmp_path / "results" / "quick"
+    manifest = json.loads((root / "manifest.json").read_text())
+    assert manifest["format_version"] == 1 and manifest["engine"] == "fio"
+    assert manifest["engine_versions"]["local"].startswith("3.")
+    assert manifest["params_hash"] == cfg.resolved().params_hash()
+
+    probe = phases.run_probe(cfg, progress=False)
+    assert [p["threads"] for p in probe["points"]] == [1, 2, 3, 4]  # linear 1-4 step 1
+    assert probe["runs"] == 4 and probe["device_time_s"] == 4
+    assert all(p["iops"] > 0 for p in probe["points"])
+    assert (root / "probe.json").exists()
+    assert (tmp_path / "scratch.dat").stat().st_size == 64 * 1024**2  # created by the workbook
+
+    rows = phases.run_sweep(cfg, progress=False)
+    assert list(zip(rows["workload"], rows["threads"])) == [
+        ("randread-4k", 1), ("randread-4k", 2), ("randwrite-4k", 1), ("randwrite-4k", 2)]
+    assert (rows["write_iops"][rows["workload"] == "randread-4k"] == 0).all()
+    assert (rows["write_iops"][rows["workload"] == "randwrite-4k"] > 0).all()
+    assert rows["littles_law_ok"].all()
+    assert rows["host_cpu_busy_pct"].between(0, 100).all()
+    for row in rows.to_dict("records"):
+        point = root / "points" / "sweep" / row["point_id"]
+        assert json.loads((point / "point.json").read_text())["iops"] == row["iops"]
+        raw = json.loads((point / "local.json").read_text())
+        assert raw["jobs"][0]["job options"]["numjobs"] == str(row["threads"])
+        assert "numjobs=" in (point / "local.job.fio").read_text()
+
+    again = phases.run_sweep(cfg, progress=False)  # everything stored: reused, not measured
+    assert again["reused"].all() and list(again["iops"]) == list(rows["iops"])
+
+    report = phases.build_report(cfg)
+    assert list(report.summary["workload"]) == ["randread-4k", "randwrite-4k"]
+    best = rows[rows.workload == "randread-4k"]["iops"].max()
+    assert report.summary.loc[0, "max_iops"] == round(best)
+    for name in ("hockey_stick.svg", "hockey_stick.png", "latency_percentiles.svg", "host_cpu.png",
+                 "probe_curve.svg", "summary.csv", "report.html"):
+        assert report.files[name].exists() and report.files[name].stat().st_size > 0, name
+    html = report.files["report.html"].read_text()
+    assert "<svg" in html and "randwrite-4k" in html and "https://" not in html
+
+
+def test_a_failed_check_stops_before_any_io(tmp_path):
+    require_fio()
+    values = quick_campaign(tmp_path, targets=[{"name": "lun", "path": str(tmp_path / "absent.dat")}],
+                            workloads=[{"name": "r", "rw": "randread", "bs": "4k"}])
+    cfg = campaign_from_dict(values)
+    with pytest.raises(CheckFailed, match=r"local / target lun: exists: .*absent.dat does not exist"):
+        phases.run_probe(cfg, progress=False)
+    assert not (tmp_path / "results" / "quick" / "points").exists()
+
+
+def test_sweep_needs_a_probe_answer_or_max_threads(tmp_path):
+    cfg = campaign_from_dict(quick_campaign(tmp_path, sweep={"plan": "guide"}))
+    with pytest.raises(AnalysisError, match=r"run the saturation probe \(02\) first, or set sweep.max_threads"):
+        phases.plan_campaign_sweep(cfg)
+
+
+def test_changed_settings_make_new_points(cfg, tmp_path):
+    phases.run_sweep(cfg, {"randread-4k": [1]}, progress=False)
+    changed = campaign_from_dict(quick_campaign(tmp_path, fio={"runtime_s": 1, "ramp_s": 0, "ioengine": "psync"}))
+    rows = phases.run_sweep(changed, {"randread-4k": [1]}, progress=False)
+    assert not rows["reused"].any()
+    assert len(phases.load_results(changed)) == 1 and len(phases.load_results(cfg)) == 1
+    assert phases.load_results(changed)["point_id"][0] != phases.load_results(cfg)["point_id"][0]
