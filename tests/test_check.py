@@ -253,8 +253,12 @@ def test_parse_facts_local(tmp_path):
     assert to_create["direct"] == existing["direct"]
     assert sorted(p.name for p in missing.iterdir()) == []  # the O_DIRECT probe file is gone
     assert data.read_bytes() == b"\0" * 65536  # and the existing target untouched
-    assert (nowhere["exists"], nowhere["parent_exists"], nowhere["free_bytes"]) == (False, False, None)
-    assert nowhere["direct"] is None and nowhere["device"] is None
+    # a file in missing directories: they are created with it, so the facts describe the
+    # nearest existing directory (tmp_path): its free space and O_DIRECT
+    assert (nowhere["exists"], nowhere["parent_exists"]) == (False, True)
+    assert nowhere["free_bytes"] == pytest.approx(shutil.disk_usage(tmp_path).free, rel=0.05)
+    assert nowhere["direct"] == existing["direct"]
+    assert not (tmp_path / "absent").exists()
     for target in facts["targets"]:
         if target["device"] is not None:  # a real disk behind the file system
             assert os.path.isdir(f"/sys/block/{target['device']}")
