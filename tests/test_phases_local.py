@@ -85,3 +85,16 @@ def test_changed_settings_make_new_points(cfg, tmp_path):
     assert not rows["reused"].any()
     assert len(phases.load_results(changed)) == 1 and len(phases.load_results(cfg)) == 1
     assert phases.load_results(changed)["point_id"][0] != phases.load_results(cfg)["point_id"][0]
+
+
+def test_steady_state_is_recorded(tmp_path):
+    """With fio's steady-state option, whether it was attained comes from fio's own JSON."""
+    require_fio()
+    cfg = campaign_from_dict(quick_campaign(tmp_path, fio={"runtime_s": 6, "ramp_s": 0,
+                                                           "steadystate": "iops_slope:20%", "ss_dur_s": 2}))
+    with phases.open_campaign(cfg) as wb:
+        phases.prepare_targets(wb)
+        row = phases.measure_point(wb, "probe", wb.cfg.workload("randread-4k"), 2)
+    raw = json.loads((wb.store.point_dir("probe", row["point_id"]) / "local.json").read_text())
+    assert "steadystate=iops_slope:20%" in (wb.store.point_dir("probe", row["point_id"]) / "local.job.fio").read_text()
+    assert row["steadystate_attained"] is bool(raw["jobs"][0]["steadystate"]["attained"])

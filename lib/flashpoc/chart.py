@@ -265,27 +265,10 @@ def latency_percentiles(
     long = _melt(df, present, "percentile", "latency_ms", "latency_percentiles")
     if log_y:
         long = long[long["latency_ms"] > 0]
-    color, facet = _series_channels(long, color_domain, facet=True)
     scale = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
-    encodings: dict[str, Any] = {
-        "x": _threads_x(),
-        "y": alt.Y("latency_ms:Q", title=TITLE_CLAT, scale=scale),
-        "color": color,
-        "strokeDash": _dash_channel("percentile", "Percentile", list(present.values()), list(_PERCENTILES.values())),
-        "order": alt.Order("threads:Q"),
-        "tooltip": [
-            *_series_tooltip(long),
-            alt.Tooltip("threads:Q", title="Threads"),
-            alt.Tooltip("percentile:N", title="Percentile"),
-            alt.Tooltip("latency_ms:Q", title="Latency (ms)", format=".3f"),
-        ],
-    }
-    if facet is not None:
-        encodings["column"] = facet
-    chart = alt.Chart(long).mark_line(point=True).encode(**_present(encodings))
-    if facet is not None:
-        chart = chart.properties(width=280)
-    return chart.properties(title=alt.Title(title))
+    y = alt.Y("latency_ms:Q", title=TITLE_CLAT, scale=scale)
+    return _lines_vs_threads(long, y, ("percentile", "Percentile", list(present.values()), list(_PERCENTILES.values())),
+                             alt.Tooltip("latency_ms:Q", title="Latency (ms)", format=".3f"), color_domain, title)
 
 
 def host_cpu(
@@ -302,18 +285,28 @@ def host_cpu(
     _require(df, ["host_cpu_busy_pct"], "host_cpu")
     metrics = {k: v for k, v in _CPU_METRICS.items() if k in df.columns}
     long = _melt(df, metrics, "metric", "cpu_pct", "host_cpu")
+    y = alt.Y("cpu_pct:Q", title=TITLE_CPU, scale=alt.Scale(domain=[0, 100]))
+    return _lines_vs_threads(long, y, ("metric", "CPU time", list(metrics.values()), list(_CPU_METRICS.values())),
+                             alt.Tooltip("cpu_pct:Q", title="CPU (%)", format=".1f"), color_domain, title)
+
+
+def _lines_vs_threads(long: pd.DataFrame, y: alt.Y, dash: tuple[str, str, list[str], list[str]],
+                      value_tooltip: alt.Tooltip, color_domain: Sequence[str] | None, title: str) -> alt.Chart:
+    """Lines against threads: colour per series, dash per ``dash`` field (name, title,
+    values present, every known value), one column per workload when configs are compared."""
+    field, field_title, present, known = dash
     color, facet = _series_channels(long, color_domain, facet=True)
     encodings: dict[str, Any] = {
         "x": _threads_x(),
-        "y": alt.Y("cpu_pct:Q", title=TITLE_CPU, scale=alt.Scale(domain=[0, 100])),
+        "y": y,
         "color": color,
-        "strokeDash": _dash_channel("metric", "CPU time", list(metrics.values()), list(_CPU_METRICS.values())),
+        "strokeDash": _dash_channel(field, field_title, present, known),
         "order": alt.Order("threads:Q"),
         "tooltip": [
             *_series_tooltip(long),
             alt.Tooltip("threads:Q", title="Threads"),
-            alt.Tooltip("metric:N", title="CPU time"),
-            alt.Tooltip("cpu_pct:Q", title="CPU (%)", format=".1f"),
+            alt.Tooltip(f"{field}:N", title=field_title),
+            value_tooltip,
         ],
     }
     if facet is not None:

@@ -18,10 +18,10 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import ParameterError
 
@@ -60,6 +60,16 @@ def parse_size(text: str | int) -> int:
     return value
 
 
+def _check_name(value: str) -> str:
+    if not NAME_RE.match(value):
+        raise ValueError("use letters, digits, '.', '_' or '-' (at most 64)")
+    return value
+
+
+#: a name used in file names and tables (hosts, targets, workloads, campaigns)
+Name = Annotated[str, AfterValidator(_check_name)]
+
+
 def _check_path(value: str) -> str:
     if not value or any(ch in value for ch in "\n\r\0"):
         raise ValueError("a path must be non-empty and on one line")
@@ -75,7 +85,7 @@ class _Strict(BaseModel):
 class HostParams(_Strict):
     """A load host. ``address: localhost`` runs locally; anything else over SSH."""
 
-    name: str = Field(description="short host name used in results and tables")
+    name: Name = Field(description="short host name used in results and tables")
     address: str = Field("localhost", description="host name or IP; 'localhost' runs locally")
     user: str | None = Field(None, description="SSH user (default: the current user)")
     port: int = Field(22, ge=1, le=65535, description="SSH port")
@@ -88,13 +98,6 @@ class HostParams(_Strict):
     command_timeout_s: float = Field(3600.0, gt=0, description="upper bound for one command")
     fio: str = Field("fio", description="fio executable on this host")
     workdir: str = Field("/tmp/flashpoc", description="directory for job files on this host")
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if not NAME_RE.match(value):
-            raise ValueError("use letters, digits, '.', '_' or '-' (at most 64)")
-        return value
 
     @field_validator("address")
     @classmethod
@@ -124,7 +127,7 @@ class HostParams(_Strict):
 class TargetParams(_Strict):
     """A LUN, device or file the workloads run against."""
 
-    name: str
+    name: Name
     path: str = Field(description="block device or file path on the hosts")
     size: str | None = Field(None, description="working set, e.g. '1g' (required for files)")
     create: bool = Field(False, description="create and fill the file if missing (scratch files)")
@@ -132,13 +135,6 @@ class TargetParams(_Strict):
         False, description="write workloads may overwrite this target (implied by create)"
     )
     hosts: list[str] | None = Field(None, description="hosts that use this target (default all)")
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if not NAME_RE.match(value):
-            raise ValueError("use letters, digits, '.', '_' or '-' (at most 64)")
-        return value
 
     @field_validator("path")
     @classmethod
@@ -198,19 +194,12 @@ class FioSettings(_Strict):
 class Workload(_Strict):
     """One I/O pattern: a fio ``rw`` mode, block size, read mix and queue depth per thread."""
 
-    name: str
+    name: Name
     rw: FIO_RW
     bs: str = "4k"
     rwmixread: int | None = Field(None, ge=0, le=100, description="read % for randrw/rw")
     iodepth: int = Field(1, ge=1, le=4096, description="outstanding I/Os per thread")
     description: str = ""
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if not NAME_RE.match(value):
-            raise ValueError("use letters, digits, '.', '_' or '-' (at most 64)")
-        return value
 
     @field_validator("bs")
     @classmethod
@@ -290,7 +279,7 @@ class SweepSettings(_Strict):
 class Campaign(_Strict):
     """Everything that defines a POC campaign."""
 
-    campaign: str = Field(description="campaign name: results go to results_dir/campaign")
+    campaign: Name = Field(description="campaign name: results go to results_dir/campaign")
     description: str = ""
     engine: Literal["fio"] = "fio"
     hosts: list[HostParams] = Field(min_length=1)
@@ -301,13 +290,6 @@ class Campaign(_Strict):
     sweep: SweepSettings = SweepSettings()
     slo_ms: float = Field(1.0, gt=0, le=10000, description="latency SLO for 'IOPS at SLO' (ms)")
     results_dir: str = "results"
-
-    @field_validator("campaign")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if not NAME_RE.match(value):
-            raise ValueError("use letters, digits, '.', '_' or '-' (at most 64)")
-        return value
 
     @field_validator("workloads", mode="before")
     @classmethod
