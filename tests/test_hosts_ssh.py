@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -67,6 +68,16 @@ def test_put_text_read_text_round_trip(host, tmp_path):
     host.put_text(text, str(path))
     assert path.read_text() == text  # the server is this machine
     assert host.read_text(str(path)) == text
+
+
+def test_large_input_goes_over_sftp_and_small_input_is_fast(host, tmp_path):
+    big = "".join(f"line {i} $(x) `y` 'z'\n" for i in range(20000))  # ~400 KB: over the inline limit
+    host.put_text(big, str(tmp_path / "big.txt"))
+    assert (tmp_path / "big.txt").read_text() == big
+    assert not list(Path("/tmp").glob(".flashpoc-stdin-*"))
+    started = time.monotonic()
+    assert host.run("wc -c", purpose="count", stdin="x" * 2000).stdout.strip() == "2000"
+    assert time.monotonic() - started < 1.5  # not one byte per 10 ms (that would be 20 s)
 
 
 def test_timeout_is_reported_and_the_next_command_reconnects(host):
