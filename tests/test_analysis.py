@@ -313,3 +313,35 @@ def test_adaptive_probe_starts_at_min_threads_and_checks_arguments():
         AdaptiveProbe(min_threads=10, max_threads=5)
     with pytest.raises(AnalysisError, match="step"):
         AdaptiveProbe(step=0)
+
+
+# Probe points measured on this kind of 2-vCPU machine (4K random read, 3 s points,
+# benchmarks/probe_strategies.py; the adaptive and linear probes of one repeat, rounded to
+# the printed K): thread count -> IOPS.
+NOISY_DIP = {1: 17e3, 2: 30e3, 4: 50e3, 8: 72e3, 16: 101e3, 32: 83e3, 64: 100e3, 12: 85e3, 24: 99e3, 20: 96e3}
+MARGINAL_TOP = {1: 17e3, 2: 30e3, 4: 48e3, 8: 75e3, 16: 92e3, 32: 99.0e3, 64: 101.1e3, 48: 105e3, 40: 108e3,
+                56: 102e3, 24: 106e3, 28: 106e3, 20: 97e3, 36: 108e3, 44: 106e3, 12: 80e3}
+
+
+def table_probe(table):
+    return lambda t: Point(t, table[t], t / table[t] * 1000)
+
+
+def test_adaptive_probe_does_not_stop_on_one_noisy_dip():
+    """16 threads peaked at 101K, then 32 dipped to 83K: the doubling goes on to 64 before refining."""
+    points = run_probe(AdaptiveProbe(min_threads=1, max_threads=64, step=4), table_probe(NOISY_DIP))
+    threads = [p.threads for p in points]
+    assert threads[:7] == [1, 2, 4, 8, 16, 32, 64]
+    assert len(threads) > 7  # the wide plausible range (8-32) gets refine points
+    sat = find_saturation(points)
+    assert sat.supported and 12 <= sat.threads <= 24
+
+
+def test_adaptive_probe_looks_again_when_the_last_doubling_gained_little():
+    """32 -> 64 threads gained 2.1%: the ladder is exhausted, so the probe measures in between."""
+    points = run_probe(AdaptiveProbe(min_threads=1, max_threads=64, step=4), table_probe(MARGINAL_TOP))
+    threads = [p.threads for p in points]
+    assert threads[:8] == [1, 2, 4, 8, 16, 32, 64, 48]
+    sat = find_saturation(points)
+    assert sat.supported and sat.threads == 24  # the linear probe of that run said 24 (16-32)
+    assert len(points) <= 11

@@ -38,6 +38,8 @@ _RANGE_QUANTILES = (0.05, 0.95)
 _MAX_RANGE_SHARE = 0.5
 MIN_DISTINCT_THREADS = 3
 MAX_REFINE_POINTS = 3
+# The adaptive probe doubles until the highest-IOPS count has this many measured counts above it.
+PLATEAU_CONFIRMATIONS = 2
 
 
 @dataclass(frozen=True)
@@ -479,9 +481,13 @@ class AdaptiveProbe:
     Doubling phase: ``min_threads``, 2x, 4x, ... (capped at ``max_threads``) until
     :func:`find_saturation` is supported, which means the highest count lies on the plateau with
     at least one measured count after the saturation point (the last doubling gained no more than
-    ``gain_pct`` % beyond what the noise allows). Refine phase: bisect between the saturation point
-    and the measured count below it, on multiples of ``step``, until they are adjacent or
-    ``MAX_REFINE_POINTS`` refine points were measured. The state is the list of points, so a probe
+    ``gain_pct`` % beyond what the noise allows), and the count with the most IOPS has
+    ``PLATEAU_CONFIRMATIONS`` measured counts above it (so one noisy point does not end the
+    doubling). When the doubling reaches ``max_threads`` without an answer, the probe measures
+    between the two highest counts for more evidence. Refine phase: bisect the widest gap between
+    measured counts from the count below the plausible range up to the range's top (with a
+    collapsed range: between the saturation point and the count below it), on multiples of
+    ``step``, until the gaps are closed or ``MAX_REFINE_POINTS`` refine points were measured. The state is the list of points, so a probe
     can resume from stored results.
 
     Args:
@@ -526,22 +532,49 @@ class AdaptiveProbe:
             return self.min_threads
         pts = _check_points(pts)
         measured = {p.threads for p in pts}
+        ladder = self.ladder()
+        top = max(measured)
+        higher = [t for t in ladder if t > top]
         sat = find_saturation(pts, self.gain_pct)
+        refined = measured - set(ladder)
         if not sat.supported:
-            top = max(measured)
-            for t in self.ladder():
-                if t > top:
-                    return t
+            if higher:
+                return higher[0]
+            # ladder exhausted without an answer: more evidence where the plateau may start
+            # (the plausible range), or between the two highest counts when the last gain was
+            # marginal (under 3 x gain_pct); a steep rise means max_threads is simply too low
+            if sat.range_threads is not None:
+                return self._refine_range(measured, sat.range_threads, refined)
+            if len(measured) < 2:
+                return None
+            second = sorted(measured)[-2]
+            iops = {t: np.mean([p.iops for p in pts if p.threads == t]) for t in (second, top)}
+            if iops[second] <= 0 or iops[top] / iops[second] - 1.0 >= 3 * self.gain_pct / 100.0:
+                return None
+            return self._bisect(measured, second, top, refined)
+        # one noisy high (or low) point must not end the doubling: see the best count confirmed
+        # by two higher counts before refining below the plateau
+        best = max(pts, key=lambda p: p.iops).threads
+        if higher and len([t for t in measured if t > best]) < PLATEAU_CONFIRMATIONS:
+            return higher[0]
+        return self._refine_range(measured, sat.range_threads or (sat.threads, sat.threads), refined)
+
+    def _refine_range(self, measured: set[int], plausible: tuple[int, int], refined: set[int]) -> int | None:
+        """Bisect the widest gap between measured counts, from the count below the plausible
+        range up to its top: where the answer is uncertain."""
+        lo, hi = plausible
+        below = [t for t in measured if t < lo]
+        edges = sorted({t for t in measured if lo <= t <= hi} | ({max(below)} if below else set()))
+        for a, b in sorted(zip(edges, edges[1:]), key=lambda g: (g[0] - g[1], g[0])):
+            choice = self._bisect(measured, a, b, refined)
+            if choice is not None:
+                return choice
+        return None
+
+    def _bisect(self, measured: set[int], lo: int | None, hi: int, refined: set[int]) -> int | None:
+        """The unmeasured multiple of ``step`` nearest the middle of (lo, hi), within the budget."""
+        if lo is None or not self.refine or len(refined) >= MAX_REFINE_POINTS:
             return None
-        if not self.refine:
-            return None
-        refined = measured - set(self.ladder())
-        if len(refined) >= MAX_REFINE_POINTS:
-            return None
-        below = [t for t in measured if t < sat.threads]
-        if not below:
-            return None
-        lo, hi = max(below), sat.threads
         first = (lo // self.step + 1) * self.step
         candidates = [t for t in range(first, hi, self.step) if t not in measured]
         if not candidates:
