@@ -55,7 +55,8 @@ def run_notebooks(params_file: Path, phases: list[str], *, log=print) -> dict[st
         log(f"[{phase}] running {name}.ipynb ...")
         try:
             papermill.execute_notebook(str(nb_dir / f"{name}.ipynb"), str(output), parameters=values,
-                                       cwd=str(nb_dir), kernel_name="python3", progress_bar=False)
+                                       cwd=str(nb_dir), kernel_name="python3", progress_bar=False,
+                                       extra_arguments=["--IPKernelApp.log_level=ERROR"])
         except PapermillExecutionError as error:
             raise FlashpocError(f"phase {phase} stopped: {error.ename}: {error.evalue}\n"
                                 f"executed notebook: {output}") from None
