@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -43,6 +44,7 @@ def run_notebooks(params_file: Path, phases: list[str], *, log=print) -> dict[st
     from .params import load_campaign, read_parameters_file
     from .report import export_notebook_html
 
+    os.environ["FLASHPOC_BATCH"] = "1"  # the kernels inherit it: text progress bars
     values = read_parameters_file(params_file)
     cfg = load_campaign(params_file)  # validate everything before any notebook starts
     out_dir = cfg.resolved().results_path() / "notebooks"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -27,7 +28,7 @@ from .plan.fio import outstanding_ios, render_job, render_layout_job
 from .plan.sweep import format_forthreads, plan_sweep
 from .run import hosts as hostlib
 from .run.fio import FioRun, fio_version, run_fio_job
-from .store import CampaignStore
+from .store import CampaignStore, StoreError
 
 PHASES = ("probe", "sweep")
 #: metrics summed over hosts; the other metrics are IOPS-weighted means over hosts
@@ -93,7 +94,7 @@ def _require_checked(wb: Workbench) -> None:
     """Refuse to run I/O unless a passing check of these exact parameters is stored."""
     try:
         stored = wb.store.read_json("check.json")
-    except Exception:
+    except StoreError:
         stored = None
     if not stored or stored.get("params_hash") != wb.cfg.params_hash():
         table = run_check(wb.cfg)
@@ -279,9 +280,17 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
 
 
 def _progress(total: int | None, desc: str, enabled: bool):
-    from tqdm.auto import tqdm
+    """A progress bar with ETA: a widget in JupyterLab, text lines in batch runs.
 
-    return tqdm(total=total, desc=desc, unit="point", disable=not enabled, leave=True)
+    ``flashpoc run`` sets ``FLASHPOC_BATCH=1``: papermill keeps no widget state, so a widget
+    would show only its first frame in the executed notebook, while text keeps the last one.
+    """
+    if os.environ.get("FLASHPOC_BATCH"):
+        from tqdm.std import tqdm
+    else:
+        from tqdm.auto import tqdm
+    return tqdm(total=total, desc=desc, unit="point", disable=not enabled, leave=True,
+                mininterval=2.0 if os.environ.get("FLASHPOC_BATCH") else 0.1)
 
 
 # -- phase 2: saturation probe ----------------------------------------------------------
@@ -434,7 +443,19 @@ SWEEP_COLUMNS = ["workload", "threads", "outstanding_ios", "iops", "bw_mibps", "
 
 def probe_table(probe: dict[str, Any]) -> pd.DataFrame:
     """The probe's points as a table (threads, outstanding I/Os, IOPS, latency ms, ...)."""
-    return pd.DataFrame(probe["points"]).sort_values(["threads", "repeat"]).reset_index(drop=True)
+    frame = pd.DataFrame(probe["points"]).drop(columns=["point_id"], errors="ignore")
+    return _rounded(frame.sort_values(["threads", "repeat"]).reset_index(drop=True))
+
+
+def sweep_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """The sweep rows to show: the key columns, rounded (IOPS to 1, ms to 0.001)."""
+    return _rounded(rows[[c for c in SWEEP_COLUMNS if c in rows]])
+
+
+def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
+    digits = {c: 0 if c.endswith("iops") else 3 if c.endswith("_ms") else 1
+              for c in frame.columns if c.endswith(("iops", "_ms", "_pct", "_mibps"))}
+    return frame.round(digits)
 
 
 def probe_text(probe: dict[str, Any]) -> str:
@@ -464,8 +485,9 @@ def sweep_plan_text(cfg: Campaign, plan: dict[str, list[int]]) -> str:
     """A Markdown summary of the sweep plan: points, thread counts and estimated duration."""
     runtime = (cfg.sweep.runtime_s or cfg.fio.runtime_s) + cfg.fio.ramp_s
     total = sum(len(v) for v in plan.values())
-    lines = [f"**Sweep plan**: {total} points, about {total * runtime / 60:.1f} min of I/O "
-             f"({runtime} s per point).", ""]
+    seconds = total * runtime
+    duration = f"{seconds / 60:.1f} min" if seconds >= 120 else f"{seconds} s"
+    lines = [f"**Sweep plan**: {total} points, about {duration} of I/O ({runtime} s per point).", ""]
     lines += [f"- `{name}`: threads {format_forthreads(threads)}" for name, threads in plan.items()]
     return "\n".join(lines)
 
@@ -535,7 +557,7 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
                     ("Host CPU", [charts["host_cpu"]])]
         if "probe_curve" in charts:
             sections.append(("Saturation probe", [charts["probe_curve"]]))
-        sections.append(("All points", [points[[c for c in SWEEP_COLUMNS if c in points]]]))
+        sections.append(("All points", [sweep_table(points)]))
         files["report.html"] = out / "report.html"
         report.write_html_report(files["report.html"], f"flashpoc report: {cfg.campaign}", sections)
     return Report(headline, table, points, knee_frame, charts, files)
