@@ -23,3 +23,7 @@ class CheckFailed(FlashpocError):
 
 class AnalysisError(FlashpocError, ValueError):
     """The measured points cannot support the requested analysis."""
+
+
+class OfflineExportError(FlashpocError):
+    """An export would still load something from the network; the message lists the URLs."""

@@ -83,7 +83,7 @@ def run_check(cfg: Campaign, *, connect=hostlib.connect) -> pd.DataFrame:
     table = check.check_environment(wb.cfg, connect=connect)
     wb.store.write_table("check.csv", table)
     versions = {str(r.host): str(r.value) for r in table.itertuples() if r.check == "fio"}
-    facts = {host: dict(zip(rows.check, rows.value.astype(str))) for host, rows in table.groupby("host")}
+    facts = table.attrs.get("facts") or {}
     wb.store.write_manifest(wb.cfg.model_dump(mode="json"), wb.cfg.params_hash(), engine=wb.cfg.engine,
                             engine_versions=versions, host_facts=facts, workbook=workbook_root())
     wb.store.write_json("check.json", {"params_hash": wb.cfg.params_hash(), "verdict": check.verdict(table)})

@@ -27,16 +27,12 @@ from nbconvert.preprocessors import Preprocessor
 
 import flashpoc
 from flashpoc.chart import VEGALITE_VERSION, render_svg
-from flashpoc.errors import FlashpocError, ParameterError
+from flashpoc.errors import OfflineExportError, ParameterError
 
 #: Scale factor of PNG files (2 = print quality at the chart's nominal size).
 PNG_SCALE = 2
 
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-
-
-class OfflineExportError(FlashpocError):
-    """An export would still load something from the network; the message lists the URLs."""
 
 
 # --- chart files --------------------------------------------------------------------------
