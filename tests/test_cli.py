@@ -126,3 +126,17 @@ def test_run_stops_on_a_failed_check(tmp_path):
     assert "phase check stopped: CheckFailed" in out.stderr and "absent.dat does not exist" in out.stderr
     assert "[probe]" not in out.stdout
     assert not (tmp_path / "results" / "quick" / "points").exists()
+
+
+def test_parse_vdbench_output_directory(capsys):
+    code, out, _ = run_cli(capsys, "parse", "vdbench", str(DATA / "vdbench" / "rr_threads_sweep"), "--format", "json")
+    rows = json.loads(out)
+    assert code == 0 and [r["threads"] for r in rows] == [1, 2, 4, 8, 16]
+    last = rows[-1]  # totals.html: avg_2-10 of threads=16
+    assert (last["iops"], last["mb_per_s"], last["resp_ms"], last["queue_depth"]) == (72704.7, 284.0, 0.844, 61.4)
+    assert (last["cpu_sys_user_pct"], last["cpu_sys_pct"]) == (67.6, 41.8)
+
+
+def test_parse_vdbench_failed_run_says_why(capsys):
+    code, out, err = run_cli(capsys, "parse", "vdbench", str(DATA / "vdbench" / "error_missing_lun"))
+    assert code == 1 and out == "" and "Undefined size for sd=sd1" in err

@@ -96,7 +96,7 @@ BAD = [
     ({"slo_ms": "fast"}, "slo_ms"),
     ({"fio": {"steadystate": "iops:; rm"}}, "fio.steadystate"),
     ({"fio": {"runtime_s": -5}}, "fio.runtime_s"),
-    ({"engine": "vdbench"}, "engine"),
+    ({"engine": "hammerdb"}, "engine"),
     ({"campaign": "../etc"}, "campaign"),
     ({"colour": "red"}, "colour: unknown key"),
 ]

@@ -581,3 +581,26 @@ class AdaptiveProbe:
             return None
         mid = (lo + hi) / 2
         return min(candidates, key=lambda t: (abs(t - mid), t))
+
+
+def interval_steadiness(iops: Sequence[float], *, max_cv_pct: float = 10.0, max_drift_pct: float = 10.0) -> dict:
+    """Whether a point's interval IOPS were steady: small scatter and no trend.
+
+    Args:
+        iops: IOPS of the measured intervals in time order (warm-up intervals left out).
+        max_cv_pct: largest coefficient of variation (stdev / mean, %) still steady.
+        max_drift_pct: largest change of the least-squares line from the first to the last
+            interval, in % of the mean, still steady.
+
+    Returns:
+        ``{"cv_pct", "drift_pct", "steady"}``; ``steady`` is None with fewer than 3 intervals.
+    """
+    values = np.asarray([float(v) for v in iops], dtype=float)
+    if len(values) < 3 or not np.all(np.isfinite(values)) or values.mean() <= 0:
+        return {"cv_pct": None, "drift_pct": None, "steady": None}
+    mean = float(values.mean())
+    cv = float(values.std(ddof=1) / mean * 100.0)
+    slope = float(np.polyfit(np.arange(len(values)), values, 1)[0])
+    drift = slope * (len(values) - 1) / mean * 100.0
+    return {"cv_pct": round(cv, 2), "drift_pct": round(drift, 2),
+            "steady": bool(cv <= max_cv_pct and abs(drift) <= max_drift_pct)}

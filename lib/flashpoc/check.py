@@ -90,7 +90,8 @@ def evaluate_facts(campaign: Campaign, host_params: HostParams, facts: dict[str,
     memory = facts.get("mem_total_bytes")
     rows.append(_row(host, "memory", memory, "pass" if memory else "warn",
                      format_bytes(memory) if memory else "could not read MemTotal from /proc/meminfo"))
-    rows.append(_evaluate_fio(host, host_params, facts))
+    if campaign.engine == "fio":
+        rows.append(_evaluate_fio(host, host_params, facts))
     by_path = {t["path"]: t for t in facts.get("targets") or []}
     for target in campaign.targets_of(host_params):
         tfacts = by_path.get(target.path)
@@ -296,6 +297,8 @@ def check_environment(campaign: Campaign, *,
     rows = [row for host_rows, _ in results for row in host_rows]
     facts_by_host = {params.name: facts for params, (_, facts) in zip(campaign.hosts, results)}
     rows += evaluate_campaign(campaign, facts_by_host)
+    if campaign.engine == "vdbench":
+        rows += check_vdbench(campaign, connect=connect)
     df = pd.DataFrame(rows, columns=COLUMNS)
     df.attrs["facts"] = facts_by_host
     return df
@@ -336,3 +339,77 @@ def verdict_text(df: pd.DataFrame) -> str:
         items = "; ".join(f"{r.host} / {r.check}: {r.detail}" for r in warned.itertuples(index=False))
         return f"**Verdict: PASS with warnings** ({tally}) on {len(hosts)} host(s): {items}"
     return f"**Verdict: PASS** ({tally}) on {len(hosts)} host(s)."
+
+
+# -- vdbench -----------------------------------------------------------------------------
+VDBENCH_BANNER_RE = re.compile(r"Vdbench distribution: (\S+)")
+
+
+def check_vdbench(campaign: Campaign, *,
+                  connect: Callable[[HostParams], Any] = _hosts.connect) -> list[Row]:
+    """vdbench rows of the check: vdbench and Java on every host, ``vdbench -s`` accepting the
+    probe's parmfile on the controller, password-less SSH from the controller to every other
+    host (``shell=ssh`` needs it), and the working set against the array cache.
+    """
+    from .errors import ParameterError
+    from .plan.vdbench import probe_run, render_parmfile, working_set
+    from .run.vdbench import run_vdbench, vdbench_executable
+
+    campaign = campaign.resolved()
+    rows: list[Row] = []
+    ws = working_set(campaign)
+    rows.append(_row(CAMPAIGN_ROW_HOST, "working set vs array cache",
+                     None if ws["ratio"] is None else round(ws["ratio"], 1),
+                     "warn" if ws["warning"] else "pass",
+                     ws["warning"] or ("no array_cache given" if ws["ratio"] is None
+                                       else f"{format_bytes(ws['working_set_bytes'])} is "
+                                            f"{ws['ratio']:.1f}x the array cache")))
+    try:
+        parmfile = render_parmfile(campaign, [w.name for w in campaign.workloads], probe_run(campaign))
+    except ParameterError as error:
+        return rows + [_row(CAMPAIGN_ROW_HOST, "vdbench parmfile", None, "fail", str(error))]
+    ctl_name = campaign.vdbench.controller or campaign.hosts[0].name
+    for params in campaign.hosts:
+        try:
+            with connect(params) as host:
+                exe = vdbench_executable(host)
+                lines = host.run(f"if test -x {_hosts.quote(exe)} || command -v {_hosts.quote(exe)} >/dev/null; "
+                                 "then echo vdbench=yes; else echo vdbench=no; fi; java -version 2>&1 | head -n 1",
+                                 purpose="look for vdbench and Java", check=False).stdout.splitlines()
+                found = "vdbench=yes" in lines
+                java = next((line.strip() for line in lines if "version" in line), None)
+                rows.append(_row(params.name, "vdbench", exe if found else "missing", "pass" if found else "fail",
+                                 exe if found else f"{exe} not found: install vdbench or set the host's vdbench: dir"))
+                rows.append(_row(params.name, "java", java or "missing", "pass" if java else "fail",
+                                 "" if java else "java not found: vdbench needs a Java runtime"))
+                if params.name == ctl_name and found:
+                    rows += _vdbench_controller_rows(campaign, params, host, parmfile, run_vdbench)
+        except (RemoteError, OSError, EOFError) as error:
+            rows.append(_row(params.name, "vdbench", None, "fail", str(error)))
+    return rows
+
+
+def _vdbench_controller_rows(campaign: Campaign, params: HostParams, host: Any, parmfile: str,
+                             run_vdbench: Callable[..., Any]) -> list[Row]:
+    run = run_vdbench(host, parmfile, f"{params.workdir}/{campaign.campaign}/check", timeout_s=300,
+                      purpose="vdbench -s (simulate)", simulate=True)
+    banner = VDBENCH_BANNER_RE.search(run.console)
+    tail = "\n".join(run.console.strip().splitlines()[-6:])
+    rows = [_row(params.name, "vdbench -s parmfile", "accepted" if run.exit_code == 0 else f"exit {run.exit_code}",
+                 "pass" if run.exit_code == 0 else "fail",
+                 (banner.group(1) if banner else "simulate run") if run.exit_code == 0 else tail)]
+    if campaign.vdbench.shell != "ssh":
+        return rows
+    for other in campaign.hosts:
+        if other.name == params.name:
+            continue
+        target = f"{other.user + '@' if other.user else ''}{other.address}"
+        result = host.run(f"ssh -o BatchMode=yes -o ConnectTimeout=5 -p {int(other.port)} "
+                          f"{_hosts.quote(target)} true", purpose=f"ssh to {other.name}", check=False,
+                          timeout_s=30)
+        rows.append(_row(params.name, f"ssh to {other.name}", "ok" if result.ok else "refused",
+                         "pass" if result.ok else "fail",
+                         f"{target}: password-less" if result.ok else
+                         f"{target}: {result.stderr.strip()[-200:] or 'failed'} (vdbench shell=ssh needs "
+                         "password-less SSH from the controller)"))
+    return rows

@@ -125,12 +125,20 @@ def _print_rows(rows: list[dict[str, Any]], fmt: str) -> None:
 
 
 def _cmd_parse(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    if args.engine == "vdbench":
+        from .parse.vdbench import parse_vdbench_dir
+
+        if not path.is_dir():
+            raise ParameterError(f"{path} is not a vdbench output directory")
+        _print_rows(parse_vdbench_dir(path), args.format)
+        return 0
     from .parse.fio import parse_fio_output
 
     try:
-        text = Path(args.file).read_text(errors="replace")
+        text = path.read_text(errors="replace")
     except OSError as error:
-        raise ParameterError(f"cannot read {args.file}: {error.strerror}") from None
+        raise ParameterError(f"cannot read {path}: {error.strerror}") from None
     _print_rows(parse_fio_output(text), args.format)
     return 0
 
@@ -200,8 +208,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_validate)
 
     p = sub.add_parser("parse", help="parse an engine output into tidy rows")
-    p.add_argument("engine", choices=["fio"])
-    p.add_argument("file")
+    p.add_argument("engine", choices=["fio", "vdbench"])
+    p.add_argument("file", help="fio: the JSON(+) output file; vdbench: the output directory")
     p.add_argument("--format", choices=["json", "csv", "table"], default="table")
     p.set_defaults(func=_cmd_parse)
 

@@ -98,6 +98,8 @@ class HostParams(_Strict):
     command_timeout_s: float = Field(3600.0, gt=0, description="upper bound for one command")
     fio: str = Field("fio", description="fio executable on this host")
     workdir: str = Field("/tmp/flashpoc", description="directory for job files on this host")
+    vdbench: str | None = Field(None, description="vdbench install directory on this host (hd vdbench=)")
+    jvms: int | None = Field(None, ge=1, le=256, description="vdbench slave JVMs on this host (hd jvms=)")
 
     @field_validator("address")
     @classmethod
@@ -113,7 +115,7 @@ class HostParams(_Strict):
             raise ValueError(f"{value!r} is not a valid user name")
         return value
 
-    @field_validator("fio", "workdir", "key_file", "known_hosts")
+    @field_validator("fio", "workdir", "key_file", "known_hosts", "vdbench")
     @classmethod
     def _paths(cls, value: str | None) -> str | None:
         return None if value is None else _check_path(value)
@@ -199,6 +201,9 @@ class Workload(_Strict):
     bs: str = "4k"
     rwmixread: int | None = Field(None, ge=0, le=100, description="read % for randrw/rw")
     iodepth: int = Field(1, ge=1, le=4096, description="outstanding I/Os per thread")
+    seekpct: float | Literal["seq", "sequential", "random", "eof"] | None = Field(
+        None, description="vdbench seekpct (default 100 for random, 0 for sequential; the guides use 0.1)")
+    skew: float | None = Field(None, gt=0, le=100, description="vdbench skew: % of the run's I/O")
     description: str = ""
 
     @field_validator("bs")
@@ -216,6 +221,25 @@ class Workload(_Strict):
         if self.rw not in ("randrw", "rw") and self.rwmixread is not None:
             raise ValueError(f"rwmixread only applies to randrw/rw, not {self.rw}")
         return self
+
+    @field_validator("seekpct")
+    @classmethod
+    def _seekpct(cls, value):
+        if isinstance(value, float) and not 0 <= value <= 100:
+            raise ValueError("seekpct is a percentage (0-100) or 'seq', 'random', 'eof'")
+        return value
+
+    @property
+    def read_pct(self) -> int:
+        """Share of reads in percent (vdbench rdpct)."""
+        if self.rwmixread is not None:
+            return self.rwmixread
+        return 0 if self.rw in ("randwrite", "write") else 100
+
+    @property
+    def random(self) -> bool:
+        """True for random access (fio rand*), False for sequential."""
+        return self.rw.startswith("rand")
 
     @property
     def writes(self) -> bool:
@@ -235,6 +259,51 @@ def standard_workloads() -> list[dict[str, Any]]:
         {"name": "seqread-128k", "rw": "read", "bs": "128k",
          "description": "128K sequential read (scans, backups)"},
     ]
+
+
+class VdbenchSettings(_Strict):
+    """Settings of the vdbench engine: general parameters and the run definition (rd=)."""
+
+    controller: str | None = Field(None, description="host that runs vdbench (the master; default the first)")
+    elapsed_s: int = Field(60, ge=1, le=86400, description="rd elapsed= (s)")
+    interval_s: int = Field(1, ge=1, le=3600, description="rd interval= (s)")
+    warmup_s: int | None = Field(None, ge=0, le=86400, description="rd warmup= (s)")
+    iorate: Literal["max", "curve"] | int = Field("max", description="rd iorate=: max, curve or IOPS")
+    curve: list[float] | None = Field(None, description="iorate=curve: % of the measured max, e.g. [10, 50, 90]")
+    compratio: float | None = Field(None, ge=1, le=25, description="compratio= (data compressibility)")
+    dedupratio: float | None = Field(None, ge=1, le=100, description="dedupratio=")
+    dedupunit: str | None = Field(None, description="dedupunit=, e.g. '4k' (needed with dedupratio)")
+    data_errors: int | None = Field(None, ge=0, description="data_errors=")
+    messagescan: bool | None = Field(None, description="messagescan=")
+    openflags: str | None = Field("o_direct", description="sd openflags=")
+    jvms: int | None = Field(None, ge=1, le=256, description="jvms= for every host (hd=default)")
+    shell: Literal["ssh", "rsh", "vdbench"] = Field("ssh", description="hd shell= for remote hosts")
+
+    @field_validator("dedupunit")
+    @classmethod
+    def _unit(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_size(value)
+        return value
+
+    @field_validator("openflags")
+    @classmethod
+    def _flags(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"^[a-z_]+(,[a-z_]+)*$|^\([a-z_]+(,[a-z_]+)*\)$", value):
+            raise ValueError(f"{value!r} is not a vdbench openflags value (e.g. o_direct, o_sync)")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> VdbenchSettings:
+        if self.dedupratio is not None and self.dedupunit is None:
+            raise ValueError("dedupratio needs dedupunit (e.g. '4k')")
+        if (self.iorate == "curve") != (self.curve is not None):
+            raise ValueError("curve goes with iorate: curve (and only with it)")
+        if self.curve is not None and not all(0 < c <= 100 for c in self.curve):
+            raise ValueError("curve values are percentages of the maximum (0-100]")
+        if isinstance(self.iorate, int) and self.iorate < 1:
+            raise ValueError("iorate must be max, curve or a positive I/O rate")
+        return self
 
 
 class ProbeSettings(_Strict):
@@ -281,20 +350,30 @@ class Campaign(_Strict):
 
     campaign: Name = Field(description="campaign name: results go to results_dir/campaign")
     description: str = ""
-    engine: Literal["fio"] = "fio"
+    engine: Literal["fio", "vdbench"] = "fio"
     hosts: list[HostParams] = Field(min_length=1)
     targets: list[TargetParams] = Field(min_length=1)
     fio: FioSettings = FioSettings()
+    vdbench: VdbenchSettings = VdbenchSettings()
     workloads: list[Workload] = Field(default_factory=lambda: [Workload(**w) for w in standard_workloads()])
     probe: ProbeSettings = ProbeSettings()
     sweep: SweepSettings = SweepSettings()
     slo_ms: float = Field(1.0, gt=0, le=10000, description="latency SLO for 'IOPS at SLO' (ms)")
+    array_cache: str | None = Field(None, description="array cache size, e.g. '512g': the working set "
+                                                      "should be 10x larger")
     results_dir: str = "results"
 
     @field_validator("workloads", mode="before")
     @classmethod
     def _default_workloads(cls, value: Any) -> Any:
         return standard_workloads() if value is None else value
+
+    @field_validator("array_cache")
+    @classmethod
+    def _cache(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_size(value)
+        return value
 
     @field_validator("results_dir")
     @classmethod
@@ -321,6 +400,9 @@ class Campaign(_Strict):
         for name in self.sweep.workloads or []:
             if name not in workload_names:
                 raise ValueError(f"sweep.workloads: no workload named {name!r} (workloads: {workload_names})")
+        if self.vdbench.controller is not None and self.vdbench.controller not in host_names:
+            raise ValueError(f"vdbench.controller: no host named {self.vdbench.controller!r} "
+                             f"(hosts: {sorted(host_names)})")
         read_only = [t.name for t in self.targets if not t.writable]
         if read_only:
             for i, workload in enumerate(self.workloads):
@@ -363,7 +445,8 @@ class Campaign(_Strict):
     def measurement_hash(self) -> str:
         """Short hash of what defines the measurements (engine, fio settings, hosts,
         targets, workloads), not of report-only settings such as the SLO."""
-        text = json.dumps(self.model_dump(mode="json", include={"engine", "fio", "hosts", "targets", "workloads"}),
+        text = json.dumps(self.model_dump(mode="json", include={"engine", self.engine, "hosts", "targets",
+                                                                "workloads"}),
                           sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 

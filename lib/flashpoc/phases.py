@@ -19,13 +19,14 @@ from typing import Any
 
 import pandas as pd
 
-from . import analysis, check
+from . import analysis, check, phases_vdbench
 from .errors import AnalysisError, CheckFailed, RemoteError
 from .params import Campaign, HostParams, Workload, workbook_root
 from .parse.fio import parse_fio_histogram, parse_fio_output, summarize_fio_point
 from .parse.host import cpu_utilisation
 from .plan.fio import outstanding_ios, render_job, render_layout_job
 from .plan.sweep import format_forthreads, plan_sweep
+from .plan.vdbench import probe_run
 from .run import hosts as hostlib
 from .run.fio import FioRun, fio_version, run_fio_job
 from .store import CampaignStore, StoreError
@@ -120,9 +121,15 @@ def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
             start = time.perf_counter()
             host.run(f"mkdir -p {hostlib.quote(str(Path(target.path).parent))}",
                      purpose=f"create the directory of {target.path}")
-            run_fio_job(host, render_layout_job(target, wb.cfg.fio), f"{host_params.workdir}/layout-{target.name}",
-                        readonly=False, timeout_s=host_params.command_timeout_s,
-                        purpose=f"create scratch file {target.path}")
+            if wb.cfg.engine == "fio":
+                run_fio_job(host, render_layout_job(target, wb.cfg.fio),
+                            f"{host_params.workdir}/layout-{target.name}", readonly=False,
+                            timeout_s=host_params.command_timeout_s, purpose=f"create scratch file {target.path}")
+            else:  # random data, written once: reads hit real blocks, not holes
+                mib = -(-target.size_bytes // 1024**2)
+                host.run(f"dd if=/dev/urandom of={hostlib.quote(target.path)} bs=1M count={mib} "
+                         f"conv=fsync status=none && truncate -s {target.size_bytes} {hostlib.quote(target.path)}",
+                         purpose=f"create scratch file {target.path}", timeout_s=host_params.command_timeout_s)
             done.append({"host": host_params.name, "target": target.name, "action": "created",
                          "seconds": round(time.perf_counter() - start, 1)})
     return done
@@ -317,7 +324,10 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
             bar.update(1)
             bar.set_postfix(threads=threads, iops=f"{row['iops']:,.0f}")
 
-        if probe.strategy == "linear":
+        if wb.cfg.engine == "vdbench":
+            with _progress(len(probe_run(wb.cfg).threads), f"probe {workload.name} (vdbench)", progress) as bar:
+                rows = phases_vdbench.probe(wb, bar)
+        elif probe.strategy == "linear":
             plan = analysis.linear_probe_threads(probe.min_threads, probe.max_threads, probe.step)
             with _progress(len(plan), f"probe {workload.name} (linear)", progress) as bar:
                 for threads in plan:
@@ -407,14 +417,20 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
         total = sum(len(v) for v in plan.values())
         rows = []
         with _progress(total, "sweep", progress) as bar:
+            if wb.cfg.engine == "vdbench":
+                return _finish_sweep(wb, phases_vdbench.sweep(wb, plan, bar))
             for name, threads_list in plan.items():
                 workload = wb.cfg.workload(name)
                 for threads in threads_list:
                     bar.set_postfix(workload=name, threads=threads)
                     rows.append(measure_point(wb, "sweep", workload, threads, runtime_s=runtime))
                     bar.update(1)
-        wb.store.write_points_table()
-        return pd.DataFrame(rows)
+        return _finish_sweep(wb, rows)
+
+
+def _finish_sweep(wb: Workbench, rows: list[dict[str, Any]]) -> pd.DataFrame:
+    wb.store.write_points_table()
+    return pd.DataFrame(rows)
 
 
 def load_results(cfg: Campaign, phase: str = "sweep") -> pd.DataFrame:
@@ -483,7 +499,10 @@ def probe_text(probe: dict[str, Any]) -> str:
 
 def sweep_plan_text(cfg: Campaign, plan: dict[str, list[int]]) -> str:
     """A Markdown summary of the sweep plan: points, thread counts and estimated duration."""
-    runtime = (cfg.sweep.runtime_s or cfg.fio.runtime_s) + cfg.fio.ramp_s
+    if cfg.engine == "vdbench":
+        runtime = (cfg.sweep.runtime_s or cfg.vdbench.elapsed_s) + (cfg.vdbench.warmup_s or 0)
+    else:
+        runtime = (cfg.sweep.runtime_s or cfg.fio.runtime_s) + cfg.fio.ramp_s
     total = sum(len(v) for v in plan.values())
     seconds = total * runtime
     duration = f"{seconds / 60:.1f} min" if seconds >= 120 else f"{seconds} s"
@@ -512,6 +531,16 @@ class Report:
     charts: dict[str, Any]
     files: dict[str, Path]
 
+    def chart(self, name: str):
+        """The chart called ``name``, or a Markdown note saying why there is none."""
+        from IPython.display import Markdown
+
+        notes = {"latency_percentiles": "(no latency percentiles: the engine does not report them)",
+                 "probe_curve": "(no saturation probe was run)"}
+        if name in self.charts:
+            return self.charts[name]
+        return Markdown(notes.get(name, f"(no {name} chart)"))
+
     @property
     def files_text(self) -> str:
         """Markdown list of the written files."""
@@ -533,11 +562,11 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
     points = points.sort_values(["workload", "threads"]).reset_index(drop=True)
     table = summary.summary_table(points, cfg.slo_ms)
     knee_frame = summary.knees(points)
-    charts = {
-        "hockey_stick": chart.hockey_stick(points, knees=knee_frame, slo_ms=cfg.slo_ms),
-        "latency_percentiles": chart.latency_percentiles(points),
-        "host_cpu": chart.host_cpu(points),
-    }
+    charts = {"hockey_stick": chart.hockey_stick(points, knees=knee_frame, slo_ms=cfg.slo_ms)}
+    percentiles = [c for c in ("clat_p50_ms", "clat_p99_ms", "clat_p99_9_ms") if c in points]
+    if percentiles and points[percentiles].notna().any().any():  # fio has them, vdbench does not
+        charts["latency_percentiles"] = chart.latency_percentiles(points)
+    charts["host_cpu"] = chart.host_cpu(points)
     store = CampaignStore(cfg.results_path())
     if (store.root / "probe.json").exists():
         probe = store.read_json("probe.json")
@@ -551,12 +580,10 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
                 files[f"{name}.{kind}"] = path
         files["summary.csv"] = store.write_table("report/summary.csv", table)
         files["points.csv"] = store.write_table("report/points.csv", points.drop(columns=["per_host"], errors="ignore"))
-        sections = [("Summary", [headline, table]),
-                    ("IOPS vs latency", [charts["hockey_stick"]]),
-                    ("Latency percentiles", [charts["latency_percentiles"]]),
-                    ("Host CPU", [charts["host_cpu"]])]
-        if "probe_curve" in charts:
-            sections.append(("Saturation probe", [charts["probe_curve"]]))
+        titles = {"hockey_stick": "IOPS vs latency", "latency_percentiles": "Latency percentiles",
+                  "host_cpu": "Host CPU", "probe_curve": "Saturation probe"}
+        sections = [("Summary", [headline, table])]
+        sections += [(titles[name], [item]) for name, item in charts.items()]
         sections.append(("All points", [sweep_table(points)]))
         files["report.html"] = out / "report.html"
         report.write_html_report(files["report.html"], f"flashpoc report: {cfg.campaign}", sections)

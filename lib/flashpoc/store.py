@@ -141,13 +141,13 @@ class CampaignStore:
             return None
         return json.loads(path.read_text())
 
-    def save_point(self, phase: str, point_id: str, row: dict[str, Any], raw: dict[str, str]) -> Path:
+    def save_point(self, phase: str, point_id: str, row: dict[str, Any] | None, raw: dict[str, str]) -> Path:
         """Store a completed point atomically: its row and its raw files.
 
         Args:
             phase: "probe" or "sweep".
             point_id: unique id within the phase (e.g. ``randread-4k_t0016_1a2b3c4d``).
-            row: the tidy row (JSON-serialisable values).
+            row: the tidy row (JSON-serialisable values); None when ``raw`` carries the rows.
             raw: file name -> text of raw engine inputs/outputs.
         """
         final = self.point_dir(phase, point_id)
@@ -156,7 +156,8 @@ class CampaignStore:
         try:
             for name, text in raw.items():
                 (tmp / name).write_text(text)
-            (tmp / "point.json").write_text(_json(row, sort_keys=False))
+            if row is not None:
+                (tmp / "point.json").write_text(_json(row, sort_keys=False))
             if final.exists():
                 shutil.rmtree(final)
             os.replace(tmp, final)
@@ -165,11 +166,23 @@ class CampaignStore:
             raise
         return final
 
+    def save_points(self, phase: str, group_id: str, rows: list[dict[str, Any]], raw: dict[str, str]) -> Path:
+        """Store several points measured by one engine invocation (e.g. a vdbench forthreads
+        loop) atomically: their rows in points.json and the invocation's raw files."""
+        return self.save_point(phase, group_id, None, {**raw, "points.json": _json(rows, sort_keys=False)})
+
+    def load_group(self, phase: str, group_id: str) -> list[dict[str, Any]] | None:
+        """The rows stored by :meth:`save_points`, or None."""
+        path = self.point_dir(phase, group_id) / "points.json"
+        return json.loads(path.read_text()) if path.exists() else None
+
     def load_points(self, phase: str | None = None) -> pd.DataFrame:
         """Every completed point (of ``phase`` or all phases) as one DataFrame."""
         base = self.root / "points"
         pattern = f"{phase}/*/point.json" if phase else "*/*/point.json"
         rows = [json.loads(p.read_text()) for p in sorted(base.glob(pattern))]
+        group_pattern = f"{phase}/*/points.json" if phase else "*/*/points.json"
+        rows += [r for p in sorted(base.glob(group_pattern)) for r in json.loads(p.read_text())]
         frame = pd.DataFrame(rows)
         if not frame.empty and "completed_utc" in frame:
             frame = frame.sort_values("completed_utc", kind="stable").reset_index(drop=True)

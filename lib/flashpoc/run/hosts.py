@@ -8,6 +8,8 @@ connection reuse and timeouts) for anything else. Both offer ``run``, ``put_text
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
 import math
 import os
@@ -15,7 +17,9 @@ import shlex
 import signal
 import subprocess
 import sys
-from collections.abc import Iterable
+import threading
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,7 +71,8 @@ class _Host:
         return self.params.name
 
     def run(self, command: str, *, purpose: str, timeout_s: float | None = None,
-            check: bool = True, stdin: str | None = None) -> CommandResult:
+            check: bool = True, stdin: str | None = None,
+            on_line: Callable[[str], None] | None = None) -> CommandResult:
         """Run a shell command and return its result.
 
         Args:
@@ -77,13 +82,14 @@ class _Host:
                 ``command_timeout_s``).
             check: raise :class:`RemoteError` when the command exits non-zero.
             stdin: text fed to the command's standard input.
+            on_line: called with each line of standard output as it arrives (progress).
 
         Raises:
             RemoteError: naming the host and purpose, on a timeout, a lost connection,
                 or (with ``check``) a non-zero exit, with the tail of stderr.
         """
         timeout_s = timeout_s or self.params.command_timeout_s
-        result = self._run(command, purpose=purpose, timeout_s=timeout_s, stdin=stdin)
+        result = self._run(command, purpose=purpose, timeout_s=timeout_s, stdin=stdin, on_line=on_line)
         if check and not result.ok:
             detail = _tail(result.stderr) or _tail(result.stdout) or "(no output)"
             raise RemoteError(f"{self.name}: {purpose} failed (exit {result.exited}):\n{detail}")
@@ -107,8 +113,29 @@ class _Host:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _run(self, command: str, *, purpose: str, timeout_s: float, stdin: str | None) -> CommandResult:
+    def _run(self, command: str, *, purpose: str, timeout_s: float, stdin: str | None,
+             on_line: Callable[[str], None] | None) -> CommandResult:
         raise NotImplementedError
+
+
+class _LineWriter(io.TextIOBase):
+    """A text stream that keeps everything written and calls ``on_line`` per complete line."""
+
+    def __init__(self, on_line: Callable[[str], None] | None):
+        self.on_line, self.parts, self._pending = on_line, [], ""
+
+    def write(self, text: str) -> int:
+        self.parts.append(text)
+        if self.on_line is not None:
+            self._pending += text
+            *lines, self._pending = self._pending.split("\n")
+            for line in lines:
+                self.on_line(line)
+        return len(text)
+
+    def value(self) -> str:
+        """Everything written so far."""
+        return "".join(self.parts)
 
 
 class LocalHost(_Host):
@@ -117,19 +144,48 @@ class LocalHost(_Host):
     def __init__(self, params: HostParams):
         self.params = params
 
-    def _run(self, command: str, *, purpose: str, timeout_s: float, stdin: str | None) -> CommandResult:
+    def _run(self, command: str, *, purpose: str, timeout_s: float, stdin: str | None,
+             on_line: Callable[[str], None] | None) -> CommandResult:
         proc = subprocess.Popen(["/bin/sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
         try:
-            out, err = proc.communicate(stdin if stdin is not None else "", timeout=timeout_s)
+            if on_line is None:
+                out, err = proc.communicate(stdin if stdin is not None else "", timeout=timeout_s)
+            else:
+                out, err = self._stream(proc, stdin, timeout_s, on_line)
         except BaseException:
             # the whole process group: fio and its job processes must not outlive the point
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
             if isinstance(sys.exc_info()[1], subprocess.TimeoutExpired):
                 raise RemoteError(f"{self.name}: {purpose} did not finish within {timeout_s:g} s") from None
             raise
         return CommandResult(out, err, proc.returncode)
+
+    @staticmethod
+    def _stream(proc: subprocess.Popen, stdin: str | None, timeout_s: float,
+                on_line: Callable[[str], None]) -> tuple[str, str]:
+        """Feed stdin, call ``on_line`` per stdout line, collect stderr in a thread."""
+        errors: list[str] = []
+        reader = threading.Thread(target=lambda: errors.append(proc.stderr.read()), daemon=True)
+        reader.start()
+        proc.stdin.write(stdin or "")
+        proc.stdin.close()
+        deadline = time.monotonic() + timeout_s
+        writer = _LineWriter(on_line)
+        timer = threading.Timer(timeout_s, lambda: os.killpg(proc.pid, signal.SIGKILL))
+        timer.start()
+        try:
+            for line in proc.stdout:
+                writer.write(line)
+            proc.wait()
+        finally:
+            timer.cancel()
+        reader.join()
+        if time.monotonic() >= deadline:
+            raise subprocess.TimeoutExpired(proc.args, timeout_s)
+        return writer.value(), "".join(errors)
 
 
 class SSHHost(_Host):
@@ -191,9 +247,8 @@ class SSHHost(_Host):
             reason = error.strerror or str(error) or type(error).__name__
             raise RemoteError(f"{self.name}: cannot connect to {where} to {purpose}: {reason}") from None
 
-    def _run(self, command: str, *, purpose: str, timeout_s: float, stdin: str | None) -> CommandResult:
-        import io
-
+    def _run(self, command: str, *, purpose: str, timeout_s: float, stdin: str | None,
+             on_line: Callable[[str], None] | None) -> CommandResult:
         from invoke.exceptions import CommandTimedOut
 
         import paramiko
@@ -213,7 +268,8 @@ class SSHHost(_Host):
                 command = f"( {command}\n) < {quote(remote_input)}; rc=$?; rm -f {quote(remote_input)}; exit $rc"
         wrapped = f"timeout -k 10 {limit} sh -c {quote(command)}"
         try:
-            result = self._conn.run(wrapped, hide=True, warn=True, timeout=limit + 20, in_stream=False)
+            stream = {"out_stream": _LineWriter(on_line)} if on_line is not None else {}
+            result = self._conn.run(wrapped, hide=True, warn=True, timeout=limit + 20, in_stream=False, **stream)
         except CommandTimedOut:
             self.close()
             raise RemoteError(f"{self.name}: {purpose} did not finish within {timeout_s:g} s") from None

@@ -1,0 +1,184 @@
+"""The probe and sweep phases on vdbench: one invocation per forthreads loop.
+
+vdbench runs a whole thread list in one invocation (``forthreads=``), without restarting
+its JVMs per point; each run of the loop becomes one stored point. The controller host
+(``vdbench.controller``, default the first host) runs vdbench; with several hosts the
+parmfile's ``hd=`` lines make vdbench drive the others itself.
+
+vdbench's ``threads`` are per SD: a point's outstanding I/Os are threads x SDs, which the
+charts and Little's law check use, while the rows keep the thread parameter as set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timezone
+from typing import Any
+
+from . import analysis
+from .errors import RemoteError
+from .params import Workload
+from .parse.vdbench import parse_output_dir, vdbench_failure
+from .plan.vdbench import RunDefinition, outstanding_ios, probe_run, render_parmfile, sweep_run
+from .run.vdbench import IntervalProgress, run_vdbench
+
+
+def controller(wb):
+    """The host parameters of the vdbench controller (master)."""
+    name = wb.cfg.vdbench.controller or wb.cfg.hosts[0].name
+    return next(h for h in wb.cfg.hosts if h.name == name)
+
+
+def parmfile_for(wb, rd: RunDefinition) -> str:
+    """The parmfile of one invocation: every workload defined, ``rd`` run."""
+    return render_parmfile(wb.cfg, [w.name for w in wb.cfg.workloads], rd)
+
+
+def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None) -> list[dict[str, Any]]:
+    """Run one vdbench invocation (or reuse it when stored) and return one row per loop run.
+
+    Raises:
+        RemoteError: with vdbench's own error message and the point it failed at when
+            vdbench exits non-zero; nothing is stored for a failed invocation.
+    """
+    cfg = wb.cfg
+    parmfile = parmfile_for(wb, rd)
+    group = f"{rd.workload}_{hashlib.sha256(parmfile.encode()).hexdigest()[:10]}"
+    stored = wb.store.load_group(phase, group)
+    if stored is not None:
+        for row in stored:
+            row["reused"] = True
+        if bar is not None:
+            bar.update(len(stored))
+        return stored
+    host_params = controller(wb)
+    runs = len(rd.threads)
+    intervals_per_run = rd.elapsed_s // rd.interval_s + (rd.warmup_s or 0) // rd.interval_s
+    done_runs = 0
+
+    def on_interval(progress: IntervalProgress) -> None:
+        nonlocal done_runs
+        if bar is not None:
+            bar.set_postfix_str(progress.run)
+            finished = min(progress.intervals // max(1, intervals_per_run), runs)
+            if finished > done_runs:
+                bar.update(finished - done_runs)
+                done_runs = finished
+
+    timeout = min(host_params.command_timeout_s * runs,
+                  runs * 3 * (rd.elapsed_s + (rd.warmup_s or 0)) + 600)
+    purpose = f"{phase} {rd.workload} forthreads {rd.line().split('forthreads=')[-1]}"
+    run = run_vdbench(wb.host(host_params), parmfile, f"{host_params.workdir}/{cfg.campaign}/{phase}/{group}",
+                      timeout_s=timeout, purpose=purpose, on_line=IntervalProgress(on_interval))
+    if run.exit_code != 0:
+        message = vdbench_failure(run.files, run.console) or "\n".join(run.console.strip().splitlines()[-15:])
+        raise RemoteError(f"{host_params.name}: {purpose}: vdbench exited {run.exit_code}:\n{message}")
+    parsed = parse_output_dir(run.files)
+    rows = [point_row(wb, phase, group, rd, total, parsed, run.wall_s / max(1, runs))
+            for total in parsed["totals"]]
+    if not rows:
+        raise RemoteError(f"{host_params.name}: {purpose}: vdbench finished but reported no run in totals.html")
+    raw = {f"output/{name}": text for name, text in run.files.items()}
+    raw = {name.replace("/", "__"): text for name, text in raw.items()}
+    raw.update({"parmfile": parmfile, "console.txt": run.console})
+    wb.store.save_points(phase, group, rows, raw)
+    if bar is not None and done_runs < runs:
+        bar.update(runs - done_runs)
+    for row in rows:
+        row["reused"] = False
+    return rows
+
+
+def point_row(wb, phase: str, group: str, rd: RunDefinition, total: dict[str, Any],
+              parsed: dict[str, Any], wall_s: float) -> dict[str, Any]:
+    """The tidy row of one vdbench run (totals avg line + its interval rows)."""
+    cfg = wb.cfg
+    workload: Workload = cfg.workload(rd.workload)
+    threads = int(total["threads"])
+    outstanding = outstanding_ios(threads, cfg)
+    intervals = [r["iops"] for r in parsed["summary"]
+                 if r.get("run_index") == total["run_index"] and not r.get("is_avg")
+                 and r.get("interval") is not None and r["interval"] >= (total.get("interval_start") or 2)]
+    steady = analysis.interval_steadiness(intervals)
+    read_share = (total.get("read_pct") or 0.0) / 100.0
+    row: dict[str, Any] = {
+        "campaign": cfg.campaign,
+        "phase": phase,
+        "point_id": f"{group}_t{threads:05d}",
+        "engine": "vdbench",
+        "workload": workload.name,
+        "rw": workload.rw,
+        "bs": workload.bs,
+        "rwmixread": workload.rwmixread,
+        "iodepth": 1,
+        "threads": threads,
+        "outstanding_ios": outstanding,
+        "hosts": ",".join(h.name for h in cfg.hosts),
+        "n_hosts": len(cfg.hosts),
+        "targets": ",".join(t.name for t in cfg.targets),
+        "working_set_bytes": sum(t.size_bytes or 0 for t in cfg.targets),
+        "runtime_s": rd.elapsed_s,
+        "ramp_s": rd.warmup_s or rd.interval_s,
+        "repeat": 0,
+        "wall_s": round(wall_s, 3),
+        "completed_utc": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+        "params_hash": cfg.params_hash(),
+        "measurement_hash": cfg.measurement_hash(),
+        "iops": total["iops"],
+        "read_iops": total["iops"] * read_share,
+        "write_iops": total["iops"] * (1.0 - read_share),
+        "bw_mibps": total.get("mb_per_s"),
+        "lat_mean_ms": total.get("resp_ms"),
+        "read_lat_mean_ms": total.get("read_resp_ms") if read_share > 0 else None,
+        "write_lat_mean_ms": total.get("write_resp_ms") if read_share < 1 else None,
+        "lat_max_ms": total.get("resp_max_ms"),
+        "lat_stddev_ms": total.get("resp_stddev_ms"),
+        "queue_depth": total.get("queue_depth"),
+        "host_cpu_busy_pct": total.get("cpu_sys_user_pct"),
+        "host_cpu_system_pct": total.get("cpu_sys_pct"),
+        "interval_label": total.get("interval_label"),
+        "interval_iops_cv_pct": steady["cv_pct"],
+        "interval_iops_drift_pct": steady["drift_pct"],
+        "steadystate_attained": steady["steady"],
+        "vdbench_loop": total.get("loop"),
+    }
+    if row["iops"] and row["lat_mean_ms"] is not None:
+        law = analysis.littles_law(analysis.Point(threads, row["iops"], row["lat_mean_ms"], outstanding))
+        row["littles_law_ratio"] = round(law["ratio"], 3)
+        row["littles_law_ok"] = bool(law["ok"])
+    return row
+
+
+def probe(wb, bar=None) -> list[dict[str, Any]]:
+    """The probe on vdbench: one invocation over the probe's thread list (linear, or the
+    doubling ladder), then, for the adaptive strategy, one invocation per refine point."""
+    cfg = wb.cfg
+    first = probe_run(cfg)
+    rows = run_invocation(wb, "probe", first, bar=bar)
+    if cfg.probe.strategy == "adaptive":
+        stepper = analysis.AdaptiveProbe(min_threads=cfg.probe.min_threads, max_threads=cfg.probe.max_threads,
+                                         gain_pct=cfg.probe.gain_pct, step=cfg.probe.step)
+        measured = {int(r["threads"]) for r in rows}
+        while (threads := stepper.next_threads(_points(rows))) is not None and threads not in measured:
+            rd = RunDefinition(**{**_rd_fields(first), "threads": (threads,)})
+            rows += run_invocation(wb, "probe", rd, bar=bar)
+            measured.add(threads)
+    return rows
+
+
+def sweep(wb, plan: dict[str, list[int]], bar=None) -> list[dict[str, Any]]:
+    """The sweep on vdbench: one invocation per workload over its thread list."""
+    rows = []
+    for name, threads in plan.items():
+        rows += run_invocation(wb, "sweep", sweep_run(wb.cfg, threads, name), bar=bar)
+    return rows
+
+
+def _rd_fields(rd: RunDefinition) -> dict[str, Any]:
+    return {f: getattr(rd, f) for f in rd.__dataclass_fields__}
+
+
+def _points(rows: list[dict[str, Any]]) -> list[analysis.Point]:
+    return [analysis.Point(int(r["threads"]), float(r["iops"]), float(r["lat_mean_ms"]), int(r["outstanding_ios"]))
+            for r in rows]
+

@@ -1,0 +1,94 @@
+"""The phases with engine: vdbench, against the vdbench REPLAY DOUBLE.
+
+vdbench cannot be installed here. The double (tests/replay/vdbench_replay.py) accepts
+vdbench's command line, refuses a parmfile whose definitions differ from the recorded run's,
+and serves the real recorded output set tests/data/vdbench/rr_threads_sweep (4 x 512 MiB
+SDs, 4K random read, forthreads=(1-16,d), 10 s runs; see PROVENANCE.md there).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import DATA
+from flashpoc import phases
+from flashpoc.errors import RemoteError
+from flashpoc.params import campaign_from_dict
+from test_run_vdbench import replay_install
+
+RECORDED = DATA / "vdbench" / "rr_threads_sweep"
+
+
+def vdbench_campaign(tmp_path, recorded=RECORDED, exit_code=0, **overrides):
+    values = {
+        "campaign": "vdb",
+        "engine": "vdbench",
+        "hosts": [{"name": "local", "address": "localhost",
+                   "vdbench": str(replay_install(tmp_path, recorded, exit_code))}],
+        "targets": [{"name": f"sd{i}", "path": str(tmp_path / f"lun{i}"), "size": "512m", "create": True}
+                    for i in range(1, 5)],
+        "vdbench": {"elapsed_s": 10, "interval_s": 1, "iorate": "max", "openflags": "o_direct"},
+        "workloads": [{"name": "wd1", "rw": "randread", "bs": "4k"}],
+        "probe": {"strategy": "adaptive", "min_threads": 1, "max_threads": 16, "step": 4},
+        "results_dir": str(tmp_path / "results"),
+    }
+    values.update(overrides)
+    return campaign_from_dict(values)
+
+
+def test_probe_sweep_and_report_on_vdbench(tmp_path):
+    cfg = vdbench_campaign(tmp_path)
+    table = phases.run_check(cfg)
+    checks = dict(zip(table["check"], table["status"]))
+    assert checks["vdbench"] == "pass" and checks["vdbench -s parmfile"] == "pass"
+    assert "fio" not in checks  # fio is not needed for vdbench
+
+    probe = phases.run_probe(cfg, progress=False)
+    assert probe["runs"] == 5  # one invocation: forthreads=(1-16,d)
+    points = {p["threads"]: p for p in probe["points"]}
+    assert sorted(points) == [1, 2, 4, 8, 16]
+    assert points[16]["iops"] == 72704.7 and points[16]["lat_mean_ms"] == 0.844  # totals.html avg_2-10
+    assert points[16]["outstanding_ios"] == 64  # 16 threads x 4 SDs
+    assert probe["saturation"]["threads"] == 8 and list(probe["saturation"]["range_threads"]) == [4, 8]
+
+    root = tmp_path / "results" / "vdb"
+    group = next((root / "points" / "probe").iterdir())
+    stored = json.loads((group / "points.json").read_text())
+    assert [r["threads"] for r in stored] == [1, 2, 4, 8, 16]
+    assert (group / "output__totals.html").read_text() == (RECORDED / "totals.html").read_text()
+    assert "forthreads=(1-16,d)" in (group / "parmfile").read_text()
+    row16 = stored[-1]
+    assert row16["queue_depth"] == 61.4 and row16["host_cpu_busy_pct"] == 67.6
+    assert row16["littles_law_ok"] is True  # 72704.7 IOPS x 0.844 ms = 61.4 ~ 64 outstanding
+    assert row16["steadystate_attained"] in (True, False) and row16["interval_iops_cv_pct"] > 0
+
+    rows = phases.run_sweep(cfg, {"wd1": [1, 2, 4, 8, 16]}, progress=False)
+    assert list(rows["threads"]) == [1, 2, 4, 8, 16] and not rows["reused"].any()
+    again = phases.run_sweep(cfg, {"wd1": [1, 2, 4, 8, 16]}, progress=False)
+    assert again["reused"].all()
+
+    report = phases.build_report(cfg)
+    assert report.summary.loc[0, "max_iops"] == 72705
+    assert "latency_percentiles" not in report.charts and "hockey_stick" in report.charts
+    assert report.files["report.html"].exists()
+
+
+def test_a_failed_vdbench_run_gives_vdbench_s_message(tmp_path, monkeypatch):
+    """The recorded failure: an sd whose file does not exist and has no size. The planner
+    refuses a file without a size before any run, so the recorded parmfile is fed directly."""
+    from flashpoc import phases_vdbench
+    from flashpoc.plan.vdbench import probe_run
+
+    recorded = DATA / "vdbench" / "error_missing_lun"
+    cfg = vdbench_campaign(tmp_path, recorded, exit_code=157)
+    monkeypatch.setattr(phases_vdbench, "parmfile_for", lambda wb, rd: (recorded / "parmfile.txt").read_text())
+    with phases.open_campaign(cfg) as wb:
+        with pytest.raises(RemoteError) as info:
+            phases_vdbench.run_invocation(wb, "probe", probe_run(wb.cfg))
+        assert not (wb.store.root / "points").exists()  # nothing stored for a failed invocation
+    message = str(info.value)
+    assert "vdbench exited 157" in message
+    assert "Undefined size for sd=sd1" in message and "No lun or file size available." in message
+    assert "at Vdb.common.failure" not in message  # vdbench's words, not its Java stack trace

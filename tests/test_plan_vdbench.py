@@ -1,0 +1,391 @@
+"""vdbench parmfile planning: whole files against golden files, and the same definitions as the
+POC guide's example and as the parmfiles of real vdbench runs (fixtures/vdbench)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from flashpoc.errors import ParameterError
+from flashpoc.params import campaign_from_dict, load_campaign
+from flashpoc.plan.sweep import plan_sweep
+from flashpoc.plan.vdbench import (RunDefinition, format_threads, outstanding_ios, probe_run, render_parmfile,
+                                   sweep_run, working_set)
+
+REPO = Path(__file__).resolve().parent.parent
+GOLDEN = Path(__file__).parent / "data" / "golden"
+FIXTURES = REPO.parent / "shared" / "fixtures" / "vdbench"
+
+# The POC guide's parmfile (NetApp POC guide, vdbench example), and its follow-up rd after the probe.
+GUIDE = """\
+hd=hd1,system=srv1,user=root,shell=ssh,jvms=16
+hd=hd2,system=srv2,user=root,shell=ssh,jvms=16
+hd=hd3,system=srv3,user=root,shell=ssh,jvms=16
+hd=hd4,system=srv4,user=root,shell=ssh,jvms=16
+hd=hd5,system=srv5,user=root,shell=ssh,jvms=16
+sd=sd1,lun=/dev/mapper/360080e500029b3c800002f25553218d7,size=250g,openflags=o_direct
+sd=sd2,lun=/dev/mapper/360080e500029b3c800002f26553218e8,size=250g,openflags=o_direct
+sd=sd3,lun=/dev/mapper/360080e500029b3c8000030275536959d,size=250g,openflags=o_direct
+sd=sd4,lun=/dev/mapper/360080e500029b3c800003028553695b4,size=250g,openflags=o_direct
+wd=wd1,sd=sd*,rdpct=100,seekpct=100
+wd=wd2,sd=sd*,rdpct=0,seekpct=100
+wd=wd3,sd=sd*,rdpct=100,seekpct=0.1
+wd=wd4,sd=sd*,rdpct=0,seekpct=0.1
+"""
+GUIDE_PROBE_RD = "rd=rd1,wd=wd1,iorate=max,elapsed=60,interval=1,xfersize=4k,forthreads=(100-500,100)\n"
+GUIDE_SWEEP_RD = "rd=rd1,wd=wd1,iorate=max,elapsed=60,interval=1,xfersize=4k,forthreads=(10-300,10)\n"
+
+# Parmfiles of real vdbench 5.04.06 runs, copied from ../shared/fixtures/vdbench/*/parmfile.txt
+# (test_fixture_copies_are_current checks the copies when the fixtures are present).
+RR_THREADS_SWEEP = """\
+*
+* rr_threads_sweep: 4k 100% random read, uncontrolled rate, thread sweep
+* (EF560-POC style forthreads sweep, scaled down for a 2-core VM)
+*
+sd=default,openflags=o_direct
+sd=sd1,lun=/srv/poc/luns/lun1,size=512m
+sd=sd2,lun=/srv/poc/luns/lun2,size=512m
+sd=sd3,lun=/srv/poc/luns/lun3,size=512m
+sd=sd4,lun=/srv/poc/luns/lun4,size=512m
+
+wd=wd1,sd=sd*,xfersize=4k,rdpct=100,seekpct=100
+
+rd=rd1,wd=wd1,iorate=max,elapsed=10,interval=1,forthreads=(1-16,d)
+"""
+MULTI_HOST = """\
+*
+* multi_host: two vdbench "hosts" on the same VM (loopback), two JVMs each
+*
+hd=default,vdbench=/opt/vdbench,user=root,shell=vdbench,jvms=2
+hd=hd1,system=localhost
+hd=hd2,system=127.0.0.1
+
+sd=default,openflags=o_direct
+sd=sd1,host=hd1,lun=/srv/poc/luns/lun1,size=512m
+sd=sd2,host=hd1,lun=/srv/poc/luns/lun2,size=512m
+sd=sd3,host=hd2,lun=/srv/poc/luns/lun3,size=512m
+sd=sd4,host=hd2,lun=/srv/poc/luns/lun4,size=512m
+
+wd=wd1,sd=sd*,xfersize=4k,rdpct=70,seekpct=100
+
+rd=rd1,wd=wd1,iorate=max,elapsed=5,interval=1,forthreads=(2,4)
+"""
+FOUR_WORKLOADS = """\
+*
+* four_workloads: random read, random write, sequential read, sequential write
+*
+compratio=2
+dedupratio=2
+dedupunit=4k
+
+sd=default,openflags=o_direct
+sd=sd1,lun=/srv/poc/luns/lun1,size=512m
+sd=sd2,lun=/srv/poc/luns/lun2,size=512m
+sd=sd3,lun=/srv/poc/luns/lun3,size=512m
+sd=sd4,lun=/srv/poc/luns/lun4,size=512m
+
+wd=wd1,sd=sd*,xfersize=4k,rdpct=100,seekpct=100
+wd=wd2,sd=sd*,xfersize=4k,rdpct=0,seekpct=100
+wd=wd3,sd=sd*,xfersize=128k,rdpct=100,seekpct=0
+wd=wd4,sd=sd*,xfersize=128k,rdpct=0,seekpct=seq
+
+rd=rd1_randread,wd=wd1,iorate=max,elapsed=5,interval=1,forthreads=(1,4,8)
+rd=rd2_randwrite,wd=wd2,iorate=max,elapsed=5,interval=1,forthreads=(1,4,8)
+rd=rd3_seqread,wd=wd3,iorate=max,elapsed=5,interval=1,forthreads=(1,4,8)
+rd=rd4_seqwrite,wd=wd4,iorate=max,elapsed=5,interval=1,forthreads=(1,4,8)
+"""
+
+
+# -- a small reader of parmfile definitions, resolving hd=default / sd=default ----------
+
+def _split_top(line: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for ch in line:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    return parts + [current]
+
+
+def definitions(text: str, *, drop: tuple[str, ...] = ()) -> list[tuple[str, dict[str, str]]]:
+    """(keyword, {key: value}) per definition line, with the ``xx=default`` values folded in and
+    the keys in ``drop`` left out. General parameters are (keyword, {keyword: value})."""
+    defaults: dict[str, dict[str, str]] = {}
+    out = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "*#/":
+            continue
+        pairs = [part.split("=", 1) for part in _split_top(line)]
+        assert all(len(p) == 2 for p in pairs), line
+        keyword, name = pairs[0]
+        values = dict(pairs[1:])
+        if name == "default":
+            defaults.setdefault(keyword, {}).update(values)
+            continue
+        d = {**defaults.get(keyword, {}), keyword: name, **values}
+        out.append((keyword, {k: v for k, v in d.items() if k not in drop}))
+    return out
+
+
+def definition_set(text: str, **kwargs) -> set:
+    return {(kw, frozenset(d.items())) for kw, d in definitions(text, **kwargs)}
+
+
+def effective_runs(text: str, **kwargs) -> set:
+    """Each rd with its wd's settings folded in (rd settings such as xfersize override the wd's)."""
+    defs = definitions(text, **kwargs)
+    wds = {d["wd"]: d for kw, d in defs if kw == "wd"}
+    return {frozenset({**wds[d["wd"]], **d}.items()) for kw, d in defs if kw == "rd"}
+
+
+# -- the guide -------------------------------------------------------------------------
+
+def guide():
+    return load_campaign(REPO / "parameters" / "guide-vdbench-5hosts.yaml")
+
+
+def test_guide_probe_matches_golden_and_the_guide():
+    cfg = guide()
+    text = render_parmfile(cfg, [w.name for w in cfg.workloads], probe_run(cfg))
+    assert text == (GOLDEN / "guide_probe.parm").read_text()
+    assert definition_set(text) == definition_set(GUIDE + GUIDE_PROBE_RD)
+    assert text.endswith(GUIDE_PROBE_RD)
+    lines = text.splitlines()
+    assert all(line in lines for line in GUIDE.splitlines()[5:])  # sd= and wd= lines as the guide's
+
+
+def test_guide_sweep_matches_golden_and_the_guide():
+    cfg = guide()
+    threads = plan_sweep(300, plan=cfg.sweep.plan, step=cfg.sweep.step)  # the probe's answer: 300
+    assert len(threads) == 30
+    text = render_parmfile(cfg, None, sweep_run(cfg, threads, cfg.sweep_workloads[0]))
+    assert text == (GOLDEN / "guide_sweep.parm").read_text()
+    assert definition_set(text) == definition_set(GUIDE + GUIDE_SWEEP_RD)
+
+
+def test_guide_outstanding_ios_are_threads_times_sds():
+    cfg = guide()
+    assert outstanding_ios(100, cfg) == 400
+    assert round(558_627 * 0.714 / 1000) == 399  # Little's law on the guide's 100-thread point
+    assert outstanding_ios(300, cfg) == 1200
+    assert abs(1198 / outstanding_ios(300, cfg) - 1) < 0.01  # totals.html queue depth at 300 threads
+    with pytest.raises(ParameterError, match="threads"):
+        outstanding_ios(0, cfg)
+
+
+# -- real vdbench runs -----------------------------------------------------------------
+
+def test_local_campaign_has_the_definitions_of_rr_threads_sweep():
+    cfg = load_campaign(REPO / "parameters" / "vdbench-local.yaml").resolved()
+    assert all(Path(t.path).is_absolute() and "results/scratch/" in t.path for t in cfg.targets)
+    text = render_parmfile(cfg, None, probe_run(cfg))
+    assert "hd=" not in text  # one local host
+    assert "forthreads=(1-16,d)" in text
+    kinds = ("sd", "wd", "rd")
+    ours, real = (definitions(t, drop=("lun",)) for t in (text, RR_THREADS_SWEEP))
+    assert [kw for kw, _ in ours] == [kw for kw, _ in real] and {kw for kw, _ in ours} <= set(kinds)
+    assert definition_set(text, drop=("lun",)) - definition_set(RR_THREADS_SWEEP, drop=("lun",)) == {
+        ("rd", frozenset({"rd": "rd1", "wd": "wd1", "iorate": "max", "elapsed": "10", "interval": "1",
+                          "xfersize": "4k", "forthreads": "(1-16,d)"}.items())),
+        ("wd", frozenset({"wd": "wd1", "sd": "sd*", "rdpct": "100", "seekpct": "100"}.items()))}
+    # the only difference: the transfer size sits on the rd line (as the guide's), not the wd's
+    assert effective_runs(text) == effective_runs(RR_THREADS_SWEEP)
+    sds = [d for kw, d in definitions(text, drop=()) if kw == "sd"]
+    assert [d["lun"] for d in sds] == [t.path for t in cfg.targets]
+
+
+def test_multi_host_parmfile_of_a_real_run():
+    cfg = campaign_from_dict({
+        "campaign": "multi-host", "engine": "vdbench",
+        "hosts": [{"name": "hd1", "address": "localhost", "user": "root", "vdbench": "/opt/vdbench", "jvms": 2},
+                  {"name": "hd2", "address": "127.0.0.1", "user": "root", "vdbench": "/opt/vdbench", "jvms": 2}],
+        "targets": [{"name": f"sd{i}", "path": f"/srv/poc/luns/lun{i}", "size": "512m",
+                     "allow_write": True, "hosts": ["hd1" if i <= 2 else "hd2"]} for i in range(1, 5)],
+        "workloads": [{"name": "wd1", "rw": "randrw", "rwmixread": 70, "bs": "4k"}],
+        "vdbench": {"elapsed_s": 5, "shell": "vdbench"}})
+    assert [w.writes for w in cfg.workloads] == [True]
+    text = render_parmfile(cfg, None, sweep_run(cfg, [2, 4], "wd1"))
+    assert "hd=default,vdbench=/opt/vdbench,user=root,shell=vdbench,jvms=2\nhd=hd1,system=localhost\n" in text
+    assert "sd=sd1,host=hd1,lun=/srv/poc/luns/lun1,size=512m,openflags=o_direct\n" in text
+    assert definition_set(text, drop=("xfersize",)) == definition_set(MULTI_HOST, drop=("xfersize",))
+    assert effective_runs(text) == effective_runs(MULTI_HOST)
+    assert "* wd1 writes: run only on LUNs and files whose data may be destroyed\n" in text
+
+
+def test_four_workloads_parmfile_of_a_real_run():
+    cfg = campaign_from_dict({
+        "campaign": "four", "engine": "vdbench", "hosts": [{"name": "local"}],
+        "targets": [{"name": f"sd{i}", "path": f"/srv/poc/luns/lun{i}", "size": "512m", "create": True}
+                    for i in range(1, 5)],
+        "workloads": [{"name": "wd1", "rw": "randread", "bs": "4k"},
+                      {"name": "wd2", "rw": "randwrite", "bs": "4k"},
+                      {"name": "wd3", "rw": "read", "bs": "128k"},
+                      {"name": "wd4", "rw": "write", "bs": "128k", "seekpct": "seq"}],
+        "vdbench": {"elapsed_s": 5, "compratio": 2, "dedupratio": 2, "dedupunit": "4k"}})
+    rds = [sweep_run(cfg, [1, 4, 8], w, name=f"rd{i}_{kind}")
+           for i, (w, kind) in enumerate(zip(cfg.workloads, ["randread", "randwrite", "seqread", "seqwrite"]), 1)]
+    text = render_parmfile(cfg, None, rds)
+    assert text.split("*\n", 1)[1].startswith("compratio=2\ndedupratio=2\ndedupunit=4k\n\nsd=sd1,")
+    assert definition_set(text, drop=("xfersize",)) == definition_set(FOUR_WORKLOADS, drop=("xfersize",))
+    assert effective_runs(text) == effective_runs(FOUR_WORKLOADS)
+
+
+@pytest.mark.parametrize("name,copy", [("rr_threads_sweep", RR_THREADS_SWEEP), ("multi_host", MULTI_HOST),
+                                       ("four_workloads", FOUR_WORKLOADS)])
+def test_fixture_copies_are_current(name, copy):
+    path = FIXTURES / name / "parmfile.txt"
+    if not path.exists():
+        pytest.skip(f"{path} is not here")
+    assert path.read_text() == copy
+
+
+# -- rendering details -----------------------------------------------------------------
+
+def small(**overrides):
+    values = {"campaign": "small", "engine": "vdbench", "hosts": [{"name": "local"}],
+              "targets": [{"name": "scratch", "path": "/srv/poc/scratch.dat", "size": "1g", "create": True}],
+              "workloads": [{"name": "randread-4k", "rw": "randread", "bs": "4k"}]}
+    values.update(overrides)
+    return campaign_from_dict(values)
+
+
+def test_threads_formats():
+    assert format_threads([1, 2, 4, 8, 16]) == "(1-16,d)"
+    assert format_threads(list(range(10, 301, 10))) == "(10-300,10)"
+    assert format_threads([2, 4]) == "(2,4)"
+    assert format_threads([1, 2, 4, 8, 16, 32, 64, 100]) == "(1,2,4,8,16,32,64,100)"
+
+
+def test_probe_run_strategies():
+    cfg = small(probe={"strategy": "adaptive", "min_threads": 1, "max_threads": 100, "runtime_s": 30})
+    rd = probe_run(cfg)
+    assert rd.threads == (1, 2, 4, 8, 16, 32, 64, 100) and rd.elapsed_s == 30 and rd.xfersize == "4k"
+    cfg = small(probe={"strategy": "linear", "min_threads": 8, "max_threads": 60, "step": 8})
+    assert probe_run(cfg).line() == ("rd=rd1,wd=randread-4k,iorate=max,elapsed=60,interval=1,xfersize=4k,"
+                                     "forthreads=(8-56,8)")
+
+
+def test_one_wd_carries_the_size_when_the_rd_does_not():
+    cfg = small(vdbench={"iorate": "curve", "curve": [10, 50, 90], "warmup_s": 10, "messagescan": False,
+                         "data_errors": 5})
+    rd = RunDefinition("rd1", "randread-4k", [4, 8], forrdpct=[100, 70], iorate="curve", curve=[10, 50, 90])
+    text = render_parmfile(cfg, ["randread-4k"], rd)
+    assert "data_errors=5\nmessagescan=no\n" in text
+    assert "sd=scratch,lun=/srv/poc/scratch.dat,size=1g,openflags=o_direct\n" in text
+    assert "wd=randread-4k,sd=scratch,xfersize=4k,rdpct=100,seekpct=100\n" in text
+    assert text.endswith("rd=rd1,wd=randread-4k,iorate=curve,curve=(10,50,90),elapsed=60,interval=1,"
+                         "forrdpct=(100,70),forthreads=(4,8)\n")
+    run = sweep_run(cfg, [4], "randread-4k")
+    assert (run.iorate, run.curve, run.warmup_s) == ("curve", (10.0, 50.0, 90.0), 10)
+    assert "warmup=10,xfersize=4k,forthreads=(4)" in run.line()
+
+
+def test_hosts_and_shared_settings():
+    one_remote = small(hosts=[{"name": "h1", "address": "srv1.lab", "user": "root"}])
+    assert "hd=default,user=root,shell=ssh\nhd=h1,system=srv1.lab\n" in render_parmfile(
+        one_remote, None, probe_run(one_remote))
+    local_jvms = small(vdbench={"jvms": 4})
+    assert "\nhd=default,jvms=4\n\nsd=" in render_parmfile(local_jvms, None, probe_run(local_jvms))
+    cfg = small(hosts=[{"name": "h1", "address": "srv1", "user": "root", "jvms": 8},
+                       {"name": "h2", "address": "srv2", "user": "poc"}],
+                targets=[{"name": "lun1", "path": "/dev/mapper/lun1"},
+                         {"name": "lun2", "path": "/dev/mapper/lun2", "hosts": ["h1", "h2"]},
+                         {"name": "lun3", "path": "/dev/mapper/lun3", "hosts": ["h2"]}])
+    text = render_parmfile(cfg, None, probe_run(cfg))
+    assert ("hd=default,shell=ssh\nhd=h1,system=srv1,user=root,jvms=8\nhd=h2,system=srv2,user=poc\n\n"
+            "sd=lun1,lun=/dev/mapper/lun1,openflags=o_direct\n"
+            "sd=lun2,lun=/dev/mapper/lun2,openflags=o_direct\n"
+            "sd=lun3,host=h2,lun=/dev/mapper/lun3,openflags=o_direct\n\n"
+            "wd=randread-4k,sd=lun*,rdpct=100,seekpct=100\n") in text
+
+
+# -- working set -----------------------------------------------------------------------
+
+def test_working_set_against_the_array_cache():
+    cfg = guide()
+    assert working_set(cfg) == {"working_set_bytes": 1000 * 1024**3, "array_cache_bytes": None,
+                                "ratio": None, "warning": None}
+    big = working_set(cfg.model_copy(update={"array_cache": "64g"}))
+    assert big["ratio"] == pytest.approx(1000 / 64) and big["warning"] is None
+    ws = working_set(cfg.model_copy(update={"array_cache": "512g"}))
+    assert ws["ratio"] == pytest.approx(1000 / 512)
+    assert "only 2.0x the array cache" in ws["warning"] and "at least 10x" in ws["warning"]
+    unsized = small(targets=[{"name": "lun1", "path": "/dev/mapper/lun1"}], array_cache="512g")
+    ws = working_set(unsized)
+    assert ws["working_set_bytes"] is None and ws["ratio"] is None and "['lun1'] have no size" in ws["warning"]
+
+
+# -- refusals --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("overrides,key", [
+    ({"targets": [{"name": "t1", "path": "/srv/poc/a,b.dat", "size": "1g", "create": True}]}, "targets[0].path"),
+    ({"targets": [{"name": "t1", "path": "/srv/poc/a b.dat", "size": "1g", "create": True}]}, "targets[0].path"),
+    ({"targets": [{"name": "t1", "path": "/srv/poc/a=b.dat", "size": "1g", "create": True}]}, "targets[0].path"),
+    ({"targets": [{"name": "t1", "path": "/srv/poc/(a).dat", "size": "1g", "create": True}]}, "targets[0].path"),
+    ({"targets": [{"name": "t1", "path": "scratch/a.dat", "size": "1g", "create": True}]},
+     "targets[0].path: vdbench needs an absolute path"),
+    ({"targets": [{"name": "t1", "path": "/srv/poc/lun.dat"}]}, "targets[0].size: vdbench needs a size"),
+    ({"targets": [{"name": "100g", "path": "/dev/sdb"}]}, "targets[0].name: vdbench would read '100g' as a number"),
+    ({"targets": [{"name": "default", "path": "/dev/sdb"}]}, "targets[0].name: 'default'"),
+    ({"targets": [{"name": "concat", "path": "/dev/sdb"}]}, "targets[0].name"),
+    ({"targets": [{"name": "t1", "path": "/dev/sdb"}], "vdbench": {"openflags": None}}, "vdbench.openflags"),
+    ({"hosts": [{"name": "default", "address": "srv1"}]}, "hosts[0].name"),
+    ({"hosts": [{"name": "h1", "address": "srv1", "vdbench": "opt/vdbench"}]}, "hosts[0].vdbench"),
+    ({"hosts": [{"name": "h1", "address": "srv1", "vdbench": "/opt/vd bench"}]}, "hosts[0].vdbench"),
+    ({"workloads": [{"name": "r1", "rw": "randread", "iodepth": 4}]}, "workloads[0].iodepth"),
+    ({"workloads": [{"name": "r1", "rw": "randread", "skew": 50}]}, "workloads[0].skew"),
+    ({"workloads": [{"name": "wd1", "rw": "randread"}, {"name": "1e5", "rw": "randread"}]},
+     "workloads[1].name: vdbench would read '1e5' as a number"),
+    ({"vdbench": {"elapsed_s": 1, "interval_s": 1}}, "vdbench.elapsed_s: vdbench needs elapsed (1) at least twice"),
+    ({"vdbench": {"elapsed_s": 10, "interval_s": 3}}, "vdbench.elapsed_s: vdbench needs elapsed (10) a multiple"),
+    ({"vdbench": {"elapsed_s": 10, "interval_s": 2, "warmup_s": 3}}, "vdbench.warmup_s"),
+])
+def test_refuses_what_vdbench_cannot_take(overrides, key):
+    cfg = small(**overrides)
+    with pytest.raises(ParameterError) as info:
+        render_parmfile(cfg, None, RunDefinition("rd1", cfg.workloads[0].name, [1, 2]))
+    assert key in str(info.value)
+
+
+def test_probe_settings_vdbench_cannot_time():
+    with pytest.raises(ParameterError, match=r"probe.runtime_s: vdbench needs elapsed \(5\) a multiple"):
+        probe_run(small(vdbench={"interval_s": 2}, probe={"runtime_s": 5}))
+
+
+@pytest.mark.parametrize("kwargs,key", [
+    ({"threads": []}, "RunDefinition.threads"),
+    ({"threads": [0, 1]}, r"RunDefinition.threads\[0\]"),
+    ({"threads": [1.5]}, r"RunDefinition.threads\[0\]"),
+    ({"name": "default"}, "RunDefinition.name"),
+    ({"name": "rd 1"}, "RunDefinition.name"),
+    ({"workload": "w,1"}, "RunDefinition.workload"),
+    ({"xfersize": "1000"}, "RunDefinition.xfersize: vdbench needs a transfer size that is a multiple of 512"),
+    ({"xfersize": "4k", "forxfersize": ["4k", "8k"]}, "RunDefinition.forxfersize"),
+    ({"forrdpct": [50, 101]}, r"RunDefinition.forrdpct\[1\]"),
+    ({"iorate": "curve"}, "RunDefinition.curve"),
+    ({"iorate": 0}, "RunDefinition.iorate"),
+    ({"curve": [10, 50]}, "RunDefinition.curve"),
+    ({"elapsed_s": 3, "interval_s": 2}, "RunDefinition.elapsed_s"),
+])
+def test_run_definition_refusals(kwargs, key):
+    values = {"name": "rd1", "workload": "wd1", "threads": [1, 2]} | kwargs
+    with pytest.raises(ParameterError, match=key):
+        RunDefinition(**values)
+
+
+def test_render_refusals():
+    cfg = small()
+    rd = RunDefinition("rd1", "randread-4k", [1])
+    with pytest.raises(ParameterError, match="not among workload_names"):
+        render_parmfile(cfg, ["randread-4k"], RunDefinition("rd1", "other", [1]))
+    with pytest.raises(ParameterError, match="duplicate rd names"):
+        render_parmfile(cfg, None, [rd, rd])
+    with pytest.raises(ParameterError, match="no workload named"):
+        render_parmfile(cfg, ["nope", "randread-4k"], rd)
+    with pytest.raises(ParameterError, match="workload_names"):
+        render_parmfile(cfg, "randread-4k", rd)
