@@ -63,6 +63,8 @@ def test_probe_sweep_and_report_on_vdbench(tmp_path):
     assert row16["queue_depth"] == 61.4 and row16["host_cpu_busy_pct"] == 67.6
     assert row16["littles_law_ok"] is True  # 72704.7 IOPS x 0.844 ms = 61.4 ~ 64 outstanding
     assert row16["steadystate_attained"] in (True, False) and row16["interval_iops_cv_pct"] > 0
+    # per interval, queue depth = IOPS x response time (median ratio over intervals 2-10)
+    assert row16["interval_littles_law_ratio"] == pytest.approx(1.0, abs=0.02)
 
     rows = phases.run_sweep(cfg, {"wd1": [1, 2, 4, 8, 16]}, progress=False)
     assert list(rows["threads"]) == [1, 2, 4, 8, 16] and not rows["reused"].any()

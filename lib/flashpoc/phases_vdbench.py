@@ -96,10 +96,14 @@ def point_row(wb, phase: str, group: str, rd: RunDefinition, total: dict[str, An
     workload: Workload = cfg.workload(rd.workload)
     threads = int(total["threads"])
     outstanding = outstanding_ios(threads, cfg)
-    intervals = [r["iops"] for r in parsed["summary"]
-                 if r.get("run_index") == total["run_index"] and not r.get("is_avg")
-                 and r.get("interval") is not None and r["interval"] >= (total.get("interval_start") or 2)]
-    steady = analysis.interval_steadiness(intervals)
+    intervals = [r for r in parsed["summary"]
+                 if r.get("run_index") == total["run_index"] and r.get("row_type", "interval") == "interval"
+                 and not r.get("is_avg") and isinstance(r.get("interval"), int)
+                 and r["interval"] >= (total.get("interval_start") or 2)]
+    steady = analysis.interval_steadiness([r["iops"] for r in intervals])
+    # Little's law per interval: vdbench's measured queue depth against IOPS x response time
+    law_ratios = sorted(r["queue_depth"] / (r["iops"] * r["resp_ms"] / 1000.0) for r in intervals
+                        if r.get("queue_depth") and r.get("iops") and r.get("resp_ms"))
     read_share = (total.get("read_pct") or 0.0) / 100.0
     row: dict[str, Any] = {
         "campaign": cfg.campaign,
@@ -140,6 +144,7 @@ def point_row(wb, phase: str, group: str, rd: RunDefinition, total: dict[str, An
         "interval_iops_cv_pct": steady["cv_pct"],
         "interval_iops_drift_pct": steady["drift_pct"],
         "steadystate_attained": steady["steady"],
+        "interval_littles_law_ratio": round(law_ratios[len(law_ratios) // 2], 3) if law_ratios else None,
         "vdbench_loop": total.get("loop"),
     }
     if row["iops"] and row["lat_mean_ms"] is not None:
