@@ -94,3 +94,50 @@ def test_a_failed_vdbench_run_gives_vdbench_s_message(tmp_path, monkeypatch):
     assert "vdbench exited 157" in message
     assert "Undefined size for sd=sd1" in message and "No lun or file size available." in message
     assert "at Vdb.common.failure" not in message  # vdbench's words, not its Java stack trace
+
+
+@pytest.mark.ssh
+def test_two_hosts_hd_lines_and_checks(sshd, tmp_path):
+    """Two load hosts as in the recorded multi_host run: hd1 is this machine (the controller),
+    hd2 the real sshd on 127.0.0.1. The parmfile carries hd= lines and sd host=; vdbench (the
+    replay double) runs on the controller and its per-host results are parsed per host."""
+    recorded = DATA / "vdbench" / "multi_host"
+    replay = str(replay_install(tmp_path, recorded))
+    cfg = vdbench_campaign(
+        tmp_path, recorded,
+        hosts=[{"name": "hd1", "address": "localhost", "user": "root", "vdbench": replay},
+               sshd.host_params("hd2", address="127.0.0.1", user="root", vdbench=replay)],
+        targets=[{"name": f"sd{i}", "path": str(tmp_path / f"lun{i}"), "size": "512m", "create": True,
+                  "hosts": ["hd1" if i < 3 else "hd2"]} for i in range(1, 5)],
+        vdbench={"elapsed_s": 5, "interval_s": 1, "iorate": "max", "openflags": "o_direct", "jvms": 2,
+                 "shell": "vdbench"},
+        workloads=[{"name": "wd1", "rw": "randrw", "rwmixread": 70, "bs": "4k"}],
+        probe={"strategy": "linear", "min_threads": 2, "max_threads": 4, "step": 2})
+    table = phases.run_check(cfg)
+    rows = {(h, c): s for h, c, s in zip(table["host"], table["check"], table["status"])}
+    assert rows[("hd1", "vdbench -s parmfile")] == "pass"
+    assert rows[("hd2", "reachable")] == "pass" and rows[("hd2", "vdbench")] == "pass"
+    probe = phases.run_probe(cfg, progress=False)
+    assert [p["threads"] for p in probe["points"]] == [2, 4]
+    group = next((tmp_path / "results" / "vdb" / "points" / "probe").iterdir())
+    parmfile = (group / "parmfile").read_text()
+    assert "hd=hd2,system=127.0.0.1" in parmfile and "host=hd2" in parmfile
+    assert (group / "output__hd2.html").read_text() == (recorded / "hd2.html").read_text()
+
+
+@pytest.mark.ssh
+def test_shell_ssh_needs_password_less_ssh_from_the_controller(sshd, tmp_path):
+    """With shell=ssh the check runs the real ssh client on the controller against every other
+    host; this machine's root has no key authorized on the test sshd, so the row fails and
+    says why."""
+    from flashpoc.check import check_vdbench
+
+    replay = str(replay_install(tmp_path, DATA / "vdbench" / "multi_host"))
+    cfg = vdbench_campaign(
+        tmp_path, hosts=[{"name": "hd1", "address": "localhost", "vdbench": replay},
+                         sshd.host_params("hd2", address="127.0.0.1", user="root", vdbench=replay)],
+        vdbench={"elapsed_s": 10, "interval_s": 1, "shell": "ssh"})
+    rows = {r["check"]: r for r in check_vdbench(cfg) if r["host"] == "hd1"}
+    ssh_row = rows["ssh to hd2"]
+    assert ssh_row["status"] == "fail" and ssh_row["value"] == "refused"
+    assert "password-less SSH from the controller" in ssh_row["detail"]

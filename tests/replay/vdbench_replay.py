@@ -53,6 +53,23 @@ def definitions(text: str) -> list[tuple[str, dict[str, str]]]:
     return out
 
 
+def loop_values(text: str) -> list[str]:
+    """The values of a for-loop as vdbench expands them: (10-300,10) a range with a step,
+    (1-16,d) doubling, (2,4,8) a list; a single value stays itself."""
+    inner = text.strip()
+    if not (inner.startswith("(") and inner.endswith(")")):
+        return [inner]
+    parts = [p.strip() for p in inner[1:-1].split(",")]
+    if len(parts) == 2 and "-" in parts[0] and not parts[0].startswith("-"):
+        lo, hi = (float(v) for v in parts[0].split("-", 1))
+        values, value = [], lo
+        while value <= hi:
+            values.append(value)
+            value = value * 2 if parts[1] == "d" else value + float(parts[1])
+        return [f"{v:g}" for v in values]
+    return parts
+
+
 def effective(defs: list[tuple[str, dict[str, str]]]) -> dict:
     """What a parmfile asks vdbench to do: ``X=default`` lines folded into each X, workload
     settings folded into the runs that use them (vdbench takes e.g. xfersize from either),
@@ -72,7 +89,8 @@ def effective(defs: list[tuple[str, dict[str, str]]]) -> dict:
     runs = []
     for name, rd in kinds.get("rd", {}).items():
         wd = workloads.get(rd.get("wd", ""), {})
-        runs.append({**{k: v for k, v in wd.items() if k not in ("name", "sd")}, **rd})
+        run = {**{k: v for k, v in wd.items() if k not in ("name", "sd")}, **rd}
+        runs.append({k: loop_values(v) if k.startswith("for") else v for k, v in run.items()})
     return {"general": general, "hd": kinds.get("hd", {}), "sd": kinds.get("sd", {}), "runs": runs}
 
 
