@@ -140,3 +140,13 @@ def test_parse_vdbench_output_directory(capsys):
 def test_parse_vdbench_failed_run_says_why(capsys):
     code, out, err = run_cli(capsys, "parse", "vdbench", str(DATA / "vdbench" / "error_missing_lun"))
     assert code == 1 and out == "" and "Undefined size for sd=sd1" in err
+
+
+def test_parse_awr_text_and_html(capsys):
+    run_dir = DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10"
+    for name in ("awr.txt", "awr.html.gz"):
+        code, out, _ = run_cli(capsys, "parse", "awr", str(run_dir / name), "--format", "json")
+        report = json.loads(out)
+        assert code == 0 and report["header"]["db_name"] == "P30SDB"
+        assert report["key_events"]["db file sequential read"] == 350.19  # printed "350.19us"
+        assert report["key_events"]["log file parallel write"] == 18790.0  # printed "18.79ms"

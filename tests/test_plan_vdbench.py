@@ -15,7 +15,6 @@ from flashpoc.plan.vdbench import (RunDefinition, format_threads, outstanding_io
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "data" / "golden"
-FIXTURES = REPO.parent / "shared" / "fixtures" / "vdbench"
 
 # The POC guide's parmfile (NetApp POC guide, vdbench example), and its follow-up rd after the probe.
 GUIDE = """\
@@ -36,65 +35,11 @@ wd=wd4,sd=sd*,rdpct=0,seekpct=0.1
 GUIDE_PROBE_RD = "rd=rd1,wd=wd1,iorate=max,elapsed=60,interval=1,xfersize=4k,forthreads=(100-500,100)\n"
 GUIDE_SWEEP_RD = "rd=rd1,wd=wd1,iorate=max,elapsed=60,interval=1,xfersize=4k,forthreads=(10-300,10)\n"
 
-# Parmfiles of real vdbench 5.04.06 runs, copied from ../shared/fixtures/vdbench/*/parmfile.txt
-# (test_fixture_copies_are_current checks the copies when the fixtures are present).
-RR_THREADS_SWEEP = """\
-*
-* rr_threads_sweep: 4k 100% random read, uncontrolled rate, thread sweep
-* (EF560-POC style forthreads sweep, scaled down for a 2-core VM)
-*
-sd=default,openflags=o_direct
-sd=sd1,lun=/srv/poc/luns/lun1,size=512m
-sd=sd2,lun=/srv/poc/luns/lun2,size=512m
-sd=sd3,lun=/srv/poc/luns/lun3,size=512m
-sd=sd4,lun=/srv/poc/luns/lun4,size=512m
-
-wd=wd1,sd=sd*,xfersize=4k,rdpct=100,seekpct=100
-
-rd=rd1,wd=wd1,iorate=max,elapsed=10,interval=1,forthreads=(1-16,d)
-"""
-MULTI_HOST = """\
-*
-* multi_host: two vdbench "hosts" on the same VM (loopback), two JVMs each
-*
-hd=default,vdbench=/opt/vdbench,user=root,shell=vdbench,jvms=2
-hd=hd1,system=localhost
-hd=hd2,system=127.0.0.1
-
-sd=default,openflags=o_direct
-sd=sd1,host=hd1,lun=/srv/poc/luns/lun1,size=512m
-sd=sd2,host=hd1,lun=/srv/poc/luns/lun2,size=512m
-sd=sd3,host=hd2,lun=/srv/poc/luns/lun3,size=512m
-sd=sd4,host=hd2,lun=/srv/poc/luns/lun4,size=512m
-
-wd=wd1,sd=sd*,xfersize=4k,rdpct=70,seekpct=100
-
-rd=rd1,wd=wd1,iorate=max,elapsed=5,interval=1,forthreads=(2,4)
-"""
-FOUR_WORKLOADS = """\
-*
-* four_workloads: random read, random write, sequential read, sequential write
-*
-compratio=2
-dedupratio=2
-dedupunit=4k
-
-sd=default,openflags=o_direct
-sd=sd1,lun=/srv/poc/luns/lun1,size=512m
-sd=sd2,lun=/srv/poc/luns/lun2,size=512m
-sd=sd3,lun=/srv/poc/luns/lun3,size=512m
-sd=sd4,lun=/srv/poc/luns/lun4,size=512m
-
-wd=wd1,sd=sd*,xfersize=4k,rdpct=100,seekpct=100
-wd=wd2,sd=sd*,xfersize=4k,rdpct=0,seekpct=100
-wd=wd3,sd=sd*,xfersize=128k,rdpct=100,seekpct=0
-wd=wd4,sd=sd*,xfersize=128k,rdpct=0,seekpct=seq
-
-rd=rd1_randread,wd=wd1,iorate=max,elapsed=5,interval=1,forthreads=(1,4,8)
-rd=rd2_randwrite,wd=wd2,iorate=max,elapsed=5,interval=1,forthreads=(1,4,8)
-rd=rd3_seqread,wd=wd3,iorate=max,elapsed=5,interval=1,forthreads=(1,4,8)
-rd=rd4_seqwrite,wd=wd4,iorate=max,elapsed=5,interval=1,forthreads=(1,4,8)
-"""
+# Parmfiles of real vdbench 5.04.06 runs (tests/data/vdbench/*/parmfile.txt, see PROVENANCE.md)
+RECORDED = Path(__file__).parent / "data" / "vdbench"
+RR_THREADS_SWEEP = (RECORDED / "rr_threads_sweep" / "parmfile.txt").read_text()
+MULTI_HOST = (RECORDED / "multi_host" / "parmfile.txt").read_text()
+FOUR_WORKLOADS = (RECORDED / "four_workloads" / "parmfile.txt").read_text()
 
 
 # -- a small reader of parmfile definitions, resolving hd=default / sd=default ----------
@@ -233,15 +178,6 @@ def test_four_workloads_parmfile_of_a_real_run():
     assert text.split("*\n", 1)[1].startswith("compratio=2\ndedupratio=2\ndedupunit=4k\n\nsd=sd1,")
     assert definition_set(text, drop=("xfersize",)) == definition_set(FOUR_WORKLOADS, drop=("xfersize",))
     assert effective_runs(text) == effective_runs(FOUR_WORKLOADS)
-
-
-@pytest.mark.parametrize("name,copy", [("rr_threads_sweep", RR_THREADS_SWEEP), ("multi_host", MULTI_HOST),
-                                       ("four_workloads", FOUR_WORKLOADS)])
-def test_fixture_copies_are_current(name, copy):
-    path = FIXTURES / name / "parmfile.txt"
-    if not path.exists():
-        pytest.skip(f"{path} is not here")
-    assert path.read_text() == copy
 
 
 # -- rendering details -----------------------------------------------------------------

@@ -126,6 +126,18 @@ def _print_rows(rows: list[dict[str, Any]], fmt: str) -> None:
 
 def _cmd_parse(args: argparse.Namespace) -> int:
     path = Path(args.file)
+    if args.engine == "awr":
+        from .parse.awr import parse_awr, read_awr_file
+
+        if not path.is_file():
+            raise ParameterError(f"cannot read {path}: not a file")
+        report = parse_awr(read_awr_file(path))
+        if args.format == "json":
+            print(json.dumps(report, indent=1, default=str))
+        else:
+            _print_rows(report["top_events"] or [{"event": k, "avg_wait_us": v}
+                                                 for k, v in report["key_events"].items()], args.format)
+        return 0
     if args.engine == "vdbench":
         from .parse.vdbench import parse_vdbench_dir
 
@@ -208,8 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_validate)
 
     p = sub.add_parser("parse", help="parse an engine output into tidy rows")
-    p.add_argument("engine", choices=["fio", "vdbench"])
-    p.add_argument("file", help="fio: the JSON(+) output file; vdbench: the output directory")
+    p.add_argument("engine", choices=["fio", "vdbench", "awr"])
+    p.add_argument("file", help="fio: the JSON(+) output file; vdbench: the output directory; "
+                                "awr: an AWR report (text or HTML, .gz too)")
     p.add_argument("--format", choices=["json", "csv", "table"], default="table")
     p.set_defaults(func=_cmd_parse)
 

@@ -1,0 +1,912 @@
+"""Parse Oracle AWR reports (text or HTML) into a dict of tidy rows.
+
+Pure functions: text in, dicts/rows out. Nothing here prints or exits; every problem with
+the input raises :class:`flashpoc.errors.ParseError` naming the section that was expected.
+The one helper that touches the file system is :func:`read_awr_file` (gunzip + decode).
+
+Both renderings are first reduced to the same shape -- a titled table with a header (one
+string per column) and rows (one string per cell, as printed) -- and every section is then
+read by its column names, so the text and HTML renderings of one report give the same numbers.
+
+* Text: a table is located under its section title; its columns are the runs of ``-`` (or
+  ``~``) of the separator line under the header; a cell is the text between the end of the
+  previous column and the end of its own column (numbers are right-aligned). Event names
+  are truncated to the column width in text (e.g. ``gc current grant read-most``); the key
+  events are short enough to be complete.
+* HTML: tables come with a ``summary`` attribute and/or follow an ``<h3>`` section title;
+  SQL*Plus prompt text before ``<html>``, uppercase tags and CRLF line ends are accepted.
+
+Units follow the key names: ``*_us`` microseconds, ``*_s`` seconds, ``*_min`` minutes,
+``*_pct`` percent, ``*_mb`` MiB (AWR's ``M``/``G`` data suffixes are multiples of 1024).
+Latency cells carry their own unit (``350.19us``, ``10.37ms``, ``52.86 s``, ``.00ns``; RAC
+reports truncate ``ms`` to ``m`` in narrow columns: ``3638.43m``) and are converted to
+microseconds; a column headed ``(ms)`` without units in the cells is read as milliseconds.
+Abbreviated counts (``12.2K``, ``10.2M``, ``2.8E+04``) are expanded by powers of 1000 and
+the printed text is kept next to the number.
+
+Coverage, as seen in the fixtures (12.2.0.1, 18c and 19c; no 11.2 report was available, so
+the 11.2.0.3 ``Top 5 Timed Foreground Events`` layout is only handled through the generic
+``(ms)`` header rule and is untested):
+
+* instance reports (single instance or one RAC instance), text and HTML: header, load
+  profile, top foreground events, key events, event histograms, IOStat by function, host
+  CPU, tablespace/file IO (``[]`` when the report prints "No data exists"; HTML tables with
+  data are returned keyed by their printed headers; text ones with data are not parsed and
+  give ``None``).
+* RAC global reports (``WORKLOAD REPOSITORY REPORT (RAC)``), text and HTML: header
+  (database summary + instance list), key events from the ``(Global)`` foreground /
+  background wait events (cluster-wide average), key-event histograms from ``Wait Event
+  Histogram (Global)``, per-instance host CPU (``host_cpu_by_instance``) and per-instance
+  ``system_statistics_per_second``. Not parsed for RAC global: load profile (there is none),
+  top events, IOStat, tablespace/file IO, the per-instance ``Top Timed Events`` breakdown,
+  global cache / interconnect sections.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from collections.abc import Iterable, Sequence
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+from flashpoc.errors import ParseError
+
+KEY_EVENTS_FOREGROUND: tuple[str, ...] = (
+    "db file sequential read",
+    "db file scattered read",
+    "direct path read",
+    "log file sync",
+)
+"""Key events read from the foreground wait events section (what sessions wait for)."""
+
+KEY_EVENTS_BACKGROUND: tuple[str, ...] = (
+    "log file parallel write",
+    "db file parallel write",
+)
+"""Key events read from the background wait events section (LGWR / DBWR writes)."""
+
+KEY_EVENTS: tuple[str, ...] = KEY_EVENTS_FOREGROUND + KEY_EVENTS_BACKGROUND
+"""All key events, in the order they are reported."""
+
+_LATENCY_FACTORS_US: dict[str, float] = {
+    "ns": 0.001,
+    "us": 1.0,
+    "ms": 1000.0,
+    "m": 1000.0,  # RAC reports truncate "ms" to "m" in narrow columns (e.g. 3638.43m).
+    "s": 1_000_000.0,
+}
+_COUNT_FACTORS: dict[str, float] = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+_DATA_FACTORS_MB: dict[str, float] = {"K": 1 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0**2, "P": 1024.0**3}
+
+_NUMBER = r"[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_LATENCY_RE = re.compile(rf"^({_NUMBER})\s*(ns|us|ms|m|s)?$")
+_COUNT_RE = re.compile(rf"^({_NUMBER})\s*([KMGTP]?)$")
+_PCT_RE = re.compile(rf"^({_NUMBER})(?:\((\d+)\)?)?$")  # text may cut the ")": 0.0(2066
+_DASH_LINE_RE = re.compile(r"^[ \-~]*[-~]{2,}[ \-~]*$")
+_NO_DATA = "No data exists for this section of the report"
+
+
+# --------------------------------------------------------------------------- file reading
+
+
+def read_awr_file(path: str | Path) -> str:
+    """Read an AWR report file, gunzipping ``*.gz``, and decode it.
+
+    Args:
+        path: Path of a ``.txt``, ``.html``, ``.htm`` or ``*.gz`` report.
+
+    Returns:
+        The report text (UTF-8, undecodable bytes replaced; CRLF kept as read).
+
+    Raises:
+        ParseError: The file is a ``.gz`` that is not valid gzip.
+    """
+    path = Path(path)
+    data = path.read_bytes()
+    if path.suffix == ".gz":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise ParseError(f"AWR report {path}: not a valid gzip file ({exc})") from exc
+    return data.decode("utf-8", errors="replace")
+
+
+# --------------------------------------------------------------------------- cell values
+
+
+def parse_latency_us(cell: str, default_unit: str | None = None) -> float | None:
+    """Convert a latency cell such as ``350.19us``, ``10.37ms`` or ``52.86 s`` to microseconds.
+
+    Args:
+        cell: The cell as printed.
+        default_unit: Unit of a bare number (``"ms"`` for an ``Avg wait (ms)`` column);
+            with ``None`` a bare number is an error.
+
+    Returns:
+        Microseconds, or ``None`` for a blank cell.
+
+    Raises:
+        ParseError: The cell is not a latency.
+    """
+    text = cell.strip()
+    if not text:
+        return None
+    match = _LATENCY_RE.match(text)
+    unit = (match.group(2) if match else None) or default_unit
+    if not match or unit is None:
+        raise ParseError(f"expected a latency with a unit (ns/us/ms/s), got {cell!r}")
+    return round(float(match.group(1).replace(",", "")) * _LATENCY_FACTORS_US[unit], 6)
+
+
+def parse_count(cell: str) -> float | None:
+    """Convert a count such as ``1,174,558``, ``12.2K``, ``10.2M`` or ``2.8E+04`` to a number.
+
+    Args:
+        cell: The cell as printed (K/M/G/T/P are multiples of 1000).
+
+    Returns:
+        The number, or ``None`` for a blank cell.
+
+    Raises:
+        ParseError: The cell is not a count.
+    """
+    text = cell.strip()
+    if not text:
+        return None
+    match = _COUNT_RE.match(text)
+    if not match:
+        raise ParseError(f"expected a number (optionally suffixed K/M/G/T/P), got {cell!r}")
+    return round(float(match.group(1).replace(",", "")) * _COUNT_FACTORS[match.group(2)], 6)
+
+
+def _int_or_none(value: float | None) -> int | None:
+    return None if value is None else int(round(value))
+
+
+def _data_mb(cell: str) -> float | None:
+    """AWR IOStat 'Data' cell (``77.8G``, ``843M``, ``.036M``) in MiB; ``None`` without a suffix."""
+    text = cell.strip()
+    match = re.match(rf"^({_NUMBER})([KMGTP])$", text)
+    if not match:
+        return None
+    return round(float(match.group(1).replace(",", "")) * _DATA_FACTORS_MB[match.group(2)], 6)
+
+
+def _float(cell: str, what: str) -> float | None:
+    text = cell.strip()
+    if not text:
+        return None
+    try:
+        return float(text.replace(",", ""))
+    except ValueError as exc:
+        raise ParseError(f"{what}: expected a number, got {cell!r}") from exc
+
+
+# --------------------------------------------------------------------------- tables
+
+
+class _Table:
+    """A table as printed: a title, column names and rows of cell strings."""
+
+    def __init__(self, title: str, header: list[str], rows: list[list[str]]):
+        self.title = title
+        self.header = header
+        self.rows = rows
+
+    def col(self, *names: str, required: bool = True) -> int | None:
+        """Index of the first column whose normalized name equals one of ``names``."""
+        wanted = [_norm(n) for n in names]
+        for name in wanted:
+            for i, head in enumerate(self.header):
+                if _norm(head) == name:
+                    return i
+        if required:
+            raise ParseError(
+                f"section {self.title!r}: expected a column named {names[0]!r}, "
+                f"found {self.header}"
+            )
+        return None
+
+    def dicts(self) -> list[dict[str, str]]:
+        return [dict(zip(self.header, row)) for row in self.rows]
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"\s+", " ", name).strip().lower()
+
+
+def _cell(row: Sequence[str], index: int | None) -> str:
+    if index is None or index >= len(row):
+        return ""
+    return row[index]
+
+
+# --------------------------------------------------------------------------- text reports
+
+
+def _dash_runs(line: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in re.finditer(r"[-~]+", line)]
+
+
+def _is_dash(line: str) -> bool:
+    return bool(_DASH_LINE_RE.match(line))
+
+
+def _slice_cells(line: str, runs: list[tuple[int, int]]) -> list[str]:
+    cells = []
+    prev_end = 0
+    for i, (_, end) in enumerate(runs):
+        stop = len(line) if i == len(runs) - 1 else end
+        cells.append(line[prev_end:stop].strip())
+        prev_end = end
+    return cells
+
+
+class _TextReport:
+    """Index of a text report: section titles and the tables under them."""
+
+    def __init__(self, text: str):
+        self.lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+    def title_lines(self, title: str) -> list[int]:
+        """Line numbers where a section with exactly this title starts."""
+        found = []
+        for i, line in enumerate(self.lines):
+            if not line.startswith(title):
+                continue
+            rest = line[len(title) :]
+            if rest.strip() == "" or (rest.startswith("  ") and "DB/Inst:" in rest):
+                found.append(i)
+        return found
+
+    def no_data(self, start: int) -> bool:
+        for line in self.lines[start + 1 : start + 6]:
+            if _NO_DATA in line:
+                return True
+        return False
+
+    def find(self, pattern: str, limit: int | None = None) -> list[int]:
+        """Line numbers matching a regex (searched in the first ``limit`` lines)."""
+        regex = re.compile(pattern)
+        lines = self.lines if limit is None else self.lines[:limit]
+        return [i for i, line in enumerate(lines) if regex.match(line)]
+
+    def table_at(self, start: int, title: str, title_is_header: bool = False) -> _Table | None:
+        """The table under the title line ``start`` (``None`` when the report has no data).
+
+        With ``title_is_header`` the title line is itself the (first) header line.
+        """
+        if self.no_data(start):
+            return None
+        lines = self.lines
+        sep = None
+        for j in range(start + (0 if title_is_header else 1), min(start + 40, len(lines))):
+            line = lines[j]
+            if line.strip() and not line.startswith((" ", "-", "~")) and "DB/Inst:" in line:
+                break  # the next section started
+            if not _is_dash(line) or len(_dash_runs(line)) < 2:
+                continue
+            if any(_is_dash(lines[k]) for k in range(j + 1, min(j + 3, len(lines)))):
+                continue  # a group header rule; the column rule comes later
+            sep = j
+            break
+        if sep is None:
+            raise ParseError(f"section {title!r} (line {start + 1}): no column header rule found")
+        runs = _dash_runs(lines[sep])
+        header_lines = []
+        lowest = start if title_is_header else start + 1
+        k = sep - 1
+        while k >= lowest:
+            line = lines[k]
+            if not line.strip() or _is_dash(line) or line.lstrip().startswith("->"):
+                break
+            header_lines.insert(0, line)
+            k -= 1
+        header_cells = [_slice_cells(line, runs) for line in header_lines]
+        header = [" ".join(c[i] for c in header_cells if c[i]) for i in range(len(runs))]
+        rows = []
+        for line in lines[sep + 1 :]:
+            if not line.strip() or _is_dash(line):
+                break
+            rows.append(_slice_cells(line, runs))
+        return _Table(title, header, rows)
+
+    def tables(self, title: str) -> list[_Table] | None:
+        """All pages of a section; ``[]`` if it prints no data, ``None`` if it is absent."""
+        starts = self.title_lines(title)
+        if not starts:
+            return None
+        tables = [self.table_at(s, title) for s in starts]
+        return [t for t in tables if t is not None]
+
+    def table(self, title: str) -> _Table | None:
+        """One section with its continuation pages merged."""
+        tables = self.tables(title)
+        if not tables:
+            return None
+        return _Table(title, tables[0].header, [r for t in tables for r in t.rows])
+
+
+# --------------------------------------------------------------------------- HTML reports
+
+
+class _HtmlCollector(HTMLParser):
+    """Collect headings and tables (with th/td cells) in document order."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.items: list[tuple[str, Any]] = []
+        self._table: dict[str, Any] | None = None
+        self._row: list[tuple[str, str]] | None = None
+        self._cell: list[str] | None = None
+        self._cell_tag = ""
+        self._heading: list[str] | None = None
+        self._texts: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self._table = {"summary": dict(attrs).get("summary") or "", "rows": []}
+        elif tag == "tr" and self._table is not None:
+            self._row = []
+            self._table["rows"].append(self._row)
+        elif tag in ("td", "th") and self._row is not None:
+            self._cell, self._cell_tag = [], tag
+        elif tag in ("h1", "h2", "h3"):
+            self._heading = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None and self._row is not None:
+            self._row.append((self._cell_tag, " ".join("".join(self._cell).split())))
+            self._cell = None
+        elif tag == "table" and self._table is not None:
+            self.items.append(("table", self._table))
+            self._table = None
+            self._row = None
+        elif tag in ("h1", "h2", "h3") and self._heading is not None:
+            self.items.append(("heading", " ".join("".join(self._heading).split())))
+            self._heading = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+        elif self._heading is not None:
+            self._heading.append(data)
+
+
+class _HtmlReport:
+    """Index of an HTML report: tables by summary text or by the heading above them."""
+
+    def __init__(self, text: str):
+        collector = _HtmlCollector()
+        collector.feed(text)
+        collector.close()
+        self.tables_list: list[tuple[str, str, _Table]] = []  # (heading, summary, table)
+        self.headings: list[str] = []
+        heading = ""
+        for kind, value in collector.items:
+            if kind == "heading":
+                heading = value
+                self.headings.append(value)
+            else:
+                self.tables_list.append((heading, value["summary"], _html_table(heading, value)))
+
+    def by_summary(self, pattern: str) -> _Table | None:
+        for _, summary, table in self.tables_list:
+            if re.search(pattern, summary, re.IGNORECASE):
+                return table
+        return None
+
+    def under_heading(self, heading: str) -> list[_Table] | None:
+        """Tables under an exact heading; ``[]`` if it prints no data, ``None`` if absent."""
+        if heading not in self.headings:
+            return None
+        return [t for h, _, t in self.tables_list if h == heading]
+
+    def table(self, heading: str) -> _Table | None:
+        tables = self.under_heading(heading)
+        if not tables:
+            return None
+        return _Table(heading, tables[0].header, [r for t in tables for r in t.rows])
+
+
+def _html_table(heading: str, raw: dict[str, Any]) -> _Table:
+    header: list[str] = []
+    rows: list[list[str]] = []
+    for row in raw["rows"]:
+        if not row:
+            continue
+        if any(tag == "th" for tag, _ in row) and not rows:
+            header = [text for _, text in row]  # the last header row names the columns
+        else:
+            rows.append([text for _, text in row])
+    return _Table(heading or raw["summary"], header, rows)
+
+
+# --------------------------------------------------------------------------- detection
+
+
+def detect_awr_format(text: str) -> tuple[str, str]:
+    """Tell the rendering and the kind of an AWR report.
+
+    Args:
+        text: The whole report.
+
+    Returns:
+        ``(format, kind)``: format ``"text"`` or ``"html"``, kind ``"instance"`` or
+        ``"rac_global"``.
+
+    Raises:
+        ParseError: The text is not an AWR report.
+    """
+    if not text or not text.strip():
+        raise ParseError("AWR report is empty")
+    html_at = re.search(r"<html", text, re.IGNORECASE)
+    if html_at:
+        head = text[html_at.start() : html_at.start() + 4000]
+        if re.search(r"AWR RAC Report for DB:|WORKLOAD REPOSITORY REPORT \(RAC\)", head):
+            return "html", "rac_global"
+        if re.search(r"AWR Report for DB:|WORKLOAD REPOSITORY report for", head):
+            return "html", "instance"
+        raise ParseError("HTML without an AWR title ('AWR Report for DB:' / 'AWR RAC Report for DB:')")
+    head = text[:4000]
+    if "WORKLOAD REPOSITORY REPORT (RAC)" in head:
+        return "text", "rac_global"
+    if "WORKLOAD REPOSITORY report for" in head:
+        return "text", "instance"
+    raise ParseError(
+        "not an AWR report: expected 'WORKLOAD REPOSITORY report for', "
+        "'WORKLOAD REPOSITORY REPORT (RAC)' or an HTML 'AWR Report for DB:' title"
+    )
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def parse_awr(text: str, *, allow_truncated: bool = False) -> dict[str, Any]:
+    """Parse an AWR report (text or HTML, instance or RAC global).
+
+    Args:
+        text: The whole report, decoded (see :func:`read_awr_file` for ``.gz``).
+        allow_truncated: Accept a report without its closing ``End of Report`` line. By
+            default such a report is refused, since a cut in the middle of a row could
+            otherwise yield a wrong number.
+
+    Returns:
+        A dict with ``format``, ``kind``, ``header``, ``load_profile``, ``top_events``,
+        ``key_events``, ``event_histograms``, ``iostat_by_function``, ``tablespace_io``,
+        ``file_io``, ``host_cpu``, and for RAC global reports ``host_cpu_by_instance`` and
+        ``system_statistics_per_second``. Sections a kind of report does not have are
+        ``None`` (see the module docstring).
+
+    Raises:
+        ParseError: The input is empty, not an AWR report, truncated (no ``End of Report``),
+            or a required section (header, load profile, top events, wait events) is missing.
+    """
+    fmt, kind = detect_awr_format(text)
+    if not allow_truncated and "End of Report" not in text[-2000:]:
+        raise ParseError(
+            f"AWR {fmt} report is truncated: its last line 'End of Report' was not found "
+            "(pass allow_truncated=True to parse the sections before the cut)"
+        )
+    report: _TextReport | _HtmlReport = _TextReport(text) if fmt == "text" else _HtmlReport(text)
+    if kind == "rac_global":
+        result = _parse_rac_global(report)
+    else:
+        result = _parse_instance(report)
+    return {"format": fmt, "kind": kind, **result}
+
+
+# --------------------------------------------------------------------------- instance reports
+
+
+def _require(table: _Table | None, what: str) -> _Table:
+    if table is None or not table.rows:
+        raise ParseError(f"AWR report: section {what!r} not found or empty (truncated report?)")
+    return table
+
+
+def _section(report: _TextReport | _HtmlReport, title: str) -> _Table | None:
+    return report.table(title)
+
+
+def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
+    header = _instance_header(report)
+    fg = _section(report, "Foreground Wait Events")
+    bg = _section(report, "Background Wait Events")
+    return {
+        "header": header,
+        "load_profile": _load_profile(report),
+        "top_events": _top_events(report),
+        "key_events": _key_events(
+            _require(fg, "Foreground Wait Events"), _require(bg, "Background Wait Events"), "Avg wait"
+        ),
+        "event_histograms": _event_histograms(report, _HISTOGRAM_TITLES),
+        "iostat_by_function": _iostat_by_function(report),
+        "tablespace_io": _plain_rows(report, "Tablespace IO Stats"),
+        "file_io": _plain_rows(report, "File IO Stats"),
+        "host_cpu": _host_cpu(report),
+    }
+
+
+def _instance_header(report: _TextReport | _HtmlReport) -> dict[str, Any]:
+    if isinstance(report, _TextReport):
+        db_at = report.find(r"^DB Name\s+DB Id\s", 200)
+        inst_at = report.find(r"^Instance\s+Inst Num\s", 200)
+        db = report.table_at(db_at[0], "DB Name", title_is_header=True) if db_at else None
+        inst = report.table_at(inst_at[0], "Instance", title_is_header=True) if inst_at else None
+        snap: dict[str, Any] = {}
+        begin_cells: list[str] = []
+        for line in report.lines[:200]:
+            m = re.match(r"^\s*(Begin|End) Snap:\s+(\d+)\s+(\d{2}-\w{3}-\d{2} \d{2}:\d{2}:\d{2})", line)
+            if m:
+                snap[m.group(1).lower()] = (int(m.group(2)), m.group(3))
+                if m.group(1) == "Begin":
+                    begin_cells = line.split()
+            m = re.match(r"^\s*(Elapsed|DB Time):\s+([\d,.]+) \(mins\)", line)
+            if m:
+                snap[m.group(1)] = float(m.group(2).replace(",", ""))
+        snap_head = next((ln for ln in report.lines[:200] if re.match(r"^\s+Snap Id\s+Snap Time", ln)), "")
+        # RAC instance reports add an 'Instances' column (the last one) to the snapshot table.
+        instance_count = int(begin_cells[-1]) if snap_head.rstrip().endswith("Instances") and begin_cells else None
+    else:
+        db = report.by_summary(r"database instance information")
+        inst = next(
+            (t for _, s, t in report.tables_list if t.header[:2] == ["Instance", "Inst Num"]), None
+        )
+        snap_table = report.by_summary(r"snapshot information")
+        snap = {}
+        instance_count = None
+        if snap_table is not None:
+            inst_col = snap_table.col("Instances", required=False)
+            for row in snap_table.rows:
+                label = row[0].strip().rstrip(":")
+                if label in ("Begin Snap", "End Snap"):
+                    key = label.split()[0].lower()
+                    snap[key] = (int(row[1]), row[2])
+                    if inst_col is not None and key == "begin" and _cell(row, inst_col):
+                        instance_count = int(_cell(row, inst_col))
+                elif label in ("Elapsed", "DB Time"):
+                    m = re.match(r"([\d,.]+) \(mins\)", " ".join(row[1:]).strip())
+                    if m:
+                        snap[label] = float(m.group(1).replace(",", ""))
+    db = _require(db, "database information (DB Name, DB Id, Release)")
+    if "begin" not in snap or "end" not in snap or "Elapsed" not in snap or "DB Time" not in snap:
+        raise ParseError("AWR report: snapshot table (Begin Snap / End Snap / Elapsed / DB Time) not found")
+    row = db.rows[0]
+    cdb_col = db.col("CDB", required=False)
+    instances = []
+    if inst is not None and inst.rows:
+        i_row = inst.rows[0]
+        instances.append({"instance": i_row[inst.col("Instance")], "inst_num": int(i_row[inst.col("Inst Num")])})
+    return {
+        "db_name": row[db.col("DB Name")],
+        "db_id": int(row[db.col("DB Id")]),
+        "version": row[db.col("Release")],
+        "instances": instances,
+        "instance_count": instance_count,
+        "rac": row[db.col("RAC")] == "YES",
+        "cdb": None if cdb_col is None else row[cdb_col] == "YES",
+        "begin_snap": snap["begin"][0],
+        "end_snap": snap["end"][0],
+        "begin_time": snap["begin"][1],
+        "end_time": snap["end"][1],
+        "elapsed_min": snap["Elapsed"],
+        "db_time_min": snap["DB Time"],
+    }
+
+
+def _load_profile(report: _TextReport | _HtmlReport) -> list[dict[str, Any]]:
+    if isinstance(report, _TextReport):
+        starts = report.find(r"^Load Profile\s+Per Second\s+Per Transaction")
+        table = None
+        if starts and _is_dash(report.lines[starts[0] + 1]):
+            # The statistic names are wider than their '~' rule: cut them at the ':'.
+            sep = starts[0] + 1
+            runs = _dash_runs(report.lines[sep])
+            rows = []
+            for line in report.lines[sep + 1 :]:
+                if not line.strip():
+                    break
+                if ":" not in line:
+                    raise ParseError(f"section 'Load Profile': unexpected line {line!r}")
+                colon = line.index(":") + 1
+                rows.append(_slice_cells(line, [(0, colon)] + runs[1:]))
+            table = _Table("Load Profile", ["Statistic", "Per Second", "Per Transaction"], rows)
+    else:
+        table = report.by_summary(r"load profile")
+    table = _require(table, "Load Profile")
+    out = []
+    for row in table.rows:
+        stat = row[0].strip().rstrip(":").strip()
+        out.append(
+            {
+                "statistic": stat,
+                "per_second": _float(_cell(row, 1), f"Load Profile {stat!r} per second"),
+                "per_transaction": _float(_cell(row, 2), f"Load Profile {stat!r} per transaction"),
+            }
+        )
+    return out
+
+
+def _top_events(report: _TextReport | _HtmlReport) -> list[dict[str, Any]]:
+    if isinstance(report, _TextReport):
+        table = None
+        for title in ("Top 10 Foreground Events by Total Wait Time", "Top 5 Timed Foreground Events"):
+            if report.title_lines(title):
+                table = report.table(title)
+                break
+    else:
+        table = report.by_summary(r"top 10 wait events by total wait time|top 5 timed")
+    table = _require(table, "Top 10 Foreground Events by Total Wait Time")
+    c_event = table.col("Event")
+    c_waits = table.col("Waits")
+    c_time = table.col("Total Wait Time (sec)", "Time (s)", "Time(s)")
+    c_avg = table.col("Avg Wait", "Avg wait (ms)", "Avg Wait (ms)")
+    default_unit = "ms" if "(ms)" in table.header[c_avg] else None
+    c_pct = table.col("% DB time", "%Total Call Time", "% DB Time")
+    c_class = table.col("Wait Class", required=False)
+    out = []
+    for row in table.rows:
+        waits_text = _cell(row, c_waits)
+        time_text = _cell(row, c_time)
+        out.append(
+            {
+                "event": row[c_event],
+                "waits": _int_or_none(parse_count(waits_text)),
+                "waits_printed": waits_text,
+                "total_time_s": parse_count(time_text),
+                "total_time_printed": time_text,
+                "avg_wait_us": parse_latency_us(_cell(row, c_avg), default_unit),
+                "avg_wait_printed": _cell(row, c_avg),
+                "pct_db_time": _float(_cell(row, c_pct), "top events % DB time"),
+                "wait_class": _cell(row, c_class) or None,
+            }
+        )
+    return out
+
+
+def _key_events(fg: _Table, bg: _Table, avg_col: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for table, names in ((fg, KEY_EVENTS_FOREGROUND), (bg, KEY_EVENTS_BACKGROUND)):
+        c_event = table.col("Event")
+        c_avg = table.col(avg_col)
+        for row in table.rows:
+            name = row[c_event]
+            if name in names and name not in out:
+                value = parse_latency_us(_cell(row, c_avg))
+                if value is not None:
+                    out[name] = value
+    return {name: out[name] for name in KEY_EVENTS if name in out}
+
+
+_HISTOGRAM_TITLES: tuple[str, ...] = (
+    "Wait Event Histogram",
+    "Wait Event Histogram (up to 64 us)",
+    "Wait Event Histogram (up to 32 ms)",
+    "Wait Event Histogram (up to 2 sec)",
+    "Wait Event Histogram (up to 2 min)",
+    "Wait Event Histogram (up to 1 hr)",
+    "Wait Event Histogram (Global)",
+)
+
+
+def _event_histograms(report: _TextReport | _HtmlReport, titles: Iterable[str]) -> list[dict[str, Any]]:
+    out = []
+    for title in titles:
+        table = report.table(title)
+        if table is None:
+            continue
+        c_event = table.col("Event")
+        c_waits = 1
+        for row in table.rows:
+            if row[c_event] not in KEY_EVENTS:
+                continue
+            for i in range(c_waits + 1, len(table.header)):
+                printed = _cell(row, i)
+                match = _PCT_RE.match(printed) if printed else None
+                if printed and not match:
+                    raise ParseError(f"section {title!r}: bad percentage {printed!r} for {row[c_event]!r}")
+                out.append(
+                    {
+                        "section": title,
+                        "event": row[c_event],
+                        "waits_printed": row[c_waits],
+                        "waits": _int_or_none(parse_count(row[c_waits])),
+                        "bucket": table.header[i],
+                        # The reports say: "value of null is truly 0".
+                        "pct": float(match.group(1)) if match else 0.0,
+                        "pct_printed": printed,
+                    }
+                )
+    return out
+
+
+def _iostat_by_function(report: _TextReport | _HtmlReport) -> list[dict[str, Any]] | None:
+    table = report.table("IOStat by Function summary")
+    if table is None:
+        return None
+    out = []
+    for row in table.rows:
+        cells = [c for c in row]
+        if len(cells) < 9:
+            cells += [""] * (9 - len(cells))
+        name = cells[0].rstrip(":")
+        out.append(
+            {
+                "function": name,
+                "read_data_printed": cells[1],
+                "read_data_mb": _data_mb(cells[1]),
+                "read_reqs_per_s": parse_count(cells[2]),
+                "read_data_per_s_printed": cells[3],
+                "read_mb_per_s": _data_mb(cells[3]),
+                "write_data_printed": cells[4],
+                "write_data_mb": _data_mb(cells[4]),
+                "write_reqs_per_s": parse_count(cells[5]),
+                "write_data_per_s_printed": cells[6],
+                "write_mb_per_s": _data_mb(cells[6]),
+                "waits_count": _int_or_none(parse_count(cells[7])),
+                "avg_time_us": parse_latency_us(cells[8]),
+            }
+        )
+    return out
+
+
+def _plain_rows(report: _TextReport | _HtmlReport, title: str) -> list[dict[str, str]] | None:
+    if isinstance(report, _TextReport):
+        starts = report.title_lines(title)
+        if starts and all(report.no_data(s) for s in starts):
+            return []
+        return None  # text layout with data not seen in any fixture: not parsed
+    tables = report.under_heading(title)
+    if tables is None:
+        return None
+    return [d for t in tables for d in t.dicts()]
+
+
+def _host_cpu(report: _TextReport | _HtmlReport) -> dict[str, Any] | None:
+    if isinstance(report, _TextReport):
+        table = report.table("Host CPU")
+    else:
+        table = report.by_summary(r"system load statistics")
+    if table is None or not table.rows:
+        return None
+    row = table.rows[0]
+
+    def pick(suffix: str) -> str:
+        for i, head in enumerate(table.header):
+            if _norm(head).endswith(suffix.lower()):
+                return _cell(row, i)
+        raise ParseError(f"section 'Host CPU': expected a column {suffix!r}, found {table.header}")
+
+    return {
+        "cpus": int(pick("CPUs")),
+        "load_begin": _float(pick("Begin"), "Host CPU load begin"),
+        "load_end": _float(pick("End"), "Host CPU load end"),
+        "user_pct": _float(pick("%User"), "Host CPU %User"),
+        "system_pct": _float(pick("%System"), "Host CPU %System"),
+        "wio_pct": _float(pick("%WIO"), "Host CPU %WIO"),
+        "idle_pct": _float(pick("%Idle"), "Host CPU %Idle"),
+    }
+
+
+# --------------------------------------------------------------------------- RAC global reports
+
+
+def _parse_rac_global(report: _TextReport | _HtmlReport) -> dict[str, Any]:
+    fg = _section(report, "Foreground Wait Events (Global)")
+    bg = _section(report, "Background Wait Events (Global)")
+    return {
+        "header": _rac_header(report),
+        "load_profile": None,
+        "top_events": None,
+        "key_events": _key_events(
+            _require(fg, "Foreground Wait Events (Global)"),
+            _require(bg, "Background Wait Events (Global)"),
+            "Avg Wait",
+        ),
+        "event_histograms": _event_histograms(report, ("Wait Event Histogram (Global)",)),
+        "iostat_by_function": None,
+        "tablespace_io": None,
+        "file_io": None,
+        "host_cpu": None,
+        "host_cpu_by_instance": _rac_host_cpu(report),
+        "system_statistics_per_second": _rac_per_instance(report, "System Statistics - Per Second"),
+    }
+
+
+def _rac_header(report: _TextReport | _HtmlReport) -> dict[str, Any]:
+    if isinstance(report, _TextReport):
+        summary = report.table("Database Summary")
+        instances = report.table("Database Instances Included In Report")
+    else:
+        summary = report.by_summary(r"^Database Summary")
+        instances = report.by_summary(r"^Database Instances Included In Report")
+    summary = _require(summary, "Database Summary")
+    instances = _require(instances, "Database Instances Included In Report")
+    row = summary.rows[0]
+    # Column names repeat (Begin/End, In Report/Total), so read them by position: the
+    # layout is the same in text and HTML (Id Name ... Begin End, In Report Total, In Report
+    # Total, DB time, Elapsed time).
+    names = [_norm(h).split()[-1] if h else "" for h in summary.header]
+    expected = ["id", "name", "name", "role", "edition", "rac", "cdb", "size", "begin", "end"]
+    if names[:10] != expected or len(row) < 16:
+        raise ParseError(f"section 'Database Summary': unexpected columns {summary.header}")
+    inst_rows = [r for r in instances.rows if r and r[0].strip().isdigit()]
+    c_num, c_inst = instances.col("I#"), instances.col("Instance")
+    c_host, c_rel = instances.col("Host"), instances.col("Release")
+    c_begin, c_end = instances.col("Begin Snap Time"), instances.col("End Snap Time")
+    c_ela, c_dbt = instances.col("Elapsed Time(min)"), instances.col("DB time(min)")
+    inst_list = [
+        {
+            "inst_num": int(r[c_num]),
+            "instance": r[c_inst],
+            "host": r[c_host],
+            "elapsed_min": _float(r[c_ela], "instance elapsed"),
+            "db_time_min": _float(r[c_dbt], "instance DB time"),
+        }
+        for r in inst_rows
+    ]
+    return {
+        "db_name": row[1],
+        "db_id": int(row[0]),
+        "version": inst_rows[0][c_rel] if inst_rows else None,
+        "instances": inst_list,
+        "instance_count": int(row[10]),
+        "rac": row[5] == "YES",
+        "cdb": row[6] == "YES",
+        "begin_snap": int(row[8]),
+        "end_snap": int(row[9]),
+        # The RAC report prints snapshot times to the minute, per instance.
+        "begin_time": inst_rows[0][c_begin] if inst_rows else None,
+        "end_time": inst_rows[0][c_end] if inst_rows else None,
+        "elapsed_min": _float(row[15], "Report Total elapsed time"),
+        "db_time_min": _float(row[14], "Report Total DB time"),
+    }
+
+
+def _rac_host_cpu(report: _TextReport | _HtmlReport) -> list[dict[str, Any]] | None:
+    table = report.table("OS Statistics By Instance")
+    if table is None:
+        return None
+    heads = [_norm(h).split()[-1] if h else "" for h in table.header]
+    # 'Begin'/'End' (load) and '#CPUs' occur once before the end-value columns.
+    def idx(name: str) -> int:
+        if name not in heads:
+            raise ParseError(f"section 'OS Statistics By Instance': expected column {name!r}, found {table.header}")
+        return heads.index(name)
+
+    out = []
+    for row in table.rows:
+        if not row[0].strip().isdigit():
+            continue
+        out.append(
+            {
+                "inst_num": int(row[0]),
+                "cpus": int(row[idx("#cpus")]),
+                "load_begin": _float(row[idx("begin")], "load begin"),
+                "load_end": _float(row[idx("end")], "load end"),
+                "busy_pct": _float(row[idx("busy")], "% Busy"),
+                "user_pct": _float(row[idx("usr")], "% Usr"),
+                "system_pct": _float(row[idx("sys")], "% Sys"),
+                "wio_pct": _float(row[idx("wio")], "% WIO"),
+                "idle_pct": _float(row[idx("idl")], "% Idl"),
+            }
+        )
+    return out
+
+
+def _rac_per_instance(report: _TextReport | _HtmlReport, title: str) -> list[dict[str, Any]] | None:
+    table = report.table(title)
+    if table is None:
+        return None
+    out = []
+    for row in table.rows:
+        if not row[0].strip().isdigit():
+            continue
+        entry: dict[str, Any] = {"inst_num": int(row[0])}
+        for head, cell in zip(table.header[1:], row[1:]):
+            entry[head] = _float(cell, f"{title} {head}")
+        out.append(entry)
+    return out
