@@ -157,7 +157,7 @@ def _python3_kernel() -> None:
     from jupyter_client.kernelspec import find_kernel_specs
 
     if "python3" not in find_kernel_specs():
-        pytest.skip("no python3 kernelspec: /tmp/venv/bin/python -m ipykernel install --sys-prefix")
+        pytest.skip("no python3 kernelspec: python -m ipykernel install --sys-prefix")
 
 
 def test_export_notebook_html_is_offline_with_inline_svg(tmp_path):
