@@ -6,9 +6,7 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
-import pytest
 import yaml
 
 from conftest import DATA, quick_campaign, require_fio

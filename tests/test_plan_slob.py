@@ -11,7 +11,7 @@ import pytest
 
 from flashpoc.errors import ParameterError
 from flashpoc.plan.slob import (
-    REDACTED, SEED_8020, SEED_SCAN, SlobConf, parse_slob_conf, render_slob_conf, slob_conf_from_dict,
+    REDACTED, SEED_8020, SEED_SCAN, parse_slob_conf, render_slob_conf, slob_conf_from_dict,
 )
 
 DATA = Path(__file__).parent / "data"

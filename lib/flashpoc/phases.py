@@ -13,13 +13,13 @@ import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from . import analysis, check, phases_vdbench
+from . import rows as rows_mod
 from .errors import AnalysisError, CheckFailed, RemoteError
 from .params import Campaign, HostParams, Workload, workbook_root
 from .parse.fio import parse_fio_histogram, parse_fio_output, summarize_fio_point
@@ -248,36 +248,12 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
             raw[f"{run.host}.stderr.txt"] = run.stderr
     metrics = _aggregate_hosts(per_host)
     outstanding = outstanding_ios(workload, threads) * len(cfg.hosts)
-    row: dict[str, Any] = {
-        "campaign": cfg.campaign,
-        "phase": phase,
-        "point_id": pid,
-        "engine": cfg.engine,
-        "workload": workload.name,
-        "rw": workload.rw,
-        "bs": workload.bs,
-        "rwmixread": workload.rwmixread,
-        "iodepth": workload.iodepth,
-        "threads": threads,
-        "outstanding_ios": outstanding,
-        "hosts": ",".join(sorted(per_host)),
-        "n_hosts": len(per_host),
-        "targets": ",".join(t.name for t in cfg.targets),
-        "working_set_bytes": sum(t.size_bytes or 0 for t in cfg.targets),
-        "runtime_s": runtime_s,
-        "ramp_s": cfg.fio.ramp_s,
-        "repeat": repeat,
-        "wall_s": round(wall_s, 3),
-        "overhead_s": round(wall_s - runtime_s - cfg.fio.ramp_s, 3),
-        "completed_utc": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
-        "params_hash": cfg.params_hash(),
-        "measurement_hash": cfg.measurement_hash(),
-    }
+    row = rows_mod.base_row(cfg, phase=phase, point_id=pid, engine=cfg.engine, workload=workload,
+                            iodepth=workload.iodepth, threads=threads, outstanding=outstanding,
+                            hosts=sorted(per_host), runtime_s=runtime_s, ramp_s=cfg.fio.ramp_s, repeat=repeat,
+                            wall_s=wall_s, overhead_s=wall_s - runtime_s - cfg.fio.ramp_s)
     row.update(metrics)
-    if row.get("iops") and row.get("lat_mean_ms") is not None:
-        law = analysis.littles_law(analysis.Point(threads, row["iops"], row["lat_mean_ms"], outstanding))
-        row["littles_law_ratio"] = round(law["ratio"], 3)
-        row["littles_law_ok"] = bool(law["ok"])
+    rows_mod.add_littles_law(row)
     if len(per_host) > 1:
         row["per_host"] = {h: {k: s.get(k) for k in ("iops", "lat_mean_ms", "host_cpu_busy_pct")}
                            for h, s in per_host.items()}
@@ -336,7 +312,7 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
             stepper = analysis.AdaptiveProbe(min_threads=probe.min_threads, max_threads=probe.max_threads,
                                              gain_pct=probe.gain_pct, step=probe.step)
             with _progress(None, f"probe {workload.name} (adaptive)", progress) as bar:
-                while (threads := stepper.next_threads(_points(rows))) is not None:
+                while (threads := stepper.next_threads(rows_mod.to_points(rows))) is not None:
                     measure(threads)
         result = summarize_probe(wb.cfg, rows)
         wb.store.write_json("probe.json", result)
@@ -344,16 +320,11 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
         return result
 
 
-def _points(rows: list[dict[str, Any]]) -> list[analysis.Point]:
-    return [analysis.Point(int(r["threads"]), float(r["iops"]), float(r["lat_mean_ms"]), int(r["outstanding_ios"]))
-            for r in rows]
-
-
 def summarize_probe(cfg: Campaign, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The probe's answer from its measured rows (pure)."""
     probe = cfg.probe
     try:
-        sat = analysis.find_saturation(_points(rows), gain_pct=probe.gain_pct)
+        sat = analysis.find_saturation(rows_mod.to_points(rows), gain_pct=probe.gain_pct)
         saturation = asdict(sat)
     except AnalysisError as error:
         saturation = {"threads": None, "supported": False, "reason": str(error)}

@@ -12,7 +12,6 @@ charts and Little's law check use, while the rows keep the thread parameter as s
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timezone
 from typing import Any
 
 from . import analysis
@@ -20,6 +19,7 @@ from .errors import RemoteError
 from .params import Workload
 from .parse.vdbench import parse_output_dir, vdbench_failure
 from .plan.vdbench import RunDefinition, outstanding_ios, probe_run, render_parmfile, sweep_run
+from .rows import add_littles_law, base_row, to_points
 from .run.vdbench import IntervalProgress, run_vdbench
 
 
@@ -78,8 +78,7 @@ def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None) -> list[dict[
             for total in parsed["totals"]]
     if not rows:
         raise RemoteError(f"{host_params.name}: {purpose}: vdbench finished but reported no run in totals.html")
-    raw = {f"output/{name}": text for name, text in run.files.items()}
-    raw = {name.replace("/", "__"): text for name, text in raw.items()}
+    raw = {f"output__{name}": text for name, text in run.files.items()}  # output/<name>, flattened
     raw.update({"parmfile": parmfile, "console.txt": run.console})
     wb.store.save_points(phase, group, rows, raw)
     if bar is not None and done_runs < runs:
@@ -105,29 +104,10 @@ def point_row(wb, phase: str, group: str, rd: RunDefinition, total: dict[str, An
     law_ratios = sorted(r["queue_depth"] / (r["iops"] * r["resp_ms"] / 1000.0) for r in intervals
                         if r.get("queue_depth") and r.get("iops") and r.get("resp_ms"))
     read_share = (total.get("read_pct") or 0.0) / 100.0
-    row: dict[str, Any] = {
-        "campaign": cfg.campaign,
-        "phase": phase,
-        "point_id": f"{group}_t{threads:05d}",
-        "engine": "vdbench",
-        "workload": workload.name,
-        "rw": workload.rw,
-        "bs": workload.bs,
-        "rwmixread": workload.rwmixread,
-        "iodepth": 1,
-        "threads": threads,
-        "outstanding_ios": outstanding,
-        "hosts": ",".join(h.name for h in cfg.hosts),
-        "n_hosts": len(cfg.hosts),
-        "targets": ",".join(t.name for t in cfg.targets),
-        "working_set_bytes": sum(t.size_bytes or 0 for t in cfg.targets),
-        "runtime_s": rd.elapsed_s,
-        "ramp_s": rd.warmup_s or rd.interval_s,
-        "repeat": 0,
-        "wall_s": round(wall_s, 3),
-        "completed_utc": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
-        "params_hash": cfg.params_hash(),
-        "measurement_hash": cfg.measurement_hash(),
+    row = base_row(cfg, phase=phase, point_id=f"{group}_t{threads:05d}", engine="vdbench", workload=workload,
+                   iodepth=1, threads=threads, outstanding=outstanding, hosts=[h.name for h in cfg.hosts],
+                   runtime_s=rd.elapsed_s, ramp_s=rd.warmup_s or rd.interval_s, repeat=0, wall_s=wall_s)
+    row.update({
         "iops": total["iops"],
         "read_iops": total["iops"] * read_share,
         "write_iops": total["iops"] * (1.0 - read_share),
@@ -146,11 +126,8 @@ def point_row(wb, phase: str, group: str, rd: RunDefinition, total: dict[str, An
         "steadystate_attained": steady["steady"],
         "interval_littles_law_ratio": round(law_ratios[len(law_ratios) // 2], 3) if law_ratios else None,
         "vdbench_loop": total.get("loop"),
-    }
-    if row["iops"] and row["lat_mean_ms"] is not None:
-        law = analysis.littles_law(analysis.Point(threads, row["iops"], row["lat_mean_ms"], outstanding))
-        row["littles_law_ratio"] = round(law["ratio"], 3)
-        row["littles_law_ok"] = bool(law["ok"])
+    })
+    add_littles_law(row)
     return row
 
 
@@ -164,7 +141,7 @@ def probe(wb, bar=None) -> list[dict[str, Any]]:
         stepper = analysis.AdaptiveProbe(min_threads=cfg.probe.min_threads, max_threads=cfg.probe.max_threads,
                                          gain_pct=cfg.probe.gain_pct, step=cfg.probe.step)
         measured = {int(r["threads"]) for r in rows}
-        while (threads := stepper.next_threads(_points(rows))) is not None and threads not in measured:
+        while (threads := stepper.next_threads(to_points(rows))) is not None and threads not in measured:
             rd = RunDefinition(**{**_rd_fields(first), "threads": (threads,)})
             rows += run_invocation(wb, "probe", rd, bar=bar)
             measured.add(threads)
@@ -183,7 +160,4 @@ def _rd_fields(rd: RunDefinition) -> dict[str, Any]:
     return {f: getattr(rd, f) for f in rd.__dataclass_fields__}
 
 
-def _points(rows: list[dict[str, Any]]) -> list[analysis.Point]:
-    return [analysis.Point(int(r["threads"]), float(r["iops"]), float(r["lat_mean_ms"]), int(r["outstanding_ios"]))
-            for r in rows]
 

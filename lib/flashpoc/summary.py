@@ -5,13 +5,12 @@ from __future__ import annotations
 import pandas as pd
 
 from . import analysis
+from .rows import to_points
 
 
 def curve_points(frame: pd.DataFrame) -> list[analysis.Point]:
     """The (threads, IOPS, mean latency ms, outstanding I/Os) points of one curve, by threads."""
-    frame = frame.sort_values("threads")
-    return [analysis.Point(int(r.threads), float(r.iops), float(r.lat_mean_ms), int(r.outstanding_ios))
-            for r in frame.itertuples()]
+    return to_points(frame.sort_values("threads").to_dict("records"))
 
 
 def knees(frame: pd.DataFrame) -> pd.DataFrame:

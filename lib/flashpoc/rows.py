@@ -1,0 +1,61 @@
+"""The tidy row of a run point, as every engine writes it, and the analysis points of rows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+from . import analysis
+from .params import Campaign, Workload
+
+
+def base_row(cfg: Campaign, *, phase: str, point_id: str, engine: str, workload: Workload, iodepth: int,
+             threads: int, outstanding: int, hosts: list[str], runtime_s: int, ramp_s: int, repeat: int,
+             wall_s: float, overhead_s: float | None = None) -> dict[str, Any]:
+    """The fields that say what a point was: campaign, workload, threads and outstanding I/Os,
+    hosts and targets, timing (s), and the hashes that keep points of other settings apart."""
+    row: dict[str, Any] = {
+        "campaign": cfg.campaign,
+        "phase": phase,
+        "point_id": point_id,
+        "engine": engine,
+        "workload": workload.name,
+        "rw": workload.rw,
+        "bs": workload.bs,
+        "rwmixread": workload.rwmixread,
+        "iodepth": iodepth,
+        "threads": threads,
+        "outstanding_ios": outstanding,
+        "hosts": ",".join(hosts),
+        "n_hosts": len(hosts),
+        "targets": ",".join(t.name for t in cfg.targets),
+        "working_set_bytes": sum(t.size_bytes or 0 for t in cfg.targets),
+        "runtime_s": runtime_s,
+        "ramp_s": ramp_s,
+        "repeat": repeat,
+        "wall_s": round(wall_s, 3),
+    }
+    if overhead_s is not None:
+        row["overhead_s"] = round(overhead_s, 3)
+    row.update({
+        "completed_utc": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+        "params_hash": cfg.params_hash(),
+        "measurement_hash": cfg.measurement_hash(),
+    })
+    return row
+
+
+def add_littles_law(row: dict[str, Any]) -> None:
+    """Add ``littles_law_ratio`` and ``littles_law_ok`` (outstanding I/Os ~ IOPS x latency)
+    when the row has IOPS and a mean latency (ms)."""
+    if row.get("iops") and row.get("lat_mean_ms") is not None:
+        law = analysis.littles_law(to_points([row])[0])
+        row["littles_law_ratio"] = round(law["ratio"], 3)
+        row["littles_law_ok"] = bool(law["ok"])
+
+
+def to_points(rows: Iterable[Mapping[str, Any]]) -> list[analysis.Point]:
+    """(threads, IOPS, mean latency ms, outstanding I/Os) of each row, in the rows' order."""
+    return [analysis.Point(int(r["threads"]), float(r["iops"]), float(r["lat_mean_ms"]), int(r["outstanding_ios"]))
+            for r in rows]
