@@ -70,7 +70,7 @@ def test_saturation_says_when_it_cannot_answer(capsys, tmp_path):
 
 def test_validate(capsys, repo, tmp_path):
     code, out, _ = run_cli(capsys, "validate", str(repo / "parameters" / "demo-local.yaml"))
-    assert code == 0 and "ok (campaign demo-local, 1 hosts, 1 targets, 4 workloads)" in out
+    assert code == 0 and "ok (campaign demo-local, engine fio, 1 hosts, 1 targets, 4 workloads)" in out
     bad = tmp_path / "bad.yaml"
     bad.write_text("campaign: x\nhosts: [{name: h, port: 0}]\ntargets: [{name: t, path: /dev/sdz}]\n")
     code, out, err = run_cli(capsys, "validate", str(bad))
@@ -148,3 +148,15 @@ def test_parse_awr_text_and_html(capsys):
         assert code == 0 and report["header"]["db_name"] == "P30SDB"
         assert report["key_events"]["db file sequential read"] == 350.19  # printed "350.19us"
         assert report["key_events"]["log file parallel write"] == 18790.0  # printed "18.79ms"
+
+
+def test_parse_slob_run_directory(capsys):
+    """`flashpoc parse slob DIR`: the point's metrics from the files runit.sh left."""
+    run = DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10"
+    code, out, _ = run_cli(capsys, "parse", "slob", str(run), "--format", "json")
+    metrics = json.loads(out)
+    assert code == 0 and metrics["scope"] == "cluster" and metrics["awr_rac_report"] == "awr_rac.txt"
+    assert metrics["read_iops"] == 60656.2 and metrics["write_iops"] == 6373.4  # System Statistics (Global)
+    assert metrics["db_file_sequential_read_avg_wait_us"] == 506.72 and metrics["tm_s"] == 364
+    # mpstat.out "all" rows between the snapshots (09:26:07-09:32:10): 122 intervals of 3 s
+    assert metrics["mpstat_intervals"] == 122

@@ -25,7 +25,8 @@ def base(**overrides):
 @pytest.mark.parametrize("path", PARAM_FILES, ids=lambda p: p.name)
 def test_every_parameters_file_validates(path):
     cfg = load_campaign(path)
-    assert cfg.campaign and cfg.hosts and cfg.targets and cfg.workloads
+    assert cfg.campaign and cfg.hosts and cfg.engine_workloads
+    assert cfg.targets or cfg.engine == "slob"
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
@@ -112,8 +113,15 @@ def test_bad_parameters_name_the_key(overrides, needle):
 
 def test_missing_required_key():
     values = base()
+    del values["hosts"]
+    with pytest.raises(ParameterError, match=r"hosts: required key is missing"):
+        campaign_from_dict(values)
+
+
+def test_fio_and_vdbench_need_a_target():
+    values = base()
     del values["targets"]
-    with pytest.raises(ParameterError, match=r"targets: required key is missing"):
+    with pytest.raises(ParameterError, match=r"targets: at least one target .* engine fio"):
         campaign_from_dict(values)
 
 

@@ -1,8 +1,8 @@
 """Tests for flashpoc.parse.awr on real AWR reports (tests/data/awr, tests/data/slob).
 
 The files are byte-for-byte copies of the project's recorded fixtures (see the PROVENANCE.md files next to
-them; the 12.2.0.1 SLOB HTML and the duplicate copies of the SLOB run's text reports in
-fixtures/awr were not copied). Expected values are the numbers printed in the reports; when a
+them; the duplicate copies of the SLOB run's text reports in fixtures/awr were not copied; the
+12.2.0.1 SLOB HTML is used by tests/test_awr_metrics.py). Expected values are the numbers printed in the reports; when a
 unit is converted, the printed text is given in a comment next to the number.
 """
 
@@ -502,3 +502,69 @@ def test_bad_gzip_is_refused(tmp_path):
     bad.write_bytes(b"not gzip at all")
     with pytest.raises(ParseError, match="gzip"):
         read_awr_file(bad)
+
+
+# --------------------------------------------------------------------------- additions: global system statistics
+
+
+def stat_row(report: dict, statistic: str) -> tuple:
+    rows = [r for r in report["system_statistics_global"] if r["statistic"] == statistic]
+    assert len(rows) == 1, statistic
+    return rows[0]["total"], rows[0]["per_second"], rows[0]["per_transaction"]
+
+
+def test_rac_global_system_statistics_text():
+    # Six pages titled "System Statistics (Global)", merged.
+    txt = parsed(F_TXT_RAC)
+    assert len(txt["system_statistics_global"]) == 311
+    assert txt["system_statistics_global"][0] == {
+        "statistic": "ASSM cbk:blocks examined", "total": 1631.0, "per_second": 4.5, "per_transaction": 0.0}
+    assert stat_row(txt, "physical read IO requests") == (22020196.0, 60656.2, 28.9)
+    assert stat_row(txt, "physical write IO requests") == (2313742.0, 6373.4, 3.0)
+    assert stat_row(txt, "physical read bytes") == (180411269120.0, 496955659.8, 237122.7)
+    assert stat_row(txt, "user commits") == (760835.0, 2095.8, 1.0)
+    # "file io wait time  7,607,018,337,442 2.09541159E+10  9,998,249.7"
+    assert stat_row(txt, "file io wait time") == (7607018337442.0, 2.09541159e10, 9998249.7)
+    assert txt["system_statistics_global"][-1]["statistic"] == "write clones created in foreground"
+    assert stat_row(txt, "write clones created in foreground") == (75794.0, 208.8, 0.1)
+    assert stat_row(txt, "redo synch time overhead count ( 2ms)") == (131.0, 0.4, 0.0)  # "(  2ms)"
+
+
+def test_rac_global_system_statistics_text_and_html_agree():
+    txt, html = parsed(F_TXT_RAC)["system_statistics_global"], parsed(F_HTML_RAC)["system_statistics_global"]
+    assert [r["statistic"] for r in txt] == [r["statistic"] for r in html]
+    assert stat_row(parsed(F_HTML_RAC), "physical read IO requests") == (22020196.0, 60656.19, 28.94)
+    assert stat_row(parsed(F_HTML_RAC), "file io wait time") == (7607018337442.0, 20954115895.07, 9998249.74)
+    for a, b in zip(txt, html, strict=True):
+        assert a["total"] == b["total"], a["statistic"]
+        for key in ("per_second", "per_transaction"):
+            # The HTML prints 2 decimals, the text 1 (or 9 significant digits as 2.09541159E+10).
+            assert abs(a[key] - b[key]) <= max(0.05, 5e-9 * abs(b[key])) + 1e-9, (a["statistic"], key)
+
+
+def test_rac_global_time_model_by_instance():
+    txt, html = parsed(F_TXT_RAC)["time_model_by_instance"], parsed(F_HTML_RAC)["time_model_by_instance"]
+    assert [r["inst_num"] for r in txt] == [r["inst_num"] for r in html] == [1, 2]  # Sum/Avg/Std left out
+    assert (txt[0]["DB time (s)"], txt[0]["DB CPU (s)"], txt[0]["bg CPU (s)"]) == (36385.3, 2949.6, 728.9)
+    assert (html[1]["DB time (s)"], html[1]["DB CPU (s)"], html[1]["bg CPU (s)"]) == (28647.57, 2747.87, 591.52)
+
+
+def test_key_event_waits_come_from_the_key_event_rows():
+    # Foreground "db file sequential read 10,924,627 ... 350.19us"; background "log file
+    # parallel write 12,849 ... 18.79ms" etc.
+    for path in (F_TXT_INST, F_HTML_INST):
+        assert parsed(path)["key_event_waits"] == {
+            "db file sequential read": 10924627, "db file scattered read": 128, "log file sync": 39,
+            "log file parallel write": 12849, "db file parallel write": 12462,
+        }
+    for path in (F_TXT_RAC, F_HTML_RAC):
+        assert parsed(path)["key_event_waits"] == {
+            "db file sequential read": 22237980, "db file scattered read": 128, "log file sync": 146,
+            "log file parallel write": 22311, "db file parallel write": 21706,
+        }
+    assert parsed(F_18C)["key_event_waits"]["direct path read"] == 1330  # "direct path read 1,330 ... 702.96us"
+
+
+def test_instance_reports_have_no_global_sections():
+    for key in ("system_statistics_global", "time_model_by_instance"):
+        assert key not in parsed(F_TXT_INST)

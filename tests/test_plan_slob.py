@@ -150,3 +150,17 @@ def test_conversion_errors():
         parse_slob_conf("A=1\nif true; then B=2; fi\n")
     with pytest.raises(ParameterError, match="unterminated"):
         parse_slob_conf('A="x\n')
+
+
+@pytest.mark.parametrize("name, seed", [("slob-seed-8020.yaml", "SEED_8020"), ("slob-seed-scan.yaml", "SEED_SCAN")])
+def test_shipped_parameter_files_are_the_seed_configurations(repo, name, seed):
+    """The seeds ship in parameters/: their points' slob.conf holds the seed's settings."""
+    import flashpoc
+    from flashpoc import plan
+    from flashpoc.phases_slob import point_conf
+
+    cfg = flashpoc.load_campaign(repo / "parameters" / name)
+    text = point_conf(cfg, cfg.probe_workload, 4)
+    got = parse_slob_conf(text)
+    assert got.pop("THREADS_PER_SCHEMA") == "4" and got.pop("DATABASE_STATISTICS_TYPE") == "awr"
+    assert got == parse_slob_conf(render_slob_conf(getattr(plan.slob, seed)))

@@ -276,18 +276,100 @@ def host_cpu(
     *,
     title: str = "Host CPU utilisation vs threads",
     color_domain: Sequence[str] | None = None,
+    metrics: dict[str, str] | None = None,
 ) -> alt.Chart:
-    """Host CPU busy % (and iowait % when the column exists) against threads.
+    """Host CPU % against threads: busy and iowait, or the columns ``metrics`` names.
 
-    ``df``: workload, threads, host_cpu_busy_pct, optional host_cpu_iowait_pct and config.
+    ``df``: workload, threads, the metric columns (default host_cpu_busy_pct, optional
+    host_cpu_iowait_pct) and optional config. ``metrics``: column -> label, e.g.
+    :data:`ORACLE_HOST_CPU` for SLOB points (%user, %system, %iowait of the DB host).
     Missing values (CPU not collected) are skipped, which may leave the chart empty.
     """
-    _require(df, ["host_cpu_busy_pct"], "host_cpu")
-    metrics = {k: v for k, v in _CPU_METRICS.items() if k in df.columns}
-    long = _melt(df, metrics, "metric", "cpu_pct", "host_cpu")
+    known = metrics or _CPU_METRICS
+    _require(df, [next(iter(known))], "host_cpu")
+    present = {k: v for k, v in known.items() if k in df.columns}
+    long = _melt(df, present, "metric", "cpu_pct", "host_cpu")
     y = alt.Y("cpu_pct:Q", title=TITLE_CPU, scale=alt.Scale(domain=[0, 100]))
-    return _lines_vs_threads(long, y, ("metric", "CPU time", list(metrics.values()), list(_CPU_METRICS.values())),
+    return _lines_vs_threads(long, y, ("metric", "CPU time", list(present.values()), list(known.values())),
                              alt.Tooltip("cpu_pct:Q", title="CPU (%)", format=".1f"), color_domain, title)
+
+
+ORACLE_HOST_CPU = {
+    "host_cpu_user_pct": "%user",
+    "host_cpu_sys_pct": "%system",
+    "host_cpu_iowait_pct": "%iowait",
+}
+"""Host CPU columns of SLOB points (AWR "Host CPU") and their labels."""
+
+ORACLE_LATENCIES = {
+    "read_lat_mean_ms": "db file sequential read",
+    "redo_write_lat_ms": "log file parallel write",
+    "dbwr_write_lat_ms": "db file parallel write",
+}
+"""Average wait (ms) columns of SLOB points and the AWR wait events they come from."""
+
+
+def oracle_latencies(
+    df: pd.DataFrame,
+    *,
+    title: str = "Oracle I/O wait latency vs threads per schema",
+    color_domain: Sequence[str] | None = None,
+) -> alt.Chart:
+    """Average wait (ms, log scale) of the key I/O events against threads: the random read
+    (``db file sequential read``), the redo write (``log file parallel write``) and the
+    DBWR write (``db file parallel write``).
+
+    ``df``: workload, threads and any of the :data:`ORACLE_LATENCIES` columns.
+    """
+    present = {k: v for k, v in ORACLE_LATENCIES.items() if k in df.columns}
+    if not present:
+        raise ValueError(f"oracle_latencies: the data has none of the columns {sorted(ORACLE_LATENCIES)}")
+    long = _melt(df, present, "event", "latency_ms", "oracle_latencies")
+    y = alt.Y("latency_ms:Q", title="Average wait (ms)", scale=alt.Scale(type="log"))
+    return _lines_vs_threads(long, y, ("event", "Wait event", list(present.values()), list(ORACLE_LATENCIES.values())),
+                             alt.Tooltip("latency_ms:Q", title="Average wait (ms)", format=".3f"), color_domain, title)
+
+
+def db_cpu(
+    df: pd.DataFrame,
+    *,
+    title: str = "DB CPU vs threads per schema",
+    color_domain: Sequence[str] | None = None,
+) -> alt.Chart:
+    """DB CPU (CPU seconds per second, AWR "DB CPU(s)") against threads.
+
+    ``df``: workload, threads, db_cpu_s_per_s and optional config.
+    """
+    long = _melt(df, {"db_cpu_s_per_s": "DB CPU"}, "metric", "cpu_s_per_s", "db_cpu")
+    y = alt.Y("cpu_s_per_s:Q", title="DB CPU (CPU s per s)")
+    return _lines_vs_threads(long, y, ("metric", "Metric", ["DB CPU"], ["DB CPU"]),
+                             alt.Tooltip("cpu_s_per_s:Q", title="DB CPU (s/s)", format=".2f"), color_domain, title)
+
+
+def latency_shares(
+    shares: pd.DataFrame,
+    *,
+    title: str = "Share of single-block reads under each latency",
+) -> alt.Chart:
+    """Bars: % of an event's waits shorter than each limit, at one point per workload.
+
+    ``shares``: columns workload, limit (text such as ``<1ms``), limit_us (for the order)
+    and share_pct; optional label (the point, e.g. ``16 threads, 80,000 IOPS``).
+    """
+    _require(shares, ["workload", "limit", "limit_us", "share_pct"], "latency_shares")
+    order = list(shares.sort_values("limit_us")["limit"].drop_duplicates())
+    tooltip = [alt.Tooltip("workload:N", title="Workload"), alt.Tooltip("limit:N", title="Latency"),
+               alt.Tooltip("share_pct:Q", title="Share of waits (%)", format=".1f")]
+    if "label" in shares:
+        tooltip.append(alt.Tooltip("label:N", title="Point"))
+    bars = alt.Chart(shares).mark_bar().encode(
+        x=alt.X("limit:N", title="Wait shorter than", sort=order),
+        xOffset=alt.XOffset("workload:N"),
+        y=alt.Y("share_pct:Q", title="Share of waits (%)", scale=alt.Scale(domain=[0, 100])),
+        color=alt.Color("workload:N", title="Workload"),
+        tooltip=tooltip,
+    )
+    return bars.properties(title=title)
 
 
 def _lines_vs_threads(long: pd.DataFrame, y: alt.Y, dash: tuple[str, str, list[str], list[str]],

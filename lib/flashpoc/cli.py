@@ -108,8 +108,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
     for path in args.params:
         cfg = load_campaign(path)
-        print(f"{path}: ok (campaign {cfg.campaign}, {len(cfg.hosts)} hosts, {len(cfg.targets)} targets, "
-              f"{len(cfg.workloads)} workloads)")
+        print(f"{path}: ok (campaign {cfg.campaign}, engine {cfg.engine}, {len(cfg.hosts)} hosts, "
+              f"{len(cfg.targets)} targets, {len(cfg.engine_workloads)} workloads)")
     return 0
 
 
@@ -137,6 +137,17 @@ def _cmd_parse(args: argparse.Namespace) -> int:
         else:
             _print_rows(report["top_events"] or [{"event": k, "avg_wait_us": v}
                                                  for k, v in report["key_events"].items()], args.format)
+        return 0
+    if args.engine == "slob":
+        from .parse.slob import slob_point_metrics
+
+        if not path.is_dir():
+            raise ParameterError(f"{path} is not a SLOB run directory (awr.txt, awr_rac.txt, mpstat.out, ...)")
+        metrics = slob_point_metrics({f.name: f.read_bytes() for f in path.iterdir() if f.is_file()})
+        if args.format == "json":
+            print(json.dumps(metrics, indent=1, default=str))
+        else:
+            _print_rows([{"metric": k, "value": v} for k, v in metrics.items()], args.format)
         return 0
     if args.engine == "vdbench":
         from .parse.vdbench import parse_vdbench_dir
@@ -220,9 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_validate)
 
     p = sub.add_parser("parse", help="parse an engine output into tidy rows")
-    p.add_argument("engine", choices=["fio", "vdbench", "awr"])
+    p.add_argument("engine", choices=["fio", "vdbench", "awr", "slob"])
     p.add_argument("file", help="fio: the JSON(+) output file; vdbench: the output directory; "
-                                "awr: an AWR report (text or HTML, .gz too)")
+                                "awr: an AWR report (text or HTML, .gz too); slob: a run directory")
     p.add_argument("--format", choices=["json", "csv", "table"], default="table")
     p.set_defaults(func=_cmd_parse)
 

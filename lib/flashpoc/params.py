@@ -306,6 +306,203 @@ class VdbenchSettings(_Strict):
         return self
 
 
+class SlobWorkload(_Strict):
+    """One SLOB workload: the slob.conf keys that make one I/O mix (the rest are in ``slob``).
+
+    SLOB sessions run single-block (8K) random reads through the buffer cache; UPDATE_PCT of
+    the operations are updates (DBWR writes and redo), SCAN_PCT full scans of a table of
+    SCAN_TABLE_SZ per schema (multiblock reads).
+    """
+
+    name: Name
+    update_pct: int = Field(ge=0, le=100, description="UPDATE_PCT: % of operations that update")
+    scan_pct: int = Field(0, ge=0, le=100, description="SCAN_PCT: % of operations that scan")
+    scan_table_sz: str | None = Field(None, description="SCAN_TABLE_SZ, e.g. '50G' (needed with scan_pct)")
+    work_unit: int | None = Field(None, ge=1, le=1024, description="WORK_UNIT (default slob.work_unit)")
+    redo_stress: Literal["LITE", "HEAVY"] | None = Field(None, description="REDO_STRESS (default slob.redo_stress)")
+    description: str = ""
+
+    @model_validator(mode="after")
+    def _mix(self) -> SlobWorkload:
+        if self.update_pct + self.scan_pct > 100:
+            raise ValueError(f"update_pct + scan_pct must be <= 100 (the rest are selects), "
+                             f"got {self.update_pct} + {self.scan_pct}")
+        if self.scan_pct and self.scan_table_sz is None:
+            raise ValueError("scan_pct > 0 needs scan_table_sz (the scan table's size, e.g. '50G')")
+        return self
+
+    @property
+    def rw(self) -> str:
+        """Engine I/O mode column of the results: always ``slob``."""
+        return "slob"
+
+    @property
+    def bs(self) -> str:
+        """Oracle's block size SLOB reads and writes (8K)."""
+        return "8k"
+
+    @property
+    def rwmixread(self) -> None:
+        """Not a fixed read share: writes depend on DBWR and redo, so the measured split is reported."""
+        return None
+
+    @property
+    def writes(self) -> bool:
+        """True when the workload updates (DBWR and redo writes)."""
+        return self.update_pct > 0
+
+
+def slob_seed_workloads() -> list[dict[str, Any]]:
+    """The SLOB workloads used unless the parameters name others (ENGINES.md seeds)."""
+    return [
+        {"name": "slob-8020", "update_pct": 20,
+         "description": "SLOB 80% select / 20% update, random single-block I/O"},
+        {"name": "slob-read", "update_pct": 0,
+         "description": "SLOB 100% select, random single-block reads"},
+    ]
+
+
+class SlobSettings(_Strict):
+    """The SLOB engine: where SLOB lives on the DB host and the slob.conf shared by every point.
+
+    Threads of the probe and sweep are SLOB's threads per schema (``runit.sh -t``); every run
+    uses all ``schemas`` (``runit.sh -s``), so the working set stays the whole SLOB data set.
+    """
+
+    db_host: str | None = Field(None, description="host that runs runit.sh (default the first host)")
+    home: str = Field("SLOB", description="SLOB directory on the DB host (relative: to the user's home)")
+    env_file: str | None = Field(None, description="file sourced before runit.sh (ORACLE_HOME, ORACLE_SID, PATH)")
+    schemas: int | None = Field(None, ge=1, le=4096, description="SLOB schemas loaded by setup.sh (all are used)")
+    scale: str | None = Field(None, description="SCALE per schema, e.g. '8G' or '655360M'")
+    run_time_s: int = Field(300, ge=10, le=86400, description="RUN_TIME (s) per point")
+    work_loop: int = Field(0, ge=0, description="WORK_LOOP (0: run for RUN_TIME)")
+    work_unit: int = Field(64, ge=1, le=1024, description="WORK_UNIT")
+    redo_stress: Literal["LITE", "HEAVY"] = "LITE"
+    load_parallel_degree: int = Field(4, ge=1, le=1024, description="LOAD_PARALLEL_DEGREE (setup.sh)")
+    database_statistics_type: Literal["awr", "statspack"] = "awr"
+    admin_sqlnet_service: str | None = None
+    sqlnet_service_base: str | None = None
+    sqlnet_service_max: int | None = Field(None, ge=1)
+    dba_priv_user: str | None = None
+    sysdba_passwd_env: str | None = Field(
+        None, description="NAME of the DB host's environment variable holding SYSDBA_PASSWD (never the password)")
+    do_hotspot: bool | None = None
+    hotspot_mb: int | None = Field(None, ge=0)
+    hotspot_offset_mb: int | None = Field(None, ge=0)
+    hotspot_frequency: int | None = Field(None, ge=0)
+    hot_schema_frequency: int | None = Field(None, ge=0)
+    think_tm_frequency: int | None = Field(None, ge=0)
+    think_tm_min: float | None = Field(None, ge=0)
+    think_tm_max: float | None = Field(None, ge=0)
+    obfuscate_columns: bool | None = Field(None, description="OBFUSCATE_COLUMNS: realistic data for arrays that compress")
+    workloads: list[SlobWorkload] = Field(default_factory=lambda: [SlobWorkload(**w) for w in slob_seed_workloads()])
+
+    @field_validator("home", "env_file")
+    @classmethod
+    def _paths(cls, value: str | None) -> str | None:
+        return None if value is None else _check_path(value)
+
+    @field_validator("scale")
+    @classmethod
+    def _scale(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"^[1-9]\d*[MG]?$", value):
+            raise ValueError(f"{value!r} is not a SLOB size (e.g. '8G', '655360M' or a count of 8K blocks)")
+        return value
+
+    @field_validator("workloads", mode="before")
+    @classmethod
+    def _default_workloads(cls, value: Any) -> Any:
+        return slob_seed_workloads() if value is None else value
+
+    def conf(self, workload: SlobWorkload, threads: int | None = None):
+        """The validated :class:`~flashpoc.plan.slob.SlobConf` of ``workload`` (THREADS_PER_SCHEMA ``threads``).
+
+        Raises:
+            ParameterError: the combination is not a valid slob.conf.
+        """
+        from .plan.slob import SlobConf
+
+        return SlobConf(
+            update_pct=workload.update_pct, scan_pct=workload.scan_pct, run_time=self.run_time_s,
+            work_loop=self.work_loop, scale=self.scale, scan_table_sz=workload.scan_table_sz,
+            work_unit=workload.work_unit or self.work_unit, redo_stress=workload.redo_stress or self.redo_stress,
+            load_parallel_degree=self.load_parallel_degree, threads_per_schema=threads,
+            database_statistics_type=self.database_statistics_type,
+            admin_sqlnet_service=self.admin_sqlnet_service, sqlnet_service_base=self.sqlnet_service_base,
+            sqlnet_service_max=self.sqlnet_service_max, dba_priv_user=self.dba_priv_user,
+            sysdba_passwd_env=self.sysdba_passwd_env, do_hotspot=self.do_hotspot, hotspot_mb=self.hotspot_mb,
+            hotspot_offset_mb=self.hotspot_offset_mb, hotspot_frequency=self.hotspot_frequency,
+            hot_schema_frequency=self.hot_schema_frequency, think_tm_frequency=self.think_tm_frequency,
+            think_tm_min=self.think_tm_min, think_tm_max=self.think_tm_max,
+            obfuscate_columns=self.obfuscate_columns)
+
+    @property
+    def scale_bytes(self) -> int | None:
+        """SCALE in bytes (a plain number is a count of 8K blocks, as SLOB reads it), or None."""
+        return None if self.scale is None else slob_size_bytes(self.scale)
+
+
+def slob_size_bytes(text: str) -> int:
+    """Bytes of a SLOB size: ``8G``, ``655360M`` or a count of 8K blocks."""
+    text = str(text).strip()
+    units = {"M": 1024**2, "G": 1024**3}
+    if text[-1:].upper() in units:
+        return int(text[:-1]) * units[text[-1].upper()]
+    return int(text) * 8192
+
+
+class OracleParams(_Strict):
+    """How the workbook reaches the database through python-oracledb (thin); holds no secret.
+
+    The password is read at connect time from the environment variable ``password_env`` of the
+    machine running the workbook (or comes from the wallet); it is never a parameter.
+    """
+
+    dsn: str = Field(description="Easy Connect host:port/service, or a tnsnames alias with wallet_dir")
+    user: str = Field("system", description="database user (AWR views need SELECT_CATALOG_ROLE)")
+    password_env: str = Field("FLASHPOC_ORACLE_PASSWORD", description="NAME of the environment variable "
+                                                                      "holding the password")
+    wallet_dir: str | None = None
+    wallet_password_env: str | None = None
+    connect_timeout_s: float = Field(5.0, gt=0, le=600)
+
+    @field_validator("password_env", "wallet_password_env")
+    @classmethod
+    def _env_name(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", value):
+            raise ValueError("must be the NAME of an environment variable (letters, digits, '_'), "
+                             "not a password; the value given is not shown")
+        return value
+
+    @field_validator("wallet_dir")
+    @classmethod
+    def _wallet(cls, value: str | None) -> str | None:
+        return None if value is None else _check_path(value)
+
+    def settings(self):
+        """The :class:`flashpoc.run.oracle.OracleSettings` of these parameters."""
+        from .run.oracle import OracleSettings
+
+        return OracleSettings(dsn=self.dsn, user=self.user, password_env=self.password_env,
+                              wallet_dir=self.wallet_dir, wallet_password_env=self.wallet_password_env,
+                              connect_timeout_s=self.connect_timeout_s)
+
+
+class SqlWorkloadParams(_Strict):
+    """A DBA's own job: N concurrent sessions each running the same SQL*Plus script, timed,
+    with AWR (or Statspack) snapshots around it; read through ``oracle``."""
+
+    script: str = Field(description="SQL*Plus script file (relative: to the workbook root)")
+    sessions: int = Field(ge=1, le=1024, description="concurrent sessions, each running the whole script")
+    label: Name = Field("run", description="name of this run in the comparison, e.g. 'undo-on-ssd'")
+    description: str = ""
+
+    @field_validator("script")
+    @classmethod
+    def _script(cls, value: str) -> str:
+        return _check_path(value)
+
+
 class ProbeSettings(_Strict):
     """Saturation probe: find the thread count beyond which IOPS stop rising."""
 
@@ -350,11 +547,15 @@ class Campaign(_Strict):
 
     campaign: Name = Field(description="campaign name: results go to results_dir/campaign")
     description: str = ""
-    engine: Literal["fio", "vdbench"] = "fio"
+    engine: Literal["fio", "vdbench", "slob"] = "fio"
     hosts: list[HostParams] = Field(min_length=1)
-    targets: list[TargetParams] = Field(min_length=1)
+    targets: list[TargetParams] = Field(default_factory=list, description="LUNs/files (fio, vdbench; "
+                                                                         "optional for slob)")
     fio: FioSettings = FioSettings()
     vdbench: VdbenchSettings = VdbenchSettings()
+    slob: SlobSettings = SlobSettings()
+    oracle: OracleParams | None = Field(None, description="database connection for checks and AWR through SQL")
+    sql_workload: SqlWorkloadParams | None = Field(None, description="a DBA's SQL script run in N sessions")
     workloads: list[Workload] = Field(default_factory=lambda: [Workload(**w) for w in standard_workloads()])
     probe: ProbeSettings = ProbeSettings()
     sweep: SweepSettings = SweepSettings()
@@ -386,7 +587,13 @@ class Campaign(_Strict):
         _unique(self.targets, "name", "targets")
         _unique(self.workloads, "name", "workloads")
         host_names = {h.name for h in self.hosts}
-        workload_names = [w.name for w in self.workloads]
+        workload_names = self.workload_names
+        if self.sql_workload is not None and self.oracle is None:
+            raise ValueError("sql_workload: needs oracle (dsn, user) to run the script and take AWR snapshots")
+        if self.engine != "slob" and not self.targets:
+            raise ValueError(f"targets: at least one target (LUN, device or file) is needed for engine {self.engine}")
+        if self.engine == "slob":
+            self._check_slob(host_names)
         for i, target in enumerate(self.targets):
             for name in target.hosts or []:
                 if name not in host_names:
@@ -404,7 +611,7 @@ class Campaign(_Strict):
             raise ValueError(f"vdbench.controller: no host named {self.vdbench.controller!r} "
                              f"(hosts: {sorted(host_names)})")
         read_only = [t.name for t in self.targets if not t.writable]
-        if read_only:
+        if read_only and self.engine != "slob":
             for i, workload in enumerate(self.workloads):
                 if workload.writes:
                     raise ValueError(
@@ -413,25 +620,59 @@ class Campaign(_Strict):
                     )
         return self
 
+    def _check_slob(self, host_names: set[str]) -> None:
+        if "workloads" in self.model_fields_set:
+            raise ValueError("workloads: with engine slob the workloads go under slob.workloads "
+                             "(update_pct, scan_pct, ...)")
+        slob = self.slob
+        if slob.db_host is not None and slob.db_host not in host_names:
+            raise ValueError(f"slob.db_host: no host named {slob.db_host!r} (hosts: {sorted(host_names)})")
+        if slob.schemas is None:
+            raise ValueError("slob.schemas: required for engine slob (the number of schemas setup.sh loaded)")
+        if slob.scale is None:
+            raise ValueError("slob.scale: required for engine slob (SCALE per schema, e.g. '8G')")
+        _unique(slob.workloads, "name", "slob.workloads")
+        for i, workload in enumerate(slob.workloads):
+            try:
+                slob.conf(workload, 1)
+            except ParameterError as error:
+                raise ValueError(f"slob.workloads[{i}] ({workload.name}): {error}") from None
+
     # -- derived values -------------------------------------------------------------
     @property
-    def probe_workload(self) -> Workload:
+    def engine_workloads(self) -> list[Workload] | list[SlobWorkload]:
+        """The workloads of the campaign's engine (``slob.workloads`` for SLOB)."""
+        return self.slob.workloads if self.engine == "slob" else self.workloads
+
+    @property
+    def workload_names(self) -> list[str]:
+        """Names of :attr:`engine_workloads`, in parameter order."""
+        return [w.name for w in self.engine_workloads]
+
+    @property
+    def probe_workload(self) -> Workload | SlobWorkload:
         """The workload the saturation probe uses."""
-        name = self.probe.workload or self.workloads[0].name
+        name = self.probe.workload or self.workload_names[0]
         return self.workload(name)
 
     @property
-    def sweep_workloads(self) -> list[Workload]:
+    def sweep_workloads(self) -> list[Workload] | list[SlobWorkload]:
         """The workloads of the fine sweep, in parameter order."""
-        names = self.sweep.workloads or [w.name for w in self.workloads]
+        names = self.sweep.workloads or self.workload_names
         return [self.workload(n) for n in names]
 
-    def workload(self, name: str) -> Workload:
+    def workload(self, name: str) -> Workload | SlobWorkload:
         """Return the workload called ``name``."""
-        for workload in self.workloads:
+        for workload in self.engine_workloads:
             if workload.name == name:
                 return workload
         raise ParameterError(f"no workload named {name!r}")
+
+    @property
+    def db_host(self) -> HostParams:
+        """The host that runs SLOB (``slob.db_host``, default the first host)."""
+        name = self.slob.db_host or self.hosts[0].name
+        return next(h for h in self.hosts if h.name == name)
 
     def targets_of(self, host: HostParams) -> list[TargetParams]:
         """Targets used by ``host``."""
@@ -445,9 +686,8 @@ class Campaign(_Strict):
     def measurement_hash(self) -> str:
         """Short hash of what defines the measurements (engine, fio settings, hosts,
         targets, workloads), not of report-only settings such as the SLO."""
-        text = json.dumps(self.model_dump(mode="json", include={"engine", self.engine, "hosts", "targets",
-                                                                "workloads"}),
-                          sort_keys=True)
+        include = {"engine", self.engine, "hosts", "targets"} | ({"workloads"} if self.engine != "slob" else set())
+        text = json.dumps(self.model_dump(mode="json", include=include), sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def results_path(self) -> Path:

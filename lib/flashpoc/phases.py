@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import analysis, check, phases_vdbench
+from . import analysis, check, phases_slob, phases_vdbench
 from . import rows as rows_mod
 from .errors import AnalysisError, CheckFailed, RemoteError
 from .params import Campaign, HostParams, Workload, workbook_root
@@ -106,8 +106,13 @@ def _require_checked(wb: Workbench) -> None:
 
 
 def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
-    """Create the scratch-file targets that are missing or too small; return what was done."""
-    done = []
+    """Create the scratch-file targets that are missing or too small; return what was done.
+
+    SLOB's data lives in the database (setup.sh loads it), so SLOB campaigns create nothing.
+    """
+    done: list[dict[str, Any]] = []
+    if wb.cfg.engine == "slob":
+        return done
     for host_params in wb.cfg.hosts:
         host = wb.host(host_params)
         for target in wb.cfg.targets_of(host_params):
@@ -262,6 +267,18 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
     return row
 
 
+def _point_runtime_s(cfg: Campaign) -> int:
+    """Measured seconds of a point unless the phase says otherwise (fio runtime, SLOB RUN_TIME)."""
+    return cfg.slob.run_time_s if cfg.engine == "slob" else cfg.fio.runtime_s
+
+
+def _measure(wb: Workbench, phase: str, workload, threads: int, runtime_s: int, repeat: int = 0) -> dict[str, Any]:
+    """One point of the campaign's engine (fio here, SLOB in :mod:`flashpoc.phases_slob`)."""
+    if wb.cfg.engine == "slob":
+        return phases_slob.measure_point(wb, phase, workload, threads, run_time_s=runtime_s, repeat=repeat)
+    return measure_point(wb, phase, workload, threads, runtime_s=runtime_s, repeat=repeat)
+
+
 def _progress(total: int | None, desc: str, enabled: bool):
     """A progress bar with ETA: a widget in JupyterLab, text lines in batch runs.
 
@@ -289,13 +306,13 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
         _require_checked(wb)
         prepare_targets(wb)
         probe, workload = wb.cfg.probe, wb.cfg.probe_workload
-        runtime = probe.runtime_s or wb.cfg.fio.runtime_s
+        runtime = probe.runtime_s or _point_runtime_s(wb.cfg)
         rows: list[dict[str, Any]] = []
 
         def measure(threads: int) -> None:
-            row = measure_point(wb, "probe", workload, threads, runtime_s=runtime)
+            row = _measure(wb, "probe", workload, threads, runtime)
             if probe.remeasure_unsteady and row.get("steadystate_attained") is False:
-                row = measure_point(wb, "probe", workload, threads, runtime_s=runtime, repeat=1)
+                row = _measure(wb, "probe", workload, threads, runtime, repeat=1)
             rows.append(row)
             bar.update(1)
             bar.set_postfix(threads=threads, iops=f"{row['iops']:,.0f}")
@@ -384,7 +401,7 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
     with open_campaign(cfg) as wb:
         _require_checked(wb)
         prepare_targets(wb)
-        runtime = wb.cfg.sweep.runtime_s or wb.cfg.fio.runtime_s
+        runtime = wb.cfg.sweep.runtime_s or _point_runtime_s(wb.cfg)
         total = sum(len(v) for v in plan.values())
         rows = []
         with _progress(total, "sweep", progress) as bar:
@@ -394,7 +411,7 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
                 workload = wb.cfg.workload(name)
                 for threads in threads_list:
                     bar.set_postfix(workload=name, threads=threads)
-                    rows.append(measure_point(wb, "sweep", workload, threads, runtime_s=runtime))
+                    rows.append(_measure(wb, "sweep", workload, threads, runtime))
                     bar.update(1)
         return _finish_sweep(wb, rows)
 
@@ -424,8 +441,10 @@ def campaign_dir(cfg: Campaign) -> Path:
 
 
 # -- texts and tables for the notebooks ------------------------------------------------
-SWEEP_COLUMNS = ["workload", "threads", "outstanding_ios", "iops", "bw_mibps", "lat_mean_ms", "clat_p99_ms",
-                 "clat_p99_9_ms", "host_cpu_busy_pct", "littles_law_ok", "reused"]
+SWEEP_COLUMNS = ["workload", "threads", "outstanding_ios", "iops", "read_iops", "write_iops", "bw_mibps",
+                 "lat_mean_ms", "clat_p99_ms", "clat_p99_9_ms", "redo_write_lat_ms", "dbwr_write_lat_ms",
+                 "db_file_sequential_read_under_1ms_pct", "db_cpu_s_per_s", "host_cpu_busy_pct", "host_cpu_user_pct",
+                 "host_cpu_iowait_pct", "littles_law_ok", "reused"]
 
 
 def probe_table(probe: dict[str, Any]) -> pd.DataFrame:
@@ -472,6 +491,8 @@ def sweep_plan_text(cfg: Campaign, plan: dict[str, list[int]]) -> str:
     """A Markdown summary of the sweep plan: points, thread counts and estimated duration."""
     if cfg.engine == "vdbench":
         runtime = (cfg.sweep.runtime_s or cfg.vdbench.elapsed_s) + (cfg.vdbench.warmup_s or 0)
+    elif cfg.engine == "slob":
+        runtime = cfg.sweep.runtime_s or cfg.slob.run_time_s
     else:
         runtime = (cfg.sweep.runtime_s or cfg.fio.runtime_s) + cfg.fio.ramp_s
     total = sum(len(v) for v in plan.values())
@@ -507,7 +528,11 @@ class Report:
         from IPython.display import Markdown
 
         notes = {"latency_percentiles": "(no latency percentiles: the engine does not report them)",
-                 "probe_curve": "(no saturation probe was run)"}
+                 "probe_curve": "(no saturation probe was run)",
+                 "oracle_latency": "(no Oracle wait latencies: not a SLOB campaign)",
+                 "db_cpu": "(no DB CPU: not a SLOB campaign, or AWR did not report it)",
+                 "read_latency_shares": "(no read latency histogram: not a SLOB campaign, or AWR did not "
+                                        "report one)"}
         if name in self.charts:
             return self.charts[name]
         return Markdown(notes.get(name, f"(no {name} chart)"))
@@ -537,7 +562,17 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
     percentiles = [c for c in ("clat_p50_ms", "clat_p99_ms", "clat_p99_9_ms") if c in points]
     if percentiles and points[percentiles].notna().any().any():  # fio has them, vdbench does not
         charts["latency_percentiles"] = chart.latency_percentiles(points)
-    charts["host_cpu"] = chart.host_cpu(points)
+    if cfg.engine == "slob":
+        charts["oracle_latency"] = chart.oracle_latencies(points)
+        charts["host_cpu"] = chart.host_cpu(points, metrics=chart.ORACLE_HOST_CPU,
+                                            title="DB host CPU vs threads per schema (AWR Host CPU)")
+        if "db_cpu_s_per_s" in points and points["db_cpu_s_per_s"].notna().any():
+            charts["db_cpu"] = chart.db_cpu(points)
+        shares = summary.read_latency_shares(points)
+        if not shares.empty:
+            charts["read_latency_shares"] = chart.latency_shares(shares)
+    else:
+        charts["host_cpu"] = chart.host_cpu(points)
     store = CampaignStore(cfg.results_path())
     if (store.root / "probe.json").exists():
         probe = store.read_json("probe.json")
@@ -552,7 +587,9 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
         files["summary.csv"] = store.write_table("report/summary.csv", table)
         files["points.csv"] = store.write_table("report/points.csv", points.drop(columns=["per_host"], errors="ignore"))
         titles = {"hockey_stick": "IOPS vs latency", "latency_percentiles": "Latency percentiles",
-                  "host_cpu": "Host CPU", "probe_curve": "Saturation probe"}
+                  "host_cpu": "Host CPU", "probe_curve": "Saturation probe",
+                  "oracle_latency": "Oracle I/O wait latency", "db_cpu": "DB CPU",
+                  "read_latency_shares": "Single-block read latency distribution"}
         sections = [("Summary", [headline, table])]
         sections += [(titles[name], [item]) for name, item in charts.items()]
         sections.append(("All points", [sweep_table(points)]))

@@ -141,21 +141,25 @@ class CampaignStore:
             return None
         return json.loads(path.read_text())
 
-    def save_point(self, phase: str, point_id: str, row: dict[str, Any] | None, raw: dict[str, str]) -> Path:
+    def save_point(self, phase: str, point_id: str, row: dict[str, Any] | None,
+                   raw: dict[str, str | bytes]) -> Path:
         """Store a completed point atomically: its row and its raw files.
 
         Args:
             phase: "probe" or "sweep".
             point_id: unique id within the phase (e.g. ``randread-4k_t0016_1a2b3c4d``).
             row: the tidy row (JSON-serialisable values); None when ``raw`` carries the rows.
-            raw: file name -> text of raw engine inputs/outputs.
+            raw: file name -> text (or bytes, e.g. ``awr.html.gz``) of raw engine inputs/outputs.
         """
         final = self.point_dir(phase, point_id)
         final.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{point_id}.", dir=final.parent))
         try:
-            for name, text in raw.items():
-                (tmp / name).write_text(text)
+            for name, data in raw.items():
+                if isinstance(data, bytes):
+                    (tmp / name).write_bytes(data)
+                else:
+                    (tmp / name).write_text(data)
             if row is not None:
                 (tmp / "point.json").write_text(_json(row, sort_keys=False))
             if final.exists():

@@ -58,7 +58,42 @@ def summary_table(frame: pd.DataFrame, slo_ms: float) -> pd.DataFrame:
             "host_cpu_busy_pct_at_max": _rounded(best.get("host_cpu_busy_pct"), 1),
             "littles_law_flags": law_off,
         })
+        for column, digits in AT_MAX_IF_PRESENT.items():
+            if column in group and group[column].notna().any():
+                rows[-1][f"{column}_at_max"] = _rounded(best.get(column), digits)
     return pd.DataFrame(rows)
+
+
+AT_MAX_IF_PRESENT = {
+    "redo_write_lat_ms": 3,
+    "dbwr_write_lat_ms": 3,
+    "db_cpu_s_per_s": 2,
+    "host_cpu_user_pct": 1,
+    "host_cpu_iowait_pct": 1,
+    "db_file_sequential_read_under_1ms_pct": 1,
+    "db_file_sequential_read_under_2ms_pct": 1,
+}
+"""Columns (SLOB/AWR points) added to the summary at the max-IOPS point when the points have them:
+write latencies (ms), DB CPU (CPU s per s), host CPU (%) and shares of reads under 1/2 ms (%)."""
+
+SHARE_LIMITS_US = {"512us": 512, "1ms": 1000, "2ms": 2000, "4ms": 4000}
+"""Latency limits of the ``db_file_sequential_read_under_<limit>_pct`` columns, in us."""
+
+
+def read_latency_shares(frame: pd.DataFrame) -> pd.DataFrame:
+    """Share (%) of ``db file sequential read`` waits under 512 us, 1, 2 and 4 ms at each
+    workload's highest-IOPS point: columns workload, threads, iops, limit, limit_us,
+    share_pct, label. Empty when the points have no such histogram columns."""
+    rows = []
+    for workload, group in frame.groupby("workload", sort=False):
+        best = group.loc[group["iops"].idxmax()]
+        for limit, limit_us in SHARE_LIMITS_US.items():
+            value = _rounded(best.get(f"db_file_sequential_read_under_{limit}_pct"), 1)
+            if value is not None:
+                rows.append({"workload": workload, "threads": int(best["threads"]), "iops": round(float(best["iops"])),
+                             "limit": f"<{limit}", "limit_us": limit_us, "share_pct": value,
+                             "label": f"{int(best['threads'])} threads, {float(best['iops']):,.0f} IOPS"})
+    return pd.DataFrame(rows, columns=["workload", "threads", "iops", "limit", "limit_us", "share_pct", "label"])
 
 
 def _rounded(value, digits: int = 3):

@@ -36,10 +36,19 @@ the 11.2.0.3 ``Top 5 Timed Foreground Events`` layout is only handled through th
 * RAC global reports (``WORKLOAD REPOSITORY REPORT (RAC)``), text and HTML: header
   (database summary + instance list), key events from the ``(Global)`` foreground /
   background wait events (cluster-wide average), key-event histograms from ``Wait Event
-  Histogram (Global)``, per-instance host CPU (``host_cpu_by_instance``) and per-instance
-  ``system_statistics_per_second``. Not parsed for RAC global: load profile (there is none),
+  Histogram (Global)``, per-instance host CPU (``host_cpu_by_instance``), per-instance
+  ``system_statistics_per_second`` and ``time_model_by_instance`` (``Time Model``: DB time,
+  DB CPU, bg CPU ... in seconds), and the cluster-wide ``System Statistics (Global)``
+  (``system_statistics_global``: every statistic's Total, per Second and per Trans; the text
+  report prints it on several pages with the same title, which are merged; large values are
+  printed like ``4.5200871E+08``; the HTML prints two decimals where the text prints one;
+  runs of spaces in statistic names are collapsed, as in HTML).
+  Not parsed for RAC global: load profile (there is none),
   top events, IOStat, tablespace/file IO, the per-instance ``Top Timed Events`` breakdown,
   global cache / interconnect sections.
+* Both kinds: ``key_event_waits`` -- the ``Waits`` count of the same wait-event rows the
+  ``key_events`` averages come from (foreground rows for foreground key events, background
+  rows for background ones).
 """
 
 from __future__ import annotations
@@ -476,9 +485,11 @@ def parse_awr(text: str, *, allow_truncated: bool = False) -> dict[str, Any]:
     Returns:
         A dict with ``format``, ``kind``, ``header``, ``load_profile``, ``top_events``,
         ``key_events``, ``event_histograms``, ``iostat_by_function``, ``tablespace_io``,
-        ``file_io``, ``host_cpu``, and for RAC global reports ``host_cpu_by_instance`` and
-        ``system_statistics_per_second``. Sections a kind of report does not have are
-        ``None`` (see the module docstring).
+        ``file_io``, ``host_cpu``, ``key_event_waits``, and for RAC global reports
+        ``host_cpu_by_instance``, ``system_statistics_per_second``,
+        ``time_model_by_instance`` and ``system_statistics_global`` (rows ``statistic``,
+        ``total``, ``per_second``, ``per_transaction``). Sections a kind of report does not
+        have are ``None`` (see the module docstring).
 
     Raises:
         ParseError: The input is empty, not an AWR report, truncated (no ``End of Report``),
@@ -527,6 +538,7 @@ def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
         "tablespace_io": _plain_rows(report, "Tablespace IO Stats"),
         "file_io": _plain_rows(report, "File IO Stats"),
         "host_cpu": _host_cpu(report),
+        "key_event_waits": _key_event_waits(fg, bg, "Avg wait"),
     }
 
 
@@ -681,6 +693,26 @@ def _key_events(fg: _Table, bg: _Table, avg_col: str) -> dict[str, float]:
     return {name: out[name] for name in KEY_EVENTS if name in out}
 
 
+def _key_event_waits(fg: _Table | None, bg: _Table | None, avg_col: str) -> dict[str, int]:
+    """Waits of the rows :func:`_key_events` takes its averages from (same row selection)."""
+    out: dict[str, int] = {}
+    for table, names in ((fg, KEY_EVENTS_FOREGROUND), (bg, KEY_EVENTS_BACKGROUND)):
+        if table is None:
+            continue
+        c_event = table.col("Event")
+        c_avg = table.col(avg_col)
+        c_waits = table.col("Waits", required=False)
+        if c_waits is None:
+            continue
+        for row in table.rows:
+            name = row[c_event]
+            if name in names and name not in out and parse_latency_us(_cell(row, c_avg)) is not None:
+                waits = _int_or_none(parse_count(_cell(row, c_waits)))
+                if waits is not None:
+                    out[name] = waits
+    return {name: out[name] for name in KEY_EVENTS if name in out}
+
+
 _HISTOGRAM_TITLES: tuple[str, ...] = (
     "Wait Event Histogram",
     "Wait Event Histogram (up to 64 us)",
@@ -813,6 +845,9 @@ def _parse_rac_global(report: _TextReport | _HtmlReport) -> dict[str, Any]:
         "host_cpu": None,
         "host_cpu_by_instance": _rac_host_cpu(report),
         "system_statistics_per_second": _rac_per_instance(report, "System Statistics - Per Second"),
+        "key_event_waits": _key_event_waits(fg, bg, "Avg Wait"),
+        "time_model_by_instance": _rac_per_instance(report, "Time Model"),
+        "system_statistics_global": _system_statistics_global(report),
     }
 
 
@@ -909,4 +944,37 @@ def _rac_per_instance(report: _TextReport | _HtmlReport, title: str) -> list[dic
         for head, cell in zip(table.header[1:], row[1:]):
             entry[head] = _float(cell, f"{title} {head}")
         out.append(entry)
+    return out
+
+
+def _statistic_number(cell: str, what: str) -> float | None:
+    """A System Statistics cell (``1,234.5``, ``4.5200871E+08``); ``None`` for blank or ``N/A``."""
+    if cell.strip() in ("", "N/A"):
+        return None
+    return _float(cell, what)
+
+
+def _system_statistics_global(report: _TextReport | _HtmlReport) -> list[dict[str, Any]] | None:
+    """``System Statistics (Global)``: cluster-wide Total, per Second and per Trans of each statistic."""
+    title = "System Statistics (Global)"
+    table = report.table(title)
+    if table is None:
+        return None
+    c_stat = table.col("Statistic")
+    c_total = table.col("Total")
+    c_second = table.col("per Second")
+    c_trans = table.col("per Trans")
+    out = []
+    for row in table.rows:
+        stat = " ".join(_cell(row, c_stat).split())  # as HTML shows it: "count ( 2ms)"
+        if not stat:
+            continue
+        out.append(
+            {
+                "statistic": stat,
+                "total": _statistic_number(_cell(row, c_total), f"{title} {stat!r} Total"),
+                "per_second": _statistic_number(_cell(row, c_second), f"{title} {stat!r} per Second"),
+                "per_transaction": _statistic_number(_cell(row, c_trans), f"{title} {stat!r} per Trans"),
+            }
+        )
     return out

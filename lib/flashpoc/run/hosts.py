@@ -8,6 +8,7 @@ connection reuse and timeouts) for anything else. Both offer ``run``, ``put_text
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import io
 import logging
@@ -17,6 +18,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import tarfile
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -283,6 +285,30 @@ class SSHHost(_Host):
     def close(self) -> None:
         """Close the SSH connection."""
         self._conn.close()
+
+
+def fetch_dir(host, directory: str, *, purpose: str, max_bytes: int = 512 * 1024**2) -> dict[str, bytes]:
+    """Every regular file under ``directory`` on ``host`` as bytes, keyed by file name.
+
+    The files travel as one base64-encoded gzip tar stream, so binary files (``.gz``) and
+    local and SSH hosts work the same way. A missing directory gives ``{}``.
+
+    Raises:
+        RemoteError: the host cannot be reached, or the files exceed ``max_bytes``.
+    """
+    d = quote(directory)
+    encoded = host.run(f"[ -d {d} ] && tar czf - -C {d} . | base64 -w0 || true", purpose=purpose).stdout.strip()
+    if not encoded:
+        return {}
+    raw = base64.b64decode(encoded)
+    if len(raw) > max_bytes:
+        raise RemoteError(f"{host.name}: {purpose}: {directory} is larger than {max_bytes // 1024**2} MiB")
+    files: dict[str, bytes] = {}
+    with tarfile.open(fileobj=io.BytesIO(raw), mode="r:gz") as archive:
+        for member in archive.getmembers():
+            if member.isfile():
+                files[Path(member.name).name] = archive.extractfile(member).read()
+    return files
 
 
 def connect(params: HostParams) -> LocalHost | SSHHost:

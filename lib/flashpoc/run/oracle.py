@@ -40,7 +40,9 @@ import os
 import socket
 import ssl
 import struct
-from collections.abc import Iterator, Mapping
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -475,3 +477,91 @@ def awr_rows(conn: Any, dbid: int, begin_snap: int, end_snap: int, instance: int
     binds = {"dbid": int(dbid), "instance_number": int(instance),
              "begin_snap": int(begin_snap), "end_snap": int(end_snap)}
     return {table: _execute(conn, f"awr_{table}", binds) for table in AWR_TABLES}
+
+
+@dataclass(frozen=True)
+class SessionResult:
+    """One session of :func:`run_sessions`.
+
+    Attributes:
+        session: 1-based session number.
+        elapsed_s: seconds from the common start to this session's last commit (s).
+        statements: statements executed.
+        error: what failed (session, script line, first keyword, Oracle's message), or None.
+    """
+
+    session: int
+    elapsed_s: float | None
+    statements: int
+    error: str | None = None
+
+
+def run_sessions(settings: OracleSettings, statements: Sequence[Any], sessions: int, *,
+                 connect: Callable[[OracleSettings], Any] = connect,
+                 start_timeout_s: float = 300.0) -> tuple[float, list[SessionResult]]:
+    """Run ``statements`` in ``sessions`` concurrent sessions, each its own connection.
+
+    Every session logs in first; all start together (a barrier), run the statements in
+    order and commit at the end. The elapsed time is from that common start to the end of
+    the last session, the way a DBA times "20 sessions running the insert script".
+
+    Args:
+        settings: where to connect.
+        statements: :class:`flashpoc.plan.sqlscript.Statement` objects (``text``, ``line``,
+            ``verb``), run with ``cursor.execute(text)``.
+        sessions: number of concurrent sessions (>= 1).
+        connect: the context manager giving one connection (tests pass a replay double).
+        start_timeout_s: seconds the sessions may take to log in before the run is abandoned.
+
+    Returns:
+        ``(elapsed_s, results)``: wall seconds of the whole run and one result per session.
+
+    Raises:
+        ParameterError: ``sessions`` < 1 or no statements.
+        RemoteError: a session could not connect (no statement ran then) or the sessions
+            did not all log in within ``start_timeout_s``.
+    """
+    if sessions < 1:
+        raise ParameterError(f"sessions must be >= 1, got {sessions}")
+    if not statements:
+        raise ParameterError("no statements to run")
+    start = [0.0]
+    barrier = threading.Barrier(sessions + 1, action=lambda: start.__setitem__(0, time.perf_counter()))
+    results: list[SessionResult | None] = [None] * sessions
+    connect_errors: list[str] = []
+
+    def session(number: int) -> None:
+        done = 0
+        try:
+            with connect(settings) as conn:
+                barrier.wait(timeout=start_timeout_s)
+                try:
+                    with conn.cursor() as cursor:
+                        for statement in statements:
+                            cursor.execute(statement.text)
+                            done += 1
+                    conn.commit()
+                except oracledb.Error as exc:
+                    statement = statements[done]
+                    results[number - 1] = SessionResult(
+                        number, None, done, f"session {number}: script line {statement.line} "
+                                            f"({statement.verb}): {str(exc).strip().splitlines()[0]}")
+                    return
+                results[number - 1] = SessionResult(number, time.perf_counter() - start[0], done)
+        except (RemoteError, ParameterError) as error:
+            connect_errors.append(f"session {number}: {error}")
+            barrier.abort()
+        except threading.BrokenBarrierError:
+            results[number - 1] = SessionResult(number, None, 0, f"session {number}: not started")
+
+    threads = [threading.Thread(target=session, args=(n,), name=f"flashpoc-sql-{n}") for n in range(1, sessions + 1)]
+    for thread in threads:
+        thread.start()
+    with contextlib.suppress(threading.BrokenBarrierError):
+        barrier.wait(timeout=start_timeout_s)
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - start[0]
+    if connect_errors or start[0] == 0.0:
+        raise RemoteError("the sessions could not all start: " + "; ".join(connect_errors or ["login timed out"]))
+    return elapsed, [r for r in results if r is not None]

@@ -9,17 +9,13 @@ and SSH controllers work the same way.
 
 from __future__ import annotations
 
-import base64
-import io
 import re
-import tarfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..errors import RemoteError
-from .hosts import quote
+from .hosts import fetch_dir, quote
 
 #: an interval line of the console: time, interval number, then the numbers
 INTERVAL_LINE = re.compile(r"^\S+\s+(\d+)\s+\d+(?:\.\d+)?\s")
@@ -77,20 +73,8 @@ def _exit_code(console: str) -> tuple[int, str]:
 
 def fetch_output(host, run_dir: str, *, purpose: str) -> dict[str, str]:
     """Every file of ``run_dir/output`` on ``host``, as text (one tar stream)."""
-    d = quote(f"{run_dir}/output")
-    encoded = host.run(f"[ -d {d} ] && tar czf - -C {d} . | base64 -w0 || true", purpose=purpose).stdout.strip()
-    if not encoded:
-        return {}
-    raw = base64.b64decode(encoded)
-    if len(raw) > MAX_OUTPUT_BYTES:
-        raise RemoteError(f"{host.name}: {purpose}: the output directory is larger than 512 MiB")
-    files: dict[str, str] = {}
-    with tarfile.open(fileobj=io.BytesIO(raw), mode="r:gz") as archive:
-        for member in archive.getmembers():
-            if member.isfile():
-                name = Path(member.name).name
-                files[name] = archive.extractfile(member).read().decode("utf-8", errors="replace")
-    return files
+    files = fetch_dir(host, f"{run_dir}/output", purpose=purpose, max_bytes=MAX_OUTPUT_BYTES)
+    return {name: data.decode("utf-8", errors="replace") for name, data in files.items()}
 
 
 def run_vdbench(host, parmfile: str, run_dir: str, *, timeout_s: float, purpose: str,

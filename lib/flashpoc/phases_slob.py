@@ -1,0 +1,106 @@
+"""The probe and sweep phases on SLOB: one ``runit.sh`` run per point, read through AWR.
+
+A point's threads are SLOB's threads per schema (``runit.sh -t``); every point uses all
+``slob.schemas`` (``-s``), so the working set stays the whole SLOB data set and only the
+concurrency changes: sessions = schemas x threads, which is the point's outstanding I/Os
+(each SLOB session waits for one single-block read at a time).
+
+A point's IOPS are Oracle's physical read + write IO requests per second and its latency the
+``db file sequential read`` average (``direct path read`` for a pure scan run), from the
+AWR reports runit.sh leaves (the RAC global report, when there is one, makes them the
+cluster's); see :mod:`flashpoc.parse.slob`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from typing import Any
+
+from .errors import FlashpocError, ParseError, RemoteError
+from .params import SlobWorkload
+from .parse.slob import slob_point_metrics
+from .plan.slob import render_slob_conf
+from .rows import base_row
+from .run.slob import run_slob
+
+#: seconds allowed beyond RUN_TIME for runit.sh's start, AWR snapshots and reports
+REPORT_MARGIN_S = 1800
+
+
+def point_conf(cfg, workload: SlobWorkload, threads: int, run_time_s: int | None = None) -> str:
+    """The slob.conf of one point: THREADS_PER_SCHEMA ``threads``, RUN_TIME ``run_time_s``
+    (default ``slob.run_time_s``)."""
+    conf = cfg.slob.conf(workload, threads)
+    if run_time_s is not None:
+        conf = dataclasses.replace(conf, run_time=run_time_s)
+    return render_slob_conf(conf, comment=f"campaign {cfg.campaign}, workload {workload.name}")
+
+
+def point_definition(cfg, workload: SlobWorkload, threads: int, run_time_s: int | None = None) -> dict[str, Any]:
+    """Everything that defines a SLOB point; its hash names the point on disk."""
+    db = cfg.db_host
+    return {
+        "engine": "slob",
+        "conf": point_conf(cfg, workload, threads, run_time_s),
+        "schemas": cfg.slob.schemas,
+        "threads": threads,
+        "home": cfg.slob.home,
+        "db_host": db.model_dump(mode="json", include={"name", "address", "port"}),
+    }
+
+
+def point_id(workload: SlobWorkload, threads: int, definition: dict[str, Any]) -> str:
+    """Directory name of a point: readable part plus the hash of its definition."""
+    digest = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:10]
+    return f"{workload.name}_t{threads:05d}_{digest}"
+
+
+def measure_point(wb, phase: str, workload: SlobWorkload, threads: int, *, run_time_s: int | None = None,
+                  repeat: int = 0, on_line=None) -> dict[str, Any]:
+    """Run one SLOB point on the DB host (or reuse it when stored) and return its row.
+
+    Raises:
+        RemoteError: naming the DB host and the point when runit.sh fails or leaves no
+            readable AWR report; completed points stay stored.
+    """
+    cfg = wb.cfg
+    run_time_s = run_time_s or cfg.slob.run_time_s
+    definition = point_definition(cfg, workload, threads, run_time_s)
+    pid = point_id(workload, threads, definition) + (f"_r{repeat}" if repeat else "")
+    stored = wb.store.load_point(phase, pid)
+    if stored is not None:
+        stored["reused"] = True
+        return stored
+    db = cfg.db_host
+    schemas = cfg.slob.schemas
+    purpose = f"{phase} {workload.name} runit.sh -s {schemas} -t {threads}"
+    timeout = min(db.command_timeout_s, 2 * run_time_s + REPORT_MARGIN_S)
+    run = run_slob(wb.host(db), definition["conf"], f"{db.workdir}/{cfg.campaign}/{phase}/{pid}",
+                   home=cfg.slob.home, schemas=schemas, threads=threads, env_file=cfg.slob.env_file,
+                   timeout_s=timeout, purpose=purpose, on_line=on_line)
+    if run.exit_code != 0:
+        tail = "\n".join(run.console.strip().splitlines()[-15:])
+        raise RemoteError(f"{db.name}: {purpose}: runit.sh exited {run.exit_code}:\n{tail}")
+    try:
+        metrics = slob_point_metrics(run.files)
+    except (ParseError, FlashpocError) as error:
+        raise RemoteError(f"{db.name}: {purpose}: {error}") from None
+    sessions = schemas * threads
+    row = base_row(cfg, phase=phase, point_id=pid, engine="slob", workload=workload, iodepth=1,
+                   threads=threads, outstanding=sessions, hosts=[db.name], runtime_s=run_time_s,
+                   ramp_s=0, repeat=repeat, wall_s=run.wall_s)
+    row.update({"schemas": schemas, "sessions": sessions, "update_pct": workload.update_pct,
+                "scan_pct": workload.scan_pct})
+    row.update(metrics)
+    row["read_lat_mean_ms"] = row.get("lat_mean_ms")
+    lpw = row.get("log_file_parallel_write_avg_wait_us")
+    dpw = row.get("db_file_parallel_write_avg_wait_us")
+    row["redo_write_lat_ms"] = None if lpw is None else lpw / 1000.0
+    row["dbwr_write_lat_ms"] = None if dpw is None else dpw / 1000.0
+    raw: dict[str, str | bytes] = {"slob.conf": run.conf, "console.txt": run.console}
+    raw.update({name: data for name, data in run.files.items() if name != "slob.conf"})
+    wb.store.save_point(phase, pid, row, raw)
+    row["reused"] = False
+    return row

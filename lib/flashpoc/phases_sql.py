@@ -1,0 +1,156 @@
+"""A DBA's own job as a workload: N sessions running one SQL*Plus script, timed, with AWR around it.
+
+The seed case: 20 sessions each running the same insert script took 19 min 47 s, and 8 min
+14 s after UNDO moved to flash. :func:`run_sql_workload` runs ``sql_workload.script`` in
+``sql_workload.sessions`` concurrent sessions through python-oracledb, between two AWR
+snapshots (Statspack when the Diagnostics Pack is off), stores the run under
+``results/<campaign>/sql/`` with its label, and returns one row: the elapsed time, each
+session's time, and the storage metrics of the snapshot interval (IOPS, MB/s, DB CPU, key
+wait events' latencies, read latency histogram, host CPU) read through DBA_HIST views.
+:func:`sql_runs_table` lines the stored runs up (e.g. ``undo-on-hdd`` vs ``undo-on-ssd``).
+
+The script is read and split before anything connects: an unsupported SQL*Plus command
+is a :class:`~flashpoc.errors.ParameterError` naming its line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from typing import Any
+
+import pandas as pd
+
+from .errors import ParameterError, RemoteError
+from .oracle_metrics import compute_awr_metrics
+from .params import Campaign, resolve_path
+from .plan.sqlscript import script_summary, split_sql_script
+from .store import CampaignStore
+
+PHASE = "sql"
+TABLE_COLUMNS = ["label", "sessions", "elapsed_s", "session_elapsed_max_s", "statements_per_session",
+                 "read_iops", "write_iops", "write_mibps", "db_cpu_s_per_s", "log_file_parallel_write_avg_wait_us",
+                 "db_file_sequential_read_avg_wait_us", "db_file_parallel_write_avg_wait_us",
+                 "host_cpu_iowait_pct", "snapshots", "completed_utc"]
+
+
+def read_script(cfg: Campaign) -> tuple[str, list[Any]]:
+    """The script text and its statements.
+
+    Raises:
+        ParameterError: no sql_workload, the file cannot be read, or the script has a
+            command flashpoc does not run (naming the line).
+    """
+    if cfg.sql_workload is None:
+        raise ParameterError("sql_workload: not set (script, sessions, label)")
+    path = resolve_path(cfg.sql_workload.script)
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise ParameterError(f"sql_workload.script: cannot read {path}: {error.strerror}") from None
+    return text, split_sql_script(text, source=str(path))
+
+
+def run_definition(cfg: Campaign, text: str) -> dict[str, Any]:
+    """What defines a SQL run (its hash names it on disk): label, sessions, script, database."""
+    w = cfg.sql_workload
+    return {"label": w.label, "sessions": w.sessions, "script_sha256": hashlib.sha256(text.encode()).hexdigest(),
+            "dsn": cfg.oracle.dsn, "user": cfg.oracle.user}
+
+
+def _jsonable(rows: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    return {table: [{k: v.isoformat() if isinstance(v, datetime) else v for k, v in row.items()} for row in items]
+            for table, items in rows.items()}
+
+
+def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
+    """Run the campaign's ``sql_workload`` (or reuse the stored run of the same definition).
+
+    Args:
+        cfg: a campaign with ``oracle`` and ``sql_workload``.
+        connect: the connection context manager (default :func:`flashpoc.run.oracle.connect`;
+            tests pass a replay double).
+
+    Returns:
+        The stored row: label, sessions, elapsed_s (the whole run), session_elapsed_min_s /
+        _max_s, statements_per_session, begin_snap, end_snap, snapshots ('awr' or
+        'statspack') and, with AWR, the metrics of :func:`flashpoc.oracle_metrics.compute_awr_metrics`.
+
+    Raises:
+        ParameterError: before any connection, for a missing or unsupported script.
+        RemoteError: the database cannot be reached, or a session failed (its script line and
+            Oracle's message); a failed run is not stored.
+    """
+    from .run import oracle
+
+    cfg = cfg.resolved()
+    text, statements = read_script(cfg)
+    definition = run_definition(cfg, text)
+    digest = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:10]
+    run_id = f"{cfg.sql_workload.label}_s{cfg.sql_workload.sessions:04d}_{digest}"
+    store = CampaignStore(cfg.results_path())
+    stored = store.load_point(PHASE, run_id)
+    if stored is not None:
+        stored["reused"] = True
+        return stored
+    connect = connect or oracle.connect
+    settings = cfg.oracle.settings()
+    with connect(settings) as conn:
+        facts = oracle.database_facts(conn)
+        use_awr = bool(facts.get("diagnostics_pack"))
+        snapshot = oracle.create_snapshot if use_awr else oracle.statspack_snapshot
+        begin = snapshot(conn)
+        elapsed, sessions = oracle.run_sessions(settings, statements, cfg.sql_workload.sessions, connect=connect)
+        end = snapshot(conn)
+        errors = [s.error for s in sessions if s.error]
+        if errors:
+            raise RemoteError(f"sql_workload {cfg.sql_workload.label}: {len(errors)} of {len(sessions)} "
+                              f"session(s) failed (AWR snapshots {begin}-{end}): " + "; ".join(errors[:3]))
+        rows = oracle.awr_rows(conn, facts["dbid"], begin, end, facts["instance_number"]) if use_awr else None
+    times = [s.elapsed_s for s in sessions]
+    row: dict[str, Any] = {
+        "campaign": cfg.campaign, "phase": PHASE, "run_id": run_id, "label": cfg.sql_workload.label,
+        "description": cfg.sql_workload.description, "sessions": len(sessions),
+        "statements_per_session": len(statements), "elapsed_s": round(elapsed, 3),
+        "session_elapsed_min_s": round(min(times), 3), "session_elapsed_max_s": round(max(times), 3),
+        "script": script_summary(statements), "db_name": facts.get("db_name"), "version": facts.get("version"),
+        "instance_number": facts.get("instance_number"), "rac": facts.get("rac"),
+        "snapshots": "awr" if use_awr else "statspack", "begin_snap": begin, "end_snap": end,
+        "completed_utc": datetime.now().astimezone().isoformat(timespec="seconds"),
+    }
+    raw = {"script.sql": text, "sessions.json": json.dumps([s.__dict__ for s in sessions], indent=1)}
+    if rows is not None:
+        metrics = compute_awr_metrics(rows, begin, end)
+        metrics["awr_elapsed_s"] = metrics.pop("elapsed_s", None)  # the snapshot interval, not the run
+        row.update(metrics)
+        raw["awr_rows.json"] = json.dumps(_jsonable(rows), indent=1)
+    store.save_point(PHASE, run_id, row, raw)
+    row["reused"] = False
+    return row
+
+
+def sql_runs_table(cfg: Campaign) -> pd.DataFrame:
+    """Every stored SQL run of the campaign, oldest first, with the key columns (s, IOPS, us, %)."""
+    frame = CampaignStore(cfg.resolved().results_path()).load_points(PHASE)
+    if frame.empty:
+        return frame
+    return frame[[c for c in TABLE_COLUMNS if c in frame]].reset_index(drop=True)
+
+
+def sql_run_text(row: dict[str, Any]) -> str:
+    """A Markdown sentence with the run's elapsed time and its storage numbers."""
+    minutes, seconds = divmod(row["elapsed_s"], 60)
+    text = (f"**{row['label']}**: {row['sessions']} sessions x {row['statements_per_session']} statements took "
+            f"{int(minutes)} min {seconds:.1f} s (sessions {row['session_elapsed_min_s']:.1f}-"
+            f"{row['session_elapsed_max_s']:.1f} s).")
+    if row.get("read_iops") is not None:
+        text += (f" AWR snapshots {row['begin_snap']}-{row['end_snap']}: {row['read_iops']:,.1f} read and "
+                 f"{row['write_iops']:,.1f} write IO requests/s")
+        lfpw = row.get("log_file_parallel_write_avg_wait_us")
+        if lfpw is not None:
+            text += f", log file parallel write {lfpw / 1000:.2f} ms"
+        text += "."
+    else:
+        text += f" Statspack snapshots {row['begin_snap']}-{row['end_snap']} (read them with spreport.sql)."
+    return text

@@ -1,0 +1,149 @@
+"""Oracle REPLAY DOUBLE for tests: not a database; it serves recorded rows.
+
+No Oracle server can run here. :class:`ReplayDatabase` stands in for
+:func:`flashpoc.run.oracle.connect`: its connections answer flashpoc's own SQL files
+(recognised by their exact text, :func:`flashpoc.run.oracle.load_sql`) from recordings:
+
+* ``facts_*``: the rows behind a recorded facts dict (tests/data/oracle/facts_*.json, see
+  the README there), laid out as each SQL file's columns;
+* ``create_snapshot`` / ``statspack_snapshot``: the recorded snapshot ids, in order;
+* ``awr_*``: the recorded AWR rows (tests/data/oracle/awr_rows_*.json).
+
+Logins and any other statement (the DBA's script) are logged per connection with the
+time they were executed and returns no rows; ``fail_on`` makes a statement containing a text raise the
+driver's error type with the message the test gives. Nothing else is answered: an unknown
+flashpoc query raises.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+
+import oracledb
+
+from flashpoc.errors import RemoteError
+from flashpoc.run.oracle import load_sql
+
+SQL_FILES = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "lib" / "flashpoc" / "sql").glob("*.sql"))
+
+
+def _facts_rows(facts: dict) -> dict[str, list[dict]]:
+    instance = {k: facts[k] for k in ("version", "instance_name", "instance_number", "host_name", "instance_count",
+                                      "dbid", "db_name", "con_name")}
+    instance["cdb"] = "YES" if facts["cdb"] else "NO"
+    parameters = dict(facts["parameters"])
+    if facts.get("diagnostics_pack") and parameters.get("control_management_pack_access") is None:
+        parameters["control_management_pack_access"] = "DIAGNOSTIC+TUNING"  # what "AWR in use" needs
+    return {
+        "facts_instance": [instance],
+        "facts_parameters": [{"name": k, "value": v} for k, v in parameters.items() if v is not None],
+        "facts_dnfs": [{"dnfs_server_count": facts["dnfs_server_count"]}],
+        "facts_asm": facts["asm_diskgroups"],
+        "facts_slob_schemas": facts["slob_schemas"],
+    }
+
+
+class ReplayDatabase:
+    """The recorded database; :meth:`connect` replaces :func:`flashpoc.run.oracle.connect`."""
+
+    def __init__(self, facts_file: Path, awr_rows_file: Path, *, statement_delay_s: float = 0.0,
+                 fail_on: dict[str, str] | None = None, refuse_logins_after: int | None = None):
+        rows = json.loads(awr_rows_file.read_text())
+        for row in rows["snapshot"]:
+            for key in ("startup_time", "begin_interval_time", "end_interval_time"):
+                row[key] = datetime.fromisoformat(row[key])
+        self.answers = {**_facts_rows(json.loads(facts_file.read_text())),
+                        **{f"awr_{table}": items for table, items in rows.items()}}
+        self.snap_ids = iter(sorted({r["snap_id"] for r in rows["snapshot"]}))
+        self.by_text = {load_sql(name): name for name in SQL_FILES}
+        self.statement_delay_s = statement_delay_s
+        self.fail_on = fail_on or {}
+        self.refuse_logins_after = refuse_logins_after
+        self.log: list[tuple[int, str, float]] = []  # (connection, statement, time)
+        self.queries: list[tuple[str, dict]] = []
+        self.lock = threading.Lock()
+        self._numbers = itertools.count(1)
+        self.open_connections = 0
+
+    @contextlib.contextmanager
+    def connect(self, settings):
+        number = next(self._numbers)
+        if self.refuse_logins_after is not None and number > self.refuse_logins_after:
+            raise RemoteError(f"Oracle {settings.user}@{settings.dsn}: cannot connect: (replay double refuses "
+                              f"login {number})")
+        with self.lock:
+            self.open_connections += 1
+            self.log.append((number, "<login>", time.perf_counter()))
+        try:
+            yield _Connection(self, number)
+        finally:
+            with self.lock:
+                self.open_connections -= 1
+
+
+class _Var:
+    def __init__(self):
+        self.value = None
+
+    def getvalue(self):
+        return self.value
+
+
+class _Connection:
+    def __init__(self, db: ReplayDatabase, number: int):
+        self.db, self.number, self.commits = db, number, 0
+
+    def cursor(self):
+        return _Cursor(self)
+
+    def commit(self):
+        self.commits += 1
+        with self.db.lock:
+            self.db.log.append((self.number, "<commit>", time.perf_counter()))
+
+
+class _Cursor:
+    def __init__(self, conn: _Connection):
+        self.conn, self.description, self._rows = conn, None, []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def var(self, typ):
+        return _Var()
+
+    def execute(self, sql, binds=None):
+        db = self.conn.db
+        name = db.by_text.get(sql)
+        if name is None:  # the DBA's script
+            for marker, message in db.fail_on.items():
+                if marker in sql:
+                    raise oracledb.DatabaseError(message)
+            if db.statement_delay_s:
+                time.sleep(db.statement_delay_s)
+            with db.lock:
+                db.log.append((self.conn.number, sql, time.perf_counter()))
+            return
+        with db.lock:
+            db.queries.append((name, dict(binds or {})))
+        if name in ("create_snapshot", "statspack_snapshot"):
+            binds["snap_id"].value = next(db.snap_ids)
+            return
+        rows = db.answers[name]
+        if name.startswith("awr_") and name != "awr_snapshot":
+            rows = [r for r in rows if r.get("instance_number", binds["instance_number"]) == binds["instance_number"]]
+        columns = list(rows[0]) if rows else ["none"]
+        self.description = [(c.upper(),) for c in columns]
+        self._rows = [tuple(r.get(c) for c in columns) for r in rows]
+
+    def fetchall(self):
+        return self._rows

@@ -1,0 +1,211 @@
+"""The phases with engine: slob, against the SLOB runit.sh REPLAY DOUBLE.
+
+SLOB and an Oracle server cannot run here. The double (tests/replay/slob_replay.py) is the
+runit.sh of a scratch SLOB directory: it checks ``-s``/``-t`` and ./slob.conf against what
+is known of the recorded runs and copies their real files (tests/data/slob/...: 19c
+two-node RAC, 256 schemas, 1 thread, WORK_UNIT 4, UPDATE_PCT 10; tests/data/awr/...: a
+12.2 single-instance SLOB run with UPDATE_PCT 0) where runit.sh leaves them. The shell
+script around it, the file moves, the fetch and the parsing all run for real, locally
+and through a real sshd.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import DATA
+from flashpoc import check, phases
+from flashpoc.errors import CheckFailed, RemoteError
+from flashpoc.params import campaign_from_dict
+
+sys.path.insert(0, str(Path(__file__).parent / "replay"))
+import slob_replay  # noqa: E402
+
+RAC = "19c-rac-s256-t1-wu4-update10"
+SINGLE = "12.2-single-update0"
+RAC_DIR = DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10"
+
+
+def slob_campaign(tmp_path, by_threads, host=None, **overrides):
+    home = slob_replay.install(tmp_path / "SLOB", sys.executable, by_threads)
+    values = {
+        "campaign": "slob",
+        "engine": "slob",
+        "hosts": [host or {"name": "db1", "address": "localhost", "workdir": str(tmp_path / "work")}],
+        "slob": {"home": str(home), "env_file": str(home / "slob.env"), "schemas": 256, "scale": "32768",
+                 "run_time_s": 360,
+                 "workloads": [{"name": "slob-9010", "update_pct": 10, "work_unit": 4},
+                               {"name": "slob-read", "update_pct": 0}]},
+        "probe": {"workload": "slob-read", "strategy": "linear", "min_threads": 1, "max_threads": 2, "step": 1},
+        "results_dir": str(tmp_path / "results"),
+    }
+    values.update(overrides)
+    return campaign_from_dict(values), home
+
+
+def test_check_probe_sweep_and_report_on_slob(tmp_path):
+    cfg, home = slob_campaign(tmp_path, {1: [RAC, SINGLE], 2: [SINGLE]})
+    (home / "slob.conf").write_text("UPDATE_PCT=25\n")  # the DBA's own file
+
+    table = phases.run_check(cfg)
+    checks = dict(zip(table["check"], table["status"]))
+    assert checks["SLOB home"] == "pass" and checks["runit.sh"] == "pass" and checks["sqlplus"] == "pass"
+    assert checks["database"] == "warn"  # no oracle: connection given
+    assert "fio" not in checks
+    data_set = table[table["check"] == "SLOB data set"].iloc[0]
+    assert data_set["value"] == 256 * 32768 * 8192 and "64.0 GiB" in data_set["detail"]
+
+    probe = phases.run_probe(cfg, progress=False)
+    assert [p["threads"] for p in probe["points"]] == [1, 2]
+    assert [p["outstanding_ios"] for p in probe["points"]] == [256, 512]  # sessions = schemas x threads
+    assert (home / "slob.conf.before-flashpoc").read_text() == "UPDATE_PCT=25\n"
+    calls = [json.loads(line) for line in (home / "replay-calls.log").read_text().splitlines()]
+    assert [c["argv"] for c in calls] == [["-s", "256", "-t", "1"], ["-s", "256", "-t", "2"]]
+    assert "THREADS_PER_SCHEMA=2" in calls[1]["slob.conf"] and "UPDATE_PCT=0" in calls[1]["slob.conf"]
+    assert not (home / "awr.html").exists()  # the run's files were moved to the point's directory
+
+    point_dirs = sorted((tmp_path / "results" / "slob" / "points" / "probe").iterdir())
+    assert len(point_dirs) == 2
+    stored = point_dirs[0]
+    assert (stored / "awr.html").read_bytes() == (DATA / "awr" / "12.2.0.1_slob_update0_single_awr.html").read_bytes()
+    assert "THREADS_PER_SCHEMA=1" in (stored / "slob.conf").read_text()
+
+    rows = phases.run_sweep(cfg, {"slob-9010": [1], "slob-read": [1, 2]}, progress=False)
+    assert list(rows["workload"]) == ["slob-9010", "slob-read", "slob-read"]
+    assert not rows["reused"].any()  # probe points are not sweep points
+    rac = rows.iloc[0]
+    # the RAC global report's System Statistics (Global), per Second: the cluster's IOPS
+    assert rac["read_iops"] == 60656.2 and rac["write_iops"] == 6373.4
+    assert rac["iops"] == pytest.approx(67029.6)
+    assert rac["lat_mean_ms"] == pytest.approx(0.50672)  # db file sequential read 506.72us (global)
+    assert rac["redo_write_lat_ms"] == pytest.approx(22.52)  # log file parallel write 22.52ms (global)
+    assert rac["dbwr_write_lat_ms"] == pytest.approx(11.07)  # db file parallel write 11.07ms (global)
+    assert rac["tm_s"] == 364  # tm.out
+    assert rac["scope"] == "cluster" and rac["schemas"] == 256 and rac["sessions"] == 256
+    # the run's binary file came back intact
+    rac_dir = next((tmp_path / "results" / "slob" / "points" / "sweep").glob("slob-9010_t00001_*"))
+    assert (rac_dir / "awr.html.gz").read_bytes() == (RAC_DIR / "awr.html.gz").read_bytes()
+
+    again = phases.run_sweep(cfg, {"slob-9010": [1], "slob-read": [1, 2]}, progress=False)
+    assert again["reused"].all()
+
+    report = phases.build_report(cfg)
+    assert {"hockey_stick", "oracle_latency", "host_cpu", "db_cpu", "read_latency_shares"} <= set(report.charts)
+    assert report.files["report.html"].exists()
+    summary = report.summary.set_index("workload")
+    assert summary.loc["slob-9010", "max_iops"] == 67030
+
+
+def test_a_runit_failure_names_the_host_and_point_and_stores_nothing(tmp_path):
+    cfg, home = slob_campaign(tmp_path, {1: [RAC]}, probe={"workload": "slob-read", "strategy": "linear",
+                                                           "min_threads": 1, "max_threads": 1})
+    phases.run_check(cfg)
+    with pytest.raises(RemoteError) as error:
+        phases.run_probe(cfg, progress=False)
+    message = str(error.value)
+    assert message.startswith("db1: probe slob-read runit.sh -s 256 -t 1: runit.sh exited 1")
+    assert "ran with WORK_UNIT=4, slob.conf says WORK_UNIT=64" in message  # the double's refusal (stderr)
+    assert not list((tmp_path / "results" / "slob" / "points" / "probe").glob("*/point.json"))
+
+
+def test_the_check_fails_without_slob_or_sqlplus(tmp_path):
+    cfg, home = slob_campaign(tmp_path, {1: [RAC]})
+    (home / "runit.sh").unlink()
+    (home / "slob.env").write_text("PATH=/usr/bin:/bin; export PATH\n")
+    table = phases.run_check(cfg)
+    failed = set(table[table["status"] == "fail"]["check"])
+    assert failed == {"runit.sh", "sqlplus"}
+    with pytest.raises(CheckFailed, match="environment check of slob failed"):
+        phases.run_probe(cfg, progress=False)
+
+
+def test_sysdba_password_variable_is_checked_without_reading_it(tmp_path, monkeypatch):
+    monkeypatch.delenv("FLASHPOC_TEST_SYSDBA", raising=False)
+    cfg, home = slob_campaign(tmp_path, {1: [RAC]})
+    cfg = campaign_from_dict({**cfg.model_dump(mode="json", exclude={"workloads"}),
+                              "slob": {**cfg.slob.model_dump(mode="json"), "sysdba_passwd_env": "FLASHPOC_TEST_SYSDBA"}})
+    rows = check.check_slob(cfg)
+    row = next(r for r in rows if r["check"] == "SYSDBA password variable")
+    assert row["status"] == "fail" and "export FLASHPOC_TEST_SYSDBA" in row["detail"]
+    (home / "slob.env").write_text((home / "slob.env").read_text() + "FLASHPOC_TEST_SYSDBA='s3cret!'; export FLASHPOC_TEST_SYSDBA\n")
+    rows = check.check_slob(cfg)
+    row = next(r for r in rows if r["check"] == "SYSDBA password variable")
+    assert row["status"] == "pass" and "s3cret" not in json.dumps(rows)
+
+
+def test_slob_point_over_ssh(sshd, tmp_path):
+    host = sshd.host_params("db1", workdir=str(tmp_path / "remote-work"))
+    cfg, home = slob_campaign(tmp_path, {1: [RAC]}, host=host)
+    phases.run_check(cfg)
+    rows = phases.run_sweep(cfg, {"slob-9010": [1]}, progress=False)
+    assert rows.loc[0, "read_iops"] == 60656.2 and rows.loc[0, "hosts"] == "db1"
+    stored = next((tmp_path / "results" / "slob" / "points" / "sweep").iterdir())
+    assert (stored / "awr.html.gz").read_bytes() == (RAC_DIR / "awr.html.gz").read_bytes()
+    assert (stored / "mpstat.out").read_bytes() == (RAC_DIR / "mpstat.out").read_bytes()
+
+
+def test_database_check_against_a_closed_port_fails_fast(tmp_path, monkeypatch):
+    import socket
+    import time
+
+    monkeypatch.setenv("FLASHPOC_ORACLE_PASSWORD", "not-used")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cfg, _ = slob_campaign(tmp_path, {1: [RAC]}, oracle={"dsn": f"127.0.0.1:{port}/slobpdb", "user": "system",
+                                                         "connect_timeout_s": 2})
+    start = time.perf_counter()
+    rows = check.check_slob(cfg)
+    assert time.perf_counter() - start < 10
+    row = next(r for r in rows if r["check"] == "database")
+    assert row["status"] == "fail" and f"127.0.0.1:{port}/slobpdb" in row["detail"]
+    assert "not-used" not in json.dumps(rows)
+
+
+def test_flashpoc_run_executes_the_four_notebooks_on_slob(tmp_path):
+    """`flashpoc run` on a SLOB parameters file: papermill runs check, probe, sweep and report
+    against the runit.sh replay double; the report notebook shows the SLOB charts."""
+    import re
+    import subprocess
+
+    import yaml
+
+    cfg, home = slob_campaign(tmp_path, {1: [RAC, SINGLE], 2: [SINGLE]})
+    values = cfg.model_dump(mode="json", exclude={"workloads", "fio", "vdbench", "targets"}, exclude_none=True)
+    values["probe"] = {"workload": "slob-read", "strategy": "linear", "min_threads": 1, "max_threads": 2}
+    values["sweep"] = {"plan": "guide", "max_threads": 1, "step": 1, "workloads": ["slob-9010"]}
+    params = tmp_path / "slob.yaml"
+    params.write_text(yaml.safe_dump(values))
+    out = subprocess.run([sys.executable, "-m", "flashpoc.cli", "run", str(params)], capture_output=True,
+                         text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    results = tmp_path / "results" / "slob"
+    report_nb = json.loads((results / "notebooks" / "04_report.ipynb").read_text())
+    text = json.dumps(report_nb)
+    assert "67,030 IOPS" in text  # the headline: 60,656.2 + 6,373.4 (RAC global, per second)
+    for name in ("oracle_latency", "host_cpu", "db_cpu", "read_latency_shares"):
+        assert (results / "report" / f"{name}.svg").exists(), name
+    assert "not a SLOB campaign" not in text
+    html = (results / "notebooks" / "04_report.html").read_text()
+    assert not re.search(r"""(src|href)\s*=\s*["']?https?://""", html)
+
+
+def test_database_rows_of_the_check_from_recorded_facts(tmp_path):
+    """The check's database rows, from the facts recorded for the 19c RAC SLOB run
+    (tests/data/oracle/facts_slob19c_rac2node.json: 256 schemas of 32768 blocks)."""
+    facts = json.loads((DATA / "oracle" / "facts_slob19c_rac2node.json").read_text())
+    cfg, _ = slob_campaign(tmp_path, {1: [RAC]}, oracle={"dsn": "db1:1521/p30sdb", "user": "system"})
+    rows = check.check_slob(cfg, oracle_facts=lambda params: facts)
+    by_check = {r["check"]: r for r in rows}
+    assert by_check["database"]["value"] == "19.0.0.0.0"
+    assert by_check["slob schemas"]["value"] == "256 of 256" and by_check["slob schemas"]["status"] == "pass"
+    assert by_check["statistics"]["status"] == "pass"
+    assert by_check["buffer cache"]["status"] == "pass"  # 3.0 GiB sga_target, 4.7% of 64.0 GiB
+    cfg, _ = slob_campaign(tmp_path, {1: [RAC]}, oracle={"dsn": "db1:1521/p30sdb", "user": "system"},
+                           slob={**cfg.slob.model_dump(mode="json"), "schemas": 300})
+    rows = check.check_slob(cfg, oracle_facts=lambda params: facts)
+    assert next(r for r in rows if r["check"] == "slob schemas")["status"] == "fail"

@@ -1,0 +1,148 @@
+"""The custom SQL workload: N sessions of a DBA's script between AWR snapshots.
+
+No Oracle server runs here: the database is tests/replay/oracle_replay.py, a REPLAY DOUBLE
+answering flashpoc's own SQL files with recorded rows (facts and AWR rows reconstructed from
+the real 19c SLOB AWR report, see tests/data/oracle/README.md) and logging the script's
+statements per session. The session threads, the barrier, the timing, the snapshot order
+and the metrics arithmetic are real; so is the fast failure against a closed port.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import DATA
+from flashpoc.errors import ParameterError, RemoteError
+from flashpoc.params import campaign_from_dict
+from flashpoc.phases_sql import run_sql_workload, sql_run_text, sql_runs_table
+
+sys.path.insert(0, str(Path(__file__).parent / "replay"))
+from oracle_replay import ReplayDatabase  # noqa: E402
+
+SCRIPT = """REM the DBA's insert job
+SET TIMING ON
+INSERT INTO t1 (id, pad) SELECT level, RPAD('x', 100, 'x') FROM dual CONNECT BY level <= 1000;
+BEGIN
+  FOR i IN 1 .. 10 LOOP
+    INSERT INTO t1 (id, pad) VALUES (i, 'y');
+  END LOOP;
+END;
+/
+COMMIT;
+EXIT
+"""
+
+
+def sql_campaign(tmp_path, script=SCRIPT, sessions=20, label="undo-on-ssd", oracle=None):
+    (tmp_path / "job.sql").write_text(script)
+    return campaign_from_dict({
+        "campaign": "undo", "engine": "slob", "hosts": [{"name": "db1"}],
+        "slob": {"schemas": 1, "scale": "1G"},
+        "oracle": oracle or {"dsn": "db1:1521/pdb1", "user": "system"},
+        "sql_workload": {"script": "job.sql", "sessions": sessions, "label": label},
+        "results_dir": str(tmp_path / "results"),
+    })
+
+
+def replay(**kwargs) -> ReplayDatabase:
+    return ReplayDatabase(DATA / "oracle" / "facts_slob19c_rac2node.json",
+                          DATA / "oracle" / "awr_rows_slob19c_rac2node_inst2_snap47_48.json", **kwargs)
+
+
+def test_twenty_sessions_between_two_snapshots(tmp_path):
+    db = replay(statement_delay_s=0.01)
+    cfg = sql_campaign(tmp_path)
+    row = run_sql_workload(cfg, connect=db.connect)
+
+    assert row["sessions"] == 20 and row["statements_per_session"] == 3 and row["reused"] is False
+    assert row["script"]["verbs"] == {"INSERT": 1, "BEGIN": 1, "COMMIT": 1}
+    # every session ran the three statements in script order, then committed
+    by_session: dict[int, list[str]] = {}
+    for conn, sql, _ in db.log:
+        by_session.setdefault(conn, []).append(sql.split()[0])
+    script_sessions = {c: s for c, s in by_session.items() if s != ["<login>"]}
+    assert len(script_sessions) == 20
+    assert all(s == ["<login>", "INSERT", "BEGIN", "COMMIT", "<commit>"] for s in script_sessions.values())
+    # all sessions started together: no statement ran before the last session had logged in
+    logins = [t for _, sql, t in db.log if sql == "<login>"]
+    statements = [t for _, sql, t in db.log if sql != "<login>"]
+    assert max(logins) < min(statements)
+    # the snapshots bracket the script: begin snapshot, script, end snapshot, then the AWR rows
+    names = [name for name, _ in db.queries]
+    assert names.index("create_snapshot") < names.index("awr_sysstat")
+    assert names.count("create_snapshot") == 2 and row["begin_snap"] == 47 and row["end_snap"] == 48
+    assert all(b["begin_snap"] == 47 and b["end_snap"] == 48 and b["instance_number"] == 2
+               for n, b in db.queries if n.startswith("awr_"))
+    # each session slept 10 ms in each of its 3 statements; the run lasts as long as the slowest
+    assert row["session_elapsed_min_s"] >= 3 * 0.01 and row["session_elapsed_max_s"] <= row["elapsed_s"]
+    assert round(row["awr_elapsed_s"], 3) == 363.037  # the snapshot interval
+    # the metrics of the recorded snapshot interval: the AWR report's printed values
+    assert round(row["read_iops"], 1) == 29792.8 and round(row["write_iops"], 1) == 3118.2
+    assert round(row["db_file_sequential_read_fg_avg_wait_us"], 2) == 350.19
+    assert round(row["log_file_parallel_write_avg_wait_us"] / 1000, 2) == 18.79
+    assert db.open_connections == 0
+
+    text = sql_run_text(row)
+    assert text.startswith("**undo-on-ssd**: 20 sessions x 3 statements took 0 min")
+    assert "29,792.8 read and 3,118.2 write IO requests/s, log file parallel write 18.79 ms" in text
+    stored = tmp_path / "results" / "undo" / "points" / "sql"
+    run_dir = next(stored.iterdir())
+    assert (run_dir / "script.sql").read_text() == SCRIPT
+    assert (run_dir / "awr_rows.json").exists()
+
+    again = run_sql_workload(cfg, connect=replay().connect)
+    assert again["reused"] is True and again["elapsed_s"] == row["elapsed_s"]
+    table = sql_runs_table(cfg)
+    assert list(table["label"]) == ["undo-on-ssd"] and table.loc[0, "sessions"] == 20
+
+
+def test_a_failing_statement_names_the_session_and_line_and_stores_nothing(tmp_path):
+    db = replay(fail_on={"BEGIN": "ORA-01653: unable to extend table T1 by 128 in tablespace USERS"})
+    cfg = sql_campaign(tmp_path, sessions=3)
+    with pytest.raises(RemoteError) as error:
+        run_sql_workload(cfg, connect=db.connect)
+    message = str(error.value)
+    assert "3 of 3 session(s) failed (AWR snapshots 47-48)" in message
+    assert "script line 4 (BEGIN): ORA-01653: unable to extend table T1" in message
+    assert not (tmp_path / "results" / "undo" / "points" / "sql").exists() or \
+        not list((tmp_path / "results" / "undo" / "points" / "sql").iterdir())
+
+
+def test_a_session_that_cannot_log_in_stops_the_run_before_any_statement(tmp_path):
+    db = replay(refuse_logins_after=3)  # the main connection + 2 sessions only
+    cfg = sql_campaign(tmp_path, sessions=4)
+    with pytest.raises(RemoteError, match="the sessions could not all start: session"):
+        run_sql_workload(cfg, connect=db.connect)
+    assert [sql for _, sql, _ in db.log if sql != "<login>"] == []  # no statement ran
+
+
+def test_an_include_in_the_script_is_refused_before_connecting(tmp_path):
+    db = replay()
+    cfg = sql_campaign(tmp_path, script="@create_tables.sql\nCOMMIT;\n")
+    with pytest.raises(ParameterError, match="job.sql line 1"):
+        run_sql_workload(cfg, connect=db.connect)
+    assert db.queries == []
+
+
+def test_closed_port_fails_fast_and_names_the_dsn(tmp_path, monkeypatch):
+    monkeypatch.setenv("FLASHPOC_ORACLE_PASSWORD", "not-the-real-one")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cfg = sql_campaign(tmp_path, oracle={"dsn": f"127.0.0.1:{port}/pdb1", "user": "system", "connect_timeout_s": 2})
+    start = time.perf_counter()
+    with pytest.raises(RemoteError, match=f"127.0.0.1:{port}/pdb1") as error:
+        run_sql_workload(cfg)
+    assert time.perf_counter() - start < 10 and "not-the-real-one" not in str(error.value)
+
+
+def test_sql_workload_needs_oracle(tmp_path):
+    with pytest.raises(ParameterError, match="sql_workload: needs oracle"):
+        campaign_from_dict({"campaign": "x", "engine": "slob", "hosts": [{"name": "db1"}],
+                            "slob": {"schemas": 1, "scale": "1G"},
+                            "sql_workload": {"script": "job.sql", "sessions": 2}})
