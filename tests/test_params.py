@@ -164,3 +164,30 @@ def test_measurement_hash_ignores_report_settings():
     assert a.measurement_hash() == campaign_from_dict(base(slo_ms=2.0, description="x")).measurement_hash()
     assert a.measurement_hash() != campaign_from_dict(base(fio={"runtime_s": 30})).measurement_hash()
     assert a.params_hash() != campaign_from_dict(base(slo_ms=2.0)).params_hash()
+
+
+@pytest.mark.parametrize("values", [
+    {"slob": {"schemas": 16, "scale": "8G", "sysdba_passwd_env": "Tr0ub4dor&3"}},
+    {"slob": {"schemas": 16, "scale": "8G"}, "oracle": {"dsn": "db1:1521/pdb", "password_env": "Tr0ub4dor&3"}},
+])
+def test_a_password_typed_where_a_variable_name_goes_is_refused_and_not_echoed(values):
+    with pytest.raises(ParameterError) as error:
+        campaign_from_dict({"campaign": "x", "engine": "slob", "hosts": [{"name": "db1"}], **values})
+    assert "NAME of an environment variable" in str(error.value) and "Tr0ub4dor" not in str(error.value)
+
+
+def test_slob_needs_schemas_and_scale_and_its_own_workloads():
+    base_slob = {"campaign": "x", "engine": "slob", "hosts": [{"name": "db1"}]}
+    with pytest.raises(ParameterError, match="slob.schemas: required for engine slob"):
+        campaign_from_dict({**base_slob, "slob": {"scale": "8G"}})
+    with pytest.raises(ParameterError, match="slob.scale: .*not a SLOB size"):
+        campaign_from_dict({**base_slob, "slob": {"schemas": 4, "scale": "8T"}})
+    with pytest.raises(ParameterError, match="workloads: with engine slob the workloads go under slob.workloads"):
+        campaign_from_dict({**base_slob, "slob": {"schemas": 4, "scale": "8G"},
+                            "workloads": [{"name": "r", "rw": "randread"}]})
+    with pytest.raises(ParameterError, match=r"slob.workloads.0.*update_pct \+ scan_pct must be <= 100"):
+        campaign_from_dict({**base_slob, "slob": {"schemas": 4, "scale": "8G",
+                                                  "workloads": [{"name": "w", "update_pct": 50, "scan_pct": 60,
+                                                                 "scan_table_sz": "1G"}]}})
+    cfg = campaign_from_dict({**base_slob, "slob": {"schemas": 4, "scale": "8G"}})
+    assert cfg.workload_names == ["slob-8020", "slob-read"] and cfg.targets == []

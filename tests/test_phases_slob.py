@@ -209,3 +209,58 @@ def test_database_rows_of_the_check_from_recorded_facts(tmp_path):
                            slob={**cfg.slob.model_dump(mode="json"), "schemas": 300})
     rows = check.check_slob(cfg, oracle_facts=lambda params: facts)
     assert next(r for r in rows if r["check"] == "slob schemas")["status"] == "fail"
+
+
+def test_hostile_slob_paths_are_quoted_on_the_db_host(tmp_path, monkeypatch):
+    """A SLOB home or environment file with shell syntax is a path, never a command."""
+    monkeypatch.chdir(tmp_path)
+    marker = tmp_path / "pwned"
+    cfg, home = slob_campaign(tmp_path, {1: [RAC]})
+    hostile = f"{home}; touch {marker} $(touch {marker}) `touch {marker}`"
+    cfg = campaign_from_dict({**cfg.model_dump(mode="json", exclude={"workloads"}),
+                              "slob": {**cfg.slob.model_dump(mode="json"), "home": hostile, "env_file": hostile}})
+    rows = check.check_slob(cfg)
+    assert next(r for r in rows if r["check"] == "SLOB home")["status"] == "fail"
+    with pytest.raises(CheckFailed, match="SLOB home: no directory"):  # the check stops the sweep
+        phases.run_sweep(cfg, {"slob-9010": [1]}, progress=False)
+    from flashpoc.run.hosts import connect
+    from flashpoc.run.slob import run_slob
+
+    with connect(cfg.db_host) as host, pytest.raises(RemoteError, match="no runit.sh in"):
+        run_slob(host, "UPDATE_PCT=10\n", str(tmp_path / "run"), home=hostile, schemas=1, threads=1,
+                 env_file=hostile, timeout_s=60, purpose="hostile")
+    assert not marker.exists()
+
+
+def test_awr_through_sql_around_each_point(tmp_path, monkeypatch):
+    """With oracle: set, snapshots are taken through python-oracledb around runit.sh (the Oracle
+    REPLAY DOUBLE serves the rows recorded from the same run's instance-2 AWR report), the
+    DBA_HIST metrics come along as sql_* columns, and a run without a report uses them."""
+    from flashpoc.run import oracle
+
+    sys.path.insert(0, str(Path(__file__).parent / "replay"))
+    from oracle_replay import ReplayDatabase
+
+    def database():
+        return ReplayDatabase(DATA / "oracle" / "facts_slob19c_rac2node.json",
+                              DATA / "oracle" / "awr_rows_slob19c_rac2node_inst2_snap47_48.json")
+
+    db = database()
+    monkeypatch.setattr(oracle, "connect", db.connect)
+    cfg, home = slob_campaign(tmp_path, {1: [RAC]}, oracle={"dsn": "db1:1521/p30sdb", "user": "system"})
+    row = phases.run_sweep(cfg, {"slob-9010": [1]}, progress=False).iloc[0]
+    assert row["read_iops"] == 60656.2  # from the RAC global report
+    assert round(row["sql_read_iops"], 1) == 29792.8  # instance 2 through DBA_HIST, as its report prints
+    assert [q for q, _ in db.queries].count("create_snapshot") == 2
+    stored = next((tmp_path / "results" / "slob" / "points" / "sweep").iterdir())
+    assert (stored / "awr_rows.json").exists()
+
+    db = database()
+    monkeypatch.setattr(oracle, "connect", db.connect)
+    cfg, home = slob_campaign(tmp_path / "b", {1: ["19c-rac-s256-t1-wu4-update10-no-report"]},
+                              oracle={"dsn": "db1:1521/p30sdb", "user": "system"})
+    row = phases.run_sweep(cfg, {"slob-9010": [1]}, progress=False).iloc[0]
+    assert row["scope"] == "instance (DBA_HIST)"
+    assert round(row["read_iops"], 1) == 29792.8 and round(row["write_iops"], 1) == 3118.2
+    assert round(row["lat_mean_ms"] * 1000, 2) == 350.19  # foreground db file sequential read
+    assert round(row["redo_write_lat_ms"], 2) == 18.79

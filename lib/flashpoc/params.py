@@ -402,6 +402,11 @@ class SlobSettings(_Strict):
     def _paths(cls, value: str | None) -> str | None:
         return None if value is None else _check_path(value)
 
+    @field_validator("sysdba_passwd_env")
+    @classmethod
+    def _passwd_env(cls, value: str | None) -> str | None:
+        return check_env_name(value)
+
     @field_validator("scale")
     @classmethod
     def _scale(cls, value: str | None) -> str | None:
@@ -442,6 +447,15 @@ class SlobSettings(_Strict):
         return None if self.scale is None else slob_size_bytes(self.scale)
 
 
+def check_env_name(value: str | None) -> str | None:
+    """Refuse anything but the NAME of an environment variable (the value is never echoed:
+    it may be a password typed in the wrong place)."""
+    if value is not None and not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", value):
+        raise ValueError("must be the NAME of an environment variable (letters, digits, '_'), "
+                         "not a password; the value given is not shown")
+    return value
+
+
 def slob_size_bytes(text: str) -> int:
     """Bytes of a SLOB size: ``8G``, ``655360M`` or a count of 8K blocks."""
     text = str(text).strip()
@@ -469,10 +483,7 @@ class OracleParams(_Strict):
     @field_validator("password_env", "wallet_password_env")
     @classmethod
     def _env_name(cls, value: str | None) -> str | None:
-        if value is not None and not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", value):
-            raise ValueError("must be the NAME of an environment variable (letters, digits, '_'), "
-                             "not a password; the value given is not shown")
-        return value
+        return check_env_name(value)
 
     @field_validator("wallet_dir")
     @classmethod

@@ -211,9 +211,8 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
     runtime_s = runtime_s or cfg.fio.runtime_s
     definition = point_definition(wb, workload, threads, runtime_s)
     pid = point_id(workload, threads, definition) + (f"_r{repeat}" if repeat else "")
-    stored = wb.store.load_point(phase, pid)
+    stored = wb.store.reuse_point(phase, pid)
     if stored is not None:
-        stored["reused"] = True
         return stored
     purpose = f"{phase} {workload.name} {threads} threads"
 

@@ -9,6 +9,11 @@ A point's IOPS are Oracle's physical read + write IO requests per second and its
 ``db file sequential read`` average (``direct path read`` for a pure scan run), from the
 AWR reports runit.sh leaves (the RAC global report, when there is one, makes them the
 cluster's); see :mod:`flashpoc.parse.slob`.
+
+With ``oracle`` set, each point also runs between two snapshots taken through python-oracledb,
+and the interval's metrics are read from the DBA_HIST views (``sql_*`` columns, a cross-check
+of the report); a run that leaves no AWR report (a site where runit.sh cannot produce text
+reports) takes its metrics from those rows instead (scope ``instance (DBA_HIST)``).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from .params import SlobWorkload
 from .parse.slob import slob_point_metrics
 from .plan.slob import render_slob_conf
 from .rows import base_row
-from .run.slob import run_slob
+from .run.slob import SlobRun, run_slob
 
 #: seconds allowed beyond RUN_TIME for runit.sh's start, AWR snapshots and reports
 REPORT_MARGIN_S = 1800
@@ -69,24 +74,34 @@ def measure_point(wb, phase: str, workload: SlobWorkload, threads: int, *, run_t
     run_time_s = run_time_s or cfg.slob.run_time_s
     definition = point_definition(cfg, workload, threads, run_time_s)
     pid = point_id(workload, threads, definition) + (f"_r{repeat}" if repeat else "")
-    stored = wb.store.load_point(phase, pid)
+    stored = wb.store.reuse_point(phase, pid)
     if stored is not None:
-        stored["reused"] = True
         return stored
     db = cfg.db_host
     schemas = cfg.slob.schemas
     purpose = f"{phase} {workload.name} runit.sh -s {schemas} -t {threads}"
     timeout = min(db.command_timeout_s, 2 * run_time_s + REPORT_MARGIN_S)
-    run = run_slob(wb.host(db), definition["conf"], f"{db.workdir}/{cfg.campaign}/{phase}/{pid}",
-                   home=cfg.slob.home, schemas=schemas, threads=threads, env_file=cfg.slob.env_file,
-                   timeout_s=timeout, purpose=purpose, on_line=on_line)
+
+    def run() -> SlobRun:
+        return run_slob(wb.host(db), definition["conf"], f"{db.workdir}/{cfg.campaign}/{phase}/{pid}",
+                        home=cfg.slob.home, schemas=schemas, threads=threads, env_file=cfg.slob.env_file,
+                        timeout_s=timeout, purpose=purpose, on_line=on_line)
+
+    if cfg.oracle is not None:
+        run, sql_metrics, awr_rows_json = with_awr_snapshots(cfg, run)
+    else:
+        (run, sql_metrics, awr_rows_json) = (run(), None, None)
     if run.exit_code != 0:
         tail = "\n".join(run.console.strip().splitlines()[-15:])
         raise RemoteError(f"{db.name}: {purpose}: runit.sh exited {run.exit_code}:\n{tail}")
     try:
         metrics = slob_point_metrics(run.files)
     except (ParseError, FlashpocError) as error:
-        raise RemoteError(f"{db.name}: {purpose}: {error}") from None
+        if sql_metrics is None:
+            raise RemoteError(f"{db.name}: {purpose}: {error}") from None
+        metrics = metrics_from_sql(sql_metrics)  # no report: the DBA_HIST rows stand in
+    if sql_metrics is not None:
+        metrics.update({f"sql_{k}": v for k, v in sql_metrics.items()})
     sessions = schemas * threads
     row = base_row(cfg, phase=phase, point_id=pid, engine="slob", workload=workload, iodepth=1,
                    threads=threads, outstanding=sessions, hosts=[db.name], runtime_s=run_time_s,
@@ -100,7 +115,70 @@ def measure_point(wb, phase: str, workload: SlobWorkload, threads: int, *, run_t
     row["redo_write_lat_ms"] = None if lpw is None else lpw / 1000.0
     row["dbwr_write_lat_ms"] = None if dpw is None else dpw / 1000.0
     raw: dict[str, str | bytes] = {"slob.conf": run.conf, "console.txt": run.console}
+    if awr_rows_json is not None:
+        raw["awr_rows.json"] = awr_rows_json
     raw.update({name: data for name, data in run.files.items() if name != "slob.conf"})
     wb.store.save_point(phase, pid, row, raw)
     row["reused"] = False
     return row
+
+
+def with_awr_snapshots(cfg, run) -> tuple[SlobRun, dict[str, Any] | None, str | None]:
+    """Call ``run()`` between two snapshots taken through python-oracledb (``cfg.oracle``).
+
+    With the Diagnostics Pack the metrics of the interval are read from the DBA_HIST views of
+    the connected instance (:func:`flashpoc.oracle_metrics.compute_awr_metrics`); without it
+    Statspack snapshots are taken and no metrics are read (None).
+
+    Returns:
+        ``(run result, metrics or None, the AWR rows as JSON text or None)``.
+
+    Raises:
+        RemoteError: the database cannot be reached (before the run starts) or a query failed.
+    """
+    from .oracle_metrics import compute_awr_metrics
+    from .phases_sql import awr_rows_json
+    from .run import oracle
+
+    with oracle.connect(cfg.oracle.settings()) as conn:
+        facts = oracle.database_facts(conn)
+        use_awr = bool(facts.get("diagnostics_pack"))
+        snapshot = oracle.create_snapshot if use_awr else oracle.statspack_snapshot
+        begin = snapshot(conn)
+        result = run()
+        end = snapshot(conn)
+        if not use_awr:
+            return result, None, None
+        rows = oracle.awr_rows(conn, facts["dbid"], begin, end, facts["instance_number"])
+    metrics = compute_awr_metrics(rows, begin, end)
+    metrics["instance_number"] = facts["instance_number"]
+    return result, metrics, awr_rows_json(rows)
+
+
+def metrics_from_sql(sql: dict[str, Any]) -> dict[str, Any]:
+    """A point's metrics from :func:`flashpoc.oracle_metrics.compute_awr_metrics` output, for a run
+    that left no AWR report: the connected instance's IOPS (read + write IO requests/s), MiB/s,
+    the foreground ``db file sequential read`` average as the latency (ms), the background
+    write events, the read histogram shares and host CPU."""
+    def avg(event: str) -> float | None:
+        fg = sql.get(f"{event}_fg_avg_wait_us")
+        return fg if fg is not None else sql.get(f"{event}_avg_wait_us")
+
+    read_us = avg("db_file_sequential_read")
+    out = {key: sql.get(key) for key in (
+        "read_iops", "write_iops", "read_mibps", "write_mibps", "db_cpu_s_per_s", "background_cpu_s_per_s",
+        "db_file_sequential_read_under_1ms_pct", "db_file_sequential_read_under_2ms_pct", "host_cpu_user_pct",
+        "host_cpu_sys_pct", "host_cpu_iowait_pct", "host_cpu_idle_pct", "host_cpu_busy_pct",
+        "begin_snap", "end_snap", "elapsed_s")}
+    out.update({
+        "scope": "instance (DBA_HIST)",
+        "iops": (sql.get("read_iops") or 0.0) + (sql.get("write_iops") or 0.0),
+        "bw_mibps": (sql.get("read_mibps") or 0.0) + (sql.get("write_mibps") or 0.0),
+        "latency_event": "db file sequential read",
+        "lat_mean_ms": None if read_us is None else read_us / 1000.0,
+        "db_file_sequential_read_avg_wait_us": read_us,
+        "log_file_parallel_write_avg_wait_us": avg("log_file_parallel_write"),
+        "db_file_parallel_write_avg_wait_us": avg("db_file_parallel_write"),
+        "log_file_sync_avg_wait_us": avg("log_file_sync"),
+    })
+    return out

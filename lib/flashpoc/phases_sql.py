@@ -59,9 +59,10 @@ def run_definition(cfg: Campaign, text: str) -> dict[str, Any]:
             "dsn": cfg.oracle.dsn, "user": cfg.oracle.user}
 
 
-def _jsonable(rows: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
-    return {table: [{k: v.isoformat() if isinstance(v, datetime) else v for k, v in row.items()} for row in items]
-            for table, items in rows.items()}
+def awr_rows_json(rows: dict[str, list[dict[str, Any]]]) -> str:
+    """The AWR rows of :func:`flashpoc.run.oracle.awr_rows` as JSON text (timestamps in ISO 8601)."""
+    return json.dumps({table: [{k: v.isoformat() if isinstance(v, datetime) else v for k, v in row.items()}
+                               for row in items] for table, items in rows.items()}, indent=1)
 
 
 def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
@@ -90,9 +91,8 @@ def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
     digest = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:10]
     run_id = f"{cfg.sql_workload.label}_s{cfg.sql_workload.sessions:04d}_{digest}"
     store = CampaignStore(cfg.results_path())
-    stored = store.load_point(PHASE, run_id)
+    stored = store.reuse_point(PHASE, run_id)
     if stored is not None:
-        stored["reused"] = True
         return stored
     connect = connect or oracle.connect
     settings = cfg.oracle.settings()
@@ -124,7 +124,7 @@ def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
         metrics = compute_awr_metrics(rows, begin, end)
         metrics["awr_elapsed_s"] = metrics.pop("elapsed_s", None)  # the snapshot interval, not the run
         row.update(metrics)
-        raw["awr_rows.json"] = json.dumps(_jsonable(rows), indent=1)
+        raw["awr_rows.json"] = awr_rows_json(rows)
     store.save_point(PHASE, run_id, row, raw)
     row["reused"] = False
     return row

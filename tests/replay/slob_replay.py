@@ -34,6 +34,12 @@ RECORDINGS: dict[str, dict] = {
         "files": sorted((DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10").iterdir()),
         "schemas": 256, "threads": 1, "conf": {"WORK_UNIT": "4", "UPDATE_PCT": "10", "SCALE": "32768"},
     },
+    # the same run as a site where runit.sh produced no AWR report: only the OS statistics
+    "19c-rac-s256-t1-wu4-update10-no-report": {
+        "files": sorted(p for p in (DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10").iterdir()
+                        if p.suffix == ".out"),
+        "schemas": 256, "threads": 1, "conf": {"WORK_UNIT": "4", "UPDATE_PCT": "10", "SCALE": "32768"},
+    },
     # 12.2 single instance, a SLOB run with UPDATE_PCT=0 (only its AWR report was published)
     "12.2-single-update0": {
         "files": [DATA / "awr" / "12.2.0.1_slob_update0_single_awr.html"],

@@ -76,7 +76,7 @@ def run_script(home: str, run_dir: str, schemas: int, threads: int, env_file: st
     source = f". {quote(env_file)} && " if env_file else ""
     return (
         f'cd "$HOME" && cd {h} && [ -f runit.sh ] '
-        f'|| {{ echo "flashpoc: no runit.sh in {home}" >&2; exit 2; }}; '
+        f"|| {{ echo flashpoc: no runit.sh in {h} >&2; exit 2; }}; "
         f'if [ -f slob.conf ] && ! head -n 1 slob.conf | grep -q {quote(CONF_MARK)} '
         f'&& [ ! -e slob.conf.before-flashpoc ]; then cp -p slob.conf slob.conf.before-flashpoc || exit 2; fi; '
         f"cp {d}/slob.conf slob.conf || exit 2; rm -f {outputs}; "
