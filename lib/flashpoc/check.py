@@ -30,7 +30,7 @@ from typing import Any
 import pandas as pd
 
 from .errors import CheckFailed, RemoteError
-from .params import Campaign, HostParams, TargetParams
+from .params import Campaign, HostParams, TargetParams, parse_size, slob_size_bytes
 from .run import hosts as _hosts
 from .run.facts import collect_host_facts
 
@@ -495,8 +495,6 @@ def check_slob(campaign: Campaign, *, connect: Callable[[HostParams], Any] = _ho
     detail = f"{slob.schemas} schemas x SCALE {slob.scale} = {format_bytes(data_bytes)}"
     status = "pass"
     if campaign.array_cache:
-        from .params import parse_size
-
         ratio = data_bytes / parse_size(campaign.array_cache)
         detail += f", {ratio:.1f}x the array cache"
         if ratio < 10:
@@ -513,8 +511,6 @@ def check_slob(campaign: Campaign, *, connect: Callable[[HostParams], Any] = _ho
     except FlashpocError as error:
         return rows + [_row(CAMPAIGN_ROW_HOST, "database", campaign.oracle.dsn, "fail", str(error))]
     scan = [w.scan_table_sz for w in slob.workloads if w.scan_table_sz]
-    from .params import slob_size_bytes
-
     rows += evaluate_database_facts(dbfacts, host="database", schemas=slob.schemas, scale_bytes=slob.scale_bytes,
                                     statistics_type=slob.database_statistics_type,
                                     scan_table_bytes=max((slob_size_bytes(x) for x in scan), default=None))

@@ -24,6 +24,8 @@ import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import ParameterError
+from .plan.slob import ENV_NAME_RE, SlobConf
+from .plan.slob import SIZE_RE as SLOB_SIZE_RE
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 ADDRESS_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,252}$")
@@ -410,7 +412,7 @@ class SlobSettings(_Strict):
     @field_validator("scale")
     @classmethod
     def _scale(cls, value: str | None) -> str | None:
-        if value is not None and not re.match(r"^[1-9]\d*[MG]?$", value):
+        if value is not None and not SLOB_SIZE_RE.match(value):
             raise ValueError(f"{value!r} is not a SLOB size (e.g. '8G', '655360M' or a count of 8K blocks)")
         return value
 
@@ -425,8 +427,6 @@ class SlobSettings(_Strict):
         Raises:
             ParameterError: the combination is not a valid slob.conf.
         """
-        from .plan.slob import SlobConf
-
         return SlobConf(
             update_pct=workload.update_pct, scan_pct=workload.scan_pct, run_time=self.run_time_s,
             work_loop=self.work_loop, scale=self.scale, scan_table_sz=workload.scan_table_sz,
@@ -450,7 +450,7 @@ class SlobSettings(_Strict):
 def check_env_name(value: str | None) -> str | None:
     """Refuse anything but the NAME of an environment variable (the value is never echoed:
     it may be a password typed in the wrong place)."""
-    if value is not None and not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", value):
+    if value is not None and not ENV_NAME_RE.match(value):
         raise ValueError("must be the NAME of an environment variable (letters, digits, '_'), "
                          "not a password; the value given is not shown")
     return value

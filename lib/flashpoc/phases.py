@@ -7,8 +7,6 @@ are already stored with the same defining parameters are reused, not measured ag
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -162,12 +160,6 @@ def point_definition(wb: Workbench, workload: Workload, threads: int, runtime_s:
     }
 
 
-def point_id(workload: Workload, threads: int, definition: dict[str, Any]) -> str:
-    """Directory name of a point: readable part plus the hash of its definition."""
-    digest = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:10]
-    return f"{workload.name}_t{threads:05d}_{digest}"
-
-
 def _aggregate_hosts(per_host: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """Combine per-host summaries: rates summed, latencies and CPU IOPS-weighted."""
     if len(per_host) == 1:
@@ -210,7 +202,7 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
     cfg = wb.cfg
     runtime_s = runtime_s or cfg.fio.runtime_s
     definition = point_definition(wb, workload, threads, runtime_s)
-    pid = point_id(workload, threads, definition) + (f"_r{repeat}" if repeat else "")
+    pid = rows_mod.point_id(workload, threads, definition) + (f"_r{repeat}" if repeat else "")
     stored = wb.store.reuse_point(phase, pid)
     if stored is not None:
         return stored

@@ -19,15 +19,13 @@ reports) takes its metrics from those rows instead (scope ``instance (DBA_HIST)`
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 from typing import Any
 
 from .errors import FlashpocError, ParseError, RemoteError
 from .params import SlobWorkload
 from .parse.slob import slob_point_metrics
 from .plan.slob import render_slob_conf
-from .rows import base_row
+from .rows import base_row, point_id
 from .run.slob import SlobRun, run_slob
 
 #: seconds allowed beyond RUN_TIME for runit.sh's start, AWR snapshots and reports
@@ -54,12 +52,6 @@ def point_definition(cfg, workload: SlobWorkload, threads: int, run_time_s: int 
         "home": cfg.slob.home,
         "db_host": db.model_dump(mode="json", include={"name", "address", "port"}),
     }
-
-
-def point_id(workload: SlobWorkload, threads: int, definition: dict[str, Any]) -> str:
-    """Directory name of a point: readable part plus the hash of its definition."""
-    digest = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:10]
-    return f"{workload.name}_t{threads:05d}_{digest}"
 
 
 def measure_point(wb, phase: str, workload: SlobWorkload, threads: int, *, run_time_s: int | None = None,
@@ -124,35 +116,21 @@ def measure_point(wb, phase: str, workload: SlobWorkload, threads: int, *, run_t
 
 
 def with_awr_snapshots(cfg, run) -> tuple[SlobRun, dict[str, Any] | None, str | None]:
-    """Call ``run()`` between two snapshots taken through python-oracledb (``cfg.oracle``).
-
-    With the Diagnostics Pack the metrics of the interval are read from the DBA_HIST views of
-    the connected instance (:func:`flashpoc.oracle_metrics.compute_awr_metrics`); without it
-    Statspack snapshots are taken and no metrics are read (None).
+    """Call ``run()`` between two snapshots taken through python-oracledb (``cfg.oracle``), see
+    :func:`flashpoc.phases_sql.between_snapshots`.
 
     Returns:
-        ``(run result, metrics or None, the AWR rows as JSON text or None)``.
-
-    Raises:
-        RemoteError: the database cannot be reached (before the run starts) or a query failed.
+        ``(run result, the interval's metrics or None, the AWR rows as JSON text or None)``;
+        None without the Diagnostics Pack (Statspack snapshots are taken, no metrics read).
     """
-    from .oracle_metrics import compute_awr_metrics
-    from .phases_sql import awr_rows_json
-    from .run import oracle
+    from .phases_sql import awr_rows_json, between_snapshots
 
-    with oracle.connect(cfg.oracle.settings()) as conn:
-        facts = oracle.database_facts(conn)
-        use_awr = bool(facts.get("diagnostics_pack"))
-        snapshot = oracle.create_snapshot if use_awr else oracle.statspack_snapshot
-        begin = snapshot(conn)
-        result = run()
-        end = snapshot(conn)
-        if not use_awr:
-            return result, None, None
-        rows = oracle.awr_rows(conn, facts["dbid"], begin, end, facts["instance_number"])
-    metrics = compute_awr_metrics(rows, begin, end)
-    metrics["instance_number"] = facts["instance_number"]
-    return result, metrics, awr_rows_json(rows)
+    interval = between_snapshots(cfg.oracle.settings(), run)
+    metrics = interval.metrics()
+    if metrics is None:
+        return interval.result, None, None
+    metrics["instance_number"] = interval.facts["instance_number"]
+    return interval.result, metrics, awr_rows_json(interval.rows)
 
 
 def metrics_from_sql(sql: dict[str, Any]) -> dict[str, Any]:

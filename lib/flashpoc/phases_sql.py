@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -65,6 +67,62 @@ def awr_rows_json(rows: dict[str, list[dict[str, Any]]]) -> str:
                                for row in items] for table, items in rows.items()}, indent=1)
 
 
+@dataclass(frozen=True)
+class SnapshotInterval:
+    """What :func:`between_snapshots` ran and read.
+
+    Attributes:
+        result: what the work returned.
+        facts: :func:`flashpoc.run.oracle.database_facts` of the connected instance.
+        begin_snap: the snapshot before the work.
+        end_snap: the snapshot after it.
+        rows: the instance's DBA_HIST rows between them (:func:`flashpoc.run.oracle.awr_rows`), or
+            None with Statspack snapshots (no Diagnostics Pack).
+    """
+
+    result: Any
+    facts: dict[str, Any]
+    begin_snap: int
+    end_snap: int
+    rows: dict[str, list[dict[str, Any]]] | None
+
+    def metrics(self) -> dict[str, Any] | None:
+        """:func:`flashpoc.oracle_metrics.compute_awr_metrics` of the interval, or None without AWR rows."""
+        return None if self.rows is None else compute_awr_metrics(self.rows, self.begin_snap, self.end_snap)
+
+
+def between_snapshots(settings, work: Callable[[], Any], *, connect=None,
+                      check: Callable[[Any, int, int], None] | None = None) -> SnapshotInterval:
+    """Call ``work()`` between two snapshots of the database ``settings`` names, then read the
+    DBA_HIST rows of the connected instance between them.
+
+    AWR snapshots with the Diagnostics Pack, Statspack snapshots (and no rows) without it.
+
+    Args:
+        settings: :class:`flashpoc.run.oracle.OracleSettings`.
+        work: the workload; its result is returned in the interval.
+        connect: the connection context manager (default :func:`flashpoc.run.oracle.connect`).
+        check: called with (result, begin snap, end snap) after the end snapshot and before
+            the rows are read; it raises to stop there.
+
+    Raises:
+        RemoteError: the database cannot be reached (before ``work`` runs) or a query failed.
+    """
+    from .run import oracle
+
+    with (connect or oracle.connect)(settings) as conn:
+        facts = oracle.database_facts(conn)
+        use_awr = bool(facts.get("diagnostics_pack"))
+        snapshot = oracle.create_snapshot if use_awr else oracle.statspack_snapshot
+        begin = snapshot(conn)
+        result = work()
+        end = snapshot(conn)
+        if check is not None:
+            check(result, begin, end)
+        rows = oracle.awr_rows(conn, facts["dbid"], begin, end, facts["instance_number"]) if use_awr else None
+    return SnapshotInterval(result, facts, begin, end, rows)
+
+
 def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
     """Run the campaign's ``sql_workload`` (or reuse the stored run of the same definition).
 
@@ -96,18 +154,18 @@ def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
         return stored
     connect = connect or oracle.connect
     settings = cfg.oracle.settings()
-    with connect(settings) as conn:
-        facts = oracle.database_facts(conn)
-        use_awr = bool(facts.get("diagnostics_pack"))
-        snapshot = oracle.create_snapshot if use_awr else oracle.statspack_snapshot
-        begin = snapshot(conn)
-        elapsed, sessions = oracle.run_sessions(settings, statements, cfg.sql_workload.sessions, connect=connect)
-        end = snapshot(conn)
-        errors = [s.error for s in sessions if s.error]
+
+    def failed_sessions(result, begin: int, end: int) -> None:
+        errors = [s.error for s in result[1] if s.error]
         if errors:
-            raise RemoteError(f"sql_workload {cfg.sql_workload.label}: {len(errors)} of {len(sessions)} "
+            raise RemoteError(f"sql_workload {cfg.sql_workload.label}: {len(errors)} of {len(result[1])} "
                               f"session(s) failed (AWR snapshots {begin}-{end}): " + "; ".join(errors[:3]))
-        rows = oracle.awr_rows(conn, facts["dbid"], begin, end, facts["instance_number"]) if use_awr else None
+
+    interval = between_snapshots(
+        settings, lambda: oracle.run_sessions(settings, statements, cfg.sql_workload.sessions, connect=connect),
+        connect=connect, check=failed_sessions)
+    (elapsed, sessions), facts, begin, end, rows = (interval.result, interval.facts, interval.begin_snap,
+                                                    interval.end_snap, interval.rows)
     times = [s.elapsed_s for s in sessions]
     row: dict[str, Any] = {
         "campaign": cfg.campaign, "phase": PHASE, "run_id": run_id, "label": cfg.sql_workload.label,
@@ -116,12 +174,12 @@ def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
         "session_elapsed_min_s": round(min(times), 3), "session_elapsed_max_s": round(max(times), 3),
         "script": script_summary(statements), "db_name": facts.get("db_name"), "version": facts.get("version"),
         "instance_number": facts.get("instance_number"), "rac": facts.get("rac"),
-        "snapshots": "awr" if use_awr else "statspack", "begin_snap": begin, "end_snap": end,
+        "snapshots": "awr" if rows is not None else "statspack", "begin_snap": begin, "end_snap": end,
         "completed_utc": datetime.now().astimezone().isoformat(timespec="seconds"),
     }
     raw = {"script.sql": text, "sessions.json": json.dumps([s.__dict__ for s in sessions], indent=1)}
     if rows is not None:
-        metrics = compute_awr_metrics(rows, begin, end)
+        metrics = interval.metrics()
         metrics["awr_elapsed_s"] = metrics.pop("elapsed_s", None)  # the snapshot interval, not the run
         row.update(metrics)
         raw["awr_rows.json"] = awr_rows_json(rows)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from typing import Any
@@ -44,6 +46,12 @@ def base_row(cfg: Campaign, *, phase: str, point_id: str, engine: str, workload:
         "measurement_hash": cfg.measurement_hash(),
     })
     return row
+
+
+def point_id(workload: Workload, threads: int, definition: dict[str, Any]) -> str:
+    """Directory name of a point: readable part (workload, threads) plus the hash of its definition."""
+    digest = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:10]
+    return f"{workload.name}_t{threads:05d}_{digest}"
 
 
 def add_littles_law(row: dict[str, Any]) -> None:

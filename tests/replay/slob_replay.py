@@ -28,17 +28,15 @@ from pathlib import Path
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
+RAC_RUN = DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10"
+RAC_SETTINGS = {"schemas": 256, "threads": 1, "conf": {"WORK_UNIT": "4", "UPDATE_PCT": "10", "SCALE": "32768"}}
+
 RECORDINGS: dict[str, dict] = {
     # 19c two-node RAC, SLOB 2.5: every file runit.sh leaves except the *.out it did not keep
-    "19c-rac-s256-t1-wu4-update10": {
-        "files": sorted((DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10").iterdir()),
-        "schemas": 256, "threads": 1, "conf": {"WORK_UNIT": "4", "UPDATE_PCT": "10", "SCALE": "32768"},
-    },
+    "19c-rac-s256-t1-wu4-update10": {"files": sorted(RAC_RUN.iterdir()), **RAC_SETTINGS},
     # the same run as a site where runit.sh produced no AWR report: only the OS statistics
     "19c-rac-s256-t1-wu4-update10-no-report": {
-        "files": sorted(p for p in (DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10").iterdir()
-                        if p.suffix == ".out"),
-        "schemas": 256, "threads": 1, "conf": {"WORK_UNIT": "4", "UPDATE_PCT": "10", "SCALE": "32768"},
+        "files": sorted(p for p in RAC_RUN.iterdir() if p.suffix == ".out"), **RAC_SETTINGS,
     },
     # 12.2 single instance, a SLOB run with UPDATE_PCT=0 (only its AWR report was published)
     "12.2-single-update0": {

@@ -113,12 +113,28 @@ def read_awr_file(path: str | Path) -> str:
         ParseError: The file is a ``.gz`` that is not valid gzip.
     """
     path = Path(path)
-    data = path.read_bytes()
-    if path.suffix == ".gz":
+    return decode_report(path.read_bytes(), str(path), what="AWR report ")
+
+
+def decode_report(data: bytes, name: str, *, what: str = "") -> str:
+    """Decode a report's bytes, gunzipping them when ``name`` ends in ``.gz``.
+
+    Args:
+        data: the file's contents.
+        name: its name or path (for the suffix and messages).
+        what: words put before ``name`` in the error message.
+
+    Returns:
+        The text (UTF-8, undecodable bytes replaced; CRLF kept as read).
+
+    Raises:
+        ParseError: a ``.gz`` that is not valid gzip.
+    """
+    if name.endswith(".gz"):
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError) as exc:
-            raise ParseError(f"AWR report {path}: not a valid gzip file ({exc})") from exc
+            raise ParseError(f"{what}{name}: not a valid gzip file ({exc})") from exc
     return data.decode("utf-8", errors="replace")
 
 

@@ -11,34 +11,26 @@ snapshots' begin and end times), and ``tm.out`` the seconds runit.sh measured (`
 
 from __future__ import annotations
 
-import gzip
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
 from ..awr_metrics import point_metrics
 from ..errors import ParseError
-from .awr import parse_awr
-from .osstat import parse_mpstat, parse_tm
+from .awr import decode_report, parse_awr
+from .osstat import MPSTAT_SUMMARY_COLUMNS, cpu_summary, parse_mpstat, parse_tm
 
 INSTANCE_REPORTS = ("awr.txt", "awr.html.gz", "awr.html")
 RAC_REPORTS = ("awr_rac.txt", "awr_rac.html.gz", "awr_rac.html")
 
 
 def file_text(name: str, data: bytes | str) -> str:
-    """Text of a run file; ``*.gz`` contents are gunzipped.
+    """Text of a run file; ``*.gz`` contents are gunzipped (:func:`flashpoc.parse.awr.decode_report`).
 
     Raises:
         ParseError: a ``.gz`` file that is not valid gzip.
     """
-    if isinstance(data, str):
-        return data
-    if name.endswith(".gz"):
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as error:
-            raise ParseError(f"{name}: not a valid gzip file ({error})") from None
-    return data.decode("utf-8", errors="replace")
+    return data if isinstance(data, str) else decode_report(data, name)
 
 
 def _first(files: Mapping[str, bytes | str], names: tuple[str, ...]) -> str | None:
@@ -105,7 +97,8 @@ def mpstat_window(text: str, header: Mapping[str, Any]) -> dict[str, Any]:
             and begin <= str(r.get("time_24h")) <= end]
     if not rows:
         return {}
-    out: dict[str, Any] = {"mpstat_intervals": len(rows)}
-    for column in ("usr_pct", "sys_pct", "iowait_pct", "idle_pct"):
-        out[f"mpstat_{column}"] = round(sum(float(r[column]) for r in rows) / len(rows), 2)
+    summary = cpu_summary(rows)
+    out: dict[str, Any] = {"mpstat_intervals": summary["intervals"]}
+    for column in MPSTAT_SUMMARY_COLUMNS:
+        out[f"mpstat_{column}"] = round(summary[f"{column}_mean"], 2)
     return out

@@ -29,9 +29,11 @@ DEFAULT_PASSWD_ENV = "FLASHPOC_SYSDBA_PASSWD"
 REDACTED = "<literal password redacted>"
 """What :func:`parse_slob_conf` returns for a literal ``SYSDBA_PASSWD`` value."""
 
-_SIZE_RE = re.compile(r"^[1-9]\d*[MG]?$")
+SIZE_RE = re.compile(r"^[1-9]\d*[MG]?$")
+"""A SLOB size: ``8G``, ``655360M`` or a count of 8K blocks."""
 _DECIMAL_RE = re.compile(r"^(?:\d+\.?\d*|\.\d+)$")
-_ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+"""The name of an environment variable."""
 _ENV_REF_RE = re.compile(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::\?[^}]*)?\}|([A-Za-z_][A-Za-z0-9_]*))$")
 _SAFE_TEXT_RE = re.compile(r"^[A-Za-z0-9_.:/@()=,+-]+$")
 _ASSIGN_RE = re.compile(r"^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
@@ -104,7 +106,7 @@ def _check_int(name: str, value: Any, low: int, high: int | None = None) -> None
 def _validate(conf: SlobConf) -> None:
     # The password rule first: a bad value here must never reach another message.
     env = conf.sysdba_passwd_env
-    if env is not None and (not isinstance(env, str) or not _ENV_NAME_RE.match(env)):
+    if env is not None and (not isinstance(env, str) or not ENV_NAME_RE.match(env)):
         raise ParameterError(
             "sysdba_passwd_env must be the name of an environment variable on the DB host "
             "(letters, digits, '_'), not a password; the value given is not shown")
@@ -124,7 +126,7 @@ def _validate(conf: SlobConf) -> None:
         value = getattr(conf, name)
         if value is None:
             continue
-        if not isinstance(value, str) or not _SIZE_RE.match(value):
+        if not isinstance(value, str) or not SIZE_RE.match(value):
             raise ParameterError(
                 f"{name.upper()} must be a size like 8G or 655360M, or a block count, "
                 f"got {value!r}")

@@ -287,6 +287,22 @@ class SSHHost(_Host):
         self._conn.close()
 
 
+EXIT_MARK = "@@flashpoc rc "
+"""Start of the line a wrapped command prints with its exit status (``echo "@@flashpoc rc $?"``)."""
+
+
+def split_exit_status(stdout: str) -> tuple[int | None, str]:
+    """The exit status printed on the last :data:`EXIT_MARK` line, and the output without that line.
+
+    Returns ``(None, stdout)`` when no such line was printed (the command was cut short).
+    """
+    lines = stdout.rstrip("\n").split("\n")
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i].startswith(EXIT_MARK):
+            return int(lines[i][len(EXIT_MARK):]), "\n".join(lines[:i] + lines[i + 1:]) + "\n"
+    return None, stdout
+
+
 def fetch_dir(host, directory: str, *, purpose: str, max_bytes: int = 512 * 1024**2) -> dict[str, bytes]:
     """Every regular file under ``directory`` on ``host`` as bytes, keyed by file name.
 

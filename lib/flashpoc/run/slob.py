@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import RemoteError
-from .hosts import fetch_dir, quote
+from .hosts import EXIT_MARK, fetch_dir, quote, split_exit_status
 
 RUN_FILES: tuple[str, ...] = (
     "awr.txt", "awr_rac.txt", "awr.html.gz", "awr_rac.html.gz", "awr.html", "awr_rac.html",
@@ -37,7 +37,6 @@ CONF_MARK = "rendered by flashpoc"
 """Text in the first line of every slob.conf flashpoc writes (see :mod:`flashpoc.plan.slob`)."""
 
 MAX_RUN_BYTES = 256 * 1024**2
-_RC_MARK = "@@flashpoc rc "
 
 
 @dataclass(frozen=True)
@@ -83,16 +82,8 @@ def run_script(home: str, run_dir: str, schemas: int, threads: int, env_file: st
         f"( {source}exec sh ./runit.sh -s {int(schemas)} -t {int(threads)} ) 2>&1 | tee {d}/console.txt; "
         f"rc=${{PIPESTATUS[0]}}; "
         f'for f in {outputs}; do [ -f "$f" ] && mv -f "$f" {d}/; done; '
-        f'echo "{_RC_MARK}$rc"'
+        f'echo "{EXIT_MARK}$rc"'
     )
-
-
-def _exit_code(stdout: str) -> tuple[int | None, str]:
-    lines = stdout.rstrip("\n").split("\n")
-    for i in range(len(lines) - 1, -1, -1):
-        if lines[i].startswith(_RC_MARK):
-            return int(lines[i][len(_RC_MARK):]), "\n".join(lines[:i]) + "\n"
-    return None, stdout
 
 
 def run_slob(host, conf: str, run_dir: str, *, home: str, schemas: int, threads: int,
@@ -123,7 +114,7 @@ def run_slob(host, conf: str, run_dir: str, *, home: str, schemas: int, threads:
     host.put_text(conf, f"{run_dir}/slob.conf", purpose=f"{purpose}: write slob.conf")
     command = f"bash -c {quote(run_script(home, run_dir, schemas, threads, env_file))}"
     result = host.run(command, purpose=purpose, timeout_s=timeout_s, check=False, on_line=on_line)
-    code, console = _exit_code(result.stdout)
+    code, console = split_exit_status(result.stdout)
     if code is None:
         detail = (result.stderr or result.stdout).strip().splitlines()[-5:]
         raise RemoteError(f"{host.name}: {purpose}: the SLOB run did not complete (exit {result.exited}): "

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import RemoteError
-from .hosts import fetch_dir, quote
+from .hosts import EXIT_MARK, fetch_dir, quote, split_exit_status
 
 #: an interval line of the console: time, interval number, then the numbers
 INTERVAL_LINE = re.compile(r"^\S+\s+(\d+)\s+\d+(?:\.\d+)?\s")
@@ -59,16 +59,15 @@ def run_command(vdbench: str, run_dir: str, *, simulate: bool = False) -> str:
     d = quote(run_dir)
     sim = " -s" if simulate else ""
     out = f"{d}/simulate" if simulate else f"{d}/output"
-    return (f"cd {d} && {{ {quote(vdbench)}{sim} -f {d}/parmfile -o {out} 2>&1; echo \"@@flashpoc rc $?\"; }}"
+    return (f"cd {d} && {{ {quote(vdbench)}{sim} -f {d}/parmfile -o {out} 2>&1; echo \"{EXIT_MARK}$?\"; }}"
             f" | tee {d}/console.txt")
 
 
 def _exit_code(console: str) -> tuple[int, str]:
-    lines = console.rstrip("\n").split("\n")
-    for i in range(len(lines) - 1, -1, -1):
-        if lines[i].startswith("@@flashpoc rc "):
-            return int(lines[i].split()[-1]), "\n".join(lines[:i] + lines[i + 1:]) + "\n"
-    raise RemoteError("vdbench's console ended without its exit status (the command was cut short)")
+    code, rest = split_exit_status(console)
+    if code is None:
+        raise RemoteError("vdbench's console ended without its exit status (the command was cut short)")
+    return code, rest
 
 
 def fetch_output(host, run_dir: str, *, purpose: str) -> dict[str, str]:
