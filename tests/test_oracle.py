@@ -37,6 +37,7 @@ BIND_SQL = {
     "awr_osstat": {"dbid", "instance_number", "begin_snap", "end_snap"},
     "awr_sys_time_model": {"dbid", "instance_number", "begin_snap", "end_snap"},
     "awr_filestatxs": {"dbid", "instance_number", "begin_snap", "end_snap"},
+    **{f"stats_{t}": {"dbid", "instance_number", "begin_snap", "end_snap"} for t in oracle.AWR_TABLES},
     "create_snapshot": {"snap_id"},
     "statspack_snapshot": {"snap_id"},
     "facts_instance": set(),
@@ -66,6 +67,19 @@ def printed(value: float, digits: int) -> float:
 def test_every_sql_file_is_known_and_present():
     assert {p.stem for p in SQL_DIR.glob("*.sql")} == set(BIND_SQL)
     assert {f"awr_{t}" for t in oracle.AWR_TABLES} <= set(BIND_SQL)
+
+
+@pytest.mark.parametrize("table", oracle.AWR_TABLES)
+def test_statspack_sql_reads_the_stats_table_into_the_awr_columns(table):
+    """Each sql/stats_<table>.sql reads Statspack's STATS$<TABLE> (never a DBA_HIST view, which
+    needs the Diagnostics Pack) and returns the columns of sql/awr_<table>.sql, in order."""
+    def columns(sql: str) -> list[str]:
+        select = re.search(r"SELECT(.*?)\bFROM\b", sql, flags=re.S | re.I).group(1)
+        return [re.split(r"\s+AS\s+|\.", c.strip(), flags=re.I)[-1].strip().lower() for c in select.split(",")]
+
+    stats, awr = oracle.load_sql(f"stats_{table}"), oracle.load_sql(f"awr_{table}")
+    assert f"stats${table}" in stats.lower() and "dba_hist" not in stats.lower()
+    assert columns(stats) == columns(awr)
 
 
 @pytest.mark.parametrize("name", sorted(BIND_SQL))
@@ -246,7 +260,7 @@ def test_pack_access_chooses_statspack():
 
 
 def test_snapshots_and_awr_rows_binds():
-    conn = FakeConnection({"dba_hist": (["snap_id"], [])})
+    conn = FakeConnection({"dba_hist": (["snap_id"], []), "stats$": (["snap_id"], [])})
     assert oracle.create_snapshot(conn) == 48
     assert "DBMS_WORKLOAD_REPOSITORY.CREATE_SNAPSHOT" in conn.calls[-1][0]
     assert oracle.statspack_snapshot(conn) == 48
@@ -257,6 +271,12 @@ def test_snapshots_and_awr_rows_binds():
                for c in conn.calls[2:])
     with pytest.raises(ParameterError, match="end_snap"):
         oracle.awr_rows(conn, 1, 48, 47, 2)
+    calls = len(conn.calls)
+    rows = oracle.statspack_rows(conn, 1451622190, 47, 48, 2)
+    assert set(rows) == set(oracle.AWR_TABLES)
+    assert [c[0] for c in conn.calls[calls:]] == [oracle.load_sql(f"stats_{t}") for t in oracle.AWR_TABLES]
+    with pytest.raises(ParameterError, match="end_snap"):
+        oracle.statspack_rows(conn, 1, 48, 48, 2)
 
 
 # --- connecting: fail fast, never leak the password -------------------------------------------

@@ -264,3 +264,16 @@ def test_awr_through_sql_around_each_point(tmp_path, monkeypatch):
     assert round(row["read_iops"], 1) == 29792.8 and round(row["write_iops"], 1) == 3118.2
     assert round(row["lat_mean_ms"] * 1000, 2) == 350.19  # foreground db file sequential read
     assert round(row["redo_write_lat_ms"], 2) == 18.79
+
+    # no Diagnostics Pack: Statspack snapshots, and the STATS$ rows stand in for the missing report
+    db = ReplayDatabase(DATA / "oracle" / "facts_slob19c_rac2node.json",
+                        DATA / "oracle" / "awr_rows_slob19c_rac2node_inst2_snap47_48.json", pack_access="NONE")
+    monkeypatch.setattr(oracle, "connect", db.connect)
+    cfg, home = slob_campaign(tmp_path / "c", {1: ["19c-rac-s256-t1-wu4-update10-no-report"]},
+                              oracle={"dsn": "db1:1521/p30sdb", "user": "system"})
+    cfg = cfg.model_copy(update={"slob": cfg.slob.model_copy(update={"database_statistics_type": "statspack"})})
+    row = phases.run_sweep(cfg, {"slob-9010": [1]}, progress=False).iloc[0]
+    assert [q for q, _ in db.queries].count("statspack_snapshot") == 2
+    assert row["scope"] == "instance (STATS$)" and row["sql_snapshots"] == "statspack"
+    assert round(row["read_iops"], 1) == 29795.8  # 10,815,881 requests over STATS$SNAPSHOT's 363 s
+    assert round(row["lat_mean_ms"] * 1000, 2) == 350.19

@@ -101,13 +101,36 @@ def test_twenty_sessions_between_two_snapshots(tmp_path):
     assert list(table["label"]) == ["undo-on-ssd"] and table.loc[0, "sessions"] == 20
 
 
+def test_without_the_diagnostics_pack_statspack_snapshots_and_stats_rows(tmp_path):
+    """control_management_pack_access NONE: no AWR view is touched; Statspack snapshots bracket
+    the run and the metrics come from the STATS$ rows. The replay double serves the recorded
+    counters with STATS$SNAPSHOT's whole-second snap_time, so the interval is 363 s (AWR:
+    363.037 s): rates are the report's totals over 363 s, average waits are the report's."""
+    db = replay(pack_access="NONE")
+    row = run_sql_workload(sql_campaign(tmp_path, sessions=2), connect=db.connect)
+    names = [name for name, _ in db.queries]
+    assert names.count("statspack_snapshot") == 2 and "create_snapshot" not in names
+    assert not any(n.startswith("awr_") for n in names)
+    assert names.index("statspack_snapshot") < names.index("stats_sysstat")
+    assert row["snapshots"] == "statspack" and (row["begin_snap"], row["end_snap"]) == (47, 48)
+    assert row["awr_elapsed_s"] == 363.0
+    # physical read IO requests Total 10,815,881 and write 1,132,021 (awr.txt) over 363 s
+    assert round(row["read_iops"], 1) == 29795.8 and round(row["write_iops"], 1) == 3118.5
+    assert round(row["db_file_sequential_read_fg_avg_wait_us"], 2) == 350.19
+    assert round(row["log_file_parallel_write_avg_wait_us"] / 1000, 2) == 18.79
+    assert round(row["db_file_sequential_read_under_1ms_pct"], 1) == 97.8
+    assert "Statspack snapshots 47-48: 29,795.8 read and 3,118.5 write IO requests/s" in sql_run_text(row)
+    run_dir = next((tmp_path / "results" / "undo" / "points" / "sql").iterdir())
+    assert (run_dir / "statspack_rows.json").exists() and not (run_dir / "awr_rows.json").exists()
+
+
 def test_a_failing_statement_names_the_session_and_line_and_stores_nothing(tmp_path):
     db = replay(fail_on={"BEGIN": "ORA-01653: unable to extend table T1 by 128 in tablespace USERS"})
     cfg = sql_campaign(tmp_path, sessions=3)
     with pytest.raises(RemoteError) as error:
         run_sql_workload(cfg, connect=db.connect)
     message = str(error.value)
-    assert "3 of 3 session(s) failed (AWR snapshots 47-48)" in message
+    assert "3 of 3 session(s) failed (snapshots 47-48)" in message
     assert "script line 4 (BEGIN): ORA-01653: unable to extend table T1" in message
     assert not (tmp_path / "results" / "undo" / "points" / "sql").exists() or \
         not list((tmp_path / "results" / "undo" / "points" / "sql").iterdir())

@@ -3,7 +3,8 @@
 The input is what :func:`flashpoc.run.oracle.awr_rows` returns: ``{table: rows}`` with rows of
 ``DBA_HIST_SNAPSHOT``, ``DBA_HIST_SYSSTAT``, ``DBA_HIST_SYSTEM_EVENT``,
 ``DBA_HIST_EVENT_HISTOGRAM``, ``DBA_HIST_OSSTAT`` and, optionally, ``DBA_HIST_SYS_TIME_MODEL``
-for one instance, each carrying ``snap_id``. Counters in those views are cumulative since
+for one instance, each carrying ``snap_id`` (or Statspack's ``STATS$`` rows of
+:func:`flashpoc.run.oracle.statspack_rows`, which have the same columns). Counters in those views are cumulative since
 instance startup, so every metric is ``(end - begin) / elapsed_s``, the way an AWR report
 computes its "per Second" columns:
 
@@ -93,7 +94,7 @@ def event_key(event_name: str) -> str:
 def _rows(rows: Mapping[str, Sequence[Mapping[str, Any]]], table: str, required: bool = True) -> Sequence[Mapping[str, Any]]:
     found = rows.get(table) or ()
     if required and not found:
-        raise AnalysisError(f"AWR rows: no {table!r} rows (expected the output of sql/awr_{table}.sql)")
+        raise AnalysisError(f"AWR rows: no {table!r} rows (expected the output of sql/awr_{table}.sql or sql/stats_{table}.sql)")
     return found
 
 

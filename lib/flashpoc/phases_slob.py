@@ -80,9 +80,9 @@ def measure_point(wb, phase: str, workload: SlobWorkload, threads: int, *, run_t
                         timeout_s=timeout, purpose=purpose, on_line=on_line)
 
     if cfg.oracle is not None:
-        run, sql_metrics, awr_rows_json = with_awr_snapshots(cfg, run)
+        run, sql_metrics, rows_file = with_snapshots(cfg, run)
     else:
-        (run, sql_metrics, awr_rows_json) = (run(), None, None)
+        (run, sql_metrics, rows_file) = (run(), None, None)
     if run.exit_code != 0:
         tail = "\n".join(run.console.strip().splitlines()[-15:])
         raise RemoteError(f"{db.name}: {purpose}: runit.sh exited {run.exit_code}:\n{tail}")
@@ -107,30 +107,27 @@ def measure_point(wb, phase: str, workload: SlobWorkload, threads: int, *, run_t
     row["redo_write_lat_ms"] = None if lpw is None else lpw / 1000.0
     row["dbwr_write_lat_ms"] = None if dpw is None else dpw / 1000.0
     raw: dict[str, str | bytes] = {"slob.conf": run.conf, "console.txt": run.console}
-    if awr_rows_json is not None:
-        raw["awr_rows.json"] = awr_rows_json
+    if rows_file is not None:
+        raw.update(rows_file)
     raw.update({name: data for name, data in run.files.items() if name != "slob.conf"})
     wb.store.save_point(phase, pid, row, raw)
     row["reused"] = False
     return row
 
 
-def with_awr_snapshots(cfg, run) -> tuple[SlobRun, dict[str, Any] | None, str | None]:
-    """Call ``run()`` between two snapshots taken through python-oracledb (``cfg.oracle``), see
-    :func:`flashpoc.phases_sql.between_snapshots`.
+def with_snapshots(cfg, run) -> tuple[SlobRun, dict[str, Any], dict[str, str]]:
+    """Call ``run()`` between two snapshots taken through python-oracledb (``cfg.oracle``): AWR,
+    or Statspack without the Diagnostics Pack (see :func:`flashpoc.phases_sql.between_snapshots`).
 
     Returns:
-        ``(run result, the interval's metrics or None, the AWR rows as JSON text or None)``;
-        None without the Diagnostics Pack (Statspack snapshots are taken, no metrics read).
+        ``(run result, the interval's metrics, {rows file name: the rows as JSON text})``.
     """
-    from .phases_sql import awr_rows_json, between_snapshots
+    from .phases_sql import between_snapshots, snapshot_rows_json
 
     interval = between_snapshots(cfg.oracle.settings(), run)
     metrics = interval.metrics()
-    if metrics is None:
-        return interval.result, None, None
     metrics["instance_number"] = interval.facts["instance_number"]
-    return interval.result, metrics, awr_rows_json(interval.rows)
+    return interval.result, metrics, {interval.rows_file: snapshot_rows_json(interval.rows)}
 
 
 def metrics_from_sql(sql: dict[str, Any]) -> dict[str, Any]:
@@ -149,7 +146,7 @@ def metrics_from_sql(sql: dict[str, Any]) -> dict[str, Any]:
         "host_cpu_sys_pct", "host_cpu_iowait_pct", "host_cpu_idle_pct", "host_cpu_busy_pct",
         "begin_snap", "end_snap", "elapsed_s")}
     out.update({
-        "scope": "instance (DBA_HIST)",
+        "scope": "instance (STATS$)" if sql.get("snapshots") == "statspack" else "instance (DBA_HIST)",
         "iops": (sql.get("read_iops") or 0.0) + (sql.get("write_iops") or 0.0),
         "bw_mibps": (sql.get("read_mibps") or 0.0) + (sql.get("write_mibps") or 0.0),
         "latency_event": "db file sequential read",

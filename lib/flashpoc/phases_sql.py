@@ -6,7 +6,8 @@ The seed case: 20 sessions each running the same insert script took 19 min 47 s,
 snapshots (Statspack when the Diagnostics Pack is off), stores the run under
 ``results/<campaign>/sql/`` with its label, and returns one row: the elapsed time, each
 session's time, and the storage metrics of the snapshot interval (IOPS, MB/s, DB CPU, key
-wait events' latencies, read latency histogram, host CPU) read through DBA_HIST views.
+wait events' latencies, read latency histogram, host CPU) read through the DBA_HIST views
+(the STATS$ tables with Statspack).
 :func:`sql_runs_table` lines the stored runs up (e.g. ``undo-on-hdd`` vs ``undo-on-ssd``).
 
 The script is read and split before anything connects: an unsupported SQL*Plus command
@@ -61,8 +62,9 @@ def run_definition(cfg: Campaign, text: str) -> dict[str, Any]:
             "dsn": cfg.oracle.dsn, "user": cfg.oracle.user}
 
 
-def awr_rows_json(rows: dict[str, list[dict[str, Any]]]) -> str:
-    """The AWR rows of :func:`flashpoc.run.oracle.awr_rows` as JSON text (timestamps in ISO 8601)."""
+def snapshot_rows_json(rows: dict[str, list[dict[str, Any]]]) -> str:
+    """The rows of :func:`flashpoc.run.oracle.awr_rows` (or ``statspack_rows``) as JSON text
+    (timestamps in ISO 8601)."""
     return json.dumps({table: [{k: v.isoformat() if isinstance(v, datetime) else v for k, v in row.items()}
                                for row in items] for table, items in rows.items()}, indent=1)
 
@@ -76,27 +78,35 @@ class SnapshotInterval:
         facts: :func:`flashpoc.run.oracle.database_facts` of the connected instance.
         begin_snap: the snapshot before the work.
         end_snap: the snapshot after it.
-        rows: the instance's DBA_HIST rows between them (:func:`flashpoc.run.oracle.awr_rows`), or
-            None with Statspack snapshots (no Diagnostics Pack).
+        rows: the instance's rows between them: DBA_HIST (:func:`flashpoc.run.oracle.awr_rows`)
+            or, without the Diagnostics Pack, STATS$ (:func:`flashpoc.run.oracle.statspack_rows`).
+        method: ``"awr"`` or ``"statspack"``.
     """
 
     result: Any
     facts: dict[str, Any]
     begin_snap: int
     end_snap: int
-    rows: dict[str, list[dict[str, Any]]] | None
+    rows: dict[str, list[dict[str, Any]]]
+    method: str
 
-    def metrics(self) -> dict[str, Any] | None:
-        """:func:`flashpoc.oracle_metrics.compute_awr_metrics` of the interval, or None without AWR rows."""
-        return None if self.rows is None else compute_awr_metrics(self.rows, self.begin_snap, self.end_snap)
+    @property
+    def rows_file(self) -> str:
+        """Name of the rows' JSON file in the stored point: awr_rows.json or statspack_rows.json."""
+        return f"{self.method}_rows.json"
+
+    def metrics(self) -> dict[str, Any]:
+        """:func:`flashpoc.oracle_metrics.compute_awr_metrics` of the interval, plus ``snapshots`` (the method)."""
+        return {**compute_awr_metrics(self.rows, self.begin_snap, self.end_snap), "snapshots": self.method}
 
 
 def between_snapshots(settings, work: Callable[[], Any], *, connect=None,
                       check: Callable[[Any, int, int], None] | None = None) -> SnapshotInterval:
     """Call ``work()`` between two snapshots of the database ``settings`` names, then read the
-    DBA_HIST rows of the connected instance between them.
+    rows of the connected instance between them.
 
-    AWR snapshots with the Diagnostics Pack, Statspack snapshots (and no rows) without it.
+    AWR snapshots and DBA_HIST rows with the Diagnostics Pack, Statspack snapshots and STATS$
+    rows without it.
 
     Args:
         settings: :class:`flashpoc.run.oracle.OracleSettings`.
@@ -119,8 +129,9 @@ def between_snapshots(settings, work: Callable[[], Any], *, connect=None,
         end = snapshot(conn)
         if check is not None:
             check(result, begin, end)
-        rows = oracle.awr_rows(conn, facts["dbid"], begin, end, facts["instance_number"]) if use_awr else None
-    return SnapshotInterval(result, facts, begin, end, rows)
+        read_rows = oracle.awr_rows if use_awr else oracle.statspack_rows
+        rows = read_rows(conn, facts["dbid"], begin, end, facts["instance_number"])
+    return SnapshotInterval(result, facts, begin, end, rows, "awr" if use_awr else "statspack")
 
 
 def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
@@ -134,7 +145,7 @@ def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
     Returns:
         The stored row: label, sessions, elapsed_s (the whole run), session_elapsed_min_s /
         _max_s, statements_per_session, begin_snap, end_snap, snapshots ('awr' or
-        'statspack') and, with AWR, the metrics of :func:`flashpoc.oracle_metrics.compute_awr_metrics`.
+        'statspack') and the metrics of :func:`flashpoc.oracle_metrics.compute_awr_metrics`.
 
     Raises:
         ParameterError: before any connection, for a missing or unsupported script.
@@ -159,13 +170,13 @@ def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
         errors = [s.error for s in result[1] if s.error]
         if errors:
             raise RemoteError(f"sql_workload {cfg.sql_workload.label}: {len(errors)} of {len(result[1])} "
-                              f"session(s) failed (AWR snapshots {begin}-{end}): " + "; ".join(errors[:3]))
+                              f"session(s) failed (snapshots {begin}-{end}): " + "; ".join(errors[:3]))
 
     interval = between_snapshots(
         settings, lambda: oracle.run_sessions(settings, statements, cfg.sql_workload.sessions, connect=connect),
         connect=connect, check=failed_sessions)
-    (elapsed, sessions), facts, begin, end, rows = (interval.result, interval.facts, interval.begin_snap,
-                                                    interval.end_snap, interval.rows)
+    (elapsed, sessions), facts, begin, end = (interval.result, interval.facts, interval.begin_snap,
+                                              interval.end_snap)
     times = [s.elapsed_s for s in sessions]
     row: dict[str, Any] = {
         "campaign": cfg.campaign, "phase": PHASE, "run_id": run_id, "label": cfg.sql_workload.label,
@@ -174,15 +185,14 @@ def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
         "session_elapsed_min_s": round(min(times), 3), "session_elapsed_max_s": round(max(times), 3),
         "script": script_summary(statements), "db_name": facts.get("db_name"), "version": facts.get("version"),
         "instance_number": facts.get("instance_number"), "rac": facts.get("rac"),
-        "snapshots": "awr" if rows is not None else "statspack", "begin_snap": begin, "end_snap": end,
+        "begin_snap": begin, "end_snap": end,
         "completed_utc": datetime.now().astimezone().isoformat(timespec="seconds"),
     }
     raw = {"script.sql": text, "sessions.json": json.dumps([s.__dict__ for s in sessions], indent=1)}
-    if rows is not None:
-        metrics = interval.metrics()
-        metrics["awr_elapsed_s"] = metrics.pop("elapsed_s", None)  # the snapshot interval, not the run
-        row.update(metrics)
-        raw["awr_rows.json"] = awr_rows_json(rows)
+    metrics = interval.metrics()
+    metrics["awr_elapsed_s"] = metrics.pop("elapsed_s", None)  # the snapshot interval, not the run
+    row.update(metrics)
+    raw[interval.rows_file] = snapshot_rows_json(interval.rows)
     store.save_point(PHASE, run_id, row, raw)
     row["reused"] = False
     return row
@@ -202,13 +212,11 @@ def sql_run_text(row: dict[str, Any]) -> str:
     text = (f"**{row['label']}**: {row['sessions']} sessions x {row['statements_per_session']} statements took "
             f"{int(minutes)} min {seconds:.1f} s (sessions {row['session_elapsed_min_s']:.1f}-"
             f"{row['session_elapsed_max_s']:.1f} s).")
+    method = "Statspack" if row.get("snapshots") == "statspack" else "AWR"
+    text += f" {method} snapshots {row['begin_snap']}-{row['end_snap']}"
     if row.get("read_iops") is not None:
-        text += (f" AWR snapshots {row['begin_snap']}-{row['end_snap']}: {row['read_iops']:,.1f} read and "
-                 f"{row['write_iops']:,.1f} write IO requests/s")
+        text += (f": {row['read_iops']:,.1f} read and {row['write_iops']:,.1f} write IO requests/s")
         lfpw = row.get("log_file_parallel_write_avg_wait_us")
         if lfpw is not None:
             text += f", log file parallel write {lfpw / 1000:.2f} ms"
-        text += "."
-    else:
-        text += f" Statspack snapshots {row['begin_snap']}-{row['end_snap']} (read them with spreport.sql)."
-    return text
+    return text + "."

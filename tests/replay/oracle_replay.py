@@ -7,7 +7,11 @@ No Oracle server can run here. :class:`ReplayDatabase` stands in for
 * ``facts_*``: the rows behind a recorded facts dict (tests/data/oracle/facts_*.json, see
   the README there), laid out as each SQL file's columns;
 * ``create_snapshot`` / ``statspack_snapshot``: the recorded snapshot ids, in order;
-* ``awr_*``: the recorded AWR rows (tests/data/oracle/awr_rows_*.json).
+* ``awr_*``: the recorded AWR rows (tests/data/oracle/awr_rows_*.json);
+* ``stats_*`` (Statspack): the same recorded rows, the way the STATS$ tables hold them:
+  ``STATS$SNAPSHOT.snap_time`` is a DATE, so the snapshot times lose their fraction of a
+  second, and there is no ``begin_interval_time``. Statspack keeps the same cumulative
+  counters (STATS$SYSSTAT, STATS$SYSTEM_EVENT with its ``_fg`` columns, ...) as AWR.
 
 Logins and any other statement (the DBA's script) are logged per connection with the
 time they were executed and returns no rows; ``fail_on`` makes a statement containing a text raise the
@@ -53,13 +57,24 @@ class ReplayDatabase:
     """The recorded database; :meth:`connect` replaces :func:`flashpoc.run.oracle.connect`."""
 
     def __init__(self, facts_file: Path, awr_rows_file: Path, *, statement_delay_s: float = 0.0,
-                 fail_on: dict[str, str] | None = None, refuse_logins_after: int | None = None):
+                 fail_on: dict[str, str] | None = None, refuse_logins_after: int | None = None,
+                 pack_access: str | None = None):
+        """``pack_access`` replaces the recorded ``control_management_pack_access`` (``"NONE"``:
+        a site without the Diagnostics Pack, which flashpoc serves with Statspack)."""
         rows = json.loads(awr_rows_file.read_text())
+        facts = json.loads(facts_file.read_text())
+        if pack_access is not None:
+            facts["parameters"]["control_management_pack_access"] = pack_access
+            facts["diagnostics_pack"] = "DIAGNOSTIC" in pack_access
         for row in rows["snapshot"]:
             for key in ("startup_time", "begin_interval_time", "end_interval_time"):
                 row[key] = datetime.fromisoformat(row[key])
-        self.answers = {**_facts_rows(json.loads(facts_file.read_text())),
-                        **{f"awr_{table}": items for table, items in rows.items()}}
+        self.answers = {**_facts_rows(facts),
+                        **{f"awr_{table}": items for table, items in rows.items()},
+                        **{f"stats_{table}": items for table, items in rows.items()}}
+        self.answers["stats_snapshot"] = [
+            {**row, "begin_interval_time": None, "end_interval_time": row["end_interval_time"].replace(microsecond=0)}
+            for row in rows["snapshot"]]
         self.snap_ids = iter(sorted({r["snap_id"] for r in rows["snapshot"]}))
         self.by_text = {load_sql(name): name for name in SQL_FILES}
         self.statement_delay_s = statement_delay_s
@@ -139,7 +154,7 @@ class _Cursor:
             binds["snap_id"].value = next(db.snap_ids)
             return
         rows = db.answers[name]
-        if name.startswith("awr_") and name != "awr_snapshot":
+        if name.startswith(("awr_", "stats_")) and name not in ("awr_snapshot", "stats_snapshot"):
             rows = [r for r in rows if r.get("instance_number", binds["instance_number"]) == binds["instance_number"]]
         columns = list(rows[0]) if rows else ["none"]
         self.description = [(c.upper(),) for c in columns]

@@ -63,7 +63,8 @@ AWR_TABLES: tuple[str, ...] = (
     "sys_time_model",
     "filestatxs",
 )
-"""Keys of :func:`awr_rows`' result; each is read by ``sql/awr_<key>.sql`` from ``DBA_HIST_<KEY>``."""
+"""Keys of :func:`awr_rows`' result; each is read by ``sql/awr_<key>.sql`` from ``DBA_HIST_<KEY>``
+and, by :func:`statspack_rows`, by ``sql/stats_<key>.sql`` from Statspack's ``STATS$<KEY>``."""
 
 KEY_PARAMETERS: tuple[str, ...] = (
     "sga_target",
@@ -472,11 +473,34 @@ def awr_rows(conn: Any, dbid: int, begin_snap: int, end_snap: int, instance: int
         ParameterError: ``end_snap`` is not after ``begin_snap``.
         RemoteError: A query failed.
     """
+    return _interval_rows(conn, "awr", dbid, begin_snap, end_snap, instance)
+
+
+def statspack_rows(conn: Any, dbid: int, begin_snap: int, end_snap: int, instance: int) -> dict[str, list[dict[str, Any]]]:
+    """The Statspack rows of one instance at two Statspack snapshots, in the shape of :func:`awr_rows`.
+
+    For sites without the Diagnostics Pack: ``sql/stats_*.sql`` read ``STATS$SNAPSHOT``,
+    ``STATS$SYSSTAT``, ``STATS$SYSTEM_EVENT`` (with the ``_fg`` columns of Statspack 11.2 and
+    later), ``STATS$EVENT_HISTOGRAM``, ``STATS$OSSTAT``, ``STATS$SYS_TIME_MODEL`` and
+    ``STATS$FILESTATXS`` and alias their columns to the DBA_HIST names, so
+    :func:`flashpoc.oracle_metrics.compute_awr_metrics` reads both. ``STATS$SNAPSHOT.snap_time``
+    is a DATE: the interval, and so every per-second rate, has whole-second resolution (as in
+    spreport.sql); ``file_no`` and ``block_size`` of the file rows are None.
+
+    Raises:
+        ParameterError: ``end_snap`` is not after ``begin_snap``.
+        RemoteError: A query failed (e.g. the user cannot read the PERFSTAT tables).
+    """
+    return _interval_rows(conn, "stats", dbid, begin_snap, end_snap, instance)
+
+
+def _interval_rows(conn: Any, prefix: str, dbid: int, begin_snap: int, end_snap: int,
+                   instance: int) -> dict[str, list[dict[str, Any]]]:
     if not int(end_snap) > int(begin_snap):
-        raise ParameterError(f"awr_rows: end_snap ({end_snap}) must be after begin_snap ({begin_snap})")
+        raise ParameterError(f"snapshot rows: end_snap ({end_snap}) must be after begin_snap ({begin_snap})")
     binds = {"dbid": int(dbid), "instance_number": int(instance),
              "begin_snap": int(begin_snap), "end_snap": int(end_snap)}
-    return {table: _execute(conn, f"awr_{table}", binds) for table in AWR_TABLES}
+    return {table: _execute(conn, f"{prefix}_{table}", binds) for table in AWR_TABLES}
 
 
 @dataclass(frozen=True)
