@@ -178,21 +178,23 @@ def hockey_stick(
     *,
     title: str = "IOPS vs mean latency",
     color_domain: Sequence[str] | None = None,
+    latency: str = "lat_mean_ms",
+    latency_title: str = TITLE_LAT_MEAN,
 ) -> alt.LayerChart:
     """Latency against IOPS, one line per series, points joined in thread order.
 
-    ``df``: workload, threads, iops, lat_mean_ms (and optional config); repeated run-points
-    are averaged. ``knees``: workload, iops, lat_mean_ms, drawn as black diamonds labelled
-    "knee". ``slo_ms``: a dashed horizontal rule labelled e.g. "SLO 1 ms".
+    ``df``: workload, threads, iops, ``latency`` (ms; default the mean latency) and optional
+    config; repeated run-points are averaged. ``knees``: workload, iops, lat_mean_ms, drawn as
+    black diamonds labelled "knee". ``slo_ms``: a dashed horizontal rule labelled e.g. "SLO 1 ms".
     """
-    data = _mean_per_point(df, ["iops", "lat_mean_ms"], "hockey_stick")
+    data = _mean_per_point(df, ["iops", latency], "hockey_stick").dropna(subset=[latency])
     color, dash = _series_channels(data, color_domain)
-    x, y = _iops_x(), _latency_y("lat_mean_ms")
+    x, y = _iops_x(), alt.Y(f"{latency}:Q", title=latency_title)
     tooltip = [
         *_series_tooltip(data),
         alt.Tooltip("threads:Q", title="Threads"),
         alt.Tooltip("iops:Q", title="IOPS", format=",.0f"),
-        alt.Tooltip("lat_mean_ms:Q", title="Mean latency (ms)", format=".3f"),
+        alt.Tooltip(f"{latency}:Q", title=latency_title, format=".3f"),
     ]
     encodings = {"x": x, "y": y, "color": color, "order": alt.Order("threads:Q"), "tooltip": tooltip}
     if dash is not None:
@@ -205,6 +207,20 @@ def hockey_stick(
     return alt.layer(*layers).properties(
         title=alt.Title(title, subtitle="Each point is one thread count; lines follow increasing threads.")
     )
+
+
+def write_latency(df: pd.DataFrame, *, color_domain: Sequence[str] | None = None) -> alt.LayerChart:
+    """Mean write latency (ms) against total IOPS for the points that wrote (fio/vdbench
+    ``write_lat_mean_ms``; SLOB: ``log file parallel write`` as ``redo_write_lat_ms``)."""
+    column = "write_lat_mean_ms"
+    if "write_iops" in df and column in df:
+        df = df[(pd.to_numeric(df["write_iops"], errors="coerce").fillna(0) > 0) & df[column].notna()]
+    elif "redo_write_lat_ms" in df:
+        column = "redo_write_lat_ms"
+    _require(df, ["iops", column], "write_latency")
+    return hockey_stick(df, title="IOPS vs write latency", color_domain=color_domain, latency=column,
+                        latency_title="Mean write latency (ms)" if column == "write_lat_mean_ms"
+                        else "log file parallel write (ms)")
 
 
 def probe_curve(

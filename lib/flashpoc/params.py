@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -553,6 +554,42 @@ class SweepSettings(_Strict):
         return self
 
 
+class CompareWith(_Strict):
+    """Another campaign whose stored sweep is overlaid on this one in the report."""
+
+    campaign: Name = Field(description="the other campaign's name (its results are results_dir/campaign)")
+    label: str | None = Field(None, min_length=1, max_length=60,
+                              description="its name in charts and tables, e.g. 'C800 QLC' (default the campaign)")
+    results_dir: str | None = Field(None, description="where its results are (default this campaign's results_dir)")
+
+    @field_validator("results_dir")
+    @classmethod
+    def _results(cls, value: str | None) -> str | None:
+        return None if value is None else _check_path(value)
+
+
+class ReportSettings(_Strict):
+    """What the report compares: this campaign against others, at equal latency and equal IOPS."""
+
+    label: str | None = Field(None, min_length=1, max_length=60,
+                              description="this campaign's name in comparisons (default the campaign)")
+    compare: list[CompareWith] = Field(default_factory=list, max_length=7,
+                                       description="other campaigns to overlay; this campaign is the baseline")
+    latencies_ms: list[float] = Field(default_factory=list, max_length=10,
+                                      description="latencies (ms) to compare IOPS at, besides slo_ms")
+    iops_levels: list[float] = Field(default_factory=list, max_length=10,
+                                     description="IOPS to compare latency and CPU at (default: half and all of "
+                                                 "the lower max IOPS of each pair)")
+
+    @field_validator("latencies_ms", "iops_levels")
+    @classmethod
+    def _positive(cls, values: list[float]) -> list[float]:
+        for value in values:
+            if not (math.isfinite(value) and value > 0):
+                raise ValueError(f"{value!r} is not a positive number")
+        return sorted(set(values))
+
+
 class Campaign(_Strict):
     """Everything that defines a POC campaign."""
 
@@ -571,6 +608,7 @@ class Campaign(_Strict):
     probe: ProbeSettings = ProbeSettings()
     sweep: SweepSettings = SweepSettings()
     slo_ms: float = Field(1.0, gt=0, le=10000, description="latency SLO for 'IOPS at SLO' (ms)")
+    report: ReportSettings = ReportSettings()
     array_cache: str | None = Field(None, description="array cache size, e.g. '512g': the working set "
                                                       "should be 10x larger")
     results_dir: str = "results"
@@ -599,6 +637,14 @@ class Campaign(_Strict):
         _unique(self.workloads, "name", "workloads")
         host_names = {h.name for h in self.hosts}
         workload_names = self.workload_names
+        labels = [self.report.label or self.campaign] + [c.label or c.campaign for c in self.report.compare]
+        for i, label in enumerate(labels[1:]):
+            if label in labels[: i + 1]:
+                raise ValueError(f"report.compare[{i}]: the label {label!r} is already used; give each campaign "
+                                 f"its own label")
+        for i, other in enumerate(self.report.compare):
+            if other.campaign == self.campaign and (other.results_dir or self.results_dir) == self.results_dir:
+                raise ValueError(f"report.compare[{i}].campaign: {other.campaign!r} is this campaign")
         if self.sql_workload is not None and self.oracle is None:
             raise ValueError("sql_workload: needs oracle (dsn, user) to run the script and take AWR snapshots")
         if self.engine != "slob" and not self.targets:

@@ -18,7 +18,7 @@ import pandas as pd
 
 from . import analysis, check, phases_slob, phases_vdbench
 from . import rows as rows_mod
-from .errors import AnalysisError, CheckFailed, RemoteError
+from .errors import AnalysisError, CheckFailed, FlashpocError, RemoteError
 from .params import Campaign, HostParams, Workload, workbook_root
 from .parse.fio import parse_fio_histogram, parse_fio_output, summarize_fio_point
 from .parse.host import cpu_utilisation
@@ -426,6 +426,42 @@ def load_results(cfg: Campaign, phase: str = "sweep") -> pd.DataFrame:
     return frame.drop_duplicates(["workload", "threads"], keep="last").reset_index(drop=True)
 
 
+def load_comparison(cfg: Campaign) -> pd.DataFrame:
+    """The sweep points of this campaign and of every ``report.compare`` campaign, with a
+    ``config`` column holding each campaign's label (this campaign, the baseline, first).
+
+    Each other campaign's points are those of the parameters in its ``manifest.json`` (its
+    latest environment check), so points it measured with older settings are not mixed in.
+
+    Raises:
+        AnalysisError: a campaign has no results or no sweep points, naming it and its directory.
+    """
+    from .params import campaign_from_dict, resolve_path
+
+    cfg = cfg.resolved()
+    frames = [load_results(cfg, "sweep").assign(config=cfg.report.label or cfg.campaign)]
+    for i, other in enumerate(cfg.report.compare):
+        root = (resolve_path(other.results_dir) if other.results_dir else cfg.results_path().parent) / other.campaign
+        key = f"report.compare[{i}] ({other.campaign})"
+        if not (root / "manifest.json").is_file():
+            raise AnalysisError(f"{key}: no campaign results in {root} (no manifest.json): run that campaign's "
+                                f"phases first, or fix results_dir")
+        store = CampaignStore(root)
+        try:
+            params = store.read_json("manifest.json")["params"]
+            measurement = campaign_from_dict(params, source=str(root / "manifest.json")).resolved().measurement_hash()
+        except (FlashpocError, KeyError, ValueError) as error:
+            raise AnalysisError(f"{key}: unreadable manifest.json in {root}: {error}") from None
+        points = store.load_points("sweep")
+        if not points.empty:
+            points = points[points["measurement_hash"] == measurement]
+        if points.empty:
+            raise AnalysisError(f"{key}: no sweep points in {root} for its current parameters: run its sweep (03)")
+        points = points.drop_duplicates(["workload", "threads"], keep="last")
+        frames.append(points.assign(config=other.label or other.campaign))
+    return pd.concat(frames, ignore_index=True)
+
+
 def campaign_dir(cfg: Campaign) -> Path:
     """The campaign's results directory."""
     return cfg.resolved().results_path()
@@ -500,11 +536,15 @@ class Report:
 
     Attributes:
         headline: Markdown paragraph with the campaign's key numbers.
-        summary: one row per workload (max IOPS, IOPS at SLO, knee, percentiles, CPU).
-        points: every sweep point used.
-        knees: the knee per workload.
+        summary: one row per workload (and configuration) (max IOPS, IOPS at SLO, knee,
+            percentiles, CPU).
+        points: every sweep point used (with a ``config`` column when campaigns are compared).
+        knees: the knee per workload (and configuration).
         charts: name -> altair chart.
         files: name -> path of every file written under report/.
+        comparison: :func:`flashpoc.compare.comparison_table` (empty without ``report.compare``).
+        comparison_notes: what was not compared, and why.
+        slo_ms: the latency SLO (ms) of the report.
     """
 
     headline: str
@@ -513,6 +553,38 @@ class Report:
     knees: pd.DataFrame
     charts: dict[str, Any]
     files: dict[str, Path]
+    comparison: pd.DataFrame = field(default_factory=pd.DataFrame)
+    comparison_notes: list[str] = field(default_factory=list)
+    slo_ms: float = 1.0
+
+    @property
+    def configs(self) -> list[str]:
+        """The compared configurations, the baseline first ([] for a single campaign)."""
+        from .compare import configs
+
+        return configs(self.points)
+
+    @property
+    def comparison_text(self) -> str:
+        """Markdown: the deltas against the baseline and what was not compared."""
+        from .compare import comparison_text
+
+        if not self.configs:
+            return ("(one campaign: list other campaigns under `report: compare:` to compare configurations "
+                    "at equal latency and equal IOPS)")
+        return comparison_text(self.comparison, self.comparison_notes) or "(nothing comparable)"
+
+    @property
+    def comparison_display(self) -> pd.DataFrame:
+        """The comparison table rounded for reading (IOPS to 1, ms to 0.001, % to 0.1)."""
+        table = self.comparison.copy()
+        if table.empty:
+            return table
+        for column in ("baseline_value", "config_value", "delta"):
+            table[column] = [None if v is None or pd.isna(v) else round(float(v), 0 if u == "IOPS" else 3 if u == "ms"
+                                                                         else 2) for v, u in zip(table[column], table["unit"])]
+        table["delta_pct"] = table["delta_pct"].astype(float).round(1)
+        return table
 
     def chart(self, name: str):
         """The chart called ``name``, or a Markdown note saying why there is none."""
@@ -520,6 +592,7 @@ class Report:
 
         notes = {"latency_percentiles": "(no latency percentiles: the engine does not report them)",
                  "probe_curve": "(no saturation probe was run)",
+                 "write_latency": "(no write latency: no workload wrote)",
                  "oracle_latency": "(no Oracle wait latencies: not a SLOB campaign)",
                  "db_cpu": "(no DB CPU: not a SLOB campaign, or AWR did not report it)",
                  "read_latency_shares": "(no read latency histogram: not a SLOB campaign, or AWR did not "
@@ -542,17 +615,28 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
     """
     from . import chart, report, summary
 
+    from . import compare
+
     cfg = cfg.resolved()
-    points = load_results(cfg, "sweep")
+    points = load_comparison(cfg) if cfg.report.compare else load_results(cfg, "sweep")
     if points.empty:
         raise AnalysisError(f"no sweep results for {cfg.campaign} in {cfg.results_path()}: run the sweep (03) first")
-    points = points.sort_values(["workload", "threads"]).reset_index(drop=True)
+    order = ["config", "workload", "threads"] if "config" in points else ["workload", "threads"]
+    points = points.sort_values(order, key=_baseline_first(points), kind="stable").reset_index(drop=True)
     table = summary.summary_table(points, cfg.slo_ms)
     knee_frame = summary.knees(points)
-    charts = {"hockey_stick": chart.hockey_stick(points, knees=knee_frame, slo_ms=cfg.slo_ms)}
+    domain = compare.configs(points) or None
+    comparison, notes = pd.DataFrame(columns=compare.COMPARISON_COLUMNS), []
+    if domain:
+        comparison = compare.comparison_table(points, slo_ms=cfg.slo_ms, latencies_ms=cfg.report.latencies_ms,
+                                              iops_levels=cfg.report.iops_levels)
+        notes = compare.comparability(points)[1]
+    charts = {"hockey_stick": chart.hockey_stick(points, knees=knee_frame, slo_ms=cfg.slo_ms, color_domain=domain)}
+    if "write_lat_mean_ms" in points and (points.get("write_iops", pd.Series(dtype=float)).fillna(0) > 0).any():
+        charts["write_latency"] = chart.write_latency(points, color_domain=domain)
     percentiles = [c for c in ("clat_p50_ms", "clat_p99_ms", "clat_p99_9_ms") if c in points]
     if percentiles and points[percentiles].notna().any().any():  # fio has them, vdbench does not
-        charts["latency_percentiles"] = chart.latency_percentiles(points)
+        charts["latency_percentiles"] = chart.latency_percentiles(points, color_domain=domain)
     if cfg.engine == "slob":
         charts["oracle_latency"] = chart.oracle_latencies(points)
         charts["host_cpu"] = chart.host_cpu(points, metrics=chart.ORACLE_HOST_CPU,
@@ -563,7 +647,7 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
         if not shares.empty:
             charts["read_latency_shares"] = chart.latency_shares(shares)
     else:
-        charts["host_cpu"] = chart.host_cpu(points)
+        charts["host_cpu"] = chart.host_cpu(points, color_domain=domain)
     store = CampaignStore(cfg.results_path())
     if (store.root / "probe.json").exists():
         probe = store.read_json("probe.json")
@@ -576,17 +660,32 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
             for kind, path in report.save_chart(item, out, name).items():
                 files[f"{name}.{kind}"] = path
         files["summary.csv"] = store.write_table("report/summary.csv", table)
+        if domain:
+            files["comparison.csv"] = store.write_table("report/comparison.csv", comparison)
         files["points.csv"] = store.write_table("report/points.csv", points.drop(columns=["per_host"], errors="ignore"))
         titles = {"hockey_stick": "IOPS vs latency", "latency_percentiles": "Latency percentiles",
                   "host_cpu": "Host CPU", "probe_curve": "Saturation probe",
                   "oracle_latency": "Oracle I/O wait latency", "db_cpu": "DB CPU",
-                  "read_latency_shares": "Single-block read latency distribution"}
+                  "read_latency_shares": "Single-block read latency distribution",
+                  "write_latency": "Write latency"}
         sections = [("Summary", [headline, table])]
         sections += [(titles[name], [item]) for name, item in charts.items()]
         sections.append(("All points", [sweep_table(points)]))
         files["report.html"] = out / "report.html"
+    result = Report(headline, table, points, knee_frame, charts, files, comparison, notes, cfg.slo_ms)
+    if write_files:
+        if domain:
+            sections.insert(1, ("Comparison", [result.comparison_text, result.comparison_display]))
         report.write_html_report(files["report.html"], f"flashpoc report: {cfg.campaign}", sections)
-    return Report(headline, table, points, knee_frame, charts, files)
+    return result
+
+
+def _baseline_first(points: pd.DataFrame):
+    """Sort key: configurations in their given order (the baseline first), other columns as they are."""
+    from .compare import configs
+
+    rank = {name: i for i, name in enumerate(configs(points))}
+    return lambda column: column.map(rank) if column.name == "config" else column
 
 
 def report_headline(cfg: Campaign, table: pd.DataFrame) -> str:
@@ -602,6 +701,7 @@ def report_headline(cfg: Campaign, table: pd.DataFrame) -> str:
             slo = f"at least {at_slo:,.0f} IOPS within {cfg.slo_ms:g} ms (every point was under it)"
         else:
             slo = f"{at_slo:,.0f} IOPS at {cfg.slo_ms:g} ms"
-        lines.append(f"- `{r['workload']}`: max {r['max_iops']:,.0f} IOPS at {r['max_iops_threads']} threads "
+        config = f"{r['config']}, " if r.get("config") else ""
+        lines.append(f"- {config}`{r['workload']}`: max {r['max_iops']:,.0f} IOPS at {r['max_iops_threads']} threads "
                      f"({r['max_iops_lat_mean_ms']:.3f} ms mean); {slo}.")
     return "\n".join(lines)

@@ -13,25 +13,34 @@ def curve_points(frame: pd.DataFrame) -> list[analysis.Point]:
     return to_points(frame.sort_values("threads").to_dict("records"))
 
 
+def _series(frame: pd.DataFrame) -> list[str]:
+    """The grouping of one curve: per configuration (when there is a ``config`` column) and workload."""
+    return ["config", "workload"] if "config" in frame else ["workload"]
+
+
 def knees(frame: pd.DataFrame) -> pd.DataFrame:
-    """The knee of each workload's hockey stick: workload, threads, iops, lat_mean_ms."""
+    """The knee of each curve's hockey stick: [config,] workload, threads, iops, lat_mean_ms."""
+    keys = _series(frame)
     rows = []
-    for workload, group in frame.groupby("workload", sort=False):
+    for values, group in frame.groupby(keys, sort=False):
         knee = analysis.find_knee(curve_points(group))
         if knee is not None:
-            rows.append({"workload": workload, "threads": knee.threads, "iops": knee.iops,
+            rows.append({**dict(zip(keys, values)), "threads": knee.threads, "iops": knee.iops,
                          "lat_mean_ms": knee.latency_ms})
-    return pd.DataFrame(rows, columns=["workload", "threads", "iops", "lat_mean_ms"])
+    return pd.DataFrame(rows, columns=[*keys, "threads", "iops", "lat_mean_ms"])
 
 
 def summary_table(frame: pd.DataFrame, slo_ms: float) -> pd.DataFrame:
-    """One row per workload: max IOPS, IOPS at the latency SLO, knee, latency percentiles, CPU.
+    """One row per workload (and configuration, with a ``config`` column): max IOPS, IOPS at the
+    latency SLO, knee, latency percentiles, CPU.
 
     Columns carry their units: ``*_iops``, ``*_ms``, ``*_pct``, ``*_mibps``.
     """
     slo_label = f"iops_at_{slo_ms:g}ms"
+    keys = _series(frame)
     rows = []
-    for workload, group in frame.groupby("workload", sort=False):
+    for values, group in frame.groupby(keys, sort=False):
+        workload = values[-1]
         group = group.sort_values("threads")
         points = curve_points(group)
         best = group.loc[group["iops"].idxmax()]
@@ -39,6 +48,7 @@ def summary_table(frame: pd.DataFrame, slo_ms: float) -> pd.DataFrame:
         knee = analysis.find_knee(points)
         law_off = int((~group["littles_law_ok"].astype(bool)).sum()) if "littles_law_ok" in group else 0
         rows.append({
+            **({"config": values[0]} if len(keys) == 2 else {}),
             "workload": workload,
             "bs": best.get("bs"),
             "points": len(group),

@@ -1,0 +1,288 @@
+"""Compare configurations at equal latency and equal IOPS (pure: DataFrames in, DataFrames out).
+
+A POC ends with a decision between configurations (A-series TLC vs C-series QLC, iSCSI vs
+NVMe-oF, kernel NFS vs dNFS). The input is the sweep points of several campaigns in one table
+with a ``config`` column (the campaign's label); the first configuration is the baseline.
+
+Every number is read off the measured curves, never extrapolated:
+
+* **IOPS at equal latency** (the SLO and the chosen latencies):
+  :func:`flashpoc.analysis.iops_at_latency`, interpolated in latency between the two measured
+  points around it.
+* **Latency at equal IOPS**: :func:`value_at_iops`, walking the curve in thread order up to the
+  first point at or above the IOPS and interpolating linearly in IOPS; an IOPS level below the
+  lightest measured load or above the highest gives no value.
+* **Host CPU per 10K IOPS at equal IOPS**: host CPU busy (%) interpolated the same way, divided
+  by the IOPS in tens of thousands (the NVMe-oF vs iSCSI finding: 40-45 % less CPU at equal
+  load).
+
+A workload is compared only when it is the same test in both configurations: same engine,
+access pattern, block size, read share and queue depth (SLOB: update and scan share), and
+working sets within :data:`WORKING_SET_TOLERANCE_PCT` of each other. Anything else is listed
+by :func:`comparability` and left out of the deltas, never compared silently.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from . import analysis
+from .summary import curve_points
+
+#: Columns that must be equal for two configurations' runs of a workload to be compared.
+DEFINING_COLUMNS: dict[str, str] = {
+    "engine": "engine",
+    "rw": "access pattern",
+    "bs": "block size",
+    "rwmixread": "read share (%)",
+    "iodepth": "queue depth per thread",
+    "update_pct": "SLOB UPDATE_PCT",
+    "scan_pct": "SLOB SCAN_PCT",
+}
+
+#: Working sets further apart than this (% of the larger) are not compared.
+WORKING_SET_TOLERANCE_PCT = 10.0
+
+COMPARISON_COLUMNS = ["workload", "metric", "unit", "at", "baseline", "config", "baseline_value", "config_value",
+                      "delta", "delta_pct", "better"]
+
+
+def configs(points: pd.DataFrame) -> list[str]:
+    """The configurations in ``points`` in order of first appearance (the baseline first)."""
+    if "config" not in points:
+        return []
+    return list(dict.fromkeys(points["config"].astype(str)))
+
+
+def _first(group: pd.DataFrame, column: str) -> Any:
+    if column not in group:
+        return None
+    values = group[column].dropna()
+    return None if values.empty else values.iloc[0]
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    try:
+        return math.isclose(float(a), float(b), rel_tol=1e-9)
+    except (TypeError, ValueError):
+        return str(a) == str(b)
+
+
+def comparability(points: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """Which workloads can be compared across the configurations, and why the others cannot.
+
+    Args:
+        points: sweep points with ``config`` and ``workload`` columns.
+
+    Returns:
+        ``(comparable workloads, notes)``: a workload is comparable when at least two
+        configurations ran it with the same definition (:data:`DEFINING_COLUMNS`, working set
+        within :data:`WORKING_SET_TOLERANCE_PCT`); each note is one Markdown sentence naming the
+        workload, the configurations and what differs (or which configuration lacks it).
+    """
+    names = configs(points)
+    comparable, notes = [], []
+    for workload in dict.fromkeys(points["workload"]):
+        group = points[points["workload"] == workload]
+        present = [c for c in names if (group["config"] == c).any()]
+        missing = [c for c in names if c not in present]
+        if len(present) < 2:
+            notes.append(f"`{workload}` was measured only in {', '.join(present)}: nothing to compare it with.")
+            continue
+        if missing:
+            notes.append(f"`{workload}` is missing from {', '.join(missing)}.")
+        base = group[group["config"] == present[0]]
+        differences = []
+        for other in present[1:]:
+            rows = group[group["config"] == other]
+            for column, what in DEFINING_COLUMNS.items():
+                a, b = _first(base, column), _first(rows, column)
+                if not _same(a, b):
+                    differences.append(f"{what} {a} ({present[0]}) vs {b} ({other})")
+            wa, wb = _first(base, "working_set_bytes"), _first(rows, "working_set_bytes")
+            if wa and wb and abs(wa - wb) / max(wa, wb) * 100 > WORKING_SET_TOLERANCE_PCT:
+                differences.append(f"working set {wa / 2**30:,.1f} GiB ({present[0]}) vs "
+                                   f"{wb / 2**30:,.1f} GiB ({other})")
+        if differences:
+            notes.append(f"`{workload}` is **not compared**: " + "; ".join(differences) + ".")
+        else:
+            comparable.append(workload)
+    return comparable, notes
+
+
+def value_at_iops(group: pd.DataFrame, column: str, iops: float) -> dict[str, Any]:
+    """A column's value where one curve reaches ``iops``, interpolated linearly in IOPS.
+
+    The curve is walked in thread order (repeats averaged) up to the first point at or above
+    ``iops``; nothing is extrapolated.
+
+    Args:
+        group: the points of one configuration and workload (threads, iops, ``column``).
+        column: e.g. ``lat_mean_ms`` (ms) or ``host_cpu_busy_pct`` (%).
+        iops: the IOPS level (> 0).
+
+    Returns:
+        ``{"value": float | None, "status": str}``: ``"exact"``, ``"interpolated"``,
+        ``"below_all"`` (the lightest measured load already exceeds ``iops``), ``"above_all"``
+        (the curve never reaches it) or ``"missing"`` (no values of ``column`` on the way).
+    """
+    if column not in group:
+        return {"value": None, "status": "missing"}
+    curve = (group.dropna(subset=["iops", column]).groupby("threads", sort=True)[["iops", column]].mean())
+    if curve.empty:
+        return {"value": None, "status": "missing"}
+    previous = None
+    for _, row in curve.iterrows():
+        y, v = float(row["iops"]), float(row[column])
+        if y == iops:
+            return {"value": v, "status": "exact"}
+        if y > iops:
+            if previous is None:
+                return {"value": None, "status": "below_all"}
+            y0, v0 = previous
+            return {"value": v0 + (iops - y0) / (y - y0) * (v - v0), "status": "interpolated"}
+        previous = (y, v)
+    return {"value": None, "status": "above_all"}
+
+
+def _delta(base: float | None, other: float | None) -> tuple[float | None, float | None]:
+    if base is None or other is None:
+        return None, None
+    return other - base, (None if base == 0 else (other - base) / base * 100.0)
+
+
+def _better(delta: float | None, higher_is_better: bool, baseline: str, config: str) -> str | None:
+    if delta is None:
+        return None
+    if delta == 0:
+        return "equal"
+    return config if (delta > 0) == higher_is_better else baseline
+
+
+def _iops_text(iops: float) -> str:
+    return f"{iops:,.0f} IOPS"
+
+
+def equal_iops_levels(base: pd.DataFrame, other: pd.DataFrame, levels: Sequence[float] = ()) -> list[float]:
+    """IOPS at which two curves are compared: ``levels`` if given, else half and all of the lower
+    of the two maximum IOPS (both curves reach them), rounded down to 3 significant digits."""
+    if levels:
+        return [float(v) for v in levels]
+    common = min(float(base["iops"].max()), float(other["iops"].max()))
+    if not common > 0:
+        return []
+    def down_3_digits(value: float) -> float:  # rounded down, so that both curves still reach it
+        step = 10.0 ** (math.floor(math.log10(value)) - 2)
+        return math.floor(value / step) * step
+
+    return sorted({down_3_digits(common * share) for share in (0.5, 1.0)})
+
+
+def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Sequence[float] = (),
+                     iops_levels: Sequence[float] = ()) -> pd.DataFrame:
+    """Deltas of every configuration against the baseline (the first), per comparable workload.
+
+    Args:
+        points: sweep points of all configurations (``config``, ``workload``, ``threads``,
+            ``iops``, ``lat_mean_ms``; optional ``host_cpu_busy_pct``, ``write_lat_mean_ms``).
+        slo_ms: the latency SLO (ms); IOPS are compared at it and at ``latencies_ms``.
+        latencies_ms: further latencies (ms).
+        iops_levels: IOPS levels for latency and CPU at equal IOPS (default
+            :func:`equal_iops_levels`).
+
+    Returns:
+        One row per workload, configuration and metric (:data:`COMPARISON_COLUMNS`): metric
+        ``max IOPS`` (IOPS), ``IOPS at latency`` (IOPS, ``at`` e.g. "1 ms"), ``mean latency at
+        equal IOPS`` (ms), ``write latency at equal IOPS`` (ms, where writes exist), ``host CPU
+        per 10K IOPS`` (%); ``delta`` = config - baseline, ``delta_pct`` in % of the baseline,
+        ``better`` names the better configuration. Values a curve does not reach are None, with
+        no delta. Workloads :func:`comparability` rejects are left out.
+    """
+    names = configs(points)
+    if len(names) < 2:
+        return pd.DataFrame(columns=COMPARISON_COLUMNS)
+    workloads, _ = comparability(points)
+    latencies = sorted({float(slo_ms), *map(float, latencies_ms)})
+    rows: list[dict[str, Any]] = []
+    baseline = names[0]
+    for workload in workloads:
+        group = points[points["workload"] == workload]
+        base = group[group["config"] == baseline]
+        if base.empty:
+            continue
+        for config in names[1:]:
+            other = group[group["config"] == config]
+            if other.empty:
+                continue
+
+            def add(metric: str, unit: str, at: str, a: float | None, b: float | None, higher_is_better: bool) -> None:
+                delta, pct = _delta(a, b)
+                rows.append({"workload": workload, "metric": metric, "unit": unit, "at": at, "baseline": baseline,
+                             "config": config, "baseline_value": a, "config_value": b, "delta": delta,
+                             "delta_pct": pct, "better": _better(delta, higher_is_better, baseline, config)})
+
+            add("max IOPS", "IOPS", "", float(base["iops"].max()), float(other["iops"].max()), True)
+            for latency in latencies:
+                a = analysis.iops_at_latency(curve_points(base), latency)
+                b = analysis.iops_at_latency(curve_points(other), latency)
+                # "below_all" means "at least": no delta between lower bounds
+                values = [r["iops"] if r["status"] in ("exact", "interpolated") else None for r in (a, b)]
+                add("IOPS at latency", "IOPS", f"{latency:g} ms", *values, True)
+            for level in equal_iops_levels(base, other, iops_levels):
+                at = _iops_text(level)
+                add("mean latency at equal IOPS", "ms", at, value_at_iops(base, "lat_mean_ms", level)["value"],
+                    value_at_iops(other, "lat_mean_ms", level)["value"], False)
+                if _has_writes(base) and _has_writes(other):
+                    add("write latency at equal IOPS", "ms", at,
+                        value_at_iops(base, "write_lat_mean_ms", level)["value"],
+                        value_at_iops(other, "write_lat_mean_ms", level)["value"], False)
+                cpu = [value_at_iops(g, "host_cpu_busy_pct", level)["value"] for g in (base, other)]
+                if any(v is not None for v in cpu):
+                    add("host CPU per 10K IOPS", "%", at, *[None if v is None else v / (level / 1e4) for v in cpu],
+                        False)
+    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+
+
+def _has_writes(group: pd.DataFrame) -> bool:
+    return ("write_lat_mean_ms" in group and group["write_lat_mean_ms"].notna().any()
+            and "write_iops" in group and (group["write_iops"].fillna(0) > 0).any())
+
+
+def comparison_text(table: pd.DataFrame, notes: Sequence[str] = ()) -> str:
+    """Markdown: one sentence per workload and configuration with the headline deltas (max
+    IOPS, IOPS at each latency, latency at the highest equal-IOPS level), then the notes."""
+    lines = []
+    for (workload, config), rows in table.groupby(["workload", "config"], sort=False):
+        baseline = rows["baseline"].iloc[0]
+        parts = []
+        for r in rows.to_dict("records"):
+            if r["metric"] == "max IOPS" or r["metric"] == "IOPS at latency":
+                where = "max" if r["metric"] == "max IOPS" else f"at {r['at']}"
+                parts.append(_phrase(f"IOPS {where}", r, ",.0f"))
+        latency = rows[rows["metric"] == "mean latency at equal IOPS"]
+        if not latency.empty:
+            r = latency.iloc[-1].to_dict()
+            parts.append(_phrase(f"mean latency at {r['at']}", r, ".3f", " ms"))
+        cpu = rows[rows["metric"] == "host CPU per 10K IOPS"]
+        if not cpu.empty:
+            r = cpu.iloc[-1].to_dict()
+            parts.append(_phrase(f"host CPU per 10K IOPS at {r['at']}", r, ".1f", " %"))
+        lines.append(f"- `{workload}`, **{config}** vs {baseline}: " + "; ".join(parts) + ".")
+    lines += [f"- {note}" for note in notes]
+    return "\n".join(lines)
+
+
+def _phrase(what: str, row: dict[str, Any], fmt: str, unit: str = "") -> str:
+    a, b = row["baseline_value"], row["config_value"]
+    if a is None or b is None or pd.isna(a) or pd.isna(b):
+        missing = row["baseline"] if a is None or pd.isna(a) else row["config"]
+        return f"{what}: not reached by {missing}"
+    pct = row["delta_pct"]
+    change = "" if pct is None or pd.isna(pct) else f" ({pct:+.1f} %)"
+    return f"{what} {a:{fmt}}{unit} -> {b:{fmt}}{unit}{change}"

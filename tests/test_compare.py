@@ -1,0 +1,170 @@
+"""Comparisons at equal latency and equal IOPS: the arithmetic on two small curves worked out by
+hand, the refusal to compare different tests, and the comparison report of two real fio campaigns."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from flashpoc import compare, phases
+from flashpoc.errors import AnalysisError
+from flashpoc.params import campaign_from_dict
+
+from conftest import quick_campaign, require_fio
+
+
+def curves(**overrides) -> pd.DataFrame:
+    """Config A (baseline) and B, one workload, four thread counts each."""
+    common = {"engine": "fio", "outstanding_ios": 1, "bw_mibps": 100.0, "workload": "4k-randread", "rw": "randread", "bs": "4k", "rwmixread": 100,
+              "iodepth": 1, "working_set_bytes": 100 * 2**30}
+    a = pd.DataFrame({"threads": [1, 2, 4, 8], "iops": [10000, 19000, 30000, 32000],
+                      "lat_mean_ms": [0.1, 0.105, 0.133, 0.25], "host_cpu_busy_pct": [10, 18, 27, 30]})
+    b = pd.DataFrame({"threads": [1, 2, 4, 8], "iops": [12000, 23000, 40000, 45000],
+                      "lat_mean_ms": [0.083, 0.087, 0.1, 0.178], "host_cpu_busy_pct": [6, 11, 18, 20]})
+    return pd.concat([a.assign(config="A", **common), b.assign(config="B", **{**common, **overrides})],
+                     ignore_index=True)
+
+
+def value(table: pd.DataFrame, metric: str, at: str = "") -> tuple:
+    row = table[(table["metric"] == metric) & (table["at"] == at)].iloc[0]
+    return tuple(None if pd.isna(row[c]) else row[c] for c in ("baseline_value", "config_value", "delta_pct", "better"))
+
+
+def test_iops_at_equal_latency_latency_and_cpu_at_equal_iops():
+    table = compare.comparison_table(curves(), slo_ms=0.15, latencies_ms=[0.09])
+    assert value(table, "max IOPS") == (32000, 45000, pytest.approx(40.625), "B")
+    # 0.15 ms: A between 30,000 IOPS at 0.133 ms and 32,000 at 0.25 ms; B between 40,000 at 0.1 and 45,000 at 0.178
+    a, b, pct, better = value(table, "IOPS at latency", "0.15 ms")
+    assert (round(a, 1), round(b, 1), round(pct, 2), better) == (30290.6, 43205.1, 42.64, "B")
+    # 0.09 ms: A's lightest point (0.1 ms) is already above it; no delta against nothing
+    a, b, pct, _ = value(table, "IOPS at latency", "0.09 ms")
+    assert a is None and round(b, 1) == 26923.1 and pct is None
+    # equal IOPS: half and all of the lower max IOPS (32,000)
+    assert sorted(set(table.loc[table["metric"] == "mean latency at equal IOPS", "at"])) == \
+        ["16,000 IOPS", "32,000 IOPS"]
+    a, b, _, better = value(table, "mean latency at equal IOPS", "16,000 IOPS")
+    assert (round(a, 6), round(b, 7), better) == (0.103333, 0.0844545, "B")
+    a, b, _, _ = value(table, "mean latency at equal IOPS", "32,000 IOPS")
+    assert (a, round(b, 7)) == (0.25, 0.0938824)
+    # host CPU busy % per 10K IOPS at 32,000 IOPS: 30 / 3.2 vs (11 + 9/17 x 7) / 3.2
+    a, b, pct, better = value(table, "host CPU per 10K IOPS", "32,000 IOPS")
+    assert (a, round(b, 4), round(pct, 1), better) == (9.375, 4.5956, -51.0, "B")
+    text = compare.comparison_text(table)
+    assert "`4k-randread`, **B** vs A: IOPS max 32,000 -> 45,000 (+40.6 %)" in text
+    assert "IOPS at 0.09 ms: not reached by A" in text
+
+
+def test_values_are_never_extrapolated():
+    a = curves().query("config == 'A'")
+    assert compare.value_at_iops(a, "lat_mean_ms", 5000) == {"value": None, "status": "below_all"}
+    assert compare.value_at_iops(a, "lat_mean_ms", 40000) == {"value": None, "status": "above_all"}
+    assert compare.value_at_iops(a, "lat_mean_ms", 19000) == {"value": 0.105, "status": "exact"}
+    assert compare.value_at_iops(a, "write_lat_mean_ms", 19000)["status"] == "missing"
+    table = compare.comparison_table(curves(), slo_ms=1.0, iops_levels=[40000])
+    a, b, pct, better = value(table, "mean latency at equal IOPS", "40,000 IOPS")
+    assert (a, b, pct, better) == (None, 0.1, None, None)  # A never reached 40,000 IOPS
+    # every point of both curves is under 1 ms: "at least", so no delta
+    assert value(table, "IOPS at latency", "1 ms")[:3] == (None, None, None)
+
+
+@pytest.mark.parametrize("change, what", [
+    ({"bs": "8k"}, "block size 4k (A) vs 8k (B)"),
+    ({"rwmixread": 70}, "read share (%) 100 (A) vs 70 (B)"),
+    ({"engine": "vdbench"}, "engine fio (A) vs vdbench (B)"),
+    ({"working_set_bytes": 50 * 2**30}, "working set 100.0 GiB (A) vs 50.0 GiB (B)"),
+])
+def test_different_tests_are_not_compared_and_the_report_says_why(change, what):
+    points = curves(**change)
+    workloads, notes = compare.comparability(points)
+    assert workloads == [] and notes == [f"`4k-randread` is **not compared**: {what}."]
+    assert compare.comparison_table(points, slo_ms=1.0).empty
+
+
+def test_working_sets_within_ten_percent_and_missing_workloads():
+    points = curves(working_set_bytes=95 * 2**30)
+    extra = points[points["config"] == "A"].assign(workload="8k-oltp")
+    workloads, notes = compare.comparability(pd.concat([points, extra]))
+    assert workloads == ["4k-randread"]
+    assert notes == ["`8k-oltp` was measured only in A: nothing to compare it with."]
+
+
+def test_two_real_fio_campaigns_compared_in_the_report(tmp_path, monkeypatch):
+    """Two campaigns on this machine's scratch file: fio's psync vs libaio engine. Both are
+    measured with real fio; the report of the first overlays the second and writes the deltas."""
+    require_fio()
+    monkeypatch.setenv("FLASHPOC_ROOT", str(tmp_path))
+    base = quick_campaign(tmp_path, campaign="psync", fio={"runtime_s": 1, "ramp_s": 0, "ioengine": "psync"})
+    base["workloads"] = [{"name": "4k-randread", "rw": "randread", "bs": "4k"},
+                         {"name": "4k-randwrite", "rw": "randwrite", "bs": "4k"}]
+    base["sweep"] = {"plan": "guide", "max_threads": 3, "step": 1}
+    other = {**base, "campaign": "libaio", "fio": {**base["fio"], "ioengine": "libaio"},
+             "workloads": [{"name": "4k-randread", "rw": "randread", "bs": "4k"},
+                           {"name": "4k-randwrite", "rw": "randwrite", "bs": "8k"}]}
+    for values in (base, other):
+        cfg = campaign_from_dict(values)
+        phases.run_check(cfg)
+        phases.run_sweep(cfg, {w.name: [1, 2, 3] for w in cfg.workloads}, progress=False)
+    cfg = campaign_from_dict({**base, "report": {"label": "psync", "compare": [{"campaign": "libaio",
+                                                                                 "label": "libaio"}]}})
+    report = phases.build_report(cfg)
+    assert report.configs == ["psync", "libaio"]
+    assert set(report.comparison["workload"]) == {"4k-randread"}
+    assert report.comparison_notes == ["`4k-randwrite` is **not compared**: block size 4k (psync) vs 8k (libaio)."]
+    stored = phases.load_comparison(cfg)
+    max_iops = stored.groupby("config")["iops"].max()
+    row = report.comparison[report.comparison["metric"] == "max IOPS"].iloc[0]
+    assert (row["baseline_value"], row["config_value"]) == (max_iops["psync"], max_iops["libaio"])
+    assert "**libaio** vs psync" in report.comparison_text
+    csv = pd.read_csv(report.files["comparison.csv"])
+    assert len(csv) == len(report.comparison)
+    html = report.files["report.html"].read_text()
+    assert "<h2" in html and "Comparison" in html and "is <strong>not compared</strong>" in html
+    assert set(report.summary["config"]) == {"psync", "libaio"}
+
+    missing = campaign_from_dict({**base, "report": {"compare": [{"campaign": "nvme-of"}]}})
+    with pytest.raises(AnalysisError, match=r"report.compare\[0\] \(nvme-of\): no campaign results in .*nvme-of"):
+        phases.build_report(missing)
+
+
+def test_explorer_controls_redraw_the_view(tmp_path):
+    """The ipywidgets explorer in a real IPython kernel (nbclient; no browser, see test_browser.py
+    for that): changing the SLO, the workload or the campaigns redraws the chart and the
+    IOPS-at-SLO table of its output area."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    points = pd.concat([curves(), curves().assign(workload="8k-oltp")], ignore_index=True)
+    points.to_json(tmp_path / "points.json", orient="records")
+    code = f"""
+import json, pandas as pd
+from flashpoc import chart, explore, phases
+chart.enable_offline_renderer()  # as notebook 04 does
+points = pd.read_json({str(tmp_path / "points.json")!r}, orient="records")
+box = explore.explorer(phases.Report("", pd.DataFrame(), points, pd.DataFrame(), {{}}, {{}}, slo_ms=0.15))
+pick_configs, pick_workload, slo = box.children[0].children
+def shown():
+    spec = [o["data"]["application/vnd.vegalite.v5+json"] for o in box.children[1].outputs
+            if "application/vnd.vegalite.v5+json" in o.get("data", {{}})]
+    table = [o["data"]["text/plain"] for o in box.children[1].outputs if "text/html" in o.get("data", {{}})]
+    return {{"title": spec[0]["title"]["text"] if spec else None, "table": table[0] if table else
+             str(box.children[1].outputs)}}
+states = [shown()]
+pick_workload.value = "4k-randread"; states.append(shown())
+slo.value = 0.09; states.append(shown())
+pick_configs.value = ("B",); states.append(shown())
+pick_configs.value = (); states.append(shown())
+print(json.dumps(states))
+"""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    states = json.loads(nb.cells[0].outputs[-1]["text"])
+    tables = [s["table"].replace(",", "") for s in states]
+    assert states[0]["title"] == "IOPS vs mean latency, SLO 0.15 ms"
+    assert "8k-oltp" in tables[0] and "30291" in tables[0]
+    assert "8k-oltp" not in tables[1] and "4k-randread" in tables[1]
+    # A has no point under 0.09 ms; B reaches 26,923 IOPS there
+    assert states[2]["title"].endswith("SLO 0.09 ms") and "above_all" in tables[2] and "26923" in tables[2]
+    assert "above_all" not in tables[3] and " A " not in tables[3]
+    assert states[4]["title"] is None and "(nothing selected)" in tables[4]
