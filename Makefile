@@ -22,7 +22,7 @@ demo: venv os-packages
 	$(BIN)/flashpoc run $(PARAMS)
 
 test: venv os-packages
-	@tools/install-os-packages.sh openssh-server openssh-client default-jre-headless
+	@tools/install-os-packages.sh openssh-server openssh-client default-jre-headless chromium
 	$(BIN)/python -m pytest
 
 lab: venv
@@ -32,6 +32,7 @@ bench: venv os-packages
 	$(BIN)/python benchmarks/overhead.py
 	$(BIN)/python benchmarks/probe_strategies.py
 	$(BIN)/python benchmarks/fio_by_hand.py
+	$(BIN)/python benchmarks/report_scale.py
 
 clean:
 	rm -rf $(VENV) results/scratch

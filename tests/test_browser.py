@@ -1,0 +1,209 @@
+"""The report notebook in a real browser: JupyterLab on 127.0.0.1, Debian's chromium driven by
+Playwright (the system browser; nothing is downloaded), and the exported HTML opened offline.
+
+Two small campaigns are measured with real fio on a scratch file (psync and libaio), notebook
+04 is parameterized for the first with the second as comparison (papermill, as a batch run
+would), then opened in JupyterLab and run cell by cell with "Run All Cells". The test checks
+that the charts are drawn, that changing the explorer's workload and SLO redraws its chart
+and table, and that the HTML export draws every chart with the network cut off. Screenshots
+go to the test's temporary directory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, quick_campaign, require_fio
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def workbook(tmp_path, monkeypatch):
+    """A workbook root with two measured campaigns and notebook 04 parameterized for them."""
+    require_fio()
+    import papermill
+
+    from flashpoc import phases
+    from flashpoc.params import campaign_from_dict
+
+    monkeypatch.setenv("FLASHPOC_ROOT", str(tmp_path))
+    shutil.copytree(REPO / "notebooks", tmp_path / "notebooks")
+    base = quick_campaign(tmp_path, campaign="psync", fio={"runtime_s": 1, "ramp_s": 0, "ioengine": "psync"},
+                          description="psync vs libaio on a scratch file")
+    base["workloads"] = [{"name": "4k-randread", "rw": "randread", "bs": "4k"},
+                         {"name": "4k-randwrite", "rw": "randwrite", "bs": "4k"}]
+    for values in (base, {**base, "campaign": "libaio", "fio": {**base["fio"], "ioengine": "libaio"}}):
+        cfg = campaign_from_dict(values)
+        phases.run_check(cfg)
+        phases.run_sweep(cfg, {w.name: [1, 2, 3] for w in cfg.workloads}, progress=False)
+    parameters = {**base, "report": {"compare": [{"campaign": "libaio"}]}}
+    book = tmp_path / "notebooks" / "04_report.ipynb"
+    nb = papermill.parameterize.parameterize_notebook(papermill.iorw.load_notebook_node(str(book)), parameters)
+    papermill.iorw.write_ipynb(nb, str(book))
+    return tmp_path
+
+
+@pytest.fixture
+def lab(workbook):
+    """JupyterLab serving the workbook on 127.0.0.1; yields its base URL (with token)."""
+    port, token = _free_port(), "flashpoc-browser-test"
+    settings = workbook / ".lab-settings"
+    # every cell stays in the page (no windowing), and no news prompt
+    for name, value in {"notebook-extension/tracker": '{"windowingMode": "none"}',
+                        "apputils-extension/notification": '{"fetchNews": "false"}'}.items():
+        path = settings / "@jupyterlab" / f"{name}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(value)
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(workbook / ".jupyter"), JUPYTER_RUNTIME_DIR=str(workbook / ".rt"),
+               JUPYTERLAB_SETTINGS_DIR=str(settings))
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={workbook}", "--LabApp.news_url=",
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.extension_manager=readonly",
+         *(["--allow-root"] if os.geteuid() == 0 else [])],
+        cwd=workbook, env=env, stdout=subprocess.DEVNULL, stderr=open(workbook / "lab.log", "w"))
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and server.poll() is None:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.3)
+        else:
+            pytest.fail("JupyterLab did not start: " + (workbook / "lab.log").read_text()[-2000:])
+        yield f"http://127.0.0.1:{port}", token
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+@pytest.fixture
+def browser():
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def _local_only(page) -> list[str]:
+    """Refuse every request that is not to 127.0.0.1 or a file; return the refused URLs."""
+    refused: list[str] = []
+
+    def route(r):
+        url = r.request.url
+        if url.startswith(("http://127.0.0.1", "file://", "data:", "blob:")):
+            r.continue_()
+        else:
+            refused.append(url)
+            r.abort()
+
+    page.route("**/*", route)
+    return refused
+
+
+def _drawn_vega(page) -> int:
+    """Vega charts JupyterLab has drawn with a non-zero size."""
+    return page.evaluate("""() => [...document.querySelectorAll('.vega-embed canvas, .vega-embed svg')]
+        .filter(e => e.getBoundingClientRect().width > 50 && e.getBoundingClientRect().height > 50).length""")
+
+
+def test_report_notebook_in_jupyterlab_and_offline_html(lab, browser, workbook, tmp_path):
+    base, token = lab
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    refused = _local_only(page)
+    page.goto(f"{base}/lab/tree/notebooks/04_report.ipynb?token={token}")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    accept = page.locator(".jp-Dialog .jp-mod-accept")  # "Select Kernel": the default Python 3 kernel
+    try:
+        accept.wait_for(timeout=15_000)
+        accept.click()
+    except Exception:  # no dialog: the notebook names its kernel
+        pass
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+
+    code_cells = page.locator(".jp-Notebook .jp-CodeCell").count()
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        prompts = page.locator(".jp-Notebook .jp-CodeCell .jp-InputArea-prompt").all_inner_texts()
+        if len(prompts) == code_cells and all(re.fullmatch(r"\[\d+\]:", p.strip()) for p in prompts):
+            break
+        time.sleep(1)
+    else:
+        page.screenshot(path=str(tmp_path / "timeout.png"), full_page=True)
+        pytest.fail(f"the notebook did not finish: prompts {prompts}")
+    errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").all_inner_texts()
+    assert not [e for e in errors if "Traceback" in e or "Error" in e], errors[:2]
+    page.wait_for_function("() => document.querySelectorAll('.vega-embed').length >= 5", timeout=60_000)
+    time.sleep(2)  # let vega finish drawing
+    drawn = _drawn_vega(page)
+    assert drawn >= 5, drawn  # hockey stick, explorer, percentiles, write latency, host CPU, probe...
+    page.screenshot(path=str(tmp_path / "lab-run-all.png"), full_page=True)
+
+    explorer = page.locator(".widget-vbox").first
+    explorer.scroll_into_view_if_needed()
+    table = explorer.locator(".widget-output table").first
+    before = table.inner_text()
+    assert "4k-randread" in before and "4k-randwrite" in before and "libaio" in before
+    explorer.locator(".widget-dropdown select").select_option("4k-randwrite")
+    page.wait_for_function("""() => { const t = document.querySelector('.widget-vbox .widget-output table');
+        return t && !t.innerText.includes('4k-randread'); }""", timeout=30_000)
+    after_workload = table.inner_text()
+    assert "4k-randwrite" in after_workload
+    slo = explorer.locator(".widget-text input")
+    slo.fill("0.001")
+    slo.press("Enter")
+    page.wait_for_function("""() => { const t = document.querySelector('.widget-vbox .widget-output table');
+        return t && t.innerText.includes('above_all'); }""", timeout=30_000)
+    assert explorer.locator(".vega-embed").count() == 1 and _drawn_vega(page) >= drawn - 1
+    explorer.screenshot(path=str(tmp_path / "explorer-after-change.png"))
+
+    # save the executed notebook and export it the way the report phase does
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^File$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Save Notebook$")).click()
+    page.wait_for_function("() => !document.querySelector('.lm-TabBar-tab.jp-mod-dirty')", timeout=30_000)
+    from flashpoc.report import export_notebook_html
+
+    html = export_notebook_html(workbook / "notebooks" / "04_report.ipynb", tmp_path / "export" / "04_report.html")
+    assert refused == [] or all("127.0.0.1" not in u for u in refused)
+
+    offline = browser.new_page(viewport={"width": 1400, "height": 1000})
+    blocked = _local_only(offline)
+    offline.goto(html.as_uri())
+    offline.wait_for_load_state("load")
+    charts = offline.evaluate("""() => [...document.querySelectorAll('svg')]
+        .filter(s => s.getBoundingClientRect().width > 150 && s.getBoundingClientRect().height > 100).length""")
+    import json
+
+    saved = json.loads((workbook / "notebooks" / "04_report.ipynb").read_text())
+    static = sum("image/svg+xml" in o.get("data", {}) for c in saved["cells"] for o in c.get("outputs", []))
+    # hockey stick, percentiles, write latency, host CPU (the explorer's chart lives in its widget)
+    assert static >= 4 and charts == static, (charts, static)
+    assert blocked == [], blocked  # the page asked for nothing off this machine
+    offline.screenshot(path=str(tmp_path / "offline-html.png"), full_page=True)
