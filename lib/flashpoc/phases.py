@@ -439,7 +439,10 @@ def load_comparison(cfg: Campaign) -> pd.DataFrame:
     from .params import campaign_from_dict, resolve_path
 
     cfg = cfg.resolved()
-    frames = [load_results(cfg, "sweep").assign(config=cfg.report.label or cfg.campaign)]
+    own = load_results(cfg, "sweep")
+    if own.empty:
+        raise AnalysisError(f"no sweep results for {cfg.campaign} in {cfg.results_path()}: run the sweep (03) first")
+    frames = [own.assign(config=cfg.report.label or cfg.campaign)]
     for i, other in enumerate(cfg.report.compare):
         root = (resolve_path(other.results_dir) if other.results_dir else cfg.results_path().parent) / other.campaign
         key = f"report.compare[{i}] ({other.campaign})"
