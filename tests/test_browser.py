@@ -18,19 +18,13 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from conftest import REPO, quick_campaign, require_fio
+from ssh_server import free_port
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture
@@ -62,7 +56,7 @@ def workbook(tmp_path, monkeypatch):
 @pytest.fixture
 def lab(workbook):
     """JupyterLab serving the workbook on 127.0.0.1; yields its base URL (with token)."""
-    port, token = _free_port(), "flashpoc-browser-test"
+    port, token = free_port(), "flashpoc-browser-test"
     settings = workbook / ".lab-settings"
     # every cell stays in the page (no windowing), and no news prompt
     for name, value in {"notebook-extension/tracker": '{"windowingMode": "none"}',

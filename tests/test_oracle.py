@@ -21,6 +21,7 @@ import pytest
 from flashpoc import oracle_metrics
 from flashpoc.errors import AnalysisError, ParameterError, RemoteError
 from flashpoc.run import oracle
+from ssh_server import free_port
 
 DATA = Path(__file__).resolve().parent / "data"
 ROWS_FILE = DATA / "oracle" / "awr_rows_slob19c_rac2node_inst2_snap47_48.json"
@@ -280,12 +281,6 @@ def test_snapshots_and_awr_rows_binds():
 
 
 # --- connecting: fail fast, never leak the password -------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def settings_for(port: int, timeout_s: float = 1.0) -> oracle.OracleSettings:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA
+from ssh_server import free_port
 from flashpoc import check, phases
 from flashpoc.errors import CheckFailed, RemoteError
 from flashpoc.params import campaign_from_dict
@@ -149,13 +150,10 @@ def test_slob_point_over_ssh(sshd, tmp_path):
 
 
 def test_database_check_against_a_closed_port_fails_fast(tmp_path, monkeypatch):
-    import socket
     import time
 
     monkeypatch.setenv("FLASHPOC_ORACLE_PASSWORD", "not-used")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     cfg, _ = slob_campaign(tmp_path, {1: [RAC]}, oracle={"dsn": f"127.0.0.1:{port}/slobpdb", "user": "system",
                                                          "connect_timeout_s": 2})
     start = time.perf_counter()

@@ -9,7 +9,6 @@ and the metrics arithmetic are real; so is the fast failure against a closed por
 
 from __future__ import annotations
 
-import socket
 import sys
 import time
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA
+from ssh_server import free_port
 from flashpoc.errors import ParameterError, RemoteError
 from flashpoc.params import campaign_from_dict
 from flashpoc.phases_sql import run_sql_workload, sql_run_text, sql_runs_table
@@ -154,9 +154,7 @@ def test_an_include_in_the_script_is_refused_before_connecting(tmp_path):
 
 def test_closed_port_fails_fast_and_names_the_dsn(tmp_path, monkeypatch):
     monkeypatch.setenv("FLASHPOC_ORACLE_PASSWORD", "not-the-real-one")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     cfg = sql_campaign(tmp_path, oracle={"dsn": f"127.0.0.1:{port}/pdb1", "user": "system", "connect_timeout_s": 2})
     start = time.perf_counter()
     with pytest.raises(RemoteError, match=f"127.0.0.1:{port}/pdb1") as error:

@@ -210,17 +210,12 @@ def hockey_stick(
 
 
 def write_latency(df: pd.DataFrame, *, color_domain: Sequence[str] | None = None) -> alt.LayerChart:
-    """Mean write latency (ms) against total IOPS for the points that wrote (fio/vdbench
-    ``write_lat_mean_ms``; SLOB: ``log file parallel write`` as ``redo_write_lat_ms``)."""
-    column = "write_lat_mean_ms"
-    if "write_iops" in df and column in df:
-        df = df[(pd.to_numeric(df["write_iops"], errors="coerce").fillna(0) > 0) & df[column].notna()]
-    elif "redo_write_lat_ms" in df:
-        column = "redo_write_lat_ms"
-    _require(df, ["iops", column], "write_latency")
-    return hockey_stick(df, title="IOPS vs write latency", color_domain=color_domain, latency=column,
-                        latency_title="Mean write latency (ms)" if column == "write_lat_mean_ms"
-                        else "log file parallel write (ms)")
+    """Mean write latency (ms, ``write_lat_mean_ms``) against total IOPS for the points that wrote
+    (``write_iops`` > 0)."""
+    _require(df, ["iops", "write_iops", "write_lat_mean_ms"], "write_latency")
+    wrote = df[(pd.to_numeric(df["write_iops"], errors="coerce").fillna(0) > 0) & df["write_lat_mean_ms"].notna()]
+    return hockey_stick(wrote, title="IOPS vs write latency", color_domain=color_domain, latency="write_lat_mean_ms",
+                        latency_title="Mean write latency (ms)")
 
 
 def probe_curve(

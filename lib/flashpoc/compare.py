@@ -238,7 +238,7 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
                 at = _iops_text(level)
                 add("mean latency at equal IOPS", "ms", at, value_at_iops(base, "lat_mean_ms", level)["value"],
                     value_at_iops(other, "lat_mean_ms", level)["value"], False)
-                if _has_writes(base) and _has_writes(other):
+                if has_writes(base) and has_writes(other):
                     add("write latency at equal IOPS", "ms", at,
                         value_at_iops(base, "write_lat_mean_ms", level)["value"],
                         value_at_iops(other, "write_lat_mean_ms", level)["value"], False)
@@ -249,9 +249,10 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
 
 
-def _has_writes(group: pd.DataFrame) -> bool:
-    return ("write_lat_mean_ms" in group and group["write_lat_mean_ms"].notna().any()
-            and "write_iops" in group and (group["write_iops"].fillna(0) > 0).any())
+def has_writes(points: pd.DataFrame) -> bool:
+    """Whether any point wrote (``write_iops`` > 0) and has a write latency (``write_lat_mean_ms``)."""
+    return ("write_lat_mean_ms" in points and points["write_lat_mean_ms"].notna().any()
+            and "write_iops" in points and (points["write_iops"].fillna(0) > 0).any())
 
 
 def comparison_text(table: pd.DataFrame, notes: Sequence[str] = ()) -> str:
@@ -262,7 +263,7 @@ def comparison_text(table: pd.DataFrame, notes: Sequence[str] = ()) -> str:
         baseline = rows["baseline"].iloc[0]
         parts = []
         for r in rows.to_dict("records"):
-            if r["metric"] == "max IOPS" or r["metric"] == "IOPS at latency":
+            if r["metric"] in ("max IOPS", "IOPS at latency"):
                 where = "max" if r["metric"] == "max IOPS" else f"at {r['at']}"
                 parts.append(_phrase(f"IOPS {where}", r, ",.0f"))
         latency = rows[rows["metric"] == "mean latency at equal IOPS"]

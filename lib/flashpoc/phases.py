@@ -418,12 +418,20 @@ def load_results(cfg: Campaign, phase: str = "sweep") -> pd.DataFrame:
     Points measured with other settings (another block size, target or fio option) stay on
     disk but are never mixed in; of repeated measurements of a point the latest is used.
     """
-    store = CampaignStore(cfg.resolved().results_path())
+    return _current_points(CampaignStore(cfg.resolved().results_path()), phase, cfg.resolved().measurement_hash())
+
+
+def _current_points(store: CampaignStore, phase: str, measurement_hash: str) -> pd.DataFrame:
+    """The stored rows of ``phase`` with this measurement hash, the latest of each point."""
     frame = store.load_points(phase)
     if frame.empty:
         return frame
-    frame = frame[frame["measurement_hash"] == cfg.resolved().measurement_hash()]
+    frame = frame[frame["measurement_hash"] == measurement_hash]
     return frame.drop_duplicates(["workload", "threads"], keep="last").reset_index(drop=True)
+
+
+def _no_sweep(cfg: Campaign) -> AnalysisError:
+    return AnalysisError(f"no sweep results for {cfg.campaign} in {cfg.results_path()}: run the sweep (03) first")
 
 
 def load_comparison(cfg: Campaign) -> pd.DataFrame:
@@ -441,7 +449,7 @@ def load_comparison(cfg: Campaign) -> pd.DataFrame:
     cfg = cfg.resolved()
     own = load_results(cfg, "sweep")
     if own.empty:
-        raise AnalysisError(f"no sweep results for {cfg.campaign} in {cfg.results_path()}: run the sweep (03) first")
+        raise _no_sweep(cfg)
     frames = [own.assign(config=cfg.report.label or cfg.campaign)]
     for i, other in enumerate(cfg.report.compare):
         root = (resolve_path(other.results_dir) if other.results_dir else cfg.results_path().parent) / other.campaign
@@ -455,12 +463,9 @@ def load_comparison(cfg: Campaign) -> pd.DataFrame:
             measurement = campaign_from_dict(params, source=str(root / "manifest.json")).resolved().measurement_hash()
         except (FlashpocError, KeyError, ValueError) as error:
             raise AnalysisError(f"{key}: unreadable manifest.json in {root}: {error}") from None
-        points = store.load_points("sweep")
-        if not points.empty:
-            points = points[points["measurement_hash"] == measurement]
+        points = _current_points(store, "sweep", measurement)
         if points.empty:
             raise AnalysisError(f"{key}: no sweep points in {root} for its current parameters: run its sweep (03)")
-        points = points.drop_duplicates(["workload", "threads"], keep="last")
         frames.append(points.assign(config=other.label or other.campaign))
     return pd.concat(frames, ignore_index=True)
 
@@ -583,9 +588,9 @@ class Report:
         table = self.comparison.copy()
         if table.empty:
             return table
+        digits = table["unit"].map({"IOPS": 0, "ms": 3}).fillna(2).astype(int)
         for column in ("baseline_value", "config_value", "delta"):
-            table[column] = [None if v is None or pd.isna(v) else round(float(v), 0 if u == "IOPS" else 3 if u == "ms"
-                                                                         else 2) for v, u in zip(table[column], table["unit"])]
+            table[column] = [None if pd.isna(v) else round(float(v), d) for v, d in zip(table[column], digits)]
         table["delta_pct"] = table["delta_pct"].astype(float).round(1)
         return table
 
@@ -616,14 +621,12 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
     Raises:
         AnalysisError: when no sweep point of the current settings is stored.
     """
-    from . import chart, report, summary
-
-    from . import compare
+    from . import chart, compare, report, summary
 
     cfg = cfg.resolved()
     points = load_comparison(cfg) if cfg.report.compare else load_results(cfg, "sweep")
     if points.empty:
-        raise AnalysisError(f"no sweep results for {cfg.campaign} in {cfg.results_path()}: run the sweep (03) first")
+        raise _no_sweep(cfg)
     order = ["config", "workload", "threads"] if "config" in points else ["workload", "threads"]
     points = points.sort_values(order, key=_baseline_first(points), kind="stable").reset_index(drop=True)
     table = summary.summary_table(points, cfg.slo_ms)
@@ -635,7 +638,7 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
                                               iops_levels=cfg.report.iops_levels)
         notes = compare.comparability(points)[1]
     charts = {"hockey_stick": chart.hockey_stick(points, knees=knee_frame, slo_ms=cfg.slo_ms, color_domain=domain)}
-    if "write_lat_mean_ms" in points and (points.get("write_iops", pd.Series(dtype=float)).fillna(0) > 0).any():
+    if compare.has_writes(points):
         charts["write_latency"] = chart.write_latency(points, color_domain=domain)
     percentiles = [c for c in ("clat_p50_ms", "clat_p99_ms", "clat_p99_9_ms") if c in points]
     if percentiles and points[percentiles].notna().any().any():  # fio has them, vdbench does not
