@@ -4,8 +4,8 @@ Playwright (the system browser; nothing is downloaded), and the exported HTML op
 Two small campaigns are measured with real fio on a scratch file (psync and libaio), notebook
 04 is parameterized for the first with the second as comparison (papermill, as a batch run
 would), then opened in JupyterLab and run cell by cell with "Run All Cells". The test checks
-that the charts are drawn, that changing the explorer's workload and SLO redraws its chart
-and table, and that the HTML export draws every chart with the network cut off. Screenshots
+that the charts are drawn, that changing the explorer's workload, SLO and detail point redraws
+its charts and tables, and that the HTML export draws every chart with the network cut off. Screenshots
 go to the test's temporary directory.
 """
 
@@ -38,7 +38,7 @@ def workbook(tmp_path, monkeypatch):
 
     monkeypatch.setenv("FLASHPOC_ROOT", str(tmp_path))
     shutil.copytree(REPO / "notebooks", tmp_path / "notebooks")
-    base = quick_campaign(tmp_path, campaign="psync", fio={"runtime_s": 1, "ramp_s": 0, "ioengine": "psync"},
+    base = quick_campaign(tmp_path, campaign="psync", fio={"runtime_s": 2, "ramp_s": 0, "ioengine": "psync"},
                           description="psync vs libaio on a scratch file")
     base["workloads"] = [{"name": "4k-randread", "rw": "randread", "bs": "4k"},
                          {"name": "4k-randwrite", "rw": "randwrite", "bs": "4k"}]
@@ -165,7 +165,8 @@ def test_report_notebook_in_jupyterlab_and_offline_html(lab, browser, workbook, 
     table = explorer.locator(".widget-output table").first
     before = table.inner_text()
     assert "4k-randread" in before and "4k-randwrite" in before and "libaio" in before
-    explorer.locator(".widget-dropdown select").select_option("4k-randwrite")
+    workload, point = explorer.locator(".widget-dropdown select").all()
+    workload.select_option("4k-randwrite")
     page.wait_for_function("""() => { const t = document.querySelector('.widget-vbox .widget-output table');
         return t && !t.innerText.includes('4k-randread'); }""", timeout=30_000)
     after_workload = table.inner_text()
@@ -175,7 +176,15 @@ def test_report_notebook_in_jupyterlab_and_offline_html(lab, browser, workbook, 
     slo.press("Enter")
     page.wait_for_function("""() => { const t = document.querySelector('.widget-vbox .widget-output table');
         return t && t.innerText.includes('above_all'); }""", timeout=30_000)
-    assert explorer.locator(".vega-embed").count() == 1 and _drawn_vega(page) >= drawn - 1
+    # the detail point: its latency table (the output's second table) and charts follow the choice
+    point.select_option("1 threads")
+    page.wait_for_function("""() => { const ts = document.querySelectorAll('.widget-vbox .widget-output table');
+        if (ts.length < 2) return false;
+        const head = [...ts[1].querySelectorAll('thead th')].map(h => h.innerText.trim());
+        const i = head.indexOf('threads'), rows = [...ts[1].querySelectorAll('tbody tr')];
+        return i >= 0 && rows.length == 2 && rows.every(r => r.querySelectorAll('th, td')[i].innerText.trim() === '1');
+        }""", timeout=30_000)
+    assert explorer.locator(".vega-embed").count() >= 2 and _drawn_vega(page) >= drawn - 1
     explorer.screenshot(path=str(tmp_path / "explorer-after-change.png"))
 
     # save the executed notebook and export it the way the report phase does

@@ -11,7 +11,7 @@ import pytest
 from flashpoc import chart
 from flashpoc.errors import AnalysisError
 
-UNIT_TITLE = re.compile(r"^IOPS$|\((ms|%|threads)\)$")
+UNIT_TITLE = re.compile(r"^IOPS$|\((ms|%|threads|s|us / ms|ms, log scale)\)$")
 
 
 @pytest.fixture(autouse=True)
@@ -164,7 +164,7 @@ def test_latency_percentiles_long_format_and_log_scale(points):
 
 def test_latency_percentiles_draws_the_percentiles_it_has(points):
     spec = chart.latency_percentiles(points.drop(columns=["clat_p50_ms", "clat_p99_9_ms"])).to_dict()
-    assert spec["encoding"]["strokeDash"]["scale"] == {"domain": ["p99"], "range": [[6, 3]]}
+    assert spec["encoding"]["strokeDash"]["scale"] == {"domain": ["p99"], "range": [[2, 2]]}  # p50 solid, p90 dashed, p99 dotted
 
 
 def test_host_cpu_busy_and_iowait(points):
@@ -210,3 +210,102 @@ def test_offline_renderer_bundle_has_svg_and_vegalite(points):
     assert "Mean latency (ms)" in bundle["image/svg+xml"]
     assert bundle[chart.VEGALITE_MIME_TYPE]["layer"][0]["mark"]["type"] == "line"
     assert "text/html" not in bundle
+
+
+# --- one point in detail, from the recorded fio 3.33 run (tests/data/fio/intervals-fio-3.33) ---
+
+FIO_RUN = __import__("pathlib").Path(__file__).parent / "data" / "fio" / "intervals-fio-3.33"
+
+
+def _recorded_detail():
+    from flashpoc.parse import fio
+
+    logs = {p.name: p.read_text() for p in FIO_RUN.glob("*.log")}
+    intervals = pd.DataFrame(fio.parse_fio_interval_logs(logs, window_ms=1000, fio_version="fio-3.33"))
+    intervals = intervals.assign(workload="oltp", threads=3, second=intervals["second"] + 1, warmup=False)
+    histogram = pd.DataFrame(fio.histogram_table(fio.parse_fio_histogram((FIO_RUN / "out.json").read_text())))
+    histogram = histogram.assign(workload="oltp", threads=3)
+    detail = pd.DataFrame([{"workload": "oltp", "threads": 3, "iops": 30218.2, "ramp_s": 1, "intervals": 3,
+                            "interval_iops_cv_pct": 5.3, "interval_iops_drift_pct": -7.9, "interval_steady": True}])
+    return intervals, histogram, detail
+
+
+def all_rows(spec: dict) -> list[dict]:
+    return [row for data in spec["datasets"].values() for row in data]
+
+
+def test_interval_series_draws_each_interval_with_the_warm_up_and_verdict():
+    intervals, _, detail = _recorded_detail()
+    spec = chart.interval_series(intervals, detail).to_dict()
+    rows = all_rows(spec)
+    assert [r["iops"] for r in rows if "iops" in r][:3] == [32243.0, 32643.0, 29684.0]
+    assert {"start": 0.0, "end": 1.0} in [{k: r[k] for k in ("start", "end")} for r in rows if "start" in r]
+    panel = spec["vconcat"][0]
+    assert panel["title"]["subtitle"] == ["3 threads, 30,218 IOPS; steady: scatter 5.3 %, drift -7.9 % over 3 intervals"]
+    titles = axis_titles(spec)
+    assert "Time since the point started (s)" in titles and "Mean latency (ms)" in titles
+
+
+def test_interval_series_averages_long_runs_before_charting():
+    seconds = list(range(1, 3601))
+    long = pd.DataFrame({"workload": "w", "second": seconds, "iops": [float(s % 2) for s in seconds],
+                         "lat_mean_ms": 1.0, "warmup": False})
+    detail = pd.DataFrame([{"workload": "w", "threads": 1, "iops": 0.5, "ramp_s": 0, "intervals": 3600,
+                            "interval_iops_cv_pct": 100.0, "interval_iops_drift_pct": 0.0, "interval_steady": False}])
+    rows = [r for r in all_rows(chart.interval_series(long, detail).to_dict()) if "iops" in r]
+    assert len(rows) == chart.MAX_INTERVALS
+    assert {r["iops"] for r in rows} == {0.5}  # 6 s buckets of alternating 0 and 1
+    assert rows[-1]["second"] == 3600
+
+
+def test_latency_histogram_buckets_and_cumulative_share():
+    _, histogram, detail = _recorded_detail()
+    spec = chart.latency_histogram(histogram, detail).to_dict()
+    assert [p["title"]["text"] for p in spec["vconcat"]] == ["oltp (reads)", "oltp (writes)"]
+    assert spec["vconcat"][0]["title"]["subtitle"] == ["3 threads, 30,218 IOPS"]
+    rows = all_rows(spec)
+    bars = [r for r in rows if "latency" in r and r["panel"] == "oltp (reads)"]
+    assert sum(r["share_pct"] for r in bars) == pytest.approx(100.0)
+    read = histogram[histogram["direction"] == "read"]
+    in_50_100 = read.loc[(read["clat_us"] > 50) & (read["clat_us"] <= 100), "count"].sum() / read["count"].sum()
+    assert next(r["share_pct"] for r in bars if r["latency"] == "50-100 us") == pytest.approx(100 * in_50_100)
+    curve = [r for r in rows if "within_pct" in r and r["panel"] == "oltp (reads)"]
+    assert curve[-1]["within_pct"] == pytest.approx(100.0)
+    assert {r["label"] for r in rows if "label" in r} == {"512 us", "1 ms", "2 ms"}
+
+
+@pytest.mark.parametrize("low, high, label", [(0, 10, "<10 us"), (200, 500, "200-500 us"), (500, 1000, "0.5-1 ms"),
+                                              (1000, 2000, "1-2 ms"), (1_000_000, float("inf"), ">1000 ms")])
+def test_histogram_bucket_labels(low, high, label):
+    assert chart._bucket_label(low, high) == label
+
+
+def _contrast_on_white(colour: str) -> float:
+    """WCAG contrast ratio of a #rgb / #rrggbb colour against white."""
+    hexa = colour.lstrip("#")
+    if len(hexa) == 3:
+        hexa = "".join(c * 2 for c in hexa)
+    channels = [int(hexa[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return 1.05 / (luminance + 0.05)
+
+
+def test_house_theme_is_readable_in_print(points, knees):
+    """Every chart's SVG (what report.html, the PNG and the notebooks' static view show), drawn
+    whatever theme is active: text at least 11 px (8 pt at 96 dpi: readable on A4), dark text
+    (contrast >= 4.5 on white, WCAG AA), a white background, and units in the axis titles."""
+    intervals, histogram, detail = _recorded_detail()
+    alt.theme.enable("default")  # files are drawn in the house theme anyway
+    charts = [chart.hockey_stick(points, knees=knees, slo_ms=1.0), chart.latency_percentiles(points),
+              chart.host_cpu(points), chart.interval_series(intervals, detail),
+              chart.latency_histogram(histogram, detail)]
+    for figure in charts:
+        svg = chart.render_svg(figure)
+        sizes = [float(size) for size in re.findall(r'<text[^>]*font-size="([0-9.]+)px"', svg)]
+        assert sizes and min(sizes) >= 11, (chart._spec_title(figure.to_dict()), sorted(set(sizes)))
+        fills = set(re.findall(r'<text[^>]*fill="(#[0-9a-fA-F]{3,6})"', svg))
+        assert all(_contrast_on_white(fill) >= 4.5 for fill in fills), fills
+        spec = chart.themed_spec(figure)
+        assert spec["config"]["axis"]["labelFontSize"] >= 12 and spec["background"] == "white"
+        assert all(UNIT_TITLE.search(title) for title in axis_titles(spec) if title), axis_titles(spec)

@@ -143,16 +143,18 @@ from flashpoc import chart, explore, phases
 chart.enable_offline_renderer()  # as notebook 04 does
 points = pd.read_json({str(tmp_path / "points.json")!r}, orient="records")
 box = explore.explorer(phases.Report("", pd.DataFrame(), points, pd.DataFrame(), {{}}, {{}}, slo_ms=0.15))
-pick_configs, pick_workload, slo = box.children[0].children
+pick_configs, pick_workload, slo, pick_point = box.children[0].children
 def shown():
     spec = [o["data"]["application/vnd.vegalite.v5+json"] for o in box.children[1].outputs
             if "application/vnd.vegalite.v5+json" in o.get("data", {{}})]
     table = [o["data"]["text/plain"] for o in box.children[1].outputs if "text/html" in o.get("data", {{}})]
     return {{"title": spec[0]["title"]["text"] if spec else None, "table": table[0] if table else
-             str(box.children[1].outputs)}}
+             str(box.children[1].outputs), "detail": table[1] if len(table) > 1 else None,
+             "points": list(pick_point.options)}}
 states = [shown()]
 pick_workload.value = "4k-randread"; states.append(shown())
 slo.value = 0.09; states.append(shown())
+pick_point.value = pick_point.options[1]; states.append(shown())
 pick_configs.value = ("B",); states.append(shown())
 pick_configs.value = (); states.append(shown())
 print(json.dumps(states))
@@ -166,5 +168,10 @@ print(json.dumps(states))
     assert "8k-oltp" not in tables[1] and "4k-randread" in tables[1]
     # A has no point under 0.09 ms; B reaches 26,923 IOPS there
     assert states[2]["title"].endswith("SLO 0.09 ms") and "above_all" in tables[2] and "26923" in tables[2]
-    assert "above_all" not in tables[3] and " A " not in tables[3]
-    assert states[4]["title"] is None and "(nothing selected)" in tables[4]
+    # the detail point: by default each curve's max IOPS within the SLO, or the chosen thread count
+    assert states[2]["points"] == ["max IOPS within the SLO", "1 threads", "2 threads", "4 threads", "8 threads"]
+    # at 0.09 ms: A has no point within it (its max IOPS, 32,000 at 8 threads), B 23,000 IOPS at 2 threads
+    assert "32000" in states[2]["detail"].replace(",", "") and "23000" in states[2]["detail"].replace(",", "")
+    assert "10000" in states[3]["detail"].replace(",", "") and "12000" in states[3]["detail"].replace(",", "")
+    assert "above_all" not in tables[4] and " A " not in tables[4]
+    assert states[5]["title"] is None and "(nothing selected)" in tables[5]

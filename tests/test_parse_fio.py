@@ -503,3 +503,99 @@ def test_arbitrary_text_raises_only_parse_error(text):
     except ParseError:
         return
     assert rows  # only a real fio document with I/O returns rows
+
+
+# --- per-job interval logs and the latency distribution (tests/data/fio/intervals-fio-3.33) ---
+
+INTERVALS = DATA / "intervals-fio-3.33"
+
+
+def _interval_logs() -> dict[str, str]:
+    return {path.name: path.read_text() for path in sorted(INTERVALS.glob("*.log"))}
+
+
+def test_interval_logs_sum_jobs_and_weight_latency_by_iops():
+    rows = fio.parse_fio_interval_logs(_interval_logs(), window_ms=1000, fio_version="fio-3.33")
+    # job 2 alone logged a 4000 ms IOPS window: only windows 1-3, which all three jobs logged, count
+    assert [r["second"] for r in rows] == [1.0, 2.0, 3.0]
+    first = rows[0]
+    assert first["read_iops"] == 7599 + 7594 + 7529  # the 999 ms lines of the three iops logs
+    assert first["write_iops"] == 3182 + 3154 + 3185
+    assert first["iops"] == 32243
+    # lat logs print ns: (7599 x 88679 + 7594 x 89287 + 7529 x 90058) / 22722 ns
+    assert first["read_lat_mean_ms"] == pytest.approx((7599 * 88679 + 7594 * 89287 + 7529 * 90058) / 22722 / 1e6)
+    assert first["write_lat_mean_ms"] == pytest.approx((3182 * 99998 + 3154 * 99724 + 3185 * 98718) / 9521 / 1e6)
+    assert first["lat_mean_ms"] == pytest.approx(
+        (22722 * first["read_lat_mean_ms"] + 9521 * first["write_lat_mean_ms"]) / 32243)
+    assert rows[2]["read_iops"] == 6941 + 6953 + 6987
+    assert list(first) == list(fio.INTERVAL_KEYS)
+
+
+def test_interval_series_agrees_with_the_run_summary():
+    rows = fio.parse_fio_interval_logs(_interval_logs(), window_ms=1000, fio_version="fio-3.33")
+    summary = summarize_fio_point(parse_fio_output((INTERVALS / "out.json").read_text()))
+    mean_read = sum(r["read_iops"] for r in rows) / len(rows)
+    # the JSON's 21,197.8 read IOPS include the last, slower part-second the windows leave out
+    assert summary["read_iops"] == pytest.approx(21197.752809)
+    assert mean_read == pytest.approx(summary["read_iops"], rel=0.06)
+
+
+def test_interval_logs_of_fio_2_are_read_in_microseconds():
+    logs = {"a_iops.1.log": "1000, 100, 0, 4096\n", "a_lat.1.log": "1000, 250, 0, 4096\n"}
+    assert fio.parse_fio_interval_logs(logs, window_ms=1000, fio_version="fio-2.1.4")[0]["lat_mean_ms"] == 0.25
+    assert fio.parse_fio_interval_logs(logs, window_ms=1000)[0]["lat_mean_ms"] == 0.00025
+
+
+@pytest.mark.parametrize("logs, message", [
+    ({}, "no fio interval logs"),
+    ({"flashpoc_clat.1.log": "1000, 5, 0, 0, 0\n"}, "no fio interval logs"),
+    ({"flashpoc_iops.1.log": "1000, 5, 0, 0, 0\n"}, "jobs [1] have iops logs but jobs [] have lat logs"),
+    ({"flashpoc_iops.1.log": "1000, 5, 0, 0, 0\n", "flashpoc_lat.1.log": "fio: short read\n"},
+     "flashpoc_lat.1.log line 1"),
+    ({"flashpoc_iops.1.log": "1000, 5\n", "flashpoc_lat.1.log": "1000, 5, 0\n"}, "flashpoc_iops.1.log line 1"),
+])
+def test_interval_logs_refuse_what_is_not_fio_log_format(logs, message):
+    with pytest.raises(ParseError, match=re.escape(message)):
+        fio.parse_fio_interval_logs(logs, window_ms=1000)
+
+
+def test_merge_intervals_sums_hosts_and_keeps_common_seconds():
+    rows = fio.parse_fio_interval_logs(_interval_logs(), window_ms=1000, fio_version="fio-3.33")
+    merged = fio.merge_intervals([rows, rows[:2]])
+    assert [r["second"] for r in merged] == [1.0, 2.0]
+    assert merged[0]["iops"] == 2 * 32243
+    assert merged[0]["read_lat_mean_ms"] == pytest.approx(rows[0]["read_lat_mean_ms"])
+    assert fio.merge_intervals([rows]) == rows
+
+
+def test_latency_distribution_matches_fio_printed_percentiles():
+    text = (INTERVALS / "out.json").read_text()
+    bins = parse_fio_histogram(text)
+    distribution = fio.latency_distribution(bins)
+    # fio computes its printed percentiles from the same bins: they agree to the nanosecond
+    assert distribution["read_clat_p90_ms"] == 128512 / 1e6
+    assert distribution["write_clat_p90_ms"] == 142336 / 1e6
+    assert distribution["read_clat_p99_9_ms"] == 452608 / 1e6
+    assert distribution["write_clat_p99_9_ms"] == 423936 / 1e6
+    # shares, counted independently from the JSON's bins
+    job = json.loads(text)["jobs"][0]
+    for direction in ("read", "write"):
+        counts = {int(ns): n for ns, n in job[direction]["clat_ns"]["bins"].items()}
+        assert sum(counts.values()) == job[direction]["total_ios"]
+        for limit, limit_ns in (("512us", 512_000), ("1ms", 1_000_000), ("2ms", 2_000_000)):
+            under = sum(n for ns, n in counts.items() if ns < limit_ns)
+            assert distribution[f"{direction}_clat_under_{limit}_pct"] == pytest.approx(
+                100 * under / job[direction]["total_ios"])
+    assert 99.0 < distribution["read_clat_under_1ms_pct"] < 100.0
+    summary = summarize_fio_point(parse_fio_output(text), bins)
+    assert summary["clat_under_1ms_pct"] == distribution["clat_under_1ms_pct"]
+    assert summary["read_clat_p90_ms"] == 128512 / 1e6
+
+
+def test_histogram_table_merges_hosts_bin_by_bin():
+    bins = parse_fio_histogram((INTERVALS / "out.json").read_text())
+    one = fio.histogram_table(bins)
+    two = fio.histogram_table(bins + bins)
+    assert [r["count"] * 2 for r in one] == [r["count"] for r in two]
+    assert sum(r["count"] for r in one if r["direction"] == "read") == 84897  # read total_ios
+    assert one[0]["direction"] == "read" and one[-1]["direction"] == "write"

@@ -688,3 +688,16 @@ def test_random_bytes_raise_parse_error(raw, pick):
     except ParseError:
         return
     assert rows == []  # e.g. a bare '<pre>' line is an empty vdbench file
+
+
+def test_histogram_shares_from_the_printed_buckets():
+    """multi_host/histogram.html, first run: the cum%% column at the 1, 2 and 4 ms bucket bounds."""
+    from flashpoc.parse.vdbench import histogram_shares, parse_histogram
+
+    rows = parse_histogram((DATA / "vdbench" / "multi_host" / "histogram.html").read_text())
+    first = [r for r in rows if r["run_index"] == 0]
+    shares = histogram_shares(first, {"512us": 512, "1ms": 1000, "2ms": 2000, "4ms": 4000})
+    rounded = {k: None if v is None else round(v, 4) for k, v in shares.items()}
+    assert rounded["clat_under_1ms_pct"] == 99.5662 and rounded["clat_under_2ms_pct"] == 99.8533
+    assert rounded["read_clat_under_1ms_pct"] == 99.5632 and rounded["write_clat_under_4ms_pct"] == 99.9318
+    assert rounded["clat_under_512us_pct"] is None  # 0.400 < 0.600: 512 us is no bucket bound

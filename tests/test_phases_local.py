@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
 from conftest import quick_campaign, require_fio
@@ -98,3 +99,40 @@ def test_steady_state_is_recorded(tmp_path):
     raw = json.loads((wb.store.point_dir("probe", row["point_id"]) / "local.json").read_text())
     assert "steadystate=iops_slope:20%" in (wb.store.point_dir("probe", row["point_id"]) / "local.job.fio").read_text()
     assert row["steadystate_attained"] is bool(raw["jobs"][0]["steadystate"]["attained"])
+
+
+def test_points_keep_their_time_series_and_latency_histogram(tmp_path):
+    """Real fio with 1 s interval logs: the stored series, histogram and the report's views of them."""
+    require_fio()
+    cfg = campaign_from_dict(quick_campaign(
+        tmp_path, fio={"runtime_s": 4, "ramp_s": 1},
+        workloads=[{"name": "oltp-8k", "rw": "randrw", "rwmixread": 70, "bs": "8k"}]))
+    phases.run_check(cfg)
+    row = phases.run_sweep(cfg, {"oltp-8k": [2]}, progress=False).iloc[0]
+    point = tmp_path / "results" / "quick" / "points" / "sweep" / row["point_id"]
+    intervals = pd.read_csv(point / "intervals.csv")
+    # windows end 1 s apart after the 1 s ramp; only windows both jobs logged are kept
+    assert list(intervals["second"]) == [2.0 + i for i in range(len(intervals))] and len(intervals) >= 2
+    assert not intervals["warmup"].any()
+    assert (intervals["iops"] == intervals["read_iops"] + intervals["write_iops"]).all()
+    assert intervals["iops"].mean() == pytest.approx(row["iops"], rel=0.25)
+    assert row["intervals"] == len(intervals)
+
+    histogram = pd.read_csv(point / "histogram.csv")
+    job = json.loads((point / "local.json").read_text())["jobs"][0]
+    for direction in ("read", "write"):
+        counts = histogram[histogram["direction"] == direction]
+        assert counts["count"].sum() == job[direction]["total_ios"]
+        under_1ms = counts.loc[counts["clat_us"] < 1000, "count"].sum() / counts["count"].sum() * 100
+        assert row[f"{direction}_clat_under_1ms_pct"] == pytest.approx(under_1ms)
+        # fio prints its own p90 from the same bins
+        assert row[f"{direction}_clat_p90_ms"] == job[direction]["clat_ns"]["percentile"]["90.000000"] / 1e6
+
+    report = phases.build_report(cfg)
+    assert report.detail.loc[0, "point_id"] == row["point_id"]
+    assert report.distribution.loc[0, "clat_p90_ms"] == round(row["clat_p90_ms"], 3)
+    assert {"interval_series", "latency_histogram"} <= set(report.charts)
+    assert report.files["distribution.csv"].exists() and report.files["steadiness.csv"].exists()
+    html = report.files["report.html"].read_text()
+    assert "Steady state" in html and "Latency distribution at the detail points" in html
+    assert f"{int(row['intervals'])} intervals" in html or "fewer than 3 intervals" in html

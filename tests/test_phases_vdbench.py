@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
 from conftest import DATA
@@ -65,6 +66,14 @@ def test_probe_sweep_and_report_on_vdbench(tmp_path):
     assert row16["steadystate_attained"] in (True, False) and row16["interval_iops_cv_pct"] > 0
     # per interval, queue depth = IOPS x response time (median ratio over intervals 2-10)
     assert row16["interval_littles_law_ratio"] == pytest.approx(1.0, abs=0.02)
+    # every interval line of summary.html, interval 1 marked warm-up (outside avg_2-10)
+    intervals = pd.read_csv(group / "intervals.csv")
+    run16 = intervals[intervals["point_id"] == row16["point_id"]].reset_index(drop=True)
+    assert list(run16["second"]) == list(range(1, 11))
+    assert run16.loc[0, ["iops", "lat_mean_ms"]].tolist() == [49210.0, 0.794] and bool(run16.loc[0, "warmup"])
+    assert run16.loc[1, ["iops", "lat_mean_ms"]].tolist() == [72791.0, 0.872] and not run16.loc[1, "warmup"]
+    assert row16["intervals"] == 9  # intervals 2-10 judged
+    assert sorted(intervals["point_id"].unique()) == sorted(r["point_id"] for r in stored)
 
     rows = phases.run_sweep(cfg, {"wd1": [1, 2, 4, 8, 16]}, progress=False)
     assert list(rows["threads"]) == [1, 2, 4, 8, 16] and not rows["reused"].any()
@@ -74,6 +83,22 @@ def test_probe_sweep_and_report_on_vdbench(tmp_path):
     report = phases.build_report(cfg)
     assert report.summary.loc[0, "max_iops"] == 72705
     assert "latency_percentiles" not in report.charts and "hockey_stick" in report.charts
+    # vdbench keeps intervals (a time series and a verdict per point) and histogram.html's buckets
+    assert {"interval_series", "latency_histogram"} <= set(report.charts)
+    assert list(report.steadiness["threads"]) == [1, 2, 4, 8, 16]
+    assert report.detail.loc[0, "threads"] == 16  # max IOPS, 0.844 ms within the 1 ms SLO
+    # 512 us is no bucket bound of vdbench's histogram: no share under it
+    assert list(report.distribution.columns) == ["workload", "threads", "iops", "lat_mean_ms", "clat_under_1ms_pct",
+                                                 "clat_under_2ms_pct", "clat_under_4ms_pct"]
+    row1 = next(r for r in stored if r["threads"] == 1)
+    # histogram.html, threads=1: cum%% 98.5533 at "0.800 < 1.000", 99.6020 at "1.000 < 2.000"
+    assert round(row1["clat_under_1ms_pct"], 4) == 98.5533 and round(row1["clat_under_2ms_pct"], 4) == 99.6020
+    histogram = pd.read_csv(group / "histogram.csv")
+    first = histogram[histogram["point_id"] == row1["point_id"]].iloc[0]
+    assert (first["direction"], first["clat_us"], first["count"]) == ("read", 40.0, 40)  # "0.020 < 0.040  40"
+    series = report.charts["interval_series"].to_dict()
+    drawn = [row for data in series["datasets"].values() for row in data if "iops" in row]
+    assert [r["iops"] for r in drawn][:2] == [49210.0, 72791.0]
     assert report.files["report.html"].exists()
 
 

@@ -583,7 +583,14 @@ class AdaptiveProbe:
         return min(candidates, key=lambda t: (abs(t - mid), t))
 
 
-def interval_steadiness(iops: Sequence[float], *, max_cv_pct: float = 10.0, max_drift_pct: float = 10.0) -> dict:
+STEADY_MAX_CV_PCT = 10.0
+"""Largest interval IOPS scatter (stdev / mean, %) of a steady point."""
+STEADY_MAX_DRIFT_PCT = 10.0
+"""Largest drift (%) of the fitted line over a steady point's intervals."""
+
+
+def interval_steadiness(iops: Sequence[float], *, max_cv_pct: float = STEADY_MAX_CV_PCT,
+                        max_drift_pct: float = STEADY_MAX_DRIFT_PCT) -> dict:
     """Whether a point's interval IOPS were steady: small scatter and no trend.
 
     Args:

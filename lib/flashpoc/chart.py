@@ -7,8 +7,10 @@ stages write) and returns an Altair chart; nothing reads or writes files. Test a
 The notebooks call, once::
 
     from flashpoc import chart
-    chart.use_theme()                 # house look: fonts, palette, sizes
-    chart.enable_offline_renderer()   # inline SVG + Vega-Lite JSON, no CDN
+    chart.enable_offline_renderer()   # inline SVG + Vega-Lite JSON, no CDN; the house theme
+
+Files (SVG, PNG, Vega-Lite JSON, report.html) are always drawn in the house theme
+(:func:`themed_spec`), whatever theme is active.
 
 Colours: one fixed categorical palette (Okabe-Ito, without the yellow that vanishes on paper).
 A series keeps its colour from chart to chart because the colour domain is the sorted list of
@@ -22,6 +24,9 @@ CPU, where dashes mark the percentile or CPU time).
 
 from __future__ import annotations
 
+import functools
+import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -71,6 +76,7 @@ TITLE_CPU = "Host CPU (%)"
 
 _PERCENTILES = {
     "clat_p50_ms": "p50",
+    "clat_p90_ms": "p90",
     "clat_p99_ms": "p99",
     "clat_p99_9_ms": "p99.9",
 }
@@ -112,19 +118,39 @@ def theme_config() -> dict[str, Any]:
     }
 
 
+alt.theme.register(THEME_NAME, enable=False)(theme_config)
+
+
 def use_theme() -> str:
-    """Register the house theme with Altair and enable it; return its name."""
-    alt.theme.register(THEME_NAME, enable=True)(theme_config)
+    """Enable the house theme for every chart Altair draws from now on; return its name."""
+    alt.theme.enable(THEME_NAME)
     return THEME_NAME
+
+
+def themed_spec(chart: alt.TopLevelMixin | dict[str, Any]) -> dict[str, Any]:
+    """The Vega-Lite spec of ``chart`` in the house theme, whichever theme is active (a spec
+    given as a dict is returned as it is)."""
+    if not isinstance(chart, alt.TopLevelMixin):
+        return chart
+    with alt.theme.enable(THEME_NAME):
+        return chart.to_dict()
 
 
 # --- offline display ----------------------------------------------------------------------
 
 
 def render_svg(chart: alt.TopLevelMixin | dict[str, Any]) -> str:
-    """Render a chart (or a Vega-Lite spec) to an SVG string with vl-convert, locally."""
-    spec = chart.to_dict() if isinstance(chart, alt.TopLevelMixin) else chart
-    return vl_convert.vegalite_to_svg(spec, vl_version=VEGALITE_VERSION)
+    """Render a chart (in the house theme) or a Vega-Lite spec to an SVG string with vl-convert, locally.
+
+    The last few renderings are kept: the report saves each chart as SVG and embeds the same
+    SVG in report.html (and the notebook shows it), so each is rendered once.
+    """
+    return _svg_of(json.dumps(themed_spec(chart), sort_keys=True))
+
+
+@functools.lru_cache(maxsize=16)
+def _svg_of(spec_json: str) -> str:
+    return vl_convert.vegalite_to_svg(json.loads(spec_json), vl_version=VEGALITE_VERSION)
 
 
 def offline_renderer(spec: dict[str, Any], **metadata: Any) -> tuple[dict, dict]:
@@ -147,12 +173,14 @@ def offline_renderer(spec: dict[str, Any], **metadata: Any) -> tuple[dict, dict]
 
 
 def enable_offline_renderer() -> str:
-    """Make notebook charts display offline: register and enable :func:`offline_renderer`.
+    """Make notebook charts display offline and in the house look: register and enable
+    :func:`offline_renderer` and the house theme (:func:`use_theme`).
 
     Also pins the data transformer to ``default``: the data are inlined in the spec (never
     written to a side file or sent anywhere), and a chart over more than :data:`MAX_ROWS`
     rows fails, so aggregate first. Returns the renderer name.
     """
+    use_theme()
     alt.renderers.register(RENDERER_NAME, offline_renderer)
     alt.renderers.enable(RENDERER_NAME)
     alt.data_transformers.enable("default", max_rows=MAX_ROWS)
@@ -263,9 +291,9 @@ def latency_percentiles(
     title: str = "Completion latency percentiles vs threads",
     color_domain: Sequence[str] | None = None,
 ) -> alt.Chart:
-    """p50, p99 and p99.9 completion latency against threads (dash = percentile).
+    """p50, p90, p99 and p99.9 completion latency against threads (dash = percentile).
 
-    ``df``: workload, threads, clat_p50_ms, clat_p99_ms, clat_p99_9_ms (optional config;
+    ``df``: workload, threads, clat_p50_ms, clat_p90_ms, clat_p99_ms, clat_p99_9_ms (optional config;
     with several configurations, one column per workload); a missing percentile column is
     left out, at least one is needed. ``log_y`` uses a log scale and drops non-positive
     values, which it cannot draw.
@@ -410,6 +438,171 @@ def _lines_vs_threads(long: pd.DataFrame, y: alt.Y, dash: tuple[str, str, list[s
     return chart.properties(title=alt.Title(title))
 
 
+
+# --- one point in detail: time series and latency distribution ------------------------------
+
+#: Most intervals drawn per series; longer series are averaged into this many buckets.
+MAX_INTERVALS = 600
+
+#: Latency buckets (upper edges, us) of the histogram: a 1-2-5 series, readable on an axis.
+HISTOGRAM_EDGES_US: tuple[float, ...] = (10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000,
+                                         50_000, 100_000, 200_000, 500_000, 1_000_000, float("inf"))
+
+_DIRECTION_NAMES = {"read": "reads", "write": "writes", "trim": "trims"}
+
+#: Reference latencies (ms) marked on the cumulative distribution.
+SHARE_MARKS_MS: tuple[float, ...] = (0.512, 1.0, 2.0)
+
+
+def interval_series(intervals: pd.DataFrame, detail: pd.DataFrame, *, color_domain: Sequence[str] | None = None,
+                    title: str = "Each interval of the detail point: IOPS and mean latency") -> alt.VConcatChart:
+    """IOPS and mean latency per interval of one point per workload, with the warm-up shaded.
+
+    ``intervals``: [config,] workload, second (end of the interval, s since the point started),
+    iops, lat_mean_ms, warmup. ``detail``: the points shown ([config,] workload, threads,
+    ramp_s (warm-up seconds, shaded; 0 if absent), and the verdict columns intervals, interval_iops_cv_pct, interval_iops_drift_pct,
+    interval_steady); each workload's subtitle gives the verdict. Series longer than
+    :data:`MAX_INTERVALS` are averaged into that many buckets before charting; series of up
+    to 60 intervals mark each one (a single interval is a dot, not an invisible line).
+    """
+    _require(intervals, ["workload", "second", "iops", "lat_mean_ms"], "interval_series")
+    frame = _downsample(intervals, MAX_INTERVALS)
+    color, _ = _series_channels(frame, color_domain, facet=False)
+    panels = []
+    for workload, series in frame.groupby("workload", sort=False):
+        points = detail[detail["workload"] == workload]
+        ramp = points["ramp_s"].astype(float) if "ramp_s" in points else 0.0
+        warm = points.assign(start=0.0, end=ramp)[["start", "end"]].drop_duplicates()
+        band = alt.Chart(warm[warm["end"] > 0]).mark_rect(color="#dddddd", opacity=0.6).encode(
+            x="start:Q", x2="end:Q")
+        tooltip = [*_series_tooltip(series), alt.Tooltip("second:Q", title="Time (s)"),
+                   alt.Tooltip("iops:Q", title="IOPS", format=",.0f"),
+                   alt.Tooltip("lat_mean_ms:Q", title="Mean latency (ms)", format=".3f")]
+        x = alt.X("second:Q", title="Time since the point started (s)", scale=alt.Scale(zero=True))
+        lines = {"iops": TITLE_IOPS, "lat_mean_ms": TITLE_LAT_MEAN}
+        dots = len(series) <= 60 * series["config"].nunique() if "config" in series else len(series) <= 60
+        pair = [alt.layer(band, alt.Chart(series).mark_line(point=dots).encode(
+                    **_present({"x": x, "y": alt.Y(f"{field}:Q", title=axis), "color": color,
+                                "detail": "config:N" if "config" in series else None, "tooltip": tooltip}))
+                          ).properties(width=300, height=180)
+                for field, axis in lines.items()]
+        panels.append(alt.hconcat(*pair).properties(title=alt.Title(
+            f"{workload}", subtitle=[_verdict(r) for r in points.to_dict("records")])))
+    return alt.vconcat(*panels, spacing=16).properties(title=alt.Title(
+        title, subtitle="Grey: warm-up, left out of the point's result (fio ramp_time is not logged)."))
+
+
+def latency_histogram(histogram: pd.DataFrame, detail: pd.DataFrame | None = None, *,
+                      color_domain: Sequence[str] | None = None,
+                      title: str = "Completion-latency distribution at the detail point") -> alt.VConcatChart:
+    """Per workload and direction: the share of I/Os in each latency bucket (bars, 1-2-5
+    buckets) and the share completed within each latency (cumulative, log scale, with
+    0.512, 1 and 2 ms marked).
+
+    ``histogram``: [config,] workload, threads, direction, clat_us, count (fio's bins, or
+    vdbench's buckets at their upper bound, see :data:`flashpoc.store.HISTOGRAM_COLUMNS`); a bin
+    goes into the 1-2-5 bucket its value falls in, so vdbench's coarser buckets (400-600 us)
+    land whole in one of them. ``detail``: the points shown ([config,]
+    workload, threads, iops), named under each workload's title.
+    """
+    _require(histogram, ["workload", "direction", "clat_us", "count"], "latency_histogram")
+    keys = [c for c in ("config", "workload", "direction") if c in histogram]
+    frame = histogram.copy()
+    frame["panel"] = frame["workload"] + " (" + frame["direction"].map(_DIRECTION_NAMES).fillna("all I/Os") + ")"
+    totals = frame.groupby(keys)["count"].transform("sum")
+    frame["share_pct"] = 100.0 * frame["count"] / totals
+    edges = list(HISTOGRAM_EDGES_US)
+    frame["bucket"] = pd.cut(frame["clat_us"], [0.0, *edges], right=True, labels=False)
+    buckets = frame.groupby([*keys, "panel", "bucket"], as_index=False)["share_pct"].sum()
+    labels = [_bucket_label(0.0 if i == 0 else edges[i - 1], edges[i]) for i in range(len(edges))]
+    used = sorted(buckets["bucket"].unique())
+    order = [labels[i] for i in range(int(used[0]), int(used[-1]) + 1)]
+    buckets["latency"] = [labels[int(i)] for i in buckets["bucket"]]
+    cumulative = frame.sort_values([*keys, "clat_us"])
+    cumulative["within_pct"] = cumulative.groupby(keys)["share_pct"].cumsum()
+    cumulative["clat_ms"] = cumulative["clat_us"] / 1000.0
+    color, _ = _series_channels(frame, color_domain, facet=False)
+    panels = []
+    for panel in dict.fromkeys(frame["panel"]):
+        bars = alt.Chart(buckets[buckets["panel"] == panel]).mark_bar().encode(**_present({
+            "x": alt.X("latency:N", title="Completion latency (us / ms)", sort=order, scale=alt.Scale(domain=order)),
+            "xOffset": alt.XOffset("config:N") if "config" in buckets else None,
+            "y": alt.Y("share_pct:Q", title="Share of I/Os (%)"),
+            "color": color,
+            "tooltip": [*_series_tooltip(buckets), alt.Tooltip("latency:N", title="Latency"),
+                        alt.Tooltip("share_pct:Q", title="Share of I/Os (%)", format=".2f")]}))
+        marks = pd.DataFrame({"clat_ms": SHARE_MARKS_MS, "label": ["512 us", "1 ms", "2 ms"],
+                              "y": [110, 125, 140]})  # staggered: the marks are close on a log axis
+        rules = alt.Chart(marks).mark_rule(color=ANNOTATION_COLOR, strokeDash=[3, 3]).encode(x="clat_ms:Q")
+        rule_labels = alt.Chart(marks).mark_text(align="left", dx=3, color=ANNOTATION_COLOR).encode(
+            x="clat_ms:Q", y=alt.Y("y:Q", scale=None), text="label:N")
+        curve = alt.Chart(cumulative[cumulative["panel"] == panel]).mark_line(interpolate="step-after").encode(
+            **_present({
+                "x": alt.X("clat_ms:Q", title="Completion latency (ms, log scale)", scale=alt.Scale(type="log")),
+                "y": alt.Y("within_pct:Q", title="I/Os completed within (%)", scale=alt.Scale(domain=[0, 100])),
+                "color": color, "detail": "config:N" if "config" in cumulative else None,
+                "tooltip": [*_series_tooltip(cumulative), alt.Tooltip("clat_ms:Q", title="Latency (ms)", format=".3f"),
+                            alt.Tooltip("within_pct:Q", title="Within (%)", format=".2f")]}))
+        panels.append(alt.hconcat(bars.properties(width=300, height=180),
+                                  alt.layer(curve, rules, rule_labels).properties(width=300, height=180)
+                                  ).properties(title=alt.Title(panel, subtitle=_point_lines(detail, panel))))
+    return alt.vconcat(*panels, spacing=16).properties(title=alt.Title(title))
+
+
+def _point_name(row: dict[str, Any]) -> str:
+    """'[config: ]16 threads, 80,000 IOPS'."""
+    config = f"{row['config']}: " if row.get("config") else ""
+    return f"{config}{int(row['threads'])} threads, {float(row['iops']):,.0f} IOPS"
+
+
+def _point_lines(detail: pd.DataFrame | None, panel: str) -> list[str]:
+    """The detail points of the workload a histogram panel ('randread-4k (reads)') shows."""
+    if detail is None:
+        return []
+    workload = panel.rsplit(" (", 1)[0]
+    return [_point_name(r) for r in detail[detail["workload"] == workload].to_dict("records")]
+
+
+def _verdict(row: dict[str, Any]) -> str:
+    """One line: the point, and whether its intervals were steady."""
+    point = _point_name(row)
+    steady = row.get("interval_steady")
+    if steady is None or pd.isna(steady):
+        return f"{point}; no steady-state verdict (fewer than 3 intervals)"
+    word = "steady" if bool(steady) else "NOT steady"
+    return (f"{point}; {word}: scatter {row['interval_iops_cv_pct']:.1f} %, drift "
+            f"{row['interval_iops_drift_pct']:+.1f} % over {int(row['intervals'])} intervals")
+
+
+def _downsample(frame: pd.DataFrame, limit: int) -> pd.DataFrame:
+    """Average each series' intervals into at most ``limit`` equal time buckets."""
+    keys = [c for c in ("config", "workload") if c in frame]
+    parts = []
+    for _, series in frame.groupby(keys, sort=False):
+        if len(series) <= limit:
+            parts.append(series)
+            continue
+        span = float(series["second"].max()) / limit
+        bucket = (series["second"] / span).apply(math.ceil)
+        averaged = series.groupby(bucket).agg({**{c: "first" for c in keys}, "second": "max", "iops": "mean",
+                                               "lat_mean_ms": "mean", "warmup": "max"})
+        parts.append(averaged.reset_index(drop=True))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _bucket_label(low_us: float, high_us: float) -> str:
+    """'200-500 us', '0.5-1 ms', '<10 us', '>1000 ms': both bounds in the upper bound's unit."""
+    in_ms = high_us > 500
+
+    def fmt(us: float) -> str:
+        return f"{us / 1000:g}" if in_ms else f"{us:g}"
+
+    if math.isinf(high_us):
+        return f">{low_us / 1000:g} ms"
+    unit = "ms" if in_ms else "us"
+    return f"<{fmt(high_us)} {unit}" if low_us == 0 else f"{fmt(low_us)}-{fmt(high_us)} {unit}"
+
+
 # --- helpers ------------------------------------------------------------------------------
 
 
@@ -488,7 +681,7 @@ _DASHES = ([1, 0], [6, 3], [2, 2], [6, 2, 2, 2])
 
 
 def _dash_channel(field: str, title: str, values: list[str], known: list[str]) -> alt.StrokeDash:
-    """Dashes fixed by position in ``known`` (p50 solid, p99 dashed, p99.9 dotted), whichever
+    """Dashes fixed by position in ``known`` (p50 solid, p90 dashed, p99 dotted, p99.9 dash-dot), whichever
     of them ``values`` holds."""
     dashes = [list(_DASHES[known.index(v) % len(_DASHES)]) for v in values]
     return alt.StrokeDash(

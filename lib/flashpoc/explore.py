@@ -1,8 +1,9 @@
-"""Interactive exploration of a report in JupyterLab: pick campaigns, a workload and the SLO.
+"""Interactive exploration of a report in JupyterLab: pick campaigns, a workload, the SLO
+and the point shown in detail.
 
-:func:`explorer` returns an ipywidgets box whose chart and table follow the controls; the
-view itself is :func:`view` (pure: points in, chart and table out), so the static report of a
-papermill run shows the same numbers without any widget state.
+:func:`explorer` returns an ipywidgets box whose charts and tables follow the controls; the
+views themselves are :func:`view` and :func:`detail_view` (pure: tables in, charts and tables
+out), so the static report of a papermill run shows the same numbers without any widget state.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from . import chart, summary
 from .compare import configs as config_names
 
 ALL = "(all workloads)"
+AUTO = "max IOPS within the SLO"
 
 VIEW_COLUMNS = ["config", "workload", "points", "max_iops", "max_iops_lat_mean_ms", "iops_at_slo", "slo_status",
                 "knee_iops", "knee_lat_mean_ms"]
@@ -50,16 +52,37 @@ def view(points: pd.DataFrame, *, slo_ms: float, configs: Sequence[str] | None =
     return figure, table[[c for c in VIEW_COLUMNS if c in table]]
 
 
+def detail_view(detail: pd.DataFrame, intervals: pd.DataFrame, histogram: pd.DataFrame, *,
+                color_domain: Sequence[str] | None = None) -> list[Any]:
+    """The detail points' interval chart, latency table and histogram (what exists of them).
+
+    Args:
+        detail: the points (:func:`flashpoc.summary.detail_points`).
+        intervals, histogram: their tables (:func:`flashpoc.phases.load_point_details`).
+        color_domain: every configuration, so colours match the report's.
+    """
+    items: list[Any] = []
+    if not intervals.empty:
+        items.append(chart.interval_series(intervals, detail, color_domain=color_domain))
+    table = summary.distribution_table(detail)
+    if not table.empty:
+        items.append(table)
+    if not histogram.empty:
+        items.append(chart.latency_histogram(histogram, detail, color_domain=color_domain))
+    return items
+
+
 def explorer(report) -> Any:
-    """Controls (campaigns, workload, SLO in ms) over the report's points, and their view.
+    """Controls (campaigns, workload, SLO in ms, detail point) over the report's points, and their view.
 
     Args:
         report: a :class:`flashpoc.phases.Report`.
 
     Returns:
         An ``ipywidgets.VBox``: a row of controls, then an output area redrawn (chart and
-        table of :func:`view`) whenever a control changes. Its ``children[0].children`` are
-        the controls, for tests and scripts.
+        table of :func:`view`, then :func:`detail_view` of the chosen point of each curve)
+        whenever a control changes. The point control lists the thread counts of the chosen
+        workload. Its ``children[0].children`` are the controls, for tests and scripts.
     """
     import ipywidgets as widgets
     from IPython.display import Markdown
@@ -76,17 +99,33 @@ def explorer(report) -> Any:
     pick_workload = widgets.Dropdown(options=[ALL, *workloads], value=ALL if len(workloads) > 1 else workloads[0],
                                      description="Workload")
     slo = widgets.BoundedFloatText(value=report.slo_ms, min=0.001, max=10000.0, step=0.1, description="SLO (ms)")
-    controls += [pick_workload, slo]
+    pick_point = widgets.Dropdown(options=[AUTO], value=AUTO, description="Detail at")
+    controls += [pick_workload, slo, pick_point]
     out = widgets.Output()
 
+    def point_options(*_: Any) -> None:
+        threads = [] if pick_workload.value == ALL else sorted(
+            {int(t) for t in points.loc[points["workload"] == pick_workload.value, "threads"]})
+        pick_point.options = [AUTO, *(f"{t} threads" for t in threads)]  # resets the value to AUTO
+
     def render(*_: Any) -> None:
-        figure, table = view(points, slo_ms=slo.value, workload=pick_workload.value,
-                             configs=None if pick_configs is None else pick_configs.value)
+        chosen = None if pick_configs is None else pick_configs.value
+        figure, table = view(points, slo_ms=slo.value, workload=pick_workload.value, configs=chosen)
+        items = [Markdown("(nothing selected)")] if figure is None else [figure, table]
+        if figure is not None:
+            selected = points if chosen is None else points[points["config"].isin(list(chosen))]
+            if pick_workload.value != ALL:
+                selected = selected[selected["workload"] == pick_workload.value]
+            threads = None if pick_point.value == AUTO else int(pick_point.value.split()[0])
+            detail = summary.detail_points(selected, slo.value, threads)
+            items += detail_view(detail, *report.point_details(detail), color_domain=names or None)
         # outputs set from the kernel side: the same in JupyterLab, a script or a test
         out.outputs = ()
-        for item in ([Markdown("(nothing selected)")] if figure is None else [figure, table]):
+        for item in items:
             out.append_display_data(item)
 
+    pick_workload.observe(point_options, names="value")
+    point_options()
     for control in controls:
         control.observe(render, names="value")
     render()

@@ -187,6 +187,8 @@ class FioSettings(_Strict):
     buffer_compress_percentage: int | None = Field(None, ge=0, le=100)
     dedupe_percentage: int | None = Field(None, ge=0, le=100)
     randrepeat: bool = False
+    interval_s: int = Field(1, ge=0, le=3600, description="seconds per interval of the per-point time "
+                            "series (fio log_avg_msec); 0: no interval logs")
 
     @field_validator("steadystate")
     @classmethod
@@ -580,6 +582,10 @@ class ReportSettings(_Strict):
     iops_levels: list[float] = Field(default_factory=list, max_length=10,
                                      description="IOPS to compare latency and CPU at (default: half and all of "
                                                  "the lower max IOPS of each pair)")
+    detail_threads: int | None = Field(None, ge=1, le=100000,
+                                       description="point shown in detail (time series, latency histogram): the "
+                                                   "measured thread count nearest to this; default each workload's "
+                                                   "max IOPS within slo_ms")
 
     @field_validator("latencies_ms", "iops_levels")
     @classmethod

@@ -20,14 +20,16 @@ from . import analysis, check, phases_slob, phases_vdbench
 from . import rows as rows_mod
 from .errors import AnalysisError, CheckFailed, FlashpocError, RemoteError
 from .params import Campaign, HostParams, Workload, workbook_root
-from .parse.fio import parse_fio_histogram, parse_fio_output, summarize_fio_point
+from .parse.fio import (histogram_table, latency_distribution, merge_intervals, parse_fio_histogram,
+                        parse_fio_interval_logs, parse_fio_output, summarize_fio_point)
 from .parse.host import cpu_utilisation
 from .plan.fio import outstanding_ios, render_job, render_layout_job
 from .plan.sweep import format_forthreads, plan_sweep
 from .plan.vdbench import probe_run
 from .run import hosts as hostlib
 from .run.fio import FioRun, fio_version, run_fio_job
-from .store import CampaignStore, StoreError
+from .store import (HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, CampaignStore, StoreError,
+                    table_text)
 
 PHASES = ("probe", "sweep")
 #: metrics summed over hosts; the other metrics are IOPS-weighted means over hosts
@@ -232,17 +234,31 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
                 raise RemoteError("; ".join(errors))
     wall_s = time.perf_counter() - started
 
-    per_host, raw = {}, {}
+    per_host, raw, bins, host_intervals = {}, {}, [], []
     for run in runs:
         rows = parse_fio_output(run.output)
-        summary = summarize_fio_point(rows, parse_fio_histogram(run.output))
+        histogram = parse_fio_histogram(run.output)
+        summary = summarize_fio_point(rows, histogram)
         summary.update(cpu_utilisation(run.cpu_before, run.cpu_after))
         per_host[run.host] = summary
+        bins += histogram
+        if cfg.fio.interval_s:
+            host_intervals.append(parse_fio_interval_logs(run.logs, window_ms=cfg.fio.interval_s * 1000,
+                                                          fio_version=summary.get("fio_version")))
         raw[f"{run.host}.job.fio"] = run.job
         raw[f"{run.host}.json"] = run.output
         if run.stderr.strip():
             raw[f"{run.host}.stderr.txt"] = run.stderr
     metrics = _aggregate_hosts(per_host)
+    if len(per_host) > 1 and bins:
+        metrics.update(latency_distribution(bins), percentiles_exact=True)  # exact: the hosts' bins merged
+    if bins:
+        raw[HISTOGRAM_FILE] = table_text([{**r, "point_id": pid} for r in histogram_table(bins)], HISTOGRAM_COLUMNS)
+    if host_intervals:
+        intervals = [{**r, "point_id": pid, "second": r["second"] + cfg.fio.ramp_s, "warmup": False}
+                     for r in merge_intervals(host_intervals)]
+        raw[INTERVALS_FILE] = table_text(intervals, INTERVAL_COLUMNS)
+        metrics.update(rows_mod.interval_verdict(intervals))
     outstanding = outstanding_ios(workload, threads) * len(cfg.hosts)
     row = rows_mod.base_row(cfg, phase=phase, point_id=pid, engine=cfg.engine, workload=workload,
                             iodepth=workload.iodepth, threads=threads, outstanding=outstanding,
@@ -444,7 +460,7 @@ def load_comparison(cfg: Campaign) -> pd.DataFrame:
     Raises:
         AnalysisError: a campaign has no results or no sweep points, naming it and its directory.
     """
-    from .params import campaign_from_dict, resolve_path
+    from .params import campaign_from_dict
 
     cfg = cfg.resolved()
     own = load_results(cfg, "sweep")
@@ -452,7 +468,7 @@ def load_comparison(cfg: Campaign) -> pd.DataFrame:
         raise _no_sweep(cfg)
     frames = [own.assign(config=cfg.report.label or cfg.campaign)]
     for i, other in enumerate(cfg.report.compare):
-        root = (resolve_path(other.results_dir) if other.results_dir else cfg.results_path().parent) / other.campaign
+        root = _compared_root(cfg, other)
         key = f"report.compare[{i}] ({other.campaign})"
         if not (root / "manifest.json").is_file():
             raise AnalysisError(f"{key}: no campaign results in {root} (no manifest.json): run that campaign's "
@@ -468,6 +484,44 @@ def load_comparison(cfg: Campaign) -> pd.DataFrame:
             raise AnalysisError(f"{key}: no sweep points in {root} for its current parameters: run its sweep (03)")
         frames.append(points.assign(config=other.label or other.campaign))
     return pd.concat(frames, ignore_index=True)
+
+
+def _compared_root(cfg: Campaign, other) -> Path:
+    """The results directory of a ``report.compare`` campaign."""
+    from .params import resolve_path
+
+    return (resolve_path(other.results_dir) if other.results_dir else cfg.results_path().parent) / other.campaign
+
+
+def load_point_details(cfg: Campaign, detail: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The interval time series and latency histograms of the ``detail`` points.
+
+    Args:
+        cfg: the report's campaign (its ``report.compare`` campaigns are read too).
+        detail: points to load, with ``point_id``, ``workload``, ``threads`` (and ``config``
+            when campaigns are compared), e.g. from :func:`flashpoc.summary.detail_points`.
+
+    Returns:
+        ``(intervals, histogram)``: the rows of the points' ``intervals.csv`` and
+        ``histogram.csv`` (see :mod:`flashpoc.store`) with the detail columns [config,]
+        workload and threads added; empty frames for points without them (vdbench keeps no
+        histogram; SLOB no time series).
+    """
+    cfg = cfg.resolved()
+    roots = {cfg.report.label or cfg.campaign: cfg.results_path()}
+    roots.update({other.label or other.campaign: _compared_root(cfg, other) for other in cfg.report.compare})
+    keys = [c for c in ("config", "workload", "threads") if c in detail]
+    tables = {INTERVALS_FILE: [], HISTOGRAM_FILE: []}
+    groups = detail.groupby("config", sort=False) if "config" in detail else [(None, detail)]
+    for config, points in groups:
+        store = CampaignStore(roots[config] if config is not None else cfg.results_path())
+        ids = list(points["point_id"])
+        for name, frames in tables.items():
+            frame = store.load_point_tables("sweep", name, ids)
+            if not frame.empty:
+                frames.append(frame.merge(points[["point_id", *keys]], on="point_id"))
+    return tuple(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+                 for frames in tables.values())
 
 
 def campaign_dir(cfg: Campaign) -> Path:
@@ -553,6 +607,10 @@ class Report:
         comparison: :func:`flashpoc.compare.comparison_table` (empty without ``report.compare``).
         comparison_notes: what was not compared, and why.
         slo_ms: the latency SLO (ms) of the report.
+        detail: the point of each curve shown in detail (:func:`flashpoc.summary.detail_points`).
+        distribution: latency percentiles and shares under 512 us/1/2/4 ms at the detail points.
+        steadiness: every point's steady-state verdict (:func:`flashpoc.summary.steadiness_table`).
+        cfg: the campaign, to load the time series and histogram of other points on demand.
     """
 
     headline: str
@@ -564,6 +622,23 @@ class Report:
     comparison: pd.DataFrame = field(default_factory=pd.DataFrame)
     comparison_notes: list[str] = field(default_factory=list)
     slo_ms: float = 1.0
+    detail: pd.DataFrame = field(default_factory=pd.DataFrame)
+    distribution: pd.DataFrame = field(default_factory=pd.DataFrame)
+    steadiness: pd.DataFrame = field(default_factory=pd.DataFrame)
+    cfg: Campaign | None = None
+
+    def point_details(self, detail: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The interval series and latency histograms of ``detail`` points (see :func:`load_point_details`)."""
+        if self.cfg is None:
+            return pd.DataFrame(), pd.DataFrame()
+        return load_point_details(self.cfg, detail)
+
+    @property
+    def steadiness_text(self) -> str:
+        """Markdown: how many points had steady intervals, which did not, and the detail points."""
+        from .summary import steadiness_text
+
+        return steadiness_text(self.steadiness, self.detail)
 
     @property
     def configs(self) -> list[str]:
@@ -599,6 +674,9 @@ class Report:
         from IPython.display import Markdown
 
         notes = {"latency_percentiles": "(no latency percentiles: the engine does not report them)",
+                 "interval_series": "(no interval time series: fio ran without interval logs (fio.interval_s: 0), "
+                                    "or the engine keeps none (SLOB))",
+                 "latency_histogram": "(no latency histogram: only fio's JSON+ output has one)",
                  "probe_curve": "(no saturation probe was run)",
                  "write_latency": "(no write latency: no workload wrote)",
                  "oracle_latency": "(no Oracle wait latencies: not a SLOB campaign)",
@@ -654,6 +732,14 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
             charts["read_latency_shares"] = chart.latency_shares(shares)
     else:
         charts["host_cpu"] = chart.host_cpu(points, color_domain=domain)
+    detail = summary.detail_points(points, cfg.slo_ms, cfg.report.detail_threads)
+    intervals, histogram = load_point_details(cfg, detail)
+    if not intervals.empty:
+        charts["interval_series"] = chart.interval_series(intervals, detail, color_domain=domain)
+    if not histogram.empty:
+        charts["latency_histogram"] = chart.latency_histogram(histogram, detail, color_domain=domain)
+    steadiness = summary.steadiness_table(points)
+    distribution = summary.distribution_table(detail)
     store = CampaignStore(cfg.results_path())
     if (store.root / "probe.json").exists():
         probe = store.read_json("probe.json")
@@ -669,16 +755,22 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
         if domain:
             files["comparison.csv"] = store.write_table("report/comparison.csv", comparison)
         files["points.csv"] = store.write_table("report/points.csv", points.drop(columns=["per_host"], errors="ignore"))
+        files["distribution.csv"] = store.write_table("report/distribution.csv", distribution)
+        if not steadiness.empty:
+            files["steadiness.csv"] = store.write_table("report/steadiness.csv", steadiness)
         titles = {"hockey_stick": "IOPS vs latency", "latency_percentiles": "Latency percentiles",
                   "host_cpu": "Host CPU", "probe_curve": "Saturation probe",
                   "oracle_latency": "Oracle I/O wait latency", "db_cpu": "DB CPU",
                   "read_latency_shares": "Single-block read latency distribution",
-                  "write_latency": "Write latency"}
+                  "write_latency": "Write latency", "interval_series": "Steady state: each interval of the detail points",
+                  "latency_histogram": "Latency distribution at the detail points"}
+        lead = {"interval_series": [summary.steadiness_text(steadiness, detail)], "latency_histogram": [distribution]}
         sections = [("Summary", [headline, table])]
-        sections += [(titles[name], [item]) for name, item in charts.items()]
+        sections += [(titles[name], [*lead.get(name, []), item]) for name, item in charts.items()]
         sections.append(("All points", [sweep_table(points)]))
         files["report.html"] = out / "report.html"
-    result = Report(headline, table, points, knee_frame, charts, files, comparison, notes, cfg.slo_ms)
+    result = Report(headline, table, points, knee_frame, charts, files, comparison, notes, cfg.slo_ms,
+                    detail, distribution, steadiness, cfg)
     if write_files:
         if domain:
             sections.insert(1, ("Comparison", [result.comparison_text, result.comparison_display]))

@@ -17,9 +17,11 @@ from typing import Any
 from . import analysis
 from .errors import RemoteError
 from .params import Workload
-from .parse.vdbench import parse_output_dir, vdbench_failure
+from .parse.fio import SHARE_LIMITS_US
+from .parse.vdbench import histogram_shares, parse_output_dir, vdbench_failure
 from .plan.vdbench import RunDefinition, outstanding_ios, probe_run, render_parmfile, sweep_run
-from .rows import add_littles_law, base_row, to_points
+from .rows import add_littles_law, base_row, interval_verdict, to_points
+from .store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text
 from .run.vdbench import IntervalProgress, run_vdbench
 
 
@@ -80,6 +82,12 @@ def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None) -> list[dict[
         raise RemoteError(f"{host_params.name}: {purpose}: vdbench finished but reported no run in totals.html")
     raw = {f"output__{name}": text for name, text in run.files.items()}  # output/<name>, flattened
     raw.update({"parmfile": parmfile, "console.txt": run.console})
+    ids = [(f"{group}_t{int(total['threads']):05d}", total) for total in parsed["totals"]]
+    raw[INTERVALS_FILE] = table_text([r for pid, total in ids for r in interval_table(pid, rd, total, parsed)],
+                                     INTERVAL_COLUMNS)
+    histograms = [r for pid, total in ids for r in histogram_table(pid, total, parsed)]
+    if histograms:
+        raw[HISTOGRAM_FILE] = table_text(histograms, HISTOGRAM_COLUMNS)
     wb.store.save_points(phase, group, rows, raw)
     if bar is not None and done_runs < runs:
         bar.update(runs - done_runs)
@@ -95,16 +103,19 @@ def point_row(wb, phase: str, group: str, rd: RunDefinition, total: dict[str, An
     workload: Workload = cfg.workload(rd.workload)
     threads = int(total["threads"])
     outstanding = outstanding_ios(threads, cfg)
+    point_id = f"{group}_t{threads:05d}"
+    table = interval_table(point_id, rd, total, parsed)
+    shares = histogram_shares(run_histogram(total, parsed), SHARE_LIMITS_US)
     intervals = [r for r in parsed["summary"]
                  if r.get("run_index") == total["run_index"] and r.get("row_type", "interval") == "interval"
                  and not r.get("is_avg") and isinstance(r.get("interval"), int)
                  and r["interval"] >= (total.get("interval_start") or 2)]
-    steady = analysis.interval_steadiness([r["iops"] for r in intervals])
+    verdict = interval_verdict(table)
     # Little's law per interval: vdbench's measured queue depth against IOPS x response time
     law_ratios = sorted(r["queue_depth"] / (r["iops"] * r["resp_ms"] / 1000.0) for r in intervals
                         if r.get("queue_depth") and r.get("iops") and r.get("resp_ms"))
     read_share = (total.get("read_pct") or 0.0) / 100.0
-    row = base_row(cfg, phase=phase, point_id=f"{group}_t{threads:05d}", engine="vdbench", workload=workload,
+    row = base_row(cfg, phase=phase, point_id=point_id, engine="vdbench", workload=workload,
                    iodepth=1, threads=threads, outstanding=outstanding, hosts=[h.name for h in cfg.hosts],
                    runtime_s=rd.elapsed_s, ramp_s=rd.warmup_s or rd.interval_s, repeat=0, wall_s=wall_s)
     row.update({
@@ -121,14 +132,51 @@ def point_row(wb, phase: str, group: str, rd: RunDefinition, total: dict[str, An
         "host_cpu_busy_pct": total.get("cpu_sys_user_pct"),
         "host_cpu_system_pct": total.get("cpu_sys_pct"),
         "interval_label": total.get("interval_label"),
-        "interval_iops_cv_pct": steady["cv_pct"],
-        "interval_iops_drift_pct": steady["drift_pct"],
-        "steadystate_attained": steady["steady"],
+        **verdict,
+        "steadystate_attained": verdict["interval_steady"],
         "interval_littles_law_ratio": round(law_ratios[len(law_ratios) // 2], 3) if law_ratios else None,
         "vdbench_loop": total.get("loop"),
+        **shares,
     })
     add_littles_law(row)
     return row
+
+
+def run_histogram(total: dict[str, Any], parsed: dict[str, Any]) -> list[dict[str, Any]]:
+    """histogram.html's rows of one run: its read and write sections, or its total section
+    when vdbench printed no per-direction section."""
+    rows = [r for r in parsed["histograms"].get("histogram", []) if r["run_index"] == total["run_index"]]
+    split = [r for r in rows if r["direction"] in ("read", "write")]
+    return split or rows
+
+
+def histogram_table(point_id: str, total: dict[str, Any], parsed: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows of one run's ``histogram.csv``: vdbench's non-empty response-time buckets, each
+    at its upper bound in ``clat_us`` (the open last bucket at its lower bound); ``direction``
+    read, write or total (all I/Os)."""
+    return [{"point_id": point_id, "direction": r["direction"], "count": r["count"],
+             "clat_us": float(r["bucket_hi_us"] if r["bucket_hi_us"] is not None else r["bucket_lo_us"])}
+            for r in run_histogram(total, parsed) if r["count"]]
+
+
+def interval_table(point_id: str, rd: RunDefinition, total: dict[str, Any], parsed: dict[str, Any]) -> list[dict]:
+    """The rows of one vdbench run's ``intervals.csv``: every interval line of summary.html,
+    those before the average's first interval (``avg_2-N``: interval 1) marked warm-up;
+    ``second`` is the interval number x ``interval=`` seconds."""
+    start = total.get("interval_start") or 2
+    out = []
+    for r in parsed["summary"]:
+        if (r.get("run_index") != total["run_index"] or r.get("row_type", "interval") != "interval"
+                or r.get("is_avg") or not isinstance(r.get("interval"), int)):
+            continue
+        read_share = (r.get("read_pct") or 0.0) / 100.0
+        out.append({"point_id": point_id, "second": r["interval"] * rd.interval_s, "iops": r["iops"],
+                    "read_iops": r["iops"] * read_share, "write_iops": r["iops"] * (1.0 - read_share),
+                    "lat_mean_ms": r.get("resp_ms"),
+                    "read_lat_mean_ms": r.get("read_resp_ms") if read_share > 0 else None,
+                    "write_lat_mean_ms": r.get("write_resp_ms") if read_share < 1 else None,
+                    "warmup": r["interval"] < start})
+    return out
 
 
 def probe(wb, bar=None) -> list[dict[str, Any]]:

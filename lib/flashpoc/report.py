@@ -26,7 +26,7 @@ from nbconvert import HTMLExporter
 from nbconvert.preprocessors import Preprocessor
 
 import flashpoc
-from flashpoc.chart import VEGALITE_VERSION, render_svg
+from flashpoc.chart import VEGALITE_VERSION, render_svg, themed_spec
 from flashpoc.errors import OfflineExportError, ParameterError
 
 #: Scale factor of PNG files (2 = print quality at the chart's nominal size).
@@ -48,7 +48,7 @@ def save_chart(chart: alt.TopLevelMixin, directory: str | Path, name: str) -> di
         raise ParameterError(f"name: {name!r} is not a plain file stem ([A-Za-z0-9._-])")
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    spec = chart.to_dict()
+    spec = themed_spec(chart)
     paths = {
         "svg": directory / f"{name}.svg",
         "png": directory / f"{name}.png",

@@ -63,6 +63,16 @@ def add_littles_law(row: dict[str, Any]) -> None:
         row["littles_law_ok"] = bool(law["ok"])
 
 
+def interval_verdict(intervals: list[dict[str, Any]]) -> dict[str, Any]:
+    """Steadiness of a point's measured intervals (warm-up left out): ``intervals`` (count),
+    ``interval_iops_cv_pct``, ``interval_iops_drift_pct`` (%) and ``interval_steady`` (None
+    with fewer than 3 intervals); see :func:`flashpoc.analysis.interval_steadiness`."""
+    measured = [r["iops"] for r in intervals if not r.get("warmup")]
+    steady = analysis.interval_steadiness(measured)
+    return {"intervals": len(measured), "interval_iops_cv_pct": steady["cv_pct"],
+            "interval_iops_drift_pct": steady["drift_pct"], "interval_steady": steady["steady"]}
+
+
 def to_points(rows: Iterable[Mapping[str, Any]]) -> list[analysis.Point]:
     """(threads, IOPS, mean latency ms, outstanding I/Os) of each row, in the rows' order."""
     return [analysis.Point(int(r["threads"]), float(r["iops"]), float(r["lat_mean_ms"]), int(r["outstanding_ios"]))

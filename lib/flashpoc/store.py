@@ -9,6 +9,8 @@ Layout of ``results/<campaign>/``::
     points/<phase>/<point-id>/    one directory per completed run point:
         point.json                the tidy row (parameters + metrics with units)
         <host>.job.fio, <host>.json, ...   raw engine input and output per host
+        intervals.csv             the point's time series (INTERVAL_COLUMNS), when the engine gives one
+        histogram.csv             the point's latency histogram (HISTOGRAM_COLUMNS), fio and vdbench
     points.csv                    every point.json as one table
     notebooks/, report/           executed notebooks, report files
 
@@ -36,6 +38,26 @@ from .errors import FlashpocError
 FORMAT_VERSION = 1
 _UMASK = os.umask(0)
 os.umask(_UMASK)
+
+
+INTERVALS_FILE = "intervals.csv"
+INTERVAL_COLUMNS: tuple[str, ...] = ("point_id", "second", "iops", "read_iops", "write_iops", "lat_mean_ms",
+                                     "read_lat_mean_ms", "write_lat_mean_ms", "warmup")
+"""Columns of a point's ``intervals.csv``: ``second`` is the end of the interval in seconds since
+the point started (warm-up included), IOPS per interval, mean latency (ms) per interval, and
+``warmup`` (True for intervals the engine leaves out of the point's result). A vdbench run
+directory holds the intervals of each of its points, told apart by ``point_id``."""
+
+HISTOGRAM_FILE = "histogram.csv"
+HISTOGRAM_COLUMNS: tuple[str, ...] = ("point_id", "direction", "clat_us", "count")
+"""Columns of a point's ``histogram.csv``: latency bins per direction (read, write, or total)
+with their I/O ``count``: fio's completion-latency bins merged over hosts (``clat_us`` the bin
+value), or vdbench's response-time buckets (``clat_us`` the bucket's upper bound), in us."""
+
+
+def table_text(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> str:
+    """CSV text of ``rows`` with ``columns`` (missing values empty)."""
+    return pd.DataFrame(rows, columns=list(columns)).to_csv(index=False)
 
 
 class StoreError(FlashpocError):
@@ -198,6 +220,20 @@ class CampaignStore:
         if not frame.empty and "completed_utc" in frame:
             frame = frame.sort_values("completed_utc", kind="stable").reset_index(drop=True)
         return frame
+
+    def load_point_tables(self, phase: str, name: str, point_ids: list[str] | None = None) -> pd.DataFrame:
+        """The ``name`` table (:data:`INTERVALS_FILE` or :data:`HISTOGRAM_FILE`) of the points
+        of ``phase`` (of ``point_ids`` only, when given) as one DataFrame; empty when none has one."""
+        base = self.root / "points" / phase
+        wanted = None if point_ids is None else set(point_ids)
+        frames = []
+        for path in sorted(base.glob(f"*/{name}")):
+            # a fio point's directory is its id; a vdbench run directory holds several points
+            if wanted is not None and path.parent.name not in wanted and not (path.parent / "points.json").exists():
+                continue
+            frame = pd.read_csv(path)
+            frames.append(frame if wanted is None else frame[frame["point_id"].isin(wanted)])
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
     def write_points_table(self) -> Path:
         """Rewrite points.csv from every stored point."""

@@ -111,3 +111,87 @@ def _rounded(value, digits: int = 3):
         return None if value is None or pd.isna(value) else round(float(value), digits)
     except (TypeError, ValueError):
         return None
+
+
+DISTRIBUTION_COLUMNS = {
+    "lat_mean_ms": 3, "clat_p50_ms": 3, "clat_p90_ms": 3, "clat_p99_ms": 3, "clat_p99_9_ms": 3,
+    "clat_under_512us_pct": 2, "clat_under_1ms_pct": 2, "clat_under_2ms_pct": 2, "clat_under_4ms_pct": 2,
+}
+"""Columns of :func:`distribution_table` and their decimals: mean and percentile latencies (ms),
+shares of I/Os under 512 us, 1, 2 and 4 ms (%)."""
+
+def detail_points(frame: pd.DataFrame, slo_ms: float, threads: int | None = None) -> pd.DataFrame:
+    """The point of each curve whose time series and latency histogram the report shows.
+
+    With ``threads``, the measured point nearest to it; otherwise the highest-IOPS point whose
+    mean latency is within the SLO (the operating point a customer buys), or the highest-IOPS
+    point when none is within it.
+
+    Returns:
+        One row per [config,] workload: the point's row (``point_id``, ``threads``, ``iops``,
+        ``lat_mean_ms`` ...) plus ``detail_reason`` (why this point).
+    """
+    keys = _series(frame)
+    chosen = []
+    for _, group in frame.groupby(keys, sort=False):
+        if threads is not None:
+            row = group.loc[(group["threads"] - threads).abs().idxmin()].copy()
+            row["detail_reason"] = f"nearest to the requested {threads} threads"
+        else:
+            within = group[group["lat_mean_ms"] <= slo_ms]
+            if within.empty:
+                row = group.loc[group["iops"].idxmax()].copy()
+                row["detail_reason"] = f"max IOPS (no point within the {slo_ms:g} ms SLO)"
+            else:
+                row = within.loc[within["iops"].idxmax()].copy()
+                row["detail_reason"] = f"max IOPS within the {slo_ms:g} ms SLO"
+        chosen.append(row)
+    return pd.DataFrame(chosen).reset_index(drop=True)
+
+
+def distribution_table(detail: pd.DataFrame) -> pd.DataFrame:
+    """Latency at each detail point: mean, p50/p90/p99/p99.9 (ms) and the shares of I/Os
+    under 512 us, 1, 2 and 4 ms (%), where the engine gives them (fio JSON+ bins); columns no
+    point has are left out."""
+    keys = [c for c in ("config", "workload", "threads", "iops") if c in detail]
+    columns = [c for c in DISTRIBUTION_COLUMNS if c in detail and detail[c].notna().any()]
+    table = detail[keys + columns].copy()
+    table["iops"] = table["iops"].round()
+    for column in columns:
+        table[column] = table[column].astype(float).round(DISTRIBUTION_COLUMNS[column])
+    return table
+
+
+def steadiness_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Every point's steady-state verdict: [config,] workload, threads, iops, intervals,
+    interval_iops_cv_pct, interval_iops_drift_pct (%), interval_steady (None: too few intervals
+    or no time series). Empty when no point has a time series."""
+    columns = [*_series(frame), "threads", "iops", "intervals", "interval_iops_cv_pct", "interval_iops_drift_pct",
+               "interval_steady"]
+    if "interval_iops_cv_pct" not in frame or frame["interval_iops_cv_pct"].isna().all():
+        return pd.DataFrame(columns=columns)
+    table = frame.reindex(columns=columns).copy()
+    table["iops"] = table["iops"].round()
+    return table.reset_index(drop=True)
+
+
+def steadiness_text(table: pd.DataFrame, detail: pd.DataFrame | None = None) -> str:
+    """Markdown: how many points were steady, which were not (with their scatter and drift),
+    and which point of each curve is shown in detail (``detail``, from :func:`detail_points`)."""
+    chosen = "" if detail is None or detail.empty else "\n\nPoints shown in detail: " + "; ".join(
+        f"{r['config'] + ', ' if r.get('config') else ''}`{r['workload']}` at {int(r['threads'])} threads "
+        f"({r['detail_reason']})" for r in detail.to_dict("records")) + "."
+    if table.empty:
+        return "(no interval time series: the engine kept none for these points)" + chosen
+    judged = table[table["interval_steady"].notna()]
+    unsteady = judged[~judged["interval_steady"].astype(bool)]
+    limits = (f"interval IOPS scatter (stdev/mean) at most {analysis.STEADY_MAX_CV_PCT:g} % and drift of the fitted "
+              f"line over the point at most {analysis.STEADY_MAX_DRIFT_PCT:g} %")
+    lines = [f"{len(judged) - len(unsteady)} of {len(judged)} points were steady ({limits})."]
+    if len(judged) < len(table):
+        lines[0] += f" {len(table) - len(judged)} had fewer than 3 intervals and no verdict."
+    for r in unsteady.to_dict("records"):
+        config = f"{r['config']}, " if r.get("config") else ""
+        lines.append(f"- not steady: {config}`{r['workload']}` at {int(r['threads'])} threads: scatter "
+                     f"{r['interval_iops_cv_pct']:.1f} %, drift {r['interval_iops_drift_pct']:+.1f} %")
+    return "\n".join(lines) + chosen

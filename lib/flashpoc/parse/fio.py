@@ -47,8 +47,11 @@ PERCENTILES: dict[str, float] = {
 }
 """Completion-latency percentiles kept in each row, as ``clat_<name>_us``."""
 
-SUMMARY_PERCENTILES: tuple[str, ...] = ("p50", "p99", "p99_9")
+SUMMARY_PERCENTILES: tuple[str, ...] = ("p50", "p90", "p99", "p99_9")
 """Percentiles reported by :func:`summarize_fio_point`, as ``clat_<name>_ms``."""
+
+SHARE_LIMITS_US: dict[str, int] = {"512us": 512, "1ms": 1000, "2ms": 2000, "4ms": 4000}
+"""Latency limits (us) of the ``clat_under_<limit>_pct`` shares computed from JSON+ bins."""
 
 ROW_KEYS: tuple[str, ...] = (
     "fio_version",
@@ -81,6 +84,17 @@ ROW_KEYS: tuple[str, ...] = (
 )
 """Keys of every row returned by :func:`parse_fio_output`, in order."""
 
+INTERVAL_KEYS: tuple[str, ...] = (
+    "second",
+    "iops",
+    "read_iops",
+    "write_iops",
+    "lat_mean_ms",
+    "read_lat_mean_ms",
+    "write_lat_mean_ms",
+)
+"""Keys of every row returned by :func:`parse_fio_interval_logs` and :func:`merge_intervals`."""
+
 HISTOGRAM_KEYS: tuple[str, ...] = (
     "entry_index",
     "jobname",
@@ -92,6 +106,7 @@ HISTOGRAM_KEYS: tuple[str, ...] = (
 """Keys of every row returned by :func:`parse_fio_histogram`, in order."""
 
 # The JSON object starts at the first line beginning with "{"; progress lines end in "\r".
+_LOG_NAME = re.compile(r"_(?P<kind>iops|lat)\.(?P<job>\d+)\.log$")
 _JSON_START = re.compile(r"(?:\A|[\r\n])\{")
 # Strings (possibly unterminated at the end of the text) and brackets, to tell truncation
 # from other syntax errors.
@@ -251,8 +266,10 @@ def summarize_fio_point(
         ``iops``, ``read_iops``, ``write_iops`` (IOPS; unprefixed sums every direction),
         ``bw_mibps``, ``read_bw_mibps``, ``write_bw_mibps``, ``lat_mean_ms``,
         ``read_lat_mean_ms``, ``write_lat_mean_ms`` (IOPS-weighted mean of the rows' total
-        latency), ``clat_p50_ms``, ``clat_p99_ms``, ``clat_p99_9_ms`` and their ``read_`` /
-        ``write_`` variants, ``percentiles_exact``, ``usr_cpu_pct``, ``sys_cpu_pct`` (mean
+        latency), ``clat_p50_ms``, ``clat_p90_ms``, ``clat_p99_ms``, ``clat_p99_9_ms``, the
+        shares ``clat_under_{512us,1ms,2ms,4ms}_pct`` (JSON+ bins only, else None; see
+        :func:`latency_distribution`) and their ``read_`` / ``write_`` variants,
+        ``percentiles_exact``, ``usr_cpu_pct``, ``sys_cpu_pct`` (mean
         over entries, percent of one CPU as fio reports), ``steadystate_attained`` (True if
         every entry that reports it attained it, False if any did not, None if none reports
         it), ``runtime_ms`` (max), ``fio_version`` and ``n_entries``. A direction without I/O
@@ -279,23 +296,19 @@ def summarize_fio_point(
         summary[f"{prefix}bw_mibps"] = float(sum(row["bw_mibps"] for row in part))
         lat_mean_us = _weighted_mean(part, "lat_mean_us")
         summary[f"{prefix}lat_mean_ms"] = None if lat_mean_us is None else lat_mean_us / 1000
-        merged = Counter()
-        for bin_row in bins:
-            if bin_row["direction"] in directions:
-                merged[bin_row["clat_ns"]] += bin_row["count"]
+        from_bins = _distribution(bins, directions, prefix) if part else {}
         for name in SUMMARY_PERCENTILES:
             key = f"{prefix}clat_{name}_ms"
-            if not part:
-                summary[key] = None
-            elif sum(merged.values()) > 0:
-                value_ns = _bins_percentile(merged, PERCENTILES[name])
-                summary[key] = value_ns / 1e6
+            if not part or key in from_bins:
+                summary[key] = from_bins.get(key)
             else:
                 value_us, value_exact = _rows_percentile(
                     part, fallback, directions, f"clat_{name}_us"
                 )
                 summary[key] = None if value_us is None else value_us / 1000
                 exact = exact and value_exact
+        for limit in SHARE_LIMITS_US:
+            summary[f"{prefix}clat_under_{limit}_pct"] = from_bins.get(f"{prefix}clat_under_{limit}_pct")
     summary["percentiles_exact"] = exact
 
     entries = {row["entry_index"]: row for row in counted}
@@ -312,6 +325,140 @@ def summarize_fio_point(
     summary["fio_version"] = counted[0]["fio_version"]
     summary["n_entries"] = len(entries)
     return summary
+
+
+def latency_distribution(histogram: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Completion-latency percentiles and shares of JSON+ bins (of one or several hosts).
+
+    The bins of every row are merged per direction. A percentile is, as fio computes it, the
+    first bin value whose cumulative count reaches it. A bin counts under a limit when its
+    value is below the limit; fio's bin value is within 1/64 (1.6 %) of the latencies it holds,
+    so a share is exact except for I/Os that close to the limit.
+
+    Args:
+        histogram: rows from :func:`parse_fio_histogram`.
+
+    Returns:
+        For the prefixes ``""`` (all directions), ``read_`` and ``write_``:
+        ``<prefix>clat_<p>_ms`` (ms) for :data:`SUMMARY_PERCENTILES` and
+        ``<prefix>clat_under_<limit>_pct`` (% of I/Os) for :data:`SHARE_LIMITS_US`. A prefix
+        whose directions have no bins is left out.
+    """
+    rows = list(histogram)
+    out: dict[str, Any] = {}
+    for prefix, directions in (("", DIRECTIONS), ("read_", ("read",)), ("write_", ("write",))):
+        out.update(_distribution(rows, directions, prefix))
+    return out
+
+
+def histogram_table(histogram: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Merge JSON+ bins (of one or several hosts) into one histogram per direction.
+
+    Returns:
+        Rows ``{"direction", "clat_us", "count"}`` sorted by direction then ``clat_us`` (fio's
+        bin value in microseconds), one per non-empty bin.
+    """
+    merged: Counter = Counter()
+    for row in histogram:
+        merged[(row["direction"], row["clat_ns"])] += row["count"]
+    order = {direction: index for index, direction in enumerate(DIRECTIONS)}
+    return [{"direction": direction, "clat_us": clat_ns / 1000.0, "count": count}
+            for (direction, clat_ns), count in sorted(merged.items(), key=lambda item: (order[item[0][0]], item[0][1]))
+            if count]
+
+
+def parse_fio_interval_logs(logs: Mapping[str, str], *, window_ms: int,
+                            fio_version: str | None = None) -> list[dict[str, Any]]:
+    """Per-second (per-window) IOPS and mean completion latency from fio's per-job logs.
+
+    fio writes, with ``write_iops_log=NAME``, ``write_lat_log=NAME`` and
+    ``log_avg_msec=<window_ms>``, one ``NAME_iops.<job>.log`` and one ``NAME_lat.<job>.log``
+    per job (and ``_clat``/``_slat`` logs, not read). Each line is ``time (ms since the job's measurement start), value, direction
+    (0 read, 1 write, 2 trim), block size, offset[, priority]``; an iops log's value is the
+    job's IOPS averaged over the window, a lat log's value the job's mean total latency (submission
+    to completion, as the point's ``lat_mean_ms``) in the window (ns in fio 3.x, us in fio 2.x). The ramp time is not logged.
+
+    A line belongs to the window it ends (jobs' clocks differ by a millisecond or so, so
+    999 ms and 1003 ms both end window 1). Only windows that every job logged are kept: the
+    last window of some jobs is cut by the end of the run, and a sum over fewer jobs would
+    show a false dip.
+
+    Args:
+        logs: file name -> text; files other than ``*_iops.<job>.log`` and
+            ``*_lat.<job>.log`` (e.g. the ``_clat`` and ``_slat`` logs) are ignored.
+        window_ms: fio's ``log_avg_msec``.
+        fio_version: e.g. ``fio-3.33`` (fio 2.x logs latencies in us; default fio 3.x, ns).
+
+    Returns:
+        Rows with :data:`INTERVAL_KEYS`: ``second`` (end of the window, seconds after the ramp),
+        ``iops`` (all directions), ``read_iops``, ``write_iops`` (sums over jobs) and the
+        IOPS-weighted mean latencies (ms) ``lat_mean_ms``, ``read_lat_mean_ms``,
+        ``write_lat_mean_ms`` (None for a direction without I/O in the window).
+
+    Raises:
+        ParseError: no iops logs, a job with an iops log but no lat log, or a line that is
+            not fio log format (the message names the file and line).
+    """
+    by_job: dict[str, dict[int, tuple[str, str]]] = {"iops": {}, "lat": {}}
+    for name, text in logs.items():
+        match = _LOG_NAME.search(name)
+        if match:
+            by_job[match["kind"]][int(match["job"])] = (name, text)
+    iops_logs, lat_logs = by_job["iops"], by_job["lat"]
+    if not iops_logs:
+        raise ParseError("no fio interval logs (NAME_iops.<job>.log) to parse")
+    if set(iops_logs) != set(lat_logs):
+        raise ParseError(f"fio interval logs: jobs {sorted(iops_logs)} have iops logs but jobs "
+                         f"{sorted(lat_logs)} have lat logs")
+    lat_unit_us = 1.0 if (fio_version or "").startswith("fio-2.") else 0.001
+    if window_ms <= 0:
+        raise ParseError(f"fio log window must be > 0 ms, got {window_ms}")
+    windows: dict[int, dict[str, Any]] = {}
+    for job in sorted(iops_logs):
+        iops = _log_values(iops_logs[job][1], iops_logs[job][0], window_ms)
+        lat = _log_values(lat_logs[job][1], lat_logs[job][0], window_ms)
+        for (window, direction), value in iops.items():
+            slot = windows.setdefault(window, {"jobs": set(), "iops": Counter(), "lat": Counter()})
+            slot["jobs"].add(job)
+            slot["iops"][direction] += value
+            if (window, direction) in lat:
+                slot["lat"][direction] += value * lat[(window, direction)] * lat_unit_us / 1000.0
+    rows = []
+    for window in sorted(windows):
+        slot = windows[window]
+        if len(slot["jobs"]) < len(iops_logs):
+            continue
+        row: dict[str, Any] = {"second": window * window_ms / 1000.0}
+        for prefix, directions in (("", (0, 1, 2)), ("read_", (0,)), ("write_", (1,))):
+            total = sum(slot["iops"][d] for d in directions)
+            weighted = sum(slot["lat"][d] for d in directions)
+            row[f"{prefix}iops"] = float(total)
+            row[f"{prefix}lat_mean_ms"] = weighted / total if total > 0 else None
+        rows.append({key: row[key] for key in INTERVAL_KEYS})
+    return rows
+
+
+def merge_intervals(per_host: Sequence[Sequence[Mapping[str, Any]]]) -> list[dict[str, Any]]:
+    """Combine the interval rows of several hosts: IOPS summed, latencies IOPS-weighted.
+
+    Only seconds every host reported are kept (hosts start within a second of each other;
+    their windows are matched by ``second``).
+    """
+    if len(per_host) == 1:
+        return [dict(row) for row in per_host[0]]
+    by_second = [{row["second"]: row for row in host_rows} for host_rows in per_host]
+    merged = []
+    for second in sorted(set.intersection(*(set(index) for index in by_second)) if by_second else ()):
+        rows = [index[second] for index in by_second]
+        out: dict[str, Any] = {"second": second}
+        for prefix in ("", "read_", "write_"):
+            total = sum(row[f"{prefix}iops"] for row in rows)
+            weighted = sum(row[f"{prefix}iops"] * row[f"{prefix}lat_mean_ms"] for row in rows
+                           if row[f"{prefix}lat_mean_ms"] is not None)
+            out[f"{prefix}iops"] = total
+            out[f"{prefix}lat_mean_ms"] = weighted / total if total > 0 else None
+        merged.append({key: out[key] for key in INTERVAL_KEYS})
+    return merged
 
 
 # --- decoding -------------------------------------------------------------------------------
@@ -542,6 +689,43 @@ def _select_histogram(
     if not selected and aggregate_indices:
         selected = [row for row in histogram if row["entry_index"] not in aggregate_indices]
     return selected
+
+
+def _distribution(bins: Iterable[Mapping[str, Any]], directions: Sequence[str], prefix: str) -> dict[str, Any]:
+    """Percentiles (ms) and shares (%) of the bins of ``directions``; {} when they have none."""
+    merged: Counter = Counter()
+    for bin_row in bins:
+        if bin_row["direction"] in directions:
+            merged[bin_row["clat_ns"]] += bin_row["count"]
+    total = sum(merged.values())
+    if total <= 0:
+        return {}
+    out: dict[str, Any] = {f"{prefix}clat_{name}_ms": _bins_percentile(merged, PERCENTILES[name]) / 1e6
+                           for name in SUMMARY_PERCENTILES}
+    for limit, limit_us in SHARE_LIMITS_US.items():
+        under = sum(count for value, count in merged.items() if value < limit_us * 1000)
+        out[f"{prefix}clat_under_{limit}_pct"] = 100.0 * under / total
+    return out
+
+
+def _log_values(text: str, where: str, window_ms: int) -> dict[tuple[int, int], float]:
+    """{(window, direction): value} of one fio log (the first line of a window counts)."""
+    values: dict[tuple[int, int], float] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        fields = [field.strip() for field in line.split(",")]
+        try:
+            if len(fields) < 3:
+                raise ValueError
+            time_ms, value, direction = int(fields[0]), float(fields[1]), int(fields[2])
+        except ValueError:
+            raise ParseError(f"fio log {where} line {number} is not 'time, value, direction, ...': {line!r:.80}") from None
+        # a line at the end of its window (1000 ms, or 999/1003 as clocks go) is window 1; a
+        # shorter last window of a job (e.g. 4400 ms) is the next one (5)
+        key = (math.ceil((time_ms - window_ms / 10) / window_ms), direction)
+        values.setdefault(key, value)
+    return values
 
 
 def _bins_percentile(bins: Mapping[int, int], percent: float) -> int:

@@ -487,6 +487,38 @@ def parse_histogram(text: str, name: str = "histogram.html") -> list[dict[str, A
     return rows
 
 
+
+def histogram_shares(rows: list[Mapping[str, Any]], limits_us: Mapping[str, int]) -> dict[str, float | None]:
+    """Share (%) of I/Os faster than each limit, from one run's histogram rows.
+
+    Args:
+        rows: one run's rows of :func:`parse_histogram`.
+        limits_us: name -> limit in microseconds (e.g. ``{"1ms": 1000}``).
+
+    Returns:
+        ``<prefix>clat_under_<name>_pct`` for the prefixes ``""`` (the total section, or read
+        and write added up), ``read_`` and ``write_`` with a section: the buckets whose upper
+        bound is at most the limit, exact when the limit is a bucket bound (1, 2, 4 ms are;
+        512 us is not, and gives None).
+    """
+    by_direction: dict[str, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        by_direction.setdefault(row["direction"], []).append(row)
+    if "total" not in by_direction and by_direction:
+        by_direction["total"] = [r for part in by_direction.values() for r in part]
+    out: dict[str, float | None] = {}
+    for direction, prefix in (("total", ""), ("read", "read_"), ("write", "write_")):
+        part = by_direction.get(direction, [])
+        total = sum(r["count"] for r in part)
+        if not total:
+            continue
+        bounds = {r["bucket_hi_us"] for r in part}
+        for name, limit in limits_us.items():
+            under = sum(r["count"] for r in part if r["bucket_hi_us"] is not None and r["bucket_hi_us"] <= limit)
+            out[f"{prefix}clat_under_{name}_pct"] = 100.0 * under / total if limit in bounds else None
+    return out
+
+
 def parse_output_dir(files: Mapping[str, str]) -> dict[str, Any]:
     """Parse the files of one vdbench output directory.
 

@@ -11,6 +11,10 @@ from ..params import Campaign, FioSettings, TargetParams, Workload
 
 PERCENTILES = "1:5:10:25:50:75:90:95:99:99.5:99.9:99.95:99.99"
 
+LOG_NAME = "flashpoc"
+"""Base name of fio's per-job interval logs (``flashpoc_iops.<job>.log``, ``flashpoc_lat.<job>.log``),
+written in the point's run directory."""
+
 
 def outstanding_ios(workload: Workload, threads: int) -> int:
     """I/Os in flight per host at a point: threads x iodepth."""
@@ -61,6 +65,8 @@ def render_job(campaign: Campaign, workload: Workload, threads: int, targets: li
         lines.append(f"size={sum(sizes)}")
     if fio.steadystate:
         lines += [f"steadystate={fio.steadystate}", f"ss_dur={fio.ss_dur_s}", f"ss_ramp={fio.ss_ramp_s}"]
+    if fio.interval_s:
+        lines += [f"write_iops_log={LOG_NAME}", f"write_lat_log={LOG_NAME}", f"log_avg_msec={fio.interval_s * 1000}"]
     if fio.buffer_compress_percentage is not None:
         lines += [f"buffer_compress_percentage={fio.buffer_compress_percentage}", "refill_buffers=1"]
     if fio.dedupe_percentage is not None:

@@ -1,8 +1,9 @@
 """Run fio jobs on a host (local or SSH) in one round-trip per run point.
 
-The job text goes to the host on the command's standard input, fio writes JSON+ to a file
-(clean JSON, no progress lines), and the same command prints ``/proc/stat`` before and
-after the run followed by that file, so a point costs one command over SSH.
+The job text goes to the host on the command's standard input, fio runs in the point's
+directory and writes JSON+ to a file (clean JSON, no progress lines), and the same command
+prints ``/proc/stat`` before and after the run followed by that file and fio's per-job
+interval logs, so a point costs one command over SSH.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import time
 from dataclasses import dataclass
 
 from ..errors import ParseError, RemoteError
+from ..plan.fio import LOG_NAME
 from .hosts import CommandResult, quote
 
 MARK = "@@flashpoc"
@@ -28,6 +30,8 @@ class FioRun:
         cpu_before: the ``cpu`` line of /proc/stat before the run.
         cpu_after: the same line after the run.
         wall_s: wall-clock seconds of the whole command, as seen by the controller.
+        logs: fio's interval logs, file name (``flashpoc_iops.3.log``) -> text; empty when
+            the job writes none.
     """
 
     host: str
@@ -37,6 +41,7 @@ class FioRun:
     cpu_before: str
     cpu_after: str
     wall_s: float
+    logs: dict[str, str]
 
 
 def point_command(fio: str, run_dir: str, *, readonly: bool) -> str:
@@ -44,23 +49,24 @@ def point_command(fio: str, run_dir: str, *, readonly: bool) -> str:
 
     Args:
         fio: fio executable on the host.
-        run_dir: directory on the host for job.fio and out.json (created).
+        run_dir: directory on the host for job.fio, out.json and the interval logs (created;
+            interval logs of an earlier attempt are removed first).
         readonly: pass ``--readonly`` so fio refuses to issue any write.
     """
-    d = quote(run_dir)
-    ro = " --readonly" if readonly else ""
+    logs = f"{LOG_NAME}_iops.*.log {LOG_NAME}_lat.*.log"
     return (
-        f"mkdir -p {d} && cat > {d}/job.fio && "
+        f"mkdir -p {quote(run_dir)} && cd {quote(run_dir)} && rm -f {LOG_NAME}_*.log && cat > job.fio && "
         f"c0=$(head -n1 /proc/stat) && "
-        f"{quote(fio)} {d}/job.fio --output-format=json+ --output={d}/out.json{ro} 1>&2; rc=$?; "
-        f"c1=$(head -n1 /proc/stat); "
+        f"{quote(fio)} job.fio --output-format=json+ --output=out.json{' --readonly' if readonly else ''} 1>&2; "
+        f"rc=$?; c1=$(head -n1 /proc/stat); "
         f"echo \"{MARK} rc $rc\"; echo \"{MARK} cpu0 $c0\"; echo \"{MARK} cpu1 $c1\"; "
-        f"echo \"{MARK} out\"; [ $rc -eq 0 ] && cat {d}/out.json; exit $rc"
+        f"echo \"{MARK} out\"; [ $rc -eq 0 ] || exit $rc; cat out.json; "
+        f"for f in {logs}; do [ -f \"$f\" ] && echo && echo \"{MARK} log $f\" && cat \"$f\"; done; exit 0"
     )
 
 
-def split_point_output(stdout: str) -> tuple[int, str, str, str]:
-    """Split a point command's stdout into (exit code, cpu before, cpu after, fio JSON).
+def split_point_output(stdout: str) -> tuple[int, str, str, str, dict[str, str]]:
+    """Split a point command's stdout into (exit code, cpu before, cpu after, fio JSON, logs).
 
     Raises:
         ParseError: when the markers are missing (the command did not run to its end).
@@ -73,8 +79,13 @@ def split_point_output(stdout: str) -> tuple[int, str, str, str]:
         if line.startswith(MARK + " "):
             key, _, value = line[len(MARK) + 1:].partition(" ")
             marks[key] = value
+    output, *sections = body.split(f"{MARK} log ")
+    logs = {}
+    for section in sections:
+        name, _, text = section.partition("\n")
+        logs[name.strip()] = text
     try:
-        return int(marks["rc"]), marks["cpu0"], marks["cpu1"], body
+        return int(marks["rc"]), marks["cpu0"], marks["cpu1"], output, logs
     except (KeyError, ValueError):
         raise ParseError("the fio point command printed incomplete markers") from None
 
@@ -98,14 +109,14 @@ def run_fio_job(host, job: str, run_dir: str, *, readonly: bool, timeout_s: floa
                                      purpose=purpose, timeout_s=timeout_s, stdin=job, check=False)
     wall = time.perf_counter() - start
     try:
-        rc, cpu0, cpu1, output = split_point_output(result.stdout)
+        rc, cpu0, cpu1, output, logs = split_point_output(result.stdout)
     except ParseError:
         detail = result.stderr.strip()[-2000:] or "(no output)"
         raise RemoteError(f"{host.name}: {purpose}: fio did not run (exit {result.exited}):\n{detail}") from None
     if rc != 0:
         detail = "\n".join(result.stderr.strip().splitlines()[-15:]) or "(no output)"
         raise RemoteError(f"{host.name}: {purpose}: fio exited {rc}:\n{detail}")
-    return FioRun(host.name, job, output, result.stderr, cpu0, cpu1, wall)
+    return FioRun(host.name, job, output, result.stderr, cpu0, cpu1, wall, logs)
 
 
 def fio_version(host) -> str:

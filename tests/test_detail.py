@@ -1,0 +1,54 @@
+"""The detail point of each curve and the steady-state text (flashpoc.summary), on real numbers:
+the recorded vdbench sweep tests/data/vdbench/rr_threads_sweep (totals.html avg_2-10 lines)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from conftest import DATA
+from flashpoc import summary
+from flashpoc.parse.vdbench import parse_totals
+
+
+@pytest.fixture
+def points() -> pd.DataFrame:
+    totals = parse_totals((DATA / "vdbench" / "rr_threads_sweep" / "totals.html").read_text())
+    return pd.DataFrame({"workload": "wd1", "threads": [int(t["threads"]) for t in totals],
+                         "point_id": [f"p{t['threads']}" for t in totals],
+                         "iops": [t["iops"] for t in totals], "lat_mean_ms": [t["resp_ms"] for t in totals]})
+
+
+def test_detail_is_the_max_iops_within_the_slo(points):
+    detail = summary.detail_points(points, 1.0)
+    assert detail.loc[0, ["threads", "iops", "lat_mean_ms"]].tolist() == [16, 72704.7, 0.844]
+    assert detail.loc[0, "detail_reason"] == "max IOPS within the 1 ms SLO"
+    # 16 threads (0.844 ms) misses a 0.5 ms SLO: 8 threads, 65,627.1 IOPS at 0.468 ms
+    tight = summary.detail_points(points, 0.5)
+    assert tight.loc[0, ["threads", "iops"]].tolist() == [8, 65627.1]
+    none = summary.detail_points(points, 0.2)  # the lowest mean is 0.334 ms
+    assert none.loc[0, "threads"] == 16 and none.loc[0, "detail_reason"] == "max IOPS (no point within the 0.2 ms SLO)"
+
+
+def test_detail_at_requested_threads_takes_the_nearest_measured(points):
+    assert summary.detail_points(points, 1.0, threads=5).loc[0, "threads"] == 4
+    assert summary.detail_points(points, 1.0, threads=100).loc[0, "threads"] == 16
+
+
+def test_detail_per_configuration(points):
+    both = pd.concat([points.assign(config="A"), points.assign(config="C", lat_mean_ms=points["lat_mean_ms"] * 2)])
+    detail = summary.detail_points(both, 1.0)
+    assert list(zip(detail["config"], detail["threads"])) == [("A", 16), ("C", 8)]  # C: 0.936 ms at 8 threads
+
+
+def test_steadiness_text_names_the_unsteady_points(points):
+    judged = points.assign(intervals=9, interval_iops_cv_pct=[15.47, 4.1, 2.0, 1.2, 3.3],
+                           interval_iops_drift_pct=[9.8, 1.0, -0.5, 0.1, 2.2],
+                           interval_steady=[False, True, True, True, True])
+    table = summary.steadiness_table(judged)
+    text = summary.steadiness_text(table, summary.detail_points(points, 1.0))
+    assert text.startswith("4 of 5 points were steady")
+    assert "- not steady: `wd1` at 1 threads: scatter 15.5 %, drift +9.8 %" in text
+    assert "Points shown in detail: `wd1` at 16 threads (max IOPS within the 1 ms SLO)." in text
+    assert summary.steadiness_table(points).empty
+    assert summary.steadiness_text(summary.steadiness_table(points)).startswith("(no interval time series")
