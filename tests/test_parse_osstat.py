@@ -199,3 +199,36 @@ def test_tm():
     for bad in ("", "Tm\n", "Tm x\n", "Tm 1\nTm 2\n", "364\n"):
         with pytest.raises(ParseError):
             parse_tm(bad)
+
+
+# --- a SLOB run's time series from iostat.out (flashpoc.parse.slob.iostat_intervals) ---
+
+WINDOW = {"begin_time": "17-Feb-20 09:26:07", "end_time": "17-Feb-20 09:32:10"}  # the run's awr.txt header
+
+
+def test_iostat_intervals_of_the_awr_window():
+    from flashpoc.parse.slob import iostat_intervals
+
+    rows = iostat_intervals((RUN / "iostat.out").read_text(), WINDOW)
+    # 3 s reports from 09:25:22 (report 0, since boot, left out) up to the 09:32:10 end snapshot
+    assert [r["second"] for r in rows[:2]] == [3.0, 6.0] and rows[-1]["second"] == 408.0  # 09:32:10
+    assert sum(r["warmup"] for r in rows) == 15  # reports stamped 09:25:25 .. 09:26:07
+    first = next(r for r in rows if not r["warmup"])  # stamped 09:26:10
+    assert round(first["read_iops"], 2) == 42440.33 and round(first["write_iops"], 2) == 13072.68
+    # latency: r_await weighted by r/s over the disks, between the smallest and largest printed
+    assert 0.26 < first["read_lat_mean_ms"] < 15.0
+    only_sde = iostat_intervals((RUN / "iostat.out").read_text(), WINDOW, devices=r"^sde$")
+    sde = next(r for r in only_sde if not r["warmup"])
+    assert sde["read_iops"] < first["read_iops"] and sde["lat_mean_ms"] is not None
+
+
+def test_iostat_intervals_need_timestamps_and_a_window():
+    from flashpoc.parse.slob import iostat_intervals
+
+    text = (RUN / "iostat.out").read_text()
+    assert iostat_intervals(text, {"begin_time": "garbage", "end_time": "17-Feb-20 09:32:10"}) == []
+    no_stamps = "\n".join(line for line in text.splitlines() if not line.startswith("02/17/2020"))
+    assert iostat_intervals(no_stamps, WINDOW) == []
+    no_await = text.replace(" r_await w_await", "")
+    with pytest.raises(ParseError):
+        iostat_intervals(no_await, WINDOW)

@@ -15,6 +15,7 @@ import json
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from conftest import DATA
@@ -90,12 +91,19 @@ def test_check_probe_sweep_and_report_on_slob(tmp_path):
     # the run's binary file came back intact
     rac_dir = next((tmp_path / "results" / "slob" / "points" / "sweep").glob("slob-9010_t00001_*"))
     assert (rac_dir / "awr.html.gz").read_bytes() == (RAC_DIR / "awr.html.gz").read_bytes()
+    # the time series: iostat.out's 3 s reports of the sd* disks; the AWR window opens at 09:26:07
+    intervals = pd.read_csv(rac_dir / "intervals.csv")
+    first = intervals[~intervals["warmup"]].iloc[0]  # the report stamped 09:26:10
+    assert (round(first["read_iops"], 2), round(first["write_iops"], 2)) == (42440.33, 13072.68)  # sums of the printed r/s, w/s
+    assert intervals["warmup"].sum() == 15 and first["second"] == 48.0  # 09:25:22 - 3 s to 09:26:10
+    assert rac["intervals"] == len(intervals) - 15 and rac["interval_steady"] is False
 
     again = phases.run_sweep(cfg, {"slob-9010": [1], "slob-read": [1, 2]}, progress=False)
     assert again["reused"].all()
 
     report = phases.build_report(cfg)
-    assert {"hockey_stick", "oracle_latency", "host_cpu", "db_cpu", "read_latency_shares"} <= set(report.charts)
+    assert {"hockey_stick", "oracle_latency", "host_cpu", "db_cpu", "read_latency_shares",
+            "interval_series"} <= set(report.charts)
     assert report.files["report.html"].exists()
     summary = report.summary.set_index("workload")
     assert summary.loc["slob-9010", "max_iops"] == 67030

@@ -456,11 +456,12 @@ SHARE_MARKS_MS: tuple[float, ...] = (0.512, 1.0, 2.0)
 
 def interval_series(intervals: pd.DataFrame, detail: pd.DataFrame, *, color_domain: Sequence[str] | None = None,
                     title: str = "Each interval of the detail point: IOPS and mean latency") -> alt.VConcatChart:
-    """IOPS and mean latency per interval of one point per workload, with the warm-up shaded.
+    """IOPS and mean latency per interval of one point per workload, with the warm-up shaded
+    (from 0 to the later of the ramp and the last warm-up interval).
 
     ``intervals``: [config,] workload, second (end of the interval, s since the point started),
     iops, lat_mean_ms, warmup. ``detail``: the points shown ([config,] workload, threads,
-    ramp_s (warm-up seconds, shaded; 0 if absent), and the verdict columns intervals, interval_iops_cv_pct, interval_iops_drift_pct,
+    ramp_s (unlogged warm-up seconds; 0 if absent), and the verdict columns intervals, interval_iops_cv_pct, interval_iops_drift_pct,
     interval_steady); each workload's subtitle gives the verdict. Series longer than
     :data:`MAX_INTERVALS` are averaged into that many buckets before charting; series of up
     to 60 intervals mark each one (a single interval is a dot, not an invisible line).
@@ -471,8 +472,9 @@ def interval_series(intervals: pd.DataFrame, detail: pd.DataFrame, *, color_doma
     panels = []
     for workload, series in frame.groupby("workload", sort=False):
         points = detail[detail["workload"] == workload]
-        ramp = points["ramp_s"].astype(float) if "ramp_s" in points else 0.0
-        warm = points.assign(start=0.0, end=ramp)[["start", "end"]].drop_duplicates()
+        ramp = float(points["ramp_s"].max()) if "ramp_s" in points and not points.empty else 0.0
+        warm_rows = series.loc[series["warmup"].astype(bool), "second"] if "warmup" in series else pd.Series([])
+        warm = pd.DataFrame([{"start": 0.0, "end": max([ramp, *warm_rows.astype(float)])}])
         band = alt.Chart(warm[warm["end"] > 0]).mark_rect(color="#dddddd", opacity=0.6).encode(
             x="start:Q", x2="end:Q")
         tooltip = [*_series_tooltip(series), alt.Tooltip("second:Q", title="Time (s)"),
@@ -488,8 +490,10 @@ def interval_series(intervals: pd.DataFrame, detail: pd.DataFrame, *, color_doma
                 for field, axis in lines.items()]
         panels.append(alt.hconcat(*pair).properties(title=alt.Title(
             f"{workload}", subtitle=[_verdict(r) for r in points.to_dict("records")])))
-    return alt.vconcat(*panels, spacing=16).properties(title=alt.Title(
-        title, subtitle="Grey: warm-up, left out of the point's result (fio ramp_time is not logged)."))
+    return alt.vconcat(*panels, spacing=16).properties(title=alt.Title(title, subtitle=[
+        "Grey: warm-up, left out of the point's result (fio: ramp_time, not logged; vdbench: the intervals "
+        "before avg_2-N; SLOB: before the begin snapshot).",
+        "SLOB: the disk I/O iostat saw on the host that ran runit.sh (on RAC one node's share)."]))
 
 
 def latency_histogram(histogram: pd.DataFrame, detail: pd.DataFrame | None = None, *,

@@ -400,6 +400,10 @@ class SlobSettings(_Strict):
     think_tm_min: float | None = Field(None, ge=0)
     think_tm_max: float | None = Field(None, ge=0)
     obfuscate_columns: bool | None = Field(None, description="OBFUSCATE_COLUMNS: realistic data for arrays that compress")
+    iostat_devices: str | None = Field(None, max_length=200,
+                                       description="regular expression of the DB host's devices whose iostat I/O makes "
+                                                   "each point's time series (default: whole sd/nvme/vd disks, no dm or "
+                                                   "md devices, which would count multipath or LVM I/O twice)")
     workloads: list[SlobWorkload] = Field(default_factory=lambda: [SlobWorkload(**w) for w in slob_seed_workloads()])
 
     @field_validator("home", "env_file")
@@ -411,6 +415,16 @@ class SlobSettings(_Strict):
     @classmethod
     def _passwd_env(cls, value: str | None) -> str | None:
         return check_env_name(value)
+
+    @field_validator("iostat_devices")
+    @classmethod
+    def _devices(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as error:
+                raise ValueError(f"{value!r} is not a regular expression: {error}") from None
+        return value
 
     @field_validator("scale")
     @classmethod

@@ -675,7 +675,7 @@ class Report:
 
         notes = {"latency_percentiles": "(no latency percentiles: the engine does not report them)",
                  "interval_series": "(no interval time series: fio ran without interval logs (fio.interval_s: 0), "
-                                    "or the engine keeps none (SLOB))",
+                                    "or SLOB runs left no iostat.out with timestamps)",
                  "latency_histogram": "(no latency histogram: only fio's JSON+ output has one)",
                  "probe_curve": "(no saturation probe was run)",
                  "write_latency": "(no write latency: no workload wrote)",

@@ -23,9 +23,10 @@ from typing import Any
 
 from .errors import FlashpocError, ParseError, RemoteError
 from .params import SlobWorkload
-from .parse.slob import slob_point_metrics
+from .parse.slob import slob_point_intervals, slob_point_metrics
 from .plan.slob import render_slob_conf
-from .rows import base_row, point_id
+from .rows import base_row, interval_verdict, point_id
+from .store import INTERVAL_COLUMNS, INTERVALS_FILE, table_text
 from .run.slob import SlobRun, run_slob
 
 #: seconds allowed beyond RUN_TIME for runit.sh's start, AWR snapshots and reports
@@ -107,6 +108,13 @@ def measure_point(wb, phase: str, workload: SlobWorkload, threads: int, *, run_t
     row["redo_write_lat_ms"] = None if lpw is None else lpw / 1000.0
     row["dbwr_write_lat_ms"] = None if dpw is None else dpw / 1000.0
     raw: dict[str, str | bytes] = {"slob.conf": run.conf, "console.txt": run.console}
+    try:
+        intervals = [{**r, "point_id": pid} for r in slob_point_intervals(run.files, cfg.slob.iostat_devices)]
+    except ParseError as error:  # an iostat.out flashpoc cannot read costs the time series, not the point
+        intervals, row["intervals_error"] = [], str(error)
+    if intervals:
+        raw[INTERVALS_FILE] = table_text(intervals, INTERVAL_COLUMNS)
+        row.update(interval_verdict(intervals))
     if rows_file is not None:
         raw.update(rows_file)
     raw.update({name: data for name, data in run.files.items() if name != "slob.conf"})

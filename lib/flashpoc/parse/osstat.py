@@ -105,6 +105,9 @@ def column_key(header: str) -> str:
     return key
 
 
+_CLOCK_RE = re.compile(r"(?P<clock>\d{1,2}:\d{2}:\d{2})(?:\s*(?P<half>AM|PM))?")
+
+
 def _lines(text: str) -> list[str]:
     """Split text into lines, dropping a last line that is not newline-terminated (cut)."""
     if not isinstance(text, str):
@@ -227,6 +230,15 @@ def _parse_iostat(text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
             continue
         raise ParseError(f"{where}: unexpected line {line[:60]!r}")
     return devices, cpus
+
+
+def clock_24h(timestamp: str) -> str | None:
+    """The 24-hour ``HH:MM:SS`` of a printed timestamp (``02/17/2020 09:25:22 AM``,
+    ``2020-02-17T09:25:22``), or None when it has no clock time."""
+    match = _CLOCK_RE.search(timestamp)
+    if match is None:
+        return None
+    return _to_24h(match["clock"], match["half"])
 
 
 def _to_24h(clock: str, half: str | None) -> str:

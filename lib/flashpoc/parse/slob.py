@@ -7,10 +7,12 @@ point's IOPS the whole cluster's. Host CPU comes from the AWR "Host CPU" section
 the snapshot window); ``mpstat.out`` adds the DB host's CPU use seen by the OS over the same
 window (``mpstat_*_pct``: means of the ``all`` rows whose clock time lies between the
 snapshots' begin and end times), and ``tm.out`` the seconds runit.sh measured (``tm_s``).
+``iostat.out`` gives the point's time series (:func:`iostat_intervals`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -18,9 +20,13 @@ from typing import Any
 from ..awr_metrics import point_metrics
 from ..errors import ParseError
 from .awr import decode_report, parse_awr
-from .osstat import MPSTAT_SUMMARY_COLUMNS, cpu_summary, parse_mpstat, parse_tm
+from .osstat import MPSTAT_SUMMARY_COLUMNS, clock_24h, cpu_summary, parse_iostat, parse_mpstat, parse_tm
 
 INSTANCE_REPORTS = ("awr.txt", "awr.html.gz", "awr.html")
+
+PHYSICAL_DEVICES = r"^(sd[a-z]+|nvme\d+n\d+|vd[a-z]+|xvd[a-z]+|hd[a-z]+)$"
+"""Default devices of :func:`iostat_intervals`: whole physical disks (not partitions, not
+device-mapper or md devices, which would count the same I/O twice over multipath or LVM)."""
 RAC_REPORTS = ("awr_rac.txt", "awr_rac.html.gz", "awr_rac.html")
 
 
@@ -74,6 +80,16 @@ def slob_point_metrics(files: Mapping[str, bytes | str]) -> dict[str, Any]:
     return metrics
 
 
+def slob_point_intervals(files: Mapping[str, bytes | str], devices: str | None = None) -> list[dict[str, Any]]:
+    """The time series of one SLOB run: :func:`iostat_intervals` of its iostat.out in the window
+    of its AWR instance report; empty without iostat.out or a report."""
+    name = _first(files, INSTANCE_REPORTS)
+    if name is None or not files.get("iostat.out"):
+        return []
+    header = parse_awr(file_text(name, files[name])).get("header") or {}
+    return iostat_intervals(file_text("iostat.out", files["iostat.out"]), header, devices or PHYSICAL_DEVICES)
+
+
 def _clock(awr_time: str | None) -> str | None:
     """``17-Feb-20 09:26:07`` -> ``09:26:07`` (None when it does not parse)."""
     for fmt in ("%d-%b-%y %H:%M:%S", "%d-%b-%y %H:%M"):
@@ -102,3 +118,74 @@ def mpstat_window(text: str, header: Mapping[str, Any]) -> dict[str, Any]:
     for column in MPSTAT_SUMMARY_COLUMNS:
         out[f"mpstat_{column}"] = round(summary[f"{column}_mean"], 2)
     return out
+
+
+def iostat_intervals(text: str, header: Mapping[str, Any], devices: str = PHYSICAL_DEVICES) -> list[dict[str, Any]]:
+    """The DB host's device I/O per iostat report of a SLOB run (``iostat -t -xm 3``).
+
+    Report 0 (averages since boot) is left out. For each later report, IOPS are ``r/s + w/s``
+    summed over the devices whose name matches ``devices`` and the mean latency is their
+    ``r_await`` / ``w_await`` weighted by ``r/s`` / ``w/s``. ``iostat -t`` stamps a report at
+    its end: reports stamped at or before the AWR begin snapshot are marked ``warmup``, and
+    reports stamped after the end snapshot are left out. These are the devices of the host
+    that ran runit.sh: on RAC, one node's share of the cluster's I/O.
+
+    Args:
+        text: iostat.out.
+        header: the AWR report's header (``begin_time``/``end_time``, e.g. ``17-Feb-20 09:26:07``).
+        devices: regular expression of the device names to add up.
+
+    Returns:
+        Rows ``second`` (end of the report, seconds after the first one started; the first
+        report's length is the gap to the second), ``iops``, ``read_iops``, ``write_iops``,
+        ``lat_mean_ms``, ``read_lat_mean_ms``, ``write_lat_mean_ms``, ``warmup``. Empty when the
+        reports carry no ``-t`` timestamps, the window's times do not parse or it crosses midnight.
+
+    Raises:
+        ParseError: iostat.out cannot be read, or it has no ``r/s``, ``w/s``, ``r_await`` or
+            ``w_await`` column (``iostat -x`` of a sysstat that prints them is needed).
+    """
+    begin, end = _clock(header.get("begin_time")), _clock(header.get("end_time"))
+    if begin is None or end is None or end <= begin:
+        return []
+    pattern = re.compile(devices)
+    reports: dict[int, dict[str, Any]] = {}
+    for row in parse_iostat(text):
+        if row["interval"] == 0 or not pattern.search(row["device"]):
+            continue
+        missing = [k for k in ("r_per_s", "w_per_s", "r_await_ms", "w_await_ms") if k not in row]
+        if missing:
+            raise ParseError(f"iostat.out has no {', '.join(missing)} column: run iostat -x with await columns")
+        clock = clock_24h(row.get("timestamp") or "")
+        if clock is None:
+            return []
+        slot = reports.setdefault(row["interval"], {"clock": clock, "r": 0.0, "w": 0.0, "r_lat": 0.0, "w_lat": 0.0})
+        slot["r"] += row["r_per_s"]
+        slot["w"] += row["w_per_s"]
+        slot["r_lat"] += row["r_per_s"] * row["r_await_ms"]
+        slot["w_lat"] += row["w_per_s"] * row["w_await_ms"]
+    ordered = [reports[i] for i in sorted(reports)]
+    if len(ordered) < 2:
+        return []
+    seconds = [_seconds(r["clock"]) for r in ordered]
+    if any(b < a for a, b in zip(seconds, seconds[1:])):
+        return []  # the run crossed midnight: no guess
+    start = seconds[0] - (seconds[1] - seconds[0])
+    rows = []
+    for report, at in zip(ordered, seconds):
+        if report["clock"] > end:
+            break
+        total = report["r"] + report["w"]
+        rows.append({
+            "second": float(at - start), "iops": total, "read_iops": report["r"], "write_iops": report["w"],
+            "lat_mean_ms": (report["r_lat"] + report["w_lat"]) / total if total else None,
+            "read_lat_mean_ms": report["r_lat"] / report["r"] if report["r"] else None,
+            "write_lat_mean_ms": report["w_lat"] / report["w"] if report["w"] else None,
+            "warmup": report["clock"] <= begin,
+        })
+    return rows
+
+
+def _seconds(clock: str) -> int:
+    hours, minutes, seconds = (int(part) for part in clock.split(":"))
+    return hours * 3600 + minutes * 60 + seconds
