@@ -106,7 +106,7 @@ def explorer(report) -> Any:
     def point_options(*_: Any) -> None:
         threads = [] if pick_workload.value == ALL else sorted(
             {int(t) for t in points.loc[points["workload"] == pick_workload.value, "threads"]})
-        pick_point.options = [AUTO, *(f"{t} threads" for t in threads)]  # resets the value to AUTO
+        pick_point.options = [AUTO, *(f"{t} threads" for t in threads)]  # a count the workload lacks falls back to AUTO
 
     def render(*_: Any) -> None:
         chosen = None if pick_configs is None else pick_configs.value

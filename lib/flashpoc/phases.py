@@ -504,8 +504,8 @@ def load_point_details(cfg: Campaign, detail: pd.DataFrame) -> tuple[pd.DataFram
     Returns:
         ``(intervals, histogram)``: the rows of the points' ``intervals.csv`` and
         ``histogram.csv`` (see :mod:`flashpoc.store`) with the detail columns [config,]
-        workload and threads added; empty frames for points without them (vdbench keeps no
-        histogram; SLOB no time series).
+        workload and threads added; empty frames for points without them (SLOB keeps no
+        histogram, fio with ``interval_s: 0`` no time series).
     """
     cfg = cfg.resolved()
     roots = {cfg.report.label or cfg.campaign: cfg.results_path()}
@@ -676,7 +676,8 @@ class Report:
         notes = {"latency_percentiles": "(no latency percentiles: the engine does not report them)",
                  "interval_series": "(no interval time series: fio ran without interval logs (fio.interval_s: 0), "
                                     "or SLOB runs left no iostat.out with timestamps)",
-                 "latency_histogram": "(no latency histogram: only fio's JSON+ output has one)",
+                 "latency_histogram": "(no latency histogram: fio's JSON+ output and vdbench's histogram.html have one; "
+                                      "for SLOB see the read latency distribution from AWR below)",
                  "probe_curve": "(no saturation probe was run)",
                  "write_latency": "(no write latency: no workload wrote)",
                  "oracle_latency": "(no Oracle wait latencies: not a SLOB campaign)",

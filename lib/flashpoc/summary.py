@@ -151,8 +151,8 @@ def detail_points(frame: pd.DataFrame, slo_ms: float, threads: int | None = None
 
 def distribution_table(detail: pd.DataFrame) -> pd.DataFrame:
     """Latency at each detail point: mean, p50/p90/p99/p99.9 (ms) and the shares of I/Os
-    under 512 us, 1, 2 and 4 ms (%), where the engine gives them (fio JSON+ bins); columns no
-    point has are left out."""
+    under 512 us, 1, 2 and 4 ms (%), where the engine gives them (fio's JSON+ bins; vdbench's
+    histogram.html at its bucket bounds: 1, 2 and 4 ms); columns no point has are left out."""
     keys = [c for c in ("config", "workload", "threads", "iops") if c in detail]
     columns = [c for c in DISTRIBUTION_COLUMNS if c in detail and detail[c].notna().any()]
     table = detail[keys + columns].copy()
