@@ -51,4 +51,8 @@ def test_steadiness_text_names_the_unsteady_points(points):
     assert "- not steady: `wd1` at 1 threads: scatter 15.5 %, drift +9.8 %" in text
     assert "Points shown in detail: `wd1` at 16 threads (max IOPS within the 1 ms SLO)." in text
     assert summary.steadiness_table(points).empty
+    short = summary.steadiness_table(points.assign(intervals=1, interval_iops_cv_pct=None, interval_iops_drift_pct=None,
+                                                   interval_steady=None))
+    assert summary.steadiness_text(short).startswith("No point ran the 3 intervals a steady-state verdict needs "
+                                                     "(5 points with fewer")
     assert summary.steadiness_text(summary.steadiness_table(points)).startswith("(no interval time series")

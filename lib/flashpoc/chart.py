@@ -448,6 +448,10 @@ MAX_INTERVALS = 600
 HISTOGRAM_EDGES_US: tuple[float, ...] = (10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000,
                                          50_000, 100_000, 200_000, 500_000, 1_000_000, float("inf"))
 
+#: What each engine's warm-up is, for the interval chart's subtitle.
+_WARM_UP = {"fio": "fio: ramp_time, not logged", "vdbench": "vdbench: the intervals before avg_2-N",
+            "slob": "SLOB: the iostat reports before the AWR begin snapshot"}
+
 _DIRECTION_NAMES = {"read": "reads", "write": "writes", "trim": "trims"}
 
 #: Reference latencies (ms) marked on the cumulative distribution.
@@ -480,7 +484,8 @@ def interval_series(intervals: pd.DataFrame, detail: pd.DataFrame, *, color_doma
         tooltip = [*_series_tooltip(series), alt.Tooltip("second:Q", title="Time (s)"),
                    alt.Tooltip("iops:Q", title="IOPS", format=",.0f"),
                    alt.Tooltip("lat_mean_ms:Q", title="Mean latency (ms)", format=".3f")]
-        x = alt.X("second:Q", title="Time since the point started (s)", scale=alt.Scale(zero=True))
+        x = alt.X("second:Q", title="Time since the point started (s)", scale=alt.Scale(zero=True),
+                  axis=alt.Axis(tickMinStep=1, format="d"))
         lines = {"iops": TITLE_IOPS, "lat_mean_ms": TITLE_LAT_MEAN}
         dots = len(series) <= 60 * series["config"].nunique() if "config" in series else len(series) <= 60
         pair = [alt.layer(band, alt.Chart(series).mark_line(point=dots).encode(
@@ -490,10 +495,12 @@ def interval_series(intervals: pd.DataFrame, detail: pd.DataFrame, *, color_doma
                 for field, axis in lines.items()]
         panels.append(alt.hconcat(*pair).properties(title=alt.Title(
             f"{workload}", subtitle=[_verdict(r) for r in points.to_dict("records")])))
-    return alt.vconcat(*panels, spacing=16).properties(title=alt.Title(title, subtitle=[
-        "Grey: warm-up, left out of the point's result (fio: ramp_time, not logged; vdbench: the intervals "
-        "before avg_2-N; SLOB: before the begin snapshot).",
-        "SLOB: the disk I/O iostat saw on the host that ran runit.sh (on RAC one node's share)."]))
+    engines = [e for e in _WARM_UP if "engine" not in detail or e in set(detail["engine"])]
+    notes = "; ".join(_WARM_UP[e] for e in engines)
+    subtitle = [f"Grey: warm-up, left out of the point's result ({notes})."]
+    if "slob" in engines:
+        subtitle.append("SLOB: the disk I/O iostat saw on the host that ran runit.sh (on RAC one node's share).")
+    return alt.vconcat(*panels, spacing=16).properties(title=alt.Title(title, subtitle=subtitle))
 
 
 def latency_histogram(histogram: pd.DataFrame, detail: pd.DataFrame | None = None, *,

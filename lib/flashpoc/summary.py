@@ -165,10 +165,10 @@ def distribution_table(detail: pd.DataFrame) -> pd.DataFrame:
 def steadiness_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Every point's steady-state verdict: [config,] workload, threads, iops, intervals,
     interval_iops_cv_pct, interval_iops_drift_pct (%), interval_steady (None: too few intervals
-    or no time series). Empty when no point has a time series."""
+    or no time series). Empty when no point has a time series (an interval count above 0)."""
     columns = [*_series(frame), "threads", "iops", "intervals", "interval_iops_cv_pct", "interval_iops_drift_pct",
                "interval_steady"]
-    if "interval_iops_cv_pct" not in frame or frame["interval_iops_cv_pct"].isna().all():
+    if "intervals" not in frame or not (frame["intervals"].fillna(0) > 0).any():
         return pd.DataFrame(columns=columns)
     table = frame.reindex(columns=columns).copy()
     table["iops"] = table["iops"].round()
@@ -187,6 +187,9 @@ def steadiness_text(table: pd.DataFrame, detail: pd.DataFrame | None = None) -> 
     unsteady = judged[~judged["interval_steady"].astype(bool)]
     limits = (f"interval IOPS scatter (stdev/mean) at most {analysis.STEADY_MAX_CV_PCT:g} % and drift of the fitted "
               f"line over the point at most {analysis.STEADY_MAX_DRIFT_PCT:g} %")
+    if judged.empty:
+        return (f"No point ran the 3 intervals a steady-state verdict needs ({len(table)} points with fewer; "
+                f"a longer runtime gives one).") + chosen
     lines = [f"{len(judged) - len(unsteady)} of {len(judged)} points were steady ({limits})."]
     if len(judged) < len(table):
         lines[0] += f" {len(table) - len(judged)} had fewer than 3 intervals and no verdict."
