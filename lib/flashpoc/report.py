@@ -26,7 +26,7 @@ from nbconvert import HTMLExporter
 from nbconvert.preprocessors import Preprocessor
 
 import flashpoc
-from flashpoc.chart import VEGALITE_VERSION, render_svg, themed_spec
+from flashpoc.chart import render_svg, themed_spec
 from flashpoc.errors import OfflineExportError, ParameterError
 
 #: Scale factor of PNG files (2 = print quality at the chart's nominal size).
@@ -54,8 +54,9 @@ def save_chart(chart: alt.TopLevelMixin, directory: str | Path, name: str) -> di
         "png": directory / f"{name}.png",
         "json": directory / f"{name}.vl.json",
     }
-    paths["svg"].write_text(render_svg(spec), encoding="utf-8")
-    paths["png"].write_bytes(vl_convert.vegalite_to_png(spec, vl_version=VEGALITE_VERSION, scale=PNG_SCALE))
+    svg = render_svg(spec)
+    paths["svg"].write_text(svg, encoding="utf-8")
+    paths["png"].write_bytes(vl_convert.svg_to_png(svg, scale=PNG_SCALE))  # the same pixels as from the spec
     paths["json"].write_text(json.dumps(spec, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return paths
 
