@@ -36,6 +36,7 @@ LUN = {
     "parent_exists": True, "parent_writable": True, "free_bytes": None, "direct": True,
     "direct_error": None, "source": "/dev/mapper/lun1", "device": "dm-3", "slaves": "sdb sdc",
     "scheduler": "none", "queue_depth": None, "nr_requests": 256, "rotational": False,
+    "header_hex": "00" * 8192, "blkid": "none", "mounted": "none", "holders": "none", "open_by": "none",
 }
 SCRATCH = {
     "path": "/data/scratch.dat", "exists": False, "type": "missing", "size_bytes": None,

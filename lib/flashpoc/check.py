@@ -29,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from . import safety
 from .errors import CheckFailed, RemoteError
 from .params import Campaign, HostParams, TargetParams, parse_size, slob_size_bytes
 from .run import hosts as _hosts
@@ -155,6 +156,10 @@ def _evaluate_target(campaign: Campaign, host: str, target: TargetParams, facts:
                          f"{path} is {'a ' + kind if kind else 'of unknown type'}, not a block device or file"))
         return rows
 
+    # data safety: what a write would destroy (read-only probes)
+    if kind in ("block", "file"):
+        rows.append(_safety_row(campaign, host, target, facts))
+
     # size
     actual = facts.get("size_bytes")
     if not creating:
@@ -220,6 +225,17 @@ def _evaluate_target(campaign: Campaign, host: str, target: TargetParams, facts:
     rows.append(_row(host, f"{name}: queue depth", depth if depth is not None else requests, "pass",
                      f"device queue_depth={depth if depth is not None else 'n/a'}, nr_requests={requests}"))
     return rows
+
+
+def _safety_row(campaign: Campaign, host: str, target: TargetParams, facts: dict[str, Any]) -> Row:
+    """The ``data safety`` row of an existing target (see :mod:`flashpoc.safety`)."""
+    found = safety.findings(facts)
+    name = f"target {target.name}: data safety"
+    if not campaign.written(target):
+        detail = "; ".join(f.text for f in found) or "nothing found"
+        return _row(host, name, "read-only", "pass", f"only read (no workload writes); {detail}")
+    status, detail = safety.verdict(target.name, host, found, destroy_allowed=target.name in campaign.destroy_data_on)
+    return _row(host, name, "written", status, detail)
 
 
 def _parent(path: str) -> str:

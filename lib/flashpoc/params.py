@@ -632,6 +632,8 @@ class Campaign(_Strict):
     array_cache: str | None = Field(None, description="array cache size, e.g. '512g': the working set "
                                                       "should be 10x larger")
     results_dir: str = "results"
+    destroy_data_on: list[Name] = Field(default_factory=list, description="targets (by name) whose existing data "
+                                        "(file system, partition table, LVM or ASM header) write workloads may destroy")
 
     @field_validator("workloads", mode="before")
     @classmethod
@@ -687,6 +689,13 @@ class Campaign(_Strict):
         if self.vdbench.controller is not None and self.vdbench.controller not in host_names:
             raise ValueError(f"vdbench.controller: no host named {self.vdbench.controller!r} "
                              f"(hosts: {sorted(host_names)})")
+        target_names = [t.name for t in self.targets]
+        for name in self.destroy_data_on:
+            if name not in target_names:
+                raise ValueError(f"destroy_data_on: no target named {name!r} (targets: {target_names})")
+            if not next(t for t in self.targets if t.name == name).writable:
+                raise ValueError(f"destroy_data_on: target {name!r} does not allow writes (allow_write: false): "
+                                 "nothing would be destroyed")
         read_only = [t.name for t in self.targets if not t.writable]
         if read_only and self.engine != "slob":
             for i, workload in enumerate(self.workloads):
@@ -754,6 +763,13 @@ class Campaign(_Strict):
     def targets_of(self, host: HostParams) -> list[TargetParams]:
         """Targets used by ``host``."""
         return [t for t in self.targets if t.hosts is None or host.name in t.hosts]
+
+    def written(self, target: TargetParams) -> bool:
+        """True when the campaign may write to ``target``: a write workload runs on it, or it
+        is a scratch file the workbook lays out (SLOB campaigns write no target)."""
+        if self.engine == "slob":
+            return False
+        return target.create or (target.writable and any(w.writes for w in self.workloads))
 
     def params_hash(self) -> str:
         """Short stable hash of every parameter (the campaign's identity in the manifest)."""

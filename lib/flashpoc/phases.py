@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import analysis, check, phases_slob, phases_vdbench
+from . import analysis, check, phases_slob, phases_vdbench, safety
 from . import rows as rows_mod
 from .errors import AnalysisError, CheckFailed, FlashpocError, RemoteError
 from .params import Campaign, HostParams, Workload, workbook_root
@@ -27,6 +27,7 @@ from .plan.fio import outstanding_ios, render_job, render_layout_job
 from .plan.sweep import format_forthreads, plan_sweep
 from .plan.vdbench import probe_run
 from .run import hosts as hostlib
+from .run.facts import collect_host_facts
 from .run.fio import FioRun, fio_version, run_fio_job
 from .store import (HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, CampaignStore, StoreError,
                     table_text)
@@ -105,14 +106,39 @@ def _require_checked(wb: Workbench) -> None:
                           "and run the check again after fixing it")
 
 
+def safety_gate(wb: Workbench) -> None:
+    """Probe every target the campaign may write, on every host that uses it, right before the
+    phase writes anything: the check may be hours old, and a LUN may have been mapped, formatted
+    or mounted since (see :mod:`flashpoc.safety`).
+
+    Raises:
+        CheckFailed: naming each host, target and what was found, before any I/O.
+    """
+    problems = []
+    for host_params in wb.cfg.hosts:
+        targets = [t for t in wb.cfg.targets_of(host_params) if wb.cfg.written(t)]
+        if not targets:
+            continue
+        facts = collect_host_facts(wb.host(host_params), [t.path for t in targets])["targets"]
+        for target, target_facts in zip(targets, facts):
+            status, detail = safety.verdict(target.name, host_params.name, safety.findings(target_facts),
+                                            destroy_allowed=target.name in wb.cfg.destroy_data_on)
+            if status == "fail":
+                problems.append(detail)
+    if problems:
+        raise CheckFailed("nothing was written:\n- " + "\n- ".join(problems))
+
+
 def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
-    """Create the scratch-file targets that are missing or too small; return what was done.
+    """Check the targets the campaign writes (:func:`safety_gate`), then create the scratch-file
+    targets that are missing or too small; return what was done.
 
     SLOB's data lives in the database (setup.sh loads it), so SLOB campaigns create nothing.
     """
     done: list[dict[str, Any]] = []
     if wb.cfg.engine == "slob":
         return done
+    safety_gate(wb)
     for host_params in wb.cfg.hosts:
         host = wb.host(host_params)
         for target in wb.cfg.targets_of(host_params):

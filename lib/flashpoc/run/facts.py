@@ -24,6 +24,13 @@ the space available (``df -P -B1``) on the file system holding a file target or,
 it is missing, its parent directory (``None`` for block devices); ``device`` is the
 ``/sys/block`` name of the whole disk (or device-mapper device) behind the target.
 ``cpus`` is the number of online CPUs (``getconf _NPROCESSORS_ONLN``, else ``nproc``).
+
+For an existing block device or file, read-only probes say what a write would destroy and who
+uses it (see :mod:`flashpoc.safety`): ``header_hex`` (its first 8 KiB, ``od``), ``blkid``
+(``TYPE=``/``PTTYPE=``/``USAGE=``/``LABEL=`` of ``blkid -p``, low-level probing), ``mounted``
+(mount points of it or, for a device, of its partitions), ``holders`` (device-mapper, md or
+LVM devices on a device; loop devices backed by a file) and ``open_by`` (``pid:command`` of
+processes that have it open, as far as /proc shows them); ``none`` when nothing was found.
 """
 
 from __future__ import annotations
@@ -43,7 +50,8 @@ HOST_KEYS = ("facts_version", "hostname", "os", "kernel", "cpus", "mem_total_byt
              "fio_version")
 TARGET_KEYS = ("path", "exists", "type", "size_bytes", "parent_exists", "parent_writable",
                "free_bytes", "direct", "direct_error", "source", "device", "slaves", "scheduler",
-               "queue_depth", "nr_requests", "rotational")
+               "queue_depth", "nr_requests", "rotational", "header_hex", "blkid", "mounted", "holders",
+               "open_by")
 
 # Functions first, then the host facts; the per-call part (fio executable, one
 # ``target_facts`` line per path, each value quoted) is appended by facts_script().
@@ -83,6 +91,40 @@ freebytes() {
 readdirect() {
   err=$(limit dd if="$1" of=/dev/null bs=4096 count=1 iflag=direct 2>&1 >/dev/null)
   if [ $? -eq 0 ]; then direct=yes; else direct=no; direct_error=$(printf '%s\n' "$err" | head -n 1); fi
+}
+orempty() { if [ -n "$1" ]; then printf '%s\n' "$1"; else echo none; fi; }
+safety_facts() {
+  # read-only: what a write would destroy (signatures) and who uses the target
+  k=$1; p=$2; t=$3
+  real=$(readlink -f "$p" 2>/dev/null); [ -n "$real" ] || real=$p
+  if [ -r "$p" ] && have od; then
+    put "$k.header_hex" "$(limit od -An -v -tx1 -N 8192 "$p" 2>/dev/null | tr -d ' \n')"
+  fi
+  if have blkid; then
+    b=$(limit blkid -p -o export "$p" 2>/dev/null | grep -E '^(TYPE|PTTYPE|USAGE|LABEL)=' | tr '\n' ' ')
+    put "$k.blkid" "$(orempty "${b% }")"
+  fi
+  m=$(awk -v r="$real" -v p="$p" '$1 == r || $1 == p { printf "%s ", $2 }' /proc/mounts 2>/dev/null)
+  if [ "$t" = block ] && have lsblk; then
+    m="$m$(lsblk -nro NAME,MOUNTPOINT "$p" 2>/dev/null | awk 'NF > 1 { printf "%s:%s ", $1, $2 }')"
+  fi
+  put "$k.mounted" "$(orempty "${m% }")"
+  h=
+  if [ "$t" = block ]; then
+    h=$(ls "/sys/class/block/${real##*/}/holders" 2>/dev/null | tr '\n' ' ')
+  else
+    for f in /sys/block/loop*/loop/backing_file; do
+      [ -r "$f" ] && [ "$(cat "$f" 2>/dev/null)" = "$real" ] && h="$h${f#/sys/block/}"
+    done
+    h=$(printf '%s' "$h" | sed 's#/loop/backing_file# #g')
+  fi
+  put "$k.holders" "$(orempty "${h% }")"
+  esc=$(printf '%s' "$real" | sed 's/[][*?\\]/\\&/g')
+  o=$(limit find /proc/[0-9]*/fd -maxdepth 1 -lname "$esc" 2>/dev/null | while read -r f; do
+        pid=${f#/proc/}; pid=${pid%%/*}
+        [ "$pid" = "$$" ] || printf '%s:%s ' "$pid" "$(cat "/proc/$pid/comm" 2>/dev/null)"
+      done)
+  put "$k.open_by" "$(orempty "${o% }")"
 }
 target_facts() {
   k=target.$1; p=$2
@@ -127,6 +169,7 @@ target_facts() {
   fi
   put "$k.direct" "$direct"
   [ -z "$direct_error" ] || put "$k.direct_error" "$direct_error"
+  case $type in block|file) safety_facts "$k" "$p" "$type" ;; esac
   src=; dev=
   if [ "$type" = block ]; then
     src=$p
