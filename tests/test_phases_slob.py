@@ -21,7 +21,7 @@ import pytest
 from conftest import DATA
 from ssh_server import free_port
 from flashpoc import check, phases
-from flashpoc.errors import CheckFailed, RemoteError
+from flashpoc.errors import CheckFailed, ParameterError, RemoteError
 from flashpoc.params import campaign_from_dict
 
 sys.path.insert(0, str(Path(__file__).parent / "replay"))
@@ -223,8 +223,11 @@ def test_hostile_slob_paths_are_quoted_on_the_db_host(tmp_path, monkeypatch):
     marker = tmp_path / "pwned"
     cfg, home = slob_campaign(tmp_path, {1: [RAC]})
     hostile = f"{home}; touch {marker} $(touch {marker}) `touch {marker}`"
-    cfg = campaign_from_dict({**cfg.model_dump(mode="json", exclude={"workloads"}),
-                              "slob": {**cfg.slob.model_dump(mode="json"), "home": hostile, "env_file": hostile}})
+    with pytest.raises(ParameterError, match=r"slob.home: .*shell syntax or spaces \(found space \$ \( \) ; `\)"):
+        campaign_from_dict({**cfg.model_dump(mode="json", exclude={"workloads"}),
+                            "slob": {**cfg.slob.model_dump(mode="json"), "home": hostile, "env_file": hostile}})
+    # the parameters refuse it; past them (a value built in code), every command still quotes it
+    cfg = cfg.model_copy(update={"slob": cfg.slob.model_copy(update={"home": hostile, "env_file": hostile})})
     rows = check.check_slob(cfg)
     assert next(r for r in rows if r["check"] == "SLOB home")["status"] == "fail"
     with pytest.raises(CheckFailed, match="SLOB home: no directory"):  # the check stops the sweep

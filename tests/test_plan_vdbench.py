@@ -282,8 +282,8 @@ def test_working_set_against_the_array_cache():
     ({"vdbench": {"elapsed_s": 10, "interval_s": 2, "warmup_s": 3}}, "vdbench.warmup_s"),
 ])
 def test_refuses_what_vdbench_cannot_take(overrides, key):
-    cfg = small(**overrides)
-    with pytest.raises(ParameterError) as info:
+    with pytest.raises(ParameterError) as info:  # by the parameters (spaces, shell syntax) or the parmfile
+        cfg = small(**overrides)
         render_parmfile(cfg, None, RunDefinition("rd1", cfg.workloads[0].name, [1, 2]))
     assert key in str(info.value)
 

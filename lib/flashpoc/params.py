@@ -73,11 +73,21 @@ def _check_name(value: str) -> str:
 Name = Annotated[str, AfterValidator(_check_name)]
 
 
+#: Characters a path may not hold: shell syntax and whitespace. Every remote command quotes its
+#: values anyway; a device or file path of a POC never needs them, so a path that has them is a
+#: mistake (or an attack) and is refused before anything runs.
+PATH_FORBIDDEN = set("$`;|&<>(){}*?[]!\"'\\#") | set(" \t")
+
+
 def _check_path(value: str) -> str:
     if not value or any(ch in value for ch in "\n\r\0"):
         raise ValueError("a path must be non-empty and on one line")
     if ":" in value:
         raise ValueError("a path may not contain ':' (fio uses it to separate file names)")
+    bad = sorted({ch for ch in value if ch in PATH_FORBIDDEN})
+    if bad:
+        shown = " ".join("space" if ch == " " else "tab" if ch == "\t" else ch for ch in bad)
+        raise ValueError(f"a path may not contain shell syntax or spaces (found {shown})")
     return value
 
 

@@ -45,6 +45,7 @@ class Workbench:
     store: CampaignStore
     hosts: dict[str, Any] = field(default_factory=dict)
     engine_versions: dict[str, str] = field(default_factory=dict)
+    lock: Any = None
 
     def host(self, params: HostParams):
         """The (cached) connection to ``params``."""
@@ -53,10 +54,13 @@ class Workbench:
         return self.hosts[params.name]
 
     def close(self) -> None:
-        """Close every host connection."""
+        """Close every host connection and release the campaign."""
         for host in self.hosts.values():
             host.close()
         self.hosts.clear()
+        if self.lock is not None:
+            self.lock.__exit__(None, None, None)
+            self.lock = None
 
     def __enter__(self) -> Workbench:
         return self
@@ -66,12 +70,20 @@ class Workbench:
 
 
 def open_campaign(cfg: Campaign) -> Workbench:
-    """Resolve relative paths and open the campaign's results directory."""
+    """Resolve relative paths, open the campaign's results directory and hold it for this run
+    (:meth:`flashpoc.store.CampaignStore.lock`; released by :meth:`Workbench.close`).
+
+    Raises:
+        StoreError: another process is running a phase of this campaign, or the directory
+            holds another format's results.
+    """
     cfg = cfg.resolved()
     store = CampaignStore(cfg.results_path())
     if (store.root / "manifest.json").exists():
         store.check_format()
-    return Workbench(cfg, store)
+    lock = store.lock()
+    lock.__enter__()
+    return Workbench(cfg, store, lock=lock)
 
 
 # -- phase 1: environment check ------------------------------------------------------
@@ -81,15 +93,15 @@ def run_check(cfg: Campaign, *, connect=hostlib.connect) -> pd.DataFrame:
     The table has one row per (host, check) with a ``status`` of pass, warn or fail; use
     :func:`flashpoc.check.require_pass` to stop before any I/O when something failed.
     """
-    wb = open_campaign(cfg)
-    table = check.check_environment(wb.cfg, connect=connect)
-    wb.store.write_table("check.csv", table)
-    versions = {str(r.host): str(r.value) for r in table.itertuples() if r.check == "fio"}
-    facts = table.attrs.get("facts") or {}
-    wb.store.write_manifest(wb.cfg.model_dump(mode="json"), wb.cfg.params_hash(), engine=wb.cfg.engine,
-                            engine_versions=versions, host_facts=facts, workbook=workbook_root())
-    wb.store.write_json("check.json", {"params_hash": wb.cfg.params_hash(), "verdict": check.verdict(table)})
-    return table
+    with open_campaign(cfg) as wb:
+        table = check.check_environment(wb.cfg, connect=connect)
+        wb.store.write_table("check.csv", table)
+        versions = {str(r.host): str(r.value) for r in table.itertuples() if r.check == "fio"}
+        facts = table.attrs.get("facts") or {}
+        wb.store.write_manifest(wb.cfg.model_dump(mode="json"), wb.cfg.params_hash(), engine=wb.cfg.engine,
+                                engine_versions=versions, host_facts=facts, workbook=workbook_root())
+        wb.store.write_json("check.json", {"params_hash": wb.cfg.params_hash(), "verdict": check.verdict(table)})
+        return table
 
 
 def _require_checked(wb: Workbench) -> None:

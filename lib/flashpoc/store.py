@@ -21,6 +21,8 @@ moment leaves either a whole point or none.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -36,6 +38,8 @@ from . import __version__
 from .errors import FlashpocError
 
 FORMAT_VERSION = 1
+LOCK_FILE = ".lock"
+_HELD: dict[str, list[int]] = {}  # lock path -> [fd, depth]: the lock is re-entrant within a process
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 
@@ -78,6 +82,15 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _fsync_dir(path: Path) -> None:
+    """Make a rename in ``path`` durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _json(obj: Any, sort_keys: bool = True) -> str:
@@ -151,6 +164,59 @@ class CampaignStore:
             raise StoreError(f"{self.root} holds results of format version {version}; "
                              f"this flashpoc reads version {FORMAT_VERSION}")
 
+    # -- one run at a time ------------------------------------------------------
+    @contextlib.contextmanager
+    def lock(self):
+        """Hold the campaign for one run: a second process running a phase of the same campaign
+        is refused while this one runs (an advisory ``flock`` on ``.lock``, which the kernel
+        drops when the process dies, even by SIGKILL). On taking it, what a killed run left
+        half-written (temporary point directories and files) is removed; whole points stay.
+
+        Raises:
+            StoreError: another process holds the campaign (its pid is named).
+        """
+        self.root.mkdir(parents=True, exist_ok=True)
+        path = str(self.root / LOCK_FILE)
+        if path in _HELD:
+            _HELD[path][1] += 1
+            try:
+                yield self
+            finally:
+                _HELD[path][1] -= 1
+            return
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666 & ~_UMASK)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise StoreError(f"campaign {self.root.name} is being run by another process (pid {holder}); "
+                             f"wait for it to end, or stop it: its completed points are kept") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        _HELD[path] = [fd, 1]
+        try:
+            self.remove_partial()
+            yield self
+        finally:
+            del _HELD[path]
+            os.close(fd)  # releases the lock
+
+    def remove_partial(self) -> list[Path]:
+        """Remove what a killed writer left half-done: the temporary directories of points being
+        saved (``points/<phase>/.<id>.*``) and temporary files of atomic writes (``.<name>.*``).
+        Call only while holding :meth:`lock`. Returns what was removed."""
+        removed = []
+        for path in [*self.root.glob("points/*/.*"), *self.root.glob(".*.*"), *self.root.glob("report/.*.*")]:
+            if path.name == LOCK_FILE:
+                continue
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+            removed.append(path)
+        return removed
+
     # -- run points -------------------------------------------------------------
     def point_dir(self, phase: str, point_id: str) -> Path:
         """Directory of one run point."""
@@ -184,16 +250,19 @@ class CampaignStore:
         final.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{point_id}.", dir=final.parent))
         try:
-            for name, data in raw.items():
-                if isinstance(data, bytes):
-                    (tmp / name).write_bytes(data)
-                else:
-                    (tmp / name).write_text(data)
+            files = dict(raw.items())
             if row is not None:
-                (tmp / "point.json").write_text(_json(row, sort_keys=False))
+                files["point.json"] = _json(row, sort_keys=False)
+            for name, data in files.items():
+                with open(tmp / name, "wb") as handle:
+                    handle.write(data if isinstance(data, bytes) else data.encode())
+                    handle.flush()
+                    os.fsync(handle.fileno())  # a power cut after the rename leaves whole files
+            os.chmod(tmp, 0o777 & ~_UMASK)  # mkdtemp makes 0700; results are ordinary directories
             if final.exists():
                 shutil.rmtree(final)
             os.replace(tmp, final)
+            _fsync_dir(final.parent)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise

@@ -1,0 +1,133 @@
+"""Resume after SIGKILL: a real sweep (real fio) is killed at random moments many times; every rerun skips the points already stored, and the last run finishes the
+sweep with each point stored once, whole, and never measured twice. A second run of the same
+campaign while one runs is refused."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import REPO, quick_campaign, require_fio
+from flashpoc import phases
+from flashpoc.params import campaign_from_dict
+from flashpoc.store import StoreError
+
+PLAN = {"randread-4k": [1, 2, 3, 4], "randwrite-4k": [1, 2, 3, 4]}
+
+RUNNER = """
+import sys, yaml
+from flashpoc import phases
+from flashpoc.params import campaign_from_dict
+values = yaml.safe_load(open(sys.argv[1]))
+phases.run_sweep(campaign_from_dict(values), {plan!r}, progress=False)
+"""
+
+
+def kill_group(run, target) -> None:
+    """SIGKILL the runner (its process group), then wait until no process has the target open:
+    each point's fio runs in a session of its own, so, as after a crash of the controller, it
+    finishes its point as an orphan, and the next run's safety probe refuses a target in use."""
+    os.killpg(run.pid, signal.SIGKILL)
+    run.wait()
+    deadline, free_since = time.monotonic() + 60, None
+    while time.monotonic() < deadline:
+        if holders(target):
+            free_since = None
+        elif free_since is None:
+            free_since = time.monotonic()
+        elif time.monotonic() - free_since > 2.0:  # a fio just starting opens it within that
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{target} is still open by {holders(target)}")
+
+
+def holders(target) -> list[str]:
+    """Pids of the processes that have ``target`` open."""
+    found = []
+    for fd in Path("/proc").glob("[0-9]*/fd/*"):
+        try:
+            if os.readlink(fd) == str(target):
+                found.append(fd.parts[2])
+        except OSError:
+            continue
+    return found
+
+
+def stored_points(root):
+    """{point id: completed_utc} of the whole points stored; fails on a torn point.json."""
+    points = {}
+    for path in sorted((root / "points" / "sweep").glob("*/point.json")):
+        row = json.loads(path.read_text())
+        assert row["point_id"] == path.parent.name and row["iops"] > 0
+        assert (path.parent / "local.json").exists() and (path.parent / "intervals.csv").exists()
+        points[row["point_id"]] = row["completed_utc"]
+    return points
+
+
+def test_sweep_killed_at_random_moments_resumes_without_lost_repeated_or_torn_points(tmp_path):
+    require_fio()
+    values = quick_campaign(tmp_path, fio={"runtime_s": 1, "ramp_s": 0})
+    cfg = campaign_from_dict(values)
+    phases.run_check(cfg)
+    params = tmp_path / "params.yaml"
+    params.write_text(yaml.safe_dump(values))
+    script = tmp_path / "runner.py"
+    script.write_text(RUNNER.format(plan=PLAN))
+    root = tmp_path / "results" / "quick"
+    env = dict(os.environ, PYTHONPATH=str(REPO / "lib"))
+    rng = random.Random(20261121)
+    seen: dict[str, str] = {}
+    kills = 0
+    for _ in range(8):
+        run = subprocess.Popen([sys.executable, str(script), str(params)], env=env, start_new_session=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        time.sleep(rng.uniform(0.5, 3.5))
+        if run.poll() is None:
+            kill_group(run, tmp_path / "scratch.dat")  # mid-point
+            kills += 1
+        run.wait()
+        now = stored_points(root)
+        assert {k: now[k] for k in seen} == seen  # nothing stored was measured again or lost
+        seen = now
+        if len(seen) == 8:
+            break
+    assert kills >= 3
+    rows = phases.run_sweep(cfg, PLAN, progress=False)
+    final = stored_points(root)
+    assert len(final) == 8 and {k: final[k] for k in seen} == seen
+    assert sorted(zip(rows["workload"], rows["threads"])) == sorted((w, t) for w, ts in PLAN.items() for t in ts)
+    assert rows["point_id"].is_unique
+    assert int(rows["reused"].sum()) == len(seen)  # the last run measured only what was missing
+    assert not [p for p in (root / "points" / "sweep").iterdir() if p.name.startswith(".")]  # partial ones removed
+
+
+def test_a_second_run_of_the_same_campaign_is_refused_while_one_runs(tmp_path):
+    require_fio()
+    values = quick_campaign(tmp_path, fio={"runtime_s": 3, "ramp_s": 0})
+    cfg = campaign_from_dict(values)
+    phases.run_check(cfg)
+    params = tmp_path / "params.yaml"
+    params.write_text(yaml.safe_dump(values))
+    script = tmp_path / "runner.py"
+    script.write_text(RUNNER.format(plan={"randread-4k": [1, 2]}))
+    run = subprocess.Popen([sys.executable, str(script), str(params)], env=dict(os.environ, PYTHONPATH=str(REPO / "lib")),
+                           start_new_session=True)
+    try:
+        lock = tmp_path / "results" / "quick" / ".lock"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not (lock.exists() and lock.read_text().strip() == str(run.pid)):
+            time.sleep(0.1)
+        with pytest.raises(StoreError, match=f"is being run by another process \\(pid {run.pid}\\)"):
+            phases.run_sweep(cfg, {"randread-4k": [1]}, progress=False)
+    finally:
+        kill_group(run, tmp_path / "scratch.dat")
+    phases.run_sweep(cfg, {"randread-4k": [1]}, progress=False)  # the kernel released the dead run's lock
