@@ -73,23 +73,33 @@ def stored_points(root):
     return points
 
 
-def test_sweep_killed_at_random_moments_resumes_without_lost_repeated_or_torn_points(tmp_path):
+def checked_campaign(tmp_path, runtime_s: int, plan: dict):
+    """A checked local campaign, and a function starting a separate process that sweeps ``plan``."""
     require_fio()
-    values = quick_campaign(tmp_path, fio={"runtime_s": 1, "ramp_s": 0})
+    values = quick_campaign(tmp_path, fio={"runtime_s": runtime_s, "ramp_s": 0})
     cfg = campaign_from_dict(values)
     phases.run_check(cfg)
     params = tmp_path / "params.yaml"
     params.write_text(yaml.safe_dump(values))
     script = tmp_path / "runner.py"
-    script.write_text(RUNNER.format(plan=PLAN))
-    root = tmp_path / "results" / "quick"
+    script.write_text(RUNNER.format(plan=plan))
     env = dict(os.environ, PYTHONPATH=str(REPO / "lib"))
+
+    def start():
+        return subprocess.Popen([sys.executable, str(script), str(params)], env=env, start_new_session=True,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    return cfg, start
+
+
+def test_sweep_killed_at_random_moments_resumes_without_lost_repeated_or_torn_points(tmp_path):
+    cfg, start = checked_campaign(tmp_path, 1, PLAN)
+    root = tmp_path / "results" / "quick"
     rng = random.Random(20261121)
     seen: dict[str, str] = {}
     kills = 0
     for _ in range(8):
-        run = subprocess.Popen([sys.executable, str(script), str(params)], env=env, start_new_session=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        run = start()
         time.sleep(rng.uniform(0.5, 3.5))
         if run.poll() is None:
             kill_group(run, tmp_path / "scratch.dat")  # mid-point
@@ -111,16 +121,8 @@ def test_sweep_killed_at_random_moments_resumes_without_lost_repeated_or_torn_po
 
 
 def test_a_second_run_of_the_same_campaign_is_refused_while_one_runs(tmp_path):
-    require_fio()
-    values = quick_campaign(tmp_path, fio={"runtime_s": 3, "ramp_s": 0})
-    cfg = campaign_from_dict(values)
-    phases.run_check(cfg)
-    params = tmp_path / "params.yaml"
-    params.write_text(yaml.safe_dump(values))
-    script = tmp_path / "runner.py"
-    script.write_text(RUNNER.format(plan={"randread-4k": [1, 2]}))
-    run = subprocess.Popen([sys.executable, str(script), str(params)], env=dict(os.environ, PYTHONPATH=str(REPO / "lib")),
-                           start_new_session=True)
+    cfg, start = checked_campaign(tmp_path, 3, {"randread-4k": [1, 2]})
+    run = start()
     try:
         lock = tmp_path / "results" / "quick" / ".lock"
         deadline = time.monotonic() + 30
