@@ -48,3 +48,21 @@ def quick_campaign(tmp_path: Path, **overrides) -> dict:
 def repo() -> Path:
     """The repository root."""
     return REPO
+
+
+def assert_secret_absent(secret: str, root: Path, *texts: str) -> int:
+    """Fail if ``secret`` is in any file under ``root`` (``.gz`` files read unzipped) or in
+    ``texts`` (a command's output); return the number of files read."""
+    import gzip
+
+    assert len(secret) >= 8
+    needle = secret.encode()
+    files = [p for p in root.rglob("*") if p.is_file()]
+    for path in files:
+        data = path.read_bytes()
+        if path.suffix == ".gz":
+            data = gzip.decompress(data)
+        assert needle not in data, f"the secret is in {path}"
+    for text in texts:
+        assert secret not in text, "the secret is in the command's output"
+    return len(files)

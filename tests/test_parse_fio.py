@@ -599,3 +599,20 @@ def test_histogram_table_merges_hosts_bin_by_bin():
     assert [r["count"] * 2 for r in one] == [r["count"] for r in two]
     assert sum(r["count"] for r in one if r["direction"] == "read") == 84897  # read total_ios
     assert one[0]["direction"] == "read" and one[-1]["direction"] == "write"
+
+
+@settings(max_examples=120, deadline=None)
+@given(data=st.data())
+def test_a_cut_interval_log_gives_an_error_or_the_same_numbers(data):
+    """One job's log cut anywhere: a ParseError, or windows with exactly the whole logs'
+    numbers (a window the cut job no longer has is left out, not summed short)."""
+    logs = _interval_logs()
+    whole = {r["second"]: r for r in fio.parse_fio_interval_logs(logs, window_ms=1000, fio_version="fio-3.33")}
+    name = data.draw(st.sampled_from(sorted(n for n in logs if "_clat." not in n)), label="log")
+    cut = data.draw(st.integers(min_value=0, max_value=len(logs[name])), label="cut")
+    try:
+        rows = fio.parse_fio_interval_logs({**logs, name: logs[name][:cut]}, window_ms=1000, fio_version="fio-3.33")
+    except ParseError:
+        return
+    for row in rows:
+        assert row == whole[row["second"]]

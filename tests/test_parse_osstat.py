@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from flashpoc.errors import ParseError
 from flashpoc.parse.osstat import (
@@ -232,3 +234,20 @@ def test_iostat_intervals_need_timestamps_and_a_window():
     no_await = text.replace(" r_await w_await", "")
     with pytest.raises(ParseError):
         iostat_intervals(no_await, WINDOW)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cut=st.integers(min_value=0, max_value=400_000))
+def test_a_cut_iostat_out_gives_an_error_or_the_same_numbers(cut):
+    """iostat.out cut anywhere (a copy that stopped, a full disk): a ParseError, or intervals
+    that are exactly those of the whole file up to the cut; never a short sum."""
+    from flashpoc.parse.slob import iostat_intervals
+
+    text = (RUN / "iostat.out").read_text()
+    whole = {r["second"]: r for r in iostat_intervals(text, WINDOW)}
+    try:
+        rows = iostat_intervals(text[:cut], WINDOW)
+    except ParseError:
+        return
+    for row in rows:
+        assert row == whole[row["second"]]

@@ -12,13 +12,14 @@ and through a real sshd.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from conftest import DATA
+from conftest import DATA, assert_secret_absent
 from ssh_server import free_port
 from flashpoc import check, phases
 from flashpoc.errors import CheckFailed, ParameterError, RemoteError
@@ -184,12 +185,17 @@ def test_flashpoc_run_executes_the_four_notebooks_on_slob(tmp_path):
     values = cfg.model_dump(mode="json", exclude={"workloads", "fio", "vdbench", "targets"}, exclude_none=True)
     values["probe"] = {"workload": "slob-read", "strategy": "linear", "min_threads": 1, "max_threads": 2}
     values["sweep"] = {"plan": "guide", "max_threads": 1, "step": 1, "workloads": ["slob-9010"]}
+    values["slob"]["sysdba_passwd_env"] = "FLASHPOC_SYSDBA_PASSWD"
     params = tmp_path / "slob.yaml"
     params.write_text(yaml.safe_dump(values))
+    secret = "Sysdba-Secret-7731!"  # SYSDBA_PASSWD comes from the DB host's environment, never a file
     out = subprocess.run([sys.executable, "-m", "flashpoc.cli", "run", str(params)], capture_output=True,
-                         text=True, timeout=900)
+                         text=True, timeout=900, env=dict(os.environ, FLASHPOC_SYSDBA_PASSWD=secret))
     assert out.returncode == 0, out.stderr[-3000:]
     results = tmp_path / "results" / "slob"
+    # every produced artifact: executed notebooks and their HTML, point files, slob.conf, report
+    assert assert_secret_absent(secret, results, out.stdout, out.stderr) > 40
+    assert "${FLASHPOC_SYSDBA_PASSWD" in next(results.glob("points/sweep/*/slob.conf")).read_text()
     report_nb = json.loads((results / "notebooks" / "04_report.ipynb").read_text())
     text = json.dumps(report_nb)
     assert "67,030 IOPS" in text  # the headline: 60,656.2 + 6,373.4 (RAC global, per second)

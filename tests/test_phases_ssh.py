@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
 
 import pytest
 
 from conftest import quick_campaign, require_fio
 from flashpoc import phases
+from flashpoc.errors import RemoteError
 from flashpoc.params import campaign_from_dict
 
 pytestmark = pytest.mark.ssh
@@ -34,3 +40,75 @@ def test_check_and_probe_over_ssh(sshd, tmp_path):
     assert list((tmp_path / "work" / "quick" / "probe").iterdir())
     row = json.loads((point / "point.json").read_text())
     assert row["hosts"] == "remote" and row["overhead_s"] < 5
+
+
+def _sshd_tree(master: int) -> list[int]:
+    """The sshd master and every process under it (the connection's sshd, its shell, fio)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    tree, todo = [], [master]
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo += children.get(pid, [])
+    return tree
+
+
+def test_a_host_that_stops_answering_mid_sweep_is_named_within_the_timeout_and_the_rerun_continues(sshd, tmp_path):
+    """The host freezes (its sshd and everything under it stopped, SIGSTOP) in the middle of a
+    point: the sweep ends within the host's command timeout with an error naming the host and
+    the point; the points done stay stored; once the host answers again the rerun measures only
+    the rest."""
+    require_fio()
+    values = quick_campaign(tmp_path, fio={"runtime_s": 2, "ramp_s": 0},
+                            hosts=[sshd.host_params("db7", workdir=str(tmp_path / "work"), command_timeout_s=12)],
+                            workloads=[{"name": "randread-4k", "rw": "randread", "bs": "4k"}])
+    cfg = campaign_from_dict(values)
+    phases.run_check(cfg)
+    plan = {"randread-4k": [1, 2, 3, 4]}
+    outcome: dict[str, object] = {}
+
+    def sweep():
+        try:
+            phases.run_sweep(cfg, plan, progress=False)
+        except Exception as error:  # noqa: BLE001 - the test inspects it
+            outcome["error"] = error
+        outcome["ended"] = time.monotonic()
+
+    worker = threading.Thread(target=sweep)
+    worker.start()
+    points = tmp_path / "results" / "quick" / "points" / "sweep"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(list(points.glob("*/point.json"))) < 2:
+        time.sleep(0.1)
+    time.sleep(0.5)  # into the third point
+    frozen = _sshd_tree(sshd.process.pid)
+    stopped = time.monotonic()
+    for pid in frozen:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        worker.join(timeout=60)
+        assert not worker.is_alive(), "the sweep hung on a frozen host"
+    finally:
+        for pid in frozen:
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+    error = outcome.get("error")
+    assert isinstance(error, RemoteError), error
+    assert "db7" in str(error) and "sweep randread-4k" in str(error) and "threads" in str(error)
+    # within the command timeout (12 s) plus the 20 s the controller leaves the host's own
+    # `timeout -k 10` to end the command there and report
+    assert outcome["ended"] - stopped < 12 + 20 + 15  # (15: slack for a loaded 2-core machine)
+    assert "did not finish within 12 s" in str(error)
+    done = {p.parent.name for p in points.glob("*/point.json")}
+    assert len(done) >= 2
+    rows = phases.run_sweep(cfg, plan, progress=False)
+    assert sorted(rows["threads"]) == [1, 2, 3, 4]
+    assert set(rows.loc[rows["reused"], "point_id"]) == done  # only the missing points were measured

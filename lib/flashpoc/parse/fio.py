@@ -379,9 +379,9 @@ def parse_fio_interval_logs(logs: Mapping[str, str], *, window_ms: int,
     to completion, as the point's ``lat_mean_ms``) in the window (ns in fio 3.x, us in fio 2.x). The ramp time is not logged.
 
     A line belongs to the window it ends (jobs' clocks differ by a millisecond or so, so
-    999 ms and 1003 ms both end window 1). Only windows that every job logged are kept: the
-    last window of some jobs is cut by the end of the run, and a sum over fewer jobs would
-    show a false dip.
+    999 ms and 1003 ms both end window 1). Only windows that every job logged, in every
+    direction any job logged there and with a latency for each IOPS value, are kept: the last window of some jobs is cut by the end of
+    the run, and a sum over fewer jobs would show a false dip.
 
     Args:
         logs: file name -> text; files other than ``*_iops.<job>.log`` and
@@ -418,16 +418,20 @@ def parse_fio_interval_logs(logs: Mapping[str, str], *, window_ms: int,
         iops = _log_values(iops_logs[job][1], iops_logs[job][0], window_ms)
         lat = _log_values(lat_logs[job][1], lat_logs[job][0], window_ms)
         for (window, direction), value in iops.items():
-            slot = windows.setdefault(window, {"jobs": set(), "iops": Counter(), "lat": Counter()})
-            slot["jobs"].add(job)
+            slot = windows.setdefault(window, {"jobs": {}, "iops": Counter(), "lat": Counter(), "whole": True})
+            slot["jobs"].setdefault(job, set()).add(direction)
             slot["iops"][direction] += value
             if (window, direction) in lat:
                 slot["lat"][direction] += value * lat[(window, direction)] * lat_unit_us / 1000.0
+            elif value:
+                slot["whole"] = False  # I/O without its latency (a cut lat log): no mean to give
     rows = []
     for window in sorted(windows):
         slot = windows[window]
-        if len(slot["jobs"]) < len(iops_logs):
-            continue
+        directions = set().union(*slot["jobs"].values())
+        if (len(slot["jobs"]) < len(iops_logs) or not slot["whole"]
+                or any(seen != directions for seen in slot["jobs"].values())):
+            continue  # a job missing from the window, or missing a direction or latency there
         row: dict[str, Any] = {"second": window * window_ms / 1000.0}
         for prefix, directions in (("", (0, 1, 2)), ("read_", (0,)), ("write_", (1,))):
             total = sum(slot["iops"][d] for d in directions)

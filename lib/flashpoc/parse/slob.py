@@ -125,7 +125,8 @@ def iostat_intervals(text: str, header: Mapping[str, Any], devices: str = PHYSIC
 
     Report 0 (averages since boot) is left out. For each later report, IOPS are ``r/s + w/s``
     summed over the devices whose name matches ``devices`` and the mean latency is their
-    ``r_await`` / ``w_await`` weighted by ``r/s`` / ``w/s``. ``iostat -t`` stamps a report at
+    ``r_await`` / ``w_await`` weighted by ``r/s`` / ``w/s``; a report listing fewer of those
+    devices than the others (a file cut mid-report) is left out. ``iostat -t`` stamps a report at
     its end: reports stamped at or before the AWR begin snapshot are marked ``warmup``, and
     reports stamped after the end snapshot are left out. These are the devices of the host
     that ran runit.sh: on RAC, one node's share of the cluster's I/O.
@@ -159,12 +160,17 @@ def iostat_intervals(text: str, header: Mapping[str, Any], devices: str = PHYSIC
         clock = clock_24h(row.get("timestamp") or "")
         if clock is None:
             return []
-        slot = reports.setdefault(row["interval"], {"clock": clock, "r": 0.0, "w": 0.0, "r_lat": 0.0, "w_lat": 0.0})
+        slot = reports.setdefault(row["interval"], {"clock": clock, "r": 0.0, "w": 0.0, "r_lat": 0.0, "w_lat": 0.0,
+                                                    "devices": 0})
+        slot["devices"] += 1
         slot["r"] += row["r_per_s"]
         slot["w"] += row["w_per_s"]
         slot["r_lat"] += row["r_per_s"] * row["r_await_ms"]
         slot["w_lat"] += row["w_per_s"] * row["w_await_ms"]
-    ordered = [reports[i] for i in sorted(reports)]
+    # a report with fewer devices than the others was cut short (the file ends mid-report): its
+    # sums would be too low, so it is left out
+    full = max((r["devices"] for r in reports.values()), default=0)
+    ordered = [reports[i] for i in sorted(reports) if reports[i]["devices"] == full]
     if len(ordered) < 2:
         return []
     seconds = [_seconds(r["clock"]) for r in ordered]
