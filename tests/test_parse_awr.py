@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from flashpoc.errors import ParseError
 from flashpoc.parse.awr import (
@@ -568,3 +570,20 @@ def test_key_event_waits_come_from_the_key_event_rows():
 def test_instance_reports_have_no_global_sections():
     for key in ("system_statistics_global", "time_model_by_instance"):
         assert key not in parsed(F_TXT_INST)
+
+
+_REPORTS = {path.name: path.read_text(errors="replace")
+            for path in (SLOB_RUN / "awr.txt", SLOB_RUN / "awr_rac.txt", F_122, F_18C, F_19C_PREAMBLE)}
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_cut_awr_report_is_refused_not_read_short(data):
+    """A report cut anywhere before its last line (a copy that stopped, a full disk) is a
+    ParseError naming the cut, never numbers read from a row cut in the middle."""
+    name = data.draw(st.sampled_from(sorted(_REPORTS)), label="report")
+    text = _REPORTS[name]
+    end = text.rindex("End of Report")
+    cut = data.draw(st.integers(min_value=0, max_value=end), label="cut")
+    with pytest.raises(ParseError):
+        parse_awr(text[:cut])

@@ -106,7 +106,8 @@ def test_a_host_that_stops_answering_mid_sweep_is_named_within_the_timeout_and_t
     # within the command timeout (12 s) plus the 20 s the controller leaves the host's own
     # `timeout -k 10` to end the command there and report
     assert outcome["ended"] - stopped < 12 + 20 + 15  # (15: slack for a loaded 2-core machine)
-    assert "did not finish within 12 s" in str(error)
+    # the command timed out, or the frozen connection broke first: either way, said as such
+    assert "did not finish within 12 s" in str(error) or "connection lost during sweep randread-4k" in str(error)
     done = {p.parent.name for p in points.glob("*/point.json")}
     assert len(done) >= 2
     rows = phases.run_sweep(cfg, plan, progress=False)

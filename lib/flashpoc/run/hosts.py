@@ -280,7 +280,11 @@ class SSHHost(_Host):
             raise RemoteError(f"{self.name}: connection lost during {purpose}: {error or type(error).__name__}") from None
         if result.exited == 124:
             raise RemoteError(f"{self.name}: {purpose} did not finish within {timeout_s:g} s (stopped on the host)")
-        return CommandResult(result.stdout, result.stderr, result.exited if result.exited is not None else -1)
+        if result.exited is None or result.exited == -1:  # the channel closed without an exit status
+            self.close()
+            raise RemoteError(f"{self.name}: connection lost during {purpose} (the command ended without an "
+                              f"exit status)")
+        return CommandResult(result.stdout, result.stderr, result.exited)
 
     def close(self) -> None:
         """Close the SSH connection."""
