@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -48,3 +49,23 @@ def test_manifest_and_format_version(tmp_path):
     (tmp_path / "c" / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(StoreError, match="format version 99"):
         store.check_format()
+
+
+def test_taking_the_campaign_removes_what_a_killed_run_left_half_written(tmp_path):
+    store = CampaignStore(tmp_path / "c")
+    store.save_point("sweep", "p1", {"threads": 1}, {"local.json": "{}"})
+    partial = tmp_path / "c" / "points" / "sweep" / ".p2.k3j4l5"  # a save cut by SIGKILL
+    partial.mkdir()
+    (partial / "local.json").write_text("{")
+    torn = tmp_path / "c" / ".manifest.json.x8y9z0"  # an atomic write cut the same way
+    torn.write_text("{")
+    report_tmp = tmp_path / "c" / "report" / ".summary.csv.a1b2c3"
+    report_tmp.parent.mkdir()
+    report_tmp.write_text("x")
+    with store.lock():
+        assert not partial.exists() and not torn.exists()
+        assert store.load_point("sweep", "p1") == {"threads": 1}
+        assert report_tmp.exists()  # a report may be written while a phase runs: left alone
+        with store.lock():  # re-entrant within the process
+            pass
+    assert (tmp_path / "c" / ".lock").read_text() == str(os.getpid())

@@ -204,10 +204,11 @@ class CampaignStore:
 
     def remove_partial(self) -> list[Path]:
         """Remove what a killed writer left half-done: the temporary directories of points being
-        saved (``points/<phase>/.<id>.*``) and temporary files of atomic writes (``.<name>.*``).
-        Call only while holding :meth:`lock`. Returns what was removed."""
+        saved (``points/<phase>/.<id>.*``) and temporary files of atomic writes next to the
+        manifest (``.<name>.*``); report/ is left alone (a report may be written while a phase
+        runs). Call only while holding :meth:`lock`. Returns what was removed."""
         removed = []
-        for path in [*self.root.glob("points/*/.*"), *self.root.glob(".*.*"), *self.root.glob("report/.*.*")]:
+        for path in [*self.root.glob("points/*/.*"), *self.root.glob(".*.*")]:
             if path.name == LOCK_FILE:
                 continue
             if path.is_dir():
