@@ -23,7 +23,7 @@ from typing import Any
 
 from .errors import FlashpocError, ParseError, RemoteError
 from .params import SlobWorkload
-from .parse.slob import slob_point_intervals, slob_point_metrics
+from .parse.slob import read_slob_run
 from .plan.slob import render_slob_conf
 from .rows import base_row, interval_verdict, point_id
 from .store import INTERVAL_COLUMNS, INTERVALS_FILE, table_text
@@ -88,11 +88,11 @@ def measure_point(wb, phase: str, workload: SlobWorkload, threads: int, *, run_t
         tail = "\n".join(run.console.strip().splitlines()[-15:])
         raise RemoteError(f"{db.name}: {purpose}: runit.sh exited {run.exit_code}:\n{tail}")
     try:
-        metrics = slob_point_metrics(run.files)
+        metrics, intervals = read_slob_run(run.files, cfg.slob.iostat_devices)
     except (ParseError, FlashpocError) as error:
         if sql_metrics is None:
             raise RemoteError(f"{db.name}: {purpose}: {error}") from None
-        metrics = metrics_from_sql(sql_metrics)  # no report: the DBA_HIST rows stand in
+        metrics, intervals = metrics_from_sql(sql_metrics), []  # no report: the DBA_HIST rows stand in
     if sql_metrics is not None:
         metrics.update({f"sql_{k}": v for k, v in sql_metrics.items()})
     sessions = schemas * threads
@@ -108,11 +108,8 @@ def measure_point(wb, phase: str, workload: SlobWorkload, threads: int, *, run_t
     row["redo_write_lat_ms"] = None if lpw is None else lpw / 1000.0
     row["dbwr_write_lat_ms"] = None if dpw is None else dpw / 1000.0
     raw: dict[str, str | bytes] = {"slob.conf": run.conf, "console.txt": run.console}
-    try:
-        intervals = [{**r, "point_id": pid} for r in slob_point_intervals(run.files, cfg.slob.iostat_devices)]
-    except ParseError as error:  # an iostat.out flashpoc cannot read costs the time series, not the point
-        intervals, row["intervals_error"] = [], str(error)
     if intervals:
+        intervals = [{**r, "point_id": pid} for r in intervals]
         raw[INTERVALS_FILE] = table_text(intervals, INTERVAL_COLUMNS)
         row.update(interval_verdict(intervals))
     if rows_file is not None:

@@ -44,18 +44,34 @@ def _first(files: Mapping[str, bytes | str], names: tuple[str, ...]) -> str | No
 
 
 def slob_point_metrics(files: Mapping[str, bytes | str]) -> dict[str, Any]:
-    """Metrics of one SLOB run from its files (name -> contents).
+    """Metrics of one SLOB run from its files (name -> contents); see :func:`read_slob_run`."""
+    return read_slob_run(files)[0]
+
+
+def read_slob_run(files: Mapping[str, bytes | str],
+                  devices: str | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Metrics and time series of one SLOB run from its files (name -> contents), its AWR
+    report read once.
+
+    Args:
+        files: the run's files.
+        devices: regular expression of the iostat devices of the time series (default
+            :data:`PHYSICAL_DEVICES`).
 
     Returns:
-        The keys of :func:`flashpoc.awr_metrics.point_metrics` (IOPS, MB/s, latencies in
-        us and ms, histogram shares, DB and host CPU), plus ``awr_report`` /
-        ``awr_rac_report`` (the file names read), ``mpstat_usr_pct``, ``mpstat_sys_pct``,
-        ``mpstat_iowait_pct``, ``mpstat_idle_pct``, ``mpstat_intervals`` (when mpstat.out
-        has intervals inside the snapshot window) and ``tm_s`` (when tm.out is present).
+        ``(metrics, intervals)``. ``metrics``: the keys of
+        :func:`flashpoc.awr_metrics.point_metrics` (IOPS, MB/s, latencies in us and ms,
+        histogram shares, DB and host CPU), plus ``awr_report`` / ``awr_rac_report`` (the file
+        names read), ``mpstat_usr_pct``, ``mpstat_sys_pct``, ``mpstat_iowait_pct``,
+        ``mpstat_idle_pct``, ``mpstat_intervals`` (when mpstat.out has intervals inside the
+        snapshot window), ``tm_s`` (when tm.out is present) and ``intervals_error`` (when
+        iostat.out could not be read: the time series is lost, not the point).
+        ``intervals``: :func:`iostat_intervals` of iostat.out in the report's window ([]
+        without iostat.out).
 
     Raises:
         ParseError: there is no AWR report (a Statspack-only run is named as such), or a
-            report or OS file cannot be read.
+            report, mpstat.out or tm.out cannot be read.
     """
     name = _first(files, INSTANCE_REPORTS)
     if name is None:
@@ -73,21 +89,19 @@ def slob_point_metrics(files: Mapping[str, bytes | str]) -> dict[str, Any]:
     metrics = point_metrics(report, rac)
     metrics["awr_report"] = name
     metrics["awr_rac_report"] = rac_name
+    header = report.get("header") or {}
     if files.get("mpstat.out"):
-        metrics.update(mpstat_window(file_text("mpstat.out", files["mpstat.out"]), report.get("header") or {}))
+        metrics.update(mpstat_window(file_text("mpstat.out", files["mpstat.out"]), header))
     if files.get("tm.out"):
         metrics.update(parse_tm(file_text("tm.out", files["tm.out"])))
-    return metrics
-
-
-def slob_point_intervals(files: Mapping[str, bytes | str], devices: str | None = None) -> list[dict[str, Any]]:
-    """The time series of one SLOB run: :func:`iostat_intervals` of its iostat.out in the window
-    of its AWR instance report; empty without iostat.out or a report."""
-    name = _first(files, INSTANCE_REPORTS)
-    if name is None or not files.get("iostat.out"):
-        return []
-    header = parse_awr(file_text(name, files[name])).get("header") or {}
-    return iostat_intervals(file_text("iostat.out", files["iostat.out"]), header, devices or PHYSICAL_DEVICES)
+    intervals: list[dict[str, Any]] = []
+    if files.get("iostat.out"):
+        try:
+            intervals = iostat_intervals(file_text("iostat.out", files["iostat.out"]), header,
+                                         devices or PHYSICAL_DEVICES)
+        except ParseError as error:
+            metrics["intervals_error"] = str(error)
+    return metrics, intervals
 
 
 def _clock(awr_time: str | None) -> str | None:
