@@ -534,7 +534,7 @@ def latency_histogram(histogram: pd.DataFrame, detail: pd.DataFrame | None = Non
     cumulative["clat_ms"] = cumulative["clat_us"] / 1000.0
     color, _ = _series_channels(frame, color_domain, facet=False)
     panels = []
-    for panel in dict.fromkeys(frame["panel"]):
+    for workload, panel in dict.fromkeys(zip(frame["workload"], frame["panel"])):
         bars = alt.Chart(buckets[buckets["panel"] == panel]).mark_bar().encode(**_present({
             "x": alt.X("latency:N", title="Completion latency (us / ms)", sort=order, scale=alt.Scale(domain=order)),
             "xOffset": alt.XOffset("config:N") if "config" in buckets else None,
@@ -556,7 +556,7 @@ def latency_histogram(histogram: pd.DataFrame, detail: pd.DataFrame | None = Non
                             alt.Tooltip("within_pct:Q", title="Within (%)", format=".2f")]}))
         panels.append(alt.hconcat(bars.properties(width=300, height=180),
                                   alt.layer(curve, rules, rule_labels).properties(width=300, height=180)
-                                  ).properties(title=alt.Title(panel, subtitle=_point_lines(detail, panel))))
+                                  ).properties(title=alt.Title(panel, subtitle=_point_lines(detail, workload))))
     return alt.vconcat(*panels, spacing=16).properties(title=alt.Title(title))
 
 
@@ -566,11 +566,10 @@ def _point_name(row: dict[str, Any]) -> str:
     return f"{config}{int(row['threads'])} threads, {float(row['iops']):,.0f} IOPS"
 
 
-def _point_lines(detail: pd.DataFrame | None, panel: str) -> list[str]:
-    """The detail points of the workload a histogram panel ('randread-4k (reads)') shows."""
+def _point_lines(detail: pd.DataFrame | None, workload: str) -> list[str]:
+    """The detail points of ``workload``, one line each."""
     if detail is None:
         return []
-    workload = panel.rsplit(" (", 1)[0]
     return [_point_name(r) for r in detail[detail["workload"] == workload].to_dict("records")]
 
 

@@ -227,15 +227,20 @@ def _evaluate_target(campaign: Campaign, host: str, target: TargetParams, facts:
     return rows
 
 
+def write_verdict(campaign: Campaign, host: str, target: TargetParams, facts: dict[str, Any]) -> tuple[str, str]:
+    """``(status, detail)`` of writing to ``target`` on ``host`` given its probed facts: what
+    :func:`flashpoc.safety.verdict` says, with the campaign's ``destroy_data_on``."""
+    return safety.verdict(target.name, host, safety.findings(facts),
+                          destroy_allowed=target.name in campaign.destroy_data_on)
+
+
 def _safety_row(campaign: Campaign, host: str, target: TargetParams, facts: dict[str, Any]) -> Row:
     """The ``data safety`` row of an existing target (see :mod:`flashpoc.safety`)."""
-    found = safety.findings(facts)
     name = f"target {target.name}: data safety"
     if not campaign.written(target):
-        detail = "; ".join(f.text for f in found) or "nothing found"
+        detail = "; ".join(f.text for f in safety.findings(facts)) or "nothing found"
         return _row(host, name, "read-only", "pass", f"only read (no workload writes); {detail}")
-    status, detail = safety.verdict(target.name, host, found, destroy_allowed=target.name in campaign.destroy_data_on)
-    return _row(host, name, "written", status, detail)
+    return _row(host, name, "written", *write_verdict(campaign, host, target, facts))
 
 
 def _parent(path: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import analysis, check, phases_slob, phases_vdbench, safety
+from . import analysis, check, phases_slob, phases_vdbench
 from . import rows as rows_mod
 from .errors import AnalysisError, CheckFailed, FlashpocError, RemoteError
 from .params import Campaign, HostParams, Workload, workbook_root
@@ -133,8 +133,7 @@ def safety_gate(wb: Workbench) -> None:
             continue
         facts = collect_host_facts(wb.host(host_params), [t.path for t in targets])["targets"]
         for target, target_facts in zip(targets, facts):
-            status, detail = safety.verdict(target.name, host_params.name, safety.findings(target_facts),
-                                            destroy_allowed=target.name in wb.cfg.destroy_data_on)
+            status, detail = check.write_verdict(wb.cfg, host_params.name, target, target_facts)
             if status == "fail":
                 problems.append(detail)
     if problems:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from . import analysis
+from .parse.fio import SHARE_LIMITS_US  # the limits of the db_file_sequential_read_under_<limit>_pct columns too
 from .rows import to_points
 
 
@@ -86,8 +87,6 @@ AT_MAX_IF_PRESENT = {
 """Columns (SLOB/AWR points) added to the summary at the max-IOPS point when the points have them:
 write latencies (ms), DB CPU (CPU s per s), host CPU (%) and shares of reads under 1/2 ms (%)."""
 
-SHARE_LIMITS_US = {"512us": 512, "1ms": 1000, "2ms": 2000, "4ms": 4000}
-"""Latency limits of the ``db_file_sequential_read_under_<limit>_pct`` columns, in us."""
 
 
 def read_latency_shares(frame: pd.DataFrame) -> pd.DataFrame:
