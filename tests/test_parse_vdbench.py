@@ -701,3 +701,15 @@ def test_histogram_shares_from_the_printed_buckets():
     assert rounded["clat_under_1ms_pct"] == 99.5662 and rounded["clat_under_2ms_pct"] == 99.8533
     assert rounded["read_clat_under_1ms_pct"] == 99.5632 and rounded["write_clat_under_4ms_pct"] == 99.9318
     assert rounded["clat_under_512us_pct"] is None  # 0.400 < 0.600: 512 us is no bucket bound
+
+
+def test_open_modes_from_the_slaves_stdout():
+    """rr_threads_sweep (reads only): every "Opening sd=..." line says "write: false";
+    four_workloads (random write in the same parmfile): "write: true", for all four sds."""
+    from flashpoc.parse.vdbench import open_modes, read_output_dir
+
+    assert open_modes(read_output_dir(DATA / "vdbench" / "rr_threads_sweep")) == \
+        {"sd1": False, "sd2": False, "sd3": False, "sd4": False}
+    assert open_modes(read_output_dir(DATA / "vdbench" / "four_workloads")) == \
+        {"sd1": True, "sd2": True, "sd3": True, "sd4": True}
+    assert open_modes(read_output_dir(DATA / "vdbench" / "error_missing_lun")) == {}

@@ -58,6 +58,7 @@ def test_probe_sweep_and_report_on_vdbench(tmp_path):
     group = next((root / "points" / "probe").iterdir())
     stored = json.loads((group / "points.json").read_text())
     assert [r["threads"] for r in stored] == [1, 2, 4, 8, 16]
+    assert {r["opened_for_write"] for r in stored} == {False}  # the slaves logged "write: false"
     assert (group / "output__totals.html").read_text() == (RECORDED / "totals.html").read_text()
     assert "forthreads=(1-16,d)" in (group / "parmfile").read_text()
     row16 = stored[-1]
@@ -100,6 +101,26 @@ def test_probe_sweep_and_report_on_vdbench(tmp_path):
     drawn = [row for data in series["datasets"].values() for row in data if "iops" in row]
     assert [r["iops"] for r in drawn][:2] == [49210.0, 72791.0]
     assert report.files["report.html"].exists()
+
+
+def test_a_read_workload_is_planned_alone_so_vdbench_opens_read_only(tmp_path):
+    """vdbench opens an sd for writing when any wd= of the parmfile writes to it (the recorded
+    four_workloads run opened every sd with "write: true" for its random-read runs too), so a
+    read-only workload's parmfile defines that workload only."""
+    from flashpoc.phases_vdbench import parmfile_for
+    from flashpoc.plan.vdbench import sweep_run
+
+    cfg = vdbench_campaign(tmp_path, workloads=[{"name": "wd1", "rw": "randread", "bs": "4k"},
+                                                {"name": "wd2", "rw": "randwrite", "bs": "4k"}],
+                           targets=[{"name": f"sd{i}", "path": str(tmp_path / f"lun{i}"), "size": "512m",
+                                     "create": True} for i in range(1, 5)])
+    with phases.open_campaign(cfg) as wb:
+        reads = parmfile_for(wb, sweep_run(wb.cfg, [1, 2], "wd1"))
+        writes = parmfile_for(wb, sweep_run(wb.cfg, [1, 2], "wd2"))
+    wds = [line for line in reads.splitlines() if line.startswith("wd=")]
+    assert wds == ["wd=wd1,sd=sd*,rdpct=100,seekpct=100"]
+    assert [line for line in writes.splitlines() if line.startswith("wd=")] == \
+        ["wd=wd2,sd=sd*,rdpct=0,seekpct=100"]
 
 
 def test_a_failed_vdbench_run_gives_vdbench_s_message(tmp_path, monkeypatch):

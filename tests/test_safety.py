@@ -193,3 +193,36 @@ def test_destroy_data_on_names_writable_targets(tmp_path, destroy, message):
                             workloads=[{"name": "randread-4k", "rw": "randread", "bs": "4k"}], destroy_data_on=destroy)
     with pytest.raises(ParameterError, match=message):
         campaign_from_dict(values)
+
+
+@pytest.fixture
+def immutable(tmp_path):
+    """A 16 MiB file of random data made immutable (chattr +i): the kernel refuses to open it
+    for writing, even to root, so a workload that opens it read-write fails."""
+    path = tmp_path / "lun3.img"
+    with open(path, "wb") as handle:
+        for _ in range(16):
+            handle.write(os.urandom(MIB))
+    if subprocess.run([tool("chattr"), "+i", str(path)], capture_output=True).returncode != 0:
+        pytest.skip("this file system does not support chattr +i")
+    try:
+        yield path
+    finally:
+        subprocess.run([tool("chattr"), "-i", str(path)], check=True)
+
+
+def test_read_only_workloads_never_open_targets_for_writing(tmp_path, immutable):
+    """The whole read sweep (probe for the layout, then every point) on a file the kernel will
+    not open for writing: it runs, and the same campaign's write workload is refused by the kernel."""
+    require_fio()
+    target = {"name": "lun3", "path": str(immutable), "size": "16m"}
+    read_only = quick_campaign(tmp_path, targets=[target], workloads=[{"name": "randread-4k", "rw": "randread",
+                                                                       "bs": "4k"}],
+                               sweep={"plan": "guide", "max_threads": 2, "step": 1})
+    rows = phases.run_sweep(campaign_from_dict(read_only), progress=False)
+    assert rows["threads"].tolist() == [1, 2] and (rows["iops"] > 0).all() and (rows["write_iops"] == 0).all()
+    writing = quick_campaign(tmp_path, campaign="w", targets=[{**target, "allow_write": True}],
+                             workloads=[{"name": "randwrite-4k", "rw": "randwrite", "bs": "4k"}],
+                             sweep={"plan": "guide", "max_threads": 1, "step": 1}, destroy_data_on=["lun3"])
+    with pytest.raises(Exception, match=r"error 1 \(Operation not permitted\)"):
+        phases.run_sweep(campaign_from_dict(writing), progress=False)

@@ -32,8 +32,10 @@ def controller(wb):
 
 
 def parmfile_for(wb, rd: RunDefinition) -> str:
-    """The parmfile of one invocation: every workload defined, ``rd`` run."""
-    return render_parmfile(wb.cfg, [w.name for w in wb.cfg.workloads], rd)
+    """The parmfile of one invocation: only ``rd``'s workload is defined, so that vdbench opens
+    the targets read-only for a read-only workload (it opens an sd for writing as soon as any
+    ``wd=`` of the parmfile writes to it)."""
+    return render_parmfile(wb.cfg, [rd.workload], rd)
 
 
 def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None) -> list[dict[str, Any]]:
@@ -136,6 +138,7 @@ def point_row(wb, phase: str, group: str, rd: RunDefinition, total: dict[str, An
         "steadystate_attained": verdict["interval_steady"],
         "interval_littles_law_ratio": round(law_ratios[len(law_ratios) // 2], 3) if law_ratios else None,
         "vdbench_loop": total.get("loop"),
+        "opened_for_write": any(parsed["opened"].values()) if parsed["opened"] else None,
         **shares,
     })
     add_littles_law(row)

@@ -535,7 +535,8 @@ def parse_output_dir(files: Mapping[str, str]) -> dict[str, Any]:
         ``localhost-0``); they have summary.html's format. Histograms are keyed ``histogram``
         (histogram.html) or by the name before ``.histogram.html`` (``sd1``, ``hd1``,
         ``hd1-0``, ``wd1``). ``errors`` holds the lines vdbench wrote to errorlog.html after
-        its preamble (data validation and I/O errors; empty for a clean run).
+        its preamble (data validation and I/O errors; empty for a clean run). ``opened`` is
+        :func:`open_modes`.
 
     Raises:
         ParseError: totals.html is missing, or any file fails to parse (the message names it).
@@ -552,6 +553,7 @@ def parse_output_dir(files: Mapping[str, str]) -> dict[str, Any]:
         "slaves": {},
         "histograms": {},
         "errors": _errorlog_lines(files.get("errorlog.html", "")),
+        "opened": open_modes(files),
     }
     for name in sorted(files):
         text = files[name]
@@ -568,6 +570,23 @@ def parse_output_dir(files: Mapping[str, str]) -> dict[str, Any]:
             elif kind == "slave":
                 result["slaves"][name[: -len(".html")]] = parse_summary(text, name)
     return result
+
+
+OPENING_LINE = re.compile(r"Opening sd=([^,;\s<]+),lun=([^;<]+); write: (true|false)")
+
+
+def open_modes(files: Mapping[str, str]) -> dict[str, bool]:
+    """How vdbench opened each storage definition: sd name -> True if any slave opened it
+    for writing (``Opening sd=sd1,lun=...; write: true`` in ``*.stdout.html``), False if every
+    opening was read-only. vdbench opens an sd read-only only when no workload of the
+    parmfile writes to it. Empty when no slave stdout file is there.
+    """
+    modes: dict[str, bool] = {}
+    for name in sorted(files):
+        if name.endswith(".stdout.html"):
+            for sd, _lun, write in OPENING_LINE.findall(files[name]):
+                modes[sd] = modes.get(sd, False) or write == "true"
+    return modes
 
 
 def vdbench_failure(files: Mapping[str, str], console_text: str | None = None) -> str | None:

@@ -8,6 +8,8 @@ interval logs, so a point costs one command over SSH.
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from dataclasses import dataclass
 
@@ -55,12 +57,12 @@ def point_command(fio: str, run_dir: str, *, readonly: bool) -> str:
     """
     logs = f"{LOG_NAME}_iops.*.log {LOG_NAME}_lat.*.log"
     return (
-        f"mkdir -p {quote(run_dir)} && cd {quote(run_dir)} && rm -f {LOG_NAME}_*.log && cat > job.fio && "
+        f"mkdir -p {quote(run_dir)} && cd {quote(run_dir)} && rm -f {LOG_NAME}_*.log out.json && cat > job.fio && "
         f"c0=$(head -n1 /proc/stat) && "
         f"{quote(fio)} job.fio --output-format=json+ --output=out.json{' --readonly' if readonly else ''} 1>&2; "
         f"rc=$?; c1=$(head -n1 /proc/stat); "
         f"echo \"{MARK} rc $rc\"; echo \"{MARK} cpu0 $c0\"; echo \"{MARK} cpu1 $c1\"; "
-        f"echo \"{MARK} out\"; [ $rc -eq 0 ] || exit $rc; cat out.json; "
+        f"echo \"{MARK} out\"; if [ $rc -ne 0 ]; then cat out.json 2>/dev/null; exit $rc; fi; cat out.json; "
         f"for f in {logs}; do [ -f \"$f\" ] && echo && echo \"{MARK} log $f\" && cat \"$f\"; done; exit 0"
     )
 
@@ -114,9 +116,20 @@ def run_fio_job(host, job: str, run_dir: str, *, readonly: bool, timeout_s: floa
         detail = result.stderr.strip()[-2000:] or "(no output)"
         raise RemoteError(f"{host.name}: {purpose}: fio did not run (exit {result.exited}):\n{detail}") from None
     if rc != 0:
-        detail = "\n".join(result.stderr.strip().splitlines()[-15:]) or "(no output)"
+        detail = "\n".join(result.stderr.strip().splitlines()[-15:] + job_errors(output)) or "(no output)"
         raise RemoteError(f"{host.name}: {purpose}: fio exited {rc}:\n{detail}")
     return FioRun(host.name, job, output, result.stderr, cpu0, cpu1, wall, logs)
+
+
+def job_errors(output: str) -> list[str]:
+    """fio's per-job errors from its (JSON) output of a failed run: ``job NAME: error N
+    (strerror)``; fio puts an open() or I/O failure there and often nowhere else."""
+    try:
+        jobs = json.loads(output[output.find("{"):]).get("jobs", [])
+    except (ValueError, AttributeError):
+        return []
+    return [f"job {job.get('jobname')}: error {job['error']} ({os.strerror(job['error'])})"
+            for job in jobs if isinstance(job, dict) and isinstance(job.get("error"), int) and job["error"]]
 
 
 def fio_version(host) -> str:
