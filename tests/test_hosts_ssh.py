@@ -180,3 +180,74 @@ def test_check_environment_over_ssh(sshd, tmp_path):
     assert list(down.check) == ["reachable"] and list(down.status) == ["fail"]
     assert "down: cannot connect to 127.0.0.1" in down.iloc[0].detail
     assert (df[df.host != "down"].status != "fail").all(), df.to_string()
+
+
+PASSPHRASE = "Key-Passphrase-8086?"
+
+
+@pytest.fixture(scope="module")
+def protected_key(sshd, tmp_path_factory):
+    """An ed25519 key protected by PASSPHRASE, authorized on the test sshd."""
+    key = tmp_path_factory.mktemp("protected") / "id_protected"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", PASSPHRASE, "-C", "protected", "-f", str(key)],
+                   check=True, timeout=30)
+    authorized = Path(sshd.key_file).parent / "authorized_keys"
+    authorized.write_text(authorized.read_text() + Path(f"{key}.pub").read_text())
+    return str(key)
+
+
+def test_a_key_with_a_passphrase_from_an_environment_variable(sshd, protected_key, monkeypatch):
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    monkeypatch.delenv("POC_SSH_PASSPHRASE", raising=False)
+    with connect(params(sshd, key_file=protected_key)) as ssh_host:
+        with pytest.raises(RemoteError, match="is protected by a passphrase: load it into ssh-agent"):
+            ssh_host.run("true", purpose="probe")
+    with connect(params(sshd, key_file=protected_key, key_passphrase_env="POC_SSH_PASSPHRASE")) as ssh_host:
+        with pytest.raises(RemoteError, match="environment variable POC_SSH_PASSPHRASE, which is not set"):
+            ssh_host.run("true", purpose="probe")
+        monkeypatch.setenv("POC_SSH_PASSPHRASE", "not-the-passphrase")
+        with pytest.raises(RemoteError, match="ssh: cannot connect") as info:
+            ssh_host.run("true", purpose="probe")
+        assert "not-the-passphrase" not in str(info.value)
+        monkeypatch.setenv("POC_SSH_PASSPHRASE", PASSPHRASE)
+        assert ssh_host.run("echo in", purpose="probe").stdout == "in\n"
+
+
+def test_a_key_with_a_passphrase_in_ssh_agent(sshd, protected_key, tmp_path, monkeypatch):
+    """The key loaded into a real ssh-agent (ssh-add asks SSH_ASKPASS for the passphrase); the
+    parameters name no key at all."""
+    socket_path = tmp_path / "agent.sock"
+    agent = subprocess.Popen(["ssh-agent", "-D", "-a", str(socket_path)], stdout=subprocess.DEVNULL)
+    try:
+        askpass = tmp_path / "askpass"
+        askpass.write_text(f"#!/bin/sh\necho '{PASSPHRASE}'\n")
+        askpass.chmod(0o700)
+        for _ in range(100):
+            if socket_path.exists():
+                break
+            time.sleep(0.05)
+        env = dict(os.environ, SSH_AUTH_SOCK=str(socket_path), SSH_ASKPASS=str(askpass),
+                   SSH_ASKPASS_REQUIRE="force", DISPLAY=":0")
+        subprocess.run(["ssh-add", protected_key], env=env, check=True, capture_output=True, timeout=30,
+                       stdin=subprocess.DEVNULL)
+        monkeypatch.setenv("SSH_AUTH_SOCK", str(socket_path))
+        monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.ssh/id_* to fall back on
+        with connect(params(sshd, key_file=None)) as ssh_host:
+            assert ssh_host.run("echo agent", purpose="probe").stdout == "agent\n"
+    finally:
+        agent.terminate()
+        agent.wait(timeout=10)
+
+
+def test_a_passphrase_variable_needs_a_key_file_and_a_name(tmp_path):
+    from conftest import quick_campaign
+    from flashpoc.errors import ParameterError
+
+    def hosts(**fields):
+        return quick_campaign(tmp_path, hosts=[{"name": "db1", "address": "10.0.0.7", **fields}])
+
+    with pytest.raises(ParameterError, match="key_passphrase_env is the passphrase of key_file"):
+        campaign_from_dict(hosts(key_passphrase_env="POC_SSH_PASSPHRASE"))
+    with pytest.raises(ParameterError, match=r"hosts\[0\].key_passphrase_env: must be the NAME") as info:
+        campaign_from_dict(hosts(key_file="/k", key_passphrase_env=PASSPHRASE))
+    assert PASSPHRASE not in str(info.value)

@@ -10,7 +10,9 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 import yaml
 
 from conftest import assert_secret_absent, quick_campaign, require_fio
@@ -35,3 +37,28 @@ def test_a_database_password_reaches_no_notebook_result_or_output(tmp_path):
     assert "POC_DB_PASSWORD" in (results / "manifest.json").read_text()  # the variable's name, not its value
     assert assert_secret_absent(secret, results, out.stdout, out.stderr) >= 4
     assert assert_secret_absent(secret, tmp_path / "results")
+
+
+@pytest.mark.ssh
+def test_an_ssh_key_passphrase_reaches_no_notebook_result_or_output(sshd, tmp_path):
+    """The check and the sweep over SSH with a passphrase-protected key, the passphrase in the
+    environment: it is in no produced file and not in the command's output."""
+    require_fio()
+    secret = "Ssh-Passphrase-6502#"
+    key = tmp_path / "id_poc"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", secret, "-f", str(key)], check=True, timeout=30)
+    authorized = Path(sshd.key_file).parent / "authorized_keys"
+    authorized.write_text(authorized.read_text() + Path(f"{key}.pub").read_text())
+    host = sshd.host_params("load1", key_file=str(key), key_passphrase_env="POC_SSH_PASSPHRASE",
+                            workdir=str(tmp_path / "work"))
+    params = tmp_path / "poc.yaml"
+    params.write_text(yaml.safe_dump(quick_campaign(tmp_path, hosts=[host])))
+    out = subprocess.run([sys.executable, "-m", "flashpoc.cli", "run", str(params), "--phases", "check,sweep"],
+                         capture_output=True, text=True, timeout=600,
+                         env=dict(os.environ, POC_SSH_PASSPHRASE=secret, FLASHPOC_ROOT=str(tmp_path)))
+    assert out.returncode == 0, out.stdout + out.stderr
+    results = tmp_path / "results" / "quick"
+    assert len(list((results / "points" / "sweep").iterdir())) == 4  # 2 workloads x 2 thread counts
+    assert "POC_SSH_PASSPHRASE" in (results / "manifest.json").read_text()  # the variable's name, not its value
+    assert assert_secret_absent(secret, results, out.stdout, out.stderr) >= 8
+    assert assert_secret_absent(secret, tmp_path / "work")

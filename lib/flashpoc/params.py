@@ -103,6 +103,9 @@ class HostParams(_Strict):
     user: str | None = Field(None, description="SSH user (default: the current user)")
     port: int = Field(22, ge=1, le=65535, description="SSH port")
     key_file: str | None = Field(None, description="SSH private key; else the SSH agent")
+    key_passphrase_env: str | None = Field(
+        None, description="NAME of the environment variable holding key_file's passphrase (never the passphrase; "
+                          "or load the key into ssh-agent and leave this unset)")
     known_hosts: str | None = Field(None, description="known_hosts file (default ~/.ssh/known_hosts)")
     trust_unknown_host_key: bool = Field(
         False, description="accept and record a host key not in known_hosts (first contact only)"
@@ -132,6 +135,18 @@ class HostParams(_Strict):
     @classmethod
     def _paths(cls, value: str | None) -> str | None:
         return None if value is None else _check_path(value)
+
+    @field_validator("key_passphrase_env")
+    @classmethod
+    def _passphrase_env(cls, value: str | None) -> str | None:
+        return check_env_name(value)
+
+    @model_validator(mode="after")
+    def _passphrase_needs_key(self) -> HostParams:
+        if self.key_passphrase_env and not self.key_file:
+            raise ValueError("key_passphrase_env is the passphrase of key_file: give key_file too "
+                             "(a key in ssh-agent needs neither)")
+        return self
 
     @property
     def is_local(self) -> bool:
@@ -790,7 +805,11 @@ class Campaign(_Strict):
         """Short hash of what defines the measurements (engine, fio settings, hosts,
         targets, workloads), not of report-only settings such as the SLO."""
         include = {"engine", self.engine, "hosts", "targets"} | ({"workloads"} if self.engine != "slob" else set())
-        text = json.dumps(self.model_dump(mode="json", include=include), sort_keys=True)
+        dumped = self.model_dump(mode="json", include=include)
+        for host in dumped["hosts"]:  # added later; unset, it leaves the hashes of earlier campaigns as they were
+            if host.get("key_passphrase_env") is None:
+                host.pop("key_passphrase_env", None)
+        text = json.dumps(dumped, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def results_path(self) -> Path:

@@ -230,8 +230,20 @@ class SSHHost(_Host):
         if self._conn.is_connected:
             return
         where = f"{self.params.address}:{self.params.port}"
+        variable = self.params.key_passphrase_env
+        if variable:
+            if not os.environ.get(variable):
+                raise RemoteError(f"{self.name}: the passphrase of {self.params.key_file} is read from the "
+                                  f"environment variable {variable}, which is not set")
+            self._conn.connect_kwargs["passphrase"] = os.environ[variable]  # read at connect time, kept nowhere else
         try:
             self._conn.open()
+        except paramiko.PasswordRequiredException:
+            raise RemoteError(
+                f"{self.name}: the SSH key {self.params.key_file or '(default key)'} is protected by a passphrase: "
+                "load it into ssh-agent (ssh-add), or set key_passphrase_env to the NAME of an environment "
+                "variable holding the passphrase"
+            ) from None
         except paramiko.BadHostKeyException:
             raise RemoteError(
                 f"{self.name}: the SSH host key of {where} has CHANGED since it was recorded in "
