@@ -66,3 +66,43 @@ def assert_secret_absent(secret: str, root: Path, *texts: str) -> int:
     for text in texts:
         assert secret not in text, "the secret is in the command's output"
     return len(files)
+
+
+def flat_numbers(value, prefix: str = "") -> dict[str, float]:
+    """Every number in a parse result, keyed by its path; a list item is keyed by its text fields
+    (an event or statistic name) rather than its position, so a row that went missing does not
+    shift the others. For comparing a corrupted input's parse with the clean one."""
+    out: dict[str, float] = {}
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out.update(flat_numbers(item, f"{prefix}/{key}"))
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            texts = [str(v) for v in item.values() if isinstance(v, str)] if isinstance(item, dict) else []
+            out.update(flat_numbers(item, f"{prefix}[{'|'.join(texts) or i}]"))
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        out[prefix] = value
+    return out
+
+
+def assert_no_other_number(clean, corrupted) -> None:
+    """A corrupted input may lose numbers (or a name, which files its numbers under another key),
+    never change one: every number kept under its name is the clean parse's."""
+    before, after = flat_numbers(clean), flat_numbers(corrupted)
+    changed = {k: (before[k], v) for k, v in after.items() if k in before and before[k] != v}
+    assert not changed, f"corruption changed numbers: {dict(list(changed.items())[:5])}"
+
+
+NOT_IN_A_NUMBER = bytes(b for b in range(256)
+                        if not chr(b).isalnum() and not chr(b).isspace() and chr(b) not in ".,:+%()/") + b"Qx-"
+"""Bytes that cannot turn one printed number into another (no digit, letter of a unit or
+exponent, separator, space or bracket; a minus sign, since no count may be negative).
+Corruption by other bytes can make a valid different number that no parser could tell."""
+
+
+def junk_strategy():
+    """A hypothesis strategy: 1-32 bytes of :data:`NOT_IN_A_NUMBER`, as latin-1 text."""
+    from hypothesis import strategies as st
+
+    return st.lists(st.sampled_from(NOT_IN_A_NUMBER), min_size=1, max_size=32).map(
+        lambda values: bytes(values).decode("latin-1"))

@@ -251,3 +251,44 @@ def test_a_cut_iostat_out_gives_an_error_or_the_same_numbers(cut):
         return
     for row in rows:
         assert row == whole[row["second"]]
+
+
+_RUN_FILES = {p.name: (p.read_bytes() if p.suffix == ".gz" else p.read_text()) for p in RUN.iterdir()}
+
+
+@pytest.fixture(scope="module")
+def clean_run():
+    from flashpoc.parse.slob import read_slob_run
+
+    return read_slob_run(_RUN_FILES)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_a_corrupted_slob_run_loses_numbers_never_changes_one(clean_run, data):
+    """One file of the recorded SLOB run (iostat.out, mpstat.out, tm.out or an AWR report)
+    corrupted: a digit or separator overwritten (with a minus sign, a letter, markup) or a
+    span of bytes that cannot form a number (conftest.NOT_IN_A_NUMBER). The run's metrics and
+    time series are a ParseError, or the clean ones with numbers missing, never a different
+    number (found: a '-' made tm.out negative)."""
+    import re
+
+    from conftest import assert_no_other_number, junk_strategy
+    from flashpoc.parse.slob import read_slob_run
+
+    name = data.draw(st.sampled_from(["iostat.out", "mpstat.out", "tm.out", "awr.txt", "awr_rac.txt"]), label="file")
+    text = _RUN_FILES[name]
+    if data.draw(st.booleans(), label="in a number"):
+        numbers = [m.start() for m in re.finditer(r"[\d,.:]", text)]
+        at = numbers[data.draw(st.integers(0, len(numbers) - 1), label="at")]
+        junk = data.draw(st.sampled_from("-Q#x;|<>&"), label="junk")
+    else:
+        at = data.draw(st.integers(0, len(text) - 1), label="at")
+        junk = data.draw(junk_strategy(), label="junk")
+    files = {**_RUN_FILES, name: text[:at] + junk + text[at + len(junk):]}
+    try:
+        corrupted = read_slob_run(files)
+    except ParseError:
+        return
+    assert_no_other_number(clean_run, corrupted)

@@ -89,7 +89,9 @@ _LATENCY_FACTORS_US: dict[str, float] = {
 _COUNT_FACTORS: dict[str, float] = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 _DATA_FACTORS_MB: dict[str, float] = {"K": 1 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0**2, "P": 1024.0**3}
 
-_NUMBER = r"[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_NUMBER = r"\+?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+"""A count, latency, share or size as AWR prints it: never negative (a ``-`` there is a corrupted
+report, refused rather than read as a number; only System Statistics deltas may be negative)."""
 _LATENCY_RE = re.compile(rf"^({_NUMBER})\s*(ns|us|ms|m|s)?$")
 _COUNT_RE = re.compile(rf"^({_NUMBER})\s*([KMGTP]?)$")
 _PCT_RE = re.compile(rf"^({_NUMBER})(?:\((\d+)\)?)?$")  # text may cut the ")": 0.0(2066
@@ -186,6 +188,14 @@ def parse_count(cell: str) -> float | None:
     return round(float(match.group(1).replace(",", "")) * _COUNT_FACTORS[match.group(2)], 6)
 
 
+def _whole(cell: str) -> int:
+    """A whole-number cell (snapshot id, DB Id, instance number, CPUs): digits only."""
+    text = str(cell).strip()
+    if not text.isdecimal() or not text.isascii():
+        raise ParseError(f"expected a whole number, got {cell!r}")
+    return int(text)
+
+
 def _int_or_none(value: float | None) -> int | None:
     return None if value is None else int(round(value))
 
@@ -199,14 +209,15 @@ def _data_mb(cell: str) -> float | None:
     return round(float(match.group(1).replace(",", "")) * _DATA_FACTORS_MB[match.group(2)], 6)
 
 
-def _float(cell: str, what: str) -> float | None:
+def _float(cell: str, what: str, *, signed: bool = False) -> float | None:
+    """A plain number cell (``1,234.5``, ``4.52E+08``); ``None`` when blank. Only ``signed``
+    cells (statistic deltas such as ``session pga memory``) may be negative."""
     text = cell.strip()
     if not text:
         return None
-    try:
-        return float(text.replace(",", ""))
-    except ValueError as exc:
-        raise ParseError(f"{what}: expected a number, got {cell!r}") from exc
+    if not re.fullmatch(r"[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", text) or (text[0] == "-" and not signed):
+        raise ParseError(f"{what}: expected a {'' if signed else 'non-negative '}number, got {cell!r}")
+    return float(text.replace(",", ""))
 
 
 # --------------------------------------------------------------------------- tables
@@ -531,11 +542,22 @@ def parse_awr(text: str, *, allow_truncated: bool = False) -> dict[str, Any]:
 def _require(table: _Table | None, what: str) -> _Table:
     if table is None or not table.rows:
         raise ParseError(f"AWR report: section {what!r} not found or empty (truncated report?)")
-    return table
+    return _whole_rows(table)
 
 
 def _section(report: _TextReport | _HtmlReport, title: str) -> _Table | None:
-    return report.table(title)
+    table = report.table(title)
+    return None if table is None else _whole_rows(table)
+
+
+def _whole_rows(table: _Table) -> _Table:
+    """The table, when every row has as many cells as its header names: a row that lost a cell
+    (a damaged tag) would move its numbers into the wrong columns."""
+    for row in table.rows:
+        if table.header and len(row) != len(table.header):
+            raise ParseError(f"section {table.title!r}: a row of {len(row)} cells under a header of "
+                             f"{len(table.header)} ({row[:2]}...): damaged report")
+    return table
 
 
 def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
@@ -574,10 +596,10 @@ def _instance_header(report: _TextReport | _HtmlReport) -> dict[str, Any]:
                     begin_cells = line.split()
             m = re.match(r"^\s*(Elapsed|DB Time):\s+([\d,.]+) \(mins\)", line)
             if m:
-                snap[m.group(1)] = float(m.group(2).replace(",", ""))
+                snap[m.group(1)] = _float(m.group(2), m.group(1))
         snap_head = next((ln for ln in report.lines[:200] if re.match(r"^\s+Snap Id\s+Snap Time", ln)), "")
         # RAC instance reports add an 'Instances' column (the last one) to the snapshot table.
-        instance_count = int(begin_cells[-1]) if snap_head.rstrip().endswith("Instances") and begin_cells else None
+        instance_count = _whole(begin_cells[-1]) if snap_head.rstrip().endswith("Instances") and begin_cells else None
     else:
         db = report.by_summary(r"database instance information")
         inst = next(
@@ -592,13 +614,13 @@ def _instance_header(report: _TextReport | _HtmlReport) -> dict[str, Any]:
                 label = row[0].strip().rstrip(":")
                 if label in ("Begin Snap", "End Snap"):
                     key = label.split()[0].lower()
-                    snap[key] = (int(row[1]), row[2])
+                    snap[key] = (_whole(row[1]), row[2])
                     if inst_col is not None and key == "begin" and _cell(row, inst_col):
-                        instance_count = int(_cell(row, inst_col))
+                        instance_count = _whole(_cell(row, inst_col))
                 elif label in ("Elapsed", "DB Time"):
                     m = re.match(r"([\d,.]+) \(mins\)", " ".join(row[1:]).strip())
                     if m:
-                        snap[label] = float(m.group(1).replace(",", ""))
+                        snap[label] = _float(m.group(1), label)
     db = _require(db, "database information (DB Name, DB Id, Release)")
     if "begin" not in snap or "end" not in snap or "Elapsed" not in snap or "DB Time" not in snap:
         raise ParseError("AWR report: snapshot table (Begin Snap / End Snap / Elapsed / DB Time) not found")
@@ -607,10 +629,10 @@ def _instance_header(report: _TextReport | _HtmlReport) -> dict[str, Any]:
     instances = []
     if inst is not None and inst.rows:
         i_row = inst.rows[0]
-        instances.append({"instance": i_row[inst.col("Instance")], "inst_num": int(i_row[inst.col("Inst Num")])})
+        instances.append({"instance": i_row[inst.col("Instance")], "inst_num": _whole(i_row[inst.col("Inst Num")])})
     return {
         "db_name": row[db.col("DB Name")],
-        "db_id": int(row[db.col("DB Id")]),
+        "db_id": _whole(row[db.col("DB Id")]),
         "version": row[db.col("Release")],
         "instances": instances,
         "instance_count": instance_count,
@@ -641,13 +663,17 @@ def _load_profile(report: _TextReport | _HtmlReport) -> list[dict[str, Any]]:
                     raise ParseError(f"section 'Load Profile': unexpected line {line!r}")
                 colon = line.index(":") + 1
                 rows.append(_slice_cells(line, [(0, colon)] + runs[1:]))
-            table = _Table("Load Profile", ["Statistic", "Per Second", "Per Transaction"], rows)
+            names = ["Statistic", "Per Second", "Per Transaction", "Per Exec", "Per Call"]
+            table = _Table("Load Profile", names[:len(runs)] + [f"column {i + 1}" for i in range(len(names), len(runs))],
+                           rows)
     else:
         table = report.by_summary(r"load profile")
     table = _require(table, "Load Profile")
     out = []
     for row in table.rows:
         stat = row[0].strip().rstrip(":").strip()
+        if not re.search(r"[A-Za-z]", stat):  # a row that lost its first cell: its numbers moved left
+            raise ParseError(f"section 'Load Profile': a row without its statistic name: {row[:3]}")
         out.append(
             {
                 "statistic": stat,
@@ -829,7 +855,7 @@ def _host_cpu(report: _TextReport | _HtmlReport) -> dict[str, Any] | None:
         raise ParseError(f"section 'Host CPU': expected a column {suffix!r}, found {table.header}")
 
     return {
-        "cpus": int(pick("CPUs")),
+        "cpus": _whole(pick("CPUs")),
         "load_begin": _float(pick("Begin"), "Host CPU load begin"),
         "load_end": _float(pick("End"), "Host CPU load end"),
         "user_pct": _float(pick("%User"), "Host CPU %User"),
@@ -891,7 +917,7 @@ def _rac_header(report: _TextReport | _HtmlReport) -> dict[str, Any]:
     c_ela, c_dbt = instances.col("Elapsed Time(min)"), instances.col("DB time(min)")
     inst_list = [
         {
-            "inst_num": int(r[c_num]),
+            "inst_num": _whole(r[c_num]),
             "instance": r[c_inst],
             "host": r[c_host],
             "elapsed_min": _float(r[c_ela], "instance elapsed"),
@@ -901,14 +927,14 @@ def _rac_header(report: _TextReport | _HtmlReport) -> dict[str, Any]:
     ]
     return {
         "db_name": row[1],
-        "db_id": int(row[0]),
+        "db_id": _whole(row[0]),
         "version": inst_rows[0][c_rel] if inst_rows else None,
         "instances": inst_list,
-        "instance_count": int(row[10]),
+        "instance_count": _whole(row[10]),
         "rac": row[5] == "YES",
         "cdb": row[6] == "YES",
-        "begin_snap": int(row[8]),
-        "end_snap": int(row[9]),
+        "begin_snap": _whole(row[8]),
+        "end_snap": _whole(row[9]),
         # The RAC report prints snapshot times to the minute, per instance.
         "begin_time": inst_rows[0][c_begin] if inst_rows else None,
         "end_time": inst_rows[0][c_end] if inst_rows else None,
@@ -934,8 +960,8 @@ def _rac_host_cpu(report: _TextReport | _HtmlReport) -> list[dict[str, Any]] | N
             continue
         out.append(
             {
-                "inst_num": int(row[0]),
-                "cpus": int(row[idx("#cpus")]),
+                "inst_num": _whole(row[0]),
+                "cpus": _whole(row[idx("#cpus")]),
                 "load_begin": _float(row[idx("begin")], "load begin"),
                 "load_end": _float(row[idx("end")], "load end"),
                 "busy_pct": _float(row[idx("busy")], "% Busy"),
@@ -956,7 +982,7 @@ def _rac_per_instance(report: _TextReport | _HtmlReport, title: str) -> list[dic
     for row in table.rows:
         if not row[0].strip().isdigit():
             continue
-        entry: dict[str, Any] = {"inst_num": int(row[0])}
+        entry: dict[str, Any] = {"inst_num": _whole(row[0])}
         for head, cell in zip(table.header[1:], row[1:]):
             entry[head] = _float(cell, f"{title} {head}")
         out.append(entry)
@@ -967,7 +993,7 @@ def _statistic_number(cell: str, what: str) -> float | None:
     """A System Statistics cell (``1,234.5``, ``4.5200871E+08``); ``None`` for blank or ``N/A``."""
     if cell.strip() in ("", "N/A"):
         return None
-    return _float(cell, what)
+    return _float(cell, what, signed=True)
 
 
 def _system_statistics_global(report: _TextReport | _HtmlReport) -> list[dict[str, Any]] | None:

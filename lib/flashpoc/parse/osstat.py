@@ -39,7 +39,9 @@ _TIMESTAMP_RE = re.compile(
     r"^\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}[ T]\d{1,2}:\d{2}:\d{2}(?:\s*[AP]M)?(?:[+-]\d{4}|Z)?$"
 )
 _CLOCK_RE = re.compile(r"^\d{1,2}:\d{2}:\d{2}$")
-_NUMBER_RE = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)$")
+_NUMBER_RE = re.compile(r"^\+?(?:\d+\.?\d*|\.\d+)$")
+"""Every iostat, mpstat, vmstat and tm.out value is a count, rate, share or time: never negative
+(a ``-`` there is a corrupted file, refused rather than read as a number)."""
 
 # Units of iostat / mpstat / vmstat columns whose header does not say them.
 _MS_COLUMNS = {"await", "r_await", "w_await", "d_await", "f_await", "svctm"}
@@ -120,7 +122,7 @@ def _lines(text: str) -> list[str]:
 
 def _number(token: str, where: str) -> float:
     if not _NUMBER_RE.match(token):
-        raise ParseError(f"{where}: expected a number, got {token!r}")
+        raise ParseError(f"{where}: expected a number (not negative), got {token!r}")
     return float(token)
 
 
