@@ -47,7 +47,7 @@ SCRATCH = {
 FACTS = {
     "facts_version": 1, "hostname": "db1", "os": "Oracle Linux Server 8.9", "kernel": "5.15.0-200.el8uek",
     "cpus": 32, "mem_total_bytes": 256 * GIB, "fio_path": "/usr/bin/fio", "fio_version": "fio-3.35",
-    "targets": [LUN, SCRATCH],
+    "targets": [LUN, SCRATCH], "clock_offset_ms": 12.5, "clock_rtt_ms": 3.0,
 }
 
 
@@ -373,3 +373,37 @@ def test_check_environment_unexpected_error_is_a_facts_row(tmp_path):
     row = df[df.host == "local"].iloc[0]
     assert (row.check, row.status) == ("facts", "fail")
     assert "ParseError" in row.detail
+
+
+def test_a_host_clock_far_from_the_controller_or_the_other_hosts_is_a_warning():
+    from flashpoc.check import evaluate_campaign
+
+    assert evaluate(FACTS)["clock"]["status"] == "pass"
+    assert evaluate(FACTS)["clock"]["detail"] == "12 ms ahead of the controller (+/- 2 ms)"
+    late = {**FACTS, "clock_offset_ms": -1800.0}
+    assert evaluate(late)["clock"]["status"] == "warn" and "1,800 ms behind" in evaluate(late)["clock"]["detail"]
+    assert evaluate({**FACTS, "clock_offset_ms": None, "clock_rtt_ms": None})["clock"]["status"] == "warn"
+    campaign = make_campaign(hosts=[{"name": "db1", "address": "db1.example.com"},
+                                    {"name": "db2", "address": "db2.example.com"}])
+    rows = rows_by_check(evaluate_campaign(campaign, {"db1": FACTS, "db2": late}))
+    skew = rows["clock skew between hosts"]
+    assert skew["status"] == "warn" and skew["value"] == 1812.5
+    assert skew["detail"].startswith("db1 is 1,812 ms ahead of db2 (+/- 3 ms)")
+    assert rows_by_check(evaluate_campaign(campaign, {"db1": FACTS, "db2": FACTS}))[
+        "clock skew between hosts"]["status"] == "pass"
+
+
+def test_a_target_of_another_size_on_one_host_is_a_warning():
+    from flashpoc.check import evaluate_campaign
+
+    campaign = make_campaign(hosts=[{"name": "db1", "address": "db1.example.com"},
+                                    {"name": "db2", "address": "db2.example.com"}])
+    rows = rows_by_check(evaluate_campaign(campaign, {"db1": FACTS, "db2": FACTS}))
+    assert rows["target lun1: same on all hosts"]["status"] == "pass"
+    assert rows["target lun1: same on all hosts"]["detail"] == "/dev/mapper/lun1: 100.0 GiB on 2 of 2 hosts"
+    other = copy.deepcopy(FACTS)
+    other["targets"][0]["size_bytes"] = 50 * GIB
+    row = rows_by_check(evaluate_campaign(campaign, {"db1": FACTS, "db2": other}))["target lun1: same on all hosts"]
+    assert row["status"] == "warn" and "100.0 GiB on db1, 50.0 GiB on db2" in row["detail"]
+    row = rows_by_check(evaluate_campaign(campaign, {"db1": FACTS, "db2": None}))["target lun1: same on all hosts"]
+    assert row["status"] == "warn" and row["value"] == "partly"

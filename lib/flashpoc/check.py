@@ -39,6 +39,9 @@ COLUMNS = ["host", "check", "value", "status", "detail"]
 CAMPAIGN_ROW_HOST = "(campaign)"  # not a valid host name, so it cannot collide with one
 MIN_FIO_VERSION = (3, 0)
 MAX_PARALLEL_HOSTS = 32
+CLOCK_SKEW_WARN_MS = 500.0
+"""A host clock further than this from the controller's or another host's (beyond the error
+of the reading) is a warning: per-second time series of the hosts no longer line up."""
 FIO_VERSION_RE = re.compile(r"fio-(\d+)\.(\d+)")
 
 Row = dict[str, Any]
@@ -91,6 +94,7 @@ def evaluate_facts(campaign: Campaign, host_params: HostParams, facts: dict[str,
     memory = facts.get("mem_total_bytes")
     rows.append(_row(host, "memory", memory, "pass" if memory else "warn",
                      format_bytes(memory) if memory else "could not read MemTotal from /proc/meminfo"))
+    rows.append(_clock_row(host, facts))
     if campaign.engine == "fio":
         rows.append(_evaluate_fio(host, host_params, facts))
     by_path = {t["path"]: t for t in facts.get("targets") or []}
@@ -102,6 +106,18 @@ def evaluate_facts(campaign: Campaign, host_params: HostParams, facts: dict[str,
             continue
         rows.extend(_evaluate_target(campaign, host, target, tfacts))
     return rows
+
+
+def _clock_row(host: str, facts: dict[str, Any]) -> Row:
+    offset, rtt = facts.get("clock_offset_ms"), facts.get("clock_rtt_ms")
+    if offset is None:
+        return _row(host, "clock", None, "warn", "could not read the host clock (date +%s%N)")
+    detail = (f"{abs(offset):,.0f} ms {'ahead of' if offset >= 0 else 'behind'} the controller "
+              f"(+/- {rtt / 2:,.0f} ms)")
+    if abs(offset) - rtt / 2 > CLOCK_SKEW_WARN_MS:
+        return _row(host, "clock", offset, "warn",
+                    f"{detail}: time series and the times in results are off by as much; sync it (chrony, NTP)")
+    return _row(host, "clock", offset, "pass", detail)
 
 
 def _evaluate_fio(host: str, host_params: HostParams, facts: dict[str, Any]) -> Row:
@@ -266,13 +282,54 @@ def evaluate_campaign(campaign: Campaign, facts_by_host: dict[str, dict[str, Any
             total += size
             parts.append(f"{target.name} {format_bytes(size)}")
     detail = f"{len(campaign.targets)} target(s): {format_bytes(total)} ({', '.join(parts)})"
+    rows = _shared_target_rows(campaign, facts_by_host) + _clock_skew_rows(facts_by_host)
     if unknown:
-        return [_row(CAMPAIGN_ROW_HOST, "working set", total, "warn", f"{detail}; size unknown: {', '.join(unknown)}")]
+        return [_row(CAMPAIGN_ROW_HOST, "working set", total, "warn",
+                     f"{detail}; size unknown: {', '.join(unknown)}")] + rows
     memories = [f.get("mem_total_bytes") for f in facts_by_host.values() if f and f.get("mem_total_bytes")]
     if not campaign.fio.direct and memories and total <= max(memories):
         return [_row(CAMPAIGN_ROW_HOST, "working set", total, "warn",
-                     f"{detail}; fits in host memory ({format_bytes(max(memories))}) and fio.direct is false")]
-    return [_row(CAMPAIGN_ROW_HOST, "working set", total, "pass", detail)]
+                     f"{detail}; fits in host memory ({format_bytes(max(memories))}) and fio.direct is false")] + rows
+    return [_row(CAMPAIGN_ROW_HOST, "working set", total, "pass", detail)] + rows
+
+
+def _shared_target_rows(campaign: Campaign, facts_by_host: dict[str, dict[str, Any] | None]) -> list[Row]:
+    """One row per target used by several hosts: the same size on every host that has it (a
+    different size means a different LUN or file behind the same path)."""
+    rows = []
+    for target in campaign.targets:
+        users = [h.name for h in campaign.hosts if target.hosts is None or h.name in target.hosts]
+        if len(users) < 2:
+            continue
+        sizes = {}
+        for host in users:
+            found = [t for t in (facts_by_host.get(host) or {}).get("targets") or [] if t.get("path") == target.path]
+            if found and found[0].get("type") in ("block", "file") and found[0].get("size_bytes") is not None:
+                sizes[host] = found[0]["size_bytes"]
+        name = f"target {target.name}: same on all hosts"
+        if len(set(sizes.values())) > 1:
+            listed = ", ".join(f"{format_bytes(size)} on {host}" for host, size in sizes.items())
+            rows.append(_row(CAMPAIGN_ROW_HOST, name, "no", "warn",
+                             f"{target.path} is {listed}: not the same LUN or file on every host?"))
+        elif sizes:
+            seen = f"{format_bytes(next(iter(sizes.values())))} on {len(sizes)} of {len(users)} hosts"
+            rows.append(_row(CAMPAIGN_ROW_HOST, name, "yes" if len(sizes) == len(users) else "partly",
+                             "pass" if len(sizes) == len(users) else "warn", f"{target.path}: {seen}"))
+    return rows
+
+
+def _clock_skew_rows(facts_by_host: dict[str, dict[str, Any] | None]) -> list[Row]:
+    """The spread of the host clocks (each read against the controller's), when two or more were read."""
+    offsets = {h: f["clock_offset_ms"] for h, f in facts_by_host.items() if f and f.get("clock_offset_ms") is not None}
+    if len(offsets) < 2:
+        return []
+    error = max(f.get("clock_rtt_ms") or 0.0 for f in facts_by_host.values() if f) / 2
+    early, late = min(offsets, key=offsets.get), max(offsets, key=offsets.get)
+    spread = offsets[late] - offsets[early]
+    detail = f"{late} is {spread:,.0f} ms ahead of {early} (+/- {error * 2:,.0f} ms)"
+    status = "warn" if spread - 2 * error > CLOCK_SKEW_WARN_MS else "pass"
+    return [_row(CAMPAIGN_ROW_HOST, "clock skew between hosts", round(spread, 1), status,
+                 detail + ("; sync the clocks (chrony, NTP)" if status == "warn" else ""))]
 
 
 # -- collection ------------------------------------------------------------------------

@@ -35,6 +35,7 @@ processes that have it open, as far as /proc shows them); ``none`` when nothing 
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from ..errors import ParseError
@@ -254,7 +255,27 @@ def collect_host_facts(host: LocalHost | SSHHost, target_paths: list[str]) -> di
     script = facts_script(host.params.fio, list(target_paths))
     result = host.run(f"sh -c {quote(script)}", purpose="collect host facts",
                       timeout_s=FACTS_TIMEOUT_S)
-    return parse_facts(result.stdout)
+    facts = parse_facts(result.stdout)
+    facts.update(clock_offset(host))
+    return facts
+
+
+def clock_offset(host: LocalHost | SSHHost) -> dict[str, float | None]:
+    """How far the host's clock is from this machine's, from one ``date +%s%N`` round-trip.
+
+    Returns:
+        ``{"clock_offset_ms": host clock minus this machine's at the round-trip's midpoint,
+        "clock_rtt_ms": the round-trip time, which bounds the error (+/- half of it)}``; both
+        None when the host did not print a clock.
+    """
+    before = time.time()
+    result = host.run("date +%s%N", purpose="read the host clock", timeout_s=FACTS_TIMEOUT_S, check=False)
+    after = time.time()
+    text = result.stdout.strip()
+    if result.exited != 0 or not text.isdigit() or len(text) < 19:  # %N unsupported prints 'N'
+        return {"clock_offset_ms": None, "clock_rtt_ms": None}
+    offset = int(text) / 1e6 - (before + after) / 2 * 1000.0
+    return {"clock_offset_ms": round(offset, 1), "clock_rtt_ms": round((after - before) * 1000.0, 1)}
 
 
 def _convert(key: str, value: str) -> Any:
