@@ -76,13 +76,13 @@ def _keygen(path: Path, comment: str) -> None:
                    check=True, capture_output=True, timeout=30)
 
 
-def _wait_for_port(port: int, process: subprocess.Popen, log: Path, timeout_s: float) -> None:
+def _wait_for_port(address: str, port: int, process: subprocess.Popen, log: Path, timeout_s: float) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"sshd exited with {process.returncode}:\n{log.read_text(errors='replace')}")
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
+            with socket.create_connection((address, port), timeout=0.5) as sock:
                 sock.settimeout(1.0)
                 if sock.recv(64).startswith(b"SSH-"):
                     return
@@ -90,12 +90,20 @@ def _wait_for_port(port: int, process: subprocess.Popen, log: Path, timeout_s: f
             time.sleep(0.05)
     process.kill()
     process.wait(timeout=5)
-    raise RuntimeError(f"sshd did not accept connections on 127.0.0.1:{port} within {timeout_s:g} s:\n"
+    raise RuntimeError(f"sshd did not accept connections on {address}:{port} within {timeout_s:g} s:\n"
                        f"{log.read_text(errors='replace')}")
 
 
-def start_sshd(tmp_dir: str | Path) -> SSHServer:
-    """Start sshd on 127.0.0.1 with keys and configuration generated in ``tmp_dir``.
+def start_sshd(tmp_dir: str | Path, *, address: str = "127.0.0.1", netns: str | None = None,
+               user_key: Path | None = None) -> SSHServer:
+    """Start sshd on ``address`` with keys and configuration generated in ``tmp_dir``.
+
+    Args:
+        tmp_dir: directory for its keys, configuration and log.
+        address: the address it listens on (127.0.0.1 on a free port; any other address, which
+            must belong to ``netns``, on port 22).
+        netns: network namespace to run it in (``ip netns exec``).
+        user_key: an existing client key to authorize (default: a new one).
 
     Raises:
         RuntimeError: when sshd exits or does not answer within 10 s (with its log).
@@ -103,9 +111,10 @@ def start_sshd(tmp_dir: str | Path) -> SSHServer:
     tmp = Path(tmp_dir)
     tmp.mkdir(parents=True, exist_ok=True)
     host_key = tmp / "ssh_host_ed25519_key"
-    user_key = tmp / "id_ed25519"
     _keygen(host_key, "flashpoc-test-host")
-    _keygen(user_key, "flashpoc-test-user")
+    if user_key is None:
+        user_key = tmp / "id_ed25519"
+        _keygen(user_key, "flashpoc-test-user")
     authorized = tmp / "authorized_keys"
     authorized.write_text(Path(f"{user_key}.pub").read_text())
     authorized.chmod(0o600)
@@ -114,11 +123,12 @@ def start_sshd(tmp_dir: str | Path) -> SSHServer:
     host_key_pub = Path(f"{host_key}.pub").read_text().split()
     log = tmp / "sshd.log"
     last_error: RuntimeError | None = None
+    prefix = ["ip", "netns", "exec", netns] if netns else []
     for _ in range(3):  # another process may take the free port before sshd binds it
-        port = free_port()
+        port = free_port() if address == "127.0.0.1" else 22
         config = tmp / "sshd_config"
         config.write_text("\n".join([
-            "ListenAddress 127.0.0.1",
+            f"ListenAddress {address}",
             f"Port {port}",
             f"HostKey {host_key}",
             f"AuthorizedKeysFile {authorized}",
@@ -134,16 +144,17 @@ def start_sshd(tmp_dir: str | Path) -> SSHServer:
             "",
         ]))
         with log.open("ab") as out:
-            process = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stdin=subprocess.DEVNULL,
+            process = subprocess.Popen([*prefix, SSHD, "-D", "-e", "-f", str(config)], stdin=subprocess.DEVNULL,
                                        stdout=out, stderr=subprocess.STDOUT)
         try:
-            _wait_for_port(port, process, log, START_TIMEOUT_S)
+            _wait_for_port(address, port, process, log, START_TIMEOUT_S)
         except RuntimeError as error:
             last_error = error
             continue
         known_hosts = tmp / "known_hosts"
-        known_hosts.write_text(f"[127.0.0.1]:{port} {host_key_pub[0]} {host_key_pub[1]}\n")
-        return SSHServer(address="127.0.0.1", port=port, user=getpass.getuser(), key_file=str(user_key),
+        where = address if port == 22 else f"[{address}]:{port}"
+        known_hosts.write_text(f"{where} {host_key_pub[0]} {host_key_pub[1]}\n")
+        return SSHServer(address=address, port=port, user=getpass.getuser(), key_file=str(user_key),
                          known_hosts=str(known_hosts), host_key_pub=" ".join(host_key_pub[:2]),
                          log=log, process=process)
     raise last_error  # type: ignore[misc]
