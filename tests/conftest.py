@@ -70,8 +70,8 @@ def assert_secret_absent(secret: str, root: Path, *texts: str) -> int:
 
 def flat_numbers(value, prefix: str = "") -> dict[str, float]:
     """Every number in a parse result, keyed by its path; a list item is keyed by its text fields
-    (an event or statistic name) rather than its position, so a row that went missing does not
-    shift the others. For comparing a corrupted input's parse with the clean one."""
+    (an event or statistic name) and its ``second`` rather than its position, so a row that went
+    missing does not shift the others. For comparing a corrupted input's parse with the clean one."""
     out: dict[str, float] = {}
     if isinstance(value, dict):
         for key, item in value.items():
@@ -79,6 +79,8 @@ def flat_numbers(value, prefix: str = "") -> dict[str, float]:
     elif isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
             texts = [str(v) for v in item.values() if isinstance(v, str)] if isinstance(item, dict) else []
+            if isinstance(item, dict) and "second" in item:  # a time series row: keyed by its time
+                texts.append(f"second={item['second']}")
             out.update(flat_numbers(item, f"{prefix}[{'|'.join(texts) or i}]"))
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         out[prefix] = value

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 import time
+import traceback
 
 import pytest
 
@@ -97,13 +99,16 @@ def test_a_sweep_on_three_hosts_and_a_host_that_loses_its_network(hosts, tmp_pat
     cut_at = time.monotonic()
     try:
         worker.join(timeout=90)
+        if worker.is_alive():  # say where it waits
+            print("".join(traceback.format_stack(sys._current_frames()[worker.ident])))
         assert not worker.is_alive()
     finally:
         hosts[2].mend()
     message = str(outcome["error"])
     assert message.startswith("h3: sweep randread-4k ") and "threads" in message
     print(f"the sweep ended {outcome['at'] - cut_at:.1f} s after the cut: {message}")
-    assert outcome["at"] - cut_at < 8 + 20 + 10  # command timeout, the host's own timeout -k, slack
+    # at worst: the client's 8 s plus the 25 s watchdog, then asking each host the same way
+    assert outcome["at"] - cut_at < 2 * (8 + 25) + 5
     done = {p.name: json.loads((p / "point.json").read_text()) for p in points.iterdir() if (p / "point.json").exists()}
     assert len(done) >= 1 and all(r["hosts"] == "h1,h2,h3" for r in done.values())
     first = next(iter(done.values()))

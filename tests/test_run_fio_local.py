@@ -78,3 +78,37 @@ def test_cpu_utilisation_arithmetic():
     assert cpu["host_cpu_busy_pct"] == round(100 * 195 / 401, 2)
     assert cpu["host_cpu_user_pct"] == round(100 * 30 / 401, 2)
     assert cpu["host_cpu_iowait_pct"] == 0.0
+
+
+def test_client_server_on_this_machine_and_a_read_only_server_refuses_writes(tmp_path):
+    """A real fio --server on 127.0.0.1 and one fio --client run: the host's entries come out as
+    its own fio JSON; a server started --readonly refuses a write job, and the error names the
+    host with fio's own words, although fio --client exits 0."""
+    from flashpoc.run.fio import run_clients, start_server, stop_server
+    from ssh_server import free_port
+
+    require_fio()
+    cfg = campaign_from_dict(quick_campaign(tmp_path, hosts=[{"name": "db1", "address": "localhost",
+                                                              "workdir": str(tmp_path / "srv")}]))
+    prepare = connect(cfg.hosts[0])
+    run_fio_job(prepare, render_layout_job(cfg.targets[0], cfg.fio), str(tmp_path / "layout"),
+                readonly=False, timeout_s=60, purpose="layout")
+    port = free_port()
+    host, controller = connect(cfg.hosts[0]), connect(cfg.hosts[0].model_copy(update={"name": "controller"}))
+    start_server(host, port, readonly=True)
+    try:
+        job = render_job(cfg, cfg.workload("randread-4k"), 2, cfg.targets, host="db1")
+        (run,) = run_clients(controller, [host], {"db1": job}, str(tmp_path / "c"), port, timeout_s=60, purpose="p")
+        rows = parse_fio_output(run.output)
+        assert [r["jobname"] for r in rows] == ["db1.randread-4k"] and rows[0]["iops"] > 100
+        aggregate = [e for e in json.loads((tmp_path / "c" / "out.json").read_text())["client_stats"]
+                     if e["jobname"] == "All clients"]
+        if aggregate:  # fio adds it for more than one job entry
+            assert aggregate[0]["read"]["iops"] == pytest.approx(rows[0]["iops"])
+        assert run.cpu_before.startswith("cpu ") and any(name.startswith("flashpoc_iops.") for name in run.logs)
+        write = render_job(cfg, cfg.workload("randwrite-4k"), 1, cfg.targets, host="db1")
+        with pytest.raises(RemoteError, match="p: fio --client output has no job of db1: .*read-only mode"):
+            run_clients(controller, [host], {"db1": write}, str(tmp_path / "w"), port, timeout_s=60, purpose="p")
+    finally:
+        stop_server(host)
+    assert not (tmp_path / "srv" / "fio-server.pid").exists()

@@ -380,9 +380,27 @@ def check_environment(campaign: Campaign, *,
         rows += evaluate_campaign(campaign, facts_by_host)
     if campaign.engine == "vdbench":
         rows += check_vdbench(campaign, connect=connect)
+    if campaign.engine == "fio" and len(campaign.hosts) > 1 and campaign.fio.multi_host == "client-server":
+        rows.append(_controller_fio_row(connect))
     df = pd.DataFrame(rows, columns=COLUMNS)
     df.attrs["facts"] = facts_by_host
     return df
+
+
+def _controller_fio_row(connect: Callable[[HostParams], Any]) -> Row:
+    """fio on this machine, which runs ``fio --client`` for several hosts."""
+    try:
+        with connect(HostParams(name="controller", address="localhost")) as host:
+            raw = host.run("fio --version", purpose="read the controller's fio version", check=False).stdout.strip()
+    except (RemoteError, OSError) as error:
+        raw = str(error)
+    version = parse_fio_version(raw)
+    if version is None:
+        return _row(CAMPAIGN_ROW_HOST, "fio on the controller", "missing", "fail",
+                    "several hosts run through fio --client from this machine: install fio here "
+                    "(or set fio.multi_host: per-host)")
+    return _row(CAMPAIGN_ROW_HOST, "fio on the controller", f"{version[0]}.{version[1]}", "pass",
+                f"{raw}: runs fio --client for the hosts")
 
 
 # -- verdict ---------------------------------------------------------------------------

@@ -214,6 +214,10 @@ class FioSettings(_Strict):
     randrepeat: bool = False
     interval_s: int = Field(1, ge=0, le=3600, description="seconds per interval of the per-point time "
                             "series (fio log_avg_msec); 0: no interval logs")
+    multi_host: Literal["client-server", "per-host"] = Field(
+        "client-server", description="several hosts: 'client-server' runs fio --server on each host and one "
+                                     "fio --client=... here, so all start together; 'per-host' one fio per host over SSH")
+    server_port: int = Field(8765, ge=1024, le=65535, description="TCP port of fio --server on the load hosts")
 
     @field_validator("steadystate")
     @classmethod
@@ -809,6 +813,9 @@ class Campaign(_Strict):
         for host in dumped["hosts"]:  # added later; unset, it leaves the hashes of earlier campaigns as they were
             if host.get("key_passphrase_env") is None:
                 host.pop("key_passphrase_env", None)
+        if len(self.hosts) == 1 and "fio" in dumped:  # how several hosts run does not define a one-host point
+            dumped["fio"].pop("multi_host", None)
+            dumped["fio"].pop("server_port", None)
         text = json.dumps(dumped, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 

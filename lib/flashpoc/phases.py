@@ -28,6 +28,7 @@ from .plan.sweep import format_forthreads, plan_sweep
 from .plan.vdbench import probe_run
 from .run import hosts as hostlib
 from .run.facts import collect_host_facts
+from .run import fio as run_fio
 from .run.fio import FioRun, fio_version, run_fio_job
 from .store import (HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, CampaignStore, StoreError,
                     table_text)
@@ -46,6 +47,7 @@ class Workbench:
     hosts: dict[str, Any] = field(default_factory=dict)
     engine_versions: dict[str, str] = field(default_factory=dict)
     lock: Any = None
+    fio_servers: bool | None = None  # running fio --server on every host: True read-only, False read-write
 
     def host(self, params: HostParams):
         """The (cached) connection to ``params``."""
@@ -54,7 +56,11 @@ class Workbench:
         return self.hosts[params.name]
 
     def close(self) -> None:
-        """Close every host connection and release the campaign."""
+        """Stop the fio servers, close every host connection and release the campaign."""
+        if self.fio_servers is not None:
+            self.fio_servers = None
+            with ThreadPoolExecutor(max_workers=len(self.cfg.hosts)) as pool:
+                list(pool.map(lambda h: _quietly(run_fio.stop_server, self.host(h)), self.cfg.hosts))
         for host in self.hosts.values():
             host.close()
         self.hosts.clear()
@@ -258,6 +264,8 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
     started = time.perf_counter()
     if len(cfg.hosts) == 1:
         runs = [on_host(cfg.hosts[0])]
+    elif cfg.fio.multi_host == "client-server":
+        runs = _client_server_runs(wb, phase, workload, threads, runtime_s, pid, purpose)
     else:
         with ThreadPoolExecutor(max_workers=len(cfg.hosts)) as pool:
             futures = [pool.submit(on_host, h) for h in cfg.hosts]
@@ -309,6 +317,32 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
     wb.store.save_point(phase, pid, row, raw)
     row["reused"] = False
     return row
+
+
+def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: int, runtime_s: int,
+                       pid: str, purpose: str) -> list[FioRun]:
+    """One point on every host through fio's own client/server mode: a ``fio --server`` on each
+    host (started once per phase, read-only for read-only workloads), one ``fio --client`` here."""
+    cfg = wb.cfg
+    readonly = not workload.writes
+    hosts = [wb.host(h) for h in cfg.hosts]
+    if wb.fio_servers is not readonly:
+        with ThreadPoolExecutor(max_workers=len(hosts)) as pool:
+            list(pool.map(lambda h: run_fio.start_server(h, cfg.fio.server_port, readonly=readonly), hosts))
+        wb.fio_servers = readonly
+    jobs = {h.name: render_job(cfg, workload, threads, cfg.targets_of(h), runtime_s=runtime_s, host=h.name)
+            for h in cfg.hosts}
+    controller = hostlib.connect(HostParams(name="controller", address="localhost"))
+    timeout = min(min(h.command_timeout_s for h in cfg.hosts), 3 * (runtime_s + cfg.fio.ramp_s) + 120)
+    return run_fio.run_clients(controller, hosts, jobs, f"{controller.params.workdir}/{cfg.campaign}/clients/{phase}/{pid}",
+                               cfg.fio.server_port, timeout_s=timeout, purpose=purpose)
+
+
+def _quietly(action, *args) -> None:
+    try:
+        action(*args)
+    except Exception:  # noqa: BLE001 - clean-up must not hide the error that ended the phase
+        pass
 
 
 def _point_runtime_s(cfg: Campaign) -> int:

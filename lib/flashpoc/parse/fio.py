@@ -468,6 +468,42 @@ def merge_intervals(per_host: Sequence[Sequence[Mapping[str, Any]]]) -> list[dic
 # --- decoding -------------------------------------------------------------------------------
 
 
+def split_client_output(text: str, hosts: Sequence[str]) -> dict[str, str]:
+    """Split the output of a ``fio --client`` run into one fio JSON document per host.
+
+    Each host's job sections are named ``<host>.<workload>`` (job names say which host ran
+    them: fio 3.33 was seen printing the last client's hostname on every entry), so the
+    ``client_stats`` entries go to the host their job name starts with; the ``All clients``
+    aggregate is left out. A host's document is ``{"fio version", "global options", "jobs"}``,
+    which :func:`parse_fio_output` and :func:`parse_fio_histogram` read as a one-host run.
+
+    Raises:
+        ParseError: the output is not fio JSON, an entry's job name names no host, or a host
+            has no entry (its server refused or lost the job; fio's own words, which it puts
+            before the JSON, are quoted).
+    """
+    document = _load_fio_json(text)
+    section, entries = _entries(document)
+    if section != "client_stats":
+        raise ParseError("fio --client output has no 'client_stats'")
+    per_host: dict[str, list[Mapping[str, Any]]] = {host: [] for host in hosts}
+    for index, entry in enumerate(entries):
+        jobname = _optional_str(entry.get("jobname"), f"client_stats[{index}].jobname") or ""
+        if jobname == AGGREGATE_JOBNAME:
+            continue
+        host = jobname.split(".", 1)[0]
+        if host not in per_host:
+            raise ParseError(f"fio --client output: job {jobname!r} is not named after one of the hosts {list(hosts)}")
+        per_host[host].append(entry)
+    missing = [host for host, found in per_host.items() if not found]
+    if missing:
+        said = [line.strip() for line in text[: _JSON_START.search(text).start()].splitlines() if line.strip()]
+        raise ParseError(f"fio --client output has no job of {', '.join(missing)}"
+                         + (": " + " / ".join(said[:6]) if said else ""))
+    head = {key: document[key] for key in ("fio version", "global options") if key in document}
+    return {host: json.dumps({**head, "jobs": found}) for host, found in per_host.items()}
+
+
 def _load_fio_json(text: str) -> dict[str, Any]:
     """Find and decode the fio JSON object in ``text``; see :func:`parse_fio_output`."""
     if not isinstance(text, str):

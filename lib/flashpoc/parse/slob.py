@@ -183,18 +183,21 @@ def iostat_intervals(text: str, header: Mapping[str, Any], devices: str = PHYSIC
         slot["w_lat"] += row["w_per_s"] * row["w_await_ms"]
     # a report with fewer devices than the others was cut short (the file ends mid-report): its
     # sums would be too low, so it is left out
-    full = max((r["devices"] for r in reports.values()), default=0)
-    ordered = [reports[i] for i in sorted(reports) if reports[i]["devices"] == full]
-    if len(ordered) < 2:
+    # (the time axis comes from every report, so one left out leaves a gap rather than moving the others)
+    every = [reports[i] for i in sorted(reports)]
+    if len(every) < 2:
         return []
-    seconds = [_seconds(r["clock"]) for r in ordered]
+    seconds = [_seconds(r["clock"]) for r in every]
     if any(b < a for a, b in zip(seconds, seconds[1:])):
         return []  # the run crossed midnight: no guess
     start = seconds[0] - (seconds[1] - seconds[0])
+    full = max(r["devices"] for r in every)
     rows = []
-    for report, at in zip(ordered, seconds):
+    for report, at in zip(every, seconds):
         if report["clock"] > end:
             break
+        if report["devices"] < full:
+            continue
         total = report["r"] + report["w"]
         rows.append({
             "second": float(at - start), "iops": total, "read_iops": report["r"], "write_iops": report["w"],

@@ -22,7 +22,7 @@ def outstanding_ios(workload: Workload, threads: int) -> int:
 
 
 def render_job(campaign: Campaign, workload: Workload, threads: int, targets: list[TargetParams],
-               *, runtime_s: int | None = None) -> str:
+               *, runtime_s: int | None = None, host: str | None = None) -> str:
     """Return the fio job file text for one run point on one host.
 
     Args:
@@ -31,6 +31,8 @@ def render_job(campaign: Campaign, workload: Workload, threads: int, targets: li
         threads: fio ``numjobs`` (>= 1).
         targets: the targets of the host this job runs on (absolute paths).
         runtime_s: measured seconds (default ``campaign.fio.runtime_s``).
+        host: the host's name, for a client/server run: the job is named ``<host>.<workload>``
+            so the output says which host ran it.
 
     Raises:
         ValueError: on threads < 1 or no targets (the parameters schema prevents both).
@@ -73,7 +75,7 @@ def render_job(campaign: Campaign, workload: Workload, threads: int, targets: li
         lines.append(f"dedupe_percentage={fio.dedupe_percentage}")
     lines += [
         "",
-        f"[{workload.name}]",
+        f"[{host + '.' if host else ''}{workload.name}]",
         f"rw={workload.rw}",
         f"bs={workload.bs}",
     ]

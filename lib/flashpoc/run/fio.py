@@ -135,3 +135,134 @@ def job_errors(output: str) -> list[str]:
 def fio_version(host) -> str:
     """Return ``fio --version`` on ``host`` (e.g. ``fio-3.33``)."""
     return host.run(f"{quote(host.params.fio)} --version", purpose="read the fio version").stdout.strip()
+
+
+SERVER_PIDFILE = "fio-server.pid"
+
+
+def server_address(host) -> str:
+    """The address fio's client dials for ``host`` (and its server listens on)."""
+    return "127.0.0.1" if host.params.is_local else host.params.address
+
+
+def start_server(host, port: int, *, readonly: bool) -> None:
+    """(Re)start ``fio --server`` on ``host``, listening on its campaign address only.
+
+    A server this workbook started earlier in the same work directory is stopped first; with
+    ``readonly`` the server runs ``--readonly`` and refuses any job that writes.
+
+    Raises:
+        RemoteError: naming the host when the server does not start (fio missing, port taken).
+    """
+    workdir = host.params.workdir
+    listen = f"{server_address(host)},{port}"
+    host.run(
+        f"mkdir -p {quote(workdir)} && cd {quote(workdir)} && {_STOP_SERVER} "
+        f"{quote(host.params.fio)} --server={quote(listen)} --daemonize={quote(workdir + '/' + SERVER_PIDFILE)}"
+        f"{' --readonly' if readonly else ''} && sleep 0.5 && kill -0 \"$(cat {SERVER_PIDFILE})\"",
+        purpose=f"start fio --server on port {port}", timeout_s=_short(host))
+
+
+def stop_server(host) -> None:
+    """Stop the ``fio --server`` this workbook started on ``host`` (nothing when none runs)."""
+    host.run(f"cd {quote(host.params.workdir)} 2>/dev/null && {_STOP_SERVER} true",
+             purpose="stop fio --server", timeout_s=_short(host), check=False)
+
+
+# the pid file's process is ended only when it is a fio (a stale pid may belong to anything now)
+_STOP_SERVER = (f"if [ -f {SERVER_PIDFILE} ]; then pid=$(cat {SERVER_PIDFILE}); "
+                f"grep -q fio /proc/\"$pid\"/cmdline 2>/dev/null && kill \"$pid\"; rm -f {SERVER_PIDFILE}; sleep 0.2; fi;")
+
+
+def client_command(fio: str, run_dir: str, clients: list[tuple[str, str]], port: int) -> str:
+    """The controller's command of one client/server point: ``fio --client=ADDR,PORT JOBFILE``
+    per host (job files already in ``run_dir``), output and interval logs printed as
+    :func:`point_command` prints them (fio names the logs it receives ``<log>.<address>``)."""
+    pairs = " ".join(f"--client={quote(f'{address},{port}')} {quote(job)}" for address, job in clients)
+    logs = f"{LOG_NAME}_iops.*.log.* {LOG_NAME}_lat.*.log.*"
+    return (
+        f"cd {quote(run_dir)} && rm -f {LOG_NAME}_*.log* out.json && c0=$(head -n1 /proc/stat) && "
+        f"{quote(fio)} {pairs} --output-format=json+ --output=out.json 1>&2; "
+        f"rc=$?; c1=$(head -n1 /proc/stat); "
+        f"echo \"{MARK} rc $rc\"; echo \"{MARK} cpu0 $c0\"; echo \"{MARK} cpu1 $c1\"; "
+        f"echo \"{MARK} out\"; cat out.json 2>/dev/null; [ $rc -eq 0 ] || exit $rc; "
+        f"for f in {logs}; do [ -f \"$f\" ] && echo && echo \"{MARK} log $f\" && cat \"$f\"; done; exit 0"
+    )
+
+
+def run_clients(controller, hosts: list, jobs: dict[str, str], run_dir: str, port: int, *,
+                timeout_s: float, purpose: str) -> list[FioRun]:
+    """Run one point on every host at once through their fio servers; one :class:`FioRun` per host.
+
+    Args:
+        controller: the local host that runs ``fio --client`` (its fio is used).
+        hosts: the load hosts (connected), each running :func:`start_server`.
+        jobs: host name -> its job file (job sections named ``<host>.<workload>``).
+        run_dir: local directory for the job files, the output and the logs.
+        port: the servers' port.
+        timeout_s: seconds before the point is abandoned.
+        purpose: words for error messages.
+
+    Raises:
+        RemoteError: naming the host(s) that did not answer or whose server refused the job.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..parse.fio import split_client_output
+
+    controller.run(f"mkdir -p {quote(run_dir)}", purpose="make the client's run directory")
+    clients = []
+    for host in hosts:
+        name = f"job-{host.name}.fio"
+        controller.put_text(jobs[host.name], f"{run_dir}/{name}", purpose="write a client job file")
+        clients.append((server_address(host), name))
+
+    def cpu(host) -> str:
+        return host.run("head -n1 /proc/stat", purpose=f"{purpose}: read the CPU counters",
+                        timeout_s=_short(host)).stdout.strip()
+
+    with ThreadPoolExecutor(max_workers=len(hosts)) as pool:
+        before = list(pool.map(cpu, hosts))
+        start = time.perf_counter()
+        try:
+            result = controller.run(client_command(controller.params.fio, run_dir, clients, port),
+                                    purpose=purpose, timeout_s=timeout_s, check=False)
+        except RemoteError as error:
+            raise RemoteError(_silent_hosts(pool, hosts, purpose) or str(error)) from None
+        wall = time.perf_counter() - start
+        rc, _, _, output, logs = split_point_output(result.stdout)
+        if rc != 0:
+            detail = "\n".join(result.stderr.strip().splitlines()[-15:] + job_errors(output))
+            raise RemoteError(_silent_hosts(pool, hosts, purpose) or f"{purpose}: fio --client exited {rc}:\n{detail}")
+        try:
+            per_host = split_client_output(output, [h.name for h in hosts])
+        except ParseError as error:
+            raise RemoteError(f"{purpose}: {error}") from None
+        after = list(pool.map(cpu, hosts))
+    runs = []
+    for host, cpu0, cpu1, (address, _) in zip(hosts, before, after, clients):
+        suffix = f".{address}"
+        host_logs = {name[: -len(suffix)]: text for name, text in logs.items() if name.endswith(suffix)}
+        runs.append(FioRun(host.name, jobs[host.name], per_host[host.name], result.stderr, cpu0, cpu1, wall, host_logs))
+    return runs
+
+
+def _short(host) -> float:
+    """Seconds for a quick command on ``host``: a minute, or less when its command timeout is shorter."""
+    return min(60.0, host.params.command_timeout_s)
+
+
+def _silent_hosts(pool, hosts: list, purpose: str) -> str | None:
+    """Which hosts no longer answer (a short command each, in parallel), said as an error message."""
+    def answers(host) -> bool:
+        try:
+            host.run("true", purpose="see whether it answers", timeout_s=_short(host))
+            return True
+        except RemoteError:
+            return False
+
+    silent = [h.name for h, ok in zip(hosts, pool.map(answers, hosts)) if not ok]
+    if not silent:
+        return None
+    return f"{', '.join(silent)}: {purpose}: no answer from {'this host' if len(silent) == 1 else 'these hosts'} " \
+           "(down, or its network is)"

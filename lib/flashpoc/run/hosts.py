@@ -281,6 +281,17 @@ class SSHHost(_Host):
                 self._conn.put(io.BytesIO(stdin.encode()), remote_input)
                 command = f"( {command}\n) < {quote(remote_input)}; rc=$?; rm -f {quote(remote_input)}; exit $rc"
         wrapped = f"timeout -k 10 {limit} sh -c {quote(command)}"
+        # invoke's timeout starts once the command runs; opening its channel over a connection whose
+        # peer went silent (a cut network) waits forever, so a watchdog closes the connection
+        fired = threading.Event()
+
+        def give_up() -> None:
+            fired.set()
+            self.close()
+
+        watchdog = threading.Timer(limit + _WATCHDOG_GRACE_S, give_up)
+        watchdog.daemon = True
+        watchdog.start()
         try:
             stream = {"out_stream": _LineWriter(on_line)} if on_line is not None else {}
             result = self._conn.run(wrapped, hide=True, warn=True, timeout=limit + 20, in_stream=False, **stream)
@@ -289,7 +300,12 @@ class SSHHost(_Host):
             raise RemoteError(f"{self.name}: {purpose} did not finish within {timeout_s:g} s") from None
         except (OSError, EOFError, paramiko.SSHException) as error:
             self.close()
+            if fired.is_set():
+                raise RemoteError(f"{self.name}: no answer during {purpose} for {limit + _WATCHDOG_GRACE_S:g} s "
+                                  "(the host or its network is down)") from None
             raise RemoteError(f"{self.name}: connection lost during {purpose}: {error or type(error).__name__}") from None
+        finally:
+            watchdog.cancel()
         if result.exited == 124:
             raise RemoteError(f"{self.name}: {purpose} did not finish within {timeout_s:g} s (stopped on the host)")
         if result.exited is None or result.exited == -1:  # the channel closed without an exit status
@@ -302,6 +318,9 @@ class SSHHost(_Host):
         """Close the SSH connection."""
         self._conn.close()
 
+
+_WATCHDOG_GRACE_S = 25
+"""Seconds past a command's timeout after which its SSH connection is closed whatever it waits on."""
 
 EXIT_MARK = "@@flashpoc rc "
 """Start of the line a wrapped command prints with its exit status (``echo "@@flashpoc rc $?"``)."""
