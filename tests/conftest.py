@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import re
 from pathlib import Path
 
 import pytest
@@ -102,9 +103,18 @@ exponent, separator, space or bracket; a minus sign, since no count may be negat
 Corruption by other bytes can make a valid different number that no parser could tell."""
 
 
-def junk_strategy():
-    """A hypothesis strategy: 1-32 bytes of :data:`NOT_IN_A_NUMBER`, as latin-1 text."""
+def corrupt(data, text: str, number_chars: str = r"[\d,.]") -> str:
+    """``text`` with one corruption drawn by hypothesis (``data``): a character of a number
+    (matching ``number_chars``) overwritten by a minus sign, a letter or markup, or a span
+    overwritten by 1-32 bytes of :data:`NOT_IN_A_NUMBER`."""
     from hypothesis import strategies as st
 
-    return st.lists(st.sampled_from(NOT_IN_A_NUMBER), min_size=1, max_size=32).map(
-        lambda values: bytes(values).decode("latin-1"))
+    if data.draw(st.booleans(), label="in a number"):
+        numbers = [m.start() for m in re.finditer(number_chars, text)]
+        at = numbers[data.draw(st.integers(0, len(numbers) - 1), label="at")]
+        junk = data.draw(st.sampled_from("-Q#x;|<>&"), label="junk")
+    else:
+        at = data.draw(st.integers(0, len(text) - 1), label="at")
+        junk = data.draw(st.lists(st.sampled_from(NOT_IN_A_NUMBER), min_size=1, max_size=32).map(
+            lambda values: bytes(values).decode("latin-1")), label="junk")
+    return text[:at] + junk + text[at + len(junk):]

@@ -8,7 +8,6 @@ unit is converted, the printed text is given in a comment next to the number.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -600,19 +599,11 @@ def test_a_corrupted_awr_report_loses_numbers_never_changes_one(data):
     or a span overwritten with bytes that cannot form a number (conftest.NOT_IN_A_NUMBER): a
     ParseError, or the same numbers with some missing, never a number that is not in the report
     (found: a row that lost a <td> moved its numbers one column left)."""
-    from conftest import assert_no_other_number, junk_strategy
+    from conftest import assert_no_other_number, corrupt
 
     name = data.draw(st.sampled_from(sorted(_REPORTS)), label="report")
-    text = _REPORTS[name]
-    if data.draw(st.booleans(), label="in a number"):
-        numbers = [m.start() for m in re.finditer(r"[\d,.]", text)]
-        at = numbers[data.draw(st.integers(0, len(numbers) - 1), label="at")]
-        junk = data.draw(st.sampled_from("-Q#x;|<>&"), label="junk")
-    else:
-        at = data.draw(st.integers(0, len(text) - 1), label="at")
-        junk = data.draw(junk_strategy(), label="junk")
     try:
-        corrupted = parse_awr(text[:at] + junk + text[at + len(junk):])
+        corrupted = parse_awr(corrupt(data, _REPORTS[name]))
     except ParseError:
         return
     assert_no_other_number(_CLEAN[name], corrupted)

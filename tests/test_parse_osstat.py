@@ -272,21 +272,12 @@ def test_a_corrupted_slob_run_loses_numbers_never_changes_one(clean_run, data):
     span of bytes that cannot form a number (conftest.NOT_IN_A_NUMBER). The run's metrics and
     time series are a ParseError, or the clean ones with numbers missing, never a different
     number (found: a '-' made tm.out negative)."""
-    import re
 
-    from conftest import assert_no_other_number, junk_strategy
+    from conftest import assert_no_other_number, corrupt
     from flashpoc.parse.slob import read_slob_run
 
     name = data.draw(st.sampled_from(["iostat.out", "mpstat.out", "tm.out", "awr.txt", "awr_rac.txt"]), label="file")
-    text = _RUN_FILES[name]
-    if data.draw(st.booleans(), label="in a number"):
-        numbers = [m.start() for m in re.finditer(r"[\d,.:]", text)]
-        at = numbers[data.draw(st.integers(0, len(numbers) - 1), label="at")]
-        junk = data.draw(st.sampled_from("-Q#x;|<>&"), label="junk")
-    else:
-        at = data.draw(st.integers(0, len(text) - 1), label="at")
-        junk = data.draw(junk_strategy(), label="junk")
-    files = {**_RUN_FILES, name: text[:at] + junk + text[at + len(junk):]}
+    files = {**_RUN_FILES, name: corrupt(data, _RUN_FILES[name], r"[\d,.:]")}
     try:
         corrupted = read_slob_run(files)
     except ParseError:
