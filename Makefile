@@ -33,6 +33,7 @@ bench: venv os-packages
 	$(BIN)/python benchmarks/probe_strategies.py
 	$(BIN)/python benchmarks/fio_by_hand.py
 	$(BIN)/python benchmarks/report_scale.py
+	$(BIN)/python benchmarks/check_fanout.py
 
 clean:
 	rm -rf $(VENV) results/scratch

@@ -1,0 +1,48 @@
+"""The environment check on 1 and on 8 load hosts: the hosts are checked in parallel, so 8 should
+take about as long as 1. The hosts are network namespaces on this machine, each with its own
+address and sshd (tests/netns.py); needs root and iproute2.
+
+Prints the seconds of ``run_check`` for 1 and 8 hosts (3 runs each, on fresh connections) and
+their ratio (target: under 2 with real hosts, one after the other would be 8). Here the 8 hosts'
+sshds and fact scripts all run on this machine's cores, which bounds what parallelism can give.
+
+Usage: python benchmarks/check_fanout.py
+"""
+
+from __future__ import annotations
+
+import time
+
+from _common import campaign_values, scratch_root, summary
+from netns import netns_hosts
+
+from flashpoc import phases
+from flashpoc.params import campaign_from_dict
+
+
+def main() -> None:
+    root = scratch_root()
+    lun = root / "lun1.dat"
+    lun.write_bytes(b"\0" * 1024**2)
+    with netns_hosts(root / "netns", 8) as hosts:
+        times = {}
+        for count in (1, 8):
+            values = campaign_values(root, campaign=f"fan{count}",
+                                     hosts=[h.host_params() for h in hosts[:count]],
+                                     targets=[{"name": "lun1", "path": str(lun), "size": "1m"}])
+            cfg = campaign_from_dict(values)
+            runs = []
+            for _ in range(3):
+                start = time.perf_counter()
+                table = phases.run_check(cfg)
+                runs.append(time.perf_counter() - start)
+                assert (table[table["check"] == "reachable"]["status"] == "pass").sum() == count
+            times[count] = runs
+            print(f"check on {count} host(s): {summary(runs)}")
+    ratio = min(times[8]) / min(times[1])
+    print(f"8 hosts / 1 host (best of 3 each): {ratio:.2f} (target < 2 on separate machines; one after "
+          f"the other it would be 8; here the 8 hosts' fact scripts share this machine's cores)")
+
+
+if __name__ == "__main__":
+    main()
