@@ -125,7 +125,8 @@ def job_errors(output: str) -> list[str]:
     """fio's per-job errors from its (JSON) output of a failed run: ``job NAME: error N
     (strerror)``; fio puts an open() or I/O failure there and often nowhere else."""
     try:
-        jobs = json.loads(output[output.find("{"):]).get("jobs", [])
+        document = json.loads(output[output.find("{"):])
+        jobs = document.get("jobs") or document.get("client_stats") or []
     except (ValueError, AttributeError):
         return []
     return [f"job {job.get('jobname')}: error {job['error']} ({os.strerror(job['error'])})"
