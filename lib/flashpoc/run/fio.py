@@ -233,7 +233,8 @@ def run_clients(controller, hosts: list, jobs: dict[str, str], run_dir: str, por
         wall = time.perf_counter() - start
         rc, _, _, output, logs = split_point_output(result.stdout)
         if rc != 0:
-            detail = "\n".join(result.stderr.strip().splitlines()[-15:] + job_errors(output))
+            said = [line.strip() for line in output.split("\n{", 1)[0].splitlines() if line.strip()][:6]
+            detail = "\n".join(result.stderr.strip().splitlines()[-15:] + said + job_errors(output))
             raise RemoteError(_silent_hosts(pool, hosts, purpose) or f"{purpose}: fio --client exited {rc}:\n{detail}")
         try:
             per_host = split_client_output(output, [h.name for h in hosts])
