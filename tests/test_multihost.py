@@ -105,7 +105,8 @@ def test_a_sweep_on_three_hosts_and_a_host_that_loses_its_network(hosts, tmp_pat
     finally:
         hosts[2].mend()
     message = str(outcome["error"])
-    assert message.startswith("h3: sweep randread-4k ") and "threads" in message
+    # the point's command timed out, or its channel never opened and the watchdog ended it
+    assert message.startswith("h3: ") and "sweep randread-4k " in message and "threads" in message
     print(f"the sweep ended {outcome['at'] - cut_at:.1f} s after the cut: {message}")
     # at worst: the client's 8 s plus the 25 s watchdog, then asking each host the same way
     assert outcome["at"] - cut_at < 2 * (8 + 25) + 5
