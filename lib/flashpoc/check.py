@@ -273,8 +273,7 @@ def evaluate_campaign(campaign: Campaign, facts_by_host: dict[str, dict[str, Any
     for target in campaign.targets:
         size = target.size_bytes
         if size is None:
-            found = [t.get("size_bytes") for f in facts_by_host.values() if f
-                     for t in f.get("targets") or [] if t.get("path") == target.path]
+            found = [_target_facts(f, target.path).get("size_bytes") for f in facts_by_host.values()]
             size = next((s for s in found if s), None)
         if size is None:
             unknown.append(target.name)
@@ -303,9 +302,9 @@ def _shared_target_rows(campaign: Campaign, facts_by_host: dict[str, dict[str, A
             continue
         sizes = {}
         for host in users:
-            found = [t for t in (facts_by_host.get(host) or {}).get("targets") or [] if t.get("path") == target.path]
-            if found and found[0].get("type") in ("block", "file") and found[0].get("size_bytes") is not None:
-                sizes[host] = found[0]["size_bytes"]
+            found = _target_facts(facts_by_host.get(host), target.path)
+            if found.get("type") in ("block", "file") and found.get("size_bytes") is not None:
+                sizes[host] = found["size_bytes"]
         name = f"target {target.name}: same on all hosts"
         if len(set(sizes.values())) > 1:
             listed = ", ".join(f"{format_bytes(size)} on {host}" for host, size in sizes.items())
@@ -316,6 +315,11 @@ def _shared_target_rows(campaign: Campaign, facts_by_host: dict[str, dict[str, A
             rows.append(_row(CAMPAIGN_ROW_HOST, name, "yes" if len(sizes) == len(users) else "partly",
                              "pass" if len(sizes) == len(users) else "warn", f"{target.path}: {seen}"))
     return rows
+
+
+def _target_facts(facts: dict[str, Any] | None, path: str) -> dict[str, Any]:
+    """The facts of the target at ``path`` in one host's facts ({} when the host or target has none)."""
+    return next((t for t in (facts or {}).get("targets") or [] if t.get("path") == path), {})
 
 
 def _clock_skew_rows(facts_by_host: dict[str, dict[str, Any] | None]) -> list[Row]:

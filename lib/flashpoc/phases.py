@@ -257,9 +257,8 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
         targets = cfg.targets_of(host_params)
         job = render_job(cfg, workload, threads, targets, runtime_s=runtime_s)
         run_dir = f"{host_params.workdir}/{cfg.campaign}/{phase}/{pid}"
-        timeout = min(host_params.command_timeout_s, 3 * (runtime_s + cfg.fio.ramp_s) + 120)
         return run_fio_job(wb.host(host_params), job, run_dir, readonly=not workload.writes,
-                           timeout_s=timeout, purpose=purpose)
+                           timeout_s=_point_timeout_s(cfg, [host_params], runtime_s), purpose=purpose)
 
     started = time.perf_counter()
     if len(cfg.hosts) == 1:
@@ -333,9 +332,15 @@ def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: 
     jobs = {h.name: render_job(cfg, workload, threads, cfg.targets_of(h), runtime_s=runtime_s, host=h.name)
             for h in cfg.hosts}
     controller = hostlib.connect(HostParams(name="controller", address="localhost"))
-    timeout = min(min(h.command_timeout_s for h in cfg.hosts), 3 * (runtime_s + cfg.fio.ramp_s) + 120)
     return run_fio.run_clients(controller, hosts, jobs, f"{controller.params.workdir}/{cfg.campaign}/clients/{phase}/{pid}",
-                               cfg.fio.server_port, timeout_s=timeout, purpose=purpose)
+                               cfg.fio.server_port, timeout_s=_point_timeout_s(cfg, cfg.hosts, runtime_s),
+                               purpose=purpose)
+
+
+def _point_timeout_s(cfg: Campaign, hosts: list[HostParams], runtime_s: int) -> float:
+    """Seconds a fio point may take on ``hosts``: three times its run plus two minutes, at most
+    the hosts' command timeout."""
+    return min(min(h.command_timeout_s for h in hosts), 3 * (runtime_s + cfg.fio.ramp_s) + 120)
 
 
 def _quietly(action, *args) -> None:

@@ -497,11 +497,19 @@ def split_client_output(text: str, hosts: Sequence[str]) -> dict[str, str]:
         per_host[host].append(entry)
     missing = [host for host, found in per_host.items() if not found]
     if missing:
-        said = [line.strip() for line in text[: _JSON_START.search(text).start()].splitlines() if line.strip()]
+        said = text_before_json(text)
         raise ParseError(f"fio --client output has no job of {', '.join(missing)}"
-                         + (": " + " / ".join(said[:6]) if said else ""))
+                         + (": " + " / ".join(said) if said else ""))
     head = {key: document[key] for key in ("fio version", "global options") if key in document}
     return {host: json.dumps({**head, "jobs": found}) for host, found in per_host.items()}
+
+
+def text_before_json(text: str, limit: int = 6) -> list[str]:
+    """The first ``limit`` non-blank lines fio printed before its JSON (or in place of it):
+    where a client/server run puts a server's own complaint."""
+    match = _JSON_START.search(text)
+    head = text if match is None else text[: match.start()]
+    return [line.strip() for line in head.splitlines() if line.strip()][:limit]
 
 
 def _load_fio_json(text: str) -> dict[str, Any]:

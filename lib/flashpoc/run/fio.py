@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ..errors import ParseError, RemoteError
+from ..parse.fio import split_client_output, text_before_json
 from ..plan.fio import LOG_NAME
 from .hosts import CommandResult, quote
 
@@ -55,11 +57,18 @@ def point_command(fio: str, run_dir: str, *, readonly: bool) -> str:
             interval logs of an earlier attempt are removed first).
         readonly: pass ``--readonly`` so fio refuses to issue any write.
     """
-    logs = f"{LOG_NAME}_iops.*.log {LOG_NAME}_lat.*.log"
     return (
         f"mkdir -p {quote(run_dir)} && cd {quote(run_dir)} && rm -f {LOG_NAME}_*.log out.json && cat > job.fio && "
         f"c0=$(head -n1 /proc/stat) && "
         f"{quote(fio)} job.fio --output-format=json+ --output=out.json{' --readonly' if readonly else ''} 1>&2; "
+        + _report(f"{LOG_NAME}_iops.*.log {LOG_NAME}_lat.*.log")
+    )
+
+
+def _report(logs: str) -> str:
+    """The end of a point command, right after fio: its exit status, the CPU counters before and
+    after, out.json (also after a failure: fio puts a job's errors there) and the ``logs`` files."""
+    return (
         f"rc=$?; c1=$(head -n1 /proc/stat); "
         f"echo \"{MARK} rc $rc\"; echo \"{MARK} cpu0 $c0\"; echo \"{MARK} cpu1 $c1\"; "
         f"echo \"{MARK} out\"; if [ $rc -ne 0 ]; then cat out.json 2>/dev/null; exit $rc; fi; cat out.json; "
@@ -180,14 +189,10 @@ def client_command(fio: str, run_dir: str, clients: list[tuple[str, str]], port:
     per host (job files already in ``run_dir``), output and interval logs printed as
     :func:`point_command` prints them (fio names the logs it receives ``<log>.<address>``)."""
     pairs = " ".join(f"--client={quote(f'{address},{port}')} {quote(job)}" for address, job in clients)
-    logs = f"{LOG_NAME}_iops.*.log.* {LOG_NAME}_lat.*.log.*"
     return (
         f"cd {quote(run_dir)} && rm -f {LOG_NAME}_*.log* out.json && c0=$(head -n1 /proc/stat) && "
         f"{quote(fio)} {pairs} --output-format=json+ --output=out.json 1>&2; "
-        f"rc=$?; c1=$(head -n1 /proc/stat); "
-        f"echo \"{MARK} rc $rc\"; echo \"{MARK} cpu0 $c0\"; echo \"{MARK} cpu1 $c1\"; "
-        f"echo \"{MARK} out\"; cat out.json 2>/dev/null; [ $rc -eq 0 ] || exit $rc; "
-        f"for f in {logs}; do [ -f \"$f\" ] && echo && echo \"{MARK} log $f\" && cat \"$f\"; done; exit 0"
+        + _report(f"{LOG_NAME}_iops.*.log.* {LOG_NAME}_lat.*.log.*")
     )
 
 
@@ -207,10 +212,6 @@ def run_clients(controller, hosts: list, jobs: dict[str, str], run_dir: str, por
     Raises:
         RemoteError: naming the host(s) that did not answer or whose server refused the job.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from ..parse.fio import split_client_output
-
     controller.run(f"mkdir -p {quote(run_dir)}", purpose="make the client's run directory")
     clients = []
     for host in hosts:
@@ -233,8 +234,7 @@ def run_clients(controller, hosts: list, jobs: dict[str, str], run_dir: str, por
         wall = time.perf_counter() - start
         rc, _, _, output, logs = split_point_output(result.stdout)
         if rc != 0:
-            said = [line.strip() for line in output.split("\n{", 1)[0].splitlines() if line.strip()][:6]
-            detail = "\n".join(result.stderr.strip().splitlines()[-15:] + said + job_errors(output))
+            detail = "\n".join(result.stderr.strip().splitlines()[-15:] + text_before_json(output) + job_errors(output))
             raise RemoteError(_silent_hosts(pool, hosts, purpose) or f"{purpose}: fio --client exited {rc}:\n{detail}")
         try:
             per_host = split_client_output(output, [h.name for h in hosts])
