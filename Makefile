@@ -22,7 +22,7 @@ demo: venv os-packages
 	$(BIN)/flashpoc run $(PARAMS)
 
 test: venv os-packages
-	@tools/install-os-packages.sh openssh-server openssh-client default-jre-headless chromium fdisk e2fsprogs iproute2
+	@tools/install-os-packages.sh openssh-server openssh-client default-jre-headless chromium fdisk e2fsprogs iproute2 mount
 	$(BIN)/python -m pytest
 
 lab: venv

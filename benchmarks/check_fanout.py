@@ -2,8 +2,8 @@
 take about as long as 1. The hosts are network namespaces on this machine, each with its own
 address and sshd (tests/netns.py); needs root and iproute2.
 
-Prints the seconds of ``run_check`` for 1 and 8 hosts (3 runs each, on fresh connections) and
-their ratio (target: under 2 with real hosts, one after the other would be 8). Here the 8 hosts'
+Prints the seconds of ``run_check`` for 1 and 8 hosts (3 runs each, on fresh connections), and
+for the 8 hosts checked one after the other, and the ratios (target: under 2 with real hosts, one after the other would be 8). Here the 8 hosts'
 sshds and fact scripts all run on this machine's cores, which bounds what parallelism can give.
 
 Usage: python benchmarks/check_fanout.py
@@ -16,7 +16,7 @@ import time
 from _common import campaign_values, scratch_root, summary
 from netns import netns_hosts
 
-from flashpoc import phases
+from flashpoc import check, phases
 from flashpoc.params import campaign_from_dict
 
 
@@ -39,9 +39,18 @@ def main() -> None:
                 assert (table[table["check"] == "reachable"]["status"] == "pass").sum() == count
             times[count] = runs
             print(f"check on {count} host(s): {summary(runs)}")
+        check.MAX_PARALLEL_HOSTS = 1  # the same 8 hosts one after the other, for comparison
+        runs = []
+        for _ in range(3):
+            start = time.perf_counter()
+            phases.run_check(cfg)
+            runs.append(time.perf_counter() - start)
+        times["serial"] = runs
+        print(f"check on 8 hosts one after the other: {summary(runs)}")
     ratio = min(times[8]) / min(times[1])
     print(f"8 hosts / 1 host (best of 3 each): {ratio:.2f} (target < 2 on separate machines; one after "
           f"the other it would be 8; here the 8 hosts' fact scripts share this machine's cores)")
+    print(f"8 hosts one after the other / in parallel: {min(times['serial']) / min(times[8]):.2f}")
 
 
 if __name__ == "__main__":

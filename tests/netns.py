@@ -6,7 +6,9 @@ on a private /24 and its own sshd on port 22 (own host key, one shared client ke
 namespace sees the same file system (only the network is separate), so the hosts share the
 target files, as hosts share a LUN of an array. ``NetnsHost.cut()`` takes the host's link down:
 its sshd and processes live on, but no packet reaches it (a pulled cable, a dead switch port);
-``mend()`` brings it back. Everything is removed on exit. Needs root and iproute2
+``mend()`` brings it back. ``kill()`` kills every process of the host (a crash), ``revive()``
+starts its sshd again. ``iops_limited()`` caps the IOPS hosts may read from a (``loop_device()``)
+block device, each or together. Everything is removed on exit. Needs root and iproute2
 (``netns_hosts`` skips otherwise); traffic stays on the bridge this creates.
 """
 
@@ -22,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from ssh_server import SSHServer, _keygen, start_sshd
+from ssh_server import SSHD, SSHServer, _keygen, _wait_for_port, start_sshd
 
 
 @dataclass
@@ -45,6 +47,81 @@ class NetnsHost:
     def mend(self) -> None:
         """Bring the host's network back."""
         _ip("link", "set", self.link, "up")
+
+    def kill(self) -> None:
+        """Kill every process of the host (its sshd, commands and fio server), as a crash or a
+        power cut does; the link stays up, so connections to it are refused or reset."""
+        for pid in _netns_pids(self.netns):
+            with contextlib.suppress(ProcessLookupError, ValueError):
+                os.kill(int(pid), 9)
+        self.sshd.process.wait(timeout=10)
+
+    def revive(self) -> None:
+        """Start the host's sshd again, with its configuration and host key (a reboot)."""
+        config = self.sshd.log.parent / "sshd_config"
+        with self.sshd.log.open("ab") as out:
+            process = subprocess.Popen(["ip", "netns", "exec", self.netns, SSHD, "-D", "-e", "-f", str(config)],
+                                       stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+        _wait_for_port(self.sshd.address, self.sshd.port, process, self.sshd.log, 10)
+        self.sshd.process = process
+
+
+@contextlib.contextmanager
+def iops_limited(hosts: list[NetnsHost], device: str, iops: int, *, shared: bool = False) -> Iterator[None]:
+    """Let every process of each host (its sshd, and so every command and fio server started
+    through it) read at most ``iops`` I/Os per second from the block ``device``, as a load host
+    limited by its HBA or paths is; with ``shared``, the hosts together get that many, as hosts
+    on an array at its limit do. A blkio cgroup with a read IOPS throttle (cgroup v1
+    ``blkio.throttle.read_iops_device`` or v2 ``io.max``), removed on exit. Skips the test when
+    neither can be used."""
+    major_minor = f"{os.major(os.stat(device).st_rdev)}:{os.minor(os.stat(device).st_rdev)}"
+    v1, v2 = Path("/sys/fs/cgroup/blkio"), Path("/sys/fs/cgroup")
+    made: list[tuple[Path, Path]] = []  # (cgroup, where its processes go back to)
+
+    def group_for(name: str) -> Path:
+        if (v1 / "blkio.throttle.read_iops_device").exists():
+            group, limit, line = v1 / f"flashpoc-{name}", "blkio.throttle.read_iops_device", f"{major_minor} {iops}"
+        elif (v2 / "cgroup.subtree_control").exists() and "io" in (v2 / "cgroup.subtree_control").read_text().split():
+            group, limit, line = v2 / f"flashpoc-{name}", "io.max", f"{major_minor} riops={iops}"
+        else:
+            pytest.skip("needs a cgroup I/O controller (v1 blkio throttle or v2 io.max) to limit a host's IOPS")
+        group.mkdir()
+        made.append((group, group.parent))
+        (group / limit).write_text(line)
+        return group
+
+    try:
+        common = group_for(f"{hosts[0].netns}-shared") if shared else None
+        for host in hosts:
+            group = common or group_for(host.netns)
+            for pid in _netns_pids(host.netns):
+                (group / "cgroup.procs").write_text(pid)
+        yield
+    finally:
+        for group, parent in made:
+            for pid in (group / "cgroup.procs").read_text().split():
+                with contextlib.suppress(OSError):
+                    (parent / "cgroup.procs").write_text(pid)
+            with contextlib.suppress(OSError):
+                group.rmdir()
+
+
+@contextlib.contextmanager
+def loop_device(backing: Path) -> Iterator[str]:
+    """A loop block device over the file ``backing`` (every host sees it: one /dev), detached on
+    exit. Skips the test when no loop device can be set up."""
+    made = subprocess.run(["losetup", "--find", "--show", str(backing)], capture_output=True, text=True)
+    if made.returncode != 0:
+        pytest.skip(f"needs a loop device (losetup): {made.stderr.strip()}")
+    device = made.stdout.strip()
+    try:
+        yield device
+    finally:
+        subprocess.run(["losetup", "-d", device], capture_output=True)
+
+
+def _netns_pids(netns: str) -> list[str]:
+    return subprocess.run(["ip", "netns", "pids", netns], capture_output=True, text=True).stdout.split()
 
 
 def _ip(*args: str) -> None:
@@ -94,8 +171,7 @@ def netns_hosts(tmp_dir: Path, count: int) -> Iterator[list[NetnsHost]]:
         for host in hosts:
             host.sshd.stop()
         for netns in namespaces:
-            pids = subprocess.run(["ip", "netns", "pids", netns], capture_output=True, text=True).stdout.split()
-            for pid in pids:
+            for pid in _netns_pids(netns):
                 with contextlib.suppress(ProcessLookupError, ValueError):
                     os.kill(int(pid), 9)
             subprocess.run(["ip", "netns", "del", netns], capture_output=True)

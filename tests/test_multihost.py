@@ -11,6 +11,7 @@ import threading
 import time
 import traceback
 
+import pandas as pd
 import pytest
 
 from conftest import quick_campaign, require_fio
@@ -121,3 +122,114 @@ def test_a_sweep_on_three_hosts_and_a_host_that_loses_its_network(hosts, tmp_pat
     for name, row in done.items():
         again = json.loads((points / name / "point.json").read_text())
         assert again["completed_utc"] == row["completed_utc"]  # not measured again
+
+    # the report shows each host: the busiest point's hosts add up to its total
+    report = phases.build_report(cfg)
+    best = rows.loc[rows["iops"].idxmax()]
+    assert report.hosts["threads"].tolist() == [best["threads"]] * 4
+    assert report.hosts["host"].tolist() == ["h1", "h2", "h3", "(all hosts)"]
+    assert report.hosts["iops"].tolist() == [round(best["per_host"][h]["iops"]) for h in ("h1", "h2", "h3")] + [
+        round(best["iops"])]
+    assert report.hosts["iops_share_pct"].iloc[:3].sum() == pytest.approx(100.0, abs=0.2)
+    assert "per_host_iops" in report.charts and report.files["per_host.csv"].is_file()
+    assert len(pd.read_csv(report.files["per_host.csv"])) == 3 * 4  # 3 points x (3 hosts + total)
+
+
+def test_a_host_killed_during_a_sweep(hosts, tmp_path, shared_lun):
+    """Every process of h3 (its sshd and its fio server) is killed while the second point runs,
+    as a crash does. The sweep ends naming h3 and the point, the completed point stays stored,
+    and once h3 is back (its sshd started again) the rerun measures only the rest."""
+    require_fio()
+    cfg = campaign(tmp_path, hosts, shared_lun, fio={"runtime_s": 3, "ramp_s": 0})
+    points = tmp_path / "results" / "three" / "points" / "sweep"
+    outcome: dict[str, object] = {}
+
+    def sweep():
+        try:
+            phases.run_sweep(cfg, progress=False)
+        except RemoteError as error:
+            outcome["error"] = error
+            outcome["at"] = time.monotonic()
+
+    worker = threading.Thread(target=sweep)
+    worker.start()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (points.exists() and any(points.glob("*/point.json"))):
+        time.sleep(0.1)
+    time.sleep(1.0)  # into the second point
+    hosts[2].kill()
+    killed_at = time.monotonic()
+    try:
+        worker.join(timeout=90)
+        assert not worker.is_alive()
+    finally:
+        hosts[2].revive()
+    message = str(outcome["error"])
+    print(f"the sweep ended {outcome['at'] - killed_at:.1f} s after the kill: {message}")
+    assert "h3" in message and "sweep randread-4k 2 threads" in message
+    assert outcome["at"] - killed_at < 8 + 5  # well within the command timeout: the connection is refused
+    done = {p.name: json.loads((p / "point.json").read_text()) for p in points.iterdir() if (p / "point.json").exists()}
+    assert [r["threads"] for r in done.values()] == [1]
+
+    rows = phases.run_sweep(cfg, progress=False)
+    assert rows["threads"].tolist() == [1, 2, 3] and rows["reused"].tolist() == [True, False, False]
+    assert all(set(r) == {"h1", "h2", "h3"} for r in rows["per_host"])
+
+
+@pytest.fixture
+def loop_lun(shared_lun):
+    """The shared LUN as a block device (a loop device over its file)."""
+    from netns import loop_device
+
+    with loop_device(shared_lun) as device:
+        yield device
+
+
+def probe_with_limit(tmp_path, hosts, device, *, iops, shared):
+    """The probe over the three hosts, each host (or all of them together, ``shared``) allowed
+    ``iops`` reads per second from ``device``."""
+    from netns import iops_limited
+
+    cfg = campaign(tmp_path, hosts, device, fio={"runtime_s": 2, "ramp_s": 1},
+                   probe={"strategy": "linear", "min_threads": 1, "max_threads": 7, "step": 3})
+    with iops_limited(hosts, device, iops, shared=shared):
+        probe = phases.run_probe(cfg, progress=False)
+    print(phases.probe_text(probe))
+    return probe
+
+
+def test_hosts_that_limit_themselves_are_named_and_more_hosts_suggested(hosts, tmp_path, loop_lun):
+    """Each host may read only 300 IOPS from the LUN (a cgroup I/O throttle on everything the host
+    runs, as a slow HBA or too few paths would): the plateau is the hosts', not the array's. The
+    probe measures the plateau again on 1 and 2 hosts; the IOPS grow with the hosts, so it says
+    the hosts are the limit and suggests adding hosts. Every point has each host's IOPS."""
+    require_fio()
+    probe = probe_with_limit(tmp_path, hosts, loop_lun, iops=300, shared=False)
+    assert probe["saturation"]["threads"] == 1
+    scaling, limit = probe["host_scaling"], probe["host_limit"]
+    assert [(r["n_hosts"], r["hosts"], r["threads"]) for r in scaling] == [(1, "h1", 1), (2, "h1,h2", 1)]
+    assert [round(s["iops"] / 300 / s["n_hosts"], 1) for s in limit["scaling"]] == [1.0, 1.0, 1.0]
+    assert limit["verdict"] == "hosts"
+    assert any(sign.startswith("adding hosts still adds IOPS: 1 to 3 hosts took the IOPS from") for sign in limit["signs"])
+    assert limit["suggestion"].startswith("The load hosts, not the array, are the limit: add load hosts")
+    text = phases.probe_text(probe)
+    assert "**The load hosts are the limit, not the array.**" in text
+    assert f"3 hosts: {limit['scaling'][2]['iops']:,.0f} IOPS" in text
+    table = phases.probe_hosts_table(probe)
+    top = table[table["threads"] == 7]
+    per_host = top[top["host"].isin(["h1", "h2", "h3"])]
+    assert [round(v / 300, 1) for v in per_host["iops"]] == [1.0, 1.0, 1.0]
+    assert per_host["iops"].sum() == pytest.approx(top[top["host"] == "(all hosts)"]["iops"].iloc[0], abs=2)
+
+
+def test_hosts_on_a_saturated_array_are_not_named_as_the_limit(hosts, tmp_path, loop_lun):
+    """The three hosts together may read 600 IOPS from the LUN, as from an array at its limit:
+    one host alone gets as many as three, so the probe says the array is the limit."""
+    require_fio()
+    probe = probe_with_limit(tmp_path, hosts, loop_lun, iops=600, shared=True)
+    limit = probe["host_limit"]
+    assert [round(s["iops"] / 600, 1) for s in limit["scaling"]] == [1.0, 1.0, 1.0]
+    assert limit["verdict"] == "array" and limit["suggestion"] is None
+    assert any(sign.startswith("adding hosts adds no IOPS: 1 to 3 hosts") and sign.endswith("the array is the limit")
+               for sign in limit["signs"])
+

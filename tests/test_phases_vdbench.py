@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from conftest import DATA
-from flashpoc import phases
+from flashpoc import phases, phases_vdbench
 from flashpoc.errors import RemoteError
 from flashpoc.params import campaign_from_dict
 from test_run_vdbench import replay_install
@@ -169,6 +169,12 @@ def test_two_hosts_hd_lines_and_checks(sshd, tmp_path):
     parmfile = (group / "parmfile").read_text()
     assert "hd=hd2,system=127.0.0.1" in parmfile and "host=hd2" in parmfile
     assert (group / "output__hd2.html").read_text() == (recorded / "hd2.html").read_text()
+    stored = {r["threads"]: r for r in json.loads((group / "points.json").read_text())}  # each host's share
+    assert stored[2]["per_host"]["hd1"] == {"iops": 21002.00, "lat_mean_ms": 0.172, "host_cpu_busy_pct": 74.9}
+    assert stored[4]["per_host"]["hd2"] == {"iops": 30380.80, "lat_mean_ms": 0.247, "host_cpu_busy_pct": 56.1}
+    assert probe["points"][1]["per_host"] == stored[4]["per_host"]
+    assert probe["host_limit"]["verdict"] == "unclear"  # IOPS still rising at 4 threads: no plateau to judge
+    assert "host_scaling" not in probe
 
 
 @pytest.mark.ssh
@@ -187,3 +193,22 @@ def test_shell_ssh_needs_password_less_ssh_from_the_controller(sshd, tmp_path):
     ssh_row = rows["ssh to hd2"]
     assert ssh_row["status"] == "fail" and ssh_row["value"] == "refused"
     assert "password-less SSH from the controller" in ssh_row["detail"]
+
+
+def test_the_plateau_on_fewer_hosts_is_a_parmfile_of_those_hosts(tmp_path):
+    """The probe's host scaling on vdbench: the controller (hd2 here) plus the first other
+    hosts, only their hd= and sd= lines, the one plateau thread count."""
+    cfg = vdbench_campaign(
+        tmp_path,
+        hosts=[{"name": n, "address": a} for n, a in (("hd1", "10.0.0.1"), ("hd2", "localhost"), ("hd3", "10.0.0.3"))],
+        targets=[{"name": f"sd{i}", "path": f"/dev/sd{'abc'[i - 1]}", "hosts": [f"hd{i}"]} for i in (1, 2, 3)],
+        vdbench={"elapsed_s": 10, "interval_s": 1, "controller": "hd2", "shell": "ssh"})
+    wb = phases.Workbench(cfg, store=None)
+    one, two = (phases._on_fewer_hosts(wb, n) for n in (1, 2))
+    assert [h.name for h in one.cfg.hosts] == ["hd2"] and [t.name for t in one.cfg.targets] == ["sd2"]
+    assert [h.name for h in two.cfg.hosts] == ["hd1", "hd2"] and [t.name for t in two.cfg.targets] == ["sd1", "sd2"]
+    text = phases_vdbench.parmfile_for(two, phases_vdbench.probe_run_at(two.cfg, 24))
+    assert [line.split(",")[0] for line in text.splitlines() if line.startswith(("hd=", "sd="))] == [
+        "hd=default", "hd=hd1", "hd=hd2", "sd=sd1", "sd=sd2"]
+    assert "forthreads=(24)" in text
+    assert two.hosts is wb.hosts  # the connections are shared, not opened again

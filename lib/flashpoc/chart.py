@@ -260,7 +260,7 @@ def probe_curve(
     """
     data = _mean_per_point(df, ["iops", "lat_mean_ms"], "probe_curve")
     color, dash = _series_channels(data, color_domain)
-    x = _threads_x()
+    x = _threads_x(data["threads"])
     tooltip = [
         *_series_tooltip(data),
         alt.Tooltip("threads:Q", title="Threads"),
@@ -279,7 +279,7 @@ def probe_curve(
     for panel, label_on in ((top, True), (bottom, False)):
         layers = [panel.properties(height=200)]
         if saturation_threads is not None:
-            layers.extend(_saturation_layers(saturation_threads, label=label_on))
+            layers.extend(_saturation_layers(saturation_threads, x, label=label_on))
         panels.append(alt.layer(*layers))
     return alt.vconcat(*panels, spacing=12).properties(title=alt.Title(title))
 
@@ -385,6 +385,43 @@ def db_cpu(
                              alt.Tooltip("cpu_s_per_s:Q", title="DB CPU (s/s)", format=".2f"), color_domain, title)
 
 
+def per_host_iops(
+    table: pd.DataFrame,
+    *,
+    title: str = "IOPS per load host vs threads",
+) -> alt.Chart:
+    """Each load host's IOPS against threads (per host), one column per workload (and one row
+    per configuration when campaigns are compared): a host whose line flattens while the
+    others still rise is the bottleneck; equal lines that flatten together point at the array.
+
+    ``table``: :func:`flashpoc.hostlimit.per_host_table` (workload, threads, host, iops,
+    iops_share_pct, host_cpu_busy_pct); its ``(all hosts)`` rows are left out.
+    """
+    _require(table, ["workload", "threads", "host", "iops"], "per_host_iops")
+    from .hostlimit import ALL_HOSTS
+
+    data = table[table["host"] != ALL_HOSTS]
+    keys = [k for k in ("config", "workload", "threads", "host") if k in data]
+    data = data.groupby(keys, as_index=False, sort=True).mean(numeric_only=True)
+    hosts = sorted(data["host"].astype(str).unique())
+    encodings: dict[str, Any] = {
+        "x": _threads_x(data["threads"]),
+        "y": alt.Y("iops:Q", title=TITLE_IOPS, axis=alt.Axis(format="~s")),
+        "color": alt.Color("host:N", title="Load host", sort=hosts,
+                           scale=alt.Scale(domain=hosts, range=list(PALETTE))),
+        "order": alt.Order("threads:Q"),
+        "column": alt.Column("workload:N", title="Workload"),
+        "row": alt.Row("config:N", title="Configuration") if _has_configs(data) else None,
+        "tooltip": [*_series_tooltip(data), alt.Tooltip("host:N", title="Host"),
+                    alt.Tooltip("threads:Q", title="Threads per host"),
+                    alt.Tooltip("iops:Q", title="IOPS", format=",.0f"),
+                    alt.Tooltip("iops_share_pct:Q", title="Share of the IOPS (%)", format=".1f"),
+                    alt.Tooltip("host_cpu_busy_pct:Q", title="Host CPU busy (%)", format=".1f")],
+    }
+    chart = alt.Chart(data).mark_line(point=True).encode(**_present(encodings))
+    return chart.properties(width=280, title=alt.Title(title))
+
+
 def latency_shares(
     shares: pd.DataFrame,
     *,
@@ -418,7 +455,7 @@ def _lines_vs_threads(long: pd.DataFrame, y: alt.Y, dash: tuple[str, str, list[s
     field, field_title, present, known = dash
     color, facet = _series_channels(long, color_domain, facet=True)
     encodings: dict[str, Any] = {
-        "x": _threads_x(),
+        "x": _threads_x(long["threads"]),
         "y": y,
         "color": color,
         "strokeDash": _dash_channel(field, field_title, present, known),
@@ -709,8 +746,14 @@ def _series_tooltip(df: pd.DataFrame) -> list[alt.Tooltip]:
     return tips
 
 
-def _threads_x() -> alt.X:
-    return alt.X("threads:Q", title=TITLE_THREADS, axis=alt.Axis(format="d", tickMinStep=1))
+def _threads_x(threads: Sequence[int] | pd.Series | None = None) -> alt.X:
+    """The threads axis: whole numbers only. Over a span of at most 12 threads its ticks are
+    every whole number of the span (vl-convert ignores ``tickMinStep`` and ticks 1, 1.5, 2...)."""
+    axis = {"format": "d", "tickMinStep": 1}
+    known = [int(t) for t in pd.Series(threads).dropna()] if threads is not None else []
+    if known and max(known) - min(known) <= 12:
+        axis["values"] = list(range(min(known), max(known) + 1))
+    return alt.X("threads:Q", title=TITLE_THREADS, axis=alt.Axis(**axis))
 
 
 def _iops_x() -> alt.X:
@@ -757,9 +800,8 @@ def _slo_layers(slo_ms: float) -> list[alt.Chart]:
     return [rule, label]
 
 
-def _saturation_layers(threads: int, *, label: bool) -> list[alt.Chart]:
+def _saturation_layers(threads: int, x: alt.X, *, label: bool) -> list[alt.Chart]:
     data = pd.DataFrame({"threads": [int(threads)], "label": [f"saturation: {int(threads)} threads"]})
-    x = _threads_x()
     layers = [
         alt.Chart(data).mark_rule(color=ANNOTATION_COLOR, strokeDash=[6, 4], strokeWidth=1.5).encode(x=x)
     ]

@@ -571,6 +571,9 @@ class ProbeSettings(_Strict):
     gain_pct: float = Field(2.0, gt=0, lt=100, description="a gain below this % is no gain")
     runtime_s: int | None = Field(None, ge=1, le=86400, description="per point (default fio.runtime_s)")
     remeasure_unsteady: bool = Field(True, description="measure a point again when fio's steady state was not attained")
+    host_scaling: bool = Field(
+        True, description="several hosts: measure the plateau again on fewer hosts (1, half, all but one) to tell "
+        "a host limit from an array limit")
 
     @model_validator(mode="after")
     def _range(self) -> ProbeSettings:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import analysis, check, phases_slob, phases_vdbench
+from . import analysis, check, hostlimit, phases_slob, phases_vdbench
 from . import rows as rows_mod
 from .errors import AnalysisError, CheckFailed, FlashpocError, RemoteError
 from .params import Campaign, HostParams, Workload, workbook_root
@@ -415,13 +415,51 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
                 while (threads := stepper.next_threads(rows_mod.to_points(rows))) is not None:
                     measure(threads)
         result = summarize_probe(wb.cfg, rows)
+        scaling = _host_scaling(wb, workload, result["saturation"].get("threads"), runtime, progress)
+        if scaling:
+            result = summarize_probe(wb.cfg, rows, scaling)
         wb.store.write_json("probe.json", result)
         wb.store.write_points_table()
         return result
 
 
-def summarize_probe(cfg: Campaign, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The probe's answer from its measured rows (pure)."""
+def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, progress: bool) -> list[dict]:
+    """The probe's plateau point (``threads`` per host) measured again on fewer hosts
+    (:func:`flashpoc.hostlimit.scaling_host_counts`): the rows, fewest hosts first; none for
+    one host, SLOB, ``probe.host_scaling: false`` or a probe without an answer."""
+    cfg = wb.cfg
+    counts = hostlimit.scaling_host_counts(len(cfg.hosts))
+    if not (threads and counts and cfg.probe.host_scaling and cfg.engine != "slob"):
+        return []
+    rows = []
+    with _progress(len(counts), f"probe {workload.name}: host scaling", progress) as bar:
+        for count in counts:
+            bar.set_postfix(hosts=count)
+            sub = _on_fewer_hosts(wb, count)
+            if cfg.engine == "vdbench":
+                rows += phases_vdbench.run_invocation(sub, "probe", phases_vdbench.probe_run_at(sub.cfg, threads))
+            else:
+                rows.append(measure_point(sub, "probe", workload, threads, runtime_s=runtime_s))
+            wb.fio_servers = sub.fio_servers
+            bar.update(1)
+    return rows
+
+
+def _on_fewer_hosts(wb: Workbench, count: int) -> Workbench:
+    """The campaign on its first ``count`` hosts (the vdbench controller first) and the targets
+    they use, sharing ``wb``'s connections, fio servers and store (never closed on its own)."""
+    cfg = wb.cfg
+    first = phases_vdbench.controller(wb).name if cfg.engine == "vdbench" else cfg.hosts[0].name
+    ordered = sorted(cfg.hosts, key=lambda h: h.name != first)[:count]
+    names = {h.name for h in ordered}
+    targets = [t.model_copy(update={"hosts": [n for n in t.hosts if n in names]}) if t.hosts else t
+               for t in cfg.targets if t.hosts is None or names & set(t.hosts)]
+    sub_cfg = cfg.model_copy(update={"hosts": [h for h in cfg.hosts if h.name in names], "targets": targets})
+    return Workbench(sub_cfg, wb.store, hosts=wb.hosts, engine_versions={}, fio_servers=wb.fio_servers)
+
+
+def summarize_probe(cfg: Campaign, rows: list[dict[str, Any]], scaling: list[dict[str, Any]] = ()) -> dict[str, Any]:
+    """The probe's answer from its measured rows and host-scaling rows (pure)."""
     probe = cfg.probe
     try:
         sat = analysis.find_saturation(rows_mod.to_points(rows), gain_pct=probe.gain_pct)
@@ -434,13 +472,18 @@ def summarize_probe(cfg: Campaign, rows: list[dict[str, Any]]) -> dict[str, Any]
         "strategy": probe.strategy,
         "gain_pct": probe.gain_pct,
         "points": [{k: r.get(k) for k in ("threads", "outstanding_ios", "iops", "lat_mean_ms", "clat_p99_ms",
-                                          "host_cpu_busy_pct", "steadystate_attained", "repeat", "point_id")}
+                                          "host_cpu_busy_pct", "steadystate_attained", "repeat", "point_id",
+                                          "hosts", "per_host") if k != "per_host" or r.get(k)}
                    for r in rows],
         "runs": len(rows),
         "device_time_s": sum(int(r["runtime_s"]) + int(r.get("ramp_s") or 0) for r in rows),
         "wall_time_s": round(sum(float(r["wall_s"]) for r in rows), 1),
         "saturation": saturation,
+        "host_limit": hostlimit.host_limit(rows, saturation.get("threads"), scaling=scaling),
     }
+    if scaling:
+        result["host_scaling"] = [{k: r.get(k) for k in ("threads", "n_hosts", "hosts", "iops", "lat_mean_ms",
+                                                         "point_id")} for r in scaling]
     if saturation.get("threads"):
         sweep = sweep_threads(cfg, saturation["threads"])
         result["followup_sweep"] = {"threads": sweep, "forthreads": format_forthreads(sweep), "points": len(sweep)}
@@ -614,8 +657,22 @@ SWEEP_COLUMNS = ["workload", "threads", "outstanding_ios", "iops", "read_iops", 
 
 def probe_table(probe: dict[str, Any]) -> pd.DataFrame:
     """The probe's points as a table (threads, outstanding I/Os, IOPS, latency ms, ...)."""
-    frame = pd.DataFrame(probe["points"]).drop(columns=["point_id"], errors="ignore")
+    frame = pd.DataFrame(probe["points"]).drop(columns=["point_id", "hosts", "per_host"], errors="ignore")
     return _rounded(frame.sort_values(["threads", "repeat"]).reset_index(drop=True))
+
+
+def probe_hosts_table(probe: dict[str, Any]) -> pd.DataFrame:
+    """Each load host's IOPS, share (%), mean latency (ms) and CPU busy (%) at every probe
+    point, then the total (``(all hosts)``); then the plateau point on fewer hosts, if measured."""
+    rows = [{**p, "workload": probe["workload"]} for p in probe["points"]]
+    frame = pd.DataFrame(hostlimit.per_host_rows(rows))
+    scaling = probe.get("host_scaling") or []
+    if scaling:
+        frame = pd.concat([frame, pd.DataFrame([{"workload": probe["workload"], "threads": r["threads"],
+                                                 "host": f"{r['n_hosts']} of the hosts ({r['hosts']})",
+                                                 "iops": r["iops"], "lat_mean_ms": r["lat_mean_ms"]}
+                                                for r in scaling])], ignore_index=True)
+    return _rounded(frame)
 
 
 def sweep_table(rows: pd.DataFrame) -> pd.DataFrame:
@@ -634,8 +691,11 @@ def probe_text(probe: dict[str, Any]) -> str:
     sat = probe["saturation"]
     cost = (f"{probe['runs']} runs, {probe['device_time_s']} s of device time "
             f"({probe['strategy']} strategy, workload {probe['workload']})")
+    if probe.get("host_scaling"):
+        cost += f", then {len(probe['host_scaling'])} runs on fewer hosts"
+    limit = ["", hostlimit.host_limit_text(probe["host_limit"])] if probe.get("host_limit") else []
     if not sat.get("threads"):
-        return f"**No saturation answer.** {sat.get('reason', '')}\n\nProbe: {cost}."
+        return "\n".join([f"**No saturation answer.** {sat.get('reason', '')}", "", f"Probe: {cost}.", *limit])
     lo, hi = sat.get("range_threads") or (sat["threads"], sat["threads"])
     lines = [
         f"**IOPS stop rising at {sat['threads']} threads**: plateau {sat['max_iops']:,.0f} IOPS "
@@ -644,12 +704,13 @@ def probe_text(probe: dict[str, Any]) -> str:
         f"{sat.get('reason', '')}",
         "",
         f"Probe: {cost}. The POC guide's neighbour rule (first point after which no later point gains more than "
-        f"{probe['gain_pct']:g}%) says {sat.get('rule_threads')} threads.",
+        f"{probe['gain_pct']:g}%) " + (f"says {sat['rule_threads']} threads." if sat.get("rule_threads")
+                                       else "finds no such point."),
     ]
     if probe.get("followup_sweep"):
         f = probe["followup_sweep"]
         lines += ["", f"Follow-up sweep: threads {f['forthreads']} ({f['points']} points per workload)."]
-    return "\n".join(lines)
+    return "\n".join(lines + limit)
 
 
 def sweep_plan_text(cfg: Campaign, plan: dict[str, list[int]]) -> str:
@@ -687,6 +748,9 @@ class Report:
         distribution: latency percentiles and shares under 512 us/1/2/4 ms at the detail points.
         steadiness: every point's steady-state verdict (:func:`flashpoc.summary.steadiness_table`).
         cfg: the campaign, to load the time series and histogram of other points on demand.
+        hosts: each load host's IOPS, share, latency and CPU at each workload's highest-IOPS
+            point run on several hosts (:func:`flashpoc.hostlimit.busiest_points`).
+        host_limit: the probe's verdict on hosts or array (:func:`flashpoc.hostlimit.host_limit`).
     """
 
     headline: str
@@ -702,6 +766,13 @@ class Report:
     distribution: pd.DataFrame = field(default_factory=pd.DataFrame)
     steadiness: pd.DataFrame = field(default_factory=pd.DataFrame)
     cfg: Campaign | None = None
+    hosts: pd.DataFrame = field(default_factory=pd.DataFrame)
+    host_limit: dict[str, Any] | None = None
+
+    @property
+    def hosts_text(self) -> str:
+        """Markdown: what the load hosts table shows, and the probe's verdict on hosts or array."""
+        return hosts_text(self.hosts, self.host_limit)
 
     def point_details(self, detail: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         """The interval series and latency histograms of ``detail`` points (see :func:`load_point_details`)."""
@@ -759,7 +830,8 @@ class Report:
                  "oracle_latency": "(no Oracle wait latencies: not a SLOB campaign)",
                  "db_cpu": "(no DB CPU: not a SLOB campaign, or AWR did not report it)",
                  "read_latency_shares": "(no read latency histogram: not a SLOB campaign, or AWR did not "
-                                        "report one)"}
+                                        "report one)",
+                 "per_host_iops": "(no per-host IOPS: every point ran on one load host)"}
         if name in self.charts:
             return self.charts[name]
         return Markdown(notes.get(name, f"(no {name} chart)"))
@@ -817,10 +889,16 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
         charts["latency_histogram"] = chart.latency_histogram(histogram, detail, color_domain=domain)
     steadiness = summary.steadiness_table(points)
     distribution = summary.distribution_table(detail)
+    per_host = hostlimit.per_host_table(points)
+    if not per_host.empty:
+        charts["per_host_iops"] = chart.per_host_iops(per_host)
+    hosts = _rounded(hostlimit.busiest_points(points))
     store = CampaignStore(cfg.results_path())
+    limit = None
     if (store.root / "probe.json").exists():
         probe = store.read_json("probe.json")
         charts["probe_curve"] = chart.probe_curve(probe_table(probe), probe["saturation"].get("threads"))
+        limit = probe.get("host_limit")
     headline = report_headline(cfg, table)
     files: dict[str, Path] = {}
     if write_files:
@@ -833,6 +911,8 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
             files["comparison.csv"] = store.write_table("report/comparison.csv", comparison)
         files["points.csv"] = store.write_table("report/points.csv", points.drop(columns=["per_host"], errors="ignore"))
         files["distribution.csv"] = store.write_table("report/distribution.csv", distribution)
+        if not per_host.empty:
+            files["per_host.csv"] = store.write_table("report/per_host.csv", _rounded(per_host))
         if not steadiness.empty:
             files["steadiness.csv"] = store.write_table("report/steadiness.csv", steadiness)
         titles = {"hockey_stick": "IOPS vs latency", "latency_percentiles": "Latency percentiles",
@@ -840,19 +920,36 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
                   "oracle_latency": "Oracle I/O wait latency", "db_cpu": "DB CPU",
                   "read_latency_shares": "Single-block read latency distribution",
                   "write_latency": "Write latency", "interval_series": "Steady state: each interval of the detail points",
-                  "latency_histogram": "Latency distribution at the detail points"}
-        lead = {"interval_series": [summary.steadiness_text(steadiness, detail)], "latency_histogram": [distribution]}
+                  "latency_histogram": "Latency distribution at the detail points",
+                  "per_host_iops": "Load hosts"}
+        lead = {"interval_series": [summary.steadiness_text(steadiness, detail)], "latency_histogram": [distribution],
+                "per_host_iops": [hosts_text(hosts, limit), hosts]}
         sections = [("Summary", [headline, table])]
         sections += [(titles[name], [*lead.get(name, []), item]) for name, item in charts.items()]
         sections.append(("All points", [sweep_table(points)]))
         files["report.html"] = out / "report.html"
     result = Report(headline, table, points, knee_frame, charts, files, comparison, notes, cfg.slo_ms,
-                    detail, distribution, steadiness, cfg)
+                    detail, distribution, steadiness, cfg, hosts, limit)
     if write_files:
         if domain:
             sections.insert(1, ("Comparison", [result.comparison_text, result.comparison_display]))
         report.write_html_report(files["report.html"], f"flashpoc report: {cfg.campaign}", sections)
     return result
+
+
+def hosts_text(hosts: pd.DataFrame, limit: dict[str, Any] | None) -> str:
+    """Markdown: what the load hosts table (:func:`flashpoc.hostlimit.busiest_points`) shows,
+    and the probe's verdict on hosts or array (``limit``, from probe.json)."""
+    if hosts.empty:
+        text = ("(one load host per point: with several hosts this section shows each host's IOPS, so that "
+                "a host bottleneck is visible)")
+    else:
+        text = ("Each load host's IOPS, its share of the total, its mean latency and CPU at each workload's "
+                "highest-IOPS point; the chart has every thread count. The same threads run on every host, "
+                "so the shares should be about equal: a host well below the others limits itself.")
+    if limit:
+        text += "\n\nSaturation probe: " + hostlimit.host_limit_text(limit)
+    return text
 
 
 def _baseline_first(points: pd.DataFrame):

@@ -142,7 +142,22 @@ def point_row(wb, phase: str, group: str, rd: RunDefinition, total: dict[str, An
         **shares,
     })
     add_littles_law(row)
+    if len(cfg.hosts) > 1:
+        row["per_host"] = per_host(total, parsed)
     return row
+
+
+def per_host(total: dict[str, Any], parsed: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each host's share of one run, from its host report (``<hd>.html``, the average line):
+    IOPS, mean response time (ms) and the host's CPU busy % (user + system), keyed by the
+    ``hd=`` name, which is the host's name in the parameters."""
+    out = {}
+    for host, rows in sorted(parsed["hosts"].items()):
+        avg = next((r for r in rows if r.get("run_index") == total["run_index"] and r.get("is_avg")), None)
+        if avg is not None:
+            out[host] = {"iops": avg.get("iops"), "lat_mean_ms": avg.get("resp_ms"),
+                         "host_cpu_busy_pct": avg.get("cpu_sys_user_pct")}
+    return out
 
 
 def run_histogram(total: dict[str, Any], parsed: dict[str, Any]) -> list[dict[str, Any]]:
@@ -193,10 +208,14 @@ def probe(wb, bar=None) -> list[dict[str, Any]]:
                                          gain_pct=cfg.probe.gain_pct, step=cfg.probe.step)
         measured = {int(r["threads"]) for r in rows}
         while (threads := stepper.next_threads(to_points(rows))) is not None and threads not in measured:
-            rd = RunDefinition(**{**_rd_fields(first), "threads": (threads,)})
-            rows += run_invocation(wb, "probe", rd, bar=bar)
+            rows += run_invocation(wb, "probe", probe_run_at(cfg, threads), bar=bar)
             measured.add(threads)
     return rows
+
+
+def probe_run_at(cfg, threads: int) -> RunDefinition:
+    """The probe's run definition at one thread count (e.g. the plateau, again on fewer hosts)."""
+    return RunDefinition(**{**_rd_fields(probe_run(cfg)), "threads": (threads,)})
 
 
 def sweep(wb, plan: dict[str, list[int]], bar=None) -> list[dict[str, Any]]:

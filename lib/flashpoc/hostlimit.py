@@ -1,0 +1,240 @@
+"""Whether the load hosts, not the array, limit a result (pure: rows in, tables and verdicts out).
+
+An array that outruns its load hosts still shows a plateau: the hosts' plateau. Signs of it,
+read from the points a phase measured:
+
+- **Host CPU**: a host's CPU at or above :data:`HOST_CPU_BUSY_LIMIT_PCT` busy (user + system)
+  at the plateau: its load generator cannot issue more I/Os.
+- **I/Os not in flight**: by Little's law the I/Os in flight are IOPS x mean latency; well below
+  the outstanding I/Os the threads ask for (:data:`IN_FLIGHT_MIN_RATIO`), the hosts did not keep
+  them in flight (CPU, interrupts, a queue limit of the HBA or the multipath device).
+- **Unequal hosts**: with the same threads on every host, a host :data:`UNEQUAL_HOST_PCT` % or
+  more below the best host gives less because of itself (its paths, HBA, CPU or NIC).
+- **Host scaling**: the plateau point measured again on fewer hosts, with the same threads per
+  host. When the array is the limit, fewer hosts give about the same total IOPS; when the hosts
+  are, the total shrinks with the hosts: adding hosts still adds IOPS.
+
+Rows are the tidy rows of :mod:`flashpoc.rows`; several-host rows carry ``per_host``
+(host -> IOPS, mean latency ms, host CPU busy %).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+HOST_CPU_BUSY_LIMIT_PCT = 90.0
+"""A host at least this % busy (user + system) limits the load it generates."""
+IN_FLIGHT_MIN_RATIO = 0.8
+"""I/Os in flight (IOPS x latency) below this share of the outstanding I/Os asked for."""
+UNEQUAL_HOST_PCT = 25.0
+"""A host this % below the best host's IOPS (same threads on every host)."""
+SCALING_MIN_EFFICIENCY = 0.5
+"""All the hosts gave at least this share of the gain over the fewest hosts that the hosts alone
+would give (x1 + 0.5 x (N - 1) for N times the hosts): adding hosts still adds IOPS."""
+SCALING_NO_GAIN_EFFICIENCY = 0.1
+"""All the hosts gave at most this share of that gain: adding hosts adds no IOPS, the array is the limit."""
+
+PER_HOST_COLUMNS = ["workload", "threads", "host", "iops", "iops_share_pct", "lat_mean_ms", "host_cpu_busy_pct"]
+ALL_HOSTS = "(all hosts)"
+
+
+def per_host_rows(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One row per (point, host) and one ``(all hosts)`` row per point: IOPS, the host's share
+    of the point's IOPS (%), mean latency (ms) and host CPU busy (%), with the point's
+    ``config`` (compared campaigns), ``workload`` and ``threads`` (per host). Points of one host
+    give that host's row and the total row."""
+    out = []
+    for row in rows:
+        keys = {k: row[k] for k in ("config", "workload", "threads") if k in row and _present(row[k])}
+        total = float(row.get("iops") or 0.0)
+        hosts = row.get("per_host")
+        if not isinstance(hosts, Mapping) or not hosts:
+            hosts = {str(row.get("hosts") or "host"): {k: row.get(k) for k in ("iops", "lat_mean_ms",
+                                                                               "host_cpu_busy_pct")}}
+        for name, values in hosts.items():
+            iops = _number(values.get("iops"))
+            out.append({**keys, "host": name, "iops": iops,
+                        "iops_share_pct": 100.0 * iops / total if iops is not None and total else None,
+                        "lat_mean_ms": _number(values.get("lat_mean_ms")),
+                        "host_cpu_busy_pct": _number(values.get("host_cpu_busy_pct"))})
+        if len(hosts) > 1:
+            out.append({**keys, "host": ALL_HOSTS, "iops": total, "iops_share_pct": 100.0,
+                        "lat_mean_ms": _number(row.get("lat_mean_ms")),
+                        "host_cpu_busy_pct": _number(row.get("host_cpu_busy_pct"))})
+    return out
+
+
+def per_host_table(points: pd.DataFrame) -> pd.DataFrame:
+    """:func:`per_host_rows` of a points table as a DataFrame (empty when no point ran on several hosts)."""
+    if points.empty or "per_host" not in points or not points["per_host"].map(_has_hosts).any():
+        return pd.DataFrame(columns=PER_HOST_COLUMNS)
+    rows = points[points["per_host"].map(_has_hosts)].to_dict("records")
+    frame = pd.DataFrame(per_host_rows(rows))
+    return frame[[c for c in ["config", *PER_HOST_COLUMNS] if c in frame]]
+
+
+def busiest_points(points: pd.DataFrame) -> pd.DataFrame:
+    """The highest-IOPS point of each workload (and configuration) run on several hosts, per
+    host: where a host bottleneck shows."""
+    table = per_host_table(points)
+    if table.empty:
+        return table
+    keys = [k for k in ("config", "workload") if k in table]
+    totals = table[table["host"] == ALL_HOSTS]
+    best = totals.loc[totals.groupby(keys, sort=False)["iops"].idxmax(), [*keys, "threads"]]
+    return table.merge(best, on=[*keys, "threads"]).reset_index(drop=True)
+
+
+def scaling_host_counts(n_hosts: int) -> list[int]:
+    """The smaller host counts the host-scaling step measures: 1, half and all but one host
+    (at most three extra points; none for one host)."""
+    if n_hosts < 2:
+        return []
+    return sorted({1, max(1, n_hosts // 2), n_hosts - 1})
+
+
+def host_limit(points: Sequence[Mapping[str, Any]], saturation_threads: int | None, *,
+               scaling: Sequence[Mapping[str, Any]] = (), cpu_limit_pct: float = HOST_CPU_BUSY_LIMIT_PCT) -> dict[str, Any]:
+    """Say whether the hosts or the array limit a probe's plateau.
+
+    Args:
+        points: the probe's rows (threads, iops, lat_mean_ms, outstanding_ios,
+            host_cpu_busy_pct, n_hosts, optional per_host and littles_law_ratio).
+        saturation_threads: where IOPS stopped rising (None: the highest-IOPS point is used).
+        scaling: rows of the plateau point measured on fewer hosts (same threads per host).
+        cpu_limit_pct: host CPU busy % from which a host counts as the limit.
+
+    Returns:
+        ``{"verdict": "hosts" | "array" | "unclear", "signs": [str], "scaling": [{n_hosts,
+        hosts, iops, iops_per_host}], "suggestion": str | None}``: ``signs`` are the
+        findings behind the verdict, each a sentence with its numbers.
+    """
+    if not points:
+        return {"verdict": "unclear", "signs": ["no probe point"], "scaling": [], "suggestion": None}
+    plateau = _plateau(points, saturation_threads)
+    signs: list[str] = []
+    for row in plateau:
+        for name, cpu in _host_cpu(row).items():
+            if cpu is not None and cpu >= cpu_limit_pct:
+                signs.append(f"{name}'s CPU was {cpu:.0f}% busy at {row['threads']} threads "
+                             f"(at or above {cpu_limit_pct:g}%)")
+    top = max(plateau, key=lambda r: int(r["threads"]))
+    ratio = _number(top.get("littles_law_ratio"))
+    if ratio is not None and ratio < IN_FLIGHT_MIN_RATIO:
+        signs.append(f"at {top['threads']} threads only {ratio:.0%} of the {top['outstanding_ios']} outstanding I/Os "
+                     f"asked for were in flight (IOPS x latency): the hosts did not keep them in flight")
+    signs += _unequal_hosts(top)
+    host_signs = bool(signs)
+    steps = _scaling_steps(top, scaling)
+    verdict = "hosts" if host_signs else "unclear"
+    if len(steps) >= 2:
+        fewest, most = steps[0], steps[-1]
+        ratio_x = most["iops"] / fewest["iops"] if fewest["iops"] else math.inf
+        ideal_x = most["n_hosts"] / fewest["n_hosts"]
+        going = (f"{fewest['n_hosts']} to {most['n_hosts']} hosts took the IOPS from {fewest['iops']:,.0f} to "
+                 f"{most['iops']:,.0f} (x{ratio_x:.2f}; x{ideal_x:g} if only the hosts limited them)")
+        if ratio_x >= 1.0 + SCALING_MIN_EFFICIENCY * (ideal_x - 1.0):
+            signs.append(f"adding hosts still adds IOPS: {going}")
+            verdict = "hosts"
+        elif ratio_x <= 1.0 + SCALING_NO_GAIN_EFFICIENCY * (ideal_x - 1.0):
+            signs.append(f"adding hosts adds no IOPS: {going}: the array is the limit")
+            verdict = "unclear" if host_signs else "array"
+        else:
+            signs.append(f"adding hosts adds some IOPS: {going}: both the hosts and the array are near their limits")
+    elif not signs and not saturation_threads:
+        signs.append(f"IOPS were still rising at {top['threads']} threads, the most measured: neither the hosts nor "
+                     f"the array showed a limit yet")
+    elif not signs:
+        cpus = [c for r in plateau for c in _host_cpu(r).values() if c is not None]
+        cpu_text = f"host CPU at most {max(cpus):.0f}% busy" if cpus else "host CPU not measured"
+        flight = f", {ratio:.0%} of the outstanding I/Os in flight" if ratio is not None else ""
+        signs.append(f"no sign of a host limit at the plateau ({cpu_text}{flight})")
+        verdict = "array"
+    suggestion = None
+    if verdict == "hosts":
+        suggestion = ("The load hosts, not the array, are the limit: add load hosts (or faster ones) and probe "
+                      "again before drawing conclusions about the array.")
+    elif verdict == "unclear" and not saturation_threads and not host_signs:
+        suggestion = "Probe further (raise probe.max_threads) to find where IOPS stop rising."
+    elif verdict == "unclear" and len(steps) < 2 and len(top.get("per_host") or {}) < 2:
+        suggestion = "Run the probe on more load hosts to tell a host limit from an array limit."
+    return {"verdict": verdict, "signs": signs, "scaling": steps, "suggestion": suggestion}
+
+
+def host_limit_text(limit: Mapping[str, Any]) -> str:
+    """Markdown: the verdict of :func:`host_limit`, its signs and its suggestion."""
+    heads = {"hosts": "**The load hosts are the limit, not the array.**",
+             "array": "**The array is the limit** (no sign of a host limit).",
+             "unclear": "**Hosts or array: not clear.**"}
+    lines = [heads.get(limit.get("verdict"), "**Hosts or array: not clear.**"), ""]
+    lines += [f"- {sign[0].upper()}{sign[1:]}." for sign in limit.get("signs", [])]
+    if limit.get("scaling"):
+        steps = ", ".join(f"{s['n_hosts']} host{'s' if s['n_hosts'] > 1 else ''}: {s['iops']:,.0f} IOPS"
+                          for s in limit["scaling"])
+        lines.append(f"- Host scaling at the plateau's threads per host: {steps}.")
+    if limit.get("suggestion"):
+        lines += ["", limit["suggestion"]]
+    return "\n".join(lines)
+
+
+def _plateau(points: Sequence[Mapping[str, Any]], saturation_threads: int | None) -> list[Mapping[str, Any]]:
+    """The points at and beyond the saturation point (the highest-IOPS point without one)."""
+    full = [p for p in points if int(p.get("n_hosts") or 1) == max(int(q.get("n_hosts") or 1) for q in points)]
+    if saturation_threads:
+        beyond = [p for p in full if int(p["threads"]) >= saturation_threads]
+        if beyond:
+            return beyond
+    return [max(full, key=lambda p: float(p["iops"]))]
+
+
+def _host_cpu(row: Mapping[str, Any]) -> dict[str, float | None]:
+    hosts = row.get("per_host")
+    if isinstance(hosts, Mapping) and hosts:
+        return {name: _number(values.get("host_cpu_busy_pct")) for name, values in hosts.items()}
+    return {str(row.get("hosts") or "the host"): _number(row.get("host_cpu_busy_pct"))}
+
+
+def _unequal_hosts(row: Mapping[str, Any]) -> list[str]:
+    hosts = row.get("per_host")
+    if not isinstance(hosts, Mapping) or len(hosts) < 2:
+        return []
+    iops = {name: _number(values.get("iops")) for name, values in hosts.items()}
+    known = {name: value for name, value in iops.items() if value is not None}
+    if len(known) < 2:
+        return []
+    best_name = max(known, key=known.__getitem__)
+    best = known[best_name]
+    return [f"{name} gave {value:,.0f} IOPS at {row['threads']} threads, {100.0 * (1 - value / best):.0f}% below "
+            f"{best_name} ({best:,.0f}) with the same threads: look at its CPU, paths and HBA queue depth"
+            for name, value in known.items() if best and value < (1 - UNEQUAL_HOST_PCT / 100.0) * best]
+
+
+def _scaling_steps(top: Mapping[str, Any], scaling: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    if not scaling:
+        return []
+    rows = [*scaling, top]
+    steps = {int(r.get("n_hosts") or 1): r for r in rows}
+    return [{"n_hosts": n, "hosts": steps[n].get("hosts"), "iops": float(steps[n]["iops"]),
+             "iops_per_host": float(steps[n]["iops"]) / n} for n in sorted(steps)]
+
+
+def _has_hosts(value: Any) -> bool:
+    return isinstance(value, Mapping) and len(value) > 1
+
+
+def _present(value: Any) -> bool:
+    return not (isinstance(value, float) and math.isnan(value))
+
+
+def _number(value: Any) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(number) else number

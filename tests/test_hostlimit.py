@@ -1,0 +1,112 @@
+"""Per-host results and the hosts-or-array verdict, on the recorded several-host runs: vdbench's
+two-host run (hd1, hd2: its host reports) and fio 3.7's two-client run (perf36, perf84)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from flashpoc import hostlimit
+from flashpoc.parse.fio import parse_fio_output
+from flashpoc.parse.vdbench import parse_output_dir, read_output_dir
+from flashpoc.phases_vdbench import per_host
+from flashpoc.rows import add_littles_law
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(scope="module")
+def vdbench_rows():
+    """The rows of the two-host vdbench run as the vdbench phases store them: the totals
+    (IOPS, mean response ms, CPU %) and each host's share from its host report."""
+    parsed = parse_output_dir(read_output_dir(DATA / "vdbench" / "multi_host"))
+    rows = [{"workload": "wd1", "threads": t["threads"], "outstanding_ios": 4 * t["threads"], "iops": t["iops"],
+             "lat_mean_ms": t["resp_ms"], "host_cpu_busy_pct": t["cpu_sys_user_pct"], "n_hosts": 2,
+             "hosts": "hd1,hd2", "per_host": per_host(t, parsed)} for t in parsed["totals"]]  # 4 sds
+    for row in rows:
+        add_littles_law(row)
+    return rows
+
+
+def test_vdbench_per_host_from_the_host_reports(vdbench_rows):
+    two, four = vdbench_rows
+    assert two["per_host"] == {"hd1": {"iops": 21002.00, "lat_mean_ms": 0.172, "host_cpu_busy_pct": 74.9},
+                               "hd2": {"iops": 20719.60, "lat_mean_ms": 0.170, "host_cpu_busy_pct": 74.7}}
+    assert four["per_host"]["hd2"] == {"iops": 30380.80, "lat_mean_ms": 0.247, "host_cpu_busy_pct": 56.1}
+
+
+def test_per_host_rows_share_of_the_total(vdbench_rows):
+    rows = hostlimit.per_host_rows(vdbench_rows)
+    assert [(r["threads"], r["host"]) for r in rows] == [(2, "hd1"), (2, "hd2"), (2, "(all hosts)"),
+                                                         (4, "hd1"), (4, "hd2"), (4, "(all hosts)")]
+    hd1 = rows[0]
+    assert hd1["iops_share_pct"] == pytest.approx(100 * 21002.00 / 41721.60)
+    assert rows[2]["iops"] == 41721.60 and rows[2]["host_cpu_busy_pct"] == 74.8
+    for threads in (2, 4):  # the host reports add up to the total (each printed to 0.01 IOPS)
+        hosts = [r["iops"] for r in rows if r["threads"] == threads and r["host"] != "(all hosts)"]
+        total = next(r["iops"] for r in rows if r["threads"] == threads and r["host"] == "(all hosts)")
+        assert sum(hosts) == pytest.approx(total, abs=0.02)
+
+
+def test_the_report_table_is_the_busiest_point_per_host(vdbench_rows):
+    table = hostlimit.busiest_points(pd.DataFrame(vdbench_rows))
+    assert table["threads"].tolist() == [4, 4, 4]
+    assert table["host"].tolist() == ["hd1", "hd2", "(all hosts)"]
+    assert table["iops"].tolist() == [29529.6, 30380.8, 59910.4]
+    assert hostlimit.per_host_table(pd.DataFrame([{**vdbench_rows[0], "per_host": None}])).empty
+
+
+def test_a_host_at_its_cpu_limit_is_named(vdbench_rows):
+    """hd1 was 74.9% busy at 2 threads; from a 70% limit it is named, at the default 90% not."""
+    limit = hostlimit.host_limit(vdbench_rows, 2, cpu_limit_pct=70)
+    assert limit["verdict"] == "hosts"
+    assert limit["signs"][:2] == ["hd1's CPU was 75% busy at 2 threads (at or above 70%)",
+                                  "hd2's CPU was 75% busy at 2 threads (at or above 70%)"]
+    assert limit["suggestion"].startswith("The load hosts, not the array, are the limit: add load hosts")
+    default = hostlimit.host_limit(vdbench_rows, 2)
+    assert default["verdict"] == "array"
+    assert default["signs"] == ["no sign of a host limit at the plateau (host CPU at most 75% busy, "
+                                "94% of the outstanding I/Os in flight)"]  # 59,910.4 x 0.252 ms / 16
+
+
+def test_iops_still_rising_is_no_verdict(vdbench_rows):
+    limit = hostlimit.host_limit(vdbench_rows, None)
+    assert limit["verdict"] == "unclear"
+    assert limit["signs"] == ["IOPS were still rising at 4 threads, the most measured: neither the hosts nor the "
+                              "array showed a limit yet"]
+    assert "raise probe.max_threads" in limit["suggestion"]
+
+
+def test_a_host_well_below_the_other_is_named():
+    """fio 3.7, 5 jobs on each of two clients: perf36 gave 39,759 IOPS, perf84 53,545."""
+    rows = parse_fio_output((DATA / "fio" / "fio-3.7_client_server_2hosts_5jobs_client_stats_with_text_preamble.txt")
+                            .read_text())
+    iops: dict[str, float] = defaultdict(float)
+    for row in rows:
+        if not row["is_aggregate"]:
+            iops[row["hostname"]] += row["iops"]
+    point = {"threads": 5, "outstanding_ios": 320, "iops": sum(iops.values()), "lat_mean_ms": 3.428, "n_hosts": 2,
+             "per_host": {h: {"iops": v} for h, v in iops.items()}}
+    limit = hostlimit.host_limit([point], None)
+    assert limit["verdict"] == "hosts"
+    assert limit["signs"] == ["perf36 gave 39,759 IOPS at 5 threads, 26% below perf84 (53,545) with the same threads: "
+                              "look at its CPU, paths and HBA queue depth"]
+
+
+@pytest.mark.parametrize(("hosts", "counts"), [(1, []), (2, [1]), (3, [1, 2]), (8, [1, 4, 7])])
+def test_scaling_host_counts(hosts, counts):
+    assert hostlimit.scaling_host_counts(hosts) == counts
+
+
+def test_per_host_chart_has_a_line_per_host(vdbench_rows):
+    from flashpoc import chart
+
+    spec = chart.per_host_iops(hostlimit.per_host_table(pd.DataFrame(vdbench_rows))).to_dict()
+    data = next(iter(spec["datasets"].values()))
+    assert [(r["threads"], r["host"], r["iops"]) for r in data] == [
+        (2, "hd1", 21002.00), (2, "hd2", 20719.60), (4, "hd1", 29529.60), (4, "hd2", 30380.80)]
+    assert spec["encoding"]["color"]["field"] == "host" and spec["encoding"]["column"]["field"] == "workload"
+    assert spec["encoding"]["x"]["axis"]["values"] == [2, 3, 4]  # whole threads only
