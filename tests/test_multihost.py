@@ -116,6 +116,9 @@ def test_a_sweep_on_three_hosts_and_a_host_that_loses_its_network(hosts, tmp_pat
     first = next(iter(done.values()))
     assert set(first["per_host"]) == {"h1", "h2", "h3"}
     assert first["iops"] == pytest.approx(sum(h["iops"] for h in first["per_host"].values()))
+    # fio's own All clients aggregate agrees with the hosts' sum; the client's whole output is kept
+    assert first["all_clients_iops"] == pytest.approx(first["iops"], rel=0.01)
+    assert '"jobname" : "All clients"' in (points / first["point_id"] / "clients.json").read_text()
 
     rows = phases.run_sweep(cfg, progress=False)
     assert rows["threads"].tolist() == [1, 2, 3]

@@ -98,7 +98,8 @@ def test_client_server_on_this_machine_and_a_read_only_server_refuses_writes(tmp
     start_server(host, port, readonly=True)
     try:
         job = render_job(cfg, cfg.workload("randread-4k"), 2, cfg.targets, host="db1")
-        (run,) = run_clients(controller, [host], {"db1": job}, str(tmp_path / "c"), port, timeout_s=60, purpose="p")
+        (run,), output = run_clients(controller, [host], {"db1": job}, str(tmp_path / "c"), port, timeout_s=60,
+                                     purpose="p")
         rows = parse_fio_output(run.output)
         assert [r["jobname"] for r in rows] == ["db1.randread-4k"] and rows[0]["iops"] > 100
         aggregate = [e for e in json.loads((tmp_path / "c" / "out.json").read_text())["client_stats"]

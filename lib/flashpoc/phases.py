@@ -261,10 +261,11 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
                            timeout_s=_point_timeout_s(cfg, [host_params], runtime_s), purpose=purpose)
 
     started = time.perf_counter()
+    clients_output = None  # fio --client's whole output, with its All clients aggregate
     if len(cfg.hosts) == 1:
         runs = [on_host(cfg.hosts[0])]
     elif cfg.fio.multi_host == "client-server":
-        runs = _client_server_runs(wb, phase, workload, threads, runtime_s, pid, purpose)
+        runs, clients_output = _client_server_runs(wb, phase, workload, threads, runtime_s, pid, purpose)
     else:
         with ThreadPoolExecutor(max_workers=len(cfg.hosts)) as pool:
             futures = [pool.submit(on_host, h) for h in cfg.hosts]
@@ -313,15 +314,19 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
     if len(per_host) > 1:
         row["per_host"] = {h: {k: s.get(k) for k in ("iops", "lat_mean_ms", "host_cpu_busy_pct")}
                            for h, s in per_host.items()}
+    if clients_output is not None:
+        raw["clients.json"] = clients_output
+        row["all_clients_iops"] = summarize_fio_point(parse_fio_output(clients_output)).get("iops")
     wb.store.save_point(phase, pid, row, raw)
     row["reused"] = False
     return row
 
 
 def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: int, runtime_s: int,
-                       pid: str, purpose: str) -> list[FioRun]:
+                       pid: str, purpose: str) -> tuple[list[FioRun], str]:
     """One point on every host through fio's own client/server mode: a ``fio --server`` on each
-    host (started once per phase, read-only for read-only workloads), one ``fio --client`` here."""
+    host (started once per phase, read-only for read-only workloads), one ``fio --client`` here;
+    the hosts' runs and the client's whole output."""
     cfg = wb.cfg
     readonly = not workload.writes
     hosts = [wb.host(h) for h in cfg.hosts]

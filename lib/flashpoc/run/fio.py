@@ -197,8 +197,10 @@ def client_command(fio: str, run_dir: str, clients: list[tuple[str, str]], port:
 
 
 def run_clients(controller, hosts: list, jobs: dict[str, str], run_dir: str, port: int, *,
-                timeout_s: float, purpose: str) -> list[FioRun]:
-    """Run one point on every host at once through their fio servers; one :class:`FioRun` per host.
+                timeout_s: float, purpose: str) -> tuple[list[FioRun], str]:
+    """Run one point on every host at once through their fio servers: one :class:`FioRun` per
+    host, and the whole ``fio --client`` output (every host's jobs and fio's ``All clients``
+    aggregate).
 
     Args:
         controller: the local host that runs ``fio --client`` (its fio is used).
@@ -246,7 +248,7 @@ def run_clients(controller, hosts: list, jobs: dict[str, str], run_dir: str, por
         suffix = f".{address}"
         host_logs = {name[: -len(suffix)]: text for name, text in logs.items() if name.endswith(suffix)}
         runs.append(FioRun(host.name, jobs[host.name], per_host[host.name], result.stderr, cpu0, cpu1, wall, host_logs))
-    return runs
+    return runs, output
 
 
 def _short(host) -> float:
