@@ -63,9 +63,12 @@ def test_a_host_at_its_cpu_limit_is_named(vdbench_rows):
     """hd1 was 74.9% busy at 2 threads; from a 70% limit it is named, at the default 90% not."""
     limit = hostlimit.host_limit(vdbench_rows, 2, cpu_limit_pct=70)
     assert limit["verdict"] == "hosts"
-    assert limit["signs"][:2] == ["hd1's CPU was 75% busy at 2 threads (at or above 70%)",
-                                  "hd2's CPU was 75% busy at 2 threads (at or above 70%)"]
+    assert limit["signs"][:2] == ["the CPU of hd1 was 75% busy at 2 threads (at or above 70%)",
+                                  "the CPU of hd2 was 75% busy at 2 threads (at or above 70%)"]
     assert limit["suggestion"].startswith("The load hosts, not the array, are the limit: add load hosts")
+    both = hostlimit.host_limit(vdbench_rows, 2, cpu_limit_pct=50)  # one sign per host over the plateau
+    assert both["signs"][:2] == ["the CPU of hd1 was 56-75% busy at 2 points from 2 to 4 threads (at or above 50%)",
+                                 "the CPU of hd2 was 56-75% busy at 2 points from 2 to 4 threads (at or above 50%)"]
     default = hostlimit.host_limit(vdbench_rows, 2)
     assert default["verdict"] == "array"
     assert default["signs"] == ["no sign of a host limit at the plateau (host CPU at most 75% busy, "
@@ -92,7 +95,7 @@ def test_a_host_well_below_the_other_is_named():
              "per_host": {h: {"iops": v} for h, v in iops.items()}}
     limit = hostlimit.host_limit([point], None)
     assert limit["verdict"] == "hosts"
-    assert limit["signs"] == ["perf36 gave 39,759 IOPS at 5 threads, 26% below perf84 (53,545) with the same threads: "
+    assert limit["signs"] == ["host perf36 gave 39,759 IOPS at 5 threads, 26% below perf84 (53,545) with the same threads: "
                               "look at its CPU, paths and HBA queue depth"]
 
 

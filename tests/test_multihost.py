@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -13,6 +14,7 @@ import traceback
 
 import pandas as pd
 import pytest
+import yaml
 
 from conftest import quick_campaign, require_fio
 from flashpoc import phases
@@ -41,7 +43,7 @@ def shared_lun(tmp_path):
     return path
 
 
-def campaign(tmp_path, hosts, lun, **overrides):
+def campaign_values(tmp_path, hosts, lun, **overrides):
     values = quick_campaign(
         tmp_path, campaign="three",
         hosts=[h.host_params(workdir=str(tmp_path / "work" / h.name), command_timeout_s=8, connect_timeout_s=3)
@@ -50,7 +52,11 @@ def campaign(tmp_path, hosts, lun, **overrides):
         workloads=[{"name": "randread-4k", "rw": "randread", "bs": "4k"}],
         sweep={"plan": "guide", "max_threads": 3, "step": 1})
     values.update(overrides)
-    return campaign_from_dict(values)
+    return values
+
+
+def campaign(tmp_path, hosts, lun, **overrides):
+    return campaign_from_dict(campaign_values(tmp_path, hosts, lun, **overrides))
 
 
 def test_the_check_runs_on_every_host_and_a_dead_one_is_a_failed_row(hosts, tmp_path, shared_lun):
@@ -188,26 +194,28 @@ def loop_lun(shared_lun):
         yield device
 
 
-def probe_with_limit(tmp_path, hosts, device, *, iops, shared):
-    """The probe over the three hosts, each host (or all of them together, ``shared``) allowed
-    ``iops`` reads per second from ``device``."""
-    from netns import iops_limited
-
-    cfg = campaign(tmp_path, hosts, device, fio={"runtime_s": 2, "ramp_s": 1},
-                   probe={"strategy": "linear", "min_threads": 1, "max_threads": 7, "step": 3})
-    with iops_limited(hosts, device, iops, shared=shared):
-        probe = phases.run_probe(cfg, progress=False)
-    print(phases.probe_text(probe))
-    return probe
+LIMITED_PROBE = {"fio": {"runtime_s": 1, "ramp_s": 1},
+                 "probe": {"strategy": "linear", "min_threads": 1, "max_threads": 7, "step": 3}}
 
 
 def test_hosts_that_limit_themselves_are_named_and_more_hosts_suggested(hosts, tmp_path, loop_lun):
     """Each host may read only 300 IOPS from the LUN (a cgroup I/O throttle on everything the host
-    runs, as a slow HBA or too few paths would): the plateau is the hosts', not the array's. The
-    probe measures the plateau again on 1 and 2 hosts; the IOPS grow with the hosts, so it says
-    the hosts are the limit and suggests adding hosts. Every point has each host's IOPS."""
+    runs, as a slow HBA or too few paths would): the plateau is the hosts', not the array's.
+    ``flashpoc run`` runs the four notebooks over the three hosts: the probe measures its plateau
+    again on 1 and 2 hosts, the IOPS grow with the hosts, so it says the hosts are the limit and
+    suggests adding hosts; the report shows each host's IOPS."""
+    from netns import iops_limited
+
     require_fio()
-    probe = probe_with_limit(tmp_path, hosts, loop_lun, iops=300, shared=False)
+    params = tmp_path / "three.yaml"
+    params.write_text(yaml.safe_dump(campaign_values(tmp_path, hosts, loop_lun, **LIMITED_PROBE,
+                                                     sweep={"plan": "guide", "max_threads": 2, "step": 1})))
+    with iops_limited(hosts, loop_lun, 300):
+        out = subprocess.run([sys.executable, "-m", "flashpoc.cli", "run", str(params)], capture_output=True,
+                             text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    results = tmp_path / "results" / "three"
+    probe = json.loads((results / "probe.json").read_text())
     assert probe["saturation"]["threads"] == 1
     scaling, limit = probe["host_scaling"], probe["host_limit"]
     assert [(r["n_hosts"], r["hosts"], r["threads"]) for r in scaling] == [(1, "h1", 1), (2, "h1,h2", 1)]
@@ -215,21 +223,39 @@ def test_hosts_that_limit_themselves_are_named_and_more_hosts_suggested(hosts, t
     assert limit["verdict"] == "hosts"
     assert any(sign.startswith("adding hosts still adds IOPS: 1 to 3 hosts took the IOPS from") for sign in limit["signs"])
     assert limit["suggestion"].startswith("The load hosts, not the array, are the limit: add load hosts")
-    text = phases.probe_text(probe)
-    assert "**The load hosts are the limit, not the array.**" in text
-    assert f"3 hosts: {limit['scaling'][2]['iops']:,.0f} IOPS" in text
+
+    def outputs(name):
+        notebook = json.loads((results / "notebooks" / f"{name}.ipynb").read_text())
+        return "\n".join("".join(o.get("data", {}).get(kind, "")) for c in notebook["cells"]
+                         for o in c.get("outputs", []) for kind in ("text/markdown", "text/html"))
+
+    probe_nb = outputs("02_saturation_probe")
+    assert "**The load hosts are the limit, not the array.**" in probe_nb
+    assert f"3 hosts: {limit['scaling'][2]['iops']:,.0f} IOPS" in probe_nb
     table = phases.probe_hosts_table(probe)
     top = table[table["threads"] == 7]
     per_host = top[top["host"].isin(["h1", "h2", "h3"])]
     assert [round(v / 300, 1) for v in per_host["iops"]] == [1.0, 1.0, 1.0]
     assert per_host["iops"].sum() == pytest.approx(top[top["host"] == "(all hosts)"]["iops"].iloc[0], abs=2)
+    report_nb = outputs("04_report")
+    assert "Saturation probe: **The load hosts are the limit, not the array.**" in report_nb
+    hosts_table = pd.read_csv(results / "report" / "per_host.csv")
+    assert hosts_table["host"].tolist() == ["h1", "h2", "h3", "(all hosts)"] * 2  # threads 1 and 2
+    one_thread = hosts_table[hosts_table["threads"] == 1]
+    assert max(one_thread["iops"][:3]) <= 300 * 1.05  # each host within its limit
+    assert one_thread["iops"][:3].sum() == pytest.approx(one_thread["iops"].iloc[3], abs=2)
+    assert "<td>h3</td>" in report_nb and "IOPS per load host vs threads" in (
+        results / "report" / "report.html").read_text()
 
 
 def test_hosts_on_a_saturated_array_are_not_named_as_the_limit(hosts, tmp_path, loop_lun):
     """The three hosts together may read 600 IOPS from the LUN, as from an array at its limit:
     one host alone gets as many as three, so the probe says the array is the limit."""
+    from netns import iops_limited
+
     require_fio()
-    probe = probe_with_limit(tmp_path, hosts, loop_lun, iops=600, shared=True)
+    with iops_limited(hosts, loop_lun, 600, shared=True):
+        probe = phases.run_probe(campaign(tmp_path, hosts, loop_lun, **LIMITED_PROBE), progress=False)
     limit = probe["host_limit"]
     assert [round(s["iops"] / 600, 1) for s in limit["scaling"]] == [1.0, 1.0, 1.0]
     assert limit["verdict"] == "array" and limit["suggestion"] is None

@@ -111,17 +111,23 @@ def host_limit(points: Sequence[Mapping[str, Any]], saturation_threads: int | No
     Returns:
         ``{"verdict": "hosts" | "array" | "unclear", "signs": [str], "scaling": [{n_hosts,
         hosts, iops, iops_per_host}], "suggestion": str | None}``: ``signs`` are the
-        findings behind the verdict, each a sentence with its numbers.
+        findings behind the verdict, each a sentence with its numbers (beginning with a
+        word, not a host name).
     """
     if not points:
         return {"verdict": "unclear", "signs": ["no probe point"], "scaling": [], "suggestion": None}
     plateau = _plateau(points, saturation_threads)
     signs: list[str] = []
-    for row in plateau:
+    busy: dict[str, list[tuple[int, float]]] = {}  # host -> (threads, CPU busy %) at or above the limit
+    for row in sorted(plateau, key=lambda r: int(r["threads"])):
         for name, cpu in _host_cpu(row).items():
             if cpu is not None and cpu >= cpu_limit_pct:
-                signs.append(f"{name}'s CPU was {cpu:.0f}% busy at {row['threads']} threads "
-                             f"(at or above {cpu_limit_pct:g}%)")
+                busy.setdefault(name, []).append((int(row["threads"]), cpu))
+    for name, seen in busy.items():
+        cpus = sorted(round(cpu) for _, cpu in seen)
+        at = f"{seen[0][0]} threads" if len(seen) == 1 else f"{len(seen)} points from {seen[0][0]} to {seen[-1][0]} threads"
+        how = f"{cpus[0]}%" if cpus[0] == cpus[-1] else f"{cpus[0]}-{cpus[-1]}%"
+        signs.append(f"the CPU of {name} was {how} busy at {at} (at or above {cpu_limit_pct:g}%)")
     top = max(plateau, key=lambda r: int(r["threads"]))
     ratio = _number(top.get("littles_law_ratio"))
     if ratio is not None and ratio < IN_FLIGHT_MIN_RATIO:
@@ -171,7 +177,7 @@ def host_limit_text(limit: Mapping[str, Any]) -> str:
              "array": "**The array is the limit** (no sign of a host limit).",
              "unclear": "**Hosts or array: not clear.**"}
     lines = [heads.get(limit.get("verdict"), "**Hosts or array: not clear.**"), ""]
-    lines += [f"- {sign[0].upper()}{sign[1:]}." for sign in limit.get("signs", [])]
+    lines += [f"- {sign[0].upper()}{sign[1:]}." for sign in limit.get("signs", [])]  # each begins with a word
     if limit.get("scaling"):
         steps = ", ".join(f"{s['n_hosts']} host{'s' if s['n_hosts'] > 1 else ''}: {s['iops']:,.0f} IOPS"
                           for s in limit["scaling"])
@@ -208,7 +214,7 @@ def _unequal_hosts(row: Mapping[str, Any]) -> list[str]:
         return []
     best_name = max(known, key=known.__getitem__)
     best = known[best_name]
-    return [f"{name} gave {value:,.0f} IOPS at {row['threads']} threads, {100.0 * (1 - value / best):.0f}% below "
+    return [f"host {name} gave {value:,.0f} IOPS at {row['threads']} threads, {100.0 * (1 - value / best):.0f}% below "
             f"{best_name} ({best:,.0f}) with the same threads: look at its CPU, paths and HBA queue depth"
             for name, value in known.items() if best and value < (1 - UNEQUAL_HOST_PCT / 100.0) * best]
 

@@ -836,7 +836,7 @@ class Report:
                  "db_cpu": "(no DB CPU: not a SLOB campaign, or AWR did not report it)",
                  "read_latency_shares": "(no read latency histogram: not a SLOB campaign, or AWR did not "
                                         "report one)",
-                 "per_host_iops": "(no per-host IOPS: every point ran on one load host)"}
+                 "per_host_iops": ""}  # hosts_text says it
         if name in self.charts:
             return self.charts[name]
         return Markdown(notes.get(name, f"(no {name} chart)"))
