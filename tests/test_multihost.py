@@ -59,6 +59,34 @@ def campaign(tmp_path, hosts, lun, **overrides):
     return campaign_from_dict(campaign_values(tmp_path, hosts, lun, **overrides))
 
 
+def sweep_and_fail(cfg, points, fail, *, after_first_s: float = 0.0) -> tuple[str, float]:
+    """Run the sweep in a thread, call ``fail()`` ``after_first_s`` seconds after its first point is
+    stored, wait for the sweep to end with a RemoteError; return its message and the seconds
+    from ``fail()`` to the error."""
+    outcome: dict[str, object] = {}
+
+    def sweep():
+        try:
+            phases.run_sweep(cfg, progress=False)
+        except RemoteError as error:
+            outcome["error"] = error
+            outcome["at"] = time.monotonic()
+
+    worker = threading.Thread(target=sweep)
+    worker.start()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (points.exists() and any(points.glob("*/point.json"))):
+        time.sleep(0.1)
+    time.sleep(after_first_s)
+    fail()
+    failed_at = time.monotonic()
+    worker.join(timeout=90)
+    if worker.is_alive():  # say where it waits
+        print("".join(traceback.format_stack(sys._current_frames()[worker.ident])))
+    assert not worker.is_alive()
+    return str(outcome["error"]), float(outcome["at"]) - failed_at
+
+
 def test_the_check_runs_on_every_host_and_a_dead_one_is_a_failed_row(hosts, tmp_path, shared_lun):
     require_fio()
     cfg = campaign(tmp_path, hosts, shared_lun)
@@ -88,35 +116,15 @@ def test_a_sweep_on_three_hosts_and_a_host_that_loses_its_network(hosts, tmp_pat
     require_fio()
     cfg = campaign(tmp_path, hosts, shared_lun)
     points = tmp_path / "results" / "three" / "points" / "sweep"
-    outcome: dict[str, object] = {}
-
-    def sweep():
-        try:
-            phases.run_sweep(cfg, progress=False)
-        except RemoteError as error:
-            outcome["error"] = error
-            outcome["at"] = time.monotonic()
-
-    worker = threading.Thread(target=sweep)
-    worker.start()
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not (points.exists() and any(points.glob("*/point.json"))):
-        time.sleep(0.1)
-    hosts[2].cut()
-    cut_at = time.monotonic()
     try:
-        worker.join(timeout=90)
-        if worker.is_alive():  # say where it waits
-            print("".join(traceback.format_stack(sys._current_frames()[worker.ident])))
-        assert not worker.is_alive()
+        message, seconds = sweep_and_fail(cfg, points, hosts[2].cut)
     finally:
         hosts[2].mend()
-    message = str(outcome["error"])
     # the point's command timed out, or its channel never opened and the watchdog ended it
     assert message.startswith("h3: ") and "sweep randread-4k " in message and "threads" in message
-    print(f"the sweep ended {outcome['at'] - cut_at:.1f} s after the cut: {message}")
+    print(f"the sweep ended {seconds:.1f} s after the cut: {message}")
     # at worst: the client's 8 s plus the 25 s watchdog, then asking each host the same way
-    assert outcome["at"] - cut_at < 2 * (8 + 25) + 5
+    assert seconds < 2 * (8 + 25) + 5
     done = {p.name: json.loads((p / "point.json").read_text()) for p in points.iterdir() if (p / "point.json").exists()}
     assert len(done) >= 1 and all(r["hosts"] == "h1,h2,h3" for r in done.values())
     first = next(iter(done.values()))
@@ -151,32 +159,13 @@ def test_a_host_killed_during_a_sweep(hosts, tmp_path, shared_lun):
     require_fio()
     cfg = campaign(tmp_path, hosts, shared_lun, fio={"runtime_s": 3, "ramp_s": 0})
     points = tmp_path / "results" / "three" / "points" / "sweep"
-    outcome: dict[str, object] = {}
-
-    def sweep():
-        try:
-            phases.run_sweep(cfg, progress=False)
-        except RemoteError as error:
-            outcome["error"] = error
-            outcome["at"] = time.monotonic()
-
-    worker = threading.Thread(target=sweep)
-    worker.start()
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not (points.exists() and any(points.glob("*/point.json"))):
-        time.sleep(0.1)
-    time.sleep(1.0)  # into the second point
-    hosts[2].kill()
-    killed_at = time.monotonic()
     try:
-        worker.join(timeout=90)
-        assert not worker.is_alive()
+        message, seconds = sweep_and_fail(cfg, points, hosts[2].kill, after_first_s=1.0)  # into the second point
     finally:
         hosts[2].revive()
-    message = str(outcome["error"])
-    print(f"the sweep ended {outcome['at'] - killed_at:.1f} s after the kill: {message}")
+    print(f"the sweep ended {seconds:.1f} s after the kill: {message}")
     assert "h3" in message and "sweep randread-4k 2 threads" in message
-    assert outcome["at"] - killed_at < 8 + 5  # well within the command timeout: the connection is refused
+    assert seconds < 8 + 5  # well within the command timeout: the connection is refused
     done = {p.name: json.loads((p / "point.json").read_text()) for p in points.iterdir() if (p / "point.json").exists()}
     assert [r["threads"] for r in done.values()] == [1]
 
