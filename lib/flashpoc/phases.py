@@ -420,11 +420,13 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
                 while (threads := stepper.next_threads(rows_mod.to_points(rows))) is not None:
                     measure(threads)
         result = summarize_probe(wb.cfg, rows)
+        wb.store.write_json("probe.json", result)  # the answer stays if the host scaling fails
+        wb.store.write_points_table()
         scaling = _host_scaling(wb, workload, result["saturation"].get("threads"), runtime, progress)
         if scaling:
             result = summarize_probe(wb.cfg, rows, scaling)
-        wb.store.write_json("probe.json", result)
-        wb.store.write_points_table()
+            wb.store.write_json("probe.json", result)
+            wb.store.write_points_table()
         return result
 
 
