@@ -136,3 +136,36 @@ def test_points_keep_their_time_series_and_latency_histogram(tmp_path):
     html = report.files["report.html"].read_text()
     assert "Steady state" in html and "Latency distribution at the detail points" in html
     assert f"{int(row['intervals'])} intervals" in html or "fewer than 3 intervals" in html
+
+
+def test_a_host_failing_in_the_host_scaling_keeps_the_probe_answer(tmp_path, monkeypatch):
+    """Two load hosts (both this machine, one fio per host): the probe's points run on both, then
+    the plateau again on one host; when that fails (a host error injected there) the error
+    reaches the caller and the probe's answer is already stored."""
+    from flashpoc.errors import RemoteError
+
+    require_fio()
+    cfg = campaign_from_dict(quick_campaign(
+        tmp_path, hosts=[{"name": "a", "address": "localhost"}, {"name": "b", "address": "localhost"}],
+        fio={"runtime_s": 1, "ramp_s": 0, "multi_host": "per-host"},
+        probe={"strategy": "linear", "min_threads": 1, "max_threads": 3, "step": 1, "gain_pct": 50}))
+    measure = phases.measure_point
+
+    def fail_on_one_host(wb, *args, **kwargs):
+        if len(wb.cfg.hosts) == 1:
+            raise RemoteError(f"a: probe randread-4k {args[2]} threads: no answer from this host")
+        return measure(wb, *args, **kwargs)
+
+    monkeypatch.setattr(phases, "measure_point", fail_on_one_host)
+    with pytest.raises(RemoteError, match="^a: probe randread-4k"):
+        phases.run_probe(cfg, progress=False)
+    stored = json.loads((tmp_path / "results" / "quick" / "probe.json").read_text())
+    assert stored["saturation"]["threads"] and [p["threads"] for p in stored["points"]] == [1, 2, 3]
+    assert all(set(p["per_host"]) == {"a", "b"} for p in stored["points"])
+    assert "host_scaling" not in stored
+
+    monkeypatch.setattr(phases, "measure_point", measure)  # the host is back: the rerun adds the scaling
+    probe = phases.run_probe(cfg, progress=False)
+    assert [(r["n_hosts"], r["hosts"], r["threads"]) for r in probe["host_scaling"]] == [
+        (1, "a", stored["saturation"]["threads"])]
+    assert [s["n_hosts"] for s in probe["host_limit"]["scaling"]] == [1, 2]
