@@ -670,8 +670,9 @@ def probe_table(probe: dict[str, Any]) -> pd.DataFrame:
 
 def probe_hosts_table(probe: dict[str, Any]) -> pd.DataFrame:
     """Each load host's IOPS, share (%), mean latency (ms) and CPU busy (%) at every probe
-    point, then the total (``(all hosts)``); then the plateau point on fewer hosts, if measured."""
-    rows = [{**p, "workload": probe["workload"]} for p in probe["points"]]
+    point by threads, each point's total (``(all hosts)``) after its hosts; then the plateau
+    point on fewer hosts, if measured."""
+    rows = sorted(({**p, "workload": probe["workload"]} for p in probe["points"]), key=lambda p: p["threads"])
     frame = pd.DataFrame(hostlimit.per_host_rows(rows))
     scaling = probe.get("host_scaling") or []
     if scaling:
