@@ -152,7 +152,8 @@ def host_limit(points: Sequence[Mapping[str, Any]], saturation_threads: int | No
         else:
             signs.append(f"adding hosts adds some IOPS: {going}: both the hosts and the array are near their limits")
     elif not signs and not saturation_threads:
-        signs.append(f"IOPS were still rising at {top['threads']} threads, the most measured: neither the hosts nor "
+        most = max(int(p["threads"]) for p in points)
+        signs.append(f"IOPS were still rising at {most} threads, the most measured: neither the hosts nor "
                      f"the array showed a limit yet")
     elif not signs:
         cpus = [c for r in plateau for c in _host_cpu(r).values() if c is not None]
@@ -189,7 +190,8 @@ def host_limit_text(limit: Mapping[str, Any]) -> str:
 
 def _plateau(points: Sequence[Mapping[str, Any]], saturation_threads: int | None) -> list[Mapping[str, Any]]:
     """The points at and beyond the saturation point (the highest-IOPS point without one)."""
-    full = [p for p in points if int(p.get("n_hosts") or 1) == max(int(q.get("n_hosts") or 1) for q in points)]
+    n_hosts = max(int(p.get("n_hosts") or 1) for p in points)
+    full = [p for p in points if int(p.get("n_hosts") or 1) == n_hosts]
     if saturation_threads:
         beyond = [p for p in full if int(p["threads"]) >= saturation_threads]
         if beyond:
