@@ -35,6 +35,7 @@ import pandas as pd
 import vl_convert
 
 from flashpoc.errors import AnalysisError
+from flashpoc.hostlimit import ALL_HOSTS
 
 THEME_NAME = "flashpoc"
 RENDERER_NAME = "flashpoc_offline"
@@ -398,8 +399,6 @@ def per_host_iops(
     iops_share_pct, host_cpu_busy_pct); its ``(all hosts)`` rows are left out.
     """
     _require(table, ["workload", "threads", "host", "iops"], "per_host_iops")
-    from .hostlimit import ALL_HOSTS
-
     data = table[table["host"] != ALL_HOSTS]
     keys = [k for k in ("config", "workload", "threads", "host") if k in data]
     data = data.groupby(keys, as_index=False, sort=True).mean(numeric_only=True)
