@@ -14,6 +14,7 @@ from flashpoc.check import (
     CAMPAIGN_ROW_HOST,
     COLUMNS,
     check_environment,
+    controller_fio_row,
     evaluate_campaign,
     evaluate_facts,
     format_bytes,
@@ -407,3 +408,23 @@ def test_a_target_of_another_size_on_one_host_is_a_warning():
     assert row["status"] == "warn" and "100.0 GiB on db1, 50.0 GiB on db2" in row["detail"]
     row = rows_by_check(evaluate_campaign(campaign, {"db1": FACTS, "db2": None}))["target lun1: same on all hosts"]
     assert row["status"] == "warn" and row["value"] == "partly"
+
+
+def test_fio_client_and_servers_must_be_the_same_release():
+    """fio --client and fio --server speak a protocol that changes between releases: the
+    controller's fio (this machine's, really run) against the releases recorded in fio outputs."""
+    import json
+    import subprocess
+
+    from conftest import DATA, require_fio
+
+    require_fio()
+    here = subprocess.run(["fio", "--version"], capture_output=True, text=True, check=True).stdout.strip()
+    other = json.loads((DATA / "fio" / "fio-3.36_randrw_128k_1job_file.json").read_text())["fio version"]
+    assert here != other  # this machine's fio is not 3.36
+    same = controller_fio_row(here, {"srv1": here, "srv2": here, "srv3": None})
+    assert same["status"] == "pass" and same["detail"].endswith("the same release as every host")
+    mixed = controller_fio_row(here, {"srv1": here, "srv2": other, "srv3": "missing"})
+    assert mixed["status"] == "fail"
+    assert mixed["detail"].startswith(f"{here} here, fio-3.36 on srv2: fio --client and fio --server must be the same")
+    assert controller_fio_row("sh: 1: fio: not found", {"srv1": here})["value"] == "missing"

@@ -104,6 +104,8 @@ def test_the_check_runs_on_every_host_and_a_dead_one_is_a_failed_row(hosts, tmp_
     assert dead.status == "fail" and f"cannot connect to {hosts[2].sshd.address}:22" in dead.detail
     assert not any(host == "h3" and check != "reachable" for host, check in rows)
     assert rows[("(campaign)", "clock skew between hosts")].status == "pass"
+    controller = rows[("(campaign)", "fio on the controller")]
+    assert controller.status == "pass" and controller.detail.endswith("the same release as every host")
     same = rows[("(campaign)", "target lun1: same on all hosts")]
     assert same.value == "partly" and same.detail.endswith("32.0 MiB on 2 of 3 hosts")
 

@@ -385,26 +385,43 @@ def check_environment(campaign: Campaign, *,
     if campaign.engine == "vdbench":
         rows += check_vdbench(campaign, connect=connect)
     if campaign.engine == "fio" and len(campaign.hosts) > 1 and campaign.fio.multi_host == "client-server":
-        rows.append(_controller_fio_row(connect))
+        rows.append(_controller_fio_row(connect, facts_by_host))
     df = pd.DataFrame(rows, columns=COLUMNS)
     df.attrs["facts"] = facts_by_host
     return df
 
 
-def _controller_fio_row(connect: Callable[[HostParams], Any]) -> Row:
-    """fio on this machine, which runs ``fio --client`` for several hosts."""
+def _controller_fio_row(connect: Callable[[HostParams], Any], facts_by_host: dict[str, Any]) -> Row:
+    """fio on this machine, which runs ``fio --client`` for several hosts: present, and the same
+    release as on every host (fio's client/server protocol changes between releases, and a
+    server drops a command of another protocol version: ``fio: bad server cmd version``)."""
     try:
         with connect(HostParams(name="controller", address="localhost")) as host:
             raw = host.run("fio --version", purpose="read the controller's fio version", check=False).stdout.strip()
     except (RemoteError, OSError) as error:
         raw = str(error)
+    return controller_fio_row(raw, {name: (facts or {}).get("fio_version") for name, facts in facts_by_host.items()})
+
+
+def controller_fio_row(raw: str, host_versions: dict[str, str | None]) -> Row:
+    """The "fio on the controller" row from the controller's ``fio --version`` output and each
+    host's (None for a host that was not reached; "missing" when it has no fio)."""
     version = parse_fio_version(raw)
     if version is None:
         return _row(CAMPAIGN_ROW_HOST, "fio on the controller", "missing", "fail",
                     "several hosts run through fio --client from this machine: install fio here "
                     "(or set fio.multi_host: per-host)")
-    return _row(CAMPAIGN_ROW_HOST, "fio on the controller", f"{version[0]}.{version[1]}", "pass",
-                f"{raw}: runs fio --client for the hosts")
+    others = {name: seen for name, seen in host_versions.items()
+              if parse_fio_version(seen) is not None and seen.strip() != raw}
+    value = f"{version[0]}.{version[1]}"
+    if others:
+        listed = ", ".join(f"{seen.strip()} on {name}" for name, seen in others.items())
+        return _row(CAMPAIGN_ROW_HOST, "fio on the controller", value, "fail",
+                    f"{raw} here, {listed}: fio --client and fio --server must be the same release (their "
+                    "protocol changes between releases); install the same fio on every host and here, or set "
+                    "fio.multi_host: per-host")
+    return _row(CAMPAIGN_ROW_HOST, "fio on the controller", value, "pass",
+                f"{raw}: runs fio --client for the hosts, the same release as every host")
 
 
 # -- verdict ---------------------------------------------------------------------------
