@@ -424,7 +424,7 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
         wb.store.write_points_table()
         scaling = _host_scaling(wb, workload, result["saturation"].get("threads"), runtime, progress)
         if scaling:
-            result = summarize_probe(wb.cfg, rows, scaling)
+            result = with_host_limit(result, rows, scaling)
             wb.store.write_json("probe.json", result)
             wb.store.write_points_table()
         return result
@@ -465,8 +465,8 @@ def _on_fewer_hosts(wb: Workbench, count: int) -> Workbench:
     return Workbench(sub_cfg, wb.store, hosts=wb.hosts, engine_versions={}, fio_servers=wb.fio_servers)
 
 
-def summarize_probe(cfg: Campaign, rows: list[dict[str, Any]], scaling: list[dict[str, Any]] = ()) -> dict[str, Any]:
-    """The probe's answer from its measured rows and host-scaling rows (pure)."""
+def summarize_probe(cfg: Campaign, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The probe's answer from its measured rows, with the hosts-or-array verdict (pure)."""
     probe = cfg.probe
     try:
         sat = analysis.find_saturation(rows_mod.to_points(rows), gain_pct=probe.gain_pct)
@@ -486,14 +486,22 @@ def summarize_probe(cfg: Campaign, rows: list[dict[str, Any]], scaling: list[dic
         "device_time_s": sum(int(r["runtime_s"]) + int(r.get("ramp_s") or 0) for r in rows),
         "wall_time_s": round(sum(float(r["wall_s"]) for r in rows), 1),
         "saturation": saturation,
-        "host_limit": hostlimit.host_limit(rows, saturation.get("threads"), scaling=scaling),
     }
-    if scaling:
-        result["host_scaling"] = [{k: r.get(k) for k in ("threads", "n_hosts", "hosts", "iops", "lat_mean_ms",
-                                                         "point_id")} for r in scaling]
     if saturation.get("threads"):
         sweep = sweep_threads(cfg, saturation["threads"])
         result["followup_sweep"] = {"threads": sweep, "forthreads": format_forthreads(sweep), "points": len(sweep)}
+    return with_host_limit(result, rows)
+
+
+def with_host_limit(result: dict[str, Any], rows: list[dict[str, Any]], scaling: list[dict[str, Any]] = ()
+                    ) -> dict[str, Any]:
+    """``result`` (:func:`summarize_probe`) with the hosts-or-array verdict of the probe's rows
+    and of its plateau measured on fewer hosts (``scaling``, stored as ``host_scaling``) (pure)."""
+    limit = hostlimit.host_limit(rows, result["saturation"].get("threads"), scaling=scaling)
+    result = {**result, "host_limit": limit}
+    if scaling:
+        result["host_scaling"] = [{k: r.get(k) for k in ("threads", "n_hosts", "hosts", "iops", "lat_mean_ms",
+                                                         "point_id")} for r in scaling]
     return result
 
 
