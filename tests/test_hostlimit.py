@@ -52,7 +52,7 @@ def test_per_host_rows_share_of_the_total(vdbench_rows):
 
 
 def test_the_report_table_is_the_busiest_point_per_host(vdbench_rows):
-    table = hostlimit.busiest_points(pd.DataFrame(vdbench_rows))
+    table = hostlimit.busiest_points(hostlimit.per_host_table(pd.DataFrame(vdbench_rows)))
     assert table["threads"].tolist() == [4, 4, 4]
     assert table["host"].tolist() == ["hd1", "hd2", "(all hosts)"]
     assert table["iops"].tolist() == [29529.6, 30380.8, 59910.4]

@@ -51,10 +51,7 @@ def per_host_rows(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     for row in rows:
         keys = {k: row[k] for k in ("config", "workload", "threads") if k in row and _present(row[k])}
         total = float(row.get("iops") or 0.0)
-        hosts = row.get("per_host")
-        if not isinstance(hosts, Mapping) or not hosts:
-            hosts = {str(row.get("hosts") or "host"): {k: row.get(k) for k in ("iops", "lat_mean_ms",
-                                                                               "host_cpu_busy_pct")}}
+        hosts = _hosts_of(row, unnamed="host")
         for name, values in hosts.items():
             iops = _number(values.get("iops"))
             out.append({**keys, "host": name, "iops": iops,
@@ -77,10 +74,9 @@ def per_host_table(points: pd.DataFrame) -> pd.DataFrame:
     return frame[[c for c in ["config", *PER_HOST_COLUMNS] if c in frame]]
 
 
-def busiest_points(points: pd.DataFrame) -> pd.DataFrame:
+def busiest_points(table: pd.DataFrame) -> pd.DataFrame:
     """The highest-IOPS point of each workload (and configuration) run on several hosts, per
-    host: where a host bottleneck shows."""
-    table = per_host_table(points)
+    host: where a host bottleneck shows. ``table``: :func:`per_host_table`."""
     if table.empty:
         return table
     keys = [k for k in ("config", "workload") if k in table]
@@ -199,16 +195,23 @@ def _plateau(points: Sequence[Mapping[str, Any]], saturation_threads: int | None
     return [max(full, key=lambda p: float(p["iops"]))]
 
 
-def _host_cpu(row: Mapping[str, Any]) -> dict[str, float | None]:
+def _hosts_of(row: Mapping[str, Any], *, unnamed: str) -> Mapping[str, Mapping[str, Any]]:
+    """A point's hosts: its ``per_host``, or for a point of one host that host (named by the
+    row's ``hosts``, else ``unnamed``) with the row's own IOPS, latency and CPU."""
     hosts = row.get("per_host")
     if isinstance(hosts, Mapping) and hosts:
-        return {name: _number(values.get("host_cpu_busy_pct")) for name, values in hosts.items()}
-    return {str(row.get("hosts") or "the host"): _number(row.get("host_cpu_busy_pct"))}
+        return hosts
+    return {str(row.get("hosts") or unnamed): {k: row.get(k) for k in ("iops", "lat_mean_ms", "host_cpu_busy_pct")}}
+
+
+def _host_cpu(row: Mapping[str, Any]) -> dict[str, float | None]:
+    return {name: _number(values.get("host_cpu_busy_pct"))
+            for name, values in _hosts_of(row, unnamed="the host").items()}
 
 
 def _unequal_hosts(row: Mapping[str, Any]) -> list[str]:
-    hosts = row.get("per_host")
-    if not isinstance(hosts, Mapping) or len(hosts) < 2:
+    hosts = _hosts_of(row, unnamed="host")
+    if len(hosts) < 2:
         return []
     iops = {name: _number(values.get("iops")) for name, values in hosts.items()}
     known = {name: value for name, value in iops.items() if value is not None}

@@ -908,7 +908,7 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
     per_host = hostlimit.per_host_table(points)
     if not per_host.empty:
         charts["per_host_iops"] = chart.per_host_iops(per_host)
-    hosts = _rounded(hostlimit.busiest_points(points))
+    hosts = _rounded(hostlimit.busiest_points(per_host))
     store = CampaignStore(cfg.results_path())
     limit = None
     if (store.root / "probe.json").exists():
