@@ -3,8 +3,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PARAMS ?= parameters/demo-local.yaml
+# A folder of engine kits (vdbench/install.sh, ...) beside the clone: `make test` installs the
+# engines it finds there into .engines/ so that the tests run them for real (they skip otherwise).
+ENGINES ?= ../shared/engines
 
-.PHONY: demo test venv os-packages lab bench clean
+.PHONY: demo test venv os-packages engines lab bench clean
 
 $(BIN)/flashpoc: pyproject.toml
 	@$(PYTHON) -m venv --help >/dev/null 2>&1 || tools/install-os-packages.sh python3-venv
@@ -21,8 +24,12 @@ os-packages:
 demo: venv os-packages
 	$(BIN)/flashpoc run $(PARAMS)
 
+engines:
+	@tools/install-engines.sh $(ENGINES) .engines
+
 test: venv os-packages
 	@tools/install-os-packages.sh openssh-server openssh-client default-jre-headless chromium fdisk e2fsprogs iproute2 mount
+	@tools/install-engines.sh $(ENGINES) .engines
 	$(BIN)/python -m pytest
 
 lab: venv
@@ -36,4 +43,4 @@ bench: venv os-packages
 	$(BIN)/python benchmarks/check_fanout.py
 
 clean:
-	rm -rf $(VENV) results/scratch
+	rm -rf $(VENV) .engines results/scratch

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import shutil
+import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,23 @@ def require_fio() -> None:
     """Skip unless fio is installed (CI installs it; a skip here is visible in the summary)."""
     if shutil.which("fio") is None:
         pytest.skip("fio is not installed (apt-get install fio)")
+
+
+def real_vdbench() -> Path:
+    """The directory of the REAL vdbench (its ``vdbench`` launcher): the one `make test` installs
+    into ``.engines/vdbench`` from an engine kit folder, else ``$FLASHPOC_TEST_VDBENCH``, else a
+    ``vdbench`` on the PATH. Skips the test, saying how to get one, when there is none or no Java."""
+    candidates = [REPO / ".engines" / "vdbench", os.environ.get("FLASHPOC_TEST_VDBENCH")]
+    on_path = shutil.which("vdbench")
+    if on_path:
+        candidates.append(Path(on_path).resolve().parent)
+    for candidate in candidates:
+        if candidate and (Path(candidate) / "vdbench").is_file():
+            if shutil.which("java") is None:
+                pytest.skip("real vdbench needs Java (apt-get install default-jre-headless)")
+            return Path(candidate)
+    pytest.skip("real vdbench is not installed: `make test ENGINES=DIR` installs it from DIR/vdbench/install.sh, "
+                "or set FLASHPOC_TEST_VDBENCH to a vdbench directory")
 
 
 def quick_campaign(tmp_path: Path, **overrides) -> dict:
