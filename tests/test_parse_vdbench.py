@@ -48,6 +48,8 @@ RR = f"{OWN}/rr_threads_sweep"
 FOUR = f"{OWN}/four_workloads"
 MULTI = f"{OWN}/multi_host"
 ERROR = f"{OWN}/error_missing_lun"
+FRESH = f"{OWN}/rr_3threads_2s"
+FORMAT = f"{OWN}/sd_format_then_rr_3threads"
 IORATE = f"{PUBLIC}/vdbench50401_2host_sd_3rds_iorate_steps"
 FSD_FORMAT = f"{PUBLIC}/vdbench50406_1host_fsd_format_then_randread"
 FSD_12HOST = f"{PUBLIC}/vdbench50407_12host_fsd_randrw70_8k_warmup"
@@ -56,7 +58,7 @@ FSD_8HOST = f"{PUBLIC}/vdbench50407_8host_fsd_randread_4k_128t"
 SWEEP = f"{PUBLIC}/vdbench50407_8host_sd_37rds_xfersize_sweep"
 
 # vdbench 5.04.06 prints avg_2-N but averages (and histograms) intervals 1..N.
-V50406 = {RR, FOUR, MULTI, ERROR, FSD_FORMAT}
+V50406 = {RR, FOUR, MULTI, ERROR, FSD_FORMAT, FRESH, FORMAT}
 
 
 def load(set_name: str, file_name: str) -> str:
@@ -116,6 +118,8 @@ EXPECTED_REPORTS = {
     FOUR: ({"localhost"}, {f"localhost-{n}" for n in range(4)}),
     MULTI: ({"hd1", "hd2"}, {"hd1-0", "hd1-1", "hd2-0", "hd2-1"}),
     ERROR: ({"localhost"}, {"localhost-0"}),
+    FRESH: ({"localhost"}, {"localhost-0"}),
+    FORMAT: ({"localhost"}, {"localhost-0"}),
     IORATE: ({"hd1"}, {"hd1-0"}),
     FSD_FORMAT: ({"hd0"}, {"hd0-0"}),
     FSD_12HOST: ({"cpu01"}, set()),
@@ -435,6 +439,9 @@ def test_histogram_counts_match_the_averaged_intervals(set_name):
                    if row["run_index"] == run and row["direction"] in ("total", None)]
         if not buckets:  # single-direction runs only have a read or a write section
             buckets = [row for row in out["histograms"]["histogram"] if row["run_index"] == run]
+        if not buckets:  # vdbench's own SD_format run: "No statistics generated for this run."
+            assert total["rd"] == "SD_format" and set_name == FORMAT
+            continue
         intervals = [row for row in out["summary"]
                      if row["run_index"] == run and row["row_type"] == "interval"]
         first = 1 if set_name in V50406 else total["interval_start"]
@@ -713,3 +720,326 @@ def test_open_modes_from_the_slaves_stdout():
     assert open_modes(read_output_dir(DATA / "vdbench" / "four_workloads")) == \
         {"sd1": True, "sd2": True, "sd3": True, "sd4": True}
     assert open_modes(read_output_dir(DATA / "vdbench" / "error_missing_lun")) == {}
+
+
+# --- the fresh real runs ----------------------------------------------------------------------
+
+
+def test_fresh_forthreads_run_of_the_real_vdbench():
+    """rr_3threads_2s: the workbook's kind of parmfile (rd1 xfersize=4k forthreads=(1,2,4),
+    elapsed=2) on a 32 MiB file; 5.04.06's avg_2-2 is the mean of intervals 1 and 2."""
+    out = parse_output_dir(files_of(FRESH), expected_runs={"rd1": (1, 2, 4)})
+    totals = out["totals"]
+    assert [row["loop"] for row in totals] == [{"xfersize": "4k", "threads": n} for n in (1, 2, 4)]
+    assert [row["iops"] for row in totals] == [19258.00, 26193.50, 35996.50]
+    # 02:15:54.054   avg_2-2   35996.50   140.61    4096 100.00    0.094    0.094    0.000
+    #    4.745    0.063   3.4  19.4  14.7
+    assert metrics(totals[2]) == (
+        35996.50, 140.61, 4096, 100.00, 0.094, 0.094, 0.000, 4.745, 0.063, 3.4, 19.4, 14.7
+    )
+    assert (totals[2]["interval_label"], totals[2]["elapsed_s"]) == ("avg_2-2", 2)
+    intervals = [row["iops"] for row in out["summary"] if row["run_index"] == 0 and not row["is_avg"]]
+    assert intervals == [18280.00, 20236.00] and sum(intervals) / 2 == totals[0]["iops"]
+    assert out["opened"] == {"scratch": False} and out["unfinished"] == []
+
+
+def test_fresh_run_with_vdbench_s_own_sd_format_run():
+    """sd_format_then_rr_3threads: the same parmfile on a missing file; vdbench first runs its
+    own RD=SD_format (128 KiB sequential writes: 256 x 128 KiB = the 32 MiB) and opens the
+    file for writing, then rd1's three runs. SD_format is not in the parmfile's rds."""
+    out = parse_output_dir(files_of(FORMAT), expected_runs={"rd1": (1, 2, 4)})
+    totals = out["totals"]
+    assert [row["rd"] for row in totals] == ["SD_format", "rd1", "rd1", "rd1"]
+    fmt = totals[0]
+    assert fmt["loop"] == {"threads": 2, "iorate": "max"} and fmt["elapsed_s"] is None  # elapsed=(none)
+    assert fmt["interval_label"] == "avg_2-1"
+    assert metrics(fmt) == (256.00, 32.00, 131072, 0.00, 0.258, 0.000, 0.258, 0.662, 0.135, 0.1, 12.5, 3.4)
+    assert [row["iops"] for row in totals[1:]] == [17589.00, 26413.00, 36977.00]
+    assert out["opened"] == {"scratch": True}
+    sd_format_histogram = [row for row in out["histograms"]["histogram"] if row["run_index"] == 0]
+    assert sd_format_histogram == []  # "No statistics generated for this run."
+
+
+# --- corrupt, cut and disagreeing output sets ---------------------------------------------------
+#
+# A damaged output set must be refused, naming the file and what disagrees, or parse to the clean
+# parse's numbers with some missing: never another number, never a run dropped without a word.
+
+
+def replaced(set_name: str, name: str, old: str, new: str, count: int = 1) -> dict[str, str]:
+    """The set's files with ``old`` replaced by ``new`` in ``name`` (``old`` must be there)."""
+    text = files_of(set_name)[name]
+    assert text.count(old) >= count, (name, old)
+    return {**files_of(set_name), name: text.replace(old, new, count)}
+
+
+def keyed(out: dict) -> dict:
+    """parse_output_dir's rows keyed by what they are (run, interval, section, bucket), so that
+    conftest.assert_no_other_number compares each number with the clean parse's same number."""
+    def rows(found, *keys):
+        return {"/".join(str(row.get(key)) for key in keys): row for row in found}
+
+    return {
+        "totals": rows(out["totals"], "run_index"),
+        "summary": rows(out["summary"], "run_index", "interval"),
+        "flatfile": rows(out["flatfile"], "run_index", "interval"),
+        "hosts": {name: rows(found, "run_index", "interval") for name, found in out["hosts"].items()},
+        "slaves": {name: rows(found, "run_index", "interval") for name, found in out["slaves"].items()},
+        "histograms": {name: rows(found, "run_index", "section", "bucket_index")
+                       for name, found in out["histograms"].items()},
+    }
+
+
+def assert_same_or_less(clean: dict, out: dict) -> None:
+    """``out`` keeps every run of ``clean`` (or names it unfinished), the same hosts, slaves and
+    open modes, and no number other than the clean parse's."""
+    from conftest import assert_no_other_number
+
+    runs = [(row["rd"], row["loop"]) for row in out["totals"]]
+    lost = [(row["rd"], row["loop"]) for row in clean["totals"] if (row["rd"], row["loop"]) not in runs]
+    assert len(lost) == len(out.get("unfinished", [])) - len(clean.get("unfinished", [])), f"runs dropped unnamed: {lost}"
+    assert (set(out["hosts"]), set(out["slaves"])) == (set(clean["hosts"]), set(clean["slaves"]))
+    assert any(out["opened"].values()) == any(clean["opened"].values())
+    assert_no_other_number(keyed(clean), keyed(out))
+
+
+HEADER = "interval        i/o   MB/sec   bytes   read"
+
+
+@pytest.mark.parametrize(("set_name", "name", "old", "new", "which"), [
+    (FRESH, "totals.html", HEADER, HEADER.replace("i/o", "i/p"), 0),  # issue 15: null IOPS, exit 0
+    (FRESH, "summary.html", HEADER, HEADER.replace("MB/sec", "MB/seQ"), 0),
+    (FRESH, "totals.html", "resp     resp queue", "resp     resp qu#ue", 0),
+    (FSD_FORMAT, "totals.html", ".ReqstdOps.", ".ReqstdOpQ.", 0),  # file-system columns: any name
+    (SWEEP, "totals.html", "read    write", "read    writQ", 1),  # the second of three headers
+])
+def test_a_renamed_header_column_is_refused(set_name, name, old, new, which):
+    text = files_of(set_name)[name]
+    at = -1
+    for _ in range(which + 1):
+        at = text.index(old, at + 1)
+    with pytest.raises(ParseError, match=re.escape(name)):
+        parse_output_dir({**files_of(set_name), name: text[:at] + new + text[at + len(old):]})
+
+
+@lru_cache(maxsize=None)
+def main_files(set_name: str) -> dict[str, str]:
+    """The files that hold runs and numbers (no per-SD, per-host or per-slave reports)."""
+    keep = ("totals.html", "summary.html", "flatfile.html", "logfile.html", "status.html", "histogram.html")
+    return {name: text for name, text in files_of(set_name).items() if name in keep}
+
+
+def test_every_byte_of_the_totals_header_flipped_is_refused_or_harmless():
+    """Each byte of totals.html's two header lines overwritten by a letter or '#': refused, or
+    (a byte of the date, a space that splits nothing) the clean numbers."""
+    for set_name in (FRESH, FSD_FORMAT):
+        files = main_files(set_name)
+        clean = parse_output_dir(files)
+        text = files["totals.html"]
+        top = text.rindex("\n", 0, re.search(r"\.?interval\.?\s", text, re.IGNORECASE).start()) + 1
+        end = text.index("\n", text.index("\n", top) + 1)
+        for at in range(top, end):
+            if text[at] == "\n":
+                continue
+            junk = "Q#"[at % 2]
+            try:
+                out = parse_output_dir({**files, "totals.html": text[:at] + junk + text[at + 1:]})
+            except ParseError as error:
+                assert "totals.html" in str(error)
+                continue
+            assert_same_or_less(clean, out)
+            assert [row["iops"] for row in out["totals"]] == [row["iops"] for row in clean["totals"]]
+
+
+def line_ends(text: str) -> list[int]:
+    return [match.end() for match in re.finditer("\n", text)]
+
+
+CUT_SETS = [FRESH, FORMAT, RR, MULTI, FSD_FORMAT, IORATE]
+
+
+@pytest.mark.parametrize("name", ["totals.html", "summary.html"])
+def test_a_file_cut_at_any_line_end_is_refused_or_loses_whole_runs_it_names(name):
+    """Issue 15: a totals.html cut at a line end silently dropped runs (6 to 1, 3 to 0). Every
+    cut of totals.html or summary.html is now refused naming the file, unless it cut only the
+    lines after the last run (then the numbers are the clean ones)."""
+    refused = 0
+    for set_name in CUT_SETS:
+        files = main_files(set_name)
+        clean = parse_output_dir(files)
+        text = files[name]
+        for cut in line_ends(text):
+            try:
+                out = parse_output_dir({**files, name: text[:cut]})
+            except ParseError as error:
+                assert name in str(error), (set_name, cut, str(error))
+                refused += 1
+                continue
+            assert_same_or_less(clean, out)
+            assert out["unfinished"] == [] and len(out["totals"]) == len(clean["totals"])
+    assert refused > 100
+
+
+def test_a_cut_totals_alone_is_refused_against_the_parmfile_s_runs():
+    """With no other file to compare, the runs the parmfile asked for (forthreads=(1,2,4)) still
+    tell a cut: every cut before the last avg_ line is refused."""
+    text = files_of(FRESH)["totals.html"]
+    last_avg = text.rindex("avg_2-2")
+    for cut in line_ends(text):
+        files = {"totals.html": text[:cut]}
+        if cut > last_avg:
+            assert len(parse_output_dir(files, expected_runs={"rd1": (1, 2, 4)})["totals"]) == 3
+            continue
+        expected = (r"rd=rd1 at threads \[(1(, 2)?)?\], the parmfile asked for forthreads \(1, 2, 4\)"
+                    if "Run totals" in files["totals.html"] else "not a vdbench report")
+        with pytest.raises(ParseError, match=expected):
+            parse_output_dir(files, expected_runs={"rd1": (1, 2, 4)})
+
+
+def test_a_run_vdbench_stopped_during_is_named_not_dropped(tmp_path):
+    """vdbench stopped during its last run (killed, a lost host): every file ends before that
+    run's average. The run is named as unfinished, the others keep their numbers, and the
+    workbook (which knows the parmfile's runs) and the CLI refuse the output."""
+    stopped = {}
+    for name, text in main_files(FRESH).items():
+        if name in ("totals.html", "summary.html", "logfile.html", "flatfile.html"):
+            cut = text.rindex("\n", 0, text.rindex("avg_2-2")) + 1
+        elif name == "histogram.html":  # written at the end of each run
+            cut = text.rindex("\n", 0, text.rindex("Starting RD=")) + 1
+        elif name == "status.html":
+            cut = text.index("\n", text.rindex("\tStarting\t")) + 1
+        stopped[name] = text[:cut]
+    out = parse_output_dir(stopped)
+    assert out["unfinished"] == ["rd1 xfersize=4k threads=4"]
+    assert [row["threads"] for row in out["totals"]] == [1, 2]
+    assert_same_or_less(parse_output_dir(main_files(FRESH)), out)
+    with pytest.raises(ParseError, match="did not finish rd1 xfersize=4k threads=4"):
+        parse_output_dir(stopped, expected_runs={"rd1": (1, 2, 4)})
+    for name, text in stopped.items():
+        (tmp_path / name).write_text(text)
+    with pytest.raises(ParseError, match="failed at: Starting rd=rd1 For loops: xfersize=4k threads=4"):
+        parse_vdbench_dir(tmp_path)
+
+
+def without_run(set_name: str, name: str, starting: str, following: str) -> dict[str, str]:
+    """The set's files with one run's lines taken out of ``name``: from the first line with
+    ``starting`` to the first line with ``following`` (the next run's start)."""
+    text = files_of(set_name)[name]
+    lines = text.splitlines(keepends=True)
+    first = next(i for i, line in enumerate(lines) if starting in line)
+    after = next(i for i, line in enumerate(lines) if following in line and i > first)
+    return {**files_of(set_name), name: "".join(lines[:first] + lines[after:])}
+
+
+@pytest.mark.parametrize("name", [
+    "totals.html", "summary.html", "logfile.html", "histogram.html", "localhost.html",
+    "localhost-0.html", "status.html", "flatfile.html",
+])
+def test_a_run_missing_from_one_file_is_refused_naming_it(name):
+    """The middle run (threads=2) taken out of one file, present in all the others."""
+    if name == "flatfile.html":
+        rows = [row for row in parsed(FRESH)["flatfile"] if row["run_index"] == 1]
+        lines = files_of(FRESH)[name].splitlines(keepends=True)
+        damaged = "".join(line for line in lines if not any(line.startswith(row["tod"]) for row in rows))
+        files = {**files_of(FRESH), name: damaged}
+    elif name == "status.html":
+        files = without_run(FRESH, name, "For loops: xfersize=4k threads=2", "For loops: xfersize=4k threads=4")
+    else:
+        files = without_run(FRESH, name, "Starting RD=rd1; I/O rate: Uncontrolled MAX; elapsed=2; For loops: "
+                            "xfersize=4k threads=2", "xfersize=4k threads=4</b>" if name == "logfile.html"
+                            else "Starting RD=rd1; I/O rate: Uncontrolled MAX; elapsed=2; For loops: "
+                            "xfersize=4k threads=4")
+    with pytest.raises(ParseError, match=re.escape(name)):
+        parse_output_dir(files)
+
+
+AVG_4 = "avg_2-2   35996.50   140.61    4096 100.00    0.094"
+
+
+@pytest.mark.parametrize(("names", "old", "new", "message"), [
+    (["totals.html"], AVG_4, AVG_4.replace("35996.50", "35996.58"),
+     "totals.html and summary.html disagree on run 2 (rd1 xfersize=4k threads=4): "
+     "iops is 35996.58 in totals.html, 35996.50 in summary.html"),
+    (["summary.html"], AVG_4, AVG_4.replace("0.094", "0.095"), "totals.html and summary.html disagree"),
+    (["summary.html"], "2   41926.00", "2   41929.00", "logfile.html and summary.html disagree on the line '2'"),
+    (["totals.html", "summary.html"], AVG_4, AVG_4.replace("140.61", "140.81"),
+     "logfile.html and summary.html disagree on the line 'avg_2-2'"),
+    (["totals.html", "summary.html", "logfile.html"], AVG_4, AVG_4.replace("0.094", "0.095"),
+     "flatfile.html and totals.html disagree on run 2 (rd1 xfersize=4k threads=4): resp_ms is 0.0938 "
+     "in flatfile.html, resp_ms is 0.095 in totals.html"),
+    (["flatfile.html"], "35996.5000", "35996.9000",
+     "flatfile.html and totals.html disagree on run 2 (rd1 xfersize=4k threads=4): rate is 35996.9000 "
+     "in flatfile.html, iops is 35996.50 in totals.html"),
+])
+def test_numbers_that_disagree_between_files_are_refused(names, old, new, message):
+    """One number changed to another valid number (a digit for a digit), in one file or the same
+    way in several: the other copies of that number tell, to the precision they print."""
+    files = dict(files_of(FRESH))
+    for name in names:
+        assert old in files[name]
+        files[name] = files[name].replace(old, new)
+    with pytest.raises(ParseError, match=re.escape(message)):
+        parse_output_dir(files)
+
+
+@pytest.mark.parametrize(("name", "old", "new", "message"), [
+    ("summary.html", "2   20236.00", "2   -0236.00", "not a number"),  # a minus sign over a digit
+    ("summary.html", "2   20236.00", "2   2<b>6.00", "values, the column header has"),  # a tag
+    ("summary.html", "2   20236.00", "2   2<x>6.00", "not a number"),
+    ("totals.html", "elapsed=2; For loops: xfersize=4k threads=4",
+     "elapsed=2#; For loops: xfersize=4k threads=4", "totals.html has run 2 as 'rd1 xfersize=4k threads=4', "
+     "elapsed_s=None, summary.html, logfile.html and 5 more as 'rd1 xfersize=4k threads=4', elapsed_s=2"),
+    ("totals.html", "For loops: xfersize=4k threads=4", "For loops: xfersize=4k threads=#4", "not a thread count"),
+    ("summary.html", "02:15:51.052         2", "02:15:51.0#2         2", "a damaged time or interval label"),
+    ("totals.html", "02:15:54.054   avg_2-2", "02:15:54.054   avg_2-#", "a damaged time or interval label"),
+    ("histogram.html", "Only reads done for this workload:", "Only reads done for this workloaQ:",
+     "unknown histogram section"),
+    ("localhost-0.stdout.html", "write: false", "write: fQlse", "a damaged 'Opening sd=...; write: ...' line"),
+    ("localhost.html", "Host summary report(s) for host=", "Host summQry report(s) for host=",
+     "summary.html links localhost.html as a host report"),
+    ("localhost-0.html", "Slave summary report for slave=", "Slave summQry report for slave=",
+     "localhost.html links localhost-0.html as a slave report"),
+])
+def test_damage_that_used_to_change_or_drop_a_number_is_refused(name, old, new, message):
+    """Damage the parser used to read as another number or skip: a minus sign (-236.0), an HTML
+    tag inside a number (its halves joined: 26.00), a cut-short elapsed= (2# read as 2), a
+    damaged time or label (the line skipped), an unknown histogram section (its buckets under no
+    direction), a damaged Opening line or report title (skipped)."""
+    files = replaced(FRESH, name, old, new)
+    with pytest.raises(ParseError, match=re.escape(message)):
+        parse_output_dir(files)
+
+
+HYPOTHESIS_SETS = [FRESH, FORMAT, RR, MULTI, FSD_FORMAT, IORATE, FSD_8HOST, FSD_NVME]
+
+
+@lru_cache(maxsize=None)
+def number_files(set_name: str) -> dict[str, str]:
+    """Every file that the parse reads (the per-SD and per-workload reports are not read)."""
+    skip = re.compile(r"^(sd\d|wd\d|scratch|randread|SD_format|parm|skew|swat|errorlog)|var_adm")
+    return {name: text for name, text in files_of(set_name).items() if not skip.search(name)}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_corrupted_output_set_loses_numbers_never_changes_one(data):
+    """A byte (or a span of up to 32) of any file the parse reads overwritten as in the fio and
+    AWR tests (conftest.corrupt), half of the time in totals.html, summary.html or flatfile.html:
+    a ParseError, or the clean parse's numbers and runs."""
+    from conftest import corrupt
+
+    set_name = data.draw(st.sampled_from(HYPOTHESIS_SETS), label="set")
+    files = number_files(set_name)
+    name = data.draw(st.one_of(st.sampled_from(["totals.html", "summary.html", "flatfile.html"]),
+                               st.sampled_from(sorted(files))), label="file")
+    damaged = {**files, name: corrupt(data, files[name])}
+    try:
+        out = parse_output_dir(damaged)
+    except ParseError:
+        return
+    assert_same_or_less(clean_parse(set_name), out)
+
+
+@lru_cache(maxsize=None)
+def clean_parse(set_name: str) -> dict:
+    return parse_output_dir(number_files(set_name))

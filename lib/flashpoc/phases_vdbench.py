@@ -77,7 +77,7 @@ def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None) -> list[dict[
     if run.exit_code != 0:
         message = vdbench_failure(run.files, run.console) or "\n".join(run.console.strip().splitlines()[-15:])
         raise RemoteError(f"{host_params.name}: {purpose}: vdbench exited {run.exit_code}:\n{message}")
-    parsed = parse_output_dir(run.files)
+    parsed = parse_output_dir(run.files, expected_runs={rd.name: rd.threads})
     rows = [point_row(wb, phase, group, rd, total, parsed, run.wall_s / max(1, runs))
             for total in parsed["totals"]]
     if not rows:

@@ -33,14 +33,23 @@ every report of a directory); the loop values come from the ``For loops:`` text.
 times of day are localized or meaningless across files and are never used as keys.
 
 A text whose last line has no line end is taken as cut off and refused: its last number
-may be cut short. A cut exactly at a line end parses to the rows before the cut.
+may be cut short. A cut exactly at a line end parses to the rows before the cut; only
+:func:`parse_output_dir`, which has the other files, can tell such a cut.
+
+Damage is refused rather than read as another number: values are unsigned and without
+exponent, tags are blanked (not removed, which would join a number's halves), an SD header
+label that is not vdbench's, a line with numbers that is neither data nor header, and an
+unknown histogram section are errors. :func:`parse_output_dir` then checks the files against
+each other (every number that vdbench prints twice, every run that each file lists), so that
+a damaged or cut output set is refused, naming the file and what disagrees, or gives the
+undamaged numbers: never another number, never a run dropped unsaid.
 """
 
 from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -145,10 +154,8 @@ HISTOGRAM_SECTIONS: dict[str, str] = {
     "total of all requested operations": "total",
     "total of all requested operations since warmup": "total",
 }
-"""Histogram section titles (lower-cased, without the colon) and their ``direction``.
-
-An unknown title still gives rows, with ``direction`` None and ``section`` as printed.
-"""
+"""Histogram section titles (lower-cased, without the colon) and their ``direction``; any
+other title is refused (a damaged title would file its buckets under no direction)."""
 
 SD_HEADER_NAMES: dict[tuple[str, str], str] = {
     ("i/o", "rate"): "iops",
@@ -196,12 +203,16 @@ FLATFILE_DUPLICATES: dict[str, str] = {
 }
 """flatfile columns that repeat a totals column; :func:`parse_vdbench_dir` does not add them."""
 
-_TAG = re.compile(r"<\s*/?\s*[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?>")
+_TAG = re.compile(  # the tags vdbench writes (and common HTML ones); no other '<...>' is a tag
+    r"<\s*/?\s*(?:a|b|i|u|p|pre|title|br|hr|html|head|body|font|center|h[1-6])(?:\s[^<>]*)?\s*/?>",
+    re.IGNORECASE,
+)
 _STARTING = re.compile(r"Starting RD=(?P<rd>[^;\s]+)(?P<rest>.*)$")
 _DATA = re.compile(r"^\s*\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\s+(?P<label>\S+)(?:\s|$)")
 _LABEL = re.compile(r"^(?P<kind>[a-z]+)_(?P<lo>\d+)-(?P<hi>\d+)$")
 _INT = re.compile(r"^[-+]?\d+$")
-_FLOAT = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
+_UNSIGNED_INT = re.compile(r"^\d+$")
+_UNSIGNED_FLOAT = re.compile(r"^(?:\d+\.?\d*|\.\d+)$")
 _BUCKET = re.compile(
     r"^\s*(?P<lo>\d+(?:\.\d+)?)\s*<\s*(?P<hi>\d+(?:\.\d+)?|max)\s+(?P<count>\d{1,3}(?:,\d{3})*)"
     r"\s+(?P<pct>\d+(?:\.\d+)?)\s+(?P<cum>\d+(?:\.\d+)?)(?:\s+[-+]*)?\s*$"
@@ -238,7 +249,11 @@ def parse_totals(text: str) -> list[dict[str, Any]]:
             run other than the last has no ``avg_`` line or several, or a line does not
             match its header.
     """
-    runs = _parse_report(text, "totals.html", marker="Run totals")
+    return _totals_rows(_parse_report(text, "totals.html", marker="Run totals"))
+
+
+def _totals_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of :func:`parse_totals` from totals.html's runs."""
     rows: list[dict[str, Any]] = []
     for position, run in enumerate(runs):
         averages = [row for row in run["rows"] if row["row_type"] == "avg"]
@@ -287,7 +302,11 @@ def parse_summary(text: str, name: str = "summary.html") -> list[dict[str, Any]]
             each other, an average whose range does not end at the last interval, or a line
             that does not match its header.
     """
-    runs = _parse_report(text, name, marker="summary report")
+    return _summary_rows(_parse_report(text, name, marker="summary report"))
+
+
+def _summary_rows(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of :func:`parse_summary` from a report's runs."""
     rows: list[dict[str, Any]] = []
     for run in runs:
         for parsed in run["rows"]:
@@ -331,10 +350,16 @@ def parse_flatfile(text: str) -> list[dict[str, Any]]:
         ParseError: Empty or foreign text, cut mid-line, a line whose field count differs
             from the header's, a non-number in a number column, or intervals out of order.
     """
+    return _parse_flatfile(text)[0]
+
+
+def _parse_flatfile(text: str) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """Return the rows of :func:`parse_flatfile` and, for each, its fields as printed."""
     lines = _lines(text, "flatfile.html")
     header: list[str] | None = None
     names: list[str] = []
     rows: list[dict[str, Any]] = []
+    printed: list[dict[str, str]] = []
     state: dict[str, Any] = {"run_index": -1, "run": None, "last": None, "closed": True}
     saw_vdbench = False
     for number, raw in enumerate(lines, start=1):
@@ -371,9 +396,10 @@ def parse_flatfile(text: str) -> list[dict[str, Any]]:
         _assign_flat_iteration(row, state, number)
         rows.append({"run_index": state["run_index"], "is_avg": _is_label(row["interval"], "avg"),
                      **row})
+        printed.append(dict(zip(names, tokens)))
     if header is None and not saw_vdbench:
         raise ParseError("flatfile.html has no column header: expected vdbench's flatfile")
-    return rows
+    return rows, printed
 
 
 def parse_histogram(text: str, name: str = "histogram.html") -> list[dict[str, Any]]:
@@ -393,10 +419,17 @@ def parse_histogram(text: str, name: str = "histogram.html") -> list[dict[str, A
         when no run has a histogram.
 
     Raises:
-        ParseError: Empty or foreign text, cut mid-line, or a bucket line that does not
-            follow the previous one.
+        ParseError: Empty or foreign text, cut mid-line, a section title that is not one of
+            :data:`HISTOGRAM_SECTIONS`, or a bucket line that does not follow the previous one.
     """
+    return _parse_histogram(text, name)[0]
+
+
+def _parse_histogram(text: str, name: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Return the rows of :func:`parse_histogram` and the context of every run (with or
+    without statistics), in file order."""
     lines = _lines(text, name)
+    runs: list[dict[str, Any]] = []
     run: dict[str, Any] | None = None
     run_index = -1
     section: str | None = None
@@ -415,6 +448,7 @@ def parse_histogram(text: str, name: str = "histogram.html") -> list[dict[str, A
             _check_section_complete(previous, name, number)
             run_index += 1
             run = _run_context(starting, run_index, name, number)
+            runs.append(run)
             section, in_table, previous, sections = None, False, None, set()
             recognized = True
             continue
@@ -425,6 +459,9 @@ def parse_histogram(text: str, name: str = "histogram.html") -> list[dict[str, A
                 continue  # 'Link to Run Definitions:' and other preamble
             _check_section_complete(previous, name, number)
             section = stripped[:-1].strip()
+            if section.lower() not in HISTOGRAM_SECTIONS:
+                raise ParseError(f"{name} line {number}: unknown histogram section {section!r} "
+                                 f"(vdbench's are {sorted(set(HISTOGRAM_SECTIONS))}; damaged?)")
             only = [title for title in (*sections, section) if title.lower().startswith("only ")]
             if section in sections or (only and sections):
                 raise ParseError(
@@ -484,7 +521,7 @@ def parse_histogram(text: str, name: str = "histogram.html") -> list[dict[str, A
             in_table = False
     if not recognized:
         raise ParseError(f"{name} is not a vdbench histogram: no 'response time histogram' title")
-    return rows
+    return rows, runs
 
 
 
@@ -519,56 +556,87 @@ def histogram_shares(rows: list[Mapping[str, Any]], limits_us: Mapping[str, int]
     return out
 
 
-def parse_output_dir(files: Mapping[str, str]) -> dict[str, Any]:
-    """Parse the files of one vdbench output directory.
+def parse_output_dir(
+    files: Mapping[str, str], expected_runs: Mapping[str, Sequence[int]] | None = None
+) -> dict[str, Any]:
+    """Parse the files of one vdbench output directory and check them against each other.
 
     Args:
         files: File name -> text, as from :func:`read_output_dir`. ``totals.html`` is
             required; other files are parsed when present.
+        expected_runs: rd name -> the thread counts of its ``forthreads=``, as the parmfile
+            that was run has them (the workbook passes its own). Each such rd must have run
+            exactly these counts in this order, once or once per value of its outer loops
+            (``forxfersize``...); other rds (vdbench's own ``SD_format``, curve steps) are
+            not checked against it.
 
     Returns:
         ``{"totals": parse_totals rows, "summary": parse_summary rows, "flatfile":
         parse_flatfile rows, "hosts": {host: rows}, "slaves": {slave: rows},
-        "histograms": {name: rows}, "errors": [...]}``. Host and slave reports are found by
-        their first line (``Host summary report(s) for host=`` / ``Slave summary report for
-        slave=``) and keyed by file name without ``.html`` (``hd1``, ``hd1-0``,
-        ``localhost-0``); they have summary.html's format. Histograms are keyed ``histogram``
-        (histogram.html) or by the name before ``.histogram.html`` (``sd1``, ``hd1``,
-        ``hd1-0``, ``wd1``). ``errors`` holds the lines vdbench wrote to errorlog.html after
-        its preamble (data validation and I/O errors; empty for a clean run). ``opened`` is
-        :func:`open_modes`.
+        "histograms": {name: rows}, "errors": [...], "opened": {...}, "unfinished": [...]}``.
+        Host and slave reports are found by their first line (``Host summary report(s) for
+        host=`` / ``Slave summary report for slave=``) and keyed by file name without
+        ``.html`` (``hd1``, ``hd1-0``, ``localhost-0``); they have summary.html's format.
+        Histograms are keyed ``histogram`` (histogram.html) or by the name before
+        ``.histogram.html`` (``sd1``, ``hd1``, ``hd1-0``, ``wd1``). ``errors`` holds the lines
+        vdbench wrote to errorlog.html after its preamble (data validation and I/O errors;
+        empty for a clean run). ``opened`` is :func:`open_modes`. ``unfinished`` names the
+        runs that started but that no file has an average of (vdbench stopped during them),
+        e.g. ``["rd1 threads=16"]``; they have no row.
 
     Raises:
-        ParseError: totals.html is missing, or any file fails to parse (the message names it).
+        ParseError: totals.html is missing, a file fails to parse, or the files disagree
+            (the message names the files and what differs): every file must hold the same
+            runs (rd, loop values, rate, elapsed) in the same order, and the same ones
+            finished; totals.html's ``avg_`` lines must be summary.html's as printed, the
+            logfile's copy of every summary line the same, and flatfile.html's ``avg_`` rows
+            the same numbers to the precision printed; a host or slave report that
+            summary.html or a host report links to must be one; and with ``expected_runs``,
+            a run the parmfile asked for that is missing. A damaged or cut file is refused
+            rather than a run lost or a number changed.
     """
     if "totals.html" not in files:
         raise ParseError(
             f"no totals.html among {len(files)} files: not a vdbench output directory"
         )
+    reports = {"totals.html": _parse_report(files["totals.html"], "totals.html", marker="Run totals")}
+    flat_rows, flat_printed = (
+        _parse_flatfile(files["flatfile.html"]) if "flatfile.html" in files else ([], [])
+    )
     result: dict[str, Any] = {
-        "totals": parse_totals(files["totals.html"]),
-        "summary": parse_summary(files["summary.html"]) if "summary.html" in files else [],
-        "flatfile": parse_flatfile(files["flatfile.html"]) if "flatfile.html" in files else [],
+        "totals": _totals_rows(reports["totals.html"]),
+        "summary": [],
+        "flatfile": flat_rows,
         "hosts": {},
         "slaves": {},
         "histograms": {},
         "errors": _errorlog_lines(files.get("errorlog.html", "")),
         "opened": open_modes(files),
+        "unfinished": [],
     }
+    histogram_runs: list[dict[str, Any]] | None = None
     for name in sorted(files):
         text = files[name]
         if not name.endswith(".html"):
             continue
-        if name == "histogram.html":
-            result["histograms"]["histogram"] = parse_histogram(text, name)
+        if name == "summary.html":
+            reports[name] = _parse_report(text, name, marker="summary report")
+            result["summary"] = _summary_rows(reports[name])
+        elif name == "histogram.html":
+            result["histograms"]["histogram"], histogram_runs = _parse_histogram(text, name)
         elif name.endswith(".histogram.html"):
             result["histograms"][name[: -len(".histogram.html")]] = parse_histogram(text, name)
         else:
             kind = _report_kind(text)
-            if kind == "host":
-                result["hosts"][name[: -len(".html")]] = parse_summary(text, name)
-            elif kind == "slave":
-                result["slaves"][name[: -len(".html")]] = parse_summary(text, name)
+            if kind is not None:
+                reports[name] = _parse_report(text, name, marker="summary report")
+                result[f"{kind}s"][name[: -len(".html")]] = _summary_rows(reports[name])
+    _check_report_kinds(files)
+    logged = _logfile_runs(files["logfile.html"]) if "logfile.html" in files else None
+    result["unfinished"] = _check_runs(files, reports, logged, flat_rows, histogram_runs)
+    _check_numbers(reports, logged, flat_rows, flat_printed)
+    if expected_runs is not None:
+        _check_expected_runs(result["totals"], result["unfinished"], expected_runs)
     return result
 
 
@@ -580,11 +648,23 @@ def open_modes(files: Mapping[str, str]) -> dict[str, bool]:
     for writing (``Opening sd=sd1,lun=...; write: true`` in ``*.stdout.html``), False if every
     opening was read-only. vdbench opens an sd read-only only when no workload of the
     parmfile writes to it. Empty when no slave stdout file is there.
+
+    Raises:
+        ParseError: a line that has a part of an opening line (``Opening sd=``, ``; write: ``,
+            ``OpenFlags:``) but not the whole (damaged: a lost ``write: true`` would read as
+            read-only).
     """
     modes: dict[str, bool] = {}
     for name in sorted(files):
         if name.endswith(".stdout.html"):
-            for sd, _lun, write in OPENING_LINE.findall(files[name]):
+            for number, line in enumerate(files[name].split("\n"), start=1):
+                if not any(part in line for part in ("Opening sd=", "; write: ", "OpenFlags:")):
+                    continue
+                match = OPENING_LINE.search(line)
+                if match is None:
+                    raise ParseError(f"{name} line {number}: a damaged 'Opening sd=...; write: ...' "
+                                     f"line ({line.strip()[:80]!r})")
+                sd, _lun, write = match.groups()
                 modes[sd] = modes.get(sd, False) or write == "true"
     return modes
 
@@ -667,7 +747,8 @@ def parse_vdbench_dir(path: str | Path) -> list[dict[str, Any]]:
     (``reqrate``, ``lunsize_gb``, ``dedupratio``, ``cpu_user_pct``, ``cpu_wait_pct``, the fsd
     ``*_std``/``*_max`` columns...), except those in :data:`FLATFILE_DUPLICATES`. The row's
     own values (e.g. ``queue_depth`` as printed in totals.html) are kept.
-    ``flatfile_matched`` tells whether the run had a flatfile ``avg_`` row.
+    ``flatfile_matched`` tells whether the run had a flatfile ``avg_`` row. A run that
+    vdbench did not finish (:func:`parse_output_dir`'s ``unfinished``) is refused.
 
     Args:
         path: The output directory.
@@ -677,16 +758,29 @@ def parse_vdbench_dir(path: str | Path) -> list[dict[str, Any]]:
         started no run and nothing shows a failure.
 
     Raises:
-        ParseError: A file does not parse, the flatfile and totals disagree on a run, or the
-            run failed (the message is vdbench's, from :func:`vdbench_failure`).
+        ParseError: A file does not parse, the files disagree (see :func:`parse_output_dir`),
+            or the run failed or stopped (the message is vdbench's, from
+            :func:`vdbench_failure`, where it has one).
     """
     files = read_output_dir(path)
-    parsed = parse_output_dir(files)
-    totals = parsed["totals"]
-    if not totals:
+
+    def refuse_a_failed_run() -> None:
         failure = vdbench_failure(files, files.get("console.txt"))
         if failure is not None:
             raise ParseError(f"vdbench run in {path} failed:\n{failure}")
+
+    try:
+        parsed = parse_output_dir(files)
+    except ParseError:
+        refuse_a_failed_run()  # a failed run's files may well disagree: say why it failed
+        raise
+    totals = parsed["totals"]
+    if not totals or parsed["unfinished"]:
+        refuse_a_failed_run()
+    if parsed["unfinished"]:
+        raise ParseError(f"vdbench in {path} did not finish {', '.join(parsed['unfinished'])}: "
+                         "no file has its average")
+    if not totals:
         return []
     averages = {row["run_index"]: row for row in parsed["flatfile"] if row["is_avg"]}
     rows = []
@@ -694,13 +788,7 @@ def parse_vdbench_dir(path: str | Path) -> list[dict[str, Any]]:
         row = dict(total)
         flat = averages.get(total["run_index"])
         row["flatfile_matched"] = flat is not None
-        if flat is not None:
-            if flat.get("run") != total["rd"] or flat.get("interval") != total["interval_label"]:
-                raise ParseError(
-                    f"flatfile run {total['run_index']} is {flat.get('run')} "
-                    f"{flat.get('interval')}, totals.html has {total['rd']} "
-                    f"{total['interval_label']}: the files disagree"
-                )
+        if flat is not None:  # the same run: parse_output_dir checked rd, label and numbers
             for key, value in flat.items():
                 if key in ("tod", "timestamp", "run", "interval", "run_index", "is_avg"):
                     continue
@@ -713,6 +801,315 @@ def parse_vdbench_dir(path: str | Path) -> list[dict[str, Any]]:
                     row[key] = value
         rows.append(row)
     return rows
+
+
+# --- cross-checks between the files of one output directory --------------------------------
+
+FLATFILE_TWINS: dict[str, dict[str, str]] = {
+    "sd": {
+        "rate": "iops", "mb_per_s": "mb_per_s", "bytes_per_io": "bytes_per_io",
+        "read_pct": "read_pct", "resp_ms": "resp_ms", "read_resp_ms": "read_resp_ms",
+        "write_resp_ms": "write_resp_ms", "resp_max_ms": "resp_max_ms",
+        "read_max_ms": "read_resp_max_ms", "write_max_ms": "write_resp_max_ms",
+        "resp_std_ms": "resp_stddev_ms", "queue_depth": "queue_depth",
+    },
+    "fsd": {
+        "rate": "reqstdops_rate", "resp_ms": "reqstdops_resp_ms", "mb_per_s": "mb_total_per_s",
+        "read_rate": "read_rate", "read_resp_ms": "read_resp_ms",
+        "write_rate": "write_rate", "write_resp_ms": "write_resp_ms",
+        "mb_read_per_s": "mb_read_per_s", "mb_write_per_s": "mb_write_per_s",
+    },
+}
+"""flatfile column -> the totals.html column that prints the same average (by report format);
+:func:`parse_output_dir` checks that they agree to the precision both print. SD reports round
+to the last digit printed, file-system reports cut the digits off (``1104872`` for
+1104872.7091), so the latter may differ by one unit. The CPU columns are not the same
+average (flatfile ``cpu_used`` 20.06 where totals.html prints 63.3) and are not compared."""
+
+_HREF = re.compile(r'<A HREF="([^"#][^"]*)">', re.IGNORECASE)
+
+
+def _describe(run: Mapping[str, Any]) -> str:
+    """``rd1 threads=16`` (the rd and its loop values) for messages."""
+    loop = " ".join(f"{key}={value}" for key, value in run.get("loop", {}).items())
+    return f"{run['rd']} {loop}".strip()
+
+
+def _runs_text(runs: Sequence[Mapping[str, Any]]) -> str:
+    """``3 runs (rd1 threads=1, ..., rd1 threads=4)`` for messages."""
+    if not runs:
+        return "no run"
+    names = [_describe(run) for run in runs]
+    shown = names if len(names) <= 3 else [names[0], "...", names[-1]]
+    return f"{len(runs)} run{'s' if len(runs) != 1 else ''} ({', '.join(shown)})"
+
+
+def _same_run(ref: Mapping[str, Any], other: Mapping[str, Any], level: str) -> bool:
+    """Whether two files' runs are the same run: ``report`` compares everything a
+    ``Starting RD`` line prints, ``status`` the rd and loop values, ``flatfile`` the rd and
+    the thread count (when totals.html prints one)."""
+    if ref["rd"] != other["rd"]:
+        return False
+    if level == "flatfile":
+        threads, printed = ref["loop"].get("threads"), other.get("threads")
+        return threads is None or printed is None or float(printed) == threads
+    keys = ("loop",) if level == "status" else ("loop", "iorate_setting", "elapsed_s", "warmup_s")
+    return all(ref[key] == other[key] for key in keys)
+
+
+def _check_runs(
+    files: Mapping[str, str],
+    reports: Mapping[str, list[dict[str, Any]]],
+    logged: list[dict[str, Any]] | None,
+    flat_rows: list[dict[str, Any]],
+    histogram_runs: list[dict[str, Any]] | None,
+) -> list[str]:
+    """Check that every file holds the same runs, finished alike; return the unfinished ones.
+
+    A file may stop before the runs that no file finished (vdbench stopped during them);
+    any other difference is refused, naming the file that differs from most others (on a tie,
+    from totals.html, or from the one with more runs finished: a cut loses runs) and the run.
+    """
+    sources: list[tuple[str, str, list[dict[str, Any]], list[bool] | None]] = []
+    for name in ("totals.html", "summary.html"):
+        if name in reports:
+            sources.append((name, "report", reports[name], [run["averaged"] for run in reports[name]]))
+    if logged is not None:
+        sources.append(("logfile.html", "report", logged, [run["averaged"] for run in logged]))
+    if histogram_runs is not None:
+        sources.append(("histogram.html", "report", histogram_runs, None))
+    if "status.html" in files:
+        sources.append(("status.html", "status", _status_runs(files["status.html"]), None))
+    if "flatfile.html" in files:
+        flat_runs: list[dict[str, Any]] = []
+        for row in flat_rows:
+            if row["run_index"] == len(flat_runs):
+                flat_runs.append({"rd": row.get("run"), "threads": row.get("threads"),
+                                  "loop": {"threads": row.get("threads")}})
+        averaged = {row["run_index"] for row in flat_rows if row["is_avg"]}
+        sources.append(("flatfile.html", "flatfile", flat_runs,
+                        [index in averaged for index in range(len(flat_runs))]))
+    for name, runs in reports.items():  # host and slave reports
+        if name not in ("totals.html", "summary.html"):
+            sources.append((name, "report", runs, [run["averaged"] for run in runs]))
+    runs_of = {name: runs for name, _, runs, _ in sources}
+    longest = max((runs for _, level, runs, _ in sources if level == "report"), key=len)
+    for index in range(len(longest)):
+        held = [(name, level, runs[index]) for name, level, runs, _ in sources if index < len(runs)]
+        ref = _majority([run for _, level, run in held if level == "report"], _run_identity)
+        agree = [name for name, level, run in held if _same_run(ref, run, level)]
+        for name, level, run in held:
+            if not _same_run(ref, run, level):
+                raise ParseError(
+                    f"{name} has run {index} as {_run_text(run, ref, level)}, {_names(agree)} as "
+                    f"{_run_text(ref, run, level)} (a damaged 'Starting RD' line?)"
+                )
+    done_lists = [(name, tuple(i for i, flag in enumerate(done) if flag))
+                  for name, _, _, done in sources if done is not None]
+    finished = _majority([done for _, done in done_lists], lambda done: done, prefer=len)
+    agree = [name for name, done in done_lists if done == finished]
+    for name, done in done_lists:
+        if done != finished:
+            raise ParseError(
+                f"{name} has an average for {_runs_text([runs_of[name][i] for i in done])}, "
+                f"{_names(agree)} for {_runs_text([longest[i] for i in finished])}: {name} looks "
+                "cut off or damaged"
+            )
+    for name, _, runs, _ in sources:
+        if finished and len(runs) <= finished[-1]:
+            raise ParseError(
+                f"{name} has {_runs_text(runs)}, {_names(agree)} an average for "
+                f"{_runs_text([longest[i] for i in finished])}: {name} looks cut off"
+            )
+    return [_describe(run) for index, run in enumerate(longest) if index not in finished]
+
+
+def _majority(values: Sequence[Any], key: Any, prefer: Any = lambda value: 0) -> Any:
+    """The value most files hold (by ``key``); on a tie the one ``prefer`` ranks higher, else
+    the first (totals.html's)."""
+    counts: dict[Any, int] = {}
+    for value in values:
+        counts[key(value)] = counts.get(key(value), 0) + 1
+    return max(values, key=lambda value: (counts[key(value)], prefer(value)))
+
+
+def _run_identity(run: Mapping[str, Any]) -> tuple:
+    """What a ``Starting RD`` line says of a run, hashable."""
+    return (run["rd"], tuple(run["loop"].items()), run["iorate_setting"], run["elapsed_s"], run["warmup_s"])
+
+
+def _run_text(run: Mapping[str, Any], other: Mapping[str, Any], level: str) -> str:
+    """``'rd1 threads=4'``, with the rate, elapsed and warmup when only they differ."""
+    text = repr(_describe(run))
+    if level == "report" and _describe(run) == _describe(other):
+        text += "".join(f", {key}={run[key]}" for key in ("iorate_setting", "elapsed_s", "warmup_s")
+                        if run[key] != other[key])
+    return text
+
+
+def _names(names: Sequence[str]) -> str:
+    """``totals.html, summary.html and 3 more`` for messages."""
+    if len(names) <= 3:
+        return ", ".join(names) or "no file"
+    return f"{', '.join(names[:2])} and {len(names) - 2} more"
+
+
+def _check_numbers(
+    reports: Mapping[str, list[dict[str, Any]]],
+    logged: list[dict[str, Any]] | None,
+    flat_rows: list[dict[str, Any]],
+    flat_printed: list[dict[str, str]],
+) -> None:
+    """Check the numbers printed twice: totals.html's ``avg_`` lines against summary.html's,
+    every summary line against the logfile's copy, and flatfile.html's ``avg_`` rows against
+    totals.html to the precision both print. Call after :func:`_check_runs`."""
+    totals = [_only_avg(run) for run in reports["totals.html"] if run["averaged"]]
+    if "summary.html" in reports:
+        summary = reports["summary.html"]
+        for total, run in zip(totals, (run for run in summary if run["averaged"])):
+            avg = _only_avg(run)
+            if total["_tokens"] != avg["_tokens"]:
+                raise ParseError(
+                    f"totals.html and summary.html disagree on run {total['run_index']} "
+                    f"({_describe(total)}): {_first_difference(total['_tokens'], avg['_tokens'])}"
+                )
+        copies = [row["_line"] for run in summary for row in run["rows"]]
+    else:
+        copies = [row["_line"] for row in totals]
+    if logged is not None:
+        lines = [line for run in logged for line in run["lines"]]
+        if "summary.html" not in reports:
+            lines = [line for line in lines if line[0].startswith("avg_")]
+        source = "summary.html" if "summary.html" in reports else "totals.html"
+        for ours, theirs in zip(copies, lines):
+            if ours != theirs:
+                raise ParseError(
+                    f"logfile.html and {source} disagree on the line {ours[0]!r}: "
+                    f"{' '.join(theirs)!r} in logfile.html, {' '.join(ours)!r} in {source}"
+                )
+        if len(copies) != len(lines):
+            raise ParseError(f"logfile.html has {len(lines)} report lines, {source} "
+                             f"{len(copies)}: one of them is cut off or damaged")
+    averages = [(row, printed) for row, printed in zip(flat_rows, flat_printed) if row["is_avg"]]
+    if averages and not {"rate", "resp_ms"} <= set(averages[0][1]):
+        raise ParseError("flatfile.html has no 'rate' or no 'resp' column (a damaged header?)")
+    for total, (row, printed) in zip(totals, averages):
+        twins = FLATFILE_TWINS.get(total["report_format"], {})
+        if total["rd"] != row.get("run") or total["interval"] != row.get("interval"):
+            raise ParseError(
+                f"flatfile.html and totals.html disagree on run {total['run_index']}: "
+                f"{row.get('run')} {row.get('interval')} in flatfile.html, {total['rd']} "
+                f"{total['interval']} in totals.html"
+            )
+        for flat_key, key in twins.items():
+            ours, theirs = total["_tokens"].get(key), printed.get(flat_key)
+            if ours is None or theirs is None or "n/a" in (ours, theirs):
+                continue
+            slack = _half_unit(ours) * (2 if total["report_format"] == "fsd" else 1)
+            if abs(float(ours) - float(theirs)) > slack + _half_unit(theirs) + 1e-9:
+                raise ParseError(
+                    f"flatfile.html and totals.html disagree on run {total['run_index']} "
+                    f"({_describe(total)}): {flat_key} is {theirs} in flatfile.html, {key} is "
+                    f"{ours} in totals.html"
+                )
+
+
+def _check_report_kinds(files: Mapping[str, str]) -> None:
+    """Refuse a host or slave report that summary.html or a host report links to but whose
+    first lines do not say what it is (a damaged title would drop its rows unseen)."""
+    linked = [(name, "host", "summary.html")
+              for name in _links(files.get("summary.html", ""), "Link to HOST reports:")]
+    linked += [(name, "slave", host)
+               for host in sorted(files) if host.endswith(".html") and _report_kind(files[host]) == "host"
+               for name in _links(files[host], "Link to slave summary report:")
+               if not name.endswith(".stdout.html")]
+    for name, kind, source in linked:
+        if name in files and _report_kind(files[name]) != kind:
+            raise ParseError(f"{source} links {name} as a {kind} report, but {name} does not start "
+                             f"like one (a damaged first line?)")
+
+
+def _check_expected_runs(
+    totals: list[dict[str, Any]], unfinished: list[str], expected: Mapping[str, Sequence[int]]
+) -> None:
+    """Refuse when an rd of ``expected`` did not run its thread counts in order, whole."""
+    for rd, threads in expected.items():
+        want = list(threads)
+        got = [row["threads"] for row in totals if row["rd"] == rd]
+        if not want or not got or len(got) % len(want) or got != want * (len(got) // len(want)):
+            stopped = [name for name in unfinished if name.split()[0] == rd]
+            raise ParseError(
+                f"totals.html has rd={rd} at threads {got}, the parmfile asked for forthreads "
+                f"{tuple(want)}: "
+                + (f"vdbench did not finish {', '.join(stopped)}" if stopped else
+                   "runs are missing or damaged")
+            )
+
+
+def _only_avg(run: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``avg_`` row of a finished run."""
+    return next(row for row in run["rows"] if row["row_type"] == "avg")
+
+
+def _first_difference(ours: Mapping[str, str], theirs: Mapping[str, str]) -> str:
+    """``resp_ms is 0.844 in totals.html, 0.845 in summary.html`` (or the columns that differ)."""
+    if list(ours) != list(theirs):
+        return f"columns {list(ours)} in totals.html, {list(theirs)} in summary.html"
+    key = next(key for key in ours if ours[key] != theirs[key])
+    return f"{key} is {ours[key]} in totals.html, {theirs[key]} in summary.html"
+
+
+def _half_unit(token: str) -> float:
+    """Half a unit of the last printed digit of ``token`` (``0.844`` -> 0.0005)."""
+    decimals = len(token.partition(".")[2])
+    return 0.5 * 10.0**-decimals
+
+
+def _links(text: str, label: str) -> list[str]:
+    """The file names linked on the lines that start with ``label``."""
+    names: list[str] = []
+    for line in text.split("\n"):
+        if line.startswith(label):
+            names += _HREF.findall(line)
+    return names
+
+
+def _logfile_runs(text: str) -> list[dict[str, Any]]:
+    """The runs of logfile.html: the context of each ``Starting RD`` line vdbench marked as a
+    report line (inside a tag; 5.04.01 prints it once more without), whether the run has an
+    ``avg_`` line, and the report lines (label and values, split) it copied from summary.html."""
+    runs: list[dict[str, Any]] = []
+    if not text.strip():
+        return runs
+    for number, raw in enumerate(_lines(text, "logfile.html"), start=1):
+        line = _strip_tags(raw)
+        starting = _STARTING.search(line)
+        if starting and line != raw:
+            runs.append({**_run_context(starting, len(runs), "logfile.html", number),
+                         "averaged": False, "lines": []})
+            continue
+        data = _DATA.match(line)
+        if runs and data and (data["label"].isdigit() or _LABEL.match(data["label"])):
+            tokens = line.split()[1:]
+            runs[-1]["lines"].append(tokens)
+            runs[-1]["averaged"] |= tokens[0].startswith("avg_")
+    return runs
+
+
+def _status_runs(text: str) -> list[dict[str, Any]]:
+    """The runs status.html started (``Starting<TAB>rd=rd1<TAB>For loops: threads=1``)."""
+    runs: list[dict[str, Any]] = []
+    if not text.strip():
+        return runs
+    for number, line in enumerate(_lines(text, "status.html"), start=1):
+        parts = [part.strip() for part in line.split("\t")[1:]]
+        if len(parts) >= 2 and parts[0] == "Starting" and parts[1].startswith("rd="):
+            loops = parts[2] if len(parts) > 2 else ""
+            if loops and not loops.startswith("For loops:"):
+                raise ParseError(f"status.html line {number}: expected 'For loops:', got {loops[:40]!r}")
+            runs.append({"rd": parts[1][3:],
+                         "loop": _parse_loops(loops[len("For loops:"):], f"status.html line {number}")})
+    return runs
 
 
 # --- naming -----------------------------------------------------------------------------------
@@ -772,6 +1169,7 @@ def _parse_report(text: str, name: str, marker: str) -> list[dict[str, Any]]:
     runs: list[dict[str, Any]] = []
     header: _Header | None = None
     headers: dict[tuple[str, str], _Header] = {}
+    first_header = 0
     recognized = False
     index = 0
     while index < len(lines):
@@ -801,10 +1199,20 @@ def _parse_report(text: str, name: str, marker: str) -> list[dict[str, Any]]:
             key = (line, bottom)
             if key not in headers:
                 headers[key] = _Header.parse(line, bottom, name, number)
-            header = headers[key]
+            if header is not None and headers[key].keys != header.keys:
+                raise ParseError(
+                    f"{name} line {number}: this column header gives {headers[key].keys}, the one "
+                    f"on line {first_header} gave {header.keys} (a damaged header?)"
+                )
+            header, first_header = headers[key], first_header or number
             index += 1
             recognized = True
             continue
+        if runs and sum(1 for token in line.split() if _UNSIGNED_FLOAT.match(token)) >= 3:
+            raise ParseError(
+                f"{name} line {number}: numbers on a line that is no data line, header or "
+                f"'Starting RD' line ({line.strip()[:60]!r}): a damaged time or interval label?"
+            )
     if not recognized:
         what = f"'{marker}'" if marker else "'Starting RD' lines or a column header"
         raise ParseError(f"{name} is not a vdbench report: expected {what}")
@@ -829,6 +1237,7 @@ class _Header:
         if not lower or not groups:
             raise ParseError(f"{name} line {number}: incomplete column header")
         shift = upper[-1][1] - lower[-1][1]
+        dotted = upper[position][2].startswith(".")  # '.Interval.' heads file-system reports
         keys: list[str] = []
         for start, end, word in lower:
             best, best_overlap = None, 0
@@ -840,10 +1249,17 @@ class _Header:
                 raise ParseError(
                     f"{name} line {number + 1}: column {word!r} has no label above it"
                 )
+            if not dotted and (best.strip(".").lower(), word.strip(".").lower()) not in SD_HEADER_NAMES:
+                raise ParseError(
+                    f"{name} line {number}: column '{best} {word}' is not a column of vdbench's "
+                    "SD reports (a damaged header?)"
+                )
             keys.append(report_column_key(best, word))
         if len(set(keys)) != len(keys):
             raise ParseError(f"{name} line {number}: header gives duplicate columns {keys}")
-        dotted = upper[position][2].startswith(".")  # '.Interval.' heads file-system reports
+        if not dotted and not {"iops", "resp_ms"} <= set(keys):
+            raise ParseError(f"{name} line {number}: the column header has no 'i/o rate' or no "
+                             "'resp time' column (a damaged header?)")
         return cls(keys, [end for _, end, _ in lower], "fsd" if dotted else "sd")
 
 
@@ -917,6 +1333,8 @@ def _add_report_row(
             "interval_end": hi,
             "report_format": current.report_format,
             "_cells": parsed,
+            "_tokens": cells,
+            "_line": tokens[1:],
         }
     )
     run["rows"].append(row)
@@ -956,15 +1374,7 @@ def _run_context(match: re.Match[str], run_index: int, name: str, number: int) -
     loops = re.search(r"For loops:\s*(.*)$", rest)
     if loops:
         rest = rest[: loops.start()]
-        text = loops.group(1).strip()
-        if text and text != "None":
-            for item in text.split():
-                key, sep, value = item.partition("=")
-                if not sep or not key or not value:
-                    raise ParseError(
-                        f"{name} line {number}: loop value {item!r} is not key=value"
-                    )
-                loop[key.lower()] = _loose_number(value)
+        loop = _parse_loops(loops.group(1), f"{name} line {number}")
     rate = re.search(r"I/O rate:\s*([^;]+?)\s*(?:;|$)", rest)
     fwdrate = re.search(r"fwdrate=(\S+?)\.?(?:\s|;|$)", rest)
     if rate:
@@ -978,8 +1388,8 @@ def _run_context(match: re.Match[str], run_index: int, name: str, number: int) -
         setting = _loose_number(fwdrate.group(1))
     else:
         setting = None
-    elapsed = re.search(r"\belapsed=(\d+)", rest)
-    warmup = re.search(r"\bwarmup=(\d+)", rest)
+    elapsed = re.search(r"\belapsed=(\d+)(?=[;\s]|$)", rest)
+    warmup = re.search(r"\bwarmup=(\d+)(?=[;\s]|$)", rest)
     context: dict[str, Any] = {"rd": match["rd"], "run_index": run_index, "loop": loop}
     for key in LOOP_KEYS:
         context[key] = loop.get(key)
@@ -989,6 +1399,22 @@ def _run_context(match: re.Match[str], run_index: int, name: str, number: int) -
     context["warmup_s"] = int(warmup.group(1)) if warmup else None
     context["report_format"] = None
     return context
+
+
+def _parse_loops(text: str, where: str) -> dict[str, Any]:
+    """Return the ``For loops:`` values (``threads=8 rdpct=70``; ``None`` gives ``{}``)."""
+    loop: dict[str, Any] = {}
+    text = text.strip()
+    if text and text != "None":
+        for item in text.split():
+            key, sep, value = item.partition("=")
+            if not sep or not key or not value:
+                raise ParseError(f"{where}: loop value {item!r} is not key=value")
+            loop[key.lower()] = _loose_number(value)
+    threads = loop.get("threads")
+    if threads is not None and (not isinstance(threads, int) or threads < 1):
+        raise ParseError(f"{where}: threads={threads} is not a thread count (damaged line?)")
+    return loop
 
 
 def _report_kind(text: str) -> str | None:
@@ -1157,23 +1583,28 @@ def _lines(text: str, name: str) -> list[str]:
 
 
 def _strip_tags(line: str) -> str:
-    """Return ``line`` without HTML tags (a ``<`` followed by a space, as in histograms, stays)."""
-    return _TAG.sub("", line) if "<" in line else line
+    """Return ``line`` with its HTML tags blanked out, each by as many spaces, so that the
+    columns keep their positions and a tag inside a number splits it rather than joining its
+    halves (a ``<`` followed by a space, as in histograms, is no tag)."""
+    return _TAG.sub(lambda m: " " * len(m.group()), line) if "<" in line else line
 
 
 def _plain(text: str) -> str:
-    """Return ``text`` with normalized line ends and no HTML tags."""
+    """Return ``text`` with normalized line ends and no HTML tags (for messages)."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return "\n".join(_strip_tags(line) for line in text.split("\n"))
+    return "\n".join(_TAG.sub("", line) for line in text.split("\n"))
 
 
 def _number(token: str, key: str, where: str) -> int | float | None:
-    """Return a printed number as int or float (``n/a`` -> None), else raise ParseError."""
+    """Return a printed number as int or float (``n/a`` -> None), else raise ParseError.
+
+    vdbench prints every measured value unsigned and without exponent: a sign or an exponent
+    is damage (a ``-`` over a digit would otherwise give another number)."""
     if token == "n/a":
         return None
-    if _INT.match(token):
+    if _UNSIGNED_INT.match(token):
         return int(token)
-    if not _FLOAT.match(token):
+    if not _UNSIGNED_FLOAT.match(token):
         raise ParseError(f"{where}: {key} is {token!r}, not a number")
     return float(token)
 
