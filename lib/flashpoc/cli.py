@@ -106,11 +106,19 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from .params import load_campaign
 
+    refused = 0
     for path in args.params:
-        cfg = load_campaign(path)
+        try:
+            cfg = load_campaign(path)
+        except ParameterError as error:
+            if len(args.params) == 1:
+                raise
+            print(f"flashpoc: error: {error}", file=sys.stderr)
+            refused += 1
+            continue
         print(f"{path}: ok (campaign {cfg.campaign}, engine {cfg.engine}, {len(cfg.hosts)} hosts, "
               f"{len(cfg.targets)} targets, {len(cfg.engine_workloads)} workloads)")
-    return 0
+    return 2 if refused else 0
 
 
 def _print_rows(rows: list[dict[str, Any]], fmt: str) -> None:

@@ -19,7 +19,7 @@ import pandas as pd
 from . import analysis, check, hostlimit, phases_slob, phases_vdbench
 from . import rows as rows_mod
 from .errors import AnalysisError, CheckFailed, FlashpocError, RemoteError
-from .params import Campaign, HostParams, Workload, workbook_root
+from .params import Campaign, HostParams, Workload, check_results_dir, workbook_root
 from .parse.fio import (histogram_table, latency_distribution, merge_intervals, parse_fio_histogram,
                         parse_fio_interval_logs, parse_fio_output, summarize_fio_point)
 from .parse.host import cpu_utilisation
@@ -80,11 +80,12 @@ def open_campaign(cfg: Campaign) -> Workbench:
     (:meth:`flashpoc.store.CampaignStore.lock`; released by :meth:`Workbench.close`).
 
     Raises:
+        ParameterError: the results directory may not be written (:func:`flashpoc.params.check_results_dir`).
         StoreError: another process is running a phase of this campaign, or the directory
             holds another format's results.
     """
     cfg = cfg.resolved()
-    store = CampaignStore(cfg.results_path())
+    store = CampaignStore(check_results_dir(cfg))
     if (store.root / "manifest.json").exists():
         store.check_format()
     lock = store.lock()
