@@ -30,12 +30,6 @@ def test_every_parameters_file_validates(path):
     assert cfg.targets or cfg.engine == "slob"
 
 
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_parameters_are_the_campaign_keys(notebook):
-    names = set(papermill.inspect_notebook(str(notebook)))
-    assert names == set(Campaign.model_fields), names ^ set(Campaign.model_fields)
-
-
 @pytest.mark.parametrize("path", PARAM_FILES, ids=lambda p: p.name)
 def test_parameters_file_keys_exist_in_every_notebook(path):
     import yaml
@@ -44,18 +38,6 @@ def test_parameters_file_keys_exist_in_every_notebook(path):
     for notebook in NOTEBOOKS:
         unknown = keys - set(papermill.inspect_notebook(str(notebook)))
         assert not unknown, f"{path.name} keys {unknown} are not parameters of {notebook.name}"
-
-
-def test_notebook_defaults_validate_and_match_the_demo():
-    """The notebooks' defaults are the demo campaign, so JupyterLab and `make demo` agree."""
-    params = papermill.inspect_notebook(str(NOTEBOOKS[0]))
-    import ast
-
-    values = {k: ast.literal_eval(v["default"]) for k, v in params.items()}
-    cfg = campaign_from_dict(values)
-    demo = load_campaign(REPO / "parameters" / "demo-local.yaml")
-    assert cfg.measurement_hash() == demo.measurement_hash()
-    assert cfg.probe == demo.probe and cfg.sweep == demo.sweep
 
 
 def test_defaults():

@@ -41,11 +41,11 @@ def run_notebooks(params_file: Path, phases: list[str], *, log=print) -> dict[st
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
-    from .params import load_campaign, read_parameters_file
+    from .params import load_campaign, notebook_parameters, read_parameters_file
     from .report import export_notebook_html
 
     os.environ["FLASHPOC_BATCH"] = "1"  # the kernels inherit it: text progress bars
-    values = read_parameters_file(params_file)
+    values = notebook_parameters(read_parameters_file(params_file))  # every key: nothing of the cells' own
     cfg = load_campaign(params_file)  # validate everything before any notebook starts
     out_dir = cfg.resolved().results_path() / "notebooks"
     out_dir.mkdir(parents=True, exist_ok=True)

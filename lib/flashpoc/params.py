@@ -1053,6 +1053,12 @@ def campaign_from_dict(values: dict[str, Any], source: str = "parameters") -> Ca
         raise ParameterError(f"invalid parameters in {source}: {error}") from None
 
 
+def notebook_parameters(values: dict[str, Any]) -> dict[str, Any]:
+    """What a batch run injects into a notebook: every campaign key, None (the schema's default)
+    for those ``values`` leaves out, so nothing of the notebook's own parameters cell is used."""
+    return {key: values.get(key) for key in Campaign.model_fields}
+
+
 def check_results_dir(cfg: Campaign) -> Path:
     """Refuse a results directory the workbook must not write into, looking at this machine
     (read-only): a system directory once symbolic links are followed, a path through a file,
