@@ -163,6 +163,12 @@ def _evaluate_target(campaign: Campaign, host: str, target: TargetParams, facts:
         else:
             status, detail = "pass", f"will be created ({format_bytes(wanted)})"
         rows.append(_row(host, f"{name}: exists", "missing", status, detail))
+    elif kind == "missing" and path.startswith("/dev/"):
+        rows.append(_row(host, f"{name}: exists", "missing", "fail",
+                         f"{path} does not exist on {host}: a device is never created; is the LUN mapped to this "
+                         "host and its path up (lsblk, multipath -ll, the array's host mapping), or is the path "
+                         "misspelt?"))
+        return rows
     elif kind == "missing":
         rows.append(_row(host, f"{name}: exists", "missing", "fail",
                          f"{path} does not exist (set create: true and a size for a scratch file)"))
