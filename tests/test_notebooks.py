@@ -117,7 +117,8 @@ def test_the_manifest_of_a_batch_run_records_the_schema_defaults(tmp_path):
     require_fio()
     params = partial_file(tmp_path)
     out = subprocess.run([sys.executable, "-m", "flashpoc.cli", "run", "--phases", "check", str(params)],
-                         capture_output=True, text=True, timeout=600, env={**os.environ, "FLASHPOC_ROOT": str(tmp_path)})
+                         capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "FLASHPOC_ROOT": str(tmp_path)})
     assert out.returncode == 0, out.stderr[-3000:]
     manifest = json.loads((tmp_path / "results" / "quick" / "manifest.json").read_text())
     schema = campaign_from_dict(MINIMAL).model_dump(mode="json")

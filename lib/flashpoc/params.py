@@ -131,13 +131,18 @@ def system_dir(path: str) -> str | None:
     return next((d for d in SYSTEM_DIRS if norm == d or norm.startswith(d + "/")), None)
 
 
+def in_system_dir(path: str) -> str | None:
+    """Where :func:`system_dir` finds ``path``, in words (``in the system directory /etc``), or None."""
+    found = system_dir(path)
+    return None if found is None else "the root directory" if found == "/" else f"in the system directory {found}"
+
+
 def _check_written_dir(value: str) -> str:
     """A directory the workbook writes into: an ordinary path, not a system directory."""
     _check_path(value)
-    found = system_dir(value)
-    if found:
-        raise ValueError(f"{value!r} is {'the root directory' if found == '/' else 'in the system directory ' + found}"
-                         ": the workbook writes there; choose a directory of your own")
+    where = in_system_dir(value)
+    if where:
+        raise ValueError(f"{value!r} is {where}: the workbook writes there; choose a directory of your own")
     return value
 
 
@@ -246,9 +251,10 @@ class TargetParams(_Strict):
     @field_validator("size")
     @classmethod
     def _size(cls, value: str | None) -> str | None:
-        if value is not None and parse_size(value) < MIN_WORKING_SET_BYTES:
-            raise ValueError(f"a working set of {parse_size(value)} bytes is too small: at least 1m (1 MiB), "
-                             "else the caches answer, not the array")
+        size = None if value is None else parse_size(value)
+        if size is not None and size < MIN_WORKING_SET_BYTES:
+            raise ValueError(f"a working set of {size} bytes is too small: at least 1m (1 MiB), else the caches "
+                             "answer, not the array")
         return value
 
     @field_validator("hosts")
@@ -264,11 +270,10 @@ class TargetParams(_Strict):
             raise ValueError("a target with create: true needs a size")
         if self.path.startswith("/dev/") and self.create:
             raise ValueError("create: true is for files; a /dev path is never created")
-        found = system_dir(self.path) if not self.path.startswith("/dev/") else None
-        if found and self.writable:
-            raise ValueError(f"path: {self.path!r} is {'the root directory' if found == '/' else 'in the system directory ' + found}"
-                             f", and {'create' if self.create else 'allow_write'}: true would write it; "
-                             "put scratch files in a directory of your own")
+        where = in_system_dir(self.path) if not self.path.startswith("/dev/") else None
+        if where and self.writable:
+            raise ValueError(f"path: {self.path!r} is {where}, and {'create' if self.create else 'allow_write'}: "
+                             "true would write it; put scratch files in a directory of your own")
         return self
 
     @property
@@ -1070,9 +1075,8 @@ def check_results_dir(cfg: Campaign) -> Path:
     key = "$FLASHPOC_RESULTS_DIR" if os.environ.get("FLASHPOC_RESULTS_DIR") else "results_dir"
     path = cfg.results_path()
     real = os.path.realpath(path)
-    found = system_dir(real)
-    if found:
-        where = "the root directory" if found == "/" else f"in the system directory {found}"
+    where = in_system_dir(real)
+    if where:
         raise ParameterError(f"invalid parameters: {key}: {path.parent} is {where} (resolved: {Path(real).parent}); "
                              "choose a directory of your own")
     for existing in (path, *path.parents):
