@@ -141,6 +141,22 @@ def test_missing_target_without_create_fails():
     assert "target data: O_DIRECT" not in rows
 
 
+def test_a_missing_lun_is_not_told_to_be_created():
+    """A /dev path the host does not have (facts collected for real on this machine): the hint is
+    the LUN's mapping, never ``create: true``, which a /dev path refuses."""
+    path = "/dev/mapper/flashpoc-absent-lun"
+    with local_host() as host:
+        facts = collect_host_facts(host, [path])
+    assert facts["targets"][0]["type"] == "missing"
+    campaign = make_campaign(targets=[{"name": "lun9", "path": path}], workloads=[{"name": "r", "rw": "randread"}])
+    row = evaluate(facts, campaign)["target lun9: exists"]
+    assert row["status"] == "fail" and "create: true" not in row["detail"]
+    assert row["detail"] == (f"{path} does not exist on db1: a device is never created; is the LUN mapped to this host "
+                             "and its path up (lsblk, multipath -ll, the array's host mapping), or is the path misspelt?")
+    with pytest.raises(Exception, match="create: true is for files"):  # the hint it gave before cannot be followed
+        make_campaign(targets=[{"name": "lun9", "path": path, "size": "1g", "create": True}])
+
+
 def test_directory_target_fails():
     rows = evaluate(facts_with(type="directory", exists=True))
     assert rows["target scratch: exists"]["status"] == "fail"

@@ -395,3 +395,62 @@ def test_facts_text():
     facts.update(cdb=True, con_name="SLOBPDB", asm_diskgroups=[], snapshot_method="statspack")
     text = facts_text(facts)
     assert "CDB, container SLOBPDB" in text and "no ASM" in text and text.endswith("Statspack")
+
+
+# --- every engine: the check connects when oracle: is set ---------------------------------------
+
+
+def _fio_campaign(tmp_path, oracle):
+    from conftest import quick_campaign
+    from flashpoc.params import campaign_from_dict
+
+    return campaign_from_dict(quick_campaign(tmp_path, oracle=oracle))
+
+
+def test_a_fio_campaign_with_oracle_checks_the_database(tmp_path, monkeypatch):
+    """engine: fio with an oracle: block: the whole check (real fio facts on this machine) connects
+    to the database (tests/replay/oracle_replay.py answers with the recorded facts) and adds its
+    rows; the SLOB rows (buffer cache against the SLOB data, schemas) are not a fio campaign's."""
+    import sys
+
+    from conftest import require_fio
+    from flashpoc import phases
+    from flashpoc.run import oracle
+
+    require_fio()
+    sys.path.insert(0, str(Path(__file__).parent / "replay"))
+    from oracle_replay import ReplayDatabase
+
+    db = ReplayDatabase(FACTS_FILE, DATA / "oracle" / "awr_rows_slob19c_rac2node_inst2_snap47_48.json")
+    monkeypatch.setattr(oracle, "connect", db.connect)
+    facts = load_facts()
+    table = phases.run_check(_fio_campaign(tmp_path, {"dsn": "db1:1521/p30sdb", "user": "system"}))
+    rows = {r.check: r for r in table[table["host"] == "database"].itertuples()}
+    assert list(rows) == ORDER[:5] + ["db_writer_processes", "statistics", "direct nfs"] + [
+        f"asm {g['name']}" for g in facts["asm_diskgroups"]]
+    assert rows["database"].value == facts["version"] and facts["db_name"] in rows["database"].detail
+    assert rows["rac"].value == f"{facts['instance_count']} instances"
+    assert rows["statistics"].value == "awr" and "sql_workload" in rows["statistics"].detail
+    assert {r.status for r in rows.values()} == {"pass"}
+    assert db.log and db.open_connections == 0
+
+
+def test_a_fio_campaign_whose_database_is_unreachable_fails_the_check(tmp_path, monkeypatch):
+    """The real connection path against a closed port: one fail row naming the DSN, quickly; and a
+    password variable that is not set fails before any network I/O."""
+    from conftest import require_fio
+    from ssh_server import free_port
+    from flashpoc import check, phases
+
+    require_fio()
+    port = free_port()
+    dsn = f"127.0.0.1:{port}/pdb1"
+    cfg = _fio_campaign(tmp_path, {"dsn": dsn, "user": "system", "connect_timeout_s": 2})
+    monkeypatch.delenv("FLASHPOC_ORACLE_PASSWORD", raising=False)
+    row = check.check_database(cfg)[0]
+    assert (row["check"], row["status"]) == ("database", "fail") and "FLASHPOC_ORACLE_PASSWORD" in row["detail"]
+    monkeypatch.setenv("FLASHPOC_ORACLE_PASSWORD", "not-the-real-one")
+    table = phases.run_check(cfg)
+    failed = table[table["status"] == "fail"]
+    assert list(failed["check"]) == ["database"] and dsn in failed["detail"].iloc[0]
+    assert "not-the-real-one" not in table.to_string()

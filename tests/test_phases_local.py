@@ -169,3 +169,37 @@ def test_a_host_failing_in_the_host_scaling_keeps_the_probe_answer(tmp_path, mon
     assert [(r["n_hosts"], r["hosts"], r["threads"]) for r in probe["host_scaling"]] == [
         (1, "a", stored["saturation"]["threads"])]
     assert [s["n_hosts"] for s in probe["host_limit"]["scaling"]] == [1, 2]
+
+
+def test_points_csv_and_the_report_hold_only_the_current_measurement(tmp_path):
+    """Measured with other settings (issue 15, defect 10): the earlier probe and sweep points stay on
+    disk, untouched, but points.csv and the report hold only the points of the current settings,
+    and a probe of earlier settings is not drawn as this campaign's."""
+    require_fio()
+    root = tmp_path / "results" / "quick"
+    first = campaign_from_dict(quick_campaign(tmp_path, probe={"strategy": "linear", "max_threads": 3}))
+    phases.run_probe(first, progress=False)
+    phases.run_sweep(first, {"randread-4k": [1]}, progress=False)
+    second = campaign_from_dict(quick_campaign(tmp_path, fio={"runtime_s": 1, "ramp_s": 0, "ioengine": "psync"},
+                                               probe={"strategy": "linear", "max_threads": 2}))
+    answer = phases.run_probe(second, progress=False)
+    swept = phases.run_sweep(second, {"randread-4k": [1, 2]}, progress=False)
+    on_disk = sorted(p.parent.name for p in root.glob("points/*/*/point.json"))
+    assert len(on_disk) == 3 + 1 + 2 + 2
+
+    table = pd.read_csv(root / "points.csv")
+    assert sorted(table["point_id"]) == sorted([p["point_id"] for p in answer["points"]] + list(swept["point_id"]))
+    assert set(table["measurement_hash"]) == {second.resolved().measurement_hash()}
+    report = phases.build_report(second)
+    assert sorted(report.points["point_id"]) == sorted(swept["point_id"])
+    drawn = report.charts["probe_curve"].to_dict()["datasets"]
+    assert sorted(r["threads"] for rows in drawn.values() for r in rows) == [1, 2]
+
+    third = campaign_from_dict(quick_campaign(tmp_path, workloads=[{"name": "randread-8k", "rw": "randread",
+                                                                   "bs": "8k"}]))
+    phases.run_sweep(third, {"randread-8k": [1]}, progress=False)
+    report = phases.build_report(third)
+    assert "probe_curve" not in report.charts and list(report.points["workload"]) == ["randread-8k"]
+    assert list(pd.read_csv(root / "points.csv")["workload"]) == ["randread-8k"]
+    assert sorted(p.parent.name for p in root.glob("points/*/*/point.json")) == sorted(
+        on_disk + list(report.points["point_id"]))

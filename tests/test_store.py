@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 
+import pandas as pd
 import pytest
 
 from flashpoc.store import FORMAT_VERSION, CampaignStore, StoreError
@@ -13,16 +14,48 @@ from flashpoc.store import FORMAT_VERSION, CampaignStore, StoreError
 def test_points_round_trip_and_table(tmp_path):
     store = CampaignStore(tmp_path / "c")
     store.save_point("sweep", "w_t00002_abc", {"workload": "w", "threads": 2, "iops": 1234.5,
-                                               "completed_utc": "2026-01-01T00:00:02"}, {"local.json": "{}"})
+                                               "completed_utc": "2026-01-01T00:00:02", "measurement_hash": "m1"},
+                     {"local.json": "{}"})
     store.save_point("sweep", "w_t00001_abc", {"workload": "w", "threads": 1, "iops": 1000.0,
-                                               "completed_utc": "2026-01-01T00:00:01"}, {})
+                                               "completed_utc": "2026-01-01T00:00:01", "measurement_hash": "m1"}, {})
     frame = store.load_points("sweep")
     assert list(frame["threads"]) == [1, 2] and list(frame["iops"]) == [1000.0, 1234.5]
     assert (store.point_dir("sweep", "w_t00002_abc") / "local.json").read_text() == "{}"
     assert store.load_point("sweep", "w_t00001_abc")["iops"] == 1000.0
     assert store.load_point("sweep", "missing") is None
-    path = store.write_points_table()
-    assert path.read_text().splitlines()[0].split(",") == ["workload", "threads", "iops", "completed_utc"]
+    path = store.write_points_table("m1")
+    assert path.read_text().splitlines()[0].split(",") == ["workload", "threads", "iops", "completed_utc",
+                                                           "measurement_hash"]
+
+
+def test_points_csv_holds_only_the_current_measurements_points(tmp_path):
+    """Rows of other measurement settings, and probe rows the current probe.json does not list,
+    stay on disk but are left out of points.csv and of what the report reads."""
+    store = CampaignStore(tmp_path / "c")
+
+    def point(phase, point_id, threads, measurement, second):
+        store.save_point(phase, point_id, {"point_id": point_id, "workload": "w", "threads": threads,
+                                           "measurement_hash": measurement,
+                                           "completed_utc": f"2026-01-01T00:00:{second:02d}"}, {})
+
+    point("probe", "w_t00001_old", 1, "old", 1)  # a probe of earlier settings
+    point("probe", "w_t00002_old", 2, "old", 2)
+    point("probe", "w_t00008_new", 8, "new", 3)  # an earlier probe of these settings, up to 8 threads
+    point("probe", "w_t00001_new", 1, "new", 4)  # the current probe
+    point("probe", "w_t00002_new", 2, "new", 5)
+    point("sweep", "w_t00001_s_old", 1, "old", 6)
+    point("sweep", "w_t00001_s_new", 1, "new", 7)
+    store.write_json("probe.json", {"measurement_hash": "new", "points": [{"point_id": "w_t00001_new"},
+                                                                         {"point_id": "w_t00002_new"}]})
+    table = pd.read_csv(store.write_points_table("new"))
+    assert list(table["point_id"]) == ["w_t00001_new", "w_t00002_new", "w_t00001_s_new"]
+    assert len(store.load_points()) == 7  # the others stay on disk
+    assert store.current_probe("old") is None and list(store.current_points("old", "sweep")["point_id"]) == [
+        "w_t00001_s_old"]
+    # a probe.json written before it recorded its settings: its points' rows tell
+    store.write_json("probe.json", {"points": [{"point_id": "w_t00001_old"}, {"point_id": "w_t00002_old"}]})
+    assert store.current_probe("new") is None and store.current_probe("old") is not None
+    assert list(pd.read_csv(store.write_points_table("new"))["point_id"]) == ["w_t00001_s_new"]
 
 
 def test_a_failed_point_write_leaves_nothing(tmp_path):

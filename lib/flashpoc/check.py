@@ -163,6 +163,12 @@ def _evaluate_target(campaign: Campaign, host: str, target: TargetParams, facts:
         else:
             status, detail = "pass", f"will be created ({format_bytes(wanted)})"
         rows.append(_row(host, f"{name}: exists", "missing", status, detail))
+    elif kind == "missing" and path.startswith("/dev/"):
+        rows.append(_row(host, f"{name}: exists", "missing", "fail",
+                         f"{path} does not exist on {host}: a device is never created; is the LUN mapped to this "
+                         "host and its path up (lsblk, multipath -ll, the array's host mapping), or is the path "
+                         "misspelt?"))
+        return rows
     elif kind == "missing":
         rows.append(_row(host, f"{name}: exists", "missing", "fail",
                          f"{path} does not exist (set create: true and a size for a scratch file)"))
@@ -382,6 +388,8 @@ def check_environment(campaign: Campaign, *,
         rows += check_slob(campaign, connect=connect)
     else:
         rows += evaluate_campaign(campaign, facts_by_host)
+        if campaign.oracle is not None:
+            rows += check_database(campaign)
     if campaign.engine == "vdbench":
         rows += check_vdbench(campaign, connect=connect)
     if campaign.engine == "fio" and len(campaign.hosts) > 1 and campaign.fio.multi_host == "client-server":
@@ -597,8 +605,6 @@ def check_slob(campaign: Campaign, *, connect: Callable[[HostParams], Any] = _ho
         connect: returns a host object for a ``HostParams``.
         oracle_facts: returns the database facts for ``campaign.oracle`` (tests pass recorded ones).
     """
-    from .check_oracle import evaluate_database_facts
-    from .errors import FlashpocError
     from .run.slob import slob_host_facts
 
     slob, db = campaign.slob, campaign.db_host
@@ -623,12 +629,28 @@ def check_slob(campaign: Campaign, *, connect: Callable[[HostParams], Any] = _ho
                          "no oracle: connection given, so the database (version, filesystemio_options, buffer "
                          "cache, AWR licence, SLOB schemas) is not checked; set oracle.dsn and oracle.user"))
         return rows
+    return rows + check_database(campaign, oracle_facts=oracle_facts)
+
+
+def check_database(campaign: Campaign, *,
+                   oracle_facts: Callable[[Any], dict[str, Any]] = database_facts) -> list[Row]:
+    """The database rows of the check, for every engine with ``oracle`` set: connect through
+    python-oracledb (fast failure: one ``fail`` row naming the DSN) and evaluate the facts
+    (:func:`flashpoc.check_oracle.evaluate_database_facts`): for SLOB against its schemas and
+    SCALE, for fio and vdbench the database's own settings (version, RAC, CDB,
+    filesystemio_options, disk_asynch_io, snapshots for a ``sql_workload``, Direct NFS, ASM).
+    """
+    from .check_oracle import evaluate_database_facts
+    from .errors import FlashpocError
+
     try:
         dbfacts = oracle_facts(campaign.oracle)
     except FlashpocError as error:
-        return rows + [_row(CAMPAIGN_ROW_HOST, "database", campaign.oracle.dsn, "fail", str(error))]
+        return [_row(CAMPAIGN_ROW_HOST, "database", campaign.oracle.dsn, "fail", str(error))]
+    if campaign.engine != "slob":
+        return evaluate_database_facts(dbfacts, host="database", slob=False)
+    slob = campaign.slob
     scan = [w.scan_table_sz for w in slob.workloads if w.scan_table_sz]
-    rows += evaluate_database_facts(dbfacts, host="database", schemas=slob.schemas, scale_bytes=slob.scale_bytes,
-                                    statistics_type=slob.database_statistics_type,
-                                    scan_table_bytes=max((slob_size_bytes(x) for x in scan), default=None))
-    return rows
+    return evaluate_database_facts(dbfacts, host="database", schemas=slob.schemas, scale_bytes=slob.scale_bytes,
+                                   statistics_type=slob.database_statistics_type,
+                                   scan_table_bytes=max((slob_size_bytes(x) for x in scan), default=None))

@@ -1,4 +1,5 @@
-"""Database check: is the Oracle database ready for a SLOB storage POC?
+"""Database check: is the Oracle database ready for a SLOB storage POC (and, for the other
+engines, how is it set up)?
 
 :func:`evaluate_database_facts` turns the facts dict of
 :func:`flashpoc.run.oracle.database_facts` into rows of the environment-check table
@@ -109,8 +110,9 @@ def evaluate_database_facts(
     scale_bytes: int | None = None,
     statistics_type: str | None = None,
     scan_table_bytes: int | None = None,
+    slob: bool = True,
 ) -> list[Row]:
-    """Evaluate the database facts for a SLOB storage POC (no I/O).
+    """Evaluate the database facts for a SLOB storage POC, or for another engine's (no I/O).
 
     Args:
         facts: the dict of :func:`flashpoc.run.oracle.database_facts` (or a recorded one).
@@ -121,6 +123,9 @@ def evaluate_database_facts(
         statistics_type: slob.conf ``DATABASE_STATISTICS_TYPE`` (``awr`` or ``statspack``);
             None: the snapshot method the facts chose.
         scan_table_bytes: SCAN_TABLE_SZ per schema in bytes, counted in the expected data size.
+        slob: False for a campaign of another engine (fio, vdbench), whose load does not go
+            through the database: the buffer cache and SLOB schema rows are left out, and the
+            statistics row is about the snapshots a ``sql_workload`` takes.
 
     Returns:
         Rows (dicts with the keys of :data:`~flashpoc.check.COLUMNS`): database, rac, cdb,
@@ -137,12 +142,14 @@ def evaluate_database_facts(
     rows = _database_rows(facts, host)
     rows.append(_filesystemio_row(facts, host))
     rows.append(_asynch_row(facts, host))
-    rows.append(_cache_row(facts, host, schemas, scale_bytes))
+    if slob:
+        rows.append(_cache_row(facts, host, schemas, scale_bytes))
     rows.append(_dbwr_row(facts, host))
-    rows.append(_statistics_row(facts, host, statistics_type))
+    rows.append(_statistics_row(facts, host, statistics_type) if slob else _snapshots_row(facts, host))
     rows.append(_dnfs_row(facts, host))
     rows.extend(_asm_rows(facts, host))
-    rows.extend(_slob_rows(facts, host, schemas, scale_bytes, scan_table_bytes))
+    if slob:
+        rows.extend(_slob_rows(facts, host, schemas, scale_bytes, scan_table_bytes))
     return rows
 
 
@@ -284,6 +291,17 @@ def _statistics_row(facts: dict[str, Any], host: str, statistics_type: str | Non
     return _row(host, "statistics", "statspack", "pass",
                 f"DATABASE_STATISTICS_TYPE not given: Statspack snapshots will be taken (no "
                 f"Diagnostics Pack, {pack_text}); {statspack_note}")
+
+
+def _snapshots_row(facts: dict[str, Any], host: str) -> Row:
+    """The snapshots a ``sql_workload`` takes around its script: AWR with the Diagnostics Pack,
+    else Statspack (:func:`flashpoc.run.oracle.diagnostics_pack_enabled` decides the same way)."""
+    if facts.get("diagnostics_pack"):
+        return _row(host, "statistics", "awr", "pass",
+                    "a sql_workload runs between two AWR snapshots (the Diagnostics Pack is enabled)")
+    return _row(host, "statistics", "statspack", "pass",
+                "a sql_workload runs between two Statspack snapshots (no Diagnostics Pack): Statspack must be "
+                "installed (@?/rdbms/admin/spcreate.sql as SYSDBA, user PERFSTAT) before the runs")
 
 
 def _dnfs_row(facts: dict[str, Any], host: str) -> Row:

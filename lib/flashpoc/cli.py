@@ -41,11 +41,11 @@ def run_notebooks(params_file: Path, phases: list[str], *, log=print) -> dict[st
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
-    from .params import load_campaign, read_parameters_file
+    from .params import load_campaign, notebook_parameters, read_parameters_file
     from .report import export_notebook_html
 
     os.environ["FLASHPOC_BATCH"] = "1"  # the kernels inherit it: text progress bars
-    values = read_parameters_file(params_file)
+    values = notebook_parameters(read_parameters_file(params_file))  # every key: nothing of the cells' own
     cfg = load_campaign(params_file)  # validate everything before any notebook starts
     out_dir = cfg.resolved().results_path() / "notebooks"
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -106,11 +106,19 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from .params import load_campaign
 
+    refused = 0
     for path in args.params:
-        cfg = load_campaign(path)
+        try:
+            cfg = load_campaign(path)
+        except ParameterError as error:
+            if len(args.params) == 1:
+                raise
+            print(f"flashpoc: error: {error}", file=sys.stderr)
+            refused += 1
+            continue
         print(f"{path}: ok (campaign {cfg.campaign}, engine {cfg.engine}, {len(cfg.hosts)} hosts, "
               f"{len(cfg.targets)} targets, {len(cfg.engine_workloads)} workloads)")
-    return 0
+    return 2 if refused else 0
 
 
 def _print_rows(rows: list[dict[str, Any]], fmt: str) -> None:

@@ -13,16 +13,20 @@ that holds both ``notebooks/`` and ``parameters/``, else the current directory.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import os
+import posixpath
 import re
+import stat
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator,
+                      model_validator)
 
 from .errors import ParameterError
 from .plan.slob import ENV_NAME_RE, SlobConf
@@ -36,6 +40,16 @@ STEADYSTATE_RE = re.compile(r"^(iops|bw)(_slope)?:\d+(\.\d+)?%?$")
 SIZE_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
 MAX_THREADS = 65536
 MAX_SIZE_BYTES = 1024**5  # 1 PiB: anything larger is a typo
+MIN_WORKING_SET_BYTES = 1024**2  # a smaller working set measures caches, not the array
+MAX_BLOCK_BYTES = 64 * 1024**2
+MAX_TEXT = 4096  # characters of any one text value (paths, names, descriptions)
+MAX_FILE_BYTES = 1024**2  # a parameters file is a few KiB; 1 MiB is far beyond any campaign
+MAX_DEPTH = 16  # the schema nests 5 levels deep
+MAX_VALUES = 100_000  # values in a parameters file, with YAML aliases expanded
+#: Directories of the operating system: results, scratch files and job files never go there.
+SYSTEM_DIRS = ("/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/run", "/sbin",
+               "/sys", "/usr", "/var")
+SCRATCH_DIRS = ("/var/tmp",)  # under SYSTEM_DIRS, yet made for such files
 LOCAL_ADDRESSES = ("localhost",)
 WRITE_MODES = ("randwrite", "randrw", "write", "rw")
 FIO_RW = Literal["randread", "randwrite", "randrw", "read", "write", "rw"]
@@ -63,6 +77,30 @@ def parse_size(text: str | int) -> int:
     return value
 
 
+def _size_input(value: Any) -> Any:
+    """A size as given: a plain whole number of bytes becomes its text; anything but text or a
+    whole number is refused (``1e9`` and ``1.5g`` are not sizes: write ``1g`` or ``1536m``)."""
+    if isinstance(value, bool):
+        raise ValueError(f"{str(value).lower()} is a yes/no value, not a size (e.g. '4k', '1g')")
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        raise ValueError(f"{value!r} is not a size: give whole bytes or a unit (e.g. '4k', '1g', '1536m')")
+    return value
+
+
+def _check_size(value: str) -> str:
+    parse_size(value)
+    return value
+
+
+#: yes or no: ``true``/``false`` (``1``/``0`` too, as fio writes ``direct=1``)
+Flag = Annotated[bool, Field(strict=False)]
+
+#: a size in bytes: ``4k``, ``1g``, ``250GiB`` or a whole number of bytes (kept as text)
+Size = Annotated[str, BeforeValidator(_size_input), AfterValidator(_check_size)]
+
+
 def _check_name(value: str) -> str:
     if not NAME_RE.match(value):
         raise ValueError("use letters, digits, '.', '_' or '-' (at most 64)")
@@ -79,6 +117,35 @@ Name = Annotated[str, AfterValidator(_check_name)]
 PATH_FORBIDDEN = set("$`;|&<>(){}*?[]!\"'\\#") | set(" \t")
 
 
+def system_dir(path: str) -> str | None:
+    """The operating-system directory (:data:`SYSTEM_DIRS`, or ``/``) that absolute ``path`` is or is
+    under, or None (textual: ``..`` is folded, symbolic links are not followed)."""
+    if not path.startswith("/"):
+        return None
+    norm = posixpath.normpath(path)
+    norm = "/" + norm.lstrip("/")  # normpath keeps a leading '//'
+    if norm == "/":
+        return "/"
+    if any(norm == d or norm.startswith(d + "/") for d in SCRATCH_DIRS):
+        return None
+    return next((d for d in SYSTEM_DIRS if norm == d or norm.startswith(d + "/")), None)
+
+
+def in_system_dir(path: str) -> str | None:
+    """Where :func:`system_dir` finds ``path``, in words (``in the system directory /etc``), or None."""
+    found = system_dir(path)
+    return None if found is None else "the root directory" if found == "/" else f"in the system directory {found}"
+
+
+def _check_written_dir(value: str) -> str:
+    """A directory the workbook writes into: an ordinary path, not a system directory."""
+    _check_path(value)
+    where = in_system_dir(value)
+    if where:
+        raise ValueError(f"{value!r} is {where}: the workbook writes there; choose a directory of your own")
+    return value
+
+
 def _check_path(value: str) -> str:
     if not value or any(ch in value for ch in "\n\r\0"):
         raise ValueError("a path must be non-empty and on one line")
@@ -92,7 +159,12 @@ def _check_path(value: str) -> str:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+    """Base of every parameter model: unknown keys are errors, and values are taken as they are
+    written (no ``true`` as a count, no ``"64"`` as a number, no NaN or infinity, texts of at most
+    :data:`MAX_TEXT` characters)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True, strict=True,
+                              allow_inf_nan=False, str_max_length=MAX_TEXT)
 
 
 class HostParams(_Strict):
@@ -107,11 +179,11 @@ class HostParams(_Strict):
         None, description="NAME of the environment variable holding key_file's passphrase (never the passphrase; "
                           "or load the key into ssh-agent and leave this unset)")
     known_hosts: str | None = Field(None, description="known_hosts file (default ~/.ssh/known_hosts)")
-    trust_unknown_host_key: bool = Field(
+    trust_unknown_host_key: Flag = Field(
         False, description="accept and record a host key not in known_hosts (first contact only)"
     )
     connect_timeout_s: float = Field(10.0, gt=0, le=600)
-    command_timeout_s: float = Field(3600.0, gt=0, description="upper bound for one command")
+    command_timeout_s: float = Field(3600.0, gt=0, le=7 * 86400, description="upper bound for one command")
     fio: str = Field("fio", description="fio executable on this host")
     workdir: str = Field("/tmp/flashpoc", description="directory for job files on this host")
     vdbench: str | None = Field(None, description="vdbench install directory on this host (hd vdbench=)")
@@ -131,10 +203,15 @@ class HostParams(_Strict):
             raise ValueError(f"{value!r} is not a valid user name")
         return value
 
-    @field_validator("fio", "workdir", "key_file", "known_hosts", "vdbench")
+    @field_validator("fio", "key_file", "known_hosts", "vdbench")
     @classmethod
     def _paths(cls, value: str | None) -> str | None:
         return None if value is None else _check_path(value)
+
+    @field_validator("workdir")
+    @classmethod
+    def _workdir(cls, value: str) -> str:
+        return _check_written_dir(value)
 
     @field_validator("key_passphrase_env")
     @classmethod
@@ -159,12 +236,12 @@ class TargetParams(_Strict):
 
     name: Name
     path: str = Field(description="block device or file path on the hosts")
-    size: str | None = Field(None, description="working set, e.g. '1g' (required for files)")
-    create: bool = Field(False, description="create and fill the file if missing (scratch files)")
-    allow_write: bool = Field(
+    size: Size | None = Field(None, description="working set, e.g. '1g' (required for files)")
+    create: Flag = Field(False, description="create and fill the file if missing (scratch files)")
+    allow_write: Flag = Field(
         False, description="write workloads may overwrite this target (implied by create)"
     )
-    hosts: list[str] | None = Field(None, description="hosts that use this target (default all)")
+    hosts: list[str] | None = Field(None, max_length=1024, description="hosts that use this target (default all)")
 
     @field_validator("path")
     @classmethod
@@ -174,8 +251,17 @@ class TargetParams(_Strict):
     @field_validator("size")
     @classmethod
     def _size(cls, value: str | None) -> str | None:
-        if value is not None:
-            parse_size(value)
+        size = None if value is None else parse_size(value)
+        if size is not None and size < MIN_WORKING_SET_BYTES:
+            raise ValueError(f"a working set of {size} bytes is too small: at least 1m (1 MiB), else the caches "
+                             "answer, not the array")
+        return value
+
+    @field_validator("hosts")
+    @classmethod
+    def _hosts(cls, value: list[str] | None) -> list[str] | None:
+        if value == []:
+            raise ValueError("no host would use this target: leave hosts out for every host")
         return value
 
     @model_validator(mode="after")
@@ -184,6 +270,10 @@ class TargetParams(_Strict):
             raise ValueError("a target with create: true needs a size")
         if self.path.startswith("/dev/") and self.create:
             raise ValueError("create: true is for files; a /dev path is never created")
+        where = in_system_dir(self.path) if not self.path.startswith("/dev/") else None
+        if where and self.writable:
+            raise ValueError(f"path: {self.path!r} is {where}, and {'create' if self.create else 'allow_write'}: "
+                             "true would write it; put scratch files in a directory of your own")
         return self
 
     @property
@@ -201,7 +291,7 @@ class FioSettings(_Strict):
     """Settings of the fio engine shared by every run point."""
 
     ioengine: Literal["libaio", "io_uring", "psync", "sync", "posixaio"] = "libaio"
-    direct: bool = True
+    direct: Flag = True
     runtime_s: int = Field(60, ge=1, le=86400, description="measured time per point (s)")
     ramp_s: int = Field(0, ge=0, le=3600, description="warm-up per point, not measured (s)")
     steadystate: str | None = Field(
@@ -211,7 +301,7 @@ class FioSettings(_Strict):
     ss_ramp_s: int = Field(0, ge=0, le=86400)
     buffer_compress_percentage: int | None = Field(None, ge=0, le=100)
     dedupe_percentage: int | None = Field(None, ge=0, le=100)
-    randrepeat: bool = False
+    randrepeat: Flag = False
     interval_s: int = Field(1, ge=0, le=3600, description="seconds per interval of the per-point time "
                             "series (fio log_avg_msec); 0: no interval logs")
     multi_host: Literal["client-server", "per-host"] = Field(
@@ -232,7 +322,7 @@ class Workload(_Strict):
 
     name: Name
     rw: FIO_RW
-    bs: str = "4k"
+    bs: Size = "4k"
     rwmixread: int | None = Field(None, ge=0, le=100, description="read % for randrw/rw")
     iodepth: int = Field(1, ge=1, le=4096, description="outstanding I/Os per thread")
     seekpct: float | Literal["seq", "sequential", "random", "eof"] | None = Field(
@@ -246,6 +336,8 @@ class Workload(_Strict):
         size = parse_size(value)
         if size % 512:
             raise ValueError("block size must be a multiple of 512 bytes")
+        if size > MAX_BLOCK_BYTES:
+            raise ValueError(f"a block size of {value} is above 64m")
         return value
 
     @model_validator(mode="after")
@@ -303,22 +395,16 @@ class VdbenchSettings(_Strict):
     interval_s: int = Field(1, ge=1, le=3600, description="rd interval= (s)")
     warmup_s: int | None = Field(None, ge=0, le=86400, description="rd warmup= (s)")
     iorate: Literal["max", "curve"] | int = Field("max", description="rd iorate=: max, curve or IOPS")
-    curve: list[float] | None = Field(None, description="iorate=curve: % of the measured max, e.g. [10, 50, 90]")
+    curve: list[float] | None = Field(None, min_length=1, max_length=100,
+                                      description="iorate=curve: % of the measured max, e.g. [10, 50, 90]")
     compratio: float | None = Field(None, ge=1, le=25, description="compratio= (data compressibility)")
     dedupratio: float | None = Field(None, ge=1, le=100, description="dedupratio=")
-    dedupunit: str | None = Field(None, description="dedupunit=, e.g. '4k' (needed with dedupratio)")
-    data_errors: int | None = Field(None, ge=0, description="data_errors=")
-    messagescan: bool | None = Field(None, description="messagescan=")
+    dedupunit: Size | None = Field(None, description="dedupunit=, e.g. '4k' (needed with dedupratio)")
+    data_errors: int | None = Field(None, ge=0, le=10**9, description="data_errors=")
+    messagescan: Flag | None = Field(None, description="messagescan=")
     openflags: str | None = Field("o_direct", description="sd openflags=")
     jvms: int | None = Field(None, ge=1, le=256, description="jvms= for every host (hd=default)")
     shell: Literal["ssh", "rsh", "vdbench"] = Field("ssh", description="hd shell= for remote hosts")
-
-    @field_validator("dedupunit")
-    @classmethod
-    def _unit(cls, value: str | None) -> str | None:
-        if value is not None:
-            parse_size(value)
-        return value
 
     @field_validator("openflags")
     @classmethod
@@ -327,16 +413,23 @@ class VdbenchSettings(_Strict):
             raise ValueError(f"{value!r} is not a vdbench openflags value (e.g. o_direct, o_sync)")
         return value
 
+    @field_validator("iorate", mode="before")
+    @classmethod
+    def _iorate(cls, value: Any) -> Any:
+        if isinstance(value, bool) or not (value in ("max", "curve") or isinstance(value, int)):
+            raise ValueError(f"use max, curve or an I/O rate in whole IOPS, not {value!r}")
+        return value
+
     @model_validator(mode="after")
     def _consistent(self) -> VdbenchSettings:
+        if isinstance(self.iorate, int) and not 1 <= self.iorate <= 10**9:
+            raise ValueError("iorate: use max, curve or an I/O rate from 1 to 1000000000 IOPS")
         if self.dedupratio is not None and self.dedupunit is None:
             raise ValueError("dedupratio needs dedupunit (e.g. '4k')")
         if (self.iorate == "curve") != (self.curve is not None):
             raise ValueError("curve goes with iorate: curve (and only with it)")
         if self.curve is not None and not all(0 < c <= 100 for c in self.curve):
-            raise ValueError("curve values are percentages of the maximum (0-100]")
-        if isinstance(self.iorate, int) and self.iorate < 1:
-            raise ValueError("iorate must be max, curve or a positive I/O rate")
+            raise ValueError("curve: the values are percentages of the maximum (0-100]")
         return self
 
 
@@ -409,31 +502,32 @@ class SlobSettings(_Strict):
     schemas: int | None = Field(None, ge=1, le=4096, description="SLOB schemas loaded by setup.sh (all are used)")
     scale: str | None = Field(None, description="SCALE per schema, e.g. '8G' or '655360M'")
     run_time_s: int = Field(300, ge=10, le=86400, description="RUN_TIME (s) per point")
-    work_loop: int = Field(0, ge=0, description="WORK_LOOP (0: run for RUN_TIME)")
+    work_loop: int = Field(0, ge=0, le=10**9, description="WORK_LOOP (0: run for RUN_TIME)")
     work_unit: int = Field(64, ge=1, le=1024, description="WORK_UNIT")
     redo_stress: Literal["LITE", "HEAVY"] = "LITE"
     load_parallel_degree: int = Field(4, ge=1, le=1024, description="LOAD_PARALLEL_DEGREE (setup.sh)")
     database_statistics_type: Literal["awr", "statspack"] = "awr"
     admin_sqlnet_service: str | None = None
     sqlnet_service_base: str | None = None
-    sqlnet_service_max: int | None = Field(None, ge=1)
+    sqlnet_service_max: int | None = Field(None, ge=1, le=4096)
     dba_priv_user: str | None = None
     sysdba_passwd_env: str | None = Field(
         None, description="NAME of the DB host's environment variable holding SYSDBA_PASSWD (never the password)")
-    do_hotspot: bool | None = None
-    hotspot_mb: int | None = Field(None, ge=0)
-    hotspot_offset_mb: int | None = Field(None, ge=0)
-    hotspot_frequency: int | None = Field(None, ge=0)
-    hot_schema_frequency: int | None = Field(None, ge=0)
-    think_tm_frequency: int | None = Field(None, ge=0)
-    think_tm_min: float | None = Field(None, ge=0)
-    think_tm_max: float | None = Field(None, ge=0)
-    obfuscate_columns: bool | None = Field(None, description="OBFUSCATE_COLUMNS: realistic data for arrays that compress")
+    do_hotspot: Flag | None = None
+    hotspot_mb: int | None = Field(None, ge=0, le=10**9)
+    hotspot_offset_mb: int | None = Field(None, ge=0, le=10**9)
+    hotspot_frequency: int | None = Field(None, ge=0, le=10**9)
+    hot_schema_frequency: int | None = Field(None, ge=0, le=10**9)
+    think_tm_frequency: int | None = Field(None, ge=0, le=10**9)
+    think_tm_min: float | None = Field(None, ge=0, le=86400)
+    think_tm_max: float | None = Field(None, ge=0, le=86400)
+    obfuscate_columns: Flag | None = Field(None, description="OBFUSCATE_COLUMNS: realistic data for arrays that compress")
     iostat_devices: str | None = Field(None, max_length=200,
                                        description="regular expression of the DB host's devices whose iostat I/O makes "
                                                    "each point's time series (default: whole sd/nvme/vd disks, no dm or "
                                                    "md devices, which would count multipath or LVM I/O twice)")
-    workloads: list[SlobWorkload] = Field(default_factory=lambda: [SlobWorkload(**w) for w in slob_seed_workloads()])
+    workloads: list[SlobWorkload] = Field(default_factory=lambda: [SlobWorkload(**w) for w in slob_seed_workloads()],
+                                          max_length=256)
 
     @field_validator("home", "env_file")
     @classmethod
@@ -465,7 +559,7 @@ class SlobSettings(_Strict):
     @field_validator("workloads", mode="before")
     @classmethod
     def _default_workloads(cls, value: Any) -> Any:
-        return slob_seed_workloads() if value is None else value
+        return slob_seed_workloads() if value is None else _some_workloads(value)
 
     def conf(self, workload: SlobWorkload, threads: int | None = None):
         """The validated :class:`~flashpoc.plan.slob.SlobConf` of ``workload`` (THREADS_PER_SCHEMA ``threads``).
@@ -570,8 +664,8 @@ class ProbeSettings(_Strict):
     step: int = Field(1, ge=1, le=MAX_THREADS, description="linear: the step; adaptive: refine granularity")
     gain_pct: float = Field(2.0, gt=0, lt=100, description="a gain below this % is no gain")
     runtime_s: int | None = Field(None, ge=1, le=86400, description="per point (default fio.runtime_s)")
-    remeasure_unsteady: bool = Field(True, description="measure a point again when fio's steady state was not attained")
-    host_scaling: bool = Field(
+    remeasure_unsteady: Flag = Field(True, description="measure a point again when fio's steady state was not attained")
+    host_scaling: Flag = Field(
         True, description="several hosts: measure the plateau again on fewer hosts (1, half, all but one) to tell "
         "a host limit from an array limit")
 
@@ -592,8 +686,15 @@ class SweepSettings(_Strict):
     step: int | None = Field(None, ge=1, le=MAX_THREADS, description="guide plan step (default max/30)")
     points: int | None = Field(None, ge=2, le=500, description="knee-dense plan: number of points")
     extend_pct: float = Field(0.0, ge=0, le=400, description="also sweep this % beyond max_threads")
-    workloads: list[str] | None = Field(None, description="workload names (default all)")
+    workloads: list[str] | None = Field(None, max_length=256, description="workload names (default all)")
     runtime_s: int | None = Field(None, ge=1, le=86400, description="per point (default fio.runtime_s)")
+
+    @field_validator("workloads")
+    @classmethod
+    def _some(cls, value: list[str] | None) -> list[str] | None:
+        if value == []:
+            raise ValueError("an empty list sweeps no workload: leave workloads out to sweep every workload")
+        return value
 
     @model_validator(mode="after")
     def _plan_settings(self) -> SweepSettings:
@@ -635,10 +736,11 @@ class ReportSettings(_Strict):
 
     @field_validator("latencies_ms", "iops_levels")
     @classmethod
-    def _positive(cls, values: list[float]) -> list[float]:
+    def _positive(cls, values: list[float], info) -> list[float]:
+        top = 100_000 if info.field_name == "latencies_ms" else 10**9
         for value in values:
-            if not (math.isfinite(value) and value > 0):
-                raise ValueError(f"{value!r} is not a positive number")
+            if not (math.isfinite(value) and 0 < value <= top):
+                raise ValueError(f"{value!r} is not a number above 0 and at most {top}")
         return sorted(set(values))
 
 
@@ -648,41 +750,39 @@ class Campaign(_Strict):
     campaign: Name = Field(description="campaign name: results go to results_dir/campaign")
     description: str = ""
     engine: Literal["fio", "vdbench", "slob"] = "fio"
-    hosts: list[HostParams] = Field(min_length=1)
-    targets: list[TargetParams] = Field(default_factory=list, description="LUNs/files (fio, vdbench; "
-                                                                         "optional for slob)")
+    hosts: list[HostParams] = Field(min_length=1, max_length=1024)
+    targets: list[TargetParams] = Field(default_factory=list, max_length=4096,
+                                        description="LUNs/files (fio, vdbench; optional for slob)")
     fio: FioSettings = FioSettings()
     vdbench: VdbenchSettings = VdbenchSettings()
     slob: SlobSettings = SlobSettings()
     oracle: OracleParams | None = Field(None, description="database connection for checks and AWR through SQL")
     sql_workload: SqlWorkloadParams | None = Field(None, description="a DBA's SQL script run in N sessions")
-    workloads: list[Workload] = Field(default_factory=lambda: [Workload(**w) for w in standard_workloads()])
+    workloads: list[Workload] = Field(default_factory=lambda: [Workload(**w) for w in standard_workloads()],
+                                      max_length=256)
     probe: ProbeSettings = ProbeSettings()
     sweep: SweepSettings = SweepSettings()
     slo_ms: float = Field(1.0, gt=0, le=10000, description="latency SLO for 'IOPS at SLO' (ms)")
     report: ReportSettings = ReportSettings()
-    array_cache: str | None = Field(None, description="array cache size, e.g. '512g': the working set "
-                                                      "should be 10x larger")
+    array_cache: Size | None = Field(None, description="array cache size, e.g. '512g': the working set "
+                                                       "should be 10x larger")
     results_dir: str = "results"
-    destroy_data_on: list[Name] = Field(default_factory=list, description="targets (by name) whose existing data "
-                                        "(file system, partition table, LVM or ASM header) write workloads may destroy")
+    destroy_data_on: list[Name] = Field(default_factory=list, max_length=4096,
+                                        description="targets (by name) whose existing data (file system, partition "
+                                                    "table, LVM or ASM header) write workloads may destroy")
 
     @field_validator("workloads", mode="before")
     @classmethod
     def _default_workloads(cls, value: Any) -> Any:
-        return standard_workloads() if value is None else value
-
-    @field_validator("array_cache")
-    @classmethod
-    def _cache(cls, value: str | None) -> str | None:
-        if value is not None:
-            parse_size(value)
-        return value
+        return standard_workloads() if value is None else _some_workloads(value)
 
     @field_validator("results_dir")
     @classmethod
     def _results(cls, value: str) -> str:
-        return _check_path(value)
+        _check_written_dir(value)
+        if ".." in value.split("/"):
+            raise ValueError(f"{value!r} climbs out with '..': give an absolute path for results outside the workbook")
+        return value
 
     @model_validator(mode="after")
     def _cross_checks(self) -> Campaign:
@@ -709,10 +809,18 @@ class Campaign(_Strict):
             for name in target.hosts or []:
                 if name not in host_names:
                     raise ValueError(f"targets[{i}].hosts: no host named {name!r} (hosts: {sorted(host_names)})")
+        by_path: dict[str, list[int]] = {}
         for i, target in enumerate(self.targets):
-            for j, other in enumerate(self.targets[:i]):
-                if other.path == target.path and set(other.hosts or host_names) & set(target.hosts or host_names):
+            for j in by_path.get(target.path, []):
+                if set(self.targets[j].hosts or host_names) & set(target.hosts or host_names):
                     raise ValueError(f"targets[{i}].path: {target.path!r} is already targets[{j}]")
+            by_path.setdefault(target.path, []).append(i)
+        if self.engine != "slob":
+            largest = max(self.workloads, key=lambda w: parse_size(w.bs))
+            for i, target in enumerate(self.targets):
+                if target.size_bytes is not None and target.size_bytes < parse_size(largest.bs):
+                    raise ValueError(f"targets[{i}].size: {target.size} is smaller than the block size {largest.bs} "
+                                     f"of workload {largest.name}")
         if self.probe.workload is not None and self.probe.workload not in workload_names:
             raise ValueError(f"probe.workload: no workload named {self.probe.workload!r} (workloads: {workload_names})")
         for name in self.sweep.workloads or []:
@@ -842,6 +950,12 @@ class Campaign(_Strict):
         return self.model_copy(update={"targets": targets, "hosts": hosts})
 
 
+def _some_workloads(value: Any) -> Any:
+    if value == []:
+        raise ValueError("no workloads: leave workloads out for the standard ones, or list at least one")
+    return value
+
+
 def _unique(items: list[BaseModel], attr: str, key: str) -> None:
     seen: dict[str, int] = {}
     for i, item in enumerate(items):
@@ -874,28 +988,54 @@ def _format_loc(loc: tuple[Any, ...]) -> str:
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif str(part).startswith(("function-", "literal[")):
-            continue
+        elif str(part).startswith(("function-", "literal[")) or part in ("int", "float", "str", "list", "bool"):
+            continue  # the branches of a union (iorate: max, curve or a number) are one key
         else:
             out += ("." if out else "") + str(part)
-    return out or "(top level)"
+    return out
+
+
+SUBKEY_RE = re.compile(r"^([a-z_]+)(?=: )")
+SECRET_KEY_RE = re.compile(r"(_env|password\w*)$")
+MAX_SHOWN_PROBLEMS = 3
+
+
+def _format_problem(item: dict[str, Any]) -> tuple[str, str]:
+    """``(key path, message)`` of one pydantic error."""
+    loc = _format_loc(item["loc"])
+    msg = item["msg"].removeprefix("Value error, ").replace("\n", " ")
+    given = item.get("input")
+    if item["type"] == "extra_forbidden":
+        msg = "unknown key (check the spelling; see the notebooks' parameters cell)"
+    elif item["type"] == "missing":
+        msg = "required key is missing"
+    elif isinstance(given, bool) and item["type"] in ("int_type", "float_type"):
+        msg = f"expected a number, got {str(given).lower()} (a yes/no value)"
+    elif item["type"] == "finite_number":
+        msg = f"expected a finite number, got {given!r}"
+    elif isinstance(given, (dict, list)) and item["type"].endswith("_type"):
+        msg += f" (got a {'list' if isinstance(given, list) else 'mapping'})"
+    elif (item["type"] != "value_error" and not isinstance(given, (dict, list))
+          and not SECRET_KEY_RE.search(loc)):  # a password typed where a variable name goes is never echoed
+        shown = repr(given)
+        msg += f" (got {shown if len(shown) <= 60 else shown[:57] + '...'})"
+    sub = SUBKEY_RE.match(msg) if loc else None  # a model's own check names the key it is about
+    if sub:
+        loc, msg = f"{loc}.{sub.group(1)}", msg[sub.end() + 2:]
+    return loc, msg
 
 
 def _format_errors(error: ValidationError, source: str) -> str:
-    lines = []
+    """One line: ``invalid parameters in SOURCE: key.path: message``, with the next problems after it
+    (at most :data:`MAX_SHOWN_PROBLEMS`, then their count)."""
+    problems: dict[str, str] = {}
     for item in error.errors():
-        loc = _format_loc(item["loc"])
-        msg = item["msg"].removeprefix("Value error, ")
-        if item["type"] == "extra_forbidden":
-            msg = "unknown key (check the spelling; see the notebooks' parameters cell)"
-        elif item["type"] == "missing":
-            msg = "required key is missing"
-        else:
-            given = item.get("input")
-            if not isinstance(given, (dict, list)) and item["type"] not in ("value_error",):
-                msg += f" (got {given!r})"
-        lines.append(f"  {loc}: {msg}")
-    return f"invalid parameters in {source}:\n" + "\n".join(lines)
+        loc, msg = _format_problem(item)
+        problems.setdefault(loc, msg)  # a union reports each branch: the first says enough
+    shown = [f"{loc}: {msg}" if loc else msg for loc, msg in list(problems.items())[:MAX_SHOWN_PROBLEMS]]
+    more = len(problems) - len(shown)
+    return (f"invalid parameters in {source}: " + "; ".join(shown)
+            + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""))
 
 
 def campaign_from_dict(values: dict[str, Any], source: str = "parameters") -> Campaign:
@@ -905,69 +1045,261 @@ def campaign_from_dict(values: dict[str, Any], source: str = "parameters") -> Ca
     for "not set").
 
     Raises:
-        ParameterError: listing every problem with its key path.
+        ParameterError: one line naming the key path of each problem (the first few).
     """
     if not isinstance(values, dict):
         raise ParameterError(f"invalid parameters in {source}: expected a mapping of keys, got {type(values).__name__}")
     cleaned = {k: v for k, v in values.items() if v is not None}
     try:
-        return Campaign(**cleaned)
+        return Campaign.model_validate(cleaned)
     except ValidationError as error:
         raise ParameterError(_format_errors(error, source)) from None
-    except ValueError as error:  # raised outside pydantic's wrapping
+    except (ValueError, TypeError, RecursionError) as error:  # raised outside pydantic's wrapping
         raise ParameterError(f"invalid parameters in {source}: {error}") from None
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """YAML loader that refuses duplicate keys instead of keeping the last one."""
+def notebook_parameters(values: dict[str, Any]) -> dict[str, Any]:
+    """What a batch run injects into a notebook: every campaign key, None (the schema's default)
+    for those ``values`` leaves out, so nothing of the notebook's own parameters cell is used."""
+    return {key: values.get(key) for key in Campaign.model_fields}
+
+
+def check_results_dir(cfg: Campaign) -> Path:
+    """Refuse a results directory the workbook must not write into, looking at this machine
+    (read-only): a system directory once symbolic links are followed, a path through a file,
+    or a directory it cannot create. Returns the campaign's results directory.
+
+    Raises:
+        ParameterError: naming ``results_dir`` (or ``$FLASHPOC_RESULTS_DIR`` when that is set).
+    """
+    key = "$FLASHPOC_RESULTS_DIR" if os.environ.get("FLASHPOC_RESULTS_DIR") else "results_dir"
+    path = cfg.results_path()
+    real = os.path.realpath(path)
+    where = in_system_dir(real)
+    if where:
+        raise ParameterError(f"invalid parameters: {key}: {path.parent} is {where} (resolved: {Path(real).parent}); "
+                             "choose a directory of your own")
+    for existing in (path, *path.parents):
+        if os.path.lexists(existing):
+            break
+    if not existing.is_dir():
+        what = "a file" if existing.is_file() else "not a directory"
+        raise ParameterError(f"invalid parameters: {key}: {existing} is {what}, so {path} cannot be created")
+    if existing != path and not os.access(existing, os.W_OK | os.X_OK):
+        raise ParameterError(f"invalid parameters: {key}: cannot create {path}: {existing} is not writable")
+    return path
+
+
+# -- parameters files ------------------------------------------------------------------------
+_LoaderBase = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when present: 10x faster
+ALLOWED_TAGS = {f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "seq", "map")}
+
+
+class _Loader(_LoaderBase):
+    """The safe YAML loader with stricter mappings (:func:`_construct_mapping`); dates stay text."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _LoaderBase.yaml_implicit_resolvers.items()}
+
+
+def _line(mark: Any) -> int:
+    return mark.line + 1 if mark is not None else 0
 
 
 def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
-    mapping: dict[Any, Any] = {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in mapping:
-            raise ParameterError(f"duplicate key {key!r} at line {key_node.start_mark.line + 1}")
-        mapping[key] = loader.construct_object(value_node, deep=deep)
-    return mapping
+    """A mapping whose keys are words, each given once (YAML would keep the last); ``<<`` merges
+    stay possible and their keys may be given again."""
+    seen: set[str] = set()
+    for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            continue
+        if not isinstance(key_node, yaml.ScalarNode):
+            raise ParameterError(f"line {_line(key_node.start_mark)}: a list or mapping cannot be a key")
+        key = loader.construct_object(key_node)
+        if isinstance(key, bool):
+            raise ParameterError(f"line {_line(key_node.start_mark)}: the key {key_node.value!r} reads as "
+                                 f"{str(key).lower()} (YAML takes yes, no, on and off for true and false): "
+                                 "keys are words such as campaign or hosts")
+        if not isinstance(key, str):
+            raise ParameterError(f"line {_line(key_node.start_mark)}: the key {key!r} is not a name "
+                                 "(keys are words such as campaign or hosts)")
+        if key in seen:
+            raise ParameterError(f"duplicate key {key!r} at line {_line(key_node.start_mark)}")
+        seen.add(key)
+    loader.flatten_mapping(node)
+    return {loader.construct_object(k, deep=deep): loader.construct_object(v, deep=deep) for k, v in node.value}
 
 
-_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _decode(data: bytes) -> str:
+    """The text of a parameters file: UTF-8 (a byte-order mark is dropped).
+
+    Raises:
+        ValueError: saying why it is not (binary, UTF-16 or -32, another encoding).
+    """
+    head = data[:64]
+    even, odd = head[0::2].count(0), head[1::2].count(0)  # UTF-16 without a mark: every other byte NUL
+    if data.startswith((b"\xff\xfe", b"\xfe\xff", b"\0\0\xfe\xff")) or (min(even, odd) == 0 and max(even, odd) >= 8):
+        raise ValueError("it is UTF-16 (or UTF-32) text: save it as UTF-8")
+    nul = data.find(b"\0")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise ValueError(f"it is not text (a NUL byte on line {line}): a parameters file is YAML text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise ValueError(f"it is not UTF-8 text (byte 0x{data[error.start]:02x} on line {line}): save it as "
+                         "UTF-8") from None
+
+
+def _yaml_problem(error: yaml.YAMLError, source: str) -> str:
+    """One line of a YAML error in ``source``: where and what."""
+    if isinstance(error, yaml.reader.ReaderError):  # a character YAML does not take
+        line = source[:error.position].count("\n") + 1
+        return f"line {line}: the control character U+{error.character:04X} is not allowed in YAML text"
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    problem = getattr(error, "problem", None) or str(error)
+    context = getattr(error, "context", None)
+    text = " ".join((f"{context}, {problem}" if context else problem).split())
+    if mark is None:
+        return text
+    if 0 <= mark.index < len(source) and source[mark.index] == "\t":
+        text += " (a tab: YAML indents with spaces)"
+    return f"line {mark.line + 1}, column {mark.column + 1}: {text}"
+
+
+def _scan(text: str) -> None:
+    """Refuse, from the YAML events alone (before any value is built), what would take a parser's
+    time, memory or stack: several documents, tags other than the plain ones, nesting deeper than
+    :data:`MAX_DEPTH`, more than :data:`MAX_VALUES` values once aliases are expanded (an alias bomb).
+
+    Raises:
+        ValueError: saying what and on which line.
+        yaml.YAMLError: the text is not YAML.
+    """
+    stack: list[list] = []  # open collections: [values, height, anchor]
+    anchors: dict[str, tuple[int, int]] = {}  # anchor -> (values, height) of its node
+    documents = 0
+
+    def done(node: tuple[int, int], anchor: str | None, event: Any) -> None:
+        if anchor:
+            anchors[anchor] = node
+        if not stack:
+            return
+        parent = stack[-1]
+        parent[0] += node[0]
+        parent[1] = max(parent[1], node[1])
+        if len(stack) + node[1] > MAX_DEPTH:
+            raise ValueError(f"line {_line(event.start_mark)}: nested more than {MAX_DEPTH} levels deep")
+        if sum(level[0] for level in stack) > MAX_VALUES:
+            raise ValueError(f"line {_line(event.start_mark)}: more than {MAX_VALUES} values once YAML aliases are "
+                             "expanded (an alias bomb?)")
+
+    for event in yaml.parse(text, Loader=_Loader):
+        tag = getattr(event, "tag", None)
+        if tag is not None and tag not in ALLOWED_TAGS:
+            raise ValueError(f"line {_line(event.start_mark)}: the YAML tag {tag.replace('tag:yaml.org,2002:', '!!')} "
+                             "is not allowed: parameters are plain values")
+        if isinstance(event, yaml.DocumentStartEvent):
+            documents += 1
+            if documents > 1:
+                raise ValueError(f"line {_line(event.start_mark)}: a second YAML document ('---'): one campaign "
+                                 "per file")
+        elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            stack.append([1, 0, event.anchor])
+            if len(stack) > MAX_DEPTH:
+                raise ValueError(f"line {_line(event.start_mark)}: nested more than {MAX_DEPTH} levels deep")
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            values, height, anchor = stack.pop()
+            done((values, height + 1), anchor, event)
+        elif isinstance(event, yaml.ScalarEvent):
+            done((1, 0), event.anchor, event)
+        elif isinstance(event, yaml.AliasEvent):
+            done(anchors.get(event.anchor, (1, 0)), None, event)
+
+
+@contextlib.contextmanager
+def _closing(fd: int):
+    """Close ``fd`` (not a regular file, so never read) on leaving."""
+    try:
+        yield None
+    finally:
+        os.close(fd)
 
 
 def read_parameters_file(path: str | Path) -> dict[str, Any]:
-    """Read a parameters YAML file into a mapping (not yet validated).
+    """Read a parameters YAML file into a mapping (not yet validated), refusing in a fraction of a
+    second anything that is not a small UTF-8 YAML mapping (see :func:`_scan`).
 
     Raises:
-        ParameterError: when the file is missing, not YAML, not a mapping, or has a duplicate key.
+        ParameterError: one line naming the file and what is wrong with it.
     """
     path = Path(path)
     try:
-        text = path.read_text()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO must not block the open
     except OSError as error:
         raise ParameterError(f"cannot read parameters file {path}: {error.strerror}") from None
+    with os.fdopen(fd, "rb", closefd=True) if stat.S_ISREG(os.fstat(fd).st_mode) else _closing(fd) as handle:
+        mode, size = os.fstat(fd).st_mode, os.fstat(fd).st_size
+        if stat.S_ISDIR(mode):
+            raise ParameterError(f"cannot read parameters file {path}: it is a directory")
+        if not stat.S_ISREG(mode):
+            raise ParameterError(f"cannot read parameters file {path}: it is not a regular file (a device, pipe "
+                                 "or socket)")
+        data = b"" if size > MAX_FILE_BYTES else handle.read(MAX_FILE_BYTES + 1)
+    if size > MAX_FILE_BYTES or len(data) > MAX_FILE_BYTES:
+        raise ParameterError(f"cannot read parameters file {path}: it holds {max(size, len(data)):,} bytes; a "
+                             f"parameters file is at most {MAX_FILE_BYTES // 1024**2} MiB")
     try:
-        values = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - safe loader subclass
-    except ParameterError as error:
+        text = _decode(data)
+    except ValueError as error:
+        raise ParameterError(f"cannot read parameters file {path}: {error}") from None
+    try:
+        _scan(text)
+        values = yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader (libyaml's or Python's)
+    except ValueError as error:  # ParameterError too
         raise ParameterError(f"invalid parameters in {path}: {error}") from None
     except yaml.YAMLError as error:
-        raise ParameterError(f"{path} is not valid YAML: {error}") from None
+        raise ParameterError(f"{path} is not valid YAML: {_yaml_problem(error, text)}") from None
+    if values is None:
+        raise ParameterError(f"invalid parameters in {path}: the file is empty (expected a mapping of keys such as "
+                             "campaign, hosts, targets)")
     if not isinstance(values, dict):
-        raise ParameterError(f"invalid parameters in {path}: expected a mapping of keys at the top level")
+        raise ParameterError(f"invalid parameters in {path}: expected a mapping of keys at the top level, got "
+                             f"{'a list' if isinstance(values, list) else 'a single value'}")
     return values
 
 
 def load_campaign(path: str | Path, overrides: dict[str, Any] | None = None) -> Campaign:
-    """Read, merge ``overrides`` (top-level keys) and validate a parameters file."""
+    """Read, merge ``overrides`` (top-level keys) and validate a parameters file, and check that
+    its results directory may be written (:func:`check_results_dir`)."""
     values = read_parameters_file(path)
     values.update(overrides or {})
-    return campaign_from_dict(values, source=str(path))
+    cfg = campaign_from_dict(values, source=str(path))
+    _check_results_dir(cfg, str(path))
+    return cfg
+
+
+def _check_results_dir(cfg: Campaign, source: str) -> None:
+    try:
+        check_results_dir(cfg)
+    except ParameterError as error:
+        raise ParameterError(str(error).replace("invalid parameters:", f"invalid parameters in {source}:", 1)) from None
 
 
 def campaign_from_parameters(namespace: dict[str, Any]) -> Campaign:
     """Build the campaign from a notebook's parameter variables (e.g. ``globals()``).
 
-    Only the campaign's own keys are read; papermill injects them from a parameters file.
+    Only the campaign's own keys are read; papermill injects them from a parameters file
+    (``flashpoc run`` injects every one, None for those the file leaves out). None means the
+    schema's default.
     """
-    return campaign_from_dict({k: namespace[k] for k in Campaign.model_fields if k in namespace},
-                              source="the notebook's parameters")
+    source = "the notebook's parameters"
+    cfg = campaign_from_dict({k: namespace[k] for k in Campaign.model_fields if k in namespace}, source=source)
+    _check_results_dir(cfg, source)
+    return cfg

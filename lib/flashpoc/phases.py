@@ -19,7 +19,7 @@ import pandas as pd
 from . import analysis, check, hostlimit, phases_slob, phases_vdbench
 from . import rows as rows_mod
 from .errors import AnalysisError, CheckFailed, FlashpocError, RemoteError
-from .params import Campaign, HostParams, Workload, workbook_root
+from .params import Campaign, HostParams, Workload, check_results_dir, workbook_root
 from .parse.fio import (histogram_table, latency_distribution, merge_intervals, parse_fio_histogram,
                         parse_fio_interval_logs, parse_fio_output, summarize_fio_point)
 from .parse.host import cpu_utilisation
@@ -80,11 +80,12 @@ def open_campaign(cfg: Campaign) -> Workbench:
     (:meth:`flashpoc.store.CampaignStore.lock`; released by :meth:`Workbench.close`).
 
     Raises:
+        ParameterError: the results directory may not be written (:func:`flashpoc.params.check_results_dir`).
         StoreError: another process is running a phase of this campaign, or the directory
             holds another format's results.
     """
     cfg = cfg.resolved()
-    store = CampaignStore(cfg.results_path())
+    store = CampaignStore(check_results_dir(cfg))
     if (store.root / "manifest.json").exists():
         store.check_format()
     lock = store.lock()
@@ -421,12 +422,12 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
                     measure(threads)
         result = summarize_probe(wb.cfg, rows)
         wb.store.write_json("probe.json", result)  # the answer stays if the host scaling fails
-        wb.store.write_points_table()
+        wb.store.write_points_table(wb.cfg.measurement_hash())
         scaling = _host_scaling(wb, workload, result["saturation"].get("threads"), runtime, progress)
         if scaling:
             result = with_host_limit(result, rows, scaling)
             wb.store.write_json("probe.json", result)
-            wb.store.write_points_table()
+            wb.store.write_points_table(wb.cfg.measurement_hash())
         return result
 
 
@@ -475,6 +476,7 @@ def summarize_probe(cfg: Campaign, rows: list[dict[str, Any]]) -> dict[str, Any]
         saturation = {"threads": None, "supported": False, "reason": str(error)}
     result = {
         "campaign": cfg.campaign,
+        "measurement_hash": cfg.measurement_hash(),
         "workload": cfg.probe_workload.name,
         "strategy": probe.strategy,
         "gain_pct": probe.gain_pct,
@@ -558,7 +560,7 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
 
 
 def _finish_sweep(wb: Workbench, rows: list[dict[str, Any]]) -> pd.DataFrame:
-    wb.store.write_points_table()
+    wb.store.write_points_table(wb.cfg.measurement_hash())
     return pd.DataFrame(rows)
 
 
@@ -568,16 +570,7 @@ def load_results(cfg: Campaign, phase: str = "sweep") -> pd.DataFrame:
     Points measured with other settings (another block size, target or fio option) stay on
     disk but are never mixed in; of repeated measurements of a point the latest is used.
     """
-    return _current_points(CampaignStore(cfg.resolved().results_path()), phase, cfg.resolved().measurement_hash())
-
-
-def _current_points(store: CampaignStore, phase: str, measurement_hash: str) -> pd.DataFrame:
-    """The stored rows of ``phase`` with this measurement hash, the latest of each point."""
-    frame = store.load_points(phase)
-    if frame.empty:
-        return frame
-    frame = frame[frame["measurement_hash"] == measurement_hash]
-    return frame.drop_duplicates(["workload", "threads"], keep="last").reset_index(drop=True)
+    return CampaignStore(cfg.resolved().results_path()).current_points(cfg.resolved().measurement_hash(), phase)
 
 
 def _no_sweep(cfg: Campaign) -> AnalysisError:
@@ -613,7 +606,7 @@ def load_comparison(cfg: Campaign) -> pd.DataFrame:
             measurement = campaign_from_dict(params, source=str(root / "manifest.json")).resolved().measurement_hash()
         except (FlashpocError, KeyError, ValueError) as error:
             raise AnalysisError(f"{key}: unreadable manifest.json in {root}: {error}") from None
-        points = _current_points(store, "sweep", measurement)
+        points = store.current_points(measurement, "sweep")
         if points.empty:
             raise AnalysisError(f"{key}: no sweep points in {root} for its current parameters: run its sweep (03)")
         frames.append(points.assign(config=other.label or other.campaign))
@@ -911,8 +904,8 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
     hosts = _rounded(hostlimit.busiest_points(per_host))
     store = CampaignStore(cfg.results_path())
     limit = None
-    if (store.root / "probe.json").exists():
-        probe = store.read_json("probe.json")
+    probe = store.current_probe(cfg.measurement_hash())  # a probe of other settings is not this array's
+    if probe is not None:
         charts["probe_curve"] = chart.probe_curve(probe_table(probe), probe["saturation"].get("threads"))
         limit = probe.get("host_limit")
     headline = report_headline(cfg, table)

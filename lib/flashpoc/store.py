@@ -11,7 +11,7 @@ Layout of ``results/<campaign>/``::
         <host>.job.fio, <host>.json, ...   raw engine input and output per host
         intervals.csv             the point's time series (INTERVAL_COLUMNS), when the engine gives one
         histogram.csv             the point's latency histogram (HISTOGRAM_COLUMNS), fio and vdbench
-    points.csv                    every point.json as one table
+    points.csv                    the points of the current measurement settings as one table
     notebooks/, report/           executed notebooks, report files
 
 Every write is atomic: a point directory is written under a temporary name and renamed
@@ -305,6 +305,44 @@ class CampaignStore:
             frames.append(frame if wanted is None else frame[frame["point_id"].isin(wanted)])
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
-    def write_points_table(self) -> Path:
-        """Rewrite points.csv from every stored point."""
-        return self.write_table("points.csv", self.load_points())
+    def current_probe(self, measurement_hash: str) -> dict[str, Any] | None:
+        """probe.json when it is the probe of the measurement settings ``measurement_hash`` (its
+        ``measurement_hash``, or for a probe.json written before that was recorded, the rows of its
+        points), else None: a probe of other settings answers for another array or workload."""
+        if not (self.root / "probe.json").exists():
+            return None
+        probe = self.read_json("probe.json")
+        if "measurement_hash" in probe:
+            return probe if probe["measurement_hash"] == measurement_hash else None
+        ids = {p.get("point_id") for p in probe.get("points") or []}
+        rows = self.load_points("probe")
+        hashes = set(rows[rows["point_id"].isin(ids)]["measurement_hash"]) if not rows.empty else set()
+        return probe if hashes == {measurement_hash} else None
+
+    def current_points(self, measurement_hash: str, phase: str | None = None) -> pd.DataFrame:
+        """The stored rows of the measurement settings ``measurement_hash`` (of ``phase``, or of both
+        phases): the sweep's rows of these settings, the latest of each (workload, threads); the
+        probe's rows are those of the current probe (:meth:`current_probe`: its points and its
+        plateau on fewer hosts). Points of other settings stay on disk, untouched."""
+        frames = []
+        if phase in (None, "probe"):
+            probe = self.current_probe(measurement_hash)
+            rows = self.load_points("probe")
+            if probe is not None and not rows.empty:
+                ids = {p.get("point_id") for p in [*probe.get("points", []), *probe.get("host_scaling", [])]}
+                frames.append(rows[rows["point_id"].isin(ids)])
+        if phase in (None, "sweep"):
+            rows = self.load_points("sweep")
+            if not rows.empty:
+                rows = rows[rows["measurement_hash"] == measurement_hash]
+                frames.append(rows.drop_duplicates(["workload", "threads"], keep="last"))
+        frames = [f for f in frames if not f.empty]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+    def write_points_table(self, measurement_hash: str) -> Path:
+        """Rewrite points.csv: the points of the measurement settings ``measurement_hash``
+        (:meth:`current_points`), in the order they were completed."""
+        frame = self.current_points(measurement_hash)
+        if not frame.empty and "completed_utc" in frame:
+            frame = frame.sort_values("completed_utc", kind="stable").reset_index(drop=True)
+        return self.write_table("points.csv", frame)
