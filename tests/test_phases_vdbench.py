@@ -178,21 +178,29 @@ def test_two_hosts_hd_lines_and_checks(sshd, tmp_path):
 
 
 @pytest.mark.ssh
-def test_shell_ssh_needs_password_less_ssh_from_the_controller(sshd, tmp_path):
-    """With shell=ssh the check runs the real ssh client on the controller against every other
-    host; this machine's root has no key authorized on the test sshd, so the row fails and
-    says why."""
+def test_shell_ssh_is_checked_with_the_command_vdbench_runs(sshd, tmp_path):
+    """With shell=ssh the check runs on the controller the command vdbench starts a remote slave
+    with (``ssh ADDRESS -l USER ...``), through the ssh config the workbook writes from the
+    host's parameters: the test sshd's port (not 22) and key pass; without the key (this
+    machine's root has none authorized there) the row fails and says why."""
     from flashpoc.check import check_vdbench
 
     replay = str(replay_install(tmp_path, DATA / "vdbench" / "multi_host"))
-    cfg = vdbench_campaign(
-        tmp_path, hosts=[{"name": "hd1", "address": "localhost", "vdbench": replay},
-                         sshd.host_params("hd2", address="127.0.0.1", user="root", vdbench=replay)],
-        vdbench={"elapsed_s": 10, "interval_s": 1, "shell": "ssh"})
-    rows = {r["check"]: r for r in check_vdbench(cfg) if r["host"] == "hd1"}
-    ssh_row = rows["ssh to hd2"]
-    assert ssh_row["status"] == "fail" and ssh_row["value"] == "refused"
-    assert "password-less SSH from the controller" in ssh_row["detail"]
+
+    def ssh_row(**host):
+        cfg = vdbench_campaign(
+            tmp_path, hosts=[{"name": "hd1", "address": "localhost", "vdbench": replay},
+                             sshd.host_params("hd2", address="127.0.0.1", user="root", vdbench=replay, **host)],
+            vdbench={"elapsed_s": 10, "interval_s": 1, "shell": "ssh"})
+        return {r["check"]: r for r in check_vdbench(cfg) if r["host"] == "hd1"}["ssh to hd2"]
+
+    passed = ssh_row()
+    assert passed["status"] == "pass" and passed["value"] == "ok"
+    assert passed["detail"] == (f"ssh 127.0.0.1 -l root (with the ssh config the workbook writes: port, key, "
+                                f"known_hosts): password-less; {replay}/vdbench is there")
+    refused = ssh_row(key_file=None)
+    assert refused["status"] == "fail" and refused["value"] == "refused"
+    assert "Permission denied" in refused["detail"] and "password-less SSH from the controller" in refused["detail"]
 
 
 def test_the_plateau_on_fewer_hosts_is_a_parmfile_of_those_hosts(tmp_path):

@@ -11,7 +11,7 @@ from flashpoc.errors import ParameterError
 from flashpoc.params import campaign_from_dict, load_campaign
 from flashpoc.plan.sweep import plan_sweep
 from flashpoc.plan.vdbench import (RunDefinition, format_threads, outstanding_ios, probe_run, render_parmfile,
-                                   sweep_run, working_set)
+                                   ssh_config, sweep_run, working_set)
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "data" / "golden"
@@ -238,6 +238,50 @@ def test_hosts_and_shared_settings():
             "sd=lun2,lun=/dev/mapper/lun2,openflags=o_direct\n"
             "sd=lun3,host=h2,lun=/dev/mapper/lun3,openflags=o_direct\n\n"
             "wd=randread-4k,sd=lun*,rdpct=100,seekpct=100\n") in text
+
+
+def test_the_ssh_config_carries_each_remote_host_s_ssh_settings():
+    """vdbench's hd= lines have no port, key or known_hosts file: its shell=ssh runs
+    ``ssh ADDRESS -l USER ...``, which the workbook points at this config."""
+    cfg = small(hosts=[{"name": "ctl", "address": "localhost"},
+                       {"name": "h2", "address": "10.0.0.2", "port": 2222, "user": "poc", "key_file": "/keys/id_poc",
+                        "known_hosts": "/keys/known_hosts"},
+                       {"name": "h3", "address": "srv3", "user": "root", "trust_unknown_host_key": True,
+                        "connect_timeout_s": 2.5}])
+    assert ssh_config(cfg) == """\
+# flashpoc: the OpenSSH client settings of vdbench's shell=ssh, from the hosts' parameters (generated)
+
+Host 10.0.0.2
+  Port 2222
+  User poc
+  IdentityFile /keys/id_poc
+  IdentitiesOnly yes
+  UserKnownHostsFile /keys/known_hosts
+  StrictHostKeyChecking yes
+  ConnectTimeout 10
+  BatchMode yes
+  GSSAPIAuthentication no
+
+Host srv3
+  Port 22
+  User root
+  StrictHostKeyChecking accept-new
+  ConnectTimeout 3
+  BatchMode yes
+  GSSAPIAuthentication no
+
+# the ssh client's own configuration, for anything not set above
+Match all
+  Include ~/.ssh/config
+  Include /etc/ssh/ssh_config
+"""
+    assert "2222" not in render_parmfile(cfg, None, probe_run(cfg))  # vdbench has no place for it
+    assert ssh_config(small()) is None  # one local host: no hd= lines
+    assert ssh_config(small(hosts=[{"name": "h1", "address": "srv1", "user": "root"}],
+                            vdbench={"shell": "vdbench"})) is None  # vdbench's own rsh daemon
+    with pytest.raises(ParameterError, match=r"^hosts\[1\]\.address: 10\.0\.0\.2 is also another host's address"):
+        ssh_config(small(hosts=[{"name": "h1", "address": "10.0.0.2", "user": "root"},
+                                {"name": "h2", "address": "10.0.0.2", "user": "root", "port": 2200}]))
 
 
 # -- working set -----------------------------------------------------------------------

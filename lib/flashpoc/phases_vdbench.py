@@ -22,7 +22,7 @@ from .parse.vdbench import histogram_shares, parse_output_dir, vdbench_failure
 from .plan.vdbench import RunDefinition, outstanding_ios, probe_run, render_parmfile, sweep_run
 from .rows import add_littles_law, base_row, interval_verdict, to_points
 from .store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text
-from .run.vdbench import IntervalProgress, run_vdbench
+from .run.vdbench import IntervalProgress, master_setup, run_vdbench
 
 
 def controller(wb):
@@ -73,7 +73,8 @@ def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None) -> list[dict[
                   runs * 3 * (rd.elapsed_s + (rd.warmup_s or 0)) + 600)
     purpose = f"{phase} {rd.workload} forthreads {rd.line().split('forthreads=')[-1]}"
     run = run_vdbench(wb.host(host_params), parmfile, f"{host_params.workdir}/{cfg.campaign}/{phase}/{group}",
-                      timeout_s=timeout, purpose=purpose, on_line=IntervalProgress(on_interval))
+                      timeout_s=timeout, purpose=purpose, on_line=IntervalProgress(on_interval),
+                      setup=master_setup(cfg))
     if run.exit_code != 0:
         message = vdbench_failure(run.files, run.console) or "\n".join(run.console.strip().splitlines()[-15:])
         raise RemoteError(f"{host_params.name}: {purpose}: vdbench exited {run.exit_code}:\n{message}")
