@@ -77,7 +77,9 @@ def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None) -> list[dict[
                       setup=master_setup(cfg))
     if run.exit_code != 0:
         message = vdbench_failure(run.files, run.console) or "\n".join(run.console.strip().splitlines()[-15:])
-        raise RemoteError(f"{host_params.name}: {purpose}: vdbench exited {run.exit_code}:\n{message}")
+        raise RemoteError(f"{host_params.name}: {purpose}: vdbench exited {run.exit_code}:\n{message}\n"
+                          f"vdbench's output (its logfile and each slave's stdout): {run.output_dir} on "
+                          f"{host_params.name}")
     parsed = parse_output_dir(run.files)
     rows = [point_row(wb, phase, group, rd, total, parsed, run.wall_s / max(1, runs))
             for total in parsed["totals"]]
