@@ -11,7 +11,7 @@ from flashpoc.errors import ParameterError
 from flashpoc.params import campaign_from_dict, load_campaign
 from flashpoc.plan.sweep import plan_sweep
 from flashpoc.plan.vdbench import (RunDefinition, format_threads, outstanding_ios, probe_run, render_parmfile,
-                                   ssh_config, sweep_run, working_set)
+                                   ssh_config, sweep_run, threads_per_host, working_set)
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "data" / "golden"
@@ -282,6 +282,26 @@ Match all
     with pytest.raises(ParameterError, match=r"^hosts\[1\]\.address: 10\.0\.0\.2 is also another host's address"):
         ssh_config(small(hosts=[{"name": "h1", "address": "10.0.0.2", "user": "root"},
                                 {"name": "h2", "address": "10.0.0.2", "user": "root", "port": 2200}]))
+
+
+def test_threads_per_host_as_vdbench_spreads_them():
+    """Each SD's threads go round-robin over its hosts, one counter running on over the SDs
+    (vdbench's RD_entry.spreadSdThreadsAcrossSlaves): the real two-host runs gave h2 no thread
+    at threads=1 on one SD, and 2 and 1 at threads=3 (tests/test_vdbench_multihost.py)."""
+    two = small(hosts=[{"name": "h1", "address": "10.0.0.1", "user": "root"},
+                       {"name": "h2", "address": "10.0.0.2", "user": "root"}])
+    assert [threads_per_host(two, t) for t in (1, 2, 3)] == [{"h1": 1, "h2": 0}, {"h1": 1, "h2": 1},
+                                                             {"h1": 2, "h2": 1}]
+    # the recorded multi_host run: sd1, sd2 on hd1 and sd3, sd4 on hd2
+    multi = small(hosts=[{"name": "hd1", "address": "localhost"}, {"name": "hd2", "address": "127.0.0.1",
+                                                                   "user": "root"}],
+                  targets=[{"name": f"sd{i}", "path": f"/dev/sd{i}", "hosts": ["hd1" if i < 3 else "hd2"]}
+                           for i in range(1, 5)])
+    assert threads_per_host(multi, 2) == {"hd1": 4, "hd2": 4}
+    # the guide: 4 shared LUNs on 5 hosts, 100 threads per SD: 400 I/Os, 80 per host
+    assert threads_per_host(guide(), 100) == {f"hd{i}": 80 for i in range(1, 6)}
+    assert threads_per_host(guide(), 1) == {"hd1": 1, "hd2": 1, "hd3": 1, "hd4": 1, "hd5": 0}
+    assert threads_per_host(small(), 3) == {"local": 3}
 
 
 # -- working set -----------------------------------------------------------------------

@@ -19,7 +19,7 @@ from .errors import RemoteError
 from .params import Workload
 from .parse.fio import SHARE_LIMITS_US
 from .parse.vdbench import histogram_shares, parse_output_dir, vdbench_failure
-from .plan.vdbench import RunDefinition, outstanding_ios, probe_run, render_parmfile, sweep_run
+from .plan.vdbench import RunDefinition, outstanding_ios, probe_run, render_parmfile, sweep_run, threads_per_host
 from .rows import add_littles_law, base_row, interval_verdict, to_points
 from .store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text
 from .run.vdbench import IntervalProgress, master_setup, run_vdbench
@@ -146,20 +146,31 @@ def point_row(wb, phase: str, group: str, rd: RunDefinition, total: dict[str, An
     })
     add_littles_law(row)
     if len(cfg.hosts) > 1:
-        row["per_host"] = per_host(total, parsed)
+        row["per_host"] = per_host(total, parsed, threads_per_host(cfg, threads))
     return row
 
 
-def per_host(total: dict[str, Any], parsed: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def per_host(total: dict[str, Any], parsed: dict[str, Any],
+             asked: dict[str, int] | None = None) -> dict[str, dict[str, Any]]:
     """Each host's share of one run, from its host report (``<hd>.html``, the average line):
-    IOPS, mean response time (ms) and the host's CPU busy % (user + system), keyed by the
-    ``hd=`` name, which is the host's name in the parameters."""
-    out = {}
+    IOPS, mean response time (ms), the host's CPU busy % (user + system) and vdbench's queue
+    depth, keyed by the ``hd=`` name, which is the host's name in the parameters.
+
+    With ``asked`` (host -> the I/Os vdbench gave it to keep in flight,
+    :func:`~flashpoc.plan.vdbench.threads_per_host`), each host also has ``outstanding_ios``;
+    a host vdbench gave no thread prints no average line and has ``outstanding_ios`` 0 only.
+    """
+    out: dict[str, dict[str, Any]] = {}
     for host, rows in sorted(parsed["hosts"].items()):
         avg = next((r for r in rows if r.get("run_index") == total["run_index"] and r.get("is_avg")), None)
         if avg is not None:
             out[host] = {"iops": avg.get("iops"), "lat_mean_ms": avg.get("resp_ms"),
                          "host_cpu_busy_pct": avg.get("cpu_sys_user_pct")}
+            if asked is not None:
+                out[host].update(queue_depth=avg.get("queue_depth"), outstanding_ios=asked.get(host))
+    for host, ios in (asked or {}).items():
+        if host not in out and ios == 0:
+            out[host] = {"outstanding_ios": 0}
     return out
 
 
@@ -219,6 +230,15 @@ def probe(wb, bar=None) -> list[dict[str, Any]]:
 def probe_run_at(cfg, threads: int) -> RunDefinition:
     """The probe's run definition at one thread count (e.g. the plateau, again on fewer hosts)."""
     return RunDefinition(**{**_rd_fields(probe_run(cfg)), "threads": (threads,)})
+
+
+def scaling_threads(cfg, fewer, threads: int) -> int:
+    """The threads (per SD) that give each host of the campaign ``fewer`` (the same, on fewer
+    hosts) the I/Os in flight each host of ``cfg`` had at ``threads``: vdbench's threads are per
+    SD and spread over all the hosts, so the same threads on fewer hosts would load each host
+    more. ``threads x SDs / hosts`` per host, rounded to the nearest whole thread (at least 1)."""
+    per_host = outstanding_ios(threads, cfg) / len(cfg.hosts)
+    return max(1, round(per_host * len(fewer.hosts) / len(fewer.targets)))
 
 
 def sweep(wb, plan: dict[str, list[int]], bar=None) -> list[dict[str, Any]]:

@@ -336,6 +336,26 @@ def ssh_config(campaign: Campaign) -> str | None:
     return "\n".join(out) + "\n"
 
 
+def threads_per_host(campaign: Campaign, threads: int) -> dict[str, int]:
+    """The I/Os each host is asked to keep in flight at ``threads`` (per SD), as vdbench spreads
+    them: each SD's threads go round-robin over the hosts that use it, one counter running on
+    over the SDs (``RD_entry.spreadSdThreadsAcrossSlaves``), so at low counts some hosts get
+    none (threads=1 on one SD shared by two hosts: 1 and 0) and the hosts' shares differ by a
+    thread. Exact when every SD is on the same hosts; vdbench's own SD order decides ties
+    otherwise. Host names in the parameters' order.
+    """
+    threads = _whole("threads", threads)
+    hosts = [h.name for h in campaign.hosts]
+    given = dict.fromkeys(hosts, 0)
+    robin = 0
+    for target in campaign.targets:
+        on = [h for h in hosts if target.hosts is None or h in target.hosts]
+        for _ in range(threads if on else 0):
+            given[on[robin % len(on)]] += 1
+            robin += 1
+    return given
+
+
 def _sd_lines(campaign: Campaign, with_hosts: bool) -> list[str]:
     all_hosts = {h.name for h in campaign.hosts}
     flags = campaign.vdbench.openflags
