@@ -469,8 +469,10 @@ VDBENCH_BANNER_RE = re.compile(r"Vdbench distribution: (\S+)")
 def check_vdbench(campaign: Campaign, *,
                   connect: Callable[[HostParams], Any] = _hosts.connect) -> list[Row]:
     """vdbench rows of the check: vdbench and Java on every host, ``vdbench -s`` accepting the
-    probe's parmfile on the controller, password-less SSH from the controller to every other
-    host (``shell=ssh`` needs it), and the working set against the array cache.
+    probe's parmfile on the controller, the working set against the array cache, and with
+    remote hosts, on the controller as vdbench's master will run: the address its slaves will
+    call back ("slaves call back") and, for ``shell=ssh``/``rsh``, the command that starts each
+    remote slave ("ssh to HOST").
     """
     from .errors import ParameterError
     from .plan.vdbench import probe_run, render_parmfile, working_set

@@ -298,8 +298,8 @@ def ssh_config(campaign: Campaign) -> str | None:
     (``known_hosts``), ``StrictHostKeyChecking`` (``yes``, or ``accept-new`` with
     ``trust_unknown_host_key``), ``ConnectTimeout``, ``BatchMode yes`` (a prompt would hang
     vdbench) and ``GSSAPIAuthentication no`` (keys only, as the workbook's own SSH: Kerberos
-    look-ups can stall a connection for tens of seconds). File paths are read on the controller. The ssh client's own configuration files
-    follow, for anything the parameters do not set.
+    look-ups can stall a connection for tens of seconds). File paths are read on the controller.
+    The ssh client's own configuration files follow, for anything the parameters do not set.
 
     Raises:
         ParameterError: two hosts at one address with other SSH settings (vdbench names a host by

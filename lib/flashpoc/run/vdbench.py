@@ -19,6 +19,7 @@ its slaves must then report the host name's address anyway: alone it cannot help
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import time
 from collections.abc import Callable
@@ -72,11 +73,6 @@ class MasterSetup:
     controller_address: str | None = None
     host_names: tuple[str, ...] = ()
 
-    @property
-    def needed(self) -> bool:
-        """True when the run directory needs any of it."""
-        return self.ssh_config is not None or self.controller_address is not None
-
 
 def master_setup(campaign) -> MasterSetup:
     """The :class:`MasterSetup` of a campaign (no I/O)."""
@@ -88,8 +84,6 @@ def master_setup(campaign) -> MasterSetup:
 
 
 def _is_ip(text: str) -> bool:
-    import ipaddress
-
     try:
         ipaddress.ip_address(text)
     except ValueError:
@@ -135,7 +129,8 @@ def master_prelude(setup: MasterSetup) -> str:
     if setup.controller_address is not None:
         names = "".join(f" {quote(n)}" for n in setup.host_names)
         lookup = f" getent hosts{names} || true;" if names else ""
-        parts.append(f"{{ printf '%s %s\\n' {quote(setup.controller_address)} \"$(hostname)\";{lookup} }} > jvm_hosts && ")
+        address = quote(setup.controller_address)
+        parts.append(f"{{ printf '%s %s\\n' {address} \"$(hostname)\";{lookup} }} > jvm_hosts && ")
         env.append('JAVA_TOOL_OPTIONS="${JAVA_TOOL_OPTIONS:+$JAVA_TOOL_OPTIONS }-Djdk.net.hosts.file=jvm_hosts"')
     return "".join(parts) + "".join(f"{e} " for e in env)
 
