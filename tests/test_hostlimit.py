@@ -155,6 +155,12 @@ def test_host_scaling_compares_the_same_outstanding_ios_per_host():
     assert limit["verdict"] == "array" and not any(s.startswith("adding hosts") for s in limit["signs"])
     assert limit["notes"] == ["host scaling not judged: its points had 8 and 4 outstanding I/Os per host, not the "
                               "same load per host"]
+    # the fewer hosts measured the plateau's first point again (8 threads), not its top (16 threads)
+    beyond = {**top, "threads": 16, "outstanding_ios": 16, "iops": 20400.0, "lat_mean_ms": 0.8}
+    limit = hostlimit.host_limit([top, beyond], 8, scaling=[alike])
+    assert [(s["threads"], s["iops"], s["outstanding_per_host"]) for s in limit["scaling"]] == [
+        (4, 10500.0, 4.0), (8, 20000.0, 4.0)]
+    assert limit["verdict"] == "hosts" and limit["notes"] == []
 
 
 @pytest.mark.parametrize(("hosts", "counts"), [(1, []), (2, [1]), (3, [1, 2]), (8, [1, 4, 7])])

@@ -144,7 +144,9 @@ def host_limit(points: Sequence[Mapping[str, Any]], saturation_threads: int | No
     unequal, notes = _unequal_hosts(top)
     signs += unequal
     host_signs = bool(signs)
-    steps = _scaling_steps(top, scaling)
+    # the point the fewer hosts measured again: the plateau's first (saturation) point, not its top
+    measured_again = next((p for p in plateau if saturation_threads and int(p["threads"]) == saturation_threads), top)
+    steps = _scaling_steps(measured_again, scaling)
     verdict = "hosts" if host_signs else "unclear"
     loads = [s["outstanding_per_host"] for s in steps if s["outstanding_per_host"]]
     judged = steps
