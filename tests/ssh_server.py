@@ -95,7 +95,7 @@ def _wait_for_port(address: str, port: int, process: subprocess.Popen, log: Path
 
 
 def start_sshd(tmp_dir: str | Path, *, address: str = "127.0.0.1", netns: str | None = None,
-               user_key: Path | None = None) -> SSHServer:
+               user_key: Path | None = None, port: int | None = None) -> SSHServer:
     """Start sshd on ``address`` with keys and configuration generated in ``tmp_dir``.
 
     Args:
@@ -104,6 +104,7 @@ def start_sshd(tmp_dir: str | Path, *, address: str = "127.0.0.1", netns: str | 
             must belong to ``netns``, on port 22).
         netns: network namespace to run it in (``ip netns exec``).
         user_key: an existing client key to authorize (default: a new one).
+        port: the port to listen on (default: as said for ``address``).
 
     Raises:
         RuntimeError: when sshd exits or does not answer within 10 s (with its log).
@@ -125,7 +126,7 @@ def start_sshd(tmp_dir: str | Path, *, address: str = "127.0.0.1", netns: str | 
     last_error: RuntimeError | None = None
     prefix = ["ip", "netns", "exec", netns] if netns else []
     for _ in range(3):  # another process may take the free port before sshd binds it
-        port = free_port() if address == "127.0.0.1" else 22
+        port = port or (free_port() if address == "127.0.0.1" else 22)
         config = tmp / "sshd_config"
         config.write_text("\n".join([
             f"ListenAddress {address}",

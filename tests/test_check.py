@@ -444,3 +444,61 @@ def test_fio_client_and_servers_must_be_the_same_release():
     assert mixed["status"] == "fail"
     assert mixed["detail"].startswith(f"{here} here, fio-3.36 on srv2: fio --client and fio --server must be the same")
     assert controller_fio_row("sh: 1: fio: not found", {"srv1": here})["value"] == "missing"
+
+
+# -- vdbench: the address its slaves call back ------------------------------------------------
+
+# The address check's output on this development VM (its host name "vm" is 127.0.0.1 in /etc/hosts),
+# without and with vdbench.controller_address's hosts file
+LOOPBACK_OUTPUT = ("flashpoc-localhost vm 127.0.0.1\nname=vm\nown=192.0.2.2 10.231.172.1 fd00::2 \n"
+                   "getent=127.0.0.1       STREAM vm\ngetent=127.0.0.1       DGRAM  \ngetent=127.0.0.1       RAW    \n")
+OVERRIDDEN_OUTPUT = LOOPBACK_OUTPUT.replace("flashpoc-localhost vm 127.0.0.1", "flashpoc-localhost vm 192.0.2.2")
+
+
+def test_a_loopback_controller_address_fails_naming_the_parameter():
+    from flashpoc.check import controller_address_row
+
+    row = controller_address_row("ctl", LOOPBACK_OUTPUT, None, ["10.0.0.2"])
+    assert (row["check"], row["value"], row["status"]) == ("slaves call back", "127.0.0.1", "fail")
+    assert row["detail"] == (
+        "vdbench's Java resolves the host name vm to 127.0.0.1: vdbench refuses remote hosts then (\"Invalid network "
+        "definition for multi-host processing\"); set vdbench.controller_address to this host's address that the "
+        "other hosts reach (this host's: 192.0.2.2, 10.231.172.1, fd00::2), or map vm to it in /etc/hosts")
+    # Debian's 127.0.1.1 passes vdbench's own test, but a slave elsewhere would call itself
+    debian = controller_address_row("ctl", LOOPBACK_OUTPUT.replace(" 127.0.0.1\n", " 127.0.1.1\n", 1), None,
+                                    ["10.0.0.2", "127.0.0.1"])
+    assert debian["status"] == "fail" and "the slaves on 10.0.0.2 would call themselves" in debian["detail"]
+    # the recorded multi_host run: master 127.0.1.1, hd2 at 127.0.0.1, both this machine
+    same = controller_address_row("ctl", LOOPBACK_OUTPUT.replace(" 127.0.0.1\n", " 127.0.1.1\n", 1), None,
+                                  ["127.0.0.1"])
+    assert same["status"] == "pass"
+    assert controller_address_row("ctl", LOOPBACK_OUTPUT, None, ["127.0.0.1"])["detail"].endswith(
+        "vdbench starts every slave on this host (127.0.0.1)")
+
+
+def test_the_controller_address_must_be_what_vdbench_s_java_resolves():
+    from flashpoc.check import controller_address_row
+
+    row = controller_address_row("ctl", OVERRIDDEN_OUTPUT, "192.0.2.2", ["10.0.0.2"])
+    assert row["status"] == "pass" and row["detail"] == (
+        "vdbench's Java resolves the host name vm to 192.0.2.2 (vdbench.controller_address); the slaves call the "
+        "master there")
+    ignored = controller_address_row("ctl", LOOPBACK_OUTPUT, "192.0.2.2", ["10.0.0.2"])  # a Java 8 ignores the file
+    assert ignored["status"] == "fail" and "not vdbench.controller_address 192.0.2.2" in ignored["detail"]
+    elsewhere = controller_address_row("ctl", OVERRIDDEN_OUTPUT.replace("192.0.2.2", "198.51.100.7", 1),
+                                       "198.51.100.7", ["10.0.0.2"])
+    assert elsewhere["status"] == "warn" and "not among this host's addresses" in elsewhere["detail"]
+
+
+def test_without_a_java_compiler_the_check_resolves_as_java_does_with_getent():
+    from flashpoc.check import controller_address_row
+
+    no_compiler = ("Error: Could not find or load main class FlashpocLocalHost.java\nname=db1\nown=10.0.0.5\n"
+                   "getent=fe80::1         STREAM db1\ngetent=10.0.0.5        STREAM db1\n")
+    row = controller_address_row("ctl", no_compiler, None, ["10.0.0.6"])
+    assert (row["value"], row["status"]) == ("10.0.0.5", "pass")  # IPv4 first, as Java orders them
+    assert row["detail"].startswith("getent (Java could not run the check program) resolves the host name db1")
+    failed = controller_address_row("ctl", "Error: Could not find or load main class FlashpocLocalHost.java\n"
+                                           "name=db1\nown=10.0.0.5\n", "10.0.0.5", ["10.0.0.6"])
+    assert failed["status"] == "fail" and failed["detail"].startswith(
+        "could not resolve the host name db1 as vdbench's Java does: Error: Could not find or load main class")

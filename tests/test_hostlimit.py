@@ -99,6 +99,70 @@ def test_a_host_well_below_the_other_is_named():
                               "look at its CPU, paths and HBA queue depth"]
 
 
+@pytest.fixture(scope="module")
+def ssh_rows():
+    """The rows of the real two-host run over SSH (vdbench-ssh/two_hosts_probe): one LUN shared by
+    h1 and h2, threads 1-3, each host with the I/Os vdbench gave it (threads spread round-robin)."""
+    from flashpoc.params import campaign_from_dict
+    from flashpoc.plan.vdbench import threads_per_host
+
+    cfg = campaign_from_dict({"campaign": "c", "engine": "vdbench",
+                              "hosts": [{"name": "h1", "address": "10.231.148.11", "user": "root"},
+                                        {"name": "h2", "address": "10.231.148.12", "user": "root", "port": 2222}],
+                              "targets": [{"name": "lun1", "path": "/srv/poc/luns/lun1.dat", "size": "32m"}],
+                              "workloads": [{"name": "randread-4k", "rw": "randread", "bs": "4k"}]})
+    parsed = parse_output_dir(read_output_dir(DATA / "vdbench-ssh" / "two_hosts_probe"))
+    rows = [{"workload": "randread-4k", "threads": t["threads"], "outstanding_ios": t["threads"], "iops": t["iops"],
+             "lat_mean_ms": t["resp_ms"], "host_cpu_busy_pct": t["cpu_sys_user_pct"], "n_hosts": 2, "hosts": "h1,h2",
+             "per_host": per_host(t, parsed, threads_per_host(cfg, t["threads"]))} for t in parsed["totals"]]
+    for row in rows:
+        add_littles_law(row)
+    return rows
+
+
+def test_vdbench_hosts_given_unequal_loads_are_not_compared(ssh_rows):
+    """At 3 threads on one shared LUN vdbench gave h1 2 threads and h2 1: h2's 1,430.5 IOPS are
+    half of h1's 2,876 because of that, not because h2 is slower; at 1 thread h2 had none."""
+    one, _, three = ssh_rows
+    assert one["per_host"] == {"h1": {"iops": 1640.5, "lat_mean_ms": 0.443, "host_cpu_busy_pct": 81.6,
+                                      "queue_depth": 0.7, "outstanding_ios": 1}, "h2": {"outstanding_ios": 0}}
+    assert {h: (v["iops"], v["queue_depth"], v["outstanding_ios"]) for h, v in three["per_host"].items()} == {
+        "h1": (2876.0, 1.6, 2), "h2": (1430.5, 0.8, 1)}
+    limit = hostlimit.host_limit(ssh_rows, 3)
+    assert not any("below" in sign for sign in limit["signs"])
+    assert limit["notes"] == ["at 3 threads per SD vdbench gave the hosts unequal loads (it spreads each SD's threads "
+                              "over the hosts' JVMs): outstanding I/Os h1 2, h2 1; only hosts given the same are "
+                              "compared"]
+    assert "- At 3 threads per SD vdbench gave the hosts unequal loads" in hostlimit.host_limit_text(limit)
+    rows = hostlimit.per_host_rows(ssh_rows)
+    assert [(r["threads"], r["host"], r["outstanding_ios"], r["iops"]) for r in rows] == [
+        (1, "h1", 1, 1640.5), (1, "h2", 0, None), (1, "(all hosts)", 1, 1640.5),
+        (2, "h1", 1, 1795.0), (2, "h2", 1, 1590.5), (2, "(all hosts)", 2, 3385.5),
+        (3, "h1", 2, 2876.0), (3, "h2", 1, 1430.5), (3, "(all hosts)", 3, 4306.5)]
+
+
+def test_host_scaling_compares_the_same_outstanding_ios_per_host():
+    """vdbench's plateau at 8 threads on one LUN shared by two hosts keeps 4 I/Os in flight per
+    host; one host alone at 4 threads keeps the same, and only then is the scaling judged."""
+    top = {"threads": 8, "outstanding_ios": 8, "iops": 20000.0, "lat_mean_ms": 0.4, "n_hosts": 2, "hosts": "h1,h2"}
+    alike = {"threads": 4, "outstanding_ios": 4, "iops": 10500.0, "lat_mean_ms": 0.38, "n_hosts": 1, "hosts": "h1"}
+    limit = hostlimit.host_limit([top], 8, scaling=[alike])
+    assert limit["verdict"] == "hosts" and limit["scaling"][0]["outstanding_per_host"] == 4.0
+    assert limit["signs"] == ["adding hosts still adds IOPS: 1 to 2 hosts took the IOPS from 10,500 to 20,000 (x1.90; "
+                              "x2 if only the hosts limited them, at 4 outstanding I/Os per host)"]
+    doubled = {**alike, "threads": 8, "outstanding_ios": 8}  # the same threads on one host: twice the load
+    limit = hostlimit.host_limit([top], 8, scaling=[doubled])
+    assert limit["verdict"] == "array" and not any(s.startswith("adding hosts") for s in limit["signs"])
+    assert limit["notes"] == ["host scaling not judged: its points had 8 and 4 outstanding I/Os per host, not the "
+                              "same load per host"]
+    # the fewer hosts measured the plateau's first point again (8 threads), not its top (16 threads)
+    beyond = {**top, "threads": 16, "outstanding_ios": 16, "iops": 20400.0, "lat_mean_ms": 0.8}
+    limit = hostlimit.host_limit([top, beyond], 8, scaling=[alike])
+    assert [(s["threads"], s["iops"], s["outstanding_per_host"]) for s in limit["scaling"]] == [
+        (4, 10500.0, 4.0), (8, 20000.0, 4.0)]
+    assert limit["verdict"] == "hosts" and limit["notes"] == []
+
+
 @pytest.mark.parametrize(("hosts", "counts"), [(1, []), (2, [1]), (3, [1, 2]), (8, [1, 4, 7])])
 def test_scaling_host_counts(hosts, counts):
     assert hostlimit.scaling_host_counts(hosts) == counts

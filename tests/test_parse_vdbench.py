@@ -579,6 +579,24 @@ def test_vdbench_failure_is_none_for_completed_runs(set_name):
     assert vdbench_failure(files, files.get("console.txt")) is None
 
 
+def test_a_slave_s_own_error_is_quoted():
+    """A real two-host run whose second host's sshd was down (vdbench-ssh/, see its
+    PROVENANCE.md): vdbench says only "Slave h2-0 prematurely terminated"; the cause is in the
+    slave's h2-0.stdout.html, quoted without its time stamp."""
+    files = files_of("vdbench-ssh/two_hosts_slave_unreachable")
+    assert "Connection refused" not in files["console.txt"] and "Connection refused" not in files["logfile.html"]
+    failure = vdbench_failure(files, files["console.txt"])
+    assert failure.splitlines() == [
+        "Slave h2-0 prematurely terminated.",
+        "Look at file h2-0.stdout.html for more information.",
+        "Slave h2-0 prematurely terminated.",
+        "failed at: Slave h1-0 (pid    915) connected to master 685",
+        "slave h2-0 (h2-0.stdout.html): ssh: connect to host 10.231.29.12 port 2222: Connection refused"]
+    without_console = {name: text for name, text in files.items() if name != "console.txt"}
+    assert vdbench_failure(without_console).endswith("\nslave h2-0 (h2-0.stdout.html): ssh: connect to host "
+                                                     "10.231.29.12 port 2222: Connection refused")  # logfile.html
+
+
 def test_vdbench_failure_from_an_unfinished_status():
     status = load(RR, "status.html").splitlines(keepends=True)
     cut = [line for line in status if "Workload done" not in line][:14]

@@ -170,29 +170,40 @@ def test_two_hosts_hd_lines_and_checks(sshd, tmp_path):
     assert "hd=hd2,system=127.0.0.1" in parmfile and "host=hd2" in parmfile
     assert (group / "output__hd2.html").read_text() == (recorded / "hd2.html").read_text()
     stored = {r["threads"]: r for r in json.loads((group / "points.json").read_text())}  # each host's share
-    assert stored[2]["per_host"]["hd1"] == {"iops": 21002.00, "lat_mean_ms": 0.172, "host_cpu_busy_pct": 74.9}
-    assert stored[4]["per_host"]["hd2"] == {"iops": 30380.80, "lat_mean_ms": 0.247, "host_cpu_busy_pct": 56.1}
+    # hd1.html / hd2.html avg lines; the I/Os vdbench gave each host: threads x its 2 SDs
+    assert stored[2]["per_host"]["hd1"] == {"iops": 21002.00, "lat_mean_ms": 0.172, "host_cpu_busy_pct": 74.9,
+                                            "queue_depth": 3.6, "outstanding_ios": 4}
+    assert stored[4]["per_host"]["hd2"] == {"iops": 30380.80, "lat_mean_ms": 0.247, "host_cpu_busy_pct": 56.1,
+                                            "queue_depth": 7.5, "outstanding_ios": 8}
     assert probe["points"][1]["per_host"] == stored[4]["per_host"]
     assert probe["host_limit"]["verdict"] == "unclear"  # IOPS still rising at 4 threads: no plateau to judge
     assert "host_scaling" not in probe
 
 
 @pytest.mark.ssh
-def test_shell_ssh_needs_password_less_ssh_from_the_controller(sshd, tmp_path):
-    """With shell=ssh the check runs the real ssh client on the controller against every other
-    host; this machine's root has no key authorized on the test sshd, so the row fails and
-    says why."""
+def test_shell_ssh_is_checked_with_the_command_vdbench_runs(sshd, tmp_path):
+    """With shell=ssh the check runs on the controller the command vdbench starts a remote slave
+    with (``ssh ADDRESS -l USER ...``), through the ssh config the workbook writes from the
+    host's parameters: the test sshd's port (not 22) and key pass; without the key (this
+    machine's root has none authorized there) the row fails and says why."""
     from flashpoc.check import check_vdbench
 
     replay = str(replay_install(tmp_path, DATA / "vdbench" / "multi_host"))
-    cfg = vdbench_campaign(
-        tmp_path, hosts=[{"name": "hd1", "address": "localhost", "vdbench": replay},
-                         sshd.host_params("hd2", address="127.0.0.1", user="root", vdbench=replay)],
-        vdbench={"elapsed_s": 10, "interval_s": 1, "shell": "ssh"})
-    rows = {r["check"]: r for r in check_vdbench(cfg) if r["host"] == "hd1"}
-    ssh_row = rows["ssh to hd2"]
-    assert ssh_row["status"] == "fail" and ssh_row["value"] == "refused"
-    assert "password-less SSH from the controller" in ssh_row["detail"]
+
+    def ssh_row(**host):
+        cfg = vdbench_campaign(
+            tmp_path, hosts=[{"name": "hd1", "address": "localhost", "vdbench": replay},
+                             sshd.host_params("hd2", address="127.0.0.1", user="root", vdbench=replay, **host)],
+            vdbench={"elapsed_s": 10, "interval_s": 1, "shell": "ssh"})
+        return {r["check"]: r for r in check_vdbench(cfg) if r["host"] == "hd1"}["ssh to hd2"]
+
+    passed = ssh_row()
+    assert passed["status"] == "pass" and passed["value"] == "ok"
+    assert passed["detail"] == (f"ssh 127.0.0.1 -l root (with the ssh config the workbook writes: port, key, "
+                                f"known_hosts): password-less; {replay}/vdbench is there")
+    refused = ssh_row(key_file=None)
+    assert refused["status"] == "fail" and refused["value"] == "refused"
+    assert "Permission denied" in refused["detail"] and "password-less SSH from the controller" in refused["detail"]
 
 
 def test_the_plateau_on_fewer_hosts_is_a_parmfile_of_those_hosts(tmp_path):
@@ -212,3 +223,16 @@ def test_the_plateau_on_fewer_hosts_is_a_parmfile_of_those_hosts(tmp_path):
         "hd=default", "hd=hd1", "hd=hd2", "sd=sd1", "sd=sd2"]
     assert "forthreads=(24)" in text
     assert two.hosts is wb.hosts  # the connections are shared, not opened again
+    # one SD per host: each host keeps 24 I/Os in flight on 3, 2 or 1 hosts alike
+    assert [phases_vdbench.scaling_threads(cfg, sub.cfg, 24) for sub in (one, two)] == [24, 24]
+
+
+def test_host_scaling_on_a_shared_lun_keeps_the_outstanding_ios_per_host(tmp_path):
+    """vdbench's threads are per SD and spread over every host of the SD: on one LUN shared by
+    three hosts, 24 threads are 8 per host, so the plateau on 2 hosts runs 16 threads, on 1 host 8."""
+    cfg = vdbench_campaign(
+        tmp_path, hosts=[{"name": f"hd{i}", "address": f"10.0.0.{i}", "user": "root"} for i in (1, 2, 3)],
+        targets=[{"name": "lun1", "path": "/dev/sdx"}], vdbench={"elapsed_s": 10, "interval_s": 1})
+    wb = phases.Workbench(cfg, store=None)
+    assert [phases_vdbench.scaling_threads(cfg, phases._on_fewer_hosts(wb, n).cfg, 24) for n in (1, 2)] == [8, 16]
+    assert phases_vdbench.scaling_threads(cfg, phases._on_fewer_hosts(wb, 1).cfg, 1) == 1  # at least one

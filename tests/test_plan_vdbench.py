@@ -11,7 +11,7 @@ from flashpoc.errors import ParameterError
 from flashpoc.params import campaign_from_dict, load_campaign
 from flashpoc.plan.sweep import plan_sweep
 from flashpoc.plan.vdbench import (RunDefinition, format_threads, outstanding_ios, probe_run, render_parmfile,
-                                   sweep_run, working_set)
+                                   ssh_config, sweep_run, threads_per_host, working_set)
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "data" / "golden"
@@ -238,6 +238,70 @@ def test_hosts_and_shared_settings():
             "sd=lun2,lun=/dev/mapper/lun2,openflags=o_direct\n"
             "sd=lun3,host=h2,lun=/dev/mapper/lun3,openflags=o_direct\n\n"
             "wd=randread-4k,sd=lun*,rdpct=100,seekpct=100\n") in text
+
+
+def test_the_ssh_config_carries_each_remote_host_s_ssh_settings():
+    """vdbench's hd= lines have no port, key or known_hosts file: its shell=ssh runs
+    ``ssh ADDRESS -l USER ...``, which the workbook points at this config."""
+    cfg = small(hosts=[{"name": "ctl", "address": "localhost"},
+                       {"name": "h2", "address": "10.0.0.2", "port": 2222, "user": "poc", "key_file": "/keys/id_poc",
+                        "known_hosts": "/keys/known_hosts"},
+                       {"name": "h3", "address": "srv3", "user": "root", "trust_unknown_host_key": True,
+                        "connect_timeout_s": 2.5}])
+    assert ssh_config(cfg) == """\
+# flashpoc: the OpenSSH client settings of vdbench's shell=ssh, from the hosts' parameters (generated)
+
+Host 10.0.0.2
+  Port 2222
+  User poc
+  IdentityFile /keys/id_poc
+  IdentitiesOnly yes
+  UserKnownHostsFile /keys/known_hosts
+  StrictHostKeyChecking yes
+  ConnectTimeout 10
+  BatchMode yes
+  GSSAPIAuthentication no
+
+Host srv3
+  Port 22
+  User root
+  StrictHostKeyChecking accept-new
+  ConnectTimeout 3
+  BatchMode yes
+  GSSAPIAuthentication no
+
+# the ssh client's own configuration, for anything not set above
+Match all
+  Include ~/.ssh/config
+  Include /etc/ssh/ssh_config
+"""
+    assert "2222" not in render_parmfile(cfg, None, probe_run(cfg))  # vdbench has no place for it
+    assert ssh_config(small()) is None  # one local host: no hd= lines
+    assert ssh_config(small(hosts=[{"name": "h1", "address": "srv1", "user": "root"}],
+                            vdbench={"shell": "vdbench"})) is None  # vdbench's own rsh daemon
+    with pytest.raises(ParameterError, match=r"^hosts\[1\]\.address: 10\.0\.0\.2 is also another host's address"):
+        ssh_config(small(hosts=[{"name": "h1", "address": "10.0.0.2", "user": "root"},
+                                {"name": "h2", "address": "10.0.0.2", "user": "root", "port": 2200}]))
+
+
+def test_threads_per_host_as_vdbench_spreads_them():
+    """Each SD's threads go round-robin over its hosts, one counter running on over the SDs
+    (vdbench's RD_entry.spreadSdThreadsAcrossSlaves): the real two-host runs gave h2 no thread
+    at threads=1 on one SD, and 2 and 1 at threads=3 (tests/test_vdbench_multihost.py)."""
+    two = small(hosts=[{"name": "h1", "address": "10.0.0.1", "user": "root"},
+                       {"name": "h2", "address": "10.0.0.2", "user": "root"}])
+    assert [threads_per_host(two, t) for t in (1, 2, 3)] == [{"h1": 1, "h2": 0}, {"h1": 1, "h2": 1},
+                                                             {"h1": 2, "h2": 1}]
+    # the recorded multi_host run: sd1, sd2 on hd1 and sd3, sd4 on hd2
+    multi = small(hosts=[{"name": "hd1", "address": "localhost"}, {"name": "hd2", "address": "127.0.0.1",
+                                                                   "user": "root"}],
+                  targets=[{"name": f"sd{i}", "path": f"/dev/sd{i}", "hosts": ["hd1" if i < 3 else "hd2"]}
+                           for i in range(1, 5)])
+    assert threads_per_host(multi, 2) == {"hd1": 4, "hd2": 4}
+    # the guide: 4 shared LUNs on 5 hosts, 100 threads per SD: 400 I/Os, 80 per host
+    assert threads_per_host(guide(), 100) == {f"hd{i}": 80 for i in range(1, 6)}
+    assert threads_per_host(guide(), 1) == {"hd1": 1, "hd2": 1, "hd3": 1, "hd4": 1, "hd5": 0}
+    assert threads_per_host(small(), 3) == {"local": 3}
 
 
 # -- working set -----------------------------------------------------------------------

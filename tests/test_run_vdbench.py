@@ -84,3 +84,31 @@ def test_run_over_ssh_streams_the_console(sshd, tmp_path):
                           purpose="probe", on_line=lines.append)
     assert run.exit_code == 0 and run.files["flatfile.html"] == (recorded / "flatfile.html").read_text()
     assert sum(1 for line in lines if "Starting RD=rd1" in line) == 5
+
+
+def test_vdbench_s_ssh_is_openssh_with_the_hosts_settings(tmp_path):
+    """vdbench runs ``ssh ADDRESS -l USER ...`` through ``/bin/bash -c``: the workbook's ``ssh``,
+    first on vdbench's PATH, is the real OpenSSH with the hosts' config (``ssh -G`` prints what
+    it would use), also when a start-up file put another directory before it."""
+    import shutil
+
+    from flashpoc.params import campaign_from_dict
+    from flashpoc.run.vdbench import master_prelude, master_setup, write_setup
+
+    if shutil.which("ssh") is None:
+        pytest.skip("needs the OpenSSH client (ssh)")
+    cfg = campaign_from_dict({
+        "campaign": "c", "engine": "vdbench",
+        "hosts": [{"name": "ctl"}, {"name": "h2", "address": "10.0.0.2", "port": 2222, "user": "poc",
+                                    "key_file": "/keys/id_poc", "known_hosts": "/keys/known_hosts"}],
+        "targets": [{"name": "lun1", "path": "/dev/sdx"}],
+        "workloads": [{"name": "randread-4k", "rw": "randread", "bs": "4k"}]})
+    setup = master_setup(cfg)
+    host = connect(HostParams(name="ctl"))
+    run_dir = str(tmp_path / "run")
+    write_setup(host, run_dir, setup, purpose="test")
+    for before in ("", "PATH=/nonexistent:$PATH; "):
+        out = host.run(f"cd {run_dir} && {master_prelude(setup)}/bin/bash -c '{before}ssh -G 10.0.0.2 -l poc'",
+                       purpose="ssh -G", timeout_s=30).stdout.splitlines()
+        assert {"port 2222", "user poc", "identityfile /keys/id_poc", "userknownhostsfile /keys/known_hosts",
+                "batchmode yes", "stricthostkeychecking true", "gssapiauthentication no"} <= set(out)

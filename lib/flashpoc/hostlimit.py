@@ -8,14 +8,19 @@ read from the points a phase measured:
 - **I/Os not in flight**: by Little's law the I/Os in flight are IOPS x mean latency; well below
   the outstanding I/Os the threads ask for (:data:`IN_FLIGHT_MIN_RATIO`), the hosts did not keep
   them in flight (CPU, interrupts, a queue limit of the HBA or the multipath device).
-- **Unequal hosts**: with the same threads on every host, a host :data:`UNEQUAL_HOST_PCT` % or
-  more below the best host gives less because of itself (its paths, HBA, CPU or NIC).
-- **Host scaling**: the plateau point measured again on fewer hosts, with the same threads per
-  host. When the array is the limit, fewer hosts give about the same total IOPS; when the hosts
-  are, the total shrinks with the hosts: adding hosts still adds IOPS.
+- **Unequal hosts**: with the same I/Os asked of every host, a host :data:`UNEQUAL_HOST_PCT` %
+  or more below the best host gives less because of itself (its paths, HBA, CPU or NIC).
+- **Host scaling**: the plateau point measured again on fewer hosts, with the same outstanding
+  I/Os per host. When the array is the limit, fewer hosts give about the same total IOPS; when
+  the hosts are, the total shrinks with the hosts: adding hosts still adds IOPS.
+
+fio runs its threads on every host, so every host has the same I/Os in flight. vdbench's
+threads are per SD and spread over the hosts' slave JVMs, so the hosts' shares differ by a
+thread, and at low counts some hosts get none; its per-host entries say how many I/Os each
+host was given (``outstanding_ios``), and only hosts given the same are compared.
 
 Rows are the tidy rows of :mod:`flashpoc.rows`; several-host rows carry ``per_host``
-(host -> IOPS, mean latency ms, host CPU busy %).
+(host -> IOPS, mean latency ms, host CPU busy %, and for vdbench the I/Os it was given).
 """
 
 from __future__ import annotations
@@ -37,30 +42,35 @@ SCALING_MIN_EFFICIENCY = 0.5
 would give (x1 + 0.5 x (N - 1) for N times the hosts): adding hosts still adds IOPS."""
 SCALING_NO_GAIN_EFFICIENCY = 0.1
 """All the hosts gave at most this share of that gain: adding hosts adds no IOPS, the array is the limit."""
+SCALING_LOAD_TOLERANCE = 0.25
+"""Host scaling is judged only when the outstanding I/Os per host of its points are this close."""
 
-PER_HOST_COLUMNS = ["workload", "threads", "host", "iops", "iops_share_pct", "lat_mean_ms", "host_cpu_busy_pct"]
+PER_HOST_COLUMNS = ["workload", "threads", "host", "outstanding_ios", "iops", "iops_share_pct", "lat_mean_ms",
+                    "host_cpu_busy_pct"]
 ALL_HOSTS = "(all hosts)"
 
 
 def per_host_rows(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """One row per (point, host) and one ``(all hosts)`` row per point: IOPS, the host's share
     of the point's IOPS (%), mean latency (ms) and host CPU busy (%), with the point's
-    ``config`` (compared campaigns), ``workload`` and ``threads`` (per host). Points of one host
-    give that host's row and the total row."""
+    ``config`` (compared campaigns), ``workload`` and ``threads`` (per host; for vdbench per
+    SD, with ``outstanding_ios``: the I/Os vdbench gave each host). Points of one host give
+    that host's row and the total row."""
     out = []
     for row in rows:
         keys = {k: row[k] for k in ("config", "workload", "threads") if k in row and _present(row[k])}
         total = float(row.get("iops") or 0.0)
         hosts = _hosts_of(row, unnamed="host")
+        given = any("outstanding_ios" in values for values in hosts.values())
         for name, values in hosts.items():
             iops = _number(values.get("iops"))
-            out.append({**keys, "host": name, "iops": iops,
-                        "iops_share_pct": 100.0 * iops / total if iops is not None and total else None,
+            out.append({**keys, "host": name, **({"outstanding_ios": values.get("outstanding_ios")} if given else {}),
+                        "iops": iops, "iops_share_pct": 100.0 * iops / total if iops is not None and total else None,
                         "lat_mean_ms": _number(values.get("lat_mean_ms")),
                         "host_cpu_busy_pct": _number(values.get("host_cpu_busy_pct"))})
         if len(hosts) > 1:
-            out.append({**keys, "host": ALL_HOSTS, "iops": total, "iops_share_pct": 100.0,
-                        "lat_mean_ms": _number(row.get("lat_mean_ms")),
+            out.append({**keys, "host": ALL_HOSTS, **({"outstanding_ios": row.get("outstanding_ios")} if given else {}),
+                        "iops": total, "iops_share_pct": 100.0, "lat_mean_ms": _number(row.get("lat_mean_ms")),
                         "host_cpu_busy_pct": _number(row.get("host_cpu_busy_pct"))})
     return out
 
@@ -101,17 +111,19 @@ def host_limit(points: Sequence[Mapping[str, Any]], saturation_threads: int | No
         points: the probe's rows (threads, iops, lat_mean_ms, outstanding_ios,
             host_cpu_busy_pct, n_hosts, optional per_host and littles_law_ratio).
         saturation_threads: where IOPS stopped rising (None: the highest-IOPS point is used).
-        scaling: rows of the plateau point measured on fewer hosts (same threads per host).
+        scaling: rows of the plateau point measured on fewer hosts (the same outstanding
+            I/Os per host).
         cpu_limit_pct: host CPU busy % from which a host counts as the limit.
 
     Returns:
-        ``{"verdict": "hosts" | "array" | "unclear", "signs": [str], "scaling": [{n_hosts,
-        hosts, iops, iops_per_host}], "suggestion": str | None}``: ``signs`` are the
-        findings behind the verdict, each a sentence with its numbers (beginning with a
-        word, not a host name).
+        ``{"verdict": "hosts" | "array" | "unclear", "signs": [str], "notes": [str],
+        "scaling": [{n_hosts, hosts, threads, iops, iops_per_host, outstanding_per_host}],
+        "suggestion": str | None}``: ``signs`` are the findings behind the verdict, each a
+        sentence with its numbers (beginning with a word, not a host name); ``notes`` say what
+        was compared where the hosts did not carry the same load.
     """
     if not points:
-        return {"verdict": "unclear", "signs": ["no probe point"], "scaling": [], "suggestion": None}
+        return {"verdict": "unclear", "signs": ["no probe point"], "notes": [], "scaling": [], "suggestion": None}
     plateau = _plateau(points, saturation_threads)
     signs: list[str] = []
     busy: dict[str, list[tuple[int, float]]] = {}  # host -> (threads, CPU busy %) at or above the limit
@@ -129,16 +141,26 @@ def host_limit(points: Sequence[Mapping[str, Any]], saturation_threads: int | No
     if ratio is not None and ratio < IN_FLIGHT_MIN_RATIO:
         signs.append(f"at {top['threads']} threads only {ratio:.0%} of the {top['outstanding_ios']} outstanding I/Os "
                      f"asked for were in flight (IOPS x latency): the hosts did not keep them in flight")
-    signs += _unequal_hosts(top)
+    unequal, notes = _unequal_hosts(top)
+    signs += unequal
     host_signs = bool(signs)
-    steps = _scaling_steps(top, scaling)
+    # the point the fewer hosts measured again: the plateau's first (saturation) point, not its top
+    measured_again = next((p for p in plateau if saturation_threads and int(p["threads"]) == saturation_threads), top)
+    steps = _scaling_steps(measured_again, scaling)
     verdict = "hosts" if host_signs else "unclear"
-    if len(steps) >= 2:
-        fewest, most = steps[0], steps[-1]
+    loads = [s["outstanding_per_host"] for s in steps if s["outstanding_per_host"]]
+    judged = steps
+    if len(steps) >= 2 and len(loads) == len(steps) and max(loads) > (1 + SCALING_LOAD_TOLERANCE) * min(loads):
+        notes.append("host scaling not judged: its points had " + _loads(steps) + " outstanding I/Os per host, "
+                     "not the same load per host")
+        judged = []
+    if len(judged) >= 2:
+        fewest, most = judged[0], judged[-1]
         ratio_x = most["iops"] / fewest["iops"] if fewest["iops"] else math.inf
         ideal_x = most["n_hosts"] / fewest["n_hosts"]
+        load = f", at {_loads(steps)} outstanding I/Os per host" if loads else ""
         going = (f"{fewest['n_hosts']} to {most['n_hosts']} hosts took the IOPS from {fewest['iops']:,.0f} to "
-                 f"{most['iops']:,.0f} (x{ratio_x:.2f}; x{ideal_x:g} if only the hosts limited them)")
+                 f"{most['iops']:,.0f} (x{ratio_x:.2f}; x{ideal_x:g} if only the hosts limited them{load})")
         if ratio_x >= 1.0 + SCALING_MIN_EFFICIENCY * (ideal_x - 1.0):
             signs.append(f"adding hosts still adds IOPS: {going}")
             verdict = "hosts"
@@ -163,9 +185,9 @@ def host_limit(points: Sequence[Mapping[str, Any]], saturation_threads: int | No
                       "again before drawing conclusions about the array.")
     elif verdict == "unclear" and not saturation_threads and not host_signs:
         suggestion = "Probe further (raise probe.max_threads) to find where IOPS stop rising."
-    elif verdict == "unclear" and len(steps) < 2 and len(top.get("per_host") or {}) < 2:
+    elif verdict == "unclear" and len(judged) < 2 and len(top.get("per_host") or {}) < 2:
         suggestion = "Run the probe on more load hosts to tell a host limit from an array limit."
-    return {"verdict": verdict, "signs": signs, "scaling": steps, "suggestion": suggestion}
+    return {"verdict": verdict, "signs": signs, "notes": notes, "scaling": steps, "suggestion": suggestion}
 
 
 def host_limit_text(limit: Mapping[str, Any]) -> str:
@@ -175,10 +197,11 @@ def host_limit_text(limit: Mapping[str, Any]) -> str:
              "unclear": "**Hosts or array: not clear.**"}
     lines = [heads.get(limit.get("verdict"), "**Hosts or array: not clear.**"), ""]
     lines += [f"- {sign[0].upper()}{sign[1:]}." for sign in limit.get("signs", [])]  # each begins with a word
+    lines += [f"- {note[0].upper()}{note[1:]}." for note in limit.get("notes", [])]
     if limit.get("scaling"):
         steps = ", ".join(f"{s['n_hosts']} host{'s' if s['n_hosts'] > 1 else ''}: {s['iops']:,.0f} IOPS"
                           for s in limit["scaling"])
-        lines.append(f"- Host scaling at the plateau's threads per host: {steps}.")
+        lines.append(f"- Host scaling at the plateau's outstanding I/Os per host: {steps}.")
     if limit.get("suggestion"):
         lines += ["", limit["suggestion"]]
     return "\n".join(lines)
@@ -209,19 +232,34 @@ def _host_cpu(row: Mapping[str, Any]) -> dict[str, float | None]:
             for name, values in _hosts_of(row, unnamed="the host").items()}
 
 
-def _unequal_hosts(row: Mapping[str, Any]) -> list[str]:
+def _unequal_hosts(row: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """Signs of hosts well below the best host given the same I/Os, and notes on hosts given
+    other loads (vdbench's spread of each SD's threads over the hosts' JVMs)."""
     hosts = _hosts_of(row, unnamed="host")
     if len(hosts) < 2:
-        return []
-    iops = {name: _number(values.get("iops")) for name, values in hosts.items()}
-    known = {name: value for name, value in iops.items() if value is not None}
-    if len(known) < 2:
-        return []
-    best_name = max(known, key=known.__getitem__)
-    best = known[best_name]
-    return [f"host {name} gave {value:,.0f} IOPS at {row['threads']} threads, {100.0 * (1 - value / best):.0f}% below "
-            f"{best_name} ({best:,.0f}) with the same threads: look at its CPU, paths and HBA queue depth"
-            for name, value in known.items() if best and value < (1 - UNEQUAL_HOST_PCT / 100.0) * best]
+        return [], []
+    asked = {name: _number(values.get("outstanding_ios")) for name, values in hosts.items()}
+    notes = []
+    if any(value is not None for value in asked.values()) and len(set(asked.values())) > 1:
+        given = ", ".join(f"{name} {value:,.0f}" for name, value in asked.items() if value is not None)
+        notes.append(f"at {row['threads']} threads per SD vdbench gave the hosts unequal loads (it spreads each SD's "
+                     f"threads over the hosts' JVMs): outstanding I/Os {given}; only hosts given the same are compared")
+    groups: dict[float | None, dict[str, float]] = {}
+    for name, values in hosts.items():
+        iops = _number(values.get("iops"))
+        if iops is not None:
+            groups.setdefault(asked[name], {})[name] = iops
+    signs = []
+    for load, known in groups.items():
+        if len(known) < 2:
+            continue
+        best_name = max(known, key=known.__getitem__)
+        best = known[best_name]
+        same = f"the same {load:,.0f} outstanding I/Os" if load is not None else "the same threads"
+        signs += [f"host {name} gave {value:,.0f} IOPS at {row['threads']} threads, {100.0 * (1 - value / best):.0f}% "
+                  f"below {best_name} ({best:,.0f}) with {same}: look at its CPU, paths and HBA queue depth"
+                  for name, value in known.items() if best and value < (1 - UNEQUAL_HOST_PCT / 100.0) * best]
+    return signs, notes
 
 
 def _scaling_steps(top: Mapping[str, Any], scaling: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -229,8 +267,22 @@ def _scaling_steps(top: Mapping[str, Any], scaling: Sequence[Mapping[str, Any]])
         return []
     rows = [*scaling, top]
     steps = {int(r.get("n_hosts") or 1): r for r in rows}
-    return [{"n_hosts": n, "hosts": steps[n].get("hosts"), "iops": float(steps[n]["iops"]),
-             "iops_per_host": float(steps[n]["iops"]) / n} for n in sorted(steps)]
+    out = []
+    for n in sorted(steps):
+        row = steps[n]
+        outstanding = _number(row.get("outstanding_ios"))
+        out.append({"n_hosts": n, "hosts": row.get("hosts"), "threads": row.get("threads"), "iops": float(row["iops"]),
+                    "iops_per_host": float(row["iops"]) / n,
+                    "outstanding_per_host": outstanding / n if outstanding is not None else None})
+    return out
+
+
+def _loads(steps: Sequence[Mapping[str, Any]]) -> str:
+    """``8`` when every step had 8 outstanding I/Os per host, else ``4, 8 and 8``."""
+    values = [f"{v:,.0f}" if float(v).is_integer() else f"{v:,.1f}" for v in (s["outstanding_per_host"] for s in steps)]
+    if len(set(values)) == 1:
+        return values[0]
+    return ", ".join(values[:-1]) + " and " + values[-1]
 
 
 def _has_hosts(value: Any) -> bool:

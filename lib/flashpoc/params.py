@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import ipaddress
 import json
 import math
 import os
@@ -391,6 +392,10 @@ class VdbenchSettings(_Strict):
     """Settings of the vdbench engine: general parameters and the run definition (rd=)."""
 
     controller: str | None = Field(None, description="host that runs vdbench (the master; default the first)")
+    controller_address: str | None = Field(
+        None, description="the controller's IP address as the other hosts reach it: vdbench gives it to its slaves "
+                          "(its own way, the controller's host name, fails when that name resolves to a loopback "
+                          "address); needs Java 9 or later on the controller")
     elapsed_s: int = Field(60, ge=1, le=86400, description="rd elapsed= (s)")
     interval_s: int = Field(1, ge=1, le=3600, description="rd interval= (s)")
     warmup_s: int | None = Field(None, ge=0, le=86400, description="rd warmup= (s)")
@@ -405,6 +410,18 @@ class VdbenchSettings(_Strict):
     openflags: str | None = Field("o_direct", description="sd openflags=")
     jvms: int | None = Field(None, ge=1, le=256, description="jvms= for every host (hd=default)")
     shell: Literal["ssh", "rsh", "vdbench"] = Field("ssh", description="hd shell= for remote hosts")
+
+    @field_validator("controller_address")
+    @classmethod
+    def _ip(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                address = ipaddress.ip_address(value)
+            except ValueError:
+                raise ValueError(f"{value!r} is not an IP address") from None
+            if address.is_loopback or address.is_unspecified:
+                raise ValueError(f"{value} is no address the other hosts can reach")
+        return value
 
     @field_validator("openflags")
     @classmethod
@@ -924,6 +941,8 @@ class Campaign(_Strict):
         for host in dumped["hosts"]:  # added later; unset, it leaves the hashes of earlier campaigns as they were
             if host.get("key_passphrase_env") is None:
                 host.pop("key_passphrase_env", None)
+        if "vdbench" in dumped:  # how vdbench's slaves reach the controller does not define a point
+            dumped["vdbench"].pop("controller_address", None)
         if len(self.hosts) == 1 and "fio" in dumped:  # how several hosts run does not define a one-host point
             dumped["fio"].pop("multi_host", None)
             dumped["fio"].pop("server_port", None)

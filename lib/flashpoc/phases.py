@@ -433,7 +433,9 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
 
 def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, progress: bool) -> list[dict]:
     """The probe's plateau point (``threads`` per host) measured again on fewer hosts
-    (:func:`flashpoc.hostlimit.scaling_host_counts`): the rows, fewest hosts first; none for
+    (:func:`flashpoc.hostlimit.scaling_host_counts`) with the same outstanding I/Os per host
+    (for vdbench, whose threads are per SD and spread over the hosts, fewer threads:
+    :func:`flashpoc.phases_vdbench.scaling_threads`): the rows, fewest hosts first; none for
     one host, SLOB, ``probe.host_scaling: false`` or a probe without an answer."""
     cfg = wb.cfg
     counts = hostlimit.scaling_host_counts(len(cfg.hosts))
@@ -444,8 +446,9 @@ def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, 
         for count in counts:
             bar.set_postfix(hosts=count)
             sub = _on_fewer_hosts(wb, count)
-            if cfg.engine == "vdbench":
-                rows += phases_vdbench.run_invocation(sub, "probe", phases_vdbench.probe_run_at(sub.cfg, threads))
+            if cfg.engine == "vdbench":  # threads per SD, spread over the hosts: the same I/Os per host
+                rd = phases_vdbench.probe_run_at(sub.cfg, phases_vdbench.scaling_threads(cfg, sub.cfg, threads))
+                rows += phases_vdbench.run_invocation(sub, "probe", rd)
             else:
                 rows.append(measure_point(sub, "probe", workload, threads, runtime_s=runtime_s))
             wb.fio_servers = sub.fio_servers
@@ -954,8 +957,14 @@ def hosts_text(hosts: pd.DataFrame, limit: dict[str, Any] | None) -> str:
                 "a host bottleneck is visible)")
     else:
         text = ("Each load host's IOPS, its share of the total, its mean latency and CPU at each workload's "
-                "highest-IOPS point; the chart has every thread count. The same threads run on every host, "
-                "so the shares should be about equal: a host well below the others limits itself.")
+                "highest-IOPS point; the chart has every thread count. ")
+        if "outstanding_ios" in hosts and hosts["outstanding_ios"].notna().any():
+            text += ("vdbench's threads are per SD and spread over the hosts' JVMs: outstanding_ios is the I/Os "
+                     "it gave each host, and hosts given the same should have about equal shares: a host well "
+                     "below the others limits itself.")
+        else:
+            text += ("The same threads run on every host, so the shares should be about equal: a host well below "
+                     "the others limits itself.")
     if limit:
         text += "\n\nSaturation probe: " + hostlimit.host_limit_text(limit)
     return text

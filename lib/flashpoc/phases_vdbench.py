@@ -19,10 +19,10 @@ from .errors import RemoteError
 from .params import Workload
 from .parse.fio import SHARE_LIMITS_US
 from .parse.vdbench import histogram_shares, parse_output_dir, vdbench_failure
-from .plan.vdbench import RunDefinition, outstanding_ios, probe_run, render_parmfile, sweep_run
+from .plan.vdbench import RunDefinition, outstanding_ios, probe_run, render_parmfile, sweep_run, threads_per_host
 from .rows import add_littles_law, base_row, interval_verdict, to_points
 from .store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text
-from .run.vdbench import IntervalProgress, run_vdbench
+from .run.vdbench import IntervalProgress, master_setup, run_vdbench
 
 
 def controller(wb):
@@ -73,10 +73,13 @@ def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None) -> list[dict[
                   runs * 3 * (rd.elapsed_s + (rd.warmup_s or 0)) + 600)
     purpose = f"{phase} {rd.workload} forthreads {rd.line().split('forthreads=')[-1]}"
     run = run_vdbench(wb.host(host_params), parmfile, f"{host_params.workdir}/{cfg.campaign}/{phase}/{group}",
-                      timeout_s=timeout, purpose=purpose, on_line=IntervalProgress(on_interval))
+                      timeout_s=timeout, purpose=purpose, on_line=IntervalProgress(on_interval),
+                      setup=master_setup(cfg))
     if run.exit_code != 0:
         message = vdbench_failure(run.files, run.console) or "\n".join(run.console.strip().splitlines()[-15:])
-        raise RemoteError(f"{host_params.name}: {purpose}: vdbench exited {run.exit_code}:\n{message}")
+        raise RemoteError(f"{host_params.name}: {purpose}: vdbench exited {run.exit_code}:\n{message}\n"
+                          f"vdbench's output (its logfile and each slave's stdout): {run.output_dir} on "
+                          f"{host_params.name}")
     parsed = parse_output_dir(run.files, expected_runs={rd.name: rd.threads})
     rows = [point_row(wb, phase, group, rd, total, parsed, run.wall_s / max(1, runs))
             for total in parsed["totals"]]
@@ -143,20 +146,31 @@ def point_row(wb, phase: str, group: str, rd: RunDefinition, total: dict[str, An
     })
     add_littles_law(row)
     if len(cfg.hosts) > 1:
-        row["per_host"] = per_host(total, parsed)
+        row["per_host"] = per_host(total, parsed, threads_per_host(cfg, threads))
     return row
 
 
-def per_host(total: dict[str, Any], parsed: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def per_host(total: dict[str, Any], parsed: dict[str, Any],
+             asked: dict[str, int] | None = None) -> dict[str, dict[str, Any]]:
     """Each host's share of one run, from its host report (``<hd>.html``, the average line):
-    IOPS, mean response time (ms) and the host's CPU busy % (user + system), keyed by the
-    ``hd=`` name, which is the host's name in the parameters."""
-    out = {}
+    IOPS, mean response time (ms), the host's CPU busy % (user + system) and vdbench's queue
+    depth, keyed by the ``hd=`` name, which is the host's name in the parameters.
+
+    With ``asked`` (host -> the I/Os vdbench gave it to keep in flight,
+    :func:`~flashpoc.plan.vdbench.threads_per_host`), each host also has ``outstanding_ios``;
+    a host vdbench gave no thread prints no average line and has ``outstanding_ios`` 0 only.
+    """
+    out: dict[str, dict[str, Any]] = {}
     for host, rows in sorted(parsed["hosts"].items()):
         avg = next((r for r in rows if r.get("run_index") == total["run_index"] and r.get("is_avg")), None)
         if avg is not None:
             out[host] = {"iops": avg.get("iops"), "lat_mean_ms": avg.get("resp_ms"),
                          "host_cpu_busy_pct": avg.get("cpu_sys_user_pct")}
+            if asked is not None:
+                out[host].update(queue_depth=avg.get("queue_depth"), outstanding_ios=asked.get(host))
+    for host, ios in (asked or {}).items():
+        if host not in out and ios == 0:
+            out[host] = {"outstanding_ios": 0}
     return out
 
 
@@ -216,6 +230,15 @@ def probe(wb, bar=None) -> list[dict[str, Any]]:
 def probe_run_at(cfg, threads: int) -> RunDefinition:
     """The probe's run definition at one thread count (e.g. the plateau, again on fewer hosts)."""
     return RunDefinition(**{**_rd_fields(probe_run(cfg)), "threads": (threads,)})
+
+
+def scaling_threads(cfg, fewer, threads: int) -> int:
+    """The threads (per SD) that give each host of the campaign ``fewer`` (the same, on fewer
+    hosts) the I/Os in flight each host of ``cfg`` had at ``threads``: vdbench's threads are per
+    SD and spread over all the hosts, so the same threads on fewer hosts would load each host
+    more. ``threads x SDs / hosts`` per host, rounded to the nearest whole thread (at least 1)."""
+    per_host = outstanding_ios(threads, cfg) / len(cfg.hosts)
+    return max(1, round(per_host * len(fewer.hosts) / len(fewer.targets)))
 
 
 def sweep(wb, plan: dict[str, list[int]], bar=None) -> list[dict[str, Any]]:

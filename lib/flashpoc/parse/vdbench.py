@@ -708,7 +708,39 @@ def vdbench_failure(files: Mapping[str, str], console_text: str | None = None) -
         messages.append(f"failed at: {point}")
     elif not messages:
         messages.append("vdbench did not complete (no status.html and no message found)")
+    messages += slave_errors(files, "\n".join(sources))
     return "\n".join(messages)
+
+
+_SLAVE_NAMED = re.compile(r"\bSlave (\S+) (?:prematurely terminated|aborted)|\bLook at file (\S+?)\.stdout\.html")
+_SLAVE_LINES = 5
+_TITLE = re.compile(r"<title>.*?</title>", re.IGNORECASE | re.DOTALL)
+
+
+def slave_errors(files: Mapping[str, str], text: str) -> list[str]:
+    """What the slaves that ``text`` (the console, logfile.html) names as failed printed last:
+    ``slave hd2-0 (hd2-0.stdout.html): ssh: connect to host 10.0.0.2 port 22: Connection refused``.
+
+    vdbench's master says only "Slave hd2-0 prematurely terminated" and points at the slave's
+    ``<slave>.stdout.html``, which holds the slave's (or its ssh's) own words: its last
+    :data:`_SLAVE_LINES` lines are quoted, time stamps left out.
+    """
+    names = dict.fromkeys(a or b for a, b in _SLAVE_NAMED.findall(text))
+    out = []
+    for name in names:
+        stdout = files.get(f"{name}.stdout.html")
+        if stdout is None:
+            continue
+        lines = []
+        for line in _plain(_TITLE.sub("", stdout)).split("\n"):
+            line = line.strip()
+            while (match := _STAMP.match(line)) is not None:  # the master's time stamp, then the slave's
+                line = (match["msg"] or "").strip()
+            if line and not line.startswith("stdout/stderr for slave="):
+                lines.append(line)
+        if lines:
+            out.append(f"slave {name} ({name}.stdout.html): " + " / ".join(lines[-_SLAVE_LINES:]))
+    return out
 
 
 def read_output_dir(path: str | Path) -> dict[str, str]:
