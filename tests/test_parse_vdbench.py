@@ -1061,3 +1061,17 @@ def test_a_corrupted_output_set_loses_numbers_never_changes_one(data):
 @lru_cache(maxsize=None)
 def clean_parse(set_name: str) -> dict:
     return parse_output_dir(number_files(set_name))
+
+
+def test_a_host_vdbench_gave_no_thread_is_not_read_as_cut_off():
+    """Real vdbench on two hosts, one SD, threads=1: vdbench spread the thread to h1's slave and
+    logged "Workload removed, not enough threads for slave=h2-0"; h2's reports start that run
+    and print no interval. That is not a cut file; without the logfile's line it would be."""
+    files = read_output_dir(DATA / "vdbench-ssh" / "two_hosts_probe")
+    out = parse_output_dir(files)
+    assert [t["threads"] for t in out["totals"]] == [1, 2, 3]
+    assert not any(r["is_avg"] and r["run_index"] == 0 for r in out["hosts"]["h2"])
+    assert only(out["hosts"]["h1"], run_index=0, is_avg=True)["iops"] == only(out["totals"], threads=1)["iops"]
+    unexplained = {**files, "logfile.html": files["logfile.html"].replace("Workload removed", "Workload kept")}
+    with pytest.raises(ParseError, match=r"h2.*looks cut off"):
+        parse_output_dir(unexplained)

@@ -858,6 +858,8 @@ to the last digit printed, file-system reports cut the digits off (``1104872`` f
 1104872.7091), so the latter may differ by one unit. The CPU columns are not the same
 average (flatfile ``cpu_used`` 20.06 where totals.html prints 63.3) and are not compared."""
 
+#: logfile.html: vdbench spread an SD's threads over the slaves and left this one without any
+_REMOVED_SLAVE = re.compile(r"Workload removed, not enough threads for slave=([^,\s]+),")
 _HREF = re.compile(r'<A HREF="([^"#][^"]*)">', re.IGNORECASE)
 
 
@@ -921,9 +923,15 @@ def _check_runs(
         averaged = {row["run_index"] for row in flat_rows if row["is_avg"]}
         sources.append(("flatfile.html", "flatfile", flat_runs,
                         [index in averaged for index in range(len(flat_runs))]))
+    idle = set(_REMOVED_SLAVE.findall(files.get("logfile.html", "")))
     for name, runs in reports.items():  # host and slave reports
         if name not in ("totals.html", "summary.html"):
-            sources.append((name, "report", runs, [run["averaged"] for run in runs]))
+            # a slave vdbench gave no thread of a run (and a host whose slaves all got none)
+            # starts the run and reports no interval: that run counts as finished alike
+            report = name.removesuffix(".html")
+            given_none = report in idle or (bool(idle) and any(s.rsplit("-", 1)[0] == report for s in idle))
+            sources.append((name, "report", runs, [run["averaged"] or (given_none and not run["last_interval"])
+                                                   for run in runs]))
     runs_of = {name: runs for name, _, runs, _ in sources}
     longest = max((runs for _, level, runs, _ in sources if level == "report"), key=len)
     for index in range(len(longest)):
