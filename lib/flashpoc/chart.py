@@ -514,7 +514,7 @@ HISTOGRAM_EDGES_US: tuple[float, ...] = (10, 20, 50, 100, 200, 500, 1_000, 2_000
 
 #: What each engine's warm-up is, for the interval chart's subtitle.
 _WARM_UP = {"fio": "fio: ramp_time, not logged",
-            "vdbench": "vdbench: the intervals its average and histogram leave out (warmup=)",
+            "vdbench": "vdbench: the intervals its average leaves out; its histogram counts them",
             "slob": "SLOB: the iostat reports before the AWR begin snapshot"}
 
 _DIRECTION_NAMES = {"read": "reads", "write": "writes", "trim": "trims"}

@@ -869,7 +869,11 @@ class Report:
         """The chart called ``name``, or a Markdown note saying why there is none."""
         from IPython.display import Markdown
 
-        notes = {"latency_percentiles": "(no latency percentiles: the engine does not report them)",
+        from .summary import distribution_text
+
+        why = distribution_text(self.detail) if not self.detail.empty else ""  # vdbench: what it has instead
+        notes = {"latency_percentiles": "(no latency percentiles: the engine does not report them)"
+                                        + (f"\n\n{why}" if why else ""),
                  "interval_series": "(no interval time series: fio ran without interval logs (fio.interval_s: 0), "
                                     "or SLOB runs left no iostat.out with timestamps)",
                  "latency_histogram": "(no latency histogram: fio's JSON+ output and vdbench's histogram.html have one; "

@@ -99,16 +99,14 @@ def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None) -> list[dict[
                       on_line=IntervalProgress(on_interval))
     where = f"vdbench's output directory: {host_params.name}:{run_dir}/output"
     if run.exit_code != 0:
-        message = vdbench_failure(run.files, run.console) or "\n".join(run.console.strip().splitlines()[-15:])
-        raise RemoteError(f"{host_params.name}: {purpose}: vdbench exited {run.exit_code}:\n{message}\n"
-                          f"Nothing was stored; {where}")
+        raise failure(run, purpose, f"Nothing was stored; {where}")
     parsed = parse_output_dir(run.files)
     workload: Workload = cfg.workload(rd.workload)
     opened = sorted(sd for sd, write in parsed["opened"].items() if write)
     if opened and not workload.writes:
         raise RemoteError(f"{host_params.name}: {purpose}: vdbench opened {', '.join(opened)} for writing although "
                           f"{workload.name} only reads ('Opening sd=...; write: true' in its *.stdout.html): a "
-                          f"read-only campaign must not write. Nothing was stored; {where}")
+                          f"read-only workload must not write. Nothing was stored; {where}")
     totals = [total for total in parsed["totals"] if rd.owns(total["rd"])]
     if not totals:
         raise RemoteError(f"{host_params.name}: {purpose}: vdbench finished but reported no run of rd={rd.name} in "
@@ -132,6 +130,13 @@ def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None) -> list[dict[
     for row in rows:
         row["reused"] = False
     return rows
+
+
+def failure(run, purpose: str, where: str) -> RemoteError:
+    """The error of a vdbench run that exited non-zero: vdbench's own message (not its Java stack
+    trace) and the step it failed at, else the console's last lines, then ``where`` (its output)."""
+    message = vdbench_failure(run.files, run.console) or "\n".join(run.console.strip().splitlines()[-15:])
+    return RemoteError(f"{run.host}: {purpose}: vdbench exited {run.exit_code}:\n{message}\n{where}")
 
 
 def point_id(group: str, rd: RunDefinition, total: dict[str, Any]) -> str:
@@ -415,8 +420,7 @@ def fill_targets(wb, host_params: HostParams, targets: list[TargetParams]) -> di
     run = run_vdbench(host, parmfile, run_dir, timeout_s=host_params.command_timeout_s, purpose=purpose)
     where = f"vdbench's output directory: {host_params.name}:{run_dir}/output"
     if run.exit_code != 0:
-        message = vdbench_failure(run.files, run.console) or "\n".join(run.console.strip().splitlines()[-15:])
-        raise RemoteError(f"{host_params.name}: {purpose}: vdbench exited {run.exit_code}:\n{message}\n{where}")
+        raise failure(run, purpose, where)
     parsed = parse_output_dir(run.files)
     totals = [t for t in parsed["totals"] if t["rd"] == "fill"]
     xfer = fill_xfersize(cfg, targets)
