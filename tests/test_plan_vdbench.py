@@ -153,7 +153,7 @@ def test_multi_host_parmfile_of_a_real_run():
         "targets": [{"name": f"sd{i}", "path": f"/srv/poc/luns/lun{i}", "size": "512m",
                      "allow_write": True, "hosts": ["hd1" if i <= 2 else "hd2"]} for i in range(1, 5)],
         "workloads": [{"name": "wd1", "rw": "randrw", "rwmixread": 70, "bs": "4k"}],
-        "vdbench": {"elapsed_s": 5, "shell": "vdbench"}})
+        "vdbench": {"elapsed_s": 5, "warmup_s": 0, "shell": "vdbench"}})
     assert [w.writes for w in cfg.workloads] == [True]
     text = render_parmfile(cfg, None, sweep_run(cfg, [2, 4], "wd1"))
     assert "hd=default,vdbench=/opt/vdbench,user=root,shell=vdbench,jvms=2\nhd=hd1,system=localhost\n" in text
@@ -172,7 +172,7 @@ def test_four_workloads_parmfile_of_a_real_run():
                       {"name": "wd2", "rw": "randwrite", "bs": "4k"},
                       {"name": "wd3", "rw": "read", "bs": "128k"},
                       {"name": "wd4", "rw": "write", "bs": "128k", "seekpct": "seq"}],
-        "vdbench": {"elapsed_s": 5, "compratio": 2, "dedupratio": 2, "dedupunit": "4k"}})
+        "vdbench": {"elapsed_s": 5, "warmup_s": 0, "compratio": 2, "dedupratio": 2, "dedupunit": "4k"}})
     rds = [sweep_run(cfg, [1, 4, 8], w, name=f"rd{i}_{kind}")
            for i, (w, kind) in enumerate(zip(cfg.workloads, ["randread", "randwrite", "seqread", "seqwrite"]), 1)]
     text = render_parmfile(cfg, None, rds)
@@ -207,20 +207,21 @@ def test_probe_run_strategies():
                                      "forthreads=(8-56,8)")
 
 
-def test_the_probe_is_a_thread_fit_at_full_speed_with_a_warm_up():
+def test_the_probe_is_a_thread_fit_at_full_speed_and_no_point_is_measured_cold():
     """The probe fits IOPS against threads: with iorate: curve (or a fixed rate) for the sweep it
-    still runs iorate=max, and every run has warmup= (two intervals unless vdbench.warmup_s says;
+    still runs iorate=max. Every run has warmup= (two intervals unless vdbench.warmup_s says;
     0 leaves vdbench's default), also at the refine points of a round."""
     cfg = small(vdbench={"iorate": "curve", "curve": [50, 100], "interval_s": 2, "elapsed_s": 10})
     rd = probe_run(cfg, threads=[3, 5, 6])
     assert (rd.iorate, rd.curve, rd.warmup_s, rd.threads) == ("max", None, 4, (3, 5, 6))
     assert rd.line() == "rd=rd1,wd=randread-4k,iorate=max,elapsed=10,interval=2,warmup=4,xfersize=4k,forthreads=(3,5,6)"
     sweep = sweep_run(cfg, [1, 2], "randread-4k")
-    assert (sweep.iorate, sweep.curve, sweep.warmup_s, sweep.runs) == ("curve", (50.0, 100.0), None, 6)
+    assert (sweep.iorate, sweep.curve, sweep.warmup_s, sweep.runs) == ("curve", (50.0, 100.0), 4, 6)
     assert [sweep.owns(n) for n in ("rd1", "rd1_(50%)", "rd1_(100%)", "SD_format", "rd2")] == [True] * 3 + [False] * 2
     assert [sweep.curve_pct(n) for n in ("rd1", "rd1_(50%)", "rd1_(10.5%)")] == [None, 50.0, 10.5]
     assert probe_run(small(vdbench={"warmup_s": 6})).warmup_s == 6
     assert probe_run(small(vdbench={"warmup_s": 0})).warmup_s is None  # no warmup= line
+    assert sweep_run(small(vdbench={"warmup_s": 0}), [1], "randread-4k").warmup_s is None
     assert probe_run(cfg).curve_pct("rd1_(50%)") is None  # a probe has no curve steps
 
 

@@ -91,10 +91,11 @@ def test_the_four_phases_through_flashpoc_run(tmp_path):
                     [float(line[i]) for i in (0, 1, 4, 5, 7, 8, 9, 10)], (phase, row["point_id"])
                 assert row["read_iops"] == row["iops"] and row["opened_for_write"] is False
 
-    # the probe: iorate=max whatever the sweep's iorate, warmup= on every invocation
+    # the probe: iorate=max whatever the sweep's iorate; warmup= on every invocation
     for group in groups["probe"]:
         rd_line = next(x for x in (group / "parmfile").read_text().splitlines() if x.startswith("rd="))
         assert ",iorate=max," in rd_line and ",warmup=2," in rd_line and "curve" not in rd_line
+    assert ",warmup=2," in (groups["sweep"][0] / "parmfile").read_text()
     probe = json.loads((root / "probe.json").read_text())
     assert sorted(p["threads"] for p in probe["points"]) == [1, 2]
     assert {r["vdbench_rd"] for r in rows["probe"]} == {"rd1"} and len(groups["probe"]) == 1
@@ -111,8 +112,9 @@ def test_the_four_phases_through_flashpoc_run(tmp_path):
                              (groups["sweep"][0] / "output__totals.html").read_text())
         assert step["iorate_requested"] == int(starting.group(1))
 
-    # warm-up: vdbench 5.04.06 counts the last warm-up interval in its average (avg_3-4 is the mean of
-    # intervals 2-4), and its histogram counts every I/O of the run, warm-up included: the rows say both
+    # warm-up (2 intervals): vdbench 5.04.06 counts the last warm-up interval in its average (avg_3-4 is
+    # the mean of intervals 2-4), and its histogram counts every I/O of the run, warm-up included: the
+    # rows say both, and only interval 1 is marked warm-up
     for phase, dirs in groups.items():
         for group in dirs:
             intervals = pd.read_csv(group / "intervals.csv")
@@ -122,9 +124,8 @@ def test_the_four_phases_through_flashpoc_run(tmp_path):
                 counted = mine[~mine["warmup"]]
                 assert round(counted["iops"].mean(), 2) == round(row["iops"], 2)
                 assert histogram[histogram["point_id"] == row["point_id"]]["count"].sum() == mine["iops"].sum()
-                assert (row["avg_intervals"], row["histogram_intervals"]) == (
-                    ("2-4", "1-4") if phase == "probe" else ("1-2", "1-2"))
-                assert list(mine["warmup"]) == ([True, False, False, False] if phase == "probe" else [False, False])
+                assert (row["avg_intervals"], row["histogram_intervals"], row["ramp_s"]) == ("2-4", "1-4", 1)
+                assert list(mine["warmup"]) == [True, False, False, False]
 
     # the reads read vdbench's data of compratio 2, written once by vdbench when the files were made
     for name in ("sd1", "sd2"):
@@ -193,7 +194,8 @@ def test_vdbench_s_own_format_run_is_never_a_point_and_never_writes_a_read_only_
     invocation and nothing is stored."""
     monkeypatch.setattr(phases_vdbench, "require_targets", lambda wb, purpose: None, raising=False)
     cfg = campaign_from_dict(campaign_values(tmp_path, workloads=[{"name": "rw", "rw": "randwrite", "bs": "4k"},
-                                                                  {"name": "rr", "rw": "randread", "bs": "4k"}]))
+                                                                  {"name": "rr", "rw": "randread", "bs": "4k"}],
+                                             vdbench={"elapsed_s": 2, "interval_s": 1, "warmup_s": 0}))
     with phases.open_campaign(cfg) as wb:  # no prepare_targets: the files are missing
         rows = phases_vdbench.run_invocation(wb, "sweep", sweep_run(wb.cfg, [1, 2], "rw"))
         group = wb.store.point_dir("sweep", rows[0]["point_id"].rsplit("_t", 1)[0])

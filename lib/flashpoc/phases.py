@@ -26,6 +26,7 @@ from .parse.host import cpu_utilisation
 from .plan.fio import outstanding_ios, render_job, render_layout_job
 from .plan.sweep import format_forthreads, plan_sweep
 from .plan.vdbench import probe_run
+from .plan.vdbench import warmup_s as vdbench_warmup_s
 from .run import hosts as hostlib
 from .run.facts import collect_host_facts
 from .run import fio as run_fio
@@ -765,7 +766,7 @@ def probe_text(probe: dict[str, Any]) -> str:
 def sweep_plan_text(cfg: Campaign, plan: dict[str, list[int]]) -> str:
     """A Markdown summary of the sweep plan: points, thread counts and estimated duration."""
     if cfg.engine == "vdbench":
-        runtime = (cfg.sweep.runtime_s or cfg.vdbench.elapsed_s) + (cfg.vdbench.warmup_s or 0)
+        runtime = (cfg.sweep.runtime_s or cfg.vdbench.elapsed_s) + (vdbench_warmup_s(cfg) or 0)
     elif cfg.engine == "slob":
         runtime = cfg.sweep.runtime_s or cfg.slob.run_time_s
     else:

@@ -47,9 +47,9 @@ _JAVA_DOUBLE = re.compile(r"^[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?
                           r"0[xX][0-9a-fA-F]*\.?[0-9a-fA-F]*[pP][+-]?\d+)[fFdD]?$")
 _SIZE_UNITS = (("t", 1024**4), ("g", 1024**3), ("m", 1024**2), ("k", 1024))
 _HD_SETTINGS = ("vdbench", "user", "shell", "jvms")
-#: intervals of ``warmup=`` on the probe's runs when ``vdbench.warmup_s`` is not set: vdbench
-#: 5.04.06 counts the last warm-up interval in its average, so two leave the first one out
-PROBE_WARMUP_INTERVALS = 2
+#: intervals of ``warmup=`` on every run when ``vdbench.warmup_s`` is not set: vdbench 5.04.06
+#: counts the last warm-up interval in its average, so two leave the first one out
+WARMUP_INTERVALS = 2
 #: the fill of a scratch file: sequential writes of this size (vdbench's own format uses 128k),
 #: rounded up to a multiple of dedupunit, by this many threads per sd
 FILL_XFERSIZE = 128 * 1024
@@ -178,10 +178,7 @@ def probe_run(campaign: Campaign, *, name: str = "rd1", threads: Sequence[int] |
     hosts). Each point runs ``probe.runtime_s``, else ``vdbench.elapsed_s``, seconds.
 
     The probe fits IOPS against threads, so it always runs ``iorate=max`` (``iorate: curve``
-    and a fixed rate are the sweep's), and each run has ``warmup=``: ``vdbench.warmup_s``,
-    else :data:`PROBE_WARMUP_INTERVALS` intervals, so that no point is measured cold (the
-    first run in a new JVM, the first interval after the thread count changed); ``warmup_s: 0``
-    leaves vdbench's default of one interval.
+    and a fixed rate are the sweep's), with the warm-up of :func:`warmup_s`.
     """
     probe = campaign.probe
     if threads is not None:
@@ -192,10 +189,8 @@ def probe_run(campaign: Campaign, *, name: str = "rd1", threads: Sequence[int] |
         counts = [probe.min_threads]
         while counts[-1] < probe.max_threads:
             counts.append(min(probe.max_threads, 2 * counts[-1]))
-    vd = campaign.vdbench
-    warmup = PROBE_WARMUP_INTERVALS * vd.interval_s if vd.warmup_s is None else vd.warmup_s
     return _run(campaign, name, campaign.probe_workload, counts, probe.runtime_s, "probe.runtime_s",
-                iorate="max", curve=None, warmup_s=warmup)
+                iorate="max", curve=None)
 
 
 def sweep_run(campaign: Campaign, threads: Sequence[int], workload: Workload | str, *,
@@ -203,20 +198,28 @@ def sweep_run(campaign: Campaign, threads: Sequence[int], workload: Workload | s
     """The fine sweep of ``workload`` over ``threads`` (e.g. :func:`~flashpoc.plan.sweep.plan_sweep`'s
     ``10, 20, ..., 300``: ``forthreads=(10-300,10)``), ``sweep.runtime_s`` (else
     ``vdbench.elapsed_s``) seconds per point, at ``vdbench.iorate`` (with ``iorate: curve``,
-    each thread count's full-speed run is followed by one run per ``curve`` step) and
-    ``vdbench.warmup_s`` (unset or 0: vdbench's default of one interval)."""
+    each thread count's full-speed run is followed by one run per ``curve`` step), with the
+    warm-up of :func:`warmup_s`."""
     wl = campaign.workload(workload) if isinstance(workload, str) else workload
     vd = campaign.vdbench
     return _run(campaign, name, wl, threads, campaign.sweep.runtime_s, "sweep.runtime_s", iorate=vd.iorate,
-                curve=tuple(vd.curve) if vd.curve is not None else None, warmup_s=vd.warmup_s)
+                curve=tuple(vd.curve) if vd.curve is not None else None)
+
+
+def warmup_s(campaign: Campaign) -> int | None:
+    """The ``warmup=`` of every run (s): ``vdbench.warmup_s``, else :data:`WARMUP_INTERVALS`
+    intervals, so that no point is measured cold (the first run in a new JVM, the first interval
+    after the thread count changed); ``warmup_s: 0`` gives None, no ``warmup=`` (vdbench's default
+    of one interval, which vdbench 5.04.06 counts in its average)."""
+    vd = campaign.vdbench
+    return (WARMUP_INTERVALS * vd.interval_s if vd.warmup_s is None else vd.warmup_s) or None
 
 
 def _run(campaign: Campaign, name: str, workload: Workload, threads: Sequence[int], runtime_s: int | None,
-         runtime_key: str, *, iorate: str | int, curve: tuple[float, ...] | None,
-         warmup_s: int | None) -> RunDefinition:
+         runtime_key: str, *, iorate: str | int, curve: tuple[float, ...] | None) -> RunDefinition:
     vd = campaign.vdbench
     elapsed = runtime_s or vd.elapsed_s
-    warmup = warmup_s or None  # 0: vdbench's default (one interval), written as no warmup=
+    warmup = warmup_s(campaign)
     _check_timing(elapsed, vd.interval_s, warmup,
                   (runtime_key if runtime_s else "vdbench.elapsed_s", "vdbench.interval_s", "vdbench.warmup_s"))
     return RunDefinition(name=name, workload=workload.name, threads=tuple(threads), xfersize=workload.bs,
