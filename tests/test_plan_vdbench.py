@@ -232,7 +232,8 @@ def test_the_fill_writes_each_scratch_file_once_with_the_campaign_s_data():
                 vdbench={"compratio": 2, "dedupratio": 3, "dedupunit": "48k"})
     assert render_fill_parmfile(cfg, cfg.targets).split("*\n", 1)[1] == (
         "compratio=2\ndedupratio=3\ndedupunit=48k\n\n"
-        "sd=sd1,lun=/srv/poc/a.dat,size=64m,openflags=o_direct\nsd=sd2,lun=/srv/poc/b.dat,size=32m,openflags=o_direct\n\n"
+        "sd=sd1,lun=/srv/poc/a.dat,size=64m,openflags=o_direct\n"
+        "sd=sd2,lun=/srv/poc/b.dat,size=32m,openflags=o_direct\n\n"
         "wd=fill,sd=(sd1,sd2),rdpct=0,seekpct=eof,xfersize=144k\n\n"  # 128k rounded up to 3 x 48k
         "rd=fill,wd=fill,iorate=max,elapsed=86400,interval=1,forthreads=(2)\n")
     assert data_text(cfg) == "compratio=2 dedupratio=3 dedupunit=48k"

@@ -971,7 +971,8 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
         files["summary.csv"] = store.write_table("report/summary.csv", table)
         if domain:
             files["comparison.csv"] = store.write_table("report/comparison.csv", comparison)
-        files["points.csv"] = store.write_table("report/points.csv", measured.drop(columns=["per_host"], errors="ignore"))
+        files["points.csv"] = store.write_table("report/points.csv",
+                                                measured.drop(columns=["per_host"], errors="ignore"))
         files["distribution.csv"] = store.write_table("report/distribution.csv", distribution)
         if not per_host.empty:
             files["per_host.csv"] = store.write_table("report/per_host.csv", _rounded(per_host))
