@@ -345,3 +345,17 @@ def test_adaptive_probe_looks_again_when_the_last_doubling_gained_little():
     sat = find_saturation(points)
     assert sat.supported and sat.threads == 24  # the linear probe of that run said 24 (16-32)
     assert len(points) <= 11
+
+
+def test_a_round_holds_the_refine_points_the_probe_would_take_one_by_one():
+    """next_round: the refine points of one round, chosen together (an engine such as vdbench
+    measures them in one invocation, without a JVM restart per point): the same points the
+    one-by-one probe takes after the ladder, within the refine budget, then nothing more."""
+    probe = AdaptiveProbe(min_threads=1, max_threads=64, step=4)
+    ladder = [table_probe(NOISY_DIP)(t) for t in (1, 2, 4, 8, 16, 32, 64)]
+    one_by_one = [p.threads for p in run_probe(AdaptiveProbe(min_threads=1, max_threads=64, step=4),
+                                               table_probe(NOISY_DIP))][7:]
+    round_ = probe.next_round(ladder)
+    assert round_ == [24, 12, 20] and sorted(round_) == sorted(one_by_one)
+    assert probe.next_round(ladder + [table_probe(NOISY_DIP)(t) for t in round_]) == []
+    assert probe.next_round([]) == [1] and probe.next_threads(ladder, pending=round_) is None

@@ -1,9 +1,12 @@
 """The phases with engine: vdbench, against the vdbench REPLAY DOUBLE.
 
-vdbench cannot be installed here. The double (tests/replay/vdbench_replay.py) accepts
+The real vdbench runs in tests/test_vdbench_real.py; these tests replay real recorded outputs
+(of other runs and other versions) through tests/replay/vdbench_replay.py, which accepts
 vdbench's command line, refuses a parmfile whose definitions differ from the recorded run's,
-and serves the real recorded output set tests/data/vdbench/rr_threads_sweep (4 x 512 MiB
-SDs, 4K random read, forthreads=(1-16,d), 10 s runs; see PROVENANCE.md there).
+and serves the recorded output set, here tests/data/vdbench/rr_threads_sweep (4 x 512 MiB
+SDs, 4K random read, forthreads=(1-16,d), 10 s runs; see PROVENANCE.md there). The recorded
+runs have no warmup=, so these campaigns set ``warmup_s: 0`` (vdbench's default), and their
+targets are sparse files of the recorded size (the double reads none of them).
 """
 
 from __future__ import annotations
@@ -22,15 +25,25 @@ from test_run_vdbench import replay_install
 RECORDED = DATA / "vdbench" / "rr_threads_sweep"
 
 
+def sparse_luns(tmp_path, count=4, size=512 * 1024**2, **settings) -> list[dict]:
+    """Targets on sparse files of ``size`` bytes (the replay double reads none of them)."""
+    targets = []
+    for i in range(1, count + 1):
+        path = tmp_path / f"lun{i}"
+        with open(path, "ab") as handle:
+            handle.truncate(size)
+        targets.append({"name": f"sd{i}", "path": str(path), "size": "512m", **settings})
+    return targets
+
+
 def vdbench_campaign(tmp_path, recorded=RECORDED, exit_code=0, **overrides):
     values = {
         "campaign": "vdb",
         "engine": "vdbench",
-        "hosts": [{"name": "local", "address": "localhost",
+        "hosts": [{"name": "local", "address": "localhost", "workdir": str(tmp_path / "work"),
                    "vdbench": str(replay_install(tmp_path, recorded, exit_code))}],
-        "targets": [{"name": f"sd{i}", "path": str(tmp_path / f"lun{i}"), "size": "512m", "create": True}
-                    for i in range(1, 5)],
-        "vdbench": {"elapsed_s": 10, "interval_s": 1, "iorate": "max", "openflags": "o_direct"},
+        "targets": sparse_luns(tmp_path),
+        "vdbench": {"elapsed_s": 10, "interval_s": 1, "warmup_s": 0, "iorate": "max", "openflags": "o_direct"},
         "workloads": [{"name": "wd1", "rw": "randread", "bs": "4k"}],
         "probe": {"strategy": "adaptive", "min_threads": 1, "max_threads": 16, "step": 4},
         "results_dir": str(tmp_path / "results"),
@@ -67,13 +80,15 @@ def test_probe_sweep_and_report_on_vdbench(tmp_path):
     assert row16["steadystate_attained"] in (True, False) and row16["interval_iops_cv_pct"] > 0
     # per interval, queue depth = IOPS x response time (median ratio over intervals 2-10)
     assert row16["interval_littles_law_ratio"] == pytest.approx(1.0, abs=0.02)
-    # every interval line of summary.html, interval 1 marked warm-up (outside avg_2-10)
+    # every interval line of summary.html; vdbench 5.04.06 counts interval 1 in its avg_2-10 (72704.7
+    # is the mean of intervals 1-10), so none is warm-up: the intervals judged are the ones averaged
     intervals = pd.read_csv(group / "intervals.csv")
     run16 = intervals[intervals["point_id"] == row16["point_id"]].reset_index(drop=True)
     assert list(run16["second"]) == list(range(1, 11))
-    assert run16.loc[0, ["iops", "lat_mean_ms"]].tolist() == [49210.0, 0.794] and bool(run16.loc[0, "warmup"])
-    assert run16.loc[1, ["iops", "lat_mean_ms"]].tolist() == [72791.0, 0.872] and not run16.loc[1, "warmup"]
-    assert row16["intervals"] == 9  # intervals 2-10 judged
+    assert run16.loc[0, ["iops", "lat_mean_ms"]].tolist() == [49210.0, 0.794] and not run16["warmup"].any()
+    assert run16.loc[1, ["iops", "lat_mean_ms"]].tolist() == [72791.0, 0.872]
+    assert round(run16["iops"].mean(), 1) == row16["iops"] == 72704.7
+    assert row16["intervals"] == 10 and row16["avg_intervals"] == "1-10" and row16["ramp_s"] == 0
     assert sorted(intervals["point_id"].unique()) == sorted(r["point_id"] for r in stored)
 
     rows = phases.run_sweep(cfg, {"wd1": [1, 2, 4, 8, 16]}, progress=False)
@@ -112,8 +127,7 @@ def test_a_read_workload_is_planned_alone_so_vdbench_opens_read_only(tmp_path):
 
     cfg = vdbench_campaign(tmp_path, workloads=[{"name": "wd1", "rw": "randread", "bs": "4k"},
                                                 {"name": "wd2", "rw": "randwrite", "bs": "4k"}],
-                           targets=[{"name": f"sd{i}", "path": str(tmp_path / f"lun{i}"), "size": "512m",
-                                     "create": True} for i in range(1, 5)])
+                           targets=sparse_luns(tmp_path, allow_write=True))
     with phases.open_campaign(cfg) as wb:
         reads = parmfile_for(wb, sweep_run(wb.cfg, [1, 2], "wd1"))
         writes = parmfile_for(wb, sweep_run(wb.cfg, [1, 2], "wd2"))
@@ -140,6 +154,7 @@ def test_a_failed_vdbench_run_gives_vdbench_s_message(tmp_path, monkeypatch):
     assert "vdbench exited 157" in message
     assert "Undefined size for sd=sd1" in message and "No lun or file size available." in message
     assert "at Vdb.common.failure" not in message  # vdbench's words, not its Java stack trace
+    assert f"Nothing was stored; vdbench's output directory: local:{tmp_path}/work/vdb/probe/wd1_" in message
 
 
 @pytest.mark.ssh
@@ -153,10 +168,10 @@ def test_two_hosts_hd_lines_and_checks(sshd, tmp_path):
         tmp_path, recorded,
         hosts=[{"name": "hd1", "address": "localhost", "user": "root", "vdbench": replay},
                sshd.host_params("hd2", address="127.0.0.1", user="root", vdbench=replay)],
-        targets=[{"name": f"sd{i}", "path": str(tmp_path / f"lun{i}"), "size": "512m", "create": True,
-                  "hosts": ["hd1" if i < 3 else "hd2"]} for i in range(1, 5)],
-        vdbench={"elapsed_s": 5, "interval_s": 1, "iorate": "max", "openflags": "o_direct", "jvms": 2,
-                 "shell": "vdbench"},
+        targets=[{**t, "hosts": ["hd1" if i < 3 else "hd2"]}
+                 for i, t in enumerate(sparse_luns(tmp_path, allow_write=True), 1)],
+        vdbench={"elapsed_s": 5, "interval_s": 1, "warmup_s": 0, "iorate": "max", "openflags": "o_direct",
+                 "jvms": 2, "shell": "vdbench"},
         workloads=[{"name": "wd1", "rw": "randrw", "rwmixread": 70, "bs": "4k"}],
         probe={"strategy": "linear", "min_threads": 2, "max_threads": 4, "step": 2})
     table = phases.run_check(cfg)
@@ -236,3 +251,38 @@ def test_host_scaling_on_a_shared_lun_keeps_the_outstanding_ios_per_host(tmp_pat
     wb = phases.Workbench(cfg, store=None)
     assert [phases_vdbench.scaling_threads(cfg, phases._on_fewer_hosts(wb, n).cfg, 24) for n in (1, 2)] == [8, 16]
     assert phases_vdbench.scaling_threads(cfg, phases._on_fewer_hosts(wb, 1).cfg, 1) == 1  # at least one
+
+
+def test_the_refine_points_of_a_round_are_one_vdbench_invocation(tmp_path):
+    """After the ladder (1-16, the recorded run), the adaptive probe's refine points 3, 5 and 6
+    go to vdbench in one forthreads list, not one invocation (and a cold JVM) each. The double has
+    no recording of that list and refuses it: its parmfile shows what was asked."""
+    cfg = vdbench_campaign(tmp_path, probe={"strategy": "adaptive", "min_threads": 1, "max_threads": 16, "step": 1})
+    with pytest.raises(RemoteError, match=r"probe wd1 forthreads \(3,5,6\): vdbench exited 2"):
+        phases.run_probe(cfg, progress=False)
+    asked = [next(x for x in p.read_text().splitlines() if x.startswith("rd=")).split("forthreads=")[1]
+             for p in (tmp_path / "work" / "vdb" / "probe").glob("*/parmfile")]
+    assert sorted(asked) == ["(1-16,d)", "(3,5,6)"]
+
+
+def test_an_interval_without_io_has_no_latency():
+    """vdbench prints 0.000 ms for an interval without I/O (the recorded 5.04.07 sweep, run
+    seq_read_128k: intervals 3, 10, 22... did no I/O): intervals.csv keeps the interval and its
+    0 IOPS but no latency, and the chart draws none."""
+    from flashpoc import chart
+    from flashpoc.parse.vdbench import parse_output_dir, read_output_dir
+    from flashpoc.plan.vdbench import RunDefinition
+
+    parsed = parse_output_dir(read_output_dir(DATA / "vdbench-public" / "vdbench50407_8host_sd_37rds_xfersize_sweep"))
+    total = next(t for t in parsed["totals"] if t["rd"] == "seq_read_128k")
+    rd = RunDefinition("seq_read_128k", "wd1", (1,), elapsed_s=60, interval_s=1)
+    table = pd.DataFrame(phases_vdbench.interval_table("p", rd, total, parsed))
+    idle = table[table["iops"] == 0]
+    assert list(idle["second"]) == [3, 10, 22, 30, 34, 39, 53, 55, 57]
+    assert idle[["lat_mean_ms", "read_lat_mean_ms"]].isna().all().all()
+    assert table.loc[table["second"] == 1, "lat_mean_ms"].item() == 3.187  # "1  1736.0 ... 3.187" as printed
+    detail = pd.DataFrame([{"workload": "seq", "threads": 1, "iops": total["iops"], "ramp_s": 0, "intervals": 59,
+                            "interval_iops_cv_pct": None, "interval_iops_drift_pct": None, "interval_steady": None}])
+    spec = chart.interval_series(table.assign(workload="seq"), detail).to_dict()
+    drawn = [r for data in spec["datasets"].values() for r in data if r.get("iops") == 0]
+    assert len(drawn) == 9 and all(r["lat_mean_ms"] is None for r in drawn)

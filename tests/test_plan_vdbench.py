@@ -10,8 +10,9 @@ import pytest
 from flashpoc.errors import ParameterError
 from flashpoc.params import campaign_from_dict, load_campaign
 from flashpoc.plan.sweep import plan_sweep
-from flashpoc.plan.vdbench import (RunDefinition, format_threads, outstanding_ios, probe_run, render_parmfile,
-                                   ssh_config, sweep_run, threads_per_host, working_set)
+from flashpoc.plan.vdbench import (RunDefinition, data_text, fill_xfersize, format_threads, outstanding_ios, probe_run,
+                                   render_fill_parmfile, render_parmfile, ssh_config, sweep_run, threads_per_host,
+                                   working_set)
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "data" / "golden"
@@ -136,10 +137,11 @@ def test_local_campaign_has_the_definitions_of_rr_threads_sweep():
     assert [kw for kw, _ in ours] == [kw for kw, _ in real] and {kw for kw, _ in ours} <= set(kinds)
     assert definition_set(text, drop=("lun",)) - definition_set(RR_THREADS_SWEEP, drop=("lun",)) == {
         ("rd", frozenset({"rd": "rd1", "wd": "wd1", "iorate": "max", "elapsed": "10", "interval": "1",
-                          "xfersize": "4k", "forthreads": "(1-16,d)"}.items())),
+                          "warmup": "2", "xfersize": "4k", "forthreads": "(1-16,d)"}.items())),
         ("wd", frozenset({"wd": "wd1", "sd": "sd*", "rdpct": "100", "seekpct": "100"}.items()))}
-    # the only difference: the transfer size sits on the rd line (as the guide's), not the wd's
-    assert effective_runs(text) == effective_runs(RR_THREADS_SWEEP)
+    # the differences: the transfer size sits on the rd line (as the guide's), not the wd's, and
+    # the probe's runs have a warm-up of two intervals (vdbench.warmup_s unset)
+    assert effective_runs(text, drop=("warmup",)) == effective_runs(RR_THREADS_SWEEP)
     sds = [d for kw, d in definitions(text, drop=()) if kw == "sd"]
     assert [d["lun"] for d in sds] == [t.path for t in cfg.targets]
 
@@ -152,7 +154,7 @@ def test_multi_host_parmfile_of_a_real_run():
         "targets": [{"name": f"sd{i}", "path": f"/srv/poc/luns/lun{i}", "size": "512m",
                      "allow_write": True, "hosts": ["hd1" if i <= 2 else "hd2"]} for i in range(1, 5)],
         "workloads": [{"name": "wd1", "rw": "randrw", "rwmixread": 70, "bs": "4k"}],
-        "vdbench": {"elapsed_s": 5, "shell": "vdbench"}})
+        "vdbench": {"elapsed_s": 5, "warmup_s": 0, "shell": "vdbench"}})
     assert [w.writes for w in cfg.workloads] == [True]
     text = render_parmfile(cfg, None, sweep_run(cfg, [2, 4], "wd1"))
     assert "hd=default,vdbench=/opt/vdbench,user=root,shell=vdbench,jvms=2\nhd=hd1,system=localhost\n" in text
@@ -171,7 +173,7 @@ def test_four_workloads_parmfile_of_a_real_run():
                       {"name": "wd2", "rw": "randwrite", "bs": "4k"},
                       {"name": "wd3", "rw": "read", "bs": "128k"},
                       {"name": "wd4", "rw": "write", "bs": "128k", "seekpct": "seq"}],
-        "vdbench": {"elapsed_s": 5, "compratio": 2, "dedupratio": 2, "dedupunit": "4k"}})
+        "vdbench": {"elapsed_s": 5, "warmup_s": 0, "compratio": 2, "dedupratio": 2, "dedupunit": "4k"}})
     rds = [sweep_run(cfg, [1, 4, 8], w, name=f"rd{i}_{kind}")
            for i, (w, kind) in enumerate(zip(cfg.workloads, ["randread", "randwrite", "seqread", "seqwrite"]), 1)]
     text = render_parmfile(cfg, None, rds)
@@ -202,8 +204,54 @@ def test_probe_run_strategies():
     rd = probe_run(cfg)
     assert rd.threads == (1, 2, 4, 8, 16, 32, 64, 100) and rd.elapsed_s == 30 and rd.xfersize == "4k"
     cfg = small(probe={"strategy": "linear", "min_threads": 8, "max_threads": 60, "step": 8})
-    assert probe_run(cfg).line() == ("rd=rd1,wd=randread-4k,iorate=max,elapsed=60,interval=1,xfersize=4k,"
+    assert probe_run(cfg).line() == ("rd=rd1,wd=randread-4k,iorate=max,elapsed=60,interval=1,warmup=2,xfersize=4k,"
                                      "forthreads=(8-56,8)")
+
+
+def test_the_probe_is_a_thread_fit_at_full_speed_and_no_point_is_measured_cold():
+    """The probe fits IOPS against threads: with iorate: curve (or a fixed rate) for the sweep it
+    still runs iorate=max. Every run has warmup= (two intervals unless vdbench.warmup_s says;
+    0 leaves vdbench's default), also at the refine points of a round."""
+    cfg = small(vdbench={"iorate": "curve", "curve": [50, 100], "interval_s": 2, "elapsed_s": 10})
+    rd = probe_run(cfg, threads=[3, 5, 6])
+    assert (rd.iorate, rd.curve, rd.warmup_s, rd.threads) == ("max", None, 4, (3, 5, 6))
+    assert rd.line() == "rd=rd1,wd=randread-4k,iorate=max,elapsed=10,interval=2,warmup=4,xfersize=4k,forthreads=(3,5,6)"
+    sweep = sweep_run(cfg, [1, 2], "randread-4k")
+    assert (sweep.iorate, sweep.curve, sweep.warmup_s, sweep.runs) == ("curve", (50.0, 100.0), 4, 6)
+    assert [sweep.owns(n) for n in ("rd1", "rd1_(50%)", "rd1_(100%)", "SD_format", "rd2")] == [True] * 3 + [False] * 2
+    assert [sweep.curve_pct(n) for n in ("rd1", "rd1_(50%)", "rd1_(10.5%)")] == [None, 50.0, 10.5]
+    assert probe_run(small(vdbench={"warmup_s": 6})).warmup_s == 6
+    assert probe_run(small(vdbench={"warmup_s": 0})).warmup_s is None  # no warmup= line
+    assert sweep_run(small(vdbench={"warmup_s": 0}), [1], "randread-4k").warmup_s is None
+    assert probe_run(cfg).curve_pct("rd1_(50%)") is None  # a probe has no curve steps
+
+
+def test_the_fill_writes_each_scratch_file_once_with_the_campaign_s_data():
+    cfg = small(targets=[{"name": "sd1", "path": "/srv/poc/a.dat", "size": "64m", "create": True},
+                         {"name": "sd2", "path": "/srv/poc/b.dat", "size": "32m", "create": True}],
+                workloads=[{"name": "randread-48k", "rw": "randread", "bs": "48k"}],
+                vdbench={"compratio": 2, "dedupratio": 3, "dedupunit": "48k"})
+    assert render_fill_parmfile(cfg, cfg.targets).split("*\n", 1)[1] == (
+        "compratio=2\ndedupratio=3\ndedupunit=48k\n\n"
+        "sd=sd1,lun=/srv/poc/a.dat,size=64m,openflags=o_direct\n"
+        "sd=sd2,lun=/srv/poc/b.dat,size=32m,openflags=o_direct\n\n"
+        "wd=fill,sd=(sd1,sd2),rdpct=0,seekpct=eof,xfersize=144k\n\n"  # 128k rounded up to 3 x 48k
+        "rd=fill,wd=fill,iorate=max,elapsed=86400,interval=1,forthreads=(2)\n")
+    assert data_text(cfg) == "compratio=2 dedupratio=3 dedupunit=48k"
+    assert data_text(small()) == "vdbench's default data (compratio=1, no dedup)"
+    tiny = small(targets=[{"name": "t", "path": "/srv/poc/t.dat", "size": "128k", "create": True}])
+    assert fill_xfersize(tiny, tiny.targets) == 512  # smaller than two 128k transfers
+    with pytest.raises(ParameterError, match="targets"):
+        render_fill_parmfile(small(targets=[{"name": "lun", "path": "/dev/sdb"}], vdbench={"openflags": "o_direct"}),
+                             [])
+
+
+def test_a_block_size_that_is_not_a_multiple_of_dedupunit_is_refused_naming_the_key():
+    with pytest.raises(ParameterError, match=r"workloads\[1\]\.bs: 6k is not a multiple of vdbench\.dedupunit \(4k\)"):
+        small(workloads=[{"name": "a", "rw": "randread", "bs": "8k"}, {"name": "b", "rw": "randread", "bs": "6k"}],
+              vdbench={"dedupratio": 2, "dedupunit": "4k"})
+    with pytest.raises(ParameterError, match="dedupunit.*multiple of 512"):
+        small(vdbench={"dedupratio": 2, "dedupunit": "1000"})
 
 
 def test_one_wd_carries_the_size_when_the_rd_does_not():

@@ -1,7 +1,8 @@
 """vdbench orchestration against the REPLAY DOUBLE (tests/replay/vdbench_replay.py).
 
-vdbench cannot be installed here: the double accepts vdbench's command line, checks the
-parmfile, and serves a real recorded output set (tests/data/vdbench, see PROVENANCE.md).
+The real vdbench runs in tests/test_vdbench_real.py; the double replays the recorded outputs
+of other runs: it accepts vdbench's command line, checks the parmfile, and serves a real
+recorded output set (tests/data/vdbench, see PROVENANCE.md).
 """
 
 from __future__ import annotations

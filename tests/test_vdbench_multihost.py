@@ -166,7 +166,7 @@ def test_a_host_that_cannot_be_reached_is_named_with_its_ssh_error(hosts, tmp_pa
     assert "vdbench exited" in message and "Slave h2-0 prematurely terminated." in message
     assert (f"slave h2-0 (h2-0.stdout.html): ssh: connect to host {h2.sshd.address} port {SSH_PORT}: "
             "Connection refused") in message
-    output = re.search(r"vdbench's output \(its logfile and each slave's stdout\): (\S+) on h1$", message)
+    output = re.search(r"vdbench's output directory: h1:(\S+)$", message)
     assert output is not None and Path(output.group(1), "h2-0.stdout.html").is_file()
     assert not (tmp_path / "results" / "vdb2h" / "points").exists()  # nothing stored
 

@@ -514,11 +514,13 @@ class AdaptiveProbe:
             counts.append(min(self.max_threads, 2 * counts[-1]))
         return counts
 
-    def next_threads(self, points: Sequence[Point]) -> int | None:
+    def next_threads(self, points: Sequence[Point], pending: Sequence[int] = ()) -> int | None:
         """Next thread count to measure given every point measured so far.
 
         Args:
             points: All points measured so far (any order; may be empty).
+            pending: Counts chosen to be measured with it, not measured yet (see
+                :meth:`next_round`): they count as measured when gaps are chosen, never as data.
 
         Returns:
             The next thread count, or None when the probe is done (plateau confirmed and refined,
@@ -529,9 +531,10 @@ class AdaptiveProbe:
         """
         pts = [] if points is None else list(points)
         if not pts:
-            return self.min_threads
+            return None if pending else self.min_threads
         pts = _check_points(pts)
-        measured = {p.threads for p in pts}
+        known = {p.threads for p in pts}
+        measured = known | set(pending)
         ladder = self.ladder()
         top = max(measured)
         higher = [t for t in ladder if t > top]
@@ -545,19 +548,33 @@ class AdaptiveProbe:
             # marginal (under 3 x gain_pct); a steep rise means max_threads is simply too low
             if sat.range_threads is not None:
                 return self._refine_range(measured, sat.range_threads, refined)
-            if len(measured) < 2:
+            if len(known) < 2:
                 return None
-            second = sorted(measured)[-2]
-            iops = {t: np.mean([p.iops for p in pts if p.threads == t]) for t in (second, top)}
-            if iops[second] <= 0 or iops[top] / iops[second] - 1.0 >= 3 * self.gain_pct / 100.0:
+            second, last = sorted(known)[-2:]
+            iops = {t: np.mean([p.iops for p in pts if p.threads == t]) for t in (second, last)}
+            if iops[second] <= 0 or iops[last] / iops[second] - 1.0 >= 3 * self.gain_pct / 100.0:
                 return None
-            return self._bisect(measured, second, top, refined)
+            return self._bisect(measured, second, last, refined)
         # one noisy high (or low) point must not end the doubling: see the best count confirmed
         # by two higher counts before refining below the plateau
         best = max(pts, key=lambda p: p.iops).threads
         if higher and len([t for t in measured if t > best]) < PLATEAU_CONFIRMATIONS:
             return higher[0]
         return self._refine_range(measured, sat.range_threads or (sat.threads, sat.threads), refined)
+
+    def next_round(self, points: Sequence[Point]) -> list[int]:
+        """The thread counts to measure next, together in one run of the engine (e.g. one
+        vdbench ``forthreads`` list, which keeps the JVMs between them): :meth:`next_threads`'s
+        choice, then each further count it chooses while the earlier ones are pending, until it
+        has no more (the refine budget, :data:`MAX_REFINE_POINTS`, bounds a refine round).
+
+        Returns:
+            The counts in the order chosen; empty when the probe is done.
+        """
+        chosen: list[int] = []
+        while (threads := self.next_threads(points, pending=chosen)) is not None and threads not in chosen:
+            chosen.append(threads)
+        return chosen
 
     def _refine_range(self, measured: set[int], plausible: tuple[int, int], refined: set[int]) -> int | None:
         """Bisect the widest gap between measured counts, from the count below the plausible

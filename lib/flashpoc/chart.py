@@ -238,6 +238,34 @@ def hockey_stick(
     )
 
 
+def rate_curve(df: pd.DataFrame, *, color_domain: Sequence[str] | None = None,
+               title: str = "vdbench iorate=curve: mean latency at each requested I/O rate") -> alt.Chart:
+    """vdbench's response-time curve: for each workload and thread count, the full-speed run
+    and each ``curve`` step (a rate of % of that run's IOPS), latency against the IOPS reached,
+    joined from the lowest rate to full speed.
+
+    ``df``: workload, threads, iops, lat_mean_ms, curve_pct (None for the full-speed run),
+    iorate_requested (IOPS asked for), optional config.
+    """
+    _require(df, ["workload", "threads", "iops", "lat_mean_ms", "curve_pct"], "rate_curve")
+    data = df[[c for c in ("config", "workload", "threads", "iops", "lat_mean_ms", "curve_pct", "iorate_requested")
+               if c in df]].copy()
+    data["step"] = [f"{p:g} %" if pd.notna(p) else "full speed" for p in data["curve_pct"]]
+    data["order"] = data["curve_pct"].fillna(1000.0)
+    data["series"] = data["workload"] + " at " + data["threads"].astype(int).astype(str) + " threads"
+    color, dash = _series_channels(data, color_domain)
+    tooltip = [*_series_tooltip(data), alt.Tooltip("threads:Q", title="Threads"),
+               alt.Tooltip("step:N", title="Curve step"),
+               alt.Tooltip("iorate_requested:Q", title="Requested rate (IOPS)", format=",.0f"),
+               alt.Tooltip("iops:Q", title="IOPS", format=",.0f"),
+               alt.Tooltip("lat_mean_ms:Q", title=TITLE_LAT_MEAN, format=".3f")]
+    encodings = {"x": _iops_x(), "y": alt.Y("lat_mean_ms:Q", title=TITLE_LAT_MEAN), "color": color,
+                 "detail": "series:N", "order": alt.Order("order:Q"), "tooltip": tooltip, "strokeDash": dash}
+    return alt.Chart(data).mark_line(point=True).encode(**_present(encodings)).properties(
+        title=alt.Title(title, subtitle="One line per workload and thread count: each curve step (a % of the "
+                                        "full-speed run's IOPS), then the full-speed run."))
+
+
 def write_latency(df: pd.DataFrame, *, color_domain: Sequence[str] | None = None) -> alt.LayerChart:
     """Mean write latency (ms, ``write_lat_mean_ms``) against total IOPS for the points that wrote
     (``write_iops`` > 0)."""
@@ -485,7 +513,8 @@ HISTOGRAM_EDGES_US: tuple[float, ...] = (10, 20, 50, 100, 200, 500, 1_000, 2_000
                                          50_000, 100_000, 200_000, 500_000, 1_000_000, float("inf"))
 
 #: What each engine's warm-up is, for the interval chart's subtitle.
-_WARM_UP = {"fio": "fio: ramp_time, not logged", "vdbench": "vdbench: the intervals before avg_2-N",
+_WARM_UP = {"fio": "fio: ramp_time, not logged",
+            "vdbench": "vdbench: the intervals its average leaves out; its histogram counts them",
             "slob": "SLOB: the iostat reports before the AWR begin snapshot"}
 
 _DIRECTION_NAMES = {"read": "reads", "write": "writes", "trim": "trims"}

@@ -423,6 +423,13 @@ class VdbenchSettings(_Strict):
                 raise ValueError(f"{value} is no address the other hosts can reach")
         return value
 
+    @field_validator("dedupunit")
+    @classmethod
+    def _unit(cls, value: str | None) -> str | None:
+        if value is not None and parse_size(value) % 512:
+            raise ValueError(f"{value!r}: vdbench needs a dedupunit that is a multiple of 512 bytes")
+        return value
+
     @field_validator("openflags")
     @classmethod
     def _flags(cls, value: str | None) -> str | None:
@@ -853,6 +860,12 @@ class Campaign(_Strict):
             if not next(t for t in self.targets if t.name == name).writable:
                 raise ValueError(f"destroy_data_on: target {name!r} does not allow writes (allow_write: false): "
                                  "nothing would be destroyed")
+        if self.engine == "vdbench" and self.vdbench.dedupunit is not None:
+            unit = parse_size(self.vdbench.dedupunit)
+            for i, workload in enumerate(self.workloads):
+                if parse_size(workload.bs) % unit:
+                    raise ValueError(f"workloads[{i}].bs: {workload.bs} is not a multiple of vdbench.dedupunit "
+                                     f"({self.vdbench.dedupunit}): vdbench dedups in dedupunit blocks")
         read_only = [t.name for t in self.targets if not t.writable]
         if read_only and self.engine != "slob":
             for i, workload in enumerate(self.workloads):

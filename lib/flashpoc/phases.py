@@ -26,6 +26,7 @@ from .parse.host import cpu_utilisation
 from .plan.fio import outstanding_ios, render_job, render_layout_job
 from .plan.sweep import format_forthreads, plan_sweep
 from .plan.vdbench import probe_run
+from .plan.vdbench import warmup_s as vdbench_warmup_s
 from .run import hosts as hostlib
 from .run.facts import collect_host_facts
 from .run import fio as run_fio
@@ -147,10 +148,29 @@ def safety_gate(wb: Workbench) -> None:
         raise CheckFailed("nothing was written:\n- " + "\n- ".join(problems))
 
 
+def target_sizes(host, targets: list) -> dict[str, int | str | None]:
+    """Each target's size on ``host``, read-only, in one command: bytes of a block device
+    (``blockdev --getsize64``, else ``/sys/class/block``) or of a file, ``"missing"``,
+    ``"other"`` (a directory or another kind of file), or None when it cannot be read."""
+    probe = ('if [ -b "$p" ]; then s=$(blockdev --getsize64 "$p" 2>/dev/null); if [ -z "$s" ]; then '
+             'n=$(readlink -f "$p"); n=${n##*/}; s=$(cat "/sys/class/block/$n/size" 2>/dev/null) && s=$((s * 512)); '
+             'fi; echo "${s:-?}"; elif [ -f "$p" ]; then stat -L -c %s "$p" 2>/dev/null || echo "?"; '
+             'elif [ -e "$p" ]; then echo other; else echo missing; fi')
+    command = "; ".join(f"p={hostlib.quote(t.path)}; {probe}" for t in targets)
+    lines = host.run(command, purpose="read the targets' sizes").stdout.split()
+    if len(lines) != len(targets):
+        raise RemoteError(f"{host.name}: read the targets' sizes: expected {len(targets)} lines, got {lines!r}")
+    return {t.path: int(v) if v.isdigit() else v if v in ("missing", "other") else None
+            for t, v in zip(targets, lines)}
+
+
 def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
     """Check the targets the campaign writes (:func:`safety_gate`), then create the scratch-file
     targets that are missing or too small; return what was done.
 
+    fio lays a scratch file out with its own job (its ``buffer_compress_percentage`` data);
+    vdbench fills it with its own data of the campaign's ``compratio``/``dedupratio`` once,
+    recorded (:func:`flashpoc.phases_vdbench.fill_targets`), and again when those change.
     SLOB's data lives in the database (setup.sh loads it), so SLOB campaigns create nothing.
     """
     done: list[dict[str, Any]] = []
@@ -159,26 +179,28 @@ def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
     safety_gate(wb)
     for host_params in wb.cfg.hosts:
         host = wb.host(host_params)
-        for target in wb.cfg.targets_of(host_params):
-            if not target.create:
-                continue
-            size = host.run(f"stat -c %s {hostlib.quote(target.path)} 2>/dev/null || echo 0",
-                            purpose=f"stat target {target.name}").stdout.strip()
-            if int(size or 0) >= target.size_bytes:
+        scratch = [t for t in wb.cfg.targets_of(host_params) if t.create]
+        if not scratch:
+            continue
+        sizes = target_sizes(host, scratch)
+        short = [t for t in scratch if not isinstance(sizes[t.path], int) or sizes[t.path] < t.size_bytes]
+        if wb.cfg.engine == "vdbench":
+            unfilled = [t for t in scratch if t in short or phases_vdbench.fill_record(wb, host_params, t) is None]
+            records = phases_vdbench.fill_targets(wb, host_params, unfilled) if unfilled else {}
+            done += [{"host": host_params.name, "target": t.name,
+                      "action": ("created" if t in short else "filled") if t.name in records else "reused",
+                      **({"seconds": records[t.name]["seconds"]} if t.name in records else {})} for t in scratch]
+            continue
+        for target in scratch:
+            if target not in short:
                 done.append({"host": host_params.name, "target": target.name, "action": "reused"})
                 continue
             start = time.perf_counter()
             host.run(f"mkdir -p {hostlib.quote(str(Path(target.path).parent))}",
                      purpose=f"create the directory of {target.path}")
-            if wb.cfg.engine == "fio":
-                run_fio_job(host, render_layout_job(target, wb.cfg.fio),
-                            f"{host_params.workdir}/layout-{target.name}", readonly=False,
-                            timeout_s=host_params.command_timeout_s, purpose=f"create scratch file {target.path}")
-            else:  # random data, written once: reads hit real blocks, not holes
-                mib = -(-target.size_bytes // 1024**2)
-                host.run(f"dd if=/dev/urandom of={hostlib.quote(target.path)} bs=1M count={mib} "
-                         f"conv=fsync status=none && truncate -s {target.size_bytes} {hostlib.quote(target.path)}",
-                         purpose=f"create scratch file {target.path}", timeout_s=host_params.command_timeout_s)
+            run_fio_job(host, render_layout_job(target, wb.cfg.fio),
+                        f"{host_params.workdir}/layout-{target.name}", readonly=False,
+                        timeout_s=host_params.command_timeout_s, purpose=f"create scratch file {target.path}")
             done.append({"host": host_params.name, "target": target.name, "action": "created",
                          "seconds": round(time.perf_counter() - start, 1)})
     return done
@@ -548,7 +570,7 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
         _require_checked(wb)
         prepare_targets(wb)
         runtime = wb.cfg.sweep.runtime_s or _point_runtime_s(wb.cfg)
-        total = sum(len(v) for v in plan.values())
+        total = plan_points(wb.cfg, plan)
         rows = []
         with _progress(total, "sweep", progress) as bar:
             if wb.cfg.engine == "vdbench":
@@ -560,6 +582,15 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
                     rows.append(_measure(wb, "sweep", workload, threads, runtime))
                     bar.update(1)
         return _finish_sweep(wb, rows)
+
+
+def plan_points(cfg: Campaign, plan: dict[str, list[int]]) -> int:
+    """The points a sweep plan measures: one per thread count, and with vdbench's ``iorate:
+    curve`` one more per curve step (each thread count runs at full speed, then at each step)."""
+    total = sum(len(v) for v in plan.values())
+    if cfg.engine == "vdbench" and cfg.vdbench.curve:
+        total *= 1 + len(cfg.vdbench.curve)
+    return total
 
 
 def _finish_sweep(wb: Workbench, rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -660,7 +691,8 @@ def campaign_dir(cfg: Campaign) -> Path:
 
 
 # -- texts and tables for the notebooks ------------------------------------------------
-SWEEP_COLUMNS = ["workload", "threads", "outstanding_ios", "iops", "read_iops", "write_iops", "bw_mibps",
+SWEEP_COLUMNS = ["workload", "threads", "curve_pct", "iorate_requested", "outstanding_ios", "iops", "read_iops",
+                 "write_iops", "bw_mibps",
                  "lat_mean_ms", "clat_p99_ms", "clat_p99_9_ms", "redo_write_lat_ms", "dbwr_write_lat_ms",
                  "db_file_sequential_read_under_1ms_pct", "db_cpu_s_per_s", "host_cpu_busy_pct", "host_cpu_user_pct",
                  "host_cpu_iowait_pct", "littles_law_ok", "reused"]
@@ -688,8 +720,9 @@ def probe_hosts_table(probe: dict[str, Any]) -> pd.DataFrame:
 
 
 def sweep_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """The sweep rows to show: the key columns, rounded (IOPS to 1, ms to 0.001)."""
-    return _rounded(rows[[c for c in SWEEP_COLUMNS if c in rows]])
+    """The sweep rows to show: the key columns the rows have values in (vdbench has no
+    percentiles, fio no curve steps), rounded (IOPS to 1, ms to 0.001)."""
+    return _rounded(rows[[c for c in SWEEP_COLUMNS if c in rows and rows[c].notna().any()]])
 
 
 def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
@@ -728,12 +761,12 @@ def probe_text(probe: dict[str, Any]) -> str:
 def sweep_plan_text(cfg: Campaign, plan: dict[str, list[int]]) -> str:
     """A Markdown summary of the sweep plan: points, thread counts and estimated duration."""
     if cfg.engine == "vdbench":
-        runtime = (cfg.sweep.runtime_s or cfg.vdbench.elapsed_s) + (cfg.vdbench.warmup_s or 0)
+        runtime = (cfg.sweep.runtime_s or cfg.vdbench.elapsed_s) + (vdbench_warmup_s(cfg) or 0)
     elif cfg.engine == "slob":
         runtime = cfg.sweep.runtime_s or cfg.slob.run_time_s
     else:
         runtime = (cfg.sweep.runtime_s or cfg.fio.runtime_s) + cfg.fio.ramp_s
-    total = sum(len(v) for v in plan.values())
+    total = plan_points(cfg, plan)
     seconds = total * runtime
     duration = f"{seconds / 60:.1f} min" if seconds >= 120 else f"{seconds} s"
     lines = [f"**Sweep plan**: {total} points, about {duration} of I/O ({runtime} s per point).", ""]
@@ -832,7 +865,11 @@ class Report:
         """The chart called ``name``, or a Markdown note saying why there is none."""
         from IPython.display import Markdown
 
-        notes = {"latency_percentiles": "(no latency percentiles: the engine does not report them)",
+        from .summary import distribution_text
+
+        why = distribution_text(self.detail) if not self.detail.empty else ""  # vdbench: what it has instead
+        notes = {"latency_percentiles": "(no latency percentiles: the engine does not report them)"
+                                        + (f"\n\n{why}" if why else ""),
                  "interval_series": "(no interval time series: fio ran without interval logs (fio.interval_s: 0), "
                                     "or SLOB runs left no iostat.out with timestamps)",
                  "latency_histogram": "(no latency histogram: fio's JSON+ output and vdbench's histogram.html have one; "
@@ -867,7 +904,11 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
     if points.empty:
         raise _no_sweep(cfg)
     order = ["config", "workload", "threads"] if "config" in points else ["workload", "threads"]
-    points = points.sort_values(order, key=_baseline_first(points), kind="stable").reset_index(drop=True)
+    measured = points.sort_values(order, key=_baseline_first(points), kind="stable").reset_index(drop=True)
+    # vdbench's iorate=curve steps are a response-time curve at each thread count: charted apart;
+    # the thread curves (knee, SLO, detail) are the full-speed runs
+    steps = measured["curve_pct"].notna() if "curve_pct" in measured else pd.Series(False, index=measured.index)
+    points = measured[~steps].reset_index(drop=True)
     table = summary.summary_table(points, cfg.slo_ms)
     knee_frame = summary.knees(points)
     domain = compare.configs(points) or None
@@ -877,6 +918,10 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
                                               iops_levels=cfg.report.iops_levels)
         notes = compare.comparability(points)[1]
     charts = {"hockey_stick": chart.hockey_stick(points, knees=knee_frame, slo_ms=cfg.slo_ms, color_domain=domain)}
+    if steps.any():
+        curved = measured.set_index(["workload", "threads"]).index.isin(
+            measured[steps].set_index(["workload", "threads"]).index)
+        charts["rate_curve"] = chart.rate_curve(measured[curved], color_domain=domain)
     if compare.has_writes(points):
         charts["write_latency"] = chart.write_latency(points, color_domain=domain)
     percentiles = [c for c in ("clat_p50_ms", "clat_p99_ms", "clat_p99_9_ms") if c in points]
@@ -921,7 +966,8 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
         files["summary.csv"] = store.write_table("report/summary.csv", table)
         if domain:
             files["comparison.csv"] = store.write_table("report/comparison.csv", comparison)
-        files["points.csv"] = store.write_table("report/points.csv", points.drop(columns=["per_host"], errors="ignore"))
+        files["points.csv"] = store.write_table("report/points.csv",
+                                                measured.drop(columns=["per_host"], errors="ignore"))
         files["distribution.csv"] = store.write_table("report/distribution.csv", distribution)
         if not per_host.empty:
             files["per_host.csv"] = store.write_table("report/per_host.csv", _rounded(per_host))
@@ -933,12 +979,14 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
                   "read_latency_shares": "Single-block read latency distribution",
                   "write_latency": "Write latency", "interval_series": "Steady state: each interval of the detail points",
                   "latency_histogram": "Latency distribution at the detail points",
-                  "per_host_iops": "Load hosts"}
-        lead = {"interval_series": [summary.steadiness_text(steadiness, detail)], "latency_histogram": [distribution],
-                "per_host_iops": [hosts_text(hosts, limit), hosts]}
+                  "per_host_iops": "Load hosts", "rate_curve": "vdbench response-time curve (iorate=curve)"}
+        lead = {"interval_series": [summary.steadiness_text(steadiness, detail)],
+                "latency_histogram": [summary.distribution_text(detail), distribution],
+                "per_host_iops": [hosts_text(hosts, limit), hosts],
+                "rate_curve": [RATE_CURVE_TEXT]}
         sections = [("Summary", [headline, table])]
         sections += [(titles[name], [*lead.get(name, []), item]) for name, item in charts.items()]
-        sections.append(("All points", [sweep_table(points)]))
+        sections.append(("All points", [sweep_table(measured)]))
         files["report.html"] = out / "report.html"
     result = Report(headline, table, points, knee_frame, charts, files, comparison, notes, cfg.slo_ms,
                     detail, distribution, steadiness, cfg, hosts, limit)
@@ -947,6 +995,12 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
             sections.insert(1, ("Comparison", [result.comparison_text, result.comparison_display]))
         report.write_html_report(files["report.html"], f"flashpoc report: {cfg.campaign}", sections)
     return result
+
+
+RATE_CURVE_TEXT = (
+    "With `iorate: curve` vdbench runs each thread count at full speed, then at each `curve` step: an I/O rate "
+    "of that % of the full-speed IOPS. Each step is its own point (its id ends in `_c<step>`; `curve_pct` and "
+    "`iorate_requested` in the points); the thread curves above use the full-speed runs.")
 
 
 def hosts_text(hosts: pd.DataFrame, limit: dict[str, Any] | None) -> str:

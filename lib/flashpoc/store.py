@@ -335,7 +335,8 @@ class CampaignStore:
             rows = self.load_points("sweep")
             if not rows.empty:
                 rows = rows[rows["measurement_hash"] == measurement_hash]
-                frames.append(rows.drop_duplicates(["workload", "threads"], keep="last"))
+                keys = ["workload", "threads"] + (["curve_pct"] if "curve_pct" in rows else [])  # vdbench curve steps
+                frames.append(rows.drop_duplicates(keys, keep="last"))
         frames = [f for f in frames if not f.empty]
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 

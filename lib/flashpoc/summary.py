@@ -72,7 +72,12 @@ def summary_table(frame: pd.DataFrame, slo_ms: float) -> pd.DataFrame:
         for column, digits in AT_MAX_IF_PRESENT.items():
             if column in group and group[column].notna().any():
                 rows[-1][f"{column}_at_max"] = _rounded(best.get(column), digits)
-    return pd.DataFrame(rows)
+        if "target_data" in group and group["target_data"].notna().any():  # vdbench: what the reads read
+            rows[-1]["target_data"] = group["target_data"].dropna().iloc[-1]
+    table = pd.DataFrame(rows)
+    # engines without percentiles (vdbench, SLOB) leave no empty columns: distribution_text says why
+    return table.drop(columns=[c for c in ("clat_p99_ms_at_max", "clat_p99_9_ms_at_max")
+                               if c in table and table[c].isna().all()])
 
 
 AT_MAX_IF_PRESENT = {
@@ -159,6 +164,25 @@ def distribution_table(detail: pd.DataFrame) -> pd.DataFrame:
     for column in columns:
         table[column] = table[column].astype(float).round(DISTRIBUTION_COLUMNS[column])
     return table
+
+
+def distribution_text(detail: pd.DataFrame) -> str:
+    """Markdown: what the latency distribution of the detail points rests on, where an engine
+    gives less than fio's bins (vdbench: no percentiles, no bucket bound at 512 us, and the
+    intervals its histogram counts, warm-up included); empty for fio."""
+    if "engine" not in detail or "vdbench" not in set(detail["engine"]):
+        return ""
+    vdb = detail[detail["engine"] == "vdbench"]
+    text = ("vdbench reports no latency percentiles (p50, p99, p99.9), and its response-time histogram has no "
+            "bucket bound at 512 us (its buckets end at 0.4, 0.6, 0.8, 1, 2, 4 ms and so on): the shares of I/Os "
+            "under 1, 2 and 4 ms are read at its bucket bounds, and none is given under 512 us. vdbench counts "
+            "every I/O of a run in its histogram, warm-up included (it cannot leave the warm-up out), while the "
+            "point's IOPS and mean latency are its average over the intervals after the warm-up (not shaded)")
+    counted = [f"{r['config'] + ', ' if r.get('config') else ''}`{r['workload']}` at {int(r['threads'])} threads: "
+               f"histogram intervals {r['histogram_intervals']}, average {r['avg_intervals']}"
+               for r in vdb.to_dict("records") if isinstance(r.get("histogram_intervals"), str)
+               and isinstance(r.get("avg_intervals"), str)]
+    return text + (f" ({'; '.join(counted)})." if counted else ".")
 
 
 def steadiness_table(frame: pd.DataFrame) -> pd.DataFrame:

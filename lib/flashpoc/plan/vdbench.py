@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import ParameterError
-from ..params import Campaign, HostParams, Workload, parse_size
+from ..params import Campaign, HostParams, TargetParams, Workload, parse_size
 from .sweep import format_forthreads
 
 #: the POC guides: the working set should be at least this many times the array's cache
@@ -47,6 +47,15 @@ _JAVA_DOUBLE = re.compile(r"^[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?
                           r"0[xX][0-9a-fA-F]*\.?[0-9a-fA-F]*[pP][+-]?\d+)[fFdD]?$")
 _SIZE_UNITS = (("t", 1024**4), ("g", 1024**3), ("m", 1024**2), ("k", 1024))
 _HD_SETTINGS = ("vdbench", "user", "shell", "jvms")
+#: intervals of ``warmup=`` on every run when ``vdbench.warmup_s`` is not set: vdbench 5.04.06
+#: counts the last warm-up interval in its average, so two leave the first one out
+WARMUP_INTERVALS = 2
+#: the fill of a scratch file: sequential writes of this size (vdbench's own format uses 128k),
+#: rounded up to a multiple of dedupunit, by this many threads per sd
+FILL_XFERSIZE = 128 * 1024
+FILL_THREADS = 2
+#: the fill's rd: its elapsed= is only an upper bound (seekpct=eof ends the run at the end of the files)
+FILL_ELAPSED_S = 86400
 
 
 # -- run definitions ------------------------------------------------------------------
@@ -131,6 +140,24 @@ class RunDefinition:
         """True when the rd sets the transfer size (``xfersize=`` or ``forxfersize=``)."""
         return self.xfersize is not None or self.forxfersize is not None
 
+    @property
+    def runs(self) -> int:
+        """The runs vdbench makes of this rd: one per thread count (and per transfer size and
+        read percentage looped), each followed by one run per ``curve`` step."""
+        loops = len(self.forxfersize or (None,)) * len(self.forrdpct or (None,))
+        return len(self.threads) * loops * (1 + len(self.curve or ()))
+
+    def owns(self, printed: str) -> bool:
+        """True when ``printed`` (a ``Starting RD=`` name) is a run of this rd: its name, or a
+        curve step ``rd1_(50%)``; not vdbench's own ``SD_format`` run or another rd's."""
+        return printed == self.name or self.curve_pct(printed) is not None
+
+    def curve_pct(self, printed: str) -> float | None:
+        """The curve step (% of the measured maximum) of the run printed as ``printed``
+        (``rd1_(50%)`` -> 50.0); None for the rd's own (uncontrolled) runs and other names."""
+        step = re.fullmatch(re.escape(self.name) + r"_\((\d+(?:\.\d+)?)%\)", printed)
+        return float(step.group(1)) if step and self.curve is not None else None
+
 
 def format_threads(threads: Sequence[int]) -> str:
     """vdbench ``forthreads`` text: ``(1-16,d)`` for doubling counts, else as
@@ -141,42 +168,62 @@ def format_threads(threads: Sequence[int]) -> str:
     return format_forthreads(counts)
 
 
-def probe_run(campaign: Campaign, *, name: str = "rd1") -> RunDefinition:
+def probe_run(campaign: Campaign, *, name: str = "rd1", threads: Sequence[int] | None = None) -> RunDefinition:
     """The saturation probe of ``campaign.probe_workload`` as one rd.
 
     ``linear``: ``forthreads=(min-max,step)`` (the guide's ``(100-500,100)``); ``adaptive``:
     the doubling ladder ``min, 2 min, 4 min, ...`` capped at max_threads, ``(1-16,d)`` when
     max_threads is on the ladder. vdbench runs every count (it cannot stop at the plateau).
-    Each point runs ``probe.runtime_s``, else ``vdbench.elapsed_s``, seconds.
+    ``threads`` gives other counts (the adaptive probe's refine points, the plateau on fewer
+    hosts). Each point runs ``probe.runtime_s``, else ``vdbench.elapsed_s``, seconds.
+
+    The probe fits IOPS against threads, so it always runs ``iorate=max`` (``iorate: curve``
+    and a fixed rate are the sweep's), with the warm-up of :func:`warmup_s`.
     """
     probe = campaign.probe
-    if probe.strategy == "linear":
-        threads = list(range(probe.min_threads, probe.max_threads + 1, probe.step))
+    if threads is not None:
+        counts = list(threads)
+    elif probe.strategy == "linear":
+        counts = list(range(probe.min_threads, probe.max_threads + 1, probe.step))
     else:
-        threads = [probe.min_threads]
-        while threads[-1] < probe.max_threads:
-            threads.append(min(probe.max_threads, 2 * threads[-1]))
-    return _run(campaign, name, campaign.probe_workload, threads, probe.runtime_s, "probe.runtime_s")
+        counts = [probe.min_threads]
+        while counts[-1] < probe.max_threads:
+            counts.append(min(probe.max_threads, 2 * counts[-1]))
+    return _run(campaign, name, campaign.probe_workload, counts, probe.runtime_s, "probe.runtime_s",
+                iorate="max", curve=None)
 
 
 def sweep_run(campaign: Campaign, threads: Sequence[int], workload: Workload | str, *,
               name: str = "rd1") -> RunDefinition:
     """The fine sweep of ``workload`` over ``threads`` (e.g. :func:`~flashpoc.plan.sweep.plan_sweep`'s
     ``10, 20, ..., 300``: ``forthreads=(10-300,10)``), ``sweep.runtime_s`` (else
-    ``vdbench.elapsed_s``) seconds per point."""
+    ``vdbench.elapsed_s``) seconds per point, at ``vdbench.iorate`` (with ``iorate: curve``,
+    each thread count's full-speed run is followed by one run per ``curve`` step), with the
+    warm-up of :func:`warmup_s`."""
     wl = campaign.workload(workload) if isinstance(workload, str) else workload
-    return _run(campaign, name, wl, threads, campaign.sweep.runtime_s, "sweep.runtime_s")
+    vd = campaign.vdbench
+    return _run(campaign, name, wl, threads, campaign.sweep.runtime_s, "sweep.runtime_s", iorate=vd.iorate,
+                curve=tuple(vd.curve) if vd.curve is not None else None)
 
 
-def _run(campaign: Campaign, name: str, workload: Workload, threads: Sequence[int],
-         runtime_s: int | None, runtime_key: str) -> RunDefinition:
+def warmup_s(campaign: Campaign) -> int | None:
+    """The ``warmup=`` of every run (s): ``vdbench.warmup_s``, else :data:`WARMUP_INTERVALS`
+    intervals, so that no point is measured cold (the first run in a new JVM, the first interval
+    after the thread count changed); ``warmup_s: 0`` gives None, no ``warmup=`` (vdbench's default
+    of one interval, which vdbench 5.04.06 counts in its average)."""
+    vd = campaign.vdbench
+    return (WARMUP_INTERVALS * vd.interval_s if vd.warmup_s is None else vd.warmup_s) or None
+
+
+def _run(campaign: Campaign, name: str, workload: Workload, threads: Sequence[int], runtime_s: int | None,
+         runtime_key: str, *, iorate: str | int, curve: tuple[float, ...] | None) -> RunDefinition:
     vd = campaign.vdbench
     elapsed = runtime_s or vd.elapsed_s
-    _check_timing(elapsed, vd.interval_s, vd.warmup_s,
+    warmup = warmup_s(campaign)
+    _check_timing(elapsed, vd.interval_s, warmup,
                   (runtime_key if runtime_s else "vdbench.elapsed_s", "vdbench.interval_s", "vdbench.warmup_s"))
     return RunDefinition(name=name, workload=workload.name, threads=tuple(threads), xfersize=workload.bs,
-                         iorate=vd.iorate, curve=tuple(vd.curve) if vd.curve is not None else None,
-                         elapsed_s=elapsed, interval_s=vd.interval_s, warmup_s=vd.warmup_s)
+                         iorate=iorate, curve=curve, elapsed_s=elapsed, interval_s=vd.interval_s, warmup_s=warmup)
 
 
 # -- the parmfile ---------------------------------------------------------------------
@@ -235,6 +282,51 @@ def render_parmfile(campaign: Campaign, workload_names: Sequence[str] | None,
     lines.append("")
     lines += [r.line() for r in rds]
     return "\n".join(lines) + "\n"
+
+
+def render_fill_parmfile(campaign: Campaign, targets: Sequence[TargetParams]) -> str:
+    """The parmfile that fills scratch files with vdbench's own data, once, when they are created.
+
+    The general ``compratio=``/``dedupratio=``/``dedupunit=`` lines (as in every parmfile of the
+    campaign), one sd per file (without ``host=``: it runs on the host that holds the files),
+    and one sequential write of each file to its end (``seekpct=eof``, which ends the run; its
+    ``elapsed=`` is only an upper bound), so that reads later read data of the configured
+    reducibility rather than holes or another tool's data. The files must already exist at
+    their size (else vdbench runs its own format first).
+    """
+    if not targets or not all(t.create and t.size_bytes for t in targets):
+        raise ParameterError(f"targets: the fill writes scratch files with a size (create: true), got {targets!r}")
+    _check_campaign(campaign)
+    xfer = fill_xfersize(campaign, targets)
+    interval = campaign.vdbench.interval_s
+    rd = RunDefinition("fill", "fill", (FILL_THREADS,), elapsed_s=-(-FILL_ELAPSED_S // interval) * interval,
+                       interval_s=interval)
+    names = [t.name for t in targets]
+    lines = [f"* flashpoc campaign {campaign.campaign}: fill of the scratch files {', '.join(names)} with vdbench "
+             "data (generated)", "*"]
+    general = _general_lines(campaign)
+    lines += general + [""] if general else []
+    lines += _sd_lines(campaign, False, targets) + [""]
+    lines.append(f"wd=fill,sd={names[0] if len(names) == 1 else '(' + ','.join(names) + ')'},rdpct=0,"
+                 f"seekpct=eof,xfersize={vdbench_size(xfer)}")
+    lines += ["", rd.line()]
+    return "\n".join(lines) + "\n"
+
+
+def fill_xfersize(campaign: Campaign, targets: Sequence[TargetParams]) -> int:
+    """The fill's transfer size in bytes: :data:`FILL_XFERSIZE` rounded up to a multiple of
+    ``dedupunit`` (vdbench dedups in dedupunit blocks), or one dedupunit (512 bytes without
+    one) for files smaller than two of those."""
+    unit = parse_size(campaign.vdbench.dedupunit) if campaign.vdbench.dedupunit else 512
+    xfer = -(-FILL_XFERSIZE // unit) * unit
+    return unit if min(t.size_bytes for t in targets) < 2 * xfer else xfer
+
+
+def data_text(campaign: Campaign) -> str:
+    """The data vdbench writes, in its own words: ``compratio=2 dedupratio=2 dedupunit=4k``,
+    or its default (incompressible data without duplicates)."""
+    text = " ".join(line for line in _general_lines(campaign) if line.startswith(("compratio", "dedup")))
+    return text or "vdbench's default data (compratio=1, no dedup)"
 
 
 def _general_lines(campaign: Campaign) -> list[str]:
@@ -356,13 +448,13 @@ def threads_per_host(campaign: Campaign, threads: int) -> dict[str, int]:
     return given
 
 
-def _sd_lines(campaign: Campaign, with_hosts: bool) -> list[str]:
+def _sd_lines(campaign: Campaign, with_hosts: bool, targets: Sequence[TargetParams] | None = None) -> list[str]:
     all_hosts = {h.name for h in campaign.hosts}
     flags = campaign.vdbench.openflags
     if flags is not None and "," in flags and not flags.startswith("("):
         flags = f"({flags})"
     lines = []
-    for target in campaign.targets:
+    for target in campaign.targets if targets is None else targets:
         parts = [f"sd={target.name}"]
         # a target on some hosts only gets host= (as fixtures/vdbench/multi_host); without it
         # vdbench expects the lun on every host (its default host=*), as the guide's shared LUNs

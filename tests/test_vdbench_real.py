@@ -1,0 +1,216 @@
+"""The REAL vdbench (tests/conftest.py ``real_vdbench()``: `make test` installs it from the
+engine kit; without it, or without Java, these tests skip saying so) on local scratch files.
+
+Kept short: 2-second runs of 1-second intervals, 1-2 threads, files of 16 MiB. What they show
+is vdbench's own behaviour: the numbers the workbook stores are those of vdbench's totals.html,
+its histogram counts the warm-up its average leaves out, it formats (writes) a missing or short
+file even in a read-only parmfile, and it names its curve steps ``rd1_(50%)``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import real_vdbench
+from flashpoc import phases, phases_vdbench
+from flashpoc.errors import CheckFailed, RemoteError
+from flashpoc.params import campaign_from_dict
+from flashpoc.plan.vdbench import sweep_run
+
+MIB = 1024**2
+
+
+def campaign_values(tmp_path: Path, **overrides) -> dict:
+    """A read-only campaign of 4K random reads on two 16 MiB scratch files, 2-second points."""
+    values = {
+        "campaign": "real",
+        "engine": "vdbench",
+        "hosts": [{"name": "local", "address": "localhost", "vdbench": str(real_vdbench()),
+                   "workdir": str(tmp_path / "work")}],
+        "targets": [{"name": f"sd{i}", "path": str(tmp_path / f"sd{i}.dat"), "size": "16m", "create": True}
+                    for i in (1, 2)],
+        "vdbench": {"elapsed_s": 2, "interval_s": 1, "openflags": "o_direct"},
+        "workloads": [{"name": "rr", "rw": "randread", "bs": "4k"}],
+        "probe": {"strategy": "adaptive", "min_threads": 1, "max_threads": 2},
+        "sweep": {"plan": "guide", "max_threads": 2, "step": 1},
+        "results_dir": str(tmp_path / "results"),
+    }
+    values.update(overrides)
+    return values
+
+
+def totals_avg_lines(totals_html: str) -> dict[tuple[str, int], list[str]]:
+    """vdbench's own avg lines, as printed, keyed by (run name, threads) from the ``Starting
+    RD=`` line above each: [rate, MB/s, bytes/io, read %, resp, read resp, write resp, resp max,
+    resp stddev, queue depth, cpu% sys+u, cpu% sys]."""
+    out, run = {}, None
+    for line in re.sub(r"<[^>]+>", "", totals_html).splitlines():
+        start = re.search(r"Starting RD=([^;]+);.*For loops:.*threads=(\d+)", line)
+        if start:
+            run = (start.group(1), int(start.group(2)))
+        elif re.match(r"^\S+\s+avg_\d+-\d+\s", line):
+            out[run] = line.split()[2:]
+    return out
+
+
+def test_the_four_phases_through_flashpoc_run(tmp_path):
+    """check, probe, sweep and report through `flashpoc run` (papermill) on the real vdbench, with
+    compratio 2 and iorate: curve. Every stored number is vdbench's own avg line; the probe is a
+    thread fit at full speed with a warm-up; each curve step is its own point; the scratch files
+    hold vdbench's compressible data; the rows say which intervals the average and the histogram
+    count (the histogram counts the warm-up too)."""
+    values = campaign_values(tmp_path, vdbench={"elapsed_s": 2, "interval_s": 1, "openflags": "o_direct",
+                                                "compratio": 2, "iorate": "curve", "curve": [50]})
+    params = tmp_path / "real.yaml"
+    params.write_text(yaml.safe_dump(values))
+    out = subprocess.run([sys.executable, "-m", "flashpoc.cli", "run", str(params)], capture_output=True, text=True,
+                         timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    root = tmp_path / "results" / "real"
+    groups = {phase: sorted((root / "points" / phase).iterdir()) for phase in ("probe", "sweep")}
+    rows = {phase: [r for g in dirs for r in json.loads((g / "points.json").read_text())]
+            for phase, dirs in groups.items()}
+
+    # every number is vdbench's own, from totals.html's avg line of the same run
+    for phase, dirs in groups.items():
+        for group in dirs:
+            printed = totals_avg_lines((group / "output__totals.html").read_text())
+            for row in json.loads((group / "points.json").read_text()):
+                line = printed[(row["vdbench_rd"], row["threads"])]
+                assert [row[k] for k in ("iops", "bw_mibps", "lat_mean_ms", "read_lat_mean_ms", "lat_max_ms",
+                                         "lat_stddev_ms", "queue_depth", "host_cpu_busy_pct")] == \
+                    [float(line[i]) for i in (0, 1, 4, 5, 7, 8, 9, 10)], (phase, row["point_id"])
+                assert row["read_iops"] == row["iops"] and row["opened_for_write"] is False
+
+    # the probe: iorate=max whatever the sweep's iorate; warmup= on every invocation
+    for group in groups["probe"]:
+        rd_line = next(x for x in (group / "parmfile").read_text().splitlines() if x.startswith("rd="))
+        assert ",iorate=max," in rd_line and ",warmup=2," in rd_line and "curve" not in rd_line
+    assert ",warmup=2," in (groups["sweep"][0] / "parmfile").read_text()
+    probe = json.loads((root / "probe.json").read_text())
+    assert sorted(p["threads"] for p in probe["points"]) == [1, 2]
+    assert {r["vdbench_rd"] for r in rows["probe"]} == {"rd1"} and len(groups["probe"]) == 1
+
+    # the sweep: each thread count at full speed, then at 50 % of it: four points, each its own
+    sweep = {(r["threads"], r["curve_pct"]): r for r in rows["sweep"]}
+    assert sorted(sweep, key=str) == sorted([(1, None), (1, 50.0), (2, None), (2, 50.0)], key=str)
+    assert len({r["point_id"] for r in rows["sweep"]}) == 4
+    for threads in (1, 2):
+        step, full = sweep[(threads, 50.0)], sweep[(threads, None)]
+        assert step["point_id"] == full["point_id"] + "_c50" and step["vdbench_rd"] == "rd1_(50%)"
+        assert full["iorate_requested"] is None and step["iorate_requested"] > 0
+        starting = re.search(rf"Starting RD=rd1_\(50%\); I/O rate: (\d+);.*threads={threads}\b",
+                             (groups["sweep"][0] / "output__totals.html").read_text())
+        assert step["iorate_requested"] == int(starting.group(1))
+
+    # warm-up (2 intervals): vdbench 5.04.06 counts the last warm-up interval in its average (avg_3-4 is
+    # the mean of intervals 2-4), and its histogram counts every I/O of the run, warm-up included: the
+    # rows say both, and only interval 1 is marked warm-up
+    for phase, dirs in groups.items():
+        for group in dirs:
+            intervals = pd.read_csv(group / "intervals.csv")
+            histogram = pd.read_csv(group / "histogram.csv")
+            for row in json.loads((group / "points.json").read_text()):
+                mine = intervals[intervals["point_id"] == row["point_id"]]
+                counted = mine[~mine["warmup"]]
+                assert round(counted["iops"].mean(), 2) == round(row["iops"], 2)
+                assert histogram[histogram["point_id"] == row["point_id"]]["count"].sum() == mine["iops"].sum()
+                assert (row["avg_intervals"], row["histogram_intervals"], row["ramp_s"]) == ("2-4", "1-4", 1)
+                assert list(mine["warmup"]) == [True, False, False, False]
+
+    # the reads read vdbench's data of compratio 2, written once by vdbench when the files were made
+    for name in ("sd1", "sd2"):
+        record = json.loads((root / "targets" / "local" / f"{name}.json").read_text())
+        assert record["data"] == "compratio=2" and record["size_bytes"] == 16 * MIB
+        data = (tmp_path / f"{name}.dat").read_bytes()
+        assert len(data) == 16 * MIB and len(data) / len(zlib.compress(data, 1)) > 1.5  # /dev/urandom: 1.0
+    assert "compratio=2" in (root / "targets" / "local" / "fill.parmfile").read_text()
+    assert {r["target_data"] for phase in rows for r in rows[phase]} == {"vdbench fill: compratio=2"}
+
+    # the report: the curves, the curve steps, and what vdbench's distribution rests on
+    report = (root / "report" / "report.html").read_text()
+    for section in ("IOPS vs latency", "vdbench response-time curve (iorate=curve)", "Saturation probe",
+                    "Latency distribution at the detail points"):
+        assert f"<h2>{section}</h2>" in report
+    assert report.count("<svg") >= 6
+    assert "vdbench reports no latency percentiles" in report and "no bucket bound at 512 us" in report
+    assert "warm-up included" in report
+    summary = pd.read_csv(root / "report" / "summary.csv")
+    assert summary.loc[0, "target_data"] == "vdbench fill: compratio=2" and "clat_p99_ms_at_max" not in summary
+    assert summary.loc[0, "max_iops"] == round(max(sweep[(t, None)]["iops"] for t in (1, 2)))
+    assert len(pd.read_csv(root / "report" / "points.csv")) == 4
+
+
+def test_a_run_vdbench_refuses_gives_its_own_words_and_its_output_directory(tmp_path):
+    """vdbench accepts the parmfile (`vdbench -s` passes in the check) but refuses to run 1 MiB
+    transfers on a 1 MiB file: the user gets vdbench's words and its output directory, and
+    nothing is stored."""
+    cfg = campaign_from_dict(campaign_values(
+        tmp_path, targets=[{"name": "sd1", "path": str(tmp_path / "sd1.dat"), "size": "1m", "create": True}],
+        workloads=[{"name": "big", "rw": "randread", "bs": "1m"}]))
+    with pytest.raises(RemoteError) as info:
+        phases.run_probe(cfg, progress=False)
+    message = str(info.value)
+    assert "vdbench exited 157" in message and "Insufficient amount of lun size specified" in message
+    assert "must be at least twice the xfersize (1048576)" in message
+    assert "at Vdb." not in message  # vdbench's words, not its Java stack trace
+    output = re.search(r"vdbench's output directory: local:(\S+)", message).group(1)
+    assert "Insufficient amount of lun size" in (Path(output) / "logfile.html").read_text()
+    assert not (tmp_path / "results" / "real" / "points" / "probe").exists()
+
+
+def test_a_target_made_short_after_the_check_is_refused_before_vdbench_writes_it(tmp_path):
+    """A read-only campaign on an existing 16 MiB file: after the check it is cut to 8 MiB.
+    vdbench would extend it by writing it (its own SD_format run, in a read-only parmfile); the
+    probe refuses before vdbench starts and the file stays as it was."""
+    lun = tmp_path / "lun.dat"
+    lun.write_bytes(b"\x5a" * (16 * MIB))
+    cfg = campaign_from_dict(campaign_values(tmp_path, targets=[{"name": "lun", "path": str(lun), "size": "16m"}]))
+    assert phases.run_check(cfg).query("status == 'fail'").empty
+    with open(lun, "r+b") as handle:
+        handle.truncate(8 * MIB)
+    with pytest.raises(CheckFailed) as info:
+        phases.run_probe(cfg, progress=False)
+    assert (f"local: target lun ({lun}) is 8,388,608 bytes, smaller than its size 16m (16,777,216 bytes)"
+            in str(info.value))
+    assert "vdbench was not started" in str(info.value)
+    assert lun.stat().st_size == 8 * MIB and lun.read_bytes() == b"\x5a" * (8 * MIB)
+    assert not (tmp_path / "results" / "real" / "points").exists()
+
+
+def test_vdbench_s_own_format_run_is_never_a_point_and_never_writes_a_read_only_campaign(tmp_path, monkeypatch):
+    """With the guard before each invocation switched off, vdbench formats the missing files
+    itself (RD=SD_format, threads=2): for a write workload its run stores no point (the rows are
+    rd1's only, threads 1 and 2); for a read-only one, its opening the files for writing fails the
+    invocation and nothing is stored."""
+    monkeypatch.setattr(phases_vdbench, "require_targets", lambda wb, purpose: None, raising=False)
+    cfg = campaign_from_dict(campaign_values(tmp_path, workloads=[{"name": "rw", "rw": "randwrite", "bs": "4k"},
+                                                                  {"name": "rr", "rw": "randread", "bs": "4k"}],
+                                             vdbench={"elapsed_s": 2, "interval_s": 1, "warmup_s": 0}))
+    with phases.open_campaign(cfg) as wb:  # no prepare_targets: the files are missing
+        rows = phases_vdbench.run_invocation(wb, "sweep", sweep_run(wb.cfg, [1, 2], "rw"))
+        group = wb.store.point_dir("sweep", rows[0]["point_id"].rsplit("_t", 1)[0])
+        assert "Starting RD=SD_format" in (group / "output__totals.html").read_text()  # vdbench did format
+        assert [r["threads"] for r in rows] == [1, 2] and len({r["point_id"] for r in rows}) == 2
+        assert [r["vdbench_rd"] for r in rows] == ["rd1", "rd1"]
+        assert sorted(pd.read_csv(group / "intervals.csv")["point_id"].unique()) == [r["point_id"] for r in rows]
+        assert set(pd.read_csv(group / "histogram.csv")["point_id"]) == {r["point_id"] for r in rows}
+        printed = totals_avg_lines((group / "output__totals.html").read_text())
+        assert [r["iops"] for r in rows] == [float(printed[("rd1", t)][0]) for t in (1, 2)]
+
+        for name in ("sd1", "sd2"):
+            (tmp_path / f"{name}.dat").unlink()
+        with pytest.raises(RemoteError) as info:
+            phases_vdbench.run_invocation(wb, "sweep", sweep_run(wb.cfg, [1], "rr"))
+        assert "vdbench opened sd1, sd2 for writing although rr only reads" in str(info.value)
+        assert "vdbench's output directory: local:" in str(info.value)
+        assert [p.name for p in (tmp_path / "results" / "real" / "points" / "sweep").iterdir()] == [group.name]
