@@ -239,8 +239,10 @@ def test_the_fill_writes_each_scratch_file_once_with_the_campaign_s_data():
         "rd=fill,wd=fill,iorate=max,elapsed=86400,interval=1,forthreads=(2)\n")
     assert data_text(cfg) == "compratio=2 dedupratio=3 dedupunit=48k"
     assert data_text(small()) == "vdbench's default data (compratio=1, no dedup)"
-    tiny = small(targets=[{"name": "t", "path": "/srv/poc/t.dat", "size": "128k", "create": True}])
-    assert fill_xfersize(tiny, tiny.targets) == 512  # smaller than two 128k transfers
+    tiny = small(targets=[{"name": "t", "path": "/srv/poc/t.dat", "size": "1m", "create": True}],
+                 workloads=[{"name": "randread-1m", "rw": "randread", "bs": "1m"}],
+                 vdbench={"dedupratio": 2, "dedupunit": "1m"})
+    assert fill_xfersize(tiny, tiny.targets) == 1024**2  # smaller than two 1m transfers: one dedupunit
     with pytest.raises(ParameterError, match="targets"):
         render_fill_parmfile(small(targets=[{"name": "lun", "path": "/dev/sdb"}], vdbench={"openflags": "o_direct"}),
                              [])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import time
 from pathlib import Path
 
@@ -150,22 +151,34 @@ def test_probe_and_sweep_on_two_hosts_equal_vdbench_s_own_reports(hosts, tmp_pat
 
 
 def test_a_host_that_cannot_be_reached_is_named_with_its_ssh_error(hosts, tmp_path, lun):
-    """h2's sshd stops after the check: vdbench's master says only "Slave h2-0 prematurely
-    terminated"; the error quotes the slave's own output (its ssh's words, from
+    """h2's sshd stops after the check: the probe stops before vdbench starts, naming h2 (the
+    targets are read on every host right before each invocation). With h2 back but out of the
+    controller's reach (h1 has no route to it), vdbench's master says only "Slave h2-0
+    prematurely terminated"; the error quotes the slave's own output (its ssh's words, from
     h2-0.stdout.html) and says where vdbench's output directory is."""
     h1, h2 = hosts
     cfg = campaign(tmp_path, hosts, lun, probe={"strategy": "linear", "min_threads": 2, "max_threads": 2, "step": 1})
     assert phases.run_check(cfg).query("status == 'fail'").empty
     h2.sshd.stop()
     try:
-        with pytest.raises(RemoteError) as info:
+        with pytest.raises(RemoteError, match=rf"^h2: cannot connect to {re.escape(h2.sshd.address)}:{SSH_PORT} "
+                                              "to read the targets' sizes"):
             phases.run_probe(cfg, progress=False)
     finally:
         h2.revive()  # the same sshd (port, host key) again
+    assert not (Path(cfg.hosts[0].workdir) / "vdb2h" / "probe").exists()  # vdbench never started
+    route = ["ip", "-n", h1.netns, "route", "add", "unreachable", f"{h2.sshd.address}/32"]
+    subprocess.run(route, check=True, capture_output=True)
+    try:
+        with pytest.raises(RemoteError) as info:
+            phases.run_probe(cfg, progress=False)
+    finally:
+        subprocess.run(["ip", "-n", h1.netns, "route", "del", "unreachable", f"{h2.sshd.address}/32"],
+                       check=True, capture_output=True)
     message = str(info.value)
     assert "vdbench exited" in message and "Slave h2-0 prematurely terminated." in message
     assert (f"slave h2-0 (h2-0.stdout.html): ssh: connect to host {h2.sshd.address} port {SSH_PORT}: "
-            "Connection refused") in message
+            "No route to host") in message
     output = re.search(r"vdbench's output directory: h1:(\S+)$", message)
     assert output is not None and Path(output.group(1), "h2-0.stdout.html").is_file()
     assert not (tmp_path / "results" / "vdb2h" / "points").exists()  # nothing stored
