@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 import yaml
@@ -51,14 +50,21 @@ def kill_group(run, target) -> None:
 
 
 def holders(target) -> list[str]:
-    """Pids of the processes that have ``target`` open."""
+    """Pids of the processes that have ``target`` open. A process may end while its /proc entry
+    is read (listing its fd directory then fails): it holds nothing, so it is skipped."""
     found = []
-    for fd in Path("/proc").glob("[0-9]*/fd/*"):
+    for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            if os.readlink(fd) == str(target):
-                found.append(fd.parts[2])
+            fds = os.listdir(f"/proc/{pid}/fd")
         except OSError:
             continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{fd}") == str(target):
+                    found.append(pid)
+                    break
+            except OSError:
+                continue
     return found
 
 
