@@ -16,8 +16,10 @@ exchange, public-key authentication) adds about 25 ms. ``LocalHost.run("true")``
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
+import signal
 import shutil
 import socket
 import subprocess
@@ -53,6 +55,22 @@ class SSHServer:
         values.update(overrides)
         return values
 
+    def hang(self) -> list[int]:
+        """Freeze sshd and everything under it (SIGSTOP), as a hung host: its TCP connections
+        stay open, nothing answers on them. Returns the frozen pids, for :meth:`wake`."""
+        frozen = process_tree(self.process.pid)
+        for pid in frozen:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGSTOP)
+        return frozen
+
+    @staticmethod
+    def wake(frozen: list[int]) -> None:
+        """Let the processes :meth:`hang` froze run again (SIGCONT)."""
+        for pid in frozen:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+
     def stop(self) -> None:
         """Stop sshd (and wait for it)."""
         if self.process.poll() is None:
@@ -62,6 +80,25 @@ class SSHServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=5)
+
+
+def process_tree(root: int) -> list[int]:
+    """``root`` and every process under it (for sshd: each connection's sshd, its shell, fio).
+    A process that ends while /proc is read is left out."""
+    children: dict[int, list[int]] = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(parent, []).append(int(pid))
+    tree, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo += children.get(pid, [])
+    return tree
 
 
 def free_port() -> int:

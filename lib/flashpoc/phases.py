@@ -56,11 +56,13 @@ class Workbench:
         return self.hosts[params.name]
 
     def close(self) -> None:
-        """Stop the fio servers, close every host connection and release the campaign."""
+        """Stop the fio servers (not on a host that stopped answering: the next start replaces its
+        server), close every host connection and release the campaign."""
         if self.fio_servers is not None:
             self.fio_servers = None
+            answering = [self.host(h) for h in self.cfg.hosts if not self.host(h).silent]
             with ThreadPoolExecutor(max_workers=len(self.cfg.hosts)) as pool:
-                list(pool.map(lambda h: _quietly(run_fio.stop_server, self.host(h)), self.cfg.hosts))
+                list(pool.map(lambda host: _quietly(run_fio.stop_server, host), answering))
         for host in self.hosts.values():
             host.close()
         self.hosts.clear()
