@@ -59,11 +59,14 @@ def test_taking_the_campaign_removes_what_a_killed_run_left_half_written(tmp_pat
     (partial / "local.json").write_text("{")
     torn = tmp_path / "c" / ".manifest.json.x8y9z0"  # an atomic write cut the same way
     torn.write_text("{")
+    notebook_tmp = tmp_path / "c" / "notebooks" / ".03_thread_sweep.ipynb.d4e5f6"  # papermill's save, cut
+    notebook_tmp.parent.mkdir()
+    notebook_tmp.write_text("{")
     report_tmp = tmp_path / "c" / "report" / ".summary.csv.a1b2c3"
     report_tmp.parent.mkdir()
     report_tmp.write_text("x")
     with store.lock():
-        assert not partial.exists() and not torn.exists()
+        assert not partial.exists() and not torn.exists() and not notebook_tmp.exists()
         assert store.load_point("sweep", "p1") == {"threads": 1}
         assert report_tmp.exists()  # a report may be written while a phase runs: left alone
         with store.lock():  # re-entrant within the process

@@ -92,13 +92,16 @@ class _AtomicNotebookWriter:
     the file in place: a full disk or a kill would leave half a notebook). Registered for the
     campaign's notebooks directory, papermill saves every notebook under it this way."""
 
+    _registered: set[str] = set()
+
     @classmethod
     def register(cls, directory: Path) -> None:
         from papermill.iorw import papermill_io
 
-        prefix = f"{directory}/"
-        if not any(scheme == prefix for scheme, _ in papermill_io._handlers):
+        prefix = f"{directory}/"  # papermill picks a handler by the path's beginning
+        if prefix not in cls._registered:
             papermill_io.register(prefix, cls())
+            cls._registered.add(prefix)
 
     @staticmethod
     def read(path: str) -> str:
@@ -306,10 +309,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except FlashpocError as error:
         print(f"flashpoc: {error}", file=sys.stderr)
-        return 1
-    except OSError as error:  # a file that could not be read or written, said in one line
-        where = f"{error.filename}: " if error.filename else ""
-        print(f"flashpoc: {where}{error.strerror or error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("flashpoc: interrupted; completed points are stored and reused on the next run", file=sys.stderr)

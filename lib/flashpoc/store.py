@@ -208,7 +208,10 @@ class CampaignStore:
         Raises:
             StoreError: another process holds the campaign (its pid is named).
         """
-        self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise _write_error(self.root, error) from None
         path = str(self.root / LOCK_FILE)
         if path in _HELD:
             _HELD[path][1] += 1
@@ -255,10 +258,10 @@ class CampaignStore:
     def remove_partial(self) -> list[Path]:
         """Remove what a killed writer left half-done: the temporary directories of points being
         saved (``points/<phase>/.<id>.*``) and temporary files of atomic writes next to the
-        manifest (``.<name>.*``); report/ is left alone (a report may be written while a phase
-        runs). Call only while holding :meth:`lock`. Returns what was removed."""
+        manifest and of executed notebooks (``.<name>.*``); report/ is left alone (a report may be
+        written while a phase runs). Call only while holding :meth:`lock`. Returns what was removed."""
         removed = []
-        for path in [*self.root.glob("points/*/.*"), *self.root.glob(".*.*")]:
+        for path in [*self.root.glob("points/*/.*"), *self.root.glob(".*.*"), *self.root.glob("notebooks/.*")]:
             if path.name == LOCK_FILE:
                 continue
             if path.is_dir():
