@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from ssh_server import SSHD, SSHServer, _keygen, _wait_for_port, start_sshd
+from ssh_server import SSHD, SSHServer, _keygen, _wait_for_port, freeze, start_sshd, thaw
 
 
 @dataclass
@@ -53,17 +52,12 @@ class NetnsHost:
     def hang(self) -> list[int]:
         """Freeze every process of the host (SIGSTOP: its sshd, commands and fio server), as a hung
         host: the link stays up and its TCP connections open, but nothing answers on them."""
-        frozen: list[int] = []
-        while new := [pid for pid in map(int, _netns_pids(self.netns)) if pid not in frozen]:
-            for pid in new:  # again until none is new: a process may fork while others are stopped
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGSTOP)
-            frozen += new
-        return frozen
+        return freeze(lambda: [int(pid) for pid in _netns_pids(self.netns)])
 
-    def wake(self, frozen: list[int]) -> None:
+    @staticmethod
+    def wake(frozen: list[int]) -> None:
         """Let the processes :meth:`hang` froze run again."""
-        self.sshd.wake(frozen)
+        thaw(frozen)
 
     def kill(self) -> None:
         """Kill every process of the host (its sshd, commands and fio server), as a crash or a

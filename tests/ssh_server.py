@@ -24,6 +24,7 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,18 +59,12 @@ class SSHServer:
     def hang(self) -> list[int]:
         """Freeze sshd and everything under it (SIGSTOP), as a hung host: its TCP connections
         stay open, nothing answers on them. Returns the frozen pids, for :meth:`wake`."""
-        frozen = process_tree(self.process.pid)
-        for pid in frozen:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGSTOP)
-        return frozen
+        return freeze(lambda: process_tree(self.process.pid))
 
     @staticmethod
     def wake(frozen: list[int]) -> None:
-        """Let the processes :meth:`hang` froze run again (SIGCONT)."""
-        for pid in frozen:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGCONT)
+        """Let the processes :meth:`hang` froze run again."""
+        thaw(frozen)
 
     def stop(self) -> None:
         """Stop sshd (and wait for it)."""
@@ -99,6 +94,25 @@ def process_tree(root: int) -> list[int]:
         tree.append(pid)
         todo += children.get(pid, [])
     return tree
+
+
+def freeze(pids: Callable[[], list[int]]) -> list[int]:
+    """SIGSTOP the processes ``pids()`` lists, again until it lists none that is new (one may
+    fork while the others are being stopped); return the frozen pids, for :func:`thaw`."""
+    frozen: list[int] = []
+    while new := [pid for pid in pids() if pid not in frozen]:
+        for pid in new:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGSTOP)
+        frozen += new
+    return frozen
+
+
+def thaw(frozen: list[int]) -> None:
+    """Let the processes :func:`freeze` stopped run again (SIGCONT)."""
+    for pid in frozen:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
 
 
 def free_port() -> int:

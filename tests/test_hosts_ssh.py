@@ -100,7 +100,7 @@ def test_a_hung_host_is_named_within_the_command_timeout(sshd):
                 started = time.monotonic()
                 with pytest.raises(RemoteError) as info:
                     ssh_host.run("true", purpose=f"ask on an {what}", timeout_s=2)
-                assert time.monotonic() - started < 2 + 1.5, what  # (1.5: slack for a loaded machine)
+                assert time.monotonic() - started < 2 + 3, what  # (3: slack for a loaded machine)
                 assert str(info.value).startswith(f"frozen: ask on an {what} did not finish within 2 s (no answer "
                                                   "from the host by then")
                 assert ssh_host.silent

@@ -147,7 +147,7 @@ def test_a_sweep_on_three_hosts_and_a_host_that_loses_its_network(hosts, tmp_pat
     # the point's command timed out, or its channel never opened and the watchdog ended it
     assert message.startswith("h3: ") and "sweep randread-4k " in message and "threads" in message
     print(f"the sweep ended {seconds:.1f} s after the cut: {message}")
-    assert seconds < 8 + 3  # within the command timeout (3: slack for a loaded machine)
+    assert seconds < 8 + 5  # within the command timeout (5: slack for a loaded machine)
     done = {p.name: json.loads((p / "point.json").read_text()) for p in points.iterdir() if (p / "point.json").exists()}
     assert len(done) >= 1 and all(r["hosts"] == "h1,h2,h3" for r in done.values())
     first = next(iter(done.values()))
@@ -214,7 +214,7 @@ def test_a_hung_host_is_named_within_the_command_timeout(hosts, tmp_path, shared
         hosts[2].wake(frozen)
     print(f"the sweep ended {seconds:.1f} s after h3 froze: {message}")
     assert message.startswith("h3: sweep randread-4k 2 threads")
-    assert seconds < 8 + 3  # the point started before h3 froze (3: slack for a loaded machine)
+    assert seconds < 8 + 5  # the point started before h3 froze (5: slack for a loaded machine)
     if multi_host == "per-host":  # h3's own command: the point's timeout
         assert "did not finish within 8 s (no answer from the host by then" in message
     else:  # fio --client here, then each host asked whether it answers, within the point's 8 s

@@ -78,7 +78,7 @@ def test_a_host_that_stops_answering_mid_sweep_is_named_within_the_timeout_and_t
     assert isinstance(error, RemoteError), error
     assert "db7" in str(error) and "sweep randread-4k" in str(error) and "threads" in str(error)
     # within the command timeout (12 s), which started before the host froze, and saying so
-    assert outcome["ended"] - stopped < 12 + 3  # (3: slack for a loaded 2-core machine)
+    assert outcome["ended"] - stopped < 12 + 5  # (5: slack for a loaded 2-core machine)
     assert "did not finish within 12 s (no answer from the host" in str(error)
     done = {p.parent.name for p in points.glob("*/point.json")}
     assert len(done) >= 2

@@ -4,7 +4,6 @@ campaign while one runs is refused."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import random
@@ -20,7 +19,7 @@ from conftest import REPO, quick_campaign, require_fio
 from flashpoc import phases
 from flashpoc.params import campaign_from_dict
 from flashpoc.store import StoreError
-from ssh_server import process_tree
+from ssh_server import freeze, process_tree, thaw
 
 PLAN = {"randread-4k": [1, 2, 3, 4], "randwrite-4k": [1, 2, 3, 4]}
 
@@ -143,18 +142,6 @@ def test_a_second_run_of_the_same_campaign_is_refused_while_one_runs(tmp_path):
     phases.run_sweep(cfg, {"randread-4k": [1]}, progress=False)  # the kernel released the dead run's lock
 
 
-def freeze(root: int) -> list[int]:
-    """SIGSTOP ``root`` and every process under it (a notebook kernel and each point's fio run in
-    sessions of their own), again until none is new; return the frozen pids."""
-    frozen: list[int] = []
-    while new := [pid for pid in process_tree(root) if pid not in frozen]:
-        for pid in new:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGSTOP)
-        frozen += new
-    return frozen
-
-
 def test_a_second_flashpoc_run_is_refused_before_it_writes_anything(tmp_path):
     """Two `flashpoc run` of one campaign. The first holds the campaign for its whole run, its
     notebook kernels let in; the second (plain, then --fresh) is refused at once, naming the first,
@@ -175,7 +162,7 @@ def test_a_second_flashpoc_run_is_refused_before_it_writes_anything(tmp_path):
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and first.poll() is None and not list(root.glob("points/probe/*/point.json")):
             time.sleep(0.1)  # the first run is in its probe: its check, manifest and check notebook are written
-        frozen = freeze(first.pid)
+        frozen = freeze(lambda: process_tree(first.pid))  # its kernel and fio run in sessions of their own
         try:
             before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in root.rglob("*") if p.is_file()}
             assert {"check.csv", "check.json", "manifest.json", "01_environment_check.html"} <= {p.name for p in before}
@@ -187,9 +174,7 @@ def test_a_second_flashpoc_run_is_refused_before_it_writes_anything(tmp_path):
             after = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in root.rglob("*") if p.is_file()}
             assert after == before
         finally:
-            for pid in frozen:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGCONT)
+            thaw(frozen)
         out, err = first.communicate(timeout=600)
     finally:
         if first.poll() is None:

@@ -179,9 +179,13 @@ def stop_server(host) -> None:
              purpose="stop fio --server", timeout_s=_short(host), check=False)
 
 
-# the pid file's process is ended only when it is a fio (a stale pid may belong to anything now)
-_STOP_SERVER = (f"if [ -f {SERVER_PIDFILE} ]; then pid=$(cat {SERVER_PIDFILE}); "
-                f"grep -q fio /proc/\"$pid\"/cmdline 2>/dev/null && kill \"$pid\"; rm -f {SERVER_PIDFILE}; sleep 0.2; fi;")
+# The server's whole process group (--daemonize makes it a group leader): a connection's backend
+# outlives the server (a host that hung mid-point) and keeps its listening socket, to which the
+# kernel then hands the next server's connections (fio sets SO_REUSEPORT). Only fio processes of
+# the group are ended (a stale pid may be anything's now), and waited for, at most 3 s.
+_STOP_SERVER = (f"if [ -f {SERVER_PIDFILE} ]; then pid=$(cat {SERVER_PIDFILE}); pkill -g \"$pid\" -f fio; n=0; "
+                "while pgrep -g \"$pid\" -f fio >/dev/null && [ $n -lt 30 ]; do sleep 0.1; n=$((n+1)); done; "
+                f"pkill -KILL -g \"$pid\" -f fio; rm -f {SERVER_PIDFILE}; fi;")
 
 
 def client_command(fio: str, run_dir: str, clients: list[tuple[str, str]], port: int) -> str:

@@ -82,8 +82,8 @@ class _Host:
         Args:
             command: shell command text; quote every value with :func:`quote`.
             purpose: a few words for error messages ("run fio point randread-4k t=8").
-            timeout_s: seconds before the command is abandoned (default: the host's
-                ``command_timeout_s``).
+            timeout_s: seconds before the command is abandoned, connecting to the host and
+                opening its SSH channel included (default: the host's ``command_timeout_s``).
             check: raise :class:`RemoteError` when the command exits non-zero.
             stdin: text fed to the command's standard input.
             on_line: called with each line of standard output as it arrives (progress).
