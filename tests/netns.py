@@ -6,7 +6,8 @@ on a private /24 and its own sshd on port 22 (own host key, one shared client ke
 namespace sees the same file system (only the network is separate), so the hosts share the
 target files, as hosts share a LUN of an array. ``NetnsHost.cut()`` takes the host's link down:
 its sshd and processes live on, but no packet reaches it (a pulled cable, a dead switch port);
-``mend()`` brings it back. ``kill()`` kills every process of the host (a crash), ``revive()``
+``mend()`` brings it back. ``hang()`` freezes every process of the host (SIGSTOP), ``wake()``
+thaws them. ``kill()`` kills every process of the host (a crash), ``revive()``
 starts its sshd again. ``iops_limited()`` caps the IOPS hosts may read from a (``loop_device()``)
 block device, each or together. Everything is removed on exit. Needs root and iproute2
 (``netns_hosts`` skips otherwise); traffic stays on the bridge this creates.
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from ssh_server import SSHD, SSHServer, _keygen, _wait_for_port, start_sshd
+from ssh_server import SSHD, SSHServer, _keygen, _wait_for_port, freeze, start_sshd, thaw
 
 
 @dataclass
@@ -47,6 +48,16 @@ class NetnsHost:
     def mend(self) -> None:
         """Bring the host's network back."""
         _ip("link", "set", self.link, "up")
+
+    def hang(self) -> list[int]:
+        """Freeze every process of the host (SIGSTOP: its sshd, commands and fio server), as a hung
+        host: the link stays up and its TCP connections open, but nothing answers on them."""
+        return freeze(lambda: [int(pid) for pid in _netns_pids(self.netns)])
+
+    @staticmethod
+    def wake(frozen: list[int]) -> None:
+        """Let the processes :meth:`hang` froze run again."""
+        thaw(frozen)
 
     def kill(self) -> None:
         """Kill every process of the host (its sshd, commands and fio server), as a crash or a

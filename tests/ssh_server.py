@@ -16,12 +16,15 @@ exchange, public-key authentication) adds about 25 ms. ``LocalHost.run("true")``
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
+import signal
 import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,6 +56,16 @@ class SSHServer:
         values.update(overrides)
         return values
 
+    def hang(self) -> list[int]:
+        """Freeze sshd and everything under it (SIGSTOP), as a hung host: its TCP connections
+        stay open, nothing answers on them. Returns the frozen pids, for :meth:`wake`."""
+        return freeze(lambda: process_tree(self.process.pid))
+
+    @staticmethod
+    def wake(frozen: list[int]) -> None:
+        """Let the processes :meth:`hang` froze run again."""
+        thaw(frozen)
+
     def stop(self) -> None:
         """Stop sshd (and wait for it)."""
         if self.process.poll() is None:
@@ -62,6 +75,44 @@ class SSHServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=5)
+
+
+def process_tree(root: int) -> list[int]:
+    """``root`` and every process under it (for sshd: each connection's sshd, its shell, fio).
+    A process that ends while /proc is read is left out."""
+    children: dict[int, list[int]] = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(parent, []).append(int(pid))
+    tree, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo += children.get(pid, [])
+    return tree
+
+
+def freeze(pids: Callable[[], list[int]]) -> list[int]:
+    """SIGSTOP the processes ``pids()`` lists, again until it lists none that is new (one may
+    fork while the others are being stopped); return the frozen pids, for :func:`thaw`."""
+    frozen: list[int] = []
+    while new := [pid for pid in pids() if pid not in frozen]:
+        for pid in new:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGSTOP)
+        frozen += new
+    return frozen
+
+
+def thaw(frozen: list[int]) -> None:
+    """Let the processes :func:`freeze` stopped run again (SIGCONT)."""
+    for pid in frozen:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
 
 
 def free_port() -> int:

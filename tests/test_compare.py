@@ -10,9 +10,10 @@ import pytest
 
 from flashpoc import compare, phases
 from flashpoc.errors import AnalysisError
-from flashpoc.params import campaign_from_dict
+from flashpoc.params import campaign_from_dict, load_campaign
+from flashpoc.store import CampaignStore
 
-from conftest import quick_campaign, require_fio
+from conftest import REPO, quick_campaign, require_fio
 
 
 def curves(**overrides) -> pd.DataFrame:
@@ -175,3 +176,24 @@ print(json.dumps(states))
     assert "10000" in states[3]["detail"].replace(",", "") and "12000" in states[3]["detail"].replace(",", "")
     assert "above_all" not in tables[4] and " A " not in tables[4]
     assert states[5]["title"] is None and "(nothing selected)" in tables[5]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (REPO / "parameters").glob("*.yaml")))
+def test_the_manifest_gives_back_the_campaign_of_every_parameters_file(name, tmp_path):
+    """What manifest.json records reads back as the same campaign (every engine: the files are fio,
+    vdbench and SLOB campaigns), so a comparison finds the compared campaign's current points."""
+    cfg = load_campaign(REPO / "parameters" / name)
+    store = CampaignStore(tmp_path / cfg.campaign)
+    store.write_manifest(phases.manifest_params(cfg), cfg.params_hash(), engine=cfg.engine, engine_versions={},
+                         host_facts={})
+    again = phases.campaign_from_manifest(store.read_json("manifest.json"), name)
+    assert again == cfg
+    assert (again.params_hash(), again.measurement_hash()) == (cfg.params_hash(), cfg.measurement_hash())
+
+
+def test_a_slob_manifest_written_before_still_reads():
+    """Manifests written before held the schema's fio workloads in a SLOB campaign's parameters."""
+    cfg = load_campaign(REPO / "parameters" / "slob-seed-8020.yaml")
+    old = {"params": cfg.model_dump(mode="json")}
+    assert "workloads" in old["params"]
+    assert phases.campaign_from_manifest(old, "old manifest.json") == cfg

@@ -88,6 +88,27 @@ def test_timeout_is_reported_and_the_next_command_reconnects(host):
     assert host.run("echo back", purpose="after a timeout").stdout == "back\n"
 
 
+def test_a_hung_host_is_named_within_the_command_timeout(sshd):
+    """The host freezes (sshd and everything under it stopped: its TCP connection stays open and
+    nothing answers). A command on the open connection, and one that has to connect first (the
+    connect timeout is longer), each end at their timeout and say it."""
+    with connect(params(sshd, name="frozen", connect_timeout_s=20)) as ssh_host:
+        assert ssh_host.run("echo up", purpose="before").stdout == "up\n"
+        frozen = sshd.hang()
+        try:
+            for what in ("open connection", "new connection"):
+                started = time.monotonic()
+                with pytest.raises(RemoteError) as info:
+                    ssh_host.run("true", purpose=f"ask on an {what}", timeout_s=2)
+                assert time.monotonic() - started < 2 + 3, what  # (3: slack for a loaded machine)
+                assert str(info.value).startswith(f"frozen: ask on an {what} did not finish within 2 s (no answer "
+                                                  "from the host by then")
+                assert ssh_host.silent
+        finally:
+            sshd.wake(frozen)
+        assert ssh_host.run("echo back", purpose="after").stdout == "back\n" and not ssh_host.silent
+
+
 def test_unknown_host_key_is_refused_by_default(sshd, tmp_path):
     empty = tmp_path / "known_hosts"
     empty.write_text("")

@@ -292,3 +292,25 @@ def test_awr_through_sql_around_each_point(tmp_path, monkeypatch):
     assert row["scope"] == "instance (STATS$)" and row["sql_snapshots"] == "statspack"
     assert round(row["read_iops"], 1) == 29795.8  # 10,815,881 requests over STATS$SNAPSHOT's 363 s
     assert round(row["lat_mean_ms"] * 1000, 2) == 350.19
+
+
+def test_two_slob_campaigns_compared_in_the_report(tmp_path):
+    """A SLOB campaign compared with another: the other's parameters are read back from its
+    manifest.json (written by its check), and its points are those of these parameters."""
+    results = str(tmp_path / "results")
+    cfg_b, _ = slob_campaign(tmp_path / "b", {1: [RAC]}, campaign="slob-b", results_dir=results)
+    cfg_a, _ = slob_campaign(tmp_path / "a", {1: [RAC]}, campaign="slob-a", results_dir=results,
+                             report={"label": "A", "compare": [{"campaign": "slob-b", "label": "B"}]})
+    for cfg in (cfg_b, cfg_a):
+        phases.run_check(cfg)
+        phases.run_sweep(cfg, {"slob-9010": [1]}, progress=False)
+    report = phases.build_report(cfg_a)
+    assert report.configs == ["A", "B"]
+    row = report.comparison[report.comparison["metric"] == "max IOPS"].iloc[0]
+    # both replay the same RAC run: 60,656.2 + 6,373.4 physical IO requests per second
+    assert (row["workload"], row["baseline_value"], row["config_value"]) == ("slob-9010", pytest.approx(67029.6),
+                                                                             pytest.approx(67029.6))
+    assert row["delta_pct"] == 0
+    assert report.files["comparison.csv"].is_file()
+    manifest = json.loads((tmp_path / "results" / "slob-b" / "manifest.json").read_text())
+    assert "workloads" not in manifest["params"] and manifest["params"]["slob"]["workloads"][0]["name"] == "slob-9010"

@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 import yaml
@@ -20,6 +19,7 @@ from conftest import REPO, quick_campaign, require_fio
 from flashpoc import phases
 from flashpoc.params import campaign_from_dict
 from flashpoc.store import StoreError
+from ssh_server import freeze, process_tree, thaw
 
 PLAN = {"randread-4k": [1, 2, 3, 4], "randwrite-4k": [1, 2, 3, 4]}
 
@@ -51,14 +51,21 @@ def kill_group(run, target) -> None:
 
 
 def holders(target) -> list[str]:
-    """Pids of the processes that have ``target`` open."""
+    """Pids of the processes that have ``target`` open. A process may end while its /proc entry
+    is read (listing its fd directory then fails): it holds nothing, so it is skipped."""
     found = []
-    for fd in Path("/proc").glob("[0-9]*/fd/*"):
+    for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            if os.readlink(fd) == str(target):
-                found.append(fd.parts[2])
+            fds = os.listdir(f"/proc/{pid}/fd")
         except OSError:
             continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{fd}") == str(target):
+                    found.append(pid)
+                    break
+            except OSError:
+                continue
     return found
 
 
@@ -133,3 +140,47 @@ def test_a_second_run_of_the_same_campaign_is_refused_while_one_runs(tmp_path):
     finally:
         kill_group(run, tmp_path / "scratch.dat")
     phases.run_sweep(cfg, {"randread-4k": [1]}, progress=False)  # the kernel released the dead run's lock
+
+
+def test_a_second_flashpoc_run_is_refused_before_it_writes_anything(tmp_path):
+    """Two `flashpoc run` of one campaign. The first holds the campaign for its whole run, its
+    notebook kernels let in; the second (plain, then --fresh) is refused at once, naming the first,
+    and changes nothing: not the check's files, not the manifest, not the first's notebooks. The
+    first is frozen (SIGSTOP) while the second tries, so the first cannot end in the meantime."""
+    require_fio()
+    values = quick_campaign(tmp_path, workloads=[{"name": "randread-4k", "rw": "randread", "bs": "4k"}],
+                            probe={"strategy": "linear", "min_threads": 1, "max_threads": 2, "step": 1},
+                            sweep={"plan": "guide", "max_threads": 2, "step": 1})
+    params = tmp_path / "params.yaml"
+    params.write_text(yaml.safe_dump(values))
+    run = [sys.executable, "-m", "flashpoc.cli", "run", str(params)]
+    env = dict(os.environ, PYTHONPATH=str(REPO / "lib"))
+    first = subprocess.Popen(run, env=env, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    root = tmp_path / "results" / "quick"
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and first.poll() is None and not list(root.glob("points/probe/*/point.json")):
+            time.sleep(0.1)  # the first run is in its probe: its check, manifest and check notebook are written
+        frozen = freeze(lambda: process_tree(first.pid))  # its kernel and fio run in sessions of their own
+        try:
+            before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in root.rglob("*") if p.is_file()}
+            assert {"check.csv", "check.json", "manifest.json", "01_environment_check.html"} <= {p.name for p in before}
+            for extra in ([], ["--fresh"]):
+                second = subprocess.run(run + extra, env=env, capture_output=True, text=True, timeout=300)
+                assert second.returncode == 1 and second.stdout == ""
+                assert second.stderr == (f"flashpoc: campaign quick is being run by another process (pid {first.pid}); "
+                                         "wait for it to end, or stop it: its completed points are kept\n")
+            after = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in root.rglob("*") if p.is_file()}
+            assert after == before
+        finally:
+            thaw(frozen)
+        out, err = first.communicate(timeout=600)
+    finally:
+        if first.poll() is None:
+            kill_group(first, tmp_path / "scratch.dat")
+    assert first.returncode == 0, err[-3000:]
+    assert "[report] running 04_report.ipynb" in out and (root / "report" / "report.html").is_file()
+    probe = json.loads((root / "notebooks" / "02_saturation_probe.ipynb").read_text())
+    assert not [o for c in probe["cells"] for o in c.get("outputs", []) if o["output_type"] == "error"]
+    assert (root / ".lock").read_text() == str(first.pid)  # the run held it, not its kernels

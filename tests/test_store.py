@@ -92,13 +92,58 @@ def test_taking_the_campaign_removes_what_a_killed_run_left_half_written(tmp_pat
     (partial / "local.json").write_text("{")
     torn = tmp_path / "c" / ".manifest.json.x8y9z0"  # an atomic write cut the same way
     torn.write_text("{")
+    notebook_tmp = tmp_path / "c" / "notebooks" / ".03_thread_sweep.ipynb.d4e5f6"  # papermill's save, cut
+    notebook_tmp.parent.mkdir()
+    notebook_tmp.write_text("{")
     report_tmp = tmp_path / "c" / "report" / ".summary.csv.a1b2c3"
     report_tmp.parent.mkdir()
     report_tmp.write_text("x")
     with store.lock():
-        assert not partial.exists() and not torn.exists()
+        assert not partial.exists() and not torn.exists() and not notebook_tmp.exists()
         assert store.load_point("sweep", "p1") == {"threads": 1}
         assert report_tmp.exists()  # a report may be written while a phase runs: left alone
         with store.lock():  # re-entrant within the process
             pass
     assert (tmp_path / "c" / ".lock").read_text() == str(os.getpid())
+
+
+LOCKER = """
+import sys
+from flashpoc.store import CampaignStore, StoreError
+try:
+    with CampaignStore(sys.argv[1]).lock():
+        print("let in")
+except StoreError as error:
+    print(error)
+"""
+
+
+def test_the_holders_own_processes_are_let_in_and_any_other_is_refused(tmp_path):
+    """While this process holds the campaign, a process it started (as `flashpoc run` starts its
+    notebook kernels) is let in; a process it did not start (a child whose parent exited, so it
+    was handed to init) is refused, naming the holder."""
+    import subprocess
+    import sys
+    import time
+
+    from conftest import REPO
+
+    root = tmp_path / "c"
+    env = dict(os.environ, PYTHONPATH=str(REPO / "lib"))
+    script = tmp_path / "locker.py"
+    script.write_text(LOCKER)
+    with CampaignStore(root).lock():
+        child = subprocess.run([sys.executable, str(script), str(root)], capture_output=True, text=True, env=env,
+                               timeout=60)
+        assert child.stdout == "let in\n", child.stderr
+        grandchild = subprocess.run(["sh", "-c", f"{sys.executable} {script} {root}"], capture_output=True,
+                                    text=True, env=env, timeout=60)
+        assert grandchild.stdout == "let in\n", grandchild.stderr
+        out = tmp_path / "orphan.txt"
+        subprocess.run(["sh", "-c", f"{sys.executable} {script} {root} > {out} 2>&1 &"], env=env, timeout=60)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (out.exists() and out.read_text().endswith("\n")):
+            time.sleep(0.1)
+        assert out.read_text() == (f"campaign c is being run by another process (pid {os.getpid()}); wait for it "
+                                   "to end, or stop it: its completed points are kept\n")
+    assert (root / ".lock").read_text() == str(os.getpid())

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -35,57 +34,111 @@ def _notebook_dir() -> Path:
 def run_notebooks(params_file: Path, phases: list[str], *, log=print) -> dict[str, Path]:
     """Execute the phase notebooks with papermill; return executed notebook and HTML paths.
 
+    The campaign is held (:meth:`flashpoc.store.CampaignStore.lock`) for the whole run, from
+    before the check: another process running it is refused before anything is written, while
+    this run's notebook kernels are let in. Every executed notebook and its HTML export is
+    written atomically (papermill saves it through :class:`_AtomicNotebookWriter`).
+
     Raises:
-        FlashpocError: when a notebook fails (the message names it and the error).
+        FlashpocError: when a notebook fails (the message names it and the error) or a file
+            cannot be written (naming it), or another process runs the campaign.
     """
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
     from .params import load_campaign, notebook_parameters, read_parameters_file
     from .report import export_notebook_html
+    from .store import CampaignStore, StoreError
 
     os.environ["FLASHPOC_BATCH"] = "1"  # the kernels inherit it: text progress bars
     values = notebook_parameters(read_parameters_file(params_file))  # every key: nothing of the cells' own
     cfg = load_campaign(params_file)  # validate everything before any notebook starts
-    out_dir = cfg.resolved().results_path() / "notebooks"
-    out_dir.mkdir(parents=True, exist_ok=True)
     nb_dir = _notebook_dir()
+    store = CampaignStore(cfg.resolved().results_path())
     written: dict[str, Path] = {}
-    for phase in phases:
-        name = NOTEBOOKS[PHASE_NAMES[phase]]
-        output = out_dir / f"{name}.ipynb"
-        log(f"[{phase}] running {name}.ipynb ...")
-        try:
-            papermill.execute_notebook(str(nb_dir / f"{name}.ipynb"), str(output), parameters=values,
-                                       cwd=str(nb_dir), kernel_name="python3", progress_bar=False,
-                                       extra_arguments=["--IPKernelApp.log_level=ERROR"])
-        except PapermillExecutionError as error:
-            raise FlashpocError(f"phase {phase} stopped: {error.ename}: {error.evalue}\n"
-                                f"executed notebook: {output}") from None
-        finally:
-            if output.exists():
-                html = output.with_suffix(".html")
+    with store.lock():
+        out_dir = store.root / "notebooks"
+        _AtomicNotebookWriter.register(out_dir)
+        for phase in phases:
+            name = NOTEBOOKS[PHASE_NAMES[phase]]
+            output = out_dir / f"{name}.ipynb"
+            log(f"[{phase}] running {name}.ipynb ...")
+            stopped = None
+            try:
+                papermill.execute_notebook(str(nb_dir / f"{name}.ipynb"), str(output), parameters=values,
+                                           cwd=str(nb_dir), kernel_name="python3", progress_bar=False,
+                                           extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
+            except PapermillExecutionError as error:  # saved with the error before it was raised
+                stopped = f"phase {phase} stopped: {error.ename}: {error.evalue}"
+            except StoreError as error:  # the executed notebook could not be saved
+                raise FlashpocError(f"phase {phase} stopped: {error}") from None
+            html = output.with_suffix(".html")
+            try:
                 export_notebook_html(output, html)
-                written[f"{name}.html"] = html
-        written[name] = output
+            except StoreError as error:
+                if stopped is None:
+                    raise FlashpocError(f"phase {phase}: {error}") from None
+                raise FlashpocError(f"{stopped}\nexecuted notebook: {output} ({html.name} could not be written "
+                                    f"either)") from None
+            written[f"{name}.html"] = html
+            if stopped is not None:
+                raise FlashpocError(f"{stopped}\nexecuted notebook: {output}")
+            written[name] = output
     return written
+
+
+class _AtomicNotebookWriter:
+    """A papermill I/O handler that saves executed notebooks atomically (papermill's own writes
+    the file in place: a full disk or a kill would leave half a notebook). Registered for the
+    campaign's notebooks directory, papermill saves every notebook under it this way."""
+
+    _registered: set[str] = set()
+
+    @classmethod
+    def register(cls, directory: Path) -> None:
+        from papermill.iorw import papermill_io
+
+        prefix = f"{directory}/"  # papermill picks a handler by the path's beginning
+        if prefix not in cls._registered:
+            papermill_io.register(prefix, cls())
+            cls._registered.add(prefix)
+
+    @staticmethod
+    def read(path: str) -> str:
+        return Path(path).read_text(encoding="utf-8")
+
+    @staticmethod
+    def listdir(path: str) -> list[str]:
+        return [str(p) for p in Path(path).iterdir()]
+
+    @staticmethod
+    def write(buf: str, path: str) -> None:
+        from .store import write_atomic
+
+        write_atomic(path, buf)
+
+    @staticmethod
+    def pretty_path(path: str) -> str:
+        return path
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from .params import load_campaign
+    from .store import CampaignStore
 
     cfg = load_campaign(args.params)
     phases = args.phases.split(",") if args.phases else list(PHASE_NAMES)
     unknown = [p for p in phases if p not in PHASE_NAMES]
     if unknown:
         raise ParameterError(f"--phases: unknown phase(s) {unknown}; choose from {list(PHASE_NAMES)}")
-    results = cfg.resolved().results_path()
-    if args.fresh and results.exists():
-        shutil.rmtree(results)
-        print(f"removed earlier results in {results}")
-    written = run_notebooks(Path(args.params), phases)
-    print(f"\nexecuted notebooks: {results / 'notebooks'}")
-    report = results / "report" / "report.html"
+    store = CampaignStore(cfg.resolved().results_path())
+    with store.lock():  # before --fresh removes anything: another run of the campaign is refused here
+        if args.fresh:
+            store.clear()
+            print(f"removed earlier results in {store.root}")
+        written = run_notebooks(Path(args.params), phases)
+    print(f"\nexecuted notebooks: {store.root / 'notebooks'}")
+    report = store.root / "report" / "report.html"
     if report.exists():
         print(f"offline report:     {report}")
     if "04_report.html" in written:

@@ -57,11 +57,13 @@ class Workbench:
         return self.hosts[params.name]
 
     def close(self) -> None:
-        """Stop the fio servers, close every host connection and release the campaign."""
+        """Stop the fio servers (not on a host that stopped answering: the next start replaces its
+        server), close every host connection and release the campaign."""
         if self.fio_servers is not None:
             self.fio_servers = None
+            answering = [self.host(h) for h in self.cfg.hosts if not self.host(h).silent]
             with ThreadPoolExecutor(max_workers=len(self.cfg.hosts)) as pool:
-                list(pool.map(lambda h: _quietly(run_fio.stop_server, self.host(h)), self.cfg.hosts))
+                list(pool.map(lambda host: _quietly(run_fio.stop_server, host), answering))
         for host in self.hosts.values():
             host.close()
         self.hosts.clear()
@@ -106,10 +108,32 @@ def run_check(cfg: Campaign, *, connect=hostlib.connect) -> pd.DataFrame:
         wb.store.write_table("check.csv", table)
         versions = {str(r.host): str(r.value) for r in table.itertuples() if r.check == "fio"}
         facts = table.attrs.get("facts") or {}
-        wb.store.write_manifest(wb.cfg.model_dump(mode="json"), wb.cfg.params_hash(), engine=wb.cfg.engine,
+        wb.store.write_manifest(manifest_params(wb.cfg), wb.cfg.params_hash(), engine=wb.cfg.engine,
                                 engine_versions=versions, host_facts=facts, workbook=workbook_root())
         wb.store.write_json("check.json", {"params_hash": wb.cfg.params_hash(), "verdict": check.verdict(table)})
         return table
+
+
+def manifest_params(cfg: Campaign) -> dict[str, Any]:
+    """The parameters as manifest.json stores them: every key, with its value or default, that
+    :func:`campaign_from_manifest` reads back into the same campaign. A SLOB campaign's fio
+    ``workloads`` are left out (SLOB's are ``slob.workloads``; the schema refuses both)."""
+    return cfg.model_dump(mode="json", exclude={"workloads"} if cfg.engine == "slob" else None)
+
+
+def campaign_from_manifest(manifest: dict[str, Any], source: str) -> Campaign:
+    """The campaign whose parameters ``manifest`` (manifest.json) records.
+
+    Raises:
+        ParameterError: the recorded parameters are not valid parameters (named by ``source``).
+        KeyError: the manifest records no parameters.
+    """
+    from .params import campaign_from_dict
+
+    params = dict(manifest["params"])
+    if params.get("engine") == "slob":  # manifests written before manifest_params held the fio default
+        params.pop("workloads", None)
+    return campaign_from_dict(params, source=source)
 
 
 def _require_checked(wb: Workbench) -> None:
@@ -621,8 +645,6 @@ def load_comparison(cfg: Campaign) -> pd.DataFrame:
     Raises:
         AnalysisError: a campaign has no results or no sweep points, naming it and its directory.
     """
-    from .params import campaign_from_dict
-
     cfg = cfg.resolved()
     own = load_results(cfg, "sweep")
     if own.empty:
@@ -636,8 +658,8 @@ def load_comparison(cfg: Campaign) -> pd.DataFrame:
                                 f"phases first, or fix results_dir")
         store = CampaignStore(root)
         try:
-            params = store.read_json("manifest.json")["params"]
-            measurement = campaign_from_dict(params, source=str(root / "manifest.json")).resolved().measurement_hash()
+            manifest = store.read_json("manifest.json")
+            measurement = campaign_from_manifest(manifest, str(root / "manifest.json")).resolved().measurement_hash()
         except (FlashpocError, KeyError, ValueError) as error:
             raise AnalysisError(f"{key}: unreadable manifest.json in {root}: {error}") from None
         points = store.current_points(measurement, "sweep")

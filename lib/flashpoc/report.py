@@ -1,7 +1,8 @@
 """Report: chart files, a standalone HTML report, and offline HTML exports of notebooks.
 
 Everything written here opens without a network: charts are SVG rendered locally by
-vl-convert, CSS is inline, and nothing loads a script, stylesheet or image from a URL.
+vl-convert, CSS is inline, and nothing loads a script, stylesheet or image from a URL. Every
+file is written atomically (:func:`flashpoc.store.write_atomic`).
 
 - :func:`save_chart` writes NAME.svg, NAME.png and NAME.vl.json for one chart.
 - :func:`write_html_report` writes one HTML page from (heading, items) sections.
@@ -28,6 +29,7 @@ from nbconvert.preprocessors import Preprocessor
 import flashpoc
 from flashpoc.chart import render_svg, themed_spec
 from flashpoc.errors import OfflineExportError, ParameterError
+from flashpoc.store import write_atomic
 
 #: Scale factor of PNG files (2 = print quality at the chart's nominal size).
 PNG_SCALE = 2
@@ -47,7 +49,6 @@ def save_chart(chart: alt.TopLevelMixin, directory: str | Path, name: str) -> di
     if not _NAME_RE.fullmatch(name):
         raise ParameterError(f"name: {name!r} is not a plain file stem ([A-Za-z0-9._-])")
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
     spec = themed_spec(chart)
     paths = {
         "svg": directory / f"{name}.svg",
@@ -55,9 +56,9 @@ def save_chart(chart: alt.TopLevelMixin, directory: str | Path, name: str) -> di
         "json": directory / f"{name}.vl.json",
     }
     svg = render_svg(spec)
-    paths["svg"].write_text(svg, encoding="utf-8")
-    paths["png"].write_bytes(vl_convert.svg_to_png(svg, scale=PNG_SCALE))  # the same pixels as from the spec
-    paths["json"].write_text(json.dumps(spec, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_atomic(paths["svg"], svg)
+    write_atomic(paths["png"], vl_convert.svg_to_png(svg, scale=PNG_SCALE))  # the same pixels as from the spec
+    write_atomic(paths["json"], json.dumps(spec, indent=2, sort_keys=True) + "\n")
     return paths
 
 
@@ -138,9 +139,7 @@ def write_html_report(path: str | Path, title: str, sections: Iterable[Section])
     urls = find_external_resources(page)
     if urls:
         raise OfflineExportError(f"{path}: report would load from the network: {', '.join(urls[:5])}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page, encoding="utf-8")
-    return path
+    return write_atomic(path, page)
 
 
 def _render_item(item: Any, where: str, *, prefix: str) -> str:
@@ -342,7 +341,9 @@ def export_notebook_html(ipynb_path: str | Path, html_path: str | Path) -> Path:
     unsanitised, as nbconvert does: export only notebooks you executed yourself.
 
     Raises :class:`OfflineExportError` (and writes nothing) if the page would still fetch
-    anything from a URL, e.g. a markdown image ``![](https://...)``.
+    anything from a URL, e.g. a markdown image ``![](https://...)``, and
+    :class:`flashpoc.store.StoreError` if the page cannot be written (the file is written
+    atomically: the old page or the new one, whole).
     """
     ipynb_path, html_path = Path(ipynb_path), Path(html_path)
     exporter = HTMLExporter(template_name="lab", embed_images=True)
@@ -357,6 +358,4 @@ def export_notebook_html(ipynb_path: str | Path, html_path: str | Path) -> Path:
             f"{ipynb_path}: export would load from the network: {', '.join(urls[:5])}"
             " (charts: call flashpoc.chart.enable_offline_renderer() and re-execute)"
         )
-    html_path.parent.mkdir(parents=True, exist_ok=True)
-    html_path.write_text(page, encoding="utf-8")
-    return html_path
+    return write_atomic(html_path, page)

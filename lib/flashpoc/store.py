@@ -22,6 +22,7 @@ moment leaves either a whole point or none.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -68,20 +69,53 @@ class StoreError(FlashpocError):
     """The results directory is unusable (wrong format version, unreadable files)."""
 
 
-def write_atomic(path: Path, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+def write_atomic(path: str | Path, data: str | bytes) -> Path:
+    """Write ``data`` to ``path`` through a temporary file and a rename: ``path`` is the old file
+    or the new one, whole, whatever happens (a full disk, a kill); return ``path``.
+
+    Raises:
+        StoreError: the file cannot be written (naming it and why; nothing is left half-written).
+    """
+    path = Path(path)
+    tmp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
         os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600; results are ordinary files
         with os.fdopen(fd, "wb") as handle:
             handle.write(data.encode() if isinstance(data, str) else data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+    except BaseException as error:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise _write_error(path, error) from None
         raise
+    return path
+
+
+def _write_error(path: Path, error: OSError) -> StoreError:
+    """One clear error for a write of ``path`` that failed; a full file system said as such."""
+    reason = error.strerror or str(error)
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return StoreError(f"cannot write {path}: {reason}: free space on its file system and run again "
+                          "(the results stored so far are whole; completed points are reused)")
+    return StoreError(f"cannot write {path}: {reason}")
+
+
+def _ancestors() -> set[int]:
+    """Pids of this process's parent, its parent's parent, ... (from /proc)."""
+    found, pid = set(), os.getppid()
+    while pid > 1 and pid not in found:
+        found.add(pid)
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                pid = int(stat.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            break
+    return found
 
 
 def _fsync_dir(path: Path) -> None:
@@ -116,9 +150,7 @@ class CampaignStore:
     # -- small JSON/CSV documents -------------------------------------------------
     def write_json(self, name: str, obj: Any) -> Path:
         """Write ``obj`` as ``root/name`` atomically and return the path."""
-        path = self.root / name
-        write_atomic(path, _json(obj))
-        return path
+        return write_atomic(self.root / name, _json(obj))
 
     def read_json(self, name: str) -> Any:
         """Read ``root/name``; raises StoreError naming the file when missing or broken."""
@@ -132,9 +164,7 @@ class CampaignStore:
 
     def write_table(self, name: str, frame: pd.DataFrame) -> Path:
         """Write a DataFrame as CSV atomically."""
-        path = self.root / name
-        write_atomic(path, frame.to_csv(index=False))
-        return path
+        return write_atomic(self.root / name, frame.to_csv(index=False))
 
     # -- manifest ---------------------------------------------------------------
     def write_manifest(self, params: dict[str, Any], params_hash: str, *, engine: str,
@@ -172,10 +202,16 @@ class CampaignStore:
         drops when the process dies, even by SIGKILL). On taking it, what a killed run left
         half-written (temporary point directories and files) is removed; whole points stay.
 
+        A process started by the holder (the notebook kernels of a ``flashpoc run``, which holds
+        the campaign for all its phases) is let in: the campaign is its run's.
+
         Raises:
             StoreError: another process holds the campaign (its pid is named).
         """
-        self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise _write_error(self.root, error) from None
         path = str(self.root / LOCK_FILE)
         if path in _HELD:
             _HELD[path][1] += 1
@@ -190,10 +226,17 @@ class CampaignStore:
         except BlockingIOError:
             holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
             os.close(fd)
+            if holder.isdigit() and int(holder) in _ancestors():
+                yield self  # the run that holds the campaign started this process
+                return
             raise StoreError(f"campaign {self.root.name} is being run by another process (pid {holder}); "
                              f"wait for it to end, or stop it: its completed points are kept") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+        except OSError as error:
+            os.close(fd)
+            raise _write_error(Path(path), error) from None
         _HELD[path] = [fd, 1]
         try:
             self.remove_partial()
@@ -202,13 +245,23 @@ class CampaignStore:
             del _HELD[path]
             os.close(fd)  # releases the lock
 
+    def clear(self) -> None:
+        """Remove every result of the campaign (all but the lock). Call only while holding :meth:`lock`."""
+        for path in self.root.iterdir():
+            if path.name == LOCK_FILE:
+                continue
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+
     def remove_partial(self) -> list[Path]:
         """Remove what a killed writer left half-done: the temporary directories of points being
         saved (``points/<phase>/.<id>.*``) and temporary files of atomic writes next to the
-        manifest (``.<name>.*``); report/ is left alone (a report may be written while a phase
-        runs). Call only while holding :meth:`lock`. Returns what was removed."""
+        manifest and of executed notebooks (``.<name>.*``); report/ is left alone (a report may be
+        written while a phase runs). Call only while holding :meth:`lock`. Returns what was removed."""
         removed = []
-        for path in [*self.root.glob("points/*/.*"), *self.root.glob(".*.*")]:
+        for path in [*self.root.glob("points/*/.*"), *self.root.glob(".*.*"), *self.root.glob("notebooks/.*")]:
             if path.name == LOCK_FILE:
                 continue
             if path.is_dir():
@@ -248,8 +301,11 @@ class CampaignStore:
             raw: file name -> text (or bytes, e.g. ``awr.html.gz``) of raw engine inputs/outputs.
         """
         final = self.point_dir(phase, point_id)
-        final.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{point_id}.", dir=final.parent))
+        try:
+            final.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{point_id}.", dir=final.parent))
+        except OSError as error:
+            raise _write_error(final, error) from None
         try:
             files = dict(raw.items())
             if row is not None:
@@ -264,8 +320,10 @@ class CampaignStore:
                 shutil.rmtree(final)
             os.replace(tmp, final)
             _fsync_dir(final.parent)
-        except BaseException:
+        except BaseException as error:
             shutil.rmtree(tmp, ignore_errors=True)
+            if isinstance(error, OSError):
+                raise _write_error(final, error) from None
             raise
         return final
 

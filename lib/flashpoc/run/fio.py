@@ -179,9 +179,13 @@ def stop_server(host) -> None:
              purpose="stop fio --server", timeout_s=_short(host), check=False)
 
 
-# the pid file's process is ended only when it is a fio (a stale pid may belong to anything now)
-_STOP_SERVER = (f"if [ -f {SERVER_PIDFILE} ]; then pid=$(cat {SERVER_PIDFILE}); "
-                f"grep -q fio /proc/\"$pid\"/cmdline 2>/dev/null && kill \"$pid\"; rm -f {SERVER_PIDFILE}; sleep 0.2; fi;")
+# The server's whole process group (--daemonize makes it a group leader): a connection's backend
+# outlives the server (a host that hung mid-point) and keeps its listening socket, to which the
+# kernel then hands the next server's connections (fio sets SO_REUSEPORT). Only fio processes of
+# the group are ended (a stale pid may be anything's now), and waited for, at most 3 s.
+_STOP_SERVER = (f"if [ -f {SERVER_PIDFILE} ]; then pid=$(cat {SERVER_PIDFILE}); pkill -g \"$pid\" -f fio; n=0; "
+                "while pgrep -g \"$pid\" -f fio >/dev/null && [ $n -lt 30 ]; do sleep 0.1; n=$((n+1)); done; "
+                f"pkill -KILL -g \"$pid\" -f fio; rm -f {SERVER_PIDFILE}; fi;")
 
 
 def client_command(fio: str, run_dir: str, clients: list[tuple[str, str]], port: int) -> str:
@@ -208,12 +212,14 @@ def run_clients(controller, hosts: list, jobs: dict[str, str], run_dir: str, por
         jobs: host name -> its job file (job sections named ``<host>.<workload>``).
         run_dir: local directory for the job files, the output and the logs.
         port: the servers' port.
-        timeout_s: seconds before the point is abandoned.
+        timeout_s: seconds before the point is abandoned: the client's run, then, when it
+            fails, asking each host whether it still answers (:func:`_answer_s` of them).
         purpose: words for error messages.
 
     Raises:
         RemoteError: naming the host(s) that did not answer or whose server refused the job.
     """
+    answer_s = _answer_s(hosts, timeout_s)
     controller.run(f"mkdir -p {quote(run_dir)}", purpose="make the client's run directory")
     clients = []
     for host in hosts:
@@ -230,14 +236,15 @@ def run_clients(controller, hosts: list, jobs: dict[str, str], run_dir: str, por
         start = time.perf_counter()
         try:
             result = controller.run(client_command(controller.params.fio, run_dir, clients, port),
-                                    purpose=purpose, timeout_s=timeout_s, check=False)
+                                    purpose=purpose, timeout_s=timeout_s - answer_s, check=False)
         except RemoteError as error:
-            raise RemoteError(_silent_hosts(pool, hosts, purpose) or str(error)) from None
+            raise RemoteError(_silent_hosts(pool, hosts, purpose, answer_s) or str(error)) from None
         wall = time.perf_counter() - start
         rc, _, _, output, logs = split_point_output(result.stdout)
         if rc != 0:
             detail = "\n".join(result.stderr.strip().splitlines()[-15:] + text_before_json(output) + job_errors(output))
-            raise RemoteError(_silent_hosts(pool, hosts, purpose) or f"{purpose}: fio --client exited {rc}:\n{detail}")
+            raise RemoteError(_silent_hosts(pool, hosts, purpose, answer_s)
+                              or f"{purpose}: fio --client exited {rc}:\n{detail}")
         try:
             per_host = split_client_output(output, [h.name for h in hosts])
         except ParseError as error:
@@ -256,11 +263,18 @@ def _short(host) -> float:
     return min(60.0, host.params.command_timeout_s)
 
 
-def _silent_hosts(pool, hosts: list, purpose: str) -> str | None:
-    """Which hosts no longer answer (a short command each, in parallel), said as an error message."""
+def _answer_s(hosts: list, timeout_s: float) -> float:
+    """Seconds to ask the hosts whether they still answer after a failed point: their longest
+    connect timeout, at most a quarter of the point's ``timeout_s``."""
+    return min(max(h.params.connect_timeout_s for h in hosts), timeout_s / 4)
+
+
+def _silent_hosts(pool, hosts: list, purpose: str, within_s: float) -> str | None:
+    """Which hosts no longer answer (a short command each, in parallel, given ``within_s``
+    seconds), said as an error message."""
     def answers(host) -> bool:
         try:
-            host.run("true", purpose="see whether it answers", timeout_s=_short(host))
+            host.run("true", purpose="see whether it answers", timeout_s=within_s)
             return True
         except RemoteError:
             return False
@@ -269,4 +283,4 @@ def _silent_hosts(pool, hosts: list, purpose: str) -> str | None:
     if not silent:
         return None
     return f"{', '.join(silent)}: {purpose}: no answer from {'this host' if len(silent) == 1 else 'these hosts'} " \
-           "(down, or its network is)"
+           f"within {within_s:g} s (down or hung, or its network is)"

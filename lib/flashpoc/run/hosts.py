@@ -66,6 +66,8 @@ class _Host:
     """Shared behaviour of local and SSH hosts."""
 
     params: HostParams
+    silent = False
+    """True when the host's last command got no answer within its timeout (a hung host or network)."""
 
     @property
     def name(self) -> str:
@@ -80,8 +82,8 @@ class _Host:
         Args:
             command: shell command text; quote every value with :func:`quote`.
             purpose: a few words for error messages ("run fio point randread-4k t=8").
-            timeout_s: seconds before the command is abandoned (default: the host's
-                ``command_timeout_s``).
+            timeout_s: seconds before the command is abandoned, connecting to the host and
+                opening its SSH channel included (default: the host's ``command_timeout_s``).
             check: raise :class:`RemoteError` when the command exits non-zero.
             stdin: text fed to the command's standard input.
             on_line: called with each line of standard output as it arrives (progress).
@@ -263,49 +265,42 @@ class SSHHost(_Host):
 
     def _run(self, command: str, *, purpose: str, timeout_s: float, stdin: str | None,
              on_line: Callable[[str], None] | None) -> CommandResult:
-        from invoke.exceptions import CommandTimedOut
-
         import paramiko
 
-        self._open(purpose)
-        # coreutils timeout on the host ends the command there too (closing the channel would not)
-        limit = math.ceil(timeout_s)
-        remote_input = None
-        if stdin is not None:
-            # invoke copies a stream one byte per 10 ms: send small input inside the command,
-            # large input as a file over SFTP
-            if len(stdin) <= _INLINE_STDIN_MAX:
-                command = f"printf '%s' {quote(stdin)} | ( {command}\n)"
-            else:
-                remote_input = f"/tmp/.flashpoc-stdin-{os.getpid()}-{id(stdin):x}"
-                self._conn.put(io.BytesIO(stdin.encode()), remote_input)
-                command = f"( {command}\n) < {quote(remote_input)}; rc=$?; rm -f {quote(remote_input)}; exit $rc"
-        wrapped = f"timeout -k 10 {limit} sh -c {quote(command)}"
-        # invoke's timeout starts once the command runs; opening its channel over a connection whose
-        # peer went silent (a cut network) waits forever, so a watchdog closes the connection
+        # One deadline for the whole command: connecting, sending its input, opening its channel and
+        # running it. A host that stops answering (a hung or stopped sshd, a cut network) keeps its
+        # TCP connection open and leaves every step waiting, so at the deadline a watchdog closes
+        # the connection, whatever it waits on; coreutils timeout on the host ends the command
+        # there too (closing the channel would not).
         fired = threading.Event()
 
         def give_up() -> None:
             fired.set()
             self.close()
+            self._conn.client.close()  # also a connection still being opened (fabric closes only open ones)
 
-        watchdog = threading.Timer(limit + _WATCHDOG_GRACE_S, give_up)
+        watchdog = threading.Timer(timeout_s, give_up)
         watchdog.daemon = True
         watchdog.start()
         try:
+            self._open(purpose)
+            command = self._with_input(command, stdin)
+            wrapped = f"timeout -k 10 {math.ceil(timeout_s)} sh -c {quote(command)}"
             stream = {"out_stream": _LineWriter(on_line)} if on_line is not None else {}
-            result = self._conn.run(wrapped, hide=True, warn=True, timeout=limit + 20, in_stream=False, **stream)
-        except CommandTimedOut:
+            result = self._conn.run(wrapped, hide=True, warn=True, in_stream=False, **stream)
+        except (RemoteError, OSError, EOFError, paramiko.SSHException) as error:
             self.close()
-            raise RemoteError(f"{self.name}: {purpose} did not finish within {timeout_s:g} s") from None
-        except (OSError, EOFError, paramiko.SSHException) as error:
-            self.close()
+            self.silent = fired.is_set()
             if fired.is_set():
-                raise RemoteError(f"{self.name}: no answer during {purpose} for {limit + _WATCHDOG_GRACE_S:g} s "
-                                  "(the host or its network is down)") from None
+                raise self._timed_out(purpose, timeout_s) from None
+            if isinstance(error, RemoteError):
+                raise
             raise RemoteError(f"{self.name}: connection lost during {purpose}: {error or type(error).__name__}") from None
         finally:
             watchdog.cancel()
+        self.silent = fired.is_set()
+        if fired.is_set():  # the channel closed under the command: no exit status came
+            raise self._timed_out(purpose, timeout_s)
         if result.exited == 124:
             raise RemoteError(f"{self.name}: {purpose} did not finish within {timeout_s:g} s (stopped on the host)")
         if result.exited is None or result.exited == -1:  # the channel closed without an exit status
@@ -314,13 +309,24 @@ class SSHHost(_Host):
                               f"exit status)")
         return CommandResult(result.stdout, result.stderr, result.exited)
 
+    def _with_input(self, command: str, stdin: str | None) -> str:
+        """``command`` fed ``stdin``: invoke copies a stream one byte per 10 ms, so small input goes
+        inside the command, large input as a file over SFTP (removed by the command)."""
+        if stdin is None:
+            return command
+        if len(stdin) <= _INLINE_STDIN_MAX:
+            return f"printf '%s' {quote(stdin)} | ( {command}\n)"
+        remote_input = f"/tmp/.flashpoc-stdin-{os.getpid()}-{id(stdin):x}"
+        self._conn.put(io.BytesIO(stdin.encode()), remote_input)
+        return f"( {command}\n) < {quote(remote_input)}; rc=$?; rm -f {quote(remote_input)}; exit $rc"
+
+    def _timed_out(self, purpose: str, timeout_s: float) -> RemoteError:
+        return RemoteError(f"{self.name}: {purpose} did not finish within {timeout_s:g} s (no answer from the host "
+                           "by then: it, its sshd or its network may be down or hung; the connection was closed)")
+
     def close(self) -> None:
         """Close the SSH connection."""
         self._conn.close()
-
-
-_WATCHDOG_GRACE_S = 25
-"""Seconds past a command's timeout after which its SSH connection is closed whatever it waits on."""
 
 EXIT_MARK = "@@flashpoc rc "
 """Start of the line a wrapped command prints with its exit status (``echo "@@flashpoc rc $?"``)."""
