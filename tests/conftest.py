@@ -63,6 +63,31 @@ def quick_campaign(tmp_path: Path, **overrides) -> dict:
     return values
 
 
+BATCH_CAMPAIGN = {"probe": {"strategy": "adaptive", "min_threads": 1, "max_threads": 8},
+                  "sweep": {"plan": "guide", "max_threads": 3, "step": 1}}
+
+
+@pytest.fixture(scope="session")
+def batch_run(tmp_path_factory):
+    """One ``flashpoc run`` of the four notebooks (papermill) on a quick campaign with real fio,
+    shared by the tests that read what a batch run leaves (its output, the executed notebooks and
+    their HTML, the report) and by nbval, which runs the notebooks again on its stored points.
+    Returns ``(workbook root, parameters file, completed process)``; the files are for reading."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    require_fio()
+    root = tmp_path_factory.mktemp("batch")
+    params = root / "quick.yaml"
+    params.write_text(yaml.safe_dump(quick_campaign(root, **BATCH_CAMPAIGN)))
+    out = subprocess.run([sys.executable, "-m", "flashpoc.cli", "run", str(params)], capture_output=True,
+                         text=True, timeout=900, env={**os.environ, "FLASHPOC_ROOT": str(root)})
+    assert out.returncode == 0, out.stderr[-3000:]
+    return root, params, out
+
+
 @pytest.fixture
 def repo() -> Path:
     """The repository root."""

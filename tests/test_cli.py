@@ -86,16 +86,9 @@ def test_check_command(capsys, tmp_path):
     assert code == 0 and re.search(r"verdict: (pass|warn)", out) and "fio" in out
 
 
-def test_run_all_phases_with_papermill(tmp_path):
+def test_run_all_phases_with_papermill(batch_run):
     """`flashpoc run` executes the four notebooks and exports offline HTML for each."""
-    require_fio()
-    params = tmp_path / "quick.yaml"
-    values = quick_campaign(tmp_path, probe={"strategy": "adaptive", "min_threads": 1, "max_threads": 8},
-                            sweep={"plan": "guide", "max_threads": 3, "step": 1})
-    params.write_text(yaml.safe_dump(values))
-    out = subprocess.run([sys.executable, "-m", "flashpoc.cli", "run", str(params)], capture_output=True,
-                         text=True, timeout=900)
-    assert out.returncode == 0, out.stderr[-3000:]
+    tmp_path, _, out = batch_run
     results = tmp_path / "results" / "quick"
     for name in ("01_environment_check", "02_saturation_probe", "03_thread_sweep", "04_report"):
         notebook = results / "notebooks" / f"{name}.ipynb"
