@@ -163,6 +163,24 @@ def test_host_scaling_compares_the_same_outstanding_ios_per_host():
     assert limit["verdict"] == "hosts" and limit["notes"] == []
 
 
+def test_host_scaling_that_adds_no_iops_outweighs_a_busy_host_cpu():
+    """Both hosts were 95% busy at the plateau, yet one host alone gave as many IOPS: measured,
+    the scaling says the limit is beyond the hosts."""
+    per_host = {h: {"iops": 10000.0, "host_cpu_busy_pct": 95.0} for h in ("h1", "h2")}
+    top = {"threads": 8, "outstanding_ios": 16, "iops": 20000.0, "lat_mean_ms": 0.8, "n_hosts": 2, "hosts": "h1,h2",
+           "per_host": per_host}
+    alone = {"threads": 8, "outstanding_ios": 8, "iops": 19800.0, "lat_mean_ms": 0.4, "n_hosts": 1, "hosts": "h1"}
+    limit = hostlimit.host_limit([top], 8, scaling=[alone])
+    assert limit["verdict"] == "array" and limit["suggestion"] is None
+    assert limit["signs"] == [
+        "the CPU of h1 was 95% busy at 8 threads (at or above 90%)",
+        "the CPU of h2 was 95% busy at 8 threads (at or above 90%)",
+        "adding hosts adds no IOPS: 1 to 2 hosts took the IOPS from 19,800 to 20,000 (x1.01; x2 if only the hosts "
+        "limited them, at 8 outstanding I/Os per host): the array is the limit",
+        "fewer hosts gave as many IOPS, so the signs of the hosts above did not limit the result: the limit is beyond "
+        "the hosts (the array, or what the hosts share on the way to it)"]
+
+
 @pytest.mark.parametrize(("hosts", "counts"), [(1, []), (2, [1]), (3, [1, 2]), (8, [1, 4, 7])])
 def test_scaling_host_counts(hosts, counts):
     assert hostlimit.scaling_host_counts(hosts) == counts

@@ -12,7 +12,9 @@ read from the points a phase measured:
   or more below the best host gives less because of itself (its paths, HBA, CPU or NIC).
 - **Host scaling**: the plateau point measured again on fewer hosts, with the same outstanding
   I/Os per host. When the array is the limit, fewer hosts give about the same total IOPS; when
-  the hosts are, the total shrinks with the hosts: adding hosts still adds IOPS.
+  the hosts are, the total shrinks with the hosts: adding hosts still adds IOPS. Being measured,
+  it outweighs the other signs: a busy host CPU at a plateau that fewer hosts reach as well did
+  not limit it.
 
 fio runs its threads on every host, so every host has the same I/Os in flight. vdbench's
 threads are per SD and spread over the hosts' slave JVMs, so the hosts' shares differ by a
@@ -166,7 +168,11 @@ def host_limit(points: Sequence[Mapping[str, Any]], saturation_threads: int | No
             verdict = "hosts"
         elif ratio_x <= 1.0 + SCALING_NO_GAIN_EFFICIENCY * (ideal_x - 1.0):
             signs.append(f"adding hosts adds no IOPS: {going}: the array is the limit")
-            verdict = "unclear" if host_signs else "array"
+            if host_signs:  # measured, the scaling outweighs what the plateau's hosts looked like
+                signs.append("fewer hosts gave as many IOPS, so the signs of the hosts above did not limit the "
+                             "result: the limit is beyond the hosts (the array, or what the hosts share on the way "
+                             "to it)")
+            verdict = "array"
         else:
             signs.append(f"adding hosts adds some IOPS: {going}: both the hosts and the array are near their limits")
     elif not signs and not saturation_threads:
