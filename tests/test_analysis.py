@@ -16,6 +16,7 @@ from flashpoc.analysis import (
     iops_at_latency,
     linear_probe_threads,
     littles_law,
+    start_threads,
 )
 from flashpoc.errors import AnalysisError
 
@@ -49,7 +50,7 @@ def test_seed_saturates_at_300_threads(seed):
     assert f"{sat.max_iops:,.0f}" == "655,957"  # median of the 300/400/500 plateau points
     assert sat.range_threads == (300, 300)
     assert sat.confidence == 1.0
-    assert sat.reason.startswith("IOPS plateau at 655,957 IOPS from 300 threads")
+    assert sat.reason.startswith("IOPS plateau at 655,957 IOPS from 300 threads") and sat.kind == "plateau"
     assert "isotonic" in sat.method
 
 
@@ -193,12 +194,13 @@ def test_fewer_than_three_thread_counts_is_no_answer(seed):
     sat = find_saturation(two)
     assert not sat.supported and sat.threads is None and sat.max_iops is None
     assert "2 distinct thread count" in sat.reason and "at least 3" in sat.reason
+    assert sat.kind == "too_few"
 
 
 def test_still_rising_at_the_top_asks_to_extend_the_probe():
     sat = find_saturation([Point(t, 1000.0 * t, 1.0) for t in (100, 200, 300, 400, 500)])
     assert not sat.supported and sat.threads is None and sat.range_threads is None
-    assert sat.reason.startswith("IOPS still rising at 500 threads")
+    assert sat.reason.startswith("IOPS still rising at 500 threads") and sat.kind == "still_rising"
     assert "extend the probe beyond 500 threads" in sat.reason
     assert sat.rule_threads is None
 
@@ -208,7 +210,7 @@ def test_maybe_still_rising_when_resamples_reach_the_top():
     sat = find_saturation(grid_points(GRID8, [38, 89, 115, 171, 218, 234, 276, 310]))
     assert not sat.supported and sat.threads is None
     assert sat.range_threads == (48, 64)
-    assert sat.reason.startswith("IOPS may still be rising at 64 threads")
+    assert sat.reason.startswith("IOPS may still be rising at 64 threads") and sat.kind == "maybe_rising"
     assert "extend the probe" in sat.reason
 
 
@@ -217,7 +219,7 @@ def test_too_noisy_when_the_range_spans_most_of_the_probe():
     assert not sat.supported and sat.threads is None and sat.range_threads is not None
     lo, hi = sat.range_threads
     assert hi - lo > 0.5 * (64 - 8)
-    assert sat.reason.startswith("Too noisy to locate the plateau")
+    assert sat.reason.startswith("Too noisy to locate the plateau") and sat.kind == "too_noisy"
 
 
 def test_flat_from_the_first_point_says_so():
@@ -264,9 +266,9 @@ def seed_curve(threads: int) -> Point:
 
 
 def run_probe(probe: AdaptiveProbe, measure) -> list[Point]:
+    """The probe one point at a time (a count chosen again is measured again)."""
     points: list[Point] = []
     while (threads := probe.next_threads(points)) is not None:
-        assert threads not in {p.threads for p in points}
         points.append(measure(threads))
         assert len(points) < 50
     return points
@@ -280,39 +282,99 @@ def test_linear_probe_threads_is_the_guide_forthreads():
             linear_probe_threads(*args)
 
 
+def test_the_probe_starts_where_saturation_can_be():
+    """The middle of the range on a log scale (on the doubling ladder from min_threads), at least
+    one outstanding I/O per CPU of a host, at most max_threads."""
+    assert start_threads(1, 256) == 16
+    assert start_threads(1, 64) == 8
+    assert start_threads(20, 500) == 80
+    assert start_threads(8, 40) == 16
+    assert start_threads(1, 256, cpus=64) == 64
+    assert start_threads(1, 256, cpus=64, outstanding_per_thread=8) == 16  # iodepth 8: 8 threads fill 64 CPUs
+    assert start_threads(1, 32, cpus=64) == 32
+    assert start_threads(5, 5) == 5
+    with pytest.raises(AnalysisError, match="max_threads"):
+        start_threads(10, 5)
+
+
 def test_adaptive_probe_matches_linear_with_fewer_runs():
+    """From the middle of 20..500 (80 threads), the doubling brackets the plateau; one refine point
+    where it may start gives the linear probe's answer with 5 runs instead of 25."""
     linear = [seed_curve(t) for t in linear_probe_threads(20, 500, 20)]
     adaptive = run_probe(AdaptiveProbe(min_threads=20, max_threads=500, step=20), seed_curve)
-    assert [p.threads for p in adaptive] == [20, 40, 80, 160, 320, 500, 240, 200, 220]
+    assert [p.threads for p in adaptive] == [80, 160, 320, 500, 240]
     assert find_saturation(adaptive).threads == find_saturation(linear).threads == 240
-    assert len(adaptive) == 9 < len(linear) == 25
+    assert len(adaptive) == 5 < len(linear) == 25
+
+
+def test_refining_stops_once_the_interval_is_narrower_than_the_sweep_step():
+    """More refine points bisect (160, 240] down to (220, 240], the step: then the probe stops
+    with budget to spare; with a coarser sweep (a step of 100 threads) it stops at once."""
+    refined = run_probe(AdaptiveProbe(min_threads=20, max_threads=500, step=20, budget=5), seed_curve)
+    assert [p.threads for p in refined] == [80, 160, 320, 500, 240, 200, 220]
+    assert find_saturation(refined).threads == 240
+    coarse = run_probe(AdaptiveProbe(min_threads=20, max_threads=500, step=20, budget=5, resolution=lambda t: 100),
+                       seed_curve)
+    assert [p.threads for p in coarse] == [80, 160, 320, 500, 240]
 
 
 def test_adaptive_probe_on_the_guide_grid_finds_300():
     adaptive = run_probe(AdaptiveProbe(min_threads=100, max_threads=500, step=100), seed_curve)
-    assert [p.threads for p in adaptive] == [100, 200, 400, 500, 300]
+    assert [p.threads for p in adaptive] == [200, 400, 500, 300]
     assert find_saturation(adaptive).threads == 300
 
 
 def test_adaptive_probe_without_refine_stops_at_confirmation():
     adaptive = run_probe(AdaptiveProbe(min_threads=20, max_threads=500, step=20, refine=False), seed_curve)
-    assert [p.threads for p in adaptive] == [20, 40, 80, 160, 320, 500]
+    assert [p.threads for p in adaptive] == [80, 160, 320, 500]
     assert find_saturation(adaptive).threads == 320
 
 
 def test_adaptive_probe_stops_at_max_threads_when_still_rising():
     probe = AdaptiveProbe(min_threads=1, max_threads=100)
     points = run_probe(probe, lambda t: Point(t, 1000.0 * t, 1.0))
-    assert [p.threads for p in points] == [1, 2, 4, 8, 16, 32, 64, 100]
-    assert not find_saturation(points).supported
+    assert [p.threads for p in points] == [8, 16, 32, 64, 100]  # never 1, 2 or 4 threads
+    sat = find_saturation(points)
+    assert not sat.supported and sat.kind == "still_rising"
 
 
-def test_adaptive_probe_starts_at_min_threads_and_checks_arguments():
-    assert AdaptiveProbe(min_threads=4).next_threads([]) == 4
-    with pytest.raises(AnalysisError, match="max_threads"):
-        AdaptiveProbe(min_threads=10, max_threads=5)
-    with pytest.raises(AnalysisError, match="step"):
-        AdaptiveProbe(step=0)
+def test_adaptive_probe_halves_when_the_plateau_starts_at_its_first_count():
+    """IOPS flat from 2 threads: 8, 16 and 32 threads are all on the plateau, so the threads halve
+    until 1 thread is below it."""
+    flat = {1: 50e3}
+    points = run_probe(AdaptiveProbe(min_threads=1, max_threads=64),
+                       lambda t: Point(t, flat.get(t, 100e3), t / flat.get(t, 100e3) * 1000))
+    assert [p.threads for p in points] == [8, 16, 32, 4, 2, 1]
+    assert find_saturation(points).threads == 2
+
+
+def littles_curve(threads: int, base_latency_ms: float = 1.0, max_iops: float = 500e3) -> Point:
+    """An array that keeps its latency until it delivers max_iops (500 threads at 1 ms)."""
+    iops = min(threads / base_latency_ms * 1000, max_iops)
+    return Point(threads, iops, threads / iops * 1000)
+
+
+def test_expected_iops_skip_what_littles_law_rules_out():
+    """500K IOPS at the 1 ms measured at 64 threads take 500 I/Os in flight: 128 threads cannot
+    be on the plateau, so the doubling goes from 64 to 256."""
+    plain = run_probe(AdaptiveProbe(min_threads=1, max_threads=4096, step=32), littles_curve)
+    told = run_probe(AdaptiveProbe(min_threads=1, max_threads=4096, step=32, expected_iops=500e3), littles_curve)
+    assert [p.threads for p in plain] == [64, 128, 256, 512, 1024, 384]
+    assert [p.threads for p in told] == [64, 256, 512, 1024, 384]
+    assert find_saturation(plain).threads == find_saturation(told).threads == 512
+
+
+def test_adaptive_probe_checks_its_arguments():
+    assert AdaptiveProbe(min_threads=4).next_threads([]) == 32  # the middle of 4..256
+    assert AdaptiveProbe(min_threads=4, start=4).next_threads([]) == 4
+    assert AdaptiveProbe(max_threads=64, start=100).start == 64
+    assert AdaptiveProbe(max_threads=256).max_points() == 9 + 1  # the ladder 1..256 and one refine point
+    assert AdaptiveProbe(max_threads=256, budget=3).max_points(remeasure=True) == 2 * (9 + 3)
+    for kwargs, name in (({"min_threads": 10, "max_threads": 5}, "max_threads"), ({"step": 0}, "step"),
+                         ({"start": 0}, "start"), ({"budget": -1}, "budget"), ({"resolution": 0}, "resolution"),
+                         ({"expected_iops": 0}, "expected_iops")):
+        with pytest.raises(AnalysisError, match=name):
+            AdaptiveProbe(**kwargs)
 
 
 # Probe points measured on this kind of 2-vCPU machine (4K random read, 3 s points,
@@ -327,35 +389,42 @@ def table_probe(table):
     return lambda t: Point(t, table[t], t / table[t] * 1000)
 
 
-def test_adaptive_probe_does_not_stop_on_one_noisy_dip():
-    """16 threads peaked at 101K, then 32 dipped to 83K: the doubling goes on to 64 before refining."""
-    points = run_probe(AdaptiveProbe(min_threads=1, max_threads=64, step=4), table_probe(NOISY_DIP))
-    threads = [p.threads for p in points]
-    assert threads[:7] == [1, 2, 4, 8, 16, 32, 64]
-    assert len(threads) > 7  # the wide plausible range (8-32) gets refine points
+def test_where_no_count_is_left_between_the_probe_measures_again():
+    """16 threads peaked at 101K, 32 dipped to 83K: the plateau may start anywhere from 8 to 16
+    threads. With a refine budget of 3 the probe bisects (8, 16] at 12 on its step of 4, then,
+    no count being left between 8, 12 and 16, measures 8 and 12 again (the counts measured fewest
+    times nearest the answer): repeats where the plateau test decides."""
+    one = run_probe(AdaptiveProbe(min_threads=1, max_threads=64, step=4), table_probe(NOISY_DIP))
+    assert [p.threads for p in one] == [8, 16, 32, 4, 12]
+    points = run_probe(AdaptiveProbe(min_threads=1, max_threads=64, step=4, budget=3), table_probe(NOISY_DIP))
+    assert [p.threads for p in points] == [8, 16, 32, 4, 12, 8, 12]
     sat = find_saturation(points)
-    assert sat.supported and 12 <= sat.threads <= 24
+    assert sat.supported and sat.threads == 12 and sat.range_threads == (8, 16)
 
 
-def test_adaptive_probe_looks_again_when_the_last_doubling_gained_little():
-    """32 -> 64 threads gained 2.1%: the ladder is exhausted, so the probe measures in between."""
+def test_a_noisy_top_leaves_no_answer_until_refined():
+    """32 -> 64 threads gained 2.1 % and 48 threads gave 105K: with one refine point the plateau
+    could start anywhere from 16 to 48 (too noisy); with three the probe finds 24 threads (the
+    linear probe of that run said 24)."""
     points = run_probe(AdaptiveProbe(min_threads=1, max_threads=64, step=4), table_probe(MARGINAL_TOP))
-    threads = [p.threads for p in points]
-    assert threads[:8] == [1, 2, 4, 8, 16, 32, 64, 48]
+    assert [p.threads for p in points] == [8, 16, 32, 64, 48]
     sat = find_saturation(points)
-    assert sat.supported and sat.threads == 24  # the linear probe of that run said 24 (16-32)
-    assert len(points) <= 11
+    assert not sat.supported and sat.kind == "too_noisy" and sat.range_threads == (16, 48)
+    points = run_probe(AdaptiveProbe(min_threads=1, max_threads=64, step=4, budget=3), table_probe(MARGINAL_TOP))
+    assert [p.threads for p in points] == [8, 16, 32, 64, 48, 24, 12]
+    assert find_saturation(points).threads == 24
 
 
-def test_a_round_holds_the_refine_points_the_probe_would_take_one_by_one():
-    """next_round: the refine points of one round, chosen together (an engine such as vdbench
-    measures them in one invocation, without a JVM restart per point): the same points the
-    one-by-one probe takes after the ladder, within the refine budget, then nothing more."""
-    probe = AdaptiveProbe(min_threads=1, max_threads=64, step=4)
-    ladder = [table_probe(NOISY_DIP)(t) for t in (1, 2, 4, 8, 16, 32, 64)]
-    one_by_one = [p.threads for p in run_probe(AdaptiveProbe(min_threads=1, max_threads=64, step=4),
-                                               table_probe(NOISY_DIP))][7:]
-    round_ = probe.next_round(ladder)
-    assert round_ == [24, 12, 20] and sorted(round_) == sorted(one_by_one)
-    assert probe.next_round(ladder + [table_probe(NOISY_DIP)(t) for t in round_]) == []
-    assert probe.next_round([]) == [1] and probe.next_threads(ladder, pending=round_) is None
+def test_a_round_holds_what_the_probe_can_choose_without_new_data():
+    """next_round: the counts an engine such as vdbench measures in one invocation (no JVM
+    restart per point): the three counts a fit needs, then each step of the doubling alone (it
+    waits for the data of the step before), then the refine points of the uncertain interval
+    together, within the budget; then nothing."""
+    probe = AdaptiveProbe(min_threads=20, max_threads=500, step=20, budget=3)
+    assert probe.next_round([]) == [80, 160, 320]
+    three = [seed_curve(t) for t in (80, 160, 320)]
+    assert probe.next_round(three) == [500]
+    assert probe.next_threads(three, pending=[500]) is None
+    four = three + [seed_curve(500)]
+    assert probe.next_round(four) == [240, 200, 280]
+    assert probe.next_round(four + [seed_curve(t) for t in (240, 200, 280)]) == []

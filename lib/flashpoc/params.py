@@ -687,8 +687,19 @@ class ProbeSettings(_Strict):
     max_threads: int = Field(256, ge=1, le=MAX_THREADS)
     step: int = Field(1, ge=1, le=MAX_THREADS, description="linear: the step; adaptive: refine granularity")
     gain_pct: float = Field(2.0, gt=0, lt=100, description="a gain below this % is no gain")
-    runtime_s: int | None = Field(None, ge=1, le=86400, description="per point (default fio.runtime_s)")
+    runtime_s: int | None = Field(None, ge=1, le=86400, description="per point (default fio.runtime_s); with "
+                                  "until_steady the longest a point runs")
     remeasure_unsteady: Flag = Field(True, description="measure a point again when fio's steady state was not attained")
+    until_steady: Flag = Field(True, description="fio: a probe point ends once its IOPS are steady (fio steadystate, "
+                               "fio.steadystate or iops:3% over 2 s), at most runtime_s")
+    start_threads: int | None = Field(None, ge=1, le=MAX_THREADS, description="adaptive: the first count (default: "
+                                      "the middle of min..max on a log scale, at least one thread per host CPU)")
+    expected_iops: float | None = Field(None, gt=0, le=1e10, description="adaptive: the IOPS the array should reach "
+                                        "(data sheet), if known: the doubling skips counts that cannot reach them")
+    refine_points: int = Field(1, ge=0, le=50, description="adaptive: most points added to the doubling where the "
+                               "answer is uncertain (bisections and repeats)")
+    strict: Flag = Field(False, description="stop the run when the probe finds no saturation (default: the sweep "
+                         "covers the probed range and the report says why there is no answer)")
     host_scaling: Flag = Field(
         True, description="several hosts: measure the plateau again on fewer hosts (1, half, all but one) to tell "
         "a host limit from an array limit")
@@ -699,6 +710,9 @@ class ProbeSettings(_Strict):
             raise ValueError(f"min_threads ({self.min_threads}) is above max_threads ({self.max_threads})")
         if self.strategy == "linear" and (self.max_threads - self.min_threads) // self.step > 200:
             raise ValueError("a linear probe of more than 200 points: raise step")
+        if self.start_threads is not None and not self.min_threads <= self.start_threads <= self.max_threads:
+            raise ValueError(f"start_threads ({self.start_threads}) is outside min_threads..max_threads "
+                             f"({self.min_threads}..{self.max_threads})")
         return self
 
 
@@ -712,6 +726,8 @@ class SweepSettings(_Strict):
     extend_pct: float = Field(0.0, ge=0, le=400, description="also sweep this % beyond max_threads")
     workloads: list[str] | None = Field(None, max_length=256, description="workload names (default all)")
     runtime_s: int | None = Field(None, ge=1, le=86400, description="per point (default fio.runtime_s)")
+    until_steady: Flag = Field(False, description="fio: a sweep point ends once its IOPS are steady, like the "
+                               "probe's, at most runtime_s; the sweep then reuses the probe's points")
 
     @field_validator("workloads")
     @classmethod

@@ -23,7 +23,7 @@ from .params import Campaign, HostParams, Workload, check_results_dir, workbook_
 from .parse.fio import (histogram_table, latency_distribution, merge_intervals, parse_fio_histogram,
                         parse_fio_interval_logs, parse_fio_output, summarize_fio_point)
 from .parse.host import cpu_utilisation
-from .plan.fio import outstanding_ios, render_job, render_layout_job
+from .plan.fio import outstanding_ios, render_job, render_layout_job, until_steady
 from .plan.sweep import format_forthreads, plan_sweep
 from .plan.vdbench import probe_run
 from .plan.vdbench import warmup_s as vdbench_warmup_s
@@ -237,9 +237,14 @@ def _engine_versions(wb: Workbench) -> dict[str, str]:
     return wb.engine_versions
 
 
-def point_definition(wb: Workbench, workload: Workload, threads: int, runtime_s: int) -> dict[str, Any]:
-    """Everything that defines a run point; its hash names the point on disk."""
+def point_definition(wb: Workbench, workload: Workload, threads: int, runtime_s: int,
+                     steady: tuple[str, int] | None = None) -> dict[str, Any]:
+    """Everything that defines a run point; its hash names the point on disk. A point that ends
+    once its IOPS are steady (``steady``: fio's criterion and window) is another point than one of
+    fixed length; the phase is not part of it (a probe point is the sweep's point of the same
+    definition)."""
     cfg = wb.cfg
+    until = {"until_steady": f"{steady[0]} over {steady[1]} s"} if steady else {}
     return {
         "engine": cfg.engine,
         "engine_versions": _engine_versions(wb),
@@ -249,6 +254,7 @@ def point_definition(wb: Workbench, workload: Workload, threads: int, runtime_s:
         "fio": cfg.fio.model_dump(mode="json"),
         "hosts": [h.model_dump(mode="json", include={"name", "address", "port"}) for h in cfg.hosts],
         "targets": [t.model_dump(mode="json", include={"name", "path", "size", "hosts"}) for t in cfg.targets],
+        **until,
     }
 
 
@@ -277,32 +283,41 @@ def _aggregate_hosts(per_host: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *,
-                  runtime_s: int | None = None, repeat: int = 0) -> dict[str, Any]:
+                  runtime_s: int | None = None, repeat: int = 0, steady: tuple[str, int] | None = None
+                  ) -> dict[str, Any]:
     """Run one point on every host at once (or reuse it when stored) and return its row.
+
+    A sweep point of the same definition as a stored probe point (the probe's workload and
+    threads, measured the same way) is that point: it is stored for the sweep as well, not
+    measured again (``reused_from`` says so).
 
     Args:
         wb: the open campaign.
         phase: "probe" or "sweep".
         workload: the I/O pattern.
         threads: fio numjobs per host.
-        runtime_s: measured seconds (default ``fio.runtime_s``).
+        runtime_s: measured seconds (default ``fio.runtime_s``); with ``steady`` the most.
         repeat: 0 for the first measurement, 1.. for re-measurements of the same point.
+        steady: ``(criterion, window_s)``: the point ends once its IOPS are steady
+            (:func:`flashpoc.plan.fio.until_steady`); its row's ``measured_s`` says when.
 
     Raises:
         RemoteError: naming the host and point when a host fails; completed points stay stored.
     """
     cfg = wb.cfg
     runtime_s = runtime_s or cfg.fio.runtime_s
-    definition = point_definition(wb, workload, threads, runtime_s)
+    definition = point_definition(wb, workload, threads, runtime_s, steady)
     pid = rows_mod.point_id(workload, threads, definition) + (f"_r{repeat}" if repeat else "")
     stored = wb.store.reuse_point(phase, pid)
+    if stored is None and phase == "sweep":
+        stored = _from_probe(wb, pid)
     if stored is not None:
         return stored
     purpose = f"{phase} {workload.name} {threads} threads"
 
     def on_host(host_params: HostParams) -> FioRun:
         targets = cfg.targets_of(host_params)
-        job = render_job(cfg, workload, threads, targets, runtime_s=runtime_s)
+        job = render_job(cfg, workload, threads, targets, runtime_s=runtime_s, steady=steady)
         run_dir = f"{host_params.workdir}/{cfg.campaign}/{phase}/{pid}"
         return run_fio_job(wb.host(host_params), job, run_dir, readonly=not workload.writes,
                            timeout_s=_point_timeout_s(cfg, [host_params], runtime_s), purpose=purpose)
@@ -312,7 +327,7 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
     if len(cfg.hosts) == 1:
         runs = [on_host(cfg.hosts[0])]
     elif cfg.fio.multi_host == "client-server":
-        runs, clients_output = _client_server_runs(wb, phase, workload, threads, runtime_s, pid, purpose)
+        runs, clients_output = _client_server_runs(wb, phase, workload, threads, runtime_s, pid, purpose, steady)
     else:
         with ThreadPoolExecutor(max_workers=len(cfg.hosts)) as pool:
             futures = [pool.submit(on_host, h) for h in cfg.hosts]
@@ -357,6 +372,9 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
                             hosts=sorted(per_host), runtime_s=runtime_s, ramp_s=cfg.fio.ramp_s, repeat=repeat,
                             wall_s=wall_s, overhead_s=wall_s - runtime_s - cfg.fio.ramp_s)
     row.update(metrics)
+    if steady is not None or cfg.fio.steadystate:  # ended early once steady: how long it ran
+        row["until_steady"] = True
+        row["measured_s"] = round(metrics["runtime_ms"] / 1000.0, 3) if metrics.get("runtime_ms") else runtime_s
     rows_mod.add_littles_law(row)
     if len(per_host) > 1:
         row["per_host"] = {h: {k: s.get(k) for k in ("iops", "lat_mean_ms", "host_cpu_busy_pct")}
@@ -369,8 +387,22 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
     return row
 
 
+def _from_probe(wb: Workbench, pid: str) -> dict[str, Any] | None:
+    """The probe's stored point ``pid``, stored for the sweep too (its files copied; the row's
+    ``reused_from`` is ``probe``), or None when the probe has no such point."""
+    row = wb.store.load_point("probe", pid)
+    if row is None:
+        return None
+    source = wb.store.point_dir("probe", pid)
+    raw = {p.name: p.read_bytes() for p in sorted(source.iterdir()) if p.is_file() and p.name != "point.json"}
+    row = {**row, "phase": "sweep", "reused_from": "probe"}
+    wb.store.save_point("sweep", pid, row, raw)
+    row["reused"] = True
+    return row
+
+
 def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: int, runtime_s: int,
-                       pid: str, purpose: str) -> tuple[list[FioRun], str]:
+                       pid: str, purpose: str, steady: tuple[str, int] | None = None) -> tuple[list[FioRun], str]:
     """One point on every host through fio's own client/server mode: a ``fio --server`` on each
     host (started once per phase, read-only for read-only workloads), one ``fio --client`` here;
     the hosts' runs and the client's whole output."""
@@ -381,8 +413,8 @@ def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: 
         with ThreadPoolExecutor(max_workers=len(hosts)) as pool:
             list(pool.map(lambda h: run_fio.start_server(h, cfg.fio.server_port, readonly=readonly), hosts))
         wb.fio_servers = readonly
-    jobs = {h.name: render_job(cfg, workload, threads, cfg.targets_of(h), runtime_s=runtime_s, host=h.name)
-            for h in cfg.hosts}
+    jobs = {h.name: render_job(cfg, workload, threads, cfg.targets_of(h), runtime_s=runtime_s, host=h.name,
+                               steady=steady) for h in cfg.hosts}
     controller = hostlib.connect(HostParams(name="controller", address="localhost"))
     return run_fio.run_clients(controller, hosts, jobs, f"{controller.params.workdir}/{cfg.campaign}/clients/{phase}/{pid}",
                                cfg.fio.server_port, timeout_s=_point_timeout_s(cfg, cfg.hosts, runtime_s),
@@ -411,7 +443,16 @@ def _measure(wb: Workbench, phase: str, workload, threads: int, runtime_s: int, 
     """One point of the campaign's engine (fio here, SLOB in :mod:`flashpoc.phases_slob`)."""
     if wb.cfg.engine == "slob":
         return phases_slob.measure_point(wb, phase, workload, threads, run_time_s=runtime_s, repeat=repeat)
-    return measure_point(wb, phase, workload, threads, runtime_s=runtime_s, repeat=repeat)
+    return measure_point(wb, phase, workload, threads, runtime_s=runtime_s, repeat=repeat,
+                         steady=point_steadiness(wb.cfg, phase, runtime_s))
+
+
+def point_steadiness(cfg: Campaign, phase: str, runtime_s: int) -> tuple[str, int] | None:
+    """fio's criterion and window (s) that end a ``phase`` point once its IOPS are steady
+    (``probe.until_steady``, ``sweep.until_steady``; :func:`flashpoc.plan.fio.until_steady`),
+    or None for points of fixed length (and for other engines)."""
+    wanted = cfg.probe.until_steady if phase == "probe" else cfg.sweep.until_steady
+    return until_steady(cfg.fio, runtime_s) if wanted and cfg.engine == "fio" else None
 
 
 def _progress(total: int | None, desc: str, enabled: bool):
@@ -429,13 +470,26 @@ def _progress(total: int | None, desc: str, enabled: bool):
 
 
 # -- phase 2: saturation probe ----------------------------------------------------------
+LOW_CONFIDENCE = 0.6
+"""Below this share of agreeing resamples the probe's answer is called weak, and says what would firm it up."""
+
+
 def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
     """Find the thread count beyond which IOPS stop rising, and store probe.json.
+
+    fio probe points end once their IOPS are steady (``probe.until_steady``), at most the
+    point's length; the adaptive probe starts near where saturation can be and measures again
+    only where the answer is uncertain (:class:`flashpoc.analysis.AdaptiveProbe`).
 
     Returns:
         A dict with the strategy, the probe points (threads, IOPS, latency in ms), the
         saturation answer (threads, max IOPS, plausible range, confidence, reason), the
-        runs and device time (s) the probe used, and the follow-up sweep it suggests.
+        runs and device time (s) the probe used, the follow-up sweep (up to the answer, or
+        over the probed range when there is none) and the answer in words (``answer``).
+
+    Raises:
+        AnalysisError: with ``probe.strict``, when the probe found no saturation (probe.json
+            is stored first).
     """
     with open_campaign(cfg) as wb:
         _require_checked(wb)
@@ -445,39 +499,101 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
         rows: list[dict[str, Any]] = []
 
         def measure(threads: int) -> None:
-            row = _measure(wb, "probe", workload, threads, runtime)
+            repeat = sum(int(r["threads"]) == threads for r in rows)  # a count chosen again is a repeat
+            row = _measure(wb, "probe", workload, threads, runtime, repeat=repeat)
             if probe.remeasure_unsteady and row.get("steadystate_attained") is False:
-                row = _measure(wb, "probe", workload, threads, runtime, repeat=1)
+                rows.append(row)
+                row = _measure(wb, "probe", workload, threads, runtime, repeat=repeat + 1)
             rows.append(row)
             bar.update(1)
             bar.set_postfix(threads=threads, iops=f"{row['iops']:,.0f}")
 
         if wb.cfg.engine == "vdbench":
-            with _progress(len(probe_run(wb.cfg).threads), f"probe {workload.name} (vdbench)", progress) as bar:
-                rows = phases_vdbench.probe(wb, bar)
+            linear = probe.strategy == "linear"
+            with _progress(len(probe_run(wb.cfg).threads) if linear else None, f"probe {workload.name} (vdbench)",
+                           progress) as bar:
+                rows = phases_vdbench.probe(wb, bar, None if linear else adaptive_probe(wb.cfg, _host_cpus(wb)))
         elif probe.strategy == "linear":
             plan = analysis.linear_probe_threads(probe.min_threads, probe.max_threads, probe.step)
             with _progress(len(plan), f"probe {workload.name} (linear)", progress) as bar:
                 for threads in plan:
                     measure(threads)
         else:
-            stepper = analysis.AdaptiveProbe(min_threads=probe.min_threads, max_threads=probe.max_threads,
-                                             gain_pct=probe.gain_pct, step=probe.step)
+            stepper = adaptive_probe(wb.cfg, _host_cpus(wb))
             with _progress(None, f"probe {workload.name} (adaptive)", progress) as bar:
                 while (threads := stepper.next_threads(rows_mod.to_points(rows))) is not None:
                     measure(threads)
         result = summarize_probe(wb.cfg, rows)
         wb.store.write_json("probe.json", result)  # the answer stays if the host scaling fails
         wb.store.write_points_table(wb.cfg.measurement_hash())
-        scaling = _host_scaling(wb, workload, result["saturation"].get("threads"), runtime, progress)
+        steady = point_steadiness(wb.cfg, "probe", runtime)
+        scaling = _host_scaling(wb, workload, result["saturation"].get("threads"), runtime, progress, steady)
         if scaling:
             result = with_host_limit(result, rows, scaling)
             wb.store.write_json("probe.json", result)
             wb.store.write_points_table(wb.cfg.measurement_hash())
+        if probe.strict and not result["saturation"].get("threads"):
+            raise AnalysisError(f"probe.strict: {result['answer']}")
         return result
 
 
-def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, progress: bool) -> list[dict]:
+def adaptive_probe(cfg: Campaign, cpus: int | None = None) -> analysis.AdaptiveProbe:
+    """The adaptive probe of ``cfg``: its thread range, refine budget and start (``probe``
+    settings; the default start at least one thread per CPU of a host, ``cpus``), refined no
+    finer than the sweep's step at the answer (a finer answer changes no sweep)."""
+    probe = cfg.probe
+    return analysis.AdaptiveProbe(
+        min_threads=probe.min_threads, max_threads=probe.max_threads, gain_pct=probe.gain_pct, step=probe.step,
+        start=probe.start_threads, budget=probe.refine_points, resolution=lambda t: _sweep_step(cfg, t),
+        expected_iops=probe.expected_iops, cpus=cpus, outstanding_per_thread=_outstanding_per_thread(cfg))
+
+
+def probe_point_bound(cfg: Campaign) -> int:
+    """The most points the probe of ``cfg`` measures (an upper bound, for a progress bar): the
+    linear probe's points, or every count of the adaptive probe's ladder and its refine points,
+    twice when a point that did not attain steady state is measured again; for vdbench, the
+    adaptive probe's counts (it measures no point again). Host scaling adds its own points
+    (:func:`flashpoc.hostlimit.scaling_host_counts`)."""
+    probe = cfg.probe
+    if probe.strategy == "linear":
+        count = len(analysis.linear_probe_threads(probe.min_threads, probe.max_threads, probe.step))
+        return count * (2 if probe.remeasure_unsteady and cfg.engine == "fio" else 1)
+    return adaptive_probe(cfg).max_points(remeasure=probe.remeasure_unsteady and cfg.engine == "fio")
+
+
+def _outstanding_per_thread(cfg: Campaign) -> int:
+    """I/Os in flight per thread on one load host: fio's iodepth, vdbench's SDs over its hosts,
+    SLOB's schemas (sessions per thread)."""
+    if cfg.engine == "slob":
+        return cfg.slob.schemas or 1
+    if cfg.engine == "vdbench":
+        return max(1, phases_vdbench.outstanding_ios(1, cfg) // len(cfg.hosts))
+    return cfg.probe_workload.iodepth
+
+
+def _host_cpus(wb: Workbench) -> int | None:
+    """The fewest CPUs of a load host, from the check's host facts in manifest.json (None unknown)."""
+    try:
+        facts = wb.store.read_json("manifest.json").get("host_facts") or {}
+    except StoreError:
+        return None
+    counts = [f.get("cpus") for f in facts.values() if isinstance(f, dict) and isinstance(f.get("cpus"), int)]
+    return min(counts) if counts else None
+
+
+def _sweep_step(cfg: Campaign, threads: int) -> int:
+    """The step of the sweep planned up to ``threads`` just below it: an answer finer than this
+    changes no sweep."""
+    try:
+        plan = sweep_threads(cfg, threads)
+    except FlashpocError:
+        return 1
+    below = [t for t in plan if t < threads]
+    return max(1, threads - below[-1]) if below else 1
+
+
+def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, progress: bool,
+                  steady: tuple[str, int] | None = None) -> list[dict]:
     """The probe's plateau point (``threads`` per host) measured again on fewer hosts
     (:func:`flashpoc.hostlimit.scaling_host_counts`) with the same outstanding I/Os per host
     (for vdbench, whose threads are per SD and spread over the hosts, fewer threads:
@@ -496,7 +612,7 @@ def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, 
                 rd = phases_vdbench.probe_run_at(sub.cfg, phases_vdbench.scaling_threads(cfg, sub.cfg, threads))
                 rows += phases_vdbench.run_invocation(sub, "probe", rd)
             else:
-                rows.append(measure_point(sub, "probe", workload, threads, runtime_s=runtime_s))
+                rows.append(measure_point(sub, "probe", workload, threads, runtime_s=runtime_s, steady=steady))
             wb.fio_servers = sub.fio_servers
             bar.update(1)
     return rows
@@ -516,44 +632,113 @@ def _on_fewer_hosts(wb: Workbench, count: int) -> Workbench:
 
 
 def summarize_probe(cfg: Campaign, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The probe's answer from its measured rows, with the hosts-or-array verdict (pure)."""
+    """The probe's answer from its measured rows, with the hosts-or-array verdict and the
+    follow-up sweep (pure). ``device_time_s`` counts the seconds each point ran (a point that
+    ended once steady ran less than its length) and its ramp."""
     probe = cfg.probe
     try:
         sat = analysis.find_saturation(rows_mod.to_points(rows), gain_pct=probe.gain_pct)
         saturation = asdict(sat)
     except AnalysisError as error:
-        saturation = {"threads": None, "supported": False, "reason": str(error)}
+        saturation = {"threads": None, "supported": False, "reason": str(error), "kind": "too_few"}
     result = {
         "campaign": cfg.campaign,
         "measurement_hash": cfg.measurement_hash(),
         "workload": cfg.probe_workload.name,
         "strategy": probe.strategy,
         "gain_pct": probe.gain_pct,
+        "max_threads": probe.max_threads,
         "points": [{k: r.get(k) for k in ("threads", "outstanding_ios", "iops", "lat_mean_ms", "clat_p99_ms",
-                                          "host_cpu_busy_pct", "steadystate_attained", "repeat", "point_id",
-                                          "hosts", "per_host") if k != "per_host" or r.get(k)}
+                                          "host_cpu_busy_pct", "steadystate_attained", "measured_s", "repeat",
+                                          "point_id", "hosts", "per_host") if k != "per_host" or r.get(k)}
                    for r in rows],
         "runs": len(rows),
-        "device_time_s": sum(int(r["runtime_s"]) + int(r.get("ramp_s") or 0) for r in rows),
+        "device_time_s": round(sum(float(r.get("measured_s") or r["runtime_s"]) + float(r.get("ramp_s") or 0)
+                                   for r in rows), 1),
         "wall_time_s": round(sum(float(r["wall_s"]) for r in rows), 1),
         "saturation": saturation,
     }
-    if saturation.get("threads"):
-        sweep = sweep_threads(cfg, saturation["threads"])
-        result["followup_sweep"] = {"threads": sweep, "forthreads": format_forthreads(sweep), "points": len(sweep)}
+    if rows:
+        reach, basis = sweep_reach(cfg, result)
+        sweep = sweep_threads(cfg, reach)
+        result["followup_sweep"] = {"threads": sweep, "forthreads": format_forthreads(sweep), "points": len(sweep),
+                                    "up_to": reach, "basis": basis}
     return with_host_limit(result, rows)
 
 
 def with_host_limit(result: dict[str, Any], rows: list[dict[str, Any]], scaling: list[dict[str, Any]] = ()
                     ) -> dict[str, Any]:
     """``result`` (:func:`summarize_probe`) with the hosts-or-array verdict of the probe's rows
-    and of its plateau measured on fewer hosts (``scaling``, stored as ``host_scaling``) (pure)."""
+    and of its plateau measured on fewer hosts (``scaling``, stored as ``host_scaling``), and the
+    answer in words (``answer``, :func:`probe_answer_text`) (pure)."""
     limit = hostlimit.host_limit(rows, result["saturation"].get("threads"), scaling=scaling)
     result = {**result, "host_limit": limit}
     if scaling:
         result["host_scaling"] = [{k: r.get(k) for k in ("threads", "n_hosts", "hosts", "iops", "lat_mean_ms",
                                                          "point_id")} for r in scaling]
+    result["answer"] = probe_answer_text(result)
     return result
+
+
+def _levels(probe: dict[str, Any]) -> dict[int, float]:
+    """Mean IOPS per thread count of the probe's points (repeats averaged)."""
+    sums: dict[int, list[float]] = {}
+    for p in probe.get("points") or []:
+        if p.get("iops") is not None:
+            sums.setdefault(int(p["threads"]), []).append(float(p["iops"]))
+    return {t: sum(v) / len(v) for t, v in sorted(sums.items())}
+
+
+def probe_answer_text(probe: dict[str, Any]) -> str:
+    """The probe's answer in words, one paragraph (plain text, also valid Markdown): where IOPS
+    stop rising with its plausible range and confidence, or that no saturation was found and
+    why; when the most IOPS were measured elsewhere than at the answer, that they are within the
+    noise of the plateau; when the probe reached its own limit (``probe.max_threads``) or the
+    confidence is low, what to do; and how far the sweep goes. Notebook 02, the report and the
+    batch summary all state the answer with this one function (``probe.json``'s ``answer``)."""
+    sat = probe["saturation"]
+    levels = _levels(probe)
+    top = max(levels) if levels else None
+    best = max(levels, key=levels.get) if levels else None
+    limit = probe.get("max_threads")
+    at_limit = top is not None and limit is not None and top >= limit
+    hosts = (probe.get("host_limit") or {}).get("verdict") == "hosts"
+    words = []
+    if sat.get("threads"):
+        n, conf = int(sat["threads"]), float(sat.get("confidence") or 0.0)
+        lo, hi = sat.get("range_threads") or (n, n)
+        words.append(f"IOPS stop rising at {n} threads: a plateau of {sat['max_iops']:,.0f} IOPS (plausible "
+                     f"{lo}-{hi} threads, confidence {conf:.0%}).")
+        if best is not None and best != n:
+            words.append(f"The most IOPS of one thread count, {levels[best]:,.0f} at {best} threads, are within "
+                         f"the noise of that plateau (a gain under {probe.get('gain_pct', 2):g} % is no gain).")
+        if at_limit and best == top:
+            words.append(f"They were measured at {top} threads, the probe's limit (probe.max_threads): IOPS may "
+                         f"still rise beyond it; raise probe.max_threads to see the plateau end.")
+        if conf < LOW_CONFIDENCE:
+            words.append(f"The confidence is low ({conf:.0%}): the plateau could start anywhere from {lo} to "
+                         f"{hi} threads; longer points (probe.runtime_s) or more repeats where it is uncertain "
+                         f"(probe.refine_points) firm it up.")
+    else:
+        words.append(f"No saturation found: {sat.get('reason', '')}".rstrip())
+        kind = sat.get("kind")
+        if kind in ("still_rising", "maybe_rising"):
+            more = f"raise probe.max_threads (the probe stopped at its limit, {top} threads)" if at_limit else \
+                "measure higher thread counts"
+            words.append(f"To find it: {more}" + ("; the load hosts look like the limit: add load hosts." if hosts
+                                                  else ", or add load hosts if their CPUs are busy."))
+        elif kind == "too_noisy":
+            words.append("To find it: longer points (probe.runtime_s), more repeats where it is uncertain "
+                         "(probe.refine_points), or load hosts doing nothing else.")
+        elif kind == "too_few":
+            words.append("To find it: a wider thread range (probe.min_threads to probe.max_threads).")
+    follow = probe.get("followup_sweep")
+    if follow:
+        basis = {"answer": "the answer", "sweep.max_threads": "sweep.max_threads",
+                 "probed range": "the probed range, as no saturation was found"}.get(follow.get("basis"), "")
+        words.append(f"The sweep runs up to {follow.get('up_to', max(follow['threads']))} threads"
+                     + (f" ({basis})." if basis else "."))
+    return " ".join(words)
 
 
 # -- phase 3: thread sweep --------------------------------------------------------------
@@ -563,25 +748,60 @@ def sweep_threads(cfg: Campaign, max_threads: int) -> list[int]:
     return plan_sweep(max_threads, plan=s.plan, step=s.step, points=s.points, extend_pct=s.extend_pct)
 
 
-def plan_campaign_sweep(cfg: Campaign) -> dict[str, list[int]]:
-    """Thread counts per workload: from ``sweep.max_threads`` or the stored probe answer.
+def sweep_reach(cfg: Campaign, probe: dict[str, Any] | None) -> tuple[int, str]:
+    """How far the sweep goes, and why: ``sweep.max_threads`` when set, else the probe's answer,
+    else (no saturation found: never a dead end) the highest thread count the probe measured.
 
     Raises:
-        AnalysisError: when neither is available or the probe gave no supported answer.
+        AnalysisError: no ``sweep.max_threads`` and no probe; or no answer with ``probe.strict``.
     """
-    max_threads = cfg.sweep.max_threads
-    if max_threads is None:
+    if cfg.sweep.max_threads is not None:
+        return cfg.sweep.max_threads, "sweep.max_threads"
+    if probe is None:
+        raise AnalysisError(f"no probe result in {cfg.resolved().results_path()}: run the saturation probe (02) "
+                            "first, or set sweep.max_threads")
+    sat = probe["saturation"]
+    if sat.get("threads"):
+        return int(sat["threads"]), "answer"
+    if cfg.probe.strict:
+        raise AnalysisError(f"probe.strict: the probe found no saturation ({sat.get('reason')}); extend the probe "
+                            "or set sweep.max_threads")
+    return max(_levels(probe) or {cfg.probe.max_threads: 0}), "probed range"
+
+
+def plan_campaign_sweep(cfg: Campaign) -> dict[str, list[int]]:
+    """Thread counts per workload up to :func:`sweep_reach` (``sweep.max_threads``, the probe's
+    answer or the probed range). The probe's workload also gets the probe's thread counts up
+    there when its points are the sweep's (fio points of the same length and way of ending,
+    :func:`measure_point` reuses them): free points on its curve.
+
+    Raises:
+        AnalysisError: see :func:`sweep_reach`.
+    """
+    probe = None
+    if cfg.sweep.max_threads is None:
         store = CampaignStore(cfg.resolved().results_path())
-        if not (store.root / "probe.json").exists():
-            raise AnalysisError(f"no probe result in {store.root}: run the saturation probe (02) first, "
-                                "or set sweep.max_threads")
-        sat = store.read_json("probe.json")["saturation"]
-        if not sat.get("threads"):
-            raise AnalysisError(f"the probe gave no answer ({sat.get('reason')}); "
-                                "extend the probe or set sweep.max_threads")
-        max_threads = int(sat["threads"])
-    threads = sweep_threads(cfg, max_threads)
-    return {w.name: threads for w in cfg.sweep_workloads}
+        if (store.root / "probe.json").exists():
+            probe = store.read_json("probe.json")
+    reach, _ = sweep_reach(cfg, probe)
+    threads = sweep_threads(cfg, reach)
+    plan = {w.name: threads for w in cfg.sweep_workloads}
+    name = cfg.probe_workload.name
+    if name in plan and probe is not None and probe_points_reused(cfg):
+        top = max(threads)
+        plan[name] = sorted(set(threads) | {t for t in _levels(probe) if t <= top})
+    return plan
+
+
+def probe_points_reused(cfg: Campaign) -> bool:
+    """True when the sweep's points of the probe's workload are the probe's points (fio, the same
+    point length and the same way of ending: both fixed, or both until steady)."""
+    if cfg.engine != "fio":
+        return False
+    probe_runtime = cfg.probe.runtime_s or cfg.fio.runtime_s
+    sweep_runtime = cfg.sweep.runtime_s or cfg.fio.runtime_s
+    return (probe_runtime == sweep_runtime
+            and point_steadiness(cfg, "probe", probe_runtime) == point_steadiness(cfg, "sweep", sweep_runtime))
 
 
 def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progress: bool = True) -> pd.DataFrame:
@@ -754,26 +974,24 @@ def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def probe_text(probe: dict[str, Any]) -> str:
-    """A Markdown paragraph stating the probe's answer and what it cost."""
+    """Markdown: the probe's answer (:func:`probe_answer_text`), the fit's own account of it,
+    what the probe cost, the POC guide's neighbour rule, the follow-up sweep and the hosts-or-array
+    verdict."""
     sat = probe["saturation"]
-    cost = (f"{probe['runs']} runs, {probe['device_time_s']} s of device time "
+    cost = (f"{probe['runs']} runs, {probe['device_time_s']:g} s of device time "
             f"({probe['strategy']} strategy, workload {probe['workload']})")
+    if any(p.get("measured_s") is not None for p in probe.get("points") or []):
+        cost += "; each point ended once its IOPS were steady"
     if probe.get("host_scaling"):
         cost += f", then {len(probe['host_scaling'])} runs on fewer hosts"
     limit = ["", hostlimit.host_limit_text(probe["host_limit"])] if probe.get("host_limit") else []
-    if not sat.get("threads"):
-        return "\n".join([f"**No saturation answer.** {sat.get('reason', '')}", "", f"Probe: {cost}.", *limit])
-    lo, hi = sat.get("range_threads") or (sat["threads"], sat["threads"])
-    lines = [
-        f"**IOPS stop rising at {sat['threads']} threads**: plateau {sat['max_iops']:,.0f} IOPS "
-        f"(plausible range {lo}-{hi} threads, confidence {sat.get('confidence', 0):.0%}).",
-        "",
-        f"{sat.get('reason', '')}",
-        "",
-        f"Probe: {cost}. The POC guide's neighbour rule (first point after which no later point gains more than "
-        f"{probe['gain_pct']:g}%) " + (f"says {sat['rule_threads']} threads." if sat.get("rule_threads")
-                                       else "finds no such point."),
-    ]
+    first, _, rest = probe_answer_text(probe).partition(". ")
+    lines = [f"**{first}.** {rest}".rstrip() if rest else f"**{first}**", ""]
+    if sat.get("threads"):
+        lines += [f"Fit: {sat.get('reason', '')}", ""]
+    lines.append(f"Probe: {cost}. The POC guide's neighbour rule (first point after which no later point gains "
+                 f"more than {probe['gain_pct']:g}%) " + (f"says {sat['rule_threads']} threads."
+                                                          if sat.get("rule_threads") else "finds no such point."))
     if probe.get("followup_sweep"):
         f = probe["followup_sweep"]
         lines += ["", f"Follow-up sweep: threads {f['forthreads']} ({f['points']} points per workload)."]

@@ -53,8 +53,12 @@ def parmfile_for(wb, rd: RunDefinition) -> str:
     return render_parmfile(wb.cfg, [rd.workload], rd)
 
 
-def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None) -> list[dict[str, Any]]:
+def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None,
+                   repeats: dict[int, int] | None = None) -> list[dict[str, Any]]:
     """Run one vdbench invocation (or reuse it when stored) and return one row per loop run.
+
+    ``repeats`` (threads -> earlier measurements of that count) makes it a repeat: its rows'
+    ``repeat``, and another stored group than the first invocation of the same parmfile.
 
     Right before vdbench starts, every target must exist at its size on every host of the
     invocation (:func:`require_targets`). Rows come only from the runs of ``rd`` (its name and
@@ -68,7 +72,8 @@ def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None) -> list[dict[
     """
     cfg = wb.cfg
     parmfile = parmfile_for(wb, rd)
-    group = f"{rd.workload}_{hashlib.sha256(parmfile.encode()).hexdigest()[:10]}"
+    again = max((repeats or {}).values(), default=0)
+    group = f"{rd.workload}_{hashlib.sha256(parmfile.encode()).hexdigest()[:10]}" + (f"_r{again}" if again else "")
     stored = wb.store.load_group(phase, group)
     if stored is not None:
         for row in stored:
@@ -116,7 +121,8 @@ def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None) -> list[dict[
         raise RemoteError(f"{host_params.name}: {purpose}: totals.html has two runs with the same loop values "
                           f"({[pid for pid, _ in ids]}); nothing was stored; {where}")
     data = target_data(wb)
-    rows = [point_row(wb, phase, pid, rd, total, parsed, run.wall_s / max(1, len(ids)), data) for pid, total in ids]
+    rows = [point_row(wb, phase, pid, rd, total, parsed, run.wall_s / max(1, len(ids)), data,
+                      (repeats or {}).get(int(total["threads"]), 0)) for pid, total in ids]
     raw = {f"output__{name}": text for name, text in run.files.items()}  # output/<name>, flattened
     raw.update({"parmfile": parmfile, "console.txt": run.console})
     raw[INTERVALS_FILE] = table_text([r for pid, total in ids for r in interval_table(pid, rd, total, parsed)],
@@ -183,7 +189,7 @@ def require_targets(wb, purpose: str) -> None:
 
 
 def point_row(wb, phase: str, pid: str, rd: RunDefinition, total: dict[str, Any], parsed: dict[str, Any],
-              wall_s: float, data: str | None = None) -> dict[str, Any]:
+              wall_s: float, data: str | None = None, repeat: int = 0) -> dict[str, Any]:
     """The tidy row of one vdbench run (totals avg line + its interval rows).
 
     Besides the metrics: ``vdbench_rd`` (the run's name as vdbench printed it: ``rd1``, or a
@@ -210,7 +216,7 @@ def point_row(wb, phase: str, pid: str, rd: RunDefinition, total: dict[str, Any]
     read_share = (total.get("read_pct") or 0.0) / 100.0
     row = base_row(cfg, phase=phase, point_id=pid, engine="vdbench", workload=workload,
                    iodepth=1, threads=threads, outstanding=outstanding, hosts=[h.name for h in cfg.hosts],
-                   runtime_s=rd.elapsed_s, ramp_s=(first - 1) * rd.interval_s, repeat=0, wall_s=wall_s)
+                   runtime_s=rd.elapsed_s, ramp_s=(first - 1) * rd.interval_s, repeat=repeat, wall_s=wall_s)
     rate = total.get("iorate_setting")
     row.update({
         "iops": total["iops"],
@@ -358,20 +364,24 @@ def interval_table(point_id: str, rd: RunDefinition, total: dict[str, Any], pars
     return out
 
 
-def probe(wb, bar=None) -> list[dict[str, Any]]:
-    """The probe on vdbench: one invocation over the probe's thread list (linear, or the
-    doubling ladder), then, for the adaptive strategy, one invocation per round of refine
-    points (:meth:`flashpoc.analysis.AdaptiveProbe.next_round`: every point of a round in one
-    forthreads list), each run with ``warmup=`` (see :func:`flashpoc.plan.vdbench.probe_run`)."""
+def probe(wb, bar=None, stepper: analysis.AdaptiveProbe | None = None) -> list[dict[str, Any]]:
+    """The probe on vdbench: the linear probe's thread list in one invocation, or the adaptive
+    probe (``stepper``, :class:`flashpoc.analysis.AdaptiveProbe`) round by round, each round
+    (:meth:`~flashpoc.analysis.AdaptiveProbe.next_round`: the first three counts of the doubling,
+    then each further count, then the refine points of the uncertain interval) one invocation
+    with all its counts in one forthreads list, so its JVMs are not restarted per point; every run
+    has ``warmup=`` (see :func:`flashpoc.plan.vdbench.probe_run`). A count measured again (a
+    repeat where the answer is uncertain) is a run of a later invocation, its rows' ``repeat``
+    counting the earlier ones."""
     cfg = wb.cfg
-    rows = run_invocation(wb, "probe", probe_run(cfg), bar=bar)
-    if cfg.probe.strategy == "adaptive":
-        stepper = analysis.AdaptiveProbe(min_threads=cfg.probe.min_threads, max_threads=cfg.probe.max_threads,
-                                         gain_pct=cfg.probe.gain_pct, step=cfg.probe.step)
-        while threads := [t for t in stepper.next_round(to_points(rows)) if t not in {int(r["threads"]) for r in rows}]:
-            if bar is not None and bar.total is not None:
-                bar.total += len(threads)
-            rows += run_invocation(wb, "probe", probe_run(cfg, threads=sorted(threads)), bar=bar)
+    if stepper is None:
+        return run_invocation(wb, "probe", probe_run(cfg), bar=bar)
+    rows: list[dict[str, Any]] = []
+    while counts := stepper.next_round(to_points(rows)):
+        repeats = {t: sum(int(r["threads"]) == t for r in rows) for t in counts}
+        if bar is not None and bar.total is not None:
+            bar.total += len(counts)
+        rows += run_invocation(wb, "probe", probe_run(cfg, threads=sorted(counts)), bar=bar, repeats=repeats)
     return rows
 
 

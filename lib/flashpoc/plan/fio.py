@@ -21,8 +21,25 @@ def outstanding_ios(workload: Workload, threads: int) -> int:
     return threads * workload.iodepth
 
 
+UNTIL_STEADY = ("iops:3%", 2)
+"""fio's steady-state criterion and window (s) of a point that ends once its IOPS are steady
+(``probe.until_steady``, ``sweep.until_steady``) when ``fio.steadystate`` sets none: every 1 s
+IOPS sample of the last 2 s within 3 % of their mean."""
+
+
+def until_steady(fio: FioSettings, runtime_s: int) -> tuple[str, int] | None:
+    """The steady-state criterion and window (s) that end a point of at most ``runtime_s`` seconds
+    early: ``fio.steadystate`` (every point has it already: None) or :data:`UNTIL_STEADY`; None
+    when the window does not fit in the point (fio could never end it early)."""
+    criterion, window = UNTIL_STEADY
+    if fio.steadystate is not None or runtime_s <= window:
+        return None
+    return criterion, window
+
+
 def render_job(campaign: Campaign, workload: Workload, threads: int, targets: list[TargetParams],
-               *, runtime_s: int | None = None, host: str | None = None) -> str:
+               *, runtime_s: int | None = None, host: str | None = None,
+               steady: tuple[str, int] | None = None) -> str:
     """Return the fio job file text for one run point on one host.
 
     Args:
@@ -33,6 +50,8 @@ def render_job(campaign: Campaign, workload: Workload, threads: int, targets: li
         runtime_s: measured seconds (default ``campaign.fio.runtime_s``).
         host: the host's name, for a client/server run: the job is named ``<host>.<workload>``
             so the output says which host ran it.
+        steady: ``(criterion, window_s)`` that ends the point once its IOPS are steady (fio
+            ``steadystate``/``ss_dur``, see :func:`until_steady`), at most ``runtime_s``.
 
     Raises:
         ValueError: on threads < 1 or no targets (the parameters schema prevents both).
@@ -67,6 +86,8 @@ def render_job(campaign: Campaign, workload: Workload, threads: int, targets: li
         lines.append(f"size={sum(sizes)}")
     if fio.steadystate:
         lines += [f"steadystate={fio.steadystate}", f"ss_dur={fio.ss_dur_s}", f"ss_ramp={fio.ss_ramp_s}"]
+    elif steady is not None:
+        lines += [f"steadystate={steady[0]}", f"ss_dur={steady[1]}"]
     if fio.interval_s:
         lines += [f"write_iops_log={LOG_NAME}", f"write_lat_log={LOG_NAME}", f"log_avg_msec={fio.interval_s * 1000}"]
     if fio.buffer_compress_percentage is not None:
