@@ -710,8 +710,9 @@ def probe_answer_text(probe: dict[str, Any]) -> str:
         words.append(f"IOPS stop rising at {n} threads: a plateau of {sat['max_iops']:,.0f} IOPS (plausible "
                      f"{lo}-{hi} threads, confidence {conf:.0%}).")
         if best is not None and best != n:
-            words.append(f"The most IOPS of one thread count, {levels[best]:,.0f} at {best} threads, are within "
-                         f"the noise of that plateau (a gain under {probe.get('gain_pct', 2):g} % is no gain).")
+            over = levels[best] / sat["max_iops"] - 1.0 if sat.get("max_iops") else 0.0
+            words.append(f"More IOPS were measured at {best} threads ({levels[best]:,.0f}, {over:+.1%} over the "
+                         f"plateau level): the fit counts that within the points' noise, not as a rise.")
         if at_limit and best == top:
             words.append(f"They were measured at {top} threads, the probe's limit (probe.max_threads): IOPS may "
                          f"still rise beyond it; raise probe.max_threads to see the plateau end.")
