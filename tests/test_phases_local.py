@@ -203,3 +203,58 @@ def test_points_csv_and_the_report_hold_only_the_current_measurement(tmp_path):
     assert list(pd.read_csv(root / "points.csv")["workload"]) == ["randread-8k"]
     assert sorted(p.parent.name for p in root.glob("points/*/*/point.json")) == sorted(
         on_disk + list(report.points["point_id"]))
+
+
+def test_a_probe_without_an_answer_does_not_stop_the_run(tmp_path):
+    """Real fio, a probe that cannot locate a plateau (max_threads 2: two thread counts, a fit needs
+    three): the answer says why and what to do, and the sweep covers the probed range; with
+    probe.strict the probe stops the run, its points and probe.json stored."""
+    require_fio()
+    values = quick_campaign(tmp_path, probe={"strategy": "adaptive", "min_threads": 1, "max_threads": 2},
+                            sweep={"plan": "guide", "step": 1})
+    probe = phases.run_probe(campaign_from_dict(values), progress=False)
+    assert [p["threads"] for p in probe["points"]] == [2, 1] and probe["saturation"]["kind"] == "too_few"
+    assert probe["answer"] == ("No saturation found: Only 2 distinct thread count(s) measured (1, 2); at least 3 "
+                               "are needed to locate an IOPS plateau. To find it: a wider thread range "
+                               "(probe.min_threads to probe.max_threads). The sweep runs up to 2 threads (the "
+                               "probed range, as no saturation was found).")
+    rows = phases.run_sweep(campaign_from_dict(values), progress=False)
+    assert list(zip(rows["workload"], rows["threads"])) == [
+        ("randread-4k", 1), ("randread-4k", 2), ("randwrite-4k", 1), ("randwrite-4k", 2)]
+
+    strict = campaign_from_dict({**values, "probe": {**values["probe"], "strict": True}})
+    with pytest.raises(AnalysisError, match=r"^probe.strict: No saturation found: Only 2 distinct"):
+        phases.run_probe(strict, progress=False)
+    assert json.loads((tmp_path / "results" / "quick" / "probe.json").read_text())["saturation"]["kind"] == "too_few"
+    with pytest.raises(AnalysisError, match=r"^probe.strict: the probe found no saturation"):
+        phases.plan_campaign_sweep(strict)
+
+
+def test_probe_points_end_once_steady_and_the_sweep_reuses_them(tmp_path):
+    """Real fio: a probe point runs until its IOPS are steady (fio's steadystate, iops within 3 %
+    over 2 s), at most its length, and says how long it ran; with sweep.until_steady the sweep's
+    points of the probe's workload at the probe's thread counts are the probe's, not measured again."""
+    require_fio()
+    cfg = campaign_from_dict(quick_campaign(
+        tmp_path, fio={"runtime_s": 4, "ramp_s": 0},
+        probe={"strategy": "adaptive", "min_threads": 1, "max_threads": 4, "refine_points": 0},
+        sweep={"plan": "guide", "step": 1, "until_steady": True, "workloads": ["randread-4k"]}))
+    probe = phases.run_probe(cfg, progress=False)
+    assert sorted(p["threads"] for p in probe["points"]) == [1, 2, 4]  # from the middle of 1..4, both ways
+    root = tmp_path / "results" / "quick" / "points"
+    for p in probe["points"]:
+        job = (root / "probe" / p["point_id"] / "local.job.fio").read_text()
+        assert "steadystate=iops:3%" in job and "ss_dur=2" in job and "runtime=4" in job
+        ran = json.loads((root / "probe" / p["point_id"] / "local.json").read_text())["jobs"][0]["read"]["runtime"]
+        assert p["measured_s"] == round(ran / 1000, 3) and 0 < p["measured_s"] <= 4
+    assert probe["device_time_s"] == round(sum(p["measured_s"] for p in probe["points"]), 1)
+
+    plan = phases.plan_campaign_sweep(cfg)["randread-4k"]
+    rows = phases.run_sweep(cfg, progress=False)
+    assert list(rows["threads"]) == plan
+    by_threads = {p["threads"]: p for p in probe["points"]}
+    for row in rows.to_dict("records"):
+        if row["threads"] in by_threads:
+            assert row["reused_from"] == "probe" and row["iops"] == by_threads[row["threads"]]["iops"]
+        else:
+            assert row.get("reused_from") != "probe"

@@ -658,7 +658,7 @@ def summarize_probe(cfg: Campaign, rows: list[dict[str, Any]]) -> dict[str, Any]
         "wall_time_s": round(sum(float(r["wall_s"]) for r in rows), 1),
         "saturation": saturation,
     }
-    if rows:
+    if rows and (saturation.get("threads") or cfg.sweep.max_threads or not probe.strict):  # strict: no sweep
         reach, basis = sweep_reach(cfg, result)
         sweep = sweep_threads(cfg, reach)
         result["followup_sweep"] = {"threads": sweep, "forthreads": format_forthreads(sweep), "points": len(sweep),
