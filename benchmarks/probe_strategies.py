@@ -1,54 +1,106 @@
-"""Adaptive vs linear saturation probe on this machine's disk: runs, device time, answers.
+"""The default probe against the POC guide's method on this machine's disk, in one run.
 
-Both probes run 4K random read (3 s points after 1 s of ramp) on a scratch file, linear over
-4..64 step 4 (the guide's method at this machine's scale) and adaptive from 1 to 64, twice
-each. Prints each answer with its curve, and the ratio of runs and device time.
+4K random read on a 1 GiB scratch file, 10 s points after 1 s of ramp (a point of the default
+probe ends earlier once its IOPS are steady). Three independent repeats of each method,
+interleaved (guide, default, default, guide, guide, default) so that a drift of the machine
+weighs on both:
+
+- the guide's method: a coarse linear probe (8..40 step 8 threads, the guide's 100..500 step 100
+  at this disk's scale), then the guide's sweep ``forthreads=(step..max,step)`` up to its answer
+  (step: max/30, at least 1);
+- the default: the adaptive probe with the default settings, then the default sweep planned
+  from its answer (knee-dense, reusing the probe's points where they are the sweep's).
+
+Prints each answer, the device time each method spent, and the ratios the probe is held to:
+device time of the default probe over the guide's (goal: at most 0.35), spread of the answers
+over 3 repeats (goal: at most half the guide's), and device time of the whole curve, probe and
+sweep (goal: below 1, with the same answer and the knee within the probe's interval).
 """
 
 from __future__ import annotations
 
+import json
+import os
+import statistics
 import sys
+from pathlib import Path
 
 from _common import campaign_values, scratch_root
 
-from flashpoc import phases
+from flashpoc import analysis, phases, rows as rows_mod
 from flashpoc.params import campaign_from_dict
 
+REPEATS = 3
+POINT = {"runtime_s": 10, "ramp_s": 1, "direct": True, "ioengine": "libaio"}
+GUIDE = {"probe": {"strategy": "linear", "min_threads": 8, "max_threads": 40, "step": 8, "until_steady": False},
+         "sweep": {"plan": "guide"}}
+DEFAULT = {"probe": {}, "sweep": {"plan": "knee-dense"}}
 
-def probe(root, strategy, **settings):
-    values = campaign_values(root, campaign=f"probe-{strategy}", fio={"runtime_s": 3, "ramp_s": 1},
-                             probe={"strategy": strategy, "max_threads": 64, **settings})
-    return phases.run_probe(campaign_from_dict(values), progress=False)
+
+def campaign(root, name: str, settings: dict):
+    values = campaign_values(root, campaign=name, fio=POINT, **settings)
+    values["targets"][0]["size"] = "1g"
+    return campaign_from_dict(values)
 
 
-def describe(name, result):
-    sat = result["saturation"]
-    answer = f"{sat['threads']} threads ({sat['max_iops']:,.0f} IOPS, range {sat.get('range_threads')})" \
-        if sat.get("threads") else f"no answer: {sat.get('reason')}"
-    print(f"{name:12s} runs={result['runs']:3d} device_time={result['device_time_s']:4d} s  -> {answer}")
-    curve = ", ".join(f"{p['threads']}:{p['iops'] / 1000:.0f}K" for p in sorted(result["points"],
-                                                                               key=lambda p: p["threads"]))
-    print(f"{'':12s} threads:IOPS {curve}")
+def device_time(rows) -> float:
+    """Seconds the device was busy: each measured point's run (until steady: as long as it ran)
+    and ramp; a point reused from the probe cost nothing more."""
+    def number(value) -> float:
+        return 0.0 if value is None or value != value else float(value)  # None or NaN (a table's gap)
+
+    return sum((number(r.get("measured_s")) or number(r["runtime_s"])) + number(r.get("ramp_s"))
+               for r in rows if r.get("reused_from") != "probe")
+
+
+def curve(root, method: str, repeat: int) -> dict:
+    cfg = campaign(root, f"{method}-{repeat}", GUIDE if method == "guide" else DEFAULT)
+    probe = phases.run_probe(cfg, progress=False)
+    sat = probe["saturation"]
+    sweep = phases.run_sweep(cfg, progress=False).to_dict("records")
+    points = rows_mod.to_points([r for r in sweep if r["workload"] == cfg.probe_workload.name])
+    knee = analysis.find_knee(points)
+    return {"method": method, "answer": sat.get("threads"), "range": sat.get("range_threads"),
+            "confidence": sat.get("confidence"), "probe_s": probe["device_time_s"], "probe_runs": probe["runs"],
+            "sweep_s": device_time(sweep), "sweep_runs": len(sweep), "knee": knee.threads if knee else None,
+            "levels": phases._levels(probe), "text": probe["answer"]}
+
+
+def spread(values) -> float:
+    answered = [v for v in values if v is not None]
+    return max(answered) - min(answered) if len(answered) == len(values) else float("inf")
 
 
 def main() -> int:
-    runs = {"linear": [], "adaptive": []}
-    for repeat in (1, 2):
-        root = scratch_root()
-        runs["linear"].append(probe(root, "linear", min_threads=4, step=4))
-        runs["adaptive"].append(probe(root, "adaptive", min_threads=1, step=4))
-        describe(f"linear #{repeat}", runs["linear"][-1])
-        describe(f"adaptive #{repeat}", runs["adaptive"][-1])
-    lin_runs = sum(r["runs"] for r in runs["linear"])
-    ada_runs = sum(r["runs"] for r in runs["adaptive"])
-    lin_time = sum(r["device_time_s"] for r in runs["linear"])
-    ada_time = sum(r["device_time_s"] for r in runs["adaptive"])
-    print(f"adaptive/linear runs: {ada_runs / lin_runs:.2f}  device time: {ada_time / lin_time:.2f}")
-    ranges = [r["saturation"].get("range_threads") for rs in runs.values() for r in rs]
-    ranges = [r for r in ranges if r]
-    if len(ranges) > 1:
-        overlap = max(r[0] for r in ranges) <= min(r[1] for r in ranges)
-        print(f"all plausible ranges overlap: {overlap}")
+    # a workbook root of an earlier run (its first argument) reuses its stored points: the ratios again
+    root = Path(sys.argv[1]) if len(sys.argv) > 1 else scratch_root()
+    os.environ["FLASHPOC_ROOT"] = str(root)
+    order = ["guide", "default", "default", "guide", "guide", "default"][:2 * REPEATS]
+    results = {"guide": [], "default": []}
+    for i, method in enumerate(order):
+        r = curve(root, method, i)
+        results[method].append(r)
+        levels = ", ".join(f"{t}:{v / 1000:.0f}K" for t, v in r["levels"].items())
+        print(f"{method:8s} probe {r['probe_runs']:2d} runs {r['probe_s']:5.1f} s -> {r['answer']} threads "
+              f"(range {r['range']}, confidence {r['confidence'] or 0:.0%}); sweep {r['sweep_runs']:2d} points "
+              f"{r['sweep_s']:5.1f} s, knee {r['knee']} threads  [{levels}]", flush=True)
+        if r["answer"] is None:
+            print(f"{'':8s} {r['text']}")
+    (root / "probe_strategies.json").write_text(json.dumps(results, default=str))
+    g, d = results["guide"], results["default"]
+    probe_ratio = statistics.mean(r["probe_s"] for r in d) / statistics.mean(r["probe_s"] for r in g)
+    g_spread, d_spread = spread([r["answer"] for r in g]), spread([r["answer"] for r in d])
+    curve_ratio = (statistics.mean(r["probe_s"] + r["sweep_s"] for r in d)
+                   / statistics.mean(r["probe_s"] + r["sweep_s"] for r in g))
+    print(f"probe device time default/guide: {probe_ratio:.2f} (goal <= 0.35)")
+    print(f"answer spread over {REPEATS} repeats: default {d_spread:g} threads, guide {g_spread:g} threads; "
+          f"ratio {d_spread / g_spread if g_spread else float('nan'):.2f} (goal <= 0.5)")
+    print(f"whole curve (probe + sweep) device time default/guide: {curve_ratio:.2f} (goal < 1)")
+    for a, b in zip(d, g):
+        inside = a["knee"] is not None and a["range"] is not None and b["knee"] is not None and \
+            a["range"][0] <= b["knee"] <= max(a["range"][1], a["answer"] or 0)
+        print(f"knee default {a['knee']} / guide {b['knee']} threads; the guide's knee within the default "
+              f"probe's interval {a['range']}: {inside}")
     return 0
 
 
