@@ -14,7 +14,8 @@ weighs on both:
 Prints each answer, the device time each method spent, and the ratios the probe is held to:
 device time of the default probe over the guide's (goal: at most 0.35), spread of the answers
 over 3 repeats (goal: at most half the guide's), and device time of the whole curve, probe and
-sweep (goal: below 1, with the same answer and the knee within the probe's interval).
+sweep (goal: below 1), and whether the guide's knee lies within the default curve's interval
+around its own knee (between its points either side).
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def curve(root, method: str, repeat: int) -> dict:
     return {"method": method, "answer": sat.get("threads"), "range": sat.get("range_threads"),
             "confidence": sat.get("confidence"), "probe_s": probe["device_time_s"], "probe_runs": probe["runs"],
             "sweep_s": device_time(sweep), "sweep_runs": len(sweep), "knee": knee.threads if knee else None,
-            "levels": phases._levels(probe), "text": probe["answer"]}
+            "levels": phases._levels(probe), "text": probe["answer"], "curve": sorted(p.threads for p in points)}
 
 
 def spread(values) -> float:
@@ -96,11 +97,14 @@ def main() -> int:
     print(f"answer spread over {REPEATS} repeats: default {d_spread:g} threads, guide {g_spread:g} threads; "
           f"ratio {d_spread / g_spread if g_spread else float('nan'):.2f} (goal <= 0.5)")
     print(f"whole curve (probe + sweep) device time default/guide: {curve_ratio:.2f} (goal < 1)")
-    for a, b in zip(d, g):
-        inside = a["knee"] is not None and a["range"] is not None and b["knee"] is not None and \
-            a["range"][0] <= b["knee"] <= max(a["range"][1], a["answer"] or 0)
-        print(f"knee default {a['knee']} / guide {b['knee']} threads; the guide's knee within the default "
-              f"probe's interval {a['range']}: {inside}")
+    for a, b in zip(d, g):  # the knee's interval: between the curve's points either side of it
+        inside = None
+        if a["knee"] is not None and b["knee"] is not None:
+            lower = max([t for t in a["curve"] if t < a["knee"]], default=a["knee"])
+            upper = min([t for t in a["curve"] if t > a["knee"]], default=a["knee"])
+            inside = lower <= b["knee"] <= upper
+        print(f"knee default {a['knee']} threads, guide {b['knee']} threads: the guide's knee within the default "
+              f"curve's interval around its knee: {inside}")
     return 0
 
 
