@@ -119,6 +119,32 @@ def test_run_stops_on_a_failed_check(tmp_path):
     assert not (tmp_path / "results" / "quick" / "points").exists()
 
 
+def test_run_goes_on_when_the_probe_finds_no_saturation(tmp_path):
+    """Real fio through `flashpoc run`: a probe that cannot locate a plateau (max_threads 2, a fit
+    needs three counts) does not stop the run: the sweep covers the probed range and notebook 02
+    says why there is no answer and what to do. With probe.strict the probe phase stops the run."""
+    require_fio()
+    values = quick_campaign(tmp_path, workloads=[{"name": "randread-4k", "rw": "randread", "bs": "4k"}],
+                            probe={"strategy": "adaptive", "min_threads": 1, "max_threads": 2},
+                            sweep={"plan": "guide", "step": 1})
+    params = tmp_path / "no-answer.yaml"
+    params.write_text(yaml.safe_dump(values))
+    command = [sys.executable, "-m", "flashpoc.cli", "run", str(params)]
+    out = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    results = tmp_path / "results" / "quick"
+    assert sorted(json.loads(p.read_text())["threads"] for p in results.glob("points/sweep/*/point.json")) == [1, 2]
+    probe_nb = (results / "notebooks" / "02_saturation_probe.ipynb").read_text()
+    assert "No saturation found: Only 2 distinct thread count(s) measured (1, 2)" in probe_nb
+    assert "The sweep runs up to 2 threads (the probed range, as no saturation was found)" in probe_nb
+    assert (results / "report" / "report.html").exists()
+
+    params.write_text(yaml.safe_dump({**values, "probe": {**values["probe"], "strict": True}}))
+    out = subprocess.run(command + ["--phases", "probe"], capture_output=True, text=True, timeout=900)
+    assert out.returncode == 1
+    assert "phase probe stopped: AnalysisError: probe.strict: No saturation found: Only 2 distinct" in out.stderr
+
+
 def test_parse_vdbench_output_directory(capsys):
     code, out, _ = run_cli(capsys, "parse", "vdbench", str(DATA / "vdbench" / "rr_threads_sweep"), "--format", "json")
     rows = json.loads(out)
