@@ -45,7 +45,7 @@ def vdbench_campaign(tmp_path, recorded=RECORDED, exit_code=0, **overrides):
         "targets": sparse_luns(tmp_path),
         "vdbench": {"elapsed_s": 10, "interval_s": 1, "warmup_s": 0, "iorate": "max", "openflags": "o_direct"},
         "workloads": [{"name": "wd1", "rw": "randread", "bs": "4k"}],
-        "probe": {"strategy": "adaptive", "min_threads": 1, "max_threads": 16, "step": 4},
+        "probe": {"strategy": "adaptive", "min_threads": 1, "max_threads": 16, "step": 4, "refine_points": 0},
         "results_dir": str(tmp_path / "results"),
     }
     values.update(overrides)
@@ -254,10 +254,12 @@ def test_host_scaling_on_a_shared_lun_keeps_the_outstanding_ios_per_host(tmp_pat
 
 
 def test_the_refine_points_of_a_round_are_one_vdbench_invocation(tmp_path):
-    """After the ladder (1-16, the recorded run), the adaptive probe's refine points 3, 5 and 6
-    go to vdbench in one forthreads list, not one invocation (and a cold JVM) each. The double has
-    no recording of that list and refuses it: its parmfile shows what was asked."""
-    cfg = vdbench_campaign(tmp_path, probe={"strategy": "adaptive", "min_threads": 1, "max_threads": 16, "step": 1})
+    """The adaptive probe's whole ladder (1-16, the recorded run) is one invocation; then its refine
+    points (a budget of 3: 6, 3 and 5, bisecting where the plateau may start) go to vdbench in one
+    forthreads list, not one invocation (and a cold JVM) each. The double has no recording of that
+    list and refuses it: its parmfile shows what was asked."""
+    cfg = vdbench_campaign(tmp_path, probe={"strategy": "adaptive", "min_threads": 1, "max_threads": 16, "step": 1,
+                                            "refine_points": 3})
     with pytest.raises(RemoteError, match=r"probe wd1 forthreads \(3,5,6\): vdbench exited 2"):
         phases.run_probe(cfg, progress=False)
     asked = [next(x for x in p.read_text().splitlines() if x.startswith("rd=")).split("forthreads=")[1]

@@ -366,22 +366,25 @@ def interval_table(point_id: str, rd: RunDefinition, total: dict[str, Any], pars
 
 def probe(wb, bar=None, stepper: analysis.AdaptiveProbe | None = None) -> list[dict[str, Any]]:
     """The probe on vdbench: the linear probe's thread list in one invocation, or the adaptive
-    probe (``stepper``, :class:`flashpoc.analysis.AdaptiveProbe`) round by round, each round
-    (:meth:`~flashpoc.analysis.AdaptiveProbe.next_round`: the first three counts of the doubling,
-    then each further count, then the refine points of the uncertain interval) one invocation
-    with all its counts in one forthreads list, so its JVMs are not restarted per point; every run
-    has ``warmup=`` (see :func:`flashpoc.plan.vdbench.probe_run`). A count measured again (a
-    repeat where the answer is uncertain) is a run of a later invocation, its rows' ``repeat``
-    counting the earlier ones."""
+    probe (``stepper``, :class:`flashpoc.analysis.AdaptiveProbe`): its whole doubling ladder in
+    one invocation (a vdbench invocation starts its JVMs anew, which costs more than the few
+    counts a start mid-range would save), then round by round
+    (:meth:`~flashpoc.analysis.AdaptiveProbe.next_round`: the refine points of the uncertain
+    interval) one invocation each, with all its counts in one forthreads list; every run has
+    ``warmup=`` (see :func:`flashpoc.plan.vdbench.probe_run`). A count measured again (a repeat
+    where the answer is uncertain) is a run of a later invocation, its rows' ``repeat`` counting
+    the earlier ones."""
     cfg = wb.cfg
     if stepper is None:
         return run_invocation(wb, "probe", probe_run(cfg), bar=bar)
     rows: list[dict[str, Any]] = []
-    while counts := stepper.next_round(to_points(rows)):
+    counts = stepper.ladder()
+    while counts:
         repeats = {t: sum(int(r["threads"]) == t for r in rows) for t in counts}
         if bar is not None and bar.total is not None:
             bar.total += len(counts)
         rows += run_invocation(wb, "probe", probe_run(cfg, threads=sorted(counts)), bar=bar, repeats=repeats)
+        counts = stepper.next_round(to_points(rows))
     return rows
 
 
