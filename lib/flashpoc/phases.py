@@ -707,15 +707,16 @@ def probe_answer_text(probe: dict[str, Any]) -> str:
     if sat.get("threads"):
         n, conf = int(sat["threads"]), float(sat.get("confidence") or 0.0)
         lo, hi = sat.get("range_threads") or (n, n)
-        words.append(f"IOPS stop rising at {n} threads: a plateau of {sat['max_iops']:,.0f} IOPS (plausible "
-                     f"{lo}-{hi} threads, confidence {conf:.0%}).")
-        if best is not None and best != n:
-            over = levels[best] / sat["max_iops"] - 1.0 if sat.get("max_iops") else 0.0
+        plausible = f"plausible {lo}-{hi} threads" if lo != hi else "no other count plausible"
+        words.append(f"IOPS stop rising at {n} threads: a plateau of {sat['max_iops']:,.0f} IOPS ({plausible}, "
+                     f"confidence {conf:.0%}).")
+        over = levels[best] / sat["max_iops"] - 1.0 if best is not None and sat.get("max_iops") else 0.0
+        if best is not None and best != n and over * 100 >= float(probe.get("gain_pct") or 2.0):
             words.append(f"More IOPS were measured at {best} threads ({levels[best]:,.0f}, {over:+.1%} over the "
                          f"plateau level): the fit counts that within the points' noise, not as a rise.")
-        if at_limit and best == top:
-            words.append(f"They were measured at {top} threads, the probe's limit (probe.max_threads): IOPS may "
-                         f"still rise beyond it; raise probe.max_threads to see the plateau end.")
+            if at_limit and best == top:
+                words.append(f"{top} threads is the probe's limit (probe.max_threads): IOPS may still rise beyond "
+                             f"it; raise probe.max_threads to see the plateau end.")
         if conf < LOW_CONFIDENCE:
             words.append(f"The confidence is low ({conf:.0%}): the plateau could start anywhere from {lo} to "
                          f"{hi} threads; longer points (probe.runtime_s) or more repeats where it is uncertain "
