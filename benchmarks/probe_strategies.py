@@ -16,6 +16,13 @@ device time of the default probe over the guide's (goal: at most 0.35), spread o
 over 3 repeats (goal: at most half the guide's), and device time of the whole curve, probe and
 sweep (goal: below 1), and whether the guide's knee lies within the default curve's interval
 around its own knee (between its points either side).
+
+One run on a 2-vCPU virtual machine shared with other jobs (load 7-15): probe device time 0.34
+(default 18.2-19.3 s, guide 55 s); whole curve 0.52; answers default 32, 48, 64 threads (ranges
+32-128, 32-64, 32-128, confidence 52-63 %), guide 16, none (still rising at 40: the sweep went
+to 40) and 24, a spread ratio of 1.33: this disk's IOPS creep up from 32 to 128 threads
+(80K to 93K), which the guide's 8..40 range never sees. Knees agreed within the curve's
+interval in 2 of 3 repeats.
 """
 
 from __future__ import annotations
@@ -64,12 +71,15 @@ def curve(root, method: str, repeat: int) -> dict:
     return {"method": method, "answer": sat.get("threads"), "range": sat.get("range_threads"),
             "confidence": sat.get("confidence"), "probe_s": probe["device_time_s"], "probe_runs": probe["runs"],
             "sweep_s": device_time(sweep), "sweep_runs": len(sweep), "knee": knee.threads if knee else None,
-            "levels": phases._levels(probe), "text": probe["answer"], "curve": sorted(p.threads for p in points)}
+            "levels": phases._levels(probe), "text": probe["answer"], "curve": sorted(p.threads for p in points),
+            "reach": probe["followup_sweep"]["up_to"]}
 
 
-def spread(values) -> float:
-    answered = [v for v in values if v is not None]
-    return max(answered) - min(answered) if len(answered) == len(values) else float("inf")
+def spread(results) -> float:
+    """Largest minus smallest answer; a probe without one counts as the count its sweep went up to
+    (the probed range): what the engineer is left with."""
+    answers = [r["answer"] or r["reach"] for r in results]
+    return max(answers) - min(answers)
 
 
 def main() -> int:
@@ -90,7 +100,7 @@ def main() -> int:
     (root / "probe_strategies.json").write_text(json.dumps(results, default=str))
     g, d = results["guide"], results["default"]
     probe_ratio = statistics.mean(r["probe_s"] for r in d) / statistics.mean(r["probe_s"] for r in g)
-    g_spread, d_spread = spread([r["answer"] for r in g]), spread([r["answer"] for r in d])
+    g_spread, d_spread = spread(g), spread(d)
     curve_ratio = (statistics.mean(r["probe_s"] + r["sweep_s"] for r in d)
                    / statistics.mean(r["probe_s"] + r["sweep_s"] for r in g))
     print(f"probe device time default/guide: {probe_ratio:.2f} (goal <= 0.35)")
