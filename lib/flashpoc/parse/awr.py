@@ -79,6 +79,50 @@ KEY_EVENTS_BACKGROUND: tuple[str, ...] = (
 KEY_EVENTS: tuple[str, ...] = KEY_EVENTS_FOREGROUND + KEY_EVENTS_BACKGROUND
 """All key events, in the order they are reported."""
 
+KEY_EVENT_CLASSES: dict[str, str] = {
+    "db file sequential read": "User I/O",
+    "db file scattered read": "User I/O",
+    "direct path read": "User I/O",
+    "log file sync": "Commit",
+    "log file parallel write": "System I/O",
+    "db file parallel write": "System I/O",
+}
+"""The wait class of each key event (what Oracle files it under in every version)."""
+
+EQUIVALENT_EVENTS: dict[str, str] = {
+    "cell single block physical read": "db file sequential read",
+    "cell multiblock physical read": "db file scattered read",
+}
+"""Events that stand for a key event on another platform: on Exadata the database's
+single-block reads wait on ``cell single block physical read`` (class User I/O) where other
+storage shows ``db file sequential read``, and buffered multiblock reads on ``cell multiblock
+physical read``. A report that prints the key event itself too uses that row. Smart scans
+(``cell smart table scan``) are offloaded to the cells and are not ``direct path read``."""
+
+
+def key_event(name: str, wait_class: str | None = None) -> str | None:
+    """The key event a printed wait event stands for, or ``None``.
+
+    Args:
+        name: The event as printed; a text report cuts long names to its column width
+            (``cell single block physica``): a cut name of 20 characters or more that starts
+            exactly one equivalent's name counts as that event.
+        wait_class: The row's wait class where the table prints one; a row of another class
+            than the key event's is not that event.
+
+    Returns:
+        One of :data:`KEY_EVENTS`, or ``None``.
+    """
+    name = name.strip()
+    key = name if name in KEY_EVENT_CLASSES else EQUIVALENT_EVENTS.get(name)
+    if key is None and len(name) >= 20:
+        matches = {k for full, k in EQUIVALENT_EVENTS.items() if full.startswith(name)}
+        matches |= {k for k in KEY_EVENT_CLASSES if k.startswith(name)}
+        key = matches.pop() if len(matches) == 1 else None
+    if key is not None and wait_class and wait_class.strip() != KEY_EVENT_CLASSES[key]:
+        return None
+    return key
+
 _LATENCY_FACTORS_US: dict[str, float] = {
     "ns": 0.001,
     "us": 1.0,
@@ -247,8 +291,55 @@ class _Table:
             )
         return None
 
+    def col_by(self, meaning: str, required: bool = True) -> int | None:
+        """Index of the first column whose header has ``meaning`` (see :func:`column_meaning`)."""
+        for i, head in enumerate(self.header):
+            if column_meaning(head) == meaning:
+                return i
+        if required:
+            raise ParseError(f"section {self.title!r}: expected a column of {meaning!r}, found {self.header}")
+        return None
+
     def dicts(self) -> list[dict[str, str]]:
         return [dict(zip(self.header, row)) for row in self.rows]
+
+
+_HEADER_UNIT_RE = re.compile(r"\(\s*(ns|us|ms|s|sec|secs)\s*\)\s*$")
+
+
+def header_unit(header: str) -> str | None:
+    """The time unit a column header names at its end (``Avg Wait (ms)``, ``Wait Avg(ms)``,
+    ``Time (s)``, ``Total Wait Time (sec)``): ``"ns"``, ``"us"``, ``"ms"`` or ``"s"``; ``None``
+    without one (``Avg wait``, whose cells carry their unit)."""
+    match = _HEADER_UNIT_RE.search(_norm(header))
+    if not match:
+        return None
+    return "s" if match.group(1).startswith("s") else match.group(1)
+
+
+def column_meaning(header: str) -> str | None:
+    """What a column holds, read from its header whatever the version's wording.
+
+    ``"event"``, ``"waits"`` (a count), ``"avg_wait"`` (``Avg wait``, ``Avg Wait (ms)``,
+    ``Wait Avg(ms)``, ``Avg Wt(ms)``, ``Avg wait (ms)``), ``"total_time"`` (``Time (s)``,
+    ``Time(s)``, ``Total Wait Time (sec)``, ``Total Wait Time (s)``), ``"pct_time"`` (``% DB
+    time``, ``%Total Call Time``, ``% bg time``), ``"wait_class"``; ``None`` for any other.
+    """
+    text = re.sub(r"[^a-z%/]+", " ", _norm(header)).strip()
+    words = text.split()
+    if text == "event":
+        return "event"
+    if text == "waits":
+        return "waits"
+    if text == "wait class":
+        return "wait_class"
+    if "avg" in words and ("wait" in words or "wt" in words) and "/" not in text:
+        return "avg_wait"
+    if "%" in text and "time" in words:
+        return "pct_time"
+    if "time" in words and "avg" not in words and "%" not in text and header_unit(header) == "s":
+        return "total_time"
+    return None
 
 
 def _norm(name: str) -> str:
@@ -326,8 +417,10 @@ class _TextReport:
                 break  # the next section started
             if not _is_dash(line) or len(_dash_runs(line)) < 2:
                 continue
-            if any(_is_dash(lines[k]) for k in range(j + 1, min(j + 3, len(lines)))):
-                continue  # a group header rule; the column rule comes later
+            if any(_is_dash(lines[k]) and len(_dash_runs(lines[k])) >= 2
+                   for k in range(j + 1, min(j + 3, len(lines)))):
+                continue  # a group header rule; the column rule comes later (a one-run rule
+                # there is the rule closing a table of one row, not a column rule)
             sep = j
             break
         if sep is None:
@@ -541,9 +634,13 @@ def parse_awr(text: str, *, allow_truncated: bool = False) -> dict[str, Any]:
 # --------------------------------------------------------------------------- instance reports
 
 
+class _Absent(ParseError):
+    """A section the report does not have (or prints without rows)."""
+
+
 def _require(table: _Table | None, what: str) -> _Table:
     if table is None or not table.rows:
-        raise ParseError(f"AWR report: section {what!r} not found or empty (truncated report?)")
+        raise _Absent(f"AWR report: section {what!r} not found or empty (truncated report?)")
     return _whole_rows(table)
 
 
@@ -563,23 +660,57 @@ def _whole_rows(table: _Table) -> _Table:
 
 
 def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
-    header = _instance_header(report)
-    fg = _section(report, "Foreground Wait Events")
-    bg = _section(report, "Background Wait Events")
-    return {
-        "header": header,
-        "load_profile": _load_profile(report),
-        "top_events": _top_events(report),
-        "key_events": _key_events(
-            _require(fg, "Foreground Wait Events"), _require(bg, "Background Wait Events"), "Avg wait"
-        ),
-        "event_histograms": _event_histograms(report, _HISTOGRAM_TITLES),
-        "iostat_by_function": _iostat_by_function(report),
-        "tablespace_io": _plain_rows(report, "Tablespace IO Stats"),
-        "file_io": _plain_rows(report, "File IO Stats"),
-        "host_cpu": _host_cpu(report),
-        "key_event_waits": _key_event_waits(fg, bg, "Avg wait"),
+    sections = _Sections()
+    fg = sections.read("Foreground Wait Events", lambda: _require(_section(report, "Foreground Wait Events"),
+                                                                 "Foreground Wait Events"))
+    bg = sections.read("Background Wait Events", lambda: _require(_section(report, "Background Wait Events"),
+                                                                 "Background Wait Events"))
+    out = {
+        "header": sections.read("header", lambda: _instance_header(report)),
+        "load_profile": sections.read("Load Profile", lambda: _load_profile(report)),
+        "top_events": sections.read("Top 10 Foreground Events by Total Wait Time", lambda: _top_events(report)),
+        "key_events": _key_events(fg, bg),
+        "event_histograms": _histograms(report, sections, _HISTOGRAM_TITLES),
+        "iostat_by_function": sections.read("IOStat by Function summary", lambda: _iostat_by_function(report)),
+        "tablespace_io": sections.read("Tablespace IO Stats", lambda: _plain_rows(report, "Tablespace IO Stats")),
+        "file_io": sections.read("File IO Stats", lambda: _plain_rows(report, "File IO Stats")),
+        "host_cpu": sections.read("Host CPU", lambda: _host_cpu(report)),
+        "key_event_waits": _key_event_waits(fg, bg),
+        "key_event_names": _key_event_names(fg, bg),
     }
+    return {**out, "sections": sections.result()}
+
+
+class _Sections:
+    """Which sections of a report were read, which are absent and which were not understood:
+    a section that cannot be read is left out (``None``) and named, never the whole report lost."""
+
+    def __init__(self) -> None:
+        self.read_ok: list[str] = []
+        self.absent: list[str] = []
+        self.not_understood: list[dict[str, str]] = []
+
+    def read(self, name: str, reader: Any, empty: Any = None) -> Any:
+        try:
+            value = reader()
+        except _Absent:
+            self.absent.append(name)
+            return empty
+        except ParseError as exc:
+            self.not_understood.append({"section": name, "reason": str(exc)})
+            return empty
+        if value is None:
+            self.absent.append(name)
+            return empty
+        self.read_ok.append(name)
+        return value
+
+    def result(self) -> dict[str, Any]:
+        if not self.read_ok:
+            reasons = "; ".join(f"{d['section']}: {d['reason']}" for d in self.not_understood)
+            raise ParseError("AWR report: no section could be read"
+                             + (f" ({reasons})" if reasons else f" (absent: {', '.join(self.absent)})"))
+        return {"read": self.read_ok, "absent": self.absent, "not_understood": self.not_understood}
 
 
 def _instance_header(report: _TextReport | _HtmlReport) -> dict[str, Any]:
@@ -696,13 +827,13 @@ def _top_events(report: _TextReport | _HtmlReport) -> list[dict[str, Any]]:
     else:
         table = report.by_summary(r"top 10 wait events by total wait time|top 5 timed")
     table = _require(table, "Top 10 Foreground Events by Total Wait Time")
-    c_event = table.col("Event")
-    c_waits = table.col("Waits")
-    c_time = table.col("Total Wait Time (sec)", "Time (s)", "Time(s)")
-    c_avg = table.col("Avg Wait", "Avg wait (ms)", "Avg Wait (ms)")
-    default_unit = "ms" if "(ms)" in table.header[c_avg] else None
-    c_pct = table.col("% DB time", "%Total Call Time", "% DB Time")
-    c_class = table.col("Wait Class", required=False)
+    c_event = table.col_by("event")
+    c_waits = table.col_by("waits")
+    c_time = table.col_by("total_time")
+    c_avg = table.col_by("avg_wait")
+    default_unit = header_unit(table.header[c_avg])
+    c_pct = table.col_by("pct_time")
+    c_class = table.col_by("wait_class", required=False)
     out = []
     for row in table.rows:
         waits_text = _cell(row, c_waits)
@@ -723,38 +854,45 @@ def _top_events(report: _TextReport | _HtmlReport) -> list[dict[str, Any]]:
     return out
 
 
-def _key_events(fg: _Table, bg: _Table, avg_col: str) -> dict[str, float]:
-    out: dict[str, float] = {}
-    for table, names in ((fg, KEY_EVENTS_FOREGROUND), (bg, KEY_EVENTS_BACKGROUND)):
-        c_event = table.col("Event")
-        c_avg = table.col(avg_col)
-        for row in table.rows:
-            name = row[c_event]
-            if name in names and name not in out:
-                value = parse_latency_us(_cell(row, c_avg))
-                if value is not None:
-                    out[name] = value
-    return {name: out[name] for name in KEY_EVENTS if name in out}
-
-
-def _key_event_waits(fg: _Table | None, bg: _Table | None, avg_col: str) -> dict[str, int]:
-    """Waits of the rows :func:`_key_events` takes its averages from (same row selection)."""
-    out: dict[str, int] = {}
+def _key_event_rows(fg: _Table | None, bg: _Table | None) -> dict[str, tuple[str, float, int | None]]:
+    """``{key event: (event as printed, average wait in us, waits)}`` from the foreground rows
+    for foreground key events and the background rows for background ones (the first row of an
+    event, or of its equivalent, that has an average)."""
+    out: dict[str, tuple[str, float, int | None]] = {}
     for table, names in ((fg, KEY_EVENTS_FOREGROUND), (bg, KEY_EVENTS_BACKGROUND)):
         if table is None:
             continue
-        c_event = table.col("Event")
-        c_avg = table.col(avg_col)
-        c_waits = table.col("Waits", required=False)
-        if c_waits is None:
-            continue
+        c_event = table.col_by("event")
+        c_avg = table.col_by("avg_wait")
+        unit = header_unit(table.header[c_avg])
+        c_waits = table.col_by("waits", required=False)
+        c_class = table.col_by("wait_class", required=False)
         for row in table.rows:
-            name = row[c_event]
-            if name in names and name not in out and parse_latency_us(_cell(row, c_avg)) is not None:
-                waits = _int_or_none(parse_count(_cell(row, c_waits)))
-                if waits is not None:
-                    out[name] = waits
+            key = key_event(row[c_event], _cell(row, c_class) or None)
+            exact = key == row[c_event].strip()
+            if key not in names or (key in out and (not exact or out[key][0].strip() == key)):
+                continue  # the first row of the event itself, else of its first equivalent
+            value = parse_latency_us(_cell(row, c_avg), unit)
+            if value is None:
+                continue
+            waits = None if c_waits is None else _int_or_none(parse_count(_cell(row, c_waits)))
+            out[key] = (row[c_event], value, waits)
     return {name: out[name] for name in KEY_EVENTS if name in out}
+
+
+def _key_events(fg: _Table, bg: _Table) -> dict[str, float]:
+    return {name: avg for name, (_, avg, _) in _key_event_rows(fg, bg).items()}
+
+
+def _key_event_waits(fg: _Table | None, bg: _Table | None) -> dict[str, int]:
+    """Waits of the rows :func:`_key_events` takes its averages from (same row selection)."""
+    return {name: waits for name, (_, _, waits) in _key_event_rows(fg, bg).items() if waits is not None}
+
+
+def _key_event_names(fg: _Table | None, bg: _Table | None) -> dict[str, str]:
+    """The event each key event was read from, as printed (``cell single block physical read``
+    on Exadata for ``db file sequential read``)."""
+    return {name: printed for name, (printed, _, _) in _key_event_rows(fg, bg).items()}
 
 
 _HISTOGRAM_TITLES: tuple[str, ...] = (
@@ -768,16 +906,20 @@ _HISTOGRAM_TITLES: tuple[str, ...] = (
 )
 
 
-def _event_histograms(report: _TextReport | _HtmlReport, titles: Iterable[str]) -> list[dict[str, Any]]:
-    out = []
+def _event_histograms(report: _TextReport | _HtmlReport, titles: Iterable[str]) -> list[dict[str, Any]] | None:
+    """The key events' rows of the sections ``titles``; ``None`` when the report has none of them."""
+    out: list[dict[str, Any]] = []
+    found = False
     for title in titles:
         table = report.table(title)
         if table is None:
             continue
+        found = True
         c_event = table.col("Event")
         c_waits = 1
         for row in table.rows:
-            if row[c_event] not in KEY_EVENTS:
+            key = key_event(row[c_event])
+            if key is None:
                 continue
             for i in range(c_waits + 1, len(table.header)):
                 printed = _cell(row, i)
@@ -787,7 +929,8 @@ def _event_histograms(report: _TextReport | _HtmlReport, titles: Iterable[str]) 
                 out.append(
                     {
                         "section": title,
-                        "event": row[c_event],
+                        "event": key,
+                        "event_printed": row[c_event],
                         "waits_printed": row[c_waits],
                         "waits": _int_or_none(parse_count(row[c_waits])),
                         "bucket": table.header[i],
@@ -796,7 +939,7 @@ def _event_histograms(report: _TextReport | _HtmlReport, titles: Iterable[str]) 
                         "pct_printed": printed,
                     }
                 )
-    return out
+    return out if found else None
 
 
 def _iostat_by_function(report: _TextReport | _HtmlReport) -> list[dict[str, Any]] | None:
@@ -871,28 +1014,39 @@ def _host_cpu(report: _TextReport | _HtmlReport) -> dict[str, Any] | None:
 
 
 def _parse_rac_global(report: _TextReport | _HtmlReport) -> dict[str, Any]:
-    fg = _section(report, "Foreground Wait Events (Global)")
-    bg = _section(report, "Background Wait Events (Global)")
-    return {
-        "header": _rac_header(report),
+    sections = _Sections()
+    fg = sections.read("Foreground Wait Events (Global)", lambda: _require(
+        _section(report, "Foreground Wait Events (Global)"), "Foreground Wait Events (Global)"))
+    bg = sections.read("Background Wait Events (Global)", lambda: _require(
+        _section(report, "Background Wait Events (Global)"), "Background Wait Events (Global)"))
+    out = {
+        "header": sections.read("header", lambda: _rac_header(report)),
         "load_profile": None,
         "top_events": None,
-        "key_events": _key_events(
-            _require(fg, "Foreground Wait Events (Global)"),
-            _require(bg, "Background Wait Events (Global)"),
-            "Avg Wait",
-        ),
-        "event_histograms": _event_histograms(report, ("Wait Event Histogram (Global)",)),
+        "key_events": _key_events(fg, bg),
+        "event_histograms": _histograms(report, sections, ("Wait Event Histogram (Global)",)),
         "iostat_by_function": None,
         "tablespace_io": None,
         "file_io": None,
         "host_cpu": None,
-        "host_cpu_by_instance": _rac_host_cpu(report),
-        "system_statistics_per_second": _rac_per_instance(report, "System Statistics - Per Second"),
-        "key_event_waits": _key_event_waits(fg, bg, "Avg Wait"),
-        "time_model_by_instance": _rac_per_instance(report, "Time Model"),
-        "system_statistics_global": _system_statistics_global(report),
+        "host_cpu_by_instance": sections.read("OS Statistics By Instance", lambda: _rac_host_cpu(report)),
+        "system_statistics_per_second": sections.read(
+            "System Statistics - Per Second", lambda: _rac_per_instance(report, "System Statistics - Per Second")),
+        "key_event_waits": _key_event_waits(fg, bg),
+        "key_event_names": _key_event_names(fg, bg),
+        "time_model_by_instance": sections.read("Time Model", lambda: _rac_per_instance(report, "Time Model")),
+        "system_statistics_global": sections.read("System Statistics (Global)",
+                                                  lambda: _system_statistics_global(report)),
     }
+    return {**out, "sections": sections.result()}
+
+
+def _histograms(report: _TextReport | _HtmlReport, sections: _Sections, titles: Iterable[str]) -> list[dict[str, Any]]:
+    """The key events' rows of each histogram section, each section read on its own."""
+    rows: list[dict[str, Any]] = []
+    for title in titles:
+        rows += sections.read(title, lambda t=title: _event_histograms(report, (t,)), empty=[]) or []
+    return rows
 
 
 def _rac_header(report: _TextReport | _HtmlReport) -> dict[str, Any]:
