@@ -506,11 +506,18 @@ class _HtmlCollector(HTMLParser):
             self._heading.append(data)
 
 
+_DOUBLED_QUOTES_RE = re.compile(r'=""([^"<>]*)""')
+
+
 class _HtmlReport:
     """Index of an HTML report: tables by summary text or by the heading above them."""
 
     def __init__(self, text: str):
         collector = _HtmlCollector()
+        if '=""' in text[:20000]:
+            # Saved through a tool that doubled every quote (summary=""This table ..."",
+            # class=""awr""): undo it, or no attribute and so no table summary can be read.
+            text = _DOUBLED_QUOTES_RE.sub(r'="\1"', text)
         collector.feed(text)
         collector.close()
         self.tables_list: list[tuple[str, str, _Table]] = []  # (heading, summary, table)
@@ -763,13 +770,16 @@ def _instance_header(report: _TextReport | _HtmlReport) -> dict[str, Any]:
     if inst is not None and inst.rows:
         i_row = inst.rows[0]
         instances.append({"instance": i_row[inst.col("Instance")], "inst_num": _whole(i_row[inst.col("Inst Num")])})
+    # A PDB report whose container does not see system data ("System Data Visible: NO")
+    # prints the database's name, id, release and RAC blank: those are None, not a failure.
+    rac = _cell(row, db.col("RAC")).strip()
     return {
-        "db_name": row[db.col("DB Name")],
-        "db_id": _whole(row[db.col("DB Id")]),
-        "version": row[db.col("Release")],
+        "db_name": _cell(row, db.col("DB Name")).strip() or None,
+        "db_id": _whole(row[db.col("DB Id")]) if _cell(row, db.col("DB Id")).strip() else None,
+        "version": _cell(row, db.col("Release")).strip() or None,
         "instances": instances,
         "instance_count": instance_count,
-        "rac": row[db.col("RAC")] == "YES",
+        "rac": (rac == "YES") if rac else None,
         "cdb": None if cdb_col is None else row[cdb_col] == "YES",
         "begin_snap": snap["begin"][0],
         "end_snap": snap["end"][0],
