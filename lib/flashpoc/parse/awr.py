@@ -54,9 +54,9 @@ the 11.2.0.3 ``Top 5 Timed Foreground Events`` layout is only handled through th
 from __future__ import annotations
 
 import gzip
+import html
 import re
 from collections.abc import Iterable, Sequence
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -463,72 +463,122 @@ class _TextReport:
 # --------------------------------------------------------------------------- HTML reports
 
 
-class _HtmlCollector(HTMLParser):
-    """Collect headings and tables (with th/td cells) in document order."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.items: list[tuple[str, Any]] = []
-        self._table: dict[str, Any] | None = None
-        self._row: list[tuple[str, str]] | None = None
-        self._cell: list[str] | None = None
-        self._cell_tag = ""
-        self._heading: list[str] | None = None
-        self._texts: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "table":
-            self._table = {"summary": dict(attrs).get("summary") or "", "rows": []}
-        elif tag == "tr" and self._table is not None:
-            self._row = []
-            self._table["rows"].append(self._row)
-        elif tag in ("td", "th") and self._row is not None:
-            self._cell, self._cell_tag = [], tag
-        elif tag in ("h1", "h2", "h3"):
-            self._heading = []
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("td", "th") and self._cell is not None and self._row is not None:
-            self._row.append((self._cell_tag, " ".join("".join(self._cell).split())))
-            self._cell = None
-        elif tag == "table" and self._table is not None:
-            self.items.append(("table", self._table))
-            self._table = None
-            self._row = None
-        elif tag in ("h1", "h2", "h3") and self._heading is not None:
-            self.items.append(("heading", " ".join("".join(self._heading).split())))
-            self._heading = None
-
-    def handle_data(self, data: str) -> None:
-        if self._cell is not None:
-            self._cell.append(data)
-        elif self._heading is not None:
-            self._heading.append(data)
-
-
+_BLOCK_RE = re.compile(r"<(table|h[123])\b([^>]*)>", re.IGNORECASE)
+_END_HEADING_RE = {n: re.compile(rf"</h{n}\s*>", re.IGNORECASE) for n in "123"}
+_END_TABLE_RE = re.compile(r"</table\s*>", re.IGNORECASE)
+_ANY_TAG_RE = re.compile(r"<[^>]*>")
+_SUMMARY_RE = re.compile(r"""\bsummary\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
 _DOUBLED_QUOTES_RE = re.compile(r'=""([^"<>]*)""')
+_HIDDEN_RE = re.compile(r"<!--.*?-->|<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+
+
+def _html_text(fragment: str) -> str:
+    """The text of a piece of markup, as a browser shows it on one line."""
+    if "<" in fragment:
+        fragment = _ANY_TAG_RE.sub("", fragment)
+    if "&" in fragment:
+        fragment = fragment.replace("&#160;", " ").replace("&nbsp;", " ")  # AWR's empty cells
+        if "&" in fragment:
+            fragment = html.unescape(fragment)
+    return " ".join(fragment.split())
+
+
+class _LazyTable(_Table):
+    """A table of the HTML report, cut into rows and cells the first time it is read: a report
+    has hundreds of tables and the parser reads a handful (most of the time of parsing a whole
+    2 MB report went into tables never read)."""
+
+    def __init__(self, title: str, markup: str):
+        self.title = title
+        self._markup: str | None = markup
+
+    def _cut(self) -> None:
+        header, rows = _html_rows(self._markup or "")
+        self._header, self._rows, self._markup = header, rows, None
+
+    @property
+    def header(self) -> list[str]:  # type: ignore[override]
+        if self._markup is not None:
+            self._cut()
+        return self._header
+
+    @property
+    def rows(self) -> list[list[str]]:  # type: ignore[override]
+        if self._markup is not None:
+            self._cut()
+        return self._rows
+
+
+_ROW_CELL_RE = re.compile(r"<(?:([tT][rR])|(/[tT][rR])|([tT][dDhH])|(/[tT][dDhH]))\b[^>]*>")
+
+
+def _html_rows(markup: str) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of a table's inner markup. A cell is kept only when it is closed by its
+    ``</td>``/``</th>`` (a damaged cell is lost, never merged into its neighbour); the header is
+    the last row of ``<th>`` cells before the first data row."""
+    raw_rows: list[list[tuple[bool, str]]] = []
+    row: list[tuple[bool, str]] | None = None
+    is_th, cell_start = False, -1
+    text = _html_text
+    for match in _ROW_CELL_RE.finditer(markup):
+        kind = match.lastindex
+        if kind == 4:  # </td>, </th>
+            if cell_start >= 0 and row is not None:
+                row.append((is_th, text(markup[cell_start:match.start()])))
+            cell_start = -1
+        elif kind == 3:  # <td>, <th>
+            if row is not None:
+                is_th, cell_start = match.group(3)[1] in "hH", match.end()
+        else:  # <tr>, </tr>
+            cell_start = -1
+            if kind == 1:
+                row = []
+                raw_rows.append(row)
+    header: list[str] = []
+    rows: list[list[str]] = []
+    for cells in raw_rows:
+        if not cells:
+            continue
+        if not rows and any(th for th, _ in cells):
+            header = [value for _, value in cells]  # the last header row names the columns
+        else:
+            rows.append([value for _, value in cells])
+    return header, rows
 
 
 class _HtmlReport:
     """Index of an HTML report: tables by summary text or by the heading above them."""
 
     def __init__(self, text: str):
-        collector = _HtmlCollector()
         if '=""' in text[:20000]:
             # Saved through a tool that doubled every quote (summary=""This table ..."",
             # class=""awr""): undo it, or no attribute and so no table summary can be read.
             text = _DOUBLED_QUOTES_RE.sub(r'="\1"', text)
-        collector.feed(text)
-        collector.close()
+        if re.search(r"<!--|<script|<style", text, re.IGNORECASE):
+            text = _HIDDEN_RE.sub(lambda m: " " * len(m.group(0)), text)
         self.tables_list: list[tuple[str, str, _Table]] = []  # (heading, summary, table)
         self.headings: list[str] = []
         heading = ""
-        for kind, value in collector.items:
-            if kind == "heading":
-                heading = value
-                self.headings.append(value)
+        pos = 0
+        while True:
+            match = _BLOCK_RE.search(text, pos)
+            if match is None:
+                break
+            tag = match.group(1).lower()
+            if tag == "table":
+                end = _END_TABLE_RE.search(text, match.end())
+                stop = end.start() if end else len(text)
+                summary = _SUMMARY_RE.search(match.group(2))
+                summary_text = _html_text((summary.group(1) or summary.group(2) or "") if summary else "")
+                self.tables_list.append(
+                    (heading, summary_text, _LazyTable(heading or summary_text, text[match.end():stop])))
+                pos = end.end() if end else len(text)
             else:
-                self.tables_list.append((heading, value["summary"], _html_table(heading, value)))
+                end = _END_HEADING_RE[tag[1]].search(text, match.end())
+                stop = end.start() if end else len(text)
+                heading = _html_text(text[match.end():stop])
+                self.headings.append(heading)
+                pos = end.end() if end else len(text)
 
     def by_summary(self, pattern: str) -> _Table | None:
         for _, summary, table in self.tables_list:
@@ -547,19 +597,6 @@ class _HtmlReport:
         if not tables:
             return None
         return _Table(heading, tables[0].header, [r for t in tables for r in t.rows])
-
-
-def _html_table(heading: str, raw: dict[str, Any]) -> _Table:
-    header: list[str] = []
-    rows: list[list[str]] = []
-    for row in raw["rows"]:
-        if not row:
-            continue
-        if any(tag == "th" for tag, _ in row) and not rows:
-            header = [text for _, text in row]  # the last header row names the columns
-        else:
-            rows.append([text for _, text in row])
-    return _Table(heading or raw["summary"], header, rows)
 
 
 # --------------------------------------------------------------------------- detection
@@ -591,7 +628,7 @@ def detect_awr_format(text: str) -> tuple[str, str]:
     head = text[:4000]
     if "WORKLOAD REPOSITORY REPORT (RAC)" in head:
         return "text", "rac_global"
-    if "WORKLOAD REPOSITORY report for" in head:
+    if re.search(r"WORKLOAD REPOSITORY (?:PDB )?report", head):  # "report for", "PDB report (...)"
         return "text", "instance"
     raise ParseError(
         "not an AWR report: expected 'WORKLOAD REPOSITORY report for', "
