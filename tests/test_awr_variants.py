@@ -242,3 +242,18 @@ def test_a_report_with_no_readable_section_fails_with_one_line():
     with pytest.raises(ParseError, match="no section could be read") as info:
         parse_awr(head, allow_truncated=True)
     assert "\n" not in str(info.value)
+
+
+# --------------------------------------------------------------------------- start-up
+
+
+def test_flashpoc_parse_awr_loads_no_pydantic():
+    """``flashpoc parse awr`` needs neither the campaign schema nor pydantic (most of its start-up
+    time was importing them through ``import flashpoc``); ``flashpoc.Campaign`` still works."""
+    import subprocess
+    import sys
+
+    code = ("import sys, flashpoc.cli, flashpoc.parse.awr; assert 'pydantic' not in sys.modules, 'pydantic'; "
+            "import flashpoc; assert flashpoc.Campaign.__name__ == 'Campaign'; print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
