@@ -23,6 +23,7 @@ F_64US = DATA / "19c_rac_instance_slob_d8s_s40_histogram_64us_one_row_awr.txt.gz
 F_FG_ONE_ROW = DATA / "19c_rac_instance_slob_update3_foreground_one_row_awr.txt.gz"
 F_RAC_ONE_ROW = DATA / "19c_rac_global_slob_p80x2_wu16_awr_rac.txt.gz"
 F_PDB = DATA / "pdb_exadata_awr_doubled_quotes.html.gz"
+F_RAC_122_HTML = DATA / "12.2.0.1_rac_global_slob_single_instance_awr_rac.html.gz"
 F_18C_EXADATA = DATA / "18c_rac_instance_prod_awr.htm"
 F_122 = DATA / "12.2.0.1_single_prod_awr.html"
 F_19C_PREAMBLE = DATA / "19c_single_awrrpt_with_sqlplus_prompt_preamble.html"
@@ -105,6 +106,23 @@ def test_rac_global_histogram_page_of_one_row_is_read():
     assert histogram(report, "Wait Event Histogram (Global)", "db file sequential read")["<2ms"] == "0.0(3)"
     metrics = point_metrics(report)
     assert (metrics["scope"], metrics["db_file_sequential_read_under_4ms_pct"]) == ("cluster", 60.2)
+
+
+def test_rac_global_html_122():
+    """awrgrpt HTML of 12.2 (every key event row prefixed by a hidden instance cell)."""
+    report = parsed(F_RAC_122_HTML)
+    assert report["kind"] == "rac_global" and report["sections"]["not_understood"] == []
+    header = report["header"]
+    assert (header["db_name"], header["version"], header["begin_snap"], header["elapsed_min"]) == (
+        "SLOB2", "12.2.0.1.0", 400, 21.82)
+    # Foreground Wait Events (Global): "User I/O  db file sequential read  109  0.00  0.08  749.07us"
+    assert report["key_events"]["db file sequential read"] == 749.07
+    assert report["key_event_waits"]["db file sequential read"] == 109
+    # "db file sequential read 653 ... 15.3 74.0 8.1 1.4 0.9 0.2 0.2" (<256us ... <16ms)
+    assert histogram(report, "Wait Event Histogram (Global)", "db file sequential read")["<512us"] == "74.0"
+    metrics = point_metrics(report)
+    # "physical read IO requests 10,535,057 8,047.33 ..."; 15.3 + 74.0 + 8.1 under 1 ms
+    assert (metrics["read_iops"], metrics["db_file_sequential_read_under_1ms_pct"]) == (8047.33, 97.4)
 
 
 # --------------------------------------------------------------------------- PDB report, doubled quotes

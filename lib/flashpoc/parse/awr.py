@@ -714,7 +714,7 @@ def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
         "load_profile": sections.read("Load Profile", lambda: _load_profile(report)),
         "top_events": sections.read("Top 10 Foreground Events by Total Wait Time", lambda: _top_events(report)),
         "key_events": _key_events(fg, bg),
-        "event_histograms": _histograms(report, sections, _HISTOGRAM_TITLES),
+        "event_histograms": _histograms(report, sections, [t for t in _HISTOGRAM_TITLES if "(Global)" not in t]),
         "iostat_by_function": sections.read("IOStat by Function summary", lambda: _iostat_by_function(report)),
         "tablespace_io": sections.read("Tablespace IO Stats", lambda: _plain_rows(report, "Tablespace IO Stats")),
         "file_io": sections.read("File IO Stats", lambda: _plain_rows(report, "File IO Stats")),
