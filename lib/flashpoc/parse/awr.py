@@ -1,8 +1,25 @@
 """Parse Oracle AWR reports (text or HTML) into a dict of tidy rows.
 
-Pure functions: text in, dicts/rows out. Nothing here prints or exits; every problem with
-the input raises :class:`flashpoc.errors.ParseError` naming the section that was expected.
-The one helper that touches the file system is :func:`read_awr_file` (gunzip + decode).
+Pure functions: text in, dicts/rows out. Nothing here prints or exits. Each section is read
+on its own: one that is absent or cannot be understood is ``None`` (``[]`` for histograms)
+and named in the result's ``sections`` (``read``, ``absent``, ``not_understood`` with the
+reason), so one odd section never loses the report; input that is not an AWR report, is cut
+(no ``End of Report``) or has no readable section at all raises
+:class:`flashpoc.errors.ParseError` in one line. The one helper that touches the file system
+is :func:`read_awr_file` (gunzip + decode).
+
+Versions differ in wording, not in meaning: columns are found by what they hold
+(:func:`column_meaning`: ``Avg wait``, ``Avg Wait (ms)``, ``Wait Avg(ms)``, ``Avg Wt(ms)`` are
+all the average wait) and a bare number takes the unit its header names
+(:func:`header_unit`). Key events are the names of :data:`KEY_EVENTS` in their wait class
+(:data:`KEY_EVENT_CLASSES`), or an event that stands for one on another platform
+(:data:`EQUIVALENT_EVENTS`: Exadata's ``cell single block physical read`` for ``db file
+sequential read``); ``key_event_names`` says which event each was read from.
+
+HTML is indexed by regular expressions (table start/end, ``summary`` attribute, the heading
+above) and a table is cut into cells only when a section reads it (html.parser spent most of
+the parse on the hundreds of tables no section reads). A cell counts only when closed by its
+``</td>``; a re-saved report with doubled quotes (``summary=""..""``) is undone first.
 
 Both renderings are first reduced to the same shape -- a titled table with a header (one
 string per column) and rows (one string per cell, as printed) -- and every section is then
@@ -24,9 +41,10 @@ microseconds; a column headed ``(ms)`` without units in the cells is read as mil
 Abbreviated counts (``12.2K``, ``10.2M``, ``2.8E+04``) are expanded by powers of 1000 and
 the printed text is kept next to the number.
 
-Coverage, as seen in the fixtures (12.2.0.1, 18c and 19c; no 11.2 report was available, so
-the 11.2.0.3 ``Top 5 Timed Foreground Events`` layout is only handled through the generic
-``(ms)`` header rule and is untested):
+Coverage, as seen in the fixtures (12.2.0.1, 18c and 19c, single instance, RAC instance and
+global, a PDB report, Exadata; no 11.2, 12.1, 21c or 23ai report was found, so their wording
+-- e.g. 11.2.0.4's ``Wait Avg(ms)`` with bare numbers -- is handled only through the column
+meanings and header units, tested on the header strings):
 
 * instance reports (single instance or one RAC instance), text and HTML: header, load
   profile, top foreground events, key events, event histograms, IOStat by function, host
@@ -654,12 +672,14 @@ def parse_awr(text: str, *, allow_truncated: bool = False) -> dict[str, Any]:
         ``file_io``, ``host_cpu``, ``key_event_waits``, and for RAC global reports
         ``host_cpu_by_instance``, ``system_statistics_per_second``,
         ``time_model_by_instance`` and ``system_statistics_global`` (rows ``statistic``,
-        ``total``, ``per_second``, ``per_transaction``). Sections a kind of report does not
-        have are ``None`` (see the module docstring).
+        ``total``, ``per_second``, ``per_transaction``), ``key_event_names`` (the event each
+        key event was read from) and ``sections`` (``read``, ``absent``: section names;
+        ``not_understood``: ``{"section", "reason"}``). Sections a kind of report does not
+        have, or that could not be read, are ``None`` (see the module docstring).
 
     Raises:
         ParseError: The input is empty, not an AWR report, truncated (no ``End of Report``),
-            or a required section (header, load profile, top events, wait events) is missing.
+            or no section of it could be read.
     """
     fmt, kind = detect_awr_format(text)
     if not allow_truncated and "End of Report" not in text[-2000:]:
