@@ -380,3 +380,20 @@ def test_a_resumed_run_in_a_terminal(batch_run, tmp_path):
                                                   rf"{row['iops']:,.0f} IOPS +{row['lat_mean_ms']:.3f} ms \| ", line)]
     assert re.search(r"^\[sweep\] sweep: 8 points \(6 stored, reused\) in \d+:\d\d:\d\d$", "\n".join(seen), re.M)
     assert "Summary of quick (SLO: mean latency 1 ms):" in seen
+
+
+def test_what_notebook_kernels_write_to_stderr_goes_to_a_log_not_the_terminal(capfd, tmp_path):
+    """A kernel stopped on a loaded machine may print a ZeroMQ assertion to the stderr it
+    inherits; `flashpoc run` keeps such lines in notebooks/kernels.log, the terminal shows only
+    flashpoc's own lines (and a full disk, where the log cannot be opened, still hides them)."""
+    from flashpoc.cli import _kernel_stderr
+
+    log = tmp_path / "notebooks" / "kernels.log"
+    with _kernel_stderr(log):
+        subprocess.run(["sh", "-c", "echo 'Assertion failed: pfd.revents & POLLIN' >&2"], check=True)
+    print("after", file=sys.stderr)
+    assert capfd.readouterr().err == "after\n"
+    assert log.read_text() == "Assertion failed: pfd.revents & POLLIN\n"
+    with _kernel_stderr(log / "x.log"):  # a file, not a folder: the log cannot be opened
+        subprocess.run(["sh", "-c", "echo hidden >&2"], check=True)
+    assert capfd.readouterr().err == ""

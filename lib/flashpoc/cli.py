@@ -235,7 +235,8 @@ def run_notebooks(params_file: Path, phases: list[str], *, terminal: Terminal | 
             follower = _Follower(events, terminal)
             follower.start()
             try:  # FLASHPOC_BATCH: the kernels' progress displays redraw per point only
-                with _environment(FLASHPOC_BATCH="1", **{EVENTS_ENV: str(events)}):
+                with _environment(FLASHPOC_BATCH="1", **{EVENTS_ENV: str(events)}), \
+                        _kernel_stderr(out_dir / "kernels.log"):
                     papermill.execute_notebook(str(nb_dir / f"{name}.ipynb"), str(output), parameters=values,
                                                cwd=str(nb_dir), kernel_name="python3", progress_bar=False,
                                                extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
@@ -261,6 +262,29 @@ def run_notebooks(params_file: Path, phases: list[str], *, terminal: Terminal | 
                 terminal.say(*(f"[{phase}] {line}" for line in results[phase](cfg)))
             terminal.say(f"[{phase}] done in {duration_text(time.monotonic() - started)}")
     return written
+
+
+@contextlib.contextmanager
+def _kernel_stderr(log_path: Path):
+    """Send what the notebook kernels write to their stderr (they inherit file descriptor 2:
+    e.g. a ZeroMQ assertion printed when a kernel is stopped on a loaded machine) to a log
+    file in the campaign's notebooks folder, so the terminal shows only flashpoc's own lines;
+    to /dev/null when that file cannot be opened (a full disk)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        target = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    except OSError:
+        target = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(target, 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(target)
 
 
 class _AtomicNotebookWriter:
