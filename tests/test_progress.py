@@ -118,3 +118,22 @@ def test_events_cut_in_the_middle_of_a_line_wait_for_the_rest(tmp_path):
     with path.open("a") as handle:
         handle.write('int"}\n')
     assert progress.read_events(path, offset) == ([{"event": "point"}], path.stat().st_size)
+
+
+def test_the_closing_steady_state_line_names_each_unsteady_point():
+    """The summary of `flashpoc run` names every point that was not steady, with its scatter and
+    drift, on the recorded vdbench sweep tests/data/vdbench/rr_threads_sweep (threads 1-16)."""
+    import pandas as pd
+
+    from conftest import DATA
+    from flashpoc.parse.vdbench import parse_totals
+
+    totals = parse_totals((DATA / "vdbench" / "rr_threads_sweep" / "totals.html").read_text())
+    points = pd.DataFrame({"workload": "wd1", "threads": [int(t["threads"]) for t in totals],
+                           "iops": [t["iops"] for t in totals], "lat_mean_ms": [t["resp_ms"] for t in totals]})
+    assert progress.steadiness_line(points) == "steady state: no verdict: the engine kept no time series of these points"
+    judged = points.assign(intervals=[9, 9, 9, 9, 2], interval_iops_cv_pct=[15.47, 4.1, 2.0, 1.2, None],
+                           interval_iops_drift_pct=[9.8, 1.0, -0.5, 0.1, None],
+                           interval_steady=[False, True, True, True, None])
+    assert progress.steadiness_line(judged) == ("steady state: 3 of 4 points steady (1 too short for a verdict); "
+                                                "not steady: wd1 at 1 thread (scatter 15.5 %, drift +9.8 %)")
