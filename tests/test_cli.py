@@ -108,7 +108,7 @@ def test_run_all_phases_with_papermill(batch_run):
     assert f"\nreport: {results / 'report' / 'report.html'}\n" in out.stdout
 
 
-TIME = r"\| elapsed \d+:\d\d:\d\d"
+TIME = r"\| \d+:\d\d(?::\d\d)?"
 
 
 def test_a_batch_run_shows_each_point_and_ends_with_a_summary(batch_run):
@@ -128,7 +128,7 @@ def test_a_batch_run_shows_each_point_and_ends_with_a_summary(batch_run):
     for i, (line, point) in enumerate(zip(shown, probe["points"]), start=1):
         threads = f"{point['threads']} thread{'s' if point['threads'] > 1 else ''}"
         assert re.match(rf"\[probe\] +{i}/<=7 randread-4k +{threads} +{point['iops']:,.0f} IOPS +"
-                        rf"{point['lat_mean_ms']:.3f} ms {TIME}, ETA <=\d+:\d\d:\d\d$", line), line
+                        rf"{point['lat_mean_ms']:.3f} ms {TIME}, ETA <=\d+:\d\d(?::\d\d)?$", line), line
     assert lines.index("[probe] running 02_saturation_probe.ipynb ...") < lines.index(shown[0])
     answer = probe["saturation"]
     assert (f"[probe] probe: IOPS stop rising at {answer['threads']} thread" if answer.get("threads")
@@ -141,8 +141,8 @@ def test_a_batch_run_shows_each_point_and_ends_with_a_summary(batch_run):
     for i, (line, (workload, threads)) in enumerate(zip(shown, order), start=1):
         row = sweep.loc[(workload, threads)]
         assert re.match(rf"\[sweep\] +{i}/6 {workload} +{threads} threads? +{row['iops']:,.0f} IOPS +"
-                        rf"{row['lat_mean_ms']:.3f} ms {TIME}, ETA \d+:\d\d:\d\d$", line), line
-    assert re.search(r"^\[sweep\] sweep: 6 points in \d+:\d\d:\d\d$", out.stdout, re.M)
+                        rf"{row['lat_mean_ms']:.3f} ms {TIME}, ETA \d+:\d\d(?::\d\d)?$", line), line
+    assert re.search(r"^\[sweep\] sweep: 6 points in \d+:\d\d(?::\d\d)?$", out.stdout, re.M)
     assert "[sweep] sweep: 6 points, about 6 s of I/O (1 s per point)" in out.stdout
     summary = out.stdout[out.stdout.index("Summary of quick (SLO: mean latency 1 ms):"):]
     for workload, group in sweep.reset_index().groupby("workload"):
@@ -160,9 +160,9 @@ def test_a_batch_run_shows_each_point_and_ends_with_a_summary(batch_run):
         return ["".join(o["data"]["text/plain"]) for o in outputs
                 if "flashpoc-progress" in "".join(o.get("data", {}).get("text/html", ""))]
 
-    assert re.match(rf"probe randread-4k \(adaptive\): {probe['runs']} points in \d+:\d\d:\d\d\nlast: randread-4k",
+    assert re.match(rf"probe randread-4k \(adaptive\): {probe['runs']} points in \d+:\d\d(?::\d\d)?\nlast: randread-4k",
                     progress_outputs("02_saturation_probe")[0])
-    assert re.match(r"sweep: 6 points in \d+:\d\d:\d\d\nlast: randwrite-4k, 3 threads",
+    assert re.match(r"sweep: 6 points in \d+:\d\d(?::\d\d)?\nlast: randwrite-4k, 3 threads",
                     progress_outputs("03_thread_sweep")[0])
 
 
@@ -368,17 +368,17 @@ def test_a_resumed_run_in_a_terminal(batch_run, tmp_path):
     seen = screen(text)
     print("\n".join(seen))
     assert max(len(line) for line in seen) <= 100 and "\r\x1b[K" in text
-    status = re.findall(r"\[sweep\] \[[#.]{20}\] \d/8 elapsed \d+:\d\d:\d\d[^\r\n]*", text)
+    status = re.findall(r"\[sweep\] \[[#.]{20}\] \d/8 elapsed \d+:\d\d(?::\d\d)?[^\r\n]*", text)
     assert status and not [line for line in seen if line.startswith("[sweep] [")]  # drawn, and wiped
     reused = [line for line in seen if "stored points reused" in line]
-    assert [re.match(r"\[sweep\] +(\d)/8 3 stored points reused \| elapsed", line).group(1) for line in reused] == \
+    assert [re.match(r"\[sweep\] +(\d)/8 3 stored points reused \| \d", line).group(1) for line in reused] == \
         ["3", "7"]
     points = pd.read_csv(tmp_path / "results" / "quick" / "points.csv").set_index(["phase", "workload", "threads"])
     for count, workload in ((4, "randread-4k"), (8, "randwrite-4k")):
         row = points.loc[("sweep", workload, 4)]
         assert [line for line in seen if re.match(rf"\[sweep\] +{count}/8 {workload} +4 threads +"
                                                   rf"{row['iops']:,.0f} IOPS +{row['lat_mean_ms']:.3f} ms \| ", line)]
-    assert re.search(r"^\[sweep\] sweep: 8 points \(6 stored, reused\) in \d+:\d\d:\d\d$", "\n".join(seen), re.M)
+    assert re.search(r"^\[sweep\] sweep: 8 points \(6 stored, reused\) in \d+:\d\d(?::\d\d)?$", "\n".join(seen), re.M)
     assert "Summary of quick (SLO: mean latency 1 ms):" in seen
 
 

@@ -90,6 +90,8 @@ class Terminal:
 
         kind, phase = event.get("event"), f"[{event.get('phase')}]"
         with self._lock:
+            if kind in ("begin", "status", "point", "advance"):  # the status line under a line said now
+                self._status = (event, time.monotonic())
             if kind == "point" and event["point"].get("reused"):
                 self._reused = (event, (self._reused[1] if self._reused else 0) + 1)
             elif kind not in ("begin", "status"):  # stored points reused one after the other: one line
@@ -105,7 +107,6 @@ class Terminal:
                 self._status = None
                 self.say(end_line(event))
             if kind in ("begin", "status", "point", "advance"):
-                self._status = (event, time.monotonic())
                 self.tick()
 
     def tick(self) -> None:
@@ -339,6 +340,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         terminal.say(f"flashpoc run {args.params}: campaign {cfg.campaign}, {cfg.engine}, "
                      + ", ".join(f"{v} {k[:-1] if v == 1 else k}" for k, v in n.items())
                      + f"; phases {', '.join(phases)}")
+        if {"probe", "sweep"} & set(phases):
+            terminal.say("each point: done/total, workload, threads, IOPS (and MiB/s for large I/Os), mean latency "
+                         "| time elapsed, ETA")
         if args.fresh:
             store.clear()
             terminal.say(f"removed earlier results in {store.root}")

@@ -212,8 +212,10 @@ def threads_text(threads: int | str) -> str:
 
 
 def duration_text(seconds: float) -> str:
-    """``0:04:05``: hours, minutes and seconds."""
+    """``4:05`` (minutes and seconds), ``1:04:05`` from an hour up."""
     seconds = int(round(seconds))
+    if seconds < 3600:
+        return f"{seconds // 60}:{seconds % 60:02d}"
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
@@ -227,17 +229,17 @@ def count_text(state: dict[str, Any]) -> str:
 
 
 def time_text(state: dict[str, Any], *, short: bool = False) -> str:
-    """``0:00:04 elapsed, 0:00:05 left`` (``up to 0:00:07 left`` for a bound; nothing left once
-    closed); ``short``: ``elapsed 0:00:04, ETA 0:00:05`` (``ETA <=0:00:07``)."""
+    """``0:04 elapsed, 0:05 left`` (``up to 0:07 left`` for a bound; nothing left once closed);
+    ``short`` (a terminal's line): ``0:04, ETA 0:05`` (``ETA <=0:07``)."""
     elapsed, left = duration_text(state["elapsed_s"]), state.get("left_s")
     bound = state.get("left_is_bound")
     if short:
-        return f"elapsed {elapsed}" + ("" if left is None else f", ETA {'<=' if bound else ''}{duration_text(left)}")
+        return elapsed + ("" if left is None else f", ETA {'<=' if bound else ''}{duration_text(left)}")
     return f"{elapsed} elapsed" + ("" if left is None else f", {'up to ' if bound else ''}{duration_text(left)} left")
 
 
 def summary_text(state: dict[str, Any]) -> str:
-    """The counts and times in words: ``3 of 6 points (1 stored, reused), 0:00:04 elapsed, 0:00:05 left``."""
+    """The counts and times in words: ``3 of 6 points (1 stored, reused), 0:04 elapsed, 0:05 left``."""
     done, reused = state["done"], state.get("reused") or 0
     if state.get("closed"):
         return (f"{done} point{'' if done == 1 else 's'}"
@@ -300,8 +302,8 @@ def point_line(event: dict[str, Any]) -> str:
     iops, mibps, lat = point.get("iops"), point.get("bw_mibps"), point.get("lat_mean_ms")
     numbers = [f"{iops:>9,.0f} IOPS" if iops is not None else f"{'':>14}"]
     if iops and mibps is not None and mibps * 1024**2 / iops >= LARGE_IO_BYTES:
-        numbers.append(f"{mibps:,.1f} MiB/s")
-    numbers.append(f"{lat:>7.3f} ms" if lat is not None else f"{'':>10}")
+        numbers.append(f"{mibps:,.0f} MiB/s" if mibps >= 100 else f"{mibps:,.1f} MiB/s")
+    numbers.append(f"{lat:>6.3f} ms" if lat is not None else f"{'':>9}")
     notes = [note for note, on in (("re-measured", point.get("repeat")), ("not steady", point.get("steady") is False))
              if on]
     return (f"[{event['phase']}] {count_text(event):>6} {point.get('workload')!s:<13} {threads:>10} "
@@ -323,7 +325,7 @@ def status_line(event: dict[str, Any], elapsed_s: float | None = None) -> str:
     bar = "#" * filled + ("." if limit else "?") * (width - filled)
     now = event.get("text") or (f"measuring {event['workload']} at {threads_text(event['threads'])}"
                                 if event.get("event") == "begin" else "")
-    line = f"[{state['phase']}] [{bar}] {count_text(state)} {time_text(state, short=True)}"
+    line = f"[{state['phase']}] [{bar}] {count_text(state)} elapsed {time_text(state, short=True)}"
     return f"{line} | {now}" if now else line
 
 
