@@ -122,6 +122,8 @@ def test_a_batch_run_shows_each_point_and_ends_with_a_summary(batch_run):
     lines = out.stdout.splitlines()
     print(out.stdout)
     assert max(len(line) for line in lines) <= 100
+    assert "each point: done/total, workload, threads, IOPS (MiB/s for large I/Os), mean latency | elapsed, ETA" \
+        in lines
     probe = json.loads((results / "probe.json").read_text())
     shown = [line for line in lines if re.match(r"\[probe\] +\d+/<=7 ", line)]
     assert len(shown) == probe["runs"] >= 3  # the bound: 4 doublings from 1 to 8 threads, 3 refine points

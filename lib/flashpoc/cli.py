@@ -341,8 +341,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                      + ", ".join(f"{v} {k[:-1] if v == 1 else k}" for k, v in n.items())
                      + f"; phases {', '.join(phases)}")
         if {"probe", "sweep"} & set(phases):
-            terminal.say("each point: done/total, workload, threads, IOPS (and MiB/s for large I/Os), mean latency "
-                         "| time elapsed, ETA")
+            terminal.say("each point: done/total, workload, threads, IOPS (MiB/s for large I/Os), mean latency "
+                         "| elapsed, ETA")
         if args.fresh:
             store.clear()
             terminal.say(f"removed earlier results in {store.root}")
