@@ -32,8 +32,12 @@ test: venv os-packages
 	@tools/install-engines.sh $(ENGINES) .engines
 	$(BIN)/python -m pytest
 
+# JupyterLab on the workbook: notebooks/ open, parameters/ beside it in the file browser (a notebook's
+# parameters_file is relative to it); as root Jupyter wants --allow-root. LAB_ARGS: more options.
+LAB_ARGS ?=
 lab: venv
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks \
+		$$(test "$$(id -u)" = 0 && echo --allow-root) $(LAB_ARGS)
 
 bench: venv os-packages
 	$(BIN)/python benchmarks/overhead.py

@@ -514,6 +514,11 @@ class AdaptiveProbe:
             counts.append(min(self.max_threads, 2 * counts[-1]))
         return counts
 
+    def max_points(self) -> int:
+        """The most thread counts the probe measures: the doubling ladder and the refine budget
+        (what a progress bar can say before the probe knows where IOPS stop rising)."""
+        return len(self.ladder()) + (MAX_REFINE_POINTS if self.refine else 0)
+
     def next_threads(self, points: Sequence[Point], pending: Sequence[int] = ()) -> int | None:
         """Next thread count to measure given every point measured so far.
 

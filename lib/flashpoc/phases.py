@@ -7,7 +7,6 @@ are already stored with the same defining parameters are reused, not measured ag
 
 from __future__ import annotations
 
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -24,7 +23,8 @@ from .parse.fio import (histogram_table, latency_distribution, merge_intervals, 
                         parse_fio_interval_logs, parse_fio_output, summarize_fio_point)
 from .parse.host import cpu_utilisation
 from .plan.fio import outstanding_ios, render_job, render_layout_job
-from .plan.sweep import format_forthreads, plan_sweep
+from .plan.sweep import format_forthreads, plan_note, plan_sweep
+from .progress import Progress, threads_text
 from .plan.vdbench import probe_run
 from .plan.vdbench import warmup_s as vdbench_warmup_s
 from .run import hosts as hostlib
@@ -414,20 +414,6 @@ def _measure(wb: Workbench, phase: str, workload, threads: int, runtime_s: int, 
     return measure_point(wb, phase, workload, threads, runtime_s=runtime_s, repeat=repeat)
 
 
-def _progress(total: int | None, desc: str, enabled: bool):
-    """A progress bar with ETA: a widget in JupyterLab, text lines in batch runs.
-
-    ``flashpoc run`` sets ``FLASHPOC_BATCH=1``: papermill keeps no widget state, so a widget
-    would show only its first frame in the executed notebook, while text keeps the last one.
-    """
-    if os.environ.get("FLASHPOC_BATCH"):
-        from tqdm.std import tqdm
-    else:
-        from tqdm.auto import tqdm
-    return tqdm(total=total, desc=desc, unit="point", disable=not enabled, leave=True,
-                mininterval=2.0 if os.environ.get("FLASHPOC_BATCH") else 0.1)
-
-
 # -- phase 2: saturation probe ----------------------------------------------------------
 def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
     """Find the thread count beyond which IOPS stop rising, and store probe.json.
@@ -445,25 +431,34 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
         rows: list[dict[str, Any]] = []
 
         def measure(threads: int) -> None:
+            bar.begin(workload.name, threads)
             row = _measure(wb, "probe", workload, threads, runtime)
             if probe.remeasure_unsteady and row.get("steadystate_attained") is False:
                 row = _measure(wb, "probe", workload, threads, runtime, repeat=1)
             rows.append(row)
-            bar.update(1)
-            bar.set_postfix(threads=threads, iops=f"{row['iops']:,.0f}")
+            bar.point(row)
 
-        if wb.cfg.engine == "vdbench":
-            with _progress(len(probe_run(wb.cfg).threads), f"probe {workload.name} (vdbench)", progress) as bar:
+        title = f"probe {workload.name} ({probe.strategy})"
+        stepper = analysis.AdaptiveProbe(min_threads=probe.min_threads, max_threads=probe.max_threads,
+                                         gain_pct=probe.gain_pct, step=probe.step)
+        if probe.strategy == "linear":
+            plan = (probe_run(wb.cfg).threads if wb.cfg.engine == "vdbench"
+                    else analysis.linear_probe_threads(probe.min_threads, probe.max_threads, probe.step))
+            counts = {"total": len(plan)}
+            detail = [f"threads {format_forthreads(plan)}, {len(plan)} points"]
+        else:
+            counts = {"bound": stepper.max_points()}
+            detail = [f"doubling from {threads_text(probe.min_threads)} up to {probe.max_threads} until IOPS "
+                      f"stop rising, then refining: at most {stepper.max_points()} points "
+                      f"({len(stepper.ladder())} doubling, {stepper.max_points() - len(stepper.ladder())} refining); "
+                      "it stops as soon as it has its answer"]
+        with Progress("probe", title, **counts, detail=detail, enabled=progress) as bar:
+            if wb.cfg.engine == "vdbench":
                 rows = phases_vdbench.probe(wb, bar)
-        elif probe.strategy == "linear":
-            plan = analysis.linear_probe_threads(probe.min_threads, probe.max_threads, probe.step)
-            with _progress(len(plan), f"probe {workload.name} (linear)", progress) as bar:
+            elif probe.strategy == "linear":
                 for threads in plan:
                     measure(threads)
-        else:
-            stepper = analysis.AdaptiveProbe(min_threads=probe.min_threads, max_threads=probe.max_threads,
-                                             gain_pct=probe.gain_pct, step=probe.step)
-            with _progress(None, f"probe {workload.name} (adaptive)", progress) as bar:
+            else:
                 while (threads := stepper.next_threads(rows_mod.to_points(rows))) is not None:
                     measure(threads)
         result = summarize_probe(wb.cfg, rows)
@@ -488,17 +483,22 @@ def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, 
     if not (threads and counts and cfg.probe.host_scaling and cfg.engine != "slob"):
         return []
     rows = []
-    with _progress(len(counts), f"probe {workload.name}: host scaling", progress) as bar:
+    detail = [f"the plateau ({threads_text(threads)}) again on {', '.join(str(c) for c in counts)} of the "
+              f"{len(cfg.hosts)} hosts: do more hosts give more IOPS?"]
+    with Progress("probe", f"probe {workload.name} on fewer hosts", total=len(counts), detail=detail,
+                  enabled=progress) as bar:
         for count in counts:
-            bar.set_postfix(hosts=count)
             sub = _on_fewer_hosts(wb, count)
+            bar.begin(workload.name, f"{threads_text(threads)} on {count} host{'' if count == 1 else 's'}")
             if cfg.engine == "vdbench":  # threads per SD, spread over the hosts: the same I/Os per host
                 rd = phases_vdbench.probe_run_at(sub.cfg, phases_vdbench.scaling_threads(cfg, sub.cfg, threads))
-                rows += phases_vdbench.run_invocation(sub, "probe", rd)
+                done = phases_vdbench.run_invocation(sub, "probe", rd)
             else:
-                rows.append(measure_point(sub, "probe", workload, threads, runtime_s=runtime_s))
+                done = [measure_point(sub, "probe", workload, threads, runtime_s=runtime_s)]
+            rows += done
             wb.fio_servers = sub.fio_servers
-            bar.update(1)
+            for row in done:
+                bar.point(row)
     return rows
 
 
@@ -563,24 +563,33 @@ def sweep_threads(cfg: Campaign, max_threads: int) -> list[int]:
     return plan_sweep(max_threads, plan=s.plan, step=s.step, points=s.points, extend_pct=s.extend_pct)
 
 
+def sweep_top(cfg: Campaign) -> tuple[int, str]:
+    """The thread count the sweep goes up to, and where it comes from (``sweep.max_threads`` or
+    the stored probe answer).
+
+    Raises:
+        AnalysisError: when neither is available or the probe gave no supported answer.
+    """
+    if cfg.sweep.max_threads is not None:
+        return cfg.sweep.max_threads, "sweep.max_threads"
+    store = CampaignStore(cfg.resolved().results_path())
+    if not (store.root / "probe.json").exists():
+        raise AnalysisError(f"no probe result in {store.root}: run the saturation probe (02) first, "
+                            "or set sweep.max_threads")
+    sat = store.read_json("probe.json")["saturation"]
+    if not sat.get("threads"):
+        raise AnalysisError(f"the probe gave no answer ({sat.get('reason')}); "
+                            "extend the probe or set sweep.max_threads")
+    return int(sat["threads"]), "the probe's answer"
+
+
 def plan_campaign_sweep(cfg: Campaign) -> dict[str, list[int]]:
     """Thread counts per workload: from ``sweep.max_threads`` or the stored probe answer.
 
     Raises:
         AnalysisError: when neither is available or the probe gave no supported answer.
     """
-    max_threads = cfg.sweep.max_threads
-    if max_threads is None:
-        store = CampaignStore(cfg.resolved().results_path())
-        if not (store.root / "probe.json").exists():
-            raise AnalysisError(f"no probe result in {store.root}: run the saturation probe (02) first, "
-                                "or set sweep.max_threads")
-        sat = store.read_json("probe.json")["saturation"]
-        if not sat.get("threads"):
-            raise AnalysisError(f"the probe gave no answer ({sat.get('reason')}); "
-                                "extend the probe or set sweep.max_threads")
-        max_threads = int(sat["threads"])
-    threads = sweep_threads(cfg, max_threads)
+    threads = sweep_threads(cfg, sweep_top(cfg)[0])
     return {w.name: threads for w in cfg.sweep_workloads}
 
 
@@ -594,17 +603,17 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
         _require_checked(wb)
         prepare_targets(wb)
         runtime = wb.cfg.sweep.runtime_s or _point_runtime_s(wb.cfg)
-        total = plan_points(wb.cfg, plan)
         rows = []
-        with _progress(total, "sweep", progress) as bar:
+        with Progress("sweep", "sweep", total=plan_points(wb.cfg, plan), detail=sweep_plan_lines(wb.cfg, plan),
+                      enabled=progress) as bar:
             if wb.cfg.engine == "vdbench":
                 return _finish_sweep(wb, phases_vdbench.sweep(wb, plan, bar))
             for name, threads_list in plan.items():
                 workload = wb.cfg.workload(name)
                 for threads in threads_list:
-                    bar.set_postfix(workload=name, threads=threads)
+                    bar.begin(name, threads)
                     rows.append(_measure(wb, "sweep", workload, threads, runtime))
-                    bar.update(1)
+                    bar.point(rows[-1])
         return _finish_sweep(wb, rows)
 
 
@@ -780,8 +789,9 @@ def probe_text(probe: dict[str, Any]) -> str:
     return "\n".join(lines + limit)
 
 
-def sweep_plan_text(cfg: Campaign, plan: dict[str, list[int]]) -> str:
-    """A Markdown summary of the sweep plan: points, thread counts and estimated duration."""
+def _sweep_plan_summary(cfg: Campaign, plan: dict[str, list[int]]) -> tuple[str, str | None]:
+    """The points and estimated duration of a sweep plan, and why it has these thread counts
+    (None unless the plan is the campaign's own, :func:`plan_campaign_sweep`)."""
     if cfg.engine == "vdbench":
         runtime = (cfg.sweep.runtime_s or cfg.vdbench.elapsed_s) + (vdbench_warmup_s(cfg) or 0)
     elif cfg.engine == "slob":
@@ -791,9 +801,31 @@ def sweep_plan_text(cfg: Campaign, plan: dict[str, list[int]]) -> str:
     total = plan_points(cfg, plan)
     seconds = total * runtime
     duration = f"{seconds / 60:.1f} min" if seconds >= 120 else f"{seconds} s"
-    lines = [f"**Sweep plan**: {total} points, about {duration} of I/O ({runtime} s per point).", ""]
-    lines += [f"- `{name}`: threads {format_forthreads(threads)}" for name, threads in plan.items()]
-    return "\n".join(lines)
+    head = f"{total} points, about {duration} of I/O ({runtime} s per point)"
+    try:
+        top, source = sweep_top(cfg)
+    except (AnalysisError, StoreError):
+        return head, None
+    threads, s = sweep_threads(cfg, top), cfg.sweep
+    if any(planned != threads for planned in plan.values()):
+        return head, None
+    why = plan_note(threads, top, plan=s.plan, step=s.step, points=s.points, extend_pct=s.extend_pct)
+    return head, f"up to {threads_text(top)} ({source}); {why}"
+
+
+def sweep_plan_lines(cfg: Campaign, plan: dict[str, list[int]]) -> list[str]:
+    """The sweep plan in lines: points, estimated duration, why these thread counts, and each
+    workload's thread counts."""
+    head, why = _sweep_plan_summary(cfg, plan)
+    return [head, *([why] if why else []), *(f"{name}: threads {format_forthreads(t)}" for name, t in plan.items())]
+
+
+def sweep_plan_text(cfg: Campaign, plan: dict[str, list[int]]) -> str:
+    """A Markdown summary of the sweep plan: points, estimated duration, why these thread counts,
+    and each workload's thread counts."""
+    head, why = _sweep_plan_summary(cfg, plan)
+    lines = [f"**Sweep plan**: {head}." + (f" {why[0].upper()}{why[1:]}." if why else ""), ""]
+    return "\n".join(lines + [f"- `{name}`: threads {format_forthreads(t)}" for name, t in plan.items()])
 
 
 @dataclass
