@@ -524,7 +524,7 @@ def per_host_iops(
         "x": _threads_x(data["threads"]),
         "y": alt.Y("iops:Q", title=TITLE_IOPS, axis=alt.Axis(format="~s")),
         "color": alt.Color("host:N", title="Load host", sort=hosts,
-                           scale=alt.Scale(domain=hosts, range=list(PALETTE))),
+                           scale=alt.Scale(domain=hosts, range=list(HOST_PALETTE))),
         "order": alt.Order("threads:Q"),
         "column": alt.Column("workload:N", title="Workload"),
         "row": alt.Row("config:N", title="Configuration") if _has_configs(data) else None,

@@ -78,6 +78,18 @@ def compose(report, context: Context) -> list[DocSection]:
     return [s for s in sections if s.items]
 
 
+def title_lines(report, context: Context) -> list[str]:
+    """The lines under the report's title: what the campaign is, when, with what engine, and
+    which configurations are compared."""
+    cfg = report.cfg
+    lines = [cfg.description] if cfg.description else []
+    lines.append(f"Measured {measured_when(report.measured)} with {engine_text(cfg, context, report.measured)}; "
+                 f"latency SLO {cfg.slo_ms:g} ms.")
+    if report.configs:
+        lines.append("Configurations compared: " + ", ".join(report.configs) + f" (baseline {report.configs[0]}).")
+    return lines
+
+
 # --- 1. executive summary -----------------------------------------------------------------
 
 
