@@ -290,7 +290,7 @@ def _hockey_panel(part: pd.DataFrame, kind: str, knees: pd.DataFrame | None, slo
                   dash: Any, latency: str, latency_title: str, *, titled: bool) -> alt.LayerChart:
     """One kind's layers: the curves, their knees and the SLO; titled by the kind when ``titled``."""
     load = "iops" if kind == KIND_RANDOM else "bw_mibps"
-    x = _iops_x() if kind == KIND_RANDOM else alt.X("bw_mibps:Q", title=TITLE_MIBPS, axis=alt.Axis(format="~s"))
+    x = _iops_x() if kind == KIND_RANDOM else alt.X("bw_mibps:Q", title=TITLE_MIBPS, axis=alt.Axis(format=",.0f"))
     y = alt.Y(f"{latency}:Q", title=latency_title)
     tooltip = [
         *_series_tooltip(part),

@@ -537,10 +537,10 @@ def files_table(report, context: Context) -> tables.Table:
         if path == "report/points.csv":
             for stem, what in CHART_PURPOSES.items():
                 if f"{stem}.svg" in written:
-                    rows.append({"File": f"report/{stem}.svg, .png, .vl.json",
-                                 "What it is for": f"Chart: {what}. SVG for documents, PNG for slides, "
-                                                   "Vega-Lite JSON to draw it again."})
-    return tables.table(rows, text_columns=["File", "What it is for"])
+                    rows.append({"File": f"report/{stem}.svg, .png, .vl.json", "What it is for": f"Chart: {what}."})
+    return tables.table(rows, text_columns=["File", "What it is for"],
+                        notes=["Each chart is written three times: SVG for documents, PNG for slides, Vega-Lite "
+                               "JSON (.vl.json) to draw it again or change it."])
 
 
 GLOSSARY: tuple[tuple[str, str], ...] = (

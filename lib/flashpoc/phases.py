@@ -948,7 +948,7 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
     if points.empty:
         raise _no_sweep(cfg)
     order = ["config", "workload", "threads"] if "config" in points else ["workload", "threads"]
-    measured = points.sort_values(order, key=_baseline_first(points), kind="stable").reset_index(drop=True)
+    measured = points.sort_values(order, key=_baseline_first(points, cfg.workload_names), kind="stable").reset_index(drop=True)
     # vdbench's iorate=curve steps are a response-time curve at each thread count: charted apart;
     # the thread curves (knee, SLO, detail) are the full-speed runs
     steps = measured["curve_pct"].notna() if "curve_pct" in measured else pd.Series(False, index=measured.index)
@@ -1091,12 +1091,21 @@ def hosts_text(hosts: pd.DataFrame, limit: dict[str, Any] | None) -> str:
     return text
 
 
-def _baseline_first(points: pd.DataFrame):
-    """Sort key: configurations in their given order (the baseline first), other columns as they are."""
+def _baseline_first(points: pd.DataFrame, workloads: list[str] = ()):
+    """Sort key: configurations in their given order (the baseline first), workloads in the
+    order of the parameters (``workloads``; others after them, by name), other columns as they are."""
     from .compare import configs
 
     rank = {name: i for i, name in enumerate(configs(points))}
-    return lambda column: column.map(rank) if column.name == "config" else column
+    order = {name: i for i, name in enumerate(workloads)}
+
+    def key(column: pd.Series) -> pd.Series:
+        if column.name == "config":
+            return column.map(rank)
+        if column.name == "workload" and order:
+            return column.map(lambda w: (order.get(w, len(order)), str(w))).map(lambda t: f"{t[0]:06d}{t[1]}")
+        return column
+    return key
 
 
 def report_headline(cfg: Campaign, table: pd.DataFrame) -> str:

@@ -13,6 +13,7 @@ file is written atomically (:func:`flashpoc.store.write_atomic`).
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import os
 import re
@@ -228,15 +229,29 @@ def _markdownish(text: str) -> str:
         lines = [line.strip() for line in block.splitlines() if line.strip()]
         while lines and lines[0].startswith("### "):
             parts.append(f"<h3>{_inline(lines.pop(0)[4:])}</h3>")
-        if not lines:
-            continue
-        if all(line.startswith(">") for line in lines):
+        if lines and all(line.startswith(">") for line in lines):
             parts.append("<blockquote>" + _markdownish("\n".join(line[1:].strip() for line in lines)) + "</blockquote>")
-        elif all(line.startswith(("- ", "* ")) for line in lines):
-            parts.append("<ul>" + "".join(f"<li>{_inline(line[2:])}</li>" for line in lines) + "</ul>")
-        else:
-            parts.append(f"<p>{_inline(' '.join(lines))}</p>")
+            continue
+        # runs of lines: a paragraph, a list ("- ") or a numbered list ("1. ")
+        for kind, run in itertools.groupby(lines, _line_kind):
+            run = list(run)
+            if kind == "ul":
+                parts.append("<ul>" + "".join(f"<li>{_inline(line[2:])}</li>" for line in run) + "</ul>")
+            elif kind == "ol":
+                parts.append("<ol>" + "".join(f"<li>{_inline(_NUMBERED.sub('', line, 1))}</li>" for line in run)
+                             + "</ol>")
+            else:
+                parts.append(f"<p>{_inline(' '.join(run))}</p>")
     return "\n".join(parts)
+
+
+_NUMBERED = re.compile(r"^\d+\.\s+")
+
+
+def _line_kind(line: str) -> str:
+    if line.startswith(("- ", "* ")):
+        return "ul"
+    return "ol" if _NUMBERED.match(line) else "p"
 
 
 # --- PDF --------------------------------------------------------------------------------
