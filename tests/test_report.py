@@ -42,7 +42,7 @@ def points() -> pd.DataFrame:
 
 
 def test_save_chart_writes_svg_png_and_spec(tmp_path, points):
-    paths = report.save_chart(chart.hockey_stick(points, slo_ms=1), tmp_path / "charts", "hockey_stick")
+    paths = report.save_chart(chart.hockey_stick(points, slo_ms=0.5), tmp_path / "charts", "hockey_stick")
     assert paths == {
         "svg": tmp_path / "charts" / "hockey_stick.svg",
         "png": tmp_path / "charts" / "hockey_stick.png",
@@ -50,7 +50,7 @@ def test_save_chart_writes_svg_png_and_spec(tmp_path, points):
     }
     svg = paths["svg"].read_text()
     assert svg.lstrip().startswith(("<svg", "<?xml"))
-    assert "Mean latency (ms)" in svg and "SLO 1 ms" in svg
+    assert "Mean latency (ms)" in svg and "SLO 0.5 ms" in svg
     png = paths["png"].read_bytes()
     assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 1000
     spec = json.loads(paths["json"].read_text())
