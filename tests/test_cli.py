@@ -153,3 +153,20 @@ def test_parse_slob_run_directory(capsys):
     assert metrics["db_file_sequential_read_avg_wait_us"] == 506.72 and metrics["tm_s"] == 364
     # mpstat.out "all" rows between the snapshots (09:26:07-09:32:10): 122 intervals of 3 s
     assert metrics["mpstat_intervals"] == 122
+
+
+def test_what_notebook_kernels_write_to_stderr_goes_to_a_log_not_the_terminal(capfd, tmp_path):
+    """A kernel stopped on a loaded machine may print a ZeroMQ assertion to the stderr it
+    inherits; `flashpoc run` keeps such lines in notebooks/kernels.log, the terminal shows only
+    flashpoc's own lines (and a full disk, where the log cannot be opened, still hides them)."""
+    from flashpoc.cli import _kernel_stderr
+
+    log = tmp_path / "notebooks" / "kernels.log"
+    with _kernel_stderr(log):
+        subprocess.run(["sh", "-c", "echo 'Assertion failed: pfd.revents & POLLIN' >&2"], check=True)
+    print("after", file=sys.stderr)
+    assert capfd.readouterr().err == "after\n"
+    assert log.read_text() == "Assertion failed: pfd.revents & POLLIN\n"
+    with _kernel_stderr(log / "x.log"):  # a file, not a folder: the log cannot be opened
+        subprocess.run(["sh", "-c", "echo hidden >&2"], check=True)
+    assert capfd.readouterr().err == ""

@@ -7,6 +7,7 @@ and shown as one clear message (exit 2 for bad input, 1 for failed checks or run
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -65,9 +66,10 @@ def run_notebooks(params_file: Path, phases: list[str], *, log=print) -> dict[st
             log(f"[{phase}] running {name}.ipynb ...")
             stopped = None
             try:
-                papermill.execute_notebook(str(nb_dir / f"{name}.ipynb"), str(output), parameters=values,
-                                           cwd=str(nb_dir), kernel_name="python3", progress_bar=False,
-                                           extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
+                with _kernel_stderr(out_dir / "kernels.log"):
+                        papermill.execute_notebook(str(nb_dir / f"{name}.ipynb"), str(output), parameters=values,
+                                               cwd=str(nb_dir), kernel_name="python3", progress_bar=False,
+                                               extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
             except PapermillExecutionError as error:  # saved with the error before it was raised
                 stopped = f"phase {phase} stopped: {error.ename}: {error.evalue}"
             except StoreError as error:  # the executed notebook could not be saved
@@ -85,6 +87,29 @@ def run_notebooks(params_file: Path, phases: list[str], *, log=print) -> dict[st
                 raise FlashpocError(f"{stopped}\nexecuted notebook: {output}")
             written[name] = output
     return written
+
+
+@contextlib.contextmanager
+def _kernel_stderr(log_path: Path):
+    """Send what the notebook kernels write to their stderr (they inherit file descriptor 2:
+    e.g. a ZeroMQ assertion printed when a kernel is stopped on a loaded machine) to a log
+    file in the campaign's notebooks folder, so the terminal shows only flashpoc's own lines;
+    to /dev/null when that file cannot be opened (a full disk)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        target = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    except OSError:
+        target = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(target, 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(target)
 
 
 class _AtomicNotebookWriter:
