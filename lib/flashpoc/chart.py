@@ -663,7 +663,9 @@ def interval_series(intervals: pd.DataFrame, detail: pd.DataFrame, *, color_doma
             f"{workload}", subtitle=[_verdict(r) for r in points.to_dict("records")])))
     engines = [e for e in _WARM_UP if "engine" not in detail or e in set(detail["engine"])]
     notes = "; ".join(_WARM_UP[e] for e in engines)
-    subtitle = [f"Grey: warm-up, left out of the point's result ({notes})."]
+    subtitle = [f"Grey: warm-up, left out of the point's result ({notes}).",
+                "Each dot is one interval's average, drawn at the interval's end: nothing is drawn before the "
+                "first interval ends."]
     if "slob" in engines:
         subtitle.append("SLOB: the disk I/O iostat saw on the host that ran runit.sh (on RAC one node's share).")
     return alt.vconcat(*panels, spacing=16).properties(title=alt.Title(title, subtitle=subtitle))

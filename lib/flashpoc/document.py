@@ -28,6 +28,7 @@ from typing import Any
 import pandas as pd
 
 from . import hostlimit, summary, tables
+from .params import parse_size
 from .summary import KIND_THROUGHPUT
 
 
@@ -290,7 +291,6 @@ def working_set_text(cfg, points: pd.DataFrame) -> str:
     if cfg.array_cache is None:
         return text + (" (the array's cache size was not given, `array_cache`: whether reads came from cache "
                        "cannot be judged; the guides want a working set 10x the cache).")
-    from .params import parse_size
 
     cache = parse_size(cfg.array_cache)
     ratio = working / cache
@@ -322,13 +322,22 @@ def targets_table(cfg, points: pd.DataFrame) -> tables.Table:
     data = points["target_data"].dropna() if "target_data" in points else pd.Series(dtype=object)
     rows = []
     for t in cfg.targets:
-        row = {"Target": t.name, "Path": t.path, "Size": tables.text(t.size),
+        row = {"Target": t.name, "Path": t.path, "Size": _size_text(t.size),
                "Hosts": ", ".join(t.hosts) if t.hosts else "all",
                "Kind": "scratch file (created)" if t.create else ("writable" if t.allow_write else "read only")}
         if not data.empty:
             row["Data"] = str(data.iloc[-1])
         rows.append(row)
     return tables.table(rows, caption="Targets", text_columns=["Target", "Path", "Hosts", "Kind", "Data"])
+
+
+def _size_text(value: Any) -> str:
+    """A target's size as given ('64m', or bytes) in binary units: '64 MiB'; '–' when not given."""
+
+    try:
+        return tables.size(parse_size(str(value).strip().lower())) if value not in (None, "") else tables.MISSING
+    except ValueError:
+        return tables.text(value)
 
 
 def workloads_table(report) -> tables.Table:

@@ -61,14 +61,16 @@ def detail_view(detail: pd.DataFrame, intervals: pd.DataFrame, histogram: pd.Dat
     Args:
         detail: the points (:func:`flashpoc.summary.detail_points`).
         intervals, histogram: their tables (:func:`flashpoc.phases.load_point_details`).
-        color_domain: every configuration, so colours match the report's.
+        color_domain: the report's colour domain, so colours match the report's.
+
+    The latency table is the report's (:func:`flashpoc.summary.distribution_display`).
     """
     items: list[Any] = []
     if not intervals.empty:
         items.append(chart.interval_series(intervals, detail, color_domain=color_domain))
     table = summary.distribution_table(detail)
     if not table.empty:
-        items.append(table)
+        items.append(summary.distribution_display(table))
     if not histogram.empty:
         items.append(chart.latency_histogram(histogram, detail, color_domain=color_domain))
     return items
@@ -112,13 +114,15 @@ def explorer(report) -> Any:
 
     def render(*_: Any) -> None:
         chosen = None if pick_configs is None else pick_configs.value
-        figure, table = view(points, slo_ms=slo.value, workload=pick_workload.value, configs=chosen,
+        figure, _ = view(points, slo_ms=slo.value, workload=pick_workload.value, configs=chosen,
                              color_domain=report.domain)
-        items = [Markdown("(nothing selected)")] if figure is None else [figure, table]
+        items: list[Any] = [Markdown("(nothing selected)")]
         if figure is not None:
             selected = points if chosen is None else points[points["config"].isin(list(chosen))]
             if pick_workload.value != ALL:
                 selected = selected[selected["workload"] == pick_workload.value]
+            # the report's results table, for the selection and this SLO
+            items = [figure, summary.results_table(summary.summary_table(selected, slo.value), selected, slo.value)]
             threads = None if pick_point.value == AUTO else int(pick_point.value.split()[0])
             detail = summary.detail_points(selected, slo.value, threads)
             items += detail_view(detail, *report.point_details(detail), color_domain=report.domain or None)
