@@ -312,7 +312,8 @@ def _hockey_panel(part: pd.DataFrame, kind: str, knees: pd.DataFrame | None, slo
         else:
             notes.append(f"Every point is under the {slo_ms:g} ms SLO (the highest at {top:.3g} ms): "
                          f"its line would be off the top of the chart.")
-    return alt.layer(*layers).properties(title=alt.Title(KIND_TITLES[kind] if titled else "", subtitle=notes))
+    panel = alt.layer(*layers).properties(title=alt.Title(KIND_TITLES[kind] if titled else "", subtitle=notes))
+    return panel.properties(height=250) if titled else panel  # two panels, one above the other, fit a page
 
 
 def _knees_of(knees: pd.DataFrame, part: pd.DataFrame) -> pd.DataFrame:
@@ -642,7 +643,8 @@ def interval_series(intervals: pd.DataFrame, detail: pd.DataFrame, *, color_doma
     x = alt.X("second:Q", title="Time since the point started (s)", scale=alt.Scale(domain=[0, max(end, 1.0)]),
               axis=alt.Axis(values=_whole_ticks(end), format="d"))
     panels = []
-    for workload, series in frame.groupby("workload", sort=False):
+    for workload in _in_domain_order(frame["workload"], color_domain):
+        series = frame[frame["workload"] == workload]
         points = detail[detail["workload"] == workload]
         ramp = float(ramps[points.index].max()) if not points.empty and ramps[points.index].notna().any() else 0.0
         warm_rows = series.loc[series["warmup"].astype(bool), "second"] if "warmup" in series else pd.Series([])
@@ -702,7 +704,9 @@ def latency_histogram(histogram: pd.DataFrame, detail: pd.DataFrame | None = Non
     cumulative["clat_ms"] = cumulative["clat_us"] / 1000.0
     color, _ = _series_channels(frame, color_domain, facet=False)
     panels = []
-    for workload, panel in dict.fromkeys(zip(frame["workload"], frame["panel"])):
+    pairs = list(dict.fromkeys(zip(frame["workload"], frame["panel"])))
+    rank = {w: i for i, w in enumerate(_in_domain_order(frame["workload"], color_domain))}
+    for workload, panel in sorted(pairs, key=lambda pair: rank[pair[0]]):
         bars = alt.Chart(buckets[buckets["panel"] == panel]).mark_bar().encode(**_present({
             "x": alt.X("latency:N", title="Completion latency (us / ms)", sort=order, scale=alt.Scale(domain=order)),
             "xOffset": alt.XOffset("config:N") if "config" in buckets else None,
@@ -726,6 +730,13 @@ def latency_histogram(histogram: pd.DataFrame, detail: pd.DataFrame | None = Non
                                   alt.layer(curve, rules, rule_labels).properties(width=300, height=180)
                                   ).properties(title=alt.Title(panel, subtitle=_point_lines(detail, workload))))
     return alt.vconcat(*panels, spacing=16).properties(title=alt.Title(title))
+
+
+def _in_domain_order(workloads: pd.Series, color_domain: Sequence[str] | None) -> list[str]:
+    """The workloads of a chart's panels in the colour domain's order (the campaign's), others after."""
+    present = list(dict.fromkeys(workloads))
+    known = [w for w in (color_domain or ()) if w in present]
+    return known + [w for w in present if w not in known]
 
 
 def _whole_ticks(end: float, most: int = 12) -> list[int]:
