@@ -869,8 +869,11 @@ def _series_channels(
     else:
         return None, None
     domain = list(color_domain) if color_domain is not None else sorted(df[field].astype(str).unique())
+    present = set(df[field].astype(str))
+    # the scale keeps every series' colour; the legend names only the series drawn
+    legend = alt.Legend(values=[name for name in domain if name in present]) if present < set(domain) else alt.Undefined
     color = alt.Color(
-        f"{field}:N", title=title, sort=domain, scale=alt.Scale(domain=domain, range=list(PALETTE))
+        f"{field}:N", title=title, sort=domain, scale=alt.Scale(domain=domain, range=list(PALETTE)), legend=legend
     )
     second = None
     if field == "config" and "workload" in df.columns:

@@ -170,7 +170,7 @@ def verdict_lines(report, context: Context) -> list[str]:
         lines.append(f"**Saturation probe** ({context.probe.get('workload')}): {first}")
     if report.host_limit:
         text = hostlimit.host_limit_text(report.host_limit).strip()
-        head = text.split("\n", 1)[0]
+        head = re.sub(r"^(\**)Hosts or array:\s*(\w)", lambda m: m[1] + m[2].upper(), text.split("\n", 1)[0])
         suggestion = report.host_limit.get("suggestion") or ""
         lines.append(f"**Hosts or array**: {head}" + (f" {suggestion}" if suggestion else ""))
     return lines
@@ -192,6 +192,17 @@ def measured_when(points: pd.DataFrame) -> str:
     return f"from {first:%Y-%m-%d %H:%M} to {last:%Y-%m-%d %H:%M} UTC"
 
 
+def _recorded_version(cfg, context: Context) -> str | None:
+    """The engine's version as the check recorded it when the manifest has none per host
+    (vdbench: ``vdbench -s``'s 'vdbench50406' -> '5.04.06'), else None."""
+    if cfg.engine != "vdbench" or context.check.empty or "check" not in context.check:
+        return None
+    said = context.check.loc[context.check["check"] == "vdbench -s parmfile", "detail"].dropna()
+    found = [re.fullmatch(r"vdbench(\d)(\d\d)(\d\d)", str(v).strip()) for v in said]
+    versions = sorted({f"{m[1]}.{m[2]}.{m[3]}" for m in found if m})
+    return " / ".join(versions) or None
+
+
 def engine_text(cfg, context: Context, points: pd.DataFrame) -> str:
     """The engine and its version as recorded: 'fio 3.33 (libaio, direct I/O)', 'vdbench
     5.04.06', 'SLOB on Oracle 19.0.0.0.0 (RAC)'."""
@@ -200,11 +211,7 @@ def engine_text(cfg, context: Context, points: pd.DataFrame) -> str:
         mode = f"{cfg.fio.ioengine}, {'direct I/O' if cfg.fio.direct else 'buffered I/O'}"
         return f"fio {' / '.join(versions) or '(version not recorded)'} ({mode})"
     if cfg.engine == "vdbench":
-        if not versions and not context.check.empty:
-            said = context.check.loc[context.check["check"] == "vdbench -s parmfile", "detail"].dropna()
-            found = [re.fullmatch(r"vdbench(\d)(\d\d)(\d\d)", str(v).strip()) for v in said]
-            versions = sorted({f"{m[1]}.{m[2]}.{m[3]}" for m in found if m})
-        return f"vdbench {' / '.join(versions) or '(version not recorded)'}"
+        return f"vdbench {' / '.join(versions) or _recorded_version(cfg, context) or '(version not recorded)'}"
     oracle = sorted({str(v) for v in points.get("version", pd.Series(dtype=object)).dropna()})
     rac = " (RAC)" if "rac" in points and points["rac"].fillna(False).astype(bool).any() else ""
     return "SLOB" + (f" on Oracle {', '.join(oracle)}{rac}" if oracle else "")
@@ -281,6 +288,7 @@ def working_set_text(cfg, points: pd.DataFrame) -> str:
     """The working set against the array's cache: the guides want it 10x larger, so that reads
     come from flash, not from cache."""
     sizes = points["working_set_bytes"].dropna() if "working_set_bytes" in points else pd.Series(dtype=float)
+    sizes = sizes[pd.to_numeric(sizes, errors="coerce") > 0]  # SLOB records 0: its data is the schemas
     if cfg.engine == "slob" and sizes.empty:
         data = f"{cfg.slob.schemas} schemas of SCALE {cfg.slob.scale}" if cfg.slob.schemas else "the SLOB schemas"
         return f"{data}."
@@ -304,6 +312,7 @@ def hosts_table(cfg, context: Context) -> tables.Table:
     """Each load host: address, OS and kernel, CPUs, memory, engine version (from the check)."""
     facts = context.manifest.get("host_facts") or {}
     versions = context.manifest.get("engine_versions") or {}
+    found = _recorded_version(cfg, context)
     rows = []
     for host in cfg.hosts:
         fact = facts.get(host.name) or {}
@@ -312,7 +321,8 @@ def hosts_table(cfg, context: Context) -> tables.Table:
                      "CPUs": tables.count(fact.get("cpus")),
                      "Memory": tables.size(fact.get("mem_total_bytes")),
                      "Engine version": tables.text(versions.get(host.name) or (fact.get("fio_version")
-                                                                                if cfg.engine == "fio" else None))})
+                                                                                if cfg.engine == "fio" else None)
+                                                   or found)})
     return tables.table(rows, caption="Load hosts", text_columns=["Host", "Address", "System", "Engine version"])
 
 
@@ -396,7 +406,7 @@ def method(report) -> list[Any]:
         "below the others, or host scaling show when the load hosts, not the array, are the limit.",
     ]
     items: list[Any] = ["\n".join(text)]
-    notes = summary.distribution_text(report.detail) if not report.detail.empty else ""
+    notes = ""  # vdbench's distribution: under "latency percentiles", where it stands in for them
     if cfg.engine == "slob":
         notes = ("SLOB: a point's IOPS are Oracle's physical read and write I/O requests per second and its "
                  "latency the `db file sequential read` average wait, from the AWR report of the run (on RAC the "
