@@ -159,6 +159,13 @@ def key_results(report) -> list[str]:
     return lines
 
 
+def headline(report) -> str:
+    """Markdown: the campaign and one line per workload (:func:`key_results`), for a terminal or a notebook."""
+    cfg = report.cfg
+    head = f"**{cfg.campaign}**" + (f": {cfg.description}" if cfg.description else "")
+    return "\n".join([head, "", *(f"- {line}" for line in key_results(report))])
+
+
 def verdict_lines(report, context: Context) -> list[str]:
     """The saturation probe's answer (its first paragraph, as the probe gives it) and the
     verdict on hosts or array, each a paragraph."""
@@ -422,8 +429,9 @@ def method(report) -> list[Any]:
 def comparison(report) -> list[Any]:
     return ["Each compared campaign against the baseline, per workload run the same way in both: IOPS at the "
             "SLO and the chosen latencies, mean latency and host CPU at equal IOPS (half and all of the lower "
-            "maximum), and max IOPS. Workloads run differently are named and not compared.",
-            report.comparison_text, report.comparison_display]
+            "maximum), and max IOPS. Workloads run differently are named and not compared (the executive "
+            "summary lists them, with the deltas in words).",
+            report.comparison_display]
 
 
 # --- 5. results ---------------------------------------------------------------------------

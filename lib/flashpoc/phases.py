@@ -801,7 +801,7 @@ class Report:
     """What the report phase shows and wrote.
 
     Attributes:
-        headline: Markdown paragraph with the campaign's key numbers.
+        headline: Markdown: the campaign and its key results per workload (:func:`flashpoc.document.headline`).
         summary: one row per workload (and configuration) (max IOPS, IOPS at SLO, knee,
             percentiles, CPU).
         points: every sweep point used (with a ``config`` column when campaigns are compared).
@@ -1003,7 +1003,6 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
         charts["probe_curve"] = chart.probe_curve(probe_rows, probe["saturation"].get("threads"),
                                                   color_domain=None if configs else domain)
         limit = probe.get("host_limit")
-    headline = report_headline(cfg, table)
     files: dict[str, Path] = {}
     out = store.root / "report"
     if write_files:
@@ -1025,9 +1024,10 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
             files["report.pdf"] = out / "report.pdf"
     context = document.Context(manifest=_read_or_empty(store, "manifest.json"), check=_check_table(store),
                                probe=probe, root=store.root)
-    result = Report(headline, table, points, knee_frame, charts, files, comparison, notes, cfg.slo_ms,
+    result = Report("", table, points, knee_frame, charts, files, comparison, notes, cfg.slo_ms,
                     detail, distribution, steadiness, cfg, hosts, limit, measured, domain, [], context)
     result.sections = document.compose(result, context)
+    result.headline = document.headline(result)
     if write_files:
         sections = [(s.heading, s.items) for s in result.sections]
         report.write_html_report(files["report.html"], f"Storage performance report: {cfg.campaign}", sections,
@@ -1062,12 +1062,6 @@ def _check_table(store: CampaignStore) -> pd.DataFrame:
         return pd.read_csv(path) if path.is_file() else pd.DataFrame()
     except (OSError, ValueError):
         return pd.DataFrame()
-
-
-RATE_CURVE_TEXT = (
-    "With `iorate: curve` vdbench runs each thread count at full speed, then at each `curve` step: an I/O rate "
-    "of that % of the full-speed IOPS. Each step is its own point (its id ends in `_c<step>`; `curve_pct` and "
-    "`iorate_requested` in the points); the thread curves above use the full-speed runs.")
 
 
 def hosts_text(hosts: pd.DataFrame, limit: dict[str, Any] | None) -> str:
@@ -1106,22 +1100,3 @@ def _baseline_first(points: pd.DataFrame, workloads: list[str] = ()):
             return column.map(lambda w: (order.get(w, len(order)), str(w))).map(lambda t: f"{t[0]:06d}{t[1]}")
         return column
     return key
-
-
-def report_headline(cfg: Campaign, table: pd.DataFrame) -> str:
-    """Markdown headline: per workload, max IOPS and IOPS within the SLO."""
-    slo_col = f"iops_at_{cfg.slo_ms:g}ms"
-    lines = [f"**{cfg.campaign}**: {cfg.description}".rstrip(": "), ""]
-    for r in table.to_dict("records"):
-        at_slo = r.get(slo_col)
-        status = r.get("slo_status")
-        if status == "above_all":
-            slo = f"no point within {cfg.slo_ms:g} ms"
-        elif status == "below_all":
-            slo = f"at least {at_slo:,.0f} IOPS within {cfg.slo_ms:g} ms (every point was under it)"
-        else:
-            slo = f"{at_slo:,.0f} IOPS at {cfg.slo_ms:g} ms"
-        config = f"{r['config']}, " if r.get("config") else ""
-        lines.append(f"- {config}`{r['workload']}`: max {r['max_iops']:,.0f} IOPS at {r['max_iops_threads']} threads "
-                     f"({r['max_iops_lat_mean_ms']:.3f} ms mean); {slo}.")
-    return "\n".join(lines)
