@@ -41,6 +41,7 @@ bench: venv os-packages
 	$(BIN)/python benchmarks/fio_by_hand.py
 	$(BIN)/python benchmarks/report_scale.py
 	$(BIN)/python benchmarks/check_fanout.py
+	$(BIN)/python benchmarks/awr_parse.py
 
 clean:
 	rm -rf $(VENV) .engines results/scratch
