@@ -17,7 +17,7 @@ import pandas as pd
 
 from . import analysis, check, hostlimit, phases_slob, phases_vdbench
 from . import rows as rows_mod
-from .errors import AnalysisError, CheckFailed, FlashpocError, RemoteError
+from .errors import AnalysisError, CheckFailed, FlashpocError, RemoteError, ReportError
 from .params import Campaign, HostParams, Workload, check_results_dir, workbook_root
 from .parse.fio import (histogram_table, latency_distribution, merge_intervals, parse_fio_histogram,
                         parse_fio_interval_logs, parse_fio_output, summarize_fio_point)
@@ -833,7 +833,7 @@ class Report:
     """What the report phase shows and wrote.
 
     Attributes:
-        headline: Markdown paragraph with the campaign's key numbers.
+        headline: Markdown: the campaign and its key results per workload (:func:`flashpoc.document.headline`).
         summary: one row per workload (and configuration) (max IOPS, IOPS at SLO, knee,
             percentiles, CPU).
         points: every sweep point used (with a ``config`` column when campaigns are compared).
@@ -850,6 +850,11 @@ class Report:
         hosts: each load host's IOPS, share, latency and CPU at each workload's highest-IOPS
             point run on several hosts (:func:`flashpoc.hostlimit.busiest_points`).
         host_limit: the probe's verdict on hosts or array (:func:`flashpoc.hostlimit.host_limit`).
+        measured: every point of the report, vdbench's ``iorate=curve`` steps included.
+        domain: the colour domain every chart shares (:func:`flashpoc.chart.series_domain`).
+        sections: the report as a document (:func:`flashpoc.document.compose`): what report.html
+            prints and :meth:`show` displays, in the same order.
+        context: what the campaign recorded besides its points (:class:`flashpoc.document.Context`).
     """
 
     headline: str
@@ -867,6 +872,23 @@ class Report:
     cfg: Campaign | None = None
     hosts: pd.DataFrame = field(default_factory=pd.DataFrame)
     host_limit: dict[str, Any] | None = None
+    measured: pd.DataFrame = field(default_factory=pd.DataFrame)
+    domain: list[str] = field(default_factory=list)
+    sections: list[Any] = field(default_factory=list)
+    context: Any = None
+
+    def show(self, key: str) -> None:
+        """Display the sections of ``key`` (summary, conditions, method, comparison, results,
+        appendix) in the notebook as report.html prints them: headings, text, tables, charts."""
+        from IPython.display import Markdown, display
+
+        known = list(dict.fromkeys(s.key for s in self.sections))
+        if key not in known:
+            raise AnalysisError(f"report section {key!r}: this report has {', '.join(known)}")
+        for section in (s for s in self.sections if s.key == key):
+            display(Markdown(f"## {section.heading}"))
+            for item in section.items:
+                display(Markdown(item) if isinstance(item, str) else item)
 
     @property
     def hosts_text(self) -> str:
@@ -904,16 +926,12 @@ class Report:
         return comparison_text(self.comparison, self.comparison_notes) or "(nothing comparable)"
 
     @property
-    def comparison_display(self) -> pd.DataFrame:
-        """The comparison table rounded for reading (IOPS to 1, ms to 0.001, % to 0.1)."""
-        table = self.comparison.copy()
-        if table.empty:
-            return table
-        digits = table["unit"].map({"IOPS": 0, "ms": 3}).fillna(2).astype(int)
-        for column in ("baseline_value", "config_value", "delta"):
-            table[column] = [None if pd.isna(v) else round(float(v), d) for v, d in zip(table[column], digits)]
-        table["delta_pct"] = table["delta_pct"].astype(float).round(1)
-        return table
+    def comparison_display(self):
+        """The comparison to read (:func:`flashpoc.compare.comparison_display`): the baseline's
+        value, each configuration's and its change, per workload and measure."""
+        from .compare import comparison_display
+
+        return comparison_display(self.comparison)
 
     def chart(self, name: str):
         """The chart called ``name``, or a Markdown note saying why there is none."""
@@ -940,34 +958,39 @@ class Report:
         return Markdown(notes.get(name, f"(no {name} chart)"))
 
     @property
-    def files_text(self) -> str:
-        """Markdown list of the written files."""
-        return "\n".join(f"- {name}: `{path}`" for name, path in self.files.items())
+    def files_table(self):
+        """What each file of the campaign's folder is for, paths relative to it (the appendix's table)."""
+        from . import document
+
+        return document.files_table(self, self.context or document.Context())
 
 
-def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
-    """Build the report of a campaign's sweep and write it under ``results/<campaign>/report``.
+def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -> Report:
+    """Build the report of a campaign's sweep and write it under ``results/<campaign>/report``:
+    charts (SVG, PNG, Vega-Lite JSON), CSV tables, report.html and, with ``pdf`` and a Chromium
+    to print it, report.pdf (without one the report's file table says why there is none).
 
     Raises:
         AnalysisError: when no sweep point of the current settings is stored.
     """
-    from . import chart, compare, report, summary
+    from . import chart, compare, document, report, summary
 
     cfg = cfg.resolved()
     points = load_comparison(cfg) if cfg.report.compare else load_results(cfg, "sweep")
     if points.empty:
         raise _no_sweep(cfg)
     order = ["config", "workload", "threads"] if "config" in points else ["workload", "threads"]
-    measured = points.sort_values(order, key=_baseline_first(points), kind="stable").reset_index(drop=True)
+    measured = points.sort_values(order, key=_baseline_first(points, cfg.workload_names), kind="stable").reset_index(drop=True)
     # vdbench's iorate=curve steps are a response-time curve at each thread count: charted apart;
     # the thread curves (knee, SLO, detail) are the full-speed runs
     steps = measured["curve_pct"].notna() if "curve_pct" in measured else pd.Series(False, index=measured.index)
     points = measured[~steps].reset_index(drop=True)
     table = summary.summary_table(points, cfg.slo_ms)
     knee_frame = summary.knees(points)
-    domain = compare.configs(points) or None
+    configs = compare.configs(points)
+    domain = chart.series_domain(points, [] if configs else cfg.workload_names)
     comparison, notes = pd.DataFrame(columns=compare.COMPARISON_COLUMNS), []
-    if domain:
+    if configs:
         comparison = compare.comparison_table(points, slo_ms=cfg.slo_ms, latencies_ms=cfg.report.latencies_ms,
                                               iops_levels=cfg.report.iops_levels)
         notes = compare.comparability(points)[1]
@@ -982,11 +1005,11 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
     if percentiles and points[percentiles].notna().any().any():  # fio has them, vdbench does not
         charts["latency_percentiles"] = chart.latency_percentiles(points, color_domain=domain)
     if cfg.engine == "slob":
-        charts["oracle_latency"] = chart.oracle_latencies(points)
-        charts["host_cpu"] = chart.host_cpu(points, metrics=chart.ORACLE_HOST_CPU,
+        charts["oracle_latency"] = chart.oracle_latencies(points, color_domain=domain)
+        charts["host_cpu"] = chart.host_cpu(points, metrics=chart.ORACLE_HOST_CPU, color_domain=domain,
                                             title="DB host CPU vs threads per schema (AWR Host CPU)")
         if "db_cpu_s_per_s" in points and points["db_cpu_s_per_s"].notna().any():
-            charts["db_cpu"] = chart.db_cpu(points)
+            charts["db_cpu"] = chart.db_cpu(points, color_domain=domain)
         shares = summary.read_latency_shares(points)
         if not shares.empty:
             charts["read_latency_shares"] = chart.latency_shares(shares)
@@ -1008,17 +1031,18 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
     limit = None
     probe = store.current_probe(cfg.measurement_hash())  # a probe of other settings is not this array's
     if probe is not None:
-        charts["probe_curve"] = chart.probe_curve(probe_table(probe), probe["saturation"].get("threads"))
+        probe_rows = probe_table(probe)
+        charts["probe_curve"] = chart.probe_curve(probe_rows, probe["saturation"].get("threads"),
+                                                  color_domain=None if configs else domain)
         limit = probe.get("host_limit")
-    headline = report_headline(cfg, table)
     files: dict[str, Path] = {}
+    out = store.root / "report"
     if write_files:
-        out = store.root / "report"
         for name, item in charts.items():
             for kind, path in report.save_chart(item, out, name).items():
                 files[f"{name}.{kind}"] = path
         files["summary.csv"] = store.write_table("report/summary.csv", table)
-        if domain:
+        if configs:
             files["comparison.csv"] = store.write_table("report/comparison.csv", comparison)
         files["points.csv"] = store.write_table("report/points.csv",
                                                 measured.drop(columns=["per_host"], errors="ignore"))
@@ -1027,34 +1051,49 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
             files["per_host.csv"] = store.write_table("report/per_host.csv", _rounded(per_host))
         if not steadiness.empty:
             files["steadiness.csv"] = store.write_table("report/steadiness.csv", steadiness)
-        titles = {"hockey_stick": "IOPS vs latency", "latency_percentiles": "Latency percentiles",
-                  "host_cpu": "Host CPU", "probe_curve": "Saturation probe",
-                  "oracle_latency": "Oracle I/O wait latency", "db_cpu": "DB CPU",
-                  "read_latency_shares": "Single-block read latency distribution",
-                  "write_latency": "Write latency", "interval_series": "Steady state: each interval of the detail points",
-                  "latency_histogram": "Latency distribution at the detail points",
-                  "per_host_iops": "Load hosts", "rate_curve": "vdbench response-time curve (iorate=curve)"}
-        lead = {"interval_series": [summary.steadiness_text(steadiness, detail)],
-                "latency_histogram": [summary.distribution_text(detail), distribution],
-                "per_host_iops": [hosts_text(hosts, limit), hosts],
-                "rate_curve": [RATE_CURVE_TEXT]}
-        sections = [("Summary", [headline, table])]
-        sections += [(titles[name], [*lead.get(name, []), item]) for name, item in charts.items()]
-        sections.append(("All points", [sweep_table(measured)]))
         files["report.html"] = out / "report.html"
-    result = Report(headline, table, points, knee_frame, charts, files, comparison, notes, cfg.slo_ms,
-                    detail, distribution, steadiness, cfg, hosts, limit)
+        if pdf:
+            files["report.pdf"] = out / "report.pdf"
+    context = document.Context(manifest=_read_or_empty(store, "manifest.json"), check=_check_table(store),
+                               probe=probe, root=store.root)
+    result = Report("", table, points, knee_frame, charts, files, comparison, notes, cfg.slo_ms,
+                    detail, distribution, steadiness, cfg, hosts, limit, measured, domain, [], context)
+    result.sections = document.compose(result, context)
+    result.headline = document.headline(result)
     if write_files:
-        if domain:
-            sections.insert(1, ("Comparison", [result.comparison_text, result.comparison_display]))
-        report.write_html_report(files["report.html"], f"flashpoc report: {cfg.campaign}", sections)
+        sections = [(s.heading, s.items) for s in result.sections]
+        report.write_html_report(files["report.html"], f"Storage performance report: {cfg.campaign}", sections,
+                                 subtitle=document.title_lines(result, context))
+        if pdf:
+            try:
+                report.print_pdf(files["report.html"], files["report.pdf"])
+            except ReportError as error:
+                del files["report.pdf"]
+                context.pdf_note = str(error).removeprefix("no PDF: ")
+                result.sections = document.compose(result, context)  # the files table says why there is none
+                sections = [(s.heading, s.items) for s in result.sections]
+                report.write_html_report(files["report.html"], f"Storage performance report: {cfg.campaign}",
+                                         sections, subtitle=document.title_lines(result, context))
     return result
 
 
-RATE_CURVE_TEXT = (
-    "With `iorate: curve` vdbench runs each thread count at full speed, then at each `curve` step: an I/O rate "
-    "of that % of the full-speed IOPS. Each step is its own point (its id ends in `_c<step>`; `curve_pct` and "
-    "`iorate_requested` in the points); the thread curves above use the full-speed runs.")
+def _read_or_empty(store: CampaignStore, name: str) -> dict[str, Any]:
+    """``name`` of the campaign's folder as JSON, or {} when it is missing or broken (the report
+    then says "not recorded" where it would quote it)."""
+    try:
+        found = store.read_json(name)
+    except StoreError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _check_table(store: CampaignStore) -> pd.DataFrame:
+    """check.csv, or an empty table when the check left none."""
+    path = store.root / "check.csv"
+    try:
+        return pd.read_csv(path) if path.is_file() else pd.DataFrame()
+    except (OSError, ValueError):
+        return pd.DataFrame()
 
 
 def hosts_text(hosts: pd.DataFrame, limit: dict[str, Any] | None) -> str:
@@ -1078,28 +1117,18 @@ def hosts_text(hosts: pd.DataFrame, limit: dict[str, Any] | None) -> str:
     return text
 
 
-def _baseline_first(points: pd.DataFrame):
-    """Sort key: configurations in their given order (the baseline first), other columns as they are."""
+def _baseline_first(points: pd.DataFrame, workloads: list[str] = ()):
+    """Sort key: configurations in their given order (the baseline first), workloads in the
+    order of the parameters (``workloads``; others after them, by name), other columns as they are."""
     from .compare import configs
 
     rank = {name: i for i, name in enumerate(configs(points))}
-    return lambda column: column.map(rank) if column.name == "config" else column
+    order = {name: i for i, name in enumerate(workloads)}
 
-
-def report_headline(cfg: Campaign, table: pd.DataFrame) -> str:
-    """Markdown headline: per workload, max IOPS and IOPS within the SLO."""
-    slo_col = f"iops_at_{cfg.slo_ms:g}ms"
-    lines = [f"**{cfg.campaign}**: {cfg.description}".rstrip(": "), ""]
-    for r in table.to_dict("records"):
-        at_slo = r.get(slo_col)
-        status = r.get("slo_status")
-        if status == "above_all":
-            slo = f"no point within {cfg.slo_ms:g} ms"
-        elif status == "below_all":
-            slo = f"at least {at_slo:,.0f} IOPS within {cfg.slo_ms:g} ms (every point was under it)"
-        else:
-            slo = f"{at_slo:,.0f} IOPS at {cfg.slo_ms:g} ms"
-        config = f"{r['config']}, " if r.get("config") else ""
-        lines.append(f"- {config}`{r['workload']}`: max {r['max_iops']:,.0f} IOPS at {r['max_iops_threads']} threads "
-                     f"({r['max_iops_lat_mean_ms']:.3f} ms mean); {slo}.")
-    return "\n".join(lines)
+    def key(column: pd.Series) -> pd.Series:
+        if column.name == "config":
+            return column.map(rank)
+        if column.name == "workload" and order:
+            return column.map(lambda w: (order.get(w, len(order)), str(w))).map(lambda t: f"{t[0]:06d}{t[1]}")
+        return column
+    return key
