@@ -1,4 +1,4 @@
-"""A real PostgreSQL 15 cluster on 127.0.0.1 for the tests that run HammerDB for real.
+"""A real PostgreSQL 15 cluster on 127.0.0.1, and the real HammerDB, for the tests that run it.
 
 ``postgres_server`` (a fixture) makes a throwaway cluster with Debian's PostgreSQL 15 binaries
 (``initdb`` into a fresh directory, a password for the superuser ``postgres`` with scram-sha-256,
@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+REPO = Path(__file__).resolve().parent.parent
 PG_BIN = Path(os.environ.get("FLASHPOC_TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
 
 
@@ -84,3 +85,21 @@ def postgres_server() -> Iterator[PostgresServer]:
         subprocess.run(_as_server_user([str(PG_BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w",
                                         "stop"], owner), capture_output=True, timeout=60)
         shutil.rmtree(base, ignore_errors=True)
+
+
+def real_hammerdb() -> Path:
+    """HammerDB's directory (holding ``hammerdbcli``): the one `make engines` installs into
+    ``.engines/hammerdb``, else ``$FLASHPOC_TEST_HAMMERDB``. Skips when absent or not runnable."""
+    for candidate in (REPO / ".engines" / "hammerdb" / "HammerDB-6.0", os.environ.get("FLASHPOC_TEST_HAMMERDB")):
+        if candidate and (Path(candidate) / "hammerdbcli").is_file():
+            directory = Path(candidate)
+            break
+    else:
+        pytest.skip("real HammerDB is not installed: `make engines` installs it from the engine kits' "
+                    "hammerdb/install.sh, or set FLASHPOC_TEST_HAMMERDB to a HammerDB-6.0 directory")
+    probe = subprocess.run([str(directory / "bin" / "tclsh9.0")], input="puts ok\n", capture_output=True,
+                           text=True, timeout=60)
+    if probe.stdout.strip() != "ok":
+        pytest.skip(f"HammerDB's Tcl does not start here ({probe.stderr.strip()[:200]}); on Debian it needs "
+                    "libtommath1 (apt-get install libtommath1)")
+    return directory

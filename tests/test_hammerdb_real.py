@@ -7,13 +7,10 @@ minutes): marked ``hammerdb``; skipped, saying why, without the kit or PostgreSQ
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-from pathlib import Path
 
 import pytest
-from pg_server import postgres_server  # noqa: F401  (a real PostgreSQL 15 cluster on 127.0.0.1)
+from pg_server import postgres_server, real_hammerdb  # noqa: F401  (a real PostgreSQL 15 cluster on 127.0.0.1)
 
 from flashpoc.engines.hammerdb.parse import parse_files
 from flashpoc.engines.hammerdb.plan import build_script, run_script
@@ -24,26 +21,7 @@ from flashpoc.params import HostParams
 from flashpoc.run.hosts import LocalHost
 
 pytestmark = pytest.mark.hammerdb
-REPO = Path(__file__).resolve().parent.parent
 PASSWORD_ENV, SUPERUSER_ENV = "FLASHPOC_TEST_TPCC_PASSWORD", "FLASHPOC_TEST_PG_PASSWORD"
-
-
-def real_hammerdb() -> Path:
-    """HammerDB's directory (holding ``hammerdbcli``): the one `make engines` installs into
-    ``.engines/hammerdb``, else ``$FLASHPOC_TEST_HAMMERDB``. Skips when absent or not runnable."""
-    for candidate in (REPO / ".engines" / "hammerdb" / "HammerDB-6.0", os.environ.get("FLASHPOC_TEST_HAMMERDB")):
-        if candidate and (Path(candidate) / "hammerdbcli").is_file():
-            directory = Path(candidate)
-            break
-    else:
-        pytest.skip("real HammerDB is not installed: `make engines` installs it from the engine kits' "
-                    "hammerdb/install.sh, or set FLASHPOC_TEST_HAMMERDB to a HammerDB-6.0 directory")
-    probe = subprocess.run([str(directory / "bin" / "tclsh9.0")], input="puts ok\n", capture_output=True,
-                           text=True, timeout=60)
-    if probe.stdout.strip() != "ok":
-        pytest.skip(f"HammerDB's Tcl does not start here ({probe.stderr.strip()[:200]}); on Debian it needs "
-                    "libtommath1 (apt-get install libtommath1)")
-    return directory
 
 
 def _printed_result(console: str) -> tuple[int, int]:

@@ -15,7 +15,8 @@ A run's numbers come from several places, and each one read is cross-checked aga
 A number two sources disagree on is refused (:class:`~flashpoc.errors.ParseError` naming both); a
 truncated or corrupt source loses what it cannot give whole (a line is read only when complete)
 and never changes a number. A failed run (a virtual user ``FINISHED FAILED``, or no ``TEST RESULT``
-line) raises, naming what failed.
+line) raises, naming what failed; so does a script that stopped itself (an ``@@flashpoc error``
+line of :mod:`.plan`'s scripts, e.g. a password variable not set on the load host).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ FINISHED = re.compile(r"^Vuser (\d+):FINISHED (SUCCESS|FAILED)\s*$")
 JOBID = re.compile(r"(?:jobid=|^@@flashpoc jobid )([0-9A-F]{16,64})\s*$")
 ERROR_LINE = re.compile(r"(?i)\berror\b")
 MARK_JOBID = "@@flashpoc jobid"
+MARK_ERROR = re.compile(r"^@@flashpoc error (.+?)\s*$")
 SNAPSHOT = re.compile(r"^(Start|End) Snapshot (\d+) taken at (.+) of instance (\S+) \((\d+)\) of database (\S+) "
                       r"\((\d+)\)\s*$")
 TCOUNT_LINE = re.compile(rf"^({NUMBER}) (\S+) tpm(?: @ (.+?))?\s*$")
@@ -146,6 +148,7 @@ class _Found:
     jobids: list[tuple[str, str]] = field(default_factory=list)
     finished: dict[int, str] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    script_errors: list[str] = field(default_factory=list)
     timings: list[tuple[str, dict[str, Transaction]]] = field(default_factory=list)
     tcounts: list[tuple[str, str, list[tuple[str, int | float]]]] = field(default_factory=list)
     snapshots: list[Snapshot] = field(default_factory=list)
@@ -193,6 +196,9 @@ def _read_lines(found: _Found, name: str, lines: list[str]) -> None:
         if snap:
             found.snapshots.append(Snapshot(snap.group(1), int(snap.group(2)), snap.group(3), snap.group(4),
                                             int(snap.group(5)), snap.group(6), int(snap.group(7))))
+        refused = MARK_ERROR.match(text)
+        if refused:
+            found.script_errors.append(refused.group(1))
         if ERROR_LINE.search(text) and not text.startswith(MARK_JOBID):
             found.errors.append(text.strip())
         elif found.errors and errors_open and text.strip() and not VUSER_LINE.match(line):
@@ -388,6 +394,8 @@ def _failure(found: _Found) -> str | None:
 
 
 def _result(found: _Found, jobid: str | None) -> HammerdbResult:
+    if found.script_errors:
+        raise ParseError(f"the HammerDB script stopped: {'; '.join(dict.fromkeys(found.script_errors))}")
     failure = _failure(found)
     if failure:
         raise ParseError(f"the run failed: {failure}")
