@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from flashpoc.engines.hammerdb.plan import build_script, run_script, tcl_word
+from flashpoc.engines.hammerdb.plan import build_script, check_script, run_script, tcl_word
 from flashpoc.engines.hammerdb.settings import settings_from_dict
 from flashpoc.errors import ParameterError
 
@@ -33,6 +33,7 @@ def test_golden(values, name):
     settings = settings_from_dict(values)
     assert run_script(settings, 96) == (GOLDEN / f"{name}_run_96vu.tcl").read_text()
     assert build_script(settings) == (GOLDEN / f"{name}_build.tcl").read_text()
+    assert check_script(settings) == (GOLDEN / f"{name}_check.tcl").read_text()
 
 
 def test_defaults_are_a_storage_test():
@@ -63,10 +64,12 @@ def test_no_password_in_scripts(monkeypatch):
     monkeypatch.setenv("TPCC_PASSWORD", "S3cret-Value")
     for values in (POSTGRES, ORACLE):
         s = settings_from_dict(values)
-        for script in (build_script(s), run_script(s, 4)):
+        for script in (build_script(s), run_script(s, 4), check_script(s)):
             assert "S3cret-Value" not in script
-            secrets = [line for line in script.splitlines() if re.search(r"pass(word)?\b", line)]
-            assert secrets and all(line.startswith("flashpoc::secret ") for line in secrets)
+            # a password key is only ever set from its environment variable, never by diset with a value
+            assert not re.search(r"^diset \S+ \S*pass", script, re.MULTILINE)
+            assert re.search(r"^flashpoc::secret \S+ \S*pass\S* (TPCC_PASSWORD|\S+_PASSWORD)$", script,
+                             re.MULTILINE) or script.count("[ flashpoc::env ") >= 1
             assert "jobs $jobid dict" not in script and " dict ]" not in script
 
 

@@ -12,6 +12,7 @@ import re
 import pytest
 from pg_server import postgres_server, real_hammerdb  # noqa: F401  (a real PostgreSQL 15 cluster on 127.0.0.1)
 
+from flashpoc.engines.hammerdb.check import check_hammerdb, check_problems
 from flashpoc.engines.hammerdb.parse import parse_files
 from flashpoc.engines.hammerdb.plan import build_script, run_script
 from flashpoc.engines.hammerdb.run import run_hammerdb
@@ -44,8 +45,24 @@ def test_build_and_timed_run(postgres_server, tmp_path, monkeypatch):  # noqa: F
     host = LocalHost(HostParams(name="load1"))
     common = {"hammerdb_dir": settings.hammerdb_dir, "timeout_s": 900}
 
+    facts, problems = check_hammerdb(host, settings, str(tmp_path / "check-before"))
+    assert (facts["connect"], facts["database"], problems) == ("ok", "0", [])
+    assert facts["version"].startswith("15.") and facts["hammerdb"] == "v6.0"
+    without_build = settings.model_copy(update={"build_schema": False})
+    assert check_problems(without_build, facts)[0].startswith(
+        f"no TPROC-C schema on 127.0.0.1:{postgres_server.port} (no database tpcc): set build_schema: true")
+
     build = run_hammerdb(host, build_script(settings), str(tmp_path / "build"), purpose="build the schema", **common)
     assert build.exit_code == 0 and "TPCC SCHEMA COMPLETE" in build.console, build.console
+
+    facts, problems = check_hammerdb(host, settings, str(tmp_path / "check-after"))
+    assert (facts["database"], facts["warehouses"]) == ("1", "1")
+    assert problems == [f"load1: build_schema is set but the TPROC-C database tpcc already exists on 127.0.0.1:"
+                        f"{postgres_server.port}: HammerDB never builds over a schema; drop it first or set "
+                        "build_schema: false"]
+    assert check_problems(without_build, facts) == []
+    assert check_problems(without_build.model_copy(update={"warehouses": 2}), facts) == [
+        f"the TPROC-C schema on 127.0.0.1:{postgres_server.port} has 1 warehouses; the settings say warehouses: 2"]
 
     run = run_hammerdb(host, run_script(settings, 2), str(tmp_path / "run"), purpose="timed run 2 VU", **common)
     assert run.exit_code == 0

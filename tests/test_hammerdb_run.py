@@ -10,6 +10,7 @@ import socket
 import pytest
 from pg_server import real_hammerdb
 
+from flashpoc.engines.hammerdb.check import check_hammerdb
 from flashpoc.engines.hammerdb.parse import parse_files
 from flashpoc.engines.hammerdb.plan import build_script, run_script
 from flashpoc.engines.hammerdb.run import run_command, run_hammerdb
@@ -78,3 +79,40 @@ def test_build_over_ssh_reads_passwords_from_the_env_file(sshd, tmp_path):
         assert "tpcc-pw-1234" not in text and "super-pw-5678" not in text
     left = sorted(p.name for p in (tmp_path / "build").iterdir())
     assert not [n for n in left if n.lower().endswith(".db")], left
+
+
+def test_check_without_a_database(tmp_path, monkeypatch):
+    """The check on this machine: PostgreSQL's driver loads and a closed port is named; Oracle's
+    driver (Oratcl) is not in the HammerDB kit, which the check says; a wrong directory too."""
+    hammerdb = real_hammerdb()
+    monkeypatch.setenv("FLASHPOC_T_PW", SECRET)
+    monkeypatch.setenv("FLASHPOC_T_SUPER", SECRET)
+    host = LocalHost(HostParams(name="load1"))
+    settings = _settings(hammerdb)
+    facts, problems = check_hammerdb(host, settings, str(tmp_path / "pg-space"))
+    assert problems == ["load1: the password in FLASHPOC_T_SUPER holds a space, quote, brace or backslash, which "
+                        "HammerDB's PostgreSQL connection string cannot carry: choose a password without them"]
+    monkeypatch.setenv("FLASHPOC_T_PW", "Tiger$Secret-42")
+    monkeypatch.setenv("FLASHPOC_T_SUPER", "Tiger$Secret-42")
+    facts, problems = check_hammerdb(host, settings, str(tmp_path / "pg"))
+    assert facts["driver"].startswith("Pgtcl ") and facts["hammerdb"] == "v6.0"
+    assert len(problems) == 1 and problems[0].startswith(
+        f"load1: cannot connect to 127.0.0.1:{settings.port} as postgres: ")
+    assert "Connection refused" in problems[0] and "Secret" not in problems[0]
+
+    oracle = settings_from_dict({"database": "oracle", "hammerdb_dir": str(hammerdb), "service": "db:1521/PDB1",
+                                 "password_env": "FLASHPOC_T_PW", "superuser_password_env": "FLASHPOC_T_SUPER",
+                                 "warehouses": 1})
+    facts, problems = check_hammerdb(host, oracle, str(tmp_path / "ora"))
+    assert problems == [f"load1: HammerDB's oracle driver does not load: {facts['driver_error']}"]
+    assert "Oratcl" in facts["driver_error"]
+
+    missing = settings.model_copy(update={"hammerdb_dir": str(tmp_path / "nowhere")})
+    facts, problems = check_hammerdb(host, missing, str(tmp_path / "none"))
+    assert problems == [f"load1: HammerDB does not run from {tmp_path / 'nowhere'} (hammerdb_dir: install it there, "
+                        "e.g. with the HammerDB kit's install.sh)"]
+
+    monkeypatch.delenv("FLASHPOC_T_SUPER")
+    facts, problems = check_hammerdb(host, settings, str(tmp_path / "noenv"))
+    assert problems == ["load1: environment variable FLASHPOC_T_SUPER is not set on this host (the HammerDB scripts "
+                        "read the passwords there; env_file may export them)"]

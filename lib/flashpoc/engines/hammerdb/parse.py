@@ -457,3 +457,24 @@ def parse_path(path: str | Path, jobid: str | None = None) -> HammerdbResult:
             continue
         files[p.name] = p.read_text(encoding="utf-8", errors="replace")
     return parse_files(files, jobid)
+
+
+CHECK_FACT = re.compile(r"^@@flashpoc check (\w+) ?(.*?)\s*$")
+HAMMERDB_BANNER = re.compile(r"^HammerDB CLI (v\S+)\s*$")
+
+
+def parse_check(console: str) -> dict[str, str]:
+    """The facts a check script printed (``@@flashpoc check KEY VALUE``), with ``hammerdb`` (the
+    version of the ``HammerDB CLI vX`` banner) and ``error`` (a script that stopped itself)."""
+    facts: dict[str, str] = {}
+    for line in console.splitlines():
+        fact = CHECK_FACT.match(line)
+        banner = HAMMERDB_BANNER.match(line)
+        refused = MARK_ERROR.match(line)
+        if fact:
+            facts[fact.group(1)] = fact.group(2)
+        elif banner:
+            facts["hammerdb"] = banner.group(1)
+        elif refused:
+            facts["error"] = refused.group(1)
+    return facts

@@ -45,14 +45,21 @@ PRELUDE = r"""namespace eval flashpoc {
     }
     # diset DICT KEY to the value of the environment variable NAME, without printing the value
     proc secret {dict key name} {
+        set value [ env $name ]
+        flush stdout
+        chan push stdout ::flashpoc::drop
+        try { diset $dict $key $value } finally { flush stdout; chan pop stdout }
+    }
+    # the value of the environment variable NAME (the script stops, naming it, when it is not set)
+    proc env {name} {
         if { ![ info exists ::env($name) ] || $::env($name) eq "" } {
             puts "@@flashpoc error environment variable $name is not set on this host"
             exit 1
         }
-        flush stdout
-        chan push stdout ::flashpoc::drop
-        try { diset $dict $key $::env($name) } finally { flush stdout; chan pop stdout }
+        return $::env($name)
     }
+    # one fact for the check, on one line
+    proc fact {key value} { puts "@@flashpoc check $key [ string map [ list \n { } \r { } ] $value ]" }
     # what SCRIPT prints, written to FILE (atomically: a temporary file, then renamed)
     proc capture {file script} {
         variable buf
@@ -197,4 +204,77 @@ def run_script(s: HammerdbSettings, virtual_users: int) -> str:
     lines += _logging()
     lines += ["loadscript", f"vuset vu {int(virtual_users)}", "vucreate", "tcstart"]
     lines += _finish("vurun", ["vudestroy", "tcstop"])
+    return "\n".join(lines) + "\n"
+
+
+CHECK_POSTGRESQL = """if { [ catch { package require Pgtcl } err ] } { flashpoc::fact driver_error $err; exit }
+flashpoc::fact driver "Pgtcl [ package present Pgtcl ]"
+proc flashpoc::connect {user name dbname} {
+    return [ pg_connect -conninfo [ list host = $::fp(host) port = $::fp(port) sslmode = $::fp(sslmode) \\
+        user = $user password = [ flashpoc::env $name ] dbname = $dbname ] ]
+}
+# HammerDB hands the credentials to libpq as a Tcl list: a space, quote, brace or backslash in one breaks it
+foreach name [ list $::fp(superuser_env) $::fp(user_env) ] {
+    if { [ regexp {[[:space:]{}'"\\\\]} [ flashpoc::env $name ] ] } { flashpoc::fact password_unusable $name; exit }
+}
+if { [ catch { flashpoc::connect $::fp(superuser) $::fp(superuser_env) postgres } lda ] } {
+    flashpoc::fact connect_error $lda
+    exit
+}
+flashpoc::fact connect ok
+pg_select $lda "select current_setting('server_version') as v" row { flashpoc::fact version $row(v) }
+set databases 0
+pg_select $lda "select count(*) as n from pg_database where datname = '$::fp(dbname)'" row { set databases $row(n) }
+flashpoc::fact database $databases
+pg_disconnect $lda
+if { $databases == 0 } { exit }
+if { [ catch { flashpoc::connect $::fp(user) $::fp(user_env) $::fp(dbname) } lda ] } {
+    flashpoc::fact schema_error $lda
+    exit
+}
+if { [ catch { pg_select $lda "select count(*) as n from warehouse" row { flashpoc::fact warehouses $row(n) } } err ] } {
+    flashpoc::fact schema_error $err
+}
+pg_disconnect $lda
+"""
+
+CHECK_ORACLE = """if { [ catch { package require Oratcl } err ] } { flashpoc::fact driver_error $err; exit }
+flashpoc::fact driver "Oratcl [ package present Oratcl ]"
+proc flashpoc::one {lda sql} {
+    set cur [ oraopen $lda ]
+    orasql $cur $sql
+    orafetch $cur -datavariable row
+    oraclose $cur
+    return [ lindex $row 0 ]
+}
+if { [ catch { oralogon "$::fp(superuser)/[ flashpoc::env $::fp(superuser_env) ]@$::fp(service)" } lda ] } {
+    flashpoc::fact connect_error $lda
+    exit
+}
+flashpoc::fact connect ok
+flashpoc::fact version [ flashpoc::one $lda {select version from v$instance} ]
+flashpoc::fact pack [ flashpoc::one $lda {select value from v$parameter where name = 'control_management_pack_access'} ]
+flashpoc::fact database [ flashpoc::one $lda "select count(*) from dba_users where username = upper('$::fp(user)')" ]
+if { [ catch { flashpoc::one $lda "select count(*) from $::fp(user).warehouse" } n ] } {
+    flashpoc::fact schema_error $n
+} else {
+    flashpoc::fact warehouses $n
+}
+oralogoff $lda
+"""
+
+
+def check_script(s: HammerdbSettings) -> str:
+    """The script of the check: HammerDB's Tcl and its database driver load, the database answers
+    (as the superuser), the TPROC-C database (PostgreSQL) or schema user (Oracle) exists, and its
+    warehouse count; on Oracle the management pack (AWR needs the Diagnostics Pack). Facts are
+    printed as ``@@flashpoc check KEY VALUE`` lines (:func:`.parse.parse_check`); nothing is
+    written to the database."""
+    values = {"host": s.host, "port": s.port, "sslmode": s.sslmode, "superuser": s.superuser_name,
+              "superuser_env": s.superuser_password_env, "user": s.user, "user_env": s.password_env,
+              "dbname": s.dbname, "service": s.service or ""}
+    lines = _header(f"check HammerDB and the {s.database} TPROC-C schema")
+    lines += [f"set fp({key}) {tcl_word(value)}" for key, value in values.items()]
+    lines += ["flashpoc::fact tcl [ info patchlevel ]",
+              (CHECK_ORACLE if s.database == "oracle" else CHECK_POSTGRESQL).rstrip("\n"), "exit"]
     return "\n".join(lines) + "\n"

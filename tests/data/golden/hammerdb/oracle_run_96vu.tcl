@@ -15,14 +15,21 @@ namespace eval flashpoc {
     }
     # diset DICT KEY to the value of the environment variable NAME, without printing the value
     proc secret {dict key name} {
+        set value [ env $name ]
+        flush stdout
+        chan push stdout ::flashpoc::drop
+        try { diset $dict $key $value } finally { flush stdout; chan pop stdout }
+    }
+    # the value of the environment variable NAME (the script stops, naming it, when it is not set)
+    proc env {name} {
         if { ![ info exists ::env($name) ] || $::env($name) eq "" } {
             puts "@@flashpoc error environment variable $name is not set on this host"
             exit 1
         }
-        flush stdout
-        chan push stdout ::flashpoc::drop
-        try { diset $dict $key $::env($name) } finally { flush stdout; chan pop stdout }
+        return $::env($name)
     }
+    # one fact for the check, on one line
+    proc fact {key value} { puts "@@flashpoc check $key [ string map [ list \n { } \r { } ] $value ]" }
     # what SCRIPT prints, written to FILE (atomically: a temporary file, then renamed)
     proc capture {file script} {
         variable buf
