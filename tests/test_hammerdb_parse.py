@@ -192,6 +192,22 @@ def test_oracle_lines(line):
     assert (end.which, end.snap_id) == ("End", 124)
 
 
+def test_oracle_console_and_log_agree_on_the_snapshots():
+    log = ORACLE_LOG.format(result="TEST RESULT : System achieved 250123 NOPM from 575000 Oracle TPM")
+    console = "HammerDB CLI v6.0\n" + log.split("\n", 2)[2]
+    result = parse_files({"hammerdb.log": log, "console.txt": console})
+    assert [s.snap_id for s in result.snapshots] == [123, 124]
+    with pytest.raises(ParseError, match="disagree on the AWR snapshots"):
+        parse_files({"hammerdb.log": log, "console.txt": console.replace("Snapshot 124", "Snapshot 125")})
+
+
+def test_counter_series_disagreement_is_refused():
+    files = _files(TIMED)
+    files["hdbtcount.log"] = files["hdbtcount.log"].replace("\n8208 PostgreSQL tpm", "\n8209 PostgreSQL tpm")
+    with pytest.raises(ParseError, match="disagree on the transaction counter series"):
+        parse_files(files)
+
+
 def test_oracle_async_sessions_line():
     # oraoltp.tcl:3017 prints "... VU \* $async_client AC \= ... Active Sessions configured"; Tcl drops the backslashes
     log = ORACLE_LOG.replace("96 Active Virtual Users configured", "8 VU * 10 AC = 80 Active Sessions configured")

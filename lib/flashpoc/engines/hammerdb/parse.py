@@ -35,7 +35,6 @@ ACTIVE_USERS = re.compile(r"^(\d+) Active Virtual Users configured\s*$")
 ACTIVE_SESSIONS = re.compile(r"^(\d+) VU \\?\* (\d+) AC \\?= (\d+) Active Sessions configured\s*$")
 VUSER_LINE = re.compile(r"^Vuser (\d+):(.*)$")
 TIMESTAMP_LINE = re.compile(r"^Timestamp \d+ @ ")
-LOG_HEADER = re.compile(r"^Hammerdb Log @ ")
 FINISHED = re.compile(r"^Vuser (\d+):FINISHED (SUCCESS|FAILED)\s*$")
 JOBID = re.compile(r"(?:jobid=|^@@flashpoc jobid )([0-9A-F]{16,64})\s*$")
 ERROR_LINE = re.compile(r"(?i)\berror\b")
@@ -151,7 +150,7 @@ class _Found:
     script_errors: list[str] = field(default_factory=list)
     timings: list[tuple[str, dict[str, Transaction]]] = field(default_factory=list)
     tcounts: list[tuple[str, str, list[tuple[str, int | float]]]] = field(default_factory=list)
-    snapshots: list[Snapshot] = field(default_factory=list)
+    snapshots: list[tuple[str, Snapshot]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
 
@@ -194,8 +193,8 @@ def _read_lines(found: _Found, name: str, lines: list[str]) -> None:
             found.jobids.append((name, jobid.group(1)))
         snap = SNAPSHOT.match(text)
         if snap:
-            found.snapshots.append(Snapshot(snap.group(1), int(snap.group(2)), snap.group(3), snap.group(4),
-                                            int(snap.group(5)), snap.group(6), int(snap.group(7))))
+            found.snapshots.append((name, Snapshot(snap.group(1), int(snap.group(2)), snap.group(3), snap.group(4),
+                                            int(snap.group(5)), snap.group(6), int(snap.group(7)))))
         refused = MARK_ERROR.match(text)
         if refused:
             found.script_errors.append(refused.group(1))
@@ -208,11 +207,6 @@ def _read_lines(found: _Found, name: str, lines: list[str]) -> None:
         raise ParseError(f"{name} holds {len(results)} TEST RESULT lines (several runs in one file): give the "
                          "files of one run")
     found.results += [(name, r) for r in results]
-
-
-def _read_log(found: _Found, name: str, text: str) -> None:
-    """A virtual-user log: in append mode it holds several runs; each section is read."""
-    _read_lines(found, name, text.splitlines())
 
 
 def _read_xtprof(found: _Found, name: str, text: str) -> None:
@@ -351,7 +345,7 @@ def parse_files(files: dict[str, str], jobid: str | None = None) -> HammerdbResu
     for name, text in sorted(files.items()):
         kind = kinds[name]
         if kind in ("console", "log"):
-            _read_log(found, name, text)
+            _read_lines(found, name, text.splitlines())
         elif kind == "xtprof":
             _read_xtprof(found, name, text)
         elif kind == "tcount":
@@ -411,8 +405,12 @@ def _result(found: _Found, jobid: str | None) -> HammerdbResult:
         raise ParseError("no source gives the number of active virtual users")
     transactions = _one_timing(found.timings)
     metric, series = _one_tcount(found.tcounts)
+    by_source: dict[str, tuple[Snapshot, ...]] = {}
+    for source, snapshot in found.snapshots:
+        by_source[source] = by_source.get(source, ()) + (snapshot,)
+    snapshots = _one(list(by_source.items()), "AWR snapshots") or ()
     return HammerdbResult(database, nopm, tpm, users, jobid, transactions, series, metric,
-                          tuple(found.snapshots), tuple(found.sources), tuple(found.problems))
+                          snapshots, tuple(found.sources), tuple(found.problems))
 
 
 def _one_timing(timings: list[tuple[str, dict[str, Transaction]]]) -> tuple[Transaction, ...]:

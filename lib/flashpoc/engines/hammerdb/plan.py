@@ -22,8 +22,6 @@ import re
 from .settings import HammerdbSettings
 
 MARK = "@@flashpoc"
-JOBS_DIR = "jobs"
-"""Folder under HammerDB's ``TMP`` where the script writes the job store's JSON answers."""
 JOB_ANSWERS = ("result", "timing", "tcount", "status")
 """``jobs <id> <what>`` answers written per job (besides ``jobs <id>``, the job's whole output)."""
 _PLAIN_WORD = re.compile(r"^[A-Za-z0-9._:/@+=,%-]+$")

@@ -2,9 +2,9 @@
 
 The defaults are a storage test's: the timed driver, every virtual user on all warehouses
 (``all_warehouses``), keying and thinking off, the time profile on, and no schema build unless
-``build_schema`` asks for one (it is never run over an existing schema implicitly). No password is
-a setting: ``password_env`` and ``superuser_password_env`` NAME the
-environment variables that hold them on the load host, where the HammerDB script reads them.
+``build_schema`` asks for one (and the check refuses a build over an existing schema). No password
+is a setting: ``password_env`` and ``superuser_password_env`` NAME the environment variables that
+hold them on the load host, where the HammerDB scripts read them.
 
 :func:`settings_from_dict` validates a mapping and raises
 :class:`~flashpoc.errors.ParameterError` with one line naming the key, before any I/O.
@@ -18,17 +18,17 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ...errors import ParameterError
-from ...params import Flag, _check_path, _format_errors, _Strict
+from ...params import ADDRESS_RE, Flag, _check_path, _format_errors, _Strict
 
 #: a database, user or schema name HammerDB puts into SQL and connect strings
 DB_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
-#: a host name or IP address
-HOST_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,252}$")
 #: an Oracle net service: a TNS alias or an EZConnect ``host[:port]/service``
 SERVICE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_/-]{0,252}$")
 ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 MAX_VIRTUAL_USERS = 10_000
 MAX_MINUTES = 7 * 24 * 60
+
+
 def _env_name(value: str | None) -> str | None:
     if value is not None and not ENV_NAME_RE.match(value):
         raise ValueError("give the NAME of an environment variable (letters, digits, '_'), not the password")
@@ -59,8 +59,8 @@ class HammerdbSettings(_Strict):
                                                     "counter connect as the superuser)")
     tablespace: str | None = Field(None, description="tablespace of the schema (HammerDB's default if unset)")
     warehouses: int = Field(ge=1, le=100_000, description="TPROC-C warehouses (of the schema to build or in place)")
-    build_schema: Flag = Field(False, description="build the schema first (never implied: an existing schema "
-                                                  "is not rebuilt unless this says so)")
+    build_schema: Flag = Field(False, description="build the schema first (never implied; the check refuses a "
+                                                  "build over an existing schema)")
     build_virtual_users: int = Field(4, ge=1, le=1024, description="virtual users loading the schema")
     driver: Literal["timed"] = Field("timed", description="HammerDB's driver script: timed")
     rampup_minutes: int = Field(2, ge=0, le=MAX_MINUTES, description="whole minutes of rampup before counting "
@@ -103,7 +103,7 @@ class HammerdbSettings(_Strict):
     @field_validator("host")
     @classmethod
     def _host(cls, value: str) -> str:
-        if not HOST_RE.match(value):
+        if not ADDRESS_RE.match(value):
             raise ValueError(f"{value!r} is not a host name or IP address")
         return value
 
