@@ -80,7 +80,7 @@ def test_tcl_word(value, word):
     assert tcl_word(value) == word
 
 
-def test_tcl_word_round_trips_through_real_tcl():
+def test_tcl_word_round_trips_through_real_tcl(tmp_path):
     """What Tcl reads back from each quoted word is the value (HammerDB's own Tcl 9 when installed)."""
     tclsh = ENGINE / "bin" / "tclsh9.0"
     if not tclsh.is_file():
@@ -90,7 +90,7 @@ def test_tcl_word_round_trips_through_real_tcl():
     values = ["a b", "$x[exec rm -rf /]", 'q"{}\\;', "line\nnext\ttab", "#c", "}{", "ok"]
     script = "".join(f"set v {tcl_word(v)}\nputs -nonewline \"[string length $v]:$v\"\n" for v in values)
     out = subprocess.run([str(tclsh)], input=script, capture_output=True, text=True, timeout=60, check=True,
-                         env=os.environ | {"TMP": "/tmp"}).stdout
+                         env=os.environ | {"TMP": str(tmp_path)}).stdout
     expected = "".join(f"{len(v)}:{v}" for v in values)
     assert out == expected
 

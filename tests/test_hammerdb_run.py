@@ -55,8 +55,8 @@ def test_run_dir_must_be_new(tmp_path):
 
 
 def test_run_command_quotes_every_value():
-    command = run_command("/opt/hammer db", "/tmp/run; rm -rf /", "/etc/x'y")
-    assert "'/opt/hammer db'" in command and "'/tmp/run; rm -rf /'/script.tcl" in command
+    command = run_command("/opt/hammer db", "/srv/run; rm -rf /", "/etc/x'y")
+    assert "'/opt/hammer db'" in command and "'/srv/run; rm -rf /'/script.tcl" in command
     assert "'/etc/x'\"'\"'y'" in command
 
 
