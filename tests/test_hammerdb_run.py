@@ -19,6 +19,7 @@ from flashpoc.errors import ParseError, RemoteError
 from flashpoc.params import HostParams
 from flashpoc.run.hosts import LocalHost, connect
 
+pytestmark = pytest.mark.hammerdb
 SECRET = "Tiger$Secret-42 'x'"
 
 
