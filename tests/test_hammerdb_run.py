@@ -19,7 +19,6 @@ from flashpoc.errors import ParseError, RemoteError
 from flashpoc.params import HostParams
 from flashpoc.run.hosts import LocalHost, connect
 
-pytestmark = pytest.mark.hammerdb
 SECRET = "Tiger$Secret-42 'x'"
 
 
@@ -36,6 +35,7 @@ def _settings(hammerdb, **changes):
                                "rampup_minutes": 0, "duration_minutes": 1, "virtual_users": [1]} | changes)
 
 
+@pytest.mark.hammerdb
 def test_missing_password_variable_stops_the_script(tmp_path, monkeypatch):
     hammerdb = real_hammerdb()
     monkeypatch.delenv("FLASHPOC_T_PW", raising=False)
@@ -62,6 +62,7 @@ def test_run_command_quotes_every_value():
 
 
 @pytest.mark.ssh
+@pytest.mark.hammerdb
 def test_build_over_ssh_reads_passwords_from_the_env_file(sshd, tmp_path):
     """Over SSH the variables come from ``env_file``; a closed port fails the build's virtual user
     by name, and neither password is in the console or a file."""
@@ -82,6 +83,7 @@ def test_build_over_ssh_reads_passwords_from_the_env_file(sshd, tmp_path):
     assert not [n for n in left if n.lower().endswith(".db")], left
 
 
+@pytest.mark.hammerdb
 def test_check_without_a_database(tmp_path, monkeypatch):
     """The check on this machine: PostgreSQL's driver loads and a closed port is named; Oracle's
     driver (Oratcl) is not in the HammerDB kit, which the check says; a wrong directory too."""
