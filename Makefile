@@ -28,7 +28,7 @@ engines:
 	@tools/install-engines.sh $(ENGINES) .engines
 
 test: venv os-packages
-	@tools/install-os-packages.sh openssh-server openssh-client default-jre-headless chromium fdisk e2fsprogs iproute2 mount procps
+	@tools/install-os-packages.sh openssh-server openssh-client default-jre-headless chromium fdisk e2fsprogs iproute2 mount procps postgresql-15 libtommath1
 	@tools/install-engines.sh $(ENGINES) .engines
 	$(BIN)/python -m pytest
 
