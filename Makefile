@@ -28,12 +28,16 @@ engines:
 	@tools/install-engines.sh $(ENGINES) .engines
 
 test: venv os-packages
-	@tools/install-os-packages.sh openssh-server openssh-client default-jre-headless chromium fdisk e2fsprogs iproute2 mount procps
+	@tools/install-os-packages.sh openssh-server openssh-client default-jre-headless chromium fdisk e2fsprogs iproute2 mount procps postgresql-15 libtommath1
 	@tools/install-engines.sh $(ENGINES) .engines
 	$(BIN)/python -m pytest
 
+# JupyterLab on the workbook: notebooks/ open, parameters/ beside it in the file browser (a notebook's
+# parameters_file is relative to it); as root Jupyter wants --allow-root. LAB_ARGS: more options.
+LAB_ARGS ?=
 lab: venv
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks \
+		$$(test "$$(id -u)" = 0 && echo --allow-root) $(LAB_ARGS)
 
 bench: venv os-packages
 	$(BIN)/python benchmarks/overhead.py
@@ -41,6 +45,7 @@ bench: venv os-packages
 	$(BIN)/python benchmarks/fio_by_hand.py
 	$(BIN)/python benchmarks/report_scale.py
 	$(BIN)/python benchmarks/check_fanout.py
+	$(BIN)/python benchmarks/awr_parse.py
 
 clean:
 	rm -rf $(VENV) .engines results/scratch

@@ -175,13 +175,13 @@ def test_report_notebook_in_jupyterlab_and_offline_html(lab, browser, workbook, 
     slo.fill("0.001")
     slo.press("Enter")
     page.wait_for_function("""() => { const t = document.querySelector('.widget-vbox .widget-output table');
-        return t && t.innerText.includes('above_all'); }""", timeout=30_000)
+        return t && t.innerText.includes('lightest load'); }""", timeout=30_000)  # no IOPS within it
     # the detail point: its latency table (the output's second table) and charts follow the choice
     point.select_option("1 threads")
     page.wait_for_function("""() => { const ts = document.querySelectorAll('.widget-vbox .widget-output table');
         if (ts.length < 2) return false;
         const head = [...ts[1].querySelectorAll('thead th')].map(h => h.innerText.trim());
-        const i = head.indexOf('threads'), rows = [...ts[1].querySelectorAll('tbody tr')];
+        const i = head.indexOf('Threads'), rows = [...ts[1].querySelectorAll('tbody tr')];
         return i >= 0 && rows.length == 2 && rows.every(r => r.querySelectorAll('th, td')[i].innerText.trim() === '1');
         }""", timeout=30_000)
     assert explorer.locator(".vega-embed").count() >= 2 and _drawn_vega(page) >= drawn - 1

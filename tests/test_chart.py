@@ -86,9 +86,9 @@ def test_use_theme_enables_the_house_theme(points):
 
 
 def test_hockey_stick_marks_encodings_and_titles(points, knees):
-    spec = chart.hockey_stick(points, knees=knees, slo_ms=1).to_dict()
+    spec = chart.hockey_stick(points, knees=knees, slo_ms=0.5).to_dict()
     assert spec["title"]["text"] == "IOPS vs mean latency"
-    line, knee_marks, knee_labels, rule, rule_label = spec["layer"]
+    line, knee_marks, rule, rule_label = spec["layer"]
     assert line["mark"] == {"type": "line", "point": True}
     enc = line["encoding"]
     assert (enc["x"]["field"], enc["x"]["title"]) == ("iops", "IOPS")
@@ -97,22 +97,50 @@ def test_hockey_stick_marks_encodings_and_titles(points, knees):
     assert enc["color"]["scale"]["domain"] == ["randread-8k", "randwrite-8k"]
     assert enc["order"] == {"field": "threads", "type": "quantitative"}
     assert "threads" in [t["field"] for t in enc["tooltip"]]
-    assert mark_type(knee_marks) == "point" and knee_marks["mark"]["shape"] == "diamond"
-    assert knee_labels["mark"]["type"] == "text" and knee_labels["mark"]["text"] == "knee"
+    # the knees are named once in the legend, not by a label beside each (close knees overlapped)
+    assert mark_type(knee_marks) == "point"
+    assert knee_marks["encoding"]["shape"]["scale"] == {"domain": ["knee"], "range": ["diamond"]}
+    assert not [layer for layer in spec["layer"] if mark_type(layer) == "text" and "knee" in str(layer)]
     assert mark_type(rule) == "rule" and rule["encoding"]["y"]["field"] == "slo_ms"
     assert rule_label["encoding"]["text"]["field"] == "label"
 
 
 def test_hockey_stick_data_knees_and_slo_values(points, knees):
-    spec = chart.hockey_stick(points, knees=knees, slo_ms=1).to_dict()
-    line, knee_marks, _, rule, _ = spec["layer"]
+    spec = chart.hockey_stick(points, knees=knees, slo_ms=0.5).to_dict()
+    line, knee_marks, rule, _ = spec["layer"]
     data = pd.DataFrame(layer_data(spec, line))
     assert len(data) == 8  # the repeated run-point is averaged
     repeated = data[(data.workload == "randread-8k") & (data.threads == 4)].iloc[0]
     assert repeated.iops == pytest.approx(41000.0)
     assert set(data.iops) >= {10000.0, 20000.0, 5000.0}
-    assert layer_data(spec, knee_marks) == knees.to_dict("records")
-    assert layer_data(spec, rule) == [{"slo_ms": 1.0, "label": "SLO 1 ms"}]
+    assert layer_data(spec, knee_marks) == knees.assign(marker="knee").to_dict("records")
+    assert layer_data(spec, rule) == [{"slo_ms": 0.5, "label": "SLO 0.5 ms"}]
+
+
+def test_hockey_stick_says_when_every_point_is_far_under_the_slo(points):
+    """An SLO line at 1 ms over curves that end at 0.4 ms would squash them to the bottom."""
+    spec = chart.hockey_stick(points, slo_ms=1).to_dict()
+    assert [mark_type(layer) for layer in spec["layer"]] == ["line"]
+    assert any("Every point is under the 1 ms SLO (the highest at 0.4 ms)" in line for line in spec["title"]["subtitle"])
+
+
+def test_hockey_stick_reads_sequential_io_in_mibps_on_its_own_panel(points):
+    """128K sequential reads at several ms get their own panel in MiB/s; the small-block curves keep theirs."""
+    seq = points[points.workload == "randread-8k"].assign(workload="seqread-128k", rw="read", bs="128k",
+                                                          lat_mean_ms=lambda d: d.lat_mean_ms * 20)
+    both = pd.concat([points.assign(rw="randread", bs="8k"), seq]).assign(bw_mibps=lambda d: d.iops * 0.125)
+    spec = chart.hockey_stick(both, slo_ms=1, color_domain=["randread-8k", "randwrite-8k", "seqread-128k"]).to_dict()
+    small, large = spec["vconcat"]
+    small_line, large_line = small["layer"][0], large["layer"][0]
+    assert small_line["encoding"]["x"]["field"] == "iops"
+    assert (large_line["encoding"]["x"]["field"], large_line["encoding"]["x"]["title"]) == ("bw_mibps", "Throughput (MiB/s)")
+    def rows(panel, line):
+        return spec["datasets"][(line.get("data") or panel["data"])["name"]]
+
+    assert {r["workload"] for r in rows(large, large_line)} == {"seqread-128k"}
+    assert max(r["lat_mean_ms"] for r in rows(small, small_line)) < 0.5
+    # the same colour range and domain in both panels: a workload keeps its colour
+    assert small_line["encoding"]["color"]["scale"] == large_line["encoding"]["color"]["scale"]
 
 
 def test_hockey_stick_without_annotations_is_one_layer(points):
@@ -151,7 +179,8 @@ def test_probe_curve_two_panels_and_saturation_rule(points):
 
 def test_latency_percentiles_long_format_and_log_scale(points):
     spec = chart.latency_percentiles(points, log_y=True).to_dict()
-    enc = spec["encoding"]
+    assert spec["facet"]["field"] == "workload" and spec["columns"] == 2  # one panel per workload
+    enc = spec["spec"]["encoding"]
     assert enc["y"]["scale"]["type"] == "log"
     assert enc["strokeDash"]["field"] == "percentile"
     data = pd.DataFrame(spec["datasets"][spec["data"]["name"]])
@@ -159,18 +188,19 @@ def test_latency_percentiles_long_format_and_log_scale(points):
     assert len(data) == 3 * 8
     row = data[(data.workload == "randwrite-8k") & (data.threads == 8) & (data.percentile == "p99.9")]
     assert row.latency_ms.iloc[0] == pytest.approx(7.2)
-    assert chart.latency_percentiles(points).to_dict()["encoding"]["y"]["scale"] == {"zero": True}
+    assert chart.latency_percentiles(points).to_dict()["spec"]["encoding"]["y"]["scale"] == {"type": "log"}  # the default
+    assert chart.latency_percentiles(points, log_y=False).to_dict()["spec"]["encoding"]["y"]["scale"] == {"zero": True}
 
 
 def test_latency_percentiles_draws_the_percentiles_it_has(points):
     spec = chart.latency_percentiles(points.drop(columns=["clat_p50_ms", "clat_p99_9_ms"])).to_dict()
-    assert spec["encoding"]["strokeDash"]["scale"] == {"domain": ["p99"], "range": [[2, 2]]}  # p50 solid, p90 dashed, p99 dotted
+    assert spec["spec"]["encoding"]["strokeDash"]["scale"] == {"domain": ["p99"], "range": [[2, 2]]}  # p50 solid, p90 dashed, p99 dotted
 
 
 def test_host_cpu_busy_and_iowait(points):
     spec = chart.host_cpu(points).to_dict()
-    assert spec["encoding"]["y"]["title"] == "Host CPU (%)"
-    assert spec["encoding"]["y"]["scale"]["domain"] == [0, 100]
+    assert spec["spec"]["encoding"]["y"]["title"] == "Host CPU (%)"
+    assert spec["spec"]["encoding"]["y"]["scale"]["domain"] == [0, 100]
     data = pd.DataFrame(spec["datasets"][spec["data"]["name"]])
     assert sorted(data.metric.unique()) == ["busy", "iowait"]
     only_busy = chart.host_cpu(points.drop(columns="host_cpu_iowait_pct")).to_dict()

@@ -7,9 +7,11 @@ import re
 import subprocess
 import sys
 
+import pandas as pd
 import yaml
 
 from conftest import DATA, quick_campaign, require_fio
+import flashpoc
 from flashpoc.cli import main
 
 FIO = DATA / "fio"
@@ -41,7 +43,8 @@ def test_parse_errors_are_messages_not_tracebacks(capsys, tmp_path):
     broken = tmp_path / "cut.json"
     broken.write_text((FIO / "fio-3.36_randrw_128k_1job_file.json").read_text()[:3000])
     code, out, err = run_cli(capsys, "parse", "fio", str(broken))
-    assert code == 1 and out == "" and "truncated" in err and "Traceback" not in err
+    assert code == 2 and out == "" and err.startswith("flashpoc: error: ") and "truncated" in err
+    assert "Traceback" not in err
     code, _, err = run_cli(capsys, "parse", "fio", str(tmp_path / "missing.json"))
     assert code == 2 and "cannot read" in err
 
@@ -102,7 +105,67 @@ def test_run_all_phases_with_papermill(batch_run):
                    if "image/svg+xml" in o.get("data", {})]
     assert len(svg_outputs) >= 4  # hockey stick, percentiles, host CPU, probe curve
     assert "<svg" in (results / "notebooks" / "04_report.html").read_text()
-    assert f"offline report:     {results / 'report' / 'report.html'}" in out.stdout
+    assert f"\nreport: {results / 'report' / 'report.html'}\n" in out.stdout
+
+
+TIME = r"\| \d+:\d\d(?::\d\d)?"
+
+
+def test_a_batch_run_shows_each_point_and_ends_with_a_summary(batch_run):
+    """What an engineer sees in the terminal of `flashpoc run` (here not a terminal: lines of at
+    most 100 characters): a line per point with its count of the total (of at most the adaptive
+    probe's bound), workload, threads, IOPS and latency as stored, the time elapsed and left; the
+    probe's answer; and a closing summary with each workload's max IOPS, the steady-state verdict and
+    where the report is. The executed notebooks keep each phase's final progress as text."""
+    root, _, out = batch_run
+    results = root / "results" / "quick"
+    lines = out.stdout.splitlines()
+    print(out.stdout)
+    assert max(len(line) for line in lines) <= 100
+    assert "each point: done/total, workload, threads, IOPS (MiB/s for large I/Os), mean latency | elapsed, ETA" \
+        in lines
+    probe = json.loads((results / "probe.json").read_text())
+    shown = [line for line in lines if re.match(r"\[probe\] +\d+/<=7 ", line)]
+    assert len(shown) == probe["runs"] >= 3  # the bound: 4 doublings from 1 to 8 threads, 3 refine points
+    for i, (line, point) in enumerate(zip(shown, probe["points"]), start=1):
+        threads = f"{point['threads']} thread{'s' if point['threads'] > 1 else ''}"
+        assert re.match(rf"\[probe\] +{i}/<=7 randread-4k +{threads} +{point['iops']:,.0f} IOPS +"
+                        rf"{point['lat_mean_ms']:.3f} ms {TIME}, ETA <=\d+:\d\d(?::\d\d)?$", line), line
+    assert lines.index("[probe] running 02_saturation_probe.ipynb ...") < lines.index(shown[0])
+    answer = probe["saturation"]
+    assert (f"[probe] probe: IOPS stop rising at {answer['threads']} thread" if answer.get("threads")
+            else "[probe] probe: no answer: ") in out.stdout
+    points = pd.read_csv(results / "points.csv")
+    sweep = points[points["phase"] == "sweep"].set_index(["workload", "threads"])
+    shown = [line for line in lines if re.match(r"\[sweep\] +\d/6 ", line)]
+    order = [(w, t) for w in ("randread-4k", "randwrite-4k") for t in (1, 2, 3)]
+    assert len(shown) == 6
+    for i, (line, (workload, threads)) in enumerate(zip(shown, order), start=1):
+        row = sweep.loc[(workload, threads)]
+        assert re.match(rf"\[sweep\] +{i}/6 {workload} +{threads} threads? +{row['iops']:,.0f} IOPS +"
+                        rf"{row['lat_mean_ms']:.3f} ms {TIME}, ETA \d+:\d\d(?::\d\d)?$", line), line
+    assert re.search(r"^\[sweep\] sweep: 6 points in \d+:\d\d(?::\d\d)?$", out.stdout, re.M)
+    assert "[sweep] sweep: 6 points, about 6 s of I/O (1 s per point)" in out.stdout
+    summary = out.stdout[out.stdout.index("Summary of quick (SLO: mean latency 1 ms):"):]
+    for workload, group in sweep.reset_index().groupby("workload"):
+        best = group.loc[group["iops"].idxmax()]
+        assert re.search(rf"^  {workload} +{best['iops']:,.0f} +{best['bw_mibps']:,.1f} +{best['threads']} +"
+                         rf"{best['lat_mean_ms']:.3f} ", summary, re.M), (workload, summary)
+    assert "\nsteady state: no verdict: no point kept the 3 intervals a verdict needs" in summary
+    assert "\nprobe: " in summary and f"\nexecuted notebooks: {results / 'notebooks'}" in summary
+
+    def progress_outputs(name):
+        cells = json.loads((results / "notebooks" / f"{name}.ipynb").read_text())["cells"]
+        outputs = [o for c in cells for o in c.get("outputs", [])]
+        assert not [o for o in outputs if o["output_type"] == "stream" and "\r" in "".join(o["text"])]
+        assert not [o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+        return ["".join(o["data"]["text/plain"]) for o in outputs
+                if "flashpoc-progress" in "".join(o.get("data", {}).get("text/html", ""))]
+
+    assert re.match(rf"probe randread-4k \(adaptive\): {probe['runs']} points in \d+:\d\d(?::\d\d)?\nlast: randread-4k",
+                    progress_outputs("02_saturation_probe")[0])
+    assert re.match(r"sweep: 6 points in \d+:\d\d(?::\d\d)?\nlast: randwrite-4k, 3 threads",
+                    progress_outputs("03_thread_sweep")[0])
 
 
 def test_run_stops_on_a_failed_check(tmp_path):
@@ -156,7 +219,7 @@ def test_parse_vdbench_output_directory(capsys):
 
 def test_parse_vdbench_failed_run_says_why(capsys):
     code, out, err = run_cli(capsys, "parse", "vdbench", str(DATA / "vdbench" / "error_missing_lun"))
-    assert code == 1 and out == "" and "Undefined size for sd=sd1" in err
+    assert code == 2 and out == "" and err.startswith("flashpoc: error: ") and "Undefined size for sd=sd1" in err
 
 
 def test_parse_awr_text_and_html(capsys):
@@ -179,6 +242,172 @@ def test_parse_slob_run_directory(capsys):
     assert metrics["db_file_sequential_read_avg_wait_us"] == 506.72 and metrics["tm_s"] == 364
     # mpstat.out "all" rows between the snapshots (09:26:07-09:32:10): 122 intervals of 3 s
     assert metrics["mpstat_intervals"] == 122
+
+
+def test_version_and_a_description_for_every_command(capsys):
+    code, out, _ = run_cli_exit(capsys, "--version")
+    assert code == 0 and out == f"flashpoc {flashpoc.__version__}\n"
+    commands = ("run", "check", "validate", "parse", "saturation")
+    code, out, _ = run_cli_exit(capsys, "--help")
+    assert code == 0 and all(re.search(rf"^    {name}\s+\S", out, re.M) for name in commands)
+    assert "exit codes:\n  0    done" in out and "\n  2    bad input" in out
+    for name in commands:
+        code, out, _ = run_cli_exit(capsys, name, "--help")
+        usage, description = out.split("\n\n")[:2]
+        assert code == 0 and usage.startswith(f"usage: flashpoc {name}") and len(description.split()) >= 15, out
+        assert "exit codes:" in out and max(len(line) for line in out.splitlines()) <= 100
+
+
+def run_cli_exit(capsys, *argv):
+    """``main`` for arguments argparse answers itself (--help, --version, usage errors)."""
+    try:
+        code = main(list(argv))
+    except SystemExit as done:
+        code = done.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_one_error_prefix_and_exit_code_for_bad_input(capsys, tmp_path):
+    for argv in (["bogus"], ["run"], ["parse", "fio"], ["saturation", "x.csv", "--gain-pct", "many"]):
+        code, out, err = run_cli_exit(capsys, *argv)
+        assert code == 2 and out == "" and err.splitlines()[-1].startswith("flashpoc: error: "), (argv, err)
+    code, _, err = run_cli(capsys, "validate", str(tmp_path / "absent.yaml"))
+    assert code == 2 and err.startswith("flashpoc: error: cannot read parameters file")
+
+
+def test_parse_slob_on_a_folder_that_is_not_a_slob_run(capsys, tmp_path):
+    code, out, err = run_cli(capsys, "parse", "slob", str(DATA / "vdbench" / "rr_threads_sweep"))
+    assert code == 2 and out == ""
+    assert err.startswith(f"flashpoc: error: {DATA / 'vdbench' / 'rr_threads_sweep'} is not a SLOB run directory: "
+                          "expected the files SLOB's runit.sh leaves: awr.txt, awr.html.gz, awr.html, awr_rac.txt")
+    assert "it holds console.txt, errorlog.html" in err and "no AWR report" not in err
+    (tmp_path / "empty").mkdir()
+    code, _, err = run_cli(capsys, "parse", "slob", str(tmp_path / "empty"))
+    assert code == 2 and err.rstrip().endswith("it holds no files")
+    partial = tmp_path / "no-awr"  # a SLOB run whose AWR report is missing says so
+    partial.mkdir()
+    (partial / "mpstat.out").write_bytes((DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10" / "mpstat.out")
+                                         .read_bytes())
+    code, _, err = run_cli(capsys, "parse", "slob", str(partial))
+    assert code == 2 and "the run left no AWR report (awr.txt or awr.html.gz)" in err
+
+
+TABLES = [("fio", FIO / "fio-3.1_randread_4k_iodepth16_numjobs8_group_reporting.json",
+           ["Job", "Direction", "IOPS", "MiB/s", "Mean lat (us)"], "42,327.5"),  # iops 42327.534493
+          ("vdbench", DATA / "vdbench" / "rr_threads_sweep", ["Run", "Threads", "IOPS", "MB/s", "Resp (ms)"],
+           "72,704.7"),  # threads=16: 72704.7 IOPS
+          ("awr", DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10" / "awr.txt",
+           ["Event", "Waits", "Time (s)", "Avg wait (us)"], "10,924,627"),  # db file sequential read waits
+          ("slob", DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10", ["Metric", "Value"], "60,656.2")]
+
+
+def test_parse_tables_have_human_headers_and_fit_100_columns(capsys):
+    for engine, path, headers, number in TABLES:
+        code, out, _ = run_cli(capsys, "parse", engine, str(path))
+        lines = out.splitlines()
+        assert code == 0 and max(len(line) for line in lines) <= 100, (engine, max(map(len, lines)))
+        assert lines[0].split("  ")[: len(headers)] == headers or all(h in lines[0] for h in headers), lines[0]
+        assert "_" not in lines[0] and number in out, (engine, out[:500])
+
+
+def test_parse_table_fits_the_terminal(tmp_path):
+    """In a terminal 60 columns wide, ``parse --format table`` prints lines of at most 60 characters:
+    the columns that do not fit are named on a last line."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 60, 0, 0))
+    path = FIO / "fio-3.1_randread_4k_iodepth16_numjobs8_group_reporting.json"
+    done = subprocess.run([sys.executable, "-m", "flashpoc.cli", "parse", "fio", str(path)], stdout=slave,
+                          stderr=slave, timeout=120)
+    os.close(slave)
+    text = read_pty(master)
+    lines = text.replace("\r\n", "\n").rstrip("\n").split("\n")
+    assert done.returncode == 0 and max(len(line) for line in lines) <= 60, lines
+    assert lines[0].split() == ["Job", "Direction", "Pattern", "Block", "Jobs", "Depth", "IOPS"]
+    assert lines[1].split() == ["iotest", "read", "randread", "4k", "8", "16", "42,327.5"]  # 42327.534493
+    assert " ".join(lines[2:]).startswith("(7 more columns: MiB/s, Mean lat (us), p50 (us), p99 (us), p99.9 (us)")
+
+
+def read_pty(master: int) -> str:
+    """Everything written to a pseudo-terminal until its other end is closed."""
+    import os
+
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the other end is closed
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(master)
+    return b"".join(chunks).decode()
+
+
+def screen(text: str) -> list[str]:
+    """The lines a terminal shows for ``text``: a carriage return followed by "erase line"
+    (``\\r\\x1b[K``) wipes the line being written (the live status line), a newline ends it."""
+    lines, current = [], ""
+    for part in re.split(r"(\r\x1b\[K|\r?\n)", text):
+        if part == "\r\x1b[K":
+            current = ""
+        elif part in ("\n", "\r\n"):
+            lines.append(current)
+            current = ""
+        else:
+            current += part
+    return lines + ([current] if current else [])
+
+
+def test_a_resumed_run_in_a_terminal(batch_run, tmp_path):
+    """`flashpoc run --phases sweep` in a terminal 100 columns wide, on a copy of a batch run's
+    results with the sweep now up to 4 threads: the stored points are said in one line per run of
+    them ("3 stored points reused"), the new ones each in a line with their stored numbers, and a
+    live status line (a bar, the count, elapsed, ETA) is drawn under them and wiped before each
+    line, so that no line is wider than the terminal and none is left behind."""
+    import fcntl
+    import os
+    import pty
+    import shutil
+    import struct
+    import termios
+
+    root, params, _ = batch_run
+    shutil.copytree(root / "results", tmp_path / "results")
+    values = {**yaml.safe_load(params.read_text()), "results_dir": str(tmp_path / "results"),
+              "sweep": {"plan": "guide", "max_threads": 4, "step": 1}}
+    again = tmp_path / "quick.yaml"
+    again.write_text(yaml.safe_dump(values))
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
+    run = subprocess.Popen([sys.executable, "-m", "flashpoc.cli", "run", "--phases", "sweep", str(again)],
+                           stdin=subprocess.DEVNULL, stdout=slave, stderr=slave,
+                           env={**os.environ, "FLASHPOC_ROOT": str(tmp_path)})
+    os.close(slave)
+    text = read_pty(master)
+    assert run.wait(timeout=600) == 0, text[-3000:]
+    seen = screen(text)
+    print("\n".join(seen))
+    assert max(len(line) for line in seen) <= 100 and "\r\x1b[K" in text
+    status = re.findall(r"\[sweep\] \[[#.]{20}\] \d/8 elapsed \d+:\d\d(?::\d\d)?[^\r\n]*", text)
+    assert status and not [line for line in seen if line.startswith("[sweep] [")]  # drawn, and wiped
+    reused = [line for line in seen if "stored points reused" in line]
+    assert [re.match(r"\[sweep\] +(\d)/8 3 stored points reused \| \d", line).group(1) for line in reused] == \
+        ["3", "7"]
+    points = pd.read_csv(tmp_path / "results" / "quick" / "points.csv").set_index(["phase", "workload", "threads"])
+    for count, workload in ((4, "randread-4k"), (8, "randwrite-4k")):
+        row = points.loc[("sweep", workload, 4)]
+        assert [line for line in seen if re.match(rf"\[sweep\] +{count}/8 {workload} +4 threads +"
+                                                  rf"{row['iops']:,.0f} IOPS +{row['lat_mean_ms']:.3f} ms \| ", line)]
+    assert re.search(r"^\[sweep\] sweep: 8 points \(6 stored, reused\) in \d+:\d\d(?::\d\d)?$", "\n".join(seen), re.M)
+    assert "Summary of quick (SLO: mean latency 1 ms):" in seen
 
 
 def test_what_notebook_kernels_write_to_stderr_goes_to_a_log_not_the_terminal(capfd, tmp_path):

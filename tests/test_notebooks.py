@@ -1,6 +1,7 @@
 """The four notebooks: thin, committed without outputs, their parameters cells held to the schema
-(a key left out means the schema's default, in batch and in JupyterLab), no cell rebinding a
-parameter name, and nbval running them in order on the demo campaign.
+(a key left out means the schema's default, in batch and in JupyterLab), one parameter naming a
+parameters file (the interactive path and the batch share it), no cell rebinding a parameter name,
+and nbval running them in order on the demo campaign.
 
 nbval runs in a separate pytest with ``--nbval-lax`` (the notebooks are committed without
 outputs, so every code cell must run without error) on copies parameterized like ``flashpoc run``
@@ -20,12 +21,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import papermill
 import pytest
 import yaml
 
 from conftest import REPO, quick_campaign, require_fio
-from flashpoc.params import (Campaign, campaign_from_dict, campaign_from_parameters, load_campaign,
+from flashpoc.errors import ParameterError
+from flashpoc.params import (PARAMETERS_FILE, Campaign, campaign_from_dict, campaign_from_parameters, load_campaign,
                              notebook_parameters, read_parameters_file)
 
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
@@ -46,10 +49,19 @@ def code_cells(notebook) -> list[dict]:
     return [c for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "code"]
 
 
-def parameterized(notebook, values: dict):
-    """The notebook as ``flashpoc run`` executes it for a parameters file holding ``values``."""
+def parameterized(notebook, values: dict, parameters_file: Path | None = None):
+    """The notebook as ``flashpoc run`` executes it for ``parameters_file`` holding ``values``."""
     return papermill.parameterize.parameterize_notebook(papermill.iorw.load_notebook_node(str(notebook)),
-                                                        notebook_parameters(values))
+                                                        notebook_parameters(values, parameters_file))
+
+
+def run_parameter_cells(book) -> dict:
+    """The namespace the kernel has after the parameters cell and the injected one."""
+    namespace: dict = {}
+    for cell in book.cells[:3]:
+        if cell.cell_type == "code" and {"parameters", "injected-parameters"} & set(cell.metadata.get("tags", [])):
+            exec(cell.source, namespace)  # noqa: S102 - the notebook's own literal assignments
+    return namespace
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
@@ -63,24 +75,41 @@ def test_notebooks_are_committed_thin_and_without_outputs(notebook):
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
 def test_the_parameters_cell_is_the_schema(notebook):
-    """Every name of the parameters cell is a campaign key, every campaign key is there, and each
-    value is None or means what leaving the key out means: the schema's default. So a key left out
-    of a parameters file (papermill injects only the file's keys) or not set in JupyterLab never
-    takes a value of the notebook's own."""
+    """The parameters cell names a parameters file and every campaign key, nothing else, and every
+    value is None: a key not set takes the file's value, else the schema's default. So a key left
+    out of a parameters file or not set in JupyterLab never takes a value of the notebook's own,
+    and a batch-executed notebook shows no value before the injected ones."""
     cell = papermill.inspect_notebook(str(notebook))
-    assert set(cell) == set(Campaign.model_fields), set(cell) ^ set(Campaign.model_fields)
-    default = campaign_from_dict(MINIMAL)
-    for name, parameter in cell.items():
-        value = ast.literal_eval(parameter["default"])
-        if value is not None:
-            assert campaign_from_dict({**MINIMAL, name: value}) == default, f"{notebook.name}: {name} = {value!r}"
+    assert list(cell)[0] == PARAMETERS_FILE and set(cell) == {PARAMETERS_FILE, *Campaign.model_fields}, \
+        set(cell) ^ {PARAMETERS_FILE, *Campaign.model_fields}
+    assert {name: ast.literal_eval(p["default"]) for name, p in cell.items() if p["default"] != "None"} == {}
 
 
 def test_every_campaign_key_is_injected_by_a_batch_run():
     values = read_parameters_file(DEMO)
-    injected = notebook_parameters(values)
-    assert list(injected) == list(Campaign.model_fields)
-    assert {k: v for k, v in injected.items() if v is not None} == values
+    injected = notebook_parameters(values, DEMO)
+    assert list(injected) == [PARAMETERS_FILE, *Campaign.model_fields]
+    assert injected[PARAMETERS_FILE] == str(DEMO.resolve())
+    assert {k: v for k, v in injected.items() if v is not None and k != PARAMETERS_FILE} == values
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_notebook_takes_a_parameters_file(notebook, tmp_path):
+    """In JupyterLab one line names the parameters file (relative to the workbook root, as every
+    path of the parameters); a key set in the cell overrides the file's value of that key, and the
+    keys left None take the file's values. Nothing set at all says what to set."""
+    params = partial_file(tmp_path)  # FLASHPOC_ROOT is tmp_path: the workbook root
+    book = papermill.parameterize.parameterize_notebook(papermill.iorw.load_notebook_node(str(notebook)),
+                                                        {PARAMETERS_FILE: params.name, "slo_ms": 2.0})
+    cfg = campaign_from_parameters(run_parameter_cells(book))
+    assert cfg == load_campaign(params, overrides={"slo_ms": 2.0}) and cfg.campaign == "quick"
+    namespace = run_parameter_cells(papermill.iorw.load_notebook_node(str(notebook)))
+    with pytest.raises(ParameterError, match=r"^no parameters: set parameters_file in the parameters cell"):
+        campaign_from_parameters(namespace)
+    absent = (rf"^parameters_file: cannot read parameters file {tmp_path}/absent.yaml: No such file or directory "
+              rf"\(relative to the workbook root {tmp_path}\)")
+    with pytest.raises(ParameterError, match=absent):
+        campaign_from_parameters({**namespace, PARAMETERS_FILE: "absent.yaml"})
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
@@ -89,12 +118,7 @@ def test_a_key_left_out_of_the_parameters_file_means_the_schema_default(notebook
     does: the campaign they make is the parameters file's, with the schema's defaults for the keys
     it leaves out (no sweep plan or description of the notebook's own)."""
     params = partial_file(tmp_path)
-    book = parameterized(notebook, read_parameters_file(params))
-    namespace: dict = {}
-    for cell in book.cells[:3]:
-        if cell.cell_type == "code" and {"parameters", "injected-parameters"} & set(cell.metadata.get("tags", [])):
-            exec(cell.source, namespace)  # noqa: S102 - the notebook's own literal assignments
-    cfg = campaign_from_parameters(namespace)
+    cfg = campaign_from_parameters(run_parameter_cells(parameterized(notebook, read_parameters_file(params), params)))
     assert cfg == load_campaign(params)
     assert cfg.sweep.plan == "guide" and cfg.sweep.points is None and cfg.description == ""
 
@@ -133,12 +157,14 @@ def test_nbval_runs_the_four_notebooks(batch_run, tmp_path):
     measures nothing it has), so nbval tests the notebooks, not the array."""
     root, params, _ = batch_run
     values = {**read_parameters_file(params), "results_dir": str(tmp_path / "results")}
+    copy = tmp_path / "quick.yaml"
+    copy.write_text(yaml.safe_dump(values))
     shutil.copytree(root / "results", tmp_path / "results")
     points = sorted(p.relative_to(tmp_path) for p in (tmp_path / "results").glob("*/points/*/*"))
     books = tmp_path / "notebooks"
     books.mkdir()
     for notebook in NOTEBOOKS:
-        papermill.iorw.write_ipynb(parameterized(notebook, values), str(books / notebook.name))
+        papermill.iorw.write_ipynb(parameterized(notebook, values, copy), str(books / notebook.name))
     env = dict(os.environ, FLASHPOC_ROOT=str(root))
     env.pop("FLASHPOC_RESULTS_DIR", None)
     out = subprocess.run(
@@ -152,3 +178,80 @@ def test_nbval_runs_the_four_notebooks(batch_run, tmp_path):
     campaign = tmp_path / "results" / "quick"
     assert (campaign / "probe.json").exists() and (campaign / "report" / "report.html").exists()
     assert sorted(p.relative_to(tmp_path) for p in (tmp_path / "results").glob("*/points/*/*")) == points
+
+
+def test_the_interactive_path_runs_a_notebook_on_a_parameters_file(batch_run, tmp_path, monkeypatch):
+    """As in JupyterLab: notebook 03 with one line set, ``parameters_file`` (relative to the
+    workbook root) and ``results_dir`` overridden to a copy of a batch run's results, run in a
+    real kernel outside a batch run: every point is reused, and the progress display keeps its
+    final state as text (no widget), which says so."""
+    root, params, _ = batch_run
+    shutil.copytree(root / "results", tmp_path / "results")
+    shutil.copy(params, tmp_path / "quick.yaml")
+    notebook = REPO / "notebooks" / "03_thread_sweep.ipynb"
+    out = tmp_path / "03_thread_sweep.ipynb"
+    for name in ("FLASHPOC_BATCH", "FLASHPOC_PROGRESS"):  # not a batch run
+        monkeypatch.delenv(name, raising=False)
+    papermill.execute_notebook(str(notebook), str(out), cwd=str(REPO / "notebooks"), kernel_name="python3",
+                               parameters={PARAMETERS_FILE: "quick.yaml", "results_dir": str(tmp_path / "results")},
+                               progress_bar=False)
+    outputs = [o for c in json.loads(out.read_text())["cells"] for o in c.get("outputs", [])]
+    assert not [o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    shown = ["".join(o["data"]["text/plain"]) for o in outputs if "flashpoc-progress" in "".join(
+        o.get("data", {}).get("text/html", ""))]
+    assert len(shown) == 1 and re.match(r"sweep: 6 points \(6 stored, reused\) in \d+:\d\d(?::\d\d)?\n"
+                                        r"last: randwrite-4k, 3 threads: [\d,]+ IOPS", shown[0]), shown
+    stored = pd.read_csv(tmp_path / "results" / "quick" / "points.csv")
+    last = stored[(stored["phase"] == "sweep") & (stored["workload"] == "randwrite-4k") & (stored["threads"] == 3)]
+    assert f"{last['iops'].iloc[0]:,.0f} IOPS" in shown[0]
+
+
+def test_make_lab_serves_the_workbook(tmp_path):
+    """`make lab` starts JupyterLab on the workbook, as root too (where Jupyter refuses to start
+    without --allow-root): it opens notebooks/, and parameters/ is in its file browser, so a
+    notebook's parameters_file (relative to the workbook root) is a file one can open beside it."""
+    import signal
+    import time
+    import urllib.request
+
+    from ssh_server import free_port
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    port, token = free_port(), "flashpoc-make-lab"
+    bin_dir = Path(sys.executable).parent  # the test's environment; -o: no reinstall of the venv
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp_path / "config"), JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
+               JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"), JUPYTER_DATA_DIR=str(tmp_path / "data"))
+    log = tmp_path / "lab.log"
+    lab = subprocess.Popen(["make", "-C", str(REPO), "-o", f"{bin_dir}/flashpoc", "lab", f"BIN={bin_dir}",
+                            f"LAB_ARGS=--no-browser --ip=127.0.0.1 --port={port} --IdentityProvider.token={token} "
+                            "--LabApp.news_url= --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+                           stdin=subprocess.DEVNULL, stdout=log.open("w"), stderr=subprocess.STDOUT, env=env,
+                           start_new_session=True)
+    try:
+        deadline, listing = time.monotonic() + 120, None
+        while time.monotonic() < deadline and lab.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents?token={token}", timeout=5) as r:
+                    listing = json.load(r)
+                break
+            except OSError:
+                time.sleep(0.5)
+        assert listing is not None, f"make lab did not serve (exit {lab.poll()}): {log.read_text()[-2000:]}"
+        assert {"notebooks", "parameters"} <= {item["name"] for item in listing["content"]}
+
+        class NoRedirect(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *args):
+                return None
+
+        opener = urllib.request.build_opener(NoRedirect)
+        with pytest.raises(urllib.error.HTTPError) as moved:
+            opener.open(f"http://127.0.0.1:{port}/?token={token}", timeout=10)
+        assert moved.value.code == 302 and moved.value.headers["Location"].startswith("/lab/tree/notebooks")
+    finally:
+        os.killpg(lab.pid, signal.SIGTERM)
+        try:
+            lab.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(lab.pid, signal.SIGKILL)
+            lab.wait()

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from conftest import DATA
-from flashpoc import phases, phases_vdbench
+from flashpoc import phases, phases_vdbench, progress
 from flashpoc.errors import RemoteError
 from flashpoc.params import campaign_from_dict
 from test_run_vdbench import replay_install
@@ -52,8 +52,9 @@ def vdbench_campaign(tmp_path, recorded=RECORDED, exit_code=0, **overrides):
     return campaign_from_dict(values)
 
 
-def test_probe_sweep_and_report_on_vdbench(tmp_path):
+def test_probe_sweep_and_report_on_vdbench(tmp_path, monkeypatch):
     cfg = vdbench_campaign(tmp_path)
+    monkeypatch.setenv(progress.EVENTS_ENV, str(tmp_path / "probe.jsonl"))
     table = phases.run_check(cfg)
     checks = dict(zip(table["check"], table["status"]))
     assert checks["vdbench"] == "pass" and checks["vdbench -s parmfile"] == "pass"
@@ -66,6 +67,14 @@ def test_probe_sweep_and_report_on_vdbench(tmp_path):
     assert points[16]["iops"] == 72704.7 and points[16]["lat_mean_ms"] == 0.844  # totals.html avg_2-10
     assert points[16]["outstanding_ios"] == 64  # 16 threads x 4 SDs
     assert probe["saturation"]["threads"] == 8 and list(probe["saturation"]["range_threads"]) == [4, 8]
+    # progress: at most the 5 counts of the ladder (no refine points here); vdbench's runs counted as
+    # they end, their numbers shown when the invocation ends
+    events = progress.read_events(tmp_path / "probe.jsonl", 0)[0]
+    assert events[0]["bound"] == 5 and events[-1]["event"] == "end" and events[-1]["done"] == 5
+    assert sum(e["count"] for e in events if e["event"] == "advance") == 5
+    shown = [e for e in events if e["event"] == "point"]
+    assert [(e["point"]["threads"], e["point"]["iops"], e["done"]) for e in shown][-1] == (16, 72704.7, 5)
+    assert [e["point"]["threads"] for e in shown] == [1, 2, 4, 8, 16]
 
     root = tmp_path / "results" / "vdb"
     group = next((root / "points" / "probe").iterdir())
@@ -93,8 +102,11 @@ def test_probe_sweep_and_report_on_vdbench(tmp_path):
 
     rows = phases.run_sweep(cfg, {"wd1": [1, 2, 4, 8, 16]}, progress=False)
     assert list(rows["threads"]) == [1, 2, 4, 8, 16] and not rows["reused"].any()
+    monkeypatch.setenv(progress.EVENTS_ENV, str(tmp_path / "again.jsonl"))
     again = phases.run_sweep(cfg, {"wd1": [1, 2, 4, 8, 16]}, progress=False)
     assert again["reused"].all()
+    events = progress.read_events(tmp_path / "again.jsonl", 0)[0]
+    assert events[0]["total"] == 5 and [e["point"]["reused"] for e in events if e["event"] == "point"] == [True] * 5
 
     report = phases.build_report(cfg)
     assert report.summary.loc[0, "max_iops"] == 72705

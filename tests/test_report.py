@@ -42,7 +42,7 @@ def points() -> pd.DataFrame:
 
 
 def test_save_chart_writes_svg_png_and_spec(tmp_path, points):
-    paths = report.save_chart(chart.hockey_stick(points, slo_ms=1), tmp_path / "charts", "hockey_stick")
+    paths = report.save_chart(chart.hockey_stick(points, slo_ms=0.5), tmp_path / "charts", "hockey_stick")
     assert paths == {
         "svg": tmp_path / "charts" / "hockey_stick.svg",
         "png": tmp_path / "charts" / "hockey_stick.png",
@@ -50,7 +50,7 @@ def test_save_chart_writes_svg_png_and_spec(tmp_path, points):
     }
     svg = paths["svg"].read_text()
     assert svg.lstrip().startswith(("<svg", "<?xml"))
-    assert "Mean latency (ms)" in svg and "SLO 1 ms" in svg
+    assert "Mean latency (ms)" in svg and "SLO 0.5 ms" in svg
     png = paths["png"].read_bytes()
     assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 1000
     spec = json.loads(paths["json"].read_text())
@@ -197,3 +197,26 @@ def test_export_notebook_html_is_offline_with_inline_svg(tmp_path):
     assert not any("https" in src for src in re.findall(r"""\bsrc\s*=\s*["']([^"']*)""", page))
     assert "require.min.js" not in page and "MathJax" not in page and "mermaid.esm" not in page
     assert "application/vnd.vegalite" not in page
+
+
+def test_print_pdf_says_why_there_is_no_pdf(tmp_path, monkeypatch):
+    """No Chromium, or one that prints nothing: one clear ReportError, and no PDF file left behind."""
+    from flashpoc.errors import ReportError
+
+    page = report.write_html_report(tmp_path / "r.html", "t", [("S", ["text"])])
+    monkeypatch.setenv("FLASHPOC_CHROMIUM", str(tmp_path / "no-such-browser"))
+    assert report.find_browser() is None
+    with pytest.raises(ReportError, match="no Chromium found to print it"):
+        report.print_pdf(page, tmp_path / "r.pdf")
+    with pytest.raises(ReportError, match=r"/bin/false exited with 1 and printed no PDF"):
+        report.print_pdf(page, tmp_path / "r.pdf", browser="/bin/false")
+    assert not (tmp_path / "r.pdf").exists()
+
+
+def test_page_text_lists_headings_and_quotes(tmp_path):
+    """The report's Markdown: numbered and bullet lists after a paragraph, sub-headings, highlighted blocks."""
+    page = report.write_html_report(tmp_path / "r.html", "t", [("S", [
+        "Intro line\n- one\n- two\n\n1. first\n2. second\n\n### Sub\n\n> **Key**\n>\n> - a"])]).read_text()
+    assert "<p>Intro line</p>\n<ul><li>one</li><li>two</li></ul>" in page
+    assert "<ol><li>first</li><li>second</li></ol>" in page and "<h3>Sub</h3>" in page
+    assert "<blockquote><p><strong>Key</strong></p>\n<ul><li>a</li></ul></blockquote>" in page

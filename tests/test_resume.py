@@ -169,8 +169,9 @@ def test_a_second_flashpoc_run_is_refused_before_it_writes_anything(tmp_path):
             for extra in ([], ["--fresh"]):
                 second = subprocess.run(run + extra, env=env, capture_output=True, text=True, timeout=300)
                 assert second.returncode == 1 and second.stdout == ""
-                assert second.stderr == (f"flashpoc: campaign quick is being run by another process (pid {first.pid}); "
-                                         "wait for it to end, or stop it: its completed points are kept\n")
+                assert second.stderr == (f"flashpoc: error: campaign quick is being run by another process "
+                                         f"(pid {first.pid}); wait for it to end, or stop it: its completed points "
+                                         "are kept\n")
             after = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in root.rglob("*") if p.is_file()}
             assert after == before
         finally:

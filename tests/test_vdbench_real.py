@@ -138,9 +138,11 @@ def test_the_four_phases_through_flashpoc_run(tmp_path):
 
     # the report: the curves, the curve steps, and what vdbench's distribution rests on
     report = (root / "report" / "report.html").read_text()
-    for section in ("IOPS vs latency", "vdbench response-time curve (iorate=curve)", "Saturation probe",
-                    "Latency distribution at the detail points"):
-        assert f"<h2>{section}</h2>" in report
+    for section in ("Executive summary", "Results: latency percentiles", "Results: saturation probe",
+                    "Results: latency distribution at the detail points"):
+        assert re.search(f"<h2[^>]*>{re.escape(section)}</h2>", report), section
+    assert "vdbench iorate=curve: mean latency at each requested I/O rate" in report
+    assert "with vdbench 5.04.06 from 1 load host" in report  # the version, from the check
     assert report.count("<svg") >= 6
     assert "vdbench reports no latency percentiles" in report and "no bucket bound at 512 us" in report
     assert "warm-up included" in report

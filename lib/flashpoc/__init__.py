@@ -10,6 +10,14 @@ phases the notebooks call).
 
 __version__ = "0.1.0"
 
-from .params import Campaign, campaign_from_dict, campaign_from_parameters, load_campaign  # noqa: E402
-
 __all__ = ["Campaign", "campaign_from_dict", "campaign_from_parameters", "load_campaign", "__version__"]
+
+
+def __getattr__(name: str):
+    """``flashpoc.Campaign`` etc. come from :mod:`flashpoc.params`, imported on first use: it
+    loads pydantic, which a command such as ``flashpoc parse`` does not need (start-up)."""
+    if name in __all__:
+        from . import params
+
+        return getattr(params, name)
+    raise AttributeError(f"module 'flashpoc' has no attribute {name!r}")

@@ -580,10 +580,11 @@ class AdaptiveProbe:
         return counts
 
     def max_points(self, remeasure: bool = False) -> int:
-        """An upper bound of the points the probe measures: every ladder count and the refine
-        budget; twice that when each point may be measured again (``remeasure``: a point whose
-        steady state was not attained)."""
-        return (len(self.ladder()) + self.budget) * (2 if remeasure else 1)
+        """An upper bound of the points the probe measures (what a progress bar can say before the
+        probe knows where IOPS stop rising): every ladder count and the refine budget; twice that
+        when each point may be measured again (``remeasure``: a point whose steady state was not
+        attained)."""
+        return (len(self.ladder()) + (self.budget if self.refine else 0)) * (2 if remeasure else 1)
 
     def next_threads(self, points: Sequence[Point], pending: Sequence[int] = ()) -> int | None:
         """Next thread count to measure given every point measured so far.

@@ -12,14 +12,20 @@ The notebooks call, once::
 Files (SVG, PNG, Vega-Lite JSON, report.html) are always drawn in the house theme
 (:func:`themed_spec`), whatever theme is active.
 
-Colours: one fixed categorical palette (Okabe-Ito, without the yellow that vanishes on paper).
-A series keeps its colour from chart to chart because the colour domain is the sorted list of
-series names; pass ``color_domain=`` (the full list of workloads or configurations) when one
-chart shows only some of them.
+Colours (:data:`PALETTE`, Okabe-Ito without the yellow that vanishes on paper): a series takes
+the palette's colours in the order of the colour domain, and every chart of a report gets the
+same domain (:func:`series_domain`): the campaign's workloads in the order of its parameters
+(so the four default workloads are always blue, orange, green and vermillion), or, when
+campaigns are compared, the configurations with the baseline first (the baseline blue). A chart
+that shows only some series keeps the others' colours; load hosts take colours of their own
+(:data:`HOST_PALETTE`), so that no host looks like a workload.
 
 A series is a workload, or a configuration when ``df`` has a ``config`` column with more than one
-value; the workload is then told apart by dash (hockey stick, probe) or by column (percentiles,
-CPU, where dashes mark the percentile or CPU time).
+value (or the colour domain names its configurations); the workload is then told apart by dash
+(hockey stick) or by panel (percentiles, CPU, where dashes mark the percentile or CPU time).
+
+Every spec handed out (files, the notebook's Vega-Lite, report.html) is strict JSON:
+:func:`json_safe` turns NaN and infinities, which Vega-Lite and JupyterLab refuse, into null.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ import vl_convert
 
 from flashpoc.errors import AnalysisError
 from flashpoc.hostlimit import ALL_HOSTS
+from flashpoc.summary import KIND_RANDOM, KIND_THROUGHPUT, MIN_VERDICT_INTERVALS, workload_kinds
 
 THEME_NAME = "flashpoc"
 RENDERER_NAME = "flashpoc_offline"
@@ -51,6 +58,10 @@ PALETTE: tuple[str, ...] = (
     "#000000",  # black
     "#7F7F7F",  # grey
 )
+
+#: Load hosts' colours (Paul Tol's "muted"), apart from the workloads' and configurations'.
+HOST_PALETTE: tuple[str, ...] = ("#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677",
+                                 "#882255", "#AA4499")
 
 FONT = "Helvetica, Arial, 'DejaVu Sans', sans-serif"
 ANNOTATION_COLOR = "#333333"
@@ -72,8 +83,10 @@ MAX_ROWS = 5000
 TITLE_IOPS = "IOPS"
 TITLE_LAT_MEAN = "Mean latency (ms)"
 TITLE_CLAT = "Completion latency (ms)"
+TITLE_CLAT_LOG = "Completion latency (ms, log scale)"
 TITLE_THREADS = "Concurrency (threads)"
 TITLE_CPU = "Host CPU (%)"
+TITLE_MIBPS = "Throughput (MiB/s)"
 
 _PERCENTILES = {
     "clat_p50_ms": "p50",
@@ -130,11 +143,38 @@ def use_theme() -> str:
 
 def themed_spec(chart: alt.TopLevelMixin | dict[str, Any]) -> dict[str, Any]:
     """The Vega-Lite spec of ``chart`` in the house theme, whichever theme is active (a spec
-    given as a dict is returned as it is)."""
+    given as a dict is returned as it is), as strict JSON (:func:`json_safe`)."""
     if not isinstance(chart, alt.TopLevelMixin):
-        return chart
+        return json_safe(chart)
     with alt.theme.enable(THEME_NAME):
-        return chart.to_dict()
+        return json_safe(chart.to_dict())
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with every NaN or infinite float (at any depth) replaced by None.
+
+    Altair leaves NaN in a column of mixed or ``object`` type (a table read from CSV files of
+    which one had no rows) as it is; JSON has no NaN, so Vega-Lite files would not parse and
+    JupyterLab would warn "Out of range float values are not JSON compliant".
+    """
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: json_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(item) for item in value]
+    return value
+
+
+def series_domain(points: pd.DataFrame, workloads: Sequence[str] = ()) -> list[str]:
+    """The colour domain every chart of a report shares: the configurations in order of first
+    appearance (the baseline first) when ``points`` has several, else the workloads: those of
+    ``workloads`` (the campaign's, in the order of its parameters) first, then any other in
+    order of first appearance."""
+    if "config" in points and points["config"].nunique() > 1:
+        return list(dict.fromkeys(points["config"].astype(str)))
+    seen = list(dict.fromkeys(points["workload"].astype(str))) if "workload" in points else []
+    return list(dict.fromkeys([*workloads, *seen]))
 
 
 # --- offline display ----------------------------------------------------------------------
@@ -161,6 +201,7 @@ def offline_renderer(spec: dict[str, Any], **metadata: Any) -> tuple[dict, dict]
     JupyterLab prefers the Vega-Lite mimetype and draws it interactively with its bundled
     Vega. No ``text/html`` is produced, so nothing loads vega from a CDN.
     """
+    spec = json_safe(spec)
     bundle: dict[str, Any] = {
         "image/svg+xml": render_svg(spec),
         VEGALITE_MIME_TYPE: spec,
@@ -200,6 +241,10 @@ def _spec_title(spec: dict[str, Any]) -> str:
 # --- charts -------------------------------------------------------------------------------
 
 
+KIND_TITLES = {KIND_RANDOM: "Small-block random I/O (blocks up to 32 KiB): IOPS vs mean latency",
+               KIND_THROUGHPUT: "Sequential and large-block I/O: throughput vs mean latency"}
+
+
 def hockey_stick(
     df: pd.DataFrame,
     knees: pd.DataFrame | None = None,
@@ -209,33 +254,76 @@ def hockey_stick(
     color_domain: Sequence[str] | None = None,
     latency: str = "lat_mean_ms",
     latency_title: str = TITLE_LAT_MEAN,
-) -> alt.LayerChart:
-    """Latency against IOPS, one line per series, points joined in thread order.
+) -> alt.LayerChart | alt.VConcatChart:
+    """Latency against load, one line per series, points joined in thread order.
 
-    ``df``: workload, threads, iops, ``latency`` (ms; default the mean latency) and optional
-    config; repeated run-points are averaged. ``knees``: workload, iops, lat_mean_ms, drawn as
-    black diamonds labelled "knee". ``slo_ms``: a dashed horizontal rule labelled e.g. "SLO 1 ms".
+    Each kind of workload (:func:`io_kind`) gets its own panel and scales, so that 128K
+    sequential reads at several ms do not flatten the small-block curves: small-block random
+    I/O against IOPS, sequential and large-block I/O against throughput (MiB/s, ``bw_mibps``).
+    One kind gives one layered chart, both a panel each, one above the other.
+
+    ``df``: workload, threads, iops, ``latency`` (ms; default the mean latency), optional rw,
+    bs (for the kind), bw_mibps and config; repeated run-points are averaged. ``knees``:
+    workload, threads, iops, lat_mean_ms, drawn as dark diamonds named "knee" in the legend
+    (no text beside them, which would overlap). ``slo_ms``: a dashed horizontal rule labelled
+    e.g. "SLO 1 ms", drawn in a panel whose highest latency is at least half of it (else the
+    panel's subtitle says every point is under it).
     """
-    data = _mean_per_point(df, ["iops", latency], "hockey_stick").dropna(subset=[latency])
+    metrics = ["iops", latency, *(["bw_mibps"] if "bw_mibps" in df.columns else [])]
+    data = _mean_per_point(df, metrics, "hockey_stick").dropna(subset=[latency])
+    kinds = workload_kinds(df) if "bw_mibps" in data.columns else {}
+    data["kind"] = [kinds.get(str(w), KIND_RANDOM) for w in data["workload"]] if "workload" in data else KIND_RANDOM
     color, dash = _series_channels(data, color_domain)
-    x, y = _iops_x(), alt.Y(f"{latency}:Q", title=latency_title)
+    parts = [(kind, data[data["kind"] == kind]) for kind in (KIND_RANDOM, KIND_THROUGHPUT)]
+    parts = [(kind, part) for kind, part in parts if not part.empty] or [(KIND_RANDOM, data)]
+    panels = [_hockey_panel(part.drop(columns="kind"), kind, knees, slo_ms, color, dash, latency, latency_title,
+                            titled=len(parts) > 1) for kind, part in parts]
+    lead = "Each point is one thread count; lines follow increasing threads."
+    if len(panels) == 1:
+        notes = panels[0].title.subtitle if isinstance(panels[0].title, alt.Title) else []
+        return panels[0].properties(title=alt.Title(title, subtitle=[lead, *notes]))
+    return alt.vconcat(*panels, spacing=28).properties(title=alt.Title(
+        title, subtitle=[lead, "Small-block random and sequential I/O each on their own scales."]))
+
+
+def _hockey_panel(part: pd.DataFrame, kind: str, knees: pd.DataFrame | None, slo_ms: float | None, color: Any,
+                  dash: Any, latency: str, latency_title: str, *, titled: bool) -> alt.LayerChart:
+    """One kind's layers: the curves, their knees and the SLO; titled by the kind when ``titled``."""
+    load = "iops" if kind == KIND_RANDOM else "bw_mibps"
+    x = _iops_x() if kind == KIND_RANDOM else alt.X("bw_mibps:Q", title=TITLE_MIBPS, axis=alt.Axis(format=",.0f"))
+    y = alt.Y(f"{latency}:Q", title=latency_title)
     tooltip = [
-        *_series_tooltip(data),
+        *_series_tooltip(part),
         alt.Tooltip("threads:Q", title="Threads"),
         alt.Tooltip("iops:Q", title="IOPS", format=",.0f"),
+        *([alt.Tooltip("bw_mibps:Q", title=TITLE_MIBPS, format=",.1f")] if "bw_mibps" in part else []),
         alt.Tooltip(f"{latency}:Q", title=latency_title, format=".3f"),
     ]
-    encodings = {"x": x, "y": y, "color": color, "order": alt.Order("threads:Q"), "tooltip": tooltip}
-    if dash is not None:
-        encodings["strokeDash"] = dash
-    layers: list[alt.Chart] = [alt.Chart(data).mark_line(point=True).encode(**_present(encodings))]
+    encodings = {"x": x, "y": y, "color": color, "order": alt.Order("threads:Q"), "tooltip": tooltip,
+                 "strokeDash": dash}
+    layers: list[alt.Chart] = [alt.Chart(part).mark_line(point=True).encode(**_present(encodings))]
     if knees is not None and len(knees):
-        layers.extend(_knee_layers(knees))
+        layers.extend(_knee_layers(_knees_of(knees, part), x, load))
+    notes = []
     if slo_ms is not None:
-        layers.extend(_slo_layers(slo_ms))
-    return alt.layer(*layers).properties(
-        title=alt.Title(title, subtitle="Each point is one thread count; lines follow increasing threads.")
-    )
+        top = float(part[latency].max())
+        if slo_ms <= 2 * top:
+            layers.extend(_slo_layers(slo_ms))
+        else:
+            notes.append(f"Every point is under the {slo_ms:g} ms SLO (the highest at {top:.3g} ms): "
+                         f"its line would be off the top of the chart.")
+    panel = alt.layer(*layers).properties(title=alt.Title(KIND_TITLES[kind] if titled else "", subtitle=notes))
+    return panel.properties(height=250) if titled else panel  # two panels, one above the other, fit a page
+
+
+def _knees_of(knees: pd.DataFrame, part: pd.DataFrame) -> pd.DataFrame:
+    """The knees of the curves in ``part``, with their throughput (``bw_mibps``) where it has one."""
+    _require(knees, ["iops", "lat_mean_ms"], "hockey_stick knees")
+    keys = [c for c in ("config", "workload") if c in knees.columns and c in part.columns]
+    mine = knees.merge(part[keys].drop_duplicates(), on=keys) if keys else knees
+    if "bw_mibps" in part.columns and "threads" in mine.columns:
+        mine = mine.merge(part[[*keys, "threads", "bw_mibps"]], on=[*keys, "threads"], how="left")
+    return mine.reset_index(drop=True)
 
 
 def rate_curve(df: pd.DataFrame, *, color_domain: Sequence[str] | None = None,
@@ -316,16 +404,17 @@ def probe_curve(
 def latency_percentiles(
     df: pd.DataFrame,
     *,
-    log_y: bool = False,
+    log_y: bool = True,
     title: str = "Completion latency percentiles vs threads",
     color_domain: Sequence[str] | None = None,
 ) -> alt.Chart:
-    """p50, p90, p99 and p99.9 completion latency against threads (dash = percentile).
+    """p50, p90, p99 and p99.9 completion latency against threads (dash = percentile), one
+    panel per workload.
 
-    ``df``: workload, threads, clat_p50_ms, clat_p90_ms, clat_p99_ms, clat_p99_9_ms (optional config;
-    with several configurations, one column per workload); a missing percentile column is
-    left out, at least one is needed. ``log_y`` uses a log scale and drops non-positive
-    values, which it cannot draw.
+    ``df``: workload, threads, clat_p50_ms, clat_p90_ms, clat_p99_ms, clat_p99_9_ms (optional
+    config); a missing percentile column is left out, at least one is needed. ``log_y`` (the
+    default) uses a log scale, on which a p50 of 0.1 ms and a p99.9 of 100 ms both read; it
+    drops non-positive values, which it cannot draw.
     """
     present = {k: v for k, v in _PERCENTILES.items() if k in df.columns}
     if not present:
@@ -334,9 +423,10 @@ def latency_percentiles(
     if log_y:
         long = long[long["latency_ms"] > 0]
     scale = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
-    y = alt.Y("latency_ms:Q", title=TITLE_CLAT, scale=scale)
+    y = alt.Y("latency_ms:Q", title=TITLE_CLAT_LOG if log_y else TITLE_CLAT, scale=scale)
     return _lines_vs_threads(long, y, ("percentile", "Percentile", list(present.values()), list(_PERCENTILES.values())),
-                             alt.Tooltip("latency_ms:Q", title="Latency (ms)", format=".3f"), color_domain, title)
+                             alt.Tooltip("latency_ms:Q", title="Latency (ms)", format=".3f"), color_domain, title,
+                             ["Each panel one workload; dashes mark the percentile."])
 
 
 def host_cpu(
@@ -435,7 +525,7 @@ def per_host_iops(
         "x": _threads_x(data["threads"]),
         "y": alt.Y("iops:Q", title=TITLE_IOPS, axis=alt.Axis(format="~s")),
         "color": alt.Color("host:N", title="Load host", sort=hosts,
-                           scale=alt.Scale(domain=hosts, range=list(PALETTE))),
+                           scale=alt.Scale(domain=hosts, range=list(HOST_PALETTE))),
         "order": alt.Order("threads:Q"),
         "column": alt.Column("workload:N", title="Workload"),
         "row": alt.Row("config:N", title="Configuration") if _has_configs(data) else None,
@@ -476,11 +566,13 @@ def latency_shares(
 
 
 def _lines_vs_threads(long: pd.DataFrame, y: alt.Y, dash: tuple[str, str, list[str], list[str]],
-                      value_tooltip: alt.Tooltip, color_domain: Sequence[str] | None, title: str) -> alt.Chart:
-    """Lines against threads: colour per series, dash per ``dash`` field (name, title,
-    values present, every known value), one column per workload when configs are compared."""
+                      value_tooltip: alt.Tooltip, color_domain: Sequence[str] | None, title: str,
+                      subtitle: Sequence[str] = ()) -> alt.Chart | alt.FacetChart:
+    """Lines against threads: colour per series (:func:`_series_channels`), dash per ``dash``
+    field (name, title, values present, every known value), and with several workloads one
+    panel per workload, two panels a row, in the colour domain's order."""
     field, field_title, present, known = dash
-    color, facet = _series_channels(long, color_domain, facet=True)
+    color, _ = _series_channels(long, color_domain)
     encodings: dict[str, Any] = {
         "x": _threads_x(long["threads"]),
         "y": y,
@@ -494,13 +586,15 @@ def _lines_vs_threads(long: pd.DataFrame, y: alt.Y, dash: tuple[str, str, list[s
             value_tooltip,
         ],
     }
-    if facet is not None:
-        encodings["column"] = facet
     chart = alt.Chart(long).mark_line(point=True).encode(**_present(encodings))
-    if facet is not None:
-        chart = chart.properties(width=280)
-    return chart.properties(title=alt.Title(title))
-
+    heading = alt.Title(title, subtitle=list(subtitle)) if subtitle else alt.Title(title)
+    workloads = list(dict.fromkeys(long["workload"].astype(str))) if "workload" in long.columns else []
+    if len(workloads) < 2:
+        return chart.properties(title=heading)
+    order = [w for w in (color_domain or ()) if w in workloads] + [w for w in workloads if w not in (color_domain or ())]
+    return chart.properties(width=280, height=190).facet(
+        facet=alt.Facet("workload:N", title=None, sort=order, header=alt.Header(labelFontWeight="bold")),
+        columns=2, spacing={"row": 24, "column": 16}).properties(title=heading)
 
 
 # --- one point in detail: time series and latency distribution ------------------------------
@@ -536,12 +630,23 @@ def interval_series(intervals: pd.DataFrame, detail: pd.DataFrame, *, color_doma
     to 60 intervals mark each one (a single interval is a dot, not an invisible line).
     """
     _require(intervals, ["workload", "second", "iops", "lat_mean_ms"], "interval_series")
-    frame = _downsample(intervals, MAX_INTERVALS)
+    columns = [c for c in ("config", "workload", "second", "iops", "lat_mean_ms", "warmup") if c in intervals]
+    frame = intervals[columns].copy()
+    for column in ("second", "iops", "lat_mean_ms"):  # a table of CSV files, one of them empty, is of object type
+        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(float)
+    if "warmup" in frame:
+        frame["warmup"] = frame["warmup"].map(lambda v: str(v).strip().lower() in ("true", "1", "1.0"))
+    frame = _downsample(frame.dropna(subset=["second"]), MAX_INTERVALS)
     color, _ = _series_channels(frame, color_domain, facet=False)
+    ramps = pd.to_numeric(detail["ramp_s"], errors="coerce") if "ramp_s" in detail else pd.Series(0.0, detail.index)
+    end = max([float(frame["second"].max()), float(ramps.max()) if ramps.notna().any() else 0.0])
+    x = alt.X("second:Q", title="Time since the point started (s)", scale=alt.Scale(domain=[0, max(end, 1.0)]),
+              axis=alt.Axis(values=_whole_ticks(end), format="d"))
     panels = []
-    for workload, series in frame.groupby("workload", sort=False):
+    for workload in _in_domain_order(frame["workload"], color_domain):
+        series = frame[frame["workload"] == workload]
         points = detail[detail["workload"] == workload]
-        ramp = float(points["ramp_s"].max()) if "ramp_s" in points and not points.empty else 0.0
+        ramp = float(ramps[points.index].max()) if not points.empty and ramps[points.index].notna().any() else 0.0
         warm_rows = series.loc[series["warmup"].astype(bool), "second"] if "warmup" in series else pd.Series([])
         warm = pd.DataFrame([{"start": 0.0, "end": max([ramp, *warm_rows.astype(float)])}])
         band = alt.Chart(warm[warm["end"] > 0]).mark_rect(color="#dddddd", opacity=0.6).encode(
@@ -549,8 +654,6 @@ def interval_series(intervals: pd.DataFrame, detail: pd.DataFrame, *, color_doma
         tooltip = [*_series_tooltip(series), alt.Tooltip("second:Q", title="Time (s)"),
                    alt.Tooltip("iops:Q", title="IOPS", format=",.0f"),
                    alt.Tooltip("lat_mean_ms:Q", title="Mean latency (ms)", format=".3f")]
-        x = alt.X("second:Q", title="Time since the point started (s)", scale=alt.Scale(zero=True),
-                  axis=alt.Axis(tickMinStep=1, format="d"))
         lines = {"iops": TITLE_IOPS, "lat_mean_ms": TITLE_LAT_MEAN}
         dots = len(series) <= 60 * series["config"].nunique() if "config" in series else len(series) <= 60
         pair = [alt.layer(band, alt.Chart(series).mark_line(point=dots).encode(
@@ -562,7 +665,9 @@ def interval_series(intervals: pd.DataFrame, detail: pd.DataFrame, *, color_doma
             f"{workload}", subtitle=[_verdict(r) for r in points.to_dict("records")])))
     engines = [e for e in _WARM_UP if "engine" not in detail or e in set(detail["engine"])]
     notes = "; ".join(_WARM_UP[e] for e in engines)
-    subtitle = [f"Grey: warm-up, left out of the point's result ({notes})."]
+    subtitle = [f"Grey: warm-up, left out of the point's result ({notes}).",
+                "Each dot is one interval's average, drawn at the interval's end: nothing is drawn before the "
+                "first interval ends."]
     if "slob" in engines:
         subtitle.append("SLOB: the disk I/O iostat saw on the host that ran runit.sh (on RAC one node's share).")
     return alt.vconcat(*panels, spacing=16).properties(title=alt.Title(title, subtitle=subtitle))
@@ -599,7 +704,9 @@ def latency_histogram(histogram: pd.DataFrame, detail: pd.DataFrame | None = Non
     cumulative["clat_ms"] = cumulative["clat_us"] / 1000.0
     color, _ = _series_channels(frame, color_domain, facet=False)
     panels = []
-    for workload, panel in dict.fromkeys(zip(frame["workload"], frame["panel"])):
+    pairs = list(dict.fromkeys(zip(frame["workload"], frame["panel"])))
+    rank = {w: i for i, w in enumerate(_in_domain_order(frame["workload"], color_domain))}
+    for workload, panel in sorted(pairs, key=lambda pair: rank[pair[0]]):
         bars = alt.Chart(buckets[buckets["panel"] == panel]).mark_bar().encode(**_present({
             "x": alt.X("latency:N", title="Completion latency (us / ms)", sort=order, scale=alt.Scale(domain=order)),
             "xOffset": alt.XOffset("config:N") if "config" in buckets else None,
@@ -625,6 +732,24 @@ def latency_histogram(histogram: pd.DataFrame, detail: pd.DataFrame | None = Non
     return alt.vconcat(*panels, spacing=16).properties(title=alt.Title(title))
 
 
+def _in_domain_order(workloads: pd.Series, color_domain: Sequence[str] | None) -> list[str]:
+    """The workloads of a chart's panels in the colour domain's order (the campaign's), others after."""
+    present = list(dict.fromkeys(workloads))
+    known = [w for w in (color_domain or ()) if w in present]
+    return known + [w for w in present if w not in known]
+
+
+def _whole_ticks(end: float, most: int = 12) -> list[int]:
+    """Axis ticks at whole seconds (or whole threads) from 0 to ``end``, 1, 2, 5, 10, 20, 50...
+    apart, at most ``most`` + 1 of them (vl-convert ignores ``tickMinStep`` and would tick
+    0, 0.5, 1 printed as "0, 1, 1")."""
+    top = max(1, math.ceil(end))
+    step = 1
+    while top / step > most:
+        step = step * 5 // 2 if str(step).startswith("2") else step * 2
+    return list(range(0, top + 1, step))
+
+
 def _point_name(row: dict[str, Any]) -> str:
     """'[config: ]16 threads, 80,000 IOPS'."""
     config = f"{row['config']}: " if row.get("config") else ""
@@ -643,7 +768,10 @@ def _verdict(row: dict[str, Any]) -> str:
     point = _point_name(row)
     steady = row.get("interval_steady")
     if steady is None or pd.isna(steady):
-        return f"{point}; no steady-state verdict (fewer than 3 intervals)"
+        count = row.get("intervals")
+        count = 0 if count is None or pd.isna(count) else int(count)
+        return (f"{point}; {count} measured interval{'s' if count != 1 else ''}: no steady-state verdict "
+                f"(it needs {MIN_VERDICT_INTERVALS})")
     word = "steady" if bool(steady) else "NOT steady"
     return (f"{point}; {word}: scatter {row['interval_iops_cv_pct']:.1f} %, drift "
             f"{row['interval_iops_drift_pct']:+.1f} % over {int(row['intervals'])} intervals")
@@ -729,18 +857,23 @@ def _series_channels(
 ) -> tuple[Any, Any]:
     """(colour channel, second channel) for the series in ``df``.
 
-    Colour is the configuration when there are several, else the workload. The second
-    channel is then the workload, as a dash (or, with ``facet``, a column); else None.
+    Colour is the configuration when there are several (or ``color_domain`` names the ones
+    there are: a selection of one compared campaign keeps its colour), else the workload. The
+    second channel is then the workload, as a dash (or, with ``facet``, a column); else None.
     """
-    if _has_configs(df):
+    names = set(df["config"].astype(str)) if "config" in df.columns else set()
+    if _has_configs(df) or (names and color_domain is not None and names <= set(color_domain)):
         field, title = "config", "Configuration"
     elif "workload" in df.columns:
         field, title = "workload", "Workload"
     else:
         return None, None
     domain = list(color_domain) if color_domain is not None else sorted(df[field].astype(str).unique())
+    present = set(df[field].astype(str))
+    # the scale keeps every series' colour; the legend names only the series drawn
+    legend = alt.Legend(values=[name for name in domain if name in present]) if present < set(domain) else alt.Undefined
     color = alt.Color(
-        f"{field}:N", title=title, sort=domain, scale=alt.Scale(domain=domain, range=list(PALETTE))
+        f"{field}:N", title=title, sort=domain, scale=alt.Scale(domain=domain, range=list(PALETTE)), legend=legend
     )
     second = None
     if field == "config" and "workload" in df.columns:
@@ -792,28 +925,25 @@ def _latency_y(field: str) -> alt.Y:
     return alt.Y(f"{field}:Q", title=TITLE_LAT_MEAN)
 
 
-def _knee_layers(knees: pd.DataFrame) -> list[alt.Chart]:
-    _require(knees, ["iops", "lat_mean_ms"], "hockey_stick knees")
-    columns = [c for c in ("config", "workload", "threads", "iops", "lat_mean_ms") if c in knees.columns]
-    data = knees[columns].reset_index(drop=True)
-    x, y = _iops_x(), _latency_y("lat_mean_ms")
+def _knee_layers(knees: pd.DataFrame, x: alt.X | None = None, load: str = "iops") -> list[alt.Chart]:
+    """The knees as dark diamonds, named once in the legend ("knee"); no label beside each, so that
+    close knees do not print over each other. ``load``: the x field (iops or bw_mibps)."""
+    columns = [c for c in ("config", "workload", "threads", "iops", "bw_mibps", "lat_mean_ms") if c in knees.columns]
+    data = knees[columns].dropna(subset=[load, "lat_mean_ms"]).assign(marker="knee").reset_index(drop=True)
+    if data.empty:
+        return []
     tooltip = [
         *_series_tooltip(data),
         *([alt.Tooltip("threads:Q", title="Threads")] if "threads" in data.columns else []),
         alt.Tooltip("iops:Q", title="Knee IOPS", format=",.0f"),
+        *([alt.Tooltip("bw_mibps:Q", title=f"Knee {TITLE_MIBPS}", format=",.1f")] if "bw_mibps" in data else []),
         alt.Tooltip("lat_mean_ms:Q", title="Knee latency (ms)", format=".3f"),
     ]
-    marks = (
-        alt.Chart(data)
-        .mark_point(shape="diamond", size=180, filled=True, color=ANNOTATION_COLOR, opacity=1)
-        .encode(x=x, y=y, tooltip=tooltip)
-    )
-    labels = (
-        alt.Chart(data)
-        .mark_text(text="knee", dy=-14, fontWeight="bold", color=ANNOTATION_COLOR)
-        .encode(x=x, y=y)
-    )
-    return [marks, labels]
+    marks = alt.Chart(data).mark_point(size=170, filled=True, color=ANNOTATION_COLOR, opacity=1).encode(
+        x=x if x is not None else _iops_x(), y=_latency_y("lat_mean_ms"), tooltip=tooltip,
+        shape=alt.Shape("marker:N", title="Marks", scale=alt.Scale(domain=["knee"], range=["diamond"]),
+                        legend=alt.Legend(symbolFillColor=ANNOTATION_COLOR, symbolStrokeColor=ANNOTATION_COLOR)))
+    return [marks]
 
 
 def _slo_layers(slo_ms: float) -> list[alt.Chart]:

@@ -30,7 +30,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import analysis
+from . import analysis, tables
 from .summary import curve_points
 
 #: Columns that must be equal for two configurations' runs of a workload to be compared.
@@ -287,3 +287,42 @@ def _phrase(what: str, row: dict[str, Any], fmt: str, unit: str = "") -> str:
     pct = row["delta_pct"]
     change = "" if pct is None or pd.isna(pct) else f" ({pct:+.1f} %)"
     return f"{what} {a:{fmt}}{unit} -> {b:{fmt}}{unit}{change}"
+
+
+_MEASURES = {"max IOPS": "Max IOPS", "IOPS at latency": "IOPS at {at}", "mean latency at equal IOPS":
+             "Mean latency (ms) at {at}", "write latency at equal IOPS": "Write latency (ms) at {at}",
+             "host CPU per 10K IOPS": "Host CPU per 10K IOPS (%) at {at}"}
+_FORMATS = {"IOPS": tables.count, "ms": tables.ms, "%": tables.pct}
+
+
+def comparison_display(table: pd.DataFrame) -> tables.Table:
+    """:func:`comparison_table` to read: one row per workload and measure, the baseline's value,
+    then each other configuration's value and its change against the baseline ("better" or
+    "worse" for that configuration). Values a curve does not reach show as "not reached"."""
+    if table.empty:
+        return tables.table([])
+    baseline = str(table["baseline"].iloc[0])
+    others = list(dict.fromkeys(table["config"].astype(str)))
+    rows: dict[tuple, dict[str, str]] = {}
+    for r in table.to_dict("records"):
+        fmt = _FORMATS.get(r["unit"], tables.pct)
+        key = (r["workload"], r["metric"], r["at"])
+        row = rows.setdefault(key, {"Workload": r["workload"],
+                                    "Measure": _MEASURES.get(r["metric"], r["metric"]).format(at=r["at"]),
+                                    baseline: _reached(r["baseline_value"], fmt)})
+        row[r["config"]] = _reached(r["config_value"], fmt)
+        change = tables.signed_pct(r["delta_pct"])
+        if r["better"] in (r["config"], r["baseline"]) and change != tables.MISSING:
+            change += "\nbetter" if r["better"] == r["config"] else "\nworse"
+        row[f"{r['config']} vs {baseline}"] = change
+    columns = ["Workload", "Measure", baseline]
+    for other in others:
+        columns += [other, f"{other} vs {baseline}"]
+    return tables.table(rows.values(), columns=columns, text_columns=["Workload", "Measure"],
+                        notes=[f"Baseline: {baseline}. Values between measured points are interpolated, never "
+                               "extrapolated: a level a curve never reaches gives no value and no change. "
+                               "Every value: comparison.csv."])
+
+
+def _reached(value: Any, fmt) -> str:
+    return "not reached" if value is None or pd.isna(value) else fmt(value)

@@ -27,3 +27,7 @@ class AnalysisError(FlashpocError, ValueError):
 
 class OfflineExportError(FlashpocError):
     """An export would still load something from the network; the message lists the URLs."""
+
+
+class ReportError(FlashpocError):
+    """A part of the report (its PDF) could not be made; the message says why and what to do."""

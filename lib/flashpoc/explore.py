@@ -14,7 +14,6 @@ from typing import Any
 import pandas as pd
 
 from . import chart, summary
-from .compare import configs as config_names
 
 ALL = "(all workloads)"
 AUTO = "max IOPS within the SLO"
@@ -24,7 +23,7 @@ VIEW_COLUMNS = ["config", "workload", "points", "max_iops", "max_iops_lat_mean_m
 
 
 def view(points: pd.DataFrame, *, slo_ms: float, configs: Sequence[str] | None = None,
-         workload: str | None = None) -> tuple[Any, pd.DataFrame]:
+         workload: str | None = None, color_domain: Sequence[str] | None = None) -> tuple[Any, pd.DataFrame]:
     """The hockey stick and the IOPS-at-SLO table of a selection.
 
     Args:
@@ -32,13 +31,16 @@ def view(points: pd.DataFrame, *, slo_ms: float, configs: Sequence[str] | None =
         slo_ms: the latency SLO (ms).
         configs: configurations to show (default all); colours stay those of the full set.
         workload: one workload, or None / :data:`ALL` for every one.
+        color_domain: the report's colour domain (:attr:`flashpoc.phases.Report.domain`); by
+            default :func:`flashpoc.chart.series_domain` of ``points``: one workload or
+            configuration keeps the colour it has in the report's charts.
 
     Returns:
         ``(chart, table)``; the table has one row per configuration and workload with
         ``iops_at_slo`` (IOPS), its status, max IOPS and the knee. An empty selection gives
         ``(None, empty table)``.
     """
-    domain = config_names(points) or None
+    domain = list(color_domain) if color_domain else chart.series_domain(points)
     selected = points
     if configs is not None and "config" in points:
         selected = selected[selected["config"].isin(list(configs))]
@@ -59,14 +61,16 @@ def detail_view(detail: pd.DataFrame, intervals: pd.DataFrame, histogram: pd.Dat
     Args:
         detail: the points (:func:`flashpoc.summary.detail_points`).
         intervals, histogram: their tables (:func:`flashpoc.phases.load_point_details`).
-        color_domain: every configuration, so colours match the report's.
+        color_domain: the report's colour domain, so colours match the report's.
+
+    The latency table is the report's (:func:`flashpoc.summary.distribution_display`).
     """
     items: list[Any] = []
     if not intervals.empty:
         items.append(chart.interval_series(intervals, detail, color_domain=color_domain))
     table = summary.distribution_table(detail)
     if not table.empty:
-        items.append(table)
+        items.append(summary.distribution_display(table))
     if not histogram.empty:
         items.append(chart.latency_histogram(histogram, detail, color_domain=color_domain))
     return items
@@ -110,15 +114,18 @@ def explorer(report) -> Any:
 
     def render(*_: Any) -> None:
         chosen = None if pick_configs is None else pick_configs.value
-        figure, table = view(points, slo_ms=slo.value, workload=pick_workload.value, configs=chosen)
-        items = [Markdown("(nothing selected)")] if figure is None else [figure, table]
+        figure, _ = view(points, slo_ms=slo.value, workload=pick_workload.value, configs=chosen,
+                             color_domain=report.domain)
+        items: list[Any] = [Markdown("(nothing selected)")]
         if figure is not None:
             selected = points if chosen is None else points[points["config"].isin(list(chosen))]
             if pick_workload.value != ALL:
                 selected = selected[selected["workload"] == pick_workload.value]
+            # the report's results table, for the selection and this SLO
+            items = [figure, summary.results_table(summary.summary_table(selected, slo.value), selected, slo.value)]
             threads = None if pick_point.value == AUTO else int(pick_point.value.split()[0])
             detail = summary.detail_points(selected, slo.value, threads)
-            items += detail_view(detail, *report.point_details(detail), color_domain=names or None)
+            items += detail_view(detail, *report.point_details(detail), color_domain=report.domain or None)
         # outputs set from the kernel side: the same in JupyterLab, a script or a test
         out.outputs = ()
         for item in items:

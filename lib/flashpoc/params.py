@@ -1106,10 +1106,16 @@ def campaign_from_dict(values: dict[str, Any], source: str = "parameters") -> Ca
         raise ParameterError(f"invalid parameters in {source}: {error}") from None
 
 
-def notebook_parameters(values: dict[str, Any]) -> dict[str, Any]:
-    """What a batch run injects into a notebook: every campaign key, None (the schema's default)
-    for those ``values`` leaves out, so nothing of the notebook's own parameters cell is used."""
-    return {key: values.get(key) for key in Campaign.model_fields}
+#: the notebooks' parameter naming a parameters file (see :func:`campaign_from_parameters`)
+PARAMETERS_FILE = "parameters_file"
+
+
+def notebook_parameters(values: dict[str, Any], parameters_file: str | Path | None = None) -> dict[str, Any]:
+    """What a batch run injects into a notebook: ``parameters_file`` (the file ``values`` were read
+    from: its absolute path), then every campaign key, None (the schema's default) for those
+    ``values`` leaves out, so nothing of the notebook's own parameters cell is used."""
+    return {PARAMETERS_FILE: None if parameters_file is None else str(Path(parameters_file).resolve()),
+            **{key: values.get(key) for key in Campaign.model_fields}}
 
 
 def check_results_dir(cfg: Campaign) -> Path:
@@ -1343,11 +1349,34 @@ def _check_results_dir(cfg: Campaign, source: str) -> None:
 def campaign_from_parameters(namespace: dict[str, Any]) -> Campaign:
     """Build the campaign from a notebook's parameter variables (e.g. ``globals()``).
 
-    Only the campaign's own keys are read; papermill injects them from a parameters file
-    (``flashpoc run`` injects every one, None for those the file leaves out). None means the
-    schema's default.
+    ``parameters_file`` names a parameters file (relative to the workbook root, like every path
+    of the parameters); every campaign key that is not None overrides the file's value of that
+    key (a whole top-level key: ``sweep = {"points": 3}`` replaces the file's ``sweep:``). Without
+    a file, None means the schema's default. ``flashpoc run`` injects ``parameters_file`` and
+    every key (the file's values, None for those it leaves out).
+
+    Raises:
+        ParameterError: one line naming the key, the file or what is missing.
     """
     source = "the notebook's parameters"
-    cfg = campaign_from_dict({k: namespace[k] for k in Campaign.model_fields if k in namespace}, source=source)
+    values: dict[str, Any] = {}
+    name = namespace.get(PARAMETERS_FILE)
+    if name is not None:
+        if not isinstance(name, (str, Path)) or not str(name).strip():
+            raise ParameterError(f"{PARAMETERS_FILE}: expected the path of a parameters file (YAML), got {name!r}")
+        path = resolve_path(name)
+        try:
+            values = read_parameters_file(path)
+        except ParameterError as error:
+            absolute = Path(name).expanduser().is_absolute()
+            where = "" if absolute else f" (relative to the workbook root {workbook_root()})"
+            raise ParameterError(f"{PARAMETERS_FILE}: {error}{where}") from None
+        source = f"{path} and the notebook's parameters"
+    given = {k: namespace[k] for k in Campaign.model_fields if namespace.get(k) is not None}
+    if not values and not given:
+        raise ParameterError(f"no parameters: set {PARAMETERS_FILE} in the parameters cell (e.g. "
+                             "\"parameters/demo-local.yaml\", relative to the workbook root), or at least campaign, "
+                             "hosts and targets")
+    cfg = campaign_from_dict({**values, **given}, source=source)
     _check_results_dir(cfg, source)
     return cfg

@@ -7,7 +7,6 @@ are already stored with the same defining parameters are reused, not measured ag
 
 from __future__ import annotations
 
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -18,13 +17,14 @@ import pandas as pd
 
 from . import analysis, check, hostlimit, phases_slob, phases_vdbench
 from . import rows as rows_mod
-from .errors import AnalysisError, CheckFailed, FlashpocError, RemoteError
+from .errors import AnalysisError, CheckFailed, FlashpocError, RemoteError, ReportError
 from .params import Campaign, HostParams, Workload, check_results_dir, workbook_root
 from .parse.fio import (histogram_table, latency_distribution, merge_intervals, parse_fio_histogram,
                         parse_fio_interval_logs, parse_fio_output, summarize_fio_point)
 from .parse.host import cpu_utilisation
 from .plan.fio import outstanding_ios, render_job, render_layout_job, until_steady
-from .plan.sweep import format_forthreads, plan_sweep
+from .plan.sweep import format_forthreads, plan_note, plan_sweep
+from .progress import Progress, threads_text
 from .plan.vdbench import probe_run
 from .plan.vdbench import warmup_s as vdbench_warmup_s
 from .run import hosts as hostlib
@@ -455,20 +455,6 @@ def point_steadiness(cfg: Campaign, phase: str, runtime_s: int) -> tuple[str, in
     return until_steady(cfg.fio, runtime_s) if wanted and cfg.engine == "fio" else None
 
 
-def _progress(total: int | None, desc: str, enabled: bool):
-    """A progress bar with ETA: a widget in JupyterLab, text lines in batch runs.
-
-    ``flashpoc run`` sets ``FLASHPOC_BATCH=1``: papermill keeps no widget state, so a widget
-    would show only its first frame in the executed notebook, while text keeps the last one.
-    """
-    if os.environ.get("FLASHPOC_BATCH"):
-        from tqdm.std import tqdm
-    else:
-        from tqdm.auto import tqdm
-    return tqdm(total=total, desc=desc, unit="point", disable=not enabled, leave=True,
-                mininterval=2.0 if os.environ.get("FLASHPOC_BATCH") else 0.1)
-
-
 # -- phase 2: saturation probe ----------------------------------------------------------
 LOW_CONFIDENCE = 0.6
 """Below this share of agreeing resamples the probe's answer is called weak, and says what would firm it up."""
@@ -499,28 +485,37 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
         rows: list[dict[str, Any]] = []
 
         def measure(threads: int) -> None:
+            bar.begin(workload.name, threads)
             repeat = sum(int(r["threads"]) == threads for r in rows)  # a count chosen again is a repeat
             row = _measure(wb, "probe", workload, threads, runtime, repeat=repeat)
             if probe.remeasure_unsteady and row.get("steadystate_attained") is False:
                 rows.append(row)
+                bar.point(row)
+                bar.begin(workload.name, threads)
                 row = _measure(wb, "probe", workload, threads, runtime, repeat=repeat + 1)
             rows.append(row)
-            bar.update(1)
-            bar.set_postfix(threads=threads, iops=f"{row['iops']:,.0f}")
+            bar.point(row)
 
-        if wb.cfg.engine == "vdbench":
-            linear = probe.strategy == "linear"
-            with _progress(len(probe_run(wb.cfg).threads) if linear else None, f"probe {workload.name} (vdbench)",
-                           progress) as bar:
-                rows = phases_vdbench.probe(wb, bar, None if linear else adaptive_probe(wb.cfg, _host_cpus(wb)))
-        elif probe.strategy == "linear":
-            plan = analysis.linear_probe_threads(probe.min_threads, probe.max_threads, probe.step)
-            with _progress(len(plan), f"probe {workload.name} (linear)", progress) as bar:
+        title = f"probe {workload.name} ({probe.strategy})"
+        stepper = adaptive_probe(wb.cfg, _host_cpus(wb))
+        if probe.strategy == "linear":
+            plan = (probe_run(wb.cfg).threads if wb.cfg.engine == "vdbench"
+                    else analysis.linear_probe_threads(probe.min_threads, probe.max_threads, probe.step))
+            counts = {"total": len(plan)}
+            detail = [f"threads {format_forthreads(plan)}, {len(plan)} points"]
+        else:
+            bound = probe_point_bound(wb.cfg)
+            counts = {"bound": bound}
+            detail = [f"from {threads_text(stepper.start)}, doubling up to {threads_text(probe.max_threads)} or "
+                      f"halving down to {threads_text(probe.min_threads)} until IOPS stop rising, then measuring "
+                      f"where the answer is uncertain: at most {bound} points; it stops as soon as it has its answer"]
+        with Progress("probe", title, **counts, detail=detail, enabled=progress) as bar:
+            if wb.cfg.engine == "vdbench":
+                rows = phases_vdbench.probe(wb, bar, None if probe.strategy == "linear" else stepper)
+            elif probe.strategy == "linear":
                 for threads in plan:
                     measure(threads)
-        else:
-            stepper = adaptive_probe(wb.cfg, _host_cpus(wb))
-            with _progress(None, f"probe {workload.name} (adaptive)", progress) as bar:
+            else:
                 while (threads := stepper.next_threads(rows_mod.to_points(rows))) is not None:
                     measure(threads)
         result = summarize_probe(wb.cfg, rows)
@@ -551,14 +546,17 @@ def adaptive_probe(cfg: Campaign, cpus: int | None = None) -> analysis.AdaptiveP
 def probe_point_bound(cfg: Campaign) -> int:
     """The most points the probe of ``cfg`` measures (an upper bound, for a progress bar): the
     linear probe's points, or every count of the adaptive probe's ladder and its refine points,
-    twice when a point that did not attain steady state is measured again; for vdbench, the
-    adaptive probe's counts (it measures no point again). Host scaling adds its own points
+    twice when a point may be measured again (fio with a steady-state criterion: one not attained);
+    for vdbench, the adaptive probe's counts. Host scaling adds its own points
     (:func:`flashpoc.hostlimit.scaling_host_counts`)."""
     probe = cfg.probe
+    runtime = probe.runtime_s or _point_runtime_s(cfg)
+    remeasure = bool(probe.remeasure_unsteady and cfg.engine == "fio"
+                     and (cfg.fio.steadystate or point_steadiness(cfg, "probe", runtime)))
     if probe.strategy == "linear":
         count = len(analysis.linear_probe_threads(probe.min_threads, probe.max_threads, probe.step))
-        return count * (2 if probe.remeasure_unsteady and cfg.engine == "fio" else 1)
-    return adaptive_probe(cfg).max_points(remeasure=probe.remeasure_unsteady and cfg.engine == "fio")
+        return count * (2 if remeasure else 1)
+    return adaptive_probe(cfg).max_points(remeasure=remeasure)
 
 
 def _outstanding_per_thread(cfg: Campaign) -> int:
@@ -604,17 +602,22 @@ def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, 
     if not (threads and counts and cfg.probe.host_scaling and cfg.engine != "slob"):
         return []
     rows = []
-    with _progress(len(counts), f"probe {workload.name}: host scaling", progress) as bar:
+    detail = [f"the plateau ({threads_text(threads)}) again on {', '.join(str(c) for c in counts)} of the "
+              f"{len(cfg.hosts)} hosts: do more hosts give more IOPS?"]
+    with Progress("probe", f"probe {workload.name} on fewer hosts", total=len(counts), detail=detail,
+                  enabled=progress) as bar:
         for count in counts:
-            bar.set_postfix(hosts=count)
             sub = _on_fewer_hosts(wb, count)
+            bar.begin(workload.name, f"{threads_text(threads)} on {count} host{'' if count == 1 else 's'}")
             if cfg.engine == "vdbench":  # threads per SD, spread over the hosts: the same I/Os per host
                 rd = phases_vdbench.probe_run_at(sub.cfg, phases_vdbench.scaling_threads(cfg, sub.cfg, threads))
-                rows += phases_vdbench.run_invocation(sub, "probe", rd)
+                done = phases_vdbench.run_invocation(sub, "probe", rd)
             else:
-                rows.append(measure_point(sub, "probe", workload, threads, runtime_s=runtime_s, steady=steady))
+                done = [measure_point(sub, "probe", workload, threads, runtime_s=runtime_s, steady=steady)]
+            rows += done
             wb.fio_servers = sub.fio_servers
-            bar.update(1)
+            for row in done:
+                bar.point(row)
     return rows
 
 
@@ -771,6 +774,26 @@ def sweep_reach(cfg: Campaign, probe: dict[str, Any] | None) -> tuple[int, str]:
     return max(_levels(probe) or {cfg.probe.max_threads: 0}), "probed range"
 
 
+def _stored_probe(cfg: Campaign) -> dict[str, Any] | None:
+    """probe.json of the campaign, or None (none stored, or not needed: ``sweep.max_threads``)."""
+    if cfg.sweep.max_threads is not None:
+        return None
+    store = CampaignStore(cfg.resolved().results_path())
+    return store.read_json("probe.json") if (store.root / "probe.json").exists() else None
+
+
+def sweep_top(cfg: Campaign) -> tuple[int, str]:
+    """The thread count the sweep goes up to (:func:`sweep_reach` of the stored probe), and where it
+    comes from in words.
+
+    Raises:
+        AnalysisError: see :func:`sweep_reach`.
+    """
+    reach, basis = sweep_reach(cfg, _stored_probe(cfg))
+    return reach, {"answer": "the probe's answer",
+                   "probed range": "the probed range: the probe found no saturation"}.get(basis, basis)
+
+
 def plan_campaign_sweep(cfg: Campaign) -> dict[str, list[int]]:
     """Thread counts per workload up to :func:`sweep_reach` (``sweep.max_threads``, the probe's
     answer or the probed range). The probe's workload also gets the probe's thread counts up
@@ -780,11 +803,7 @@ def plan_campaign_sweep(cfg: Campaign) -> dict[str, list[int]]:
     Raises:
         AnalysisError: see :func:`sweep_reach`.
     """
-    probe = None
-    if cfg.sweep.max_threads is None:
-        store = CampaignStore(cfg.resolved().results_path())
-        if (store.root / "probe.json").exists():
-            probe = store.read_json("probe.json")
+    probe = _stored_probe(cfg)
     reach, _ = sweep_reach(cfg, probe)
     threads = sweep_threads(cfg, reach)
     plan = {w.name: threads for w in cfg.sweep_workloads}
@@ -816,17 +835,17 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
         _require_checked(wb)
         prepare_targets(wb)
         runtime = wb.cfg.sweep.runtime_s or _point_runtime_s(wb.cfg)
-        total = plan_points(wb.cfg, plan)
         rows = []
-        with _progress(total, "sweep", progress) as bar:
+        with Progress("sweep", "sweep", total=plan_points(wb.cfg, plan), detail=sweep_plan_lines(wb.cfg, plan),
+                      enabled=progress) as bar:
             if wb.cfg.engine == "vdbench":
                 return _finish_sweep(wb, phases_vdbench.sweep(wb, plan, bar))
             for name, threads_list in plan.items():
                 workload = wb.cfg.workload(name)
                 for threads in threads_list:
-                    bar.set_postfix(workload=name, threads=threads)
+                    bar.begin(name, threads)
                     rows.append(_measure(wb, "sweep", workload, threads, runtime))
-                    bar.update(1)
+                    bar.point(rows[-1])
         return _finish_sweep(wb, rows)
 
 
@@ -1000,8 +1019,9 @@ def probe_text(probe: dict[str, Any]) -> str:
     return "\n".join(lines + limit)
 
 
-def sweep_plan_text(cfg: Campaign, plan: dict[str, list[int]]) -> str:
-    """A Markdown summary of the sweep plan: points, thread counts and estimated duration."""
+def _sweep_plan_summary(cfg: Campaign, plan: dict[str, list[int]]) -> tuple[str, str | None]:
+    """The points and estimated duration of a sweep plan, and why it has these thread counts
+    (None unless the plan is the campaign's own, :func:`plan_campaign_sweep`)."""
     if cfg.engine == "vdbench":
         runtime = (cfg.sweep.runtime_s or cfg.vdbench.elapsed_s) + (vdbench_warmup_s(cfg) or 0)
     elif cfg.engine == "slob":
@@ -1011,9 +1031,31 @@ def sweep_plan_text(cfg: Campaign, plan: dict[str, list[int]]) -> str:
     total = plan_points(cfg, plan)
     seconds = total * runtime
     duration = f"{seconds / 60:.1f} min" if seconds >= 120 else f"{seconds} s"
-    lines = [f"**Sweep plan**: {total} points, about {duration} of I/O ({runtime} s per point).", ""]
-    lines += [f"- `{name}`: threads {format_forthreads(threads)}" for name, threads in plan.items()]
-    return "\n".join(lines)
+    head = f"{total} points, about {duration} of I/O ({runtime} s per point)"
+    try:
+        top, source = sweep_top(cfg)
+    except (AnalysisError, StoreError):
+        return head, None
+    threads, s = sweep_threads(cfg, top), cfg.sweep
+    if any(planned != threads for planned in plan.values()):
+        return head, None
+    why = plan_note(threads, top, plan=s.plan, step=s.step, points=s.points, extend_pct=s.extend_pct)
+    return head, f"up to {threads_text(top)} ({source}); {why}"
+
+
+def sweep_plan_lines(cfg: Campaign, plan: dict[str, list[int]]) -> list[str]:
+    """The sweep plan in lines: points, estimated duration, why these thread counts, and each
+    workload's thread counts."""
+    head, why = _sweep_plan_summary(cfg, plan)
+    return [head, *([why] if why else []), *(f"{name}: threads {format_forthreads(t)}" for name, t in plan.items())]
+
+
+def sweep_plan_text(cfg: Campaign, plan: dict[str, list[int]]) -> str:
+    """A Markdown summary of the sweep plan: points, estimated duration, why these thread counts,
+    and each workload's thread counts."""
+    head, why = _sweep_plan_summary(cfg, plan)
+    lines = [f"**Sweep plan**: {head}." + (f" {why[0].upper()}{why[1:]}." if why else ""), ""]
+    return "\n".join(lines + [f"- `{name}`: threads {format_forthreads(t)}" for name, t in plan.items()])
 
 
 @dataclass
@@ -1021,7 +1063,7 @@ class Report:
     """What the report phase shows and wrote.
 
     Attributes:
-        headline: Markdown paragraph with the campaign's key numbers.
+        headline: Markdown: the campaign and its key results per workload (:func:`flashpoc.document.headline`).
         summary: one row per workload (and configuration) (max IOPS, IOPS at SLO, knee,
             percentiles, CPU).
         points: every sweep point used (with a ``config`` column when campaigns are compared).
@@ -1038,6 +1080,11 @@ class Report:
         hosts: each load host's IOPS, share, latency and CPU at each workload's highest-IOPS
             point run on several hosts (:func:`flashpoc.hostlimit.busiest_points`).
         host_limit: the probe's verdict on hosts or array (:func:`flashpoc.hostlimit.host_limit`).
+        measured: every point of the report, vdbench's ``iorate=curve`` steps included.
+        domain: the colour domain every chart shares (:func:`flashpoc.chart.series_domain`).
+        sections: the report as a document (:func:`flashpoc.document.compose`): what report.html
+            prints and :meth:`show` displays, in the same order.
+        context: what the campaign recorded besides its points (:class:`flashpoc.document.Context`).
     """
 
     headline: str
@@ -1055,6 +1102,23 @@ class Report:
     cfg: Campaign | None = None
     hosts: pd.DataFrame = field(default_factory=pd.DataFrame)
     host_limit: dict[str, Any] | None = None
+    measured: pd.DataFrame = field(default_factory=pd.DataFrame)
+    domain: list[str] = field(default_factory=list)
+    sections: list[Any] = field(default_factory=list)
+    context: Any = None
+
+    def show(self, key: str) -> None:
+        """Display the sections of ``key`` (summary, conditions, method, comparison, results,
+        appendix) in the notebook as report.html prints them: headings, text, tables, charts."""
+        from IPython.display import Markdown, display
+
+        known = list(dict.fromkeys(s.key for s in self.sections))
+        if key not in known:
+            raise AnalysisError(f"report section {key!r}: this report has {', '.join(known)}")
+        for section in (s for s in self.sections if s.key == key):
+            display(Markdown(f"## {section.heading}"))
+            for item in section.items:
+                display(Markdown(item) if isinstance(item, str) else item)
 
     @property
     def hosts_text(self) -> str:
@@ -1092,16 +1156,12 @@ class Report:
         return comparison_text(self.comparison, self.comparison_notes) or "(nothing comparable)"
 
     @property
-    def comparison_display(self) -> pd.DataFrame:
-        """The comparison table rounded for reading (IOPS to 1, ms to 0.001, % to 0.1)."""
-        table = self.comparison.copy()
-        if table.empty:
-            return table
-        digits = table["unit"].map({"IOPS": 0, "ms": 3}).fillna(2).astype(int)
-        for column in ("baseline_value", "config_value", "delta"):
-            table[column] = [None if pd.isna(v) else round(float(v), d) for v, d in zip(table[column], digits)]
-        table["delta_pct"] = table["delta_pct"].astype(float).round(1)
-        return table
+    def comparison_display(self):
+        """The comparison to read (:func:`flashpoc.compare.comparison_display`): the baseline's
+        value, each configuration's and its change, per workload and measure."""
+        from .compare import comparison_display
+
+        return comparison_display(self.comparison)
 
     def chart(self, name: str):
         """The chart called ``name``, or a Markdown note saying why there is none."""
@@ -1128,34 +1188,39 @@ class Report:
         return Markdown(notes.get(name, f"(no {name} chart)"))
 
     @property
-    def files_text(self) -> str:
-        """Markdown list of the written files."""
-        return "\n".join(f"- {name}: `{path}`" for name, path in self.files.items())
+    def files_table(self):
+        """What each file of the campaign's folder is for, paths relative to it (the appendix's table)."""
+        from . import document
+
+        return document.files_table(self, self.context or document.Context())
 
 
-def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
-    """Build the report of a campaign's sweep and write it under ``results/<campaign>/report``.
+def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -> Report:
+    """Build the report of a campaign's sweep and write it under ``results/<campaign>/report``:
+    charts (SVG, PNG, Vega-Lite JSON), CSV tables, report.html and, with ``pdf`` and a Chromium
+    to print it, report.pdf (without one the report's file table says why there is none).
 
     Raises:
         AnalysisError: when no sweep point of the current settings is stored.
     """
-    from . import chart, compare, report, summary
+    from . import chart, compare, document, report, summary
 
     cfg = cfg.resolved()
     points = load_comparison(cfg) if cfg.report.compare else load_results(cfg, "sweep")
     if points.empty:
         raise _no_sweep(cfg)
     order = ["config", "workload", "threads"] if "config" in points else ["workload", "threads"]
-    measured = points.sort_values(order, key=_baseline_first(points), kind="stable").reset_index(drop=True)
+    measured = points.sort_values(order, key=_baseline_first(points, cfg.workload_names), kind="stable").reset_index(drop=True)
     # vdbench's iorate=curve steps are a response-time curve at each thread count: charted apart;
     # the thread curves (knee, SLO, detail) are the full-speed runs
     steps = measured["curve_pct"].notna() if "curve_pct" in measured else pd.Series(False, index=measured.index)
     points = measured[~steps].reset_index(drop=True)
     table = summary.summary_table(points, cfg.slo_ms)
     knee_frame = summary.knees(points)
-    domain = compare.configs(points) or None
+    configs = compare.configs(points)
+    domain = chart.series_domain(points, [] if configs else cfg.workload_names)
     comparison, notes = pd.DataFrame(columns=compare.COMPARISON_COLUMNS), []
-    if domain:
+    if configs:
         comparison = compare.comparison_table(points, slo_ms=cfg.slo_ms, latencies_ms=cfg.report.latencies_ms,
                                               iops_levels=cfg.report.iops_levels)
         notes = compare.comparability(points)[1]
@@ -1170,11 +1235,11 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
     if percentiles and points[percentiles].notna().any().any():  # fio has them, vdbench does not
         charts["latency_percentiles"] = chart.latency_percentiles(points, color_domain=domain)
     if cfg.engine == "slob":
-        charts["oracle_latency"] = chart.oracle_latencies(points)
-        charts["host_cpu"] = chart.host_cpu(points, metrics=chart.ORACLE_HOST_CPU,
+        charts["oracle_latency"] = chart.oracle_latencies(points, color_domain=domain)
+        charts["host_cpu"] = chart.host_cpu(points, metrics=chart.ORACLE_HOST_CPU, color_domain=domain,
                                             title="DB host CPU vs threads per schema (AWR Host CPU)")
         if "db_cpu_s_per_s" in points and points["db_cpu_s_per_s"].notna().any():
-            charts["db_cpu"] = chart.db_cpu(points)
+            charts["db_cpu"] = chart.db_cpu(points, color_domain=domain)
         shares = summary.read_latency_shares(points)
         if not shares.empty:
             charts["read_latency_shares"] = chart.latency_shares(shares)
@@ -1196,17 +1261,18 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
     limit = None
     probe = store.current_probe(cfg.measurement_hash())  # a probe of other settings is not this array's
     if probe is not None:
-        charts["probe_curve"] = chart.probe_curve(probe_table(probe), probe["saturation"].get("threads"))
+        probe_rows = probe_table(probe)
+        charts["probe_curve"] = chart.probe_curve(probe_rows, probe["saturation"].get("threads"),
+                                                  color_domain=None if configs else domain)
         limit = probe.get("host_limit")
-    headline = report_headline(cfg, table)
     files: dict[str, Path] = {}
+    out = store.root / "report"
     if write_files:
-        out = store.root / "report"
         for name, item in charts.items():
             for kind, path in report.save_chart(item, out, name).items():
                 files[f"{name}.{kind}"] = path
         files["summary.csv"] = store.write_table("report/summary.csv", table)
-        if domain:
+        if configs:
             files["comparison.csv"] = store.write_table("report/comparison.csv", comparison)
         files["points.csv"] = store.write_table("report/points.csv",
                                                 measured.drop(columns=["per_host"], errors="ignore"))
@@ -1215,34 +1281,49 @@ def build_report(cfg: Campaign, *, write_files: bool = True) -> Report:
             files["per_host.csv"] = store.write_table("report/per_host.csv", _rounded(per_host))
         if not steadiness.empty:
             files["steadiness.csv"] = store.write_table("report/steadiness.csv", steadiness)
-        titles = {"hockey_stick": "IOPS vs latency", "latency_percentiles": "Latency percentiles",
-                  "host_cpu": "Host CPU", "probe_curve": "Saturation probe",
-                  "oracle_latency": "Oracle I/O wait latency", "db_cpu": "DB CPU",
-                  "read_latency_shares": "Single-block read latency distribution",
-                  "write_latency": "Write latency", "interval_series": "Steady state: each interval of the detail points",
-                  "latency_histogram": "Latency distribution at the detail points",
-                  "per_host_iops": "Load hosts", "rate_curve": "vdbench response-time curve (iorate=curve)"}
-        lead = {"interval_series": [summary.steadiness_text(steadiness, detail)],
-                "latency_histogram": [summary.distribution_text(detail), distribution],
-                "per_host_iops": [hosts_text(hosts, limit), hosts],
-                "rate_curve": [RATE_CURVE_TEXT]}
-        sections = [("Summary", [headline, table])]
-        sections += [(titles[name], [*lead.get(name, []), item]) for name, item in charts.items()]
-        sections.append(("All points", [sweep_table(measured)]))
         files["report.html"] = out / "report.html"
-    result = Report(headline, table, points, knee_frame, charts, files, comparison, notes, cfg.slo_ms,
-                    detail, distribution, steadiness, cfg, hosts, limit)
+        if pdf:
+            files["report.pdf"] = out / "report.pdf"
+    context = document.Context(manifest=_read_or_empty(store, "manifest.json"), check=_check_table(store),
+                               probe=probe, root=store.root)
+    result = Report("", table, points, knee_frame, charts, files, comparison, notes, cfg.slo_ms,
+                    detail, distribution, steadiness, cfg, hosts, limit, measured, domain, [], context)
+    result.sections = document.compose(result, context)
+    result.headline = document.headline(result)
     if write_files:
-        if domain:
-            sections.insert(1, ("Comparison", [result.comparison_text, result.comparison_display]))
-        report.write_html_report(files["report.html"], f"flashpoc report: {cfg.campaign}", sections)
+        sections = [(s.heading, s.items) for s in result.sections]
+        report.write_html_report(files["report.html"], f"Storage performance report: {cfg.campaign}", sections,
+                                 subtitle=document.title_lines(result, context))
+        if pdf:
+            try:
+                report.print_pdf(files["report.html"], files["report.pdf"])
+            except ReportError as error:
+                del files["report.pdf"]
+                context.pdf_note = str(error).removeprefix("no PDF: ")
+                result.sections = document.compose(result, context)  # the files table says why there is none
+                sections = [(s.heading, s.items) for s in result.sections]
+                report.write_html_report(files["report.html"], f"Storage performance report: {cfg.campaign}",
+                                         sections, subtitle=document.title_lines(result, context))
     return result
 
 
-RATE_CURVE_TEXT = (
-    "With `iorate: curve` vdbench runs each thread count at full speed, then at each `curve` step: an I/O rate "
-    "of that % of the full-speed IOPS. Each step is its own point (its id ends in `_c<step>`; `curve_pct` and "
-    "`iorate_requested` in the points); the thread curves above use the full-speed runs.")
+def _read_or_empty(store: CampaignStore, name: str) -> dict[str, Any]:
+    """``name`` of the campaign's folder as JSON, or {} when it is missing or broken (the report
+    then says "not recorded" where it would quote it)."""
+    try:
+        found = store.read_json(name)
+    except StoreError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _check_table(store: CampaignStore) -> pd.DataFrame:
+    """check.csv, or an empty table when the check left none."""
+    path = store.root / "check.csv"
+    try:
+        return pd.read_csv(path) if path.is_file() else pd.DataFrame()
+    except (OSError, ValueError):
+        return pd.DataFrame()
 
 
 def hosts_text(hosts: pd.DataFrame, limit: dict[str, Any] | None) -> str:
@@ -1266,28 +1347,18 @@ def hosts_text(hosts: pd.DataFrame, limit: dict[str, Any] | None) -> str:
     return text
 
 
-def _baseline_first(points: pd.DataFrame):
-    """Sort key: configurations in their given order (the baseline first), other columns as they are."""
+def _baseline_first(points: pd.DataFrame, workloads: list[str] = ()):
+    """Sort key: configurations in their given order (the baseline first), workloads in the
+    order of the parameters (``workloads``; others after them, by name), other columns as they are."""
     from .compare import configs
 
     rank = {name: i for i, name in enumerate(configs(points))}
-    return lambda column: column.map(rank) if column.name == "config" else column
+    order = {name: i for i, name in enumerate(workloads)}
 
-
-def report_headline(cfg: Campaign, table: pd.DataFrame) -> str:
-    """Markdown headline: per workload, max IOPS and IOPS within the SLO."""
-    slo_col = f"iops_at_{cfg.slo_ms:g}ms"
-    lines = [f"**{cfg.campaign}**: {cfg.description}".rstrip(": "), ""]
-    for r in table.to_dict("records"):
-        at_slo = r.get(slo_col)
-        status = r.get("slo_status")
-        if status == "above_all":
-            slo = f"no point within {cfg.slo_ms:g} ms"
-        elif status == "below_all":
-            slo = f"at least {at_slo:,.0f} IOPS within {cfg.slo_ms:g} ms (every point was under it)"
-        else:
-            slo = f"{at_slo:,.0f} IOPS at {cfg.slo_ms:g} ms"
-        config = f"{r['config']}, " if r.get("config") else ""
-        lines.append(f"- {config}`{r['workload']}`: max {r['max_iops']:,.0f} IOPS at {r['max_iops_threads']} threads "
-                     f"({r['max_iops_lat_mean_ms']:.3f} ms mean); {slo}.")
-    return "\n".join(lines)
+    def key(column: pd.Series) -> pd.Series:
+        if column.name == "config":
+            return column.map(rank)
+        if column.name == "workload" and order:
+            return column.map(lambda w: (order.get(w, len(order)), str(w))).map(lambda t: f"{t[0]:06d}{t[1]}")
+        return column
+    return key

@@ -78,8 +78,8 @@ def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None,
     if stored is not None:
         for row in stored:
             row["reused"] = True
-        if bar is not None:
-            bar.update(len(stored))
+            if bar is not None:
+                bar.point(row)
         return stored
     host_params = controller(wb)
     runs = rd.runs
@@ -89,16 +89,22 @@ def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None,
     def on_interval(progress: IntervalProgress) -> None:
         nonlocal done_runs
         if bar is not None:
-            bar.set_postfix_str(progress.run)
             finished = min(progress.intervals // max(1, intervals_per_run), runs)
             if finished > done_runs:
-                bar.update(finished - done_runs)
+                bar.advance(finished - done_runs, f"vdbench finished {finished} of the {runs} runs of {rd.workload}: "
+                                                  "its numbers come when the last one ends")
                 done_runs = finished
+            else:
+                bar.status(f"vdbench {progress.run}: interval {progress.intervals - done_runs * intervals_per_run} "
+                           f"of {intervals_per_run}")
 
     timeout = min(host_params.command_timeout_s * runs,
                   runs * 3 * (rd.elapsed_s + (rd.warmup_s or 0)) + 600)
-    purpose = f"{phase} {rd.workload} forthreads {rd.line().split('forthreads=')[-1]}"
+    forthreads = f"forthreads {rd.line().split('forthreads=')[-1]}"
+    purpose = f"{phase} {rd.workload} {forthreads}"
     require_targets(wb, purpose)
+    if bar is not None:
+        bar.begin(rd.workload, forthreads)
     run_dir = f"{host_params.workdir}/{cfg.campaign}/{phase}/{group}"
     run = run_vdbench(wb.host(host_params), parmfile, run_dir, timeout_s=timeout, purpose=purpose,
                       on_line=IntervalProgress(on_interval), setup=master_setup(cfg))
@@ -131,10 +137,13 @@ def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None,
     if histograms:
         raw[HISTOGRAM_FILE] = table_text(histograms, HISTOGRAM_COLUMNS)
     wb.store.save_points(phase, group, rows, raw)
-    if bar is not None and done_runs < runs:
-        bar.update(runs - done_runs)
     for row in rows:
         row["reused"] = False
+    if bar is not None:
+        if done_runs < runs:
+            bar.advance(runs - done_runs)
+        for row in rows:
+            bar.point(row, counted=True)
     return rows
 
 
@@ -381,8 +390,8 @@ def probe(wb, bar=None, stepper: analysis.AdaptiveProbe | None = None) -> list[d
     counts = stepper.ladder()
     while counts:
         repeats = {t: sum(int(r["threads"]) == t for r in rows) for t in counts}
-        if bar is not None and bar.total is not None:
-            bar.total += len(counts)
+        if bar is not None and rows:  # the ladder is the probe's plan; a refine round adds to it
+            bar.grow(len(counts))
         rows += run_invocation(wb, "probe", probe_run(cfg, threads=sorted(counts)), bar=bar, repeats=repeats)
         counts = stepper.next_round(to_points(rows))
     return rows

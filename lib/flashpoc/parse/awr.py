@@ -1,8 +1,25 @@
 """Parse Oracle AWR reports (text or HTML) into a dict of tidy rows.
 
-Pure functions: text in, dicts/rows out. Nothing here prints or exits; every problem with
-the input raises :class:`flashpoc.errors.ParseError` naming the section that was expected.
-The one helper that touches the file system is :func:`read_awr_file` (gunzip + decode).
+Pure functions: text in, dicts/rows out. Nothing here prints or exits. Each section is read
+on its own: one that is absent or cannot be understood is ``None`` (``[]`` for histograms)
+and named in the result's ``sections`` (``read``, ``absent``, ``not_understood`` with the
+reason), so one odd section never loses the report; input that is not an AWR report, is cut
+(no ``End of Report``) or has no readable section at all raises
+:class:`flashpoc.errors.ParseError` in one line. The one helper that touches the file system
+is :func:`read_awr_file` (gunzip + decode).
+
+Versions differ in wording, not in meaning: columns are found by what they hold
+(:func:`column_meaning`: ``Avg wait``, ``Avg Wait (ms)``, ``Wait Avg(ms)``, ``Avg Wt(ms)`` are
+all the average wait) and a bare number takes the unit its header names
+(:func:`header_unit`). Key events are the names of :data:`KEY_EVENTS` in their wait class
+(:data:`KEY_EVENT_CLASSES`), or an event that stands for one on another platform
+(:data:`EQUIVALENT_EVENTS`: Exadata's ``cell single block physical read`` for ``db file
+sequential read``); ``key_event_names`` says which event each was read from.
+
+HTML is indexed by regular expressions (table start/end, ``summary`` attribute, the heading
+above) and a table is cut into cells only when a section reads it (html.parser spent most of
+the parse on the hundreds of tables no section reads). A cell counts only when closed by its
+``</td>``; a re-saved report with doubled quotes (``summary=""..""``) is undone first.
 
 Both renderings are first reduced to the same shape -- a titled table with a header (one
 string per column) and rows (one string per cell, as printed) -- and every section is then
@@ -24,9 +41,10 @@ microseconds; a column headed ``(ms)`` without units in the cells is read as mil
 Abbreviated counts (``12.2K``, ``10.2M``, ``2.8E+04``) are expanded by powers of 1000 and
 the printed text is kept next to the number.
 
-Coverage, as seen in the fixtures (12.2.0.1, 18c and 19c; no 11.2 report was available, so
-the 11.2.0.3 ``Top 5 Timed Foreground Events`` layout is only handled through the generic
-``(ms)`` header rule and is untested):
+Coverage, as seen in the fixtures (12.2.0.1, 18c and 19c, single instance, RAC instance and
+global, a PDB report, Exadata; no 11.2, 12.1, 21c or 23ai report was found, so their wording
+-- e.g. 11.2.0.4's ``Wait Avg(ms)`` with bare numbers -- is handled only through the column
+meanings and header units, tested on the header strings):
 
 * instance reports (single instance or one RAC instance), text and HTML: header, load
   profile, top foreground events, key events, event histograms, IOStat by function, host
@@ -54,9 +72,9 @@ the 11.2.0.3 ``Top 5 Timed Foreground Events`` layout is only handled through th
 from __future__ import annotations
 
 import gzip
+import html
 import re
 from collections.abc import Iterable, Sequence
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +96,50 @@ KEY_EVENTS_BACKGROUND: tuple[str, ...] = (
 
 KEY_EVENTS: tuple[str, ...] = KEY_EVENTS_FOREGROUND + KEY_EVENTS_BACKGROUND
 """All key events, in the order they are reported."""
+
+KEY_EVENT_CLASSES: dict[str, str] = {
+    "db file sequential read": "User I/O",
+    "db file scattered read": "User I/O",
+    "direct path read": "User I/O",
+    "log file sync": "Commit",
+    "log file parallel write": "System I/O",
+    "db file parallel write": "System I/O",
+}
+"""The wait class of each key event (what Oracle files it under in every version)."""
+
+EQUIVALENT_EVENTS: dict[str, str] = {
+    "cell single block physical read": "db file sequential read",
+    "cell multiblock physical read": "db file scattered read",
+}
+"""Events that stand for a key event on another platform: on Exadata the database's
+single-block reads wait on ``cell single block physical read`` (class User I/O) where other
+storage shows ``db file sequential read``, and buffered multiblock reads on ``cell multiblock
+physical read``. A report that prints the key event itself too uses that row. Smart scans
+(``cell smart table scan``) are offloaded to the cells and are not ``direct path read``."""
+
+
+def key_event(name: str, wait_class: str | None = None) -> str | None:
+    """The key event a printed wait event stands for, or ``None``.
+
+    Args:
+        name: The event as printed; a text report cuts long names to its column width
+            (``cell single block physica``): a cut name of 20 characters or more that starts
+            exactly one equivalent's name counts as that event.
+        wait_class: The row's wait class where the table prints one; a row of another class
+            than the key event's is not that event.
+
+    Returns:
+        One of :data:`KEY_EVENTS`, or ``None``.
+    """
+    name = name.strip()
+    key = name if name in KEY_EVENT_CLASSES else EQUIVALENT_EVENTS.get(name)
+    if key is None and len(name) >= 20:
+        matches = {k for full, k in EQUIVALENT_EVENTS.items() if full.startswith(name)}
+        matches |= {k for k in KEY_EVENT_CLASSES if k.startswith(name)}
+        key = matches.pop() if len(matches) == 1 else None
+    if key is not None and wait_class and wait_class.strip() != KEY_EVENT_CLASSES[key]:
+        return None
+    return key
 
 _LATENCY_FACTORS_US: dict[str, float] = {
     "ns": 0.001,
@@ -247,8 +309,55 @@ class _Table:
             )
         return None
 
+    def col_by(self, meaning: str, required: bool = True) -> int | None:
+        """Index of the first column whose header has ``meaning`` (see :func:`column_meaning`)."""
+        for i, head in enumerate(self.header):
+            if column_meaning(head) == meaning:
+                return i
+        if required:
+            raise ParseError(f"section {self.title!r}: expected a column of {meaning!r}, found {self.header}")
+        return None
+
     def dicts(self) -> list[dict[str, str]]:
         return [dict(zip(self.header, row)) for row in self.rows]
+
+
+_HEADER_UNIT_RE = re.compile(r"\(\s*(ns|us|ms|s|sec|secs)\s*\)\s*$")
+
+
+def header_unit(header: str) -> str | None:
+    """The time unit a column header names at its end (``Avg Wait (ms)``, ``Wait Avg(ms)``,
+    ``Time (s)``, ``Total Wait Time (sec)``): ``"ns"``, ``"us"``, ``"ms"`` or ``"s"``; ``None``
+    without one (``Avg wait``, whose cells carry their unit)."""
+    match = _HEADER_UNIT_RE.search(_norm(header))
+    if not match:
+        return None
+    return "s" if match.group(1).startswith("s") else match.group(1)
+
+
+def column_meaning(header: str) -> str | None:
+    """What a column holds, read from its header whatever the version's wording.
+
+    ``"event"``, ``"waits"`` (a count), ``"avg_wait"`` (``Avg wait``, ``Avg Wait (ms)``,
+    ``Wait Avg(ms)``, ``Avg Wt(ms)``, ``Avg wait (ms)``), ``"total_time"`` (``Time (s)``,
+    ``Time(s)``, ``Total Wait Time (sec)``, ``Total Wait Time (s)``), ``"pct_time"`` (``% DB
+    time``, ``%Total Call Time``, ``% bg time``), ``"wait_class"``; ``None`` for any other.
+    """
+    text = re.sub(r"[^a-z%/]+", " ", _norm(header)).strip()
+    words = text.split()
+    if text == "event":
+        return "event"
+    if text == "waits":
+        return "waits"
+    if text == "wait class":
+        return "wait_class"
+    if "avg" in words and ("wait" in words or "wt" in words) and "/" not in text:
+        return "avg_wait"
+    if "%" in text and "time" in words:
+        return "pct_time"
+    if "time" in words and "avg" not in words and "%" not in text and header_unit(header) == "s":
+        return "total_time"
+    return None
 
 
 def _norm(name: str) -> str:
@@ -326,8 +435,10 @@ class _TextReport:
                 break  # the next section started
             if not _is_dash(line) or len(_dash_runs(line)) < 2:
                 continue
-            if any(_is_dash(lines[k]) for k in range(j + 1, min(j + 3, len(lines)))):
-                continue  # a group header rule; the column rule comes later
+            if any(_is_dash(lines[k]) and len(_dash_runs(lines[k])) >= 2
+                   for k in range(j + 1, min(j + 3, len(lines)))):
+                continue  # a group header rule; the column rule comes later (a one-run rule
+                # there is the rule closing a table of one row, not a column rule)
             sep = j
             break
         if sep is None:
@@ -370,65 +481,122 @@ class _TextReport:
 # --------------------------------------------------------------------------- HTML reports
 
 
-class _HtmlCollector(HTMLParser):
-    """Collect headings and tables (with th/td cells) in document order."""
+_BLOCK_RE = re.compile(r"<(table|h[123])\b([^>]*)>", re.IGNORECASE)
+_END_HEADING_RE = {n: re.compile(rf"</h{n}\s*>", re.IGNORECASE) for n in "123"}
+_END_TABLE_RE = re.compile(r"</table\s*>", re.IGNORECASE)
+_ANY_TAG_RE = re.compile(r"<[^>]*>")
+_SUMMARY_RE = re.compile(r"""\bsummary\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
+_DOUBLED_QUOTES_RE = re.compile(r'=""([^"<>]*)""')
+_HIDDEN_RE = re.compile(r"<!--.*?-->|<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.items: list[tuple[str, Any]] = []
-        self._table: dict[str, Any] | None = None
-        self._row: list[tuple[str, str]] | None = None
-        self._cell: list[str] | None = None
-        self._cell_tag = ""
-        self._heading: list[str] | None = None
-        self._texts: list[str] = []
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "table":
-            self._table = {"summary": dict(attrs).get("summary") or "", "rows": []}
-        elif tag == "tr" and self._table is not None:
-            self._row = []
-            self._table["rows"].append(self._row)
-        elif tag in ("td", "th") and self._row is not None:
-            self._cell, self._cell_tag = [], tag
-        elif tag in ("h1", "h2", "h3"):
-            self._heading = []
+def _html_text(fragment: str) -> str:
+    """The text of a piece of markup, as a browser shows it on one line."""
+    if "<" in fragment:
+        fragment = _ANY_TAG_RE.sub("", fragment)
+    if "&" in fragment:
+        fragment = fragment.replace("&#160;", " ").replace("&nbsp;", " ")  # AWR's empty cells
+        if "&" in fragment:
+            fragment = html.unescape(fragment)
+    return " ".join(fragment.split())
 
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("td", "th") and self._cell is not None and self._row is not None:
-            self._row.append((self._cell_tag, " ".join("".join(self._cell).split())))
-            self._cell = None
-        elif tag == "table" and self._table is not None:
-            self.items.append(("table", self._table))
-            self._table = None
-            self._row = None
-        elif tag in ("h1", "h2", "h3") and self._heading is not None:
-            self.items.append(("heading", " ".join("".join(self._heading).split())))
-            self._heading = None
 
-    def handle_data(self, data: str) -> None:
-        if self._cell is not None:
-            self._cell.append(data)
-        elif self._heading is not None:
-            self._heading.append(data)
+class _LazyTable(_Table):
+    """A table of the HTML report, cut into rows and cells the first time it is read: a report
+    has hundreds of tables and the parser reads a handful (most of the time of parsing a whole
+    2 MB report went into tables never read)."""
+
+    def __init__(self, title: str, markup: str):
+        self.title = title
+        self._markup: str | None = markup
+
+    def _cut(self) -> None:
+        header, rows = _html_rows(self._markup or "")
+        self._header, self._rows, self._markup = header, rows, None
+
+    @property
+    def header(self) -> list[str]:  # type: ignore[override]
+        if self._markup is not None:
+            self._cut()
+        return self._header
+
+    @property
+    def rows(self) -> list[list[str]]:  # type: ignore[override]
+        if self._markup is not None:
+            self._cut()
+        return self._rows
+
+
+_ROW_CELL_RE = re.compile(r"<(?:([tT][rR])|(/[tT][rR])|([tT][dDhH])|(/[tT][dDhH]))\b[^>]*>")
+
+
+def _html_rows(markup: str) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of a table's inner markup. A cell is kept only when it is closed by its
+    ``</td>``/``</th>`` (a damaged cell is lost, never merged into its neighbour); the header is
+    the last row of ``<th>`` cells before the first data row."""
+    raw_rows: list[list[tuple[bool, str]]] = []
+    row: list[tuple[bool, str]] | None = None
+    is_th, cell_start = False, -1
+    text = _html_text
+    for match in _ROW_CELL_RE.finditer(markup):
+        kind = match.lastindex
+        if kind == 4:  # </td>, </th>
+            if cell_start >= 0 and row is not None:
+                row.append((is_th, text(markup[cell_start:match.start()])))
+            cell_start = -1
+        elif kind == 3:  # <td>, <th>
+            if row is not None:
+                is_th, cell_start = match.group(3)[1] in "hH", match.end()
+        else:  # <tr>, </tr>
+            cell_start = -1
+            if kind == 1:
+                row = []
+                raw_rows.append(row)
+    header: list[str] = []
+    rows: list[list[str]] = []
+    for cells in raw_rows:
+        if not cells:
+            continue
+        if not rows and any(th for th, _ in cells):
+            header = [value for _, value in cells]  # the last header row names the columns
+        else:
+            rows.append([value for _, value in cells])
+    return header, rows
 
 
 class _HtmlReport:
     """Index of an HTML report: tables by summary text or by the heading above them."""
 
     def __init__(self, text: str):
-        collector = _HtmlCollector()
-        collector.feed(text)
-        collector.close()
+        if '=""' in text[:20000]:
+            # Saved through a tool that doubled every quote (summary=""This table ..."",
+            # class=""awr""): undo it, or no attribute and so no table summary can be read.
+            text = _DOUBLED_QUOTES_RE.sub(r'="\1"', text)
+        if re.search(r"<!--|<script|<style", text, re.IGNORECASE):
+            text = _HIDDEN_RE.sub(lambda m: " " * len(m.group(0)), text)
         self.tables_list: list[tuple[str, str, _Table]] = []  # (heading, summary, table)
         self.headings: list[str] = []
         heading = ""
-        for kind, value in collector.items:
-            if kind == "heading":
-                heading = value
-                self.headings.append(value)
+        pos = 0
+        while True:
+            match = _BLOCK_RE.search(text, pos)
+            if match is None:
+                break
+            tag = match.group(1).lower()
+            if tag == "table":
+                end = _END_TABLE_RE.search(text, match.end())
+                stop = end.start() if end else len(text)
+                summary = _SUMMARY_RE.search(match.group(2))
+                summary_text = _html_text((summary.group(1) or summary.group(2) or "") if summary else "")
+                self.tables_list.append(
+                    (heading, summary_text, _LazyTable(heading or summary_text, text[match.end():stop])))
+                pos = end.end() if end else len(text)
             else:
-                self.tables_list.append((heading, value["summary"], _html_table(heading, value)))
+                end = _END_HEADING_RE[tag[1]].search(text, match.end())
+                stop = end.start() if end else len(text)
+                heading = _html_text(text[match.end():stop])
+                self.headings.append(heading)
+                pos = end.end() if end else len(text)
 
     def by_summary(self, pattern: str) -> _Table | None:
         for _, summary, table in self.tables_list:
@@ -447,19 +615,6 @@ class _HtmlReport:
         if not tables:
             return None
         return _Table(heading, tables[0].header, [r for t in tables for r in t.rows])
-
-
-def _html_table(heading: str, raw: dict[str, Any]) -> _Table:
-    header: list[str] = []
-    rows: list[list[str]] = []
-    for row in raw["rows"]:
-        if not row:
-            continue
-        if any(tag == "th" for tag, _ in row) and not rows:
-            header = [text for _, text in row]  # the last header row names the columns
-        else:
-            rows.append([text for _, text in row])
-    return _Table(heading or raw["summary"], header, rows)
 
 
 # --------------------------------------------------------------------------- detection
@@ -491,7 +646,7 @@ def detect_awr_format(text: str) -> tuple[str, str]:
     head = text[:4000]
     if "WORKLOAD REPOSITORY REPORT (RAC)" in head:
         return "text", "rac_global"
-    if "WORKLOAD REPOSITORY report for" in head:
+    if re.search(r"WORKLOAD REPOSITORY (?:PDB )?report", head):  # "report for", "PDB report (...)"
         return "text", "instance"
     raise ParseError(
         "not an AWR report: expected 'WORKLOAD REPOSITORY report for', "
@@ -517,12 +672,14 @@ def parse_awr(text: str, *, allow_truncated: bool = False) -> dict[str, Any]:
         ``file_io``, ``host_cpu``, ``key_event_waits``, and for RAC global reports
         ``host_cpu_by_instance``, ``system_statistics_per_second``,
         ``time_model_by_instance`` and ``system_statistics_global`` (rows ``statistic``,
-        ``total``, ``per_second``, ``per_transaction``). Sections a kind of report does not
-        have are ``None`` (see the module docstring).
+        ``total``, ``per_second``, ``per_transaction``), ``key_event_names`` (the event each
+        key event was read from) and ``sections`` (``read``, ``absent``: section names;
+        ``not_understood``: ``{"section", "reason"}``). Sections a kind of report does not
+        have, or that could not be read, are ``None`` (see the module docstring).
 
     Raises:
         ParseError: The input is empty, not an AWR report, truncated (no ``End of Report``),
-            or a required section (header, load profile, top events, wait events) is missing.
+            or no section of it could be read.
     """
     fmt, kind = detect_awr_format(text)
     if not allow_truncated and "End of Report" not in text[-2000:]:
@@ -541,9 +698,13 @@ def parse_awr(text: str, *, allow_truncated: bool = False) -> dict[str, Any]:
 # --------------------------------------------------------------------------- instance reports
 
 
+class _Absent(ParseError):
+    """A section the report does not have (or prints without rows)."""
+
+
 def _require(table: _Table | None, what: str) -> _Table:
     if table is None or not table.rows:
-        raise ParseError(f"AWR report: section {what!r} not found or empty (truncated report?)")
+        raise _Absent(f"AWR report: section {what!r} not found or empty (truncated report?)")
     return _whole_rows(table)
 
 
@@ -563,23 +724,57 @@ def _whole_rows(table: _Table) -> _Table:
 
 
 def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
-    header = _instance_header(report)
-    fg = _section(report, "Foreground Wait Events")
-    bg = _section(report, "Background Wait Events")
-    return {
-        "header": header,
-        "load_profile": _load_profile(report),
-        "top_events": _top_events(report),
-        "key_events": _key_events(
-            _require(fg, "Foreground Wait Events"), _require(bg, "Background Wait Events"), "Avg wait"
-        ),
-        "event_histograms": _event_histograms(report, _HISTOGRAM_TITLES),
-        "iostat_by_function": _iostat_by_function(report),
-        "tablespace_io": _plain_rows(report, "Tablespace IO Stats"),
-        "file_io": _plain_rows(report, "File IO Stats"),
-        "host_cpu": _host_cpu(report),
-        "key_event_waits": _key_event_waits(fg, bg, "Avg wait"),
+    sections = _Sections()
+    fg = sections.read("Foreground Wait Events", lambda: _require(_section(report, "Foreground Wait Events"),
+                                                                 "Foreground Wait Events"))
+    bg = sections.read("Background Wait Events", lambda: _require(_section(report, "Background Wait Events"),
+                                                                 "Background Wait Events"))
+    out = {
+        "header": sections.read("header", lambda: _instance_header(report)),
+        "load_profile": sections.read("Load Profile", lambda: _load_profile(report)),
+        "top_events": sections.read("Top 10 Foreground Events by Total Wait Time", lambda: _top_events(report)),
+        "key_events": _key_events(fg, bg),
+        "event_histograms": _histograms(report, sections, [t for t in _HISTOGRAM_TITLES if "(Global)" not in t]),
+        "iostat_by_function": sections.read("IOStat by Function summary", lambda: _iostat_by_function(report)),
+        "tablespace_io": sections.read("Tablespace IO Stats", lambda: _plain_rows(report, "Tablespace IO Stats")),
+        "file_io": sections.read("File IO Stats", lambda: _plain_rows(report, "File IO Stats")),
+        "host_cpu": sections.read("Host CPU", lambda: _host_cpu(report)),
+        "key_event_waits": _key_event_waits(fg, bg),
+        "key_event_names": _key_event_names(fg, bg),
     }
+    return {**out, "sections": sections.result()}
+
+
+class _Sections:
+    """Which sections of a report were read, which are absent and which were not understood:
+    a section that cannot be read is left out (``None``) and named, never the whole report lost."""
+
+    def __init__(self) -> None:
+        self.read_ok: list[str] = []
+        self.absent: list[str] = []
+        self.not_understood: list[dict[str, str]] = []
+
+    def read(self, name: str, reader: Any, empty: Any = None) -> Any:
+        try:
+            value = reader()
+        except _Absent:
+            self.absent.append(name)
+            return empty
+        except ParseError as exc:
+            self.not_understood.append({"section": name, "reason": str(exc)})
+            return empty
+        if value is None:
+            self.absent.append(name)
+            return empty
+        self.read_ok.append(name)
+        return value
+
+    def result(self) -> dict[str, Any]:
+        if not self.read_ok:
+            reasons = "; ".join(f"{d['section']}: {d['reason']}" for d in self.not_understood)
+            raise ParseError("AWR report: no section could be read"
+                             + (f" ({reasons})" if reasons else f" (absent: {', '.join(self.absent)})"))
+        return {"read": self.read_ok, "absent": self.absent, "not_understood": self.not_understood}
 
 
 def _instance_header(report: _TextReport | _HtmlReport) -> dict[str, Any]:
@@ -632,13 +827,16 @@ def _instance_header(report: _TextReport | _HtmlReport) -> dict[str, Any]:
     if inst is not None and inst.rows:
         i_row = inst.rows[0]
         instances.append({"instance": i_row[inst.col("Instance")], "inst_num": _whole(i_row[inst.col("Inst Num")])})
+    # A PDB report whose container does not see system data ("System Data Visible: NO")
+    # prints the database's name, id, release and RAC blank: those are None, not a failure.
+    rac = _cell(row, db.col("RAC")).strip()
     return {
-        "db_name": row[db.col("DB Name")],
-        "db_id": _whole(row[db.col("DB Id")]),
-        "version": row[db.col("Release")],
+        "db_name": _cell(row, db.col("DB Name")).strip() or None,
+        "db_id": _whole(row[db.col("DB Id")]) if _cell(row, db.col("DB Id")).strip() else None,
+        "version": _cell(row, db.col("Release")).strip() or None,
         "instances": instances,
         "instance_count": instance_count,
-        "rac": row[db.col("RAC")] == "YES",
+        "rac": (rac == "YES") if rac else None,
         "cdb": None if cdb_col is None else row[cdb_col] == "YES",
         "begin_snap": snap["begin"][0],
         "end_snap": snap["end"][0],
@@ -696,13 +894,13 @@ def _top_events(report: _TextReport | _HtmlReport) -> list[dict[str, Any]]:
     else:
         table = report.by_summary(r"top 10 wait events by total wait time|top 5 timed")
     table = _require(table, "Top 10 Foreground Events by Total Wait Time")
-    c_event = table.col("Event")
-    c_waits = table.col("Waits")
-    c_time = table.col("Total Wait Time (sec)", "Time (s)", "Time(s)")
-    c_avg = table.col("Avg Wait", "Avg wait (ms)", "Avg Wait (ms)")
-    default_unit = "ms" if "(ms)" in table.header[c_avg] else None
-    c_pct = table.col("% DB time", "%Total Call Time", "% DB Time")
-    c_class = table.col("Wait Class", required=False)
+    c_event = table.col_by("event")
+    c_waits = table.col_by("waits")
+    c_time = table.col_by("total_time")
+    c_avg = table.col_by("avg_wait")
+    default_unit = header_unit(table.header[c_avg])
+    c_pct = table.col_by("pct_time")
+    c_class = table.col_by("wait_class", required=False)
     out = []
     for row in table.rows:
         waits_text = _cell(row, c_waits)
@@ -723,38 +921,45 @@ def _top_events(report: _TextReport | _HtmlReport) -> list[dict[str, Any]]:
     return out
 
 
-def _key_events(fg: _Table, bg: _Table, avg_col: str) -> dict[str, float]:
-    out: dict[str, float] = {}
-    for table, names in ((fg, KEY_EVENTS_FOREGROUND), (bg, KEY_EVENTS_BACKGROUND)):
-        c_event = table.col("Event")
-        c_avg = table.col(avg_col)
-        for row in table.rows:
-            name = row[c_event]
-            if name in names and name not in out:
-                value = parse_latency_us(_cell(row, c_avg))
-                if value is not None:
-                    out[name] = value
-    return {name: out[name] for name in KEY_EVENTS if name in out}
-
-
-def _key_event_waits(fg: _Table | None, bg: _Table | None, avg_col: str) -> dict[str, int]:
-    """Waits of the rows :func:`_key_events` takes its averages from (same row selection)."""
-    out: dict[str, int] = {}
+def _key_event_rows(fg: _Table | None, bg: _Table | None) -> dict[str, tuple[str, float, int | None]]:
+    """``{key event: (event as printed, average wait in us, waits)}`` from the foreground rows
+    for foreground key events and the background rows for background ones (the first row of an
+    event, or of its equivalent, that has an average)."""
+    out: dict[str, tuple[str, float, int | None]] = {}
     for table, names in ((fg, KEY_EVENTS_FOREGROUND), (bg, KEY_EVENTS_BACKGROUND)):
         if table is None:
             continue
-        c_event = table.col("Event")
-        c_avg = table.col(avg_col)
-        c_waits = table.col("Waits", required=False)
-        if c_waits is None:
-            continue
+        c_event = table.col_by("event")
+        c_avg = table.col_by("avg_wait")
+        unit = header_unit(table.header[c_avg])
+        c_waits = table.col_by("waits", required=False)
+        c_class = table.col_by("wait_class", required=False)
         for row in table.rows:
-            name = row[c_event]
-            if name in names and name not in out and parse_latency_us(_cell(row, c_avg)) is not None:
-                waits = _int_or_none(parse_count(_cell(row, c_waits)))
-                if waits is not None:
-                    out[name] = waits
+            key = key_event(row[c_event], _cell(row, c_class) or None)
+            exact = key == row[c_event].strip()
+            if key not in names or (key in out and (not exact or out[key][0].strip() == key)):
+                continue  # the first row of the event itself, else of its first equivalent
+            value = parse_latency_us(_cell(row, c_avg), unit)
+            if value is None:
+                continue
+            waits = None if c_waits is None else _int_or_none(parse_count(_cell(row, c_waits)))
+            out[key] = (row[c_event], value, waits)
     return {name: out[name] for name in KEY_EVENTS if name in out}
+
+
+def _key_events(fg: _Table, bg: _Table) -> dict[str, float]:
+    return {name: avg for name, (_, avg, _) in _key_event_rows(fg, bg).items()}
+
+
+def _key_event_waits(fg: _Table | None, bg: _Table | None) -> dict[str, int]:
+    """Waits of the rows :func:`_key_events` takes its averages from (same row selection)."""
+    return {name: waits for name, (_, _, waits) in _key_event_rows(fg, bg).items() if waits is not None}
+
+
+def _key_event_names(fg: _Table | None, bg: _Table | None) -> dict[str, str]:
+    """The event each key event was read from, as printed (``cell single block physical read``
+    on Exadata for ``db file sequential read``)."""
+    return {name: printed for name, (printed, _, _) in _key_event_rows(fg, bg).items()}
 
 
 _HISTOGRAM_TITLES: tuple[str, ...] = (
@@ -768,16 +973,20 @@ _HISTOGRAM_TITLES: tuple[str, ...] = (
 )
 
 
-def _event_histograms(report: _TextReport | _HtmlReport, titles: Iterable[str]) -> list[dict[str, Any]]:
-    out = []
+def _event_histograms(report: _TextReport | _HtmlReport, titles: Iterable[str]) -> list[dict[str, Any]] | None:
+    """The key events' rows of the sections ``titles``; ``None`` when the report has none of them."""
+    out: list[dict[str, Any]] = []
+    found = False
     for title in titles:
         table = report.table(title)
         if table is None:
             continue
+        found = True
         c_event = table.col("Event")
         c_waits = 1
         for row in table.rows:
-            if row[c_event] not in KEY_EVENTS:
+            key = key_event(row[c_event])
+            if key is None:
                 continue
             for i in range(c_waits + 1, len(table.header)):
                 printed = _cell(row, i)
@@ -787,7 +996,8 @@ def _event_histograms(report: _TextReport | _HtmlReport, titles: Iterable[str]) 
                 out.append(
                     {
                         "section": title,
-                        "event": row[c_event],
+                        "event": key,
+                        "event_printed": row[c_event],
                         "waits_printed": row[c_waits],
                         "waits": _int_or_none(parse_count(row[c_waits])),
                         "bucket": table.header[i],
@@ -796,7 +1006,7 @@ def _event_histograms(report: _TextReport | _HtmlReport, titles: Iterable[str]) 
                         "pct_printed": printed,
                     }
                 )
-    return out
+    return out if found else None
 
 
 def _iostat_by_function(report: _TextReport | _HtmlReport) -> list[dict[str, Any]] | None:
@@ -871,28 +1081,39 @@ def _host_cpu(report: _TextReport | _HtmlReport) -> dict[str, Any] | None:
 
 
 def _parse_rac_global(report: _TextReport | _HtmlReport) -> dict[str, Any]:
-    fg = _section(report, "Foreground Wait Events (Global)")
-    bg = _section(report, "Background Wait Events (Global)")
-    return {
-        "header": _rac_header(report),
+    sections = _Sections()
+    fg = sections.read("Foreground Wait Events (Global)", lambda: _require(
+        _section(report, "Foreground Wait Events (Global)"), "Foreground Wait Events (Global)"))
+    bg = sections.read("Background Wait Events (Global)", lambda: _require(
+        _section(report, "Background Wait Events (Global)"), "Background Wait Events (Global)"))
+    out = {
+        "header": sections.read("header", lambda: _rac_header(report)),
         "load_profile": None,
         "top_events": None,
-        "key_events": _key_events(
-            _require(fg, "Foreground Wait Events (Global)"),
-            _require(bg, "Background Wait Events (Global)"),
-            "Avg Wait",
-        ),
-        "event_histograms": _event_histograms(report, ("Wait Event Histogram (Global)",)),
+        "key_events": _key_events(fg, bg),
+        "event_histograms": _histograms(report, sections, ("Wait Event Histogram (Global)",)),
         "iostat_by_function": None,
         "tablespace_io": None,
         "file_io": None,
         "host_cpu": None,
-        "host_cpu_by_instance": _rac_host_cpu(report),
-        "system_statistics_per_second": _rac_per_instance(report, "System Statistics - Per Second"),
-        "key_event_waits": _key_event_waits(fg, bg, "Avg Wait"),
-        "time_model_by_instance": _rac_per_instance(report, "Time Model"),
-        "system_statistics_global": _system_statistics_global(report),
+        "host_cpu_by_instance": sections.read("OS Statistics By Instance", lambda: _rac_host_cpu(report)),
+        "system_statistics_per_second": sections.read(
+            "System Statistics - Per Second", lambda: _rac_per_instance(report, "System Statistics - Per Second")),
+        "key_event_waits": _key_event_waits(fg, bg),
+        "key_event_names": _key_event_names(fg, bg),
+        "time_model_by_instance": sections.read("Time Model", lambda: _rac_per_instance(report, "Time Model")),
+        "system_statistics_global": sections.read("System Statistics (Global)",
+                                                  lambda: _system_statistics_global(report)),
     }
+    return {**out, "sections": sections.result()}
+
+
+def _histograms(report: _TextReport | _HtmlReport, sections: _Sections, titles: Iterable[str]) -> list[dict[str, Any]]:
+    """The key events' rows of each histogram section, each section read on its own."""
+    rows: list[dict[str, Any]] = []
+    for title in titles:
+        rows += sections.read(title, lambda t=title: _event_histograms(report, (t,)), empty=[]) or []
+    return rows
 
 
 def _rac_header(report: _TextReport | _HtmlReport) -> dict[str, Any]:

@@ -28,6 +28,9 @@ PHYSICAL_DEVICES = r"^(sd[a-z]+|nvme\d+n\d+|vd[a-z]+|xvd[a-z]+|hd[a-z]+)$"
 """Default devices of :func:`iostat_intervals`: whole physical disks (not partitions, not
 device-mapper or md devices, which would count the same I/O twice over multipath or LVM)."""
 RAC_REPORTS = ("awr_rac.txt", "awr_rac.html.gz", "awr_rac.html")
+RUN_FILES = (*INSTANCE_REPORTS, *RAC_REPORTS, "statspack.txt", "iostat.out", "mpstat.out", "vmstat.out", "tm.out")
+"""The files SLOB's runit.sh leaves in a run directory that flashpoc reads (a directory with none
+of them is not a SLOB run)."""
 
 
 def file_text(name: str, data: bytes | str) -> str:

@@ -119,3 +119,37 @@ def format_forthreads(threads_list: Sequence[int]) -> str:
     if len(counts) >= 3 and len(diffs) == 1 and min(diffs) > 0:
         return f"({counts[0]}-{counts[-1]},{diffs.pop()})"
     return "(" + ",".join(str(t) for t in counts) + ")"
+
+
+def plan_note(threads_list: Sequence[int], max_threads: int, *, plan: str = "guide", step: int | None = None,
+              points: int | None = None, extend_pct: float = 0.0) -> str:
+    """Why a plan of :func:`plan_sweep` has the thread counts it has, in one sentence.
+
+    Args:
+        threads_list: the plan (:func:`plan_sweep` of the other arguments).
+        max_threads, plan, step, points, extend_pct: the arguments it was made with.
+
+    Returns:
+        e.g. ``"knee-dense plan: 3 points up to 8 threads, denser towards it (sweep.points: 3), and 2
+        beyond it up to 12 ... (sweep.extend_pct: 50 %)"``: the points up to ``max_threads`` and those
+        beyond it counted apart, and when ``points`` asked more than the plan has, why.
+    """
+    step = max(1, round(max_threads / GUIDE_POINTS)) if step is None else step
+    below = [t for t in threads_list if t <= max_threads]
+    beyond = [t for t in threads_list if t > max_threads]
+    if plan == "guide":
+        text = (f"the guide's plan: every {step} thread{'s' if step > 1 else ''} from {min(threads_list)} to "
+                f"{max_threads} ({len(below)} point{'s' if len(below) != 1 else ''})")
+    else:
+        text = (f"knee-dense plan: {len(below)} point{'s' if len(below) != 1 else ''} up to {max_threads} threads, "
+                "denser towards it")
+        asked = f"sweep.points: {points}" if points is not None else "sweep.points not set: half the guide's"
+        if points is not None and len(below) < points:
+            merged = points - len(below)
+            asked += (f"; rounded to multiples of {step} thread{'s' if step > 1 else ''}, {merged} of them fell on a "
+                      f"thread count already in the plan")
+        text += f" ({asked})"
+    if beyond:
+        text += (f", and {len(beyond)} beyond it up to {max(beyond)} to draw the curve past saturation "
+                 f"(sweep.extend_pct: {extend_pct:g} %)")
+    return text

@@ -1,0 +1,67 @@
+"""The HammerDB check: HammerDB runs on the load host, its database driver loads, the database
+answers, the TPROC-C schema is there with the warehouse count of the settings (or absent when the
+settings ask for a build: a build never goes over an existing schema), and on Oracle AWR is
+licensed (the Diagnostics Pack), as for SLOB.
+
+:func:`check_problems` (pure) turns the facts the check script printed into problems, one line
+each; :func:`check_hammerdb` runs the script through the host interface.
+"""
+
+from __future__ import annotations
+
+from .parse import parse_check
+from .plan import check_script
+from .run import run_hammerdb
+from .settings import HammerdbSettings
+
+
+def check_problems(s: HammerdbSettings, facts: dict[str, str], *, where: str = "") -> list[str]:
+    """What stops a HammerDB campaign, from the check's facts (empty: nothing)."""
+    at = f"{where}: " if where else ""
+    target = f"{s.service}" if s.database == "oracle" else f"{s.host}:{s.port}"
+    if "hammerdb" not in facts or "tcl" not in facts:
+        return [f"{at}HammerDB does not run from {s.hammerdb_dir} (hammerdb_dir: install it there, e.g. with the "
+                "HammerDB kit's install.sh)"]
+    if "error" in facts:
+        return [f"{at}{facts['error']} (the HammerDB scripts read the passwords there; env_file may export them)"]
+    if "driver_error" in facts:
+        return [f"{at}HammerDB's {s.database} driver does not load: {facts['driver_error']}"]
+    if "password_unusable" in facts:
+        return [f"{at}the password in {facts['password_unusable']} holds a space, quote, brace or backslash, which "
+                "HammerDB's PostgreSQL connection string cannot carry: choose a password without them"]
+    if "connect_error" in facts:
+        return [f"{at}cannot connect to {target} as {s.superuser_name}: {facts['connect_error']}"]
+    if facts.get("connect") != "ok" or "database" not in facts:
+        return [f"{at}the HammerDB check script did not complete (its console says why)"]
+    exists = facts["database"] not in ("", "0")
+    what = f"schema user {s.user}" if s.database == "oracle" else f"database {s.dbname}"
+    problems = []
+    if s.database == "oracle" and "DIAGNOSTIC" not in facts.get("pack", "").upper():
+        problems.append(f"{at}AWR needs the Diagnostics Pack: control_management_pack_access="
+                        f"{facts.get('pack') or '(unknown)'} on {target}")
+    if s.build_schema:
+        if exists:
+            problems.append(f"{at}build_schema is set but the TPROC-C {what} already exists on {target}: "
+                            "HammerDB never builds over a schema; drop it first or set build_schema: false")
+        return problems
+    if not exists or "warehouses" not in facts:
+        reason = facts.get("schema_error", f"no {what}")
+        problems.append(f"{at}no TPROC-C schema on {target} ({reason}): set build_schema: true to build "
+                        f"{s.warehouses} warehouses")
+    elif int(facts["warehouses"]) != s.warehouses:
+        problems.append(f"{at}the TPROC-C schema on {target} has {facts['warehouses']} warehouses; the settings "
+                        f"say warehouses: {s.warehouses}")
+    return problems
+
+
+def check_hammerdb(host, s: HammerdbSettings, run_dir: str, *, timeout_s: float = 120) -> tuple[dict, list[str]]:
+    """Run the check script on ``host`` (in the new directory ``run_dir``); return its facts and
+    the problems found (none: the campaign can run).
+
+    Raises:
+        RemoteError: the host cannot be reached.
+    """
+    run = run_hammerdb(host, check_script(s), run_dir, hammerdb_dir=s.hammerdb_dir, env_file=s.env_file,
+                       timeout_s=timeout_s, purpose="check HammerDB and the TPROC-C schema")
+    facts = parse_check(run.console)
+    return facts, check_problems(s, facts, where=host.name)

@@ -1,0 +1,159 @@
+"""The ``hammerdb:`` settings block: database, connection, schema and timed-driver settings.
+
+The defaults are a storage test's: the timed driver, every virtual user on all warehouses
+(``all_warehouses``), keying and thinking off, the time profile on, and no schema build unless
+``build_schema`` asks for one (and the check refuses a build over an existing schema). No password
+is a setting: ``password_env`` and ``superuser_password_env`` NAME the environment variables that
+hold them on the load host, where the HammerDB scripts read them.
+
+:func:`settings_from_dict` validates a mapping and raises
+:class:`~flashpoc.errors.ParameterError` with one line naming the key, before any I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from ...errors import ParameterError
+from ...params import ADDRESS_RE, Flag, _check_path, _format_errors, _Strict
+
+#: a database, user or schema name HammerDB puts into SQL and connect strings
+DB_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
+#: an Oracle net service: a TNS alias or an EZConnect ``host[:port]/service``
+SERVICE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_/-]{0,252}$")
+ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+MAX_VIRTUAL_USERS = 10_000
+MAX_MINUTES = 7 * 24 * 60
+
+
+def _env_name(value: str | None) -> str | None:
+    if value is not None and not ENV_NAME_RE.match(value):
+        raise ValueError("give the NAME of an environment variable (letters, digits, '_'), not the password")
+    return value
+
+
+class HammerdbSettings(_Strict):
+    """One campaign's HammerDB settings (the ``hammerdb:`` block)."""
+
+    database: Literal["oracle", "postgresql"] = Field(description="the database HammerDB drives")
+    hammerdb_dir: str = Field("/opt/hammerdb/HammerDB-6.0",
+                              description="HammerDB's directory on the load hosts (holding hammerdbcli)")
+    env_file: str | None = Field(None, description="file sourced on the load host before HammerDB starts "
+                                                   "(e.g. one exporting the password variables)")
+    host: str = Field("127.0.0.1", description="PostgreSQL: the database server's host name or address")
+    port: int = Field(5432, ge=1, le=65535, description="PostgreSQL: the server's port")
+    sslmode: Literal["disable", "allow", "prefer", "require", "verify-ca", "verify-full"] = Field(
+        "disable", description="PostgreSQL: libpq sslmode")
+    dbname: str = Field("tpcc", description="PostgreSQL: the TPROC-C database")
+    service: str | None = Field(None, description="Oracle: the net service (TNS alias or EZConnect host:port/svc)")
+    user: str = Field("tpcc", description="the TPROC-C schema owner HammerDB connects as")
+    password_env: str = Field(description="NAME of the environment variable holding user's password")
+    superuser: str | None = Field(None, description="PostgreSQL superuser (default postgres) / Oracle system "
+                                                    "user (default system): builds the schema; on Oracle also "
+                                                    "takes the AWR snapshots")
+    superuser_password_env: str = Field(description="NAME of the environment variable holding the superuser's "
+                                                    "password (the schema build and HammerDB's transaction "
+                                                    "counter connect as the superuser)")
+    tablespace: str | None = Field(None, description="tablespace of the schema (HammerDB's default if unset)")
+    warehouses: int = Field(ge=1, le=100_000, description="TPROC-C warehouses (of the schema to build or in place)")
+    build_schema: Flag = Field(False, description="build the schema first (never implied; the check refuses a "
+                                                  "build over an existing schema)")
+    build_virtual_users: int = Field(4, ge=1, le=1024, description="virtual users loading the schema")
+    driver: Literal["timed"] = Field("timed", description="HammerDB's driver script: timed")
+    rampup_minutes: int = Field(2, ge=0, le=MAX_MINUTES, description="whole minutes of rampup before counting "
+                                                                     "(HammerDB's CLI takes whole minutes only)")
+    duration_minutes: int = Field(5, ge=1, le=MAX_MINUTES, description="whole minutes counted")
+    total_iterations: int = Field(10_000_000, ge=1, le=2**31 - 1,
+                                  description="transactions per virtual user at most (the timed driver stops first)")
+    time_profile: Flag = Field(True, description="per-transaction response times (xtprof)")
+    all_warehouses: Flag = Field(True, description="every virtual user uses all warehouses")
+    keying_and_thinking: Flag = Field(False, description="TPC-C keying and thinking times (off: a storage test)")
+    virtual_users: tuple[int, ...] = Field((1,), min_length=1, max_length=256,
+                                           description="virtual users of each point (one timed run each)")
+
+    @field_validator("virtual_users", mode="before")
+    @classmethod
+    def _users_list(cls, value: Any) -> Any:
+        return tuple(value) if isinstance(value, list) else value
+
+    @field_validator("virtual_users")
+    @classmethod
+    def _users(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+        if any(n < 1 or n > MAX_VIRTUAL_USERS for n in value):
+            raise ValueError(f"each count must be between 1 and {MAX_VIRTUAL_USERS}")
+        if len(set(value)) != len(value):
+            raise ValueError("a count is repeated")
+        return value
+
+    @field_validator("password_env", "superuser_password_env")
+    @classmethod
+    def _env(cls, value: str | None) -> str | None:
+        return _env_name(value)
+
+    @field_validator("dbname", "user", "superuser", "tablespace")
+    @classmethod
+    def _db_name(cls, value: str | None) -> str | None:
+        if value is not None and not DB_NAME_RE.match(value):
+            raise ValueError(f"{value!r} is not a database name (letters, digits, '_', '$'; at most 63)")
+        return value
+
+    @field_validator("host")
+    @classmethod
+    def _host(cls, value: str) -> str:
+        if not ADDRESS_RE.match(value):
+            raise ValueError(f"{value!r} is not a host name or IP address")
+        return value
+
+    @field_validator("service")
+    @classmethod
+    def _service(cls, value: str | None) -> str | None:
+        if value is not None and not SERVICE_RE.match(value):
+            raise ValueError(f"{value!r} is not a net service name or EZConnect string (host:port/service)")
+        return value
+
+    @field_validator("hammerdb_dir", "env_file")
+    @classmethod
+    def _paths(cls, value: str | None) -> str | None:
+        return None if value is None else _check_path(value)
+
+    @model_validator(mode="after")
+    def _per_database(self) -> HammerdbSettings:
+        if self.database == "oracle":
+            if self.service is None:
+                raise ValueError("service: required key is missing (the Oracle net service HammerDB connects to)")
+        elif self.service is not None:
+            raise ValueError("service: only for Oracle (PostgreSQL uses host, port and dbname)")
+        return self
+
+    @property
+    def superuser_name(self) -> str:
+        """The superuser (PostgreSQL) or system user (Oracle), with HammerDB's default."""
+        return self.superuser or ("system" if self.database == "oracle" else "postgres")
+
+    @property
+    def password_variables(self) -> tuple[str, ...]:
+        """Names of the environment variables a run reads on the load host."""
+        return tuple(dict.fromkeys((self.password_env, self.superuser_password_env)))
+
+
+class _Block(_Strict):
+    """The block under its key, so that error messages name ``hammerdb.<key>``."""
+
+    hammerdb: HammerdbSettings
+
+
+def settings_from_dict(values: dict[str, Any], source: str = "parameters") -> HammerdbSettings:
+    """Validate a ``hammerdb:`` mapping (keys whose value is None take their defaults).
+
+    Raises:
+        ParameterError: one line naming each bad key (``hammerdb.warehouses: ...``).
+    """
+    if isinstance(values, dict):
+        values = {k: v for k, v in values.items() if v is not None}
+    try:
+        return _Block.model_validate({"hammerdb": values}).hammerdb
+    except ValidationError as error:
+        raise ParameterError(_format_errors(error, source)) from None

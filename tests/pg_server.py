@@ -1,0 +1,105 @@
+"""A real PostgreSQL 15 cluster on 127.0.0.1, and the real HammerDB, for the tests that run it.
+
+``postgres_server`` (a fixture) makes a throwaway cluster with Debian's PostgreSQL 15 binaries
+(``initdb`` into a fresh directory, a password for the superuser ``postgres`` with scram-sha-256,
+``pg_ctl start`` on a free port of 127.0.0.1, no Unix socket outside the cluster's own directory)
+and removes it at teardown. Running as root, the server runs as the unprivileged ``postgres`` user
+(``setpriv``), as PostgreSQL refuses to run as root. Skips, saying why, where PostgreSQL 15 is absent.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import secrets
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+PG_BIN = Path(os.environ.get("FLASHPOC_TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
+
+
+@dataclass(frozen=True)
+class PostgresServer:
+    """A running cluster: where it listens and its superuser's password."""
+
+    host: str
+    port: int
+    superuser: str
+    password: str
+    data_dir: Path
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _as_server_user(argv: list[str], owner: pwd.struct_passwd | None) -> list[str]:
+    if owner is None:
+        return argv
+    return ["setpriv", f"--reuid={owner.pw_uid}", f"--regid={owner.pw_gid}", "--init-groups", *argv]
+
+
+@pytest.fixture
+def postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL 15 cluster on 127.0.0.1 for this test, removed afterwards."""
+    if not (PG_BIN / "initdb").is_file():
+        pytest.skip(f"PostgreSQL 15 is not installed ({PG_BIN}/initdb is missing; apt-get install postgresql-15)")
+    owner = None
+    if os.geteuid() == 0:
+        try:
+            owner = pwd.getpwnam("postgres")
+        except KeyError:
+            pytest.skip("running as root and there is no 'postgres' user to run the server as")
+    base = Path(tempfile.mkdtemp(prefix="flashpoc-pg-"))
+    data = base / "data"
+    password = secrets.token_hex(12)
+    (base / "pw").write_text(password + "\n")
+    if owner is not None:
+        os.chown(base, owner.pw_uid, owner.pw_gid)
+        os.chown(base / "pw", owner.pw_uid, owner.pw_gid)
+    port = _free_port()
+    try:
+        subprocess.run(_as_server_user([str(PG_BIN / "initdb"), "-D", str(data), "-U", "postgres",
+                                        "--auth=scram-sha-256", f"--pwfile={base / 'pw'}", "--no-sync",
+                                        "--encoding=UTF8", "--locale=C"], owner),
+                       check=True, capture_output=True, timeout=120)
+        options = f"-c listen_addresses=127.0.0.1 -p {port} -k {data} -c fsync=off -c max_connections=50"
+        subprocess.run(_as_server_user([str(PG_BIN / "pg_ctl"), "-D", str(data), "-o", options, "-w", "-t", "60",
+                                        "-l", str(base / "server.log"), "start"], owner),
+                       check=True, capture_output=True, timeout=90)
+        yield PostgresServer("127.0.0.1", port, "postgres", password, data)
+    except subprocess.CalledProcessError as error:
+        log = (base / "server.log").read_text() if (base / "server.log").exists() else ""
+        raise RuntimeError(f"PostgreSQL did not start: {error.stderr!r}\n{log}") from None
+    finally:
+        subprocess.run(_as_server_user([str(PG_BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w",
+                                        "stop"], owner), capture_output=True, timeout=60)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def real_hammerdb() -> Path:
+    """HammerDB's directory (holding ``hammerdbcli``): the one `make engines` installs into
+    ``.engines/hammerdb``, else ``$FLASHPOC_TEST_HAMMERDB``. Skips when absent or not runnable."""
+    for candidate in (REPO / ".engines" / "hammerdb" / "HammerDB-6.0", os.environ.get("FLASHPOC_TEST_HAMMERDB")):
+        if candidate and (Path(candidate) / "hammerdbcli").is_file():
+            directory = Path(candidate)
+            break
+    else:
+        pytest.skip("real HammerDB is not installed: `make engines` installs it from the engine kits' "
+                    "hammerdb/install.sh, or set FLASHPOC_TEST_HAMMERDB to a HammerDB-6.0 directory")
+    probe = subprocess.run([str(directory / "bin" / "tclsh9.0")], input="puts ok\n", capture_output=True,
+                           text=True, timeout=60)
+    if probe.stdout.strip() != "ok":
+        pytest.skip(f"HammerDB's Tcl does not start here ({probe.stderr.strip()[:200]}); on Debian it needs "
+                    "libtommath1 (apt-get install libtommath1)")
+    return directory
