@@ -287,9 +287,9 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
                   ) -> dict[str, Any]:
     """Run one point on every host at once (or reuse it when stored) and return its row.
 
-    A sweep point of the same definition as a stored probe point (the probe's workload and
-    threads, measured the same way) is that point: it is stored for the sweep as well, not
-    measured again (``reused_from`` says so).
+    A sweep point that ends once steady (``sweep.until_steady``) of the same definition as a
+    stored probe point (the probe's workload and threads, measured the same way) is that point: it
+    is stored for the sweep as well, not measured again (``reused_from`` says so).
 
     Args:
         wb: the open campaign.
@@ -309,7 +309,7 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
     definition = point_definition(wb, workload, threads, runtime_s, steady)
     pid = rows_mod.point_id(workload, threads, definition) + (f"_r{repeat}" if repeat else "")
     stored = wb.store.reuse_point(phase, pid)
-    if stored is None and phase == "sweep":
+    if stored is None and phase == "sweep" and steady is not None:
         stored = _from_probe(wb, pid)
     if stored is not None:
         return stored
@@ -816,13 +816,14 @@ def plan_campaign_sweep(cfg: Campaign) -> dict[str, list[int]]:
 
 def probe_points_reused(cfg: Campaign) -> bool:
     """True when the sweep's points of the probe's workload are the probe's points (fio, the same
-    point length and the same way of ending: both fixed, or both until steady)."""
+    point length, both ending once steady: ``probe.until_steady`` and ``sweep.until_steady``)."""
     if cfg.engine != "fio":
         return False
     probe_runtime = cfg.probe.runtime_s or cfg.fio.runtime_s
     sweep_runtime = cfg.sweep.runtime_s or cfg.fio.runtime_s
-    return (probe_runtime == sweep_runtime
-            and point_steadiness(cfg, "probe", probe_runtime) == point_steadiness(cfg, "sweep", sweep_runtime))
+    sweep_steady = point_steadiness(cfg, "sweep", sweep_runtime)
+    return (probe_runtime == sweep_runtime and sweep_steady is not None
+            and point_steadiness(cfg, "probe", probe_runtime) == sweep_steady)
 
 
 def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progress: bool = True) -> pd.DataFrame:

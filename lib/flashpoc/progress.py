@@ -22,6 +22,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import textwrap
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -374,25 +375,17 @@ def check_lines(cfg) -> list[str]:
 
 
 def probe_lines(cfg) -> list[str]:
-    """The probe's answer and its verdict on hosts or array (probe.json of the current settings)."""
+    """The probe's answer (:func:`flashpoc.phases.probe_answer_text`, as notebook 02 and the report
+    state it) and its verdict on hosts or array (probe.json of the current settings)."""
     from .store import CampaignStore
 
     probe = CampaignStore(cfg.resolved().results_path()).current_probe(cfg.resolved().measurement_hash())
     if probe is None:
         return []
-    sat = probe["saturation"]
-    if sat.get("threads"):
-        answer = f"IOPS stop rising at {threads_text(int(sat['threads']))}"
-        facts = [f"plateau {sat['max_iops']:,.0f} IOPS"] if sat.get("max_iops") is not None else []
-        if sat.get("range_threads"):
-            lo, hi = sat["range_threads"]
-            facts.append(f"plausible range {lo}-{hi} threads")
-        if sat.get("confidence") is not None:
-            facts.append(f"confidence {sat['confidence']:.0%}")
-        answer += f" ({', '.join(facts)})" if facts else ""
-    else:
-        answer = f"no answer: {sat.get('reason', '')}"
-    lines = [f"probe: {answer}"]
+    from .phases import probe_answer_text
+
+    answer = probe.get("answer") or probe_answer_text(probe)  # the same words as notebook 02 and the report
+    lines = textwrap.wrap(f"probe: {answer}", width=90, subsequent_indent="  ")
     limit = probe.get("host_limit")
     if limit:
         lines.append(f"hosts or array: {HOST_VERDICTS.get(limit.get('verdict'), 'not clear')}")
