@@ -168,13 +168,13 @@ print(json.dumps(states))
     assert "8k-oltp" in tables[0] and "30291" in tables[0]
     assert "8k-oltp" not in tables[1] and "4k-randread" in tables[1]
     # A has no point under 0.09 ms; B reaches 26,923 IOPS there
-    assert states[2]["title"].endswith("SLO 0.09 ms") and "above_all" in tables[2] and "26923" in tables[2]
+    assert states[2]["title"].endswith("SLO 0.09 ms") and "lightest load" in tables[2] and "26923" in tables[2]
     # the detail point: by default each curve's max IOPS within the SLO, or the chosen thread count
     assert states[2]["points"] == ["max IOPS within the SLO", "1 threads", "2 threads", "4 threads", "8 threads"]
     # at 0.09 ms: A has no point within it (its max IOPS, 32,000 at 8 threads), B 23,000 IOPS at 2 threads
     assert "32000" in states[2]["detail"].replace(",", "") and "23000" in states[2]["detail"].replace(",", "")
     assert "10000" in states[3]["detail"].replace(",", "") and "12000" in states[3]["detail"].replace(",", "")
-    assert "above_all" not in tables[4] and " A " not in tables[4]
+    assert "lightest load" not in tables[4] and " A " not in tables[4]
     assert states[5]["title"] is None and "(nothing selected)" in tables[5]
 
 

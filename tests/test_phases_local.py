@@ -134,7 +134,7 @@ def test_points_keep_their_time_series_and_latency_histogram(tmp_path):
     assert {"interval_series", "latency_histogram"} <= set(report.charts)
     assert report.files["distribution.csv"].exists() and report.files["steadiness.csv"].exists()
     html = report.files["report.html"].read_text()
-    assert "Steady state" in html and "Latency distribution at the detail points" in html
+    assert "Results: steady state" in html and "Results: latency distribution at the detail points" in html
     assert f"{int(row['intervals'])} intervals" in html or "fewer than 3 intervals" in html
 
 
