@@ -57,6 +57,18 @@ def test_a_clear_answer_adds_no_warning(tmp_path):
                                 "confidence 100%). The sweep runs up to 4 threads (the answer).")
 
 
+def test_a_sweep_beyond_the_answer_says_how_far_it_goes(tmp_path):
+    """sweep.extend_pct sweeps past the answer (the demo: 48 threads, swept to 60): the answer's
+    last sentence says both, not only the answer."""
+    clear = {1: 21e3, 2: 40e3, 3: 55e3, 4: 64e3, 5: 64.2e3, 6: 64.1e3, 7: 64.3e3, 8: 64.0e3}
+    values = quick_campaign(tmp_path, probe={"strategy": "adaptive", "min_threads": 1, "max_threads": 8},
+                            sweep={"plan": "guide", "step": 1, "extend_pct": 50})
+    result = phases.summarize_probe(campaign_from_dict(values), rows(clear))
+    assert max(result["followup_sweep"]["threads"]) == 6
+    assert result["answer"].endswith("The sweep runs up to 4 threads (the answer), and beyond it to 6 threads "
+                                     "(sweep.extend_pct).")
+
+
 def test_still_rising_at_max_threads_sweeps_the_probed_range(tmp_path):
     """No plateau up to max_threads: the answer says so, why and what to do; the sweep goes on up
     to the highest count probed instead of stopping the run."""

@@ -326,8 +326,9 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
              else "noise not estimable: every point lies on the fitted curve")
     lowest = (f"; {sat} threads is the lowest count measured, so saturation may come earlier"
               if sat == threads[0] else "")
-    reason = (f"IOPS plateau at {level:,.0f} IOPS from {sat} threads (plausible {lo}-{hi} "
-              f"threads, {confidence:.0%} of {n_boot} resamples agree; {noise}{lowest}).")
+    plausible = f"plausible {lo}-{hi} threads" if lo != hi else "no other count plausible"
+    reason = (f"IOPS plateau at {level:,.0f} IOPS from {sat} threads ({plausible}, "
+              f"{confidence:.0%} of {n_boot} resamples agree; {noise}{lowest}).")
     return Saturation(sat, level, (lo, hi), confidence, True, reason, rule, method)
 
 

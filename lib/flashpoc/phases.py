@@ -741,8 +741,9 @@ def probe_answer_text(probe: dict[str, Any]) -> str:
     if follow:
         basis = {"answer": "the answer", "sweep.max_threads": "sweep.max_threads",
                  "probed range": "the probed range, as no saturation was found"}.get(follow.get("basis"), "")
-        words.append(f"The sweep runs up to {follow.get('up_to', max(follow['threads']))} threads"
-                     + (f" ({basis})." if basis else "."))
+        up_to, swept = follow.get("up_to", max(follow["threads"])), max(follow["threads"])
+        beyond = f", and beyond it to {swept} threads (sweep.extend_pct)" if swept > up_to else ""
+        words.append(f"The sweep runs up to {up_to} threads" + (f" ({basis})" if basis else "") + beyond + ".")
     return " ".join(words)
 
 
