@@ -456,7 +456,7 @@ def _parse(path: Path, engine: str, fmt: str) -> int:
             raise ParameterError(f"{path} is not a vdbench output directory")
         _print_rows(parse_vdbench_dir(path), fmt, engine)
         return 0
-    from .parse.fio import parse_fio_output
+    from .engines.fio.parse import parse_fio_output
 
     try:
         text = path.read_text(errors="replace")

@@ -19,18 +19,18 @@ from . import analysis, check, hostlimit, phases_slob, phases_vdbench
 from . import rows as rows_mod
 from .errors import AnalysisError, CheckFailed, FlashpocError, RemoteError, ReportError
 from .params import Campaign, HostParams, Workload, check_results_dir, workbook_root
-from .parse.fio import (histogram_table, latency_distribution, merge_intervals, parse_fio_histogram,
-                        parse_fio_interval_logs, parse_fio_output, summarize_fio_point)
+from .engines.fio.parse import (histogram_table, latency_distribution, merge_intervals, parse_fio_histogram,
+                                parse_fio_interval_logs, parse_fio_output, summarize_fio_point)
 from .parse.host import cpu_utilisation
-from .plan.fio import outstanding_ios, render_job, render_layout_job, until_steady
+from .engines.fio.plan import outstanding_ios, render_job, render_layout_job, until_steady
 from .plan.sweep import format_forthreads, plan_note, plan_sweep
 from .progress import Progress, threads_text
 from .plan.vdbench import probe_run
 from .plan.vdbench import warmup_s as vdbench_warmup_s
 from .run import hosts as hostlib
 from .run.facts import collect_host_facts
-from .run import fio as run_fio
-from .run.fio import FioRun, fio_version, run_fio_job
+from .engines.fio import run as run_fio
+from .engines.fio.run import FioRun, fio_version, run_fio_job
 from .store import (HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, CampaignStore, StoreError,
                     table_text)
 
@@ -299,7 +299,7 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
         runtime_s: measured seconds (default ``fio.runtime_s``); with ``steady`` the most.
         repeat: 0 for the first measurement, 1.. for re-measurements of the same point.
         steady: ``(criterion, window_s)``: the point ends once its IOPS are steady
-            (:func:`flashpoc.plan.fio.until_steady`); its row's ``measured_s`` says when.
+            (:func:`flashpoc.engines.fio.plan.until_steady`); its row's ``measured_s`` says when.
 
     Raises:
         RemoteError: naming the host and point when a host fails; completed points stay stored.
@@ -449,7 +449,7 @@ def _measure(wb: Workbench, phase: str, workload, threads: int, runtime_s: int, 
 
 def point_steadiness(cfg: Campaign, phase: str, runtime_s: int) -> tuple[str, int] | None:
     """fio's criterion and window (s) that end a ``phase`` point once its IOPS are steady
-    (``probe.until_steady``, ``sweep.until_steady``; :func:`flashpoc.plan.fio.until_steady`),
+    (``probe.until_steady``, ``sweep.until_steady``; :func:`flashpoc.engines.fio.plan.until_steady`),
     or None for points of fixed length (and for other engines)."""
     wanted = cfg.probe.until_steady if phase == "probe" else cfg.sweep.until_steady
     return until_steady(cfg.fio, runtime_s) if wanted and cfg.engine == "fio" else None

@@ -27,7 +27,7 @@ from typing import Any
 from . import analysis
 from .errors import CheckFailed, RemoteError
 from .params import HostParams, TargetParams, Workload
-from .parse.fio import SHARE_LIMITS_US
+from .engines.fio.parse import SHARE_LIMITS_US
 from .parse.vdbench import histogram_shares, parse_output_dir, vdbench_failure
 from .plan.vdbench import (RunDefinition, data_text, fill_xfersize, outstanding_ios, probe_run, render_fill_parmfile,
                            render_parmfile, sweep_run, threads_per_host)

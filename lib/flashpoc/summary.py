@@ -8,7 +8,7 @@ import pandas as pd
 
 from . import analysis, tables
 from .params import parse_size
-from .parse.fio import SHARE_LIMITS_US  # the limits of the db_file_sequential_read_under_<limit>_pct columns too
+from .engines.fio.parse import SHARE_LIMITS_US  # the limits of the db_file_sequential_read_under_<limit>_pct columns too
 from .rows import to_points
 
 #: Block sizes up to this are small blocks (Oracle's largest ``db_block_size`` is 32 KiB).
