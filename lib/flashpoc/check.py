@@ -483,8 +483,8 @@ def check_vdbench(campaign: Campaign, *,
     remote slave ("ssh to HOST").
     """
     from .errors import ParameterError
-    from .plan.vdbench import probe_run, render_parmfile, working_set
-    from .run.vdbench import run_vdbench, vdbench_executable
+    from .engines.vdbench.plan import probe_run, render_parmfile, working_set
+    from .engines.vdbench.run import run_vdbench, vdbench_executable
 
     campaign = campaign.resolved()
     rows: list[Row] = []
@@ -524,8 +524,8 @@ def _vdbench_controller_rows(campaign: Campaign, params: HostParams, host: Any, 
                              run_vdbench: Callable[..., Any]) -> list[Row]:
     """The controller's rows: ``vdbench -s`` on the parmfile, then, with remote hosts, the
     address vdbench gives its slaves and the very command it starts each remote slave with."""
-    from .plan.vdbench import remote_hosts
-    from .run.vdbench import master_setup
+    from .engines.vdbench.plan import remote_hosts
+    from .engines.vdbench.run import master_setup
 
     run_dir = f"{params.workdir}/{campaign.campaign}/check"
     setup = master_setup(campaign)
@@ -563,8 +563,8 @@ def _controller_address_row(campaign: Campaign, params: HostParams, host: Any, r
     one-line Java program run the way vdbench runs, with ``vdbench.controller_address``'s hosts
     file; ``getent ahosts`` where Java cannot run a source file, as Java 8 or a JRE without its
     compiler cannot)."""
-    from .plan.vdbench import remote_hosts
-    from .run.vdbench import master_prelude
+    from .engines.vdbench.plan import remote_hosts
+    from .engines.vdbench.run import master_prelude
 
     host.put_text(LOCALHOST_PROGRAM, f"{run_dir}/FlashpocLocalHost.java", purpose="write the address check")
     d = _hosts.quote(run_dir)
@@ -643,7 +643,7 @@ def _slave_shell_row(campaign: Campaign, params: HostParams, other: HostParams, 
     ADDRESS -l USER VDBENCH_DIR/vdbench SlaveJvm ...`` through ``/bin/bash -c``, stdin not a
     terminal, with the ssh wrapper first on the PATH), its remote part replaced by
     ``test -x VDBENCH_DIR/vdbench``."""
-    from .run.vdbench import master_prelude
+    from .engines.vdbench.run import master_prelude
 
     shell = campaign.vdbench.shell
     name = f"{shell} to {other.name}"

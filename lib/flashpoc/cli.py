@@ -450,7 +450,7 @@ def _parse(path: Path, engine: str, fmt: str) -> int:
                         fmt, engine)
         return 0
     if engine == "vdbench":
-        from .parse.vdbench import parse_vdbench_dir
+        from .engines.vdbench.parse import parse_vdbench_dir
 
         if not path.is_dir():
             raise ParameterError(f"{path} is not a vdbench output directory")

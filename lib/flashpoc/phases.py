@@ -15,7 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from . import analysis, check, hostlimit, phases_slob, phases_vdbench
+from . import analysis, check, hostlimit, phases_slob
+from .engines.vdbench import measure as phases_vdbench
 from . import rows as rows_mod
 from .errors import AnalysisError, CheckFailed, FlashpocError, RemoteError, ReportError
 from .params import Campaign, HostParams, Workload, check_results_dir, workbook_root
@@ -25,8 +26,8 @@ from .parse.host import cpu_utilisation
 from .engines.fio.plan import outstanding_ios, render_job, render_layout_job, until_steady
 from .plan.sweep import format_forthreads, plan_note, plan_sweep
 from .progress import Progress, threads_text
-from .plan.vdbench import probe_run
-from .plan.vdbench import warmup_s as vdbench_warmup_s
+from .engines.vdbench.plan import probe_run
+from .engines.vdbench.plan import warmup_s as vdbench_warmup_s
 from .run import hosts as hostlib
 from .run.facts import collect_host_facts
 from .engines.fio import run as run_fio
@@ -194,7 +195,7 @@ def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
 
     fio lays a scratch file out with its own job (its ``buffer_compress_percentage`` data);
     vdbench fills it with its own data of the campaign's ``compratio``/``dedupratio`` once,
-    recorded (:func:`flashpoc.phases_vdbench.fill_targets`), and again when those change.
+    recorded (:func:`flashpoc.engines.vdbench.measure.fill_targets`), and again when those change.
     SLOB's data lives in the database (setup.sh loads it), so SLOB campaigns create nothing.
     """
     done: list[dict[str, Any]] = []
@@ -595,7 +596,7 @@ def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, 
     """The probe's plateau point (``threads`` per host) measured again on fewer hosts
     (:func:`flashpoc.hostlimit.scaling_host_counts`) with the same outstanding I/Os per host
     (for vdbench, whose threads are per SD and spread over the hosts, fewer threads:
-    :func:`flashpoc.phases_vdbench.scaling_threads`): the rows, fewest hosts first; none for
+    :func:`flashpoc.engines.vdbench.measure.scaling_threads`): the rows, fewest hosts first; none for
     one host, SLOB, ``probe.host_scaling: false`` or a probe without an answer."""
     cfg = wb.cfg
     counts = hostlimit.scaling_host_counts(len(cfg.hosts))
