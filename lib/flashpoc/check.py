@@ -694,7 +694,7 @@ def database_facts(oracle_params: Any) -> dict[str, Any]:
 
 
 def evaluate_slob_host(campaign: Campaign, facts: dict[str, str]) -> list[Row]:
-    """Rows for the DB host's SLOB facts (:func:`flashpoc.run.slob.slob_host_facts`); pure."""
+    """Rows for the DB host's SLOB facts (:func:`flashpoc.engines.slob.run.slob_host_facts`); pure."""
     slob, host = campaign.slob, campaign.db_host.name
     if facts.get("home") in (None, "missing"):
         return [_row(host, "SLOB home", slob.home, "fail",
@@ -741,7 +741,7 @@ def check_slob(campaign: Campaign, *, connect: Callable[[HostParams], Any] = _ho
         connect: returns a host object for a ``HostParams``.
         oracle_facts: returns the database facts for ``campaign.oracle`` (tests pass recorded ones).
     """
-    from .run.slob import slob_host_facts
+    from .engines.slob.run import slob_host_facts
 
     slob, db = campaign.slob, campaign.db_host
     try:

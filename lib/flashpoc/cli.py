@@ -432,7 +432,7 @@ def _parse(path: Path, engine: str, fmt: str) -> int:
                                                  for k, v in report["key_events"].items()], fmt, engine)
         return 0
     if engine == "slob":
-        from .parse.slob import RUN_FILES, slob_point_metrics
+        from .engines.slob.parse import RUN_FILES, slob_point_metrics
         from .texttable import human_header
 
         expected = f"expected the files SLOB's runit.sh leaves: {', '.join(RUN_FILES)}"

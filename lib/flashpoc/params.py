@@ -30,8 +30,8 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
                       model_validator)
 
 from .errors import ParameterError
-from .plan.slob import ENV_NAME_RE, SlobConf
-from .plan.slob import SIZE_RE as SLOB_SIZE_RE
+from .engines.slob.plan import ENV_NAME_RE, SlobConf
+from .engines.slob.plan import SIZE_RE as SLOB_SIZE_RE
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 ADDRESS_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,252}$")
@@ -586,7 +586,7 @@ class SlobSettings(_Strict):
         return slob_seed_workloads() if value is None else _some_workloads(value)
 
     def conf(self, workload: SlobWorkload, threads: int | None = None):
-        """The validated :class:`~flashpoc.plan.slob.SlobConf` of ``workload`` (THREADS_PER_SCHEMA ``threads``).
+        """The validated :class:`~flashpoc.engines.slob.plan.SlobConf` of ``workload`` (THREADS_PER_SCHEMA ``threads``).
 
         Raises:
             ParameterError: the combination is not a valid slob.conf.

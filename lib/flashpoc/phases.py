@@ -15,7 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from . import analysis, check, hostlimit, phases_slob
+from . import analysis, check, hostlimit
+from .engines.slob import measure as phases_slob
 from .engines.vdbench import measure as phases_vdbench
 from . import rows as rows_mod
 from .errors import AnalysisError, CheckFailed, FlashpocError, RemoteError, ReportError
@@ -441,7 +442,7 @@ def _point_runtime_s(cfg: Campaign) -> int:
 
 
 def _measure(wb: Workbench, phase: str, workload, threads: int, runtime_s: int, repeat: int = 0) -> dict[str, Any]:
-    """One point of the campaign's engine (fio here, SLOB in :mod:`flashpoc.phases_slob`)."""
+    """One point of the campaign's engine (fio here, SLOB in :mod:`flashpoc.engines.slob.measure`)."""
     if wb.cfg.engine == "slob":
         return phases_slob.measure_point(wb, phase, workload, threads, run_time_s=runtime_s, repeat=repeat)
     return measure_point(wb, phase, workload, threads, runtime_s=runtime_s, repeat=repeat,

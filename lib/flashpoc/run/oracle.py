@@ -531,7 +531,7 @@ def run_sessions(settings: OracleSettings, statements: Sequence[Any], sessions: 
 
     Args:
         settings: where to connect.
-        statements: :class:`flashpoc.plan.sqlscript.Statement` objects (``text``, ``line``,
+        statements: :class:`flashpoc.engines.sqlscript.plan.Statement` objects (``text``, ``line``,
             ``verb``), run with ``cursor.execute(text)``.
         sessions: number of concurrent sessions (>= 1).
         connect: the context manager giving one connection (tests pass a replay double).

@@ -1,0 +1,164 @@
+"""The probe and sweep phases on SLOB: one ``runit.sh`` run per point, read through AWR.
+
+A point's threads are SLOB's threads per schema (``runit.sh -t``); every point uses all
+``slob.schemas`` (``-s``), so the working set stays the whole SLOB data set and only the
+concurrency changes: sessions = schemas x threads, which is the point's outstanding I/Os
+(each SLOB session waits for one single-block read at a time).
+
+A point's IOPS are Oracle's physical read + write IO requests per second and its latency the
+``db file sequential read`` average (``direct path read`` for a pure scan run), from the
+AWR reports runit.sh leaves (the RAC global report, when there is one, makes them the
+cluster's); see :mod:`flashpoc.engines.slob.parse`.
+
+With ``oracle`` set, each point also runs between two snapshots taken through python-oracledb,
+and the interval's metrics are read from the DBA_HIST views (``sql_*`` columns, a cross-check
+of the report); a run that leaves no AWR report (a site where runit.sh cannot produce text
+reports) takes its metrics from those rows instead (scope ``instance (DBA_HIST)``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ...errors import FlashpocError, ParseError, RemoteError
+from ...params import SlobWorkload
+from .parse import read_slob_run
+from .plan import render_slob_conf
+from ...rows import base_row, interval_verdict, point_id
+from ...store import INTERVAL_COLUMNS, INTERVALS_FILE, table_text
+from .run import SlobRun, run_slob
+
+#: seconds allowed beyond RUN_TIME for runit.sh's start, AWR snapshots and reports
+REPORT_MARGIN_S = 1800
+
+
+def point_conf(cfg, workload: SlobWorkload, threads: int, run_time_s: int | None = None) -> str:
+    """The slob.conf of one point: THREADS_PER_SCHEMA ``threads``, RUN_TIME ``run_time_s``
+    (default ``slob.run_time_s``)."""
+    conf = cfg.slob.conf(workload, threads)
+    if run_time_s is not None:
+        conf = dataclasses.replace(conf, run_time=run_time_s)
+    return render_slob_conf(conf, comment=f"campaign {cfg.campaign}, workload {workload.name}")
+
+
+def point_definition(cfg, workload: SlobWorkload, threads: int, run_time_s: int | None = None) -> dict[str, Any]:
+    """Everything that defines a SLOB point; its hash names the point on disk."""
+    db = cfg.db_host
+    return {
+        "engine": "slob",
+        "conf": point_conf(cfg, workload, threads, run_time_s),
+        "schemas": cfg.slob.schemas,
+        "threads": threads,
+        "home": cfg.slob.home,
+        "db_host": db.model_dump(mode="json", include={"name", "address", "port"}),
+    }
+
+
+def measure_point(wb, phase: str, workload: SlobWorkload, threads: int, *, run_time_s: int | None = None,
+                  repeat: int = 0, on_line=None) -> dict[str, Any]:
+    """Run one SLOB point on the DB host (or reuse it when stored) and return its row.
+
+    Raises:
+        RemoteError: naming the DB host and the point when runit.sh fails or leaves no
+            readable AWR report; completed points stay stored.
+    """
+    cfg = wb.cfg
+    run_time_s = run_time_s or cfg.slob.run_time_s
+    definition = point_definition(cfg, workload, threads, run_time_s)
+    pid = point_id(workload, threads, definition) + (f"_r{repeat}" if repeat else "")
+    stored = wb.store.reuse_point(phase, pid)
+    if stored is not None:
+        return stored
+    db = cfg.db_host
+    schemas = cfg.slob.schemas
+    purpose = f"{phase} {workload.name} runit.sh -s {schemas} -t {threads}"
+    timeout = min(db.command_timeout_s, 2 * run_time_s + REPORT_MARGIN_S)
+
+    def run() -> SlobRun:
+        return run_slob(wb.host(db), definition["conf"], f"{db.workdir}/{cfg.campaign}/{phase}/{pid}",
+                        home=cfg.slob.home, schemas=schemas, threads=threads, env_file=cfg.slob.env_file,
+                        timeout_s=timeout, purpose=purpose, on_line=on_line)
+
+    if cfg.oracle is not None:
+        run, sql_metrics, rows_file = with_snapshots(cfg, run)
+    else:
+        (run, sql_metrics, rows_file) = (run(), None, None)
+    if run.exit_code != 0:
+        tail = "\n".join(run.console.strip().splitlines()[-15:])
+        raise RemoteError(f"{db.name}: {purpose}: runit.sh exited {run.exit_code}:\n{tail}")
+    try:
+        metrics, intervals = read_slob_run(run.files, cfg.slob.iostat_devices)
+    except (ParseError, FlashpocError) as error:
+        if sql_metrics is None:
+            raise RemoteError(f"{db.name}: {purpose}: {error}") from None
+        metrics, intervals = metrics_from_sql(sql_metrics), []  # no report: the DBA_HIST rows stand in
+    if sql_metrics is not None:
+        metrics.update({f"sql_{k}": v for k, v in sql_metrics.items()})
+    sessions = schemas * threads
+    row = base_row(cfg, phase=phase, point_id=pid, engine="slob", workload=workload, iodepth=1,
+                   threads=threads, outstanding=sessions, hosts=[db.name], runtime_s=run_time_s,
+                   ramp_s=0, repeat=repeat, wall_s=run.wall_s)
+    row.update({"schemas": schemas, "sessions": sessions, "update_pct": workload.update_pct,
+                "scan_pct": workload.scan_pct})
+    row.update(metrics)
+    row["read_lat_mean_ms"] = row.get("lat_mean_ms")
+    lpw = row.get("log_file_parallel_write_avg_wait_us")
+    dpw = row.get("db_file_parallel_write_avg_wait_us")
+    row["redo_write_lat_ms"] = None if lpw is None else lpw / 1000.0
+    row["dbwr_write_lat_ms"] = None if dpw is None else dpw / 1000.0
+    raw: dict[str, str | bytes] = {"slob.conf": run.conf, "console.txt": run.console}
+    if intervals:
+        intervals = [{**r, "point_id": pid} for r in intervals]
+        raw[INTERVALS_FILE] = table_text(intervals, INTERVAL_COLUMNS)
+        row.update(interval_verdict(intervals))
+    if rows_file is not None:
+        raw.update(rows_file)
+    raw.update({name: data for name, data in run.files.items() if name != "slob.conf"})
+    wb.store.save_point(phase, pid, row, raw)
+    row["reused"] = False
+    return row
+
+
+def with_snapshots(cfg, run) -> tuple[SlobRun, dict[str, Any], dict[str, str]]:
+    """Call ``run()`` between two snapshots taken through python-oracledb (``cfg.oracle``): AWR,
+    or Statspack without the Diagnostics Pack (see :func:`flashpoc.engines.sqlscript.measure.between_snapshots`).
+
+    Returns:
+        ``(run result, the interval's metrics, {rows file name: the rows as JSON text})``.
+    """
+    from ..sqlscript.measure import between_snapshots, snapshot_rows_json
+
+    interval = between_snapshots(cfg.oracle.settings(), run)
+    metrics = interval.metrics()
+    metrics["instance_number"] = interval.facts["instance_number"]
+    return interval.result, metrics, {interval.rows_file: snapshot_rows_json(interval.rows)}
+
+
+def metrics_from_sql(sql: dict[str, Any]) -> dict[str, Any]:
+    """A point's metrics from :func:`flashpoc.oracle_metrics.compute_awr_metrics` output, for a run
+    that left no AWR report: the connected instance's IOPS (read + write IO requests/s), MiB/s,
+    the foreground ``db file sequential read`` average as the latency (ms), the background
+    write events, the read histogram shares and host CPU."""
+    def avg(event: str) -> float | None:
+        fg = sql.get(f"{event}_fg_avg_wait_us")
+        return fg if fg is not None else sql.get(f"{event}_avg_wait_us")
+
+    read_us = avg("db_file_sequential_read")
+    out = {key: sql.get(key) for key in (
+        "read_iops", "write_iops", "read_mibps", "write_mibps", "db_cpu_s_per_s", "background_cpu_s_per_s",
+        "db_file_sequential_read_under_1ms_pct", "db_file_sequential_read_under_2ms_pct", "host_cpu_user_pct",
+        "host_cpu_sys_pct", "host_cpu_iowait_pct", "host_cpu_idle_pct", "host_cpu_busy_pct",
+        "begin_snap", "end_snap", "elapsed_s")}
+    out.update({
+        "scope": "instance (STATS$)" if sql.get("snapshots") == "statspack" else "instance (DBA_HIST)",
+        "iops": (sql.get("read_iops") or 0.0) + (sql.get("write_iops") or 0.0),
+        "bw_mibps": (sql.get("read_mibps") or 0.0) + (sql.get("write_mibps") or 0.0),
+        "latency_event": "db file sequential read",
+        "lat_mean_ms": None if read_us is None else read_us / 1000.0,
+        "db_file_sequential_read_avg_wait_us": read_us,
+        "log_file_parallel_write_avg_wait_us": avg("log_file_parallel_write"),
+        "db_file_parallel_write_avg_wait_us": avg("db_file_parallel_write"),
+        "log_file_sync_avg_wait_us": avg("log_file_sync"),
+    })
+    return out

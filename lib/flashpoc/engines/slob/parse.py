@@ -1,0 +1,217 @@
+"""The metrics of one SLOB run from the files runit.sh left (pure: file contents in, numbers out).
+
+A SLOB point is read from its AWR reports (:mod:`flashpoc.awr_metrics`): the instance report
+(``awr.txt``, else ``awr.html.gz`` / ``awr.html``) and, on RAC, the global report of the same
+snapshots (``awr_rac.txt``, else ``awr_rac.html.gz`` / ``awr_rac.html``), which makes the
+point's IOPS the whole cluster's. Host CPU comes from the AWR "Host CPU" section (exactly
+the snapshot window); ``mpstat.out`` adds the DB host's CPU use seen by the OS over the same
+window (``mpstat_*_pct``: means of the ``all`` rows whose clock time lies between the
+snapshots' begin and end times), and ``tm.out`` the seconds runit.sh measured (``tm_s``).
+``iostat.out`` gives the point's time series (:func:`iostat_intervals`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from ...awr_metrics import point_metrics
+from ...errors import ParseError
+from ...parse.awr import decode_report, parse_awr
+from ...parse.osstat import MPSTAT_SUMMARY_COLUMNS, clock_24h, cpu_summary, parse_iostat, parse_mpstat, parse_tm
+
+INSTANCE_REPORTS = ("awr.txt", "awr.html.gz", "awr.html")
+
+PHYSICAL_DEVICES = r"^(sd[a-z]+|nvme\d+n\d+|vd[a-z]+|xvd[a-z]+|hd[a-z]+)$"
+"""Default devices of :func:`iostat_intervals`: whole physical disks (not partitions, not
+device-mapper or md devices, which would count the same I/O twice over multipath or LVM)."""
+RAC_REPORTS = ("awr_rac.txt", "awr_rac.html.gz", "awr_rac.html")
+RUN_FILES = (*INSTANCE_REPORTS, *RAC_REPORTS, "statspack.txt", "iostat.out", "mpstat.out", "vmstat.out", "tm.out")
+"""The files SLOB's runit.sh leaves in a run directory that flashpoc reads (a directory with none
+of them is not a SLOB run)."""
+
+
+def file_text(name: str, data: bytes | str) -> str:
+    """Text of a run file; ``*.gz`` contents are gunzipped (:func:`flashpoc.parse.awr.decode_report`).
+
+    Raises:
+        ParseError: a ``.gz`` file that is not valid gzip.
+    """
+    return data if isinstance(data, str) else decode_report(data, name)
+
+
+def _first(files: Mapping[str, bytes | str], names: tuple[str, ...]) -> str | None:
+    return next((n for n in names if files.get(n)), None)
+
+
+def slob_point_metrics(files: Mapping[str, bytes | str]) -> dict[str, Any]:
+    """Metrics of one SLOB run from its files (name -> contents); see :func:`read_slob_run`."""
+    return read_slob_run(files)[0]
+
+
+def read_slob_run(files: Mapping[str, bytes | str],
+                  devices: str | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Metrics and time series of one SLOB run from its files (name -> contents), its AWR
+    report read once.
+
+    Args:
+        files: the run's files.
+        devices: regular expression of the iostat devices of the time series (default
+            :data:`PHYSICAL_DEVICES`).
+
+    Returns:
+        ``(metrics, intervals)``. ``metrics``: the keys of
+        :func:`flashpoc.awr_metrics.point_metrics` (IOPS, MB/s, latencies in us and ms,
+        histogram shares, DB and host CPU), plus ``awr_report`` / ``awr_rac_report`` (the file
+        names read), ``mpstat_usr_pct``, ``mpstat_sys_pct``, ``mpstat_iowait_pct``,
+        ``mpstat_idle_pct``, ``mpstat_intervals`` (when mpstat.out has intervals inside the
+        snapshot window), ``tm_s`` (when tm.out is present) and ``intervals_error`` (when
+        iostat.out could not be read: the time series is lost, not the point).
+        ``intervals``: :func:`iostat_intervals` of iostat.out in the report's window ([]
+        without iostat.out).
+
+    Raises:
+        ParseError: there is no AWR report (a Statspack-only run is named as such), or a
+            report, mpstat.out or tm.out cannot be read.
+    """
+    name = _first(files, INSTANCE_REPORTS)
+    if name is None:
+        if files.get("statspack.txt"):
+            raise ParseError("the run left statspack.txt only: flashpoc reads SLOB points from AWR reports; "
+                             "with database_statistics_type statspack configure oracle: to read the "
+                             "statistics through SQL")
+        raise ParseError("the run left no AWR report (awr.txt or awr.html.gz): see console.txt and "
+                         "slob_debug.out of the point")
+    report = parse_awr(file_text(name, files[name]))
+    rac_name = _first(files, RAC_REPORTS)
+    rac = parse_awr(file_text(rac_name, files[rac_name])) if rac_name else None
+    if rac is not None and rac.get("kind") != "rac_global":
+        rac, rac_name = None, None
+    metrics = point_metrics(report, rac)
+    metrics["awr_report"] = name
+    metrics["awr_rac_report"] = rac_name
+    header = report.get("header") or {}
+    if files.get("mpstat.out"):
+        metrics.update(mpstat_window(file_text("mpstat.out", files["mpstat.out"]), header))
+    if files.get("tm.out"):
+        metrics.update(parse_tm(file_text("tm.out", files["tm.out"])))
+    intervals: list[dict[str, Any]] = []
+    if files.get("iostat.out"):
+        try:
+            intervals = iostat_intervals(file_text("iostat.out", files["iostat.out"]), header,
+                                         devices or PHYSICAL_DEVICES)
+        except ParseError as error:
+            metrics["intervals_error"] = str(error)
+    return metrics, intervals
+
+
+def _clock(awr_time: str | None) -> str | None:
+    """``17-Feb-20 09:26:07`` -> ``09:26:07`` (None when it does not parse)."""
+    for fmt in ("%d-%b-%y %H:%M:%S", "%d-%b-%y %H:%M"):
+        try:
+            return datetime.strptime(str(awr_time).strip(), fmt).strftime("%H:%M:%S")
+        except ValueError:
+            continue
+    return None
+
+
+def mpstat_window(text: str, header: Mapping[str, Any]) -> dict[str, Any]:
+    """Mean CPU use (%) of mpstat's ``all`` rows inside the AWR snapshot window.
+
+    The window is the clock time from ``header["begin_time"]`` to ``header["end_time"]``; a
+    window that crosses midnight, or times that do not parse, give ``{}`` (no guess).
+    """
+    begin, end = _clock(header.get("begin_time")), _clock(header.get("end_time"))
+    if begin is None or end is None or end <= begin:
+        return {}
+    rows = [r for r in parse_mpstat(text) if r.get("cpu") == "all" and not r.get("is_average")
+            and begin <= str(r.get("time_24h")) <= end]
+    if not rows:
+        return {}
+    summary = cpu_summary(rows)
+    out: dict[str, Any] = {"mpstat_intervals": summary["intervals"]}
+    for column in MPSTAT_SUMMARY_COLUMNS:
+        out[f"mpstat_{column}"] = round(summary[f"{column}_mean"], 2)
+    return out
+
+
+def iostat_intervals(text: str, header: Mapping[str, Any], devices: str = PHYSICAL_DEVICES) -> list[dict[str, Any]]:
+    """The DB host's device I/O per iostat report of a SLOB run (``iostat -t -xm 3``).
+
+    Report 0 (averages since boot) is left out. For each later report, IOPS are ``r/s + w/s``
+    summed over the devices whose name matches ``devices`` and the mean latency is their
+    ``r_await`` / ``w_await`` weighted by ``r/s`` / ``w/s``; a report listing fewer of those
+    devices than the others (a file cut mid-report) is left out. ``iostat -t`` stamps a report at
+    its end: reports stamped at or before the AWR begin snapshot are marked ``warmup``, and
+    reports stamped after the end snapshot are left out. These are the devices of the host
+    that ran runit.sh: on RAC, one node's share of the cluster's I/O.
+
+    Args:
+        text: iostat.out.
+        header: the AWR report's header (``begin_time``/``end_time``, e.g. ``17-Feb-20 09:26:07``).
+        devices: regular expression of the device names to add up.
+
+    Returns:
+        Rows ``second`` (end of the report, seconds after the first one started; the first
+        report's length is the gap to the second), ``iops``, ``read_iops``, ``write_iops``,
+        ``lat_mean_ms``, ``read_lat_mean_ms``, ``write_lat_mean_ms``, ``warmup``. Empty when the
+        reports carry no ``-t`` timestamps, the window's times do not parse or it crosses midnight.
+
+    Raises:
+        ParseError: iostat.out cannot be read, or it has no ``r/s``, ``w/s``, ``r_await`` or
+            ``w_await`` column (``iostat -x`` of a sysstat that prints them is needed).
+    """
+    begin, end = _clock(header.get("begin_time")), _clock(header.get("end_time"))
+    if begin is None or end is None or end <= begin:
+        return []
+    pattern = re.compile(devices)
+    reports: dict[int, dict[str, Any]] = {}
+    for row in parse_iostat(text):
+        if row["interval"] == 0 or not pattern.search(row["device"]):
+            continue
+        missing = [k for k in ("r_per_s", "w_per_s", "r_await_ms", "w_await_ms") if k not in row]
+        if missing:
+            raise ParseError(f"iostat.out has no {', '.join(missing)} column: run iostat -x with await columns")
+        clock = clock_24h(row.get("timestamp") or "")
+        if clock is None:
+            return []
+        slot = reports.setdefault(row["interval"], {"clock": clock, "r": 0.0, "w": 0.0, "r_lat": 0.0, "w_lat": 0.0,
+                                                    "devices": 0})
+        slot["devices"] += 1
+        slot["r"] += row["r_per_s"]
+        slot["w"] += row["w_per_s"]
+        slot["r_lat"] += row["r_per_s"] * row["r_await_ms"]
+        slot["w_lat"] += row["w_per_s"] * row["w_await_ms"]
+    # a report with fewer devices than the others was cut short (the file ends mid-report): its
+    # sums would be too low, so it is left out
+    # (the time axis comes from every report, so one left out leaves a gap rather than moving the others)
+    every = [reports[i] for i in sorted(reports)]
+    if len(every) < 2:
+        return []
+    seconds = [_seconds(r["clock"]) for r in every]
+    if any(b < a for a, b in zip(seconds, seconds[1:])):
+        return []  # the run crossed midnight: no guess
+    start = seconds[0] - (seconds[1] - seconds[0])
+    full = max(r["devices"] for r in every)
+    rows = []
+    for report, at in zip(every, seconds):
+        if report["clock"] > end:
+            break
+        if report["devices"] < full:
+            continue
+        total = report["r"] + report["w"]
+        rows.append({
+            "second": float(at - start), "iops": total, "read_iops": report["r"], "write_iops": report["w"],
+            "lat_mean_ms": (report["r_lat"] + report["w_lat"]) / total if total else None,
+            "read_lat_mean_ms": report["r_lat"] / report["r"] if report["r"] else None,
+            "write_lat_mean_ms": report["w_lat"] / report["w"] if report["w"] else None,
+            "warmup": report["clock"] <= begin,
+        })
+    return rows
+
+
+def _seconds(clock: str) -> int:
+    hours, minutes, seconds = (int(part) for part in clock.split(":"))
+    return hours * 3600 + minutes * 60 + seconds
