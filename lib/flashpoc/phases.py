@@ -7,7 +7,6 @@ are already stored with the same defining parameters are reused, not measured ag
 
 from __future__ import annotations
 
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -16,29 +15,19 @@ from typing import Any
 import pandas as pd
 
 from . import analysis, check, hostlimit
-from .engines.slob import measure as phases_slob
-from .engines.vdbench import measure as phases_vdbench
+from .engines import get_engine
+from .engines.fio.measure import measure_point  # noqa: F401 - phases.measure_point, as before
 from . import rows as rows_mod
 from .errors import AnalysisError, CheckFailed, FlashpocError, RemoteError, ReportError
-from .params import Campaign, HostParams, Workload, check_results_dir, workbook_root
-from .engines.fio.parse import (histogram_table, latency_distribution, merge_intervals, parse_fio_histogram,
-                                parse_fio_interval_logs, parse_fio_output, summarize_fio_point)
-from .parse.host import cpu_utilisation
-from .engines.fio.plan import outstanding_ios, render_job, render_layout_job, until_steady
+from .params import Campaign, HostParams, check_results_dir, workbook_root
 from .plan.sweep import format_forthreads, plan_note, plan_sweep
 from .progress import Progress, threads_text
-from .engines.vdbench.plan import probe_run
-from .engines.vdbench.plan import warmup_s as vdbench_warmup_s
 from .run import hosts as hostlib
 from .run.facts import collect_host_facts
 from .engines.fio import run as run_fio
-from .engines.fio.run import FioRun, fio_version, run_fio_job
-from .store import (HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, CampaignStore, StoreError,
-                    table_text)
+from .store import HISTOGRAM_FILE, INTERVALS_FILE, CampaignStore, StoreError
 
 PHASES = ("probe", "sweep")
-#: metrics summed over hosts; the other metrics are IOPS-weighted means over hosts
-_SUMMED = ("iops", "read_iops", "write_iops", "bw_mibps", "read_bw_mibps", "write_bw_mibps")
 
 
 @dataclass
@@ -120,7 +109,7 @@ def manifest_params(cfg: Campaign) -> dict[str, Any]:
     """The parameters as manifest.json stores them: every key, with its value or default, that
     :func:`campaign_from_manifest` reads back into the same campaign. A SLOB campaign's fio
     ``workloads`` are left out (SLOB's are ``slob.workloads``; the schema refuses both)."""
-    return cfg.model_dump(mode="json", exclude={"workloads"} if cfg.engine == "slob" else None)
+    return cfg.model_dump(mode="json", exclude=set(get_engine(cfg.engine).manifest_exclude) or None)
 
 
 def campaign_from_manifest(manifest: dict[str, Any], source: str) -> Campaign:
@@ -133,8 +122,8 @@ def campaign_from_manifest(manifest: dict[str, Any], source: str) -> Campaign:
     from .params import campaign_from_dict
 
     params = dict(manifest["params"])
-    if params.get("engine") == "slob":  # manifests written before manifest_params held the fio default
-        params.pop("workloads", None)
+    for key in get_engine(params.get("engine") or "fio").manifest_exclude:
+        params.pop(key, None)  # manifests written before manifest_params held the fio default
     return campaign_from_dict(params, source=source)
 
 
@@ -200,235 +189,21 @@ def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
     SLOB's data lives in the database (setup.sh loads it), so SLOB campaigns create nothing.
     """
     done: list[dict[str, Any]] = []
-    if wb.cfg.engine == "slob":
+    engine = get_engine(wb.cfg.engine)
+    if not engine.uses_targets:
         return done
     safety_gate(wb)
     for host_params in wb.cfg.hosts:
-        host = wb.host(host_params)
         scratch = [t for t in wb.cfg.targets_of(host_params) if t.create]
         if not scratch:
             continue
-        sizes = target_sizes(host, scratch)
+        sizes = target_sizes(wb.host(host_params), scratch)
         short = [t for t in scratch if not isinstance(sizes[t.path], int) or sizes[t.path] < t.size_bytes]
-        if wb.cfg.engine == "vdbench":
-            unfilled = [t for t in scratch if t in short or phases_vdbench.fill_record(wb, host_params, t) is None]
-            records = phases_vdbench.fill_targets(wb, host_params, unfilled) if unfilled else {}
-            done += [{"host": host_params.name, "target": t.name,
-                      "action": ("created" if t in short else "filled") if t.name in records else "reused",
-                      **({"seconds": records[t.name]["seconds"]} if t.name in records else {})} for t in scratch]
-            continue
-        for target in scratch:
-            if target not in short:
-                done.append({"host": host_params.name, "target": target.name, "action": "reused"})
-                continue
-            start = time.perf_counter()
-            host.run(f"mkdir -p {hostlib.quote(str(Path(target.path).parent))}",
-                     purpose=f"create the directory of {target.path}")
-            run_fio_job(host, render_layout_job(target, wb.cfg.fio),
-                        f"{host_params.workdir}/layout-{target.name}", readonly=False,
-                        timeout_s=host_params.command_timeout_s, purpose=f"create scratch file {target.path}")
-            done.append({"host": host_params.name, "target": target.name, "action": "created",
-                         "seconds": round(time.perf_counter() - start, 1)})
+        done += engine.create_scratch(wb, host_params, scratch, short)
     return done
 
 
 # -- run points -----------------------------------------------------------------------
-def _engine_versions(wb: Workbench) -> dict[str, str]:
-    if not wb.engine_versions:
-        wb.engine_versions = {h.name: fio_version(wb.host(h)) for h in wb.cfg.hosts}
-    return wb.engine_versions
-
-
-def point_definition(wb: Workbench, workload: Workload, threads: int, runtime_s: int,
-                     steady: tuple[str, int] | None = None) -> dict[str, Any]:
-    """Everything that defines a run point; its hash names the point on disk. A point that ends
-    once its IOPS are steady (``steady``: fio's criterion and window) is another point than one of
-    fixed length; the phase is not part of it (a probe point is the sweep's point of the same
-    definition)."""
-    cfg = wb.cfg
-    until = {"until_steady": f"{steady[0]} over {steady[1]} s"} if steady else {}
-    return {
-        "engine": cfg.engine,
-        "engine_versions": _engine_versions(wb),
-        "workload": workload.model_dump(mode="json", exclude={"description"}),
-        "threads": threads,
-        "runtime_s": runtime_s,
-        "fio": cfg.fio.model_dump(mode="json"),
-        "hosts": [h.model_dump(mode="json", include={"name", "address", "port"}) for h in cfg.hosts],
-        "targets": [t.model_dump(mode="json", include={"name", "path", "size", "hosts"}) for t in cfg.targets],
-        **until,
-    }
-
-
-def _aggregate_hosts(per_host: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Combine per-host summaries: rates summed, latencies and CPU IOPS-weighted."""
-    if len(per_host) == 1:
-        return dict(next(iter(per_host.values())))
-    out: dict[str, Any] = {}
-    weights = {h: (s.get("iops") or 0.0) for h, s in per_host.items()}
-    total_w = sum(weights.values()) or 1.0
-    keys = set().union(*(s.keys() for s in per_host.values()))
-    for key in sorted(keys):
-        values = {h: s.get(key) for h, s in per_host.items()}
-        numbers = {h: v for h, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-        if key in _SUMMED:
-            out[key] = sum(numbers.values())
-        elif key == "steadystate_attained":
-            flags = [v for v in values.values() if v is not None]
-            out[key] = None if not flags else all(flags)
-        elif numbers and len(numbers) == len(values):
-            out[key] = sum(v * weights[h] for h, v in numbers.items()) / total_w
-        else:
-            out[key] = next((v for v in values.values() if v is not None), None)
-    out["percentiles_exact"] = False
-    return out
-
-
-def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *,
-                  runtime_s: int | None = None, repeat: int = 0, steady: tuple[str, int] | None = None
-                  ) -> dict[str, Any]:
-    """Run one point on every host at once (or reuse it when stored) and return its row.
-
-    A sweep point that ends once steady (``sweep.until_steady``) of the same definition as a
-    stored probe point (the probe's workload and threads, measured the same way) is that point: it
-    is stored for the sweep as well, not measured again (``reused_from`` says so).
-
-    Args:
-        wb: the open campaign.
-        phase: "probe" or "sweep".
-        workload: the I/O pattern.
-        threads: fio numjobs per host.
-        runtime_s: measured seconds (default ``fio.runtime_s``); with ``steady`` the most.
-        repeat: 0 for the first measurement, 1.. for re-measurements of the same point.
-        steady: ``(criterion, window_s)``: the point ends once its IOPS are steady
-            (:func:`flashpoc.engines.fio.plan.until_steady`); its row's ``measured_s`` says when.
-
-    Raises:
-        RemoteError: naming the host and point when a host fails; completed points stay stored.
-    """
-    cfg = wb.cfg
-    runtime_s = runtime_s or cfg.fio.runtime_s
-    definition = point_definition(wb, workload, threads, runtime_s, steady)
-    pid = rows_mod.point_id(workload, threads, definition) + (f"_r{repeat}" if repeat else "")
-    stored = wb.store.reuse_point(phase, pid)
-    if stored is None and phase == "sweep" and steady is not None:
-        stored = _from_probe(wb, pid)
-    if stored is not None:
-        return stored
-    purpose = f"{phase} {workload.name} {threads} threads"
-
-    def on_host(host_params: HostParams) -> FioRun:
-        targets = cfg.targets_of(host_params)
-        job = render_job(cfg, workload, threads, targets, runtime_s=runtime_s, steady=steady)
-        run_dir = f"{host_params.workdir}/{cfg.campaign}/{phase}/{pid}"
-        return run_fio_job(wb.host(host_params), job, run_dir, readonly=not workload.writes,
-                           timeout_s=_point_timeout_s(cfg, [host_params], runtime_s), purpose=purpose)
-
-    started = time.perf_counter()
-    clients_output = None  # fio --client's whole output, with its All clients aggregate
-    if len(cfg.hosts) == 1:
-        runs = [on_host(cfg.hosts[0])]
-    elif cfg.fio.multi_host == "client-server":
-        runs, clients_output = _client_server_runs(wb, phase, workload, threads, runtime_s, pid, purpose, steady)
-    else:
-        with ThreadPoolExecutor(max_workers=len(cfg.hosts)) as pool:
-            futures = [pool.submit(on_host, h) for h in cfg.hosts]
-            runs, errors = [], []
-            for fut in futures:
-                try:
-                    runs.append(fut.result())
-                except RemoteError as error:
-                    errors.append(str(error))
-            if errors:
-                raise RemoteError("; ".join(errors))
-    wall_s = time.perf_counter() - started
-
-    per_host, raw, bins, host_intervals = {}, {}, [], []
-    for run in runs:
-        rows = parse_fio_output(run.output)
-        histogram = parse_fio_histogram(run.output)
-        summary = summarize_fio_point(rows, histogram)
-        summary.update(cpu_utilisation(run.cpu_before, run.cpu_after))
-        per_host[run.host] = summary
-        bins += histogram
-        if cfg.fio.interval_s:
-            host_intervals.append(parse_fio_interval_logs(run.logs, window_ms=cfg.fio.interval_s * 1000,
-                                                          fio_version=summary.get("fio_version")))
-        raw[f"{run.host}.job.fio"] = run.job
-        raw[f"{run.host}.json"] = run.output
-        if run.stderr.strip():
-            raw[f"{run.host}.stderr.txt"] = run.stderr
-    metrics = _aggregate_hosts(per_host)
-    if len(per_host) > 1 and bins:
-        metrics.update(latency_distribution(bins), percentiles_exact=True)  # exact: the hosts' bins merged
-    if bins:
-        raw[HISTOGRAM_FILE] = table_text([{**r, "point_id": pid} for r in histogram_table(bins)], HISTOGRAM_COLUMNS)
-    if host_intervals:
-        intervals = [{**r, "point_id": pid, "second": r["second"] + cfg.fio.ramp_s, "warmup": False}
-                     for r in merge_intervals(host_intervals)]
-        raw[INTERVALS_FILE] = table_text(intervals, INTERVAL_COLUMNS)
-        metrics.update(rows_mod.interval_verdict(intervals))
-    outstanding = outstanding_ios(workload, threads) * len(cfg.hosts)
-    row = rows_mod.base_row(cfg, phase=phase, point_id=pid, engine=cfg.engine, workload=workload,
-                            iodepth=workload.iodepth, threads=threads, outstanding=outstanding,
-                            hosts=sorted(per_host), runtime_s=runtime_s, ramp_s=cfg.fio.ramp_s, repeat=repeat,
-                            wall_s=wall_s, overhead_s=wall_s - runtime_s - cfg.fio.ramp_s)
-    row.update(metrics)
-    if steady is not None or cfg.fio.steadystate:  # ended early once steady: how long it ran
-        row["until_steady"] = True
-        row["measured_s"] = round(metrics["runtime_ms"] / 1000.0, 3) if metrics.get("runtime_ms") else runtime_s
-    rows_mod.add_littles_law(row)
-    if len(per_host) > 1:
-        row["per_host"] = {h: {k: s.get(k) for k in ("iops", "lat_mean_ms", "host_cpu_busy_pct")}
-                           for h, s in per_host.items()}
-    if clients_output is not None:
-        raw["clients.json"] = clients_output
-        row["all_clients_iops"] = summarize_fio_point(parse_fio_output(clients_output)).get("iops")
-    wb.store.save_point(phase, pid, row, raw)
-    row["reused"] = False
-    return row
-
-
-def _from_probe(wb: Workbench, pid: str) -> dict[str, Any] | None:
-    """The probe's stored point ``pid``, stored for the sweep too (its files copied; the row's
-    ``reused_from`` is ``probe``), or None when the probe has no such point."""
-    row = wb.store.load_point("probe", pid)
-    if row is None:
-        return None
-    source = wb.store.point_dir("probe", pid)
-    raw = {p.name: p.read_bytes() for p in sorted(source.iterdir()) if p.is_file() and p.name != "point.json"}
-    row = {**row, "phase": "sweep", "reused_from": "probe"}
-    wb.store.save_point("sweep", pid, row, raw)
-    row["reused"] = True
-    return row
-
-
-def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: int, runtime_s: int,
-                       pid: str, purpose: str, steady: tuple[str, int] | None = None) -> tuple[list[FioRun], str]:
-    """One point on every host through fio's own client/server mode: a ``fio --server`` on each
-    host (started once per phase, read-only for read-only workloads), one ``fio --client`` here;
-    the hosts' runs and the client's whole output."""
-    cfg = wb.cfg
-    readonly = not workload.writes
-    hosts = [wb.host(h) for h in cfg.hosts]
-    if wb.fio_servers is not readonly:
-        with ThreadPoolExecutor(max_workers=len(hosts)) as pool:
-            list(pool.map(lambda h: run_fio.start_server(h, cfg.fio.server_port, readonly=readonly), hosts))
-        wb.fio_servers = readonly
-    jobs = {h.name: render_job(cfg, workload, threads, cfg.targets_of(h), runtime_s=runtime_s, host=h.name,
-                               steady=steady) for h in cfg.hosts}
-    controller = hostlib.connect(HostParams(name="controller", address="localhost"))
-    return run_fio.run_clients(controller, hosts, jobs, f"{controller.params.workdir}/{cfg.campaign}/clients/{phase}/{pid}",
-                               cfg.fio.server_port, timeout_s=_point_timeout_s(cfg, cfg.hosts, runtime_s),
-                               purpose=purpose)
-
-
-def _point_timeout_s(cfg: Campaign, hosts: list[HostParams], runtime_s: int) -> float:
-    """Seconds a fio point may take on ``hosts``: three times its run plus two minutes, at most
-    the hosts' command timeout."""
-    return min(min(h.command_timeout_s for h in hosts), 3 * (runtime_s + cfg.fio.ramp_s) + 120)
-
-
 def _quietly(action, *args) -> None:
     try:
         action(*args)
@@ -437,24 +212,22 @@ def _quietly(action, *args) -> None:
 
 
 def _point_runtime_s(cfg: Campaign) -> int:
-    """Measured seconds of a point unless the phase says otherwise (fio runtime, SLOB RUN_TIME)."""
-    return cfg.slob.run_time_s if cfg.engine == "slob" else cfg.fio.runtime_s
+    """Measured seconds of a point unless the phase says otherwise (the engine's, e.g. fio's runtime)."""
+    return get_engine(cfg.engine).point_runtime_s(cfg)
 
 
 def _measure(wb: Workbench, phase: str, workload, threads: int, runtime_s: int, repeat: int = 0) -> dict[str, Any]:
-    """One point of the campaign's engine (fio here, SLOB in :mod:`flashpoc.engines.slob.measure`)."""
-    if wb.cfg.engine == "slob":
-        return phases_slob.measure_point(wb, phase, workload, threads, run_time_s=runtime_s, repeat=repeat)
-    return measure_point(wb, phase, workload, threads, runtime_s=runtime_s, repeat=repeat,
-                         steady=point_steadiness(wb.cfg, phase, runtime_s))
+    """One point of the campaign's engine (:meth:`flashpoc.engines.base.Engine.measure_point`)."""
+    return get_engine(wb.cfg.engine).measure_point(wb, phase, workload, threads, runtime_s=runtime_s, repeat=repeat,
+                                                   steady=point_steadiness(wb.cfg, phase, runtime_s))
 
 
 def point_steadiness(cfg: Campaign, phase: str, runtime_s: int) -> tuple[str, int] | None:
-    """fio's criterion and window (s) that end a ``phase`` point once its IOPS are steady
-    (``probe.until_steady``, ``sweep.until_steady``; :func:`flashpoc.engines.fio.plan.until_steady`),
-    or None for points of fixed length (and for other engines)."""
+    """The engine's criterion and window (s) that end a ``phase`` point once its IOPS are steady
+    (``probe.until_steady``, ``sweep.until_steady``; :meth:`flashpoc.engines.base.Engine.steadiness`,
+    e.g. :func:`flashpoc.engines.fio.plan.until_steady`), or None for points of fixed length."""
     wanted = cfg.probe.until_steady if phase == "probe" else cfg.sweep.until_steady
-    return until_steady(cfg.fio, runtime_s) if wanted and cfg.engine == "fio" else None
+    return get_engine(cfg.engine).steadiness(cfg, runtime_s) if wanted else None
 
 
 # -- phase 2: saturation probe ----------------------------------------------------------
@@ -501,8 +274,7 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
         title = f"probe {workload.name} ({probe.strategy})"
         stepper = adaptive_probe(wb.cfg, _host_cpus(wb))
         if probe.strategy == "linear":
-            plan = (probe_run(wb.cfg).threads if wb.cfg.engine == "vdbench"
-                    else analysis.linear_probe_threads(probe.min_threads, probe.max_threads, probe.step))
+            plan = get_engine(wb.cfg.engine).linear_probe_threads(wb.cfg)
             counts = {"total": len(plan)}
             detail = [f"threads {format_forthreads(plan)}, {len(plan)} points"]
         else:
@@ -512,8 +284,9 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
                       f"halving down to {threads_text(probe.min_threads)} until IOPS stop rising, then measuring "
                       f"where the answer is uncertain: at most {bound} points; it stops as soon as it has its answer"]
         with Progress("probe", title, **counts, detail=detail, enabled=progress) as bar:
-            if wb.cfg.engine == "vdbench":
-                rows = phases_vdbench.probe(wb, bar, None if probe.strategy == "linear" else stepper)
+            batch = get_engine(wb.cfg.engine).measure_probe(wb, bar, stepper)
+            if batch is not None:
+                rows = batch
             elif probe.strategy == "linear":
                 for threads in plan:
                     measure(threads)
@@ -553,8 +326,8 @@ def probe_point_bound(cfg: Campaign) -> int:
     (:func:`flashpoc.hostlimit.scaling_host_counts`)."""
     probe = cfg.probe
     runtime = probe.runtime_s or _point_runtime_s(cfg)
-    remeasure = bool(probe.remeasure_unsteady and cfg.engine == "fio"
-                     and (cfg.fio.steadystate or point_steadiness(cfg, "probe", runtime)))
+    remeasure = bool(probe.remeasure_unsteady
+                     and get_engine(cfg.engine).remeasures_unsteady(cfg, point_steadiness(cfg, "probe", runtime)))
     if probe.strategy == "linear":
         count = len(analysis.linear_probe_threads(probe.min_threads, probe.max_threads, probe.step))
         return count * (2 if remeasure else 1)
@@ -562,13 +335,9 @@ def probe_point_bound(cfg: Campaign) -> int:
 
 
 def _outstanding_per_thread(cfg: Campaign) -> int:
-    """I/Os in flight per thread on one load host: fio's iodepth, vdbench's SDs over its hosts,
-    SLOB's schemas (sessions per thread)."""
-    if cfg.engine == "slob":
-        return cfg.slob.schemas or 1
-    if cfg.engine == "vdbench":
-        return max(1, phases_vdbench.outstanding_ios(1, cfg) // len(cfg.hosts))
-    return cfg.probe_workload.iodepth
+    """I/Os in flight per thread on one load host (the engine's: fio's iodepth, vdbench's SDs over
+    its hosts, SLOB's schemas)."""
+    return get_engine(cfg.engine).outstanding_per_thread(cfg)
 
 
 def _host_cpus(wb: Workbench) -> int | None:
@@ -601,7 +370,8 @@ def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, 
     one host, SLOB, ``probe.host_scaling: false`` or a probe without an answer."""
     cfg = wb.cfg
     counts = hostlimit.scaling_host_counts(len(cfg.hosts))
-    if not (threads and counts and cfg.probe.host_scaling and cfg.engine != "slob"):
+    engine = get_engine(cfg.engine)
+    if not (threads and counts and cfg.probe.host_scaling and engine.scales_hosts):
         return []
     rows = []
     detail = [f"the plateau ({threads_text(threads)}) again on {', '.join(str(c) for c in counts)} of the "
@@ -611,11 +381,7 @@ def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, 
         for count in counts:
             sub = _on_fewer_hosts(wb, count)
             bar.begin(workload.name, f"{threads_text(threads)} on {count} host{'' if count == 1 else 's'}")
-            if cfg.engine == "vdbench":  # threads per SD, spread over the hosts: the same I/Os per host
-                rd = phases_vdbench.probe_run_at(sub.cfg, phases_vdbench.scaling_threads(cfg, sub.cfg, threads))
-                done = phases_vdbench.run_invocation(sub, "probe", rd)
-            else:
-                done = [measure_point(sub, "probe", workload, threads, runtime_s=runtime_s, steady=steady)]
+            done = engine.measure_on_fewer_hosts(sub, cfg, workload, threads, runtime_s, steady)
             rows += done
             wb.fio_servers = sub.fio_servers
             for row in done:
@@ -627,7 +393,7 @@ def _on_fewer_hosts(wb: Workbench, count: int) -> Workbench:
     """The campaign on its first ``count`` hosts (the vdbench controller first) and the targets
     they use, sharing ``wb``'s connections, fio servers and store (never closed on its own)."""
     cfg = wb.cfg
-    first = phases_vdbench.controller(wb).name if cfg.engine == "vdbench" else cfg.hosts[0].name
+    first = get_engine(cfg.engine).first_host(wb)
     ordered = sorted(cfg.hosts, key=lambda h: h.name != first)[:count]
     names = {h.name for h in ordered}
     targets = [t.model_copy(update={"hosts": [n for n in t.hosts if n in names]}) if t.hosts else t
@@ -820,10 +586,8 @@ def plan_campaign_sweep(cfg: Campaign) -> dict[str, list[int]]:
 def probe_points_reused(cfg: Campaign) -> bool:
     """True when the sweep's points of the probe's workload are the probe's points (fio, the same
     point length, both ending once steady: ``probe.until_steady`` and ``sweep.until_steady``)."""
-    if cfg.engine != "fio":
-        return False
-    probe_runtime = cfg.probe.runtime_s or cfg.fio.runtime_s
-    sweep_runtime = cfg.sweep.runtime_s or cfg.fio.runtime_s
+    probe_runtime = cfg.probe.runtime_s or _point_runtime_s(cfg)
+    sweep_runtime = cfg.sweep.runtime_s or _point_runtime_s(cfg)
     sweep_steady = point_steadiness(cfg, "sweep", sweep_runtime)
     return (probe_runtime == sweep_runtime and sweep_steady is not None
             and point_steadiness(cfg, "probe", probe_runtime) == sweep_steady)
@@ -842,8 +606,9 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
         rows = []
         with Progress("sweep", "sweep", total=plan_points(wb.cfg, plan), detail=sweep_plan_lines(wb.cfg, plan),
                       enabled=progress) as bar:
-            if wb.cfg.engine == "vdbench":
-                return _finish_sweep(wb, phases_vdbench.sweep(wb, plan, bar))
+            batch = get_engine(wb.cfg.engine).measure_sweep(wb, plan, bar)
+            if batch is not None:
+                return _finish_sweep(wb, batch)
             for name, threads_list in plan.items():
                 workload = wb.cfg.workload(name)
                 for threads in threads_list:
@@ -856,10 +621,7 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
 def plan_points(cfg: Campaign, plan: dict[str, list[int]]) -> int:
     """The points a sweep plan measures: one per thread count, and with vdbench's ``iorate:
     curve`` one more per curve step (each thread count runs at full speed, then at each step)."""
-    total = sum(len(v) for v in plan.values())
-    if cfg.engine == "vdbench" and cfg.vdbench.curve:
-        total *= 1 + len(cfg.vdbench.curve)
-    return total
+    return sum(len(v) for v in plan.values()) * get_engine(cfg.engine).points_per_count(cfg)
 
 
 def _finish_sweep(wb: Workbench, rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -1026,12 +788,8 @@ def probe_text(probe: dict[str, Any]) -> str:
 def _sweep_plan_summary(cfg: Campaign, plan: dict[str, list[int]]) -> tuple[str, str | None]:
     """The points and estimated duration of a sweep plan, and why it has these thread counts
     (None unless the plan is the campaign's own, :func:`plan_campaign_sweep`)."""
-    if cfg.engine == "vdbench":
-        runtime = (cfg.sweep.runtime_s or cfg.vdbench.elapsed_s) + (vdbench_warmup_s(cfg) or 0)
-    elif cfg.engine == "slob":
-        runtime = cfg.sweep.runtime_s or cfg.slob.run_time_s
-    else:
-        runtime = (cfg.sweep.runtime_s or cfg.fio.runtime_s) + cfg.fio.ramp_s
+    engine = get_engine(cfg.engine)
+    runtime = engine.point_seconds(cfg, cfg.sweep.runtime_s or engine.point_runtime_s(cfg))
     total = plan_points(cfg, plan)
     seconds = total * runtime
     duration = f"{seconds / 60:.1f} min" if seconds >= 120 else f"{seconds} s"

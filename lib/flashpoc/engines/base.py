@@ -1,0 +1,92 @@
+"""The engine interface the phases call (as papermill's engines and asv's environments): an engine
+is a subclass of :class:`Engine` registered by name (:mod:`flashpoc.engines`); the probe, sweep
+and report code asks it, never compares the engine's name."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from ..params import Campaign, HostParams
+    from ..phases import Workbench
+
+
+class Engine:
+    """One engine: what it measures, how long a point takes and how its points are run.
+
+    The defaults are those of an engine that measures one point (a workload at a thread count) at
+    a time on every host and writes the campaign's targets with its own data.
+    """
+
+    #: the name in the parameters (``engine:``) and in every row
+    name: ClassVar[str] = ""
+    #: the engine writes the campaign's targets (a safety gate first; scratch files created); SLOB's
+    #: data lives in the database instead
+    uses_targets: ClassVar[bool] = True
+    #: the probe's plateau is measured again on fewer hosts (not SLOB: one database host)
+    scales_hosts: ClassVar[bool] = True
+    #: campaign keys a manifest of this engine leaves out (keys the schema refuses with the engine)
+    manifest_exclude: ClassVar[frozenset[str]] = frozenset()
+
+    def point_runtime_s(self, cfg: Campaign) -> int:
+        """Measured seconds of a point unless the phase says otherwise."""
+        raise NotImplementedError
+
+    def point_seconds(self, cfg: Campaign, runtime_s: int) -> int:
+        """Seconds of I/O one point of ``runtime_s`` measured seconds takes (ramp or warm-up included)."""
+        return runtime_s
+
+    def outstanding_per_thread(self, cfg: Campaign) -> int:
+        """I/Os in flight per thread on one load host."""
+        return 1
+
+    def steadiness(self, cfg: Campaign, runtime_s: int) -> tuple[str, int] | None:
+        """The criterion and window (s) that end a point once its IOPS are steady, or None for points
+        of fixed length (engines without such a criterion)."""
+        return None
+
+    def remeasures_unsteady(self, cfg: Campaign, steady: tuple[str, int] | None) -> bool:
+        """True when a probe point that did not become steady may be measured again (``steady``: the
+        probe's criterion, :meth:`steadiness`, or None)."""
+        return False
+
+    def measure_point(self, wb: Workbench, phase: str, workload: Any, threads: int, *, runtime_s: int,
+                      repeat: int = 0, steady: tuple[str, int] | None = None) -> dict[str, Any]:
+        """Measure one point (or reuse it when stored) and return its row."""
+        raise NotImplementedError
+
+    def create_scratch(self, wb: Workbench, host_params: HostParams, scratch: list, short: list
+                       ) -> list[dict[str, Any]]:
+        """Create the scratch-file targets ``scratch`` of ``host_params`` that need it (``short``:
+        missing or too small); what was done, one dict per target."""
+        return []
+
+    def first_host(self, wb: Workbench) -> str:
+        """The host that stays when the probe's plateau is measured again on fewer hosts."""
+        return wb.cfg.hosts[0].name
+
+    def linear_probe_threads(self, cfg: Campaign) -> list[int]:
+        """The thread counts of the linear probe."""
+        from ..analysis import linear_probe_threads
+
+        probe = cfg.probe
+        return linear_probe_threads(probe.min_threads, probe.max_threads, probe.step)
+
+    def measure_probe(self, wb: Workbench, bar: Any, stepper: Any) -> list[dict[str, Any]] | None:
+        """The probe's rows when the engine measures the probe its own way (in one invocation), or
+        None: the phase then measures it point by point."""
+        return None
+
+    def measure_sweep(self, wb: Workbench, plan: dict[str, list[int]], bar: Any) -> list[dict[str, Any]] | None:
+        """The sweep's rows when the engine measures the sweep its own way, or None."""
+        return None
+
+    def measure_on_fewer_hosts(self, sub: Workbench, cfg: Campaign, workload: Any, threads: int, runtime_s: int,
+                               steady: tuple[str, int] | None) -> list[dict[str, Any]]:
+        """The probe's plateau (``threads`` per host of the whole campaign ``cfg``) measured on the
+        fewer hosts of ``sub`` with the same outstanding I/Os per host."""
+        return [self.measure_point(sub, "probe", workload, threads, runtime_s=runtime_s, steady=steady)]
+
+    def points_per_count(self, cfg: Campaign) -> int:
+        """Rows a sweep measures per planned thread count."""
+        return 1

@@ -1,0 +1,39 @@
+"""fio's engine object: a point is one fio job per host (:mod:`.measure`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import Engine
+from . import measure
+from .plan import until_steady
+
+
+class FioEngine(Engine):
+    name = "fio"
+
+    def point_runtime_s(self, cfg) -> int:
+        return cfg.fio.runtime_s
+
+    def point_seconds(self, cfg, runtime_s: int) -> int:
+        return runtime_s + cfg.fio.ramp_s
+
+    def outstanding_per_thread(self, cfg) -> int:
+        return cfg.probe_workload.iodepth
+
+    def steadiness(self, cfg, runtime_s: int) -> tuple[str, int] | None:
+        return until_steady(cfg.fio, runtime_s)
+
+    def remeasures_unsteady(self, cfg, steady: tuple[str, int] | None) -> bool:
+        """fio's own steady-state criterion (``fio.steadystate``) or one of the phase (``steady``)."""
+        return bool(cfg.fio.steadystate or steady)
+
+    def measure_point(self, wb, phase: str, workload, threads: int, *, runtime_s: int, repeat: int = 0,
+                      steady: tuple[str, int] | None = None) -> dict[str, Any]:
+        return measure.measure_point(wb, phase, workload, threads, runtime_s=runtime_s, repeat=repeat, steady=steady)
+
+    def create_scratch(self, wb, host_params, scratch: list, short: list) -> list[dict[str, Any]]:
+        return measure.create_scratch(wb, host_params, scratch, short)
+
+
+ENGINE = FioEngine()

@@ -1,0 +1,243 @@
+"""fio's points: one fio job per host at once (or through fio's client/server mode), its
+outputs parsed, the hosts combined into one row and stored."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ... import rows as rows_mod
+from ...errors import RemoteError
+from ...params import Campaign, HostParams, Workload
+from ...parse.host import cpu_utilisation
+from ...run import hosts as hostlib
+from ...store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text
+from . import run as run_fio
+from .parse import (histogram_table, latency_distribution, merge_intervals, parse_fio_histogram,
+                    parse_fio_interval_logs, parse_fio_output, summarize_fio_point)
+from .plan import outstanding_ios, render_job, render_layout_job
+from .run import FioRun, fio_version, run_fio_job
+
+if TYPE_CHECKING:
+    from ...phases import Workbench
+
+#: metrics summed over hosts; the other metrics are IOPS-weighted means over hosts
+_SUMMED = ("iops", "read_iops", "write_iops", "bw_mibps", "read_bw_mibps", "write_bw_mibps")
+
+
+def _engine_versions(wb: Workbench) -> dict[str, str]:
+    if not wb.engine_versions:
+        wb.engine_versions = {h.name: fio_version(wb.host(h)) for h in wb.cfg.hosts}
+    return wb.engine_versions
+
+
+def point_definition(wb: Workbench, workload: Workload, threads: int, runtime_s: int,
+                     steady: tuple[str, int] | None = None) -> dict[str, Any]:
+    """Everything that defines a run point; its hash names the point on disk. A point that ends
+    once its IOPS are steady (``steady``: fio's criterion and window) is another point than one of
+    fixed length; the phase is not part of it (a probe point is the sweep's point of the same
+    definition)."""
+    cfg = wb.cfg
+    until = {"until_steady": f"{steady[0]} over {steady[1]} s"} if steady else {}
+    return {
+        "engine": cfg.engine,
+        "engine_versions": _engine_versions(wb),
+        "workload": workload.model_dump(mode="json", exclude={"description"}),
+        "threads": threads,
+        "runtime_s": runtime_s,
+        "fio": cfg.fio.model_dump(mode="json"),
+        "hosts": [h.model_dump(mode="json", include={"name", "address", "port"}) for h in cfg.hosts],
+        "targets": [t.model_dump(mode="json", include={"name", "path", "size", "hosts"}) for t in cfg.targets],
+        **until,
+    }
+
+
+def _aggregate_hosts(per_host: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Combine per-host summaries: rates summed, latencies and CPU IOPS-weighted."""
+    if len(per_host) == 1:
+        return dict(next(iter(per_host.values())))
+    out: dict[str, Any] = {}
+    weights = {h: (s.get("iops") or 0.0) for h, s in per_host.items()}
+    total_w = sum(weights.values()) or 1.0
+    keys = set().union(*(s.keys() for s in per_host.values()))
+    for key in sorted(keys):
+        values = {h: s.get(key) for h, s in per_host.items()}
+        numbers = {h: v for h, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        if key in _SUMMED:
+            out[key] = sum(numbers.values())
+        elif key == "steadystate_attained":
+            flags = [v for v in values.values() if v is not None]
+            out[key] = None if not flags else all(flags)
+        elif numbers and len(numbers) == len(values):
+            out[key] = sum(v * weights[h] for h, v in numbers.items()) / total_w
+        else:
+            out[key] = next((v for v in values.values() if v is not None), None)
+    out["percentiles_exact"] = False
+    return out
+
+
+def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *,
+                  runtime_s: int | None = None, repeat: int = 0, steady: tuple[str, int] | None = None
+                  ) -> dict[str, Any]:
+    """Run one point on every host at once (or reuse it when stored) and return its row.
+
+    A sweep point that ends once steady (``sweep.until_steady``) of the same definition as a
+    stored probe point (the probe's workload and threads, measured the same way) is that point: it
+    is stored for the sweep as well, not measured again (``reused_from`` says so).
+
+    Args:
+        wb: the open campaign.
+        phase: "probe" or "sweep".
+        workload: the I/O pattern.
+        threads: fio numjobs per host.
+        runtime_s: measured seconds (default ``fio.runtime_s``); with ``steady`` the most.
+        repeat: 0 for the first measurement, 1.. for re-measurements of the same point.
+        steady: ``(criterion, window_s)``: the point ends once its IOPS are steady
+            (:func:`flashpoc.engines.fio.plan.until_steady`); its row's ``measured_s`` says when.
+
+    Raises:
+        RemoteError: naming the host and point when a host fails; completed points stay stored.
+    """
+    cfg = wb.cfg
+    runtime_s = runtime_s or cfg.fio.runtime_s
+    definition = point_definition(wb, workload, threads, runtime_s, steady)
+    pid = rows_mod.point_id(workload, threads, definition) + (f"_r{repeat}" if repeat else "")
+    stored = wb.store.reuse_point(phase, pid)
+    if stored is None and phase == "sweep" and steady is not None:
+        stored = _from_probe(wb, pid)
+    if stored is not None:
+        return stored
+    purpose = f"{phase} {workload.name} {threads} threads"
+
+    def on_host(host_params: HostParams) -> FioRun:
+        targets = cfg.targets_of(host_params)
+        job = render_job(cfg, workload, threads, targets, runtime_s=runtime_s, steady=steady)
+        run_dir = f"{host_params.workdir}/{cfg.campaign}/{phase}/{pid}"
+        return run_fio_job(wb.host(host_params), job, run_dir, readonly=not workload.writes,
+                           timeout_s=_point_timeout_s(cfg, [host_params], runtime_s), purpose=purpose)
+
+    started = time.perf_counter()
+    clients_output = None  # fio --client's whole output, with its All clients aggregate
+    if len(cfg.hosts) == 1:
+        runs = [on_host(cfg.hosts[0])]
+    elif cfg.fio.multi_host == "client-server":
+        runs, clients_output = _client_server_runs(wb, phase, workload, threads, runtime_s, pid, purpose, steady)
+    else:
+        with ThreadPoolExecutor(max_workers=len(cfg.hosts)) as pool:
+            futures = [pool.submit(on_host, h) for h in cfg.hosts]
+            runs, errors = [], []
+            for fut in futures:
+                try:
+                    runs.append(fut.result())
+                except RemoteError as error:
+                    errors.append(str(error))
+            if errors:
+                raise RemoteError("; ".join(errors))
+    wall_s = time.perf_counter() - started
+
+    per_host, raw, bins, host_intervals = {}, {}, [], []
+    for run in runs:
+        rows = parse_fio_output(run.output)
+        histogram = parse_fio_histogram(run.output)
+        summary = summarize_fio_point(rows, histogram)
+        summary.update(cpu_utilisation(run.cpu_before, run.cpu_after))
+        per_host[run.host] = summary
+        bins += histogram
+        if cfg.fio.interval_s:
+            host_intervals.append(parse_fio_interval_logs(run.logs, window_ms=cfg.fio.interval_s * 1000,
+                                                          fio_version=summary.get("fio_version")))
+        raw[f"{run.host}.job.fio"] = run.job
+        raw[f"{run.host}.json"] = run.output
+        if run.stderr.strip():
+            raw[f"{run.host}.stderr.txt"] = run.stderr
+    metrics = _aggregate_hosts(per_host)
+    if len(per_host) > 1 and bins:
+        metrics.update(latency_distribution(bins), percentiles_exact=True)  # exact: the hosts' bins merged
+    if bins:
+        raw[HISTOGRAM_FILE] = table_text([{**r, "point_id": pid} for r in histogram_table(bins)], HISTOGRAM_COLUMNS)
+    if host_intervals:
+        intervals = [{**r, "point_id": pid, "second": r["second"] + cfg.fio.ramp_s, "warmup": False}
+                     for r in merge_intervals(host_intervals)]
+        raw[INTERVALS_FILE] = table_text(intervals, INTERVAL_COLUMNS)
+        metrics.update(rows_mod.interval_verdict(intervals))
+    outstanding = outstanding_ios(workload, threads) * len(cfg.hosts)
+    row = rows_mod.base_row(cfg, phase=phase, point_id=pid, engine=cfg.engine, workload=workload,
+                            iodepth=workload.iodepth, threads=threads, outstanding=outstanding,
+                            hosts=sorted(per_host), runtime_s=runtime_s, ramp_s=cfg.fio.ramp_s, repeat=repeat,
+                            wall_s=wall_s, overhead_s=wall_s - runtime_s - cfg.fio.ramp_s)
+    row.update(metrics)
+    if steady is not None or cfg.fio.steadystate:  # ended early once steady: how long it ran
+        row["until_steady"] = True
+        row["measured_s"] = round(metrics["runtime_ms"] / 1000.0, 3) if metrics.get("runtime_ms") else runtime_s
+    rows_mod.add_littles_law(row)
+    if len(per_host) > 1:
+        row["per_host"] = {h: {k: s.get(k) for k in ("iops", "lat_mean_ms", "host_cpu_busy_pct")}
+                           for h, s in per_host.items()}
+    if clients_output is not None:
+        raw["clients.json"] = clients_output
+        row["all_clients_iops"] = summarize_fio_point(parse_fio_output(clients_output)).get("iops")
+    wb.store.save_point(phase, pid, row, raw)
+    row["reused"] = False
+    return row
+
+
+def _from_probe(wb: Workbench, pid: str) -> dict[str, Any] | None:
+    """The probe's stored point ``pid``, stored for the sweep too (its files copied; the row's
+    ``reused_from`` is ``probe``), or None when the probe has no such point."""
+    row = wb.store.load_point("probe", pid)
+    if row is None:
+        return None
+    source = wb.store.point_dir("probe", pid)
+    raw = {p.name: p.read_bytes() for p in sorted(source.iterdir()) if p.is_file() and p.name != "point.json"}
+    row = {**row, "phase": "sweep", "reused_from": "probe"}
+    wb.store.save_point("sweep", pid, row, raw)
+    row["reused"] = True
+    return row
+
+
+def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: int, runtime_s: int,
+                       pid: str, purpose: str, steady: tuple[str, int] | None = None) -> tuple[list[FioRun], str]:
+    """One point on every host through fio's own client/server mode: a ``fio --server`` on each
+    host (started once per phase, read-only for read-only workloads), one ``fio --client`` here;
+    the hosts' runs and the client's whole output."""
+    cfg = wb.cfg
+    readonly = not workload.writes
+    hosts = [wb.host(h) for h in cfg.hosts]
+    if wb.fio_servers is not readonly:
+        with ThreadPoolExecutor(max_workers=len(hosts)) as pool:
+            list(pool.map(lambda h: run_fio.start_server(h, cfg.fio.server_port, readonly=readonly), hosts))
+        wb.fio_servers = readonly
+    jobs = {h.name: render_job(cfg, workload, threads, cfg.targets_of(h), runtime_s=runtime_s, host=h.name,
+                               steady=steady) for h in cfg.hosts}
+    controller = hostlib.connect(HostParams(name="controller", address="localhost"))
+    return run_fio.run_clients(controller, hosts, jobs, f"{controller.params.workdir}/{cfg.campaign}/clients/{phase}/{pid}",
+                               cfg.fio.server_port, timeout_s=_point_timeout_s(cfg, cfg.hosts, runtime_s),
+                               purpose=purpose)
+
+
+def _point_timeout_s(cfg: Campaign, hosts: list[HostParams], runtime_s: int) -> float:
+    """Seconds a fio point may take on ``hosts``: three times its run plus two minutes, at most
+    the hosts' command timeout."""
+    return min(min(h.command_timeout_s for h in hosts), 3 * (runtime_s + cfg.fio.ramp_s) + 120)
+
+
+def create_scratch(wb: Workbench, host_params: HostParams, scratch: list, short: list) -> list[dict[str, Any]]:
+    """Lay the ``short`` scratch files of ``host_params`` out with fio's own job (its
+    ``buffer_compress_percentage`` data); the others are reused. What was done, per target."""
+    host = wb.host(host_params)
+    done = []
+    for target in scratch:
+        if target not in short:
+            done.append({"host": host_params.name, "target": target.name, "action": "reused"})
+            continue
+        start = time.perf_counter()
+        host.run(f"mkdir -p {hostlib.quote(str(Path(target.path).parent))}",
+                 purpose=f"create the directory of {target.path}")
+        run_fio_job(host, render_layout_job(target, wb.cfg.fio),
+                    f"{host_params.workdir}/layout-{target.name}", readonly=False,
+                    timeout_s=host_params.command_timeout_s, purpose=f"create scratch file {target.path}")
+        done.append({"host": host_params.name, "target": target.name, "action": "created",
+                     "seconds": round(time.perf_counter() - start, 1)})
+    return done

@@ -1,0 +1,56 @@
+"""vdbench's engine object: one invocation measures a list of thread counts (:mod:`.measure`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import Engine
+from . import measure
+from .plan import probe_run, warmup_s
+
+
+class VdbenchEngine(Engine):
+    name = "vdbench"
+
+    def point_runtime_s(self, cfg) -> int:
+        return cfg.vdbench.elapsed_s
+
+    def point_seconds(self, cfg, runtime_s: int) -> int:
+        return runtime_s + (warmup_s(cfg) or 0)
+
+    def outstanding_per_thread(self, cfg) -> int:
+        """vdbench's threads are per SD, spread over its hosts."""
+        return max(1, measure.outstanding_ios(1, cfg) // len(cfg.hosts))
+
+    def create_scratch(self, wb, host_params, scratch: list, short: list) -> list[dict[str, Any]]:
+        """vdbench fills a scratch file with its own data of the campaign's ``compratio``/``dedupratio``
+        once, recorded (:func:`.measure.fill_targets`), and again when those change."""
+        unfilled = [t for t in scratch if t in short or measure.fill_record(wb, host_params, t) is None]
+        records = measure.fill_targets(wb, host_params, unfilled) if unfilled else {}
+        return [{"host": host_params.name, "target": t.name,
+                 "action": ("created" if t in short else "filled") if t.name in records else "reused",
+                 **({"seconds": records[t.name]["seconds"]} if t.name in records else {})} for t in scratch]
+
+    def first_host(self, wb) -> str:
+        return measure.controller(wb).name
+
+    def linear_probe_threads(self, cfg) -> list[int]:
+        return probe_run(cfg).threads
+
+    def measure_probe(self, wb, bar, stepper) -> list[dict[str, Any]]:
+        return measure.probe(wb, bar, None if wb.cfg.probe.strategy == "linear" else stepper)
+
+    def measure_sweep(self, wb, plan: dict[str, list[int]], bar) -> list[dict[str, Any]]:
+        return measure.sweep(wb, plan, bar)
+
+    def measure_on_fewer_hosts(self, sub, cfg, workload, threads: int, runtime_s: int, steady) -> list[dict[str, Any]]:
+        """Threads per SD, spread over the hosts: fewer threads for the same I/Os per host."""
+        rd = measure.probe_run_at(sub.cfg, measure.scaling_threads(cfg, sub.cfg, threads))
+        return measure.run_invocation(sub, "probe", rd)
+
+    def points_per_count(self, cfg) -> int:
+        """With ``iorate: curve`` each thread count runs at full speed, then at each step."""
+        return 1 + len(cfg.vdbench.curve) if cfg.vdbench.curve else 1
+
+
+ENGINE = VdbenchEngine()
