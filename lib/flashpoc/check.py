@@ -31,8 +31,9 @@ from typing import Any
 import pandas as pd
 
 from . import safety
+from .engines import get_engine
 from .errors import CheckFailed, RemoteError
-from .params import Campaign, HostParams, TargetParams, parse_size, slob_size_bytes
+from .params import Campaign, HostParams, TargetParams, parse_size
 from .run import hosts as _hosts
 from .run.facts import collect_host_facts
 
@@ -96,8 +97,7 @@ def evaluate_facts(campaign: Campaign, host_params: HostParams, facts: dict[str,
     rows.append(_row(host, "memory", memory, "pass" if memory else "warn",
                      format_bytes(memory) if memory else "could not read MemTotal from /proc/meminfo"))
     rows.append(_clock_row(host, facts))
-    if campaign.engine == "fio":
-        rows.append(_evaluate_fio(host, host_params, facts))
+    rows += get_engine(campaign.engine).check_host(campaign, host, host_params, facts)
     by_path = {t["path"]: t for t in facts.get("targets") or []}
     for target in campaign.targets_of(host_params):
         tfacts = by_path.get(target.path)
@@ -385,16 +385,7 @@ def check_environment(campaign: Campaign, *,
         results = [future.result() for future in futures]
     rows = [row for host_rows, _ in results for row in host_rows]
     facts_by_host = {params.name: facts for params, (_, facts) in zip(campaign.hosts, results)}
-    if campaign.engine == "slob":
-        rows += check_slob(campaign, connect=connect)
-    else:
-        rows += evaluate_campaign(campaign, facts_by_host)
-        if campaign.oracle is not None:
-            rows += check_database(campaign)
-    if campaign.engine == "vdbench":
-        rows += check_vdbench(campaign, connect=connect)
-    if campaign.engine == "fio" and len(campaign.hosts) > 1 and campaign.fio.multi_host == "client-server":
-        rows.append(_controller_fio_row(connect, facts_by_host))
+    rows += get_engine(campaign.engine).check_campaign(campaign, facts_by_host, connect)
     df = pd.DataFrame(rows, columns=COLUMNS)
     df.attrs["facts"] = facts_by_host
     return df
@@ -772,21 +763,14 @@ def check_database(campaign: Campaign, *,
                    oracle_facts: Callable[[Any], dict[str, Any]] = database_facts) -> list[Row]:
     """The database rows of the check, for every engine with ``oracle`` set: connect through
     python-oracledb (fast failure: one ``fail`` row naming the DSN) and evaluate the facts
-    (:func:`flashpoc.check_oracle.evaluate_database_facts`): for SLOB against its schemas and
+    the engine's way (:meth:`flashpoc.engines.base.Engine.check_database_facts`): for SLOB against its schemas and
     SCALE, for fio and vdbench the database's own settings (version, RAC, CDB,
     filesystemio_options, disk_asynch_io, snapshots for a ``sql_workload``, Direct NFS, ASM).
     """
-    from .check_oracle import evaluate_database_facts
     from .errors import FlashpocError
 
     try:
         dbfacts = oracle_facts(campaign.oracle)
     except FlashpocError as error:
         return [_row(CAMPAIGN_ROW_HOST, "database", campaign.oracle.dsn, "fail", str(error))]
-    if campaign.engine != "slob":
-        return evaluate_database_facts(dbfacts, host="database", slob=False)
-    slob = campaign.slob
-    scan = [w.scan_table_sz for w in slob.workloads if w.scan_table_sz]
-    return evaluate_database_facts(dbfacts, host="database", schemas=slob.schemas, scale_bytes=slob.scale_bytes,
-                                   statistics_type=slob.database_statistics_type,
-                                   scan_table_bytes=max((slob_size_bytes(x) for x in scan), default=None))
+    return get_engine(campaign.engine).check_database_facts(campaign, dbfacts)

@@ -996,7 +996,7 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
     percentiles = [c for c in ("clat_p50_ms", "clat_p99_ms", "clat_p99_9_ms") if c in points]
     if percentiles and points[percentiles].notna().any().any():  # fio has them, vdbench does not
         charts["latency_percentiles"] = chart.latency_percentiles(points, color_domain=domain)
-    if cfg.engine == "slob":
+    if get_engine(cfg.engine).measures_oracle:
         charts["oracle_latency"] = chart.oracle_latencies(points, color_domain=domain)
         charts["host_cpu"] = chart.host_cpu(points, metrics=chart.ORACLE_HOST_CPU, color_domain=domain,
                                             title="DB host CPU vs threads per schema (AWR Host CPU)")

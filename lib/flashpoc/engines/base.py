@@ -27,7 +27,31 @@ class Engine:
     scales_hosts: ClassVar[bool] = True
     #: campaign keys a manifest of this engine leaves out (keys the schema refuses with the engine)
     manifest_exclude: ClassVar[frozenset[str]] = frozenset()
+    #: its rows carry the database's own metrics (AWR): the report draws Oracle's latencies and the
+    #: DB host's CPU rather than the load hosts'
+    measures_oracle: ClassVar[bool] = False
 
+    # -- the environment check (:func:`flashpoc.check.check_environment` calls these) ------------
+    def check_host(self, campaign: Campaign, host: str, host_params: HostParams, facts: dict[str, Any]) -> list:
+        """Rows of the engine's own checks of one load host, from the host's facts."""
+        return []
+
+    def check_campaign(self, campaign: Campaign, facts_by_host: dict[str, Any], connect: Any) -> list:
+        """The campaign-level rows: the targets over every host, then the database when there is one."""
+        from ..check import check_database, evaluate_campaign
+
+        rows = evaluate_campaign(campaign, facts_by_host)
+        if campaign.oracle is not None:
+            rows += check_database(campaign)
+        return rows
+
+    def check_database_facts(self, campaign: Campaign, dbfacts: Any) -> list:
+        """Rows of the database's facts: its own settings (no engine schema in it)."""
+        from ..check_oracle import evaluate_database_facts
+
+        return evaluate_database_facts(dbfacts, host="database", slob=False)
+
+    # -- points ---------------------------------------------------------------------------
     def point_runtime_s(self, cfg: Campaign) -> int:
         """Measured seconds of a point unless the phase says otherwise."""
         raise NotImplementedError

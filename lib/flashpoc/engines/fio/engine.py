@@ -12,6 +12,21 @@ from .plan import until_steady
 class FioEngine(Engine):
     name = "fio"
 
+    def check_host(self, campaign, host: str, host_params, facts) -> list:
+        """fio on the host: present, its version."""
+        from ...check import _evaluate_fio
+
+        return [_evaluate_fio(host, host_params, facts)]
+
+    def check_campaign(self, campaign, facts_by_host, connect) -> list:
+        """With several hosts in client/server mode, also fio on this machine (the client)."""
+        from ...check import _controller_fio_row
+
+        rows = super().check_campaign(campaign, facts_by_host, connect)
+        if len(campaign.hosts) > 1 and campaign.fio.multi_host == "client-server":
+            rows.append(_controller_fio_row(connect, facts_by_host))
+        return rows
+
     def point_runtime_s(self, cfg) -> int:
         return cfg.fio.runtime_s
 

@@ -12,7 +12,25 @@ class SlobEngine(Engine):
     name = "slob"
     uses_targets = False  # its data lives in the database (setup.sh loads it)
     scales_hosts = False  # one database host
+    measures_oracle = True  # its rows are AWR's
     manifest_exclude = frozenset({"workloads"})  # SLOB's are slob.workloads; the schema refuses both
+
+    def check_campaign(self, campaign, facts_by_host, connect) -> list:
+        """SLOB on the database host and the database (not the load hosts' targets: SLOB has none)."""
+        from ...check import check_slob
+
+        return check_slob(campaign, connect=connect)
+
+    def check_database_facts(self, campaign, dbfacts) -> list:
+        """The database against SLOB's schemas and SCALE."""
+        from ...check_oracle import evaluate_database_facts
+        from ...params import slob_size_bytes
+
+        slob = campaign.slob
+        scan = [w.scan_table_sz for w in slob.workloads if w.scan_table_sz]
+        return evaluate_database_facts(dbfacts, host="database", schemas=slob.schemas, scale_bytes=slob.scale_bytes,
+                                       statistics_type=slob.database_statistics_type,
+                                       scan_table_bytes=max((slob_size_bytes(x) for x in scan), default=None))
 
     def point_runtime_s(self, cfg) -> int:
         return cfg.slob.run_time_s

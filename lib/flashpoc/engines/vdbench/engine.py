@@ -12,6 +12,12 @@ from .plan import probe_run, warmup_s
 class VdbenchEngine(Engine):
     name = "vdbench"
 
+    def check_campaign(self, campaign, facts_by_host, connect) -> list:
+        """Also vdbench itself: Java, a simulated parmfile, SSH between the hosts."""
+        from ...check import check_vdbench
+
+        return super().check_campaign(campaign, facts_by_host, connect) + check_vdbench(campaign, connect=connect)
+
     def point_runtime_s(self, cfg) -> int:
         return cfg.vdbench.elapsed_s
 
