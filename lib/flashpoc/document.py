@@ -28,6 +28,7 @@ from typing import Any
 import pandas as pd
 
 from . import hostlimit, summary, tables
+from .engines import get_engine
 from .params import parse_size
 from .summary import KIND_THROUGHPUT
 
@@ -201,27 +202,16 @@ def measured_when(points: pd.DataFrame) -> str:
 
 def _recorded_version(cfg, context: Context) -> str | None:
     """The engine's version as the check recorded it when the manifest has none per host
-    (vdbench: ``vdbench -s``'s 'vdbench50406' -> '5.04.06'), else None."""
-    if cfg.engine != "vdbench" or context.check.empty or "check" not in context.check:
-        return None
-    said = context.check.loc[context.check["check"] == "vdbench -s parmfile", "detail"].dropna()
-    found = [re.fullmatch(r"vdbench(\d)(\d\d)(\d\d)", str(v).strip()) for v in said]
-    versions = sorted({f"{m[1]}.{m[2]}.{m[3]}" for m in found if m})
-    return " / ".join(versions) or None
+    (:meth:`flashpoc.engines.base.Engine.recorded_version`), else None."""
+    return get_engine(cfg.engine).recorded_version(context.check)
 
 
 def engine_text(cfg, context: Context, points: pd.DataFrame) -> str:
     """The engine and its version as recorded: 'fio 3.33 (libaio, direct I/O)', 'vdbench
     5.04.06', 'SLOB on Oracle 19.0.0.0.0 (RAC)'."""
     versions = sorted({str(v) for v in (context.manifest.get("engine_versions") or {}).values() if v})
-    if cfg.engine == "fio":
-        mode = f"{cfg.fio.ioengine}, {'direct I/O' if cfg.fio.direct else 'buffered I/O'}"
-        return f"fio {' / '.join(versions) or '(version not recorded)'} ({mode})"
-    if cfg.engine == "vdbench":
-        return f"vdbench {' / '.join(versions) or _recorded_version(cfg, context) or '(version not recorded)'}"
-    oracle = sorted({str(v) for v in points.get("version", pd.Series(dtype=object)).dropna()})
-    rac = " (RAC)" if "rac" in points and points["rac"].fillna(False).astype(bool).any() else ""
-    return "SLOB" + (f" on Oracle {', '.join(oracle)}{rac}" if oracle else "")
+    version = " / ".join(versions) or _recorded_version(cfg, context) or "(version not recorded)"
+    return get_engine(cfg.engine).describe(cfg, version, points)
 
 
 def targets_text(cfg, points: pd.DataFrame) -> str:
@@ -269,26 +259,12 @@ def conditions(report, context: Context) -> list[Any]:
 def point_length_text(cfg, points: pd.DataFrame) -> str:
     """How long each point ran and what warm-up preceded it, per engine."""
     runtime = _runtime_text(points).removeprefix(" of ").removesuffix(" each")
-    if cfg.engine == "vdbench":
-        warm = "vdbench's own warm-up intervals (`warmup=`), left out of its average"
-        return f"{runtime or 'not recorded'}; {warm}. A point is one vdbench run (`rd=`) at one thread count."
-    if cfg.engine == "slob":
-        return (f"one SLOB run of `RUN_TIME` {cfg.slob.run_time_s} s per point, measured between two AWR "
-                "snapshots.")
-    return (f"{runtime or 'not recorded'} (`fio.runtime_s`, `fio.ramp_s`): fio's ramp is not measured. "
-            "A point is one fio run at one thread count.")
+    return get_engine(cfg.engine).point_length_text(cfg, runtime or "not recorded")
 
 
 def interval_text(cfg) -> str:
-    if cfg.engine == "fio":
-        if not cfg.fio.interval_s:
-            return "none (`fio.interval_s: 0`): no steady-state verdict."
-        return (f"fio logs IOPS and latency every {cfg.fio.interval_s} s of each point; a steady-state verdict "
-                f"needs {summary.MIN_VERDICT_INTERVALS} intervals.")
-    if cfg.engine == "vdbench":
-        return (f"vdbench reports every {cfg.vdbench.interval_s} s (`interval=`); a steady-state verdict needs "
-                f"{summary.MIN_VERDICT_INTERVALS} intervals after the warm-up.")
-    return "iostat's reports of the DB host's disks during each SLOB run (`iostat.out`)."
+    """The engine's time series of a point, in words (:meth:`flashpoc.engines.base.Engine.interval_text`)."""
+    return get_engine(cfg.engine).interval_text(cfg, summary.MIN_VERDICT_INTERVALS)
 
 
 def working_set_text(cfg, points: pd.DataFrame) -> str:
@@ -296,9 +272,9 @@ def working_set_text(cfg, points: pd.DataFrame) -> str:
     come from flash, not from cache."""
     sizes = points["working_set_bytes"].dropna() if "working_set_bytes" in points else pd.Series(dtype=float)
     sizes = sizes[pd.to_numeric(sizes, errors="coerce") > 0]  # SLOB records 0: its data is the schemas
-    if cfg.engine == "slob" and sizes.empty:
-        data = f"{cfg.slob.schemas} schemas of SCALE {cfg.slob.scale}" if cfg.slob.schemas else "the SLOB schemas"
-        return f"{data}."
+    own = get_engine(cfg.engine).own_data_text(cfg)
+    if own and sizes.empty:
+        return f"{own}."
     if sizes.empty:
         return "not recorded."
     working = float(sizes.max())
@@ -320,6 +296,7 @@ def hosts_table(cfg, context: Context) -> tables.Table:
     facts = context.manifest.get("host_facts") or {}
     versions = context.manifest.get("engine_versions") or {}
     found = _recorded_version(cfg, context)
+    engine = get_engine(cfg.engine)
     rows = []
     for host in cfg.hosts:
         fact = facts.get(host.name) or {}
@@ -327,8 +304,8 @@ def hosts_table(cfg, context: Context) -> tables.Table:
                      "System": "\n".join(str(v) for v in (fact.get("os"), fact.get("kernel")) if v) or tables.MISSING,
                      "CPUs": tables.count(fact.get("cpus")),
                      "Memory": tables.size(fact.get("mem_total_bytes")),
-                     "Engine version": tables.text(versions.get(host.name) or (fact.get("fio_version")
-                                                                                if cfg.engine == "fio" else None)
+                     "Engine version": tables.text(versions.get(host.name) or (fact.get(engine.host_version_fact)
+                                                                                if engine.host_version_fact else None)
                                                    or found)})
     return tables.table(rows, caption="Load hosts", text_columns=["Host", "Address", "System", "Engine version"])
 
@@ -413,11 +390,7 @@ def method(report) -> list[Any]:
         "below the others, or host scaling show when the load hosts, not the array, are the limit.",
     ]
     items: list[Any] = ["\n".join(text)]
-    notes = ""  # vdbench's distribution: under "latency percentiles", where it stands in for them
-    if cfg.engine == "slob":
-        notes = ("SLOB: a point's IOPS are Oracle's physical read and write I/O requests per second and its "
-                 "latency the `db file sequential read` average wait, from the AWR report of the run (on RAC the "
-                 "cluster's); threads are per schema, and every schema runs at every point.")
+    notes = get_engine(cfg.engine).method_note  # vdbench's distribution: under "latency percentiles"
     if notes:
         items.append(notes)
     return items
@@ -462,14 +435,14 @@ def results(report, context: Context) -> list[DocSection]:
     """The results sections (key ``results``): latency against load, percentiles, hosts and CPU,
     steady state, latency distribution, saturation probe."""
     charts = report.charts
-    engine = report.cfg.engine
+    engine = get_engine(report.cfg.engine)
 
     def with_lead(name: str) -> list[Any]:
         return [LEADS[name], charts[name]] if name in charts else []
 
     load = [*with_lead("hockey_stick"), *with_lead("rate_curve"), *with_lead("write_latency")]
     latency = with_lead("latency_percentiles")
-    if not latency and engine != "slob":
+    if not latency and not engine.measures_oracle:
         latency = [summary.distribution_text(report.detail) or "(the engine reports no latency percentiles)"]
     latency += [*with_lead("oracle_latency"), *with_lead("read_latency_shares")]
     hosts = [report.hosts_text]

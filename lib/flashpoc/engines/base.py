@@ -51,6 +51,32 @@ class Engine:
 
         return evaluate_database_facts(dbfacts, host="database", slob=False)
 
+    # -- the report's words (:mod:`flashpoc.document` calls these) -------------------------
+    #: the host fact (:func:`flashpoc.run.facts.collect_host_facts`) holding the engine's version, if any
+    host_version_fact: ClassVar[str | None] = None
+    #: what a point's numbers are, for the report's method section ("" when the defaults say it)
+    method_note: ClassVar[str] = ""
+
+    def describe(self, cfg: Campaign, version: str, points: Any) -> str:
+        """The engine and its ``version`` as the report names them ('fio 3.33 (libaio, direct I/O)')."""
+        return f"{self.name} {version}"
+
+    def recorded_version(self, check: Any) -> str | None:
+        """The engine's version as the check table ``check`` recorded it, when the manifest has none."""
+        return None
+
+    def point_length_text(self, cfg: Campaign, runtime: str) -> str:
+        """How long each point ran (``runtime``: the rows' measured seconds in words) and what preceded it."""
+        return f"{runtime}."
+
+    def interval_text(self, cfg: Campaign, min_intervals: int) -> str:
+        """The time series of a point in words (a steady-state verdict needs ``min_intervals``)."""
+        return "none."
+
+    def own_data_text(self, cfg: Campaign) -> str | None:
+        """The data the engine reads when it is not the campaign's targets (SLOB's schemas), else None."""
+        return None
+
     # -- points ---------------------------------------------------------------------------
     def point_runtime_s(self, cfg: Campaign) -> int:
         """Measured seconds of a point unless the phase says otherwise."""

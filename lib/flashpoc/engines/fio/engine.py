@@ -27,6 +27,22 @@ class FioEngine(Engine):
             rows.append(_controller_fio_row(connect, facts_by_host))
         return rows
 
+    host_version_fact = "fio_version"
+
+    def describe(self, cfg, version: str, points) -> str:
+        mode = f"{cfg.fio.ioengine}, {'direct I/O' if cfg.fio.direct else 'buffered I/O'}"
+        return f"fio {version} ({mode})"
+
+    def point_length_text(self, cfg, runtime: str) -> str:
+        return (f"{runtime} (`fio.runtime_s`, `fio.ramp_s`): fio's ramp is not measured. "
+                "A point is one fio run at one thread count.")
+
+    def interval_text(self, cfg, min_intervals: int) -> str:
+        if not cfg.fio.interval_s:
+            return "none (`fio.interval_s: 0`): no steady-state verdict."
+        return (f"fio logs IOPS and latency every {cfg.fio.interval_s} s of each point; a steady-state verdict "
+                f"needs {min_intervals} intervals.")
+
     def point_runtime_s(self, cfg) -> int:
         return cfg.fio.runtime_s
 

@@ -32,6 +32,28 @@ class SlobEngine(Engine):
                                        statistics_type=slob.database_statistics_type,
                                        scan_table_bytes=max((slob_size_bytes(x) for x in scan), default=None))
 
+    method_note = ("SLOB: a point's IOPS are Oracle's physical read and write I/O requests per second and its "
+                   "latency the `db file sequential read` average wait, from the AWR report of the run (on RAC the "
+                   "cluster's); threads are per schema, and every schema runs at every point.")
+
+    def describe(self, cfg, version: str, points) -> str:
+        """SLOB and the Oracle release of its rows ('SLOB on Oracle 19.0.0.0.0 (RAC)')."""
+        import pandas as pd
+
+        oracle = sorted({str(v) for v in points.get("version", pd.Series(dtype=object)).dropna()})
+        rac = " (RAC)" if "rac" in points and points["rac"].fillna(False).astype(bool).any() else ""
+        return "SLOB" + (f" on Oracle {', '.join(oracle)}{rac}" if oracle else "")
+
+    def point_length_text(self, cfg, runtime: str) -> str:
+        return (f"one SLOB run of `RUN_TIME` {cfg.slob.run_time_s} s per point, measured between two AWR "
+                "snapshots.")
+
+    def interval_text(self, cfg, min_intervals: int) -> str:
+        return "iostat's reports of the DB host's disks during each SLOB run (`iostat.out`)."
+
+    def own_data_text(self, cfg) -> str:
+        return f"{cfg.slob.schemas} schemas of SCALE {cfg.slob.scale}" if cfg.slob.schemas else "the SLOB schemas"
+
     def point_runtime_s(self, cfg) -> int:
         return cfg.slob.run_time_s
 

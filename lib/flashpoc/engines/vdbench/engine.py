@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..base import Engine
@@ -17,6 +18,23 @@ class VdbenchEngine(Engine):
         from ...check import check_vdbench
 
         return super().check_campaign(campaign, facts_by_host, connect) + check_vdbench(campaign, connect=connect)
+
+    def recorded_version(self, check) -> str | None:
+        """``vdbench -s``'s 'vdbench50406' in the check table -> '5.04.06'."""
+        if check.empty or "check" not in check:
+            return None
+        said = check.loc[check["check"] == "vdbench -s parmfile", "detail"].dropna()
+        found = [re.fullmatch(r"vdbench(\d)(\d\d)(\d\d)", str(v).strip()) for v in said]
+        versions = sorted({f"{m[1]}.{m[2]}.{m[3]}" for m in found if m})
+        return " / ".join(versions) or None
+
+    def point_length_text(self, cfg, runtime: str) -> str:
+        warm = "vdbench's own warm-up intervals (`warmup=`), left out of its average"
+        return f"{runtime}; {warm}. A point is one vdbench run (`rd=`) at one thread count."
+
+    def interval_text(self, cfg, min_intervals: int) -> str:
+        return (f"vdbench reports every {cfg.vdbench.interval_s} s (`interval=`); a steady-state verdict needs "
+                f"{min_intervals} intervals after the warm-up.")
 
     def point_runtime_s(self, cfg) -> int:
         return cfg.vdbench.elapsed_s
