@@ -27,8 +27,6 @@ from .run.facts import collect_host_facts
 from .engines.fio import run as run_fio
 from .store import HISTOGRAM_FILE, INTERVALS_FILE, CampaignStore, StoreError
 
-PHASES = ("probe", "sweep")
-
 
 @dataclass
 class Workbench:
@@ -712,11 +710,6 @@ def load_point_details(cfg: Campaign, detail: pd.DataFrame) -> tuple[pd.DataFram
                 frames.append(frame.merge(points[["point_id", *keys]], on="point_id"))
     return tuple(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
                  for frames in tables.values())
-
-
-def campaign_dir(cfg: Campaign) -> Path:
-    """The campaign's results directory."""
-    return cfg.resolved().results_path()
 
 
 # -- texts and tables for the notebooks ------------------------------------------------

@@ -196,12 +196,6 @@ DROPPED_COMMANDS: tuple[str, ...] = tuple(
 )
 """SQL*Plus commands flashpoc drops (``EXIT``/``QUIT`` also end the script)."""
 
-REFUSED_COMMANDS: tuple[str, ...] = ("@", "@@", "!", "$") + tuple(
-    name for name, _, action in _COMMANDS
-    if action in (_INCLUDE, _CONNECT, _HOST, _SUBST, _BIND, _BUFFER, _ADMIN)
-)
-"""SQL*Plus commands that make :func:`split_sql_script` raise ParameterError."""
-
 _REFUSAL: dict[str, tuple[str, str]] = {
     _INCLUDE: ("runs another script", "inline the included script (paste its statements here)"),
     _CONNECT: ("changes the connection",

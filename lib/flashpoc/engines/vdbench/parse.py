@@ -104,8 +104,6 @@ Other columns a header has (5.04.07 ``read_resp_max_ms``/``write_resp_max_ms``, 
 file-system columns such as ``reqstdops_rate``, ``open_resp_ms``) follow them.
 """
 
-DEFAULT_SD_COLUMNS: tuple[str, ...] = ("tod", "interval", *SD_METRIC_KEYS)
-"""vdbench's documented 14-column order, used only for data lines before any header."""
 
 TOTALS_KEYS: tuple[str, ...] = (
     *RUN_KEYS,
