@@ -40,8 +40,8 @@ def test_a_registered_engine_is_found_by_name(monkeypatch):
     assert "example" in engines.engine_names()
 
 
-@pytest.mark.parametrize("module", ["phases.py", "check.py", "document.py"])
-def test_phases_check_and_report_never_compare_the_engine_name(module):
+@pytest.mark.parametrize("module", ["phases.py", "check.py", "document.py", "cli.py"])
+def test_phases_check_report_and_cli_never_compare_the_engine_name(module):
     lines = [f"{n}: {line.strip()}" for n, line in enumerate((LIB / module).read_text().splitlines(), 1)
              if NAME_COMPARISON.search(line)]
     assert lines == []

@@ -418,51 +418,33 @@ def _cmd_parse(args: argparse.Namespace) -> int:
         raise ParameterError(str(error)) from None
 
 
-def _parse(path: Path, engine: str, fmt: str) -> int:
-    if engine == "awr":
-        from .parse.awr import parse_awr, read_awr_file
+def _read_awr(path: Path) -> tuple[Any, list[dict[str, Any]]]:
+    """An AWR report (not an engine: what SLOB and the SQL script are measured by): the whole
+    parse, and its top events (else its key events) as rows."""
+    from .parse.awr import parse_awr, read_awr_file
 
-        if not path.is_file():
-            raise ParameterError(f"cannot read {path}: not a file")
-        report = parse_awr(read_awr_file(path))
-        if fmt == "json":
-            print(json.dumps(report, indent=1, default=str))
-        else:
-            _print_rows(report["top_events"] or [{"event": k, "avg_wait_us": v}
-                                                 for k, v in report["key_events"].items()], fmt, engine)
+    if not path.is_file():
+        raise ParameterError(f"cannot read {path}: not a file")
+    report = parse_awr(read_awr_file(path))
+    return report, report["top_events"] or [{"event": k, "avg_wait_us": v} for k, v in report["key_events"].items()]
+
+
+#: outputs ``flashpoc parse`` reads besides the engines' own (:meth:`flashpoc.engines.base.Engine.read_output`)
+_READERS = {"awr": _read_awr}
+
+
+def _parse(path: Path, kind: str, fmt: str) -> int:
+    from .engines import get_engine
+    from .texttable import human_header
+
+    read = _READERS.get(kind) or get_engine(kind).read_output
+    whole, rows = read(path)
+    if fmt == "json":
+        print(json.dumps(whole, indent=1, default=str))
         return 0
-    if engine == "slob":
-        from .engines.slob.parse import RUN_FILES, slob_point_metrics
-        from .texttable import human_header
-
-        expected = f"expected the files SLOB's runit.sh leaves: {', '.join(RUN_FILES)}"
-        if not path.is_dir():
-            raise ParameterError(f"{path} is not a SLOB run directory ({expected})")
-        files = {f.name: f for f in path.iterdir() if f.is_file()}
-        if not set(files) & set(RUN_FILES):
-            found = ", ".join(sorted(files)[:8]) + (", ..." if len(files) > 8 else "") if files else "no files"
-            raise ParameterError(f"{path} is not a SLOB run directory: {expected}; it holds {found}")
-        metrics = slob_point_metrics({name: f.read_bytes() for name, f in files.items()})
-        if fmt == "json":
-            print(json.dumps(metrics, indent=1, default=str))
-        else:
-            _print_rows([{"metric": human_header(k) if fmt == "table" else k, "value": v} for k, v in metrics.items()],
-                        fmt, engine)
-        return 0
-    if engine == "vdbench":
-        from .engines.vdbench.parse import parse_vdbench_dir
-
-        if not path.is_dir():
-            raise ParameterError(f"{path} is not a vdbench output directory")
-        _print_rows(parse_vdbench_dir(path), fmt, engine)
-        return 0
-    from .engines.fio.parse import parse_fio_output
-
-    try:
-        text = path.read_text(errors="replace")
-    except OSError as error:
-        raise ParameterError(f"cannot read {path}: {error.strerror}") from None
-    _print_rows(parse_fio_output(text), fmt, engine)
+    if fmt == "table":  # a listing of metrics shows their names in words
+        rows = [{**r, "metric": human_header(r["metric"])} if "metric" in r else r for r in rows]
+    _print_rows(rows, fmt, kind)
     return 0
 
 

@@ -51,6 +51,16 @@ class Engine:
 
         return evaluate_database_facts(dbfacts, host="database", slob=False)
 
+    def read_output(self, path: Any) -> tuple[Any, list[dict[str, Any]]]:
+        """One recorded output of the engine (``flashpoc parse``): the whole parse as JSON shows it
+        and its rows.
+
+        Raises:
+            ParameterError: ``path`` is not such an output.
+            ParseError: it cannot be read.
+        """
+        raise NotImplementedError
+
     # -- the report's words (:mod:`flashpoc.document` calls these) -------------------------
     #: the host fact (:func:`flashpoc.run.facts.collect_host_facts`) holding the engine's version, if any
     host_version_fact: ClassVar[str | None] = None

@@ -29,6 +29,18 @@ class FioEngine(Engine):
 
     host_version_fact = "fio_version"
 
+    def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
+        """A fio JSON(+) output file."""
+        from ...errors import ParameterError
+        from .parse import parse_fio_output
+
+        try:
+            text = path.read_text(errors="replace")
+        except OSError as error:
+            raise ParameterError(f"cannot read {path}: {error.strerror}") from None
+        rows = parse_fio_output(text)
+        return rows, rows
+
     def describe(self, cfg, version: str, points) -> str:
         mode = f"{cfg.fio.ioengine}, {'direct I/O' if cfg.fio.direct else 'buffered I/O'}"
         return f"fio {version} ({mode})"

@@ -36,6 +36,21 @@ class SlobEngine(Engine):
                    "latency the `db file sequential read` average wait, from the AWR report of the run (on RAC the "
                    "cluster's); threads are per schema, and every schema runs at every point.")
 
+    def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
+        """A SLOB run directory: its metrics, and one (metric, value) row each."""
+        from ...errors import ParameterError
+        from .parse import RUN_FILES, slob_point_metrics
+
+        expected = f"expected the files SLOB's runit.sh leaves: {', '.join(RUN_FILES)}"
+        if not path.is_dir():
+            raise ParameterError(f"{path} is not a SLOB run directory ({expected})")
+        files = {f.name: f for f in path.iterdir() if f.is_file()}
+        if not set(files) & set(RUN_FILES):
+            found = ", ".join(sorted(files)[:8]) + (", ..." if len(files) > 8 else "") if files else "no files"
+            raise ParameterError(f"{path} is not a SLOB run directory: {expected}; it holds {found}")
+        metrics = slob_point_metrics({name: f.read_bytes() for name, f in files.items()})
+        return metrics, [{"metric": k, "value": v} for k, v in metrics.items()]
+
     def describe(self, cfg, version: str, points) -> str:
         """SLOB and the Oracle release of its rows ('SLOB on Oracle 19.0.0.0.0 (RAC)')."""
         import pandas as pd

@@ -19,6 +19,16 @@ class VdbenchEngine(Engine):
 
         return super().check_campaign(campaign, facts_by_host, connect) + check_vdbench(campaign, connect=connect)
 
+    def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
+        """A vdbench output directory."""
+        from ...errors import ParameterError
+        from .parse import parse_vdbench_dir
+
+        if not path.is_dir():
+            raise ParameterError(f"{path} is not a vdbench output directory")
+        rows = parse_vdbench_dir(path)
+        return rows, rows
+
     def recorded_version(self, check) -> str | None:
         """``vdbench -s``'s 'vdbench50406' in the check table -> '5.04.06'."""
         if check.empty or "check" not in check:
