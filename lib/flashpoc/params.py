@@ -841,10 +841,10 @@ class Campaign(_Strict):
                 raise ValueError(f"report.compare[{i}].campaign: {other.campaign!r} is this campaign")
         if self.sql_workload is not None and self.oracle is None:
             raise ValueError("sql_workload: needs oracle (dsn, user) to run the script and take AWR snapshots")
-        if self.engine != "slob" and not self.targets:
+        engine = self.engine_object
+        if engine.uses_targets and not self.targets:
             raise ValueError(f"targets: at least one target (LUN, device or file) is needed for engine {self.engine}")
-        if self.engine == "slob":
-            self._check_slob(host_names)
+        engine.check_params(self, host_names)
         for i, target in enumerate(self.targets):
             for name in target.hosts or []:
                 if name not in host_names:
@@ -855,7 +855,7 @@ class Campaign(_Strict):
                 if set(self.targets[j].hosts or host_names) & set(target.hosts or host_names):
                     raise ValueError(f"targets[{i}].path: {target.path!r} is already targets[{j}]")
             by_path.setdefault(target.path, []).append(i)
-        if self.engine != "slob":
+        if engine.uses_targets:
             largest = max(self.workloads, key=lambda w: parse_size(w.bs))
             for i, target in enumerate(self.targets):
                 if target.size_bytes is not None and target.size_bytes < parse_size(largest.bs):
@@ -876,14 +876,8 @@ class Campaign(_Strict):
             if not next(t for t in self.targets if t.name == name).writable:
                 raise ValueError(f"destroy_data_on: target {name!r} does not allow writes (allow_write: false): "
                                  "nothing would be destroyed")
-        if self.engine == "vdbench" and self.vdbench.dedupunit is not None:
-            unit = parse_size(self.vdbench.dedupunit)
-            for i, workload in enumerate(self.workloads):
-                if parse_size(workload.bs) % unit:
-                    raise ValueError(f"workloads[{i}].bs: {workload.bs} is not a multiple of vdbench.dedupunit "
-                                     f"({self.vdbench.dedupunit}): vdbench dedups in dedupunit blocks")
         read_only = [t.name for t in self.targets if not t.writable]
-        if read_only and self.engine != "slob":
+        if read_only and engine.uses_targets:
             for i, workload in enumerate(self.workloads):
                 if workload.writes:
                     raise ValueError(
@@ -891,6 +885,15 @@ class Campaign(_Strict):
                         "set allow_write: true on a target only if its data may be destroyed"
                     )
         return self
+
+    def _check_dedupunit(self) -> None:
+        """vdbench's workloads against its ``dedupunit`` (:meth:`flashpoc.engines.base.Engine.check_params`)."""
+        if self.vdbench.dedupunit is not None:
+            unit = parse_size(self.vdbench.dedupunit)
+            for i, workload in enumerate(self.workloads):
+                if parse_size(workload.bs) % unit:
+                    raise ValueError(f"workloads[{i}].bs: {workload.bs} is not a multiple of vdbench.dedupunit "
+                                     f"({self.vdbench.dedupunit}): vdbench dedups in dedupunit blocks")
 
     def _check_slob(self, host_names: set[str]) -> None:
         if "workloads" in self.model_fields_set:
@@ -912,9 +915,16 @@ class Campaign(_Strict):
 
     # -- derived values -------------------------------------------------------------
     @property
+    def engine_object(self):
+        """The campaign's engine (:func:`flashpoc.engines.get_engine`)."""
+        from .engines import get_engine
+
+        return get_engine(self.engine)
+
+    @property
     def engine_workloads(self) -> list[Workload] | list[SlobWorkload]:
         """The workloads of the campaign's engine (``slob.workloads`` for SLOB)."""
-        return self.slob.workloads if self.engine == "slob" else self.workloads
+        return self.engine_object.workloads(self)
 
     @property
     def workload_names(self) -> list[str]:
@@ -953,7 +963,7 @@ class Campaign(_Strict):
     def written(self, target: TargetParams) -> bool:
         """True when the campaign may write to ``target``: a write workload runs on it, or it
         is a scratch file the workbook lays out (SLOB campaigns write no target)."""
-        if self.engine == "slob":
+        if not self.engine_object.uses_targets:
             return False
         return target.create or (target.writable and any(w.writes for w in self.workloads))
 
@@ -965,7 +975,7 @@ class Campaign(_Strict):
     def measurement_hash(self) -> str:
         """Short hash of what defines the measurements (engine, fio settings, hosts,
         targets, workloads), not of report-only settings such as the SLO."""
-        include = {"engine", self.engine, "hosts", "targets"} | ({"workloads"} if self.engine != "slob" else set())
+        include = {"engine", self.engine, "hosts", "targets"} | ({"workloads"} - self.engine_object.manifest_exclude)
         dumped = self.model_dump(mode="json", include=include)
         for host in dumped["hosts"]:  # added later; unset, it leaves the hashes of earlier campaigns as they were
             if host.get("key_passphrase_env") is None:

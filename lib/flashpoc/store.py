@@ -8,7 +8,7 @@ Layout of ``results/<campaign>/``::
     probe.json                    the saturation probe's answer
     points/<phase>/<point-id>/    one directory per completed run point:
         point.json                the tidy row (parameters + metrics with units)
-        <host>.job.fio, <host>.json, ...   raw engine input and output per host
+        <host>.job.fio, <host>.json, ...   raw inputs and outputs of the engine, per host
         intervals.csv             the point's time series (INTERVAL_COLUMNS), when the engine gives one
         histogram.csv             the point's latency histogram (HISTOGRAM_COLUMNS), fio and vdbench
     points.csv                    the points of the current measurement settings as one table
@@ -298,7 +298,7 @@ class CampaignStore:
             phase: "probe" or "sweep".
             point_id: unique id within the phase (e.g. ``randread-4k_t0016_1a2b3c4d``).
             row: the tidy row (JSON-serialisable values); None when ``raw`` carries the rows.
-            raw: file name -> text (or bytes, e.g. ``awr.html.gz``) of raw engine inputs/outputs.
+            raw: file name -> text (or bytes, e.g. ``awr.html.gz``) of the engine's raw inputs and outputs.
         """
         final = self.point_dir(phase, point_id)
         try:
@@ -328,7 +328,7 @@ class CampaignStore:
         return final
 
     def save_points(self, phase: str, group_id: str, rows: list[dict[str, Any]], raw: dict[str, str]) -> Path:
-        """Store several points measured by one engine invocation (e.g. a vdbench forthreads
+        """Store several points measured by one invocation of the engine (e.g. a vdbench forthreads
         loop) atomically: their rows in points.json and the invocation's raw files."""
         return self.save_point(phase, group_id, None, {**raw, "points.json": _json(rows, sort_keys=False)})
 

@@ -31,6 +31,15 @@ class Engine:
     #: DB host's CPU rather than the load hosts'
     measures_oracle: ClassVar[bool] = False
 
+    # -- parameters (:class:`flashpoc.params.Campaign` calls these) --------------------------
+    def check_params(self, cfg: Campaign, host_names: set[str]) -> None:
+        """Refuse parameters this engine cannot run, with a ValueError naming the key (the schema
+        turns it into one clear line)."""
+
+    def workloads(self, cfg: Campaign) -> list:
+        """The campaign's workloads for this engine."""
+        return cfg.workloads
+
     # -- the environment check (:func:`flashpoc.check.check_environment` calls these) ------------
     def check_host(self, campaign: Campaign, host: str, host_params: HostParams, facts: dict[str, Any]) -> list:
         """Rows of the engine's own checks of one load host, from the host's facts."""

@@ -36,6 +36,13 @@ class SlobEngine(Engine):
                    "latency the `db file sequential read` average wait, from the AWR report of the run (on RAC the "
                    "cluster's); threads are per schema, and every schema runs at every point.")
 
+    def check_params(self, cfg, host_names: set[str]) -> None:
+        """SLOB's own settings: its database host, schemas, SCALE and workloads."""
+        cfg._check_slob(host_names)
+
+    def workloads(self, cfg) -> list:
+        return cfg.slob.workloads
+
     def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
         """A SLOB run directory: its metrics, and one (metric, value) row each."""
         from ...errors import ParameterError

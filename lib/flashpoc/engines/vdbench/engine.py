@@ -19,6 +19,10 @@ class VdbenchEngine(Engine):
 
         return super().check_campaign(campaign, facts_by_host, connect) + check_vdbench(campaign, connect=connect)
 
+    def check_params(self, cfg, host_names: set[str]) -> None:
+        """Block sizes that are whole multiples of ``vdbench.dedupunit``."""
+        cfg._check_dedupunit()
+
     def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
         """A vdbench output directory."""
         from ...errors import ParameterError
