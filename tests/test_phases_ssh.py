@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import glob
 import json
+import os
 import threading
 import time
 
@@ -37,6 +39,25 @@ def test_check_and_probe_over_ssh(sshd, tmp_path):
     assert list((tmp_path / "work" / "quick" / "probe").iterdir())
     row = json.loads((point / "point.json").read_text())
     assert row["hosts"] == "remote" and row["overhead_s"] < 5
+
+
+def wait_until_released(path: str, timeout_s: float) -> None:
+    """Wait until no process holds ``path`` open (read from /proc), at most ``timeout_s``."""
+    target = os.path.realpath(path)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        holders = [fd for fd in glob.glob("/proc/[0-9]*/fd/*") if _points_to(fd, target)]
+        if not holders:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"{path} still open after {timeout_s} s")
+
+
+def _points_to(fd: str, target: str) -> bool:
+    try:
+        return os.readlink(fd) == target
+    except OSError:  # the process or descriptor is gone
+        return False
 
 
 def test_a_host_that_stops_answering_mid_sweep_is_named_within_the_timeout_and_the_rerun_continues(sshd, tmp_path):
@@ -82,6 +103,9 @@ def test_a_host_that_stops_answering_mid_sweep_is_named_within_the_timeout_and_t
     assert "did not finish within 12 s (no answer from the host" in str(error)
     done = {p.parent.name for p in points.glob("*/point.json")}
     assert len(done) >= 2
+    # the woken host's fio finishes the point it was running (2 s, longer on a loaded machine);
+    # until then the target is in use and the safety gate rightly refuses to write it
+    wait_until_released(cfg.targets[0].path, timeout_s=60)
     rows = phases.run_sweep(cfg, plan, progress=False)
     assert sorted(rows["threads"]) == [1, 2, 3, 4]
     assert set(rows.loc[rows["reused"], "point_id"]) == done  # only the missing points were measured
