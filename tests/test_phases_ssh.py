@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import glob
 import json
-import os
 import threading
 import time
 
 import pytest
 
-from conftest import quick_campaign, require_fio
+from conftest import holders, quick_campaign, require_fio
 from flashpoc import phases
 from flashpoc.errors import RemoteError
 from flashpoc.params import campaign_from_dict
@@ -42,22 +40,11 @@ def test_check_and_probe_over_ssh(sshd, tmp_path):
 
 
 def wait_until_released(path: str, timeout_s: float) -> None:
-    """Wait until no process holds ``path`` open (read from /proc), at most ``timeout_s``."""
-    target = os.path.realpath(path)
+    """Wait until no process holds ``path`` open, at most ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        holders = [fd for fd in glob.glob("/proc/[0-9]*/fd/*") if _points_to(fd, target)]
-        if not holders:
-            return
+    while holders(path):
+        assert time.monotonic() < deadline, f"{path} still open by {holders(path)} after {timeout_s} s"
         time.sleep(0.2)
-    raise AssertionError(f"{path} still open after {timeout_s} s")
-
-
-def _points_to(fd: str, target: str) -> bool:
-    try:
-        return os.readlink(fd) == target
-    except OSError:  # the process or descriptor is gone
-        return False
 
 
 def test_a_host_that_stops_answering_mid_sweep_is_named_within_the_timeout_and_the_rerun_continues(sshd, tmp_path):
