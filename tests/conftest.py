@@ -161,3 +161,22 @@ def corrupt(data, text: str, number_chars: str = r"[\d,.]") -> str:
         junk = data.draw(st.lists(st.sampled_from(NOT_IN_A_NUMBER), min_size=1, max_size=32).map(
             lambda values: bytes(values).decode("latin-1")), label="junk")
     return text[:at] + junk + text[at + len(junk):]
+
+
+def holders(target) -> list[str]:
+    """Pids of the processes that have ``target`` open. A process may end while its /proc entry
+    is read (listing its fd directory then fails): it holds nothing, so it is skipped."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{fd}") == str(target):
+                    found.append(pid)
+                    break
+            except OSError:
+                continue
+    return found

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import quick_campaign, require_fio
+from conftest import holders, quick_campaign, require_fio
 from flashpoc import phases
 from flashpoc.errors import RemoteError
 from flashpoc.params import campaign_from_dict
@@ -37,6 +37,14 @@ def test_check_and_probe_over_ssh(sshd, tmp_path):
     assert list((tmp_path / "work" / "quick" / "probe").iterdir())
     row = json.loads((point / "point.json").read_text())
     assert row["hosts"] == "remote" and row["overhead_s"] < 5
+
+
+def wait_until_released(path: str, timeout_s: float) -> None:
+    """Wait until no process holds ``path`` open, at most ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while holders(path):
+        assert time.monotonic() < deadline, f"{path} still open by {holders(path)} after {timeout_s} s"
+        time.sleep(0.2)
 
 
 def test_a_host_that_stops_answering_mid_sweep_is_named_within_the_timeout_and_the_rerun_continues(sshd, tmp_path):
@@ -82,6 +90,9 @@ def test_a_host_that_stops_answering_mid_sweep_is_named_within_the_timeout_and_t
     assert "did not finish within 12 s (no answer from the host" in str(error)
     done = {p.parent.name for p in points.glob("*/point.json")}
     assert len(done) >= 2
+    # the woken host's fio finishes the point it was running (2 s, longer on a loaded machine);
+    # until then the target is in use and the safety gate rightly refuses to write it
+    wait_until_released(cfg.targets[0].path, timeout_s=60)
     rows = phases.run_sweep(cfg, plan, progress=False)
     assert sorted(rows["threads"]) == [1, 2, 3, 4]
     assert set(rows.loc[rows["reused"], "point_id"]) == done  # only the missing points were measured

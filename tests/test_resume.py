@@ -15,7 +15,7 @@ import time
 import pytest
 import yaml
 
-from conftest import REPO, quick_campaign, require_fio
+from conftest import REPO, holders, quick_campaign, require_fio
 from flashpoc import phases
 from flashpoc.params import campaign_from_dict
 from flashpoc.store import StoreError
@@ -48,25 +48,6 @@ def kill_group(run, target) -> None:
             return
         time.sleep(0.1)
     raise AssertionError(f"{target} is still open by {holders(target)}")
-
-
-def holders(target) -> list[str]:
-    """Pids of the processes that have ``target`` open. A process may end while its /proc entry
-    is read (listing its fd directory then fails): it holds nothing, so it is skipped."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                if os.readlink(f"/proc/{pid}/fd/{fd}") == str(target):
-                    found.append(pid)
-                    break
-            except OSError:
-                continue
-    return found
 
 
 def stored_points(root):
