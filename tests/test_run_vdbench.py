@@ -37,7 +37,7 @@ def test_successful_run_streams_progress_and_fetches_the_output(tmp_path):
     recorded = RECORDED / "rr_threads_sweep"
     host = connect(HostParams(name="ctl", vdbench=str(replay_install(tmp_path, recorded))))
     progress = IntervalProgress()
-    run = run_vdbench(host, (recorded / "parmfile.txt").read_text(), str(tmp_path / "run"), timeout_s=60,
+    run = run_vdbench(host, (recorded / "parmfile.txt").read_text(), str(tmp_path / "run"), timeout_s=300,
                       purpose="probe", on_line=progress)
     assert run.exit_code == 0
     assert progress.runs == 5 and progress.intervals == 50  # forthreads=(1-16,d): 5 runs x 10 intervals
@@ -53,14 +53,14 @@ def test_changed_parmfile_is_refused_by_the_double(tmp_path):
     recorded = RECORDED / "rr_threads_sweep"
     host = connect(HostParams(name="ctl", vdbench=str(replay_install(tmp_path, recorded))))
     parm = (recorded / "parmfile.txt").read_text().replace("xfersize=4k", "xfersize=8k")
-    run = run_vdbench(host, parm, str(tmp_path / "run"), timeout_s=60, purpose="probe")
+    run = run_vdbench(host, parm, str(tmp_path / "run"), timeout_s=300, purpose="probe")
     assert run.exit_code == 2 and "parmfile differs" in run.console and run.files == {}
 
 
 def test_failed_run_keeps_vdbench_s_own_message(tmp_path):
     recorded = RECORDED / "error_missing_lun"
     host = connect(HostParams(name="ctl", vdbench=str(replay_install(tmp_path, recorded, exit_code=157))))
-    run = run_vdbench(host, (recorded / "parmfile.txt").read_text(), str(tmp_path / "run"), timeout_s=60,
+    run = run_vdbench(host, (recorded / "parmfile.txt").read_text(), str(tmp_path / "run"), timeout_s=300,
                       purpose="probe")
     assert run.exit_code == 157
     assert "Undefined size for sd=sd1,lun=/srv/poc/luns/does_not_exist/lun_missing" in run.console
@@ -70,7 +70,7 @@ def test_failed_run_keeps_vdbench_s_own_message(tmp_path):
 def test_simulate_checks_the_parmfile_only(tmp_path):
     recorded = RECORDED / "four_workloads"
     host = connect(HostParams(name="ctl", vdbench=str(replay_install(tmp_path, recorded))))
-    run = run_vdbench(host, (recorded / "parmfile.txt").read_text(), str(tmp_path / "run"), timeout_s=60,
+    run = run_vdbench(host, (recorded / "parmfile.txt").read_text(), str(tmp_path / "run"), timeout_s=300,
                       purpose="check", simulate=True)
     assert run.exit_code == 0 and run.files == {} and not (tmp_path / "run" / "output").exists()
 
@@ -81,7 +81,7 @@ def test_run_over_ssh_streams_the_console(sshd, tmp_path):
     params = HostParams(**sshd.host_params("ctl", vdbench=str(replay_install(tmp_path, recorded))))
     lines: list[str] = []
     with connect(params) as host:
-        run = run_vdbench(host, (recorded / "parmfile.txt").read_text(), str(tmp_path / "run"), timeout_s=60,
+        run = run_vdbench(host, (recorded / "parmfile.txt").read_text(), str(tmp_path / "run"), timeout_s=300,
                           purpose="probe", on_line=lines.append)
     assert run.exit_code == 0 and run.files["flatfile.html"] == (recorded / "flatfile.html").read_text()
     assert sum(1 for line in lines if "Starting RD=rd1" in line) == 5

@@ -113,8 +113,9 @@ def test_the_four_phases_through_flashpoc_run(tmp_path):
         assert step["iorate_requested"] == int(starting.group(1))
 
     # warm-up (2 intervals): vdbench 5.04.06 counts the last warm-up interval in its average (avg_3-4 is
-    # the mean of intervals 2-4), and its histogram counts every I/O of the run, warm-up included: the
-    # rows say both, and only interval 1 is marked warm-up
+    # the mean of intervals 2-4; on a loaded host, where its slaves learn late that the warm-up is over,
+    # it has been seen to count all four), and its histogram counts every I/O of the run, warm-up
+    # included: the rows say both, and the intervals before the first one counted are marked warm-up
     for phase, dirs in groups.items():
         for group in dirs:
             intervals = pd.read_csv(group / "intervals.csv")
@@ -124,8 +125,10 @@ def test_the_four_phases_through_flashpoc_run(tmp_path):
                 counted = mine[~mine["warmup"]]
                 assert round(counted["iops"].mean(), 2) == round(row["iops"], 2)
                 assert histogram[histogram["point_id"] == row["point_id"]]["count"].sum() == mine["iops"].sum()
-                assert (row["avg_intervals"], row["histogram_intervals"], row["ramp_s"]) == ("2-4", "1-4", 1)
-                assert list(mine["warmup"]) == [True, False, False, False]
+                first = int(row["avg_intervals"].split("-")[0])
+                assert first in (1, 2) and row["avg_intervals"] == f"{first}-4"
+                assert (row["histogram_intervals"], row["ramp_s"]) == ("1-4", first - 1)
+                assert list(mine["warmup"]) == [second < first for second in mine["second"]]
 
     # the reads read vdbench's data of compratio 2, written once by vdbench when the files were made
     for name in ("sd1", "sd2"):

@@ -314,26 +314,32 @@ def first_counted(total: dict[str, Any], parsed: dict[str, Any]) -> int:
 
     The label says ``avg_<first>-<last>``, but vdbench 5.04.06 counts one interval more: the
     last warm-up interval (the first without ``warmup=``), as its numbers show (the average of
-    intervals 1-10 under the label ``avg_2-10``); 5.04.01 and 5.04.07 count as labelled. The
-    interval whose mean IOPS over ``first..last`` matches the average line is taken; the label
-    when neither does (a rate not printed to the IOPS' precision, a damaged summary).
+    intervals 1-10 under the label ``avg_2-10``); 5.04.01 and 5.04.07 count as labelled. And on a
+    loaded host, where the slaves learn late that the warm-up is over (vdbench collects their
+    statistics asynchronously), it can count from another interval still (seen: every interval,
+    1-4, under the label ``avg_3-4``). The interval whose mean IOPS over ``first..last`` matches
+    the average line to its printed precision is taken (the nearest match; on a tie the label's
+    neighbour, then the label, then the others nearest the label); the label when none does (a rate not printed to the
+    IOPS' precision, a damaged summary).
     """
     start = total.get("interval_start") or 2
     end = total.get("interval_end")
     lines = {r["interval"]: r.get("iops") for r in run_intervals(total, parsed)}
     avg = total.get("iops")
+    if not isinstance(avg, (int, float)) or not end:
+        return start
 
     def gap(first: int) -> float | None:
-        values = [lines.get(i) for i in range(first, (end or 0) + 1)]
-        if not values or any(not isinstance(v, (int, float)) for v in values) or not isinstance(avg, (int, float)):
+        values = [lines.get(i) for i in range(first, end + 1)]
+        if not values or any(not isinstance(v, (int, float)) for v in values):
             return None
         return abs(sum(values) / len(values) - avg)
 
-    labelled, earlier = gap(start), gap(start - 1) if start > 1 else None
-    tolerance = max(0.051, 1e-4 * abs(avg or 0))  # the average's printed precision
-    if earlier is not None and earlier <= tolerance and (labelled is None or earlier < labelled):
-        return start - 1
-    return start
+    tolerance = max(0.051, 1e-4 * abs(avg))  # the average's printed precision
+    order = sorted(range(1, end + 1), key=lambda first: (first != start - 1, abs(first - start), first))
+    matching = [(g, rank, first) for rank, first in enumerate(order)
+                if (g := gap(first)) is not None and g <= tolerance]
+    return min(matching)[2] if matching else start
 
 
 def histogram_first(total: dict[str, Any], parsed: dict[str, Any], interval_s: int) -> int | None:
