@@ -47,10 +47,11 @@ def real_vdbench() -> Path:
 
 
 def quick_campaign(tmp_path: Path, **overrides) -> dict:
-    """Parameters of a tiny local campaign on a 64 MiB scratch file in ``tmp_path``."""
+    """Parameters of a tiny local campaign on a 64 MiB scratch file in ``tmp_path``, whose job files
+    go to ``tmp_path/work`` (not the default workdir all tests would share: tests run side by side)."""
     values = {
         "campaign": "quick",
-        "hosts": [{"name": "local", "address": "localhost"}],
+        "hosts": [{"name": "local", "address": "localhost", "workdir": str(tmp_path / "work")}],
         "targets": [{"name": "scratch", "path": str(tmp_path / "scratch.dat"), "size": "64m", "create": True}],
         "fio": {"runtime_s": 1, "ramp_s": 0},
         "workloads": [{"name": "randread-4k", "rw": "randread", "bs": "4k"},

@@ -16,9 +16,12 @@ block device, each or together. Everything is removed on exit. Needs root and ip
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import re
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,18 +157,15 @@ def netns_hosts(tmp_dir: Path, count: int) -> Iterator[list[NetnsHost]]:
     reason = netns_available()
     if reason:
         pytest.skip(reason)
-    tag = f"{os.getpid() % 100000}"
-    subnet = f"10.231.{os.getpid() % 250}"
-    bridge = f"fpbr{tag}"
     tmp_dir.mkdir(parents=True, exist_ok=True)
     user_key = tmp_dir / "id_ed25519"
     _keygen(user_key, "flashpoc-test-user")
     hosts: list[NetnsHost] = []
     namespaces: list[str] = []
+    bridge = None
     try:
-        _ip("link", "add", bridge, "type", "bridge")
-        _ip("addr", "add", f"{subnet}.1/24", "dev", bridge)
-        _ip("link", "set", bridge, "up")
+        bridge, subnet = _new_bridge()
+        tag = bridge.removeprefix("fpbr")
         for i in range(1, count + 1):
             netns, link, address = f"fpns{tag}-{i}", f"fpv{tag}-{i}", f"{subnet}.{10 + i}"
             _ip("netns", "add", netns)
@@ -186,4 +186,31 @@ def netns_hosts(tmp_dir: Path, count: int) -> Iterator[list[NetnsHost]]:
                 with contextlib.suppress(ProcessLookupError, ValueError):
                     os.kill(int(pid), 9)
             subprocess.run(["ip", "netns", "del", netns], capture_output=True)
-        subprocess.run(["ip", "link", "del", bridge], capture_output=True)
+        if bridge:
+            subprocess.run(["ip", "link", "del", bridge], capture_output=True)
+
+
+def _new_bridge() -> tuple[str, str]:
+    """A new bridge, up, with the address .1 on a /24 of 10.231.0.0/16 that no interface of this
+    machine uses; returns (its name, the /24's first three octets). Test sessions (and pytest-xdist
+    workers) run side by side: a lock file serializes the choice, and the name and subnet are ones
+    no bridge holds yet, so two sessions never share a subnet (which would mix up their routes)."""
+    with open(Path(tempfile.gettempdir()) / "flashpoc-test-netns.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        shown = subprocess.run(["ip", "-o", "-4", "addr", "show"], capture_output=True, text=True, check=True)
+        used = set(re.findall(r"\binet 10\.231\.(\d+)\.", shown.stdout))
+        links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True, check=True).stdout
+        free = [n for n in range(250) if str(n) not in used]
+        if not free:
+            raise RuntimeError("every /24 of 10.231.0.0/16 is in use by a test bridge")
+        subnet = f"10.231.{free[0]}"
+        tag = next(t for t in (f"{os.getpid() % 100000}{c}" for c in "abcdefghij") if f"fpbr{t}:" not in links)
+        bridge = f"fpbr{tag}"
+        _ip("link", "add", bridge, "type", "bridge")
+        try:
+            _ip("addr", "add", f"{subnet}.1/24", "dev", bridge)
+            _ip("link", "set", bridge, "up")
+        except BaseException:
+            subprocess.run(["ip", "link", "del", bridge], capture_output=True)
+            raise
+        return bridge, subnet

@@ -66,21 +66,19 @@ def lab(workbook):
         path.write_text(value)
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(workbook / ".jupyter"), JUPYTER_RUNTIME_DIR=str(workbook / ".rt"),
                JUPYTERLAB_SETTINGS_DIR=str(settings))
-    server = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={workbook}", "--LabApp.news_url=",
-         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.extension_manager=readonly",
-         *(["--allow-root"] if os.geteuid() == 0 else [])],
-        cwd=workbook, env=env, stdout=subprocess.DEVNULL, stderr=open(workbook / "lab.log", "w"))
+    for _ in range(3):  # a test running beside this one may take the free port first: then lab exits, try another
+        server = subprocess.Popen(
+            [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+             "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={workbook}",
+             "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+             "--LabApp.extension_manager=readonly", *(["--allow-root"] if os.geteuid() == 0 else [])],
+            cwd=workbook, env=env, stdout=subprocess.DEVNULL, stderr=open(workbook / "lab.log", "w"))
+        up = _listening(server, port)
+        if up or server.poll() is None:
+            break
+        port = free_port()
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and server.poll() is None:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.3)
-        else:
+        if not up:
             pytest.fail("JupyterLab did not start: " + (workbook / "lab.log").read_text()[-2000:])
         yield f"http://127.0.0.1:{port}", token
     finally:
@@ -89,6 +87,18 @@ def lab(workbook):
             server.wait(timeout=20)
         except subprocess.TimeoutExpired:
             server.kill()
+
+
+def _listening(server: subprocess.Popen, port: int) -> bool:
+    """Whether ``server`` accepts connections on ``port`` within 60 s (False once it has exited)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and server.poll() is None:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return True
+        except OSError:
+            time.sleep(0.3)
+    return False
 
 
 @pytest.fixture

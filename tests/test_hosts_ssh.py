@@ -74,10 +74,10 @@ def test_large_input_goes_over_sftp_and_small_input_is_fast(host, tmp_path):
     big = "".join(f"line {i} $(x) `y` 'z'\n" for i in range(20000))  # ~400 KB: over the inline limit
     host.put_text(big, str(tmp_path / "big.txt"))
     assert (tmp_path / "big.txt").read_text() == big
-    assert not list(Path("/tmp").glob(".flashpoc-stdin-*"))
+    assert not list(Path("/tmp").glob(f".flashpoc-stdin-{os.getpid()}-*"))  # this process's (tests run side by side)
     started = time.monotonic()
     assert host.run("wc -c", purpose="count", stdin="x" * 2000).stdout.strip() == "2000"
-    assert time.monotonic() - started < 1.5  # not one byte per 10 ms (that would be 20 s)
+    assert time.monotonic() - started < 10  # not one byte per 10 ms (that would be 20 s; 10: a loaded machine)
 
 
 def test_timeout_is_reported_and_the_next_command_reconnects(host):
