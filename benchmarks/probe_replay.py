@@ -4,21 +4,26 @@ One run of probe_strategies.py gives 3 repeats of each method: one spread each, 
 noisy point can double. This replays both methods many times on the points that run recorded
 (its workbook root is the argument): each time a method measures a thread count, the replay draws
 one of the points recorded at that count in that run (probe or sweep points, of either method), so
-every value is a real one and the adaptive probe chooses its
-next count from the drawn values exactly as it would on the disk. A replay that reaches a count
+every value is a real one and the adaptive probe chooses its next count from the drawn values
+exactly as it would on the disk. A replay that reaches a count
 never recorded is left out (and counted).
 
 Prints, for the probe's ``gain_pct`` (and each given with ``--gain``): each method's answers
 (a probe without one counts as the count its sweep would go up to, as in probe_strategies.py), the
 mean spread over random triples of replays (the goal: the default's at most half the guide's), and
-the points and device time the default used (seconds the drawn points ran, and their ramp).
+the points each method measured (the device time is probe_strategies.py's to measure: a drawn sweep
+point ran longer than a probe point would have).
 
 Usage: probe_replay.py ROOT [--gain PCT ...] [--replays N]
 
-One replay of the run recorded with probe_strategies.py (load 7-15), 300 replays: gain 2 %:
-default 32/48/64 threads (spread 18.7), guide 16/24/none (17.5), ratio 1.07; gain 8 %: default
-mostly 32 (spread 10.4), guide 16/24 (5.7), ratio 1.8: a larger gain_pct steadies both methods,
-the guide's finer 8-thread grid more.
+Replayed on the run whose probe points are in tests/data/probe (load 7-15), 300 replays at the default gain_pct
+of 2 %: the guide 16 (92), 24 (4), 32 (47) threads or none (157: still rising at 40), mean spread
+16.5 threads; the default with the fit's own plateau start as its answer 64 (196), 32 (56),
+48 (42) or 128 (6), spread 22.1, ratio 1.34 (probe_strategies.py measured 1.33 on that run's 3
+repeats); with the median of the bootstrap's plateau starts 64 (209), 48 (71), 32 (17) or 96 (3),
+spread 13.4, ratio 0.81. A larger gain_pct steadies both methods, the guide's finer 8-thread grid
+more: at 8 % the ratio is 1.53. A count the run measured only once or twice (a refine point)
+varies less in the replay than on the disk.
 """
 
 from __future__ import annotations
