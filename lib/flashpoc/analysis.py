@@ -12,11 +12,15 @@ neighbours, because on a lab machine IOPS move by 10-15 % from one point to the 
    curve), corrected for the parameters that fit used;
 2. a monotone (isotonic, pool-adjacent-violators) curve is fitted and its plateau grows down from
    the highest thread count: a lower level joins it unless the data show, one-sided at 95 %, that
-   it is more than ``gain_pct`` % below the fitted maximum. The saturation point is the first
-   thread count of the plateau, the plateau level the median IOPS of its points;
-3. a seeded residual bootstrap around the concave curve repeats step 2 to give the plausible range
-   (central 90 %) and the confidence; a range reaching the highest count means "maybe still
-   rising", a range over half the probed span means "too noisy".
+   it is more than ``gain_pct`` % below the fitted maximum;
+3. a seeded residual bootstrap around the concave curve repeats step 2. The saturation point is
+   the median of the resamples' plateau starts (a measured count), the plateau level the median
+   IOPS of the points from there up; the plausible range is their central 90 %, the confidence
+   the share that agree with the answer. A range reaching the highest count means "maybe still
+   rising", a range over half the probed span means "too noisy". Step 2's first count alone jumps
+   between neighbouring counts on noise (on a curve that creeps up slowly, from one repeat of the
+   probe to the next); the median of the resamples, a bagged estimate, is steadier
+   (tests/test_probe_repeats.py, benchmarks/probe_replay.py).
 """
 
 from __future__ import annotations
@@ -245,10 +249,11 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
     """Find the thread count beyond which IOPS stop rising, robust to point-to-point noise.
 
     A monotone (isotonic) curve is fitted to all points; the plateau is the highest stretch of it
-    that the noise cannot tell apart from flat within ``gain_pct`` %; the saturation point is the
-    first measured thread count on the plateau. The noise is the scatter of the points around the
-    best non-decreasing concave curve (the shape of a saturating IOPS curve); a residual bootstrap
-    around that curve gives the plausible range and the confidence.
+    that the noise cannot tell apart from flat within ``gain_pct`` %, and starts at a measured
+    thread count. The noise is the scatter of the points around the best non-decreasing concave
+    curve (the shape of a saturating IOPS curve); a residual bootstrap around that curve finds the
+    plateau's start again in each resample: the saturation point is their median (steadier from
+    one probe to the next than the fit's own start), the plausible range their central 90 %.
 
     Args:
         points: Measured points; repeated thread counts are pooled (their IOPS averaged).
@@ -301,10 +306,13 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
         gained = f" (+{means[-1] / below - 1:.1%} over {threads[-2]} threads)" if below > 0 else ""
         return unsupported("still_rising", f"IOPS still rising at {top} threads, the highest measured{gained}: "
                            f"no later point confirms a plateau; extend the probe beyond {top} threads.")
-    sat = threads[start]
-    level = float(np.median(y[np.asarray(raw_t) >= sat]))
-
     answers = _bootstrap(raw_t, fitted_raw, rel, dof, gain, sigma, n_boot, seed)
+    # the answer is the median of the resamples' (bagging): the fitted breakpoint alone jumps
+    # between neighbouring counts on noise
+    sat = int(np.quantile(answers, 0.5, method="inverted_cdf")) if n > dof else threads[start]
+    if sat == top:
+        sat = threads[start]
+    level = float(np.median(y[np.asarray(raw_t) >= sat]))
     lo = int(np.quantile(answers, _RANGE_QUANTILES[0], method="inverted_cdf"))
     hi = int(np.quantile(answers, _RANGE_QUANTILES[1], method="inverted_cdf"))
     lo, hi = min(lo, sat), max(hi, sat)

@@ -1,0 +1,54 @@
+"""The saturation answer on real probe points: three recorded repeats of each probe method on one
+disk (tests/data/probe/PROVENANCE.md), and how steady the answer is across them."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from flashpoc.analysis import Point, find_saturation
+
+DATA = Path(__file__).parent / "data" / "probe" / "probe_repeats_randread4k.csv"
+LADDER = (16, 32, 64, 128, 256)  # the default probe's doubling from 16 threads
+
+
+def recorded() -> dict[tuple[str, int], list[Point]]:
+    """The probe points of each (method, repeat), in the order measured."""
+    probes: dict[tuple[str, int], list[Point]] = {}
+    with DATA.open(newline="") as handle:
+        for row in csv.DictReader(handle):
+            point = Point(int(row["threads"]), float(row["iops"]), float(row["latency_ms"]), int(row["outstanding"]))
+            probes.setdefault((row["method"], int(row["repeat"])), []).append(point)
+    return probes
+
+
+@pytest.mark.parametrize(("repeat", "threads", "plausible", "level"), [
+    (1, 32, (32, 128), "84,898"),
+    (2, 48, (32, 64), "89,629"),
+    (5, 64, (32, 128), "87,370"),
+])
+def test_each_recorded_default_probe_answers_within_the_others_plausible_range(repeat, threads, plausible, level):
+    sat = find_saturation(recorded()[("default", repeat)])
+    assert sat.kind == "plateau" and sat.threads == threads and sat.range_threads == plausible
+    assert f"{sat.max_iops:,.0f}" == level  # the median IOPS of the points from the answer up
+    assert 32 <= sat.threads <= 64  # every answer lies inside every repeat's plausible range
+
+
+def test_the_guide_probes_recorded_answers():
+    probes = recorded()
+    assert [find_saturation(probes[("guide", r)]).threads for r in (0, 3, 4)] == [16, None, 24]
+    assert find_saturation(probes[("guide", 3)]).kind == "still_rising"  # 40 threads: +6.6 % over 32
+
+
+def test_the_answer_is_steady_across_combinations_of_the_recorded_repeats():
+    """Each ladder count's IOPS taken from any of the three recorded repeats: 3^5 = 243 probes made of
+    real points. The answer is the median of the bootstrap's plateau starts (bagging), not the fitted
+    breakpoint alone, which gave 64 threads in only 156 of them (32 in 48, 128 in 39)."""
+    probes = recorded()
+    by_count = {t: [p for r in (1, 2, 5) for p in probes[("default", r)] if p.threads == t] for t in LADDER}
+    answers = Counter(find_saturation(list(points)).threads for points in itertools.product(*by_count.values()))
+    assert answers == {64: 171, 32: 36, 128: 36}
