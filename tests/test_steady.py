@@ -1,0 +1,88 @@
+"""Steady state by the SNIA Solid State Storage PTS rule (issue 19, part 3), on real outputs:
+fio's own steady-state window (tests/data/fio/fio-3.33_randread_steadystate_iops_slope.json)
+and vdbench's interval lines (tests/data/vdbench/rr_threads_sweep/summary.html)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from flashpoc import analysis, rows
+from flashpoc.errors import AnalysisError
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_snia_rule_on_fios_own_steady_state_window():
+    """fio 3.33's steadystate kept the IOPS of its 5 one-second samples: 54633, 50656, 50562,
+    55608, 52151. Mean 52722; data excursion 55608 - 50562 = 5046 (9.57 %, 20 % allowed); the
+    least-squares slope -1.2 IOPS per round, so the line moves 4.8 IOPS (0.01 %, 10 % allowed)
+    over the window: steady. fio's own slope (% of the mean per sample) is the same line."""
+    job = json.loads((DATA / "fio" / "fio-3.33_randread_steadystate_iops_slope.json").read_text())["jobs"][0]
+    samples = job["steadystate"]["data"]["iops"]
+    assert samples == [54633, 50656, 50562, 55608, 52151]
+    snia = analysis.snia_steady_state(samples)
+    assert snia["round_intervals"] == 1 and snia["round_iops"] == [54633.0, 50656.0, 50562.0, 55608.0, 52151.0]
+    assert snia["mean_iops"] == 52722.0
+    assert (snia["data_excursion_iops"], snia["data_excursion_pct"], snia["data_allowed_iops"]) == (5046.0, 9.57, 10544.4)
+    assert snia["fit_slope_iops"] == pytest.approx(-1.2)
+    assert (snia["slope_excursion_iops"], snia["slope_excursion_pct"], snia["slope_allowed_iops"]) == (4.8, 0.01, 5272.2)
+    assert snia["steady"] is True
+    # fio's own numbers: slope -1.2 IOPS per sample, criterion "-0.002276%" of the mean
+    assert snia["fit_slope_iops"] == pytest.approx(job["steadystate"]["slope"])
+    assert f'{snia["fit_slope_iops"] / snia["mean_iops"] * 100:.6f}%' == job["steadystate"]["criterion"]
+
+
+def _vdbench_intervals(threads: int) -> list[dict]:
+    from flashpoc.engines.vdbench.measure import interval_table
+    from flashpoc.engines.vdbench.parse import parse_output_dir, read_output_dir
+    from flashpoc.engines.vdbench.plan import RunDefinition
+
+    parsed = parse_output_dir(read_output_dir(DATA / "vdbench" / "rr_threads_sweep"))
+    total = next(t for t in parsed["totals"] if t["threads"] == threads)
+    rd = RunDefinition("rd1", "wd1", (1, 2, 4, 8, 16), elapsed_s=10, interval_s=1)
+    return interval_table("p", rd, total, parsed)
+
+
+def test_snia_rule_on_vdbench_interval_lines():
+    """The 1-thread run: vdbench 5.04.06 counts all 10 one-second intervals in its avg_2-10
+    (11232.40 IOPS); 5 rounds of 2: 10328, 12121, 9084, 10792, 13837 IOPS. Data excursion
+    13837 - 9084 = 4753 IOPS (42.32 % of 11232.4: more than 20 %); slope 568.9 IOPS per
+    round, 2275.6 over the window (20.26 %: more than 10 %): not steady by either criterion."""
+    table = _vdbench_intervals(1)
+    measured = [r["iops"] for r in table if not r["warmup"]]
+    assert measured == [7312.0, 13344.0, 11864.0, 12378.0, 9983.0, 8185.0, 10322.0, 11262.0, 13432.0, 14242.0]
+    verdict = rows.interval_verdict(table)
+    assert verdict["snia_round_intervals"] == 2 and verdict["snia_mean_iops"] == 11232.4
+    assert (verdict["snia_data_excursion_iops"], verdict["snia_data_excursion_pct"]) == (4753.0, 42.32)
+    assert (verdict["snia_slope_excursion_iops"], verdict["snia_slope_excursion_pct"]) == (2275.6, 20.26)
+    assert (verdict["snia_data_allowed_iops"], verdict["snia_slope_allowed_iops"]) == (2246.5, 1123.2)
+    assert verdict["snia_fit_slope_iops"] == pytest.approx(568.9)
+    assert verdict["snia_steady"] is False
+    assert verdict["interval_steady"] is False  # today's rule agrees: scatter 20.37 %
+    assert verdict["interval_iops_cv_pct"] == 20.37
+
+
+def test_snia_window_keeps_the_latest_intervals():
+    """7 intervals make 5 rounds of 1: the first 2 are left out of the window."""
+    snia = analysis.snia_steady_state([1.0, 50.0, 100, 100, 100, 100, 100])
+    assert snia["first_interval"] == 2 and snia["round_iops"] == [100.0] * 5 and snia["steady"] is True
+    assert snia["data_excursion_pct"] == 0.0 and snia["slope_excursion_pct"] == 0.0
+
+
+def test_snia_rule_refuses_a_trend_the_scatter_rule_lets_pass():
+    """A steady rise of 3 % a round: data excursion 12 % (within 20 %) but slope excursion
+    12 % (over 10 %): not steady by SNIA."""
+    snia = analysis.snia_steady_state([100.0, 103, 106, 109, 112])
+    assert snia["data_excursion_pct"] == pytest.approx(12 / 106 * 100, abs=0.01)
+    assert snia["slope_excursion_pct"] == pytest.approx(12 / 106 * 100, abs=0.01)
+    assert snia["steady"] is False
+
+
+def test_snia_rule_has_no_verdict_under_five_intervals():
+    assert analysis.snia_steady_state([1.0, 2, 3, 4])["steady"] is None
+    assert rows.interval_verdict([{"iops": 5.0}] * 4)["snia_steady"] is None
+    with pytest.raises(AnalysisError, match="rounds"):
+        analysis.snia_steady_state([1.0] * 5, rounds=1)
