@@ -86,3 +86,62 @@ def test_snia_rule_has_no_verdict_under_five_intervals():
     assert rows.interval_verdict([{"iops": 5.0}] * 4)["snia_steady"] is None
     with pytest.raises(AnalysisError, match="rounds"):
         analysis.snia_steady_state([1.0] * 5, rounds=1)
+
+
+@pytest.fixture
+def vdbench_sweep():
+    """The recorded vdbench sweep's 5 points (1-16 threads), each with its verdicts."""
+    import pandas as pd
+
+    records = []
+    for threads in (1, 2, 4, 8, 16):
+        table = _vdbench_intervals(threads)
+        records.append({"workload": "wd1", "threads": threads, "iops": 0.0, **rows.interval_verdict(table)})
+    return pd.DataFrame(records)
+
+
+def test_report_says_which_points_were_not_steady_by_which_rule(vdbench_sweep):
+    from flashpoc import summary
+
+    table = summary.steadiness_table(vdbench_sweep)
+    text = summary.steadiness_text(table)
+    assert "1 of 5 points were steady by the SNIA PTS rule" in text
+    assert ("- not steady by SNIA: `wd1` at 1 threads: data excursion 42.3 % (20 % allowed), slope excursion "
+            "20.3 % (10 % allowed)") in text
+    assert "not steady by SNIA: `wd1` at 8 threads" not in text  # 8 threads: 11.6 % and 5.1 %
+    assert table.loc[3, ["snia_data_excursion_pct", "snia_slope_excursion_pct"]].tolist() == [11.58, 5.09]
+    line = summary.unsteady_summary(table)
+    assert line.startswith("Points not steady: by the SNIA PTS rule, 4 of 5 (`wd1` at 1 threads; `wd1` at 2 threads; "
+                           "`wd1` at 4 threads; `wd1` at 16 threads); by interval scatter and drift, 4 of 5")
+    assert summary.unsteady_summary(table[table["threads"] == 8]) is None
+
+
+def test_snia_determination_table_has_allowed_and_measured_excursions(vdbench_sweep):
+    from flashpoc import summary
+
+    shown = summary.steadiness_display(summary.steadiness_table(vdbench_sweep)).frame
+    first = shown.iloc[0].to_dict()
+    assert first["Window mean (IOPS)"] == "11,232" and first["Round (intervals)"] == "2"
+    assert first["Data excursion, allowed / measured (IOPS)"] == "2,246 / 4,753"
+    assert first["Slope excursion, allowed / measured (IOPS)"] == "1,123 / 2,276"
+    assert first["Least-squares line (IOPS, x: round 0-4)"] == "10,095 + 568.9 x"
+    assert (first["SNIA"], first["Scatter rule"], first["Ended by"]) == ("NOT steady", "NOT steady", "full length")
+    assert first["Scatter / drift (%)"] == "20.4 / +25.3"
+    assert shown.iloc[3]["SNIA"] == "steady"
+
+
+def test_fio_steadystate_says_it_ended_the_point():
+    import pandas as pd
+    from flashpoc import summary
+
+    row = {"workload": "w", "threads": 4, "iops": 52722.0, "intervals": 5, **rows.snia_verdict(
+        [54633, 50656, 50562, 55608, 52151]), "interval_iops_cv_pct": 4.3, "interval_iops_drift_pct": -0.1,
+        "interval_steady": True, "fio_steadystate": "iops_slope:0.3% over 5 s", "steadystate_attained": True,
+        "measured_s": 9.87, "runtime_s": 60}
+    missed = {**row, "threads": 8, "steadystate_attained": False}
+    table = summary.steadiness_table(pd.DataFrame([row, missed]))
+    shown = summary.steadiness_display(table).frame
+    assert shown["Ended by"].tolist() == ["fio steadystate iops_slope:0.3% over 5 s: attained after 9.9 s",
+                                          "fio steadystate iops_slope:0.3% over 5 s: not attained in 60 s"]
+    assert "fio's own steadystate decided how long 2 points ran" in summary.steadiness_text(table)
+    assert "by fio's own steadystate, 1 of 2 (`w` at 8 threads)" in summary.unsteady_summary(table)

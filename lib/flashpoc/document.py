@@ -106,6 +106,9 @@ def executive_summary(report, context: Context) -> list[Any]:
                      + ", ".join(f"**{c}**" for c in report.configs[1:]) + "; the deltas are below.")
         lines.append(">")
     lines += [f"> - {line}" for line in key_results(report)]
+    unsteady = summary.unsteady_summary(report.steadiness)
+    if unsteady:
+        lines += [">", f"> **Steady state**: {unsteady}"]
     for paragraph in verdict_lines(report, context):
         lines += [">", *(f"> {line}" for line in paragraph.splitlines() if line.strip())]
     items.append("\n".join(lines))
@@ -381,9 +384,10 @@ def method(report) -> list[Any]:
         "the array was not pushed to it: the value is 'at least' the highest measured.",
         "- **Knee**: the point of the curve farthest below the straight line from its first to its last point "
         "(Kneedle): beyond it, more load buys latency rather than IOPS.",
-        f"- **Steady state**: a point is steady when the scatter of its interval IOPS (stdev / mean) and the "
-        f"drift of their fitted line over the run both stay within 10 %; it needs "
-        f"{summary.MIN_VERDICT_INTERVALS} intervals after the warm-up.",
+        f"- **Steady state**, by two rules: the scatter of a point's interval IOPS (stdev / mean) and the "
+        f"drift of their fitted line over the run both within 10 % ({summary.MIN_VERDICT_INTERVALS} intervals "
+        f"after the warm-up needed); and the industry's {summary.snia_rule_text()} (SNIA's steady-state "
+        "determination table below). Where fio's own steadystate ended a point early, the table says so.",
         "- **Little's law**: outstanding I/Os = IOPS x latency; a point more than 20 % off did not keep the "
         "I/Os in flight it was asked to (a host or engine limit), and is flagged.",
         "- **Hosts or array**: a load host's CPU at 90 % or more, fewer I/Os in flight than asked, a host well "
@@ -451,9 +455,9 @@ def results(report, context: Context) -> list[DocSection]:
     hosts += [*([charts["per_host_iops"]] if "per_host_iops" in charts else []), *with_lead("host_cpu"),
               *with_lead("db_cpu")]
     steady = [report.steadiness_text]
-    unsteady = summary.steadiness_display(report.steadiness) if not report.steadiness.empty else None
-    if unsteady is not None and not unsteady.empty:
-        steady.append(unsteady)
+    determination = summary.steadiness_display(report.steadiness) if not report.steadiness.empty else None
+    if determination is not None and not determination.empty:
+        steady.append(determination)
     if "interval_series" in charts:
         steady.append(charts["interval_series"])
     spread: list[Any] = []
@@ -489,7 +493,7 @@ FILE_PURPOSES = {
     "report/comparison.csv": "Every compared value and its change against the baseline.",
     "report/points.csv": "Every point of the report with every column the engine gave.",
     "report/distribution.csv": "Latency percentiles and shares under 0.5/1/2/4 ms at the detail points.",
-    "report/steadiness.csv": "Every point's steady-state verdict (interval scatter and drift).",
+    "report/steadiness.csv": "Every point's steady-state verdicts (interval scatter and drift; SNIA PTS excursions).",
     "report/per_host.csv": "Each load host's IOPS, share, latency and CPU at every point.",
     "manifest.json": "The campaign's parameters, engine versions and host facts, as measured.",
     "check.csv": "The environment check (notebook 01), one row per check.",
@@ -564,6 +568,8 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
                          "and a confidence from resampling its points."),
     ("Steady state", "A point whose per-interval IOPS scatter (stdev / mean) and drift stay within 10 %: its "
                      "average means something."),
+    ("SNIA PTS", "The SNIA Solid State Storage Performance Test Specification: steady over a window of 5 rounds "
+                 "when max - min is within 20 % and the least-squares line's change within 10 % of the mean."),
     ("Warm-up", "Time at the start of each point not measured (fio ramp_time, vdbench warmup=), so that no "
                 "point is measured cold."),
     ("Detail point", "The point of each workload shown interval by interval and with its latency histogram: by "
