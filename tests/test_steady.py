@@ -145,3 +145,28 @@ def test_fio_steadystate_says_it_ended_the_point():
                                           "fio steadystate iops_slope:0.3% over 5 s: not attained in 60 s"]
     assert "fio's own steadystate decided how long 2 points ran" in summary.steadiness_text(table)
     assert "by fio's own steadystate, 1 of 2 (`w` at 8 threads)" in summary.unsteady_summary(table)
+
+
+def test_detail_chart_draws_the_snia_window_of_the_vdbench_intervals():
+    """The 1-thread run's window: 5 rounds of 2 one-second intervals (0-2 s ... 8-10 s), the
+    rounds' means, 90 % and 110 % of the window mean 11,232.4 (10,109.2 and 12,355.6) and the
+    least-squares line from 10,094.6 (the mean less 2 x 568.9) rising 568.9 a round."""
+    import pandas as pd
+    from flashpoc import chart
+
+    table = pd.DataFrame(_vdbench_intervals(1)).assign(workload="wd1")
+    window = chart.snia_windows(table)
+    assert window["round_iops"].tolist() == [10328.0, 12121.0, 9084.0, 10792.0, 13837.0]
+    assert list(zip(window["start"], window["end"])) == [(0, 2), (2, 4), (4, 6), (6, 8), (8, 10)]
+    assert window["fit_iops"].round(1).tolist() == pytest.approx([10094.6, 10663.5, 11232.4, 11801.3, 12370.2], abs=0.05)
+    detail = pd.DataFrame([{"workload": "wd1", "threads": 1, "iops": 11232.4, "ramp_s": 0,
+                            **rows.interval_verdict(table.to_dict("records"))}])
+    spec = chart.interval_series(table, detail).to_dict()
+    drawn = [r for data in spec["datasets"].values() for r in data]
+    levels = sorted(round(r["level_iops"], 1) for r in drawn if "level_iops" in r)
+    assert levels == [10109.2, 11232.4, 12355.6]
+    subtitle = spec["vconcat"][0]["title"]["subtitle"][0]
+    assert subtitle.endswith("SNIA NOT steady: data excursion 42.3 % (20 % allowed), slope excursion 20.3 % (10 %)")
+    assert "SNIA PTS window" in " ".join(spec["title"]["subtitle"])
+    assert "<svg" in chart.render_svg(chart.interval_series(table, detail))
+    assert chart.snia_windows(table[table["second"] <= 4]).empty  # 4 intervals: no window
