@@ -31,6 +31,7 @@ from . import hostlimit, summary, tables
 from .engines import get_engine
 from .params import parse_size
 from .summary import KIND_THROUGHPUT
+from .workingset import judge_working_set
 
 
 @dataclass
@@ -276,22 +277,22 @@ def working_set_text(cfg, points: pd.DataFrame) -> str:
     sizes = points["working_set_bytes"].dropna() if "working_set_bytes" in points else pd.Series(dtype=float)
     sizes = sizes[pd.to_numeric(sizes, errors="coerce") > 0]  # SLOB records 0: its data is the schemas
     own = get_engine(cfg.engine).own_data_text(cfg)
+    data = get_engine(cfg.engine).own_data_bytes(cfg)
     if own and sizes.empty:
-        return f"{own}."
+        return f"{own}." + ("" if data is None else f" {_cache_verdict(cfg, data)}")
     if sizes.empty:
         return "not recorded."
-    working = float(sizes.max())
-    text = f"{tables.size(working)}"
-    if cfg.array_cache is None:
-        return text + (" (the array's cache size was not given, `array_cache`: whether reads came from cache "
-                       "cannot be judged; the guides want a working set 10x the cache).")
+    return _cache_verdict(cfg, float(sizes.max()))
 
-    cache = parse_size(cfg.array_cache)
-    ratio = working / cache
-    verdict = ("at least the 10x the guides want: reads come from flash, not from cache" if ratio >= 10 else
-               "under the 10x the guides want: part of the reads may come from the array's cache, so IOPS may be "
-               "higher and latency lower than from flash")
-    return f"{text} against an array cache of {tables.size(cache)}: {ratio:,.1f}x, {verdict}."
+
+def _cache_verdict(cfg, working: float) -> str:
+    """The working set ``working`` (bytes) against the array cache, in the check's words
+    (:func:`flashpoc.workingset.judge_working_set`), with what a shortfall means for the numbers."""
+    judged = judge_working_set(working, cfg.array_cache)
+    text = f"{tables.size(working)}: {judged['detail']}"
+    if judged["status"] == "warn":
+        text += " (IOPS may be higher and latency lower than from flash)"
+    return text + "."
 
 
 def hosts_table(cfg, context: Context) -> tables.Table:
