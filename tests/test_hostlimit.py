@@ -83,6 +83,24 @@ def test_iops_still_rising_is_no_verdict(vdbench_rows):
     assert "raise probe.max_threads" in limit["suggestion"]
 
 
+def test_the_arrays_expected_iops_weigh_in(vdbench_rows):
+    """array.expected_iops: the 4-thread point's 59,910.4 IOPS are 97 % of 62,000 (the array at its
+    rating: a verdict where the IOPS were still rising), 30 % of 200,000 (short of it: with no sign
+    of a host limit, check the array and the path)."""
+    rated = hostlimit.host_limit(vdbench_rows, None, expected_iops=62000)
+    assert rated["verdict"] == "array"
+    assert rated["signs"][-1] == ("the plateau's 59,910 IOPS are 97% of the 62,000 IOPS expected of the array "
+                                  "(array.expected_iops): the array is at its rated limit")
+    short = hostlimit.host_limit(vdbench_rows, 2, expected_iops=200000)
+    assert short["verdict"] == "array" and short["signs"][-1].endswith("are 30% of the 200,000 IOPS expected of the "
+                                                                      "array (array.expected_iops): well short of its rating")
+    assert short["suggestion"].startswith("The array gave well under the IOPS expected of it")
+    busy = hostlimit.host_limit(vdbench_rows, 2, cpu_limit_pct=70, expected_iops=200000)
+    assert busy["verdict"] == "hosts" and busy["suggestion"].startswith("The load hosts, not the array")
+    assert hostlimit.host_limit(vdbench_rows, 2, expected_iops=80000)["signs"] == hostlimit.host_limit(
+        vdbench_rows, 2)["signs"]  # 75 %: neither at the rating nor well short of it
+
+
 def test_a_host_well_below_the_other_is_named():
     """fio 3.7, 5 jobs on each of two clients: perf36 gave 39,759 IOPS, perf84 53,545."""
     rows = parse_fio_output((DATA / "fio" / "fio-3.7_client_server_2hosts_5jobs_client_stats_with_text_preamble.txt")

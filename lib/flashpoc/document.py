@@ -152,6 +152,9 @@ def key_results(report) -> list[str]:
                     f"{tables.ms(r['max_iops_lat_mean_ms'])} ms")
         else:
             most = f"up to {tables.count(r['max_iops'])} IOPS at {tables.ms(r['max_iops_lat_mean_ms'])} ms"
+            expected = report.cfg.array.expected_iops
+            if expected:
+                most += f" ({float(r['max_iops']) / expected:.0%} of the {tables.count(expected)} expected of the array)"
         at_slo = r.get(f"iops_at_{slo:g}ms")
         status = r.get("slo_status")
         if status == "above_all":

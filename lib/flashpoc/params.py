@@ -784,6 +784,14 @@ class ReportSettings(_Strict):
         return sorted(set(values))
 
 
+class ArraySettings(_Strict):
+    """What is known of the array under test."""
+
+    expected_iops: float | None = Field(None, gt=0, le=1e10, description="the IOPS the array should reach (its "
+                                        "data sheet or the vendor's sizing): the report gives the share reached and "
+                                        "the hosts-or-array verdict weighs it")
+
+
 class Campaign(_Strict):
     """Everything that defines a POC campaign."""
 
@@ -806,6 +814,7 @@ class Campaign(_Strict):
     report: ReportSettings = ReportSettings()
     array_cache: Size | None = Field(None, description="array cache size, e.g. '512g': the working set "
                                                        "should be 10x larger")
+    array: ArraySettings = ArraySettings()
     results_dir: str = "results"
     destroy_data_on: list[Name] = Field(default_factory=list, max_length=4096,
                                         description="targets (by name) whose existing data (file system, partition "
@@ -969,7 +978,10 @@ class Campaign(_Strict):
 
     def params_hash(self) -> str:
         """Short stable hash of every parameter (the campaign's identity in the manifest)."""
-        text = json.dumps(self.model_dump(mode="json"), sort_keys=True)
+        dumped = self.model_dump(mode="json")
+        if self.array == ArraySettings():  # added later; unset, it leaves the hashes of earlier campaigns as they were
+            dumped.pop("array")
+        text = json.dumps(dumped, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def measurement_hash(self) -> str:
