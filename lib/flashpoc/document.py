@@ -410,7 +410,9 @@ def method(report) -> list[Any]:
 def comparison(report) -> list[Any]:
     return ["Each compared campaign against the baseline, per workload run the same way in both: IOPS at the "
             "SLO and the chosen latencies, mean latency and host CPU at equal IOPS (half and all of the lower "
-            "maximum), and max IOPS. Workloads run differently are named and not compared (the executive "
+            "maximum), max IOPS and MiB/s, and at equal load (the same threads or users: `report.equal_threads`, "
+            "by default the highest count both measured and the one nearest half of it) IOPS, MiB/s and latency, "
+            "in total and per direction, and host CPU. Workloads run differently are named and not compared (the executive "
             "summary lists them, with the deltas in words).",
             report.comparison_display]
 

@@ -769,10 +769,21 @@ class ReportSettings(_Strict):
     iops_levels: list[float] = Field(default_factory=list, max_length=10,
                                      description="IOPS to compare latency and CPU at (default: half and all of "
                                                  "the lower max IOPS of each pair)")
+    equal_threads: list[int] = Field(default_factory=list, max_length=10,
+                                     description="thread counts (users) to compare the configurations at, equal load "
+                                                 "(default: the highest both measured and the one nearest half of it)")
     detail_threads: int | None = Field(None, ge=1, le=100000,
                                        description="point shown in detail (time series, latency histogram): the "
                                                    "measured thread count nearest to this; default each workload's "
                                                    "max IOPS within slo_ms")
+
+    @field_validator("equal_threads")
+    @classmethod
+    def _counts(cls, values: list[int]) -> list[int]:
+        for value in values:
+            if not 1 <= value <= MAX_THREADS:
+                raise ValueError(f"{value!r} is not a thread count from 1 to {MAX_THREADS}")
+        return sorted(set(values))
 
     @field_validator("latencies_ms", "iops_levels")
     @classmethod
