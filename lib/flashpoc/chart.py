@@ -317,6 +317,43 @@ def _hockey_panel(part: pd.DataFrame, kind: str, knees: pd.DataFrame | None, slo
     return panel.properties(height=250) if titled else panel  # two panels, one above the other, fit a page
 
 
+#: The panels of :func:`load_vs_threads`: what each kind of workload is measured in.
+LOAD_TITLES = {KIND_RANDOM: "Small-block random I/O (blocks up to 32 KiB): IOPS vs threads",
+               KIND_THROUGHPUT: "Sequential and large-block I/O: throughput vs threads"}
+
+
+def load_vs_threads(df: pd.DataFrame, *, color_domain: Sequence[str] | None = None,
+                    title: str = "IOPS and throughput vs threads") -> alt.LayerChart | alt.VConcatChart:
+    """The sweep's load against threads, configurations overlaid: small-block random I/O in
+    IOPS, sequential and large-block I/O in MiB/s (:func:`flashpoc.summary.io_kind`), each kind
+    its own panel and scale. Colours as in every chart (:func:`_series_channels`: the
+    configuration when there are several, the workload dashed; else the workload).
+
+    ``df``: workload, threads, iops, optional bw_mibps, rw, bs, config; repeats are averaged."""
+    metrics = ["iops", *(["bw_mibps"] if "bw_mibps" in df.columns else [])]
+    data = _mean_per_point(df, metrics, "load_vs_threads")
+    kinds = workload_kinds(df) if "bw_mibps" in data.columns else {}
+    data["kind"] = [kinds.get(str(w), KIND_RANDOM) for w in data["workload"]] if "workload" in data else KIND_RANDOM
+    color, dash = _series_channels(data, color_domain)
+    parts = [(kind, data[data["kind"] == kind].drop(columns="kind")) for kind in (KIND_RANDOM, KIND_THROUGHPUT)]
+    parts = [(kind, part) for kind, part in parts if not part.empty]
+    panels = []
+    for kind, part in parts:
+        field, axis = ("iops", TITLE_IOPS) if kind == KIND_RANDOM else ("bw_mibps", TITLE_MIBPS)
+        tooltip = [*_series_tooltip(part), alt.Tooltip("threads:Q", title="Threads"),
+                   alt.Tooltip("iops:Q", title="IOPS", format=",.0f"),
+                   *([alt.Tooltip("bw_mibps:Q", title=TITLE_MIBPS, format=",.1f")] if "bw_mibps" in part else [])]
+        encodings = {"x": _threads_x(part["threads"]), "y": alt.Y(f"{field}:Q", title=axis, axis=alt.Axis(format=",.0f")),
+                     "color": color, "strokeDash": dash, "order": alt.Order("threads:Q"), "tooltip": tooltip}
+        panel = alt.Chart(part).mark_line(point=True).encode(**_present(encodings))
+        panels.append(panel.properties(title=alt.Title(LOAD_TITLES[kind]), height=220) if len(parts) > 1 else panel)
+    lead = "Each point is one thread count of the sweep."
+    if len(panels) == 1:
+        return panels[0].properties(title=alt.Title(title, subtitle=[lead, LOAD_TITLES[parts[0][0]] + "."]))
+    return alt.vconcat(*panels, spacing=28).properties(title=alt.Title(
+        title, subtitle=[lead, "Small-block random I/O in IOPS, sequential and large-block I/O in MiB/s."]))
+
+
 def _knees_of(knees: pd.DataFrame, part: pd.DataFrame) -> pd.DataFrame:
     """The knees of the curves in ``part``, with their throughput (``bw_mibps``) where it has one."""
     _require(knees, ["iops", "lat_mean_ms"], "hockey_stick knees")

@@ -421,6 +421,8 @@ def comparison(report) -> list[Any]:
 
 #: What each chart shows, in a sentence or two above it.
 LEADS = {
+    "load_vs_threads": "What more threads bought: IOPS (small-block random I/O) or MiB/s (sequential and large-block "
+                       "I/O) at each thread count of the sweep, configurations overlaid at equal load.",
     "hockey_stick": "Each curve is one workload: each point one thread count, from the lightest load on the left. "
                     "Latency stays flat while the array keeps up, then climbs: the \"hockey stick\". Small-block "
                     "random I/O is read in IOPS, sequential and large-block I/O in MiB/s, each on its own scale.",
@@ -450,7 +452,8 @@ def results(report, context: Context) -> list[DocSection]:
     def with_lead(name: str) -> list[Any]:
         return [LEADS[name], charts[name]] if name in charts else []
 
-    load = [*with_lead("hockey_stick"), *with_lead("rate_curve"), *with_lead("write_latency")]
+    load = [*with_lead("hockey_stick"), *with_lead("load_vs_threads"), *with_lead("rate_curve"),
+            *with_lead("write_latency")]
     latency = with_lead("latency_percentiles")
     if not latency and not engine.measures_oracle:
         latency = [summary.distribution_text(report.detail) or "(the engine reports no latency percentiles)"]
@@ -512,6 +515,7 @@ FILE_PURPOSES = {
 #: Chart file stems and what they show.
 CHART_PURPOSES = {
     "hockey_stick": "IOPS (or MiB/s) against mean latency",
+    "load_vs_threads": "IOPS (or MiB/s) against threads",
     "rate_curve": "vdbench's response-time curve",
     "write_latency": "write latency against IOPS",
     "latency_percentiles": "latency percentiles against threads",
