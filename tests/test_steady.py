@@ -170,3 +170,12 @@ def test_detail_chart_draws_the_snia_window_of_the_vdbench_intervals():
     assert "SNIA PTS window" in " ".join(spec["title"]["subtitle"])
     assert "<svg" in chart.render_svg(chart.interval_series(table, detail))
     assert chart.snia_windows(table[table["second"] <= 4]).empty  # 4 intervals: no window
+
+
+def test_the_cli_line_counts_the_snia_verdicts(vdbench_sweep):
+    from flashpoc import progress
+
+    line = progress.steadiness_line(vdbench_sweep)
+    assert line.startswith("steady state: 1 of 5 points steady; not steady: wd1 at 1 thread (scatter 20.4 %")
+    assert line.endswith("; by the SNIA PTS rule 1 of 5 steady (not: wd1 at 1 thread; wd1 at 2 threads; "
+                         "wd1 at 4 threads; wd1 at 16 threads)")
