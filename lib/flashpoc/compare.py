@@ -242,7 +242,7 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
         equal IOPS`` (ms), ``write latency at equal IOPS`` (ms, where writes exist), ``host CPU
         per 10K IOPS`` (%), ``max MiB/s``, and at equal load (``at`` e.g. "64 threads") the
         :data:`EQUAL_LOAD_MEASURES` both configurations have values of (IOPS, MiB/s and latency,
-        in total and per direction, host CPU); ``delta`` = config - baseline, ``delta_pct`` in % of the baseline,
+        in total and, for workloads that both read and write, per direction; host CPU); ``delta`` = config - baseline, ``delta_pct`` in % of the baseline,
         ``better`` names the better configuration. Values a curve does not reach are None, with
         no delta. Workloads :func:`comparability` rejects are left out.
     """
@@ -290,8 +290,11 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
                 if any(v is not None for v in cpu):
                     add("host CPU per 10K IOPS", "%", at, *[None if v is None else v / (level / 1e4) for v in cpu],
                         False)
+            mixed = all(c in group and (group[c].fillna(0) > 0).any() for c in ("read_iops", "write_iops"))
             for count in equal_threads(base, other, threads):
                 for column, metric, unit, higher in EQUAL_LOAD_MEASURES:
+                    if column.startswith(("read_", "write_")) and not mixed:  # one direction: the total says it
+                        continue
                     a, b = _at_threads(base, count, column), _at_threads(other, count, column)
                     if a is not None and b is not None and (a or b):  # a direction neither did is left out
                         add(metric, unit, f"{count} threads", a, b, higher)
@@ -342,11 +345,15 @@ def _phrase(what: str, row: dict[str, Any], fmt: str, unit: str = "") -> str:
     return f"{what} {a:{fmt}}{unit} -> {b:{fmt}}{unit}{change}"
 
 
+def _measure_label(what: str, unit: str) -> str:
+    """'Read IOPS at {at}', 'Mean latency (ms) at {at}': the unit unless the name says it."""
+    return f"{what[0].upper()}{what[1:]}{'' if unit in what else f' ({unit})'} at {{at}}"
+
+
 _MEASURES = {"max IOPS": "Max IOPS", "IOPS at latency": "IOPS at {at}", "mean latency at equal IOPS":
              "Mean latency (ms) at {at}", "write latency at equal IOPS": "Write latency (ms) at {at}",
              "host CPU per 10K IOPS": "Host CPU per 10K IOPS (%) at {at}", "max MiB/s": "Max MiB/s",
-             **{metric: f"{metric.removesuffix(' at equal threads')[0].upper()}"
-                        f"{metric.removesuffix(' at equal threads')[1:]} ({unit}) at {{at}}"
+             **{metric: _measure_label(metric.removesuffix(" at equal threads"), unit)
                 for _, metric, unit, _ in EQUAL_LOAD_MEASURES}}
 _FORMATS = {"IOPS": tables.count, "ms": tables.ms, "%": tables.pct, "MiB/s": tables.mibps}
 

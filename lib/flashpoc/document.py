@@ -27,7 +27,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import hostlimit, summary, tables
+from . import analysis, hostlimit, summary, tables
 from .engines import get_engine
 from .params import parse_size
 from .summary import KIND_THROUGHPUT
@@ -271,7 +271,10 @@ def point_length_text(cfg, points: pd.DataFrame) -> str:
 
 def interval_text(cfg) -> str:
     """The engine's time series of a point, in words (:meth:`flashpoc.engines.base.Engine.interval_text`)."""
-    return get_engine(cfg.engine).interval_text(cfg, summary.MIN_VERDICT_INTERVALS)
+    text = get_engine(cfg.engine).interval_text(cfg, summary.MIN_VERDICT_INTERVALS)
+    if "verdict needs" in text:
+        text = text.rstrip(".") + f" ({analysis.SNIA_ROUNDS} for the SNIA PTS rule's)."
+    return text
 
 
 def working_set_text(cfg, points: pd.DataFrame) -> str:
@@ -292,7 +295,7 @@ def _cache_verdict(cfg, working: float) -> str:
     """The working set ``working`` (bytes) against the array cache, in the check's words
     (:func:`flashpoc.workingset.judge_working_set`), with what a shortfall means for the numbers."""
     judged = judge_working_set(working, cfg.array_cache)
-    text = f"{tables.size(working)}: {judged['detail']}"
+    text = judged["detail"][0].upper() + judged["detail"][1:]
     if judged["status"] == "warn":
         text += " (IOPS may be higher and latency lower than from flash)"
     return text + "."

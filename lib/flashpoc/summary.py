@@ -382,6 +382,9 @@ def _point_caveats(group: pd.DataFrame, best: pd.Series) -> list[str]:
         count = _int_or_none(best.get("intervals")) or 0
         notes.append(f"max point: no steady-state verdict ({count} interval{'s' if count != 1 else ''}, "
                      f"{MIN_VERDICT_INTERVALS} needed)")
+    if verdict(best.get("snia_steady")) is False:
+        notes.append(f"max point not steady by SNIA (data excursion {best['snia_data_excursion_pct']:.0f} %, slope "
+                     f"excursion {best['snia_slope_excursion_pct']:.0f} %)")
     if "littles_law_ok" in group:
         flagged = group["littles_law_ok"].map(lambda v: v is False or v == 0 or str(v).lower() == "false")
         if flagged.any():
