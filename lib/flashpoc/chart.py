@@ -699,7 +699,7 @@ def interval_series(intervals: pd.DataFrame, detail: pd.DataFrame, *, color_doma
         pair = [alt.layer(band, alt.Chart(series).mark_line(point=dots).encode(
                     **_present({"x": x, "y": alt.Y(f"{field}:Q", title=axis), "color": color,
                                 "detail": "config:N" if "config" in series else None, "tooltip": tooltip})),
-                          *(_snia_layers(window, x) if field == "iops" and not window.empty else [])
+                          *(_snia_layers(window, color) if field == "iops" and not window.empty else [])
                           ).properties(width=300, height=180)
                 for field, axis in lines.items()]
         panels.append(alt.hconcat(*pair).properties(title=alt.Title(
@@ -710,9 +710,9 @@ def interval_series(intervals: pd.DataFrame, detail: pd.DataFrame, *, color_doma
                 "Each dot is one interval's average, drawn at the interval's end: nothing is drawn before the "
                 "first interval ends."]
     if not windows.empty:
-        subtitle.append(f"SNIA PTS window (the last {SNIA_ROUNDS} rounds of the measured intervals): its mean "
-                        "(grey line), 90 % and 110 % of it (dashed), each round's mean (squares) and the "
-                        "least-squares line across the window (black).")
+        subtitle.append(f"SNIA PTS window ({SNIA_ROUNDS} rounds of the measured intervals), in each series' colour: "
+                        "its mean (thin line), 90 % and 110 % of it (short dashes), each round's mean (squares) and the "
+                        "least-squares line across the window (thick long dashes).")
     if "slob" in engines:
         subtitle.append("SLOB: the disk I/O iostat saw on the host that ran runit.sh (on RAC one node's share).")
     return alt.vconcat(*panels, spacing=16).properties(title=alt.Title(title, subtitle=subtitle))
@@ -748,25 +748,27 @@ def snia_windows(intervals: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def _snia_layers(window: pd.DataFrame, x: alt.X) -> list[alt.Chart]:
-    """The SNIA window of one workload's IOPS panel: the mean and its 90 %/110 % lines over the
-    window, each round's mean, the least-squares line through the rounds."""
+def _snia_layers(window: pd.DataFrame, color: Any) -> list[alt.Chart]:
+    """The SNIA window of one workload's IOPS panel, in each series' colour (``color``): the mean
+    and its 90 %/110 % lines over the window, each round's mean, the least-squares line through
+    the rounds."""
     keys = [c for c in ("config", "workload") if c in window]
     spans = window.groupby(keys, as_index=False).agg(start=("start", "min"), end=("end", "max"),
                                                      mean_iops=("mean_iops", "first"))
     levels = pd.concat([spans.assign(level=name, level_iops=spans["mean_iops"] * share)
                         for name, share in (("mean", 1.0), ("90 %", 0.9), ("110 %", 1.1))], ignore_index=True)
     tooltip = [alt.Tooltip("level:N", title="SNIA window"), alt.Tooltip("level_iops:Q", title="IOPS", format=",.0f")]
-    mean = alt.Chart(levels[levels["level"] == "mean"]).mark_rule(color="#888888").encode(
-        x=alt.X("start:Q"), x2="end:Q", y="level_iops:Q", tooltip=tooltip)
-    bounds = alt.Chart(levels[levels["level"] != "mean"]).mark_rule(color=ANNOTATION_COLOR, strokeDash=[4, 3]).encode(
-        x=alt.X("start:Q"), x2="end:Q", y="level_iops:Q", tooltip=tooltip)
-    rounds = alt.Chart(window).mark_point(shape="square", filled=True, color=ANNOTATION_COLOR, size=30).encode(
-        x=alt.X("middle:Q"), y="round_iops:Q",
-        tooltip=[alt.Tooltip("round:O", title="Round"), alt.Tooltip("round_iops:Q", title="Round IOPS", format=",.0f")])
-    fit = alt.Chart(window).mark_line(color="#000000", strokeWidth=1.5).encode(
-        x=alt.X("middle:Q"), y="fit_iops:Q", detail="config:N" if "config" in window else alt.Undefined,
-        tooltip=[alt.Tooltip("fit_iops:Q", title="Least-squares line (IOPS)", format=",.0f")])
+    mean = alt.Chart(levels[levels["level"] == "mean"]).mark_rule(strokeWidth=1, opacity=0.6).encode(
+        **_present({"x": alt.X("start:Q"), "x2": "end:Q", "y": "level_iops:Q", "color": color, "tooltip": tooltip}))
+    bounds = alt.Chart(levels[levels["level"] != "mean"]).mark_rule(strokeDash=[4, 3]).encode(
+        **_present({"x": alt.X("start:Q"), "x2": "end:Q", "y": "level_iops:Q", "color": color, "tooltip": tooltip}))
+    rounds = alt.Chart(window).mark_point(shape="square", filled=True, size=40, stroke=ANNOTATION_COLOR).encode(
+        **_present({"x": alt.X("middle:Q"), "y": "round_iops:Q", "color": color, "tooltip": [
+            alt.Tooltip("round:O", title="Round"), alt.Tooltip("round_iops:Q", title="Round IOPS", format=",.0f")]}))
+    fit = alt.Chart(window).mark_line(strokeWidth=2.5, strokeDash=[10, 2]).encode(
+        **_present({"x": alt.X("middle:Q"), "y": "fit_iops:Q", "color": color,
+                    "detail": "config:N" if "config" in window else None,
+                    "tooltip": [alt.Tooltip("fit_iops:Q", title="Least-squares line (IOPS)", format=",.0f")]}))
     return [mean, bounds, rounds, fit]
 
 

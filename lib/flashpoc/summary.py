@@ -471,13 +471,15 @@ def steadiness_display(table: pd.DataFrame) -> tables.Table:
     the verdict, next to today's scatter-and-drift verdict and what ended the point (fio's own
     ``steadystate``, or its full length). Every column: steadiness.csv."""
     rows = []
+    ended = "fio_steadystate" in table and table["fio_steadystate"].notna().any()
     for r in table.to_dict("records"):
         row = {"Configuration": r.get("config")} if "config" in table else {}
         snia = verdict(r.get("snia_steady"))
         scatter = verdict(r.get("interval_steady"))
+        per = tables.count(r.get("snia_round_intervals"))
         row.update({
-            "Workload": r["workload"], "Threads": tables.count(r["threads"]), "Intervals": tables.count(r["intervals"]),
-            "Round (intervals)": tables.count(r.get("snia_round_intervals")),
+            "Workload": r["workload"], "Threads": tables.count(r["threads"]),
+            "Intervals (per round)": tables.count(r["intervals"]) + ("" if per == tables.MISSING else f" ({per})"),
             "Window mean (IOPS)": tables.count(r.get("snia_mean_iops")),
             "Data excursion, allowed / measured (IOPS)": _pair(r.get("snia_data_allowed_iops"),
                                                                r.get("snia_data_excursion_iops")),
@@ -485,21 +487,22 @@ def steadiness_display(table: pd.DataFrame) -> tables.Table:
                                                                 r.get("snia_slope_excursion_iops")),
             "Least-squares line (IOPS, x: round 0-4)": _line(r.get("snia_fit_slope_iops"), r.get("snia_fit_intercept_iops")),
             "SNIA": "no verdict" if snia is None else ("steady" if snia else "NOT steady"),
-            "Scatter / drift (%)": (tables.MISSING if scatter is None else
-                                    f"{tables.pct(r['interval_iops_cv_pct'])} / {float(r['interval_iops_drift_pct']):+.1f}"),
-            "Scatter rule": "no verdict" if scatter is None else ("steady" if scatter else "NOT steady"),
-            "Ended by": _ended_by(r)})
+            "Scatter rule (scatter / drift %)": "no verdict" if scatter is None else (
+                f"{'steady' if scatter else 'NOT steady'} ({tables.pct(r['interval_iops_cv_pct'])} / "
+                f"{float(r['interval_iops_drift_pct']):+.1f})")})
+        if ended:
+            row["Ended by"] = _ended_by(r)
         rows.append(row)
     notes = [f"{snia_rule_text()[0].upper()}{snia_rule_text()[1:]}; no verdict with fewer than "
              f"{analysis.SNIA_ROUNDS} intervals. Allowed: {analysis.SNIA_MAX_DATA_EXCURSION_PCT:g} % and "
              f"{analysis.SNIA_MAX_SLOPE_EXCURSION_PCT:g} % of the window mean.",
              f"Scatter rule: stdev / mean of the interval IOPS and the fitted line's drift over the point, each at most "
              f"{analysis.STEADY_MAX_CV_PCT:g} % ({MIN_VERDICT_INTERVALS} intervals needed).",
-             "Ended by: fio's own steadystate criterion (one criterion on its per-second samples) when it ended the "
-             "point, else the point's full length."]
+             ("Ended by: fio's own steadystate criterion (one criterion on its per-second samples) when it ended the "
+              "point, else the point's full length." if ended else "Every point ran its full length.")]
     return tables.table(rows, caption="Steady-state determination per point", notes=notes, text_columns=[
-        c for c in ("Configuration", "Workload", "Least-squares line (IOPS, x: round 0-4)", "SNIA", "Scatter rule",
-                    "Ended by") if rows and c in rows[0]])
+        c for c in ("Configuration", "Workload", "Least-squares line (IOPS, x: round 0-4)", "SNIA",
+                    "Scatter rule (scatter / drift %)", "Ended by") if rows and c in rows[0]])
 
 
 def _pair(allowed: Any, measured: Any) -> str:
