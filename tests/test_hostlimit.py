@@ -213,3 +213,25 @@ def test_per_host_chart_has_a_line_per_host(vdbench_rows):
         (2, "hd1", 21002.00), (2, "hd2", 20719.60), (4, "hd1", 29529.60), (4, "hd2", 30380.80)]
     assert spec["encoding"]["color"]["field"] == "host" and spec["encoding"]["column"]["field"] == "workload"
     assert spec["encoding"]["x"]["axis"]["values"] == [2, 3, 4]  # whole threads only
+
+
+def test_the_report_gives_the_share_of_the_expected_iops():
+    """The recorded vdbench sweep's max (72,704.7 IOPS at 16 threads) is 36 % of 200,000."""
+    from types import SimpleNamespace
+
+    from flashpoc import document, summary
+    from flashpoc.params import campaign_from_dict
+    from flashpoc.parse.vdbench import parse_totals
+
+    totals = parse_totals((DATA / "vdbench" / "rr_threads_sweep" / "totals.html").read_text())
+    points = pd.DataFrame({"workload": "wd1", "rw": "randread", "bs": "4k", "threads": [int(t["threads"]) for t in totals],
+                           "iops": [t["iops"] for t in totals], "lat_mean_ms": [t["resp_ms"] for t in totals],
+                           "outstanding_ios": [4 * int(t["threads"]) for t in totals],
+                           "bw_mibps": [t["mb_per_s"] for t in totals]})
+    values = {"campaign": "c", "hosts": [{"name": "h"}], "array": {"expected_iops": 200000},
+              "targets": [{"name": "t", "path": "/srv/t.dat", "size": "1g", "create": True}]}
+    report = SimpleNamespace(cfg=campaign_from_dict(values), points=points, summary=summary.summary_table(points, 1.0))
+    (line,) = document.key_results(report)
+    assert "up to 72,705 IOPS at 0.844 ms (36% of the 200,000 expected of the array)" in line
+    report.cfg = campaign_from_dict({k: v for k, v in values.items() if k != "array"})
+    assert "expected" not in document.key_results(report)[0]
