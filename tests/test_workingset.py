@@ -19,12 +19,12 @@ GIB = 1024**3
 def test_against_a_given_cache():
     big = judge_working_set(1000 * GIB, "64g")
     assert big["ratio"] == pytest.approx(1000 / 64) and big["status"] == "pass"
-    assert big["detail"] == ("the working set (1,000.0 GiB) is 15.6x the array cache (64.0 GiB): at least the 10x "
+    assert big["detail"] == ("the working set (1,000 GiB) is 15.6x the array cache (64 GiB): at least the 10x "
                              "the guides want")
     small = judge_working_set(1000 * GIB, "512g")
     assert small["status"] == "warn" and small["ratio"] == pytest.approx(1000 / 512)
-    assert small["detail"].startswith("the working set (1,000.0 GiB) is only 2.0x the array cache (512.0 GiB)")
-    assert small["detail"].endswith("use at least 5.0 TiB")
+    assert small["detail"].startswith("the working set (1,000 GiB) is only 2.0x the array cache (512 GiB)")
+    assert small["detail"].endswith("use at least 5 TiB")
     unsized = judge_working_set(None, "512g", ["lun1"])
     assert unsized["status"] == "warn" and "targets lun1 have no known size" in unsized["detail"]
 
@@ -51,7 +51,7 @@ def test_the_check_says_it_once_for_fio_and_vdbench(tmp_path, engine):
     rows = pd.DataFrame(check.evaluate_campaign(cfg, {"local": {}}))
     ws = rows[rows["check"] == "working set vs array cache"]
     assert len(ws) == 1 and ws.iloc[0]["value"] == 4.0 and ws.iloc[0]["status"] == "warn"
-    assert "only 4.0x the array cache (16.0 MiB)" in ws.iloc[0]["detail"]
+    assert "only 4.0x the array cache (16 MiB)" in ws.iloc[0]["detail"]
     none = pd.DataFrame(check.evaluate_campaign(_quick(tmp_path, engine=engine), {"local": {}}))
     row = none[none["check"] == "working set vs array cache"].iloc[0]
     assert row["status"] == "warn" and "no array_cache given" in row["detail"] and "under 1 TB" in row["detail"]
@@ -68,7 +68,7 @@ def test_the_reports_conditions_say_it_in_the_checks_words(tmp_path):
 
     points = pd.DataFrame({"working_set_bytes": [64 * 1024**2]})
     text = document.working_set_text(_quick(tmp_path), points)
-    assert text.startswith("No array_cache given and the working set (64.0 MiB) is under 1 TB")
+    assert text.startswith("No array_cache given and the working set (64 MiB) is under 1 TB")
     assert text.endswith("(IOPS may be higher and latency lower than from flash).")
     cached = document.working_set_text(_quick(tmp_path, array_cache="4m"), points)
-    assert cached == "The working set (64.0 MiB) is 16.0x the array cache (4.0 MiB): at least the 10x the guides want."
+    assert cached == "The working set (64 MiB) is 16.0x the array cache (4 MiB): at least the 10x the guides want."

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .params import parse_size
+from .tables import size as _size
 
 #: the POC guides: the working set should be at least this many times the array's cache
 WORKING_SET_FACTOR = 10
@@ -16,15 +17,6 @@ FALLBACK_MIN_BYTES = 10**12
 
 #: the check's row name
 CHECK_NAME = "working set vs array cache"
-
-
-def _size(value: float) -> str:
-    """Bytes in binary units, one decimal: ``512.0 GiB``."""
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(value) < 1024 or unit == "TiB":
-            return f"{value:,.0f} B" if unit == "B" else f"{value:,.1f} {unit}"
-        value /= 1024
-    return ""  # pragma: no cover - the loop returns
 
 
 def judge_working_set(working_set_bytes: int | float | None, array_cache: str | None,
