@@ -11,6 +11,8 @@ import pytest
 from flashpoc import chart
 from flashpoc.errors import AnalysisError
 
+from conftest import DATA
+
 UNIT_TITLE = re.compile(r"^IOPS$|\((ms|%|threads|s|us / ms|ms, log scale)\)$")
 
 
@@ -339,3 +341,28 @@ def test_house_theme_is_readable_in_print(points, knees):
         spec = chart.themed_spec(figure)
         assert spec["config"]["axis"]["labelFontSize"] >= 12 and spec["background"] == "white"
         assert all(UNIT_TITLE.search(title) for title in axis_titles(spec) if title), axis_titles(spec)
+
+
+def test_load_vs_threads_random_in_iops_sequential_in_mibps_configurations_overlaid():
+    """The recorded vdbench four_workloads run (totals.html): 4k random read and write in IOPS,
+    128k sequential read and write in MiB/s, each kind its own panel; two configurations overlaid."""
+    from flashpoc.parse.vdbench import parse_totals
+
+    totals = parse_totals((DATA / "vdbench" / "four_workloads" / "totals.html").read_text())
+    shape = {"rd1_randread": ("randread", "4k"), "rd2_randwrite": ("randwrite", "4k"),
+             "rd3_seqread": ("read", "128k"), "rd4_seqwrite": ("write", "128k")}
+    points = pd.DataFrame([{"workload": t["rd"], "threads": int(t["threads"]), "iops": t["iops"],
+                            "bw_mibps": t["mb_per_s"], "rw": shape[t["rd"]][0], "bs": shape[t["rd"]][1]}
+                           for t in totals])
+    spec = chart.load_vs_threads(points).to_dict()
+    random, sequential = spec["vconcat"]
+    assert random["encoding"]["y"]["field"] == "iops" and random["encoding"]["y"]["title"] == "IOPS"
+    assert sequential["encoding"]["y"]["field"] == "bw_mibps" and sequential["encoding"]["y"]["title"] == \
+        "Throughput (MiB/s)"
+    assert random["encoding"]["x"]["title"] == "Concurrency (threads)"
+    rows = {(r["workload"], r["threads"]): r for data in spec["datasets"].values() for r in data}
+    assert rows[("rd3_seqread", 4)]["bw_mibps"] == 1025.10 and rows[("rd2_randwrite", 4)]["iops"] == 45752.40
+    both = pd.concat([points.assign(config="A"), points.assign(config="C", iops=points["iops"] / 2)])
+    overlaid = chart.load_vs_threads(both).to_dict()
+    panel = overlaid["vconcat"][0]["encoding"]
+    assert panel["color"]["field"] == "config" and panel["strokeDash"]["field"] == "workload"

@@ -205,12 +205,13 @@ def test_target_without_facts_fails():
 
 def test_working_set_sums_sizes_and_whole_devices():
     campaign = make_campaign()
-    (row,) = evaluate_campaign(campaign, {"db1": FACTS})
+    row, cache = evaluate_campaign(campaign, {"db1": FACTS})
     assert row["host"] == CAMPAIGN_ROW_HOST
     assert (row["check"], row["value"], row["status"]) == ("working set", 110 * GIB, "pass")
-    (row,) = evaluate_campaign(campaign, {"db1": None})
+    assert (cache["check"], cache["status"]) == ("working set vs array cache", "warn")  # under 1 TB, no array_cache
+    row, cache = evaluate_campaign(campaign, {"db1": None})
     assert (row["value"], row["status"]) == (10 * GIB, "warn")
-    assert "size unknown: lun1" in row["detail"]
+    assert "size unknown: lun1" in row["detail"] and "targets lun1 have no known size" in cache["detail"]
 
 
 def test_verdict_and_require_pass():

@@ -57,6 +57,30 @@ def test_iops_at_equal_latency_latency_and_cpu_at_equal_iops():
     assert "IOPS at 0.09 ms: not reached by A" in text
 
 
+def test_equal_load_per_direction_and_in_mibps():
+    """At the same threads (the seeds: DB-host CPU at 128 and 256 users): by default the highest
+    count both measured (8) and the one nearest half of it (4); per direction where the rows have it."""
+    points = curves()
+    points["read_iops"], points["write_iops"] = points["iops"] * 0.7, points["iops"] * 0.3
+    points["bw_mibps"] = points["iops"] * 8 / 1024  # 8 KiB
+    table = compare.comparison_table(points, slo_ms=0.15)
+    assert sorted(set(table.loc[table["metric"] == "IOPS at equal threads", "at"])) == ["4 threads", "8 threads"]
+    assert value(table, "IOPS at equal threads", "8 threads") == (32000, 45000, pytest.approx(40.625), "B")
+    assert value(table, "read IOPS at equal threads", "8 threads") == (22400, pytest.approx(31500), pytest.approx(40.625), "B")
+    assert value(table, "write IOPS at equal threads", "4 threads") == (9000, 12000, pytest.approx(100 / 3), "B")
+    assert value(table, "MiB/s at equal threads", "8 threads")[:2] == (250, pytest.approx(351.5625))
+    assert value(table, "mean latency at equal threads", "8 threads") == (0.25, 0.178, pytest.approx(-28.8), "B")
+    assert value(table, "host CPU at equal threads", "4 threads") == (27, 18, pytest.approx(-100 / 3), "B")
+    assert value(table, "max MiB/s") == (250, pytest.approx(351.5625), pytest.approx(40.625), "B")
+    assert "read latency at equal threads" not in set(table["metric"])  # the rows have no read latency
+    asked = compare.comparison_table(points, slo_ms=0.15, threads=[2, 3])  # 3: not measured, left out
+    assert sorted(set(asked.loc[asked["metric"] == "IOPS at equal threads", "at"])) == ["2 threads"]
+    shown = compare.comparison_display(table).frame
+    assert {"Read IOPS at 8 threads", "MiB/s at 8 threads", "Mean latency (ms) at 8 threads", "Max MiB/s"} <= set(
+        shown["Measure"])
+    assert "IOPS at 8 threads 32,000 -> 45,000 (+40.6 %)" in compare.comparison_text(table)
+
+
 def test_values_are_never_extrapolated():
     a = curves().query("config == 'A'")
     assert compare.value_at_iops(a, "lat_mean_ms", 5000) == {"value": None, "status": "below_all"}
@@ -118,6 +142,17 @@ def test_two_real_fio_campaigns_compared_in_the_report(tmp_path, monkeypatch):
     row = report.comparison[report.comparison["metric"] == "max IOPS"].iloc[0]
     assert (row["baseline_value"], row["config_value"]) == (max_iops["psync"], max_iops["libaio"])
     assert "**libaio** vs psync" in report.comparison_text
+    # equal load: 1 and 3 threads (the highest both measured and the nearest half of it), per direction
+    at3 = stored[(stored["workload"] == "4k-randread") & (stored["threads"] == 3)].set_index("config")
+    for metric, column in (("IOPS at equal threads", "iops"), ("MiB/s at equal threads", "bw_mibps"),
+                           ("mean latency at equal threads", "lat_mean_ms")):
+        row = report.comparison[(report.comparison["metric"] == metric) & (report.comparison["at"] == "3 threads")]
+        assert (row.iloc[0]["baseline_value"], row.iloc[0]["config_value"]) == (at3.loc["psync", column],
+                                                                                at3.loc["libaio", column])
+    assert set(report.comparison.loc[report.comparison["metric"] == "IOPS at equal threads", "at"]) == \
+        {"1 threads", "3 threads"}
+    # a read workload: its total is its reads, and it has no writes
+    assert not {"read IOPS at equal threads", "write IOPS at equal threads"} & set(report.comparison["metric"])
     csv = pd.read_csv(report.files["comparison.csv"])
     assert len(csv) == len(report.comparison)
     html = report.files["report.html"].read_text()

@@ -83,6 +83,24 @@ def test_iops_still_rising_is_no_verdict(vdbench_rows):
     assert "raise probe.max_threads" in limit["suggestion"]
 
 
+def test_the_arrays_expected_iops_weigh_in(vdbench_rows):
+    """array.expected_iops: the 4-thread point's 59,910.4 IOPS are 97 % of 62,000 (the array at its
+    rating: a verdict where the IOPS were still rising), 30 % of 200,000 (short of it: with no sign
+    of a host limit, check the array and the path)."""
+    rated = hostlimit.host_limit(vdbench_rows, None, expected_iops=62000)
+    assert rated["verdict"] == "array"
+    assert rated["signs"][-1] == ("the plateau's 59,910 IOPS are 97% of the 62,000 IOPS expected of the array "
+                                  "(array.expected_iops): the array is at its rated limit")
+    short = hostlimit.host_limit(vdbench_rows, 2, expected_iops=200000)
+    assert short["verdict"] == "array" and short["signs"][-1].endswith("are 30% of the 200,000 IOPS expected of the "
+                                                                      "array (array.expected_iops): well short of its rating")
+    assert short["suggestion"].startswith("The array gave well under the IOPS expected of it")
+    busy = hostlimit.host_limit(vdbench_rows, 2, cpu_limit_pct=70, expected_iops=200000)
+    assert busy["verdict"] == "hosts" and busy["suggestion"].startswith("The load hosts, not the array")
+    assert hostlimit.host_limit(vdbench_rows, 2, expected_iops=80000)["signs"] == hostlimit.host_limit(
+        vdbench_rows, 2)["signs"]  # 75 %: neither at the rating nor well short of it
+
+
 def test_a_host_well_below_the_other_is_named():
     """fio 3.7, 5 jobs on each of two clients: perf36 gave 39,759 IOPS, perf84 53,545."""
     rows = parse_fio_output((DATA / "fio" / "fio-3.7_client_server_2hosts_5jobs_client_stats_with_text_preamble.txt")
@@ -195,3 +213,25 @@ def test_per_host_chart_has_a_line_per_host(vdbench_rows):
         (2, "hd1", 21002.00), (2, "hd2", 20719.60), (4, "hd1", 29529.60), (4, "hd2", 30380.80)]
     assert spec["encoding"]["color"]["field"] == "host" and spec["encoding"]["column"]["field"] == "workload"
     assert spec["encoding"]["x"]["axis"]["values"] == [2, 3, 4]  # whole threads only
+
+
+def test_the_report_gives_the_share_of_the_expected_iops():
+    """The recorded vdbench sweep's max (72,704.7 IOPS at 16 threads) is 36 % of 200,000."""
+    from types import SimpleNamespace
+
+    from flashpoc import document, summary
+    from flashpoc.params import campaign_from_dict
+    from flashpoc.parse.vdbench import parse_totals
+
+    totals = parse_totals((DATA / "vdbench" / "rr_threads_sweep" / "totals.html").read_text())
+    points = pd.DataFrame({"workload": "wd1", "rw": "randread", "bs": "4k", "threads": [int(t["threads"]) for t in totals],
+                           "iops": [t["iops"] for t in totals], "lat_mean_ms": [t["resp_ms"] for t in totals],
+                           "outstanding_ios": [4 * int(t["threads"]) for t in totals],
+                           "bw_mibps": [t["mb_per_s"] for t in totals]})
+    values = {"campaign": "c", "hosts": [{"name": "h"}], "array": {"expected_iops": 200000},
+              "targets": [{"name": "t", "path": "/srv/t.dat", "size": "1g", "create": True}]}
+    report = SimpleNamespace(cfg=campaign_from_dict(values), points=points, summary=summary.summary_table(points, 1.0))
+    (line,) = document.key_results(report)
+    assert "up to 72,705 IOPS at 0.844 ms (36% of the 200,000 expected of the array)" in line
+    report.cfg = campaign_from_dict({k: v for k, v in values.items() if k != "array"})
+    assert "expected" not in document.key_results(report)[0]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from pathlib import Path
 
@@ -152,6 +154,19 @@ def test_measurement_hash_ignores_report_settings():
     assert a.measurement_hash() == campaign_from_dict(base(slo_ms=2.0, description="x")).measurement_hash()
     assert a.measurement_hash() != campaign_from_dict(base(fio={"runtime_s": 30})).measurement_hash()
     assert a.params_hash() != campaign_from_dict(base(slo_ms=2.0)).params_hash()
+
+
+def test_array_expected_iops_is_a_report_setting():
+    """array.expected_iops (added later): unset, the hashes stay those of earlier campaigns."""
+    a = campaign_from_dict(base())
+    earlier = {k: v for k, v in a.model_dump(mode="json").items() if k != "array"}
+    assert a.params_hash() == hashlib.sha256(json.dumps(earlier, sort_keys=True).encode()).hexdigest()[:16]
+    assert a.params_hash() == campaign_from_dict(base(array={})).params_hash()
+    rated = campaign_from_dict(base(array={"expected_iops": 500000}))
+    assert rated.array.expected_iops == 500000 and rated.measurement_hash() == a.measurement_hash()
+    assert rated.params_hash() != a.params_hash()
+    with pytest.raises(ParameterError, match=r"array\.expected_iops: Input should be greater than 0 \(got -1\)"):
+        campaign_from_dict(base(array={"expected_iops": -1}))
 
 
 @pytest.mark.parametrize("values", [

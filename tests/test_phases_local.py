@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -99,13 +100,14 @@ def test_steady_state_is_recorded(tmp_path):
     raw = json.loads((wb.store.point_dir("probe", row["point_id"]) / "local.json").read_text())
     assert "steadystate=iops_slope:20%" in (wb.store.point_dir("probe", row["point_id"]) / "local.job.fio").read_text()
     assert row["steadystate_attained"] is bool(raw["jobs"][0]["steadystate"]["attained"])
+    assert row["fio_steadystate"] == "iops_slope:20% over 2 s"  # the report says this rule ended the point
 
 
 def test_points_keep_their_time_series_and_latency_histogram(tmp_path):
     """Real fio with 1 s interval logs: the stored series, histogram and the report's views of them."""
     require_fio()
     cfg = campaign_from_dict(quick_campaign(
-        tmp_path, fio={"runtime_s": 4, "ramp_s": 1},
+        tmp_path, fio={"runtime_s": 6, "ramp_s": 1},
         workloads=[{"name": "oltp-8k", "rw": "randrw", "rwmixread": 70, "bs": "8k"}]))
     phases.run_check(cfg)
     row = phases.run_sweep(cfg, {"oltp-8k": [2]}, progress=False).iloc[0]
@@ -117,6 +119,15 @@ def test_points_keep_their_time_series_and_latency_histogram(tmp_path):
     assert (intervals["iops"] == intervals["read_iops"] + intervals["write_iops"]).all()
     assert intervals["iops"].mean() == pytest.approx(row["iops"], rel=0.25)
     assert row["intervals"] == len(intervals)
+    # the SNIA PTS window from the file's numbers: the latest intervals in 5 equal rounds
+    assert len(intervals) >= 5
+    per = len(intervals) // 5
+    rounds = intervals["iops"].to_numpy(dtype=float)[len(intervals) - 5 * per:].reshape(5, per).mean(axis=1)
+    slope = np.polyfit(np.arange(5), rounds, 1)[0]
+    assert row["snia_round_intervals"] == per and row["snia_mean_iops"] == round(rounds.mean(), 1)
+    assert row["snia_data_excursion_pct"] == round((rounds.max() - rounds.min()) / rounds.mean() * 100, 2)
+    assert row["snia_slope_excursion_pct"] == round(abs(slope) * 4 / rounds.mean() * 100, 2)
+    assert row["snia_steady"] == bool(row["snia_data_excursion_pct"] <= 20 and row["snia_slope_excursion_pct"] <= 10)
 
     histogram = pd.read_csv(point / "histogram.csv")
     job = json.loads((point / "local.json").read_text())["jobs"][0]
@@ -133,6 +144,7 @@ def test_points_keep_their_time_series_and_latency_histogram(tmp_path):
     assert report.distribution.loc[0, "clat_p90_ms"] == round(row["clat_p90_ms"], 3)
     assert {"interval_series", "latency_histogram"} <= set(report.charts)
     assert report.files["distribution.csv"].exists() and report.files["steadiness.csv"].exists()
+    assert pd.read_csv(report.files["steadiness.csv"]).loc[0, "snia_data_excursion_pct"] == row["snia_data_excursion_pct"]
     html = report.files["report.html"].read_text()
     assert "Results: steady state" in html and "Results: latency distribution at the detail points" in html
     assert f"{int(row['intervals'])} intervals" in html or "fewer than 3 intervals" in html

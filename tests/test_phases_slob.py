@@ -61,6 +61,9 @@ def test_check_probe_sweep_and_report_on_slob(tmp_path):
     assert "fio" not in checks
     data_set = table[table["check"] == "SLOB data set"].iloc[0]
     assert data_set["value"] == 256 * 32768 * 8192 and "64.0 GiB" in data_set["detail"]
+    cache = table[table["check"] == "working set vs array cache"]  # SLOB's data set, said once
+    assert len(cache) == 1 and cache.iloc[0]["status"] == "warn"
+    assert cache.iloc[0]["detail"].startswith("no array_cache given and the working set (64 GiB) is under 1 TB")
 
     probe = phases.run_probe(cfg, progress=False)
     assert [p["threads"] for p in probe["points"]] == [1, 2]

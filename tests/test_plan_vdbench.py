@@ -11,8 +11,7 @@ from flashpoc.errors import ParameterError
 from flashpoc.params import campaign_from_dict, load_campaign
 from flashpoc.plan.sweep import plan_sweep
 from flashpoc.plan.vdbench import (RunDefinition, data_text, fill_xfersize, format_threads, outstanding_ios, probe_run,
-                                   render_fill_parmfile, render_parmfile, ssh_config, sweep_run, threads_per_host,
-                                   working_set)
+                                   render_fill_parmfile, render_parmfile, ssh_config, sweep_run, threads_per_host)
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "data" / "golden"
@@ -352,22 +351,6 @@ def test_threads_per_host_as_vdbench_spreads_them():
     assert threads_per_host(guide(), 100) == {f"hd{i}": 80 for i in range(1, 6)}
     assert threads_per_host(guide(), 1) == {"hd1": 1, "hd2": 1, "hd3": 1, "hd4": 1, "hd5": 0}
     assert threads_per_host(small(), 3) == {"local": 3}
-
-
-# -- working set -----------------------------------------------------------------------
-
-def test_working_set_against_the_array_cache():
-    cfg = guide()
-    assert working_set(cfg) == {"working_set_bytes": 1000 * 1024**3, "array_cache_bytes": None,
-                                "ratio": None, "warning": None}
-    big = working_set(cfg.model_copy(update={"array_cache": "64g"}))
-    assert big["ratio"] == pytest.approx(1000 / 64) and big["warning"] is None
-    ws = working_set(cfg.model_copy(update={"array_cache": "512g"}))
-    assert ws["ratio"] == pytest.approx(1000 / 512)
-    assert "only 2.0x the array cache" in ws["warning"] and "at least 10x" in ws["warning"]
-    unsized = small(targets=[{"name": "lun1", "path": "/dev/mapper/lun1"}], array_cache="512g")
-    ws = working_set(unsized)
-    assert ws["working_set_bytes"] is None and ws["ratio"] is None and "['lun1'] have no size" in ws["warning"]
 
 
 # -- refusals --------------------------------------------------------------------------

@@ -42,7 +42,8 @@ import vl_convert
 
 from flashpoc.errors import AnalysisError
 from flashpoc.hostlimit import ALL_HOSTS
-from flashpoc.summary import KIND_RANDOM, KIND_THROUGHPUT, MIN_VERDICT_INTERVALS, workload_kinds
+from flashpoc.analysis import SNIA_MAX_DATA_EXCURSION_PCT, SNIA_MAX_SLOPE_EXCURSION_PCT, SNIA_ROUNDS, snia_steady_state
+from flashpoc.summary import KIND_RANDOM, KIND_THROUGHPUT, MIN_VERDICT_INTERVALS, verdict, workload_kinds
 
 THEME_NAME = "flashpoc"
 RENDERER_NAME = "flashpoc_offline"
@@ -314,6 +315,43 @@ def _hockey_panel(part: pd.DataFrame, kind: str, knees: pd.DataFrame | None, slo
                          f"its line would be off the top of the chart.")
     panel = alt.layer(*layers).properties(title=alt.Title(KIND_TITLES[kind] if titled else "", subtitle=notes))
     return panel.properties(height=250) if titled else panel  # two panels, one above the other, fit a page
+
+
+#: The panels of :func:`load_vs_threads`: what each kind of workload is measured in.
+LOAD_TITLES = {KIND_RANDOM: "Small-block random I/O (blocks up to 32 KiB): IOPS vs threads",
+               KIND_THROUGHPUT: "Sequential and large-block I/O: throughput vs threads"}
+
+
+def load_vs_threads(df: pd.DataFrame, *, color_domain: Sequence[str] | None = None,
+                    title: str = "IOPS and throughput vs threads") -> alt.LayerChart | alt.VConcatChart:
+    """The sweep's load against threads, configurations overlaid: small-block random I/O in
+    IOPS, sequential and large-block I/O in MiB/s (:func:`flashpoc.summary.io_kind`), each kind
+    its own panel and scale. Colours as in every chart (:func:`_series_channels`: the
+    configuration when there are several, the workload dashed; else the workload).
+
+    ``df``: workload, threads, iops, optional bw_mibps, rw, bs, config; repeats are averaged."""
+    metrics = ["iops", *(["bw_mibps"] if "bw_mibps" in df.columns else [])]
+    data = _mean_per_point(df, metrics, "load_vs_threads")
+    kinds = workload_kinds(df) if "bw_mibps" in data.columns else {}
+    data["kind"] = [kinds.get(str(w), KIND_RANDOM) for w in data["workload"]] if "workload" in data else KIND_RANDOM
+    color, dash = _series_channels(data, color_domain)
+    parts = [(kind, data[data["kind"] == kind].drop(columns="kind")) for kind in (KIND_RANDOM, KIND_THROUGHPUT)]
+    parts = [(kind, part) for kind, part in parts if not part.empty]
+    panels = []
+    for kind, part in parts:
+        field, axis = ("iops", TITLE_IOPS) if kind == KIND_RANDOM else ("bw_mibps", TITLE_MIBPS)
+        tooltip = [*_series_tooltip(part), alt.Tooltip("threads:Q", title="Threads"),
+                   alt.Tooltip("iops:Q", title="IOPS", format=",.0f"),
+                   *([alt.Tooltip("bw_mibps:Q", title=TITLE_MIBPS, format=",.1f")] if "bw_mibps" in part else [])]
+        encodings = {"x": _threads_x(part["threads"]), "y": alt.Y(f"{field}:Q", title=axis, axis=alt.Axis(format=",.0f")),
+                     "color": color, "strokeDash": dash, "order": alt.Order("threads:Q"), "tooltip": tooltip}
+        panel = alt.Chart(part).mark_line(point=True).encode(**_present(encodings))
+        panels.append(panel.properties(title=alt.Title(LOAD_TITLES[kind]), height=220) if len(parts) > 1 else panel)
+    lead = "Each point is one thread count of the sweep."
+    if len(panels) == 1:
+        return panels[0].properties(title=alt.Title(title, subtitle=[lead, LOAD_TITLES[parts[0][0]] + "."]))
+    return alt.vconcat(*panels, spacing=28).properties(title=alt.Title(
+        title, subtitle=[lead, "Small-block random I/O in IOPS, sequential and large-block I/O in MiB/s."]))
 
 
 def _knees_of(knees: pd.DataFrame, part: pd.DataFrame) -> pd.DataFrame:
@@ -636,6 +674,7 @@ def interval_series(intervals: pd.DataFrame, detail: pd.DataFrame, *, color_doma
         frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(float)
     if "warmup" in frame:
         frame["warmup"] = frame["warmup"].map(lambda v: str(v).strip().lower() in ("true", "1", "1.0"))
+    windows = snia_windows(frame)
     frame = _downsample(frame.dropna(subset=["second"]), MAX_INTERVALS)
     color, _ = _series_channels(frame, color_domain, facet=False)
     ramps = pd.to_numeric(detail["ramp_s"], errors="coerce") if "ramp_s" in detail else pd.Series(0.0, detail.index)
@@ -656,9 +695,11 @@ def interval_series(intervals: pd.DataFrame, detail: pd.DataFrame, *, color_doma
                    alt.Tooltip("lat_mean_ms:Q", title="Mean latency (ms)", format=".3f")]
         lines = {"iops": TITLE_IOPS, "lat_mean_ms": TITLE_LAT_MEAN}
         dots = len(series) <= 60 * series["config"].nunique() if "config" in series else len(series) <= 60
+        window = windows[windows["workload"] == workload] if not windows.empty else windows
         pair = [alt.layer(band, alt.Chart(series).mark_line(point=dots).encode(
                     **_present({"x": x, "y": alt.Y(f"{field}:Q", title=axis), "color": color,
-                                "detail": "config:N" if "config" in series else None, "tooltip": tooltip}))
+                                "detail": "config:N" if "config" in series else None, "tooltip": tooltip})),
+                          *(_snia_layers(window, color) if field == "iops" and not window.empty else [])
                           ).properties(width=300, height=180)
                 for field, axis in lines.items()]
         panels.append(alt.hconcat(*pair).properties(title=alt.Title(
@@ -668,9 +709,67 @@ def interval_series(intervals: pd.DataFrame, detail: pd.DataFrame, *, color_doma
     subtitle = [f"Grey: warm-up, left out of the point's result ({notes}).",
                 "Each dot is one interval's average, drawn at the interval's end: nothing is drawn before the "
                 "first interval ends."]
+    if not windows.empty:
+        subtitle.append(f"SNIA PTS window ({SNIA_ROUNDS} rounds of the measured intervals), in each series' colour: "
+                        "its mean (thin line), 90 % and 110 % of it (short dashes), each round's mean (squares) and the "
+                        "least-squares line across the window (thick long dashes).")
     if "slob" in engines:
         subtitle.append("SLOB: the disk I/O iostat saw on the host that ran runit.sh (on RAC one node's share).")
     return alt.vconcat(*panels, spacing=16).properties(title=alt.Title(title, subtitle=subtitle))
+
+
+def snia_windows(intervals: pd.DataFrame) -> pd.DataFrame:
+    """The SNIA PTS measurement window of each series' measured intervals
+    (:func:`flashpoc.analysis.snia_steady_state`), one row per round: [config,] workload, round,
+    start and end (s since the point started), round_iops, mean_iops, fit_iops (the
+    least-squares line at the round's middle). Empty when no series has 5 measured intervals.
+
+    ``intervals``: [config,] workload, second (the end of each interval), iops[, warmup]."""
+    keys = [c for c in ("config", "workload") if c in intervals]
+    rows = []
+    for values, series in intervals.groupby(keys, sort=False):
+        measured = series[~series["warmup"].astype(bool)] if "warmup" in series else series
+        measured = measured.dropna(subset=["second", "iops"]).sort_values("second")
+        snia = snia_steady_state(measured["iops"].tolist())
+        if snia["steady"] is None:
+            continue
+        ends = measured["second"].tolist()
+        length = (ends[-1] - ends[0]) / (len(ends) - 1) if len(ends) > 1 else ends[0]
+        per, first = snia["round_intervals"], snia["first_interval"]
+        for i, value in enumerate(snia["round_iops"]):
+            start = ends[first + i * per] - length
+            rows.append({**dict(zip(keys, values if isinstance(values, tuple) else (values,))), "round": i + 1,
+                         "start": start, "end": ends[first + (i + 1) * per - 1], "middle": None,
+                         "round_iops": value, "mean_iops": snia["mean_iops"],
+                         "fit_iops": snia["fit_intercept_iops"] + snia["fit_slope_iops"] * i})
+    frame = pd.DataFrame(rows)
+    if not frame.empty:
+        frame["middle"] = (frame["start"] + frame["end"]) / 2
+    return frame
+
+
+def _snia_layers(window: pd.DataFrame, color: Any) -> list[alt.Chart]:
+    """The SNIA window of one workload's IOPS panel, in each series' colour (``color``): the mean
+    and its 90 %/110 % lines over the window, each round's mean, the least-squares line through
+    the rounds."""
+    keys = [c for c in ("config", "workload") if c in window]
+    spans = window.groupby(keys, as_index=False).agg(start=("start", "min"), end=("end", "max"),
+                                                     mean_iops=("mean_iops", "first"))
+    levels = pd.concat([spans.assign(level=name, level_iops=spans["mean_iops"] * share)
+                        for name, share in (("mean", 1.0), ("90 %", 0.9), ("110 %", 1.1))], ignore_index=True)
+    tooltip = [alt.Tooltip("level:N", title="SNIA window"), alt.Tooltip("level_iops:Q", title="IOPS", format=",.0f")]
+    mean = alt.Chart(levels[levels["level"] == "mean"]).mark_rule(strokeWidth=1, opacity=0.6).encode(
+        **_present({"x": alt.X("start:Q"), "x2": "end:Q", "y": "level_iops:Q", "color": color, "tooltip": tooltip}))
+    bounds = alt.Chart(levels[levels["level"] != "mean"]).mark_rule(strokeDash=[4, 3]).encode(
+        **_present({"x": alt.X("start:Q"), "x2": "end:Q", "y": "level_iops:Q", "color": color, "tooltip": tooltip}))
+    rounds = alt.Chart(window).mark_point(shape="square", filled=True, size=40, stroke=ANNOTATION_COLOR).encode(
+        **_present({"x": alt.X("middle:Q"), "y": "round_iops:Q", "color": color, "tooltip": [
+            alt.Tooltip("round:O", title="Round"), alt.Tooltip("round_iops:Q", title="Round IOPS", format=",.0f")]}))
+    fit = alt.Chart(window).mark_line(strokeWidth=2.5, strokeDash=[10, 2]).encode(
+        **_present({"x": alt.X("middle:Q"), "y": "fit_iops:Q", "color": color,
+                    "detail": "config:N" if "config" in window else None,
+                    "tooltip": [alt.Tooltip("fit_iops:Q", title="Least-squares line (IOPS)", format=",.0f")]}))
+    return [mean, bounds, rounds, fit]
 
 
 def latency_histogram(histogram: pd.DataFrame, detail: pd.DataFrame | None = None, *,
@@ -773,8 +872,14 @@ def _verdict(row: dict[str, Any]) -> str:
         return (f"{point}; {count} measured interval{'s' if count != 1 else ''}: no steady-state verdict "
                 f"(it needs {MIN_VERDICT_INTERVALS})")
     word = "steady" if bool(steady) else "NOT steady"
-    return (f"{point}; {word}: scatter {row['interval_iops_cv_pct']:.1f} %, drift "
+    line = (f"{point}; {word}: scatter {row['interval_iops_cv_pct']:.1f} %, drift "
             f"{row['interval_iops_drift_pct']:+.1f} % over {int(row['intervals'])} intervals")
+    snia = verdict(row.get("snia_steady"))
+    if snia is not None:
+        line += (f"; SNIA {'steady' if snia else 'NOT steady'}: data excursion {row['snia_data_excursion_pct']:.1f} % "
+                 f"({SNIA_MAX_DATA_EXCURSION_PCT:g} % allowed), slope excursion {row['snia_slope_excursion_pct']:.1f} % "
+                 f"({SNIA_MAX_SLOPE_EXCURSION_PCT:g} %)")
+    return line
 
 
 def _downsample(frame: pd.DataFrame, limit: int) -> pd.DataFrame:

@@ -33,7 +33,7 @@ import pandas as pd
 from . import safety
 from .engines import get_engine
 from .errors import CheckFailed, RemoteError
-from .params import Campaign, HostParams, TargetParams, parse_size
+from .params import Campaign, HostParams, TargetParams
 from .run import hosts as _hosts
 from .run.facts import collect_host_facts
 
@@ -270,8 +270,19 @@ def _parent(path: str) -> str:
     return path.rsplit("/", 1)[0] or "/"
 
 
+def working_set_row(total: int | None, array_cache: str | None, unsized: list[str] = ()) -> Row:
+    """The working set against the array cache, every engine's (:func:`flashpoc.workingset.judge_working_set`)."""
+    from .workingset import CHECK_NAME, judge_working_set
+
+    verdict = judge_working_set(total, array_cache, list(unsized))
+    ratio = verdict["ratio"]
+    return _row(CAMPAIGN_ROW_HOST, CHECK_NAME, None if ratio is None else round(ratio, 1), verdict["status"],
+                verdict["detail"])
+
+
 def evaluate_campaign(campaign: Campaign, facts_by_host: dict[str, dict[str, Any] | None]) -> list[Row]:
-    """Return the campaign-level rows: the working set (sum of the target sizes).
+    """Return the campaign-level rows: the working set (sum of the target sizes) and it against
+    the array cache (:func:`working_set_row`).
 
     A target without a ``size`` counts with the size found on the first host that has it.
     """
@@ -288,7 +299,8 @@ def evaluate_campaign(campaign: Campaign, facts_by_host: dict[str, dict[str, Any
             total += size
             parts.append(f"{target.name} {format_bytes(size)}")
     detail = f"{len(campaign.targets)} target(s): {format_bytes(total)} ({', '.join(parts)})"
-    rows = _shared_target_rows(campaign, facts_by_host) + _clock_skew_rows(facts_by_host)
+    rows = [working_set_row(total, campaign.array_cache, unknown)]
+    rows += _shared_target_rows(campaign, facts_by_host) + _clock_skew_rows(facts_by_host)
     if unknown:
         return [_row(CAMPAIGN_ROW_HOST, "working set", total, "warn",
                      f"{detail}; size unknown: {', '.join(unknown)}")] + rows
@@ -474,18 +486,11 @@ def check_vdbench(campaign: Campaign, *,
     remote slave ("ssh to HOST").
     """
     from .errors import ParameterError
-    from .engines.vdbench.plan import probe_run, render_parmfile, working_set
+    from .engines.vdbench.plan import probe_run, render_parmfile
     from .engines.vdbench.run import run_vdbench, vdbench_executable
 
     campaign = campaign.resolved()
     rows: list[Row] = []
-    ws = working_set(campaign)
-    rows.append(_row(CAMPAIGN_ROW_HOST, "working set vs array cache",
-                     None if ws["ratio"] is None else round(ws["ratio"], 1),
-                     "warn" if ws["warning"] else "pass",
-                     ws["warning"] or ("no array_cache given" if ws["ratio"] is None
-                                       else f"{format_bytes(ws['working_set_bytes'])} is "
-                                            f"{ws['ratio']:.1f}x the array cache")))
     try:
         parmfile = render_parmfile(campaign, [w.name for w in campaign.workloads], probe_run(campaign))
     except ParameterError as error:
@@ -743,14 +748,11 @@ def check_slob(campaign: Campaign, *, connect: Callable[[HostParams], Any] = _ho
         rows = [_row(db.name, "SLOB home", None, "fail", str(error))]
     data_bytes = slob.schemas * slob.scale_bytes
     detail = f"{slob.schemas} schemas x SCALE {slob.scale} = {format_bytes(data_bytes)}"
-    status = "pass"
-    if campaign.array_cache:
-        ratio = data_bytes / parse_size(campaign.array_cache)
-        detail += f", {ratio:.1f}x the array cache"
-        if ratio < 10:
-            status = "warn"
-            detail += ": the array cache will serve reads; load more or larger schemas (setup.sh)"
-    rows.append(_row(CAMPAIGN_ROW_HOST, "SLOB data set", data_bytes, status, detail))
+    rows.append(_row(CAMPAIGN_ROW_HOST, "SLOB data set", data_bytes, "pass", detail))
+    ws = working_set_row(data_bytes, campaign.array_cache)
+    if ws["status"] == "warn":
+        ws["detail"] += "; load more or larger schemas (setup.sh)"
+    rows.append(ws)
     if campaign.oracle is None:
         rows.append(_row(CAMPAIGN_ROW_HOST, "database", "not checked", "warn",
                          "no oracle: connection given, so the database (version, filesystemio_options, buffer "

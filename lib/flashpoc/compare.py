@@ -1,4 +1,4 @@
-"""Compare configurations at equal latency and equal IOPS (pure: DataFrames in, DataFrames out).
+"""Compare configurations at equal latency, equal IOPS and equal load (pure: DataFrames in, DataFrames out).
 
 A POC ends with a decision between configurations (A-series TLC vs C-series QLC, iSCSI vs
 NVMe-oF, kernel NFS vs dNFS). The input is the sweep points of several campaigns in one table
@@ -12,6 +12,9 @@ Every number is read off the measured curves, never extrapolated:
 * **Latency at equal IOPS**: :func:`value_at_iops`, walking the curve in thread order up to the
   first point at or above the IOPS and interpolating linearly in IOPS; an IOPS level below the
   lightest measured load or above the highest gives no value.
+* **At equal load** (the same threads or users, as the seeds compare DB-host CPU at 128 and 256
+  users): IOPS, MiB/s and latency, in total and per direction, and host CPU, at thread counts both
+  configurations measured (:func:`equal_threads`).
 * **Host CPU per 10K IOPS at equal IOPS**: host CPU busy (%) interpolated the same way, divided
   by the IOPS in tens of thousands (the NVMe-oF vs iSCSI finding: 40-45 % less CPU at equal
   load).
@@ -184,8 +187,44 @@ def equal_iops_levels(base: pd.DataFrame, other: pd.DataFrame, levels: Sequence[
     return sorted({down_3_digits(common * share) for share in (0.5, 1.0)})
 
 
+#: Measures compared at equal load (the same threads or users), per direction where the engine
+#: reports it: (column, metric, unit, higher is better).
+EQUAL_LOAD_MEASURES: tuple[tuple[str, str, str, bool], ...] = (
+    ("iops", "IOPS at equal threads", "IOPS", True),
+    ("read_iops", "read IOPS at equal threads", "IOPS", True),
+    ("write_iops", "write IOPS at equal threads", "IOPS", True),
+    ("bw_mibps", "MiB/s at equal threads", "MiB/s", True),
+    ("read_bw_mibps", "read MiB/s at equal threads", "MiB/s", True),
+    ("write_bw_mibps", "write MiB/s at equal threads", "MiB/s", True),
+    ("lat_mean_ms", "mean latency at equal threads", "ms", False),
+    ("read_lat_mean_ms", "read latency at equal threads", "ms", False),
+    ("write_lat_mean_ms", "write latency at equal threads", "ms", False),
+    ("host_cpu_busy_pct", "host CPU at equal threads", "%", False),
+)
+
+
+def equal_threads(base: pd.DataFrame, other: pd.DataFrame, wanted: Sequence[int] = ()) -> list[int]:
+    """Thread counts (users) at which two curves are compared at equal load: those of ``wanted``
+    both measured, else the highest both measured and the common one nearest half of it."""
+    common = sorted(set(base["threads"].astype(int)) & set(other["threads"].astype(int)))
+    if wanted:
+        return [t for t in wanted if t in common]
+    if not common:
+        return []
+    top = common[-1]
+    return sorted({min(common, key=lambda t: (abs(t - top / 2), t)), top})
+
+
+def _at_threads(group: pd.DataFrame, threads: int, column: str) -> float | None:
+    """The mean of ``column`` over the points measured at ``threads`` (None when there is none)."""
+    if column not in group:
+        return None
+    values = pd.to_numeric(group.loc[group["threads"].astype(int) == threads, column], errors="coerce").dropna()
+    return None if values.empty else float(values.mean())
+
+
 def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Sequence[float] = (),
-                     iops_levels: Sequence[float] = ()) -> pd.DataFrame:
+                     iops_levels: Sequence[float] = (), threads: Sequence[int] = ()) -> pd.DataFrame:
     """Deltas of every configuration against the baseline (the first), per comparable workload.
 
     Args:
@@ -195,12 +234,15 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
         latencies_ms: further latencies (ms).
         iops_levels: IOPS levels for latency and CPU at equal IOPS (default
             :func:`equal_iops_levels`).
+        threads: thread counts (users) to compare at equal load (default :func:`equal_threads`).
 
     Returns:
         One row per workload, configuration and metric (:data:`COMPARISON_COLUMNS`): metric
         ``max IOPS`` (IOPS), ``IOPS at latency`` (IOPS, ``at`` e.g. "1 ms"), ``mean latency at
         equal IOPS`` (ms), ``write latency at equal IOPS`` (ms, where writes exist), ``host CPU
-        per 10K IOPS`` (%); ``delta`` = config - baseline, ``delta_pct`` in % of the baseline,
+        per 10K IOPS`` (%), ``max MiB/s``, and at equal load (``at`` e.g. "64 threads") the
+        :data:`EQUAL_LOAD_MEASURES` both configurations have values of (IOPS, MiB/s and latency,
+        in total and, for workloads that both read and write, per direction; host CPU); ``delta`` = config - baseline, ``delta_pct`` in % of the baseline,
         ``better`` names the better configuration. Values a curve does not reach are None, with
         no delta. Workloads :func:`comparability` rejects are left out.
     """
@@ -228,6 +270,8 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
                              "delta_pct": pct, "better": _better(delta, higher_is_better, baseline, config)})
 
             add("max IOPS", "IOPS", "", float(base["iops"].max()), float(other["iops"].max()), True)
+            if "bw_mibps" in group and base["bw_mibps"].notna().any() and other["bw_mibps"].notna().any():
+                add("max MiB/s", "MiB/s", "", float(base["bw_mibps"].max()), float(other["bw_mibps"].max()), True)
             for latency in latencies:
                 a = analysis.iops_at_latency(curve_points(base), latency)
                 b = analysis.iops_at_latency(curve_points(other), latency)
@@ -246,6 +290,14 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
                 if any(v is not None for v in cpu):
                     add("host CPU per 10K IOPS", "%", at, *[None if v is None else v / (level / 1e4) for v in cpu],
                         False)
+            mixed = all(c in group and (group[c].fillna(0) > 0).any() for c in ("read_iops", "write_iops"))
+            for count in equal_threads(base, other, threads):
+                for column, metric, unit, higher in EQUAL_LOAD_MEASURES:
+                    if column.startswith(("read_", "write_")) and not mixed:  # one direction: the total says it
+                        continue
+                    a, b = _at_threads(base, count, column), _at_threads(other, count, column)
+                    if a is not None and b is not None and (a or b):  # a direction neither did is left out
+                        add(metric, unit, f"{count} threads", a, b, higher)
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
 
 
@@ -274,6 +326,10 @@ def comparison_text(table: pd.DataFrame, notes: Sequence[str] = ()) -> str:
         if not cpu.empty:
             r = cpu.iloc[-1].to_dict()
             parts.append(_phrase(f"host CPU per 10K IOPS at {r['at']}", r, ".1f", " %"))
+        load = rows[rows["metric"] == "IOPS at equal threads"]
+        if not load.empty:
+            r = load.iloc[-1].to_dict()
+            parts.append(_phrase(f"IOPS at {r['at']}", r, ",.0f"))
         lines.append(f"- `{workload}`, **{config}** vs {baseline}: " + "; ".join(parts) + ".")
     lines += [f"- {note}" for note in notes]
     return "\n".join(lines)
@@ -289,10 +345,17 @@ def _phrase(what: str, row: dict[str, Any], fmt: str, unit: str = "") -> str:
     return f"{what} {a:{fmt}}{unit} -> {b:{fmt}}{unit}{change}"
 
 
+def _measure_label(what: str, unit: str) -> str:
+    """'Read IOPS at {at}', 'Mean latency (ms) at {at}': the unit unless the name says it."""
+    return f"{what[0].upper()}{what[1:]}{'' if unit in what else f' ({unit})'} at {{at}}"
+
+
 _MEASURES = {"max IOPS": "Max IOPS", "IOPS at latency": "IOPS at {at}", "mean latency at equal IOPS":
              "Mean latency (ms) at {at}", "write latency at equal IOPS": "Write latency (ms) at {at}",
-             "host CPU per 10K IOPS": "Host CPU per 10K IOPS (%) at {at}"}
-_FORMATS = {"IOPS": tables.count, "ms": tables.ms, "%": tables.pct}
+             "host CPU per 10K IOPS": "Host CPU per 10K IOPS (%) at {at}", "max MiB/s": "Max MiB/s",
+             **{metric: _measure_label(metric.removesuffix(" at equal threads"), unit)
+                for _, metric, unit, _ in EQUAL_LOAD_MEASURES}}
+_FORMATS = {"IOPS": tables.count, "ms": tables.ms, "%": tables.pct, "MiB/s": tables.mibps}
 
 
 def comparison_display(table: pd.DataFrame) -> tables.Table:

@@ -27,10 +27,11 @@ from typing import Any
 
 import pandas as pd
 
-from . import hostlimit, summary, tables
+from . import analysis, hostlimit, summary, tables
 from .engines import get_engine
 from .params import parse_size
 from .summary import KIND_THROUGHPUT
+from .workingset import judge_working_set
 
 
 @dataclass
@@ -106,6 +107,9 @@ def executive_summary(report, context: Context) -> list[Any]:
                      + ", ".join(f"**{c}**" for c in report.configs[1:]) + "; the deltas are below.")
         lines.append(">")
     lines += [f"> - {line}" for line in key_results(report)]
+    unsteady = summary.unsteady_summary(report.steadiness)
+    if unsteady:
+        lines += [">", f"> **Steady state**: {unsteady}"]
     for paragraph in verdict_lines(report, context):
         lines += [">", *(f"> {line}" for line in paragraph.splitlines() if line.strip())]
     items.append("\n".join(lines))
@@ -148,6 +152,9 @@ def key_results(report) -> list[str]:
                     f"{tables.ms(r['max_iops_lat_mean_ms'])} ms")
         else:
             most = f"up to {tables.count(r['max_iops'])} IOPS at {tables.ms(r['max_iops_lat_mean_ms'])} ms"
+            expected = report.cfg.array.expected_iops
+            if expected:
+                most += f" ({float(r['max_iops']) / expected:.0%} of the {tables.count(expected)} expected of the array)"
         at_slo = r.get(f"iops_at_{slo:g}ms")
         status = r.get("slo_status")
         if status == "above_all":
@@ -264,7 +271,10 @@ def point_length_text(cfg, points: pd.DataFrame) -> str:
 
 def interval_text(cfg) -> str:
     """The engine's time series of a point, in words (:meth:`flashpoc.engines.base.Engine.interval_text`)."""
-    return get_engine(cfg.engine).interval_text(cfg, summary.MIN_VERDICT_INTERVALS)
+    text = get_engine(cfg.engine).interval_text(cfg, summary.MIN_VERDICT_INTERVALS)
+    if "verdict needs" in text:
+        text = text.rstrip(".") + f" ({analysis.SNIA_ROUNDS} for the SNIA PTS rule's)."
+    return text
 
 
 def working_set_text(cfg, points: pd.DataFrame) -> str:
@@ -273,22 +283,22 @@ def working_set_text(cfg, points: pd.DataFrame) -> str:
     sizes = points["working_set_bytes"].dropna() if "working_set_bytes" in points else pd.Series(dtype=float)
     sizes = sizes[pd.to_numeric(sizes, errors="coerce") > 0]  # SLOB records 0: its data is the schemas
     own = get_engine(cfg.engine).own_data_text(cfg)
+    data = get_engine(cfg.engine).own_data_bytes(cfg)
     if own and sizes.empty:
-        return f"{own}."
+        return f"{own}." + ("" if data is None else f" {_cache_verdict(cfg, data)}")
     if sizes.empty:
         return "not recorded."
-    working = float(sizes.max())
-    text = f"{tables.size(working)}"
-    if cfg.array_cache is None:
-        return text + (" (the array's cache size was not given, `array_cache`: whether reads came from cache "
-                       "cannot be judged; the guides want a working set 10x the cache).")
+    return _cache_verdict(cfg, float(sizes.max()))
 
-    cache = parse_size(cfg.array_cache)
-    ratio = working / cache
-    verdict = ("at least the 10x the guides want: reads come from flash, not from cache" if ratio >= 10 else
-               "under the 10x the guides want: part of the reads may come from the array's cache, so IOPS may be "
-               "higher and latency lower than from flash")
-    return f"{text} against an array cache of {tables.size(cache)}: {ratio:,.1f}x, {verdict}."
+
+def _cache_verdict(cfg, working: float) -> str:
+    """The working set ``working`` (bytes) against the array cache, in the check's words
+    (:func:`flashpoc.workingset.judge_working_set`), with what a shortfall means for the numbers."""
+    judged = judge_working_set(working, cfg.array_cache)
+    text = judged["detail"][0].upper() + judged["detail"][1:]
+    if judged["status"] == "warn":
+        text += " (IOPS may be higher and latency lower than from flash)"
+    return text + "."
 
 
 def hosts_table(cfg, context: Context) -> tables.Table:
@@ -381,9 +391,10 @@ def method(report) -> list[Any]:
         "the array was not pushed to it: the value is 'at least' the highest measured.",
         "- **Knee**: the point of the curve farthest below the straight line from its first to its last point "
         "(Kneedle): beyond it, more load buys latency rather than IOPS.",
-        f"- **Steady state**: a point is steady when the scatter of its interval IOPS (stdev / mean) and the "
-        f"drift of their fitted line over the run both stay within 10 %; it needs "
-        f"{summary.MIN_VERDICT_INTERVALS} intervals after the warm-up.",
+        f"- **Steady state**, by two rules: the scatter of a point's interval IOPS (stdev / mean) and the "
+        f"drift of their fitted line over the run both within 10 % ({summary.MIN_VERDICT_INTERVALS} intervals "
+        f"after the warm-up needed); and the industry's {summary.snia_rule_text()} (SNIA's steady-state "
+        "determination table below). Where fio's own steadystate ended a point early, the table says so.",
         "- **Little's law**: outstanding I/Os = IOPS x latency; a point more than 20 % off did not keep the "
         "I/Os in flight it was asked to (a host or engine limit), and is flagged.",
         "- **Hosts or array**: a load host's CPU at 90 % or more, fewer I/Os in flight than asked, a host well "
@@ -402,7 +413,9 @@ def method(report) -> list[Any]:
 def comparison(report) -> list[Any]:
     return ["Each compared campaign against the baseline, per workload run the same way in both: IOPS at the "
             "SLO and the chosen latencies, mean latency and host CPU at equal IOPS (half and all of the lower "
-            "maximum), and max IOPS. Workloads run differently are named and not compared (the executive "
+            "maximum), max IOPS and MiB/s, and at equal load (the same threads or users: `report.equal_threads`, "
+            "by default the highest count both measured and the one nearest half of it) IOPS, MiB/s and latency, "
+            "in total and per direction, and host CPU. Workloads run differently are named and not compared (the executive "
             "summary lists them, with the deltas in words).",
             report.comparison_display]
 
@@ -411,6 +424,8 @@ def comparison(report) -> list[Any]:
 
 #: What each chart shows, in a sentence or two above it.
 LEADS = {
+    "load_vs_threads": "What more threads bought: IOPS (small-block random I/O) or MiB/s (sequential and large-block "
+                       "I/O) at each thread count of the sweep, configurations overlaid at equal load.",
     "hockey_stick": "Each curve is one workload: each point one thread count, from the lightest load on the left. "
                     "Latency stays flat while the array keeps up, then climbs: the \"hockey stick\". Small-block "
                     "random I/O is read in IOPS, sequential and large-block I/O in MiB/s, each on its own scale.",
@@ -440,7 +455,8 @@ def results(report, context: Context) -> list[DocSection]:
     def with_lead(name: str) -> list[Any]:
         return [LEADS[name], charts[name]] if name in charts else []
 
-    load = [*with_lead("hockey_stick"), *with_lead("rate_curve"), *with_lead("write_latency")]
+    load = [*with_lead("hockey_stick"), *with_lead("load_vs_threads"), *with_lead("rate_curve"),
+            *with_lead("write_latency")]
     latency = with_lead("latency_percentiles")
     if not latency and not engine.measures_oracle:
         latency = [summary.distribution_text(report.detail) or "(the engine reports no latency percentiles)"]
@@ -451,9 +467,9 @@ def results(report, context: Context) -> list[DocSection]:
     hosts += [*([charts["per_host_iops"]] if "per_host_iops" in charts else []), *with_lead("host_cpu"),
               *with_lead("db_cpu")]
     steady = [report.steadiness_text]
-    unsteady = summary.steadiness_display(report.steadiness) if not report.steadiness.empty else None
-    if unsteady is not None and not unsteady.empty:
-        steady.append(unsteady)
+    determination = summary.steadiness_display(report.steadiness) if not report.steadiness.empty else None
+    if determination is not None and not determination.empty:
+        steady.append(determination)
     if "interval_series" in charts:
         steady.append(charts["interval_series"])
     spread: list[Any] = []
@@ -489,7 +505,7 @@ FILE_PURPOSES = {
     "report/comparison.csv": "Every compared value and its change against the baseline.",
     "report/points.csv": "Every point of the report with every column the engine gave.",
     "report/distribution.csv": "Latency percentiles and shares under 0.5/1/2/4 ms at the detail points.",
-    "report/steadiness.csv": "Every point's steady-state verdict (interval scatter and drift).",
+    "report/steadiness.csv": "Every point's steady-state verdicts (interval scatter and drift; SNIA PTS excursions).",
     "report/per_host.csv": "Each load host's IOPS, share, latency and CPU at every point.",
     "manifest.json": "The campaign's parameters, engine versions and host facts, as measured.",
     "check.csv": "The environment check (notebook 01), one row per check.",
@@ -502,6 +518,7 @@ FILE_PURPOSES = {
 #: Chart file stems and what they show.
 CHART_PURPOSES = {
     "hockey_stick": "IOPS (or MiB/s) against mean latency",
+    "load_vs_threads": "IOPS (or MiB/s) against threads",
     "rate_curve": "vdbench's response-time curve",
     "write_latency": "write latency against IOPS",
     "latency_percentiles": "latency percentiles against threads",
@@ -564,6 +581,8 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
                          "and a confidence from resampling its points."),
     ("Steady state", "A point whose per-interval IOPS scatter (stdev / mean) and drift stay within 10 %: its "
                      "average means something."),
+    ("SNIA PTS", "The SNIA Solid State Storage Performance Test Specification: steady over a window of 5 rounds "
+                 "when max - min is within 20 % and the least-squares line's change within 10 % of the mean."),
     ("Warm-up", "Time at the start of each point not measured (fio ramp_time, vdbench warmup=), so that no "
                 "point is measured cold."),
     ("Detail point", "The point of each workload shown interval by interval and with its latency histogram: by "

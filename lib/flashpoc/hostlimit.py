@@ -105,8 +105,15 @@ def scaling_host_counts(n_hosts: int) -> list[int]:
     return sorted({1, max(1, n_hosts // 2), n_hosts - 1})
 
 
+#: a plateau at this share of ``array.expected_iops`` or more is the array at its rating
+EXPECTED_REACHED_SHARE = 0.9
+#: a plateau under this share of ``array.expected_iops`` is well short of the array's rating
+EXPECTED_SHORT_SHARE = 0.5
+
+
 def host_limit(points: Sequence[Mapping[str, Any]], saturation_threads: int | None, *,
-               scaling: Sequence[Mapping[str, Any]] = (), cpu_limit_pct: float = HOST_CPU_BUSY_LIMIT_PCT) -> dict[str, Any]:
+               scaling: Sequence[Mapping[str, Any]] = (), cpu_limit_pct: float = HOST_CPU_BUSY_LIMIT_PCT,
+               expected_iops: float | None = None) -> dict[str, Any]:
     """Say whether the hosts or the array limit a probe's plateau.
 
     Args:
@@ -116,6 +123,10 @@ def host_limit(points: Sequence[Mapping[str, Any]], saturation_threads: int | No
         scaling: rows of the plateau point measured on fewer hosts (the same outstanding
             I/Os per host).
         cpu_limit_pct: host CPU busy % from which a host counts as the limit.
+        expected_iops: the IOPS the array should reach (``array.expected_iops``): a plateau at
+            :data:`EXPECTED_REACHED_SHARE` of it or more is the array at its rating (an unclear
+            verdict becomes "array"); one under :data:`EXPECTED_SHORT_SHARE` of it is said, and
+            with no sign of a host limit the suggestion is to check the array and the path to it.
 
     Returns:
         ``{"verdict": "hosts" | "array" | "unclear", "signs": [str], "notes": [str],
@@ -185,8 +196,24 @@ def host_limit(points: Sequence[Mapping[str, Any]], saturation_threads: int | No
         flight = f", {ratio:.0%} of the outstanding I/Os in flight" if ratio is not None else ""
         signs.append(f"no sign of a host limit at the plateau ({cpu_text}{flight})")
         verdict = "array"
+    short = False
+    if expected_iops:
+        best = max(float(p["iops"]) for p in plateau)
+        share = best / float(expected_iops)
+        reached = (f"the plateau's {best:,.0f} IOPS are {share:.0%} of the {float(expected_iops):,.0f} IOPS expected "
+                   "of the array (array.expected_iops)")
+        if share >= EXPECTED_REACHED_SHARE:
+            signs.append(f"{reached}: the array is at its rated limit")
+            if verdict == "unclear" and not host_signs:
+                verdict = "array"
+        elif share < EXPECTED_SHORT_SHARE:
+            signs.append(f"{reached}: well short of its rating")
+            short = True
     suggestion = None
-    if verdict == "hosts":
+    if verdict == "array" and short:
+        suggestion = ("The array gave well under the IOPS expected of it with no sign of a host limit: check its "
+                      "configuration and the path to it (HBAs, switches, multipathing) against the vendor's sizing.")
+    elif verdict == "hosts":
         suggestion = ("The load hosts, not the array, are the limit: add load hosts (or faster ones) and probe "
                       "again before drawing conclusions about the array.")
     elif verdict == "unclear" and not saturation_threads and not host_signs:

@@ -769,10 +769,21 @@ class ReportSettings(_Strict):
     iops_levels: list[float] = Field(default_factory=list, max_length=10,
                                      description="IOPS to compare latency and CPU at (default: half and all of "
                                                  "the lower max IOPS of each pair)")
+    equal_threads: list[int] = Field(default_factory=list, max_length=10,
+                                     description="thread counts (users) to compare the configurations at, equal load "
+                                                 "(default: the highest both measured and the one nearest half of it)")
     detail_threads: int | None = Field(None, ge=1, le=100000,
                                        description="point shown in detail (time series, latency histogram): the "
                                                    "measured thread count nearest to this; default each workload's "
                                                    "max IOPS within slo_ms")
+
+    @field_validator("equal_threads")
+    @classmethod
+    def _counts(cls, values: list[int]) -> list[int]:
+        for value in values:
+            if not 1 <= value <= MAX_THREADS:
+                raise ValueError(f"{value!r} is not a thread count from 1 to {MAX_THREADS}")
+        return sorted(set(values))
 
     @field_validator("latencies_ms", "iops_levels")
     @classmethod
@@ -782,6 +793,14 @@ class ReportSettings(_Strict):
             if not (math.isfinite(value) and 0 < value <= top):
                 raise ValueError(f"{value!r} is not a number above 0 and at most {top}")
         return sorted(set(values))
+
+
+class ArraySettings(_Strict):
+    """What is known of the array under test."""
+
+    expected_iops: float | None = Field(None, gt=0, le=1e10, description="the IOPS the array should reach (its "
+                                        "data sheet or the vendor's sizing): the report gives the share reached and "
+                                        "the hosts-or-array verdict weighs it")
 
 
 class Campaign(_Strict):
@@ -806,6 +825,7 @@ class Campaign(_Strict):
     report: ReportSettings = ReportSettings()
     array_cache: Size | None = Field(None, description="array cache size, e.g. '512g': the working set "
                                                        "should be 10x larger")
+    array: ArraySettings = ArraySettings()
     results_dir: str = "results"
     destroy_data_on: list[Name] = Field(default_factory=list, max_length=4096,
                                         description="targets (by name) whose existing data (file system, partition "
@@ -969,7 +989,10 @@ class Campaign(_Strict):
 
     def params_hash(self) -> str:
         """Short stable hash of every parameter (the campaign's identity in the manifest)."""
-        text = json.dumps(self.model_dump(mode="json"), sort_keys=True)
+        dumped = self.model_dump(mode="json")
+        if self.array == ArraySettings():  # added later; unset, it leaves the hashes of earlier campaigns as they were
+            dumped.pop("array")
+        text = json.dumps(dumped, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def measurement_hash(self) -> str:

@@ -297,7 +297,7 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
         steady = point_steadiness(wb.cfg, "probe", runtime)
         scaling = _host_scaling(wb, workload, result["saturation"].get("threads"), runtime, progress, steady)
         if scaling:
-            result = with_host_limit(result, rows, scaling)
+            result = with_host_limit(result, rows, scaling, expected_iops=wb.cfg.array.expected_iops)
             wb.store.write_json("probe.json", result)
             wb.store.write_points_table(wb.cfg.measurement_hash())
         if probe.strict and not result["saturation"].get("threads"):
@@ -313,7 +313,7 @@ def adaptive_probe(cfg: Campaign, cpus: int | None = None) -> analysis.AdaptiveP
     return analysis.AdaptiveProbe(
         min_threads=probe.min_threads, max_threads=probe.max_threads, gain_pct=probe.gain_pct, step=probe.step,
         start=probe.start_threads, budget=probe.refine_points, resolution=lambda t: _sweep_step(cfg, t),
-        expected_iops=probe.expected_iops, cpus=cpus, outstanding_per_thread=_outstanding_per_thread(cfg))
+        expected_iops=probe.expected_iops or cfg.array.expected_iops, cpus=cpus, outstanding_per_thread=_outstanding_per_thread(cfg))
 
 
 def probe_point_bound(cfg: Campaign) -> int:
@@ -432,15 +432,15 @@ def summarize_probe(cfg: Campaign, rows: list[dict[str, Any]]) -> dict[str, Any]
         sweep = sweep_threads(cfg, reach)
         result["followup_sweep"] = {"threads": sweep, "forthreads": format_forthreads(sweep), "points": len(sweep),
                                     "up_to": reach, "basis": basis}
-    return with_host_limit(result, rows)
+    return with_host_limit(result, rows, expected_iops=cfg.array.expected_iops)
 
 
-def with_host_limit(result: dict[str, Any], rows: list[dict[str, Any]], scaling: list[dict[str, Any]] = ()
-                    ) -> dict[str, Any]:
+def with_host_limit(result: dict[str, Any], rows: list[dict[str, Any]], scaling: list[dict[str, Any]] = (),
+                    expected_iops: float | None = None) -> dict[str, Any]:
     """``result`` (:func:`summarize_probe`) with the hosts-or-array verdict of the probe's rows
     and of its plateau measured on fewer hosts (``scaling``, stored as ``host_scaling``), and the
     answer in words (``answer``, :func:`probe_answer_text`) (pure)."""
-    limit = hostlimit.host_limit(rows, result["saturation"].get("threads"), scaling=scaling)
+    limit = hostlimit.host_limit(rows, result["saturation"].get("threads"), scaling=scaling, expected_iops=expected_iops)
     result = {**result, "host_limit": limit}
     if scaling:
         result["host_scaling"] = [{k: r.get(k) for k in ("threads", "n_hosts", "hosts", "iops", "lat_mean_ms",
@@ -977,9 +977,10 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
     comparison, notes = pd.DataFrame(columns=compare.COMPARISON_COLUMNS), []
     if configs:
         comparison = compare.comparison_table(points, slo_ms=cfg.slo_ms, latencies_ms=cfg.report.latencies_ms,
-                                              iops_levels=cfg.report.iops_levels)
+                                              iops_levels=cfg.report.iops_levels, threads=cfg.report.equal_threads)
         notes = compare.comparability(points)[1]
-    charts = {"hockey_stick": chart.hockey_stick(points, knees=knee_frame, slo_ms=cfg.slo_ms, color_domain=domain)}
+    charts = {"hockey_stick": chart.hockey_stick(points, knees=knee_frame, slo_ms=cfg.slo_ms, color_domain=domain),
+              "load_vs_threads": chart.load_vs_threads(points, color_domain=domain)}
     if steps.any():
         curved = measured.set_index(["workload", "threads"]).index.isin(
             measured[steps].set_index(["workload", "threads"]).index)

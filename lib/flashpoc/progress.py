@@ -448,4 +448,11 @@ def steadiness_line(points) -> str:
             f"{r['config'] + ', ' if r.get('config') else ''}{r['workload']} at {threads_text(int(r['threads']))} "
             f"(scatter {r['interval_iops_cv_pct']:.1f} %, drift {r['interval_iops_drift_pct']:+.1f} %)"
             for r in unsteady.to_dict("records"))
+    snia = table[table["snia_steady"].notna()] if "snia_steady" in table else table.iloc[0:0]
+    if not snia.empty:
+        missed = snia[~snia["snia_steady"].astype(bool)]
+        line += f"; by the SNIA PTS rule {len(snia) - len(missed)} of {len(snia)} steady" + (
+            "" if missed.empty else " (not: " + "; ".join(
+                f"{r['config'] + ', ' if r.get('config') else ''}{r['workload']} at {threads_text(int(r['threads']))}"
+                for r in missed.to_dict("records")) + ")")
     return line

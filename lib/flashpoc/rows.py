@@ -66,11 +66,28 @@ def add_littles_law(row: dict[str, Any]) -> None:
 def interval_verdict(intervals: list[dict[str, Any]]) -> dict[str, Any]:
     """Steadiness of a point's measured intervals (warm-up left out): ``intervals`` (count),
     ``interval_iops_cv_pct``, ``interval_iops_drift_pct`` (%) and ``interval_steady`` (None
-    with fewer than 3 intervals); see :func:`flashpoc.analysis.interval_steadiness`."""
+    with fewer than 3 intervals); see :func:`flashpoc.analysis.interval_steadiness`; and the SNIA
+    PTS rule's determination (:func:`snia_verdict`)."""
     measured = [r["iops"] for r in intervals if not r.get("warmup")]
     steady = analysis.interval_steadiness(measured)
     return {"intervals": len(measured), "interval_iops_cv_pct": steady["cv_pct"],
-            "interval_iops_drift_pct": steady["drift_pct"], "interval_steady": steady["steady"]}
+            "interval_iops_drift_pct": steady["drift_pct"], "interval_steady": steady["steady"],
+            **snia_verdict(measured)}
+
+
+#: The row columns of the SNIA PTS verdict (:func:`snia_verdict`), each ``snia_`` + a key of
+#: :func:`flashpoc.analysis.snia_steady_state`.
+SNIA_COLUMNS = tuple(f"snia_{key}" for key in (
+    "round_intervals", "mean_iops", "data_excursion_iops", "data_excursion_pct", "data_allowed_iops",
+    "slope_excursion_iops", "slope_excursion_pct", "slope_allowed_iops", "fit_slope_iops", "fit_intercept_iops",
+    "steady"))
+
+
+def snia_verdict(measured: list[float]) -> dict[str, Any]:
+    """The SNIA PTS steady-state determination of a point's measured interval IOPS, as row
+    columns (:data:`SNIA_COLUMNS`; None with fewer than 5 intervals)."""
+    snia = analysis.snia_steady_state(measured)
+    return {column: snia[column.removeprefix("snia_")] for column in SNIA_COLUMNS}
 
 
 def to_points(rows: Iterable[Mapping[str, Any]]) -> list[analysis.Point]:

@@ -9,7 +9,7 @@ import pandas as pd
 from . import analysis, tables
 from .params import parse_size
 from .engines.fio.parse import SHARE_LIMITS_US  # the limits of the db_file_sequential_read_under_<limit>_pct columns too
-from .rows import to_points
+from .rows import SNIA_COLUMNS, to_points
 
 #: Block sizes up to this are small blocks (Oracle's largest ``db_block_size`` is 32 KiB).
 SMALL_BLOCK_BYTES = 32 * 1024
@@ -223,12 +223,17 @@ def distribution_text(detail: pd.DataFrame) -> str:
     return text + (f" ({'; '.join(counted)})." if counted else ".")
 
 
+#: The steady-state columns of a row: today's scatter-and-drift rule, the SNIA PTS rule
+#: (:data:`flashpoc.rows.SNIA_COLUMNS`) and fio's own ``steadystate`` when it ended the point.
+STEADY_COLUMNS = ("intervals", "interval_iops_cv_pct", "interval_iops_drift_pct", "interval_steady", *SNIA_COLUMNS,
+                  "fio_steadystate", "steadystate_attained", "measured_s", "runtime_s")
+
+
 def steadiness_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Every point's steady-state verdict: [config,] workload, threads, iops, intervals,
-    interval_iops_cv_pct, interval_iops_drift_pct (%), interval_steady (None: too few intervals
-    or no time series). Empty when no point has a time series (an interval count above 0)."""
-    columns = [*_series(frame), "threads", "iops", "intervals", "interval_iops_cv_pct", "interval_iops_drift_pct",
-               "interval_steady"]
+    """Every point's steady-state verdicts: [config,] workload, threads, iops and
+    :data:`STEADY_COLUMNS` (interval_steady None: fewer than 3 intervals; snia_steady None:
+    fewer than 5). Empty when no point has a time series (an interval count above 0)."""
+    columns = [*_series(frame), "threads", "iops", *STEADY_COLUMNS]
     if "intervals" not in frame or not (frame["intervals"].fillna(0) > 0).any():
         return pd.DataFrame(columns=columns)
     table = frame.reindex(columns=columns).copy()
@@ -236,16 +241,45 @@ def steadiness_table(frame: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index(drop=True)
 
 
+def verdict(value: Any) -> bool | None:
+    """A stored verdict (True, False, 'True', 'false', 1, 0) as a bool; None when there is none."""
+    if value is None or (isinstance(value, float) and pd.isna(value)) or value is pd.NA:
+        return None
+    if isinstance(value, str):
+        return {"true": True, "false": False}.get(value.strip().lower())
+    return bool(value)
+
+
+def _judged(table: pd.DataFrame, column: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The points with a verdict in ``column``, and those of them not steady."""
+    if table.empty or column not in table:
+        return table.iloc[0:0], table.iloc[0:0]
+    flags = table[column].map(verdict)
+    judged = table[flags.notna()]
+    return judged, judged[flags[flags.notna()] == False]  # noqa: E712 (a Series of bools)
+
+
+def _where(r: dict[str, Any]) -> str:
+    return f"{r['config'] + ', ' if r.get('config') else ''}`{r['workload']}` at {int(r['threads'])} threads"
+
+
+def snia_rule_text() -> str:
+    """The SNIA PTS rule in words."""
+    return (f"SNIA PTS rule: over a window of {analysis.SNIA_ROUNDS} rounds (the point's measured intervals in "
+            f"{analysis.SNIA_ROUNDS} equal consecutive rounds), max - min at most "
+            f"{analysis.SNIA_MAX_DATA_EXCURSION_PCT:g} % and the least-squares line's change at most "
+            f"{analysis.SNIA_MAX_SLOPE_EXCURSION_PCT:g} % of the window's mean IOPS")
+
+
 def steadiness_text(table: pd.DataFrame, detail: pd.DataFrame | None = None) -> str:
-    """Markdown: how many points were steady, which were not (with their scatter and drift),
-    and which point of each curve is shown in detail (``detail``, from :func:`detail_points`)."""
+    """Markdown: how many points were steady by each rule (scatter and drift; SNIA PTS; fio's own
+    ``steadystate`` where it ended a point), which were not and by which rule, and which point of
+    each curve is shown in detail (``detail``, from :func:`detail_points`)."""
     chosen = "" if detail is None or detail.empty else "\n\nPoints shown in detail: " + "; ".join(
-        f"{r['config'] + ', ' if r.get('config') else ''}`{r['workload']}` at {int(r['threads'])} threads "
-        f"({r['detail_reason']})" for r in detail.to_dict("records")) + "."
+        f"{_where(r)} ({r['detail_reason']})" for r in detail.to_dict("records")) + "."
     if table.empty:
         return "(no interval time series: the engine kept none for these points)" + chosen
-    judged = table[table["interval_steady"].notna()]
-    unsteady = judged[~judged["interval_steady"].astype(bool)]
+    judged, unsteady = _judged(table, "interval_steady")
     limits = (f"interval IOPS scatter (stdev/mean) at most {analysis.STEADY_MAX_CV_PCT:g} % and drift of the fitted "
               f"line over the point at most {analysis.STEADY_MAX_DRIFT_PCT:g} %")
     if judged.empty:
@@ -254,11 +288,47 @@ def steadiness_text(table: pd.DataFrame, detail: pd.DataFrame | None = None) -> 
     lines = [f"{len(judged) - len(unsteady)} of {len(judged)} points were steady ({limits})."]
     if len(judged) < len(table):
         lines[0] += f" {len(table) - len(judged)} had fewer than 3 intervals and no verdict."
+    snia, snia_unsteady = _judged(table, "snia_steady")
+    if snia.empty:
+        lines.append(f"No point ran the {analysis.SNIA_ROUNDS} intervals the {snia_rule_text()} needs.")
+    else:
+        lines.append(f"{len(snia) - len(snia_unsteady)} of {len(snia)} points were steady by the {snia_rule_text()}"
+                     + (f"; {len(table) - len(snia)} had fewer than {analysis.SNIA_ROUNDS} intervals and no SNIA "
+                        "verdict." if len(snia) < len(table) else "."))
+    ended = table[table["fio_steadystate"].notna()] if "fio_steadystate" in table else table.iloc[0:0]
+    if not ended.empty:
+        missed = ended[ended["steadystate_attained"].map(verdict) == False]  # noqa: E712
+        lines.append(f"fio's own steadystate decided how long {len(ended)} points ran "
+                     f"({', '.join(sorted(set(ended['fio_steadystate'].astype(str))))}, one criterion on the slope "
+                     f"or scatter of its per-second samples): {len(ended) - len(missed)} attained it and ended early, "
+                     f"{len(missed)} ran their full length without it.")
     for r in unsteady.to_dict("records"):
-        config = f"{r['config']}, " if r.get("config") else ""
-        lines.append(f"- not steady: {config}`{r['workload']}` at {int(r['threads'])} threads: scatter "
-                     f"{r['interval_iops_cv_pct']:.1f} %, drift {r['interval_iops_drift_pct']:+.1f} %")
+        lines.append(f"- not steady: {_where(r)}: scatter {r['interval_iops_cv_pct']:.1f} %, drift "
+                     f"{r['interval_iops_drift_pct']:+.1f} %")
+    for r in snia_unsteady.to_dict("records"):
+        lines.append(f"- not steady by SNIA: {_where(r)}: data excursion {r['snia_data_excursion_pct']:.1f} % "
+                     f"({analysis.SNIA_MAX_DATA_EXCURSION_PCT:g} % allowed), slope excursion "
+                     f"{r['snia_slope_excursion_pct']:.1f} % ({analysis.SNIA_MAX_SLOPE_EXCURSION_PCT:g} % allowed)")
     return "\n".join(lines) + chosen
+
+
+def unsteady_summary(table: pd.DataFrame) -> str | None:
+    """One sentence for the executive summary: the points not steady, by rule; None when every
+    judged point was steady (or none was judged)."""
+    parts = []
+    for column, rule in (("snia_steady", "the SNIA PTS rule"), ("interval_steady", "interval scatter and drift"),
+                         ("steadystate_attained", "fio's own steadystate")):
+        if column == "steadystate_attained" and "fio_steadystate" in table:
+            judged, unsteady = _judged(table[table["fio_steadystate"].notna()], column)
+        elif column == "steadystate_attained":
+            continue
+        else:
+            judged, unsteady = _judged(table, column)
+        if not unsteady.empty:
+            parts.append(f"by {rule}, {len(unsteady)} of {len(judged)} "
+                         f"({'; '.join(_where(r) for r in unsteady.to_dict('records'))})")
+    return ("Points not steady: " + "; ".join(parts) + ". Their averages hide a trend or swings: see "
+            "Results: steady state.") if parts else None
 
 
 # --- tables to read (flashpoc.tables.Table): the report's and notebook 04's -----------------
@@ -312,6 +382,9 @@ def _point_caveats(group: pd.DataFrame, best: pd.Series) -> list[str]:
         count = _int_or_none(best.get("intervals")) or 0
         notes.append(f"max point: no steady-state verdict ({count} interval{'s' if count != 1 else ''}, "
                      f"{MIN_VERDICT_INTERVALS} needed)")
+    if verdict(best.get("snia_steady")) is False:
+        notes.append(f"max point not steady by SNIA (data excursion {best['snia_data_excursion_pct']:.0f} %, slope "
+                     f"excursion {best['snia_slope_excursion_pct']:.0f} %)")
     if "littles_law_ok" in group:
         flagged = group["littles_law_ok"].map(lambda v: v is False or v == 0 or str(v).lower() == "false")
         if flagged.any():
@@ -393,18 +466,64 @@ def distribution_display(distribution: pd.DataFrame) -> tables.Table:
 
 
 def steadiness_display(table: pd.DataFrame) -> tables.Table:
-    """The points judged not steady, to read (every point's verdict: steadiness.csv)."""
-    judged = table[table["interval_steady"].notna()] if not table.empty else table
-    unsteady = judged[~judged["interval_steady"].astype(bool)] if not judged.empty else judged
+    """SNIA's steady-state determination table, one row per point with a time series: the
+    window's mean, the allowed and measured data and slope excursions, the least-squares line and
+    the verdict, next to today's scatter-and-drift verdict and what ended the point (fio's own
+    ``steadystate``, or its full length). Every column: steadiness.csv."""
     rows = []
-    for r in unsteady.to_dict("records"):
+    ended = "fio_steadystate" in table and table["fio_steadystate"].notna().any()
+    for r in table.to_dict("records"):
         row = {"Configuration": r.get("config")} if "config" in table else {}
-        row.update({"Workload": r["workload"], "Threads": tables.count(r["threads"]), "IOPS": tables.count(r["iops"]),
-                    "Intervals": tables.count(r["intervals"]), "Scatter (%)": tables.pct(r["interval_iops_cv_pct"]),
-                    "Drift (%)": tables.pct(r["interval_iops_drift_pct"])})
+        snia = verdict(r.get("snia_steady"))
+        scatter = verdict(r.get("interval_steady"))
+        per = tables.count(r.get("snia_round_intervals"))
+        row.update({
+            "Workload": r["workload"], "Threads": tables.count(r["threads"]),
+            "Intervals (per round)": tables.count(r["intervals"]) + ("" if per == tables.MISSING else f" ({per})"),
+            "Window mean (IOPS)": tables.count(r.get("snia_mean_iops")),
+            "Data excursion, allowed / measured (IOPS)": _pair(r.get("snia_data_allowed_iops"),
+                                                               r.get("snia_data_excursion_iops")),
+            "Slope excursion, allowed / measured (IOPS)": _pair(r.get("snia_slope_allowed_iops"),
+                                                                r.get("snia_slope_excursion_iops")),
+            "Least-squares line (IOPS, x: round 0-4)": _line(r.get("snia_fit_slope_iops"), r.get("snia_fit_intercept_iops")),
+            "SNIA": "no verdict" if snia is None else ("steady" if snia else "NOT steady"),
+            "Scatter rule (scatter / drift %)": "no verdict" if scatter is None else (
+                f"{'steady' if scatter else 'NOT steady'} ({tables.pct(r['interval_iops_cv_pct'])} / "
+                f"{float(r['interval_iops_drift_pct']):+.1f})")})
+        if ended:
+            row["Ended by"] = _ended_by(r)
         rows.append(row)
-    return tables.table(rows, caption="Points not steady", text_columns=[
-        c for c in ("Configuration", "Workload") if rows and c in rows[0]])
+    notes = [f"{snia_rule_text()[0].upper()}{snia_rule_text()[1:]}; no verdict with fewer than "
+             f"{analysis.SNIA_ROUNDS} intervals. Allowed: {analysis.SNIA_MAX_DATA_EXCURSION_PCT:g} % and "
+             f"{analysis.SNIA_MAX_SLOPE_EXCURSION_PCT:g} % of the window mean.",
+             f"Scatter rule: stdev / mean of the interval IOPS and the fitted line's drift over the point, each at most "
+             f"{analysis.STEADY_MAX_CV_PCT:g} % ({MIN_VERDICT_INTERVALS} intervals needed).",
+             ("Ended by: fio's own steadystate criterion (one criterion on its per-second samples) when it ended the "
+              "point, else the point's full length." if ended else "Every point ran its full length.")]
+    return tables.table(rows, caption="Steady-state determination per point", notes=notes, text_columns=[
+        c for c in ("Configuration", "Workload", "Least-squares line (IOPS, x: round 0-4)", "SNIA",
+                    "Scatter rule (scatter / drift %)", "Ended by") if rows and c in rows[0]])
+
+
+def _pair(allowed: Any, measured: Any) -> str:
+    return tables.MISSING if tables.count(measured) == tables.MISSING else f"{tables.count(allowed)} / {tables.count(measured)}"
+
+
+def _line(slope: Any, intercept: Any) -> str:
+    if tables.count(slope) == tables.MISSING or tables.count(intercept) == tables.MISSING:
+        return tables.MISSING
+    return f"{tables.count(intercept)} {'+' if float(slope) >= 0 else '-'} {abs(float(slope)):,.1f} x"
+
+
+def _ended_by(r: dict[str, Any]) -> str:
+    """What ended a point: fio's steadystate (attained or not) or its full length."""
+    criterion = r.get("fio_steadystate")
+    if tables.text(criterion) == tables.MISSING:
+        return "full length"
+    attained = verdict(r.get("steadystate_attained"))
+    if attained:
+        return f"fio steadystate {criterion}: attained after {tables.pct(r.get('measured_s'))} s"
+    return f"fio steadystate {criterion}: not attained in {tables.count(r.get('runtime_s'))} s"
 
 
 #: The columns of the appendix's table of every point: (row column, header, formatter).
@@ -434,18 +553,22 @@ def points_display(points: pd.DataFrame) -> tables.Table:
         row["Checks"] = _checks_cell(r)
         rows.append(row)
     notes = ["Checks: steady (its interval IOPS scatter and drift within 10 %) or not; 'no verdict' with fewer "
-             f"than {MIN_VERDICT_INTERVALS} intervals; 'Little's law off' when IOPS x latency is more than 20 % "
+             f"than {MIN_VERDICT_INTERVALS} intervals; SNIA steady or not (the SNIA PTS rule, with at least "
+             f"{analysis.SNIA_ROUNDS} intervals); 'Little's law off' when IOPS x latency is more than 20 % "
              "from the outstanding I/Os (the engine did not keep the I/Os it was asked to)."]
     return tables.table(rows, notes=notes, text_columns=[c for c in ("Configuration", "Workload", "Checks")
                                                           if rows and c in rows[0]])
 
 
 def _checks_cell(row: dict[str, Any]) -> str:
-    steady = row.get("interval_steady")
-    if steady is None or pd.isna(steady):
+    steady = verdict(row.get("interval_steady"))
+    if steady is None:
         words = ["no verdict"] if "interval_steady" in row else []
     else:
-        words = ["steady" if bool(steady) else "NOT steady"]
+        words = ["steady" if steady else "NOT steady"]
+    snia = verdict(row.get("snia_steady"))
+    if snia is not None:
+        words.append("SNIA steady" if snia else "NOT steady by SNIA")
     law = row.get("littles_law_ok")
     if law is not None and not pd.isna(law) and not bool(law):
         words.append("Little's law off")

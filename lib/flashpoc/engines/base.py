@@ -96,6 +96,10 @@ class Engine:
         """The data the engine reads when it is not the campaign's targets (SLOB's schemas), else None."""
         return None
 
+    def own_data_bytes(self, cfg: Campaign) -> int | None:
+        """The bytes of that data (:meth:`own_data_text`) when known, else None."""
+        return None
+
     # -- points ---------------------------------------------------------------------------
     def point_runtime_s(self, cfg: Campaign) -> int:
         """Measured seconds of a point unless the phase says otherwise."""

@@ -170,6 +170,8 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
     row.update(metrics)
     if steady is not None or cfg.fio.steadystate:  # ended early once steady: how long it ran
         row["until_steady"] = True
+        row["fio_steadystate"] = (f"{cfg.fio.steadystate} over {cfg.fio.ss_dur_s} s" if cfg.fio.steadystate
+                                  else f"{steady[0]} over {steady[1]} s")  # the rule that ended it
         row["measured_s"] = round(metrics["runtime_ms"] / 1000.0, 3) if metrics.get("runtime_ms") else runtime_s
     rows_mod.add_littles_law(row)
     if len(per_host) > 1:

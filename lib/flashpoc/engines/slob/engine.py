@@ -76,6 +76,10 @@ class SlobEngine(Engine):
     def own_data_text(self, cfg) -> str:
         return f"{cfg.slob.schemas} schemas of SCALE {cfg.slob.scale}" if cfg.slob.schemas else "the SLOB schemas"
 
+    def own_data_bytes(self, cfg) -> int | None:
+        """schemas x SCALE, as the check counts it."""
+        return cfg.slob.schemas * cfg.slob.scale_bytes if cfg.slob.schemas and cfg.slob.scale_bytes else None
+
     def point_runtime_s(self, cfg) -> int:
         return cfg.slob.run_time_s
 

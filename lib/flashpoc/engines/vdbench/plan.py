@@ -36,8 +36,6 @@ from ...errors import ParameterError
 from ...params import Campaign, HostParams, TargetParams, Workload, parse_size
 from ...plan.sweep import format_forthreads
 
-#: the POC guides: the working set should be at least this many times the array's cache
-WORKING_SET_FACTOR = 10
 #: characters vdbench's parameter scanner treats specially (separators, quotes, substitutes)
 UNSAFE_CHARS = frozenset(',=()"[^{}?')
 #: a parmfile name (sd=, wd=, rd=); one that vdbench would read as a number is refused as well
@@ -512,32 +510,6 @@ def outstanding_ios(threads: int, campaign: Campaign) -> int:
     return _whole("threads", threads) * len(campaign.targets)
 
 
-def working_set(campaign: Campaign) -> dict[str, Any]:
-    """The working set (sum of the SD sizes) against the array cache.
-
-    Returns:
-        ``{"working_set_bytes", "array_cache_bytes", "ratio", "warning"}``: bytes (None when
-        a target has no size: vdbench then uses the whole device), ratio working set / cache
-        (None without both), and a warning when the working set is under
-        :data:`WORKING_SET_FACTOR` x the array cache, as the POC guides advise (reads would
-        come from the array's cache), or when it cannot be checked.
-    """
-    sizes = [t.size_bytes for t in campaign.targets]
-    total = sum(sizes) if all(s is not None for s in sizes) else None
-    cache = parse_size(campaign.array_cache) if campaign.array_cache is not None else None
-    ratio = total / cache if total is not None and cache is not None else None
-    warning = None
-    if cache is not None and total is None:
-        unsized = [t.name for t in campaign.targets if t.size_bytes is None]
-        warning = (f"cannot compare the working set with the array cache: targets {unsized} have no size "
-                   "(vdbench uses the whole device); give each a size")
-    elif ratio is not None and ratio < WORKING_SET_FACTOR:
-        warning = (f"the working set ({_gib(total)}) is only {ratio:.1f}x the array cache ({_gib(cache)}): "
-                   f"the POC guides advise at least {WORKING_SET_FACTOR}x, else reads come from the array's "
-                   f"cache; use at least {_gib(WORKING_SET_FACTOR * cache)}")
-    return {"working_set_bytes": total, "array_cache_bytes": cache, "ratio": ratio, "warning": warning}
-
-
 def vdbench_size(nbytes: int) -> str:
     """``nbytes`` in vdbench's notation (binary k/m/g/t): 268435456000 -> ``250g``."""
     for unit, factor in _SIZE_UNITS:
@@ -683,7 +655,3 @@ def _num(value: float) -> str:
     """A number as vdbench reads it: ``100`` for 100.0, ``0.1`` for 0.1."""
     value = float(value)
     return str(int(value)) if value.is_integer() else repr(value)
-
-
-def _gib(nbytes: int) -> str:
-    return f"{nbytes / 1024**3:,.0f} GiB" if nbytes >= 1024**3 else f"{nbytes / 1024**2:,.0f} MiB"
