@@ -743,6 +743,21 @@ class SweepSettings(_Strict):
         return self
 
 
+class PreconditionSettings(_Strict):
+    """Before the probe: fill every target once with the campaign's data (an all-flash array answers
+    reads of never-written blocks from metadata), recorded per target (:mod:`flashpoc.precondition`)."""
+
+    fill: Flag = Field(True, description="fill each target the campaign may write (create or allow_write) once, "
+                       "sequentially in 1 MiB writes of the engine's data (fio buffer_compress_percentage/"
+                       "dedupe_percentage, vdbench compratio/dedupratio), before the probe; again when it changed")
+    unfilled: Literal["refuse", "warn"] = Field(
+        "refuse", description="a read workload on a target never filled (not by flashpoc, not in "
+        "filled_elsewhere): refuse before any I/O, or warn and go on")
+    filled_elsewhere: list[Name] = Field(default_factory=list, max_length=4096,
+                                         description="targets (by name) that hold data written outside flashpoc "
+                                                     "(e.g. a copy of the database): their reads are not refused")
+
+
 class CompareWith(_Strict):
     """Another campaign whose stored sweep is overlaid on this one in the report."""
 
@@ -802,6 +817,7 @@ class Campaign(_Strict):
                                       max_length=256)
     probe: ProbeSettings = ProbeSettings()
     sweep: SweepSettings = SweepSettings()
+    precondition: PreconditionSettings = PreconditionSettings()
     slo_ms: float = Field(1.0, gt=0, le=10000, description="latency SLO for 'IOPS at SLO' (ms)")
     report: ReportSettings = ReportSettings()
     array_cache: Size | None = Field(None, description="array cache size, e.g. '512g': the working set "
@@ -876,6 +892,9 @@ class Campaign(_Strict):
             if not next(t for t in self.targets if t.name == name).writable:
                 raise ValueError(f"destroy_data_on: target {name!r} does not allow writes (allow_write: false): "
                                  "nothing would be destroyed")
+        for name in self.precondition.filled_elsewhere:
+            if name not in target_names:
+                raise ValueError(f"precondition.filled_elsewhere: no target named {name!r} (targets: {target_names})")
         read_only = [t.name for t in self.targets if not t.writable]
         if read_only and engine.uses_targets:
             for i, workload in enumerate(self.workloads):
@@ -961,11 +980,12 @@ class Campaign(_Strict):
         return [t for t in self.targets if t.hosts is None or host.name in t.hosts]
 
     def written(self, target: TargetParams) -> bool:
-        """True when the campaign may write to ``target``: a write workload runs on it, or it
-        is a scratch file the workbook lays out (SLOB campaigns write no target)."""
+        """True when the campaign may write to ``target``: a write workload runs on it, the
+        precondition fills it (``precondition.fill``, on a target that allows writing), or it is a
+        scratch file the workbook lays out (SLOB campaigns write no target)."""
         if not self.engine_object.uses_targets:
             return False
-        return target.create or (target.writable and any(w.writes for w in self.workloads))
+        return target.create or (target.writable and (self.precondition.fill or any(w.writes for w in self.workloads)))
 
     def params_hash(self) -> str:
         """Short stable hash of every parameter (the campaign's identity in the manifest)."""

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import analysis, check, hostlimit
+from . import analysis, check, hostlimit, precondition
 from .engines import get_engine
 from .engines.fio.measure import measure_point  # noqa: F401 - phases.measure_point, as before
 from . import rows as rows_mod
@@ -185,6 +185,8 @@ def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
     vdbench fills it with its own data of the campaign's ``compratio``/``dedupratio`` once,
     recorded (:func:`flashpoc.engines.vdbench.measure.fill_targets`), and again when those change.
     SLOB's data lives in the database (setup.sh loads it), so SLOB campaigns create nothing.
+    With ``precondition.fill`` the scratch files are only made, then every target that allows it is
+    filled once, recorded, and reads of unfilled targets are refused (:mod:`flashpoc.precondition`).
     """
     done: list[dict[str, Any]] = []
     engine = get_engine(wb.cfg.engine)
@@ -197,8 +199,9 @@ def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
             continue
         sizes = target_sizes(wb.host(host_params), scratch)
         short = [t for t in scratch if not isinstance(sizes[t.path], int) or sizes[t.path] < t.size_bytes]
-        done += engine.create_scratch(wb, host_params, scratch, short)
-    return done
+        done += (precondition.create_scratch if wb.cfg.precondition.fill else engine.create_scratch)(
+            wb, host_params, scratch, short)
+    return done + precondition.fill_targets(wb)
 
 
 # -- run points -----------------------------------------------------------------------

@@ -130,6 +130,20 @@ class Engine:
         missing or too small); what was done, one dict per target."""
         return []
 
+    # -- the precondition (:mod:`flashpoc.precondition` calls these) ---------------------------
+    def fill_data(self, cfg: Campaign) -> str | None:
+        """What the engine's fill writes (its data pattern and reducibility, in the engine's own
+        words), or None when the engine cannot fill targets."""
+        return None
+
+    def fill_targets(self, wb: Workbench, host_params: HostParams, targets: list, sizes: dict[str, int]
+                     ) -> dict[str, dict[str, Any]]:
+        """Fill ``targets`` of one host once, sequentially from start to end of each working set
+        (``sizes``: bytes per target name) with the campaign's data; per target name, what the
+        engine's own output says: ``written_bytes``, ``block_bytes``, ``seconds`` and ``output``
+        (the stored output's path in the campaign)."""
+        raise NotImplementedError
+
     def first_host(self, wb: Workbench) -> str:
         """The host that stays when the probe's plateau is measured again on fewer hosts."""
         return wb.cfg.hosts[0].name

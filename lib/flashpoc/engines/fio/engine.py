@@ -6,7 +6,7 @@ from typing import Any
 
 from ..base import Engine
 from . import measure
-from .plan import until_steady
+from .plan import fill_data, until_steady
 
 
 class FioEngine(Engine):
@@ -77,6 +77,12 @@ class FioEngine(Engine):
 
     def create_scratch(self, wb, host_params, scratch: list, short: list) -> list[dict[str, Any]]:
         return measure.create_scratch(wb, host_params, scratch, short)
+
+    def fill_data(self, cfg) -> str:
+        return fill_data(cfg.fio)
+
+    def fill_targets(self, wb, host_params, targets: list, sizes: dict[str, int]) -> dict[str, dict[str, Any]]:
+        return measure.fill_targets(wb, host_params, targets, sizes)
 
 
 ENGINE = FioEngine()

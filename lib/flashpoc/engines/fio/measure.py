@@ -9,15 +9,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ... import rows as rows_mod
-from ...errors import RemoteError
+from ...errors import ParseError, RemoteError
 from ...params import Campaign, HostParams, Workload
 from ...parse.host import cpu_utilisation
 from ...run import hosts as hostlib
-from ...store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text
+from ...store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text, write_atomic
 from . import run as run_fio
-from .parse import (histogram_table, latency_distribution, merge_intervals, parse_fio_histogram,
+from .parse import (histogram_table, latency_distribution, merge_intervals, parse_fill_output, parse_fio_histogram,
                     parse_fio_interval_logs, parse_fio_output, summarize_fio_point)
-from .plan import outstanding_ios, render_job, render_layout_job
+from .plan import FILL_BS, outstanding_ios, render_fill_job, render_job, render_layout_job
 from .run import FioRun, fio_version, run_fio_job
 
 if TYPE_CHECKING:
@@ -240,4 +240,37 @@ def create_scratch(wb: Workbench, host_params: HostParams, scratch: list, short:
                     timeout_s=host_params.command_timeout_s, purpose=f"create scratch file {target.path}")
         done.append({"host": host_params.name, "target": target.name, "action": "created",
                      "seconds": round(time.perf_counter() - start, 1)})
+    return done
+
+
+def fill_targets(wb: Workbench, host_params: HostParams, targets: list, sizes: dict[str, int]) -> dict[str, Any]:
+    """Fill ``targets`` of one host once with the campaign's data (:func:`.plan.render_fill_job`),
+    keeping the job and fio's output under ``targets/<host>/``; per target: the bytes fio says it
+    wrote, the block size and the seconds taken.
+
+    Raises:
+        RemoteError: fio failed, or wrote less than a target's working set (it is not filled).
+    """
+    host = wb.host(host_params)
+    names = ", ".join(t.name for t in targets)
+    purpose = f"fill {names} with fio"
+    start = time.perf_counter()
+    job = render_fill_job(wb.cfg, targets, sizes)
+    run = run_fio_job(host, job, f"{host_params.workdir}/{wb.cfg.campaign}/fill", readonly=False,
+                      timeout_s=host_params.command_timeout_s, purpose=purpose)
+    seconds = round(time.perf_counter() - start, 1)
+    write_atomic(wb.store.root / "targets" / host_params.name / "fill.fio", job)
+    write_atomic(wb.store.root / "targets" / host_params.name / "fill.json", run.output)
+    try:
+        written = parse_fill_output(run.output)
+    except ParseError as error:
+        raise RemoteError(f"{host_params.name}: {purpose}: {error}") from None
+    done = {}
+    for target in targets:
+        expected = sizes[target.name] // FILL_BS * FILL_BS
+        if written.get(target.name, 0) < expected:
+            raise RemoteError(f"{host_params.name}: {purpose}: fio wrote {written.get(target.name, 0):,} bytes of "
+                              f"{expected:,} to {target.name}; it is not filled")
+        done[target.name] = {"written_bytes": written[target.name], "block_bytes": FILL_BS, "seconds": seconds,
+                             "output": f"targets/{host_params.name}/fill.json"}
     return done

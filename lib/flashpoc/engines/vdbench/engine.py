@@ -7,7 +7,7 @@ from typing import Any
 
 from ..base import Engine
 from . import measure
-from .plan import probe_run, warmup_s
+from .plan import data_text, probe_run, warmup_s
 
 
 class VdbenchEngine(Engine):
@@ -68,6 +68,18 @@ class VdbenchEngine(Engine):
         return [{"host": host_params.name, "target": t.name,
                  "action": ("created" if t in short else "filled") if t.name in records else "reused",
                  **({"seconds": records[t.name]["seconds"]} if t.name in records else {})} for t in scratch]
+
+    def fill_data(self, cfg) -> str:
+        return data_text(cfg)
+
+    def fill_targets(self, wb, host_params, targets: list, sizes: dict[str, int]) -> dict[str, dict[str, Any]]:
+        """One vdbench invocation fills every target of the host (:func:`.measure.fill_targets`);
+        vdbench counts the bytes of the whole invocation, so each record says which targets they
+        were written to together (``written_with``)."""
+        records = measure.fill_targets(wb, host_params, targets, sizes)
+        return {name: {"written_bytes": r["written_bytes"], "written_with": sorted(records), "seconds": r["seconds"],
+                       "block_bytes": r["xfersize_bytes"], "output": f"targets/{host_params.name}/fill.summary.html"}
+                for name, r in records.items()}
 
     def first_host(self, wb) -> str:
         return measure.controller(wb).name

@@ -284,20 +284,22 @@ def render_parmfile(campaign: Campaign, workload_names: Sequence[str] | None,
     return "\n".join(lines) + "\n"
 
 
-def render_fill_parmfile(campaign: Campaign, targets: Sequence[TargetParams]) -> str:
-    """The parmfile that fills scratch files with vdbench's own data, once, when they are created.
+def render_fill_parmfile(campaign: Campaign, targets: Sequence[TargetParams], sizes: dict[str, int] | None = None
+                         ) -> str:
+    """The parmfile that fills targets (scratch files, or LUNs that allow writing) with vdbench's own
+    data, once (``sizes``: each working set in bytes, for a LUN without a ``size``).
 
     The general ``compratio=``/``dedupratio=``/``dedupunit=`` lines (as in every parmfile of the
     campaign), one sd per file (without ``host=``: it runs on the host that holds the files),
     and one sequential write of each file to its end (``seekpct=eof``, which ends the run; its
     ``elapsed=`` is only an upper bound), so that reads later read data of the configured
     reducibility rather than holes or another tool's data. The files must already exist at
-    their size (else vdbench runs its own format first).
+    their size (else vdbench runs its own format first); a LUN without a ``size`` is filled whole.
     """
-    if not targets or not all(t.create and t.size_bytes for t in targets):
-        raise ParameterError(f"targets: the fill writes scratch files with a size (create: true), got {targets!r}")
+    if not targets or not all(t.writable for t in targets):
+        raise ParameterError(f"targets: the fill writes targets that allow it (create or allow_write), got {targets!r}")
     _check_campaign(campaign)
-    xfer = fill_xfersize(campaign, targets)
+    xfer = fill_xfersize(campaign, targets, sizes)
     interval = campaign.vdbench.interval_s
     rd = RunDefinition("fill", "fill", (FILL_THREADS,), elapsed_s=-(-FILL_ELAPSED_S // interval) * interval,
                        interval_s=interval)
@@ -313,13 +315,14 @@ def render_fill_parmfile(campaign: Campaign, targets: Sequence[TargetParams]) ->
     return "\n".join(lines) + "\n"
 
 
-def fill_xfersize(campaign: Campaign, targets: Sequence[TargetParams]) -> int:
+def fill_xfersize(campaign: Campaign, targets: Sequence[TargetParams], sizes: dict[str, int] | None = None) -> int:
     """The fill's transfer size in bytes: :data:`FILL_XFERSIZE` rounded up to a multiple of
     ``dedupunit`` (vdbench dedups in dedupunit blocks), or one dedupunit (512 bytes without
-    one) for files smaller than two of those."""
+    one) for files smaller than two of those (``sizes``: working sets of targets without a size)."""
     unit = parse_size(campaign.vdbench.dedupunit) if campaign.vdbench.dedupunit else 512
     xfer = -(-FILL_XFERSIZE // unit) * unit
-    return unit if min(t.size_bytes for t in targets) < 2 * xfer else xfer
+    smallest = min(t.size_bytes or (sizes or {}).get(t.name) or 2 * xfer for t in targets)
+    return unit if smallest < 2 * xfer else xfer
 
 
 def data_text(campaign: Campaign) -> str:

@@ -1,0 +1,208 @@
+"""The precondition: every target filled once with the campaign's data before anything is measured.
+
+An all-flash array answers reads of blocks never written (thin) from its metadata, without
+touching flash: a read test on an unfilled LUN reports fantasy IOPS. So before the probe (its
+first action, and again before the sweep) every target the campaign may write (``create`` or
+``allow_write``) is written once from start to end of its working set, sequentially in large
+blocks, by the campaign's engine with the data its settings describe (fio's
+``buffer_compress_percentage``/``dedupe_percentage``, vdbench's ``compratio``/``dedupratio``:
+:meth:`flashpoc.engines.base.Engine.fill_targets`), after the safety gate. Each fill is recorded
+per host and target in ``targets/<host>/<target>.json`` (written atomically): the bytes the engine
+says it wrote, the data and its reducibility, the date, the checksum of a sample read back (and
+how well it compresses), and the target's identity (a LUN's WWID, a file's device, inode and birth time).
+The next run skips a target whose record still matches (path, working set, engine, data,
+identity). A read workload on a target that is not filled (and not named in
+``precondition.filled_elsewhere``) is refused before any I/O, or, with ``precondition.unfilled:
+warn``, warned about and recorded in ``precondition.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .engines import get_engine
+from .errors import CheckFailed, RemoteError
+from .run.hosts import quote
+
+if TYPE_CHECKING:
+    from .params import HostParams, TargetParams
+    from .phases import Workbench
+
+#: the records' folder in the campaign's results (one JSON per host and target), as vdbench's fills
+RECORD_DIR = "targets"
+#: the campaign-level status of the fills: what was filled, reused, or left unfilled
+STATUS_FILE = "precondition.json"
+#: the sample read back after a fill: this many bytes at the start, middle and end of the working set
+SAMPLE_BYTES = 1024 * 1024
+_SAMPLE_BLOCK = 64 * 1024
+
+
+class UnfilledTargetWarning(UserWarning):
+    """A read workload runs on a target never filled (``precondition.unfilled: warn``)."""
+
+
+def make_scratch_files(host, targets: list[TargetParams]) -> None:
+    """Make the scratch files ``targets`` at their size (sparse), their directories too; a file
+    already as large is left as it is. The fill writes them afterwards."""
+    if targets:
+        host.run(" && ".join(f"mkdir -p {quote(str(Path(t.path).parent))} && {{ [ \"$(stat -L -c %s {quote(t.path)} "
+                             f"2>/dev/null || echo 0)\" -ge {t.size_bytes} ] || truncate -s {t.size_bytes} "
+                             f"{quote(t.path)}; }}" for t in targets),
+                 purpose=f"make the scratch files {', '.join(t.name for t in targets)}")
+
+
+def create_scratch(wb: Workbench, host_params: HostParams, scratch: list, short: list) -> list[dict[str, Any]]:
+    """With ``precondition.fill`` the scratch files are only made (sparse, :func:`make_scratch_files`):
+    the fill writes them once, recorded (:func:`fill_targets`); the record of a file made anew is dropped."""
+    make_scratch_files(wb.host(host_params), short)
+    for target in short:  # made anew (a file system may give it the inode of the one it replaces): fill it again
+        (wb.store.root / RECORD_DIR / host_params.name / f"{target.name}.json").unlink(missing_ok=True)
+    return [{"host": host_params.name, "target": t.name, "action": "created" if t in short else "reused"}
+            for t in scratch]
+
+
+def target_identities(host, targets: list[TargetParams]) -> dict[str, str]:
+    """Each target's identity on ``host``, read-only: ``block NAME WWID`` of a block device (its
+    ``wwid``, else a loop device's backing file), ``file DEV:INODE:BIRTH`` of a file (birth time 0 where the file system keeps none), or ``missing``."""
+    probe = ('if [ -b "$p" ]; then n=$(readlink -f "$p"); n=${n##*/}; '
+             'w=$(cat "/sys/class/block/$n/device/wwid" "/sys/class/block/$n/wwid" '
+             '"/sys/class/block/$n/loop/backing_file" 2>/dev/null | head -n1 | tr -s " \\t" "  "); '
+             'echo "block $n ${w:-unknown}"; elif [ -f "$p" ]; then stat -L -c "file %d:%i:%W" "$p"; '
+             'else echo missing; fi')
+    command = "; ".join(f"p={quote(t.path)}; {probe}" for t in targets)
+    lines = host.run(command, purpose="read the targets' identities").stdout.splitlines()
+    if len(lines) != len(targets):
+        raise RemoteError(f"{host.name}: read the targets' identities: expected {len(targets)} lines, got {lines!r}")
+    return {t.name: line.strip() for t, line in zip(targets, lines)}
+
+
+def sample_offsets(working_set: int) -> list[int]:
+    """Byte offsets of the sample read back after a fill: the start, the middle and the last
+    :data:`SAMPLE_BYTES` of the working set (fewer when they overlap), block-aligned."""
+    last = max(0, working_set - SAMPLE_BYTES) // _SAMPLE_BLOCK * _SAMPLE_BLOCK
+    middle = min(last, working_set // 2 // _SAMPLE_BLOCK * _SAMPLE_BLOCK)
+    return sorted({0, middle, last})
+
+
+def read_sample(host, target: TargetParams, working_set: int) -> dict[str, Any]:
+    """The sample of ``target`` (:func:`sample_offsets`) read back on ``host``: its offsets, its
+    length, its SHA-256 and its size compressed by ``gzip -1`` (None without gzip), so the record
+    shows the data's reducibility as written, not only as asked."""
+    offsets = sample_offsets(working_set)
+    count = min(SAMPLE_BYTES, working_set) // _SAMPLE_BLOCK
+    reads = "; ".join(f"dd if={quote(target.path)} bs={_SAMPLE_BLOCK} skip={o // _SAMPLE_BLOCK} count={count} "
+                      "2>/dev/null" for o in offsets)
+    command = (f"r() {{ {reads}; }}; r | sha256sum | cut -c1-64; r | wc -c; "
+               "if command -v gzip >/dev/null 2>&1; then r | gzip -1c | wc -c; else echo none; fi")
+    lines = host.run(command, purpose=f"read a sample of {target.name} back").stdout.split()
+    if len(lines) != 3 or not lines[1].isdigit():
+        raise RemoteError(f"{host.name}: read a sample of {target.name} back: unexpected output {lines!r}")
+    return {"offsets_bytes": offsets, "bytes": int(lines[1]), "sha256": lines[0],
+            "gzip_bytes": int(lines[2]) if lines[2].isdigit() else None}
+
+
+def fill_record(wb: Workbench, host_params: HostParams, target: TargetParams, identity: str | None = None
+                ) -> dict[str, Any] | None:
+    """The stored record of ``target``'s fill on ``host_params``, or None when there is none that
+    matches the campaign now (path, working set, engine, data and, when given, identity)."""
+    engine = get_engine(wb.cfg.engine)
+    try:
+        record = json.loads((wb.store.root / RECORD_DIR / host_params.name / f"{target.name}.json").read_text())
+    except (OSError, ValueError):
+        return None
+    wanted = {"path": target.path, "size_bytes": target.size_bytes, "engine": engine.name,
+              "data": engine.fill_data(wb.cfg)}
+    if identity is not None:
+        wanted["identity"] = identity
+    return record if all(record.get(key) == value for key, value in wanted.items()) else None
+
+
+def _reads(wb: Workbench) -> list[str]:
+    """The campaign's workloads that read."""
+    return [w.name for w in wb.cfg.engine_workloads if getattr(w, "read_pct", 0) > 0]
+
+
+def fill_targets(wb: Workbench) -> list[dict[str, Any]]:
+    """Fill every target the campaign may write that has no matching record (after the safety
+    gate, which :func:`flashpoc.phases.prepare_targets` runs first), record each fill, then refuse
+    (or warn about) reads of targets that are still unfilled. What was done, one dict per host
+    and target; ``precondition.json`` has the same.
+
+    Raises:
+        CheckFailed: a read workload would run on an unfilled target (``precondition.unfilled:
+            refuse``, the default), naming each host and target and what to do, before any I/O.
+        RemoteError: the engine failed or wrote less than a working set.
+    """
+    from .phases import target_sizes
+
+    cfg = wb.cfg
+    engine = get_engine(cfg.engine)
+    if not engine.uses_targets:
+        return []
+    settings = cfg.precondition
+    data = engine.fill_data(cfg)
+    done: list[dict[str, Any]] = []
+    for host_params in cfg.hosts:
+        targets = cfg.targets_of(host_params)
+        if not targets:
+            continue
+        host = wb.host(host_params)
+        identities = target_identities(host, targets)
+        wanted = []
+        for target in targets:
+            status = {"host": host_params.name, "target": target.name}
+            if fill_record(wb, host_params, target, identities[target.name]) is not None:
+                done.append({**status, "action": "fill reused"})
+            elif settings.fill and target.writable and data is not None:
+                wanted.append(target)
+            elif target.name in settings.filled_elsewhere:
+                done.append({**status, "action": "filled elsewhere"})
+            elif target.create and not settings.fill:
+                done.append({**status, "action": "laid out"})  # the engine's layout wrote it with its data
+            else:
+                done.append({**status, "action": "unfilled"})
+        if not wanted:
+            continue
+        sizes = target_sizes(host, wanted)
+        working = {t.name: t.size_bytes or sizes[t.path] for t in wanted}
+        for target in wanted:
+            if not isinstance(working[target.name], int):
+                raise RemoteError(f"{host_params.name}: the size of {target.name} ({target.path}) cannot be read "
+                                  f"({working[target.name]}): nothing was filled")
+        results = engine.fill_targets(wb, host_params, wanted, working)
+        completed = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        for target in wanted:
+            record = {"host": host_params.name, "target": target.name, "path": target.path,
+                      "size_bytes": target.size_bytes, "working_set_bytes": working[target.name],
+                      "identity": identities[target.name], "engine": engine.name, "data": data,
+                      **results[target.name], "completed_utc": completed,
+                      "sample": read_sample(host, target, working[target.name])}
+            wb.store.write_json(f"{RECORD_DIR}/{host_params.name}/{target.name}.json", record)
+            done.append({"host": host_params.name, "target": target.name, "action": "filled",
+                         "written_bytes": record["written_bytes"], "seconds": record["seconds"]})
+    unfilled = [d for d in done if d["action"] == "unfilled"]
+    reads = _reads(wb)
+    wb.store.write_json(STATUS_FILE, {"engine": engine.name, "data": data, "targets": done,
+                                      "unfilled_read_by": reads if unfilled else []})
+    if unfilled and reads:
+        message = unfilled_message(unfilled, reads, settings.unfilled)
+        if settings.unfilled == "refuse":
+            raise CheckFailed(message)
+        warnings.warn(message, UnfilledTargetWarning, stacklevel=2)
+    return done
+
+
+def unfilled_message(unfilled: list[dict[str, Any]], reads: list[str], mode: str) -> str:
+    """The refusal (or warning) of reads on targets never filled, naming each and what to do."""
+    head = ("nothing was measured: " if mode == "refuse" else "WARNING: ") + (
+        f"the workloads {', '.join(reads)} read targets never written by this campaign; an all-flash array answers "
+        "reads of never-written blocks from its metadata, without touching flash (fantasy IOPS):")
+    lines = [f"target {d['target']} on host {d['host']} is not filled" for d in unfilled]
+    tail = ("fill it (allow_write: true; precondition.fill: true, the default), or name it in "
+            "precondition.filled_elsewhere if it holds data written otherwise (a copy of the database)"
+            + (", or set precondition.unfilled: warn" if mode == "refuse" else ""))
+    return head + "\n- " + "\n- ".join(lines) + "\n" + tail
