@@ -174,3 +174,58 @@ def test_vdbench_fills_a_lun_once_with_its_compratio_and_records_what_vdbench_sa
     assert sample["sha256"] == hashlib.sha256(sample_of(lun, sample["offsets_bytes"])).hexdigest()
     assert sample["gzip_bytes"] < 0.75 * sample["bytes"]  # compratio=2: about half
     assert [d["action"] for d in prepare(cfg)] == ["fill reused"]
+
+
+@pytest.mark.parametrize("iops, steady, excursion, slope", [
+    ([100, 100, 100, 100, 100], True, 0.0, 0.0),
+    ([50, 100, 90, 110, 100, 100], True, 20.0, 4.0),  # the window is the last 5 rounds: 90..110 about 100
+    ([80, 90, 100, 110, 120], False, 40.0, 40.0),
+    ([95, 97.5, 100, 102.5, 105], True, 10.0, 10.0),  # at SNIA's bounds: steady
+    ([94, 97, 100, 103, 106], False, 12.0, 12.0),  # the slope excursion is over 10 %
+])
+def test_snia_s_steady_state_window_over_the_last_five_rounds(iops, steady, excursion, slope):
+    verdict = precondition.snia_window(iops)
+    assert verdict["steady"] is steady and verdict["rounds"] == [len(iops) - 4, len(iops)]
+    assert verdict["excursion_pct"] == pytest.approx(excursion) and verdict["slope_excursion_pct"] == pytest.approx(slope)
+    assert (verdict["allowed_excursion_pct"], verdict["allowed_slope_excursion_pct"]) == (20.0, 10.0)
+    assert precondition.snia_window(iops[:4]) is None
+
+
+def test_write_workloads_run_rounds_until_steady_kept_as_points_and_charted(tmp_path):
+    require_fio()
+    cfg = campaign_from_dict(quick_campaign(
+        tmp_path, targets=[{"name": "scratch", "path": str(tmp_path / "s.dat"), "size": "4m", "create": True}],
+        precondition={"write_rounds": 5, "round_s": 1, "threads": 1}))
+    prepare(cfg)
+    status = precondition.load_status(cfg)
+    done = status["write_rounds"]
+    assert list(done) == ["randwrite-4k"]  # the write workloads only
+    rounds = done["randwrite-4k"]["rounds"]
+    assert len(rounds) == 5 and [r["round"] for r in rounds] == list(range(1, len(rounds) + 1))
+    root = cfg.resolved().results_path() / "points" / "precondition"
+    for r in rounds:  # each round is a stored point: its IOPS are fio's own
+        (job,) = json.loads((root / r["point_id"] / "local.json").read_text())["jobs"]
+        assert r["iops"] == pytest.approx(job["write"]["iops"]) and r["iops"] > 0
+    verdict = done["randwrite-4k"]["window"]
+    assert verdict == precondition.snia_window([r["iops"] for r in rounds])
+    assert done["randwrite-4k"]["steady"] is verdict["steady"] and verdict["rounds"] == [1, 5]
+    assert "points" not in json.loads(json.dumps(status))  # the rounds are not the probe's or the sweep's points
+    assert not (cfg.resolved().results_path() / "points.csv").exists()
+
+    # the next run reuses the rounds
+    prepare(cfg)
+    again = precondition.load_status(cfg)["write_rounds"]["randwrite-4k"]["rounds"]
+    assert [r["iops"] for r in again] == [r["iops"] for r in rounds] and all(r["reused"] for r in again)
+
+    # the convergence chart: one line per workload, SNIA's window and its 90 % / 110 % lines
+    from flashpoc import chart
+
+    table = precondition.rounds_table(precondition.load_status(cfg))
+    assert table["iops"].tolist() == [r["iops"] for r in rounds]
+    spec = chart.precondition_rounds(table, color_domain=cfg.workload_names).to_dict()
+    lines, window = spec["layer"]
+    assert lines["encoding"]["y"]["title"] == "IOPS" and lines["encoding"]["x"]["title"] == "Round (number)"
+    levels = spec["datasets"][window["data"]["name"]]
+    mean = verdict["mean_iops"]
+    assert sorted(level["level_iops"] for level in levels) == pytest.approx([0.9 * mean, mean, 1.1 * mean])
+    assert {(level["window_first"], level["window_last"]) for level in levels} == {tuple(verdict["rounds"])}

@@ -756,6 +756,11 @@ class PreconditionSettings(_Strict):
     filled_elsewhere: list[Name] = Field(default_factory=list, max_length=4096,
                                          description="targets (by name) that hold data written outside flashpoc "
                                                      "(e.g. a copy of the database): their reads are not refused")
+    write_rounds: int = Field(0, ge=0, le=100, description="write workloads: after the fill, at most this many rounds "
+                              "of each (SNIA PTS workload-dependent preconditioning; SNIA's bound is 25) until its IOPS "
+                              "are steady over 5 rounds; 0: none")
+    round_s: int | None = Field(None, ge=1, le=86400, description="seconds per round (default the engine's point length)")
+    threads: int = Field(16, ge=1, le=MAX_THREADS, description="threads of the rounds (per host; vdbench: per SD)")
 
 
 class CompareWith(_Strict):

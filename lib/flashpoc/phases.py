@@ -201,7 +201,7 @@ def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
         short = [t for t in scratch if not isinstance(sizes[t.path], int) or sizes[t.path] < t.size_bytes]
         done += (precondition.create_scratch if wb.cfg.precondition.fill else engine.create_scratch)(
             wb, host_params, scratch, short)
-    return done + precondition.fill_targets(wb)
+    return done + precondition.precondition_targets(wb)
 
 
 # -- run points -----------------------------------------------------------------------

@@ -14,6 +14,13 @@ The next run skips a target whose record still matches (path, working set, engin
 identity). A read workload on a target that is not filled (and not named in
 ``precondition.filled_elsewhere``) is refused before any I/O, or, with ``precondition.unfilled:
 warn``, warned about and recorded in ``precondition.json``.
+
+Write workloads then get SNIA PTS-style workload-dependent preconditioning when
+``precondition.write_rounds`` asks for it: rounds of each write workload (``round_s`` seconds at
+``threads``), each stored as a point of the phase ``precondition`` (a rerun reuses them), until
+its IOPS are steady by SNIA's rule over the last 5 rounds (:func:`snia_window`), at most
+``write_rounds``; the rounds and the window's verdict go into ``precondition.json`` and are
+charted (:func:`flashpoc.chart.precondition_rounds`).
 """
 
 from __future__ import annotations
@@ -24,8 +31,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+
 from .engines import get_engine
 from .errors import CheckFailed, RemoteError
+from .store import StoreError
 from .run.hosts import quote
 
 if TYPE_CHECKING:
@@ -39,6 +49,11 @@ STATUS_FILE = "precondition.json"
 #: the sample read back after a fill: this many bytes at the start, middle and end of the working set
 SAMPLE_BYTES = 1024 * 1024
 _SAMPLE_BLOCK = 64 * 1024
+#: SNIA PTS steady state: over the last WINDOW rounds, max - min within MAX_EXCURSION of the window's
+#: mean, and the least-squares line's rise across the window within MAX_SLOPE_EXCURSION of it
+WINDOW = 5
+MAX_EXCURSION = 0.20
+MAX_SLOPE_EXCURSION = 0.10
 
 
 class UnfilledTargetWarning(UserWarning):
@@ -206,3 +221,89 @@ def unfilled_message(unfilled: list[dict[str, Any]], reads: list[str], mode: str
             "precondition.filled_elsewhere if it holds data written otherwise (a copy of the database)"
             + (", or set precondition.unfilled: warn" if mode == "refuse" else ""))
     return head + "\n- " + "\n- ".join(lines) + "\n" + tail
+
+
+def snia_window(iops: list[float]) -> dict[str, Any] | None:
+    """SNIA's steady-state determination over the last :data:`WINDOW` rounds of ``iops`` (None
+    before there are that many): the window's rounds (1-based) and mean, the data excursion
+    (max - min) and the slope excursion (the least-squares line's rise across the window), each
+    in % of the mean next to what SNIA allows, and whether both are within it."""
+    if len(iops) < WINDOW:
+        return None
+    window = [float(v) for v in iops[-WINDOW:]]
+    mean = sum(window) / WINDOW
+    middle = (WINDOW - 1) / 2
+    slope = (sum((x - middle) * (y - mean) for x, y in enumerate(window))
+             / sum((x - middle) ** 2 for x in range(WINDOW)))
+    excursion = 100 * (max(window) - min(window)) / mean if mean > 0 else None
+    slope_excursion = 100 * abs(slope) * (WINDOW - 1) / mean if mean > 0 else None
+    steady = (excursion is not None and excursion <= 100 * MAX_EXCURSION
+              and slope_excursion <= 100 * MAX_SLOPE_EXCURSION)
+    return {"rounds": [len(iops) - WINDOW + 1, len(iops)], "mean_iops": mean, "slope_iops_per_round": slope,
+            "excursion_pct": excursion, "allowed_excursion_pct": 100 * MAX_EXCURSION,
+            "slope_excursion_pct": slope_excursion, "allowed_slope_excursion_pct": 100 * MAX_SLOPE_EXCURSION,
+            "steady": steady}
+
+
+def run_write_rounds(wb: Workbench) -> dict[str, Any]:
+    """The write workloads' preconditioning (``precondition.write_rounds``): rounds of each write
+    workload until steady by SNIA's rule (:func:`snia_window`) or the bound; per workload its
+    threads, round length, rounds (IOPS, mean latency, point id) and the last window's verdict,
+    also written to ``precondition.json`` (``write_rounds``). Nothing when ``write_rounds`` is 0."""
+    cfg = wb.cfg
+    settings = cfg.precondition
+    engine = get_engine(cfg.engine)
+    if not settings.write_rounds or not engine.uses_targets:
+        return {}
+    round_s = settings.round_s or engine.point_runtime_s(cfg)
+    out: dict[str, Any] = {}
+    for workload in [w for w in cfg.engine_workloads if getattr(w, "writes", False)]:
+        rounds: list[dict[str, Any]] = []
+        verdict = None
+        for number in range(settings.write_rounds):
+            row = engine.measure_round(wb, workload, settings.threads, round_s, number)
+            rounds.append({"round": number + 1, "point_id": row["point_id"], "iops": row.get("iops"),
+                           "lat_mean_ms": row.get("lat_mean_ms"), "reused": bool(row.get("reused"))})
+            verdict = snia_window([r["iops"] or 0.0 for r in rounds])
+            if verdict is not None and verdict["steady"]:
+                break
+        out[workload.name] = {"threads": settings.threads, "round_s": round_s, "rounds": rounds,
+                              "steady": bool(verdict and verdict["steady"]), "window": verdict}
+    try:
+        status = wb.store.read_json(STATUS_FILE)
+    except StoreError:
+        status = {}
+    wb.store.write_json(STATUS_FILE, {**status, "write_rounds": out})
+    return out
+
+
+def precondition_targets(wb: Workbench) -> list[dict[str, Any]]:
+    """The whole precondition: the fill (:func:`fill_targets`), then the write workloads' rounds
+    (:func:`run_write_rounds`); what the fill did, one dict per host and target."""
+    done = fill_targets(wb)
+    run_write_rounds(wb)
+    return done
+
+
+def load_status(cfg) -> dict[str, Any]:
+    """The campaign's ``precondition.json`` ({} before any precondition)."""
+    from .store import CampaignStore
+
+    try:
+        return CampaignStore(cfg.resolved().results_path()).read_json(STATUS_FILE)
+    except StoreError:
+        return {}
+
+
+def rounds_table(status: dict[str, Any]) -> pd.DataFrame:
+    """The write rounds of ``status`` (:func:`load_status`), one row per workload and round: the
+    round, IOPS and mean latency, and the last window's mean, first and last round (SNIA's window)
+    and verdict; empty when there were none."""
+    rows = []
+    for workload, done in (status.get("write_rounds") or {}).items():
+        window = done.get("window") or {}
+        for r in done["rounds"]:
+            rows.append({"workload": workload, "round": r["round"], "iops": r["iops"], "lat_mean_ms": r["lat_mean_ms"],
+                         "window_mean_iops": window.get("mean_iops"), "window_first": (window.get("rounds") or [None])[0],
+                         "window_last": (window.get("rounds") or [None, None])[1], "steady": done["steady"]})
+    return pd.DataFrame(rows)

@@ -144,6 +144,12 @@ class Engine:
         (the stored output's path in the campaign)."""
         raise NotImplementedError
 
+    def measure_round(self, wb: Workbench, workload: Any, threads: int, runtime_s: int, round_no: int
+                      ) -> dict[str, Any]:
+        """One round of the write workloads' preconditioning (round ``round_no``, from 0), stored (or
+        reused when stored) as a point of the phase ``precondition``; its row."""
+        return self.measure_point(wb, "precondition", workload, threads, runtime_s=runtime_s, repeat=round_no)
+
     def first_host(self, wb: Workbench) -> str:
         """The host that stays when the probe's plateau is measured again on fewer hosts."""
         return wb.cfg.hosts[0].name

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..base import Engine
 from . import measure
-from .plan import data_text, probe_run, warmup_s
+from .plan import data_text, probe_run, round_run, warmup_s
 
 
 class VdbenchEngine(Engine):
@@ -80,6 +80,12 @@ class VdbenchEngine(Engine):
         return {name: {"written_bytes": r["written_bytes"], "written_with": sorted(records), "seconds": r["seconds"],
                        "block_bytes": r["xfersize_bytes"], "output": f"targets/{host_params.name}/fill.summary.html"}
                 for name, r in records.items()}
+
+    def measure_round(self, wb, workload, threads: int, runtime_s: int, round_no: int) -> dict[str, Any]:
+        """One invocation at ``threads`` per SD and full speed; each round its own stored group."""
+        (row,) = measure.run_invocation(wb, "precondition", round_run(wb.cfg, workload, threads, runtime_s),
+                                        repeats={threads: round_no})
+        return row
 
     def first_host(self, wb) -> str:
         return measure.controller(wb).name

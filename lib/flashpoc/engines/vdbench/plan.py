@@ -206,6 +206,12 @@ def sweep_run(campaign: Campaign, threads: Sequence[int], workload: Workload | s
                 curve=tuple(vd.curve) if vd.curve is not None else None)
 
 
+def round_run(campaign: Campaign, workload: Workload, threads: int, runtime_s: int) -> RunDefinition:
+    """One round of the write workloads' preconditioning: ``workload`` at ``threads`` at full
+    speed for ``runtime_s`` seconds (``precondition.round_s``)."""
+    return _run(campaign, "rd1", workload, [threads], runtime_s, "precondition.round_s", iorate="max", curve=None)
+
+
 def warmup_s(campaign: Campaign) -> int | None:
     """The ``warmup=`` of every run (s): ``vdbench.warmup_s``, else :data:`WARMUP_INTERVALS`
     intervals, so that no point is measured cold (the first run in a new JVM, the first interval
