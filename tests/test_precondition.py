@@ -62,6 +62,11 @@ def test_fio_fills_a_scratch_file_once_with_its_data_and_records_what_fio_says_i
     assert sample["offsets_bytes"] == [0, 3 * MIB, 5 * MIB] and sample["bytes"] == 3 * MIB
     assert sample["sha256"] == hashlib.sha256(sample_of(scratch, sample["offsets_bytes"])).hexdigest()
     assert 0.4 < sample["gzip_bytes"] / sample["bytes"] < 0.7  # half compressible, as asked
+    root = cfg.resolved().results_path()
+    assert precondition.status_text(root, precondition.load_status(cfg)) == (
+        f"scratch on local: 6 MiB written by fio (fio buffer_compress_percentage=50, refill_buffers) on "
+        f"{record['completed_utc']}; a 3 MiB sample compresses to {100 * sample['gzip_bytes'] / sample['bytes']:.0f} % "
+        "with gzip -1.")
 
     # the next run skips it: nothing changed, nothing is written
     before = (scratch.read_bytes(), (cfg.resolved().results_path() / record["output"]).stat().st_mtime_ns)
@@ -209,6 +214,12 @@ def test_write_workloads_run_rounds_until_steady_kept_as_points_and_charted(tmp_
     verdict = done["randwrite-4k"]["window"]
     assert verdict == precondition.snia_window([r["iops"] for r in rounds])
     assert done["randwrite-4k"]["steady"] is verdict["steady"] and verdict["rounds"] == [1, 5]
+    said = precondition.status_text(cfg.resolved().results_path(), status).split("; randwrite-4k: ", 1)[1]
+    assert said.startswith("5 preconditioning rounds of 1 s at 1 threads, ")
+    if verdict["steady"]:
+        assert f"excursion {verdict['excursion_pct']:.1f} % of 20 % allowed" in said
+    else:
+        assert said.endswith("not steady by SNIA's rule within the bound.")
     assert "points" not in json.loads(json.dumps(status))  # the rounds are not the probe's or the sweep's points
     assert not (cfg.resolved().results_path() / "points.csv").exists()
 

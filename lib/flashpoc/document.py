@@ -19,6 +19,7 @@ same sections make report.html (and its PDF) and what notebook 04 shows
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -244,7 +245,8 @@ def conditions(report, context: Context) -> list[Any]:
              f"- **Time series**: {interval_text(cfg)}",
              f"- **Latency SLO**: {cfg.slo_ms:g} ms mean latency ({'`slo_ms`'}): the IOPS within it are the "
              f"customer's usable performance.",
-             f"- **Working set**: {working_set_text(cfg, points)}"]
+             f"- **Working set**: {working_set_text(cfg, points)}",
+             f"- **Fill before measuring**: {fill_text(context)}"]
     if report.configs:
         others = [f"{o.label or o.campaign} (campaign `{o.campaign}`)" for o in cfg.report.compare]
         lines.append(f"- **Compared with**: {', '.join(others)}; their conditions are in their own reports.")
@@ -254,6 +256,17 @@ def conditions(report, context: Context) -> list[Any]:
         items.append(targets_table(cfg, points))
     items.append(workloads_table(report))
     return items
+
+
+def fill_text(context: Context) -> str:
+    """What the precondition filled and how (:func:`flashpoc.precondition.status_text`)."""
+    from .precondition import STATUS_FILE, status_text
+
+    try:
+        status = json.loads((context.root / STATUS_FILE).read_text()) if context.root is not None else {}
+    except (OSError, ValueError):
+        status = {}
+    return status_text(context.root, status)
 
 
 def point_length_text(cfg, points: pd.DataFrame) -> str:

@@ -307,3 +307,45 @@ def rounds_table(status: dict[str, Any]) -> pd.DataFrame:
                          "window_mean_iops": window.get("mean_iops"), "window_first": (window.get("rounds") or [None])[0],
                          "window_last": (window.get("rounds") or [None, None])[1], "steady": done["steady"]})
     return pd.DataFrame(rows)
+
+
+def status_text(root: Path | None, status: dict[str, Any]) -> str:
+    """The precondition in words for the report and notebook 02: per host and target what the
+    fill did (with its record under ``root``: the engine, the data, the bytes written, when, and
+    how well the sample compresses), then each write workload's rounds and SNIA's verdict."""
+    from . import tables
+
+    if not status:
+        return "not recorded (measured before the precondition existed, or nothing measured yet)."
+    parts = []
+    for done in status.get("targets", []):
+        where = f"{done['target']} on {done['host']}"
+        if done["action"] in ("filled", "fill reused"):
+            try:
+                record = json.loads((root / RECORD_DIR / done["host"] / f"{done['target']}.json").read_text())
+            except (OSError, ValueError, TypeError):
+                parts.append(f"{where}: filled (its record cannot be read)")
+                continue
+            sample = record.get("sample") or {}
+            ratio = (f"; a {tables.size(sample['bytes'])} sample compresses to "
+                     f"{100 * sample['gzip_bytes'] / sample['bytes']:.0f} % with gzip -1"
+                     if sample.get("gzip_bytes") and sample.get("bytes") else "")
+            parts.append(f"{where}: {tables.size(record.get('written_bytes'))} written by {record.get('engine')} "
+                         f"({record.get('data')}) on {record.get('completed_utc')}{ratio}")
+        elif done["action"] == "filled elsewhere":
+            parts.append(f"{where}: holds data written outside flashpoc (`precondition.filled_elsewhere`)")
+        elif done["action"] == "laid out":
+            parts.append(f"{where}: laid out by the engine when created (`precondition.fill: false`), not recorded")
+        else:
+            parts.append(f"{where}: NOT filled: its reads may have been answered from the array's metadata, without "
+                         "touching flash (`precondition.unfilled: warn`)")
+    for name, done in (status.get("write_rounds") or {}).items():
+        window = done.get("window")
+        said = (f"steady by SNIA's rule over rounds {window['rounds'][0]}-{window['rounds'][1]} (excursion "
+                f"{window['excursion_pct']:.1f} % of {window['allowed_excursion_pct']:g} % allowed, slope excursion "
+                f"{window['slope_excursion_pct']:.1f} % of {window['allowed_slope_excursion_pct']:g} %)"
+                if window and window["steady"] else "not steady by SNIA's rule within the bound"
+                if window else "too few rounds for SNIA's 5-round window")
+        parts.append(f"{name}: {len(done['rounds'])} preconditioning rounds of {done['round_s']} s at "
+                     f"{done['threads']} threads, {said}")
+    return "; ".join(parts) + "." if parts else "nothing to fill."
