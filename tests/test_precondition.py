@@ -240,3 +240,28 @@ def test_write_workloads_run_rounds_until_steady_kept_as_points_and_charted(tmp_
     mean = verdict["mean_iops"]
     assert sorted(level["level_iops"] for level in levels) == pytest.approx([0.9 * mean, mean, 1.1 * mean])
     assert {(level["window_first"], level["window_last"]) for level in levels} == {tuple(verdict["rounds"])}
+
+
+def test_vdbench_write_rounds_are_vdbench_s_own_runs_one_invocation_each(tmp_path):
+    vdbench = real_vdbench()
+    cfg = campaign_from_dict({
+        "campaign": "rounds", "engine": "vdbench",
+        "hosts": [{"name": "local", "address": "localhost", "vdbench": str(vdbench), "workdir": str(tmp_path / "work")}],
+        "targets": [{"name": "sd1", "path": str(tmp_path / "sd1.dat"), "size": "4m", "create": True}],
+        "vdbench": {"elapsed_s": 2, "interval_s": 1, "warmup_s": 0},
+        "workloads": [{"name": "rr", "rw": "randread", "bs": "4k"}, {"name": "rw", "rw": "randwrite", "bs": "4k"}],
+        "precondition": {"write_rounds": 5, "threads": 1},
+        "results_dir": str(tmp_path / "results"),
+    })
+    assert [d["action"] for d in prepare(cfg)] == ["created", "filled"]
+    done = precondition.load_status(cfg)["write_rounds"]
+    assert list(done) == ["rw"] and done["rw"]["round_s"] == 2 and len(done["rw"]["rounds"]) == 5
+    root = cfg.resolved().results_path() / "points" / "precondition"
+    groups = sorted(root.iterdir())
+    assert len(groups) == 5  # one vdbench invocation per round
+    for r in done["rw"]["rounds"]:
+        (group,) = [g for g in groups if any(p["point_id"] == r["point_id"] and p["iops"] == r["iops"]
+                                             for p in json.loads((g / "points.json").read_text()))]
+        rd = next(x for x in (group / "parmfile").read_text().splitlines() if x.startswith("rd="))
+        assert ",iorate=max," in rd and "forthreads=(1)" in rd and ",elapsed=2," in rd
+    assert done["rw"]["window"] == precondition.snia_window([r["iops"] for r in done["rw"]["rounds"]])

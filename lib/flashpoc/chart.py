@@ -328,8 +328,8 @@ def _knees_of(knees: pd.DataFrame, part: pd.DataFrame) -> pd.DataFrame:
 
 def rate_curve(df: pd.DataFrame, *, color_domain: Sequence[str] | None = None,
                title: str = "vdbench iorate=curve: mean latency at each requested I/O rate") -> alt.Chart:
-    """vdbench's response-time curve: for each workload and thread count, the full-speed run
-    and each ``curve`` step (a rate of % of that run's IOPS), latency against the IOPS reached,
+    """The response-time curve (vdbench's ``iorate=curve``, or ``sweep.plan: rate-curve``): for each
+    workload and thread count, the full-speed run and each ``curve`` step (a rate of % of that run's IOPS), latency against the IOPS reached,
     joined from the lowest rate to full speed.
 
     ``df``: workload, threads, iops, lat_mean_ms, curve_pct (None for the full-speed run),

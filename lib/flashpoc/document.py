@@ -427,8 +427,9 @@ LEADS = {
     "hockey_stick": "Each curve is one workload: each point one thread count, from the lightest load on the left. "
                     "Latency stays flat while the array keeps up, then climbs: the \"hockey stick\". Small-block "
                     "random I/O is read in IOPS, sequential and large-block I/O in MiB/s, each on its own scale.",
-    "rate_curve": ("With `iorate: curve` vdbench runs each thread count at full speed, then at each `curve` step: "
-                   "an I/O rate of that % of the full-speed IOPS. Each step is its own point (its id ends in "
+    "rate_curve": ("With `sweep.plan: rate-curve` (or vdbench's `iorate: curve`) each thread count runs at full "
+                   "speed, then at each rate step: an I/O rate of that % of the full-speed IOPS (`sweep.stop_ms` "
+                   "ends a curve once a step's latency passes it). Each step is its own point (its id ends in "
                    "`_c<step>`); the thread curves above use the full-speed runs."),
     "write_latency": "Mean latency of the writes alone, for the workloads that write.",
     "latency_percentiles": "The latency most I/Os see (p50), and the slow tail (p99, p99.9): a log scale, so that "
@@ -515,7 +516,7 @@ FILE_PURPOSES = {
 #: Chart file stems and what they show.
 CHART_PURPOSES = {
     "hockey_stick": "IOPS (or MiB/s) against mean latency",
-    "rate_curve": "vdbench's response-time curve",
+    "rate_curve": "the response-time curve at requested I/O rates",
     "write_latency": "write latency against IOPS",
     "latency_percentiles": "latency percentiles against threads",
     "host_cpu": "host CPU against threads",

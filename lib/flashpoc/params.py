@@ -40,6 +40,8 @@ SIZE_RE = re.compile(r"^(\d+)([kmgtp]?)(i?b)?$", re.IGNORECASE)
 STEADYSTATE_RE = re.compile(r"^(iops|bw)(_slope)?:\d+(\.\d+)?%?$")
 SIZE_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
 MAX_THREADS = 65536
+DEFAULT_CURVE_PCT = (10.0, 50.0, 70.0, 80.0, 90.0, 100.0)
+"""The rate-curve plan's default rates (% of the uncontrolled maximum), as vdbench's guides use."""
 MAX_SIZE_BYTES = 1024**5  # 1 PiB: anything larger is a typo
 MIN_WORKING_SET_BYTES = 1024**2  # a smaller working set measures caches, not the array
 MAX_BLOCK_BYTES = 64 * 1024**2
@@ -719,7 +721,7 @@ class ProbeSettings(_Strict):
 class SweepSettings(_Strict):
     """Fine thread sweep per workload, planned from the probe result."""
 
-    plan: Literal["guide", "knee-dense"] = "guide"
+    plan: Literal["guide", "knee-dense", "rate-curve"] = "guide"
     max_threads: int | None = Field(None, ge=1, le=MAX_THREADS, description="default: the probe's answer")
     step: int | None = Field(None, ge=1, le=MAX_THREADS, description="guide plan step (default max/30)")
     points: int | None = Field(None, ge=2, le=500, description="knee-dense plan: number of points")
@@ -728,6 +730,10 @@ class SweepSettings(_Strict):
     runtime_s: int | None = Field(None, ge=1, le=86400, description="per point (default fio.runtime_s)")
     until_steady: Flag = Field(False, description="fio: a sweep point ends once its IOPS are steady, like the "
                                "probe's, at most runtime_s; the sweep then reuses the probe's points")
+    curve_pct: list[float] | None = Field(None, min_length=1, max_length=50, description="rate-curve plan: the "
+                                          "rates, in % of the uncontrolled maximum (default 10, 50, 70, 80, 90, 100)")
+    stop_ms: float | None = Field(None, gt=0, le=100000, description="rate-curve plan: stop a curve once a step's "
+                                  "mean latency passes this (ms)")
 
     @field_validator("workloads")
     @classmethod
@@ -740,7 +746,27 @@ class SweepSettings(_Strict):
     def _plan_settings(self) -> SweepSettings:
         if self.plan == "guide" and self.points is not None:
             raise ValueError("points applies to the knee-dense plan; the guide plan uses step")
+        for key in ("curve_pct", "stop_ms"):
+            if self.plan != "rate-curve" and getattr(self, key) is not None:
+                raise ValueError(f"{key} applies to the rate-curve plan (plan: rate-curve)")
         return self
+
+    @field_validator("curve_pct")
+    @classmethod
+    def _rates(cls, values: list[float] | None) -> list[float] | None:
+        for value in values or []:
+            if not (math.isfinite(value) and 0 < value <= 100):
+                raise ValueError(f"{value!r} is not a % of the maximum above 0 and at most 100")
+        if values is not None and len(set(values)) != len(values):
+            raise ValueError("a rate is named twice")
+        return values
+
+    @property
+    def rate_steps(self) -> list[float]:
+        """The rate-curve plan's rates in % of the uncontrolled maximum, ascending ([] for other plans)."""
+        if self.plan != "rate-curve":
+            return []
+        return sorted(self.curve_pct or DEFAULT_CURVE_PCT)
 
 
 class PreconditionSettings(_Strict):
@@ -863,6 +889,9 @@ class Campaign(_Strict):
         if self.sql_workload is not None and self.oracle is None:
             raise ValueError("sql_workload: needs oracle (dsn, user) to run the script and take AWR snapshots")
         engine = self.engine_object
+        if self.sweep.plan == "rate-curve" and not engine.rate_curves:
+            raise ValueError(f"sweep.plan: engine {self.engine} does not control its I/O rate; rate-curve needs one "
+                             "that does")
         if engine.uses_targets and not self.targets:
             raise ValueError(f"targets: at least one target (LUN, device or file) is needed for engine {self.engine}")
         engine.check_params(self, host_names)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import analysis, check, hostlimit, precondition
+from . import analysis, check, hostlimit, precondition, ratecurve
 from .engines import get_engine
 from .engines.fio.measure import measure_point  # noqa: F401 - phases.measure_point, as before
 from . import rows as rows_mod
@@ -608,6 +608,8 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
         with Progress("sweep", "sweep", total=plan_points(wb.cfg, plan), detail=sweep_plan_lines(wb.cfg, plan),
                       enabled=progress) as bar:
             batch = get_engine(wb.cfg.engine).measure_sweep(wb, plan, bar)
+            if batch is None and wb.cfg.sweep.rate_steps:
+                batch = ratecurve.measure_rate_curves(wb, plan, bar, runtime)
             if batch is not None:
                 return _finish_sweep(wb, batch)
             for name, threads_list in plan.items():
@@ -621,7 +623,8 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
 
 def plan_points(cfg: Campaign, plan: dict[str, list[int]]) -> int:
     """The points a sweep plan measures: one per thread count, and with vdbench's ``iorate:
-    curve`` one more per curve step (each thread count runs at full speed, then at each step)."""
+    curve`` or ``sweep.plan: rate-curve`` one more per curve step (each thread count runs at full
+    speed, then at each step; ``sweep.stop_ms`` may end a curve sooner)."""
     return sum(len(v) for v in plan.values()) * get_engine(cfg.engine).points_per_count(cfg)
 
 
@@ -986,7 +989,8 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
     if steps.any():
         curved = measured.set_index(["workload", "threads"]).index.isin(
             measured[steps].set_index(["workload", "threads"]).index)
-        charts["rate_curve"] = chart.rate_curve(measured[curved], color_domain=domain)
+        charts["rate_curve"] = chart.rate_curve(measured[curved], color_domain=domain,
+                                                title=get_engine(cfg.engine).rate_curve_title)
     if compare.has_writes(points):
         charts["write_latency"] = chart.write_latency(points, color_domain=domain)
     percentiles = [c for c in ("clat_p50_ms", "clat_p99_ms", "clat_p99_9_ms") if c in points]

@@ -11,6 +11,7 @@ from .plan import fill_data, until_steady
 
 class FioEngine(Engine):
     name = "fio"
+    rate_curves = True
 
     def check_host(self, campaign, host: str, host_params, facts) -> list:
         """fio on the host: present, its version."""
@@ -74,6 +75,11 @@ class FioEngine(Engine):
     def measure_point(self, wb, phase: str, workload, threads: int, *, runtime_s: int, repeat: int = 0,
                       steady: tuple[str, int] | None = None) -> dict[str, Any]:
         return measure.measure_point(wb, phase, workload, threads, runtime_s=runtime_s, repeat=repeat, steady=steady)
+
+    def measure_rate_step(self, wb, workload, threads: int, runtime_s: int, pct: float, total_iops: float
+                          ) -> dict[str, Any]:
+        """fio's ``rate_iops`` on each job (:func:`.plan.rate_per_job`)."""
+        return measure.measure_point(wb, "sweep", workload, threads, runtime_s=runtime_s, rate=(pct, total_iops))
 
     def create_scratch(self, wb, host_params, scratch: list, short: list) -> list[dict[str, Any]]:
         return measure.create_scratch(wb, host_params, scratch, short)

@@ -17,7 +17,7 @@ from ...store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERV
 from . import run as run_fio
 from .parse import (histogram_table, latency_distribution, merge_intervals, parse_fill_output, parse_fio_histogram,
                     parse_fio_interval_logs, parse_fio_output, summarize_fio_point)
-from .plan import FILL_BS, outstanding_ios, render_fill_job, render_job, render_layout_job
+from .plan import FILL_BS, outstanding_ios, rate_per_job, render_fill_job, render_job, render_layout_job
 from .run import FioRun, fio_version, run_fio_job
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def _engine_versions(wb: Workbench) -> dict[str, str]:
 
 
 def point_definition(wb: Workbench, workload: Workload, threads: int, runtime_s: int,
-                     steady: tuple[str, int] | None = None) -> dict[str, Any]:
+                     steady: tuple[str, int] | None = None, rate_iops: int | None = None) -> dict[str, Any]:
     """Everything that defines a run point; its hash names the point on disk. A point that ends
     once its IOPS are steady (``steady``: fio's criterion and window) is another point than one of
     fixed length; the phase is not part of it (a probe point is the sweep's point of the same
@@ -51,6 +51,7 @@ def point_definition(wb: Workbench, workload: Workload, threads: int, runtime_s:
         "hosts": [h.model_dump(mode="json", include={"name", "address", "port"}) for h in cfg.hosts],
         "targets": [t.model_dump(mode="json", include={"name", "path", "size", "hosts"}) for t in cfg.targets],
         **until,
+        **({"rate_iops": rate_iops} if rate_iops is not None else {}),
     }
 
 
@@ -79,8 +80,8 @@ def _aggregate_hosts(per_host: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *,
-                  runtime_s: int | None = None, repeat: int = 0, steady: tuple[str, int] | None = None
-                  ) -> dict[str, Any]:
+                  runtime_s: int | None = None, repeat: int = 0, steady: tuple[str, int] | None = None,
+                  rate: tuple[float, float] | None = None) -> dict[str, Any]:
     """Run one point on every host at once (or reuse it when stored) and return its row.
 
     A sweep point that ends once steady (``sweep.until_steady``) of the same definition as a
@@ -96,24 +97,29 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
         repeat: 0 for the first measurement, 1.. for re-measurements of the same point.
         steady: ``(criterion, window_s)``: the point ends once its IOPS are steady
             (:func:`flashpoc.engines.fio.plan.until_steady`); its row's ``measured_s`` says when.
+        rate: ``(pct, total IOPS)``: a step of a rate curve, at ``pct`` % of the uncontrolled
+            maximum (fio's ``rate_iops`` on each job, :func:`.plan.rate_per_job`); its id ends
+            ``_c<pct>`` and its row has ``curve_pct`` and ``iorate_requested`` (the IOPS asked for).
 
     Raises:
         RemoteError: naming the host and point when a host fails; completed points stay stored.
     """
     cfg = wb.cfg
     runtime_s = runtime_s or cfg.fio.runtime_s
-    definition = point_definition(wb, workload, threads, runtime_s, steady)
-    pid = rows_mod.point_id(workload, threads, definition) + (f"_r{repeat}" if repeat else "")
+    per_job = rate_per_job(rate[1], threads, len(cfg.hosts)) if rate is not None else None
+    definition = point_definition(wb, workload, threads, runtime_s, steady, per_job)
+    pid = (rows_mod.point_id(workload, threads, definition) + (f"_c{rate[0]:g}" if rate is not None else "")
+           + (f"_r{repeat}" if repeat else ""))
     stored = wb.store.reuse_point(phase, pid)
     if stored is None and phase == "sweep" and steady is not None:
         stored = _from_probe(wb, pid)
     if stored is not None:
         return stored
-    purpose = f"{phase} {workload.name} {threads} threads"
+    purpose = f"{phase} {workload.name} {threads} threads" + (f" at {rate[0]:g} % of its maximum" if rate else "")
 
     def on_host(host_params: HostParams) -> FioRun:
         targets = cfg.targets_of(host_params)
-        job = render_job(cfg, workload, threads, targets, runtime_s=runtime_s, steady=steady)
+        job = render_job(cfg, workload, threads, targets, runtime_s=runtime_s, steady=steady, rate_iops=per_job)
         run_dir = f"{host_params.workdir}/{cfg.campaign}/{phase}/{pid}"
         return run_fio_job(wb.host(host_params), job, run_dir, readonly=not workload.writes,
                            timeout_s=_point_timeout_s(cfg, [host_params], runtime_s), purpose=purpose)
@@ -123,7 +129,8 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
     if len(cfg.hosts) == 1:
         runs = [on_host(cfg.hosts[0])]
     elif cfg.fio.multi_host == "client-server":
-        runs, clients_output = _client_server_runs(wb, phase, workload, threads, runtime_s, pid, purpose, steady)
+        runs, clients_output = _client_server_runs(wb, phase, workload, threads, runtime_s, pid, purpose, steady,
+                                                   per_job)
     else:
         with ThreadPoolExecutor(max_workers=len(cfg.hosts)) as pool:
             futures = [pool.submit(on_host, h) for h in cfg.hosts]
@@ -168,6 +175,8 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
                             hosts=sorted(per_host), runtime_s=runtime_s, ramp_s=cfg.fio.ramp_s, repeat=repeat,
                             wall_s=wall_s, overhead_s=wall_s - runtime_s - cfg.fio.ramp_s)
     row.update(metrics)
+    if per_job is not None:
+        row.update(curve_pct=rate[0], iorate_requested=per_job * threads * len(cfg.hosts))
     if steady is not None or cfg.fio.steadystate:  # ended early once steady: how long it ran
         row["until_steady"] = True
         row["measured_s"] = round(metrics["runtime_ms"] / 1000.0, 3) if metrics.get("runtime_ms") else runtime_s
@@ -198,7 +207,8 @@ def _from_probe(wb: Workbench, pid: str) -> dict[str, Any] | None:
 
 
 def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: int, runtime_s: int,
-                       pid: str, purpose: str, steady: tuple[str, int] | None = None) -> tuple[list[FioRun], str]:
+                       pid: str, purpose: str, steady: tuple[str, int] | None = None,
+                       rate_iops: int | None = None) -> tuple[list[FioRun], str]:
     """One point on every host through fio's own client/server mode: a ``fio --server`` on each
     host (started once per phase, read-only for read-only workloads), one ``fio --client`` here;
     the hosts' runs and the client's whole output."""
@@ -210,7 +220,7 @@ def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: 
             list(pool.map(lambda h: run_fio.start_server(h, cfg.fio.server_port, readonly=readonly), hosts))
         wb.fio_servers = readonly
     jobs = {h.name: render_job(cfg, workload, threads, cfg.targets_of(h), runtime_s=runtime_s, host=h.name,
-                               steady=steady) for h in cfg.hosts}
+                               steady=steady, rate_iops=rate_iops) for h in cfg.hosts}
     controller = hostlib.connect(HostParams(name="controller", address="localhost"))
     return run_fio.run_clients(controller, hosts, jobs, f"{controller.params.workdir}/{cfg.campaign}/clients/{phase}/{pid}",
                                cfg.fio.server_port, timeout_s=_point_timeout_s(cfg, cfg.hosts, runtime_s),

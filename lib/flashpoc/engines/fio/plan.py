@@ -39,7 +39,7 @@ def until_steady(fio: FioSettings, runtime_s: int) -> tuple[str, int] | None:
 
 def render_job(campaign: Campaign, workload: Workload, threads: int, targets: list[TargetParams],
                *, runtime_s: int | None = None, host: str | None = None,
-               steady: tuple[str, int] | None = None) -> str:
+               steady: tuple[str, int] | None = None, rate_iops: int | None = None) -> str:
     """Return the fio job file text for one run point on one host.
 
     Args:
@@ -52,6 +52,7 @@ def render_job(campaign: Campaign, workload: Workload, threads: int, targets: li
             so the output says which host ran it.
         steady: ``(criterion, window_s)`` that ends the point once its IOPS are steady (fio
             ``steadystate``/``ss_dur``, see :func:`until_steady`), at most ``runtime_s``.
+        rate_iops: a rate-controlled point: fio's ``rate_iops``, the IOPS of each thread (job).
 
     Raises:
         ValueError: on threads < 1 or no targets (the parameters schema prevents both).
@@ -102,8 +103,16 @@ def render_job(campaign: Campaign, workload: Workload, threads: int, targets: li
     ]
     if workload.rwmixread is not None:
         lines.append(f"rwmixread={workload.rwmixread}")
+    if rate_iops is not None:
+        lines.append(f"rate_iops={rate_iops}")
     lines += [f"iodepth={workload.iodepth}", f"numjobs={threads}", ""]
     return "\n".join(lines)
+
+
+def rate_per_job(total_iops: float, threads: int, hosts: int) -> int:
+    """fio's ``rate_iops`` (per job) that asks ``total_iops`` of ``threads`` jobs on each of
+    ``hosts`` hosts: rounded to the nearest whole I/O per second, at least 1."""
+    return max(1, round(total_iops / (threads * hosts)))
 
 
 def render_layout_job(target: TargetParams, fio: FioSettings) -> str:

@@ -12,6 +12,8 @@ from .plan import data_text, probe_run, round_run, warmup_s
 
 class VdbenchEngine(Engine):
     name = "vdbench"
+    rate_curves = True  # its own iorate=curve, in its sweep
+    rate_curve_title = "vdbench iorate=curve: mean latency at each requested I/O rate"
 
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
         """Also vdbench itself: Java, a simulated parmfile, SSH between the hosts."""
@@ -20,8 +22,11 @@ class VdbenchEngine(Engine):
         return super().check_campaign(campaign, facts_by_host, connect) + check_vdbench(campaign, connect=connect)
 
     def check_params(self, cfg, host_names: set[str]) -> None:
-        """Block sizes that are whole multiples of ``vdbench.dedupunit``."""
+        """Block sizes that are whole multiples of ``vdbench.dedupunit``; the rate-curve plan sets the rates."""
         cfg._check_dedupunit()
+        if cfg.sweep.rate_steps and cfg.vdbench.iorate != "max":
+            raise ValueError(f"vdbench.iorate: sweep.plan rate-curve runs iorate=curve at sweep.curve_pct itself; "
+                             f"leave iorate at max (got {cfg.vdbench.iorate!r})")
 
     def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
         """A vdbench output directory."""
@@ -105,7 +110,10 @@ class VdbenchEngine(Engine):
         return measure.run_invocation(sub, "probe", rd)
 
     def points_per_count(self, cfg) -> int:
-        """With ``iorate: curve`` each thread count runs at full speed, then at each step."""
+        """With ``iorate: curve`` (or ``sweep.plan: rate-curve``) each thread count runs at full speed, then
+        at each step."""
+        if cfg.sweep.rate_steps:
+            return 1 + len(cfg.sweep.rate_steps)
         return 1 + len(cfg.vdbench.curve) if cfg.vdbench.curve else 1
 
 

@@ -29,7 +29,7 @@ import math
 import numbers
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from ...errors import ParameterError
@@ -75,6 +75,7 @@ class RunDefinition:
         forrdpct: read percentages to loop over (override the wd's ``rdpct``).
         iorate: ``max``, ``curve`` (with ``curve``) or a fixed I/O rate.
         curve: ``iorate=curve`` points: % of the measured maximum.
+        stopcurve_ms: ``stopcurve=``: vdbench stops the curve once a step's response time passes it (ms).
         elapsed_s, interval_s, warmup_s: rd ``elapsed=``, ``interval=``, ``warmup=`` (s).
     """
 
@@ -89,6 +90,7 @@ class RunDefinition:
     elapsed_s: int = 60
     interval_s: int = 1
     warmup_s: int | None = None
+    stopcurve_ms: float | None = None
 
     def __post_init__(self) -> None:
         key = "RunDefinition"
@@ -122,6 +124,8 @@ class RunDefinition:
         parts = [f"rd={self.name}", f"wd={self.workload}", f"iorate={self.iorate}"]
         if self.curve is not None:
             parts.append("curve=(" + ",".join(_num(c) for c in self.curve) + ")")
+        if self.stopcurve_ms is not None:
+            parts.append(f"stopcurve={_num(self.stopcurve_ms)}")
         parts += [f"elapsed={self.elapsed_s}", f"interval={self.interval_s}"]
         if self.warmup_s is not None:
             parts.append(f"warmup={self.warmup_s}")
@@ -199,9 +203,13 @@ def sweep_run(campaign: Campaign, threads: Sequence[int], workload: Workload | s
     ``10, 20, ..., 300``: ``forthreads=(10-300,10)``), ``sweep.runtime_s`` (else
     ``vdbench.elapsed_s``) seconds per point, at ``vdbench.iorate`` (with ``iorate: curve``,
     each thread count's full-speed run is followed by one run per ``curve`` step), with the
-    warm-up of :func:`warmup_s`."""
+    warm-up of :func:`warmup_s`. ``sweep.plan: rate-curve`` runs ``iorate=curve`` at
+    ``sweep.curve_pct``, with ``stopcurve=`` at ``sweep.stop_ms``."""
     wl = campaign.workload(workload) if isinstance(workload, str) else workload
     vd = campaign.vdbench
+    if campaign.sweep.rate_steps:  # sweep.plan: rate-curve, vdbench's own iorate=curve
+        return replace(_run(campaign, name, wl, threads, campaign.sweep.runtime_s, "sweep.runtime_s", iorate="curve",
+                            curve=tuple(campaign.sweep.rate_steps)), stopcurve_ms=campaign.sweep.stop_ms)
     return _run(campaign, name, wl, threads, campaign.sweep.runtime_s, "sweep.runtime_s", iorate=vd.iorate,
                 curve=tuple(vd.curve) if vd.curve is not None else None)
 
