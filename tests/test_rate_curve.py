@@ -13,11 +13,14 @@ from conftest import quick_campaign, real_vdbench, require_fio
 from flashpoc import phases
 from flashpoc.errors import ParameterError
 from flashpoc.params import campaign_from_dict
-from flashpoc.plan.sweep import plan_sweep
+from flashpoc.plan.sweep import plan_note, plan_sweep
 
 
 def test_the_rate_curve_plan_is_one_count_and_its_rates_are_checked(tmp_path):
     assert plan_sweep(12, plan="rate-curve") == [12]
+    assert plan_note([12], 12, plan="rate-curve") == (
+        "rate-curve plan: the uncontrolled maximum at 12 threads, then each rate of sweep.curve_pct of it, until a "
+        "step's mean latency passes sweep.stop_ms")
     cfg = campaign_from_dict(quick_campaign(tmp_path, sweep={"plan": "rate-curve", "max_threads": 4}))
     assert cfg.sweep.rate_steps == [10, 50, 70, 80, 90, 100] and phases.plan_points(cfg, {"a": [4]}) == 7
     with pytest.raises(ParameterError, match=r"sweep: curve_pct applies to the rate-curve plan"):

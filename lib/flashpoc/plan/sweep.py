@@ -140,6 +140,9 @@ def plan_note(threads_list: Sequence[int], max_threads: int, *, plan: str = "gui
     step = max(1, round(max_threads / GUIDE_POINTS)) if step is None else step
     below = [t for t in threads_list if t <= max_threads]
     beyond = [t for t in threads_list if t > max_threads]
+    if plan == "rate-curve":
+        return (f"rate-curve plan: the uncontrolled maximum at {max_threads} threads, then each rate of "
+                "sweep.curve_pct of it, until a step's mean latency passes sweep.stop_ms")
     if plan == "guide":
         text = (f"the guide's plan: every {step} thread{'s' if step > 1 else ''} from {min(threads_list)} to "
                 f"{max_threads} ({len(below)} point{'s' if len(below) != 1 else ''})")
