@@ -9,11 +9,12 @@ import re
 
 import pytest
 
-from conftest import quick_campaign, real_vdbench, require_fio
+from conftest import quick_campaign, require_fio
 from flashpoc import phases
 from flashpoc.errors import ParameterError
 from flashpoc.params import campaign_from_dict
 from flashpoc.plan.sweep import plan_note, plan_sweep
+from test_precondition import vdbench_values
 
 
 def test_the_rate_curve_plan_is_one_count_and_its_rates_are_checked(tmp_path):
@@ -69,16 +70,8 @@ def test_fio_rate_curve_asks_each_job_its_share_of_each_fraction_of_the_maximum(
 
 
 def test_vdbench_rate_curve_is_its_own_iorate_curve_with_stopcurve(tmp_path):
-    vdbench = real_vdbench()
-    cfg = campaign_from_dict({
-        "campaign": "curve", "engine": "vdbench",
-        "hosts": [{"name": "local", "address": "localhost", "vdbench": str(vdbench), "workdir": str(tmp_path / "work")}],
-        "targets": [{"name": "sd1", "path": str(tmp_path / "sd1.dat"), "size": "8m", "create": True}],
-        "vdbench": {"elapsed_s": 2, "interval_s": 1, "warmup_s": 0},
-        "workloads": [{"name": "rr", "rw": "randread", "bs": "4k"}],
-        "sweep": {"plan": "rate-curve", "max_threads": 1, "curve_pct": [50], "stop_ms": 1000},
-        "results_dir": str(tmp_path / "results"),
-    })
+    cfg = campaign_from_dict(vdbench_values(
+        tmp_path, sweep={"plan": "rate-curve", "max_threads": 1, "curve_pct": [50], "stop_ms": 1000}))
     rows = phases.run_sweep(cfg, {"rr": [1]}, progress=False)
     (group,) = (cfg.resolved().results_path() / "points" / "sweep").iterdir()
     rd = next(x for x in (group / "parmfile").read_text().splitlines() if x.startswith("rd="))

@@ -18,12 +18,12 @@ from . import analysis, check, hostlimit, precondition, ratecurve
 from .engines import get_engine
 from .engines.fio.measure import measure_point  # noqa: F401 - phases.measure_point, as before
 from . import rows as rows_mod
-from .errors import AnalysisError, CheckFailed, FlashpocError, RemoteError, ReportError
+from .errors import AnalysisError, CheckFailed, FlashpocError, ReportError
 from .params import Campaign, HostParams, check_results_dir, workbook_root
 from .plan.sweep import format_forthreads, plan_note, plan_sweep
 from .progress import Progress, threads_text
 from .run import hosts as hostlib
-from .run.facts import collect_host_facts
+from .run.facts import collect_host_facts, target_lines
 from .engines.fio import run as run_fio
 from .store import HISTOGRAM_FILE, INTERVALS_FILE, CampaignStore, StoreError
 
@@ -169,10 +169,7 @@ def target_sizes(host, targets: list) -> dict[str, int | str | None]:
              'n=$(readlink -f "$p"); n=${n##*/}; s=$(cat "/sys/class/block/$n/size" 2>/dev/null) && s=$((s * 512)); '
              'fi; echo "${s:-?}"; elif [ -f "$p" ]; then stat -L -c %s "$p" 2>/dev/null || echo "?"; '
              'elif [ -e "$p" ]; then echo other; else echo missing; fi')
-    command = "; ".join(f"p={hostlib.quote(t.path)}; {probe}" for t in targets)
-    lines = host.run(command, purpose="read the targets' sizes").stdout.split()
-    if len(lines) != len(targets):
-        raise RemoteError(f"{host.name}: read the targets' sizes: expected {len(targets)} lines, got {lines!r}")
+    lines = target_lines(host, targets, probe, "read the targets' sizes")
     return {t.path: int(v) if v.isdigit() else v if v in ("missing", "other") else None
             for t, v in zip(targets, lines)}
 

@@ -36,6 +36,7 @@ import pandas as pd
 from .engines import get_engine
 from .errors import CheckFailed, RemoteError
 from .store import StoreError
+from .run.facts import target_lines
 from .run.hosts import quote
 
 if TYPE_CHECKING:
@@ -54,6 +55,16 @@ _SAMPLE_BLOCK = 64 * 1024
 WINDOW = 5
 MAX_EXCURSION = 0.20
 MAX_SLOPE_EXCURSION = 0.10
+
+
+#: the slowest fill rate a host's command timeout is stretched for (bytes/s): a 10 TiB LUN takes hours
+FILL_MIN_RATE = 20 * 1024 * 1024
+
+
+def fill_timeout_s(host_params: HostParams, total_bytes: int) -> float:
+    """Seconds a fill of ``total_bytes`` may take on one host: the host's ``command_timeout_s``, or
+    longer for a working set that needs it at :data:`FILL_MIN_RATE`."""
+    return max(host_params.command_timeout_s, total_bytes / FILL_MIN_RATE + 600)
 
 
 class UnfilledTargetWarning(UserWarning):
@@ -82,17 +93,14 @@ def create_scratch(wb: Workbench, host_params: HostParams, scratch: list, short:
 
 def target_identities(host, targets: list[TargetParams]) -> dict[str, str]:
     """Each target's identity on ``host``, read-only: ``block NAME WWID`` of a block device (its
-    ``wwid``, else a loop device's backing file), ``file DEV:INODE:BIRTH`` of a file (birth time 0 where the file system keeps none), or ``missing``."""
+    ``wwid``, else a loop device's backing file), ``file DEV:INODE:BIRTH`` of a file (birth time 0
+    where the file system keeps none), or ``missing``."""
     probe = ('if [ -b "$p" ]; then n=$(readlink -f "$p"); n=${n##*/}; '
              'w=$(cat "/sys/class/block/$n/device/wwid" "/sys/class/block/$n/wwid" '
              '"/sys/class/block/$n/loop/backing_file" 2>/dev/null | head -n1 | tr -s " \\t" "  "); '
              'echo "block $n ${w:-unknown}"; elif [ -f "$p" ]; then stat -L -c "file %d:%i:%W" "$p"; '
              'else echo missing; fi')
-    command = "; ".join(f"p={quote(t.path)}; {probe}" for t in targets)
-    lines = host.run(command, purpose="read the targets' identities").stdout.splitlines()
-    if len(lines) != len(targets):
-        raise RemoteError(f"{host.name}: read the targets' identities: expected {len(targets)} lines, got {lines!r}")
-    return {t.name: line.strip() for t, line in zip(targets, lines)}
+    return dict(zip([t.name for t in targets], target_lines(host, targets, probe, "read the targets' identities")))
 
 
 def sample_offsets(working_set: int) -> list[int]:

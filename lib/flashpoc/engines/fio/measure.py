@@ -12,6 +12,7 @@ from ... import rows as rows_mod
 from ...errors import ParseError, RemoteError
 from ...params import Campaign, HostParams, Workload
 from ...parse.host import cpu_utilisation
+from ...precondition import fill_timeout_s
 from ...run import hosts as hostlib
 from ...store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text, write_atomic
 from . import run as run_fio
@@ -267,7 +268,7 @@ def fill_targets(wb: Workbench, host_params: HostParams, targets: list, sizes: d
     start = time.perf_counter()
     job = render_fill_job(wb.cfg, targets, sizes)
     run = run_fio_job(host, job, f"{host_params.workdir}/{wb.cfg.campaign}/fill", readonly=False,
-                      timeout_s=host_params.command_timeout_s, purpose=purpose)
+                      timeout_s=fill_timeout_s(host_params, sum(sizes.values())), purpose=purpose)
     seconds = round(time.perf_counter() - start, 1)
     write_atomic(wb.store.root / "targets" / host_params.name / "fill.fio", job)
     write_atomic(wb.store.root / "targets" / host_params.name / "fill.json", run.output)

@@ -31,7 +31,7 @@ from .parse import histogram_shares, parse_output_dir, vdbench_failure
 from .plan import (RunDefinition, data_text, fill_xfersize, outstanding_ios, probe_run, render_fill_parmfile,
                    render_parmfile, sweep_run, threads_per_host)
 from ...rows import add_littles_law, base_row, interval_verdict, to_points
-from ...precondition import make_scratch_files
+from ...precondition import fill_timeout_s, make_scratch_files
 from .run import IntervalProgress, master_setup, run_vdbench
 from ...store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text, write_atomic
 
@@ -458,14 +458,14 @@ def fill_targets(wb, host_params: HostParams, targets: list[TargetParams], sizes
     make_scratch_files(host, [t for t in targets if t.create])
     parmfile = render_fill_parmfile(cfg, targets, sizes)
     run_dir = f"{host_params.workdir}/{cfg.campaign}/fill"
-    run = run_vdbench(host, parmfile, run_dir, timeout_s=host_params.command_timeout_s, purpose=purpose)
+    xfer = fill_xfersize(cfg, targets, sizes)
+    expected = sum((t.size_bytes or (sizes or {})[t.name]) // xfer * xfer for t in targets)
+    run = run_vdbench(host, parmfile, run_dir, timeout_s=fill_timeout_s(host_params, expected), purpose=purpose)
     where = f"vdbench's output directory: {host_params.name}:{run_dir}/output"
     if run.exit_code != 0:
         raise failure(run, purpose, where)
     parsed = parse_output_dir(run.files)
     totals = [t for t in parsed["totals"] if t["rd"] == "fill"]
-    xfer = fill_xfersize(cfg, targets, sizes)
-    expected = sum((t.size_bytes or (sizes or {})[t.name]) // xfer * xfer for t in targets)
     written = round(sum((r.get("iops") or 0) * cfg.vdbench.interval_s * (r.get("bytes_per_io") or 0)
                         for total in totals for r in run_intervals(total, parsed)))
     if not totals or written < 0.99 * expected:
