@@ -78,7 +78,7 @@ def test_fio_fills_a_scratch_file_once_with_its_data_and_records_what_fio_says_i
     assert [d["action"] for d in prepare(again)] == ["reused", "filled"]
     redone = record_of(again, "local", "scratch")
     assert redone["data"] == "fio random data (incompressible, no dedup), refill_buffers"
-    assert redone["sample"]["gzip_bytes"] > 0.99 * redone["sample"]["bytes"]
+    assert redone["sample"]["gzip_bytes"] > 0.95 * redone["sample"]["bytes"]  # fio 3.33: about 98.5 %
 
     # another file put in its place (another inode): filled again
     (tmp_path / "new.dat").write_bytes(b"\0" * 6 * MIB)
@@ -89,7 +89,7 @@ def test_fio_fills_a_scratch_file_once_with_its_data_and_records_what_fio_says_i
     # deleted, then made anew by the workbook: filled again, whatever inode it gets
     scratch.unlink()
     assert [d["action"] for d in prepare(again)] == ["created", "filled"]
-    assert record_of(again, "local", "scratch")["sample"]["gzip_bytes"] > 0.99 * 3 * MIB
+    assert record_of(again, "local", "scratch")["sample"]["gzip_bytes"] > 0.95 * 3 * MIB
 
 
 def existing_lun(tmp_path: Path, name: str = "lun1.dat") -> Path:
