@@ -50,6 +50,7 @@ def campaign_values(tmp_path, hosts, lun, **overrides):
         hosts=[h.host_params(workdir=str(tmp_path / "work" / h.name), command_timeout_s=8, connect_timeout_s=3)
                for h in hosts],
         targets=[{"name": "lun1", "path": str(lun)}],
+        precondition={"filled_elsewhere": ["lun1"]},  # the test's random data
         workloads=[{"name": "randread-4k", "rw": "randread", "bs": "4k"}],
         sweep={"plan": "guide", "max_threads": 3, "step": 1})
     values.update(overrides)

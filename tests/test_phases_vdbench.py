@@ -49,6 +49,8 @@ def vdbench_campaign(tmp_path, recorded=RECORDED, exit_code=0, **overrides):
         "results_dir": str(tmp_path / "results"),
     }
     values.update(overrides)
+    # the recorded runs read LUNs filled outside flashpoc; the double reads none of these files
+    values.setdefault("precondition", {"filled_elsewhere": [t["name"] for t in values["targets"]]})
     return campaign_from_dict(values)
 
 
@@ -185,7 +187,9 @@ def test_two_hosts_hd_lines_and_checks(sshd, tmp_path):
         vdbench={"elapsed_s": 5, "interval_s": 1, "warmup_s": 0, "iorate": "max", "openflags": "o_direct",
                  "jvms": 2, "shell": "vdbench"},
         workloads=[{"name": "wd1", "rw": "randrw", "rwmixread": 70, "bs": "4k"}],
-        probe={"strategy": "linear", "min_threads": 2, "max_threads": 4, "step": 2})
+        probe={"strategy": "linear", "min_threads": 2, "max_threads": 4, "step": 2},
+        # the double replays the recorded run only, no fill; that run's LUNs were filled outside flashpoc
+        precondition={"fill": False, "filled_elsewhere": ["sd1", "sd2", "sd3", "sd4"]})
     table = phases.run_check(cfg)
     rows = {(h, c): s for h, c, s in zip(table["host"], table["check"], table["status"])}
     assert rows[("hd1", "vdbench -s parmfile")] == "pass"

@@ -175,7 +175,8 @@ def test_read_only_campaigns_only_report_what_is_there(tmp_path):
     before = digest(path)
     values = quick_campaign(tmp_path, targets=[{"name": "lun7", "path": str(path), "size": "16m"}],
                             workloads=[{"name": "randread-4k", "rw": "randread", "bs": "4k"}],
-                            sweep={"plan": "guide", "max_threads": 1, "step": 1})
+                            sweep={"plan": "guide", "max_threads": 1, "step": 1},
+                            precondition={"filled_elsewhere": ["lun7"]})  # the file system's own data
     cfg = campaign_from_dict(values)
     table = phases.run_check(cfg)
     row = table[table["check"] == "target lun7: data safety"].iloc[0]
@@ -218,7 +219,8 @@ def test_read_only_workloads_never_open_targets_for_writing(tmp_path, immutable)
     target = {"name": "lun3", "path": str(immutable), "size": "16m"}
     read_only = quick_campaign(tmp_path, targets=[target], workloads=[{"name": "randread-4k", "rw": "randread",
                                                                        "bs": "4k"}],
-                               sweep={"plan": "guide", "max_threads": 2, "step": 1})
+                               sweep={"plan": "guide", "max_threads": 2, "step": 1},
+                               precondition={"filled_elsewhere": ["lun3"]})  # the test's random data
     rows = phases.run_sweep(campaign_from_dict(read_only), progress=False)
     assert rows["threads"].tolist() == [1, 2] and (rows["iops"] > 0).all() and (rows["write_iops"] == 0).all()
     writing = quick_campaign(tmp_path, campaign="w", targets=[{**target, "allow_write": True}],

@@ -62,6 +62,7 @@ def campaign(tmp_path, hosts, lun, **overrides):
         "hosts": [h.host_params(vdbench=vdbench, workdir=str(tmp_path / "work"), connect_timeout_s=3,
                                 command_timeout_s=120) for h in (h1, h2)],
         "targets": [{"name": "lun1", "path": str(lun), "size": "32m"}],
+        "precondition": {"filled_elsewhere": ["lun1"]},  # the fixture's random data
         "vdbench": {"elapsed_s": 2, "interval_s": 1, "controller_address": h1.sshd.address},
         "workloads": [{"name": "randread-4k", "rw": "randread", "bs": "4k"}],
         "probe": {"strategy": "linear", "min_threads": 1, "max_threads": 3, "step": 1, "host_scaling": False},

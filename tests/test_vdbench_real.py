@@ -179,7 +179,8 @@ def test_a_target_made_short_after_the_check_is_refused_before_vdbench_writes_it
     probe refuses before vdbench starts and the file stays as it was."""
     lun = tmp_path / "lun.dat"
     lun.write_bytes(b"\x5a" * (16 * MIB))
-    cfg = campaign_from_dict(campaign_values(tmp_path, targets=[{"name": "lun", "path": str(lun), "size": "16m"}]))
+    cfg = campaign_from_dict(campaign_values(tmp_path, targets=[{"name": "lun", "path": str(lun), "size": "16m"}],
+                                             precondition={"filled_elsewhere": ["lun"]}))
     assert phases.run_check(cfg).query("status == 'fail'").empty
     with open(lun, "r+b") as handle:
         handle.truncate(8 * MIB)

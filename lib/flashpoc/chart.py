@@ -366,8 +366,8 @@ def _knees_of(knees: pd.DataFrame, part: pd.DataFrame) -> pd.DataFrame:
 
 def rate_curve(df: pd.DataFrame, *, color_domain: Sequence[str] | None = None,
                title: str = "vdbench iorate=curve: mean latency at each requested I/O rate") -> alt.Chart:
-    """vdbench's response-time curve: for each workload and thread count, the full-speed run
-    and each ``curve`` step (a rate of % of that run's IOPS), latency against the IOPS reached,
+    """The response-time curve (vdbench's ``iorate=curve``, or ``sweep.plan: rate-curve``): for each
+    workload and thread count, the full-speed run and each ``curve`` step (a rate of % of that run's IOPS), latency against the IOPS reached,
     joined from the lowest rate to full speed.
 
     ``df``: workload, threads, iops, lat_mean_ms, curve_pct (None for the full-speed run),
@@ -1076,3 +1076,29 @@ def _saturation_layers(threads: int, x: alt.X, *, label: bool) -> list[alt.Chart
         )
     return layers
 
+
+
+def precondition_rounds(df: pd.DataFrame, *, color_domain: Sequence[str] | None = None,
+                        title: str = "Preconditioning: IOPS per round of each write workload") -> alt.LayerChart:
+    """The write workloads' preconditioning converging (:func:`flashpoc.precondition.rounds_table`):
+    IOPS against the round, one line per workload; over SNIA's measurement window (the last 5
+    rounds) the window's mean (dashed) and 90 % and 110 % of it (dotted)."""
+    _require(df, ["workload", "round", "iops", "window_mean_iops", "window_first", "window_last"], "precondition_rounds")
+    color, _ = _series_channels(df, color_domain)
+    x = alt.X("round:Q", title="Round (number)", axis=alt.Axis(tickMinStep=1, format="d"))
+    tooltip = [alt.Tooltip("workload:N", title="Workload"), alt.Tooltip("round:Q", title="Round"),
+               alt.Tooltip("iops:Q", title="IOPS", format=",.0f"),
+               alt.Tooltip("lat_mean_ms:Q", title="Mean latency (ms)", format=".3f")]
+    layers: list[alt.Chart] = [alt.Chart(df).mark_line(point=True).encode(
+        x=x, y=alt.Y("iops:Q", title=TITLE_IOPS, axis=alt.Axis(format="~s")), color=color, tooltip=tooltip)]
+    windows = df.dropna(subset=["window_mean_iops"]).drop_duplicates("workload")
+    if not windows.empty:
+        levels = pd.concat([windows.assign(level=name, level_iops=windows["window_mean_iops"] * share)
+                            for name, share in (("window mean", 1.0), ("90 % of it", 0.9), ("110 % of it", 1.1))])
+        layers.append(alt.Chart(levels).mark_rule(strokeWidth=1.5).encode(
+            x=alt.X("window_first:Q"), x2="window_last:Q", y=alt.Y("level_iops:Q"), color=color,
+            strokeDash=alt.StrokeDash("level:N", title="SNIA window", sort=["window mean", "90 % of it", "110 % of it"],
+                                      scale=alt.Scale(range=[[6, 3], [2, 2], [2, 2]])),
+            tooltip=[alt.Tooltip("workload:N", title="Workload"), alt.Tooltip("level:N", title="Line"),
+                     alt.Tooltip("level_iops:Q", title="IOPS", format=",.0f")]))
+    return alt.layer(*layers).properties(title=alt.Title(title))

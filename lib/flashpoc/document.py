@@ -19,6 +19,7 @@ same sections make report.html (and its PDF) and what notebook 04 shows
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -251,7 +252,8 @@ def conditions(report, context: Context) -> list[Any]:
              f"- **Time series**: {interval_text(cfg)}",
              f"- **Latency SLO**: {cfg.slo_ms:g} ms mean latency ({'`slo_ms`'}): the IOPS within it are the "
              f"customer's usable performance.",
-             f"- **Working set**: {working_set_text(cfg, points)}"]
+             f"- **Working set**: {working_set_text(cfg, points)}",
+             f"- **Fill before measuring**: {fill_text(context)}"]
     if report.configs:
         others = [f"{o.label or o.campaign} (campaign `{o.campaign}`)" for o in cfg.report.compare]
         lines.append(f"- **Compared with**: {', '.join(others)}; their conditions are in their own reports.")
@@ -261,6 +263,17 @@ def conditions(report, context: Context) -> list[Any]:
         items.append(targets_table(cfg, points))
     items.append(workloads_table(report))
     return items
+
+
+def fill_text(context: Context) -> str:
+    """What the precondition filled and how (:func:`flashpoc.precondition.status_text`)."""
+    from .precondition import STATUS_FILE, status_text
+
+    try:
+        status = json.loads((context.root / STATUS_FILE).read_text()) if context.root is not None else {}
+    except (OSError, ValueError):
+        status = {}
+    return status_text(context.root, status)
 
 
 def point_length_text(cfg, points: pd.DataFrame) -> str:
@@ -429,8 +442,9 @@ LEADS = {
     "hockey_stick": "Each curve is one workload: each point one thread count, from the lightest load on the left. "
                     "Latency stays flat while the array keeps up, then climbs: the \"hockey stick\". Small-block "
                     "random I/O is read in IOPS, sequential and large-block I/O in MiB/s, each on its own scale.",
-    "rate_curve": ("With `iorate: curve` vdbench runs each thread count at full speed, then at each `curve` step: "
-                   "an I/O rate of that % of the full-speed IOPS. Each step is its own point (its id ends in "
+    "rate_curve": ("With `sweep.plan: rate-curve` (or vdbench's `iorate: curve`) each thread count runs at full "
+                   "speed, then at each rate step: an I/O rate of that % of the full-speed IOPS (`sweep.stop_ms` "
+                   "ends a curve once a step's latency passes it). Each step is its own point (its id ends in "
                    "`_c<step>`); the thread curves above use the full-speed runs."),
     "write_latency": "Mean latency of the writes alone, for the workloads that write.",
     "latency_percentiles": "The latency most I/Os see (p50), and the slow tail (p99, p99.9): a log scale, so that "
@@ -519,7 +533,7 @@ FILE_PURPOSES = {
 CHART_PURPOSES = {
     "hockey_stick": "IOPS (or MiB/s) against mean latency",
     "load_vs_threads": "IOPS (or MiB/s) against threads",
-    "rate_curve": "vdbench's response-time curve",
+    "rate_curve": "the response-time curve at requested I/O rates",
     "write_latency": "write latency against IOPS",
     "latency_percentiles": "latency percentiles against threads",
     "host_cpu": "host CPU against threads",

@@ -40,6 +40,8 @@ SIZE_RE = re.compile(r"^(\d+)([kmgtp]?)(i?b)?$", re.IGNORECASE)
 STEADYSTATE_RE = re.compile(r"^(iops|bw)(_slope)?:\d+(\.\d+)?%?$")
 SIZE_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
 MAX_THREADS = 65536
+DEFAULT_CURVE_PCT = (10.0, 50.0, 70.0, 80.0, 90.0, 100.0)
+"""The rate-curve plan's default rates (% of the uncontrolled maximum), as vdbench's guides use."""
 MAX_SIZE_BYTES = 1024**5  # 1 PiB: anything larger is a typo
 MIN_WORKING_SET_BYTES = 1024**2  # a smaller working set measures caches, not the array
 MAX_BLOCK_BYTES = 64 * 1024**2
@@ -719,7 +721,7 @@ class ProbeSettings(_Strict):
 class SweepSettings(_Strict):
     """Fine thread sweep per workload, planned from the probe result."""
 
-    plan: Literal["guide", "knee-dense"] = "guide"
+    plan: Literal["guide", "knee-dense", "rate-curve"] = "guide"
     max_threads: int | None = Field(None, ge=1, le=MAX_THREADS, description="default: the probe's answer")
     step: int | None = Field(None, ge=1, le=MAX_THREADS, description="guide plan step (default max/30)")
     points: int | None = Field(None, ge=2, le=500, description="knee-dense plan: number of points")
@@ -728,6 +730,10 @@ class SweepSettings(_Strict):
     runtime_s: int | None = Field(None, ge=1, le=86400, description="per point (default fio.runtime_s)")
     until_steady: Flag = Field(False, description="fio: a sweep point ends once its IOPS are steady, like the "
                                "probe's, at most runtime_s; the sweep then reuses the probe's points")
+    curve_pct: list[float] | None = Field(None, min_length=1, max_length=50, description="rate-curve plan: the "
+                                          "rates, in % of the uncontrolled maximum (default 10, 50, 70, 80, 90, 100)")
+    stop_ms: float | None = Field(None, gt=0, le=100000, description="rate-curve plan: stop a curve once a step's "
+                                  "mean latency passes this (ms)")
 
     @field_validator("workloads")
     @classmethod
@@ -740,7 +746,47 @@ class SweepSettings(_Strict):
     def _plan_settings(self) -> SweepSettings:
         if self.plan == "guide" and self.points is not None:
             raise ValueError("points applies to the knee-dense plan; the guide plan uses step")
+        for key in ("curve_pct", "stop_ms"):
+            if self.plan != "rate-curve" and getattr(self, key) is not None:
+                raise ValueError(f"{key} applies to the rate-curve plan (plan: rate-curve)")
         return self
+
+    @field_validator("curve_pct")
+    @classmethod
+    def _rates(cls, values: list[float] | None) -> list[float] | None:
+        for value in values or []:
+            if not (math.isfinite(value) and 0 < value <= 100):
+                raise ValueError(f"{value!r} is not a % of the maximum above 0 and at most 100")
+        if values is not None and len(set(values)) != len(values):
+            raise ValueError("a rate is named twice")
+        return values
+
+    @property
+    def rate_steps(self) -> list[float]:
+        """The rate-curve plan's rates in % of the uncontrolled maximum, ascending ([] for other plans)."""
+        if self.plan != "rate-curve":
+            return []
+        return sorted(self.curve_pct or DEFAULT_CURVE_PCT)
+
+
+class PreconditionSettings(_Strict):
+    """Before the probe: fill every target once with the campaign's data (an all-flash array answers
+    reads of never-written blocks from metadata), recorded per target (:mod:`flashpoc.precondition`)."""
+
+    fill: Flag = Field(True, description="fill each target the campaign may write (create or allow_write) once, "
+                       "sequentially in 1 MiB writes of the engine's data (fio buffer_compress_percentage/"
+                       "dedupe_percentage, vdbench compratio/dedupratio), before the probe; again when it changed")
+    unfilled: Literal["refuse", "warn"] = Field(
+        "refuse", description="a read workload on a target never filled (not by flashpoc, not in "
+        "filled_elsewhere): refuse before any I/O, or warn and go on")
+    filled_elsewhere: list[Name] = Field(default_factory=list, max_length=4096,
+                                         description="targets (by name) that hold data written outside flashpoc "
+                                                     "(e.g. a copy of the database): their reads are not refused")
+    write_rounds: int = Field(0, ge=0, le=100, description="write workloads: after the fill, at most this many rounds "
+                              "of each (SNIA PTS workload-dependent preconditioning; SNIA's bound is 25) until its IOPS "
+                              "are steady over 5 rounds; 0: none")
+    round_s: int | None = Field(None, ge=1, le=86400, description="seconds per round (default the engine's point length)")
+    threads: int = Field(16, ge=1, le=MAX_THREADS, description="threads of the rounds (per host; vdbench: per SD)")
 
 
 class CompareWith(_Strict):
@@ -821,6 +867,7 @@ class Campaign(_Strict):
                                       max_length=256)
     probe: ProbeSettings = ProbeSettings()
     sweep: SweepSettings = SweepSettings()
+    precondition: PreconditionSettings = PreconditionSettings()
     slo_ms: float = Field(1.0, gt=0, le=10000, description="latency SLO for 'IOPS at SLO' (ms)")
     report: ReportSettings = ReportSettings()
     array_cache: Size | None = Field(None, description="array cache size, e.g. '512g': the working set "
@@ -862,6 +909,9 @@ class Campaign(_Strict):
         if self.sql_workload is not None and self.oracle is None:
             raise ValueError("sql_workload: needs oracle (dsn, user) to run the script and take AWR snapshots")
         engine = self.engine_object
+        if self.sweep.plan == "rate-curve" and not engine.rate_curves:
+            raise ValueError(f"sweep.plan: engine {self.engine} does not control its I/O rate; rate-curve needs one "
+                             "that does")
         if engine.uses_targets and not self.targets:
             raise ValueError(f"targets: at least one target (LUN, device or file) is needed for engine {self.engine}")
         engine.check_params(self, host_names)
@@ -896,6 +946,9 @@ class Campaign(_Strict):
             if not next(t for t in self.targets if t.name == name).writable:
                 raise ValueError(f"destroy_data_on: target {name!r} does not allow writes (allow_write: false): "
                                  "nothing would be destroyed")
+        for name in self.precondition.filled_elsewhere:
+            if name not in target_names:
+                raise ValueError(f"precondition.filled_elsewhere: no target named {name!r} (targets: {target_names})")
         read_only = [t.name for t in self.targets if not t.writable]
         if read_only and engine.uses_targets:
             for i, workload in enumerate(self.workloads):
@@ -981,11 +1034,12 @@ class Campaign(_Strict):
         return [t for t in self.targets if t.hosts is None or host.name in t.hosts]
 
     def written(self, target: TargetParams) -> bool:
-        """True when the campaign may write to ``target``: a write workload runs on it, or it
-        is a scratch file the workbook lays out (SLOB campaigns write no target)."""
+        """True when the campaign may write to ``target``: a write workload runs on it, the
+        precondition fills it (``precondition.fill``, on a target that allows writing), or it is a
+        scratch file the workbook lays out (SLOB campaigns write no target)."""
         if not self.engine_object.uses_targets:
             return False
-        return target.create or (target.writable and any(w.writes for w in self.workloads))
+        return target.create or (target.writable and (self.precondition.fill or any(w.writes for w in self.workloads)))
 
     def params_hash(self) -> str:
         """Short stable hash of every parameter (the campaign's identity in the manifest)."""

@@ -14,16 +14,16 @@ from typing import Any
 
 import pandas as pd
 
-from . import analysis, check, hostlimit
+from . import analysis, check, hostlimit, precondition, ratecurve
 from .engines import get_engine
 from .engines.fio.measure import measure_point  # noqa: F401 - phases.measure_point, as before
 from . import rows as rows_mod
-from .errors import AnalysisError, CheckFailed, FlashpocError, RemoteError, ReportError
+from .errors import AnalysisError, CheckFailed, FlashpocError, ReportError
 from .params import Campaign, HostParams, check_results_dir, workbook_root
 from .plan.sweep import format_forthreads, plan_note, plan_sweep
 from .progress import Progress, threads_text
 from .run import hosts as hostlib
-from .run.facts import collect_host_facts
+from .run.facts import collect_host_facts, target_lines
 from .engines.fio import run as run_fio
 from .store import HISTOGRAM_FILE, INTERVALS_FILE, CampaignStore, StoreError
 
@@ -169,10 +169,7 @@ def target_sizes(host, targets: list) -> dict[str, int | str | None]:
              'n=$(readlink -f "$p"); n=${n##*/}; s=$(cat "/sys/class/block/$n/size" 2>/dev/null) && s=$((s * 512)); '
              'fi; echo "${s:-?}"; elif [ -f "$p" ]; then stat -L -c %s "$p" 2>/dev/null || echo "?"; '
              'elif [ -e "$p" ]; then echo other; else echo missing; fi')
-    command = "; ".join(f"p={hostlib.quote(t.path)}; {probe}" for t in targets)
-    lines = host.run(command, purpose="read the targets' sizes").stdout.split()
-    if len(lines) != len(targets):
-        raise RemoteError(f"{host.name}: read the targets' sizes: expected {len(targets)} lines, got {lines!r}")
+    lines = target_lines(host, targets, probe, "read the targets' sizes")
     return {t.path: int(v) if v.isdigit() else v if v in ("missing", "other") else None
             for t, v in zip(targets, lines)}
 
@@ -185,6 +182,8 @@ def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
     vdbench fills it with its own data of the campaign's ``compratio``/``dedupratio`` once,
     recorded (:func:`flashpoc.engines.vdbench.measure.fill_targets`), and again when those change.
     SLOB's data lives in the database (setup.sh loads it), so SLOB campaigns create nothing.
+    With ``precondition.fill`` the scratch files are only made, then every target that allows it is
+    filled once, recorded, and reads of unfilled targets are refused (:mod:`flashpoc.precondition`).
     """
     done: list[dict[str, Any]] = []
     engine = get_engine(wb.cfg.engine)
@@ -197,8 +196,9 @@ def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
             continue
         sizes = target_sizes(wb.host(host_params), scratch)
         short = [t for t in scratch if not isinstance(sizes[t.path], int) or sizes[t.path] < t.size_bytes]
-        done += engine.create_scratch(wb, host_params, scratch, short)
-    return done
+        done += (precondition.create_scratch if wb.cfg.precondition.fill else engine.create_scratch)(
+            wb, host_params, scratch, short)
+    return done + precondition.precondition_targets(wb)
 
 
 # -- run points -----------------------------------------------------------------------
@@ -605,6 +605,8 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
         with Progress("sweep", "sweep", total=plan_points(wb.cfg, plan), detail=sweep_plan_lines(wb.cfg, plan),
                       enabled=progress) as bar:
             batch = get_engine(wb.cfg.engine).measure_sweep(wb, plan, bar)
+            if batch is None and wb.cfg.sweep.rate_steps:
+                batch = ratecurve.measure_rate_curves(wb, plan, bar, runtime)
             if batch is not None:
                 return _finish_sweep(wb, batch)
             for name, threads_list in plan.items():
@@ -618,7 +620,8 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
 
 def plan_points(cfg: Campaign, plan: dict[str, list[int]]) -> int:
     """The points a sweep plan measures: one per thread count, and with vdbench's ``iorate:
-    curve`` one more per curve step (each thread count runs at full speed, then at each step)."""
+    curve`` or ``sweep.plan: rate-curve`` one more per curve step (each thread count runs at full
+    speed, then at each step; ``sweep.stop_ms`` may end a curve sooner)."""
     return sum(len(v) for v in plan.values()) * get_engine(cfg.engine).points_per_count(cfg)
 
 
@@ -984,7 +987,8 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
     if steps.any():
         curved = measured.set_index(["workload", "threads"]).index.isin(
             measured[steps].set_index(["workload", "threads"]).index)
-        charts["rate_curve"] = chart.rate_curve(measured[curved], color_domain=domain)
+        charts["rate_curve"] = chart.rate_curve(measured[curved], color_domain=domain,
+                                                title=get_engine(cfg.engine).rate_curve_title)
     if compare.has_writes(points):
         charts["write_latency"] = chart.write_latency(points, color_domain=domain)
     percentiles = [c for c in ("clat_p50_ms", "clat_p99_ms", "clat_p99_9_ms") if c in points]

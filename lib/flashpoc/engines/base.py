@@ -27,6 +27,11 @@ class Engine:
     scales_hosts: ClassVar[bool] = True
     #: campaign keys a manifest of this engine leaves out (keys the schema refuses with the engine)
     manifest_exclude: ClassVar[frozenset[str]] = frozenset()
+    #: it runs rate-controlled points (``sweep.plan: rate-curve``: :meth:`measure_rate_step`, or its own
+    #: :meth:`measure_sweep`)
+    rate_curves: ClassVar[bool] = False
+    #: the title of the report's chart of the rate steps
+    rate_curve_title: ClassVar[str] = "Rate curve: mean latency at each requested I/O rate"
     #: its rows carry the database's own metrics (AWR): the report draws Oracle's latencies and the
     #: DB host's CPU rather than the load hosts'
     measures_oracle: ClassVar[bool] = False
@@ -134,6 +139,26 @@ class Engine:
         missing or too small); what was done, one dict per target."""
         return []
 
+    # -- the precondition (:mod:`flashpoc.precondition` calls these) ---------------------------
+    def fill_data(self, cfg: Campaign) -> str | None:
+        """What the engine's fill writes (its data pattern and reducibility, in the engine's own
+        words), or None when the engine cannot fill targets."""
+        return None
+
+    def fill_targets(self, wb: Workbench, host_params: HostParams, targets: list, sizes: dict[str, int]
+                     ) -> dict[str, dict[str, Any]]:
+        """Fill ``targets`` of one host once, sequentially from start to end of each working set
+        (``sizes``: bytes per target name) with the campaign's data; per target name, what the
+        engine's own output says: ``written_bytes``, ``block_bytes``, ``seconds`` and ``output``
+        (the stored output's path in the campaign)."""
+        raise NotImplementedError
+
+    def measure_round(self, wb: Workbench, workload: Any, threads: int, runtime_s: int, round_no: int
+                      ) -> dict[str, Any]:
+        """One round of the write workloads' preconditioning (round ``round_no``, from 0), stored (or
+        reused when stored) as a point of the phase ``precondition``; its row."""
+        return self.measure_point(wb, "precondition", workload, threads, runtime_s=runtime_s, repeat=round_no)
+
     def first_host(self, wb: Workbench) -> str:
         """The host that stays when the probe's plateau is measured again on fewer hosts."""
         return wb.cfg.hosts[0].name
@@ -161,5 +186,12 @@ class Engine:
         return [self.measure_point(sub, "probe", workload, threads, runtime_s=runtime_s, steady=steady)]
 
     def points_per_count(self, cfg: Campaign) -> int:
-        """Rows a sweep measures per planned thread count."""
-        return 1
+        """Rows a sweep measures per planned thread count (the rate-curve plan: its maximum, then each rate)."""
+        return 1 + len(cfg.sweep.rate_steps)
+
+    def measure_rate_step(self, wb: Workbench, workload: Any, threads: int, runtime_s: int, pct: float,
+                          total_iops: float) -> dict[str, Any]:
+        """One step of a rate curve (``sweep.plan: rate-curve``): ``workload`` at ``threads`` asked for
+        ``total_iops`` (``pct`` % of the uncontrolled maximum) over every host; its row, whose
+        ``curve_pct`` and ``iorate_requested`` say so."""
+        raise NotImplementedError

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from flashpoc.errors import ParameterError
 
-PLANS = ("guide", "knee-dense")
+PLANS = ("guide", "knee-dense", "rate-curve")
 # The guide's follow-up sweep: about 30 points up to the saturation thread count.
 GUIDE_POINTS = 30
 MIN_KNEE_DENSE_POINTS = 5
@@ -42,7 +42,8 @@ def plan_sweep(max_threads: int, *, plan: str = "guide", step: int | None = None
             ``forthreads=(step-max,step)``); ``"knee-dense"``: ``points`` counts placed at
             ``lo + (max_threads - lo) * (1 - (1 - i/(points-1))**2)``, rounded to multiples of
             ``step``, so denser towards max_threads (the knee); an extension beyond max_threads
-            gets the mirrored spacing, dense next to max_threads.
+            gets the mirrored spacing, dense next to max_threads; ``"rate-curve"``: max_threads
+            alone (its uncontrolled maximum, then fixed rates below it).
         step: Thread increment (guide) or rounding granularity (knee-dense); default
             ``max(1, round(max_threads / 30))``, the guide's 30 points.
         points: knee-dense only: number of points up to max_threads before duplicates are
@@ -60,6 +61,8 @@ def plan_sweep(max_threads: int, *, plan: str = "guide", step: int | None = None
     max_threads = _whole("max_threads", max_threads)
     if plan not in PLANS:
         raise ParameterError(f"plan must be one of {', '.join(PLANS)}, got {plan!r}")
+    if plan == "rate-curve":  # one count, its uncontrolled maximum, then rates below it
+        return [max_threads]
     step = max(1, round(max_threads / GUIDE_POINTS)) if step is None else _whole("step", step)
     if points is not None:
         if plan != "knee-dense":
@@ -137,6 +140,9 @@ def plan_note(threads_list: Sequence[int], max_threads: int, *, plan: str = "gui
     step = max(1, round(max_threads / GUIDE_POINTS)) if step is None else step
     below = [t for t in threads_list if t <= max_threads]
     beyond = [t for t in threads_list if t > max_threads]
+    if plan == "rate-curve":
+        return (f"rate-curve plan: the uncontrolled maximum at {max_threads} threads, then each rate of "
+                "sweep.curve_pct of it, until a step's mean latency passes sweep.stop_ms")
     if plan == "guide":
         text = (f"the guide's plan: every {step} thread{'s' if step > 1 else ''} from {min(threads_list)} to "
                 f"{max_threads} ({len(below)} point{'s' if len(below) != 1 else ''})")

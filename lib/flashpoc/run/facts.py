@@ -38,7 +38,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..errors import ParseError
+from ..errors import ParseError, RemoteError
 from .hosts import LocalHost, SSHHost, quote
 
 FACTS_VERSION = 1
@@ -319,3 +319,17 @@ def parse_facts(text: str) -> dict[str, Any]:
         raise ParseError(f"host facts: expected facts_version={FACTS_VERSION}, found {found}:\n{text[:500]}")
     facts["targets"] = [targets[i] for i in sorted(targets)]
     return facts
+
+
+def target_lines(host: LocalHost | SSHHost, targets: list, probe: str, what: str) -> list[str]:
+    """Run the shell ``probe`` once per target on ``host`` (with ``$p`` the target's quoted path), in
+    one command, and return its one line per target, in order (``what``: for messages).
+
+    Raises:
+        RemoteError: the command failed, or did not print one line per target.
+    """
+    command = "; ".join(f"p={quote(t.path)}; {probe}" for t in targets)
+    lines = host.run(command, purpose=what).stdout.splitlines()
+    if len(lines) != len(targets):
+        raise RemoteError(f"{host.name}: {what}: expected {len(targets)} lines, got {lines!r}")
+    return [line.strip() for line in lines]

@@ -6,11 +6,12 @@ from typing import Any
 
 from ..base import Engine
 from . import measure
-from .plan import until_steady
+from .plan import fill_data, until_steady
 
 
 class FioEngine(Engine):
     name = "fio"
+    rate_curves = True
 
     def check_host(self, campaign, host: str, host_params, facts) -> list:
         """fio on the host: present, its version."""
@@ -75,8 +76,19 @@ class FioEngine(Engine):
                       steady: tuple[str, int] | None = None) -> dict[str, Any]:
         return measure.measure_point(wb, phase, workload, threads, runtime_s=runtime_s, repeat=repeat, steady=steady)
 
+    def measure_rate_step(self, wb, workload, threads: int, runtime_s: int, pct: float, total_iops: float
+                          ) -> dict[str, Any]:
+        """fio's ``rate_iops`` on each job (:func:`.plan.rate_per_job`)."""
+        return measure.measure_point(wb, "sweep", workload, threads, runtime_s=runtime_s, rate=(pct, total_iops))
+
     def create_scratch(self, wb, host_params, scratch: list, short: list) -> list[dict[str, Any]]:
         return measure.create_scratch(wb, host_params, scratch, short)
+
+    def fill_data(self, cfg) -> str:
+        return fill_data(cfg.fio)
+
+    def fill_targets(self, wb, host_params, targets: list, sizes: dict[str, int]) -> dict[str, dict[str, Any]]:
+        return measure.fill_targets(wb, host_params, targets, sizes)
 
 
 ENGINE = FioEngine()

@@ -9,15 +9,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ... import rows as rows_mod
-from ...errors import RemoteError
+from ...errors import ParseError, RemoteError
 from ...params import Campaign, HostParams, Workload
 from ...parse.host import cpu_utilisation
+from ...precondition import fill_timeout_s
 from ...run import hosts as hostlib
-from ...store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text
+from ...store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text, write_atomic
 from . import run as run_fio
-from .parse import (histogram_table, latency_distribution, merge_intervals, parse_fio_histogram,
+from .parse import (histogram_table, latency_distribution, merge_intervals, parse_fill_output, parse_fio_histogram,
                     parse_fio_interval_logs, parse_fio_output, summarize_fio_point)
-from .plan import outstanding_ios, render_job, render_layout_job
+from .plan import FILL_BS, outstanding_ios, rate_per_job, render_fill_job, render_job, render_layout_job
 from .run import FioRun, fio_version, run_fio_job
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ def _engine_versions(wb: Workbench) -> dict[str, str]:
 
 
 def point_definition(wb: Workbench, workload: Workload, threads: int, runtime_s: int,
-                     steady: tuple[str, int] | None = None) -> dict[str, Any]:
+                     steady: tuple[str, int] | None = None, rate_iops: int | None = None) -> dict[str, Any]:
     """Everything that defines a run point; its hash names the point on disk. A point that ends
     once its IOPS are steady (``steady``: fio's criterion and window) is another point than one of
     fixed length; the phase is not part of it (a probe point is the sweep's point of the same
@@ -51,6 +52,7 @@ def point_definition(wb: Workbench, workload: Workload, threads: int, runtime_s:
         "hosts": [h.model_dump(mode="json", include={"name", "address", "port"}) for h in cfg.hosts],
         "targets": [t.model_dump(mode="json", include={"name", "path", "size", "hosts"}) for t in cfg.targets],
         **until,
+        **({"rate_iops": rate_iops} if rate_iops is not None else {}),
     }
 
 
@@ -79,8 +81,8 @@ def _aggregate_hosts(per_host: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *,
-                  runtime_s: int | None = None, repeat: int = 0, steady: tuple[str, int] | None = None
-                  ) -> dict[str, Any]:
+                  runtime_s: int | None = None, repeat: int = 0, steady: tuple[str, int] | None = None,
+                  rate: tuple[float, float] | None = None) -> dict[str, Any]:
     """Run one point on every host at once (or reuse it when stored) and return its row.
 
     A sweep point that ends once steady (``sweep.until_steady``) of the same definition as a
@@ -96,24 +98,29 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
         repeat: 0 for the first measurement, 1.. for re-measurements of the same point.
         steady: ``(criterion, window_s)``: the point ends once its IOPS are steady
             (:func:`flashpoc.engines.fio.plan.until_steady`); its row's ``measured_s`` says when.
+        rate: ``(pct, total IOPS)``: a step of a rate curve, at ``pct`` % of the uncontrolled
+            maximum (fio's ``rate_iops`` on each job, :func:`.plan.rate_per_job`); its id ends
+            ``_c<pct>`` and its row has ``curve_pct`` and ``iorate_requested`` (the IOPS asked for).
 
     Raises:
         RemoteError: naming the host and point when a host fails; completed points stay stored.
     """
     cfg = wb.cfg
     runtime_s = runtime_s or cfg.fio.runtime_s
-    definition = point_definition(wb, workload, threads, runtime_s, steady)
-    pid = rows_mod.point_id(workload, threads, definition) + (f"_r{repeat}" if repeat else "")
+    per_job = rate_per_job(rate[1], threads, len(cfg.hosts)) if rate is not None else None
+    definition = point_definition(wb, workload, threads, runtime_s, steady, per_job)
+    pid = (rows_mod.point_id(workload, threads, definition) + (f"_c{rate[0]:g}" if rate is not None else "")
+           + (f"_r{repeat}" if repeat else ""))
     stored = wb.store.reuse_point(phase, pid)
     if stored is None and phase == "sweep" and steady is not None:
         stored = _from_probe(wb, pid)
     if stored is not None:
         return stored
-    purpose = f"{phase} {workload.name} {threads} threads"
+    purpose = f"{phase} {workload.name} {threads} threads" + (f" at {rate[0]:g} % of its maximum" if rate else "")
 
     def on_host(host_params: HostParams) -> FioRun:
         targets = cfg.targets_of(host_params)
-        job = render_job(cfg, workload, threads, targets, runtime_s=runtime_s, steady=steady)
+        job = render_job(cfg, workload, threads, targets, runtime_s=runtime_s, steady=steady, rate_iops=per_job)
         run_dir = f"{host_params.workdir}/{cfg.campaign}/{phase}/{pid}"
         return run_fio_job(wb.host(host_params), job, run_dir, readonly=not workload.writes,
                            timeout_s=_point_timeout_s(cfg, [host_params], runtime_s), purpose=purpose)
@@ -123,7 +130,8 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
     if len(cfg.hosts) == 1:
         runs = [on_host(cfg.hosts[0])]
     elif cfg.fio.multi_host == "client-server":
-        runs, clients_output = _client_server_runs(wb, phase, workload, threads, runtime_s, pid, purpose, steady)
+        runs, clients_output = _client_server_runs(wb, phase, workload, threads, runtime_s, pid, purpose, steady,
+                                                   per_job)
     else:
         with ThreadPoolExecutor(max_workers=len(cfg.hosts)) as pool:
             futures = [pool.submit(on_host, h) for h in cfg.hosts]
@@ -168,6 +176,8 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
                             hosts=sorted(per_host), runtime_s=runtime_s, ramp_s=cfg.fio.ramp_s, repeat=repeat,
                             wall_s=wall_s, overhead_s=wall_s - runtime_s - cfg.fio.ramp_s)
     row.update(metrics)
+    if per_job is not None:
+        row.update(curve_pct=rate[0], iorate_requested=per_job * threads * len(cfg.hosts))
     if steady is not None or cfg.fio.steadystate:  # ended early once steady: how long it ran
         row["until_steady"] = True
         row["fio_steadystate"] = (f"{cfg.fio.steadystate} over {cfg.fio.ss_dur_s} s" if cfg.fio.steadystate
@@ -200,7 +210,8 @@ def _from_probe(wb: Workbench, pid: str) -> dict[str, Any] | None:
 
 
 def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: int, runtime_s: int,
-                       pid: str, purpose: str, steady: tuple[str, int] | None = None) -> tuple[list[FioRun], str]:
+                       pid: str, purpose: str, steady: tuple[str, int] | None = None,
+                       rate_iops: int | None = None) -> tuple[list[FioRun], str]:
     """One point on every host through fio's own client/server mode: a ``fio --server`` on each
     host (started once per phase, read-only for read-only workloads), one ``fio --client`` here;
     the hosts' runs and the client's whole output."""
@@ -212,7 +223,7 @@ def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: 
             list(pool.map(lambda h: run_fio.start_server(h, cfg.fio.server_port, readonly=readonly), hosts))
         wb.fio_servers = readonly
     jobs = {h.name: render_job(cfg, workload, threads, cfg.targets_of(h), runtime_s=runtime_s, host=h.name,
-                               steady=steady) for h in cfg.hosts}
+                               steady=steady, rate_iops=rate_iops) for h in cfg.hosts}
     controller = hostlib.connect(HostParams(name="controller", address="localhost"))
     return run_fio.run_clients(controller, hosts, jobs, f"{controller.params.workdir}/{cfg.campaign}/clients/{phase}/{pid}",
                                cfg.fio.server_port, timeout_s=_point_timeout_s(cfg, cfg.hosts, runtime_s),
@@ -242,4 +253,37 @@ def create_scratch(wb: Workbench, host_params: HostParams, scratch: list, short:
                     timeout_s=host_params.command_timeout_s, purpose=f"create scratch file {target.path}")
         done.append({"host": host_params.name, "target": target.name, "action": "created",
                      "seconds": round(time.perf_counter() - start, 1)})
+    return done
+
+
+def fill_targets(wb: Workbench, host_params: HostParams, targets: list, sizes: dict[str, int]) -> dict[str, Any]:
+    """Fill ``targets`` of one host once with the campaign's data (:func:`.plan.render_fill_job`),
+    keeping the job and fio's output under ``targets/<host>/``; per target: the bytes fio says it
+    wrote, the block size and the seconds taken.
+
+    Raises:
+        RemoteError: fio failed, or wrote less than a target's working set (it is not filled).
+    """
+    host = wb.host(host_params)
+    names = ", ".join(t.name for t in targets)
+    purpose = f"fill {names} with fio"
+    start = time.perf_counter()
+    job = render_fill_job(wb.cfg, targets, sizes)
+    run = run_fio_job(host, job, f"{host_params.workdir}/{wb.cfg.campaign}/fill", readonly=False,
+                      timeout_s=fill_timeout_s(host_params, sum(sizes.values())), purpose=purpose)
+    seconds = round(time.perf_counter() - start, 1)
+    write_atomic(wb.store.root / "targets" / host_params.name / "fill.fio", job)
+    write_atomic(wb.store.root / "targets" / host_params.name / "fill.json", run.output)
+    try:
+        written = parse_fill_output(run.output)
+    except ParseError as error:
+        raise RemoteError(f"{host_params.name}: {purpose}: {error}") from None
+    done = {}
+    for target in targets:
+        expected = sizes[target.name] // FILL_BS * FILL_BS
+        if written.get(target.name, 0) < expected:
+            raise RemoteError(f"{host_params.name}: {purpose}: fio wrote {written.get(target.name, 0):,} bytes of "
+                              f"{expected:,} to {target.name}; it is not filled")
+        done[target.name] = {"written_bytes": written[target.name], "block_bytes": FILL_BS, "seconds": seconds,
+                             "output": f"targets/{host_params.name}/fill.json"}
     return done

@@ -867,3 +867,29 @@ def _optional_mapping(value: Any, where: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise ParseError(f"fio JSON {where} is not an object: {value!r:.80}")
     return value
+
+
+def parse_fill_output(text: str) -> dict[str, int]:
+    """Bytes each job of a fill (:func:`flashpoc.engines.fio.plan.render_fill_job`) wrote, by job
+    name (the target's), from fio's own ``write.io_bytes``; a job that fio reports with an error,
+    or without a whole number of bytes written, is refused rather than counted.
+
+    Raises:
+        ParseError: the output is not fio's JSON, or a job's figures are missing or broken.
+    """
+    document = _load_fio_json(text)
+    jobs = document.get("jobs")
+    if not isinstance(jobs, list) or not jobs:
+        raise ParseError("fio fill output has no jobs[]")
+    written: dict[str, int] = {}
+    for i, job in enumerate(jobs):
+        where = f"jobs[{i}]"
+        if not isinstance(job, dict) or not isinstance(job.get("jobname"), str):
+            raise ParseError(f"{where}: no jobname")
+        if job.get("error"):
+            raise ParseError(f"{where} ({job['jobname']}): fio reports error {job['error']}")
+        io_bytes = (job.get("write") or {}).get("io_bytes") if isinstance(job.get("write"), dict) else None
+        if not isinstance(io_bytes, int) or isinstance(io_bytes, bool) or io_bytes < 0:
+            raise ParseError(f"{where} ({job['jobname']}): write.io_bytes is {io_bytes!r}, not a byte count")
+        written[job["jobname"]] = written.get(job["jobname"], 0) + io_bytes
+    return written

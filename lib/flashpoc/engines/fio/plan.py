@@ -39,7 +39,7 @@ def until_steady(fio: FioSettings, runtime_s: int) -> tuple[str, int] | None:
 
 def render_job(campaign: Campaign, workload: Workload, threads: int, targets: list[TargetParams],
                *, runtime_s: int | None = None, host: str | None = None,
-               steady: tuple[str, int] | None = None) -> str:
+               steady: tuple[str, int] | None = None, rate_iops: int | None = None) -> str:
     """Return the fio job file text for one run point on one host.
 
     Args:
@@ -52,6 +52,7 @@ def render_job(campaign: Campaign, workload: Workload, threads: int, targets: li
             so the output says which host ran it.
         steady: ``(criterion, window_s)`` that ends the point once its IOPS are steady (fio
             ``steadystate``/``ss_dur``, see :func:`until_steady`), at most ``runtime_s``.
+        rate_iops: a rate-controlled point: fio's ``rate_iops``, the IOPS of each thread (job).
 
     Raises:
         ValueError: on threads < 1 or no targets (the parameters schema prevents both).
@@ -102,8 +103,16 @@ def render_job(campaign: Campaign, workload: Workload, threads: int, targets: li
     ]
     if workload.rwmixread is not None:
         lines.append(f"rwmixread={workload.rwmixread}")
+    if rate_iops is not None:
+        lines.append(f"rate_iops={rate_iops}")
     lines += [f"iodepth={workload.iodepth}", f"numjobs={threads}", ""]
     return "\n".join(lines)
+
+
+def rate_per_job(total_iops: float, threads: int, hosts: int) -> int:
+    """fio's ``rate_iops`` (per job) that asks ``total_iops`` of ``threads`` jobs on each of
+    ``hosts`` hosts: rounded to the nearest whole I/O per second, at least 1."""
+    return max(1, round(total_iops / (threads * hosts)))
 
 
 def render_layout_job(target: TargetParams, fio: FioSettings) -> str:
@@ -129,4 +138,44 @@ def render_layout_job(target: TargetParams, fio: FioSettings) -> str:
         lines.append(f"buffer_compress_percentage={fio.buffer_compress_percentage}")
     if fio.dedupe_percentage is not None:
         lines.append(f"dedupe_percentage={fio.dedupe_percentage}")
+    return "\n".join(lines) + "\n"
+
+
+FILL_BS = 1024 * 1024
+"""The fill's block size (bytes): sequential writes of 1 MiB, as the layout's."""
+
+
+def fill_data(fio: FioSettings) -> str:
+    """The data fio's fill (and every write) writes, in fio's own words: its reducibility."""
+    parts = [f"{key}={value}" for key, value in (("buffer_compress_percentage", fio.buffer_compress_percentage),
+                                                 ("dedupe_percentage", fio.dedupe_percentage)) if value is not None]
+    return "fio " + (" ".join(parts) if parts else "random data (incompressible, no dedup)") + ", refill_buffers"
+
+
+def render_fill_job(campaign: Campaign, targets: list[TargetParams], sizes: dict[str, int]) -> str:
+    """The fio job that fills ``targets`` of one host once, before the probe: one job per target
+    (named after it, so fio's output says what each wrote), each writing its working set
+    (``sizes``: bytes per target name) sequentially from start to end in :data:`FILL_BS` blocks
+    of the campaign's data (``buffer_compress_percentage``, ``dedupe_percentage``), every
+    buffer refilled so that nothing dedups but what the settings ask for.
+
+    Raises:
+        ValueError: no targets, or a working set smaller than one block.
+    """
+    if not targets:
+        raise ValueError("a fill needs at least one target")
+    fio: FioSettings = campaign.fio
+    lines = [f"; flashpoc {campaign.campaign}: fill of {', '.join(t.name for t in targets)} ({fill_data(fio)})",
+             "[global]", f"ioengine={fio.ioengine}", f"direct={int(fio.direct)}", "rw=write", f"bs={FILL_BS}",
+             "iodepth=8", "refill_buffers=1", "end_fsync=1"]
+    if fio.buffer_compress_percentage is not None:
+        lines.append(f"buffer_compress_percentage={fio.buffer_compress_percentage}")
+    if fio.dedupe_percentage is not None:
+        lines.append(f"dedupe_percentage={fio.dedupe_percentage}")
+    for target in targets:
+        size = sizes[target.name] // FILL_BS * FILL_BS
+        if size < FILL_BS:
+            raise ValueError(f"target {target.name}: a working set of {sizes[target.name]} bytes is below one "
+                             f"fill block ({FILL_BS})")
+        lines += ["", f"[{target.name}]", f"filename={target.path}", f"size={size}"]
     return "\n".join(lines) + "\n"

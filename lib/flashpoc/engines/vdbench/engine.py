@@ -7,11 +7,13 @@ from typing import Any
 
 from ..base import Engine
 from . import measure
-from .plan import probe_run, warmup_s
+from .plan import data_text, probe_run, round_run, warmup_s
 
 
 class VdbenchEngine(Engine):
     name = "vdbench"
+    rate_curves = True  # its own iorate=curve, in its sweep
+    rate_curve_title = "vdbench iorate=curve: mean latency at each requested I/O rate"
 
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
         """Also vdbench itself: Java, a simulated parmfile, SSH between the hosts."""
@@ -20,8 +22,11 @@ class VdbenchEngine(Engine):
         return super().check_campaign(campaign, facts_by_host, connect) + check_vdbench(campaign, connect=connect)
 
     def check_params(self, cfg, host_names: set[str]) -> None:
-        """Block sizes that are whole multiples of ``vdbench.dedupunit``."""
+        """Block sizes that are whole multiples of ``vdbench.dedupunit``; the rate-curve plan sets the rates."""
         cfg._check_dedupunit()
+        if cfg.sweep.rate_steps and cfg.vdbench.iorate != "max":
+            raise ValueError(f"vdbench.iorate: sweep.plan rate-curve runs iorate=curve at sweep.curve_pct itself; "
+                             f"leave iorate at max (got {cfg.vdbench.iorate!r})")
 
     def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
         """A vdbench output directory."""
@@ -69,6 +74,24 @@ class VdbenchEngine(Engine):
                  "action": ("created" if t in short else "filled") if t.name in records else "reused",
                  **({"seconds": records[t.name]["seconds"]} if t.name in records else {})} for t in scratch]
 
+    def fill_data(self, cfg) -> str:
+        return data_text(cfg)
+
+    def fill_targets(self, wb, host_params, targets: list, sizes: dict[str, int]) -> dict[str, dict[str, Any]]:
+        """One vdbench invocation fills every target of the host (:func:`.measure.fill_targets`);
+        vdbench counts the bytes of the whole invocation, so each record says which targets they
+        were written to together (``written_with``)."""
+        records = measure.fill_targets(wb, host_params, targets, sizes)
+        return {name: {"written_bytes": r["written_bytes"], "written_with": sorted(records), "seconds": r["seconds"],
+                       "block_bytes": r["xfersize_bytes"], "output": f"targets/{host_params.name}/fill.summary.html"}
+                for name, r in records.items()}
+
+    def measure_round(self, wb, workload, threads: int, runtime_s: int, round_no: int) -> dict[str, Any]:
+        """One invocation at ``threads`` per SD and full speed; each round its own stored group."""
+        (row,) = measure.run_invocation(wb, "precondition", round_run(wb.cfg, workload, threads, runtime_s),
+                                        repeats={threads: round_no})
+        return row
+
     def first_host(self, wb) -> str:
         return measure.controller(wb).name
 
@@ -87,7 +110,10 @@ class VdbenchEngine(Engine):
         return measure.run_invocation(sub, "probe", rd)
 
     def points_per_count(self, cfg) -> int:
-        """With ``iorate: curve`` each thread count runs at full speed, then at each step."""
+        """With ``iorate: curve`` (or ``sweep.plan: rate-curve``) each thread count runs at full speed, then
+        at each step."""
+        if cfg.sweep.rate_steps:
+            return 1 + len(cfg.sweep.rate_steps)
         return 1 + len(cfg.vdbench.curve) if cfg.vdbench.curve else 1
 
 

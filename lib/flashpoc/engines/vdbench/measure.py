@@ -21,7 +21,6 @@ import hashlib
 import json
 import time
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 from ... import analysis
@@ -32,7 +31,7 @@ from .parse import histogram_shares, parse_output_dir, vdbench_failure
 from .plan import (RunDefinition, data_text, fill_xfersize, outstanding_ios, probe_run, render_fill_parmfile,
                    render_parmfile, sweep_run, threads_per_host)
 from ...rows import add_littles_law, base_row, interval_verdict, to_points
-from ...run.hosts import quote
+from ...precondition import fill_timeout_s, make_scratch_files
 from .run import IntervalProgress, master_setup, run_vdbench
 from ...store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text, write_atomic
 
@@ -439,12 +438,14 @@ def fill_record(wb, host_params: HostParams, target: TargetParams) -> dict[str, 
     return record if (record.get("path"), record.get("size_bytes"), record.get("data")) == current else None
 
 
-def fill_targets(wb, host_params: HostParams, targets: list[TargetParams]) -> dict[str, Any]:
+def fill_targets(wb, host_params: HostParams, targets: list[TargetParams], sizes: dict[str, int] | None = None
+                 ) -> dict[str, Any]:
     """Fill the scratch files ``targets`` of one host with vdbench's own data, of the campaign's
     ``compratio``/``dedupratio``/``dedupunit``: each file is made (or extended) at its size,
     then written once from start to end (:func:`flashpoc.engines.vdbench.plan.render_fill_parmfile`),
     and the fill is recorded under ``targets/<host>/`` (parmfile, console, totals, summary and
-    one ``<target>.json`` each), so that the rows can say what the reads read.
+    one ``<target>.json`` each), so that the rows can say what the reads read. LUNs that allow
+    writing are filled the same way (``sizes``: the working set of a target without a ``size``).
 
     Returns:
         The record written for each target: ``{"host", "target", "path", "size_bytes", "data",
@@ -457,22 +458,20 @@ def fill_targets(wb, host_params: HostParams, targets: list[TargetParams]) -> di
     cfg = wb.cfg
     host = wb.host(host_params)
     names = ", ".join(t.name for t in targets)
-    purpose = f"fill the scratch files {names} with vdbench data"
+    purpose = f"fill {names} with vdbench data"
     start = time.perf_counter()
-    # made at their size first (sparse): vdbench would otherwise run its own format before the fill
-    host.run(" && ".join(f"mkdir -p {quote(str(Path(t.path).parent))} && {{ [ \"$(stat -L -c %s {quote(t.path)} "
-                         f"2>/dev/null || echo 0)\" -ge {t.size_bytes} ] || truncate -s {t.size_bytes} "
-                         f"{quote(t.path)}; }}" for t in targets), purpose=f"{purpose}: make the files")
-    parmfile = render_fill_parmfile(cfg, targets)
+    # scratch files made at their size first (sparse): vdbench would otherwise run its own format before the fill
+    make_scratch_files(host, [t for t in targets if t.create])
+    parmfile = render_fill_parmfile(cfg, targets, sizes)
     run_dir = f"{host_params.workdir}/{cfg.campaign}/fill"
-    run = run_vdbench(host, parmfile, run_dir, timeout_s=host_params.command_timeout_s, purpose=purpose)
+    xfer = fill_xfersize(cfg, targets, sizes)
+    expected = sum((t.size_bytes or (sizes or {})[t.name]) // xfer * xfer for t in targets)
+    run = run_vdbench(host, parmfile, run_dir, timeout_s=fill_timeout_s(host_params, expected), purpose=purpose)
     where = f"vdbench's output directory: {host_params.name}:{run_dir}/output"
     if run.exit_code != 0:
         raise failure(run, purpose, where)
     parsed = parse_output_dir(run.files)
     totals = [t for t in parsed["totals"] if t["rd"] == "fill"]
-    xfer = fill_xfersize(cfg, targets)
-    expected = sum(t.size_bytes // xfer * xfer for t in targets)
     written = round(sum((r.get("iops") or 0) * cfg.vdbench.interval_s * (r.get("bytes_per_io") or 0)
                         for total in totals for r in run_intervals(total, parsed)))
     if not totals or written < 0.99 * expected:

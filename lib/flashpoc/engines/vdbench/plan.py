@@ -29,7 +29,7 @@ import math
 import numbers
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from ...errors import ParameterError
@@ -73,6 +73,7 @@ class RunDefinition:
         forrdpct: read percentages to loop over (override the wd's ``rdpct``).
         iorate: ``max``, ``curve`` (with ``curve``) or a fixed I/O rate.
         curve: ``iorate=curve`` points: % of the measured maximum.
+        stopcurve_ms: ``stopcurve=``: vdbench stops the curve once a step's response time passes it (ms).
         elapsed_s, interval_s, warmup_s: rd ``elapsed=``, ``interval=``, ``warmup=`` (s).
     """
 
@@ -87,6 +88,7 @@ class RunDefinition:
     elapsed_s: int = 60
     interval_s: int = 1
     warmup_s: int | None = None
+    stopcurve_ms: float | None = None
 
     def __post_init__(self) -> None:
         key = "RunDefinition"
@@ -120,6 +122,8 @@ class RunDefinition:
         parts = [f"rd={self.name}", f"wd={self.workload}", f"iorate={self.iorate}"]
         if self.curve is not None:
             parts.append("curve=(" + ",".join(_num(c) for c in self.curve) + ")")
+        if self.stopcurve_ms is not None:
+            parts.append(f"stopcurve={_num(self.stopcurve_ms)}")
         parts += [f"elapsed={self.elapsed_s}", f"interval={self.interval_s}"]
         if self.warmup_s is not None:
             parts.append(f"warmup={self.warmup_s}")
@@ -197,11 +201,21 @@ def sweep_run(campaign: Campaign, threads: Sequence[int], workload: Workload | s
     ``10, 20, ..., 300``: ``forthreads=(10-300,10)``), ``sweep.runtime_s`` (else
     ``vdbench.elapsed_s``) seconds per point, at ``vdbench.iorate`` (with ``iorate: curve``,
     each thread count's full-speed run is followed by one run per ``curve`` step), with the
-    warm-up of :func:`warmup_s`."""
+    warm-up of :func:`warmup_s`. ``sweep.plan: rate-curve`` runs ``iorate=curve`` at
+    ``sweep.curve_pct``, with ``stopcurve=`` at ``sweep.stop_ms``."""
     wl = campaign.workload(workload) if isinstance(workload, str) else workload
     vd = campaign.vdbench
+    if campaign.sweep.rate_steps:  # sweep.plan: rate-curve, vdbench's own iorate=curve
+        return replace(_run(campaign, name, wl, threads, campaign.sweep.runtime_s, "sweep.runtime_s", iorate="curve",
+                            curve=tuple(campaign.sweep.rate_steps)), stopcurve_ms=campaign.sweep.stop_ms)
     return _run(campaign, name, wl, threads, campaign.sweep.runtime_s, "sweep.runtime_s", iorate=vd.iorate,
                 curve=tuple(vd.curve) if vd.curve is not None else None)
+
+
+def round_run(campaign: Campaign, workload: Workload, threads: int, runtime_s: int) -> RunDefinition:
+    """One round of the write workloads' preconditioning: ``workload`` at ``threads`` at full
+    speed for ``runtime_s`` seconds (``precondition.round_s``)."""
+    return _run(campaign, "rd1", workload, [threads], runtime_s, "precondition.round_s", iorate="max", curve=None)
 
 
 def warmup_s(campaign: Campaign) -> int | None:
@@ -282,20 +296,22 @@ def render_parmfile(campaign: Campaign, workload_names: Sequence[str] | None,
     return "\n".join(lines) + "\n"
 
 
-def render_fill_parmfile(campaign: Campaign, targets: Sequence[TargetParams]) -> str:
-    """The parmfile that fills scratch files with vdbench's own data, once, when they are created.
+def render_fill_parmfile(campaign: Campaign, targets: Sequence[TargetParams], sizes: dict[str, int] | None = None
+                         ) -> str:
+    """The parmfile that fills targets (scratch files, or LUNs that allow writing) with vdbench's own
+    data, once (``sizes``: each working set in bytes, for a LUN without a ``size``).
 
     The general ``compratio=``/``dedupratio=``/``dedupunit=`` lines (as in every parmfile of the
     campaign), one sd per file (without ``host=``: it runs on the host that holds the files),
     and one sequential write of each file to its end (``seekpct=eof``, which ends the run; its
     ``elapsed=`` is only an upper bound), so that reads later read data of the configured
     reducibility rather than holes or another tool's data. The files must already exist at
-    their size (else vdbench runs its own format first).
+    their size (else vdbench runs its own format first); a LUN without a ``size`` is filled whole.
     """
-    if not targets or not all(t.create and t.size_bytes for t in targets):
-        raise ParameterError(f"targets: the fill writes scratch files with a size (create: true), got {targets!r}")
+    if not targets or not all(t.writable for t in targets):
+        raise ParameterError(f"targets: the fill writes targets that allow it (create or allow_write), got {targets!r}")
     _check_campaign(campaign)
-    xfer = fill_xfersize(campaign, targets)
+    xfer = fill_xfersize(campaign, targets, sizes)
     interval = campaign.vdbench.interval_s
     rd = RunDefinition("fill", "fill", (FILL_THREADS,), elapsed_s=-(-FILL_ELAPSED_S // interval) * interval,
                        interval_s=interval)
@@ -311,13 +327,14 @@ def render_fill_parmfile(campaign: Campaign, targets: Sequence[TargetParams]) ->
     return "\n".join(lines) + "\n"
 
 
-def fill_xfersize(campaign: Campaign, targets: Sequence[TargetParams]) -> int:
+def fill_xfersize(campaign: Campaign, targets: Sequence[TargetParams], sizes: dict[str, int] | None = None) -> int:
     """The fill's transfer size in bytes: :data:`FILL_XFERSIZE` rounded up to a multiple of
     ``dedupunit`` (vdbench dedups in dedupunit blocks), or one dedupunit (512 bytes without
-    one) for files smaller than two of those."""
+    one) for files smaller than two of those (``sizes``: working sets of targets without a size)."""
     unit = parse_size(campaign.vdbench.dedupunit) if campaign.vdbench.dedupunit else 512
     xfer = -(-FILL_XFERSIZE // unit) * unit
-    return unit if min(t.size_bytes for t in targets) < 2 * xfer else xfer
+    smallest = min(t.size_bytes or (sizes or {}).get(t.name) or 2 * xfer for t in targets)
+    return unit if smallest < 2 * xfer else xfer
 
 
 def data_text(campaign: Campaign) -> str:

@@ -1,0 +1,359 @@
+"""The precondition: every target filled once with the campaign's data before anything is measured.
+
+An all-flash array answers reads of blocks never written (thin) from its metadata, without
+touching flash: a read test on an unfilled LUN reports fantasy IOPS. So before the probe (its
+first action, and again before the sweep) every target the campaign may write (``create`` or
+``allow_write``) is written once from start to end of its working set, sequentially in large
+blocks, by the campaign's engine with the data its settings describe (fio's
+``buffer_compress_percentage``/``dedupe_percentage``, vdbench's ``compratio``/``dedupratio``:
+:meth:`flashpoc.engines.base.Engine.fill_targets`), after the safety gate. Each fill is recorded
+per host and target in ``targets/<host>/<target>.json`` (written atomically): the bytes the engine
+says it wrote, the data and its reducibility, the date, the checksum of a sample read back (and
+how well it compresses), and the target's identity (a LUN's WWID, a file's device, inode and birth time).
+The next run skips a target whose record still matches (path, working set, engine, data,
+identity). A read workload on a target that is not filled (and not named in
+``precondition.filled_elsewhere``) is refused before any I/O, or, with ``precondition.unfilled:
+warn``, warned about and recorded in ``precondition.json``.
+
+Write workloads then get SNIA PTS-style workload-dependent preconditioning when
+``precondition.write_rounds`` asks for it: rounds of each write workload (``round_s`` seconds at
+``threads``), each stored as a point of the phase ``precondition`` (a rerun reuses them), until
+its IOPS are steady by SNIA's rule over the last 5 rounds (:func:`snia_window`), at most
+``write_rounds``; the rounds and the window's verdict go into ``precondition.json`` and are
+charted (:func:`flashpoc.chart.precondition_rounds`).
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from .engines import get_engine
+from .errors import CheckFailed, RemoteError
+from .store import StoreError
+from .run.facts import target_lines
+from .run.hosts import quote
+
+if TYPE_CHECKING:
+    from .params import HostParams, TargetParams
+    from .phases import Workbench
+
+#: the records' folder in the campaign's results (one JSON per host and target), as vdbench's fills
+RECORD_DIR = "targets"
+#: the campaign-level status of the fills: what was filled, reused, or left unfilled
+STATUS_FILE = "precondition.json"
+#: the sample read back after a fill: this many bytes at the start, middle and end of the working set
+SAMPLE_BYTES = 1024 * 1024
+_SAMPLE_BLOCK = 64 * 1024
+#: SNIA PTS steady state: over the last WINDOW rounds, max - min within MAX_EXCURSION of the window's
+#: mean, and the least-squares line's rise across the window within MAX_SLOPE_EXCURSION of it
+WINDOW = 5
+MAX_EXCURSION = 0.20
+MAX_SLOPE_EXCURSION = 0.10
+
+
+#: the slowest fill rate a host's command timeout is stretched for (bytes/s): a 10 TiB LUN takes hours
+FILL_MIN_RATE = 20 * 1024 * 1024
+
+
+def fill_timeout_s(host_params: HostParams, total_bytes: int) -> float:
+    """Seconds a fill of ``total_bytes`` may take on one host: the host's ``command_timeout_s``, or
+    longer for a working set that needs it at :data:`FILL_MIN_RATE`."""
+    return max(host_params.command_timeout_s, total_bytes / FILL_MIN_RATE + 600)
+
+
+class UnfilledTargetWarning(UserWarning):
+    """A read workload runs on a target never filled (``precondition.unfilled: warn``)."""
+
+
+def make_scratch_files(host, targets: list[TargetParams]) -> None:
+    """Make the scratch files ``targets`` at their size (sparse), their directories too; a file
+    already as large is left as it is. The fill writes them afterwards."""
+    if targets:
+        host.run(" && ".join(f"mkdir -p {quote(str(Path(t.path).parent))} && {{ [ \"$(stat -L -c %s {quote(t.path)} "
+                             f"2>/dev/null || echo 0)\" -ge {t.size_bytes} ] || truncate -s {t.size_bytes} "
+                             f"{quote(t.path)}; }}" for t in targets),
+                 purpose=f"make the scratch files {', '.join(t.name for t in targets)}")
+
+
+def create_scratch(wb: Workbench, host_params: HostParams, scratch: list, short: list) -> list[dict[str, Any]]:
+    """With ``precondition.fill`` the scratch files are only made (sparse, :func:`make_scratch_files`):
+    the fill writes them once, recorded (:func:`fill_targets`); the record of a file made anew is dropped."""
+    make_scratch_files(wb.host(host_params), short)
+    for target in short:  # made anew (a file system may give it the inode of the one it replaces): fill it again
+        (wb.store.root / RECORD_DIR / host_params.name / f"{target.name}.json").unlink(missing_ok=True)
+    return [{"host": host_params.name, "target": t.name, "action": "created" if t in short else "reused"}
+            for t in scratch]
+
+
+def target_identities(host, targets: list[TargetParams]) -> dict[str, str]:
+    """Each target's identity on ``host``, read-only: ``block NAME WWID`` of a block device (its
+    ``wwid``, else a loop device's backing file), ``file DEV:INODE:BIRTH`` of a file (birth time 0
+    where the file system keeps none), or ``missing``."""
+    probe = ('if [ -b "$p" ]; then n=$(readlink -f "$p"); n=${n##*/}; '
+             'w=$(cat "/sys/class/block/$n/device/wwid" "/sys/class/block/$n/wwid" '
+             '"/sys/class/block/$n/loop/backing_file" 2>/dev/null | head -n1 | tr -s " \\t" "  "); '
+             'echo "block $n ${w:-unknown}"; elif [ -f "$p" ]; then stat -L -c "file %d:%i:%W" "$p"; '
+             'else echo missing; fi')
+    return dict(zip([t.name for t in targets], target_lines(host, targets, probe, "read the targets' identities")))
+
+
+def sample_offsets(working_set: int) -> list[int]:
+    """Byte offsets of the sample read back after a fill: the start, the middle and the last
+    :data:`SAMPLE_BYTES` of the working set (fewer when they overlap), block-aligned."""
+    last = max(0, working_set - SAMPLE_BYTES) // _SAMPLE_BLOCK * _SAMPLE_BLOCK
+    middle = min(last, working_set // 2 // _SAMPLE_BLOCK * _SAMPLE_BLOCK)
+    return sorted({0, middle, last})
+
+
+def read_sample(host, target: TargetParams, working_set: int) -> dict[str, Any]:
+    """The sample of ``target`` (:func:`sample_offsets`) read back on ``host``: its offsets, its
+    length, its SHA-256 and its size compressed by ``gzip -1`` (None without gzip), so the record
+    shows the data's reducibility as written, not only as asked."""
+    offsets = sample_offsets(working_set)
+    count = min(SAMPLE_BYTES, working_set) // _SAMPLE_BLOCK
+    reads = "; ".join(f"dd if={quote(target.path)} bs={_SAMPLE_BLOCK} skip={o // _SAMPLE_BLOCK} count={count} "
+                      "2>/dev/null" for o in offsets)
+    command = (f"r() {{ {reads}; }}; r | sha256sum | cut -c1-64; r | wc -c; "
+               "if command -v gzip >/dev/null 2>&1; then r | gzip -1c | wc -c; else echo none; fi")
+    lines = host.run(command, purpose=f"read a sample of {target.name} back").stdout.split()
+    if len(lines) != 3 or not lines[1].isdigit():
+        raise RemoteError(f"{host.name}: read a sample of {target.name} back: unexpected output {lines!r}")
+    return {"offsets_bytes": offsets, "bytes": int(lines[1]), "sha256": lines[0],
+            "gzip_bytes": int(lines[2]) if lines[2].isdigit() else None}
+
+
+def fill_record(wb: Workbench, host_params: HostParams, target: TargetParams, identity: str | None = None
+                ) -> dict[str, Any] | None:
+    """The stored record of ``target``'s fill on ``host_params``, or None when there is none that
+    matches the campaign now (path, working set, engine, data and, when given, identity)."""
+    engine = get_engine(wb.cfg.engine)
+    try:
+        record = json.loads((wb.store.root / RECORD_DIR / host_params.name / f"{target.name}.json").read_text())
+    except (OSError, ValueError):
+        return None
+    wanted = {"path": target.path, "size_bytes": target.size_bytes, "engine": engine.name,
+              "data": engine.fill_data(wb.cfg)}
+    if identity is not None:
+        wanted["identity"] = identity
+    return record if all(record.get(key) == value for key, value in wanted.items()) else None
+
+
+def _reads(wb: Workbench) -> list[str]:
+    """The campaign's workloads that read."""
+    return [w.name for w in wb.cfg.engine_workloads if getattr(w, "read_pct", 0) > 0]
+
+
+def fill_targets(wb: Workbench) -> list[dict[str, Any]]:
+    """Fill every target the campaign may write that has no matching record (after the safety
+    gate, which :func:`flashpoc.phases.prepare_targets` runs first), record each fill, then refuse
+    (or warn about) reads of targets that are still unfilled. What was done, one dict per host
+    and target; ``precondition.json`` has the same.
+
+    Raises:
+        CheckFailed: a read workload would run on an unfilled target (``precondition.unfilled:
+            refuse``, the default), naming each host and target and what to do, before any I/O.
+        RemoteError: the engine failed or wrote less than a working set.
+    """
+    from .phases import target_sizes
+
+    cfg = wb.cfg
+    engine = get_engine(cfg.engine)
+    if not engine.uses_targets:
+        return []
+    settings = cfg.precondition
+    data = engine.fill_data(cfg)
+    done: list[dict[str, Any]] = []
+    for host_params in cfg.hosts:
+        targets = cfg.targets_of(host_params)
+        if not targets:
+            continue
+        host = wb.host(host_params)
+        identities = target_identities(host, targets)
+        wanted = []
+        for target in targets:
+            status = {"host": host_params.name, "target": target.name}
+            if fill_record(wb, host_params, target, identities[target.name]) is not None:
+                done.append({**status, "action": "fill reused"})
+            elif settings.fill and target.writable and data is not None:
+                wanted.append(target)
+            elif target.name in settings.filled_elsewhere:
+                done.append({**status, "action": "filled elsewhere"})
+            elif target.create and not settings.fill:
+                done.append({**status, "action": "laid out"})  # the engine's layout wrote it with its data
+            else:
+                done.append({**status, "action": "unfilled"})
+        if not wanted:
+            continue
+        sizes = target_sizes(host, wanted)
+        working = {t.name: t.size_bytes or sizes[t.path] for t in wanted}
+        for target in wanted:
+            if not isinstance(working[target.name], int):
+                raise RemoteError(f"{host_params.name}: the size of {target.name} ({target.path}) cannot be read "
+                                  f"({working[target.name]}): nothing was filled")
+        results = engine.fill_targets(wb, host_params, wanted, working)
+        completed = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        for target in wanted:
+            record = {"host": host_params.name, "target": target.name, "path": target.path,
+                      "size_bytes": target.size_bytes, "working_set_bytes": working[target.name],
+                      "identity": identities[target.name], "engine": engine.name, "data": data,
+                      **results[target.name], "completed_utc": completed,
+                      "sample": read_sample(host, target, working[target.name])}
+            wb.store.write_json(f"{RECORD_DIR}/{host_params.name}/{target.name}.json", record)
+            done.append({"host": host_params.name, "target": target.name, "action": "filled",
+                         "written_bytes": record["written_bytes"], "seconds": record["seconds"]})
+    unfilled = [d for d in done if d["action"] == "unfilled"]
+    reads = _reads(wb)
+    wb.store.write_json(STATUS_FILE, {"engine": engine.name, "data": data, "targets": done,
+                                      "unfilled_read_by": reads if unfilled else []})
+    if unfilled and reads:
+        message = unfilled_message(unfilled, reads, settings.unfilled)
+        if settings.unfilled == "refuse":
+            raise CheckFailed(message)
+        warnings.warn(message, UnfilledTargetWarning, stacklevel=2)
+    return done
+
+
+def unfilled_message(unfilled: list[dict[str, Any]], reads: list[str], mode: str) -> str:
+    """The refusal (or warning) of reads on targets never filled, naming each and what to do."""
+    head = ("nothing was measured: " if mode == "refuse" else "WARNING: ") + (
+        f"the workloads {', '.join(reads)} read targets never written by this campaign; an all-flash array answers "
+        "reads of never-written blocks from its metadata, without touching flash (fantasy IOPS):")
+    lines = [f"target {d['target']} on host {d['host']} is not filled" for d in unfilled]
+    tail = ("fill it (allow_write: true; precondition.fill: true, the default), or name it in "
+            "precondition.filled_elsewhere if it holds data written otherwise (a copy of the database)"
+            + (", or set precondition.unfilled: warn" if mode == "refuse" else ""))
+    return head + "\n- " + "\n- ".join(lines) + "\n" + tail
+
+
+def snia_window(iops: list[float]) -> dict[str, Any] | None:
+    """SNIA's steady-state determination over the last :data:`WINDOW` rounds of ``iops`` (None
+    before there are that many): the window's rounds (1-based) and mean, the data excursion
+    (max - min) and the slope excursion (the least-squares line's rise across the window), each
+    in % of the mean next to what SNIA allows, and whether both are within it."""
+    if len(iops) < WINDOW:
+        return None
+    window = [float(v) for v in iops[-WINDOW:]]
+    mean = sum(window) / WINDOW
+    middle = (WINDOW - 1) / 2
+    slope = (sum((x - middle) * (y - mean) for x, y in enumerate(window))
+             / sum((x - middle) ** 2 for x in range(WINDOW)))
+    excursion = 100 * (max(window) - min(window)) / mean if mean > 0 else None
+    slope_excursion = 100 * abs(slope) * (WINDOW - 1) / mean if mean > 0 else None
+    steady = (excursion is not None and excursion <= 100 * MAX_EXCURSION
+              and slope_excursion <= 100 * MAX_SLOPE_EXCURSION)
+    return {"rounds": [len(iops) - WINDOW + 1, len(iops)], "mean_iops": mean, "slope_iops_per_round": slope,
+            "excursion_pct": excursion, "allowed_excursion_pct": 100 * MAX_EXCURSION,
+            "slope_excursion_pct": slope_excursion, "allowed_slope_excursion_pct": 100 * MAX_SLOPE_EXCURSION,
+            "steady": steady}
+
+
+def run_write_rounds(wb: Workbench) -> dict[str, Any]:
+    """The write workloads' preconditioning (``precondition.write_rounds``): rounds of each write
+    workload until steady by SNIA's rule (:func:`snia_window`) or the bound; per workload its
+    threads, round length, rounds (IOPS, mean latency, point id) and the last window's verdict,
+    also written to ``precondition.json`` (``write_rounds``). Nothing when ``write_rounds`` is 0."""
+    cfg = wb.cfg
+    settings = cfg.precondition
+    engine = get_engine(cfg.engine)
+    if not settings.write_rounds or not engine.uses_targets:
+        return {}
+    round_s = settings.round_s or engine.point_runtime_s(cfg)
+    out: dict[str, Any] = {}
+    for workload in [w for w in cfg.engine_workloads if getattr(w, "writes", False)]:
+        rounds: list[dict[str, Any]] = []
+        verdict = None
+        for number in range(settings.write_rounds):
+            row = engine.measure_round(wb, workload, settings.threads, round_s, number)
+            rounds.append({"round": number + 1, "point_id": row["point_id"], "iops": row.get("iops"),
+                           "lat_mean_ms": row.get("lat_mean_ms"), "reused": bool(row.get("reused"))})
+            verdict = snia_window([r["iops"] or 0.0 for r in rounds])
+            if verdict is not None and verdict["steady"]:
+                break
+        out[workload.name] = {"threads": settings.threads, "round_s": round_s, "rounds": rounds,
+                              "steady": bool(verdict and verdict["steady"]), "window": verdict}
+    try:
+        status = wb.store.read_json(STATUS_FILE)
+    except StoreError:
+        status = {}
+    wb.store.write_json(STATUS_FILE, {**status, "write_rounds": out})
+    return out
+
+
+def precondition_targets(wb: Workbench) -> list[dict[str, Any]]:
+    """The whole precondition: the fill (:func:`fill_targets`), then the write workloads' rounds
+    (:func:`run_write_rounds`); what the fill did, one dict per host and target."""
+    done = fill_targets(wb)
+    run_write_rounds(wb)
+    return done
+
+
+def load_status(cfg) -> dict[str, Any]:
+    """The campaign's ``precondition.json`` ({} before any precondition)."""
+    from .store import CampaignStore
+
+    try:
+        return CampaignStore(cfg.resolved().results_path()).read_json(STATUS_FILE)
+    except StoreError:
+        return {}
+
+
+def rounds_table(status: dict[str, Any]) -> pd.DataFrame:
+    """The write rounds of ``status`` (:func:`load_status`), one row per workload and round: the
+    round, IOPS and mean latency, and the last window's mean, first and last round (SNIA's window)
+    and verdict; empty when there were none."""
+    rows = []
+    for workload, done in (status.get("write_rounds") or {}).items():
+        window = done.get("window") or {}
+        for r in done["rounds"]:
+            rows.append({"workload": workload, "round": r["round"], "iops": r["iops"], "lat_mean_ms": r["lat_mean_ms"],
+                         "window_mean_iops": window.get("mean_iops"), "window_first": (window.get("rounds") or [None])[0],
+                         "window_last": (window.get("rounds") or [None, None])[1], "steady": done["steady"]})
+    return pd.DataFrame(rows)
+
+
+def status_text(root: Path | None, status: dict[str, Any]) -> str:
+    """The precondition in words for the report and notebook 02: per host and target what the
+    fill did (with its record under ``root``: the engine, the data, the bytes written, when, and
+    how well the sample compresses), then each write workload's rounds and SNIA's verdict."""
+    from . import tables
+
+    if not status:
+        return "not recorded (measured before the precondition existed, or nothing measured yet)."
+    parts = []
+    for done in status.get("targets", []):
+        where = f"{done['target']} on {done['host']}"
+        if done["action"] in ("filled", "fill reused"):
+            try:
+                record = json.loads((root / RECORD_DIR / done["host"] / f"{done['target']}.json").read_text())
+            except (OSError, ValueError, TypeError):
+                parts.append(f"{where}: filled (its record cannot be read)")
+                continue
+            sample = record.get("sample") or {}
+            ratio = (f"; a {tables.size(sample['bytes'])} sample compresses to "
+                     f"{100 * sample['gzip_bytes'] / sample['bytes']:.0f} % with gzip -1"
+                     if sample.get("gzip_bytes") and sample.get("bytes") else "")
+            parts.append(f"{where}: {tables.size(record.get('written_bytes'))} written by {record.get('engine')} "
+                         f"({record.get('data')}) on {record.get('completed_utc')}{ratio}")
+        elif done["action"] == "filled elsewhere":
+            parts.append(f"{where}: holds data written outside flashpoc (`precondition.filled_elsewhere`)")
+        elif done["action"] == "laid out":
+            parts.append(f"{where}: laid out by the engine when created (`precondition.fill: false`), not recorded")
+        else:
+            parts.append(f"{where}: NOT filled: its reads may have been answered from the array's metadata, without "
+                         "touching flash (`precondition.unfilled: warn`)")
+    for name, done in (status.get("write_rounds") or {}).items():
+        window = done.get("window")
+        said = (f"steady by SNIA's rule over rounds {window['rounds'][0]}-{window['rounds'][1]} (excursion "
+                f"{window['excursion_pct']:.1f} % of {window['allowed_excursion_pct']:g} % allowed, slope excursion "
+                f"{window['slope_excursion_pct']:.1f} % of {window['allowed_slope_excursion_pct']:g} %)"
+                if window and window["steady"] else "not steady by SNIA's rule within the bound"
+                if window else "too few rounds for SNIA's 5-round window")
+        parts.append(f"{name}: {len(done['rounds'])} preconditioning rounds of {done['round_s']} s at "
+                     f"{done['threads']} threads, {said}")
+    return "; ".join(parts) + "." if parts else "nothing to fill."
