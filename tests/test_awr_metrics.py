@@ -95,9 +95,24 @@ def test_instance_histogram_shares_19c():
     assert m["db_file_sequential_read_under_1ms_pct"] == round(92.2 + 5.6, 1)
     assert m["db_file_sequential_read_under_2ms_pct"] == round(92.2 + 5.6 + 1.2, 1)
     assert m["db_file_sequential_read_under_4ms_pct"] == round(92.2 + 5.6 + 1.2 + 0.7, 1)
-    # "direct path read 14   14.3   28.6  35.7  21.4" with a blank ">=512" (truly 0): all under 512 us.
+    # "direct path read 14   14.3   28.6  35.7  21.4" with a blank ">=512" (truly 0): all under 512 us
+    # in the histogram, which counts every session...
+    shares = histogram_shares(parsed(F_TXT_INST)["event_histograms"], "direct path read")
+    assert shares == {suffix: 100.0 for suffix in HISTOGRAM_LIMITS}
+    # ...but the SLOB sessions read none: "Foreground Wait Events" has no direct path read, its 14 waits are
+    # in "Background Wait Events" ("direct path read  14  0  0  149.93us"): no scan share, not 100 %
+    assert "direct path read" not in parsed(F_TXT_INST)["key_events"]
     for suffix in HISTOGRAM_LIMITS:
-        assert m[f"direct_path_read_under_{suffix}_pct"] == 100.0
+        assert m[f"direct_path_read_under_{suffix}_pct"] is None
+
+
+def test_direct_path_read_shares_kept_when_foreground_sessions_waited():
+    # 19c single instance report: Foreground Wait Events lists "direct path read" with 14 waits, so its
+    # shares stand ("(up to 32 ms)": <512us 71.4, <4ms 28.6)
+    report = parsed(DATA / "awr" / "19c_single_awrrpt_with_sqlplus_prompt_preamble.html")
+    assert report["key_event_waits"]["direct path read"] == 14
+    m = point_metrics(report)
+    assert [m[f"direct_path_read_under_{s}_pct"] for s in HISTOGRAM_LIMITS] == [71.4, 71.4, 71.4, 100.0]
 
 
 def test_histogram_main_section_alone_gives_512us_only():

@@ -61,8 +61,10 @@ Histogram shares
     ``X <= L``) is blank ("value of null is truly 0"), else ``None`` (e.g. ``under_512us`` of
     an 11g report, whose buckets start at ``<1ms``). AWR's histogram "ms" is 1024 us, so ``under_1ms`` really is
     "under 1.024 ms" (``under_2ms`` 2.048 ms, ``under_4ms`` 4.096 ms). Shares are ``None``
-    when the report has no histogram row of the event; the cluster's come from the global
-    report only (never from the instance report).
+    when the report has no histogram row of the event, and when the report's Foreground Wait
+    Events table lists no wait of it (a SLOB run without scans: the histogram's few ``direct path
+    read`` waits are background sessions', so the shares would read 100 for reads that never
+    happened); the cluster's come from the global report only (never from the instance report).
 
 Host CPU
     ``host_cpu_user_pct``, ``host_cpu_sys_pct``, ``host_cpu_iowait_pct``,
@@ -325,9 +327,14 @@ def _event_metrics(report: Mapping[str, Any]) -> dict[str, Any]:
     out["latency_event"] = chosen
     out["lat_mean_ms"] = None if chosen is None else _round(key_events[chosen] / 1000.0)
     rows = report.get("event_histograms") or ()
+    waits = report.get("key_event_waits") or {}
+    foreground_read = any(name.startswith("Foreground Wait Events")
+                          for name in (report.get("sections") or {}).get("read", ()))
     for event in HISTOGRAM_EVENTS:
-        out.update({f"{event_key(event)}_under_{suffix}_pct": share for suffix, share in
-                    histogram_shares(rows, event).items()})
+        shares = histogram_shares(rows, event)
+        if foreground_read and (event not in key_events or waits.get(event) == 0):
+            shares = dict.fromkeys(shares)  # no foreground wait: the histogram is other sessions' waits
+        out.update({f"{event_key(event)}_under_{suffix}_pct": share for suffix, share in shares.items()})
     return out
 
 
