@@ -159,3 +159,8 @@ class Engine:
     def points_per_count(self, cfg: Campaign) -> int:
         """Rows a sweep measures per planned thread count."""
         return 1
+
+    def wait_histogram(self, point_dir: Any, event: str) -> list[dict[str, Any]]:
+        """A database wait event's histogram per bucket from a stored point's files
+        (:func:`flashpoc.awr_metrics.histogram_buckets` rows); ``[]`` for engines that read no AWR."""
+        return []
