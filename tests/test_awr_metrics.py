@@ -14,6 +14,7 @@ import pytest
 from flashpoc.awr_metrics import (
     HISTOGRAM_LIMITS,
     bucket_bound,
+    histogram_buckets,
     histogram_shares,
     latency_event,
     point_metrics,
@@ -95,9 +96,55 @@ def test_instance_histogram_shares_19c():
     assert m["db_file_sequential_read_under_1ms_pct"] == round(92.2 + 5.6, 1)
     assert m["db_file_sequential_read_under_2ms_pct"] == round(92.2 + 5.6 + 1.2, 1)
     assert m["db_file_sequential_read_under_4ms_pct"] == round(92.2 + 5.6 + 1.2 + 0.7, 1)
-    # "direct path read 14   14.3   28.6  35.7  21.4" with a blank ">=512" (truly 0): all under 512 us.
+    # "direct path read 14   14.3   28.6  35.7  21.4" with a blank ">=512" (truly 0): all under 512 us
+    # in the histogram, which counts every session...
+    shares = histogram_shares(parsed(F_TXT_INST)["event_histograms"], "direct path read")
+    assert shares == {suffix: 100.0 for suffix in HISTOGRAM_LIMITS}
+    # ...but the SLOB sessions read none: "Foreground Wait Events" has no direct path read, its 14 waits are
+    # in "Background Wait Events" ("direct path read  14  0  0  149.93us"): no scan share, not 100 %
+    assert "direct path read" not in parsed(F_TXT_INST)["key_events"]
     for suffix in HISTOGRAM_LIMITS:
-        assert m[f"direct_path_read_under_{suffix}_pct"] == 100.0
+        assert m[f"direct_path_read_under_{suffix}_pct"] is None
+
+
+def test_direct_path_read_shares_kept_when_foreground_sessions_waited():
+    # 19c single instance report: Foreground Wait Events lists "direct path read" with 14 waits, so its
+    # shares stand ("(up to 32 ms)": <512us 71.4, <4ms 28.6)
+    report = parsed(DATA / "awr" / "19c_single_awrrpt_with_sqlplus_prompt_preamble.html")
+    assert report["key_event_waits"]["direct path read"] == 14
+    m = point_metrics(report)
+    assert [m[f"direct_path_read_under_{s}_pct"] for s in HISTOGRAM_LIMITS] == [71.4, 71.4, 71.4, 100.0]
+
+
+def test_buffer_hit_and_db_cpu_share_of_db_time():
+    # awr.txt: "Buffer  Hit   %:   45.92"; Top 10 Foreground Events "DB CPU  2747.9  9.6" (% DB time)
+    m = point_metrics(parsed(F_TXT_INST))
+    assert (m["buffer_hit_pct"], m["db_cpu_pct_of_db_time"]) == (45.92, 9.6)
+    assert point_metrics(parsed(F_HTML_INST))["buffer_hit_pct"] == 45.92  # the HTML's next cell
+    # 12.2 production report: "DB CPU 296.8 84.0": the database spent its time on CPU, "Buffer Hit %: 99.99"
+    prod = point_metrics(parsed(DATA / "awr" / "12.2.0.1_single_prod_awr.html"))
+    assert (prod["buffer_hit_pct"], prod["db_cpu_pct_of_db_time"]) == (99.99, 84.0)
+    # the cluster: System Statistics (Global) "physical reads cache 22,022,861", "session logical reads
+    # 40,065,632"; Time Model DB CPU of both instances over DB time 179.15 s/s
+    rac = point_metrics(parsed(F_TXT_RAC))
+    assert rac["buffer_hit_pct"] == round(100 * (1 - 22022861 / 40065632), 2) == 45.03
+    assert rac["db_cpu_pct_of_db_time"] == round(100 * rac["db_cpu_s_per_s"] / rac["db_time_s_per_s"], 1) == 8.8
+
+
+def test_read_histogram_per_bucket():
+    # "(up to 32 ms)": "db file sequential read 824.2K 92.2 5.6 1.2 .7 .1 .0 .0 .0" (<512us <1ms ... >=32ms)
+    buckets = histogram_buckets(parsed(F_TXT_INST)["event_histograms"], "db file sequential read")
+    assert [(b["bucket"], b["share_pct"]) for b in buckets] == [
+        ("<512us", 92.2), ("512us-1ms", 5.6), ("1-2ms", 1.2), ("2-4ms", 0.7), ("4-8ms", 0.1), ("8-16ms", 0.0),
+        ("16-32ms", 0.0), (">=32ms", 0.0)]
+    assert [b["within_pct"] for b in buckets][:3] == [92.2, 97.8, 99.0]
+    assert buckets[0]["section"] == "Wait Event Histogram (up to 32 ms)"
+    # the global report's <1us ... <512us buckets add up to <512us, <64ms ... >=1s to >=32ms
+    cluster = histogram_buckets(parsed(F_TXT_RAC)["event_histograms"], "db file sequential read")
+    assert [b["bucket"] for b in cluster] == [b["bucket"] for b in buckets]
+    assert [b["share_pct"] for b in cluster][:4] == [81.7, 11.8, 3.6, 1.8]
+    assert cluster[0]["section"] == "Wait Event Histogram (Global)"
+    assert histogram_buckets(parsed(F_TXT_INST)["event_histograms"], "no such event") == []
 
 
 def test_histogram_main_section_alone_gives_512us_only():

@@ -231,6 +231,30 @@ def test_parse_awr_text_and_html(capsys):
         assert report["key_events"]["log file parallel write"] == 18790.0  # printed "18.79ms"
 
 
+def test_parse_awr_sizing_summary(capsys, monkeypatch):
+    """`flashpoc parse awr --summary`: what a production database needs, and the campaign target."""
+    prod = DATA / "awr" / "12.2.0.1_single_prod_awr.html"
+    code, out, _ = run_cli(capsys, "parse", "awr", "--summary", str(prod), "--format", "json")
+    summary = json.loads(out)
+    # Load Profile "Read IO requests 0.5", "Write IO requests 1.6"; Top events "db file sequential read
+    # 1,412 ... 1.70ms", "DB CPU 296.8 84.0"; "Buffer  Hit   %: 99.99"; Background "log file parallel write ... .99ms"
+    assert code == 0 and (summary["read_iops"], summary["write_iops"], summary["iops"]) == (0.5, 1.6, 2.1)
+    assert (summary["read_lat_ms"], summary["db_cpu_pct_of_db_time"], summary["buffer_hit_pct"]) == (1.7, 84.0, 99.99)
+    assert summary["redo_write_lat_ms"] == 0.99
+    assert summary["top_io_events"][0] == {"event": "db file scattered read", "wait_class": "User I/O", "waits": 211,
+                                           "avg_wait_ms": 13.96, "pct_db_time": 0.8}
+    assert summary["target"] == {"slo_ms": 1.7, "iops_levels": [2]}
+    # the table fits the width (100 columns when not a terminal), measures in words, then the top I/O events
+    code, out, _ = run_cli(capsys, "parse", "awr", "--summary",
+                           str(DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10" / "awr.txt"))
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 100
+    assert re.search(r"^IOPS \(read \+ write requests/s\)\s+32,911", out, re.M)
+    assert re.search(r"^Read latency, db file sequential read \(ms\)\s+0.35$", out, re.M)
+    assert re.search(r"^db file sequential read\s+User I/O\s+10,924,627\s+0.35\s+13.4$", out, re.M)
+    code, _, err = run_cli(capsys, "parse", "slob", "--summary", str(prod))
+    assert code == 2 and err.strip() == "flashpoc: error: --summary: only with awr (a production AWR report), not slob"
+
+
 def test_parse_slob_run_directory(capsys):
     """`flashpoc parse slob DIR`: the point's metrics from the files runit.sh left."""
     run = DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10"

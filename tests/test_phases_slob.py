@@ -105,10 +105,25 @@ def test_check_probe_sweep_and_report_on_slob(tmp_path):
     again = phases.run_sweep(cfg, {"slob-9010": [1], "slob-read": [1, 2]}, progress=False)
     assert again["reused"].all()
 
+    # Instance Efficiency is not in the global report: the cluster's buffer hit from System Statistics (Global)
+    assert (rac["buffer_hit_pct"], rac["db_cpu_pct_of_db_time"]) == (45.03, 8.8)
+
     report = phases.build_report(cfg)
     assert {"hockey_stick", "oracle_latency", "host_cpu", "db_cpu", "read_latency_shares",
-            "interval_series"} <= set(report.charts)
+            "interval_series", "oracle_write_latency", "db_time_shares", "wait_histogram"} <= set(report.charts)
     assert report.files["report.html"].exists()
+    # the read wait histogram per AWR bucket at each workload's detail point, from the reports stored with it
+    bars = {(v["workload"], v["bucket"]): v["share_pct"] for v in _chart_values(report.charts["wait_histogram"])}
+    # RAC: Wait Event Histogram (Global) of db file sequential read, <1us ... <512us added up to 81.7
+    assert [bars["slob-9010", b] for b in ("<512us", "512us-1ms", "1-2ms", "2-4ms")] == [81.7, 11.8, 3.6, 1.8]
+    # the 12.2 scan run reads by direct path read: "(up to 32 ms)" "6.1M 11.8 9.4 14.1 17.9 45.1 1.6 .0"
+    assert [bars["slob-read", b] for b in ("<512us", "512us-1ms", "1-2ms", "2-4ms", "4-8ms", "8-16ms")] == [
+        11.8, 9.4, 14.1, 17.9, 45.1, 1.6]
+    writes = _chart_values(report.charts["oracle_write_latency"])
+    redo = [v for v in writes if v["workload"] == "slob-9010" and v["event"] == "log file parallel write"]
+    assert [(round(v["iops"], 1), v["latency_ms"]) for v in redo] == [(67029.6, pytest.approx(22.52))]
+    html = report.files["report.html"].read_text()
+    assert "% of DB time on DB CPU" in html and "storage (or another wait) sets the pace" in html
     summary = report.summary.set_index("workload")
     assert summary.loc["slob-9010", "max_iops"] == 67030
 
@@ -297,6 +312,11 @@ def test_awr_through_sql_around_each_point(tmp_path, monkeypatch):
     assert round(row["lat_mean_ms"] * 1000, 2) == 350.19
 
 
+def _chart_values(chart) -> list[dict]:
+    """Every data row of an altair chart's datasets."""
+    return [row for rows in chart.to_dict()["datasets"].values() for row in rows]
+
+
 def test_two_slob_campaigns_compared_in_the_report(tmp_path):
     """A SLOB campaign compared with another: the other's parameters are read back from its
     manifest.json (written by its check), and its points are those of these parameters."""
@@ -315,5 +335,9 @@ def test_two_slob_campaigns_compared_in_the_report(tmp_path):
                                                                              pytest.approx(67029.6))
     assert row["delta_pct"] == 0
     assert report.files["comparison.csv"].is_file()
+    # the read wait histogram keeps the configurations apart: one bar per configuration and bucket
+    bars = [(v["config"], v["bucket"], v["share_pct"]) for v in _chart_values(report.charts["wait_histogram"])]
+    assert [b for b in bars if b[1] == "<512us"] == [("A", "<512us", 81.7), ("B", "<512us", 81.7)]
+    assert len(bars) == 2 * 8
     manifest = json.loads((tmp_path / "results" / "slob-b" / "manifest.json").read_text())
     assert "workloads" not in manifest["params"] and manifest["params"]["slob"]["workloads"][0]["name"] == "slob-9010"

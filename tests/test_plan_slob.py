@@ -28,7 +28,7 @@ def test_seed_golden(conf, name):
 def test_seed_values_from_engines_md():
     assert parse_slob_conf((GOLDEN / "seed_8020.slob.conf").read_text()) == {
         "UPDATE_PCT": "20", "SCAN_PCT": "0", "RUN_TIME": "600", "WORK_LOOP": "0", "SCALE": "75G",
-        "WORK_UNIT": "64", "REDO_STRESS": "LITE", "LOAD_PARALLEL_DEGREE": "12"}
+        "SCAN_TABLE_SZ": "1M", "WORK_UNIT": "64", "REDO_STRESS": "LITE", "LOAD_PARALLEL_DEGREE": "12"}
     scan = parse_slob_conf((GOLDEN / "seed_scan.slob.conf").read_text())
     assert (scan["UPDATE_PCT"], scan["SCAN_PCT"], scan["SCAN_TABLE_SZ"]) == ("0", "100", "50G")
 
@@ -108,7 +108,7 @@ def test_literal_password_never_echoed():
 @pytest.mark.parametrize("change,match", [
     ({"update_pct": 101}, "UPDATE_PCT"),
     ({"update_pct": 60, "scan_pct": 50, "scan_table_sz": "1G"}, r"UPDATE_PCT \+ SCAN_PCT"),
-    ({"scan_pct": 10}, "SCAN_TABLE_SZ"),
+    ({"scan_pct": 10, "scan_table_sz": None}, "SCAN_TABLE_SZ"),
     ({"redo_stress": "MEDIUM"}, "REDO_STRESS"),
     ({"scale": "75X"}, "SCALE"),
     ({"scale": "0"}, "SCALE"),
@@ -164,3 +164,6 @@ def test_shipped_parameter_files_are_the_seed_configurations(repo, name, seed):
     got = parse_slob_conf(text)
     assert got.pop("THREADS_PER_SCHEMA") == "4" and got.pop("DATABASE_STATISTICS_TYPE") == "awr"
     assert got == parse_slob_conf(render_slob_conf(getattr(plan.slob, seed)))
+    assert "SCAN_TABLE_SZ" in got
+    assert cfg.slob.schemas == 4  # the seed's runit.sh -s 4
+    assert "-s 4 " in (repo / "parameters" / name).read_text()

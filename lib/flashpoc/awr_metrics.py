@@ -27,6 +27,15 @@ IO rates (per second)
     * ``iops`` = ``read_iops + write_iops``; ``bw_mibps`` = ``read_mibps + write_mibps``
       (``None`` when either part is).
 
+Database time and cache
+    ``db_cpu_pct_of_db_time``: the instance report's Top events ``DB CPU`` ``% DB time``
+    (printed to 0.1), else ``db_cpu_s_per_s`` / ``db_time_s_per_s`` x 100 to 0.1 (the
+    cluster's: Time Model DB CPU over the header's DB time). A run whose DB time is mostly DB
+    CPU is not waiting for storage. ``buffer_hit_pct``: the
+    instance report's "Instance Efficiency Percentages" ``Buffer Hit %``; the cluster's is
+    100 x (1 - ``physical reads cache`` / ``session logical reads``) of ``System Statistics
+    (Global)``, to 0.01 (the same formula gives 45.93 on the instance report that prints 45.92).
+
 Latencies
     ``<event>_avg_wait_us`` for each event of :data:`KEY_EVENTS` (``<event>`` is
     :func:`flashpoc.oracle_metrics.event_key` of the name), ``None`` when the report lists no
@@ -61,8 +70,10 @@ Histogram shares
     ``X <= L``) is blank ("value of null is truly 0"), else ``None`` (e.g. ``under_512us`` of
     an 11g report, whose buckets start at ``<1ms``). AWR's histogram "ms" is 1024 us, so ``under_1ms`` really is
     "under 1.024 ms" (``under_2ms`` 2.048 ms, ``under_4ms`` 4.096 ms). Shares are ``None``
-    when the report has no histogram row of the event; the cluster's come from the global
-    report only (never from the instance report).
+    when the report has no histogram row of the event, and when the report's Foreground Wait
+    Events table lists no wait of it (a SLOB run without scans: the histogram's few ``direct path
+    read`` waits are background sessions', so the shares would read 100 for reads that never
+    happened); the cluster's come from the global report only (never from the instance report).
 
 Host CPU
     ``host_cpu_user_pct``, ``host_cpu_sys_pct``, ``host_cpu_iowait_pct``,
@@ -159,7 +170,7 @@ def point_metrics(report: Mapping[str, Any], rac_global: Mapping[str, Any] | Non
         ``begin_snap``, ``end_snap``, ``elapsed_s``, ``rac``, ``instances``, ``read_iops``,
         ``write_iops``, ``iops``, ``read_mibps``, ``write_mibps``, ``bw_mibps``,
         ``redo_mibps``, ``transactions_per_s``, ``db_time_s_per_s``, ``db_cpu_s_per_s``,
-        ``background_cpu_s_per_s``, ``<event>_avg_wait_us`` for each of :data:`KEY_EVENTS`,
+        ``background_cpu_s_per_s``, ``db_cpu_pct_of_db_time``, ``buffer_hit_pct``, ``<event>_avg_wait_us`` for each of :data:`KEY_EVENTS`,
         ``latency_event``, ``lat_mean_ms``, ``<event>_under_{512us,1ms,2ms,4ms}_pct`` for
         each of :data:`HISTOGRAM_EVENTS`, ``host_cpu_user_pct``, ``host_cpu_sys_pct``,
         ``host_cpu_iowait_pct``, ``host_cpu_idle_pct``, ``host_cpu_busy_pct`` and ``cpus``;
@@ -225,6 +236,9 @@ def _instance_metrics(report: Mapping[str, Any]) -> dict[str, Any]:
         value = profile.get(stat)
         out[metric] = None if value is None else _round(value * scale)
     out.update(_io_sums(out))
+    out["buffer_hit_pct"] = (report.get("instance_efficiency") or {}).get("buffer_hit_pct")
+    printed = [e.get("pct_db_time") for e in report.get("top_events") or () if e.get("event") == "DB CPU"]
+    out["db_cpu_pct_of_db_time"] = printed[0] if printed and printed[0] is not None else _cpu_share(out)
     out.update(_event_metrics(report))
     out.update(_host_cpu_instance(report.get("host_cpu")))
     return _ordered(out)
@@ -258,15 +272,25 @@ def _cluster_metrics(rac: Mapping[str, Any]) -> dict[str, Any]:
         usable = bool(values) and all(v is not None for v in values) and bool(elapsed_s)
         out[metric] = _round(sum(values) / elapsed_s) if usable else None
     out.update(_io_sums(out))
+    logical, cache = stats.get("session logical reads"), stats.get("physical reads cache")
+    out["buffer_hit_pct"] = round(100.0 * (1.0 - cache / logical), 2) if logical and cache is not None else None
+    out["db_cpu_pct_of_db_time"] = _cpu_share(out)
     out.update(_event_metrics(rac))
     out.update(_host_cpu_cluster(rac.get("host_cpu_by_instance")))
     return _ordered(out)
 
 
+def _cpu_share(out: Mapping[str, Any]) -> float | None:
+    """DB CPU as a percentage of DB time, to 0.1 (``None`` without both)."""
+    cpu, time = out.get("db_cpu_s_per_s"), out.get("db_time_s_per_s")
+    return round(100.0 * cpu / time, 1) if cpu is not None and time else None
+
+
 _ORDER: tuple[str, ...] = (
     "scope", "db_name", "version", "begin_snap", "end_snap", "elapsed_s", "rac", "instances",
     "read_iops", "write_iops", "iops", "read_mibps", "write_mibps", "bw_mibps", "redo_mibps",
-    "transactions_per_s", "db_time_s_per_s", "db_cpu_s_per_s", "background_cpu_s_per_s",
+    "transactions_per_s", "db_time_s_per_s", "db_cpu_s_per_s", "background_cpu_s_per_s", "db_cpu_pct_of_db_time",
+    "buffer_hit_pct",
 )
 
 
@@ -325,9 +349,14 @@ def _event_metrics(report: Mapping[str, Any]) -> dict[str, Any]:
     out["latency_event"] = chosen
     out["lat_mean_ms"] = None if chosen is None else _round(key_events[chosen] / 1000.0)
     rows = report.get("event_histograms") or ()
+    waits = report.get("key_event_waits") or {}
+    foreground_read = any(name.startswith("Foreground Wait Events")
+                          for name in (report.get("sections") or {}).get("read", ()))
     for event in HISTOGRAM_EVENTS:
-        out.update({f"{event_key(event)}_under_{suffix}_pct": share for suffix, share in
-                    histogram_shares(rows, event).items()})
+        shares = histogram_shares(rows, event)
+        if foreground_read and (event not in key_events or waits.get(event) == 0):
+            shares = dict.fromkeys(shares)  # no foreground wait: the histogram is other sessions' waits
+        out.update({f"{event_key(event)}_under_{suffix}_pct": share for suffix, share in shares.items()})
     return out
 
 
@@ -455,3 +484,83 @@ def _host_cpu_cluster(rows: Sequence[Mapping[str, Any]] | None) -> dict[str, Any
     _busy(out)
     out["cpus"] = sum(weights) if weighted else None
     return out
+
+
+# --------------------------------------------------------------------------- buckets
+
+
+def histogram_buckets(rows: Iterable[Mapping[str, Any]], event: str, *, low: float = 512.0,
+                      high: float = 32768.0) -> list[dict[str, Any]]:
+    """An event's wait histogram per bucket, as AWR prints it: the share (%) of all the event's
+    waits in each bucket from ``<512us`` to ``>=32ms``.
+
+    The section read is, of those listing the event, one with a ``<1ms`` bucket and the most
+    buckets ("(up to 32 ms)" in 19c/12.2 instance reports, "(Global)" in RAC global reports, the
+    single "Wait Event Histogram" of 11g), else the one with the most buckets. Its buckets below
+    ``low`` (AWR us) add up to one ``<512us`` bucket and those at or above ``high`` to one
+    ``>=32ms`` bucket, so that every report gives the same buckets; AWR's "ms" is 1024 us, so
+    ``512us-1ms`` really ends at 1.024 ms (``upper_us`` holds AWR's bound).
+
+    Returns:
+        Rows ``bucket`` (label), ``lower_us``, ``upper_us`` (None for the last), ``share_pct``
+        (the printed cells added, to 0.1), ``within_pct`` (cumulative, at most 100: the cells are
+        rounded), ``section``; ``[]``
+        when no section lists the event or its buckets cannot be read.
+    """
+    sections: dict[str, list[tuple[tuple[str, float], float]]] = {}
+    seen: set[tuple[str, str]] = set()
+    for row in rows:
+        section = row.get("section")
+        if row.get("event") != event or section not in _HISTOGRAM_SECTIONS or (section, row["bucket"]) in seen:
+            continue
+        seen.add((section, row["bucket"]))
+        bound = bucket_bound(row["bucket"])
+        if bound is None:
+            sections[section] = []
+            sections.setdefault(f"!{section}", [])  # unreadable: never chosen
+            continue
+        if f"!{section}" not in sections:
+            sections.setdefault(section, []).append((bound, float(row["pct"])))
+    usable = {name: buckets for name, buckets in sections.items() if buckets and not name.startswith("!")
+              and f"!{name}" not in sections}
+    if not usable:
+        return []
+    with_1ms = {n: b for n, b in usable.items() if any(op in ("<", "<=") and abs(v - 1024.0) < 1e-9
+                                                         for (op, v), _ in b)}
+    pool = with_1ms or usable
+    name = max(pool, key=lambda n: len(pool[n]))
+    merged: dict[tuple[float, float | None], float] = {}
+    previous = 0.0
+    for (op, bound), pct in pool[name]:
+        if op in ("<", "<="):
+            lower, upper = previous, bound
+            previous = bound
+        else:
+            lower, upper = bound, None
+        if upper is not None and upper <= low:
+            key = (0.0, low)
+        elif upper is None or lower >= high:
+            key = (high, None)
+        else:
+            key = (lower, upper)
+        merged[key] = merged.get(key, 0.0) + pct
+    out, within = [], 0.0
+    for (lower, upper), share in sorted(merged.items(), key=lambda item: item[0][0]):
+        within += share
+        out.append({"bucket": _bucket_text(lower, upper), "lower_us": lower, "upper_us": upper,
+                    "share_pct": round(share, 1), "within_pct": min(round(within, 1), 100.0), "section": name})
+    return out
+
+
+def _awr_time(us: float) -> str:
+    return f"{us / 1024.0:g}ms" if us >= 1024.0 else f"{us:g}us"
+
+
+def _bucket_text(lower: float, upper: float | None) -> str:
+    if upper is None:
+        return f">={_awr_time(lower)}"
+    if lower == 0.0:
+        return f"<{_awr_time(upper)}"
+    if lower >= 1024.0:
+        return f"{lower / 1024.0:g}-{upper / 1024.0:g}ms"
+    return f"{_awr_time(lower)}-{_awr_time(upper)}"

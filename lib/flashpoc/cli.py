@@ -412,10 +412,37 @@ def _print_rows(rows: list[dict[str, Any]], fmt: str, engine: str) -> None:
 
 
 def _cmd_parse(args: argparse.Namespace) -> int:
+    if args.summary and args.engine != "awr":
+        raise ParameterError(f"--summary: only with awr (a production AWR report), not {args.engine}")
     try:
+        if args.summary:
+            return _awr_summary(Path(args.file), args.format)
         return _parse(Path(args.file), args.engine, args.format)
     except ParseError as error:  # the file given is what cannot be read: bad input
         raise ParameterError(str(error)) from None
+
+
+def _awr_summary(path: Path, fmt: str) -> int:
+    """``parse awr --summary``: what the database needs (:func:`flashpoc.sizing.sizing_summary`)."""
+    from .sizing import sizing_summary, summary_rows
+    from .texttable import text_table
+
+    summary = sizing_summary(_read_awr(path)[0])
+    if fmt == "json":
+        print(json.dumps(summary, indent=1, default=str))
+        return 0
+    rows = summary_rows(summary)
+    if fmt == "csv":
+        _print_rows(rows, fmt, "awr")
+        return 0
+    width = output_width()
+    print(text_table(rows, [("measure", "Measure"), ("value", "Value")], width))
+    if summary["top_io_events"]:
+        print("\nTop I/O events (by DB time)")
+        print(text_table(summary["top_io_events"], [("event", "Event"), ("wait_class", "Wait class"),
+                                                    ("waits", "Waits", ",.0f"), ("avg_wait_ms", "Avg wait (ms)"),
+                                                    ("pct_db_time", "DB time (%)")], width))
+    return 0
 
 
 def _read_awr(path: Path) -> tuple[Any, list[dict[str, Any]]]:
@@ -553,6 +580,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="fio: the JSON(+) output file; vdbench: the output directory; "
                                 "awr: an AWR report (text or HTML, .gz too); slob: a run directory")
     p.add_argument("--format", choices=["json", "csv", "table"], default="table")
+    p.add_argument("--summary", action="store_true",
+                   help="awr: the sizing summary of a production report (IOPS, MiB/s, read and write latency, DB "
+                        "CPU share, top I/O events) and the campaign target it gives (slo_ms, report.iops_levels)")
 
     p = command("saturation", "the saturation threads of a CSV of threads, IOPS and latency",
                 "Find the thread count beyond which IOPS stop rising in a CSV of threads,iops,latency_ms (as a "

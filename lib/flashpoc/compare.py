@@ -50,6 +50,12 @@ DEFINING_COLUMNS: dict[str, str] = {
 #: Working sets further apart than this (% of the larger) are not compared.
 WORKING_SET_TOLERANCE_PCT = 10.0
 
+#: Oracle write waits (SLOB points, ms) compared at equal IOPS, and their metric names.
+ORACLE_WRITE_WAITS: dict[str, str] = {
+    "redo_write_lat_ms": "redo write (log file parallel write) at equal IOPS",
+    "dbwr_write_lat_ms": "DBWR write (db file parallel write) at equal IOPS",
+}
+
 COMPARISON_COLUMNS = ["workload", "metric", "unit", "at", "baseline", "config", "baseline_value", "config_value",
                       "delta", "delta_pct", "better"]
 
@@ -239,7 +245,8 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
     Returns:
         One row per workload, configuration and metric (:data:`COMPARISON_COLUMNS`): metric
         ``max IOPS`` (IOPS), ``IOPS at latency`` (IOPS, ``at`` e.g. "1 ms"), ``mean latency at
-        equal IOPS`` (ms), ``write latency at equal IOPS`` (ms, where writes exist), ``host CPU
+        equal IOPS`` (ms), ``write latency at equal IOPS`` (ms, where writes exist), the Oracle
+        write waits of :data:`ORACLE_WRITE_WAITS` (ms, SLOB points), ``host CPU
         per 10K IOPS`` (%), ``max MiB/s``, and at equal load (``at`` e.g. "64 threads") the
         :data:`EQUAL_LOAD_MEASURES` both configurations have values of (IOPS, MiB/s and latency,
         in total and, for workloads that both read and write, per direction; host CPU); ``delta`` = config - baseline, ``delta_pct`` in % of the baseline,
@@ -286,6 +293,10 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
                     add("write latency at equal IOPS", "ms", at,
                         value_at_iops(base, "write_lat_mean_ms", level)["value"],
                         value_at_iops(other, "write_lat_mean_ms", level)["value"], False)
+                for column, metric in ORACLE_WRITE_WAITS.items():
+                    waits = [value_at_iops(g, column, level)["value"] for g in (base, other)]
+                    if any(v is not None for v in waits):
+                        add(metric, "ms", at, *waits, False)
                 cpu = [value_at_iops(g, "host_cpu_busy_pct", level)["value"] for g in (base, other)]
                 if any(v is not None for v in cpu):
                     add("host CPU per 10K IOPS", "%", at, *[None if v is None else v / (level / 1e4) for v in cpu],
@@ -353,6 +364,8 @@ def _measure_label(what: str, unit: str) -> str:
 _MEASURES = {"max IOPS": "Max IOPS", "IOPS at latency": "IOPS at {at}", "mean latency at equal IOPS":
              "Mean latency (ms) at {at}", "write latency at equal IOPS": "Write latency (ms) at {at}",
              "host CPU per 10K IOPS": "Host CPU per 10K IOPS (%) at {at}", "max MiB/s": "Max MiB/s",
+             ORACLE_WRITE_WAITS["redo_write_lat_ms"]: "Redo write wait (ms) at {at}",
+             ORACLE_WRITE_WAITS["dbwr_write_lat_ms"]: "DBWR write wait (ms) at {at}",
              **{metric: _measure_label(metric.removesuffix(" at equal threads"), unit)
                 for _, metric, unit, _ in EQUAL_LOAD_MEASURES}}
 _FORMATS = {"IOPS": tables.count, "ms": tables.ms, "%": tables.pct, "MiB/s": tables.mibps}

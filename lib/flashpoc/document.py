@@ -457,6 +457,13 @@ LEADS = {
     "host_cpu": "CPU of the load hosts at each point: a host near 100 % limits the result, not the array.",
     "db_cpu": "CPU seconds per second the database used (AWR DB CPU): if it flattens while IOPS stop rising, the "
               "database host is the limit.",
+    "oracle_write_latency": "The redo write (`log file parallel write`: what commits wait for) and the DBWR write "
+                            "(`db file parallel write`) against IOPS, the hockey stick's axis: configurations "
+                            "read at equal IOPS. Log scale.",
+    "db_time_shares": "DB CPU as a share of DB time, and the buffer cache hit ratio: DB time mostly on CPU means the "
+                      "sessions were not waiting for storage; a high buffer hit means few reads reached it.",
+    "wait_histogram": "The read wait histogram at each detail point, per AWR bucket (AWR's ms is 1,024 us), each "
+                      "configuration in its own colour: where most reads complete, and the slow tail.",
 }
 
 
@@ -470,7 +477,7 @@ def results(report, context: Context) -> list[DocSection]:
         return [LEADS[name], charts[name]] if name in charts else []
 
     load = [*with_lead("hockey_stick"), *with_lead("load_vs_threads"), *with_lead("rate_curve"),
-            *with_lead("write_latency")]
+            *with_lead("write_latency"), *with_lead("oracle_write_latency")]
     latency = with_lead("latency_percentiles")
     if not latency and not engine.measures_oracle:
         latency = [summary.distribution_text(report.detail) or "(the engine reports no latency percentiles)"]
@@ -479,7 +486,11 @@ def results(report, context: Context) -> list[DocSection]:
     if not report.hosts.empty:
         hosts.append(summary.hosts_display(report.hosts))
     hosts += [*([charts["per_host_iops"]] if "per_host_iops" in charts else []), *with_lead("host_cpu"),
-              *with_lead("db_cpu")]
+              *with_lead("db_cpu"), *with_lead("db_time_shares")]
+    if "db_time_shares" in charts:
+        from .oracle_report import db_cpu_text
+
+        hosts.append(db_cpu_text(report.points))
     steady = [report.steadiness_text]
     determination = summary.steadiness_display(report.steadiness) if not report.steadiness.empty else None
     if determination is not None and not determination.empty:
@@ -494,6 +505,7 @@ def results(report, context: Context) -> list[DocSection]:
                    "each latency.", summary.distribution_display(report.distribution)]
     if "latency_histogram" in charts:
         spread.append(charts["latency_histogram"])
+    spread += with_lead("wait_histogram")
     probe: list[Any] = []
     if context.probe is not None:
         from .phases import probe_text
@@ -541,6 +553,9 @@ CHART_PURPOSES = {
     "oracle_latency": "Oracle I/O wait latency",
     "db_cpu": "DB CPU",
     "read_latency_shares": "single-block read latency shares",
+    "oracle_write_latency": "Oracle write waits against IOPS",
+    "db_time_shares": "DB CPU share of DB time and buffer hit",
+    "wait_histogram": "read wait histogram at the detail points",
     "interval_series": "each interval of the detail points",
     "latency_histogram": "latency distribution at the detail points",
     "probe_curve": "the saturation probe",

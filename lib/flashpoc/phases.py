@@ -940,6 +940,10 @@ class Report:
                  "db_cpu": "(no DB CPU: not a SLOB campaign, or AWR did not report it)",
                  "read_latency_shares": "(no read latency histogram: not a SLOB campaign, or AWR did not "
                                         "report one)",
+                 "oracle_write_latency": "(no Oracle write waits: not a SLOB campaign, or AWR listed none)",
+                 "db_time_shares": "(no DB CPU share or buffer hit: not a SLOB campaign, or AWR did not report them)",
+                 "wait_histogram": "(no read wait histogram at the detail points: not a SLOB campaign, or their "
+                                   "AWR reports have none)",
                  "per_host_iops": ""}  # hosts_text says it
         if name in self.charts:
             return self.charts[name]
@@ -1006,6 +1010,10 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
     else:
         charts["host_cpu"] = chart.host_cpu(points, color_domain=domain)
     detail = summary.detail_points(points, cfg.slo_ms, cfg.report.detail_threads)
+    if get_engine(cfg.engine).measures_oracle:
+        from .oracle_report import oracle_charts
+
+        charts.update(oracle_charts(cfg, points, detail, domain))
     intervals, histogram = load_point_details(cfg, detail)
     if not intervals.empty:
         charts["interval_series"] = chart.interval_series(intervals, detail, color_domain=domain)

@@ -122,13 +122,16 @@ AT_MAX_IF_PRESENT = {
     "redo_write_lat_ms": 3,
     "dbwr_write_lat_ms": 3,
     "db_cpu_s_per_s": 2,
+    "db_cpu_pct_of_db_time": 1,
+    "buffer_hit_pct": 2,
     "host_cpu_user_pct": 1,
     "host_cpu_iowait_pct": 1,
     "db_file_sequential_read_under_1ms_pct": 1,
     "db_file_sequential_read_under_2ms_pct": 1,
 }
 """Columns (SLOB/AWR points) added to the summary at the max-IOPS point when the points have them:
-write latencies (ms), DB CPU (CPU s per s), host CPU (%) and shares of reads under 1/2 ms (%)."""
+write latencies (ms), DB CPU (CPU s per s, and % of DB time), buffer hit (%), host CPU (%) and shares of
+reads under 1/2 ms (%)."""
 
 
 

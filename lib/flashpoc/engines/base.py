@@ -195,3 +195,8 @@ class Engine:
         ``total_iops`` (``pct`` % of the uncontrolled maximum) over every host; its row, whose
         ``curve_pct`` and ``iorate_requested`` say so."""
         raise NotImplementedError
+
+    def wait_histogram(self, point_dir: Any, event: str) -> list[dict[str, Any]]:
+        """A database wait event's histogram per bucket from a stored point's files
+        (:func:`flashpoc.awr_metrics.histogram_buckets` rows); ``[]`` for engines that read no AWR."""
+        return []

@@ -669,7 +669,8 @@ def parse_awr(text: str, *, allow_truncated: bool = False) -> dict[str, Any]:
     Returns:
         A dict with ``format``, ``kind``, ``header``, ``load_profile``, ``top_events``,
         ``key_events``, ``event_histograms``, ``iostat_by_function``, ``tablespace_io``,
-        ``file_io``, ``host_cpu``, ``key_event_waits``, and for RAC global reports
+        ``file_io``, ``host_cpu``, ``key_event_waits``, for instance reports
+        ``instance_efficiency`` (``buffer_hit_pct``: "Buffer Hit %", or ``None``), and for RAC global reports
         ``host_cpu_by_instance``, ``system_statistics_per_second``,
         ``time_model_by_instance`` and ``system_statistics_global`` (rows ``statistic``,
         ``total``, ``per_second``, ``per_transaction``), ``key_event_names`` (the event each
@@ -692,7 +693,18 @@ def parse_awr(text: str, *, allow_truncated: bool = False) -> dict[str, Any]:
         result = _parse_rac_global(report)
     else:
         result = _parse_instance(report)
+        result["instance_efficiency"] = _instance_efficiency(text)
     return {"format": fmt, "kind": kind, **result}
+
+
+_BUFFER_HIT_RE = re.compile(r"Buffer\s+Hit\s+%:(?:\s|<[^>]*>)*(\d+(?:\.\d+)?)", re.IGNORECASE)
+
+
+def _instance_efficiency(text: str) -> dict[str, float] | None:
+    """``{"buffer_hit_pct": ...}`` from "Instance Efficiency Percentages" (``Buffer  Hit   %:   45.92``,
+    in HTML the next cell); ``None`` when the report does not print it."""
+    match = _BUFFER_HIT_RE.search(text)
+    return None if match is None else {"buffer_hit_pct": float(match.group(1))}
 
 
 # --------------------------------------------------------------------------- instance reports

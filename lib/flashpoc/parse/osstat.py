@@ -126,6 +126,19 @@ def _number(token: str, where: str) -> float:
     return float(token)
 
 
+_NUMBERS_RE = re.compile(r"\+?(?:\d+\.?\d*|\.\d+)(?: \+?(?:\d+\.?\d*|\.\d+))*")
+"""A run of :data:`_NUMBER_RE` numbers separated by single spaces: a whole line checked at once."""
+
+
+def _values(keys: Sequence[str], tokens: Sequence[str], where: str) -> dict[str, float]:
+    """``{key: number}`` of a line's tokens, every token checked as :func:`_number` does (one
+    match for the line; the token at fault named when it fails)."""
+    if _NUMBERS_RE.fullmatch(" ".join(tokens)) is None:
+        for token in tokens:
+            _number(token, where)
+    return dict(zip(keys, map(float, tokens)))
+
+
 def _keys(headers: Sequence[str], where: str) -> list[str]:
     keys = [column_key(h) for h in headers]
     if len(set(keys)) != len(keys):
@@ -218,7 +231,7 @@ def _parse_iostat(text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
                 raise ParseError(f"{where}: expected {len(cpu_keys)} avg-cpu values, "
                                  f"got {len(tokens)}")
             row: dict[str, Any] = {"interval": interval, "timestamp": timestamp}
-            row.update({k: _number(t, where) for k, t in zip(cpu_keys, tokens)})
+            row.update(_values(cpu_keys, tokens, where))
             cpus.append(row)
             section = None
             continue
@@ -227,7 +240,7 @@ def _parse_iostat(text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
                 raise ParseError(f"{where}: expected a device name and {len(dev_keys)} values, "
                                  f"got {len(tokens)} fields")
             row = {"interval": interval, "timestamp": timestamp, "device": tokens[0]}
-            row.update({k: _number(t, where) for k, t in zip(dev_keys, tokens[1:])})
+            row.update(_values(dev_keys, tokens[1:], where))
             devices.append(row)
             continue
         raise ParseError(f"{where}: unexpected line {line[:60]!r}")
@@ -305,7 +318,7 @@ def parse_mpstat(text: str) -> list[dict[str, Any]]:
             "is_average": is_average,
             "cpu": rest[0],
         }
-        row.update({k: _number(t, where) for k, t in zip(keys, rest[1:])})
+        row.update(_values(keys, rest[1:], where))
         rows.append(row)
     if keys is None:
         raise ParseError("mpstat: no 'CPU %usr ...' header found")

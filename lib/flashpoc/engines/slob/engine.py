@@ -58,6 +58,15 @@ class SlobEngine(Engine):
         metrics = slob_point_metrics({name: f.read_bytes() for name, f in files.items()})
         return metrics, [{"metric": k, "value": v} for k, v in metrics.items()]
 
+    def wait_histogram(self, point_dir, event: str) -> list[dict[str, Any]]:
+        """``event``'s AWR histogram per bucket from the reports stored with the point (the RAC
+        global report's when there is one, as the point's metrics)."""
+        from .parse import INSTANCE_REPORTS, RAC_REPORTS, point_wait_histogram
+
+        files = {name: (point_dir / name).read_bytes() for name in (*INSTANCE_REPORTS, *RAC_REPORTS)
+                 if (point_dir / name).is_file()}
+        return point_wait_histogram(files, event)
+
     def describe(self, cfg, version: str, points) -> str:
         """SLOB and the Oracle release of its rows ('SLOB on Oracle 19.0.0.0.0 (RAC)')."""
         import pandas as pd

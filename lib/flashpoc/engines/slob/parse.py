@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from ...awr_metrics import point_metrics
+from ...awr_metrics import histogram_buckets, point_metrics
 from ...errors import ParseError
 from ...parse.awr import decode_report, parse_awr
 from ...parse.osstat import MPSTAT_SUMMARY_COLUMNS, clock_24h, cpu_summary, parse_iostat, parse_mpstat, parse_tm
@@ -105,6 +105,19 @@ def read_slob_run(files: Mapping[str, bytes | str],
         except ParseError as error:
             metrics["intervals_error"] = str(error)
     return metrics, intervals
+
+
+def point_wait_histogram(files: Mapping[str, bytes | str], event: str) -> list[dict[str, Any]]:
+    """``event``'s wait histogram per bucket (:func:`flashpoc.awr_metrics.histogram_buckets`) from
+    a run's files: the RAC global report's when there is one, else the instance report's; ``[]``
+    without a report or a histogram of the event."""
+    for names in (RAC_REPORTS, INSTANCE_REPORTS):
+        name = _first(files, names)
+        if name is not None:
+            report = parse_awr(file_text(name, files[name]))
+            if names is INSTANCE_REPORTS or report.get("kind") == "rac_global":
+                return histogram_buckets(report.get("event_histograms") or (), event)
+    return []
 
 
 def _clock(awr_time: str | None) -> str | None:

@@ -1,0 +1,95 @@
+"""What a production database really needs, from one of its AWR reports (pure: a parsed report in,
+a flat summary out): the I/O load and latencies a storage POC must meet, and the campaign target
+they give.
+
+The numbers are :func:`flashpoc.awr_metrics.point_metrics` of the report (instance or RAC
+global), so they mean what they mean for a SLOB point: IOPS are Oracle's physical read + write
+I/O requests per second, MB/s its read + write MiB/s, the read latency the ``db file sequential
+read`` average (foreground), the write latencies the redo (``log file parallel write``) and DBWR
+(``db file parallel write``) averages.
+
+The target: ``slo_ms`` is the single-block read latency production sees today (to 0.001 ms, at
+least 0.001), ``iops_levels`` its IOPS (whole): set them as the campaign's ``slo_ms`` and
+``report: iops_levels:``, and the report gives each configuration's IOPS at that latency and
+its latency and CPU at that load (README, "Sizing from a production AWR report").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .awr_metrics import point_metrics
+
+#: Wait classes of the I/O events listed as the top I/O events.
+IO_WAIT_CLASSES = ("User I/O", "System I/O", "Commit")
+
+#: How many top I/O events the summary lists.
+TOP_IO_EVENTS = 5
+
+
+def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
+    """The sizing summary of a parsed AWR report (:func:`flashpoc.parse.awr.parse_awr`).
+
+    Returns:
+        ``db_name``, ``version``, ``scope``, ``begin_snap``, ``end_snap``, ``elapsed_s``,
+        ``iops``, ``read_iops``, ``write_iops``, ``bw_mibps``, ``read_mibps``, ``write_mibps``,
+        ``read_lat_ms``, ``redo_write_lat_ms``, ``dbwr_write_lat_ms``, ``commit_lat_ms`` (``log
+        file sync``), ``db_cpu_pct_of_db_time``, ``db_cpu_s_per_s``, ``buffer_hit_pct``,
+        ``top_io_events`` (at most :data:`TOP_IO_EVENTS` rows ``event``, ``wait_class``,
+        ``waits``, ``avg_wait_ms``, ``pct_db_time`` of the report's Top events in
+        :data:`IO_WAIT_CLASSES`, by DB time), and ``target`` (``slo_ms``, ``iops_levels``; a
+        value the report lacks is ``None``).
+
+    Raises:
+        ParseError: the report has no I/O rates (:func:`flashpoc.awr_metrics.point_metrics`).
+    """
+    m = point_metrics(report)
+
+    def ms(key: str) -> float | None:
+        value = m.get(key)
+        return None if value is None else round(value / 1000.0, 3)
+
+    read_ms = ms("db_file_sequential_read_avg_wait_us")
+    events = [e for e in report.get("top_events") or () if e.get("wait_class") in IO_WAIT_CLASSES]
+    events.sort(key=lambda e: -(e.get("pct_db_time") or 0.0))
+    top = [{"event": e["event"], "wait_class": e.get("wait_class"), "waits": e.get("waits"),
+            "avg_wait_ms": None if e.get("avg_wait_us") is None else round(e["avg_wait_us"] / 1000.0, 3),
+            "pct_db_time": e.get("pct_db_time")} for e in events[:TOP_IO_EVENTS]]
+    keys = ("db_name", "version", "scope", "begin_snap", "end_snap", "elapsed_s", "iops", "read_iops", "write_iops",
+            "bw_mibps", "read_mibps", "write_mibps")
+    return {
+        **{k: m.get(k) for k in keys},
+        "read_lat_ms": read_ms,
+        "redo_write_lat_ms": ms("log_file_parallel_write_avg_wait_us"),
+        "dbwr_write_lat_ms": ms("db_file_parallel_write_avg_wait_us"),
+        "commit_lat_ms": ms("log_file_sync_avg_wait_us"),
+        "db_cpu_pct_of_db_time": m.get("db_cpu_pct_of_db_time"),
+        "db_cpu_s_per_s": m.get("db_cpu_s_per_s"),
+        "buffer_hit_pct": m.get("buffer_hit_pct"),
+        "top_io_events": top,
+        "target": {"slo_ms": None if read_ms is None else max(read_ms, 0.001),
+                   "iops_levels": None if m.get("iops") is None else [round(m["iops"])]},
+    }
+
+
+#: The summary's measures as a table shows them: (key, label).
+SUMMARY_ROWS: tuple[tuple[str, str], ...] = (
+    ("db_name", "Database"), ("version", "Version"), ("scope", "Scope"), ("elapsed_s", "Elapsed (s)"),
+    ("iops", "IOPS (read + write requests/s)"), ("read_iops", "Read IOPS"), ("write_iops", "Write IOPS"),
+    ("bw_mibps", "MiB/s (read + write)"), ("read_mibps", "Read MiB/s"), ("write_mibps", "Write MiB/s"),
+    ("read_lat_ms", "Read latency, db file sequential read (ms)"),
+    ("redo_write_lat_ms", "Redo write, log file parallel write (ms)"),
+    ("dbwr_write_lat_ms", "DBWR write, db file parallel write (ms)"), ("commit_lat_ms", "Commit, log file sync (ms)"),
+    ("db_cpu_pct_of_db_time", "DB CPU (% of DB time)"), ("buffer_hit_pct", "Buffer hit (%)"),
+)
+
+
+def summary_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The summary as (measure, value) rows, the target last (what ``parse awr --summary`` prints)."""
+    rows = [{"measure": label, "value": summary.get(key)} for key, label in SUMMARY_ROWS]
+    target = summary.get("target") or {}
+    rows.append({"measure": "Target: slo_ms", "value": target.get("slo_ms")})
+    levels = target.get("iops_levels")
+    rows.append({"measure": "Target: report.iops_levels", "value": None if levels is None else levels[0]})
+    return rows
