@@ -412,11 +412,12 @@ def _print_rows(rows: list[dict[str, Any]], fmt: str, engine: str) -> None:
 
 
 def _cmd_parse(args: argparse.Namespace) -> int:
-    if args.summary and args.engine != "awr":
+    summarize = SUMMARIES.get(args.engine)
+    if args.summary and summarize is None:
         raise ParameterError(f"--summary: only with awr (a production AWR report), not {args.engine}")
     try:
         if args.summary:
-            return _awr_summary(Path(args.file), args.format)
+            return summarize(Path(args.file), args.format)
         return _parse(Path(args.file), args.engine, args.format)
     except ParseError as error:  # the file given is what cannot be read: bad input
         raise ParameterError(str(error)) from None
@@ -443,6 +444,10 @@ def _awr_summary(path: Path, fmt: str) -> int:
                                                     ("waits", "Waits", ",.0f"), ("avg_wait_ms", "Avg wait (ms)"),
                                                     ("pct_db_time", "DB time (%)")], width))
     return 0
+
+
+#: What `flashpoc parse KIND --summary` prints, by KIND.
+SUMMARIES = {"awr": _awr_summary}
 
 
 def _read_awr(path: Path) -> tuple[Any, list[dict[str, Any]]]:
