@@ -23,6 +23,15 @@ One run on a 2-vCPU virtual machine shared with other jobs (load 7-15): probe de
 to 40) and 24, a spread ratio of 1.33: this disk's IOPS creep up from 32 to 128 threads
 (80K to 93K), which the guide's 8..40 range never sees. Knees agreed within the curve's
 interval in 2 of 3 repeats.
+
+Again with the answer the median of the bootstrap's plateau starts (load 10-29, IOPS lower and
+noisier than before): probe device time 0.38 (default 18.3-22.7 s: points ran longer before their
+IOPS were steady); whole curve 0.33; answers default 48, 64, 32 threads (ranges 32-64, 64-96,
+16-64), guide none three times (still rising at 40), so a spread of 32 threads against 0 and no
+ratio; knees within the curve's interval in 2 of 3 repeats. The same final points gave the same
+answers under the fit's own plateau start: one run of 3 repeats cannot tell the two apart;
+probe_replay.py replays many (ratio 1.34 -> 0.81 on the earlier run's points, 1.31 -> 1.18 on
+this one's).
 """
 
 from __future__ import annotations
