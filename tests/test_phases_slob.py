@@ -101,6 +101,13 @@ def test_check_probe_sweep_and_report_on_slob(tmp_path):
     assert (round(first["read_iops"], 2), round(first["write_iops"], 2)) == (42440.33, 13072.68)  # sums of the printed r/s, w/s
     assert intervals["warmup"].sum() == 15 and first["second"] == 48.0  # 09:25:22 - 3 s to 09:26:10
     assert rac["intervals"] == len(intervals) - 15 and rac["interval_steady"] is False
+    # the SNIA PTS window over the same iostat series: 5 equal rounds of the latest measured reports
+    measured = intervals.loc[~intervals["warmup"], "iops"].to_numpy(dtype=float)
+    per = len(measured) // 5
+    rounds = measured[len(measured) - 5 * per:].reshape(5, per).mean(axis=1)
+    assert rac["snia_round_intervals"] == per and rac["snia_mean_iops"] == round(rounds.mean(), 1)
+    assert rac["snia_data_excursion_pct"] == round((rounds.max() - rounds.min()) / rounds.mean() * 100, 2)
+    assert rac["snia_steady"] == (rac["snia_data_excursion_pct"] <= 20 and rac["snia_slope_excursion_pct"] <= 10)
 
     again = phases.run_sweep(cfg, {"slob-9010": [1], "slob-read": [1, 2]}, progress=False)
     assert again["reused"].all()

@@ -827,7 +827,7 @@ def snia_windows(intervals: pd.DataFrame) -> pd.DataFrame:
     """The SNIA PTS measurement window of each series' measured intervals
     (:func:`flashpoc.analysis.snia_steady_state`), one row per round: [config,] workload, round,
     start and end (s since the point started), round_iops, mean_iops, fit_iops (the
-    least-squares line at the round's middle). Empty when no series has 5 measured intervals.
+    least-squares line at the round; drawn at the round's end, as the intervals are). Empty when no series has 5 measured intervals.
 
     ``intervals``: [config,] workload, second (the end of each interval), iops[, warmup]."""
     keys = [c for c in ("config", "workload") if c in intervals]
@@ -844,13 +844,10 @@ def snia_windows(intervals: pd.DataFrame) -> pd.DataFrame:
         for i, value in enumerate(snia["round_iops"]):
             start = ends[first + i * per] - length
             rows.append({**dict(zip(keys, values if isinstance(values, tuple) else (values,))), "round": i + 1,
-                         "start": start, "end": ends[first + (i + 1) * per - 1], "middle": None,
+                         "start": start, "end": ends[first + (i + 1) * per - 1],
                          "round_iops": value, "mean_iops": snia["mean_iops"],
                          "fit_iops": snia["fit_intercept_iops"] + snia["fit_slope_iops"] * i})
-    frame = pd.DataFrame(rows)
-    if not frame.empty:
-        frame["middle"] = (frame["start"] + frame["end"]) / 2
-    return frame
+    return pd.DataFrame(rows)
 
 
 def _snia_layers(window: pd.DataFrame, color: Any) -> list[alt.Chart]:
@@ -868,10 +865,10 @@ def _snia_layers(window: pd.DataFrame, color: Any) -> list[alt.Chart]:
     bounds = alt.Chart(levels[levels["level"] != "mean"]).mark_rule(strokeDash=[4, 3]).encode(
         **_present({"x": alt.X("start:Q"), "x2": "end:Q", "y": "level_iops:Q", "color": color, "tooltip": tooltip}))
     rounds = alt.Chart(window).mark_point(shape="square", filled=True, size=40, stroke=ANNOTATION_COLOR).encode(
-        **_present({"x": alt.X("middle:Q"), "y": "round_iops:Q", "color": color, "tooltip": [
+        **_present({"x": alt.X("end:Q"), "y": "round_iops:Q", "color": color, "tooltip": [
             alt.Tooltip("round:O", title="Round"), alt.Tooltip("round_iops:Q", title="Round IOPS", format=",.0f")]}))
     fit = alt.Chart(window).mark_line(strokeWidth=2.5, strokeDash=[10, 2]).encode(
-        **_present({"x": alt.X("middle:Q"), "y": "fit_iops:Q", "color": color,
+        **_present({"x": alt.X("end:Q"), "y": "fit_iops:Q", "color": color,
                     "detail": "config:N" if "config" in window else None,
                     "tooltip": [alt.Tooltip("fit_iops:Q", title="Least-squares line (IOPS)", format=",.0f")]}))
     return [mean, bounds, rounds, fit]

@@ -285,8 +285,8 @@ def point_length_text(cfg, points: pd.DataFrame) -> str:
 def interval_text(cfg) -> str:
     """The engine's time series of a point, in words (:meth:`flashpoc.engines.base.Engine.interval_text`)."""
     text = get_engine(cfg.engine).interval_text(cfg, summary.MIN_VERDICT_INTERVALS)
-    if "verdict needs" in text:
-        text = text.rstrip(".") + f" ({analysis.SNIA_ROUNDS} for the SNIA PTS rule's)."
+    if not text.startswith("none"):  # a time series: the SNIA rule's verdict needs more of it
+        text = text.rstrip(".") + f"; the SNIA PTS rule's verdict needs {analysis.SNIA_ROUNDS}."
     return text
 
 

@@ -431,7 +431,7 @@ def closing_summary(cfg, width: int = 100, *, reported: bool = True) -> list[str
 
 def steadiness_line(points) -> str:
     """One line: how many of the sweep's ``points`` were steady, and each one that was not."""
-    from .summary import steadiness_table
+    from .summary import judged_points, steadiness_table
 
     table = steadiness_table(points)
     if "intervals" not in points:
@@ -448,9 +448,8 @@ def steadiness_line(points) -> str:
             f"{r['config'] + ', ' if r.get('config') else ''}{r['workload']} at {threads_text(int(r['threads']))} "
             f"(scatter {r['interval_iops_cv_pct']:.1f} %, drift {r['interval_iops_drift_pct']:+.1f} %)"
             for r in unsteady.to_dict("records"))
-    snia = table[table["snia_steady"].notna()] if "snia_steady" in table else table.iloc[0:0]
+    snia, missed = judged_points(table, "snia_steady")
     if not snia.empty:
-        missed = snia[~snia["snia_steady"].astype(bool)]
         line += f"; by the SNIA PTS rule {len(snia) - len(missed)} of {len(snia)} steady" + (
             "" if missed.empty else " (not: " + "; ".join(
                 f"{r['config'] + ', ' if r.get('config') else ''}{r['workload']} at {threads_text(int(r['threads']))}"

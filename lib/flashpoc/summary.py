@@ -253,8 +253,8 @@ def verdict(value: Any) -> bool | None:
     return bool(value)
 
 
-def _judged(table: pd.DataFrame, column: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The points with a verdict in ``column``, and those of them not steady."""
+def judged_points(table: pd.DataFrame, column: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The points with a verdict (:func:`verdict`) in ``column``, and those of them not steady."""
     if table.empty or column not in table:
         return table.iloc[0:0], table.iloc[0:0]
     flags = table[column].map(verdict)
@@ -282,7 +282,7 @@ def steadiness_text(table: pd.DataFrame, detail: pd.DataFrame | None = None) -> 
         f"{_where(r)} ({r['detail_reason']})" for r in detail.to_dict("records")) + "."
     if table.empty:
         return "(no interval time series: the engine kept none for these points)" + chosen
-    judged, unsteady = _judged(table, "interval_steady")
+    judged, unsteady = judged_points(table, "interval_steady")
     limits = (f"interval IOPS scatter (stdev/mean) at most {analysis.STEADY_MAX_CV_PCT:g} % and drift of the fitted "
               f"line over the point at most {analysis.STEADY_MAX_DRIFT_PCT:g} %")
     if judged.empty:
@@ -291,14 +291,14 @@ def steadiness_text(table: pd.DataFrame, detail: pd.DataFrame | None = None) -> 
     lines = [f"{len(judged) - len(unsteady)} of {len(judged)} points were steady ({limits})."]
     if len(judged) < len(table):
         lines[0] += f" {len(table) - len(judged)} had fewer than 3 intervals and no verdict."
-    snia, snia_unsteady = _judged(table, "snia_steady")
+    snia, snia_unsteady = judged_points(table, "snia_steady")
     if snia.empty:
         lines.append(f"No point ran the {analysis.SNIA_ROUNDS} intervals the {snia_rule_text()} needs.")
     else:
         lines.append(f"{len(snia) - len(snia_unsteady)} of {len(snia)} points were steady by the {snia_rule_text()}"
                      + (f"; {len(table) - len(snia)} had fewer than {analysis.SNIA_ROUNDS} intervals and no SNIA "
                         "verdict." if len(snia) < len(table) else "."))
-    ended = table[table["fio_steadystate"].notna()] if "fio_steadystate" in table else table.iloc[0:0]
+    ended = _ended_by_fio(table)
     if not ended.empty:
         missed = ended[ended["steadystate_attained"].map(verdict) == False]  # noqa: E712
         lines.append(f"fio's own steadystate decided how long {len(ended)} points ran "
@@ -315,18 +315,19 @@ def steadiness_text(table: pd.DataFrame, detail: pd.DataFrame | None = None) -> 
     return "\n".join(lines) + chosen
 
 
+def _ended_by_fio(table: pd.DataFrame) -> pd.DataFrame:
+    """The points fio's own steadystate ended (or ran to their full length without attaining it)."""
+    return table[table["fio_steadystate"].notna()] if "fio_steadystate" in table else table.iloc[0:0]
+
+
 def unsteady_summary(table: pd.DataFrame) -> str | None:
     """One sentence for the executive summary: the points not steady, by rule; None when every
     judged point was steady (or none was judged)."""
     parts = []
-    for column, rule in (("snia_steady", "the SNIA PTS rule"), ("interval_steady", "interval scatter and drift"),
-                         ("steadystate_attained", "fio's own steadystate")):
-        if column == "steadystate_attained" and "fio_steadystate" in table:
-            judged, unsteady = _judged(table[table["fio_steadystate"].notna()], column)
-        elif column == "steadystate_attained":
-            continue
-        else:
-            judged, unsteady = _judged(table, column)
+    for points, column, rule in ((table, "snia_steady", "the SNIA PTS rule"),
+                                 (table, "interval_steady", "interval scatter and drift"),
+                                 (_ended_by_fio(table), "steadystate_attained", "fio's own steadystate")):
+        judged, unsteady = judged_points(points, column)
         if not unsteady.empty:
             parts.append(f"by {rule}, {len(unsteady)} of {len(judged)} "
                          f"({'; '.join(_where(r) for r in unsteady.to_dict('records'))})")
@@ -474,7 +475,7 @@ def steadiness_display(table: pd.DataFrame) -> tables.Table:
     the verdict, next to today's scatter-and-drift verdict and what ended the point (fio's own
     ``steadystate``, or its full length). Every column: steadiness.csv."""
     rows = []
-    ended = "fio_steadystate" in table and table["fio_steadystate"].notna().any()
+    ended = not _ended_by_fio(table).empty
     for r in table.to_dict("records"):
         row = {"Configuration": r.get("config")} if "config" in table else {}
         snia = verdict(r.get("snia_steady"))
