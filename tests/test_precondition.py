@@ -187,6 +187,15 @@ def test_vdbench_fills_a_lun_once_with_its_compratio_and_records_what_vdbench_sa
     assert sample["gzip_bytes"] < 0.75 * sample["bytes"]  # compratio=2: about half
     assert [d["action"] for d in prepare(cfg)] == ["fill reused"]
 
+    # a LUN shorter than its size: vdbench would extend it (its own format run), so it is not started
+    short = tmp_path / "short.dat"
+    short.write_bytes(b"\x5a" * MIB)
+    cut = campaign_from_dict(vdbench_values(tmp_path, campaign="short", targets=[
+        {"name": "lun2", "path": str(short), "size": "4m", "allow_write": True}]))
+    with pytest.raises(CheckFailed, match=r"vdbench was not started: .*lun2 \(.*short\.dat\): 1048576"):
+        prepare(cut)
+    assert short.read_bytes() == b"\x5a" * MIB
+
 
 @pytest.mark.parametrize("iops, steady, excursion, slope", [
     ([100, 100, 100, 100, 100], True, 0.0, 0.0),
