@@ -276,3 +276,24 @@ def test_vdbench_write_rounds_are_vdbench_s_own_runs_one_invocation_each(tmp_pat
     assert done["rw"]["window"] is None and done["rw"]["steady"] is False  # fewer rounds than SNIA's window
     assert precondition.status_text(cfg.resolved().results_path(), precondition.load_status(cfg)).endswith(
         "; rw: 2 preconditioning rounds of 2 s at 1 threads, too few rounds for SNIA's 5-round window.")
+
+
+def test_a_lun_two_hosts_see_is_filled_once(tmp_path):
+    """A loop device (a LUN of one identity: its backing file) used by two load hosts (both this
+    machine, so that the test stays quick): the first host fills it, the second takes its record."""
+    require_fio()
+    from netns import loop_device
+
+    backing = tmp_path / "lun1.img"
+    backing.write_bytes(b"\0" * 4 * MIB)
+    with loop_device(backing) as device:
+        cfg = campaign_from_dict(quick_campaign(
+            tmp_path, hosts=[{"name": "h1", "address": "localhost"}, {"name": "h2", "address": "localhost"}],
+            targets=[{"name": "lun1", "path": device, "allow_write": True}],
+            workloads=[{"name": "randread-4k", "rw": "randread", "bs": "4k"}], fio={"runtime_s": 1, "multi_host": "per-host"}))
+        done = prepare(cfg)
+        assert [(d["host"], d["action"]) for d in done] == [("h1", "filled"), ("h2", "fill reused")]
+        first, second = record_of(cfg, "h1", "lun1"), record_of(cfg, "h2", "lun1")
+        assert first["identity"] == f"block {Path(device).name} {backing}" == second["identity"]
+        assert second["filled_from"] == "h1" and second["written_bytes"] == first["written_bytes"] == 4 * MIB
+        assert second["sample"]["sha256"] == hashlib.sha256(sample_of(backing, first["sample"]["offsets_bytes"])).hexdigest()

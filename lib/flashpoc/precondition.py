@@ -11,7 +11,7 @@ per host and target in ``targets/<host>/<target>.json`` (written atomically): th
 says it wrote, the data and its reducibility, the date, the checksum of a sample read back (and
 how well it compresses), and the target's identity (a LUN's WWID, a file's device, inode and birth time).
 The next run skips a target whose record still matches (path, working set, engine, data,
-identity). A read workload on a target that is not filled (and not named in
+identity); a LUN several hosts see (the same WWID) is filled once, from the first host. A read workload on a target that is not filled (and not named in
 ``precondition.filled_elsewhere``) is refused before any I/O, or, with ``precondition.unfilled:
 warn``, warned about and recorded in ``precondition.json``.
 
@@ -144,6 +144,12 @@ def fill_record(wb: Workbench, host_params: HostParams, target: TargetParams, id
     return record if all(record.get(key) == value for key, value in wanted.items()) else None
 
 
+def _shareable(identity: str) -> bool:
+    """True for a LUN known by its WWID: the same on every host that sees it, so filled once."""
+    parts = identity.split(" ", 2)
+    return parts[0] == "block" and len(parts) == 3 and parts[2] not in ("unknown", "")
+
+
 def _reads(wb: Workbench) -> list[str]:
     """The campaign's workloads that read."""
     return [w.name for w in wb.cfg.engine_workloads if getattr(w, "read_pct", 0) > 0]
@@ -169,6 +175,7 @@ def fill_targets(wb: Workbench) -> list[dict[str, Any]]:
     settings = cfg.precondition
     data = engine.fill_data(cfg)
     done: list[dict[str, Any]] = []
+    shared: dict[str, dict[str, Any]] = {}  # a LUN's WWID -> its fill's record: one fill serves every host
     for host_params in cfg.hosts:
         targets = cfg.targets_of(host_params)
         if not targets:
@@ -178,8 +185,15 @@ def fill_targets(wb: Workbench) -> list[dict[str, Any]]:
         wanted = []
         for target in targets:
             status = {"host": host_params.name, "target": target.name}
-            if fill_record(wb, host_params, target, identities[target.name]) is not None:
+            identity = identities[target.name]
+            record = fill_record(wb, host_params, target, identity)
+            if record is None and identity in shared and shared[identity]["path"] == target.path:
+                record = {**shared[identity], "host": host_params.name, "filled_from": shared[identity]["host"]}
+                wb.store.write_json(f"{RECORD_DIR}/{host_params.name}/{target.name}.json", record)
+            if record is not None:
                 done.append({**status, "action": "fill reused"})
+                if _shareable(identity):
+                    shared.setdefault(identity, record)
             elif settings.fill and target.writable and data is not None:
                 wanted.append(target)
             elif target.name in settings.filled_elsewhere:
@@ -207,6 +221,8 @@ def fill_targets(wb: Workbench) -> list[dict[str, Any]]:
             wb.store.write_json(f"{RECORD_DIR}/{host_params.name}/{target.name}.json", record)
             done.append({"host": host_params.name, "target": target.name, "action": "filled",
                          "written_bytes": record["written_bytes"], "seconds": record["seconds"]})
+            if _shareable(record["identity"]):
+                shared.setdefault(record["identity"], record)
     unfilled = [d for d in done if d["action"] == "unfilled"]
     reads = _reads(wb)
     wb.store.write_json(STATUS_FILE, {"engine": engine.name, "data": data, "targets": done,
