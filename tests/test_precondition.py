@@ -116,6 +116,15 @@ def test_a_read_of_a_target_never_filled_is_refused_before_any_io_unless_the_par
     assert status["targets"] == [{"host": "local", "target": "lun1", "action": "unfilled"}]
     assert status["unfilled_read_by"] == ["randread-4k"]
 
+    # refused before anything is written: a target that allows writing is not filled first
+    lun2 = existing_lun(tmp_path, "lun2.dat")
+    before = lun2.read_bytes()
+    both = campaign_from_dict({**values, "campaign": "both", "targets": [
+        {"name": "lun1", "path": str(lun)}, {"name": "lun2", "path": str(lun2), "allow_write": True}]})
+    with pytest.raises(CheckFailed, match="target lun1 on host local is not filled"):
+        prepare(both)
+    assert lun2.read_bytes() == before and not (both.resolved().results_path() / "targets").exists()
+
     # data written otherwise (a copy of the database): said so, not refused
     elsewhere = campaign_from_dict({**values, "precondition": {"filled_elsewhere": ["lun1"]}})
     assert prepare(elsewhere) == [{"host": "local", "target": "lun1", "action": "filled elsewhere"}]
@@ -129,7 +138,6 @@ def test_a_read_of_a_target_never_filled_is_refused_before_any_io_unless_the_par
     assert str(caught[0].message).startswith("WARNING: the workloads randread-4k read targets never written")
 
     # a target that allows writing is filled instead (a read-only campaign), then read
-    lun2 = existing_lun(tmp_path, "lun2.dat")
     filled = campaign_from_dict({**values, "targets": [{"name": "lun2", "path": str(lun2), "allow_write": True}]})
     assert prepare(filled) == [{"host": "local", "target": "lun2", "action": "filled", "written_bytes": 4 * MIB,
                                 "seconds": record_of(filled, "local", "lun2")["seconds"]}]
@@ -292,7 +300,7 @@ def test_a_lun_two_hosts_see_is_filled_once(tmp_path):
             targets=[{"name": "lun1", "path": device, "allow_write": True}],
             workloads=[{"name": "randread-4k", "rw": "randread", "bs": "4k"}], fio={"runtime_s": 1, "multi_host": "per-host"}))
         done = prepare(cfg)
-        assert [(d["host"], d["action"]) for d in done] == [("h1", "filled"), ("h2", "fill reused")]
+        assert sorted((d["host"], d["action"]) for d in done) == [("h1", "filled"), ("h2", "fill reused")]
         first, second = record_of(cfg, "h1", "lun1"), record_of(cfg, "h2", "lun1")
         assert first["identity"] == f"block {Path(device).name} {backing}" == second["identity"]
         assert second["filled_from"] == "h1" and second["written_bytes"] == first["written_bytes"] == 4 * MIB
