@@ -116,6 +116,15 @@ def test_a_read_of_a_target_never_filled_is_refused_before_any_io_unless_the_par
     assert status["targets"] == [{"host": "local", "target": "lun1", "action": "unfilled"}]
     assert status["unfilled_read_by"] == ["randread-4k"]
 
+    # refused before anything is written: a target that allows writing is not filled first
+    lun2 = existing_lun(tmp_path, "lun2.dat")
+    before = lun2.read_bytes()
+    both = campaign_from_dict({**values, "campaign": "both", "targets": [
+        {"name": "lun1", "path": str(lun)}, {"name": "lun2", "path": str(lun2), "allow_write": True}]})
+    with pytest.raises(CheckFailed, match="target lun1 on host local is not filled"):
+        prepare(both)
+    assert lun2.read_bytes() == before and not (both.resolved().results_path() / "targets").exists()
+
     # data written otherwise (a copy of the database): said so, not refused
     elsewhere = campaign_from_dict({**values, "precondition": {"filled_elsewhere": ["lun1"]}})
     assert prepare(elsewhere) == [{"host": "local", "target": "lun1", "action": "filled elsewhere"}]
@@ -129,7 +138,6 @@ def test_a_read_of_a_target_never_filled_is_refused_before_any_io_unless_the_par
     assert str(caught[0].message).startswith("WARNING: the workloads randread-4k read targets never written")
 
     # a target that allows writing is filled instead (a read-only campaign), then read
-    lun2 = existing_lun(tmp_path, "lun2.dat")
     filled = campaign_from_dict({**values, "targets": [{"name": "lun2", "path": str(lun2), "allow_write": True}]})
     assert prepare(filled) == [{"host": "local", "target": "lun2", "action": "filled", "written_bytes": 4 * MIB,
                                 "seconds": record_of(filled, "local", "lun2")["seconds"]}]
@@ -186,6 +194,15 @@ def test_vdbench_fills_a_lun_once_with_its_compratio_and_records_what_vdbench_sa
     assert sample["sha256"] == hashlib.sha256(sample_of(lun, sample["offsets_bytes"])).hexdigest()
     assert sample["gzip_bytes"] < 0.75 * sample["bytes"]  # compratio=2: about half
     assert [d["action"] for d in prepare(cfg)] == ["fill reused"]
+
+    # a LUN shorter than its size: vdbench would extend it (its own format run), so it is not started
+    short = tmp_path / "short.dat"
+    short.write_bytes(b"\x5a" * MIB)
+    cut = campaign_from_dict(vdbench_values(tmp_path, campaign="short", targets=[
+        {"name": "lun2", "path": str(short), "size": "4m", "allow_write": True}]))
+    with pytest.raises(CheckFailed, match=r"vdbench was not started: .*lun2 \(.*short\.dat\): 1048576"):
+        prepare(cut)
+    assert short.read_bytes() == b"\x5a" * MIB
 
 
 @pytest.mark.parametrize("iops, steady, excursion, slope", [
@@ -267,3 +284,24 @@ def test_vdbench_write_rounds_are_vdbench_s_own_runs_one_invocation_each(tmp_pat
     assert done["rw"]["window"] is None and done["rw"]["steady"] is False  # fewer rounds than SNIA's window
     assert precondition.status_text(cfg.resolved().results_path(), precondition.load_status(cfg)).endswith(
         "; rw: 2 preconditioning rounds of 2 s at 1 threads, too few rounds for SNIA's 5-round window.")
+
+
+def test_a_lun_two_hosts_see_is_filled_once(tmp_path):
+    """A loop device (a LUN of one identity: its backing file) used by two load hosts (both this
+    machine, so that the test stays quick): the first host fills it, the second takes its record."""
+    require_fio()
+    from netns import loop_device
+
+    backing = tmp_path / "lun1.img"
+    backing.write_bytes(b"\0" * 4 * MIB)
+    with loop_device(backing) as device:
+        cfg = campaign_from_dict(quick_campaign(
+            tmp_path, hosts=[{"name": "h1", "address": "localhost"}, {"name": "h2", "address": "localhost"}],
+            targets=[{"name": "lun1", "path": device, "allow_write": True}],
+            workloads=[{"name": "randread-4k", "rw": "randread", "bs": "4k"}], fio={"runtime_s": 1, "multi_host": "per-host"}))
+        done = prepare(cfg)
+        assert sorted((d["host"], d["action"]) for d in done) == [("h1", "filled"), ("h2", "fill reused")]
+        first, second = record_of(cfg, "h1", "lun1"), record_of(cfg, "h2", "lun1")
+        assert first["identity"] == f"block {Path(device).name} {backing}" == second["identity"]
+        assert second["filled_from"] == "h1" and second["written_bytes"] == first["written_bytes"] == 4 * MIB
+        assert second["sample"]["sha256"] == hashlib.sha256(sample_of(backing, first["sample"]["offsets_bytes"])).hexdigest()

@@ -11,7 +11,7 @@ per host and target in ``targets/<host>/<target>.json`` (written atomically): th
 says it wrote, the data and its reducibility, the date, the checksum of a sample read back (and
 how well it compresses), and the target's identity (a LUN's WWID, a file's device, inode and birth time).
 The next run skips a target whose record still matches (path, working set, engine, data,
-identity). A read workload on a target that is not filled (and not named in
+identity); a LUN several hosts see (the same WWID) is filled once, from the first host. A read workload on a target that is not filled (and not named in
 ``precondition.filled_elsewhere``) is refused before any I/O, or, with ``precondition.unfilled:
 warn``, warned about and recorded in ``precondition.json``.
 
@@ -144,6 +144,12 @@ def fill_record(wb: Workbench, host_params: HostParams, target: TargetParams, id
     return record if all(record.get(key) == value for key, value in wanted.items()) else None
 
 
+def _shareable(identity: str) -> bool:
+    """True for a LUN known by its WWID: the same on every host that sees it, so filled once."""
+    parts = identity.split(" ", 2)
+    return parts[0] == "block" and len(parts) == 3 and parts[2] not in ("unknown", "")
+
+
 def _reads(wb: Workbench) -> list[str]:
     """The campaign's workloads that read."""
     return [w.name for w in wb.cfg.engine_workloads if getattr(w, "read_pct", 0) > 0]
@@ -151,17 +157,15 @@ def _reads(wb: Workbench) -> list[str]:
 
 def fill_targets(wb: Workbench) -> list[dict[str, Any]]:
     """Fill every target the campaign may write that has no matching record (after the safety
-    gate, which :func:`flashpoc.phases.prepare_targets` runs first), record each fill, then refuse
-    (or warn about) reads of targets that are still unfilled. What was done, one dict per host
-    and target; ``precondition.json`` has the same.
+    gate, which :func:`flashpoc.phases.prepare_targets` runs first) and record each fill; before
+    anything is written, refuse (or warn about) reads of targets that would stay unfilled. What
+    was done, one dict per host and target; ``precondition.json`` has the same.
 
     Raises:
         CheckFailed: a read workload would run on an unfilled target (``precondition.unfilled:
             refuse``, the default), naming each host and target and what to do, before any I/O.
         RemoteError: the engine failed or wrote less than a working set.
     """
-    from .phases import target_sizes
-
     cfg = wb.cfg
     engine = get_engine(cfg.engine)
     if not engine.uses_targets:
@@ -169,54 +173,85 @@ def fill_targets(wb: Workbench) -> list[dict[str, Any]]:
     settings = cfg.precondition
     data = engine.fill_data(cfg)
     done: list[dict[str, Any]] = []
+    shared: dict[str, dict[str, Any]] = {}  # a LUN's WWID -> its fill's record: one fill serves every host
+    plans, copies = [], []  # (host, its targets to fill, their identities); (host, target, identity) filled elsewhere
     for host_params in cfg.hosts:
         targets = cfg.targets_of(host_params)
         if not targets:
             continue
-        host = wb.host(host_params)
-        identities = target_identities(host, targets)
+        identities = target_identities(wb.host(host_params), targets)
         wanted = []
         for target in targets:
             status = {"host": host_params.name, "target": target.name}
-            if fill_record(wb, host_params, target, identities[target.name]) is not None:
+            identity = identities[target.name]
+            record = fill_record(wb, host_params, target, identity)
+            if record is None and identity in shared and shared[identity]["path"] == target.path:
+                copies.append((host_params, target, identity))
                 done.append({**status, "action": "fill reused"})
+            elif record is not None:
+                done.append({**status, "action": "fill reused"})
+                if _shareable(identity):
+                    shared.setdefault(identity, record)
             elif settings.fill and target.writable and data is not None:
                 wanted.append(target)
+                if _shareable(identity):
+                    shared.setdefault(identity, {"host": host_params.name, "path": target.path})  # filled below
             elif target.name in settings.filled_elsewhere:
                 done.append({**status, "action": "filled elsewhere"})
             elif target.create and not settings.fill:
                 done.append({**status, "action": "laid out"})  # the engine's layout wrote it with its data
             else:
                 done.append({**status, "action": "unfilled"})
-        if not wanted:
-            continue
-        sizes = target_sizes(host, wanted)
-        working = {t.name: t.size_bytes or sizes[t.path] for t in wanted}
-        for target in wanted:
-            if not isinstance(working[target.name], int):
-                raise RemoteError(f"{host_params.name}: the size of {target.name} ({target.path}) cannot be read "
-                                  f"({working[target.name]}): nothing was filled")
-        results = engine.fill_targets(wb, host_params, wanted, working)
-        completed = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        for target in wanted:
-            record = {"host": host_params.name, "target": target.name, "path": target.path,
-                      "size_bytes": target.size_bytes, "working_set_bytes": working[target.name],
-                      "identity": identities[target.name], "engine": engine.name, "data": data,
-                      **results[target.name], "completed_utc": completed,
-                      "sample": read_sample(host, target, working[target.name])}
-            wb.store.write_json(f"{RECORD_DIR}/{host_params.name}/{target.name}.json", record)
-            done.append({"host": host_params.name, "target": target.name, "action": "filled",
-                         "written_bytes": record["written_bytes"], "seconds": record["seconds"]})
+        if wanted:
+            plans.append((host_params, wanted, identities))
     unfilled = [d for d in done if d["action"] == "unfilled"]
     reads = _reads(wb)
-    wb.store.write_json(STATUS_FILE, {"engine": engine.name, "data": data, "targets": done,
-                                      "unfilled_read_by": reads if unfilled else []})
     if unfilled and reads:
         message = unfilled_message(unfilled, reads, settings.unfilled)
         if settings.unfilled == "refuse":
+            wb.store.write_json(STATUS_FILE, {"engine": engine.name, "data": data, "targets": done,
+                                              "unfilled_read_by": reads})
             raise CheckFailed(message)
         warnings.warn(message, UnfilledTargetWarning, stacklevel=2)
+    for host_params, wanted, identities in plans:
+        for record in _fill_host(wb, host_params, wanted, identities):
+            done.append({"host": host_params.name, "target": record["target"], "action": "filled",
+                         "written_bytes": record["written_bytes"], "seconds": record["seconds"]})
+            if _shareable(record["identity"]):
+                shared[record["identity"]] = record
+    for host_params, target, identity in copies:
+        record = {**shared[identity], "host": host_params.name, "filled_from": shared[identity]["host"]}
+        wb.store.write_json(f"{RECORD_DIR}/{host_params.name}/{target.name}.json", record)
+    wb.store.write_json(STATUS_FILE, {"engine": engine.name, "data": data, "targets": done,
+                                      "unfilled_read_by": reads if unfilled else []})
     return done
+
+
+def _fill_host(wb: Workbench, host_params: HostParams, wanted: list[TargetParams], identities: dict[str, str]
+               ) -> list[dict[str, Any]]:
+    """Fill ``wanted`` on one host by the engine, read a sample of each back and record it; the records."""
+    from .phases import target_sizes
+
+    engine = get_engine(wb.cfg.engine)
+    host = wb.host(host_params)
+    sizes = target_sizes(host, wanted)
+    working = {t.name: t.size_bytes or sizes[t.path] for t in wanted}
+    for target in wanted:
+        if not isinstance(working[target.name], int):
+            raise RemoteError(f"{host_params.name}: the size of {target.name} ({target.path}) cannot be read "
+                              f"({working[target.name]}): nothing was filled")
+    results = engine.fill_targets(wb, host_params, wanted, working)
+    completed = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    records = []
+    for target in wanted:
+        record = {"host": host_params.name, "target": target.name, "path": target.path,
+                  "size_bytes": target.size_bytes, "working_set_bytes": working[target.name],
+                  "identity": identities[target.name], "engine": engine.name, "data": engine.fill_data(wb.cfg),
+                  **results[target.name], "completed_utc": completed,
+                  "sample": read_sample(host, target, working[target.name])}
+        wb.store.write_json(f"{RECORD_DIR}/{host_params.name}/{target.name}.json", record)
+        records.append(record)
+    return records
 
 
 def unfilled_message(unfilled: list[dict[str, Any]], reads: list[str], mode: str) -> str:

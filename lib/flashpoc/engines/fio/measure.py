@@ -3,6 +3,7 @@ outputs parsed, the hosts combined into one row and stored."""
 
 from __future__ import annotations
 
+import hashlib
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -269,7 +270,9 @@ def fill_targets(wb: Workbench, host_params: HostParams, targets: list, sizes: d
     purpose = f"fill {names} with fio"
     start = time.perf_counter()
     job = render_fill_job(wb.cfg, targets, sizes)
-    run = run_fio_job(host, job, f"{host_params.workdir}/{wb.cfg.campaign}/fill", readonly=False,
+    # named by its job (the targets' paths): two campaigns of one name never share the directory
+    run_dir = f"{host_params.workdir}/{wb.cfg.campaign}/fill-{hashlib.sha256(job.encode()).hexdigest()[:10]}"
+    run = run_fio_job(host, job, run_dir, readonly=False,
                       timeout_s=fill_timeout_s(host_params, sum(sizes.values())), purpose=purpose)
     seconds = round(time.perf_counter() - start, 1)
     write_atomic(wb.store.root / "targets" / host_params.name / "fill.fio", job)

@@ -462,8 +462,17 @@ def fill_targets(wb, host_params: HostParams, targets: list[TargetParams], sizes
     start = time.perf_counter()
     # scratch files made at their size first (sparse): vdbench would otherwise run its own format before the fill
     make_scratch_files(host, [t for t in targets if t.create])
+    from ...phases import target_sizes
+
+    found = target_sizes(host, targets)  # a missing or short target would be extended by vdbench's own format run
+    short = [f"{t.name} ({t.path}): {found[t.path]}" for t in targets
+             if not isinstance(found[t.path], int) or (t.size_bytes and found[t.path] < t.size_bytes)]
+    if short:
+        raise CheckFailed(f"{host_params.name}: {purpose}: vdbench was not started: these targets are missing or "
+                          f"smaller than their size, and vdbench would write them to extend them: {'; '.join(short)}")
     parmfile = render_fill_parmfile(cfg, targets, sizes)
-    run_dir = f"{host_params.workdir}/{cfg.campaign}/fill"
+    # named by its parmfile (the targets' paths): two campaigns of one name never share the directory
+    run_dir = f"{host_params.workdir}/{cfg.campaign}/fill-{hashlib.sha256(parmfile.encode()).hexdigest()[:10]}"
     xfer = fill_xfersize(cfg, targets, sizes)
     expected = sum((t.size_bytes or (sizes or {})[t.name]) // xfer * xfer for t in targets)
     run = run_vdbench(host, parmfile, run_dir, timeout_s=fill_timeout_s(host_params, expected), purpose=purpose)
