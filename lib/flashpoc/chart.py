@@ -542,6 +542,14 @@ def db_cpu(
                              alt.Tooltip("cpu_s_per_s:Q", title="DB CPU (s/s)", format=".2f"), color_domain, title)
 
 
+def _known_columns(df: pd.DataFrame, known: dict[str, str], who: str) -> dict[str, str]:
+    """The columns of ``known`` (column -> label) that ``df`` has; ValueError naming ``who`` when none."""
+    present = {k: v for k, v in known.items() if k in df.columns}
+    if not present:
+        raise ValueError(f"{who}: the data has none of the columns {sorted(known)}")
+    return present
+
+
 ORACLE_WRITE_LATENCIES = {
     "redo_write_lat_ms": "log file parallel write",
     "dbwr_write_lat_ms": "db file parallel write",
@@ -563,9 +571,7 @@ def oracle_write_latency(
     ``df``: workload, threads, iops and any of the :data:`ORACLE_WRITE_LATENCIES` columns
     (optional config).
     """
-    present = {k: v for k, v in ORACLE_WRITE_LATENCIES.items() if k in df.columns}
-    if not present:
-        raise ValueError(f"oracle_write_latency: the data has none of the columns {sorted(ORACLE_WRITE_LATENCIES)}")
+    present = _known_columns(df, ORACLE_WRITE_LATENCIES, "oracle_write_latency")
     wide = _mean_per_point(df, ["iops", *present], "oracle_write_latency")
     keys = _keys(wide)
     long = wide.melt(id_vars=[*keys, "iops"], value_vars=list(present), var_name="event", value_name="latency_ms")
@@ -604,9 +610,7 @@ def db_time_shares(
 
     ``df``: workload, threads and any of the :data:`ORACLE_DB_TIME` columns (optional config).
     """
-    present = {k: v for k, v in ORACLE_DB_TIME.items() if k in df.columns}
-    if not present:
-        raise ValueError(f"db_time_shares: the data has none of the columns {sorted(ORACLE_DB_TIME)}")
+    present = _known_columns(df, ORACLE_DB_TIME, "db_time_shares")
     long = _melt(df, present, "metric", "pct", "db_time_shares")
     y = alt.Y("pct:Q", title="Share (%)", scale=alt.Scale(domain=[0, 100]))
     return _lines_vs_threads(long, y, ("metric", "Measure", list(present.values()), list(ORACLE_DB_TIME.values())),

@@ -412,12 +412,12 @@ def _print_rows(rows: list[dict[str, Any]], fmt: str, engine: str) -> None:
 
 
 def _cmd_parse(args: argparse.Namespace) -> int:
-    summarize = SUMMARIES.get(args.engine)
-    if args.summary and summarize is None:
-        raise ParameterError(f"--summary: only with awr (a production AWR report), not {args.engine}")
+    if args.summary and args.engine not in _SUMMARIES:
+        raise ParameterError(f"--summary: only with {', '.join(_SUMMARIES)} (a production AWR report), "
+                             f"not {args.engine}")
     try:
         if args.summary:
-            return summarize(Path(args.file), args.format)
+            return _SUMMARIES[args.engine](Path(args.file), args.format)
         return _parse(Path(args.file), args.engine, args.format)
     except ParseError as error:  # the file given is what cannot be read: bad input
         raise ParameterError(str(error)) from None
@@ -446,10 +446,6 @@ def _awr_summary(path: Path, fmt: str) -> int:
     return 0
 
 
-#: What `flashpoc parse KIND --summary` prints, by KIND.
-SUMMARIES = {"awr": _awr_summary}
-
-
 def _read_awr(path: Path) -> tuple[Any, list[dict[str, Any]]]:
     """An AWR report (not an engine: what SLOB and the SQL script are measured by): the whole
     parse, and its top events (else its key events) as rows."""
@@ -460,6 +456,9 @@ def _read_awr(path: Path) -> tuple[Any, list[dict[str, Any]]]:
     report = parse_awr(read_awr_file(path))
     return report, report["top_events"] or [{"event": k, "avg_wait_us": v} for k, v in report["key_events"].items()]
 
+
+#: what ``flashpoc parse --summary`` summarises, and how
+_SUMMARIES = {"awr": _awr_summary}
 
 #: outputs ``flashpoc parse`` reads besides the engines' own (:meth:`flashpoc.engines.base.Engine.read_output`)
 _READERS = {"awr": _read_awr}

@@ -71,7 +71,8 @@ def db_cpu_text(points: pd.DataFrame) -> str:
         who = " / ".join(str(n) for n in (name if isinstance(name, tuple) else (name,)))
         hit = best.get("buffer_hit_pct")
         hit_text = "" if hit is None or pd.isna(hit) else f", buffer hit {float(hit):g} %"
-        at = f"at its highest IOPS ({float(best['iops']):,.0f}, {int(best['threads'])} threads per schema)"
+        threads = int(best["threads"])
+        at = f"at its highest IOPS ({float(best['iops']):,.0f}, {threads} thread{'s' if threads != 1 else ''} per schema)"
         if float(share) >= DB_CPU_BOUND_PCT:
             verdict = ("the sessions were busy on CPU, not waiting for I/O, so storage is not the limit: more "
                        "CPU (or fewer logical reads) would raise the IOPS, a faster array would not")
