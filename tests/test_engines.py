@@ -4,26 +4,48 @@ the phases and the check ask the engine rather than compare its name (issue 18).
 from __future__ import annotations
 
 import re
-import typing
 from pathlib import Path
 
 import pytest
+from pydantic import Field
 
 from flashpoc import engines
 from flashpoc.engines.base import Engine
-from flashpoc.params import Campaign
+from flashpoc.errors import ParameterError
+from flashpoc.params import PARAMETER_KEYS, Campaign, _Strict, campaign_from_dict
 
 LIB = Path(engines.__file__).resolve().parent.parent
 NAME_COMPARISON = re.compile(r"engine *(==|!=|in)")
 
 
 def test_every_engine_the_parameters_accept_is_registered_under_its_own_name():
-    accepted = typing.get_args(Campaign.model_fields["engine"].annotation)
-    assert set(accepted) <= set(engines.engine_names())
-    for name in accepted:
+    assert {"fio", "vdbench", "slob"} <= set(engines.engine_names())
+    for name in engines.engine_names():
+        settings = engines.engine_settings(name)  # before the engine is imported, as the parameters ask
         engine = engines.get_engine(name)
         assert isinstance(engine, Engine) and engine.name == name
         assert engines.get_engine(name) is engine  # imported once
+        assert engines.engine_settings(name) is settings is engine.settings_model
+
+
+def test_a_new_engine_brings_its_settings_without_a_new_key(monkeypatch):
+    """The ``engine:`` block is the registered engine's settings model: a new engine needs no
+    top-level key (nor a notebook edit), and its settings' problems name their key."""
+    class ExampleSettings(_Strict):
+        speed: int = Field(1, ge=1)
+
+    class Example(Engine):
+        name = "example"
+        settings_model = ExampleSettings
+
+    monkeypatch.setitem(engines._REGISTRY, "example", Example())
+    base = {"campaign": "c", "hosts": [{"name": "h", "address": "localhost"}],
+            "targets": [{"name": "t", "path": "/dev/x", "size": "1g", "allow_write": True}]}
+    cfg = campaign_from_dict({**base, "engine": {"example": {"speed": 3}}})
+    assert cfg.engine == "example" and cfg.settings == ExampleSettings(speed=3)
+    assert "example" not in Campaign.model_fields and "example" not in PARAMETER_KEYS
+    with pytest.raises(ParameterError, match=r": engine\.example\.speed: Input should be greater than or equal to 1"):
+        campaign_from_dict({**base, "engine": {"example": {"speed": 0}}})
 
 
 def test_an_unknown_engine_is_a_key_error_naming_it():

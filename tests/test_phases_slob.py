@@ -137,7 +137,8 @@ def test_sysdba_password_variable_is_checked_without_reading_it(tmp_path, monkey
     monkeypatch.delenv("FLASHPOC_TEST_SYSDBA", raising=False)
     cfg, home = slob_campaign(tmp_path, {1: [RAC]})
     cfg = campaign_from_dict({**cfg.model_dump(mode="json", exclude={"workloads"}),
-                              "slob": {**cfg.slob.model_dump(mode="json"), "sysdba_passwd_env": "FLASHPOC_TEST_SYSDBA"}})
+                              "engine": {"slob": {**cfg.settings.model_dump(mode="json"),
+                                                         "sysdba_passwd_env": "FLASHPOC_TEST_SYSDBA"}}})
     rows = check.check_slob(cfg)
     row = next(r for r in rows if r["check"] == "SYSDBA password variable")
     assert row["status"] == "fail" and "export FLASHPOC_TEST_SYSDBA" in row["detail"]
@@ -218,7 +219,7 @@ def test_database_rows_of_the_check_from_recorded_facts(tmp_path):
     assert by_check["statistics"]["status"] == "pass"
     assert by_check["buffer cache"]["status"] == "pass"  # 3.0 GiB sga_target, 4.7% of 64.0 GiB
     cfg, _ = slob_campaign(tmp_path, {1: [RAC]}, oracle={"dsn": "db1:1521/p30sdb", "user": "system"},
-                           slob={**cfg.slob.model_dump(mode="json"), "schemas": 300})
+                           slob={**cfg.settings.model_dump(mode="json"), "schemas": 300})
     rows = check.check_slob(cfg, oracle_facts=lambda params: facts)
     assert next(r for r in rows if r["check"] == "slob schemas")["status"] == "fail"
 
@@ -231,9 +232,9 @@ def test_hostile_slob_paths_are_quoted_on_the_db_host(tmp_path, monkeypatch):
     hostile = f"{home}; touch {marker} $(touch {marker}) `touch {marker}`"
     with pytest.raises(ParameterError, match=r"slob.home: .*shell syntax or spaces \(found space \$ \( \) ; `\)"):
         campaign_from_dict({**cfg.model_dump(mode="json", exclude={"workloads"}),
-                            "slob": {**cfg.slob.model_dump(mode="json"), "home": hostile, "env_file": hostile}})
+                            "engine": {"slob": {**cfg.settings.model_dump(mode="json"), "home": hostile, "env_file": hostile}}})
     # the parameters refuse it; past them (a value built in code), every command still quotes it
-    cfg = cfg.model_copy(update={"slob": cfg.slob.model_copy(update={"home": hostile, "env_file": hostile})})
+    cfg = cfg.model_copy(update={"settings": cfg.settings.model_copy(update={"home": hostile, "env_file": hostile})})
     rows = check.check_slob(cfg)
     assert next(r for r in rows if r["check"] == "SLOB home")["status"] == "fail"
     with pytest.raises(CheckFailed, match="SLOB home: no directory"):  # the check stops the sweep
@@ -286,7 +287,7 @@ def test_awr_through_sql_around_each_point(tmp_path, monkeypatch):
     monkeypatch.setattr(oracle, "connect", db.connect)
     cfg, home = slob_campaign(tmp_path / "c", {1: ["19c-rac-s256-t1-wu4-update10-no-report"]},
                               oracle={"dsn": "db1:1521/p30sdb", "user": "system"})
-    cfg = cfg.model_copy(update={"slob": cfg.slob.model_copy(update={"database_statistics_type": "statspack"})})
+    cfg = cfg.model_copy(update={"settings": cfg.settings.model_copy(update={"database_statistics_type": "statspack"})})
     row = phases.run_sweep(cfg, {"slob-9010": [1]}, progress=False).iloc[0]
     assert [q for q, _ in db.queries].count("statspack_snapshot") == 2
     assert row["scope"] == "instance (STATS$)" and row["sql_snapshots"] == "statspack"

@@ -214,7 +214,7 @@ def _evaluate_target(campaign: Campaign, host: str, target: TargetParams, facts:
     direct = facts.get("direct")
     error = facts.get("direct_error") or ""
     tested = "a temporary file next to it" if creating else path
-    if not campaign.fio.direct:
+    if not campaign.engine_object.direct_io(campaign):
         rows.append(_row(host, f"{name}: O_DIRECT", direct, "warn",
                          "fio.direct is false: reads may be served from the host's page cache"))
     elif direct is True:
@@ -293,7 +293,7 @@ def evaluate_campaign(campaign: Campaign, facts_by_host: dict[str, dict[str, Any
         return [_row(CAMPAIGN_ROW_HOST, "working set", total, "warn",
                      f"{detail}; size unknown: {', '.join(unknown)}")] + rows
     memories = [f.get("mem_total_bytes") for f in facts_by_host.values() if f and f.get("mem_total_bytes")]
-    if not campaign.fio.direct and memories and total <= max(memories):
+    if not campaign.engine_object.direct_io(campaign) and memories and total <= max(memories):
         return [_row(CAMPAIGN_ROW_HOST, "working set", total, "warn",
                      f"{detail}; fits in host memory ({format_bytes(max(memories))}) and fio.direct is false")] + rows
     return [_row(CAMPAIGN_ROW_HOST, "working set", total, "pass", detail)] + rows
@@ -490,7 +490,7 @@ def check_vdbench(campaign: Campaign, *,
         parmfile = render_parmfile(campaign, [w.name for w in campaign.workloads], probe_run(campaign))
     except ParameterError as error:
         return rows + [_row(CAMPAIGN_ROW_HOST, "vdbench parmfile", None, "fail", str(error))]
-    ctl_name = campaign.vdbench.controller or campaign.hosts[0].name
+    ctl_name = campaign.settings.controller or campaign.hosts[0].name
     for params in campaign.hosts:
         try:
             with connect(params) as host:
@@ -531,7 +531,7 @@ def _vdbench_controller_rows(campaign: Campaign, params: HostParams, host: Any, 
     if not remote:
         return rows
     rows.append(_controller_address_row(campaign, params, host, run_dir, setup))
-    if campaign.vdbench.shell == "vdbench":
+    if campaign.settings.shell == "vdbench":
         return rows
     for other in remote:
         if other.name != params.name:
@@ -562,7 +562,7 @@ def _controller_address_row(campaign: Campaign, params: HostParams, host: Any, r
     out = host.run(f"cd {d} && {master_prelude(setup)}java FlashpocLocalHost.java 2>&1; echo \"name=$(hostname)\"; "
                    "echo \"own=$(hostname -I 2>/dev/null)\"; getent ahosts \"$(hostname)\" | sed 's/^/getent=/'",
                    purpose="resolve the controller's host name as vdbench does", check=False, timeout_s=120).stdout
-    return controller_address_row(params.name, out, campaign.vdbench.controller_address,
+    return controller_address_row(params.name, out, campaign.settings.controller_address,
                                   [h.address for h in remote_hosts(campaign)])
 
 
@@ -636,7 +636,7 @@ def _slave_shell_row(campaign: Campaign, params: HostParams, other: HostParams, 
     ``test -x VDBENCH_DIR/vdbench``."""
     from .engines.vdbench.run import master_prelude
 
-    shell = campaign.vdbench.shell
+    shell = campaign.settings.shell
     name = f"{shell} to {other.name}"
     i = campaign.hosts.index(other)
     if not other.user:
@@ -686,7 +686,7 @@ def database_facts(oracle_params: Any) -> dict[str, Any]:
 
 def evaluate_slob_host(campaign: Campaign, facts: dict[str, str]) -> list[Row]:
     """Rows for the DB host's SLOB facts (:func:`flashpoc.engines.slob.run.slob_host_facts`); pure."""
-    slob, host = campaign.slob, campaign.db_host.name
+    slob, host = campaign.settings, campaign.db_host.name
     if facts.get("home") in (None, "missing"):
         return [_row(host, "SLOB home", slob.home, "fail",
                      f"no directory {slob.home!r} on the DB host: install SLOB there or set slob.home")]
@@ -734,7 +734,7 @@ def check_slob(campaign: Campaign, *, connect: Callable[[HostParams], Any] = _ho
     """
     from .engines.slob.run import slob_host_facts
 
-    slob, db = campaign.slob, campaign.db_host
+    slob, db = campaign.settings, campaign.db_host
     try:
         with connect(db) as host:
             facts = slob_host_facts(host, slob.home, slob.env_file, slob.sysdba_passwd_env)

@@ -20,6 +20,8 @@ class Engine:
 
     #: the name in the parameters (``engine:``) and in every row
     name: ClassVar[str] = ""
+    #: the pydantic model of its settings (``engine: {name: {...}}``; see :mod:`flashpoc.params`)
+    settings_model: ClassVar[type]
     #: the engine writes the campaign's targets (a safety gate first; scratch files created); SLOB's
     #: data lives in the database instead
     uses_targets: ClassVar[bool] = True
@@ -35,6 +37,10 @@ class Engine:
     def check_params(self, cfg: Campaign, host_names: set[str]) -> None:
         """Refuse parameters this engine cannot run, with a ValueError naming the key (the schema
         turns it into one clear line)."""
+
+    def direct_io(self, cfg: Campaign) -> bool:
+        """True when the engine's I/O bypasses the hosts' page cache (the check warns otherwise)."""
+        return True
 
     def workloads(self, cfg: Campaign) -> list:
         """The campaign's workloads for this engine."""

@@ -6,10 +6,12 @@ from typing import Any
 
 from ..base import Engine
 from . import measure
+from .settings import SlobSettings
 
 
 class SlobEngine(Engine):
     name = "slob"
+    settings_model = SlobSettings
     uses_targets = False  # its data lives in the database (setup.sh loads it)
     scales_hosts = False  # one database host
     measures_oracle = True  # its rows are AWR's
@@ -26,7 +28,7 @@ class SlobEngine(Engine):
         from ...check_oracle import evaluate_database_facts
         from ...params import slob_size_bytes
 
-        slob = campaign.slob
+        slob = campaign.settings
         scan = [w.scan_table_sz for w in slob.workloads if w.scan_table_sz]
         return evaluate_database_facts(dbfacts, host="database", schemas=slob.schemas, scale_bytes=slob.scale_bytes,
                                        statistics_type=slob.database_statistics_type,
@@ -38,10 +40,28 @@ class SlobEngine(Engine):
 
     def check_params(self, cfg, host_names: set[str]) -> None:
         """SLOB's own settings: its database host, schemas, SCALE and workloads."""
-        cfg._check_slob(host_names)
+        from ...errors import ParameterError
+        from ...params import _unique
+
+        if "workloads" in cfg.model_fields_set:
+            raise ValueError("workloads: with engine slob the workloads go under slob.workloads "
+                             "(update_pct, scan_pct, ...)")
+        slob = cfg.settings
+        if slob.db_host is not None and slob.db_host not in host_names:
+            raise ValueError(f"slob.db_host: no host named {slob.db_host!r} (hosts: {sorted(host_names)})")
+        if slob.schemas is None:
+            raise ValueError("slob.schemas: required for engine slob (the number of schemas setup.sh loaded)")
+        if slob.scale is None:
+            raise ValueError("slob.scale: required for engine slob (SCALE per schema, e.g. '8G')")
+        _unique(slob.workloads, "name", "slob.workloads")
+        for i, workload in enumerate(slob.workloads):
+            try:
+                slob.conf(workload, 1)
+            except ParameterError as error:
+                raise ValueError(f"slob.workloads[{i}] ({workload.name}): {error}") from None
 
     def workloads(self, cfg) -> list:
-        return cfg.slob.workloads
+        return cfg.settings.workloads
 
     def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
         """A SLOB run directory: its metrics, and one (metric, value) row each."""
@@ -67,21 +87,21 @@ class SlobEngine(Engine):
         return "SLOB" + (f" on Oracle {', '.join(oracle)}{rac}" if oracle else "")
 
     def point_length_text(self, cfg, runtime: str) -> str:
-        return (f"one SLOB run of `RUN_TIME` {cfg.slob.run_time_s} s per point, measured between two AWR "
+        return (f"one SLOB run of `RUN_TIME` {cfg.settings.run_time_s} s per point, measured between two AWR "
                 "snapshots.")
 
     def interval_text(self, cfg, min_intervals: int) -> str:
         return "iostat's reports of the DB host's disks during each SLOB run (`iostat.out`)."
 
     def own_data_text(self, cfg) -> str:
-        return f"{cfg.slob.schemas} schemas of SCALE {cfg.slob.scale}" if cfg.slob.schemas else "the SLOB schemas"
+        return f"{cfg.settings.schemas} schemas of SCALE {cfg.settings.scale}" if cfg.settings.schemas else "the SLOB schemas"
 
     def point_runtime_s(self, cfg) -> int:
-        return cfg.slob.run_time_s
+        return cfg.settings.run_time_s
 
     def outstanding_per_thread(self, cfg) -> int:
         """Sessions per thread: the schemas."""
-        return cfg.slob.schemas or 1
+        return cfg.settings.schemas or 1
 
     def measure_point(self, wb, phase: str, workload, threads: int, *, runtime_s: int, repeat: int = 0,
                       steady: tuple[str, int] | None = None) -> dict[str, Any]:

@@ -7,11 +7,13 @@ from typing import Any
 
 from ..base import Engine
 from . import measure
+from .settings import VdbenchSettings
 from .plan import probe_run, warmup_s
 
 
 class VdbenchEngine(Engine):
     name = "vdbench"
+    settings_model = VdbenchSettings
 
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
         """Also vdbench itself: Java, a simulated parmfile, SSH between the hosts."""
@@ -20,8 +22,18 @@ class VdbenchEngine(Engine):
         return super().check_campaign(campaign, facts_by_host, connect) + check_vdbench(campaign, connect=connect)
 
     def check_params(self, cfg, host_names: set[str]) -> None:
-        """Block sizes that are whole multiples of ``vdbench.dedupunit``."""
-        cfg._check_dedupunit()
+        """A controller among the hosts; block sizes that are whole multiples of ``vdbench.dedupunit``."""
+        from ...params import parse_size
+
+        vd = cfg.settings
+        if vd.controller is not None and vd.controller not in host_names:
+            raise ValueError(f"vdbench.controller: no host named {vd.controller!r} (hosts: {sorted(host_names)})")
+        if vd.dedupunit is not None:
+            unit = parse_size(vd.dedupunit)
+            for i, workload in enumerate(cfg.workloads):
+                if parse_size(workload.bs) % unit:
+                    raise ValueError(f"workloads[{i}].bs: {workload.bs} is not a multiple of vdbench.dedupunit "
+                                     f"({vd.dedupunit}): vdbench dedups in dedupunit blocks")
 
     def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
         """A vdbench output directory."""
@@ -47,11 +59,11 @@ class VdbenchEngine(Engine):
         return f"{runtime}; {warm}. A point is one vdbench run (`rd=`) at one thread count."
 
     def interval_text(self, cfg, min_intervals: int) -> str:
-        return (f"vdbench reports every {cfg.vdbench.interval_s} s (`interval=`); a steady-state verdict needs "
+        return (f"vdbench reports every {cfg.settings.interval_s} s (`interval=`); a steady-state verdict needs "
                 f"{min_intervals} intervals after the warm-up.")
 
     def point_runtime_s(self, cfg) -> int:
-        return cfg.vdbench.elapsed_s
+        return cfg.settings.elapsed_s
 
     def point_seconds(self, cfg, runtime_s: int) -> int:
         return runtime_s + (warmup_s(cfg) or 0)
@@ -88,7 +100,7 @@ class VdbenchEngine(Engine):
 
     def points_per_count(self, cfg) -> int:
         """With ``iorate: curve`` each thread count runs at full speed, then at each step."""
-        return 1 + len(cfg.vdbench.curve) if cfg.vdbench.curve else 1
+        return 1 + len(cfg.settings.curve) if cfg.settings.curve else 1
 
 
 ENGINE = VdbenchEngine()

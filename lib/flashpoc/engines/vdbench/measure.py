@@ -42,7 +42,7 @@ FILL_DIR = "targets"
 
 def controller(wb):
     """The host parameters of the vdbench controller (master)."""
-    name = wb.cfg.vdbench.controller or wb.cfg.hosts[0].name
+    name = wb.cfg.settings.controller or wb.cfg.hosts[0].name
     return next(h for h in wb.cfg.hosts if h.name == name)
 
 
@@ -467,7 +467,7 @@ def fill_targets(wb, host_params: HostParams, targets: list[TargetParams]) -> di
     totals = [t for t in parsed["totals"] if t["rd"] == "fill"]
     xfer = fill_xfersize(cfg, targets)
     expected = sum(t.size_bytes // xfer * xfer for t in targets)
-    written = round(sum((r.get("iops") or 0) * cfg.vdbench.interval_s * (r.get("bytes_per_io") or 0)
+    written = round(sum((r.get("iops") or 0) * cfg.settings.interval_s * (r.get("bytes_per_io") or 0)
                         for total in totals for r in run_intervals(total, parsed)))
     if not totals or written < 0.99 * expected:
         raise RemoteError(f"{host_params.name}: {purpose}: vdbench wrote {written:,} bytes of {expected:,}; the files "

@@ -201,7 +201,7 @@ def sweep_run(campaign: Campaign, threads: Sequence[int], workload: Workload | s
     each thread count's full-speed run is followed by one run per ``curve`` step), with the
     warm-up of :func:`warmup_s`."""
     wl = campaign.workload(workload) if isinstance(workload, str) else workload
-    vd = campaign.vdbench
+    vd = campaign.settings
     return _run(campaign, name, wl, threads, campaign.sweep.runtime_s, "sweep.runtime_s", iorate=vd.iorate,
                 curve=tuple(vd.curve) if vd.curve is not None else None)
 
@@ -211,13 +211,13 @@ def warmup_s(campaign: Campaign) -> int | None:
     intervals, so that no point is measured cold (the first run in a new JVM, the first interval
     after the thread count changed); ``warmup_s: 0`` gives None, no ``warmup=`` (vdbench's default
     of one interval, which vdbench 5.04.06 counts in its average)."""
-    vd = campaign.vdbench
+    vd = campaign.settings
     return (WARMUP_INTERVALS * vd.interval_s if vd.warmup_s is None else vd.warmup_s) or None
 
 
 def _run(campaign: Campaign, name: str, workload: Workload, threads: Sequence[int], runtime_s: int | None,
          runtime_key: str, *, iorate: str | int, curve: tuple[float, ...] | None) -> RunDefinition:
-    vd = campaign.vdbench
+    vd = campaign.settings
     elapsed = runtime_s or vd.elapsed_s
     warmup = warmup_s(campaign)
     _check_timing(elapsed, vd.interval_s, warmup,
@@ -298,7 +298,7 @@ def render_fill_parmfile(campaign: Campaign, targets: Sequence[TargetParams]) ->
         raise ParameterError(f"targets: the fill writes scratch files with a size (create: true), got {targets!r}")
     _check_campaign(campaign)
     xfer = fill_xfersize(campaign, targets)
-    interval = campaign.vdbench.interval_s
+    interval = campaign.settings.interval_s
     rd = RunDefinition("fill", "fill", (FILL_THREADS,), elapsed_s=-(-FILL_ELAPSED_S // interval) * interval,
                        interval_s=interval)
     names = [t.name for t in targets]
@@ -317,7 +317,7 @@ def fill_xfersize(campaign: Campaign, targets: Sequence[TargetParams]) -> int:
     """The fill's transfer size in bytes: :data:`FILL_XFERSIZE` rounded up to a multiple of
     ``dedupunit`` (vdbench dedups in dedupunit blocks), or one dedupunit (512 bytes without
     one) for files smaller than two of those."""
-    unit = parse_size(campaign.vdbench.dedupunit) if campaign.vdbench.dedupunit else 512
+    unit = parse_size(campaign.settings.dedupunit) if campaign.settings.dedupunit else 512
     xfer = -(-FILL_XFERSIZE // unit) * unit
     return unit if min(t.size_bytes for t in targets) < 2 * xfer else xfer
 
@@ -330,7 +330,7 @@ def data_text(campaign: Campaign) -> str:
 
 
 def _general_lines(campaign: Campaign) -> list[str]:
-    vd = campaign.vdbench
+    vd = campaign.settings
     out = []
     if vd.compratio is not None:
         out.append(f"compratio={_num(vd.compratio)}")
@@ -346,8 +346,8 @@ def _general_lines(campaign: Campaign) -> list[str]:
 
 
 def _host_settings(campaign: Campaign, host: HostParams) -> dict[str, Any]:
-    return {"vdbench": host.vdbench, "user": host.user, "shell": campaign.vdbench.shell,
-            "jvms": host.jvms if host.jvms is not None else campaign.vdbench.jvms}
+    return {"vdbench": host.vdbench, "user": host.user, "shell": campaign.settings.shell,
+            "jvms": host.jvms if host.jvms is not None else campaign.settings.jvms}
 
 
 def _host_lines(campaign: Campaign) -> list[str]:
@@ -397,7 +397,7 @@ def ssh_config(campaign: Campaign) -> str | None:
         ParameterError: two hosts at one address with other SSH settings (vdbench names a host by
             its address only, so ssh could not tell them apart).
     """
-    if campaign.vdbench.shell != "ssh":
+    if campaign.settings.shell != "ssh":
         return None
     hosts = remote_hosts(campaign)
     if not hosts:
@@ -450,7 +450,7 @@ def threads_per_host(campaign: Campaign, threads: int) -> dict[str, int]:
 
 def _sd_lines(campaign: Campaign, with_hosts: bool, targets: Sequence[TargetParams] | None = None) -> list[str]:
     all_hosts = {h.name for h in campaign.hosts}
-    flags = campaign.vdbench.openflags
+    flags = campaign.settings.openflags
     if flags is not None and "," in flags and not flags.startswith("("):
         flags = f"({flags})"
     lines = []
@@ -572,10 +572,10 @@ def _check_campaign(campaign: Campaign) -> None:
         if target.size is None and not is_device:
             raise ParameterError(f"targets[{i}].size: vdbench needs a size for the file {target.path} "
                                  "(else 'Undefined size for sd'); e.g. size: 1g")
-        if is_device and campaign.vdbench.openflags is None:
+        if is_device and campaign.settings.openflags is None:
             raise ParameterError(f"vdbench.openflags: vdbench on Linux requires openflags (e.g. o_direct) for "
                                  f"a /dev/ lun (targets[{i}] {target.path})")
-    vd = campaign.vdbench
+    vd = campaign.settings
     _check_timing(vd.elapsed_s, vd.interval_s, vd.warmup_s,
                   ("vdbench.elapsed_s", "vdbench.interval_s", "vdbench.warmup_s"))
 
