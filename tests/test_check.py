@@ -14,14 +14,13 @@ from flashpoc.check import (
     CAMPAIGN_ROW_HOST,
     COLUMNS,
     check_environment,
-    controller_fio_row,
     evaluate_campaign,
     evaluate_facts,
     format_bytes,
-    parse_fio_version,
     require_pass,
     verdict,
 )
+from flashpoc.engines.fio.check import controller_fio_row, parse_fio_version
 from flashpoc.errors import CheckFailed, ParseError, RemoteError
 from flashpoc.params import HostParams, campaign_from_dict
 from flashpoc.run.facts import collect_host_facts, facts_script, parse_facts
@@ -456,7 +455,7 @@ OVERRIDDEN_OUTPUT = LOOPBACK_OUTPUT.replace("flashpoc-localhost vm 127.0.0.1", "
 
 
 def test_a_loopback_controller_address_fails_naming_the_parameter():
-    from flashpoc.check import controller_address_row
+    from flashpoc.engines.vdbench.check import controller_address_row
 
     row = controller_address_row("ctl", LOOPBACK_OUTPUT, None, ["10.0.0.2"])
     assert (row["check"], row["value"], row["status"]) == ("slaves call back", "127.0.0.1", "fail")
@@ -477,7 +476,7 @@ def test_a_loopback_controller_address_fails_naming_the_parameter():
 
 
 def test_the_controller_address_must_be_what_vdbench_s_java_resolves():
-    from flashpoc.check import controller_address_row
+    from flashpoc.engines.vdbench.check import controller_address_row
 
     row = controller_address_row("ctl", OVERRIDDEN_OUTPUT, "192.0.2.2", ["10.0.0.2"])
     assert row["status"] == "pass" and row["detail"] == (
@@ -491,7 +490,7 @@ def test_the_controller_address_must_be_what_vdbench_s_java_resolves():
 
 
 def test_without_a_java_compiler_the_check_resolves_as_java_does_with_getent():
-    from flashpoc.check import controller_address_row
+    from flashpoc.engines.vdbench.check import controller_address_row
 
     no_compiler = ("Error: Could not find or load main class FlashpocLocalHost.java\nname=db1\nown=10.0.0.5\n"
                    "getent=fe80::1         STREAM db1\ngetent=10.0.0.5        STREAM db1\n")

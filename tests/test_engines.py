@@ -3,7 +3,10 @@ the phases and the check ask the engine rather than compare its name (issue 18).
 
 from __future__ import annotations
 
+import ast
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -68,3 +71,48 @@ def test_no_module_outside_the_engines_compares_the_engine_name():
              for path in sorted(LIB.rglob("*.py")) if "engines" not in path.relative_to(LIB).parts
              for n, line in enumerate(path.read_text().splitlines(), 1) if NAME_COMPARISON.search(line)]
     assert found == []
+
+
+def _imports(path: Path) -> set[str]:
+    """The flashpoc modules ``path`` imports, at its top or inside a function."""
+    module = "flashpoc." + ".".join(path.relative_to(LIB).with_suffix("").parts)
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = package.split(".")
+            base = base[: len(base) - node.level + 1] if node.level else []
+            name = ".".join(base + ([node.module] if node.module else []))
+            found |= {name} | {f"{name}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+    return {name for name in found if name.startswith("flashpoc")}
+
+
+def test_the_checks_import_each_other_one_way_only():
+    """check_oracle and each engine's check use the check's rows; check.py imports none of them
+    (it asks the engine object), so there is no import cycle among them."""
+    checks = [LIB / "check_oracle.py", *sorted((LIB / "engines").glob("*/check.py"))]
+    assert len(checks) >= 4
+    of_check = _imports(LIB / "check.py")
+    for path in checks:
+        name = "flashpoc." + ".".join(path.relative_to(LIB).with_suffix("").parts)
+        assert name not in of_check, f"check.py imports {name}"
+
+
+def test_the_parameters_import_no_io_module_and_no_planner():
+    """params imports no host I/O module and no planner; loading a campaign adds only its engine's
+    settings and engine object (which imports its measuring code lazily), never a run, measure or
+    check module. SLOB's settings validate a slob.conf through SLOB's pure plan."""
+    code = ("import sys, flashpoc.params as p\n"
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('flashpoc'))))\n"
+            "p.load_campaign(sys.argv[1]).settings\n"
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('flashpoc'))))")
+    for name in ("demo-local.yaml", "vdbench-local.yaml", "slob-seed-8020.yaml"):
+        alone, loaded = subprocess.run([sys.executable, "-c", code, str(LIB.parent.parent / "parameters" / name)],
+                                       capture_output=True, text=True, check=True,
+                                       cwd=LIB.parent.parent).stdout.splitlines()
+        assert [m for m in alone.split() if re.search(r"\.(run|plan)(\.|$)", m)] == []
+        assert "flashpoc.params" in loaded and any(m.endswith(".settings") for m in loaded.split())
+        io = [m for m in loaded.split() if re.search(r"\.(run|measure|check|check_oracle|phases)(\.|$)", m)]
+        assert io == [], f"{name}: loading the parameters imported {io}"

@@ -21,7 +21,8 @@ import pytest
 
 from conftest import DATA, assert_secret_absent
 from ssh_server import free_port
-from flashpoc import check, phases
+from flashpoc import phases
+from flashpoc.engines.slob.check import check_slob
 from flashpoc.errors import CheckFailed, ParameterError, RemoteError
 from flashpoc.params import campaign_from_dict
 
@@ -139,11 +140,11 @@ def test_sysdba_password_variable_is_checked_without_reading_it(tmp_path, monkey
     cfg = campaign_from_dict({**cfg.model_dump(mode="json", exclude={"workloads"}),
                               "engine": {"slob": {**cfg.settings.model_dump(mode="json"),
                                                          "sysdba_passwd_env": "FLASHPOC_TEST_SYSDBA"}}})
-    rows = check.check_slob(cfg)
+    rows = check_slob(cfg)
     row = next(r for r in rows if r["check"] == "SYSDBA password variable")
     assert row["status"] == "fail" and "export FLASHPOC_TEST_SYSDBA" in row["detail"]
     (home / "slob.env").write_text((home / "slob.env").read_text() + "FLASHPOC_TEST_SYSDBA='s3cret!'; export FLASHPOC_TEST_SYSDBA\n")
-    rows = check.check_slob(cfg)
+    rows = check_slob(cfg)
     row = next(r for r in rows if r["check"] == "SYSDBA password variable")
     assert row["status"] == "pass" and "s3cret" not in json.dumps(rows)
 
@@ -167,7 +168,7 @@ def test_database_check_against_a_closed_port_fails_fast(tmp_path, monkeypatch):
     cfg, _ = slob_campaign(tmp_path, {1: [RAC]}, oracle={"dsn": f"127.0.0.1:{port}/slobpdb", "user": "system",
                                                          "connect_timeout_s": 2})
     start = time.perf_counter()
-    rows = check.check_slob(cfg)
+    rows = check_slob(cfg)
     assert time.perf_counter() - start < 10
     row = next(r for r in rows if r["check"] == "database")
     assert row["status"] == "fail" and f"127.0.0.1:{port}/slobpdb" in row["detail"]
@@ -212,7 +213,7 @@ def test_database_rows_of_the_check_from_recorded_facts(tmp_path):
     (tests/data/oracle/facts_slob19c_rac2node.json: 256 schemas of 32768 blocks)."""
     facts = json.loads((DATA / "oracle" / "facts_slob19c_rac2node.json").read_text())
     cfg, _ = slob_campaign(tmp_path, {1: [RAC]}, oracle={"dsn": "db1:1521/p30sdb", "user": "system"})
-    rows = check.check_slob(cfg, oracle_facts=lambda params: facts)
+    rows = check_slob(cfg, oracle_facts=lambda params: facts)
     by_check = {r["check"]: r for r in rows}
     assert by_check["database"]["value"] == "19.0.0.0.0"
     assert by_check["slob schemas"]["value"] == "256 of 256" and by_check["slob schemas"]["status"] == "pass"
@@ -220,7 +221,7 @@ def test_database_rows_of_the_check_from_recorded_facts(tmp_path):
     assert by_check["buffer cache"]["status"] == "pass"  # 3.0 GiB sga_target, 4.7% of 64.0 GiB
     cfg, _ = slob_campaign(tmp_path, {1: [RAC]}, oracle={"dsn": "db1:1521/p30sdb", "user": "system"},
                            slob={**cfg.settings.model_dump(mode="json"), "schemas": 300})
-    rows = check.check_slob(cfg, oracle_facts=lambda params: facts)
+    rows = check_slob(cfg, oracle_facts=lambda params: facts)
     assert next(r for r in rows if r["check"] == "slob schemas")["status"] == "fail"
 
 
@@ -235,7 +236,7 @@ def test_hostile_slob_paths_are_quoted_on_the_db_host(tmp_path, monkeypatch):
                             "engine": {"slob": {**cfg.settings.model_dump(mode="json"), "home": hostile, "env_file": hostile}}})
     # the parameters refuse it; past them (a value built in code), every command still quotes it
     cfg = cfg.model_copy(update={"settings": cfg.settings.model_copy(update={"home": hostile, "env_file": hostile})})
-    rows = check.check_slob(cfg)
+    rows = check_slob(cfg)
     assert next(r for r in rows if r["check"] == "SLOB home")["status"] == "fail"
     with pytest.raises(CheckFailed, match="SLOB home: no directory"):  # the check stops the sweep
         phases.run_sweep(cfg, {"slob-9010": [1]}, progress=False)

@@ -22,21 +22,22 @@ import posixpath
 import re
 import stat
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
 from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, SerializeAsAny, ValidationError,
-                      field_validator, model_serializer,
-                      model_validator)
+                      field_validator, model_serializer, model_validator)
 
 from .errors import ParameterError
-from .engines.slob.plan import ENV_NAME_RE
-from .engines.slob.plan import SIZE_RE as SLOB_SIZE_RE
+
+if TYPE_CHECKING:
+    from .engines.slob.settings import SlobWorkload
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 ADDRESS_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,252}$")
 USER_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9._-]{0,31}$")
 SIZE_RE = re.compile(r"^(\d+)([kmgtp]?)(i?b)?$", re.IGNORECASE)
+ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")  # an environment variable's name
 STEADYSTATE_RE = re.compile(r"^(iops|bw)(_slope)?:\d+(\.\d+)?%?$")
 SIZE_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
 MAX_THREADS = 65536

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Engine
-from . import measure
+from ..base import Engine, LazyModule
 from .settings import FioSettings
-from .plan import until_steady
+
+measure = LazyModule(f"{__package__}.measure")
+plan = LazyModule(f"{__package__}.plan")
 
 
 class FioEngine(Engine):
@@ -16,13 +17,13 @@ class FioEngine(Engine):
 
     def check_host(self, campaign, host: str, host_params, facts) -> list:
         """fio on the host: present, its version."""
-        from ...check import _evaluate_fio
+        from .check import _evaluate_fio
 
         return [_evaluate_fio(host, host_params, facts)]
 
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
         """With several hosts in client/server mode, also fio on this machine (the client)."""
-        from ...check import _controller_fio_row
+        from .check import _controller_fio_row
 
         rows = super().check_campaign(campaign, facts_by_host, connect)
         if len(campaign.hosts) > 1 and campaign.settings.multi_host == "client-server":
@@ -71,7 +72,7 @@ class FioEngine(Engine):
         return cfg.probe_workload.iodepth
 
     def steadiness(self, cfg, runtime_s: int) -> tuple[str, int] | None:
-        return until_steady(cfg.settings, runtime_s)
+        return plan.until_steady(cfg.settings, runtime_s)
 
     def remeasures_unsteady(self, cfg, steady: tuple[str, int] | None) -> bool:
         """fio's own steady-state criterion (``fio.steadystate``) or one of the phase (``steady``)."""

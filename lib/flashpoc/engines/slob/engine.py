@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Engine
-from . import measure
+from ..base import Engine, LazyModule
 from .settings import SlobSettings
+
+measure = LazyModule(f"{__package__}.measure")
 
 
 class SlobEngine(Engine):
@@ -19,7 +20,7 @@ class SlobEngine(Engine):
 
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
         """SLOB on the database host and the database (not the load hosts' targets: SLOB has none)."""
-        from ...check import check_slob
+        from .check import check_slob
 
         return check_slob(campaign, connect=connect)
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..base import Engine
-from . import measure
+from ..base import Engine, LazyModule
 from .settings import VdbenchSettings
-from .plan import probe_run, warmup_s
+
+measure = LazyModule(f"{__package__}.measure")
+plan = LazyModule(f"{__package__}.plan")
 
 
 class VdbenchEngine(Engine):
@@ -17,7 +18,7 @@ class VdbenchEngine(Engine):
 
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
         """Also vdbench itself: Java, a simulated parmfile, SSH between the hosts."""
-        from ...check import check_vdbench
+        from .check import check_vdbench
 
         return super().check_campaign(campaign, facts_by_host, connect) + check_vdbench(campaign, connect=connect)
 
@@ -66,7 +67,7 @@ class VdbenchEngine(Engine):
         return cfg.settings.elapsed_s
 
     def point_seconds(self, cfg, runtime_s: int) -> int:
-        return runtime_s + (warmup_s(cfg) or 0)
+        return runtime_s + (plan.warmup_s(cfg) or 0)
 
     def outstanding_per_thread(self, cfg) -> int:
         """vdbench's threads are per SD, spread over its hosts."""
@@ -85,7 +86,7 @@ class VdbenchEngine(Engine):
         return measure.controller(wb).name
 
     def linear_probe_threads(self, cfg) -> list[int]:
-        return probe_run(cfg).threads
+        return plan.probe_run(cfg).threads
 
     def measure_probe(self, wb, bar, stepper) -> list[dict[str, Any]]:
         return measure.probe(wb, bar, None if wb.cfg.probe.strategy == "linear" else stepper)
