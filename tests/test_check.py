@@ -21,6 +21,7 @@ from flashpoc.check import (
     verdict,
 )
 from flashpoc.engines.fio.check import controller_fio_row, parse_fio_version
+from flashpoc import safety
 from flashpoc.errors import CheckFailed, ParseError, RemoteError
 from flashpoc.params import HostParams, campaign_from_dict
 from flashpoc.run.facts import collect_host_facts, facts_script, parse_facts
@@ -290,6 +291,18 @@ def test_collect_host_facts_quotes_paths_and_honours_fio_param(tmp_path):
     assert (facts["fio_path"], facts["fio_version"]) == ("missing", "missing")
     assert sorted(p.name for p in tmp_path.iterdir()) == []
     assert not os.path.exists("pwned") and not os.path.exists("pwned2")
+
+
+@pytest.mark.parametrize("header_bytes", [8192, 4096])
+def test_the_facts_read_as_much_of_a_target_as_the_safety_gate_judges(tmp_path, monkeypatch, header_bytes):
+    """The facts script reads ``safety.HEADER_BYTES`` of a target's beginning (one number, not a
+    second one written in the shell script)."""
+    monkeypatch.setattr(safety, "HEADER_BYTES", header_bytes)
+    data = tmp_path / "f.dat"
+    data.write_bytes(bytes(range(256)) * 64)  # 16 KiB
+    facts = collect_host_facts(local_host(), [str(data)])
+    header = bytes.fromhex(facts["targets"][0]["header_hex"])
+    assert header == data.read_bytes()[:header_bytes]
 
 
 def test_collect_host_facts_rejects_multiline_path():
