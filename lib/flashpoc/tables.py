@@ -21,7 +21,7 @@ import pandas as pd
 MISSING = "–"
 
 
-def number(value: Any) -> float | None:
+def _number(value: Any) -> float | None:
     """``value`` as a finite float, or None (None, a yes/no value, NaN, infinity, text that is no number)."""
     if value is None or isinstance(value, bool):
         return None
@@ -32,15 +32,19 @@ def number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+#: the one "number or None" of the workbook's tables, progress lines and host-limit verdict
+number = _number
+
+
 def count(value: Any) -> str:
     """A whole number with thousands separators: ``43,940``."""
-    number = number(value)
+    number = _number(value)
     return MISSING if number is None else f"{number:,.0f}"
 
 
 def ms(value: Any) -> str:
     """A latency in ms: 3 decimals under 10 ms (``0.136``), 1 under 1,000 (``22.5``), else whole."""
-    number = number(value)
+    number = _number(value)
     if number is None:
         return MISSING
     if abs(number) < 10:
@@ -50,19 +54,19 @@ def ms(value: Any) -> str:
 
 def pct(value: Any, digits: int = 1) -> str:
     """A percentage without its sign (the header has it): ``99.2``."""
-    number = number(value)
+    number = _number(value)
     return MISSING if number is None else f"{number:,.{digits}f}"
 
 
 def signed_pct(value: Any) -> str:
     """A change in %: ``+40.6 %``, ``-12.0 %``."""
-    number = number(value)
+    number = _number(value)
     return MISSING if number is None else f"{number:+,.1f} %"
 
 
 def mibps(value: Any) -> str:
     """A throughput in MiB/s: 1 decimal under 100, else whole with separators."""
-    number = number(value)
+    number = _number(value)
     if number is None:
         return MISSING
     return f"{number:,.1f}" if abs(number) < 100 else f"{number:,.0f}"
@@ -70,7 +74,7 @@ def mibps(value: Any) -> str:
 
 def size(value: Any) -> str:
     """Bytes in binary units: ``256 MiB``, ``1.5 TiB``."""
-    number = number(value)
+    number = _number(value)
     if number is None:
         return MISSING
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
