@@ -98,6 +98,13 @@ class Engine:
         """The engine and its ``version`` as the report names them ('fio 3.33 (libaio, direct I/O)')."""
         return f"{self.name} {version}"
 
+    def check_versions(self, check: Any) -> dict[str, str]:
+        """The engine's version on each host as the check table ``check`` found it (the manifest's
+        ``engine_versions``): by default the values of the rows named after the engine (fio's)."""
+        if check.empty or "check" not in check:
+            return {}
+        return {str(r.host): str(r.value) for r in check[check["check"] == self.name].itertuples()}
+
     def recorded_version(self, check: Any) -> str | None:
         """The engine's version as the check table ``check`` recorded it, when the manifest has none."""
         return None

@@ -39,6 +39,12 @@ class SlobEngine(Engine):
                    "latency the `db file sequential read` average wait, from the AWR report of the run (on RAC the "
                    "cluster's); threads are per schema, and every schema runs at every point.")
 
+    def check_versions(self, check) -> dict[str, str]:
+        """SLOB's numbers are the database's: its version (the check's "database" row)."""
+        if check.empty or "check" not in check:
+            return {}
+        return {str(r.host): str(r.value) for r in check[check["check"] == "database"].itertuples()}
+
     def check_params(self, cfg, host_names: set[str]) -> None:
         """SLOB's own settings: its database host, schemas, SCALE and workloads."""
         from ...errors import ParameterError

@@ -46,14 +46,18 @@ class VdbenchEngine(Engine):
         rows = parse_vdbench_dir(path)
         return rows, rows
 
-    def recorded_version(self, check) -> str | None:
-        """``vdbench -s``'s 'vdbench50406' in the check table -> '5.04.06'."""
+    def check_versions(self, check) -> dict[str, str]:
+        """``vdbench -s``'s 'vdbench50406' on the controller in the check table -> '5.04.06'."""
         if check.empty or "check" not in check:
-            return None
-        said = check.loc[check["check"] == "vdbench -s parmfile", "detail"].dropna()
-        found = [re.fullmatch(r"vdbench(\d)(\d\d)(\d\d)", str(v).strip()) for v in said]
-        versions = sorted({f"{m[1]}.{m[2]}.{m[3]}" for m in found if m})
-        return " / ".join(versions) or None
+            return {}
+        said = check[(check["check"] == "vdbench -s parmfile") & check["detail"].notna()]
+        found = {str(r.host): re.fullmatch(r"vdbench(\d)(\d\d)(\d\d)", str(r.detail).strip())
+                 for r in said.itertuples()}
+        return {host: f"{m[1]}.{m[2]}.{m[3]}" for host, m in found.items() if m}
+
+    def recorded_version(self, check) -> str | None:
+        """The versions :meth:`check_versions` finds (for a manifest written before it recorded them)."""
+        return " / ".join(sorted(set(self.check_versions(check).values()))) or None
 
     def point_length_text(self, cfg, runtime: str) -> str:
         warm = "vdbench's own warm-up intervals (`warmup=`), left out of its average"
