@@ -187,7 +187,7 @@ def test_flashpoc_run_executes_the_four_notebooks_on_slob(tmp_path):
     values = cfg.model_dump(mode="json", exclude={"workloads", "fio", "vdbench", "targets"}, exclude_none=True)
     values["probe"] = {"workload": "slob-read", "strategy": "linear", "min_threads": 1, "max_threads": 2}
     values["sweep"] = {"plan": "guide", "max_threads": 1, "step": 1, "workloads": ["slob-9010"]}
-    values["slob"]["sysdba_passwd_env"] = "FLASHPOC_SYSDBA_PASSWD"
+    values["engine"]["slob"]["sysdba_passwd_env"] = "FLASHPOC_SYSDBA_PASSWD"
     params = tmp_path / "slob.yaml"
     params.write_text(yaml.safe_dump(values))
     secret = "Sysdba-Secret-7731!"  # SYSDBA_PASSWD comes from the DB host's environment, never a file
@@ -315,4 +315,4 @@ def test_two_slob_campaigns_compared_in_the_report(tmp_path):
     assert row["delta_pct"] == 0
     assert report.files["comparison.csv"].is_file()
     manifest = json.loads((tmp_path / "results" / "slob-b" / "manifest.json").read_text())
-    assert "workloads" not in manifest["params"] and manifest["params"]["slob"]["workloads"][0]["name"] == "slob-9010"
+    assert "workloads" not in manifest["params"] and manifest["params"]["engine"]["slob"]["workloads"][0]["name"] == "slob-9010"

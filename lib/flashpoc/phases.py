@@ -120,7 +120,7 @@ def campaign_from_manifest(manifest: dict[str, Any], source: str) -> Campaign:
     from .params import campaign_from_dict
 
     params = dict(manifest["params"])
-    for key in get_engine(params.get("engine") or "fio").manifest_exclude:
+    for key in get_engine(manifest.get("engine") or "fio").manifest_exclude:
         params.pop(key, None)  # manifests written before manifest_params held the fio default
     return campaign_from_dict(params, source=source)
 
