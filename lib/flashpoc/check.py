@@ -1,4 +1,4 @@
-"""Environment check: can every host run the campaign's fio workloads on its targets?
+"""Environment check: can every host run the campaign's engine and workloads on its targets?
 
 ``check_environment(campaign)`` collects the facts of every host in parallel
 (:func:`flashpoc.run.facts.collect_host_facts`, one command per host), evaluates them and
@@ -18,6 +18,9 @@ the table up; :func:`require_pass` raises :class:`~flashpoc.errors.CheckFailed` 
 every failed row, so no I/O runs on a broken setup. Evaluation (:func:`evaluate_facts`,
 :func:`evaluate_campaign`) is pure and works on recorded fact dicts. The facts per host
 are kept in ``df.attrs["facts"]`` (``{host name: facts dict or None}``) for the manifest.
+Each engine adds its own rows (``engines/<name>/check.py``, through
+:meth:`flashpoc.engines.base.Engine.check_host` and :meth:`~flashpoc.engines.base.Engine.check_campaign`):
+fio's version per host, vdbench and Java, SLOB and its database.
 """
 
 from __future__ import annotations

@@ -435,7 +435,8 @@ class ProbeSettings(_Strict):
     max_threads: int = Field(256, ge=1, le=MAX_THREADS)
     step: int = Field(1, ge=1, le=MAX_THREADS, description="linear: the step; adaptive: refine granularity")
     gain_pct: float = Field(2.0, gt=0, lt=100, description="a gain below this % is no gain")
-    runtime_s: int | None = Field(None, ge=1, le=86400, description="per point (default fio.runtime_s); with "
+    runtime_s: int | None = Field(None, ge=1, le=86400, description="per point (default the engine's: fio.runtime_s, "
+                                  "vdbench.elapsed_s, slob.run_time_s); with "
                                   "until_steady the longest a point runs")
     remeasure_unsteady: Flag = Field(True, description="measure a point again when fio's steady state was not attained")
     until_steady: Flag = Field(True, description="fio: a probe point ends once its IOPS are steady (fio steadystate, "
@@ -473,7 +474,8 @@ class SweepSettings(_Strict):
     points: int | None = Field(None, ge=2, le=500, description="knee-dense plan: number of points")
     extend_pct: float = Field(0.0, ge=0, le=400, description="also sweep this % beyond max_threads")
     workloads: list[str] | None = Field(None, max_length=256, description="workload names (default all)")
-    runtime_s: int | None = Field(None, ge=1, le=86400, description="per point (default fio.runtime_s)")
+    runtime_s: int | None = Field(None, ge=1, le=86400, description="per point (default the engine's: fio.runtime_s, "
+                                  "vdbench.elapsed_s, slob.run_time_s)")
     until_steady: Flag = Field(False, description="fio: a sweep point ends once its IOPS are steady, like the "
                                "probe's, at most runtime_s; the sweep then reuses the probe's points")
 
