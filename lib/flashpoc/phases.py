@@ -120,7 +120,8 @@ def campaign_from_manifest(manifest: dict[str, Any], source: str) -> Campaign:
     from .params import campaign_from_dict
 
     params = dict(manifest["params"])
-    for key in get_engine(manifest.get("engine") or "fio").manifest_exclude:
+    engine = manifest.get("engine") or params.get("engine") or "fio"  # params: a name, or the engine block
+    for key in get_engine(engine if isinstance(engine, str) else next(iter(engine), "fio")).manifest_exclude:
         params.pop(key, None)  # manifests written before manifest_params held the fio default
     return campaign_from_dict(params, source=source)
 
