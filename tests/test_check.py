@@ -14,14 +14,14 @@ from flashpoc.check import (
     CAMPAIGN_ROW_HOST,
     COLUMNS,
     check_environment,
-    controller_fio_row,
     evaluate_campaign,
     evaluate_facts,
     format_bytes,
-    parse_fio_version,
     require_pass,
     verdict,
 )
+from flashpoc.engines.fio.check import controller_fio_row, parse_fio_version
+from flashpoc import safety
 from flashpoc.errors import CheckFailed, ParseError, RemoteError
 from flashpoc.params import HostParams, campaign_from_dict
 from flashpoc.run.facts import collect_host_facts, facts_script, parse_facts
@@ -294,6 +294,18 @@ def test_collect_host_facts_quotes_paths_and_honours_fio_param(tmp_path):
     assert not os.path.exists("pwned") and not os.path.exists("pwned2")
 
 
+@pytest.mark.parametrize("header_bytes", [8192, 4096])
+def test_the_facts_read_as_much_of_a_target_as_the_safety_gate_judges(tmp_path, monkeypatch, header_bytes):
+    """The facts script reads ``safety.HEADER_BYTES`` of a target's beginning (one number, not a
+    second one written in the shell script)."""
+    monkeypatch.setattr(safety, "HEADER_BYTES", header_bytes)
+    data = tmp_path / "f.dat"
+    data.write_bytes(bytes(range(256)) * 64)  # 16 KiB
+    facts = collect_host_facts(local_host(), [str(data)])
+    header = bytes.fromhex(facts["targets"][0]["header_hex"])
+    assert header == data.read_bytes()[:header_bytes]
+
+
 def test_collect_host_facts_rejects_multiline_path():
     with pytest.raises(ValueError, match="spans lines"):
         facts_script("fio", ["/tmp/a\nb"])
@@ -457,7 +469,7 @@ OVERRIDDEN_OUTPUT = LOOPBACK_OUTPUT.replace("flashpoc-localhost vm 127.0.0.1", "
 
 
 def test_a_loopback_controller_address_fails_naming_the_parameter():
-    from flashpoc.check import controller_address_row
+    from flashpoc.engines.vdbench.check import controller_address_row
 
     row = controller_address_row("ctl", LOOPBACK_OUTPUT, None, ["10.0.0.2"])
     assert (row["check"], row["value"], row["status"]) == ("slaves call back", "127.0.0.1", "fail")
@@ -478,7 +490,7 @@ def test_a_loopback_controller_address_fails_naming_the_parameter():
 
 
 def test_the_controller_address_must_be_what_vdbench_s_java_resolves():
-    from flashpoc.check import controller_address_row
+    from flashpoc.engines.vdbench.check import controller_address_row
 
     row = controller_address_row("ctl", OVERRIDDEN_OUTPUT, "192.0.2.2", ["10.0.0.2"])
     assert row["status"] == "pass" and row["detail"] == (
@@ -492,7 +504,7 @@ def test_the_controller_address_must_be_what_vdbench_s_java_resolves():
 
 
 def test_without_a_java_compiler_the_check_resolves_as_java_does_with_getent():
-    from flashpoc.check import controller_address_row
+    from flashpoc.engines.vdbench.check import controller_address_row
 
     no_compiler = ("Error: Could not find or load main class FlashpocLocalHost.java\nname=db1\nown=10.0.0.5\n"
                    "getent=fe80::1         STREAM db1\ngetent=10.0.0.5        STREAM db1\n")

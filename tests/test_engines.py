@@ -3,27 +3,52 @@ the phases and the check ask the engine rather than compare its name (issue 18).
 
 from __future__ import annotations
 
+import ast
 import re
-import typing
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from pydantic import Field
 
 from flashpoc import engines
 from flashpoc.engines.base import Engine
-from flashpoc.params import Campaign
+from flashpoc.errors import ParameterError
+from flashpoc.params import PARAMETER_KEYS, Campaign, _Strict, campaign_from_dict
 
 LIB = Path(engines.__file__).resolve().parent.parent
 NAME_COMPARISON = re.compile(r"engine *(==|!=|in)")
 
 
 def test_every_engine_the_parameters_accept_is_registered_under_its_own_name():
-    accepted = typing.get_args(Campaign.model_fields["engine"].annotation)
-    assert set(accepted) <= set(engines.engine_names())
-    for name in accepted:
+    assert {"fio", "vdbench", "slob"} <= set(engines.engine_names())
+    for name in engines.engine_names():
+        settings = engines.engine_settings(name)  # before the engine is imported, as the parameters ask
         engine = engines.get_engine(name)
         assert isinstance(engine, Engine) and engine.name == name
         assert engines.get_engine(name) is engine  # imported once
+        assert engines.engine_settings(name) is settings is engine.settings_model
+
+
+def test_a_new_engine_brings_its_settings_without_a_new_key(monkeypatch):
+    """The ``engine:`` block is the registered engine's settings model: a new engine needs no
+    top-level key (nor a notebook edit), and its settings' problems name their key."""
+    class ExampleSettings(_Strict):
+        speed: int = Field(1, ge=1)
+
+    class Example(Engine):
+        name = "example"
+        settings_model = ExampleSettings
+
+    monkeypatch.setitem(engines._REGISTRY, "example", Example())
+    base = {"campaign": "c", "hosts": [{"name": "h", "address": "localhost"}],
+            "targets": [{"name": "t", "path": "/dev/x", "size": "1g", "allow_write": True}]}
+    cfg = campaign_from_dict({**base, "engine": {"example": {"speed": 3}}})
+    assert cfg.engine == "example" and cfg.settings == ExampleSettings(speed=3)
+    assert "example" not in Campaign.model_fields and "example" not in PARAMETER_KEYS
+    with pytest.raises(ParameterError, match=r": engine\.example\.speed: Input should be greater than or equal to 1"):
+        campaign_from_dict({**base, "engine": {"example": {"speed": 0}}})
 
 
 def test_an_unknown_engine_is_a_key_error_naming_it():
@@ -46,3 +71,48 @@ def test_no_module_outside_the_engines_compares_the_engine_name():
              for path in sorted(LIB.rglob("*.py")) if "engines" not in path.relative_to(LIB).parts
              for n, line in enumerate(path.read_text().splitlines(), 1) if NAME_COMPARISON.search(line)]
     assert found == []
+
+
+def _imports(path: Path) -> set[str]:
+    """The flashpoc modules ``path`` imports, at its top or inside a function."""
+    module = "flashpoc." + ".".join(path.relative_to(LIB).with_suffix("").parts)
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = package.split(".")
+            base = base[: len(base) - node.level + 1] if node.level else []
+            name = ".".join(base + ([node.module] if node.module else []))
+            found |= {name} | {f"{name}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+    return {name for name in found if name.startswith("flashpoc")}
+
+
+def test_the_checks_import_each_other_one_way_only():
+    """check_oracle and each engine's check use the check's rows; check.py imports none of them
+    (it asks the engine object), so there is no import cycle among them."""
+    checks = [LIB / "check_oracle.py", *sorted((LIB / "engines").glob("*/check.py"))]
+    assert len(checks) >= 4
+    of_check = _imports(LIB / "check.py")
+    for path in checks:
+        name = "flashpoc." + ".".join(path.relative_to(LIB).with_suffix("").parts)
+        assert name not in of_check, f"check.py imports {name}"
+
+
+def test_the_parameters_import_no_io_module_and_no_planner():
+    """params imports no host I/O module and no planner; loading a campaign adds only its engine's
+    settings and engine object (which imports its measuring code lazily), never a run, measure or
+    check module. SLOB's settings validate a slob.conf through SLOB's pure plan."""
+    code = ("import sys, flashpoc.params as p\n"
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('flashpoc'))))\n"
+            "p.load_campaign(sys.argv[1]).settings\n"
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('flashpoc'))))")
+    for name in ("demo-local.yaml", "vdbench-local.yaml", "slob-seed-8020.yaml"):
+        alone, loaded = subprocess.run([sys.executable, "-c", code, str(LIB.parent.parent / "parameters" / name)],
+                                       capture_output=True, text=True, check=True,
+                                       cwd=LIB.parent.parent).stdout.splitlines()
+        assert [m for m in alone.split() if re.search(r"\.(run|plan)(\.|$)", m)] == []
+        assert "flashpoc.params" in loaded and any(m.endswith(".settings") for m in loaded.split())
+        io = [m for m in loaded.split() if re.search(r"\.(run|measure|check|check_oracle|phases)(\.|$)", m)]
+        assert io == [], f"{name}: loading the parameters imported {io}"

@@ -28,7 +28,7 @@ import yaml
 
 from conftest import REPO, quick_campaign, require_fio
 from flashpoc.errors import ParameterError
-from flashpoc.params import (PARAMETERS_FILE, Campaign, campaign_from_dict, campaign_from_parameters, load_campaign,
+from flashpoc.params import (PARAMETER_KEYS, PARAMETERS_FILE, campaign_from_dict, campaign_from_parameters, load_campaign,
                              notebook_parameters, read_parameters_file)
 
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
@@ -80,15 +80,15 @@ def test_the_parameters_cell_is_the_schema(notebook):
     out of a parameters file or not set in JupyterLab never takes a value of the notebook's own,
     and a batch-executed notebook shows no value before the injected ones."""
     cell = papermill.inspect_notebook(str(notebook))
-    assert list(cell)[0] == PARAMETERS_FILE and set(cell) == {PARAMETERS_FILE, *Campaign.model_fields}, \
-        set(cell) ^ {PARAMETERS_FILE, *Campaign.model_fields}
+    assert list(cell)[0] == PARAMETERS_FILE and set(cell) == {PARAMETERS_FILE, *PARAMETER_KEYS}, \
+        set(cell) ^ {PARAMETERS_FILE, *PARAMETER_KEYS}
     assert {name: ast.literal_eval(p["default"]) for name, p in cell.items() if p["default"] != "None"} == {}
 
 
 def test_every_campaign_key_is_injected_by_a_batch_run():
     values = read_parameters_file(DEMO)
     injected = notebook_parameters(values, DEMO)
-    assert list(injected) == [PARAMETERS_FILE, *Campaign.model_fields]
+    assert list(injected) == [PARAMETERS_FILE, *PARAMETER_KEYS]
     assert injected[PARAMETERS_FILE] == str(DEMO.resolve())
     assert {k: v for k, v in injected.items() if v is not None and k != PARAMETERS_FILE} == values
 
@@ -133,7 +133,7 @@ def test_no_cell_assigns_a_parameter_name(notebook):
         bound |= {(a.asname or a.name).split(".")[0] for n in ast.walk(tree)
                   if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
         bound |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
-        assert not bound & set(Campaign.model_fields), (notebook.name, bound & set(Campaign.model_fields))
+        assert not bound & set(PARAMETER_KEYS), (notebook.name, bound & set(PARAMETER_KEYS))
 
 
 def test_the_manifest_of_a_batch_run_records_the_schema_defaults(tmp_path):

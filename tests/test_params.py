@@ -14,6 +14,7 @@ from flashpoc.errors import ParameterError
 from flashpoc.params import Campaign, campaign_from_dict, load_campaign, parse_size
 
 REPO = Path(__file__).resolve().parent.parent
+DATA = REPO / "tests" / "data"
 PARAM_FILES = sorted((REPO / "parameters").glob("*.yaml"))
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 
@@ -309,7 +310,7 @@ results_dir: /var/tmp/flashpoc-results
     assert cfg.description == "2024-06-01 run after the firmware update"  # a date stays text
     assert [h.address for h in cfg.hosts] == ["10.0.0.5", "10.0.0.6"] and cfg.hosts[1].user == "oracle"
     assert cfg.targets[0].writable and cfg.targets[1].size_bytes == 1024**3
-    assert cfg.fio.direct is True and cfg.workloads[0].bs == "8192" and cfg.slo_ms == 1.0
+    assert cfg.settings.direct is True and cfg.workloads[0].bs == "8192" and cfg.slo_ms == 1.0
 
 
 def test_the_notebook_parameters_are_refused_in_one_line_too(tmp_path):
@@ -340,3 +341,49 @@ def test_several_problems_make_one_line():
         "invalid parameters in test.yaml: fio.runtime_s: Input should be a valid integer (got 'x'); "
         "probe.min_threads: Input should be greater than or equal to 1 (got 0); probe.max_threads: expected a "
         "number, got true (a yes/no value) (and 1 more problem)")
+
+
+#: measurement_hash of parameters/*.yaml as computed before the ``engine:`` block (commit 6db462d, when
+#: each engine's settings were a top-level key): stored points and probes carry it, so it must not change
+HASH_BEFORE_ENGINE_BLOCK = {
+    "demo-local.yaml": "f58b1b3edea013bf",
+    "example-array-ssh.yaml": "165dad6456638b1d",
+    "guide-linear-local.yaml": "091aa425d607c5a2",
+    "guide-vdbench-5hosts.yaml": "52fff213d7a27424",
+    "slob-seed-8020.yaml": "8d2a2a33673641e7",
+    "slob-seed-scan.yaml": "9c7c8d0e4efb729c",
+    "vdbench-local.yaml": "698cd054952d7c83",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HASH_BEFORE_ENGINE_BLOCK))
+def test_the_engine_block_keeps_the_measurement_hash_of_stored_points(name):
+    cfg = load_campaign(REPO / "parameters" / name)
+    assert "engine:\n  " + cfg.engine + ":" in (REPO / "parameters" / name).read_text()  # the file is migrated
+    assert cfg.measurement_hash() == HASH_BEFORE_ENGINE_BLOCK[name]
+
+
+@pytest.mark.parametrize("campaign, name", [("demo-local", "demo-local.yaml"), ("vdbench-local", "vdbench-local.yaml"),
+                                            ("slob-8020", "slob-seed-8020.yaml")])
+def test_a_manifest_of_the_earlier_format_loads_the_same_campaign(campaign, name):
+    """Top-level ``fio:``/``vdbench:``/``slob:`` blocks (and the unused blocks of the other engines,
+    which that format always wrote) read as the engine block; a dump writes the engine block."""
+    from flashpoc.phases import campaign_from_manifest, manifest_params
+
+    manifest = json.loads((DATA / "manifests" / f"{campaign}-format1.json").read_text())
+    assert {"fio", "vdbench", "slob"} <= set(manifest["params"]) and isinstance(manifest["params"]["engine"], str)
+    old = campaign_from_manifest(manifest, "manifest.json")
+    new = load_campaign(REPO / "parameters" / name)
+    assert old == new and old.measurement_hash() == HASH_BEFORE_ENGINE_BLOCK[name]
+    dumped = manifest_params(new)
+    assert list(dumped["engine"]) == [new.engine] and not {"fio", "vdbench", "slob", "settings"} & set(dumped)
+    assert campaign_from_dict(dumped) == new
+
+
+def test_engine_given_by_name_alone_takes_its_default_settings():
+    base = {"campaign": "c", "hosts": [{"name": "h", "address": "localhost"}],
+            "targets": [{"name": "t", "path": "/dev/x", "size": "1g", "allow_write": True}]}
+    by_name = campaign_from_dict({**base, "engine": "vdbench"})
+    by_block = campaign_from_dict({**base, "engine": {"vdbench": None}})
+    assert by_name == by_block and by_name.settings.elapsed_s == 60 and by_name.settings.iorate == "max"
+    assert campaign_from_dict({**base, "engine": {"vdbench": {"elapsed_s": 5}}}).settings.elapsed_s == 5

@@ -21,7 +21,8 @@ import pytest
 
 from conftest import DATA, assert_secret_absent
 from ssh_server import free_port
-from flashpoc import check, phases
+from flashpoc import phases
+from flashpoc.engines.slob.check import check_slob
 from flashpoc.errors import CheckFailed, ParameterError, RemoteError
 from flashpoc.params import campaign_from_dict
 
@@ -162,12 +163,13 @@ def test_sysdba_password_variable_is_checked_without_reading_it(tmp_path, monkey
     monkeypatch.delenv("FLASHPOC_TEST_SYSDBA", raising=False)
     cfg, home = slob_campaign(tmp_path, {1: [RAC]})
     cfg = campaign_from_dict({**cfg.model_dump(mode="json", exclude={"workloads"}),
-                              "slob": {**cfg.slob.model_dump(mode="json"), "sysdba_passwd_env": "FLASHPOC_TEST_SYSDBA"}})
-    rows = check.check_slob(cfg)
+                              "engine": {"slob": {**cfg.settings.model_dump(mode="json"),
+                                                         "sysdba_passwd_env": "FLASHPOC_TEST_SYSDBA"}}})
+    rows = check_slob(cfg)
     row = next(r for r in rows if r["check"] == "SYSDBA password variable")
     assert row["status"] == "fail" and "export FLASHPOC_TEST_SYSDBA" in row["detail"]
     (home / "slob.env").write_text((home / "slob.env").read_text() + "FLASHPOC_TEST_SYSDBA='s3cret!'; export FLASHPOC_TEST_SYSDBA\n")
-    rows = check.check_slob(cfg)
+    rows = check_slob(cfg)
     row = next(r for r in rows if r["check"] == "SYSDBA password variable")
     assert row["status"] == "pass" and "s3cret" not in json.dumps(rows)
 
@@ -191,7 +193,7 @@ def test_database_check_against_a_closed_port_fails_fast(tmp_path, monkeypatch):
     cfg, _ = slob_campaign(tmp_path, {1: [RAC]}, oracle={"dsn": f"127.0.0.1:{port}/slobpdb", "user": "system",
                                                          "connect_timeout_s": 2})
     start = time.perf_counter()
-    rows = check.check_slob(cfg)
+    rows = check_slob(cfg)
     assert time.perf_counter() - start < 10
     row = next(r for r in rows if r["check"] == "database")
     assert row["status"] == "fail" and f"127.0.0.1:{port}/slobpdb" in row["detail"]
@@ -210,7 +212,7 @@ def test_flashpoc_run_executes_the_four_notebooks_on_slob(tmp_path):
     values = cfg.model_dump(mode="json", exclude={"workloads", "fio", "vdbench", "targets"}, exclude_none=True)
     values["probe"] = {"workload": "slob-read", "strategy": "linear", "min_threads": 1, "max_threads": 2}
     values["sweep"] = {"plan": "guide", "max_threads": 1, "step": 1, "workloads": ["slob-9010"]}
-    values["slob"]["sysdba_passwd_env"] = "FLASHPOC_SYSDBA_PASSWD"
+    values["engine"]["slob"]["sysdba_passwd_env"] = "FLASHPOC_SYSDBA_PASSWD"
     params = tmp_path / "slob.yaml"
     params.write_text(yaml.safe_dump(values))
     secret = "Sysdba-Secret-7731!"  # SYSDBA_PASSWD comes from the DB host's environment, never a file
@@ -236,15 +238,15 @@ def test_database_rows_of_the_check_from_recorded_facts(tmp_path):
     (tests/data/oracle/facts_slob19c_rac2node.json: 256 schemas of 32768 blocks)."""
     facts = json.loads((DATA / "oracle" / "facts_slob19c_rac2node.json").read_text())
     cfg, _ = slob_campaign(tmp_path, {1: [RAC]}, oracle={"dsn": "db1:1521/p30sdb", "user": "system"})
-    rows = check.check_slob(cfg, oracle_facts=lambda params: facts)
+    rows = check_slob(cfg, oracle_facts=lambda params: facts)
     by_check = {r["check"]: r for r in rows}
     assert by_check["database"]["value"] == "19.0.0.0.0"
     assert by_check["slob schemas"]["value"] == "256 of 256" and by_check["slob schemas"]["status"] == "pass"
     assert by_check["statistics"]["status"] == "pass"
     assert by_check["buffer cache"]["status"] == "pass"  # 3.0 GiB sga_target, 4.7% of 64.0 GiB
     cfg, _ = slob_campaign(tmp_path, {1: [RAC]}, oracle={"dsn": "db1:1521/p30sdb", "user": "system"},
-                           slob={**cfg.slob.model_dump(mode="json"), "schemas": 300})
-    rows = check.check_slob(cfg, oracle_facts=lambda params: facts)
+                           slob={**cfg.settings.model_dump(mode="json"), "schemas": 300})
+    rows = check_slob(cfg, oracle_facts=lambda params: facts)
     assert next(r for r in rows if r["check"] == "slob schemas")["status"] == "fail"
 
 
@@ -256,10 +258,10 @@ def test_hostile_slob_paths_are_quoted_on_the_db_host(tmp_path, monkeypatch):
     hostile = f"{home}; touch {marker} $(touch {marker}) `touch {marker}`"
     with pytest.raises(ParameterError, match=r"slob.home: .*shell syntax or spaces \(found space \$ \( \) ; `\)"):
         campaign_from_dict({**cfg.model_dump(mode="json", exclude={"workloads"}),
-                            "slob": {**cfg.slob.model_dump(mode="json"), "home": hostile, "env_file": hostile}})
+                            "engine": {"slob": {**cfg.settings.model_dump(mode="json"), "home": hostile, "env_file": hostile}}})
     # the parameters refuse it; past them (a value built in code), every command still quotes it
-    cfg = cfg.model_copy(update={"slob": cfg.slob.model_copy(update={"home": hostile, "env_file": hostile})})
-    rows = check.check_slob(cfg)
+    cfg = cfg.model_copy(update={"settings": cfg.settings.model_copy(update={"home": hostile, "env_file": hostile})})
+    rows = check_slob(cfg)
     assert next(r for r in rows if r["check"] == "SLOB home")["status"] == "fail"
     with pytest.raises(CheckFailed, match="SLOB home: no directory"):  # the check stops the sweep
         phases.run_sweep(cfg, {"slob-9010": [1]}, progress=False)
@@ -311,7 +313,7 @@ def test_awr_through_sql_around_each_point(tmp_path, monkeypatch):
     monkeypatch.setattr(oracle, "connect", db.connect)
     cfg, home = slob_campaign(tmp_path / "c", {1: ["19c-rac-s256-t1-wu4-update10-no-report"]},
                               oracle={"dsn": "db1:1521/p30sdb", "user": "system"})
-    cfg = cfg.model_copy(update={"slob": cfg.slob.model_copy(update={"database_statistics_type": "statspack"})})
+    cfg = cfg.model_copy(update={"settings": cfg.settings.model_copy(update={"database_statistics_type": "statspack"})})
     row = phases.run_sweep(cfg, {"slob-9010": [1]}, progress=False).iloc[0]
     assert [q for q, _ in db.queries].count("statspack_snapshot") == 2
     assert row["scope"] == "instance (STATS$)" and row["sql_snapshots"] == "statspack"
@@ -347,4 +349,4 @@ def test_two_slob_campaigns_compared_in_the_report(tmp_path):
     assert [b for b in bars if b[1] == "<512us"] == [("A", "<512us", 81.7), ("B", "<512us", 81.7)]
     assert len(bars) == 2 * 8
     manifest = json.loads((tmp_path / "results" / "slob-b" / "manifest.json").read_text())
-    assert "workloads" not in manifest["params"] and manifest["params"]["slob"]["workloads"][0]["name"] == "slob-9010"
+    assert "workloads" not in manifest["params"] and manifest["params"]["engine"]["slob"]["workloads"][0]["name"] == "slob-9010"

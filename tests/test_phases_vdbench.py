@@ -217,7 +217,7 @@ def test_shell_ssh_is_checked_with_the_command_vdbench_runs(sshd, tmp_path):
     with (``ssh ADDRESS -l USER ...``), through the ssh config the workbook writes from the
     host's parameters: the test sshd's port (not 22) and key pass; without the key (this
     machine's root has none authorized there) the row fails and says why."""
-    from flashpoc.check import check_vdbench
+    from flashpoc.engines.vdbench.check import check_vdbench
 
     replay = str(replay_install(tmp_path, DATA / "vdbench" / "multi_host"))
 

@@ -39,7 +39,7 @@ def test_demo_randread_job_matches_golden():
     cfg = demo_campaign()
     assert render_job(cfg, cfg.workload("randread-4k"), 8, cfg.targets) == \
         (GOLDEN / "randread-4k_t8_scratch.fio").read_text()
-    assert render_layout_job(cfg.targets[0], cfg.fio) == (GOLDEN / "layout_scratch.fio").read_text()
+    assert render_layout_job(cfg.targets[0], cfg.settings) == (GOLDEN / "layout_scratch.fio").read_text()
 
 
 def test_job_facts():

@@ -165,5 +165,5 @@ def test_shipped_parameter_files_are_the_seed_configurations(repo, name, seed):
     assert got.pop("THREADS_PER_SCHEMA") == "4" and got.pop("DATABASE_STATISTICS_TYPE") == "awr"
     assert got == parse_slob_conf(render_slob_conf(getattr(plan.slob, seed)))
     assert "SCAN_TABLE_SZ" in got
-    assert cfg.slob.schemas == 4  # the seed's runit.sh -s 4
+    assert cfg.settings.schemas == 4  # the seed's runit.sh -s 4
     assert "-s 4 " in (repo / "parameters" / name).read_text()

@@ -156,3 +156,14 @@ def test_a_large_io_point_line_shows_mib_per_s_and_fits_100_columns():
                     "ETA 59:59")
     assert len(progress.point_line(dict(event, point=dict(point, iops=9_978.0, bw_mibps=1_247.3)))) <= 100
     assert progress.duration_text(3600) == "1:00:00" and progress.duration_text(65) == "1:05"
+
+
+def test_a_progress_line_takes_numbers_as_the_tables_do():
+    """One "number or None" helper (tables.number) for the tables, the progress lines and the
+    host-limit verdict: a yes/no value or an infinity is no measured number."""
+    from flashpoc import hostlimit, tables
+
+    assert progress.number is hostlimit.number is tables.number
+    point = progress.point_numbers({"workload": "w", "threads": 2, "iops": "23592.5", "bw_mibps": float("inf"),
+                                    "lat_mean_ms": True})
+    assert (point["iops"], point["bw_mibps"], point["lat_mean_ms"]) == (23592.5, None, None)

@@ -21,7 +21,7 @@ def local(tmp_path):
     require_fio()
     cfg = campaign_from_dict(quick_campaign(tmp_path))
     host = connect(cfg.hosts[0])
-    run_fio_job(host, render_layout_job(cfg.targets[0], cfg.fio), str(tmp_path / "layout"),
+    run_fio_job(host, render_layout_job(cfg.targets[0], cfg.settings), str(tmp_path / "layout"),
                 readonly=False, timeout_s=60, purpose="layout")
     return cfg, host
 
@@ -91,7 +91,7 @@ def test_client_server_on_this_machine_and_a_read_only_server_refuses_writes(tmp
     cfg = campaign_from_dict(quick_campaign(tmp_path, hosts=[{"name": "db1", "address": "localhost",
                                                               "workdir": str(tmp_path / "srv")}]))
     prepare = connect(cfg.hosts[0])
-    run_fio_job(prepare, render_layout_job(cfg.targets[0], cfg.fio), str(tmp_path / "layout"),
+    run_fio_job(prepare, render_layout_job(cfg.targets[0], cfg.settings), str(tmp_path / "layout"),
                 readonly=False, timeout_s=60, purpose="layout")
     port = free_port()
     host, controller = connect(cfg.hosts[0]), connect(cfg.hosts[0].model_copy(update={"name": "controller"}))

@@ -182,6 +182,8 @@ def test_a_target_made_short_after_the_check_is_refused_before_vdbench_writes_it
     cfg = campaign_from_dict(campaign_values(tmp_path, targets=[{"name": "lun", "path": str(lun), "size": "16m"}],
                                              precondition={"filled_elsewhere": ["lun"]}))
     assert phases.run_check(cfg).query("status == 'fail'").empty
+    manifest = json.loads((tmp_path / "results" / "real" / "manifest.json").read_text())
+    assert manifest["engine_versions"] == {"local": "5.04.06"}  # vdbench -s on the controller: the kit's release
     with open(lun, "r+b") as handle:
         handle.truncate(8 * MIB)
     with pytest.raises(CheckFailed) as info:

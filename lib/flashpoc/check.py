@@ -1,4 +1,4 @@
-"""Environment check: can every host run the campaign's fio workloads on its targets?
+"""Environment check: can every host run the campaign's engine and workloads on its targets?
 
 ``check_environment(campaign)`` collects the facts of every host in parallel
 (:func:`flashpoc.run.facts.collect_host_facts`, one command per host), evaluates them and
@@ -18,11 +18,13 @@ the table up; :func:`require_pass` raises :class:`~flashpoc.errors.CheckFailed` 
 every failed row, so no I/O runs on a broken setup. Evaluation (:func:`evaluate_facts`,
 :func:`evaluate_campaign`) is pure and works on recorded fact dicts. The facts per host
 are kept in ``df.attrs["facts"]`` (``{host name: facts dict or None}``) for the manifest.
+Each engine adds its own rows (``engines/<name>/check.py``, through
+:meth:`flashpoc.engines.base.Engine.check_host` and :meth:`~flashpoc.engines.base.Engine.check_campaign`):
+fio's version per host, vdbench and Java, SLOB and its database.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -39,12 +41,10 @@ from .run.facts import collect_host_facts
 
 COLUMNS = ["host", "check", "value", "status", "detail"]
 CAMPAIGN_ROW_HOST = "(campaign)"  # not a valid host name, so it cannot collide with one
-MIN_FIO_VERSION = (3, 0)
 MAX_PARALLEL_HOSTS = 32
 CLOCK_SKEW_WARN_MS = 500.0
 """A host clock further than this from the controller's or another host's (beyond the error
 of the reading) is a warning: per-second time series of the hosts no longer line up."""
-FIO_VERSION_RE = re.compile(r"fio-(\d+)\.(\d+)")
 
 Row = dict[str, Any]
 
@@ -63,12 +63,6 @@ def format_bytes(value: int | None) -> str:
             return f"{int(size)} B" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1024
     raise AssertionError("unreachable")
-
-
-def parse_fio_version(text: str | None) -> tuple[int, int] | None:
-    """Return (major, minor) from ``fio --version`` output such as ``fio-3.33``, or None."""
-    match = FIO_VERSION_RE.search(text or "")
-    return (int(match.group(1)), int(match.group(2))) if match else None
 
 
 # -- pure evaluation -------------------------------------------------------------------
@@ -119,22 +113,6 @@ def _clock_row(host: str, facts: dict[str, Any]) -> Row:
         return _row(host, "clock", offset, "warn",
                     f"{detail}: time series and the times in results are off by as much; sync it (chrony, NTP)")
     return _row(host, "clock", offset, "pass", detail)
-
-
-def _evaluate_fio(host: str, host_params: HostParams, facts: dict[str, Any]) -> Row:
-    raw = facts.get("fio_version")
-    if raw == "missing" or facts.get("fio_path") == "missing":
-        return _row(host, "fio", "missing", "fail",
-                    f"{host_params.fio!r} was not found on the host (install fio >= 3.0, or set the host's fio: path)")
-    version = parse_fio_version(raw)
-    where = f"{facts.get('fio_path')} ({raw or 'no version output'})"
-    if version is None:
-        return _row(host, "fio", raw, "warn", f"cannot tell the fio version: {where}")
-    value = f"{version[0]}.{version[1]}"
-    if version < MIN_FIO_VERSION:
-        return _row(host, "fio", value, "warn",
-                    f"{where} is older than 3.0: JSON output and latency units differ; upgrade fio")
-    return _row(host, "fio", value, "pass", where)
 
 
 def _evaluate_target(campaign: Campaign, host: str, target: TargetParams, facts: dict[str, Any]) -> list[Row]:
@@ -214,7 +192,7 @@ def _evaluate_target(campaign: Campaign, host: str, target: TargetParams, facts:
     direct = facts.get("direct")
     error = facts.get("direct_error") or ""
     tested = "a temporary file next to it" if creating else path
-    if not campaign.fio.direct:
+    if not campaign.engine_object.direct_io(campaign):
         rows.append(_row(host, f"{name}: O_DIRECT", direct, "warn",
                          "fio.direct is false: reads may be served from the host's page cache"))
     elif direct is True:
@@ -305,7 +283,7 @@ def evaluate_campaign(campaign: Campaign, facts_by_host: dict[str, dict[str, Any
         return [_row(CAMPAIGN_ROW_HOST, "working set", total, "warn",
                      f"{detail}; size unknown: {', '.join(unknown)}")] + rows
     memories = [f.get("mem_total_bytes") for f in facts_by_host.values() if f and f.get("mem_total_bytes")]
-    if not campaign.fio.direct and memories and total <= max(memories):
+    if not campaign.engine_object.direct_io(campaign) and memories and total <= max(memories):
         return [_row(CAMPAIGN_ROW_HOST, "working set", total, "warn",
                      f"{detail}; fits in host memory ({format_bytes(max(memories))}) and fio.direct is false")] + rows
     return [_row(CAMPAIGN_ROW_HOST, "working set", total, "pass", detail)] + rows
@@ -403,39 +381,6 @@ def check_environment(campaign: Campaign, *,
     return df
 
 
-def _controller_fio_row(connect: Callable[[HostParams], Any], facts_by_host: dict[str, Any]) -> Row:
-    """fio on this machine, which runs ``fio --client`` for several hosts: present, and the same
-    release as on every host (fio's client/server protocol changes between releases, and a
-    server drops a command of another protocol version: ``fio: bad server cmd version``)."""
-    try:
-        with connect(HostParams(name="controller", address="localhost")) as host:
-            raw = host.run("fio --version", purpose="read the controller's fio version", check=False).stdout.strip()
-    except (RemoteError, OSError) as error:
-        raw = str(error)
-    return controller_fio_row(raw, {name: (facts or {}).get("fio_version") for name, facts in facts_by_host.items()})
-
-
-def controller_fio_row(raw: str, host_versions: dict[str, str | None]) -> Row:
-    """The "fio on the controller" row from the controller's ``fio --version`` output and each
-    host's (None for a host that was not reached; "missing" when it has no fio)."""
-    version = parse_fio_version(raw)
-    if version is None:
-        return _row(CAMPAIGN_ROW_HOST, "fio on the controller", "missing", "fail",
-                    "several hosts run through fio --client from this machine: install fio here "
-                    "(or set fio.multi_host: per-host)")
-    others = {name: seen for name, seen in host_versions.items()
-              if parse_fio_version(seen) is not None and seen.strip() != raw}
-    value = f"{version[0]}.{version[1]}"
-    if others:
-        listed = ", ".join(f"{seen.strip()} on {name}" for name, seen in others.items())
-        return _row(CAMPAIGN_ROW_HOST, "fio on the controller", value, "fail",
-                    f"{raw} here, {listed}: fio --client and fio --server must be the same release (their "
-                    "protocol changes between releases); install the same fio on every host and here, or set "
-                    "fio.multi_host: per-host")
-    return _row(CAMPAIGN_ROW_HOST, "fio on the controller", value, "pass",
-                f"{raw}: runs fio --client for the hosts, the same release as every host")
-
-
 # -- verdict ---------------------------------------------------------------------------
 def verdict(df: pd.DataFrame) -> str:
     """Return 'fail' when any row failed, else 'warn' when any row warned, else 'pass'."""
@@ -473,209 +418,6 @@ def verdict_text(df: pd.DataFrame) -> str:
     return f"**Verdict: PASS** ({tally}) on {len(hosts)} host(s)."
 
 
-# -- vdbench -----------------------------------------------------------------------------
-VDBENCH_BANNER_RE = re.compile(r"Vdbench distribution: (\S+)")
-
-
-def check_vdbench(campaign: Campaign, *,
-                  connect: Callable[[HostParams], Any] = _hosts.connect) -> list[Row]:
-    """vdbench rows of the check: vdbench and Java on every host, ``vdbench -s`` accepting the
-    probe's parmfile on the controller, the working set against the array cache, and with
-    remote hosts, on the controller as vdbench's master will run: the address its slaves will
-    call back ("slaves call back") and, for ``shell=ssh``/``rsh``, the command that starts each
-    remote slave ("ssh to HOST").
-    """
-    from .errors import ParameterError
-    from .engines.vdbench.plan import probe_run, render_parmfile
-    from .engines.vdbench.run import run_vdbench, vdbench_executable
-
-    campaign = campaign.resolved()
-    rows: list[Row] = []
-    try:
-        parmfile = render_parmfile(campaign, [w.name for w in campaign.workloads], probe_run(campaign))
-    except ParameterError as error:
-        return rows + [_row(CAMPAIGN_ROW_HOST, "vdbench parmfile", None, "fail", str(error))]
-    ctl_name = campaign.vdbench.controller or campaign.hosts[0].name
-    for params in campaign.hosts:
-        try:
-            with connect(params) as host:
-                exe = vdbench_executable(host)
-                lines = host.run(f"if test -x {_hosts.quote(exe)} || command -v {_hosts.quote(exe)} >/dev/null; "
-                                 "then echo vdbench=yes; else echo vdbench=no; fi; java -version 2>&1 | head -n 1",
-                                 purpose="look for vdbench and Java", check=False).stdout.splitlines()
-                found = "vdbench=yes" in lines
-                java = next((line.strip() for line in lines if "version" in line), None)
-                rows.append(_row(params.name, "vdbench", exe if found else "missing", "pass" if found else "fail",
-                                 exe if found else f"{exe} not found: install vdbench or set the host's vdbench: dir"))
-                rows.append(_row(params.name, "java", java or "missing", "pass" if java else "fail",
-                                 "" if java else "java not found: vdbench needs a Java runtime"))
-                if params.name == ctl_name and found:
-                    rows += _vdbench_controller_rows(campaign, params, host, parmfile, run_vdbench)
-        except (RemoteError, OSError, EOFError) as error:
-            rows.append(_row(params.name, "vdbench", None, "fail", str(error)))
-    return rows
-
-
-def _vdbench_controller_rows(campaign: Campaign, params: HostParams, host: Any, parmfile: str,
-                             run_vdbench: Callable[..., Any]) -> list[Row]:
-    """The controller's rows: ``vdbench -s`` on the parmfile, then, with remote hosts, the
-    address vdbench gives its slaves and the very command it starts each remote slave with."""
-    from .engines.vdbench.plan import remote_hosts
-    from .engines.vdbench.run import master_setup
-
-    run_dir = f"{params.workdir}/{campaign.campaign}/check"
-    setup = master_setup(campaign)
-    run = run_vdbench(host, parmfile, run_dir, timeout_s=300, purpose="vdbench -s (simulate)", simulate=True,
-                      setup=setup)
-    banner = VDBENCH_BANNER_RE.search(run.console)
-    tail = "\n".join(run.console.strip().splitlines()[-6:])
-    rows = [_row(params.name, "vdbench -s parmfile", "accepted" if run.exit_code == 0 else f"exit {run.exit_code}",
-                 "pass" if run.exit_code == 0 else "fail",
-                 (banner.group(1) if banner else "simulate run") if run.exit_code == 0 else tail)]
-    remote = remote_hosts(campaign)
-    if not remote:
-        return rows
-    rows.append(_controller_address_row(campaign, params, host, run_dir, setup))
-    if campaign.vdbench.shell == "vdbench":
-        return rows
-    for other in remote:
-        if other.name != params.name:
-            rows.append(_slave_shell_row(campaign, params, other, host, run_dir, setup))
-    return rows
-
-
-#: vdbench's master gives its slaves the address of its host name: Java's InetAddress.getLocalHost()
-LOCALHOST_PROGRAM = """public class FlashpocLocalHost {
-    public static void main(String[] args) throws Exception {
-        java.net.InetAddress local = java.net.InetAddress.getLocalHost();
-        System.out.println("flashpoc-localhost " + local.getHostName() + " " + local.getHostAddress());
-    }
-}
-"""
-
-
-def _controller_address_row(campaign: Campaign, params: HostParams, host: Any, run_dir: str, setup: Any) -> Row:
-    """The address vdbench's master gives its slaves, as its Java resolves the host name (a
-    one-line Java program run the way vdbench runs, with ``vdbench.controller_address``'s hosts
-    file; ``getent ahosts`` where Java cannot run a source file, as Java 8 or a JRE without its
-    compiler cannot)."""
-    from .engines.vdbench.plan import remote_hosts
-    from .engines.vdbench.run import master_prelude
-
-    host.put_text(LOCALHOST_PROGRAM, f"{run_dir}/FlashpocLocalHost.java", purpose="write the address check")
-    d = _hosts.quote(run_dir)
-    out = host.run(f"cd {d} && {master_prelude(setup)}java FlashpocLocalHost.java 2>&1; echo \"name=$(hostname)\"; "
-                   "echo \"own=$(hostname -I 2>/dev/null)\"; getent ahosts \"$(hostname)\" | sed 's/^/getent=/'",
-                   purpose="resolve the controller's host name as vdbench does", check=False, timeout_s=120).stdout
-    return controller_address_row(params.name, out, campaign.vdbench.controller_address,
-                                  [h.address for h in remote_hosts(campaign)])
-
-
-def controller_address_row(host: str, output: str, controller_address: str | None, addresses: list[str]) -> Row:
-    """The "slaves call back" row from the address check's output (pure; see
-    :func:`_controller_address_row`).
-
-    vdbench starts a slave of each ``hd=`` host (``addresses``) whose address is not the one its
-    Java resolves the host name to over ``shell=``, and gives it that address to call back:
-    exactly 127.0.0.1 it refuses ("Invalid network definition for multi-host processing"), and
-    another loopback address would make a slave on another machine call itself. With
-    ``vdbench.controller_address`` Java must have resolved the host name to it.
-    """
-    lines = output.splitlines()
-    name = next((line[5:] for line in lines if line.startswith("name=")), "") or "(unknown)"
-    own = next((line[4:].split() for line in lines if line.startswith("own=")), [])
-    java = next((line.split() for line in lines if line.startswith("flashpoc-localhost ")), None)
-    resolved = [line[7:].split()[0] for line in lines if line.startswith("getent=") and len(line) > 7]
-    if java is not None and len(java) == 3:
-        address, how = java[2], "vdbench's Java resolves"
-    elif resolved and controller_address is None:
-        # Java's order: IPv4 addresses first (java.net.preferIPv6Addresses=false)
-        address = next((a for a in resolved if ":" not in a), resolved[0])
-        how = "getent (Java could not run the check program) resolves"
-    else:
-        error = " ".join(line.strip() for line in lines if line.strip() and not line.startswith(("name=", "own=",
-                                                                                                  "getent=")))[-300:]
-        return _row(host, "slaves call back", None, "fail",
-                    f"could not resolve the host name {name} as vdbench's Java does: {error or 'no output'}")
-    where = f"{how} the host name {name} to {address}"
-    own_text = ", ".join(a for a in own if not _loopback(a)) or "none found"
-    remote = [a for a in addresses if a != address]  # vdbench starts the others as local slaves
-    if not remote:
-        return _row(host, "slaves call back", address, "pass",
-                    f"{where}: vdbench starts every slave on this host ({', '.join(addresses)})")
-    if controller_address is not None and address != controller_address:
-        return _row(host, "slaves call back", address, "fail",
-                    f"{where}, not vdbench.controller_address {controller_address}: vdbench's Java did not read the "
-                    "hosts file given to it (-Djdk.net.hosts.file needs Java 9 or later); map the host name to the "
-                    "address in /etc/hosts instead")
-    fix = (f"set vdbench.controller_address to this host's address that the other hosts reach (this host's: "
-           f"{own_text}), or map {name} to it in /etc/hosts")
-    if address == "127.0.0.1":
-        return _row(host, "slaves call back", address, "fail",
-                    f"{where}: vdbench refuses remote hosts then (\"Invalid network definition for multi-host "
-                    f"processing\"); {fix}")
-    if _loopback(address) and not all(_loopback(a) for a in remote):
-        return _row(host, "slaves call back", address, "fail",
-                    f"{where}, a loopback address: the slaves on {', '.join(a for a in remote if not _loopback(a))} "
-                    f"would call themselves; {fix}")
-    given = " (vdbench.controller_address)" if controller_address is not None else ""
-    if own and address not in own and not _loopback(address):
-        return _row(host, "slaves call back", address, "warn",
-                    f"{where}{given}, which is not among this host's addresses ({own_text}): the slaves call it "
-                    "back there")
-    return _row(host, "slaves call back", address, "pass", f"{where}{given}; the slaves call the master there")
-
-
-def _loopback(address: str) -> bool:
-    try:
-        return ipaddress.ip_address(address).is_loopback
-    except ValueError:
-        return False
-
-
-def _slave_shell_row(campaign: Campaign, params: HostParams, other: HostParams, host: Any, run_dir: str,
-                     setup: Any) -> Row:
-    """Run on the controller the command vdbench starts a slave of ``other`` with (``SHELL
-    ADDRESS -l USER VDBENCH_DIR/vdbench SlaveJvm ...`` through ``/bin/bash -c``, stdin not a
-    terminal, with the ssh wrapper first on the PATH), its remote part replaced by
-    ``test -x VDBENCH_DIR/vdbench``."""
-    from .engines.vdbench.run import master_prelude
-
-    shell = campaign.vdbench.shell
-    name = f"{shell} to {other.name}"
-    i = campaign.hosts.index(other)
-    if not other.user:
-        return _row(params.name, name, None, "fail",
-                    f"vdbench starts the slaves of {other.name} with '{shell} {other.address} -l USER': set "
-                    f"hosts[{i}].user (vdbench's hd user=; without it vdbench stops)")
-    directory = other.vdbench or params.vdbench
-    launcher = f"{directory.rstrip('/')}/vdbench" if directory else None
-    remote = ["test", "-x", launcher] if launcher else ["true"]
-    command = _hosts.join([shell, other.address, "-l", other.user, *remote])
-    d = _hosts.quote(run_dir)
-    shown = f"{shell} {other.address} -l {other.user}"
-    how = " (with the ssh config the workbook writes: port, key, known_hosts)" if setup.ssh_config else ""
-    try:
-        # vdbench's bash reads no ~/.bashrc (bash reads it when started, as here, right under sshd)
-        result = host.run(f"cd {d} && {master_prelude(setup)}/bin/bash --norc -c {_hosts.quote(command)} </dev/null",
-                          purpose=f"{shell} to {other.name} as vdbench does", check=False,
-                          timeout_s=other.connect_timeout_s + 30)
-    except RemoteError as error:
-        return _row(params.name, name, "no answer", "fail", f"{shown}{how}: {error}")
-    if result.ok:
-        found = f"; {launcher} is there" if launcher else ""
-        return _row(params.name, name, "ok", "pass", f"{shown}{how}: password-less{found}")
-    error = (result.stderr.strip() or result.stdout.strip())[-300:]
-    if result.exited != 255 and launcher:
-        return _row(params.name, name, "no vdbench", "fail",
-                    f"{shown}{how}: {launcher} is not there (vdbench starts its slaves with it; set hosts[{i}].vdbench)"
-                    + (f": {error}" if error else ""))
-    return _row(params.name, name, "refused", "fail",
-                f"{shown}{how}: {error or 'failed'} (vdbench's shell={shell} needs password-less SSH from the "
-                "controller)")
-
-
-# -- SLOB and the database -----------------------------------------------------------------
 def database_facts(oracle_params: Any) -> dict[str, Any]:
     """Connect with ``oracle_params`` (python-oracledb, thin) and return the database facts.
 
@@ -687,78 +429,6 @@ def database_facts(oracle_params: Any) -> dict[str, Any]:
 
     with oracle.connect(oracle_params.settings()) as conn:
         return oracle.database_facts(conn)
-
-
-def evaluate_slob_host(campaign: Campaign, facts: dict[str, str]) -> list[Row]:
-    """Rows for the DB host's SLOB facts (:func:`flashpoc.engines.slob.run.slob_host_facts`); pure."""
-    slob, host = campaign.slob, campaign.db_host.name
-    if facts.get("home") in (None, "missing"):
-        return [_row(host, "SLOB home", slob.home, "fail",
-                     f"no directory {slob.home!r} on the DB host: install SLOB there or set slob.home")]
-    rows = [_row(host, "SLOB home", facts["home"], "pass", "")]
-    has = {name: facts.get(f"file_{name}") == "yes" for name in ("runit.sh", "setup.sh", "slob.conf")}
-    rows.append(_row(host, "runit.sh", "yes" if has["runit.sh"] else "missing", "pass" if has["runit.sh"] else "fail",
-                     "" if has["runit.sh"] else f"{facts['home']} has no runit.sh: is it SLOB 2.5's directory?"))
-    rows.append(_row(host, "slob.conf", "exists" if has["slob.conf"] else "none", "pass",
-                     "the existing slob.conf is kept as slob.conf.before-flashpoc before the first run"
-                     if has["slob.conf"] else "flashpoc writes slob.conf for every point"))
-    writable = facts.get("writable") == "yes"
-    rows.append(_row(host, "SLOB home writable", "yes" if writable else "no", "pass" if writable else "fail",
-                     "" if writable else "runit.sh writes slob.conf and its reports there: give the SSH user "
-                                         "write access"))
-    if slob.env_file:
-        ok = facts.get("env_file") == "yes"
-        rows.append(_row(host, "environment file", slob.env_file, "pass" if ok else "fail",
-                         "sourced before runit.sh" if ok else f"{slob.env_file} does not exist on the DB host"))
-    sqlplus = facts.get("sqlplus", "missing")
-    rows.append(_row(host, "sqlplus", sqlplus, "fail" if sqlplus == "missing" else "pass",
-                     "runit.sh needs sqlplus: set slob.env_file to a file that sets ORACLE_HOME, ORACLE_SID "
-                     "and PATH" if sqlplus == "missing" else ""))
-    missing = [t for t in ("mpstat", "iostat", "vmstat") if facts.get(f"tool_{t}") != "yes"]
-    rows.append(_row(host, "mpstat/iostat/vmstat", "missing " + ", ".join(missing) if missing else "yes",
-                     "warn" if missing else "pass",
-                     "SLOB records host CPU and device statistics with them: install sysstat" if missing else ""))
-    if slob.sysdba_passwd_env:
-        set_ = facts.get("passwd_env") == "set"
-        rows.append(_row(host, "SYSDBA password variable", slob.sysdba_passwd_env, "pass" if set_ else "fail",
-                         "set on the DB host (value not read)" if set_ else
-                         f"export {slob.sysdba_passwd_env} on the DB host (e.g. in slob.env_file); slob.conf "
-                         "refers to it and the password is never written"))
-    return rows
-
-
-def check_slob(campaign: Campaign, *, connect: Callable[[HostParams], Any] = _hosts.connect,
-               oracle_facts: Callable[[Any], dict[str, Any]] = database_facts) -> list[Row]:
-    """SLOB rows of the check: SLOB, sqlplus and the OS tools on the DB host, the database
-    itself through python-oracledb when ``oracle`` is set, and the SLOB data set size.
-
-    Args:
-        campaign: a campaign with ``engine: slob``.
-        connect: returns a host object for a ``HostParams``.
-        oracle_facts: returns the database facts for ``campaign.oracle`` (tests pass recorded ones).
-    """
-    from .engines.slob.run import slob_host_facts
-
-    slob, db = campaign.slob, campaign.db_host
-    try:
-        with connect(db) as host:
-            facts = slob_host_facts(host, slob.home, slob.env_file, slob.sysdba_passwd_env)
-        rows = evaluate_slob_host(campaign, facts)
-    except (RemoteError, OSError, EOFError) as error:
-        rows = [_row(db.name, "SLOB home", None, "fail", str(error))]
-    data_bytes = slob.schemas * slob.scale_bytes
-    detail = f"{slob.schemas} schemas x SCALE {slob.scale} = {format_bytes(data_bytes)}"
-    rows.append(_row(CAMPAIGN_ROW_HOST, "SLOB data set", data_bytes, "pass", detail))
-    ws = working_set_row(data_bytes, campaign.array_cache)
-    if ws["status"] == "warn":
-        ws["detail"] += "; load more or larger schemas (setup.sh)"
-    rows.append(ws)
-    if campaign.oracle is None:
-        rows.append(_row(CAMPAIGN_ROW_HOST, "database", "not checked", "warn",
-                         "no oracle: connection given, so the database (version, filesystemio_options, buffer "
-                         "cache, AWR licence, SLOB schemas) is not checked; set oracle.dsn and oracle.user"))
-        return rows
-    return rows + check_database(campaign, oracle_facts=oracle_facts)
 
 
 def check_database(campaign: Campaign, *,

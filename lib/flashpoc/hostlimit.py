@@ -33,6 +33,8 @@ from typing import Any
 
 import pandas as pd
 
+from .tables import number
+
 HOST_CPU_BUSY_LIMIT_PCT = 90.0
 """A host at least this % busy (user + system) limits the load it generates."""
 IN_FLIGHT_MIN_RATIO = 0.8
@@ -65,15 +67,15 @@ def per_host_rows(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
         hosts = _hosts_of(row, unnamed="host")
         given = any("outstanding_ios" in values for values in hosts.values())
         for name, values in hosts.items():
-            iops = _number(values.get("iops"))
+            iops = number(values.get("iops"))
             out.append({**keys, "host": name, **({"outstanding_ios": values.get("outstanding_ios")} if given else {}),
                         "iops": iops, "iops_share_pct": 100.0 * iops / total if iops is not None and total else None,
-                        "lat_mean_ms": _number(values.get("lat_mean_ms")),
-                        "host_cpu_busy_pct": _number(values.get("host_cpu_busy_pct"))})
+                        "lat_mean_ms": number(values.get("lat_mean_ms")),
+                        "host_cpu_busy_pct": number(values.get("host_cpu_busy_pct"))})
         if len(hosts) > 1:
             out.append({**keys, "host": ALL_HOSTS, **({"outstanding_ios": row.get("outstanding_ios")} if given else {}),
-                        "iops": total, "iops_share_pct": 100.0, "lat_mean_ms": _number(row.get("lat_mean_ms")),
-                        "host_cpu_busy_pct": _number(row.get("host_cpu_busy_pct"))})
+                        "iops": total, "iops_share_pct": 100.0, "lat_mean_ms": number(row.get("lat_mean_ms")),
+                        "host_cpu_busy_pct": number(row.get("host_cpu_busy_pct"))})
     return out
 
 
@@ -150,7 +152,7 @@ def host_limit(points: Sequence[Mapping[str, Any]], saturation_threads: int | No
         how = f"{cpus[0]}%" if cpus[0] == cpus[-1] else f"{cpus[0]}-{cpus[-1]}%"
         signs.append(f"the CPU of {name} was {how} busy at {at} (at or above {cpu_limit_pct:g}%)")
     top = max(plateau, key=lambda r: int(r["threads"]))
-    ratio = _number(top.get("littles_law_ratio"))
+    ratio = number(top.get("littles_law_ratio"))
     if ratio is not None and ratio < IN_FLIGHT_MIN_RATIO:
         signs.append(f"at {top['threads']} threads only {ratio:.0%} of the {top['outstanding_ios']} outstanding I/Os "
                      f"asked for were in flight (IOPS x latency): the hosts did not keep them in flight")
@@ -261,7 +263,7 @@ def _hosts_of(row: Mapping[str, Any], *, unnamed: str) -> Mapping[str, Mapping[s
 
 
 def _host_cpu(row: Mapping[str, Any]) -> dict[str, float | None]:
-    return {name: _number(values.get("host_cpu_busy_pct"))
+    return {name: number(values.get("host_cpu_busy_pct"))
             for name, values in _hosts_of(row, unnamed="the host").items()}
 
 
@@ -271,7 +273,7 @@ def _unequal_hosts(row: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     hosts = _hosts_of(row, unnamed="host")
     if len(hosts) < 2:
         return [], []
-    asked = {name: _number(values.get("outstanding_ios")) for name, values in hosts.items()}
+    asked = {name: number(values.get("outstanding_ios")) for name, values in hosts.items()}
     notes = []
     if any(value is not None for value in asked.values()) and len(set(asked.values())) > 1:
         given = ", ".join(f"{name} {value:,.0f}" for name, value in asked.items() if value is not None)
@@ -279,7 +281,7 @@ def _unequal_hosts(row: Mapping[str, Any]) -> tuple[list[str], list[str]]:
                      f"threads over the hosts' JVMs): outstanding I/Os {given}; only hosts given the same are compared")
     groups: dict[float | None, dict[str, float]] = {}
     for name, values in hosts.items():
-        iops = _number(values.get("iops"))
+        iops = number(values.get("iops"))
         if iops is not None:
             groups.setdefault(asked[name], {})[name] = iops
     signs = []
@@ -303,7 +305,7 @@ def _scaling_steps(top: Mapping[str, Any], scaling: Sequence[Mapping[str, Any]])
     out = []
     for n in sorted(steps):
         row = steps[n]
-        outstanding = _number(row.get("outstanding_ios"))
+        outstanding = number(row.get("outstanding_ios"))
         out.append({"n_hosts": n, "hosts": row.get("hosts"), "threads": row.get("threads"), "iops": float(row["iops"]),
                     "iops_per_host": float(row["iops"]) / n,
                     "outstanding_per_host": outstanding / n if outstanding is not None else None})
@@ -324,13 +326,3 @@ def _has_hosts(value: Any) -> bool:
 
 def _present(value: Any) -> bool:
     return not (isinstance(value, float) and math.isnan(value))
-
-
-def _number(value: Any) -> float | None:
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(number) else number

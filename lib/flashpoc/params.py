@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import ipaddress
 import json
 import math
 import os
@@ -23,20 +22,22 @@ import posixpath
 import re
 import stat
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
-from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator,
-                      model_validator)
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, SerializeAsAny, ValidationError,
+                      field_validator, model_serializer, model_validator)
 
 from .errors import ParameterError
-from .engines.slob.plan import ENV_NAME_RE, SlobConf
-from .engines.slob.plan import SIZE_RE as SLOB_SIZE_RE
+
+if TYPE_CHECKING:
+    from .engines.slob.settings import SlobWorkload
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 ADDRESS_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,252}$")
 USER_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9._-]{0,31}$")
 SIZE_RE = re.compile(r"^(\d+)([kmgtp]?)(i?b)?$", re.IGNORECASE)
+ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")  # an environment variable's name
 STEADYSTATE_RE = re.compile(r"^(iops|bw)(_slope)?:\d+(\.\d+)?%?$")
 SIZE_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
 MAX_THREADS = 65536
@@ -290,36 +291,6 @@ class TargetParams(_Strict):
         return self.allow_write or self.create
 
 
-class FioSettings(_Strict):
-    """Settings of the fio engine shared by every run point."""
-
-    ioengine: Literal["libaio", "io_uring", "psync", "sync", "posixaio"] = "libaio"
-    direct: Flag = True
-    runtime_s: int = Field(60, ge=1, le=86400, description="measured time per point (s)")
-    ramp_s: int = Field(0, ge=0, le=3600, description="warm-up per point, not measured (s)")
-    steadystate: str | None = Field(
-        None, description="fio steady-state criterion, e.g. 'iops_slope:0.3%' (ends a point early)"
-    )
-    ss_dur_s: int = Field(10, ge=1, le=86400)
-    ss_ramp_s: int = Field(0, ge=0, le=86400)
-    buffer_compress_percentage: int | None = Field(None, ge=0, le=100)
-    dedupe_percentage: int | None = Field(None, ge=0, le=100)
-    randrepeat: Flag = False
-    interval_s: int = Field(1, ge=0, le=3600, description="seconds per interval of the per-point time "
-                            "series (fio log_avg_msec); 0: no interval logs")
-    multi_host: Literal["client-server", "per-host"] = Field(
-        "client-server", description="several hosts: 'client-server' runs fio --server on each host and one "
-                                     "fio --client=... here, so all start together; 'per-host' one fio per host over SSH")
-    server_port: int = Field(8765, ge=1024, le=65535, description="TCP port of fio --server on the load hosts")
-
-    @field_validator("steadystate")
-    @classmethod
-    def _ss(cls, value: str | None) -> str | None:
-        if value is not None and not STEADYSTATE_RE.match(value):
-            raise ValueError(f"{value!r} is not a fio steady-state criterion (e.g. 'iops_slope:0.3%')")
-        return value
-
-
 class Workload(_Strict):
     """One I/O pattern: a fio ``rw`` mode, block size, read mix and queue depth per thread."""
 
@@ -388,229 +359,6 @@ def standard_workloads() -> list[dict[str, Any]]:
         {"name": "seqread-128k", "rw": "read", "bs": "128k",
          "description": "128K sequential read (scans, backups)"},
     ]
-
-
-class VdbenchSettings(_Strict):
-    """Settings of the vdbench engine: general parameters and the run definition (rd=)."""
-
-    controller: str | None = Field(None, description="host that runs vdbench (the master; default the first)")
-    controller_address: str | None = Field(
-        None, description="the controller's IP address as the other hosts reach it: vdbench gives it to its slaves "
-                          "(its own way, the controller's host name, fails when that name resolves to a loopback "
-                          "address); needs Java 9 or later on the controller")
-    elapsed_s: int = Field(60, ge=1, le=86400, description="rd elapsed= (s)")
-    interval_s: int = Field(1, ge=1, le=3600, description="rd interval= (s)")
-    warmup_s: int | None = Field(None, ge=0, le=86400, description="rd warmup= (s)")
-    iorate: Literal["max", "curve"] | int = Field("max", description="rd iorate=: max, curve or IOPS")
-    curve: list[float] | None = Field(None, min_length=1, max_length=100,
-                                      description="iorate=curve: % of the measured max, e.g. [10, 50, 90]")
-    compratio: float | None = Field(None, ge=1, le=25, description="compratio= (data compressibility)")
-    dedupratio: float | None = Field(None, ge=1, le=100, description="dedupratio=")
-    dedupunit: Size | None = Field(None, description="dedupunit=, e.g. '4k' (needed with dedupratio)")
-    data_errors: int | None = Field(None, ge=0, le=10**9, description="data_errors=")
-    messagescan: Flag | None = Field(None, description="messagescan=")
-    openflags: str | None = Field("o_direct", description="sd openflags=")
-    jvms: int | None = Field(None, ge=1, le=256, description="jvms= for every host (hd=default)")
-    shell: Literal["ssh", "rsh", "vdbench"] = Field("ssh", description="hd shell= for remote hosts")
-
-    @field_validator("controller_address")
-    @classmethod
-    def _ip(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                address = ipaddress.ip_address(value)
-            except ValueError:
-                raise ValueError(f"{value!r} is not an IP address") from None
-            if address.is_loopback or address.is_unspecified:
-                raise ValueError(f"{value} is no address the other hosts can reach")
-        return value
-
-    @field_validator("dedupunit")
-    @classmethod
-    def _unit(cls, value: str | None) -> str | None:
-        if value is not None and parse_size(value) % 512:
-            raise ValueError(f"{value!r}: vdbench needs a dedupunit that is a multiple of 512 bytes")
-        return value
-
-    @field_validator("openflags")
-    @classmethod
-    def _flags(cls, value: str | None) -> str | None:
-        if value is not None and not re.match(r"^[a-z_]+(,[a-z_]+)*$|^\([a-z_]+(,[a-z_]+)*\)$", value):
-            raise ValueError(f"{value!r} is not a vdbench openflags value (e.g. o_direct, o_sync)")
-        return value
-
-    @field_validator("iorate", mode="before")
-    @classmethod
-    def _iorate(cls, value: Any) -> Any:
-        if isinstance(value, bool) or not (value in ("max", "curve") or isinstance(value, int)):
-            raise ValueError(f"use max, curve or an I/O rate in whole IOPS, not {value!r}")
-        return value
-
-    @model_validator(mode="after")
-    def _consistent(self) -> VdbenchSettings:
-        if isinstance(self.iorate, int) and not 1 <= self.iorate <= 10**9:
-            raise ValueError("iorate: use max, curve or an I/O rate from 1 to 1000000000 IOPS")
-        if self.dedupratio is not None and self.dedupunit is None:
-            raise ValueError("dedupratio needs dedupunit (e.g. '4k')")
-        if (self.iorate == "curve") != (self.curve is not None):
-            raise ValueError("curve goes with iorate: curve (and only with it)")
-        if self.curve is not None and not all(0 < c <= 100 for c in self.curve):
-            raise ValueError("curve: the values are percentages of the maximum (0-100]")
-        return self
-
-
-class SlobWorkload(_Strict):
-    """One SLOB workload: the slob.conf keys that make one I/O mix (the rest are in ``slob``).
-
-    SLOB sessions run single-block (8K) random reads through the buffer cache; UPDATE_PCT of
-    the operations are updates (DBWR writes and redo), SCAN_PCT full scans of a table of
-    SCAN_TABLE_SZ per schema (multiblock reads).
-    """
-
-    name: Name
-    update_pct: int = Field(ge=0, le=100, description="UPDATE_PCT: % of operations that update")
-    scan_pct: int = Field(0, ge=0, le=100, description="SCAN_PCT: % of operations that scan")
-    scan_table_sz: str | None = Field(None, description="SCAN_TABLE_SZ, e.g. '50G' (needed with scan_pct)")
-    work_unit: int | None = Field(None, ge=1, le=1024, description="WORK_UNIT (default slob.work_unit)")
-    redo_stress: Literal["LITE", "HEAVY"] | None = Field(None, description="REDO_STRESS (default slob.redo_stress)")
-    description: str = ""
-
-    @model_validator(mode="after")
-    def _mix(self) -> SlobWorkload:
-        if self.update_pct + self.scan_pct > 100:
-            raise ValueError(f"update_pct + scan_pct must be <= 100 (the rest are selects), "
-                             f"got {self.update_pct} + {self.scan_pct}")
-        if self.scan_pct and self.scan_table_sz is None:
-            raise ValueError("scan_pct > 0 needs scan_table_sz (the scan table's size, e.g. '50G')")
-        return self
-
-    @property
-    def rw(self) -> str:
-        """Engine I/O mode column of the results: always ``slob``."""
-        return "slob"
-
-    @property
-    def bs(self) -> str:
-        """Oracle's block size SLOB reads and writes (8K)."""
-        return "8k"
-
-    @property
-    def rwmixread(self) -> None:
-        """Not a fixed read share: writes depend on DBWR and redo, so the measured split is reported."""
-        return None
-
-    @property
-    def writes(self) -> bool:
-        """True when the workload updates (DBWR and redo writes)."""
-        return self.update_pct > 0
-
-
-def slob_seed_workloads() -> list[dict[str, Any]]:
-    """The SLOB workloads used unless the parameters name others (ENGINES.md seeds)."""
-    return [
-        {"name": "slob-8020", "update_pct": 20,
-         "description": "SLOB 80% select / 20% update, random single-block I/O"},
-        {"name": "slob-read", "update_pct": 0,
-         "description": "SLOB 100% select, random single-block reads"},
-    ]
-
-
-class SlobSettings(_Strict):
-    """The SLOB engine: where SLOB lives on the DB host and the slob.conf shared by every point.
-
-    Threads of the probe and sweep are SLOB's threads per schema (``runit.sh -t``); every run
-    uses all ``schemas`` (``runit.sh -s``), so the working set stays the whole SLOB data set.
-    """
-
-    db_host: str | None = Field(None, description="host that runs runit.sh (default the first host)")
-    home: str = Field("SLOB", description="SLOB directory on the DB host (relative: to the user's home)")
-    env_file: str | None = Field(None, description="file sourced before runit.sh (ORACLE_HOME, ORACLE_SID, PATH)")
-    schemas: int | None = Field(None, ge=1, le=4096, description="SLOB schemas loaded by setup.sh (all are used)")
-    scale: str | None = Field(None, description="SCALE per schema, e.g. '8G' or '655360M'")
-    run_time_s: int = Field(300, ge=10, le=86400, description="RUN_TIME (s) per point")
-    work_loop: int = Field(0, ge=0, le=10**9, description="WORK_LOOP (0: run for RUN_TIME)")
-    work_unit: int = Field(64, ge=1, le=1024, description="WORK_UNIT")
-    redo_stress: Literal["LITE", "HEAVY"] = "LITE"
-    load_parallel_degree: int = Field(4, ge=1, le=1024, description="LOAD_PARALLEL_DEGREE (setup.sh)")
-    database_statistics_type: Literal["awr", "statspack"] = "awr"
-    admin_sqlnet_service: str | None = None
-    sqlnet_service_base: str | None = None
-    sqlnet_service_max: int | None = Field(None, ge=1, le=4096)
-    dba_priv_user: str | None = None
-    sysdba_passwd_env: str | None = Field(
-        None, description="NAME of the DB host's environment variable holding SYSDBA_PASSWD (never the password)")
-    do_hotspot: Flag | None = None
-    hotspot_mb: int | None = Field(None, ge=0, le=10**9)
-    hotspot_offset_mb: int | None = Field(None, ge=0, le=10**9)
-    hotspot_frequency: int | None = Field(None, ge=0, le=10**9)
-    hot_schema_frequency: int | None = Field(None, ge=0, le=10**9)
-    think_tm_frequency: int | None = Field(None, ge=0, le=10**9)
-    think_tm_min: float | None = Field(None, ge=0, le=86400)
-    think_tm_max: float | None = Field(None, ge=0, le=86400)
-    obfuscate_columns: Flag | None = Field(None, description="OBFUSCATE_COLUMNS: realistic data for arrays that compress")
-    iostat_devices: str | None = Field(None, max_length=200,
-                                       description="regular expression of the DB host's devices whose iostat I/O makes "
-                                                   "each point's time series (default: whole sd/nvme/vd disks, no dm or "
-                                                   "md devices, which would count multipath or LVM I/O twice)")
-    workloads: list[SlobWorkload] = Field(default_factory=lambda: [SlobWorkload(**w) for w in slob_seed_workloads()],
-                                          max_length=256)
-
-    @field_validator("home", "env_file")
-    @classmethod
-    def _paths(cls, value: str | None) -> str | None:
-        return None if value is None else _check_path(value)
-
-    @field_validator("sysdba_passwd_env")
-    @classmethod
-    def _passwd_env(cls, value: str | None) -> str | None:
-        return check_env_name(value)
-
-    @field_validator("iostat_devices")
-    @classmethod
-    def _devices(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                re.compile(value)
-            except re.error as error:
-                raise ValueError(f"{value!r} is not a regular expression: {error}") from None
-        return value
-
-    @field_validator("scale")
-    @classmethod
-    def _scale(cls, value: str | None) -> str | None:
-        if value is not None and not SLOB_SIZE_RE.match(value):
-            raise ValueError(f"{value!r} is not a SLOB size (e.g. '8G', '655360M' or a count of 8K blocks)")
-        return value
-
-    @field_validator("workloads", mode="before")
-    @classmethod
-    def _default_workloads(cls, value: Any) -> Any:
-        return slob_seed_workloads() if value is None else _some_workloads(value)
-
-    def conf(self, workload: SlobWorkload, threads: int | None = None):
-        """The validated :class:`~flashpoc.engines.slob.plan.SlobConf` of ``workload`` (THREADS_PER_SCHEMA ``threads``).
-
-        Raises:
-            ParameterError: the combination is not a valid slob.conf.
-        """
-        return SlobConf(
-            update_pct=workload.update_pct, scan_pct=workload.scan_pct, run_time=self.run_time_s,
-            work_loop=self.work_loop, scale=self.scale, scan_table_sz=workload.scan_table_sz,
-            work_unit=workload.work_unit or self.work_unit, redo_stress=workload.redo_stress or self.redo_stress,
-            load_parallel_degree=self.load_parallel_degree, threads_per_schema=threads,
-            database_statistics_type=self.database_statistics_type,
-            admin_sqlnet_service=self.admin_sqlnet_service, sqlnet_service_base=self.sqlnet_service_base,
-            sqlnet_service_max=self.sqlnet_service_max, dba_priv_user=self.dba_priv_user,
-            sysdba_passwd_env=self.sysdba_passwd_env, do_hotspot=self.do_hotspot, hotspot_mb=self.hotspot_mb,
-            hotspot_offset_mb=self.hotspot_offset_mb, hotspot_frequency=self.hotspot_frequency,
-            hot_schema_frequency=self.hot_schema_frequency, think_tm_frequency=self.think_tm_frequency,
-            think_tm_min=self.think_tm_min, think_tm_max=self.think_tm_max,
-            obfuscate_columns=self.obfuscate_columns)
-
-    @property
-    def scale_bytes(self) -> int | None:
-        """SCALE in bytes (a plain number is a count of 8K blocks, as SLOB reads it), or None."""
-        return None if self.scale is None else slob_size_bytes(self.scale)
 
 
 def check_env_name(value: str | None) -> str | None:
@@ -689,7 +437,8 @@ class ProbeSettings(_Strict):
     max_threads: int = Field(256, ge=1, le=MAX_THREADS)
     step: int = Field(1, ge=1, le=MAX_THREADS, description="linear: the step; adaptive: refine granularity")
     gain_pct: float = Field(2.0, gt=0, lt=100, description="a gain below this % is no gain")
-    runtime_s: int | None = Field(None, ge=1, le=86400, description="per point (default fio.runtime_s); with "
+    runtime_s: int | None = Field(None, ge=1, le=86400, description="per point (default the engine's: fio.runtime_s, "
+                                  "vdbench.elapsed_s, slob.run_time_s); with "
                                   "until_steady the longest a point runs")
     remeasure_unsteady: Flag = Field(True, description="measure a point again when fio's steady state was not attained")
     until_steady: Flag = Field(True, description="fio: a probe point ends once its IOPS are steady (fio steadystate, "
@@ -727,7 +476,8 @@ class SweepSettings(_Strict):
     points: int | None = Field(None, ge=2, le=500, description="knee-dense plan: number of points")
     extend_pct: float = Field(0.0, ge=0, le=400, description="also sweep this % beyond max_threads")
     workloads: list[str] | None = Field(None, max_length=256, description="workload names (default all)")
-    runtime_s: int | None = Field(None, ge=1, le=86400, description="per point (default fio.runtime_s)")
+    runtime_s: int | None = Field(None, ge=1, le=86400, description="per point (default the engine's: fio.runtime_s, "
+                                  "vdbench.elapsed_s, slob.run_time_s)")
     until_steady: Flag = Field(False, description="fio: a sweep point ends once its IOPS are steady, like the "
                                "probe's, at most runtime_s; the sweep then reuses the probe's points")
     curve_pct: list[float] | None = Field(None, min_length=1, max_length=50, description="rate-curve plan: the "
@@ -854,13 +604,13 @@ class Campaign(_Strict):
 
     campaign: Name = Field(description="campaign name: results go to results_dir/campaign")
     description: str = ""
-    engine: Literal["fio", "vdbench", "slob"] = "fio"
+    engine: str = Field("fio", description="the load generator and its settings: a name (fio, vdbench, slob) or "
+                                           "{name: {settings}}, e.g. {vdbench: {elapsed_s: 60}}")
     hosts: list[HostParams] = Field(min_length=1, max_length=1024)
     targets: list[TargetParams] = Field(default_factory=list, max_length=4096,
                                         description="LUNs/files (fio, vdbench; optional for slob)")
-    fio: FioSettings = FioSettings()
-    vdbench: VdbenchSettings = VdbenchSettings()
-    slob: SlobSettings = SlobSettings()
+    settings: SerializeAsAny[BaseModel] | None = Field(None, exclude=True,
+                                                       description="the engine's settings (from the engine block)")
     oracle: OracleParams | None = Field(None, description="database connection for checks and AWR through SQL")
     sql_workload: SqlWorkloadParams | None = Field(None, description="a DBA's SQL script run in N sessions")
     workloads: list[Workload] = Field(default_factory=lambda: [Workload(**w) for w in standard_workloads()],
@@ -878,6 +628,31 @@ class Campaign(_Strict):
                                         description="targets (by name) whose existing data (file system, partition "
                                                     "table, LVM or ASM header) write workloads may destroy")
 
+    @model_validator(mode="wrap")
+    @classmethod
+    def _engine_block(cls, data: Any, handler) -> Campaign:
+        """Read the ``engine:`` block into :attr:`engine` (the name) and :attr:`settings` (see
+        :func:`_engine_choice`); its problems are reported with the rest, each naming its key."""
+        if not isinstance(data, dict):
+            return handler(data)
+        data, problems = _engine_choice(dict(data))
+        try:
+            campaign = handler(data)
+        except ValidationError as error:
+            problems += error.errors()
+        else:
+            if not problems:
+                return campaign
+        raise ValidationError.from_exception_data(cls.__name__, problems)
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler, info) -> dict[str, Any]:
+        """A whole dump writes the engine block (``engine: {name: settings}``), which loads back."""
+        out = handler(self)
+        if "engine" in out and info.include is None and self.settings is not None:
+            out["engine"] = {self.engine: self.settings.model_dump(mode=info.mode)}
+        return out
+
     @field_validator("workloads", mode="before")
     @classmethod
     def _default_workloads(cls, value: Any) -> Any:
@@ -893,6 +668,8 @@ class Campaign(_Strict):
 
     @model_validator(mode="after")
     def _cross_checks(self) -> Campaign:
+        if self.settings is None:  # the engine block is wrong (see _engine_block): nothing to check against
+            return self
         _unique(self.hosts, "name", "hosts")
         _unique(self.targets, "name", "targets")
         _unique(self.workloads, "name", "workloads")
@@ -936,9 +713,6 @@ class Campaign(_Strict):
         for name in self.sweep.workloads or []:
             if name not in workload_names:
                 raise ValueError(f"sweep.workloads: no workload named {name!r} (workloads: {workload_names})")
-        if self.vdbench.controller is not None and self.vdbench.controller not in host_names:
-            raise ValueError(f"vdbench.controller: no host named {self.vdbench.controller!r} "
-                             f"(hosts: {sorted(host_names)})")
         target_names = [t.name for t in self.targets]
         for name in self.destroy_data_on:
             if name not in target_names:
@@ -958,33 +732,6 @@ class Campaign(_Strict):
                         "set allow_write: true on a target only if its data may be destroyed"
                     )
         return self
-
-    def _check_dedupunit(self) -> None:
-        """vdbench's workloads against its ``dedupunit`` (:meth:`flashpoc.engines.base.Engine.check_params`)."""
-        if self.vdbench.dedupunit is not None:
-            unit = parse_size(self.vdbench.dedupunit)
-            for i, workload in enumerate(self.workloads):
-                if parse_size(workload.bs) % unit:
-                    raise ValueError(f"workloads[{i}].bs: {workload.bs} is not a multiple of vdbench.dedupunit "
-                                     f"({self.vdbench.dedupunit}): vdbench dedups in dedupunit blocks")
-
-    def _check_slob(self, host_names: set[str]) -> None:
-        if "workloads" in self.model_fields_set:
-            raise ValueError("workloads: with engine slob the workloads go under slob.workloads "
-                             "(update_pct, scan_pct, ...)")
-        slob = self.slob
-        if slob.db_host is not None and slob.db_host not in host_names:
-            raise ValueError(f"slob.db_host: no host named {slob.db_host!r} (hosts: {sorted(host_names)})")
-        if slob.schemas is None:
-            raise ValueError("slob.schemas: required for engine slob (the number of schemas setup.sh loaded)")
-        if slob.scale is None:
-            raise ValueError("slob.scale: required for engine slob (SCALE per schema, e.g. '8G')")
-        _unique(slob.workloads, "name", "slob.workloads")
-        for i, workload in enumerate(slob.workloads):
-            try:
-                slob.conf(workload, 1)
-            except ParameterError as error:
-                raise ValueError(f"slob.workloads[{i}] ({workload.name}): {error}") from None
 
     # -- derived values -------------------------------------------------------------
     @property
@@ -1025,8 +772,8 @@ class Campaign(_Strict):
 
     @property
     def db_host(self) -> HostParams:
-        """The host that runs SLOB (``slob.db_host``, default the first host)."""
-        name = self.slob.db_host or self.hosts[0].name
+        """The host that runs the database's engine (its settings' ``db_host``, default the first host)."""
+        name = getattr(self.settings, "db_host", None) or self.hosts[0].name
         return next(h for h in self.hosts if h.name == name)
 
     def targets_of(self, host: HostParams) -> list[TargetParams]:
@@ -1052,8 +799,9 @@ class Campaign(_Strict):
     def measurement_hash(self) -> str:
         """Short hash of what defines the measurements (engine, fio settings, hosts,
         targets, workloads), not of report-only settings such as the SLO."""
-        include = {"engine", self.engine, "hosts", "targets"} | ({"workloads"} - self.engine_object.manifest_exclude)
+        include = {"engine", "hosts", "targets"} | ({"workloads"} - self.engine_object.manifest_exclude)
         dumped = self.model_dump(mode="json", include=include)
+        dumped[self.engine] = self.settings.model_dump(mode="json")  # as when each engine had a top-level key
         for host in dumped["hosts"]:  # added later; unset, it leaves the hashes of earlier campaigns as they were
             if host.get("key_passphrase_env") is None:
                 host.pop("key_passphrase_env", None)
@@ -1083,6 +831,65 @@ class Campaign(_Strict):
             for h in self.hosts
         ]
         return self.model_copy(update={"targets": targets, "hosts": hosts})
+
+
+def _engine_choice(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Split the ``engine:`` block of ``data`` into ``engine`` (the name) and ``settings`` (the
+    engine's settings model, validated); return the data and the problems found (pydantic's error
+    records, each naming its key).
+
+    ``engine`` is a name (the engine with its default settings) or a mapping of one name to its
+    settings. Parameters of the earlier format, with the name in ``engine`` and the settings under a
+    top-level key named after the engine (``fio:``, ``vdbench:``, ``slob:``), load the same; such a
+    block of another engine is validated and left unused, as it always was.
+    """
+    from .engines import engine_names
+
+    problems: list[dict[str, Any]] = []
+
+    def problem(loc: tuple[Any, ...], message: str) -> None:
+        problems.append({"type": "value_error", "loc": loc, "input": None, "ctx": {"error": ValueError(message)}})
+
+    if "settings" in data:
+        problems.append({"type": "extra_forbidden", "loc": ("settings",), "input": data.pop("settings")})
+    block = data.get("engine")
+    name, settings, where = "fio", None, ("engine", "fio")
+    if isinstance(block, str):
+        name, where = block, ("engine", block)
+    elif isinstance(block, dict) and len(block) == 1:
+        (name, settings), = block.items()
+        where = ("engine", name)
+    elif block is not None:
+        problem(("engine",), "name one engine, alone (e.g. fio) or with its settings (e.g. {fio: {runtime_s: 60}})")
+    names = engine_names()
+    if name not in names:
+        problem(("engine",), f"unknown engine {name!r} (engines: {', '.join(names)})")
+    for other in names:
+        if other not in data:
+            continue
+        given = data.pop(other)
+        if other == name and settings is None:
+            settings, where = given, (other,)
+        elif other == name:
+            problem((other,), f"the {other} settings are given twice: keep them under engine.{other} only")
+        else:
+            _engine_settings(other, given, (other,), problems)
+    data["engine"] = name if name in names else "fio"
+    if name in names:
+        data["settings"] = _engine_settings(name, settings, where, problems)
+    return data, problems
+
+
+def _engine_settings(name: str, given: Any, where: tuple[Any, ...], problems: list[dict[str, Any]]) -> Any:
+    """``given`` validated by engine ``name``'s settings model (None: its defaults); its problems,
+    named under ``where``, are added to ``problems``."""
+    from .engines import engine_settings
+
+    try:
+        return engine_settings(name).model_validate({} if given is None else given)
+    except ValidationError as error:
+        problems += [{**e, "loc": where + tuple(e["loc"])} for e in error.errors()]
+        return None
 
 
 def _some_workloads(value: Any) -> Any:
@@ -1193,6 +1000,9 @@ def campaign_from_dict(values: dict[str, Any], source: str = "parameters") -> Ca
         raise ParameterError(f"invalid parameters in {source}: {error}") from None
 
 
+#: the campaign's keys, as a parameters file and a notebook's parameters cell write them
+PARAMETER_KEYS = [key for key, field in Campaign.model_fields.items() if not field.exclude]
+
 #: the notebooks' parameter naming a parameters file (see :func:`campaign_from_parameters`)
 PARAMETERS_FILE = "parameters_file"
 
@@ -1202,7 +1012,7 @@ def notebook_parameters(values: dict[str, Any], parameters_file: str | Path | No
     from: its absolute path), then every campaign key, None (the schema's default) for those
     ``values`` leaves out, so nothing of the notebook's own parameters cell is used."""
     return {PARAMETERS_FILE: None if parameters_file is None else str(Path(parameters_file).resolve()),
-            **{key: values.get(key) for key in Campaign.model_fields}}
+            **{key: values.get(key) for key in PARAMETER_KEYS}}
 
 
 def check_results_dir(cfg: Campaign) -> Path:
@@ -1459,7 +1269,9 @@ def campaign_from_parameters(namespace: dict[str, Any]) -> Campaign:
             where = "" if absolute else f" (relative to the workbook root {workbook_root()})"
             raise ParameterError(f"{PARAMETERS_FILE}: {error}{where}") from None
         source = f"{path} and the notebook's parameters"
-    given = {k: namespace[k] for k in Campaign.model_fields if namespace.get(k) is not None}
+    from .engines import engine_names
+
+    given = {k: namespace[k] for k in [*PARAMETER_KEYS, *engine_names()] if namespace.get(k) is not None}
     if not values and not given:
         raise ParameterError(f"no parameters: set {PARAMETERS_FILE} in the parameters cell (e.g. "
                              "\"parameters/demo-local.yaml\", relative to the workbook root), or at least campaign, "
@@ -1467,3 +1279,16 @@ def campaign_from_parameters(namespace: dict[str, Any]) -> Campaign:
     cfg = campaign_from_dict({**values, **given}, source=source)
     _check_results_dir(cfg, source)
     return cfg
+
+
+_MOVED = {"FioSettings": "fio", "VdbenchSettings": "vdbench", "SlobSettings": "slob", "SlobWorkload": "slob",
+          "slob_seed_workloads": "slob"}
+
+
+def __getattr__(name: str) -> Any:
+    """The engines' settings models, which live in their engine's folder (``engines/<name>/settings.py``)."""
+    if name in _MOVED:
+        import importlib
+
+        return getattr(importlib.import_module(f"flashpoc.engines.{_MOVED[name]}.settings"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

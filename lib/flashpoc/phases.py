@@ -95,7 +95,7 @@ def run_check(cfg: Campaign, *, connect=hostlib.connect) -> pd.DataFrame:
     with open_campaign(cfg) as wb:
         table = check.check_environment(wb.cfg, connect=connect)
         wb.store.write_table("check.csv", table)
-        versions = {str(r.host): str(r.value) for r in table.itertuples() if r.check == "fio"}
+        versions = get_engine(wb.cfg.engine).check_versions(table)
         facts = table.attrs.get("facts") or {}
         wb.store.write_manifest(manifest_params(wb.cfg), wb.cfg.params_hash(), engine=wb.cfg.engine,
                                 engine_versions=versions, host_facts=facts, workbook=workbook_root())
@@ -120,7 +120,8 @@ def campaign_from_manifest(manifest: dict[str, Any], source: str) -> Campaign:
     from .params import campaign_from_dict
 
     params = dict(manifest["params"])
-    for key in get_engine(params.get("engine") or "fio").manifest_exclude:
+    engine = manifest.get("engine") or params.get("engine") or "fio"  # params: a name, or the engine block
+    for key in get_engine(engine if isinstance(engine, str) else next(iter(engine), "fio")).manifest_exclude:
         params.pop(key, None)  # manifests written before manifest_params held the fio default
     return campaign_from_dict(params, source=source)
 

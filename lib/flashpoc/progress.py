@@ -28,6 +28,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .tables import number
+
 #: the environment variable naming the file the events are appended to (set by ``flashpoc run``)
 EVENTS_ENV = "FLASHPOC_PROGRESS"
 #: seconds between two redraws of the notebook display for a status change (points always redraw)
@@ -259,18 +261,10 @@ def summary_text(state: dict[str, Any]) -> str:
 def point_numbers(row: dict[str, Any]) -> dict[str, Any]:
     """What a progress line says of a point's row: workload, threads, IOPS, MiB/s, mean latency
     (ms), reused, re-measured, and whether its intervals were steady."""
-    return {"workload": row.get("workload"), "threads": row.get("threads"), "iops": _number(row.get("iops")),
-            "bw_mibps": _number(row.get("bw_mibps")), "lat_mean_ms": _number(row.get("lat_mean_ms")),
+    return {"workload": row.get("workload"), "threads": row.get("threads"), "iops": number(row.get("iops")),
+            "bw_mibps": number(row.get("bw_mibps")), "lat_mean_ms": number(row.get("lat_mean_ms")),
             "reused": bool(row.get("reused")), "repeat": int(row.get("repeat") or 0),
             "steady": row.get("interval_steady")}
-
-
-def _number(value: Any) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if number == number else None  # NaN: not measured
 
 
 def numbers_text(point: dict[str, Any]) -> str:

@@ -17,6 +17,18 @@ Layout of ``results/<campaign>/``::
 Every write is atomic: a point directory is written under a temporary name and renamed
 into place, and files are written to a temporary name and renamed, so a run killed at any
 moment leaves either a whole point or none.
+
+History of the format (``format_version`` in manifest.json; a directory of another version is
+refused, so a change that the reader of the version before cannot read takes a new number):
+
+- 1: the layout above. Changes since, each read by this version's reader and written by it:
+  ``params`` holds the engine's settings as the ``engine:`` block (``engine: {fio: {...}}``)
+  rather than a top-level key per engine (``engine: fio``, ``fio: {...}``, ``vdbench: {...}``,
+  ``slob: {...}``); both load as the same campaign, with the same measurement hash
+  (:func:`flashpoc.params.Campaign._engine_block`). ``engine_versions`` records every engine's
+  version per host as its check found it (:meth:`flashpoc.engines.base.Engine.check_versions`:
+  fio's per host, vdbench's on the controller, SLOB's database release), not only fio's; the
+  report still reads an empty one from the check table.
 """
 
 from __future__ import annotations

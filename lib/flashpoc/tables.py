@@ -22,7 +22,7 @@ MISSING = "–"
 
 
 def _number(value: Any) -> float | None:
-    """``value`` as a finite float, or None (None, NaN, text that is no number)."""
+    """``value`` as a finite float, or None (None, a yes/no value, NaN, infinity, text that is no number)."""
     if value is None or isinstance(value, bool):
         return None
     try:
@@ -30,6 +30,10 @@ def _number(value: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return number if math.isfinite(number) else None
+
+
+#: the one "number or None" of the workbook's tables, progress lines and host-limit verdict
+number = _number
 
 
 def count(value: Any) -> str:

@@ -30,6 +30,20 @@ def engine_names() -> list[str]:
     return list(_REGISTRY)
 
 
+def engine_settings(name: str) -> type:
+    """The settings model of engine ``name`` (its ``engine: {name: ...}`` block), without importing
+    the engine itself: ``SETTINGS`` of the engine folder's ``settings`` module, or the registered
+    engine object's ``settings_model``.
+
+    Raises:
+        KeyError: no engine is registered as ``name``.
+    """
+    entry = _REGISTRY[name]
+    if isinstance(entry, str):
+        return importlib.import_module(entry.rsplit(".", 1)[0] + ".settings").SETTINGS
+    return entry.settings_model
+
+
 def get_engine(name: str) -> Engine:
     """The engine registered as ``name``.
 

@@ -4,11 +4,23 @@ and report code asks it, never compares the engine's name."""
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from ..params import Campaign, HostParams
     from ..phases import Workbench
+
+
+class LazyModule:
+    """A module imported when first used: an engine object is loaded to validate parameters,
+    which must not import the engine's planner or its host I/O (``tests/test_engines.py``)."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self._name), attr)
 
 
 class Engine:
@@ -20,6 +32,8 @@ class Engine:
 
     #: the name in the parameters (``engine:``) and in every row
     name: ClassVar[str] = ""
+    #: the pydantic model of its settings (``engine: {name: {...}}``; see :mod:`flashpoc.params`)
+    settings_model: ClassVar[type]
     #: the engine writes the campaign's targets (a safety gate first; scratch files created); SLOB's
     #: data lives in the database instead
     uses_targets: ClassVar[bool] = True
@@ -40,6 +54,10 @@ class Engine:
     def check_params(self, cfg: Campaign, host_names: set[str]) -> None:
         """Refuse parameters this engine cannot run, with a ValueError naming the key (the schema
         turns it into one clear line)."""
+
+    def direct_io(self, cfg: Campaign) -> bool:
+        """True when the engine's I/O bypasses the hosts' page cache (the check warns otherwise)."""
+        return True
 
     def workloads(self, cfg: Campaign) -> list:
         """The campaign's workloads for this engine."""
@@ -84,6 +102,13 @@ class Engine:
     def describe(self, cfg: Campaign, version: str, points: Any) -> str:
         """The engine and its ``version`` as the report names them ('fio 3.33 (libaio, direct I/O)')."""
         return f"{self.name} {version}"
+
+    def check_versions(self, check: Any) -> dict[str, str]:
+        """The engine's version on each host as the check table ``check`` found it (the manifest's
+        ``engine_versions``): by default the values of the rows named after the engine (fio's)."""
+        if check.empty or "check" not in check:
+            return {}
+        return {str(r.host): str(r.value) for r in check[check["check"] == self.name].itertuples()}
 
     def recorded_version(self, check: Any) -> str | None:
         """The engine's version as the check table ``check`` recorded it, when the manifest has none."""

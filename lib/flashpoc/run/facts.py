@@ -38,6 +38,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from .. import safety
 from ..errors import ParseError, RemoteError
 from .hosts import LocalHost, SSHHost, quote
 
@@ -99,7 +100,7 @@ safety_facts() {
   k=$1; p=$2; t=$3
   real=$(readlink -f "$p" 2>/dev/null); [ -n "$real" ] || real=$p
   if [ -r "$p" ] && have od; then
-    put "$k.header_hex" "$(limit od -An -v -tx1 -N 8192 "$p" 2>/dev/null | tr -d ' \n')"
+    put "$k.header_hex" "$(limit od -An -v -tx1 -N @HEADER_BYTES@ "$p" 2>/dev/null | tr -d ' \n')"
   fi
   if have blkid; then
     b=$(limit blkid -p -o export "$p" 2>/dev/null | grep -E '^(TYPE|PTTYPE|USAGE|LABEL)=' | tr '\n' ' ')
@@ -231,7 +232,8 @@ def facts_script(fio: str, target_paths: list[str]) -> str:
     for path in [fio, *target_paths]:
         if not path or any(ch in path for ch in "\n\r\0"):
             raise ValueError(f"{path!r} is not a usable path (empty or spans lines)")
-    lines = [_SCRIPT_HEAD.strip("\n"), f"fio={quote(fio)}", _SCRIPT_FIO.strip("\n")]
+    head = _SCRIPT_HEAD.strip("\n").replace("@HEADER_BYTES@", str(int(safety.HEADER_BYTES)))
+    lines = [head, f"fio={quote(fio)}", _SCRIPT_FIO.strip("\n")]
     lines += [f"target_facts {i} {quote(path)}" for i, path in enumerate(target_paths)]
     lines.append("exit 0")
     return "\n".join(lines) + "\n"

@@ -4,31 +4,38 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Engine
-from . import measure
-from .plan import fill_data, until_steady
+from ..base import Engine, LazyModule
+from .settings import FioSettings
+
+measure = LazyModule(f"{__package__}.measure")
+plan = LazyModule(f"{__package__}.plan")
 
 
 class FioEngine(Engine):
     name = "fio"
     rate_curves = True
+    settings_model = FioSettings
 
     def check_host(self, campaign, host: str, host_params, facts) -> list:
         """fio on the host: present, its version."""
-        from ...check import _evaluate_fio
+        from .check import _evaluate_fio
 
         return [_evaluate_fio(host, host_params, facts)]
 
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
         """With several hosts in client/server mode, also fio on this machine (the client)."""
-        from ...check import _controller_fio_row
+        from .check import _controller_fio_row
 
         rows = super().check_campaign(campaign, facts_by_host, connect)
-        if len(campaign.hosts) > 1 and campaign.fio.multi_host == "client-server":
+        if len(campaign.hosts) > 1 and campaign.settings.multi_host == "client-server":
             rows.append(_controller_fio_row(connect, facts_by_host))
         return rows
 
     host_version_fact = "fio_version"
+
+    def direct_io(self, cfg) -> bool:
+        """``fio.direct``."""
+        return cfg.settings.direct
 
     def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
         """A fio JSON(+) output file."""
@@ -43,7 +50,7 @@ class FioEngine(Engine):
         return rows, rows
 
     def describe(self, cfg, version: str, points) -> str:
-        mode = f"{cfg.fio.ioengine}, {'direct I/O' if cfg.fio.direct else 'buffered I/O'}"
+        mode = f"{cfg.settings.ioengine}, {'direct I/O' if cfg.settings.direct else 'buffered I/O'}"
         return f"fio {version} ({mode})"
 
     def point_length_text(self, cfg, runtime: str) -> str:
@@ -51,26 +58,26 @@ class FioEngine(Engine):
                 "A point is one fio run at one thread count.")
 
     def interval_text(self, cfg, min_intervals: int) -> str:
-        if not cfg.fio.interval_s:
+        if not cfg.settings.interval_s:
             return "none (`fio.interval_s: 0`): no steady-state verdict."
-        return (f"fio logs IOPS and latency every {cfg.fio.interval_s} s of each point; a steady-state verdict "
+        return (f"fio logs IOPS and latency every {cfg.settings.interval_s} s of each point; a steady-state verdict "
                 f"needs {min_intervals} intervals.")
 
     def point_runtime_s(self, cfg) -> int:
-        return cfg.fio.runtime_s
+        return cfg.settings.runtime_s
 
     def point_seconds(self, cfg, runtime_s: int) -> int:
-        return runtime_s + cfg.fio.ramp_s
+        return runtime_s + cfg.settings.ramp_s
 
     def outstanding_per_thread(self, cfg) -> int:
         return cfg.probe_workload.iodepth
 
     def steadiness(self, cfg, runtime_s: int) -> tuple[str, int] | None:
-        return until_steady(cfg.fio, runtime_s)
+        return plan.until_steady(cfg.settings, runtime_s)
 
     def remeasures_unsteady(self, cfg, steady: tuple[str, int] | None) -> bool:
         """fio's own steady-state criterion (``fio.steadystate``) or one of the phase (``steady``)."""
-        return bool(cfg.fio.steadystate or steady)
+        return bool(cfg.settings.steadystate or steady)
 
     def measure_point(self, wb, phase: str, workload, threads: int, *, runtime_s: int, repeat: int = 0,
                       steady: tuple[str, int] | None = None) -> dict[str, Any]:
@@ -85,7 +92,7 @@ class FioEngine(Engine):
         return measure.create_scratch(wb, host_params, scratch, short)
 
     def fill_data(self, cfg) -> str:
-        return fill_data(cfg.fio)
+        return plan.fill_data(cfg.settings)
 
     def fill_targets(self, wb, host_params, targets: list, sizes: dict[str, int]) -> dict[str, dict[str, Any]]:
         return measure.fill_targets(wb, host_params, targets, sizes)

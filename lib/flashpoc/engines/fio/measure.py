@@ -49,7 +49,7 @@ def point_definition(wb: Workbench, workload: Workload, threads: int, runtime_s:
         "workload": workload.model_dump(mode="json", exclude={"description"}),
         "threads": threads,
         "runtime_s": runtime_s,
-        "fio": cfg.fio.model_dump(mode="json"),
+        "fio": cfg.settings.model_dump(mode="json"),
         "hosts": [h.model_dump(mode="json", include={"name", "address", "port"}) for h in cfg.hosts],
         "targets": [t.model_dump(mode="json", include={"name", "path", "size", "hosts"}) for t in cfg.targets],
         **until,
@@ -107,7 +107,7 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
         RemoteError: naming the host and point when a host fails; completed points stay stored.
     """
     cfg = wb.cfg
-    runtime_s = runtime_s or cfg.fio.runtime_s
+    runtime_s = runtime_s or cfg.settings.runtime_s
     per_job = rate_per_job(rate[1], threads, len(cfg.hosts)) if rate is not None else None
     definition = point_definition(wb, workload, threads, runtime_s, steady, per_job)
     pid = (rows_mod.point_id(workload, threads, definition) + (f"_c{rate[0]:g}" if rate is not None else "")
@@ -130,7 +130,7 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
     clients_output = None  # fio --client's whole output, with its All clients aggregate
     if len(cfg.hosts) == 1:
         runs = [on_host(cfg.hosts[0])]
-    elif cfg.fio.multi_host == "client-server":
+    elif cfg.settings.multi_host == "client-server":
         runs, clients_output = _client_server_runs(wb, phase, workload, threads, runtime_s, pid, purpose, steady,
                                                    per_job)
     else:
@@ -154,8 +154,8 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
         summary.update(cpu_utilisation(run.cpu_before, run.cpu_after))
         per_host[run.host] = summary
         bins += histogram
-        if cfg.fio.interval_s:
-            host_intervals.append(parse_fio_interval_logs(run.logs, window_ms=cfg.fio.interval_s * 1000,
+        if cfg.settings.interval_s:
+            host_intervals.append(parse_fio_interval_logs(run.logs, window_ms=cfg.settings.interval_s * 1000,
                                                           fio_version=summary.get("fio_version")))
         raw[f"{run.host}.job.fio"] = run.job
         raw[f"{run.host}.json"] = run.output
@@ -167,21 +167,21 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
     if bins:
         raw[HISTOGRAM_FILE] = table_text([{**r, "point_id": pid} for r in histogram_table(bins)], HISTOGRAM_COLUMNS)
     if host_intervals:
-        intervals = [{**r, "point_id": pid, "second": r["second"] + cfg.fio.ramp_s, "warmup": False}
+        intervals = [{**r, "point_id": pid, "second": r["second"] + cfg.settings.ramp_s, "warmup": False}
                      for r in merge_intervals(host_intervals)]
         raw[INTERVALS_FILE] = table_text(intervals, INTERVAL_COLUMNS)
         metrics.update(rows_mod.interval_verdict(intervals))
     outstanding = outstanding_ios(workload, threads) * len(cfg.hosts)
     row = rows_mod.base_row(cfg, phase=phase, point_id=pid, engine=cfg.engine, workload=workload,
                             iodepth=workload.iodepth, threads=threads, outstanding=outstanding,
-                            hosts=sorted(per_host), runtime_s=runtime_s, ramp_s=cfg.fio.ramp_s, repeat=repeat,
-                            wall_s=wall_s, overhead_s=wall_s - runtime_s - cfg.fio.ramp_s)
+                            hosts=sorted(per_host), runtime_s=runtime_s, ramp_s=cfg.settings.ramp_s, repeat=repeat,
+                            wall_s=wall_s, overhead_s=wall_s - runtime_s - cfg.settings.ramp_s)
     row.update(metrics)
     if per_job is not None:
         row.update(curve_pct=rate[0], iorate_requested=per_job * threads * len(cfg.hosts))
-    if steady is not None or cfg.fio.steadystate:  # ended early once steady: how long it ran
+    if steady is not None or cfg.settings.steadystate:  # ended early once steady: how long it ran
         row["until_steady"] = True
-        row["fio_steadystate"] = (f"{cfg.fio.steadystate} over {cfg.fio.ss_dur_s} s" if cfg.fio.steadystate
+        row["fio_steadystate"] = (f"{cfg.settings.steadystate} over {cfg.settings.ss_dur_s} s" if cfg.settings.steadystate
                                   else f"{steady[0]} over {steady[1]} s")  # the rule that ended it
         row["measured_s"] = round(metrics["runtime_ms"] / 1000.0, 3) if metrics.get("runtime_ms") else runtime_s
     rows_mod.add_littles_law(row)
@@ -221,20 +221,20 @@ def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: 
     hosts = [wb.host(h) for h in cfg.hosts]
     if wb.fio_servers is not readonly:
         with ThreadPoolExecutor(max_workers=len(hosts)) as pool:
-            list(pool.map(lambda h: run_fio.start_server(h, cfg.fio.server_port, readonly=readonly), hosts))
+            list(pool.map(lambda h: run_fio.start_server(h, cfg.settings.server_port, readonly=readonly), hosts))
         wb.fio_servers = readonly
     jobs = {h.name: render_job(cfg, workload, threads, cfg.targets_of(h), runtime_s=runtime_s, host=h.name,
                                steady=steady, rate_iops=rate_iops) for h in cfg.hosts}
     controller = hostlib.connect(HostParams(name="controller", address="localhost"))
     return run_fio.run_clients(controller, hosts, jobs, f"{controller.params.workdir}/{cfg.campaign}/clients/{phase}/{pid}",
-                               cfg.fio.server_port, timeout_s=_point_timeout_s(cfg, cfg.hosts, runtime_s),
+                               cfg.settings.server_port, timeout_s=_point_timeout_s(cfg, cfg.hosts, runtime_s),
                                purpose=purpose)
 
 
 def _point_timeout_s(cfg: Campaign, hosts: list[HostParams], runtime_s: int) -> float:
     """Seconds a fio point may take on ``hosts``: three times its run plus two minutes, at most
     the hosts' command timeout."""
-    return min(min(h.command_timeout_s for h in hosts), 3 * (runtime_s + cfg.fio.ramp_s) + 120)
+    return min(min(h.command_timeout_s for h in hosts), 3 * (runtime_s + cfg.settings.ramp_s) + 120)
 
 
 def create_scratch(wb: Workbench, host_params: HostParams, scratch: list, short: list) -> list[dict[str, Any]]:
@@ -249,7 +249,7 @@ def create_scratch(wb: Workbench, host_params: HostParams, scratch: list, short:
         start = time.perf_counter()
         host.run(f"mkdir -p {hostlib.quote(str(Path(target.path).parent))}",
                  purpose=f"create the directory of {target.path}")
-        run_fio_job(host, render_layout_job(target, wb.cfg.fio),
+        run_fio_job(host, render_layout_job(target, wb.cfg.settings),
                     f"{host_params.workdir}/layout-{target.name}", readonly=False,
                     timeout_s=host_params.command_timeout_s, purpose=f"create scratch file {target.path}")
         done.append({"host": host_params.name, "target": target.name, "action": "created",

@@ -7,7 +7,8 @@ host (fio's ``filename=a:b`` list). Outstanding I/Os per host = threads x iodept
 
 from __future__ import annotations
 
-from ...params import Campaign, FioSettings, TargetParams, Workload
+from ...params import Campaign, TargetParams, Workload
+from .settings import FioSettings
 
 PERCENTILES = "1:5:10:25:50:75:90:95:99:99.5:99.9:99.95:99.99"
 
@@ -47,7 +48,7 @@ def render_job(campaign: Campaign, workload: Workload, threads: int, targets: li
         workload: the I/O pattern.
         threads: fio ``numjobs`` (>= 1).
         targets: the targets of the host this job runs on (absolute paths).
-        runtime_s: measured seconds (default ``campaign.fio.runtime_s``).
+        runtime_s: measured seconds (default ``campaign.settings.runtime_s``).
         host: the host's name, for a client/server run: the job is named ``<host>.<workload>``
             so the output says which host ran it.
         steady: ``(criterion, window_s)`` that ends the point once its IOPS are steady (fio
@@ -61,7 +62,7 @@ def render_job(campaign: Campaign, workload: Workload, threads: int, targets: li
         raise ValueError(f"threads must be >= 1, got {threads}")
     if not targets:
         raise ValueError("a fio job needs at least one target")
-    fio: FioSettings = campaign.fio
+    fio: FioSettings = campaign.settings
     runtime = runtime_s or fio.runtime_s
     sizes = [t.size_bytes for t in targets]
     lines = [
@@ -164,7 +165,7 @@ def render_fill_job(campaign: Campaign, targets: list[TargetParams], sizes: dict
     """
     if not targets:
         raise ValueError("a fill needs at least one target")
-    fio: FioSettings = campaign.fio
+    fio: FioSettings = campaign.settings
     lines = [f"; flashpoc {campaign.campaign}: fill of {', '.join(t.name for t in targets)} ({fill_data(fio)})",
              "[global]", f"ioengine={fio.ioengine}", f"direct={int(fio.direct)}", "rw=write", f"bs={FILL_BS}",
              "iodepth=8", "refill_buffers=1", "end_fsync=1"]

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Engine
-from . import measure
+from ..base import Engine, LazyModule
+from .settings import SlobSettings
+
+measure = LazyModule(f"{__package__}.measure")
 
 
 class SlobEngine(Engine):
     name = "slob"
+    settings_model = SlobSettings
     uses_targets = False  # its data lives in the database (setup.sh loads it)
     scales_hosts = False  # one database host
     measures_oracle = True  # its rows are AWR's
@@ -17,7 +20,7 @@ class SlobEngine(Engine):
 
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
         """SLOB on the database host and the database (not the load hosts' targets: SLOB has none)."""
-        from ...check import check_slob
+        from .check import check_slob
 
         return check_slob(campaign, connect=connect)
 
@@ -26,7 +29,7 @@ class SlobEngine(Engine):
         from ...check_oracle import evaluate_database_facts
         from ...params import slob_size_bytes
 
-        slob = campaign.slob
+        slob = campaign.settings
         scan = [w.scan_table_sz for w in slob.workloads if w.scan_table_sz]
         return evaluate_database_facts(dbfacts, host="database", schemas=slob.schemas, scale_bytes=slob.scale_bytes,
                                        statistics_type=slob.database_statistics_type,
@@ -36,12 +39,36 @@ class SlobEngine(Engine):
                    "latency the `db file sequential read` average wait, from the AWR report of the run (on RAC the "
                    "cluster's); threads are per schema, and every schema runs at every point.")
 
+    def check_versions(self, check) -> dict[str, str]:
+        """SLOB's numbers are the database's: its version (the check's "database" row)."""
+        if check.empty or "check" not in check:
+            return {}
+        return {str(r.host): str(r.value) for r in check[check["check"] == "database"].itertuples()}
+
     def check_params(self, cfg, host_names: set[str]) -> None:
         """SLOB's own settings: its database host, schemas, SCALE and workloads."""
-        cfg._check_slob(host_names)
+        from ...errors import ParameterError
+        from ...params import _unique
+
+        if "workloads" in cfg.model_fields_set:
+            raise ValueError("workloads: with engine slob the workloads go under slob.workloads "
+                             "(update_pct, scan_pct, ...)")
+        slob = cfg.settings
+        if slob.db_host is not None and slob.db_host not in host_names:
+            raise ValueError(f"slob.db_host: no host named {slob.db_host!r} (hosts: {sorted(host_names)})")
+        if slob.schemas is None:
+            raise ValueError("slob.schemas: required for engine slob (the number of schemas setup.sh loaded)")
+        if slob.scale is None:
+            raise ValueError("slob.scale: required for engine slob (SCALE per schema, e.g. '8G')")
+        _unique(slob.workloads, "name", "slob.workloads")
+        for i, workload in enumerate(slob.workloads):
+            try:
+                slob.conf(workload, 1)
+            except ParameterError as error:
+                raise ValueError(f"slob.workloads[{i}] ({workload.name}): {error}") from None
 
     def workloads(self, cfg) -> list:
-        return cfg.slob.workloads
+        return cfg.settings.workloads
 
     def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
         """A SLOB run directory: its metrics, and one (metric, value) row each."""
@@ -76,25 +103,25 @@ class SlobEngine(Engine):
         return "SLOB" + (f" on Oracle {', '.join(oracle)}{rac}" if oracle else "")
 
     def point_length_text(self, cfg, runtime: str) -> str:
-        return (f"one SLOB run of `RUN_TIME` {cfg.slob.run_time_s} s per point, measured between two AWR "
+        return (f"one SLOB run of `RUN_TIME` {cfg.settings.run_time_s} s per point, measured between two AWR "
                 "snapshots.")
 
     def interval_text(self, cfg, min_intervals: int) -> str:
         return "iostat's reports of the DB host's disks during each SLOB run (`iostat.out`)."
 
     def own_data_text(self, cfg) -> str:
-        return f"{cfg.slob.schemas} schemas of SCALE {cfg.slob.scale}" if cfg.slob.schemas else "the SLOB schemas"
+        return f"{cfg.settings.schemas} schemas of SCALE {cfg.settings.scale}" if cfg.settings.schemas else "the SLOB schemas"
 
     def own_data_bytes(self, cfg) -> int | None:
         """schemas x SCALE, as the check counts it."""
-        return cfg.slob.schemas * cfg.slob.scale_bytes if cfg.slob.schemas and cfg.slob.scale_bytes else None
+        return cfg.settings.schemas * cfg.settings.scale_bytes if cfg.settings.schemas and cfg.settings.scale_bytes else None
 
     def point_runtime_s(self, cfg) -> int:
-        return cfg.slob.run_time_s
+        return cfg.settings.run_time_s
 
     def outstanding_per_thread(self, cfg) -> int:
         """Sessions per thread: the schemas."""
-        return cfg.slob.schemas or 1
+        return cfg.settings.schemas or 1
 
     def measure_point(self, wb, phase: str, workload, threads: int, *, runtime_s: int, repeat: int = 0,
                       steady: tuple[str, int] | None = None) -> dict[str, Any]:

@@ -22,7 +22,7 @@ import dataclasses
 from typing import Any
 
 from ...errors import FlashpocError, ParseError, RemoteError
-from ...params import SlobWorkload
+from .settings import SlobWorkload
 from .parse import read_slob_run
 from .plan import render_slob_conf
 from ...rows import base_row, interval_verdict, point_id
@@ -36,7 +36,7 @@ REPORT_MARGIN_S = 1800
 def point_conf(cfg, workload: SlobWorkload, threads: int, run_time_s: int | None = None) -> str:
     """The slob.conf of one point: THREADS_PER_SCHEMA ``threads``, RUN_TIME ``run_time_s``
     (default ``slob.run_time_s``)."""
-    conf = cfg.slob.conf(workload, threads)
+    conf = cfg.settings.conf(workload, threads)
     if run_time_s is not None:
         conf = dataclasses.replace(conf, run_time=run_time_s)
     return render_slob_conf(conf, comment=f"campaign {cfg.campaign}, workload {workload.name}")
@@ -48,9 +48,9 @@ def point_definition(cfg, workload: SlobWorkload, threads: int, run_time_s: int 
     return {
         "engine": "slob",
         "conf": point_conf(cfg, workload, threads, run_time_s),
-        "schemas": cfg.slob.schemas,
+        "schemas": cfg.settings.schemas,
         "threads": threads,
-        "home": cfg.slob.home,
+        "home": cfg.settings.home,
         "db_host": db.model_dump(mode="json", include={"name", "address", "port"}),
     }
 
@@ -64,20 +64,20 @@ def measure_point(wb, phase: str, workload: SlobWorkload, threads: int, *, run_t
             readable AWR report; completed points stay stored.
     """
     cfg = wb.cfg
-    run_time_s = run_time_s or cfg.slob.run_time_s
+    run_time_s = run_time_s or cfg.settings.run_time_s
     definition = point_definition(cfg, workload, threads, run_time_s)
     pid = point_id(workload, threads, definition) + (f"_r{repeat}" if repeat else "")
     stored = wb.store.reuse_point(phase, pid)
     if stored is not None:
         return stored
     db = cfg.db_host
-    schemas = cfg.slob.schemas
+    schemas = cfg.settings.schemas
     purpose = f"{phase} {workload.name} runit.sh -s {schemas} -t {threads}"
     timeout = min(db.command_timeout_s, 2 * run_time_s + REPORT_MARGIN_S)
 
     def run() -> SlobRun:
         return run_slob(wb.host(db), definition["conf"], f"{db.workdir}/{cfg.campaign}/{phase}/{pid}",
-                        home=cfg.slob.home, schemas=schemas, threads=threads, env_file=cfg.slob.env_file,
+                        home=cfg.settings.home, schemas=schemas, threads=threads, env_file=cfg.settings.env_file,
                         timeout_s=timeout, purpose=purpose, on_line=on_line)
 
     if cfg.oracle is not None:
@@ -88,7 +88,7 @@ def measure_point(wb, phase: str, workload: SlobWorkload, threads: int, *, run_t
         tail = "\n".join(run.console.strip().splitlines()[-15:])
         raise RemoteError(f"{db.name}: {purpose}: runit.sh exited {run.exit_code}:\n{tail}")
     try:
-        metrics, intervals = read_slob_run(run.files, cfg.slob.iostat_devices)
+        metrics, intervals = read_slob_run(run.files, cfg.settings.iostat_devices)
     except (ParseError, FlashpocError) as error:
         if sql_metrics is None:
             raise RemoteError(f"{db.name}: {purpose}: {error}") from None

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flashpoc.errors import ParameterError
+from flashpoc.params import ENV_NAME_RE
 
 DEFAULT_PASSWD_ENV = "FLASHPOC_SYSDBA_PASSWD"
 """Environment variable on the DB host that holds the SYSDBA password, by default."""
@@ -32,7 +33,6 @@ REDACTED = "<literal password redacted>"
 SIZE_RE = re.compile(r"^[1-9]\d*[MG]?$")
 """A SLOB size: ``8G``, ``655360M`` or a count of 8K blocks."""
 _DECIMAL_RE = re.compile(r"^(?:\d+\.?\d*|\.\d+)$")
-ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 """The name of an environment variable."""
 _ENV_REF_RE = re.compile(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::\?[^}]*)?\}|([A-Za-z_][A-Za-z0-9_]*))$")
 _SAFE_TEXT_RE = re.compile(r"^[A-Za-z0-9_.:/@()=,+-]+$")

@@ -5,28 +5,42 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..base import Engine
-from . import measure
-from .plan import data_text, probe_run, round_run, warmup_s
+from ..base import Engine, LazyModule
+from .settings import VdbenchSettings
+
+measure = LazyModule(f"{__package__}.measure")
+plan = LazyModule(f"{__package__}.plan")
 
 
 class VdbenchEngine(Engine):
     name = "vdbench"
     rate_curves = True  # its own iorate=curve, in its sweep
     rate_curve_title = "vdbench iorate=curve: mean latency at each requested I/O rate"
+    settings_model = VdbenchSettings
 
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
         """Also vdbench itself: Java, a simulated parmfile, SSH between the hosts."""
-        from ...check import check_vdbench
+        from .check import check_vdbench
 
         return super().check_campaign(campaign, facts_by_host, connect) + check_vdbench(campaign, connect=connect)
 
     def check_params(self, cfg, host_names: set[str]) -> None:
-        """Block sizes that are whole multiples of ``vdbench.dedupunit``; the rate-curve plan sets the rates."""
-        cfg._check_dedupunit()
-        if cfg.sweep.rate_steps and cfg.vdbench.iorate != "max":
+        """A controller among the hosts; block sizes that are whole multiples of ``vdbench.dedupunit``; the
+        rate-curve plan sets the rates."""
+        from ...params import parse_size
+
+        vd = cfg.settings
+        if vd.controller is not None and vd.controller not in host_names:
+            raise ValueError(f"vdbench.controller: no host named {vd.controller!r} (hosts: {sorted(host_names)})")
+        if vd.dedupunit is not None:
+            unit = parse_size(vd.dedupunit)
+            for i, workload in enumerate(cfg.workloads):
+                if parse_size(workload.bs) % unit:
+                    raise ValueError(f"workloads[{i}].bs: {workload.bs} is not a multiple of vdbench.dedupunit "
+                                     f"({vd.dedupunit}): vdbench dedups in dedupunit blocks")
+        if cfg.sweep.rate_steps and vd.iorate != "max":
             raise ValueError(f"vdbench.iorate: sweep.plan rate-curve runs iorate=curve at sweep.curve_pct itself; "
-                             f"leave iorate at max (got {cfg.vdbench.iorate!r})")
+                             f"leave iorate at max (got {vd.iorate!r})")
 
     def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
         """A vdbench output directory."""
@@ -38,28 +52,32 @@ class VdbenchEngine(Engine):
         rows = parse_vdbench_dir(path)
         return rows, rows
 
-    def recorded_version(self, check) -> str | None:
-        """``vdbench -s``'s 'vdbench50406' in the check table -> '5.04.06'."""
+    def check_versions(self, check) -> dict[str, str]:
+        """``vdbench -s``'s 'vdbench50406' on the controller in the check table -> '5.04.06'."""
         if check.empty or "check" not in check:
-            return None
-        said = check.loc[check["check"] == "vdbench -s parmfile", "detail"].dropna()
-        found = [re.fullmatch(r"vdbench(\d)(\d\d)(\d\d)", str(v).strip()) for v in said]
-        versions = sorted({f"{m[1]}.{m[2]}.{m[3]}" for m in found if m})
-        return " / ".join(versions) or None
+            return {}
+        said = check[(check["check"] == "vdbench -s parmfile") & check["detail"].notna()]
+        found = {str(r.host): re.fullmatch(r"vdbench(\d)(\d\d)(\d\d)", str(r.detail).strip())
+                 for r in said.itertuples()}
+        return {host: f"{m[1]}.{m[2]}.{m[3]}" for host, m in found.items() if m}
+
+    def recorded_version(self, check) -> str | None:
+        """The versions :meth:`check_versions` finds (for a manifest written before it recorded them)."""
+        return " / ".join(sorted(set(self.check_versions(check).values()))) or None
 
     def point_length_text(self, cfg, runtime: str) -> str:
         warm = "vdbench's own warm-up intervals (`warmup=`), left out of its average"
         return f"{runtime}; {warm}. A point is one vdbench run (`rd=`) at one thread count."
 
     def interval_text(self, cfg, min_intervals: int) -> str:
-        return (f"vdbench reports every {cfg.vdbench.interval_s} s (`interval=`); a steady-state verdict needs "
+        return (f"vdbench reports every {cfg.settings.interval_s} s (`interval=`); a steady-state verdict needs "
                 f"{min_intervals} intervals after the warm-up.")
 
     def point_runtime_s(self, cfg) -> int:
-        return cfg.vdbench.elapsed_s
+        return cfg.settings.elapsed_s
 
     def point_seconds(self, cfg, runtime_s: int) -> int:
-        return runtime_s + (warmup_s(cfg) or 0)
+        return runtime_s + (plan.warmup_s(cfg) or 0)
 
     def outstanding_per_thread(self, cfg) -> int:
         """vdbench's threads are per SD, spread over its hosts."""
@@ -75,7 +93,7 @@ class VdbenchEngine(Engine):
                  **({"seconds": records[t.name]["seconds"]} if t.name in records else {})} for t in scratch]
 
     def fill_data(self, cfg) -> str:
-        return data_text(cfg)
+        return plan.data_text(cfg)
 
     def fill_targets(self, wb, host_params, targets: list, sizes: dict[str, int]) -> dict[str, dict[str, Any]]:
         """One vdbench invocation fills every target of the host (:func:`.measure.fill_targets`);
@@ -88,7 +106,7 @@ class VdbenchEngine(Engine):
 
     def measure_round(self, wb, workload, threads: int, runtime_s: int, round_no: int) -> dict[str, Any]:
         """One invocation at ``threads`` per SD and full speed; each round its own stored group."""
-        (row,) = measure.run_invocation(wb, "precondition", round_run(wb.cfg, workload, threads, runtime_s),
+        (row,) = measure.run_invocation(wb, "precondition", plan.round_run(wb.cfg, workload, threads, runtime_s),
                                         repeats={threads: round_no})
         return row
 
@@ -96,7 +114,7 @@ class VdbenchEngine(Engine):
         return measure.controller(wb).name
 
     def linear_probe_threads(self, cfg) -> list[int]:
-        return probe_run(cfg).threads
+        return plan.probe_run(cfg).threads
 
     def measure_probe(self, wb, bar, stepper) -> list[dict[str, Any]]:
         return measure.probe(wb, bar, None if wb.cfg.probe.strategy == "linear" else stepper)
@@ -114,7 +132,7 @@ class VdbenchEngine(Engine):
         at each step."""
         if cfg.sweep.rate_steps:
             return 1 + len(cfg.sweep.rate_steps)
-        return 1 + len(cfg.vdbench.curve) if cfg.vdbench.curve else 1
+        return 1 + len(cfg.settings.curve) if cfg.settings.curve else 1
 
 
 ENGINE = VdbenchEngine()

@@ -41,7 +41,7 @@ FILL_DIR = "targets"
 
 def controller(wb):
     """The host parameters of the vdbench controller (master)."""
-    name = wb.cfg.vdbench.controller or wb.cfg.hosts[0].name
+    name = wb.cfg.settings.controller or wb.cfg.hosts[0].name
     return next(h for h in wb.cfg.hosts if h.name == name)
 
 
@@ -481,7 +481,7 @@ def fill_targets(wb, host_params: HostParams, targets: list[TargetParams], sizes
         raise failure(run, purpose, where)
     parsed = parse_output_dir(run.files)
     totals = [t for t in parsed["totals"] if t["rd"] == "fill"]
-    written = round(sum((r.get("iops") or 0) * cfg.vdbench.interval_s * (r.get("bytes_per_io") or 0)
+    written = round(sum((r.get("iops") or 0) * cfg.settings.interval_s * (r.get("bytes_per_io") or 0)
                         for total in totals for r in run_intervals(total, parsed)))
     if not totals or written < 0.99 * expected:
         raise RemoteError(f"{host_params.name}: {purpose}: vdbench wrote {written:,} bytes of {expected:,}; the files "

@@ -204,7 +204,7 @@ def sweep_run(campaign: Campaign, threads: Sequence[int], workload: Workload | s
     warm-up of :func:`warmup_s`. ``sweep.plan: rate-curve`` runs ``iorate=curve`` at
     ``sweep.curve_pct``, with ``stopcurve=`` at ``sweep.stop_ms``."""
     wl = campaign.workload(workload) if isinstance(workload, str) else workload
-    vd = campaign.vdbench
+    vd = campaign.settings
     if campaign.sweep.rate_steps:  # sweep.plan: rate-curve, vdbench's own iorate=curve
         return replace(_run(campaign, name, wl, threads, campaign.sweep.runtime_s, "sweep.runtime_s", iorate="curve",
                             curve=tuple(campaign.sweep.rate_steps)), stopcurve_ms=campaign.sweep.stop_ms)
@@ -223,13 +223,13 @@ def warmup_s(campaign: Campaign) -> int | None:
     intervals, so that no point is measured cold (the first run in a new JVM, the first interval
     after the thread count changed); ``warmup_s: 0`` gives None, no ``warmup=`` (vdbench's default
     of one interval, which vdbench 5.04.06 counts in its average)."""
-    vd = campaign.vdbench
+    vd = campaign.settings
     return (WARMUP_INTERVALS * vd.interval_s if vd.warmup_s is None else vd.warmup_s) or None
 
 
 def _run(campaign: Campaign, name: str, workload: Workload, threads: Sequence[int], runtime_s: int | None,
          runtime_key: str, *, iorate: str | int, curve: tuple[float, ...] | None) -> RunDefinition:
-    vd = campaign.vdbench
+    vd = campaign.settings
     elapsed = runtime_s or vd.elapsed_s
     warmup = warmup_s(campaign)
     _check_timing(elapsed, vd.interval_s, warmup,
@@ -312,7 +312,7 @@ def render_fill_parmfile(campaign: Campaign, targets: Sequence[TargetParams], si
         raise ParameterError(f"targets: the fill writes targets that allow it (create or allow_write), got {targets!r}")
     _check_campaign(campaign)
     xfer = fill_xfersize(campaign, targets, sizes)
-    interval = campaign.vdbench.interval_s
+    interval = campaign.settings.interval_s
     rd = RunDefinition("fill", "fill", (FILL_THREADS,), elapsed_s=-(-FILL_ELAPSED_S // interval) * interval,
                        interval_s=interval)
     names = [t.name for t in targets]
@@ -331,7 +331,7 @@ def fill_xfersize(campaign: Campaign, targets: Sequence[TargetParams], sizes: di
     """The fill's transfer size in bytes: :data:`FILL_XFERSIZE` rounded up to a multiple of
     ``dedupunit`` (vdbench dedups in dedupunit blocks), or one dedupunit (512 bytes without
     one) for files smaller than two of those (``sizes``: working sets of targets without a size)."""
-    unit = parse_size(campaign.vdbench.dedupunit) if campaign.vdbench.dedupunit else 512
+    unit = parse_size(campaign.settings.dedupunit) if campaign.settings.dedupunit else 512
     xfer = -(-FILL_XFERSIZE // unit) * unit
     smallest = min(t.size_bytes or (sizes or {}).get(t.name) or 2 * xfer for t in targets)
     return unit if smallest < 2 * xfer else xfer
@@ -345,7 +345,7 @@ def data_text(campaign: Campaign) -> str:
 
 
 def _general_lines(campaign: Campaign) -> list[str]:
-    vd = campaign.vdbench
+    vd = campaign.settings
     out = []
     if vd.compratio is not None:
         out.append(f"compratio={_num(vd.compratio)}")
@@ -361,8 +361,8 @@ def _general_lines(campaign: Campaign) -> list[str]:
 
 
 def _host_settings(campaign: Campaign, host: HostParams) -> dict[str, Any]:
-    return {"vdbench": host.vdbench, "user": host.user, "shell": campaign.vdbench.shell,
-            "jvms": host.jvms if host.jvms is not None else campaign.vdbench.jvms}
+    return {"vdbench": host.vdbench, "user": host.user, "shell": campaign.settings.shell,
+            "jvms": host.jvms if host.jvms is not None else campaign.settings.jvms}
 
 
 def _host_lines(campaign: Campaign) -> list[str]:
@@ -412,7 +412,7 @@ def ssh_config(campaign: Campaign) -> str | None:
         ParameterError: two hosts at one address with other SSH settings (vdbench names a host by
             its address only, so ssh could not tell them apart).
     """
-    if campaign.vdbench.shell != "ssh":
+    if campaign.settings.shell != "ssh":
         return None
     hosts = remote_hosts(campaign)
     if not hosts:
@@ -465,7 +465,7 @@ def threads_per_host(campaign: Campaign, threads: int) -> dict[str, int]:
 
 def _sd_lines(campaign: Campaign, with_hosts: bool, targets: Sequence[TargetParams] | None = None) -> list[str]:
     all_hosts = {h.name for h in campaign.hosts}
-    flags = campaign.vdbench.openflags
+    flags = campaign.settings.openflags
     if flags is not None and "," in flags and not flags.startswith("("):
         flags = f"({flags})"
     lines = []
@@ -561,10 +561,10 @@ def _check_campaign(campaign: Campaign) -> None:
         if target.size is None and not is_device:
             raise ParameterError(f"targets[{i}].size: vdbench needs a size for the file {target.path} "
                                  "(else 'Undefined size for sd'); e.g. size: 1g")
-        if is_device and campaign.vdbench.openflags is None:
+        if is_device and campaign.settings.openflags is None:
             raise ParameterError(f"vdbench.openflags: vdbench on Linux requires openflags (e.g. o_direct) for "
                                  f"a /dev/ lun (targets[{i}] {target.path})")
-    vd = campaign.vdbench
+    vd = campaign.settings
     _check_timing(vd.elapsed_s, vd.interval_s, vd.warmup_s,
                   ("vdbench.elapsed_s", "vdbench.interval_s", "vdbench.warmup_s"))
 

@@ -78,7 +78,7 @@ def master_setup(campaign) -> MasterSetup:
     """The :class:`MasterSetup` of a campaign (no I/O)."""
     from .plan import remote_hosts, ssh_config
 
-    address = campaign.vdbench.controller_address
+    address = campaign.settings.controller_address
     names = tuple(dict.fromkeys(h.address for h in remote_hosts(campaign) if not _is_ip(h.address)))
     return MasterSetup(ssh_config(campaign), address, names if address else ())
 

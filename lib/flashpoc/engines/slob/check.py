@@ -1,0 +1,85 @@
+"""SLOB's rows of the environment check: SLOB, sqlplus and the OS tools on the database host, the
+database, and the SLOB data set against the array cache."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...check import CAMPAIGN_ROW_HOST, Row, _row, check_database, database_facts, format_bytes, working_set_row
+from ...errors import RemoteError
+from ...params import Campaign, HostParams
+from ...run import hosts as _hosts
+
+
+
+def evaluate_slob_host(campaign: Campaign, facts: dict[str, str]) -> list[Row]:
+    """Rows for the DB host's SLOB facts (:func:`flashpoc.engines.slob.run.slob_host_facts`); pure."""
+    slob, host = campaign.settings, campaign.db_host.name
+    if facts.get("home") in (None, "missing"):
+        return [_row(host, "SLOB home", slob.home, "fail",
+                     f"no directory {slob.home!r} on the DB host: install SLOB there or set slob.home")]
+    rows = [_row(host, "SLOB home", facts["home"], "pass", "")]
+    has = {name: facts.get(f"file_{name}") == "yes" for name in ("runit.sh", "setup.sh", "slob.conf")}
+    rows.append(_row(host, "runit.sh", "yes" if has["runit.sh"] else "missing", "pass" if has["runit.sh"] else "fail",
+                     "" if has["runit.sh"] else f"{facts['home']} has no runit.sh: is it SLOB 2.5's directory?"))
+    rows.append(_row(host, "slob.conf", "exists" if has["slob.conf"] else "none", "pass",
+                     "the existing slob.conf is kept as slob.conf.before-flashpoc before the first run"
+                     if has["slob.conf"] else "flashpoc writes slob.conf for every point"))
+    writable = facts.get("writable") == "yes"
+    rows.append(_row(host, "SLOB home writable", "yes" if writable else "no", "pass" if writable else "fail",
+                     "" if writable else "runit.sh writes slob.conf and its reports there: give the SSH user "
+                                         "write access"))
+    if slob.env_file:
+        ok = facts.get("env_file") == "yes"
+        rows.append(_row(host, "environment file", slob.env_file, "pass" if ok else "fail",
+                         "sourced before runit.sh" if ok else f"{slob.env_file} does not exist on the DB host"))
+    sqlplus = facts.get("sqlplus", "missing")
+    rows.append(_row(host, "sqlplus", sqlplus, "fail" if sqlplus == "missing" else "pass",
+                     "runit.sh needs sqlplus: set slob.env_file to a file that sets ORACLE_HOME, ORACLE_SID "
+                     "and PATH" if sqlplus == "missing" else ""))
+    missing = [t for t in ("mpstat", "iostat", "vmstat") if facts.get(f"tool_{t}") != "yes"]
+    rows.append(_row(host, "mpstat/iostat/vmstat", "missing " + ", ".join(missing) if missing else "yes",
+                     "warn" if missing else "pass",
+                     "SLOB records host CPU and device statistics with them: install sysstat" if missing else ""))
+    if slob.sysdba_passwd_env:
+        set_ = facts.get("passwd_env") == "set"
+        rows.append(_row(host, "SYSDBA password variable", slob.sysdba_passwd_env, "pass" if set_ else "fail",
+                         "set on the DB host (value not read)" if set_ else
+                         f"export {slob.sysdba_passwd_env} on the DB host (e.g. in slob.env_file); slob.conf "
+                         "refers to it and the password is never written"))
+    return rows
+
+
+def check_slob(campaign: Campaign, *, connect: Callable[[HostParams], Any] = _hosts.connect,
+               oracle_facts: Callable[[Any], dict[str, Any]] = database_facts) -> list[Row]:
+    """SLOB rows of the check: SLOB, sqlplus and the OS tools on the DB host, the database
+    itself through python-oracledb when ``oracle`` is set, and the SLOB data set size.
+
+    Args:
+        campaign: a campaign with ``engine: slob``.
+        connect: returns a host object for a ``HostParams``.
+        oracle_facts: returns the database facts for ``campaign.oracle`` (tests pass recorded ones).
+    """
+    from .run import slob_host_facts
+
+    slob, db = campaign.settings, campaign.db_host
+    try:
+        with connect(db) as host:
+            facts = slob_host_facts(host, slob.home, slob.env_file, slob.sysdba_passwd_env)
+        rows = evaluate_slob_host(campaign, facts)
+    except (RemoteError, OSError, EOFError) as error:
+        rows = [_row(db.name, "SLOB home", None, "fail", str(error))]
+    data_bytes = slob.schemas * slob.scale_bytes
+    detail = f"{slob.schemas} schemas x SCALE {slob.scale} = {format_bytes(data_bytes)}"
+    rows.append(_row(CAMPAIGN_ROW_HOST, "SLOB data set", data_bytes, "pass", detail))
+    ws = working_set_row(data_bytes, campaign.array_cache)
+    if ws["status"] == "warn":
+        ws["detail"] += "; load more or larger schemas (setup.sh)"
+    rows.append(ws)
+    if campaign.oracle is None:
+        rows.append(_row(CAMPAIGN_ROW_HOST, "database", "not checked", "warn",
+                         "no oracle: connection given, so the database (version, filesystemio_options, buffer "
+                         "cache, AWR licence, SLOB schemas) is not checked; set oracle.dsn and oracle.user"))
+        return rows
+    return rows + check_database(campaign, oracle_facts=oracle_facts)
