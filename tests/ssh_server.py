@@ -48,10 +48,12 @@ class SSHServer:
     process: subprocess.Popen = field(repr=False)
 
     def host_params(self, name: str = "ssh", **overrides: object) -> dict[str, object]:
-        """Return a ``hosts`` entry (a dict for ``campaign_from_dict``) for this server."""
+        """Return a ``hosts`` entry (a dict for ``campaign_from_dict``) for this server; its workdir
+        is this server's own (not the default one, which tests running side by side would share)."""
         values: dict[str, object] = {
             "name": name, "address": self.address, "port": self.port, "user": self.user,
             "key_file": self.key_file, "known_hosts": self.known_hosts, "connect_timeout_s": 5,
+            "workdir": str(self.log.parent / "work"),
         }
         values.update(overrides)
         return values
