@@ -34,6 +34,21 @@ def hosts(tmp_path_factory):
         yield made
 
 
+def test_hosts_made_side_by_side_get_a_bridge_and_a_subnet_of_their_own(tmp_path):
+    """Test sessions and pytest-xdist workers make namespace hosts at the same time: each set gets
+    its own bridge and /24 (they were named after the pid, so a second set in one process failed
+    and two sessions could share a subnet), and each host answers SSH on its own address."""
+    from flashpoc.params import HostParams
+    from flashpoc.run.hosts import connect
+
+    with netns_hosts(tmp_path / "a", 1) as (first,), netns_hosts(tmp_path / "b", 1) as (second,):
+        assert first.netns != second.netns and first.link != second.link
+        assert first.sshd.address.rsplit(".", 1)[0] != second.sshd.address.rsplit(".", 1)[0]
+        for host in (first, second):
+            with connect(HostParams(**host.host_params())) as ssh_host:
+                assert ssh_host.run("echo up", purpose="reach").stdout == "up\n"
+
+
 @pytest.fixture
 def shared_lun(tmp_path):
     """A 32 MiB file of random data all three hosts see at the same path (one file system)."""
