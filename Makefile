@@ -6,6 +6,9 @@ PARAMS ?= parameters/demo-local.yaml
 # A folder of engine kits (vdbench/install.sh, ...) beside the clone: `make test` installs the
 # engines it finds there into .engines/ so that the tests run them for real (they skip otherwise).
 ENGINES ?= ../shared/engines
+# pytest-xdist workers for `make test`: most of the suite waits (fixed-length fio and vdbench points,
+# HammerDB's whole minute, sshd and kernel start-ups), so more workers than CPUs; TEST_WORKERS=0: one process.
+TEST_WORKERS ?= 4
 
 .PHONY: demo test venv os-packages engines lab bench clean
 
@@ -30,7 +33,7 @@ engines:
 test: venv os-packages
 	@tools/install-os-packages.sh openssh-server openssh-client default-jre-headless chromium fdisk e2fsprogs iproute2 mount procps postgresql-15 libtommath1
 	@tools/install-engines.sh $(ENGINES) .engines
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 # JupyterLab on the workbook: notebooks/ open, parameters/ beside it in the file browser (a notebook's
 # parameters_file is relative to it); as root Jupyter wants --allow-root. LAB_ARGS: more options.

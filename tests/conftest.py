@@ -13,6 +13,42 @@ from ssh_server import sshd  # noqa: F401  (a real OpenSSH server on 127.0.0.1)
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
+TESTS = DATA.parent
+SHARED_PER_WORKER = {"sshd"}
+"""Fixtures of session scope that each pytest-xdist worker may make for itself (under a second)."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """For pytest-xdist's ``--dist loadgroup`` (`make test` runs the tests in parallel): tests that
+    use a costly fixture of module scope, or of session scope (``batch_run``), are put in one
+    ``xdist_group`` so that one worker makes it once and the others do not make it again; and the
+    slowest tests and groups (:data:`SLOW_FIRST`) come first, so that they start at once and
+    overlap the rest instead of leaving one worker busy at the end.
+    Without xdist, the marks do nothing and the order changes nothing a test relies on."""
+    for item in items:
+        for name, definitions in getattr(item, "_fixtureinfo").name2fixturedefs.items():
+            definition = definitions[-1]
+            if definition.scope not in ("module", "session") or name in SHARED_PER_WORKER:
+                continue
+            if not Path(definition.func.__code__.co_filename).resolve().is_relative_to(TESTS):
+                continue  # pytest's own (tmp_path_factory, ...)
+            group = item.module.__name__ if definition.scope == "module" else name
+            item.add_marker(pytest.mark.xdist_group(group))
+            break
+    items.sort(key=_start_order)
+
+
+SLOW_FIRST = ("test_hammerdb_real", "test_multihost", "test_cli", "test_notebooks", "test_vdbench_real",
+              "test_disk_full", "test_browser", "test_resume", "test_vdbench_multihost")
+"""Modules whose tests (or groups: the network namespace hosts, the batch run) take longest, longest
+first: HammerDB's build and minute-long run, the three hosts' module, the batch run that test_cli and
+test_notebooks read, vdbench's four phases, a disk that fills up three times, JupyterLab in chromium, ..."""
+
+
+def _start_order(item) -> int:
+    name = item.module.__name__
+    return SLOW_FIRST.index(name) if name in SLOW_FIRST else len(SLOW_FIRST)
 
 
 @pytest.fixture(autouse=True)

@@ -7,11 +7,15 @@ known_hosts). The ``sshd`` fixture (session scope) starts one server for the who
 session and skips when openssh-server is not installed.
 
 Cost measured on the development VM (2 vCPU, fabric 3.2, OpenSSH 9.2, user root, reused
-connection): ``SSHHost.run("true")`` takes about 190 ms per command (median; 150-290 ms),
-of which about 165 ms is the remote login shell: sshd runs every command with
-``bash -c`` and bash then reads ``~/.bashrc``, which here runs ``pyenv init``. The SSH
+connection): ``SSHHost.run("true")`` took about 190 ms per command (median; 150-290 ms),
+of which about 165 ms was the remote login shell: sshd runs every command with
+``bash -c`` and bash then read ``~/.bashrc``, which there runs ``pyenv init``. The SSH
 channel plus fabric/invoke cost about 25-30 ms; the first command (TCP connect, key
 exchange, public-key authentication) adds about 25 ms. ``LocalHost.run("true")``: 1 ms.
+The test server sets ``SHLVL=1`` for its sessions, so bash skips ``~/.bashrc``: what a
+user's shell start-up does is no part of the tests, and ``pyenv init`` takes a lock of its
+own on the machine, which a test that freezes or kills a host's processes (a hung or
+crashed host) held or left behind, stalling every other SSH command of every test session.
 """
 
 from __future__ import annotations
@@ -48,10 +52,12 @@ class SSHServer:
     process: subprocess.Popen = field(repr=False)
 
     def host_params(self, name: str = "ssh", **overrides: object) -> dict[str, object]:
-        """Return a ``hosts`` entry (a dict for ``campaign_from_dict``) for this server."""
+        """Return a ``hosts`` entry (a dict for ``campaign_from_dict``) for this server; its workdir
+        is this server's own (not the default one, which tests running side by side would share)."""
         values: dict[str, object] = {
             "name": name, "address": self.address, "port": self.port, "user": self.user,
             "key_file": self.key_file, "known_hosts": self.known_hosts, "connect_timeout_s": 5,
+            "workdir": str(self.log.parent / "work"),
         }
         values.update(overrides)
         return values
@@ -193,6 +199,9 @@ def start_sshd(tmp_dir: str | Path, *, address: str = "127.0.0.1", netns: str | 
             f"PidFile {tmp / 'sshd.pid'}",
             "LogLevel VERBOSE",
             "Subsystem sftp internal-sftp",
+            # bash reads ~/.bashrc for a command sshd starts only as a top-level shell: with SHLVL=1
+            # it is one level down and skips it (see the module docstring)
+            "SetEnv SHLVL=1",
             "",
         ]))
         with log.open("ab") as out:

@@ -26,12 +26,31 @@ from netns import netns_hosts
 pytestmark = pytest.mark.netns
 
 MIB = 1024**2
+COMMAND_TIMEOUT_S, CONNECT_TIMEOUT_S = 16, 3
+"""The hosts' timeouts: a point of 3 s on three hosts ends well within 16 s on a busy machine."""
+ANSWER_S = min(CONNECT_TIMEOUT_S, COMMAND_TIMEOUT_S / 4)
+"""How long, after fio's client failed, each host is given to answer (flashpoc.engines.fio.run)."""
 
 
 @pytest.fixture(scope="module")
 def hosts(tmp_path_factory):
     with netns_hosts(tmp_path_factory.mktemp("netns"), 3) as made:
         yield made
+
+
+def test_hosts_made_side_by_side_get_a_bridge_and_a_subnet_of_their_own(tmp_path):
+    """Test sessions and pytest-xdist workers make namespace hosts at the same time: each set gets
+    its own bridge and /24 (they were named after the pid, so a second set in one process failed
+    and two sessions could share a subnet), and each host answers SSH on its own address."""
+    from flashpoc.params import HostParams
+    from flashpoc.run.hosts import connect
+
+    with netns_hosts(tmp_path / "a", 1) as (first,), netns_hosts(tmp_path / "b", 1) as (second,):
+        assert first.netns != second.netns and first.link != second.link
+        assert first.sshd.address.rsplit(".", 1)[0] != second.sshd.address.rsplit(".", 1)[0]
+        for host in (first, second):
+            with connect(HostParams(**host.host_params())) as ssh_host:
+                assert ssh_host.run("echo up", purpose="reach").stdout == "up\n"
 
 
 @pytest.fixture
@@ -47,7 +66,8 @@ def shared_lun(tmp_path):
 def campaign_values(tmp_path, hosts, lun, **overrides):
     values = quick_campaign(
         tmp_path, campaign="three",
-        hosts=[h.host_params(workdir=str(tmp_path / "work" / h.name), command_timeout_s=8, connect_timeout_s=3)
+        hosts=[h.host_params(workdir=str(tmp_path / "work" / h.name), command_timeout_s=COMMAND_TIMEOUT_S,
+                             connect_timeout_s=CONNECT_TIMEOUT_S)
                for h in hosts],
         targets=[{"name": "lun1", "path": str(lun)}],
         precondition={"filled_elsewhere": ["lun1"]},  # the test's random data
@@ -148,7 +168,7 @@ def test_a_sweep_on_three_hosts_and_a_host_that_loses_its_network(hosts, tmp_pat
     # the point's command timed out, or its channel never opened and the watchdog ended it
     assert message.startswith("h3: ") and "sweep randread-4k " in message and "threads" in message
     print(f"the sweep ended {seconds:.1f} s after the cut: {message}")
-    assert seconds < 8 + 5  # within the command timeout (5: slack for a loaded machine)
+    assert seconds < COMMAND_TIMEOUT_S + 5  # within the command timeout (5: slack for a loaded machine)
     done = {p.name: json.loads((p / "point.json").read_text()) for p in points.iterdir() if (p / "point.json").exists()}
     assert len(done) >= 1 and all(r["hosts"] == "h1,h2,h3" for r in done.values())
     first = next(iter(done.values()))
@@ -190,7 +210,7 @@ def test_a_host_killed_during_a_sweep(hosts, tmp_path, shared_lun):
         hosts[2].revive()
     print(f"the sweep ended {seconds:.1f} s after the kill: {message}")
     assert "h3" in message and "sweep randread-4k 2 threads" in message
-    assert seconds < 8 + 5  # well within the command timeout: the connection is refused
+    assert seconds < COMMAND_TIMEOUT_S + 5  # well within the command timeout: the connection is refused
     done = {p.name: json.loads((p / "point.json").read_text()) for p in points.iterdir() if (p / "point.json").exists()}
     assert [r["threads"] for r in done.values()] == [1]
 
@@ -203,7 +223,7 @@ def test_a_host_killed_during_a_sweep(hosts, tmp_path, shared_lun):
 def test_a_hung_host_is_named_within_the_command_timeout(hosts, tmp_path, shared_lun, multi_host):
     """Every process of h3 is frozen (SIGSTOP: its sshd, its fio server, the point's fio) a second
     into the second point: a hung host, whose link is up and whose TCP connections stay open. The
-    sweep ends naming h3 within the hosts' command timeout (8 s), and says for how long it went
+    sweep ends naming h3 within the hosts' command timeout, and says for how long it went
     unanswered; the point done stays stored, and once h3 runs again the rerun measures the rest."""
     require_fio()
     cfg = campaign(tmp_path, hosts, shared_lun, fio={"runtime_s": 3, "ramp_s": 0, "multi_host": multi_host})
@@ -215,11 +235,11 @@ def test_a_hung_host_is_named_within_the_command_timeout(hosts, tmp_path, shared
         hosts[2].wake(frozen)
     print(f"the sweep ended {seconds:.1f} s after h3 froze: {message}")
     assert message.startswith("h3: sweep randread-4k 2 threads")
-    assert seconds < 8 + 5  # the point started before h3 froze (5: slack for a loaded machine)
+    assert seconds < COMMAND_TIMEOUT_S + 5  # the point started before h3 froze (5: slack for a loaded machine)
     if multi_host == "per-host":  # h3's own command: the point's timeout
-        assert "did not finish within 8 s (no answer from the host by then" in message
-    else:  # fio --client here, then each host asked whether it answers, within the point's 8 s
-        assert "no answer from this host within 2 s (down or hung" in message
+        assert f"did not finish within {COMMAND_TIMEOUT_S} s (no answer from the host by then" in message
+    else:  # fio --client here, then each host asked whether it answers, within the point's timeout
+        assert f"no answer from this host within {ANSWER_S:g} s (down or hung" in message
     done = [json.loads(p.read_text()) for p in points.glob("*/point.json")]
     assert [r["threads"] for r in done] == [1]
     rows = phases.run_sweep(cfg, progress=False)

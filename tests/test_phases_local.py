@@ -158,7 +158,7 @@ def test_a_host_failing_in_the_host_scaling_keeps_the_probe_answer(tmp_path, mon
 
     require_fio()
     cfg = campaign_from_dict(quick_campaign(
-        tmp_path, hosts=[{"name": n, "address": "localhost", "workdir": str(tmp_path / "work")} for n in "ab"],
+        tmp_path, hosts=[{"name": n, "address": "localhost", "workdir": str(tmp_path / "work" / n)} for n in "ab"],
         fio={"runtime_s": 1, "ramp_s": 0, "multi_host": "per-host"},
         probe={"strategy": "linear", "min_threads": 1, "max_threads": 3, "step": 1, "gain_pct": 50}))
     from flashpoc.engines.fio import measure as fio_measure

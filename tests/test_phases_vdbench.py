@@ -180,7 +180,8 @@ def test_two_hosts_hd_lines_and_checks(sshd, tmp_path):
     replay = str(replay_install(tmp_path, recorded))
     cfg = vdbench_campaign(
         tmp_path, recorded,
-        hosts=[{"name": "hd1", "address": "localhost", "user": "root", "vdbench": replay},
+        hosts=[{"name": "hd1", "address": "localhost", "user": "root", "vdbench": replay,
+                "workdir": str(tmp_path / "work")},
                sshd.host_params("hd2", address="127.0.0.1", user="root", vdbench=replay)],
         targets=[{**t, "hosts": ["hd1" if i < 3 else "hd2"]}
                  for i, t in enumerate(sparse_luns(tmp_path, allow_write=True), 1)],
@@ -223,7 +224,8 @@ def test_shell_ssh_is_checked_with_the_command_vdbench_runs(sshd, tmp_path):
 
     def ssh_row(**host):
         cfg = vdbench_campaign(
-            tmp_path, hosts=[{"name": "hd1", "address": "localhost", "vdbench": replay},
+            tmp_path, hosts=[{"name": "hd1", "address": "localhost", "vdbench": replay,
+                              "workdir": str(tmp_path / "work")},
                              sshd.host_params("hd2", address="127.0.0.1", user="root", vdbench=replay, **host)],
             vdbench={"elapsed_s": 10, "interval_s": 1, "shell": "ssh"})
         return {r["check"]: r for r in check_vdbench(cfg) if r["host"] == "hd1"}["ssh to hd2"]

@@ -51,9 +51,13 @@ def kill_group(run, target) -> None:
 
 
 def stored_points(root):
-    """{point id: completed_utc} of the whole points stored; fails on a torn point.json."""
+    """{point id: completed_utc} of the whole points stored; fails on a torn point.json. A point is
+    written in a temporary ``.<point id>.*`` directory renamed into place: one a kill interrupted
+    before the rename is no stored point (the store reads points by id), so it is passed over."""
     points = {}
     for path in sorted((root / "points" / "sweep").glob("*/point.json")):
+        if path.parent.name.startswith("."):
+            continue
         row = json.loads(path.read_text())
         assert row["point_id"] == path.parent.name and row["iops"] > 0
         assert (path.parent / "local.json").exists() and (path.parent / "intervals.csv").exists()
