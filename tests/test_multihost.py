@@ -255,7 +255,7 @@ def loop_lun(shared_lun):
         yield device
 
 
-THROTTLE_SLACK = 0.15  # a cgroup throttle over 1 s runs lets through up to ~10% more than its limit
+THROTTLE_SLACK = 0.2  # a cgroup throttle over short runs lets through more than its limit: ~10 % quiet, 18 % seen at load 19
 LIMITED_PROBE = {"fio": {"runtime_s": 1, "ramp_s": 1},  # a throttle's plateau: flat within a few %
                  "probe": {"strategy": "linear", "min_threads": 1, "max_threads": 7, "step": 3, "gain_pct": 5}}
 
