@@ -130,6 +130,23 @@ def test_snia_determination_table_has_allowed_and_measured_excursions(vdbench_sw
     assert shown.iloc[3]["SNIA"] == "steady"
 
 
+def test_short_points_leave_the_snia_columns_out():
+    """Points of 4 intervals (the recorded vdbench run's last 4 of each thread count, as a demo's
+    short points have): no SNIA verdict anywhere, so the table has no columns of dashes, only the
+    scatter rule's verdict, and its note says why."""
+    import pandas as pd
+    from flashpoc import summary
+
+    records = []
+    for threads in (1, 2):
+        table = [r for r in _vdbench_intervals(threads) if r["second"] > 6]
+        records.append({"workload": "wd1", "threads": threads, "iops": 0.0, **rows.interval_verdict(table)})
+    shown = summary.steadiness_display(summary.steadiness_table(pd.DataFrame(records)))
+    assert list(shown.frame.columns) == ["Workload", "Threads", "Intervals", "Scatter rule (scatter / drift %)"]
+    assert shown.frame["Intervals"].tolist() == ["4", "4"]
+    assert any("no point had them" in note for note in shown.notes)
+
+
 def test_fio_steadystate_says_it_ended_the_point():
     import pandas as pd
     from flashpoc import summary

@@ -476,35 +476,43 @@ def steadiness_display(table: pd.DataFrame) -> tables.Table:
     ``steadystate``, or its full length). Every column: steadiness.csv."""
     rows = []
     ended = not _ended_by_fio(table).empty
+    # no point ran the intervals SNIA's rule needs (short points): its columns would hold dashes only
+    judged = "snia_steady" in table and table["snia_steady"].map(verdict).notna().any()
     for r in table.to_dict("records"):
         row = {"Configuration": r.get("config")} if "config" in table else {}
         snia = verdict(r.get("snia_steady"))
         scatter = verdict(r.get("interval_steady"))
         per = tables.count(r.get("snia_round_intervals"))
-        row.update({
-            "Workload": r["workload"], "Threads": tables.count(r["threads"]),
-            "Intervals (per round)": tables.count(r["intervals"]) + ("" if per == tables.MISSING else f" ({per})"),
-            "Window mean (IOPS)": tables.count(r.get("snia_mean_iops")),
-            "Data excursion, allowed / measured (IOPS)": _pair(r.get("snia_data_allowed_iops"),
-                                                               r.get("snia_data_excursion_iops")),
-            "Slope excursion, allowed / measured (IOPS)": _pair(r.get("snia_slope_allowed_iops"),
-                                                                r.get("snia_slope_excursion_iops")),
-            "Least-squares line (IOPS, x: round 0-4)": _line(r.get("snia_fit_slope_iops"), r.get("snia_fit_intercept_iops")),
-            "SNIA": "no verdict" if snia is None else ("steady" if snia else "NOT steady"),
-            "Scatter rule (scatter / drift %)": "no verdict" if scatter is None else (
-                f"{'steady' if scatter else 'NOT steady'} ({tables.pct(r['interval_iops_cv_pct'])} / "
-                f"{float(r['interval_iops_drift_pct']):+.1f})")})
+        row.update({"Workload": r["workload"], "Threads": tables.count(r["threads"])})
+        if judged:
+            row.update({
+                "Intervals (per round)": tables.count(r["intervals"]) + ("" if per == tables.MISSING else f" ({per})"),
+                "Window mean (IOPS)": tables.count(r.get("snia_mean_iops")),
+                "Data excursion, allowed / measured (IOPS)": _pair(r.get("snia_data_allowed_iops"),
+                                                                   r.get("snia_data_excursion_iops")),
+                "Slope excursion, allowed / measured (IOPS)": _pair(r.get("snia_slope_allowed_iops"),
+                                                                    r.get("snia_slope_excursion_iops")),
+                "Least-squares line (IOPS, x: round 0-4)": _line(r.get("snia_fit_slope_iops"),
+                                                                 r.get("snia_fit_intercept_iops")),
+                "SNIA": "no verdict" if snia is None else ("steady" if snia else "NOT steady")})
+        else:
+            row["Intervals"] = tables.count(r["intervals"])
+        row["Scatter rule (scatter / drift %)"] = "no verdict" if scatter is None else (
+            f"{'steady' if scatter else 'NOT steady'} ({tables.pct(r['interval_iops_cv_pct'])} / "
+            f"{float(r['interval_iops_drift_pct']):+.1f})")
         if ended:
             row["Ended by"] = _ended_by(r)
         rows.append(row)
     notes = [f"{snia_rule_text()[0].upper()}{snia_rule_text()[1:]}; no verdict with fewer than "
-             f"{analysis.SNIA_ROUNDS} intervals. Allowed: {analysis.SNIA_MAX_DATA_EXCURSION_PCT:g} % and "
-             f"{analysis.SNIA_MAX_SLOPE_EXCURSION_PCT:g} % of the window mean.",
+             f"{analysis.SNIA_ROUNDS} intervals" + (f". Allowed: {analysis.SNIA_MAX_DATA_EXCURSION_PCT:g} % and "
+                                                    f"{analysis.SNIA_MAX_SLOPE_EXCURSION_PCT:g} % of the window mean."
+                                                    if judged else ": no point had them, so its columns are left out."),
              f"Scatter rule: stdev / mean of the interval IOPS and the fitted line's drift over the point, each at most "
              f"{analysis.STEADY_MAX_CV_PCT:g} % ({MIN_VERDICT_INTERVALS} intervals needed).",
              ("Ended by: fio's own steadystate criterion (one criterion on its per-second samples) when it ended the "
               "point, else the point's full length." if ended else "Every point ran its full length.")]
-    return tables.table(rows, caption="Steady-state determination per point", notes=notes, text_columns=[
+    caption = "Steady-state determination per point" if judged else "Steady state per point"
+    return tables.table(rows, caption=caption, notes=notes, text_columns=[
         c for c in ("Configuration", "Workload", "Least-squares line (IOPS, x: round 0-4)", "SNIA",
                     "Scatter rule (scatter / drift %)", "Ended by") if rows and c in rows[0]])
 
