@@ -181,6 +181,7 @@ def netns_hosts(tmp_dir: Path, count: int) -> Iterator[list[NetnsHost]]:
     finally:
         for host in hosts:
             host.sshd.stop()
+            subprocess.run(["ip", "link", "del", host.link], capture_output=True)  # the pair goes now, not later
         for netns in namespaces:
             for pid in _netns_pids(netns):
                 with contextlib.suppress(ProcessLookupError, ValueError):
@@ -204,7 +205,10 @@ def _new_bridge() -> tuple[str, str]:
         if not free:
             raise RuntimeError("every /24 of 10.231.0.0/16 is in use by a test bridge")
         subnet = f"10.231.{free[0]}"
-        tag = next(t for t in (f"{os.getpid() % 100000}{c}" for c in "abcdefghij") if f"fpbr{t}:" not in links)
+        # a name no bridge or host link holds: a namespace's veth pair outlives `ip netns del` for a
+        # while (the kernel removes it asynchronously), so a tag whose links linger is skipped
+        tag = next(t for t in (f"{os.getpid() % 100000}{c}" for c in "abcdefghijklmnopqrstuvwxyz")
+                   if f"fpbr{t}:" not in links and f"fpv{t}-" not in links)
         bridge = f"fpbr{tag}"
         _ip("link", "add", bridge, "type", "bridge")
         try:

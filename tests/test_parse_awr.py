@@ -615,3 +615,11 @@ def test_a_corrupted_awr_report_loses_numbers_never_changes_one(data):
     except ParseError:
         return
     assert_no_other_number(_CLEAN[name], corrupted)
+
+
+def test_a_damaged_buffer_hit_is_lost_not_read_short():
+    """Found by the corruption test: "45.92" overwritten to "4-.92" was read as a buffer hit of 4.0."""
+    text = _REPORTS["awr.txt"]
+    at = text.index("Buffer  Hit   %:   45.92") + len("Buffer  Hit   %:   4")
+    assert parse_awr(text)["instance_efficiency"] == {"buffer_hit_pct": 45.92}
+    assert parse_awr(text[:at] + "-" + text[at + 1:])["instance_efficiency"] is None

@@ -697,7 +697,8 @@ def parse_awr(text: str, *, allow_truncated: bool = False) -> dict[str, Any]:
     return {"format": fmt, "kind": kind, **result}
 
 
-_BUFFER_HIT_RE = re.compile(r"Buffer\s+Hit\s+%:(?:\s|<[^>]*>)*(\d+(?:\.\d+)?)", re.IGNORECASE)
+#: the whole printed number (up to a space, a tag or the line's end): a damaged one ("4-.92") is not read
+_BUFFER_HIT_RE = re.compile(r"Buffer\s+Hit\s+%:(?:\s|<[^>]*>)*(\d+(?:\.\d+)?)(?=\s|<|$)", re.IGNORECASE | re.MULTILINE)
 
 
 def _instance_efficiency(text: str) -> dict[str, float] | None:
