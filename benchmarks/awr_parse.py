@@ -23,7 +23,7 @@ from pathlib import Path
 from _common import REPO
 
 from flashpoc.parse.awr import parse_awr, read_awr_file
-from flashpoc.parse.slob import slob_point_metrics
+from flashpoc.engines.slob.parse import slob_point_metrics
 
 REPEATS = 5
 DATA = REPO / "tests" / "data"

@@ -15,7 +15,7 @@ from _common import campaign_values, scratch_root
 
 from flashpoc import phases
 from flashpoc.params import campaign_from_dict
-from flashpoc.plan.fio import render_job
+from flashpoc.engines.fio.plan import render_job
 
 REPEATS = 4
 THREADS = 8

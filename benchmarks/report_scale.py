@@ -23,7 +23,7 @@ from _common import campaign_values, scratch_root
 
 from flashpoc import phases
 from flashpoc.params import campaign_from_dict
-from flashpoc.parse.fio import histogram_table, parse_fio_histogram
+from flashpoc.engines.fio.parse import histogram_table, parse_fio_histogram
 from flashpoc.rows import interval_verdict
 from flashpoc.store import (HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, CampaignStore,
                             table_text)

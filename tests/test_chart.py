@@ -250,7 +250,7 @@ FIO_RUN = __import__("pathlib").Path(__file__).parent / "data" / "fio" / "interv
 
 
 def _recorded_detail():
-    from flashpoc.parse import fio
+    from flashpoc.engines.fio import parse as fio
 
     logs = {p.name: p.read_text() for p in FIO_RUN.glob("*.log")}
     intervals = pd.DataFrame(fio.parse_fio_interval_logs(logs, window_ms=1000, fio_version="fio-3.33"))
@@ -346,7 +346,7 @@ def test_house_theme_is_readable_in_print(points, knees):
 def test_load_vs_threads_random_in_iops_sequential_in_mibps_configurations_overlaid():
     """The recorded vdbench four_workloads run (totals.html): 4k random read and write in IOPS,
     128k sequential read and write in MiB/s, each kind its own panel; two configurations overlaid."""
-    from flashpoc.parse.vdbench import parse_totals
+    from flashpoc.engines.vdbench.parse import parse_totals
 
     totals = parse_totals((DATA / "vdbench" / "four_workloads" / "totals.html").read_text())
     shape = {"rd1_randread": ("randread", "4k"), "rd2_randwrite": ("randwrite", "4k"),

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import DATA
 from flashpoc import summary
-from flashpoc.parse.vdbench import parse_totals
+from flashpoc.engines.vdbench.parse import parse_totals
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ the phases and the check ask the engine rather than compare its name (issue 18).
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 import subprocess
 import sys
@@ -116,3 +117,25 @@ def test_the_parameters_import_no_io_module_and_no_planner():
         assert "flashpoc.params" in loaded and any(m.endswith(".settings") for m in loaded.split())
         io = [m for m in loaded.split() if re.search(r"\.(run|measure|check|check_oracle|phases)(\.|$)", m)]
         assert io == [], f"{name}: loading the parameters imported {io}"
+
+
+OLD_PATHS = [f"flashpoc.{layer}.{name}" for layer in ("plan", "run", "parse") for name in ("fio", "vdbench", "slob")]
+OLD_PATHS += ["flashpoc.plan.sqlscript", "flashpoc.phases_vdbench", "flashpoc.phases_slob", "flashpoc.phases_sql"]
+
+
+def test_no_module_replaces_itself_in_sys_modules():
+    """The engines' old module paths were aliases (``sys.modules[__name__] = moved``); issue 18
+    dropped them, and no module under the library stands in for another that way again."""
+    found = [f"{path.relative_to(LIB)}:{node.lineno}" for path in sorted(LIB.rglob("*.py"))
+             for node in ast.walk(ast.parse(path.read_text()))
+             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+             for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+             if isinstance(target, ast.Subscript) and ast.unparse(target.value) == "sys.modules"]
+    assert found == []
+
+
+@pytest.mark.parametrize("old", OLD_PATHS)
+def test_an_old_engine_module_path_no_longer_imports(old):
+    """Imports use flashpoc.engines.<name>.<plan|run|parse|measure>; the old path is not found."""
+    with pytest.raises(ModuleNotFoundError, match=re.escape(old)):
+        importlib.import_module(old)

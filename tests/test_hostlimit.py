@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from flashpoc import hostlimit
-from flashpoc.parse.fio import parse_fio_output
-from flashpoc.parse.vdbench import parse_output_dir, read_output_dir
-from flashpoc.phases_vdbench import per_host
+from flashpoc.engines.fio.parse import parse_fio_output
+from flashpoc.engines.vdbench.parse import parse_output_dir, read_output_dir
+from flashpoc.engines.vdbench.measure import per_host
 from flashpoc.rows import add_littles_law
 
 DATA = Path(__file__).parent / "data"
@@ -122,7 +122,7 @@ def ssh_rows():
     """The rows of the real two-host run over SSH (vdbench-ssh/two_hosts_probe): one LUN shared by
     h1 and h2, threads 1-3, each host with the I/Os vdbench gave it (threads spread round-robin)."""
     from flashpoc.params import campaign_from_dict
-    from flashpoc.plan.vdbench import threads_per_host
+    from flashpoc.engines.vdbench.plan import threads_per_host
 
     cfg = campaign_from_dict({"campaign": "c", "engine": "vdbench",
                               "hosts": [{"name": "h1", "address": "10.231.148.11", "user": "root"},
@@ -221,7 +221,7 @@ def test_the_report_gives_the_share_of_the_expected_iops():
 
     from flashpoc import document, summary
     from flashpoc.params import campaign_from_dict
-    from flashpoc.parse.vdbench import parse_totals
+    from flashpoc.engines.vdbench.parse import parse_totals
 
     totals = parse_totals((DATA / "vdbench" / "rr_threads_sweep" / "totals.html").read_text())
     points = pd.DataFrame({"workload": "wd1", "rw": "randread", "bs": "4k", "threads": [int(t["threads"]) for t in totals],

@@ -19,7 +19,7 @@ import yaml
 from conftest import quick_campaign, require_fio
 from flashpoc import phases
 from flashpoc.errors import RemoteError
-from flashpoc.parse.fio import parse_fio_output
+from flashpoc.engines.fio.parse import parse_fio_output
 from flashpoc.params import campaign_from_dict
 from netns import netns_hosts
 

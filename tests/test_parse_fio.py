@@ -1,4 +1,4 @@
-"""Tests for flashpoc.parse.fio on real fio outputs (tests/data/fio, see PROVENANCE-*.md).
+"""Tests for flashpoc.engines.fio.parse on real fio outputs (tests/data/fio, see PROVENANCE-*.md).
 
 Expected numbers are copied from the fixture files; latencies printed in ns are divided by
 1000 (to us) or 1e6 (to ms) the same way the parser does, so they compare exactly.
@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flashpoc.errors import ParseError
-from flashpoc.parse import fio
-from flashpoc.parse.fio import (
+from flashpoc.engines.fio import parse as fio
+from flashpoc.engines.fio.parse import (
     HISTOGRAM_KEYS,
     ROW_KEYS,
     parse_fio_histogram,

@@ -203,13 +203,13 @@ def test_tm():
             parse_tm(bad)
 
 
-# --- a SLOB run's time series from iostat.out (flashpoc.parse.slob.iostat_intervals) ---
+# --- a SLOB run's time series from iostat.out (flashpoc.engines.slob.parse.iostat_intervals) ---
 
 WINDOW = {"begin_time": "17-Feb-20 09:26:07", "end_time": "17-Feb-20 09:32:10"}  # the run's awr.txt header
 
 
 def test_iostat_intervals_of_the_awr_window():
-    from flashpoc.parse.slob import iostat_intervals
+    from flashpoc.engines.slob.parse import iostat_intervals
 
     rows = iostat_intervals((RUN / "iostat.out").read_text(), WINDOW)
     # 3 s reports from 09:25:22 (report 0, since boot, left out) up to the 09:32:10 end snapshot
@@ -225,7 +225,7 @@ def test_iostat_intervals_of_the_awr_window():
 
 
 def test_iostat_intervals_need_timestamps_and_a_window():
-    from flashpoc.parse.slob import iostat_intervals
+    from flashpoc.engines.slob.parse import iostat_intervals
 
     text = (RUN / "iostat.out").read_text()
     assert iostat_intervals(text, {"begin_time": "garbage", "end_time": "17-Feb-20 09:32:10"}) == []
@@ -241,7 +241,7 @@ def test_iostat_intervals_need_timestamps_and_a_window():
 def test_a_cut_iostat_out_gives_an_error_or_the_same_numbers(cut):
     """iostat.out cut anywhere (a copy that stopped, a full disk): a ParseError, or intervals
     that are exactly those of the whole file up to the cut; never a short sum."""
-    from flashpoc.parse.slob import iostat_intervals
+    from flashpoc.engines.slob.parse import iostat_intervals
 
     text = (RUN / "iostat.out").read_text()
     whole = {r["second"]: r for r in iostat_intervals(text, WINDOW)}
@@ -258,7 +258,7 @@ _RUN_FILES = {p.name: (p.read_bytes() if p.suffix == ".gz" else p.read_text()) f
 
 @pytest.fixture(scope="module")
 def clean_run():
-    from flashpoc.parse.slob import read_slob_run
+    from flashpoc.engines.slob.parse import read_slob_run
 
     return read_slob_run(_RUN_FILES)
 
@@ -274,7 +274,7 @@ def test_a_corrupted_slob_run_loses_numbers_never_changes_one(clean_run, data):
     number (found: a '-' made tm.out negative)."""
 
     from conftest import assert_no_other_number, corrupt
-    from flashpoc.parse.slob import read_slob_run
+    from flashpoc.engines.slob.parse import read_slob_run
 
     name = data.draw(st.sampled_from(["iostat.out", "mpstat.out", "tm.out", "awr.txt", "awr_rac.txt"]), label="file")
     files = {**_RUN_FILES, name: corrupt(data, _RUN_FILES[name], r"[\d,.:]")}

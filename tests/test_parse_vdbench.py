@@ -1,4 +1,4 @@
-"""Tests for flashpoc.parse.vdbench on real vdbench output directories.
+"""Tests for flashpoc.engines.vdbench.parse on real vdbench output directories.
 
 Inputs: tests/data/vdbench (our own 5.04.06 runs, whole directories) and
 tests/data/vdbench-public (5.04.01, 5.04.06 and 5.04.07 outputs from public repositories, the
@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flashpoc.errors import ParseError
-from flashpoc.parse.vdbench import (
+from flashpoc.engines.vdbench.parse import (
     LOOP_KEYS,
     SD_METRIC_KEYS,
     SUMMARY_KEYS,
@@ -717,7 +717,7 @@ def test_random_bytes_raise_parse_error(raw, pick):
 
 def test_histogram_shares_from_the_printed_buckets():
     """multi_host/histogram.html, first run: the cum%% column at the 1, 2 and 4 ms bucket bounds."""
-    from flashpoc.parse.vdbench import histogram_shares, parse_histogram
+    from flashpoc.engines.vdbench.parse import histogram_shares, parse_histogram
 
     rows = parse_histogram((DATA / "vdbench" / "multi_host" / "histogram.html").read_text())
     first = [r for r in rows if r["run_index"] == 0]
@@ -731,7 +731,7 @@ def test_histogram_shares_from_the_printed_buckets():
 def test_open_modes_from_the_slaves_stdout():
     """rr_threads_sweep (reads only): every "Opening sd=..." line says "write: false";
     four_workloads (random write in the same parmfile): "write: true", for all four sds."""
-    from flashpoc.parse.vdbench import open_modes, read_output_dir
+    from flashpoc.engines.vdbench.parse import open_modes, read_output_dir
 
     assert open_modes(read_output_dir(DATA / "vdbench" / "rr_threads_sweep")) == \
         {"sd1": False, "sd2": False, "sd3": False, "sd4": False}

@@ -266,7 +266,7 @@ def test_hostile_slob_paths_are_quoted_on_the_db_host(tmp_path, monkeypatch):
     with pytest.raises(CheckFailed, match="SLOB home: no directory"):  # the check stops the sweep
         phases.run_sweep(cfg, {"slob-9010": [1]}, progress=False)
     from flashpoc.run.hosts import connect
-    from flashpoc.run.slob import run_slob
+    from flashpoc.engines.slob.run import run_slob
 
     with connect(cfg.db_host) as host, pytest.raises(RemoteError, match="no runit.sh in"):
         run_slob(host, "UPDATE_PCT=10\n", str(tmp_path / "run"), home=hostile, schemas=1, threads=1,

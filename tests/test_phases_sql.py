@@ -19,7 +19,7 @@ from conftest import DATA
 from ssh_server import free_port
 from flashpoc.errors import ParameterError, RemoteError
 from flashpoc.params import campaign_from_dict
-from flashpoc.phases_sql import run_sql_workload, sql_run_text, sql_runs_table
+from flashpoc.engines.sqlscript.measure import run_sql_workload, sql_run_text, sql_runs_table
 
 sys.path.insert(0, str(Path(__file__).parent / "replay"))
 from oracle_replay import ReplayDatabase  # noqa: E402

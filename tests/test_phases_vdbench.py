@@ -17,7 +17,8 @@ import pandas as pd
 import pytest
 
 from conftest import DATA
-from flashpoc import phases, phases_vdbench, progress
+from flashpoc import phases, progress
+from flashpoc.engines.vdbench import measure as phases_vdbench
 from flashpoc.errors import RemoteError
 from flashpoc.params import campaign_from_dict
 from test_run_vdbench import replay_install
@@ -136,8 +137,8 @@ def test_a_read_workload_is_planned_alone_so_vdbench_opens_read_only(tmp_path):
     """vdbench opens an sd for writing when any wd= of the parmfile writes to it (the recorded
     four_workloads run opened every sd with "write: true" for its random-read runs too), so a
     read-only workload's parmfile defines that workload only."""
-    from flashpoc.phases_vdbench import parmfile_for
-    from flashpoc.plan.vdbench import sweep_run
+    from flashpoc.engines.vdbench.measure import parmfile_for
+    from flashpoc.engines.vdbench.plan import sweep_run
 
     cfg = vdbench_campaign(tmp_path, workloads=[{"name": "wd1", "rw": "randread", "bs": "4k"},
                                                 {"name": "wd2", "rw": "randwrite", "bs": "4k"}],
@@ -154,8 +155,8 @@ def test_a_read_workload_is_planned_alone_so_vdbench_opens_read_only(tmp_path):
 def test_a_failed_vdbench_run_gives_vdbench_s_message(tmp_path, monkeypatch):
     """The recorded failure: an sd whose file does not exist and has no size. The planner
     refuses a file without a size before any run, so the recorded parmfile is fed directly."""
-    from flashpoc import phases_vdbench
-    from flashpoc.plan.vdbench import probe_run
+    from flashpoc.engines.vdbench import measure as phases_vdbench
+    from flashpoc.engines.vdbench.plan import probe_run
 
     recorded = DATA / "vdbench" / "error_missing_lun"
     cfg = vdbench_campaign(tmp_path, recorded, exit_code=157)
@@ -290,8 +291,8 @@ def test_an_interval_without_io_has_no_latency():
     seq_read_128k: intervals 3, 10, 22... did no I/O): intervals.csv keeps the interval and its
     0 IOPS but no latency, and the chart draws none."""
     from flashpoc import chart
-    from flashpoc.parse.vdbench import parse_output_dir, read_output_dir
-    from flashpoc.plan.vdbench import RunDefinition
+    from flashpoc.engines.vdbench.parse import parse_output_dir, read_output_dir
+    from flashpoc.engines.vdbench.plan import RunDefinition
 
     parsed = parse_output_dir(read_output_dir(DATA / "vdbench-public" / "vdbench50407_8host_sd_37rds_xfersize_sweep"))
     total = next(t for t in parsed["totals"] if t["rd"] == "seq_read_128k")

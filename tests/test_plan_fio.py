@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from flashpoc.params import campaign_from_dict
-from flashpoc.plan.fio import outstanding_ios, render_job, render_layout_job
+from flashpoc.engines.fio.plan import outstanding_ios, render_job, render_layout_job
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from flashpoc.errors import ParameterError
-from flashpoc.plan.slob import (
+from flashpoc.engines.slob.plan import (
     REDACTED, SEED_8020, SEED_SCAN, parse_slob_conf, render_slob_conf, slob_conf_from_dict,
 )
 
@@ -156,14 +156,14 @@ def test_conversion_errors():
 def test_shipped_parameter_files_are_the_seed_configurations(repo, name, seed):
     """The seeds ship in parameters/: their points' slob.conf holds the seed's settings."""
     import flashpoc
-    from flashpoc import plan
-    from flashpoc.phases_slob import point_conf
+    from flashpoc.engines.slob import plan as slob_plan
+    from flashpoc.engines.slob.measure import point_conf
 
     cfg = flashpoc.load_campaign(repo / "parameters" / name)
     text = point_conf(cfg, cfg.probe_workload, 4)
     got = parse_slob_conf(text)
     assert got.pop("THREADS_PER_SCHEMA") == "4" and got.pop("DATABASE_STATISTICS_TYPE") == "awr"
-    assert got == parse_slob_conf(render_slob_conf(getattr(plan.slob, seed)))
+    assert got == parse_slob_conf(render_slob_conf(getattr(slob_plan, seed)))
     assert "SCAN_TABLE_SZ" in got
     assert cfg.settings.schemas == 4  # the seed's runit.sh -s 4
     assert "-s 4 " in (repo / "parameters" / name).read_text()

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from flashpoc.errors import ParameterError
-from flashpoc.plan.sqlscript import (
+from flashpoc.engines.sqlscript.plan import (
     SkippedCommand, SqlScript, Statement, scan_sql_script, script_summary, split_sql_script,
 )
 

@@ -10,7 +10,7 @@ import pytest
 from flashpoc.errors import ParameterError
 from flashpoc.params import campaign_from_dict, load_campaign
 from flashpoc.plan.sweep import plan_sweep
-from flashpoc.plan.vdbench import (RunDefinition, data_text, fill_xfersize, format_threads, outstanding_ios, probe_run,
+from flashpoc.engines.vdbench.plan import (RunDefinition, data_text, fill_xfersize, format_threads, outstanding_ios, probe_run,
                                    render_fill_parmfile, render_parmfile, ssh_config, sweep_run, threads_per_host)
 
 REPO = Path(__file__).resolve().parent.parent

@@ -127,7 +127,7 @@ def test_the_closing_steady_state_line_names_each_unsteady_point():
     import pandas as pd
 
     from conftest import DATA
-    from flashpoc.parse.vdbench import parse_totals
+    from flashpoc.engines.vdbench.parse import parse_totals
 
     totals = parse_totals((DATA / "vdbench" / "rr_threads_sweep" / "totals.html").read_text())
     points = pd.DataFrame({"workload": "wd1", "threads": [int(t["threads"]) for t in totals],
@@ -145,7 +145,7 @@ def test_a_large_io_point_line_shows_mib_per_s_and_fits_100_columns():
     IOPS, 50.126953125 MiB/s, mean latency 1473.687 us); the line, with the longest usual counts
     and times, fits a 100-column terminal."""
     from conftest import DATA
-    from flashpoc.parse.fio import parse_fio_output
+    from flashpoc.engines.fio.parse import parse_fio_output
 
     read = parse_fio_output((DATA / "fio" / "fio-3.36_randrw_128k_1job_file.json").read_text())[0]
     point = {"workload": "seqread-128k", "threads": 128, "iops": read["iops"], "bw_mibps": read["bw_mibps"],

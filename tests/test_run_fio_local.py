@@ -9,10 +9,10 @@ import pytest
 from conftest import quick_campaign, require_fio
 from flashpoc.errors import RemoteError
 from flashpoc.params import campaign_from_dict
-from flashpoc.parse.fio import parse_fio_output, summarize_fio_point
+from flashpoc.engines.fio.parse import parse_fio_output, summarize_fio_point
 from flashpoc.parse.host import cpu_utilisation
-from flashpoc.plan.fio import render_job, render_layout_job
-from flashpoc.run.fio import run_fio_job
+from flashpoc.engines.fio.plan import render_job, render_layout_job
+from flashpoc.engines.fio.run import run_fio_job
 from flashpoc.run.hosts import connect
 
 
@@ -84,7 +84,7 @@ def test_client_server_on_this_machine_and_a_read_only_server_refuses_writes(tmp
     """A real fio --server on 127.0.0.1 and one fio --client run: the host's entries come out as
     its own fio JSON; a server started --readonly refuses a write job, and the error names the
     host with fio's own words, although fio --client exits 0."""
-    from flashpoc.run.fio import run_clients, start_server, stop_server
+    from flashpoc.engines.fio.run import run_clients, start_server, stop_server
     from ssh_server import free_port
 
     require_fio()

@@ -16,7 +16,7 @@ import pytest
 from conftest import DATA
 from flashpoc.params import HostParams
 from flashpoc.run.hosts import connect
-from flashpoc.run.vdbench import IntervalProgress, run_vdbench
+from flashpoc.engines.vdbench.run import IntervalProgress, run_vdbench
 
 REPLAY = Path(__file__).parent / "replay" / "vdbench_replay.py"
 RECORDED = DATA / "vdbench"
@@ -94,7 +94,7 @@ def test_vdbench_s_ssh_is_openssh_with_the_hosts_settings(tmp_path):
     import shutil
 
     from flashpoc.params import campaign_from_dict
-    from flashpoc.run.vdbench import master_prelude, master_setup, write_setup
+    from flashpoc.engines.vdbench.run import master_prelude, master_setup, write_setup
 
     if shutil.which("ssh") is None:
         pytest.skip("needs the OpenSSH client (ssh)")

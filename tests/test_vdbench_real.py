@@ -21,10 +21,11 @@ import pytest
 import yaml
 
 from conftest import real_vdbench
-from flashpoc import phases, phases_vdbench
+from flashpoc import phases
+from flashpoc.engines.vdbench import measure as phases_vdbench
 from flashpoc.errors import CheckFailed, RemoteError
 from flashpoc.params import campaign_from_dict
-from flashpoc.plan.vdbench import sweep_run
+from flashpoc.engines.vdbench.plan import sweep_run
 
 MIB = 1024**2
 

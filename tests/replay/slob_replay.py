@@ -94,7 +94,7 @@ def mismatch(recording: dict, schemas: int, threads: int, conf: dict[str, str]) 
 
 def main(argv: list[str]) -> int:
     from flashpoc.errors import ParameterError
-    from flashpoc.plan.slob import parse_slob_conf
+    from flashpoc.engines.slob.plan import parse_slob_conf
 
     args = dict(zip(argv[::2], argv[1::2]))
     if len(argv) != 4 or set(args) != {"-s", "-t"} or not all(v.isdigit() for v in args.values()):
