@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from . import analysis
 from .engines import get_engine
 from .errors import CheckFailed, RemoteError
 from .store import StoreError
@@ -268,24 +269,20 @@ def unfilled_message(unfilled: list[dict[str, Any]], reads: list[str], mode: str
 
 def snia_window(iops: list[float]) -> dict[str, Any] | None:
     """SNIA's steady-state determination over the last :data:`WINDOW` rounds of ``iops`` (None
-    before there are that many): the window's rounds (1-based) and mean, the data excursion
-    (max - min) and the slope excursion (the least-squares line's rise across the window), each
-    in % of the mean next to what SNIA allows, and whether both are within it."""
+    before there are that many), by the rule every point is judged by
+    (:func:`flashpoc.analysis.snia_steady_state`, each round one value): the window's rounds
+    (1-based) and mean, the data excursion (max - min) and the slope excursion (the
+    least-squares line's rise across the window), each in % of the mean next to what SNIA
+    allows, and whether both are within it."""
     if len(iops) < WINDOW:
         return None
-    window = [float(v) for v in iops[-WINDOW:]]
-    mean = sum(window) / WINDOW
-    middle = (WINDOW - 1) / 2
-    slope = (sum((x - middle) * (y - mean) for x, y in enumerate(window))
-             / sum((x - middle) ** 2 for x in range(WINDOW)))
-    excursion = 100 * (max(window) - min(window)) / mean if mean > 0 else None
-    slope_excursion = 100 * abs(slope) * (WINDOW - 1) / mean if mean > 0 else None
-    steady = (excursion is not None and excursion <= 100 * MAX_EXCURSION
-              and slope_excursion <= 100 * MAX_SLOPE_EXCURSION)
-    return {"rounds": [len(iops) - WINDOW + 1, len(iops)], "mean_iops": mean, "slope_iops_per_round": slope,
-            "excursion_pct": excursion, "allowed_excursion_pct": 100 * MAX_EXCURSION,
-            "slope_excursion_pct": slope_excursion, "allowed_slope_excursion_pct": 100 * MAX_SLOPE_EXCURSION,
-            "steady": steady}
+    verdict = analysis.snia_steady_state(iops[-WINDOW:], rounds=WINDOW, max_data_pct=100 * MAX_EXCURSION,
+                                         max_slope_pct=100 * MAX_SLOPE_EXCURSION)
+    return {"rounds": [len(iops) - WINDOW + 1, len(iops)], "mean_iops": verdict["mean_iops"],
+            "slope_iops_per_round": verdict["fit_slope_iops"], "excursion_pct": verdict["data_excursion_pct"],
+            "allowed_excursion_pct": 100 * MAX_EXCURSION, "slope_excursion_pct": verdict["slope_excursion_pct"],
+            "allowed_slope_excursion_pct": 100 * MAX_SLOPE_EXCURSION,
+            "steady": bool(verdict["steady"])}  # no I/O at all (no positive mean): not steady
 
 
 def run_write_rounds(wb: Workbench) -> dict[str, Any]:
