@@ -33,13 +33,12 @@ def wait_histograms(cfg, detail: pd.DataFrame) -> pd.DataFrame:
         One row per [config,] workload and bucket (:data:`BUCKET_COLUMNS`); empty when no point
         has a histogram.
     """
-    from .phases import _compared_root
+    from .phases import campaign_roots
     from .store import CampaignStore
 
     cfg = cfg.resolved()
     engine = get_engine(cfg.engine)
-    roots = {cfg.report.label or cfg.campaign: cfg.results_path()}
-    roots.update({other.label or other.campaign: _compared_root(cfg, other) for other in cfg.report.compare})
+    roots = campaign_roots(cfg)
     rows: list[dict[str, Any]] = []
     for point in detail.to_dict("records"):
         root = roots.get(point.get("config"), cfg.results_path())

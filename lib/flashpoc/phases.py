@@ -685,6 +685,14 @@ def _compared_root(cfg: Campaign, other) -> Path:
     return (resolve_path(other.results_dir) if other.results_dir else cfg.results_path().parent) / other.campaign
 
 
+def campaign_roots(cfg: Campaign) -> dict[str, Path]:
+    """The results directory of the report's campaign and of each ``report.compare`` campaign,
+    by its configuration label (the ``config`` of compared points); ``cfg`` resolved."""
+    roots = {cfg.report.label or cfg.campaign: cfg.results_path()}
+    roots.update({other.label or other.campaign: _compared_root(cfg, other) for other in cfg.report.compare})
+    return roots
+
+
 def load_point_details(cfg: Campaign, detail: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The interval time series and latency histograms of the ``detail`` points.
 
@@ -700,8 +708,7 @@ def load_point_details(cfg: Campaign, detail: pd.DataFrame) -> tuple[pd.DataFram
         histogram, fio with ``interval_s: 0`` no time series).
     """
     cfg = cfg.resolved()
-    roots = {cfg.report.label or cfg.campaign: cfg.results_path()}
-    roots.update({other.label or other.campaign: _compared_root(cfg, other) for other in cfg.report.compare})
+    roots = campaign_roots(cfg)
     keys = [c for c in ("config", "workload", "threads") if c in detail]
     tables = {INTERVALS_FILE: [], HISTOGRAM_FILE: []}
     groups = detail.groupby("config", sort=False) if "config" in detail else [(None, detail)]
