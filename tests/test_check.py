@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 import shutil
 
 import pandas as pd
@@ -25,6 +26,7 @@ from flashpoc import safety
 from flashpoc.errors import CheckFailed, ParseError, RemoteError
 from flashpoc.params import HostParams, campaign_from_dict
 from flashpoc.run.facts import collect_host_facts, facts_script, parse_facts
+from flashpoc.run.fake import FakeHost
 from flashpoc.run.hosts import LocalHost, quote
 
 MIB = 1024**2
@@ -377,29 +379,32 @@ def test_check_environment_one_dead_host_does_not_hide_the_others(tmp_path):
     from flashpoc.run.hosts import connect as real_connect
 
     def connect(params):
-        if params.name == "down":
-            raise RemoteError("down: cannot connect to 10.9.9.9:22 to collect host facts: timed out")
+        if params.name.startswith("down"):  # every command ends as on a host that does not answer
+            unreachable = RemoteError(f"{params.name}: cannot connect to {params.address}:22 to collect host facts: "
+                                      "timed out")
+            return FakeHost(params=params, commands={re.compile(""): unreachable})
         return real_connect(params)
 
     campaign = local_campaign(tmp_path, hosts=[{"name": "down", "address": "10.9.9.9"},
-                                               {"name": "local", "address": "localhost"}])
+                                               {"name": "local", "address": "localhost"},
+                                               {"name": "down2", "address": "10.9.9.8"}])
     df = check_environment(campaign, connect=connect)
-    assert list(df.host.unique()) == ["down", "local", CAMPAIGN_ROW_HOST]
-    down = df[df.host == "down"]
-    assert len(down) == 1 and down.iloc[0].check == "reachable" and down.iloc[0].status == "fail"
-    assert "timed out" in down.iloc[0].detail
-    assert df.attrs["facts"]["down"] is None
+    assert list(df.host.unique()) == ["down", "local", "down2", CAMPAIGN_ROW_HOST]
+    for name in ("down", "down2"):
+        down = df[df.host == name]
+        assert len(down) == 1 and down.iloc[0].check == "reachable" and down.iloc[0].status == "fail"
+        assert "timed out" in down.iloc[0].detail
+        assert df.attrs["facts"][name] is None
     assert (df[df.host == "local"].status != "fail").all()
-    with pytest.raises(CheckFailed, match="down / reachable"):
+    with pytest.raises(CheckFailed, match="down / reachable(.|\n)*down2 / reachable"):
         require_pass(df)
 
 
 def test_check_environment_unexpected_error_is_a_facts_row(tmp_path):
-    class Garbled(LocalHost):
-        def run(self, command, **kwargs):
-            return super().run("echo not facts", **kwargs)
+    def garbled(params):  # a host that answers every command with text that is not facts
+        return FakeHost(params=params, commands={re.compile(""): "not facts\n"})
 
-    df = check_environment(local_campaign(tmp_path), connect=Garbled)
+    df = check_environment(local_campaign(tmp_path), connect=garbled)
     row = df[df.host == "local"].iloc[0]
     assert (row.check, row.status) == ("facts", "fail")
     assert "ParseError" in row.detail

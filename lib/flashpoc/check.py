@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pandas as pd
@@ -38,10 +37,10 @@ from .errors import CheckFailed, RemoteError
 from .params import Campaign, HostParams, TargetParams
 from .run import hosts as _hosts
 from .run.facts import collect_host_facts
+from .run.group import MAX_PARALLEL_HOSTS, Group
 
 COLUMNS = ["host", "check", "value", "status", "detail"]
 CAMPAIGN_ROW_HOST = "(campaign)"  # not a valid host name, so it cannot collide with one
-MAX_PARALLEL_HOSTS = 32
 CLOCK_SKEW_WARN_MS = 500.0
 """A host clock further than this from the controller's or another host's (beyond the error
 of the reading) is a warning: per-second time series of the hosts no longer line up."""
@@ -369,10 +368,9 @@ def check_environment(campaign: Campaign, *,
         ``df.attrs["facts"]`` maps each host name to its facts (None when unreachable).
     """
     campaign = campaign.resolved()
-    workers = max(1, min(len(campaign.hosts), MAX_PARALLEL_HOSTS))
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="flashpoc-check") as pool:
-        futures = [pool.submit(_check_host, campaign, params, connect) for params in campaign.hosts]
-        results = [future.result() for future in futures]
+    # a host that fails is its rows (_check_host answers for every host), so the others are still checked
+    results = list(Group(campaign.hosts, max_workers=MAX_PARALLEL_HOSTS, strict=True).map(
+        lambda params: _check_host(campaign, params, connect), purpose="check the host"))
     rows = [row for host_rows, _ in results for row in host_rows]
     facts_by_host = {params.name: facts for params, (_, facts) in zip(campaign.hosts, results)}
     rows += get_engine(campaign.engine).check_campaign(campaign, facts_by_host, connect)
