@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -114,3 +115,69 @@ def test_client_server_on_this_machine_and_a_read_only_server_refuses_writes(tmp
     finally:
         stop_server(host)
     assert not (tmp_path / "srv" / "fio-server.pid").exists()
+
+
+def _fake_hosts(answers: dict[str, object]) -> list:
+    from flashpoc.run.fake import FakeHost
+
+    return [FakeHost(name, commands={"head -n1 /proc/stat": answer, "true": ""}) for name, answer in answers.items()]
+
+
+def test_client_server_hosts_whose_counters_cannot_be_read_are_all_named():
+    """Two hosts of three fail to read /proc/stat before a client/server point: the error names
+    both (the thread pool before the host Group raised the first host's error only)."""
+    from flashpoc.engines.fio.run import run_clients
+    from flashpoc.run.fake import FakeHost, Reply
+
+    cannot = Reply(stderr="head: cannot open '/proc/stat' for reading: No such file or directory", exited=1)
+    hosts = _fake_hosts({"db1": cannot, "db2": "cpu  4705 356 584 3699176 23060 0 277 0 0 0\n", "db3": cannot})
+    controller = FakeHost("controller", commands={re.compile(r"^mkdir -p "): ""})
+    with pytest.raises(RemoteError) as raised:
+        run_clients(controller, hosts, {h.name: "[job]\n" for h in hosts}, "/run/c", 8765, timeout_s=60, purpose="p")
+    message = str(raised.value)
+    assert message.startswith("p: read the CPU counters failed on 2 of 3 hosts (db1, db3):\n")
+    assert "- db1: p: read the CPU counters failed (exit 1):\n  head: cannot open" in message
+    assert "- db3: p: read the CPU counters failed (exit 1):\n  head: cannot open" in message
+    assert "db2" not in message.split("\n", 1)[1]
+    assert controller.files == {f"/run/c/job-{h.name}.fio": "[job]\n" for h in hosts}
+    assert not any("--client" in c for c in controller.commands_run)  # no point run without every host's counters
+
+
+def test_after_a_failed_client_run_every_host_that_no_longer_answers_is_named():
+    from flashpoc.engines.fio.run import run_clients
+    from flashpoc.run.fake import FakeHost
+
+    stat = "cpu  4705 356 584 3699176 23060 0 277 0 0 0\n"
+    hosts = _fake_hosts({"db1": stat, "db2": stat, "db3": stat})
+    for host in hosts[1:]:
+        host.commands["true"] = RemoteError(f"{host.name}: see whether it answers did not finish within 3 s")
+    controller = FakeHost("controller", commands={re.compile(r"^mkdir -p "): "",
+                                                  re.compile(r" --client="): RemoteError("controller: p: lost")})
+    with pytest.raises(RemoteError, match=r"^db2, db3: p: no answer from these hosts within 10 s "):
+        run_clients(controller, hosts, {h.name: "[job]\n" for h in hosts}, "/run/c", 8765, timeout_s=60, purpose="p")
+    assert [h.commands_run for h in hosts] == [["head -n1 /proc/stat", "true"]] * 3
+    assert [h.calls[1].timeout_s for h in hosts] == [10.0] * 3  # the hosts' connect timeout, within 60 / 4 s
+
+
+def test_fio_servers_that_do_not_start_are_all_named_and_the_others_stopped(tmp_path):
+    """Two hosts of three have no fio: starting the servers names both; the third host's real
+    server is stopped again."""
+    from flashpoc.engines.fio.run import SERVER_PIDFILE, start_servers, stop_servers
+    from flashpoc.params import HostParams
+    from ssh_server import free_port
+
+    require_fio()
+    hosts = [connect(HostParams(name=n, workdir=str(tmp_path / n), **({"fio": str(tmp_path / "no-fio")} if n != "db2"
+                                                                       else {})))
+             for n in ("db1", "db2", "db3")]
+    port = free_port()
+    try:
+        with pytest.raises(RemoteError) as raised:
+            start_servers(hosts, port, readonly=True)
+        message = str(raised.value)
+        assert message.startswith(f"start fio --server on port {port} failed on 2 of 3 hosts (db1, db3):\n- db1: ")
+        assert f"\n- db3: start fio --server on port {port} failed (exit 127):" in message
+        assert (tmp_path / "db2" / SERVER_PIDFILE).exists()
+    finally:
+        stop_servers(hosts)
+    assert not (tmp_path / "db2" / SERVER_PIDFILE).exists()

@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ...errors import ParseError, RemoteError
 from .parse import split_client_output, text_before_json
 from .plan import LOG_NAME
+from ...run.group import Group
 from ...run.hosts import CommandResult, quote
 
 MARK = "@@flashpoc"
@@ -179,6 +179,23 @@ def stop_server(host) -> None:
              purpose="stop fio --server", timeout_s=_short(host), check=False)
 
 
+def start_servers(hosts: list, port: int, *, readonly: bool) -> None:
+    """:func:`start_server` on every host at once.
+
+    Raises:
+        GroupError: naming every host whose server did not start (a point needs them all).
+    """
+    Group(hosts, strict=True).map(lambda host: start_server(host, port, readonly=readonly),
+                                  purpose=f"start fio --server on port {port}")
+
+
+def stop_servers(hosts: list) -> None:
+    """:func:`stop_server` on every host at once, skipping the hosts that stopped answering
+    (``silent``: the next :func:`start_server` there replaces the server). A host that fails to
+    stop it is ignored on purpose: this runs while closing, and must not hide why."""
+    Group([h for h in hosts if not h.silent]).map(stop_server, purpose="stop fio --server")
+
+
 # The server's whole process group (--daemonize makes it a group leader): a connection's backend
 # outlives the server (a host that hung mid-point) and keeps its listening socket, to which the
 # kernel then hands the next server's connections (fio sets SO_REUSEPORT). Only fio processes of
@@ -231,25 +248,25 @@ def run_clients(controller, hosts: list, jobs: dict[str, str], run_dir: str, por
         return host.run("head -n1 /proc/stat", purpose=f"{purpose}: read the CPU counters",
                         timeout_s=_short(host)).stdout.strip()
 
-    with ThreadPoolExecutor(max_workers=len(hosts)) as pool:
-        before = list(pool.map(cpu, hosts))
-        start = time.perf_counter()
-        try:
-            result = controller.run(client_command(controller.params.fio, run_dir, clients, port),
-                                    purpose=purpose, timeout_s=timeout_s - answer_s, check=False)
-        except RemoteError as error:
-            raise RemoteError(_silent_hosts(pool, hosts, purpose, answer_s) or str(error)) from None
-        wall = time.perf_counter() - start
-        rc, _, _, output, logs = split_point_output(result.stdout)
-        if rc != 0:
-            detail = "\n".join(result.stderr.strip().splitlines()[-15:] + text_before_json(output) + job_errors(output))
-            raise RemoteError(_silent_hosts(pool, hosts, purpose, answer_s)
-                              or f"{purpose}: fio --client exited {rc}:\n{detail}")
-        try:
-            per_host = split_client_output(output, [h.name for h in hosts])
-        except ParseError as error:
-            raise RemoteError(f"{purpose}: {error}") from None
-        after = list(pool.map(cpu, hosts))
+    group = Group(hosts, strict=True)  # a host whose counters cannot be read fails the point, every one named
+    before = group.map(cpu, purpose=f"{purpose}: read the CPU counters")
+    start = time.perf_counter()
+    try:
+        result = controller.run(client_command(controller.params.fio, run_dir, clients, port),
+                                purpose=purpose, timeout_s=timeout_s - answer_s, check=False)
+    except RemoteError as error:
+        raise RemoteError(_silent_hosts(group, purpose, answer_s) or str(error)) from None
+    wall = time.perf_counter() - start
+    rc, _, _, output, logs = split_point_output(result.stdout)
+    if rc != 0:
+        detail = "\n".join(result.stderr.strip().splitlines()[-15:] + text_before_json(output) + job_errors(output))
+        raise RemoteError(_silent_hosts(group, purpose, answer_s)
+                          or f"{purpose}: fio --client exited {rc}:\n{detail}")
+    try:
+        per_host = split_client_output(output, [h.name for h in hosts])
+    except ParseError as error:
+        raise RemoteError(f"{purpose}: {error}") from None
+    after = group.map(cpu, purpose=f"{purpose}: read the CPU counters")
     runs = []
     for host, cpu0, cpu1, (address, _) in zip(hosts, before, after, clients):
         suffix = f".{address}"
@@ -269,17 +286,11 @@ def _answer_s(hosts: list, timeout_s: float) -> float:
     return min(max(h.params.connect_timeout_s for h in hosts), timeout_s / 4)
 
 
-def _silent_hosts(pool, hosts: list, purpose: str, within_s: float) -> str | None:
-    """Which hosts no longer answer (a short command each, in parallel, given ``within_s``
-    seconds), said as an error message."""
-    def answers(host) -> bool:
-        try:
-            host.run("true", purpose="see whether it answers", timeout_s=within_s)
-            return True
-        except RemoteError:
-            return False
-
-    silent = [h.name for h, ok in zip(hosts, pool.map(answers, hosts)) if not ok]
+def _silent_hosts(group: Group, purpose: str, within_s: float) -> str | None:
+    """Which hosts no longer answer (a short command each, at once, given ``within_s`` seconds),
+    said as an error message; a host that does not answer is the answer here, not an error."""
+    asked = group.run("true", purpose="see whether it answers", timeout_s=within_s, strict=False)
+    silent = list(asked.failed)
     if not silent:
         return None
     return f"{', '.join(silent)}: {purpose}: no answer from {'this host' if len(silent) == 1 else 'these hosts'} " \
