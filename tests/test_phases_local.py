@@ -274,3 +274,29 @@ def test_probe_points_end_once_steady_and_the_sweep_reuses_them(tmp_path):
             assert row["reused_from"] == "probe" and row["iops"] == by_threads[row["threads"]]["iops"]
         else:
             assert row.get("reused_from") != "probe"
+
+
+def test_a_point_on_several_hosts_names_every_host_that_failed(tmp_path):
+    """Three load hosts (this machine), two without fio: the point fails naming both with the
+    shell's reason, after the third host's real run, and nothing is stored."""
+    from flashpoc.engines.fio.measure import measure_point
+    from flashpoc.errors import RemoteError
+
+    require_fio()
+    hosts = [{"name": n, "address": "localhost", "workdir": str(tmp_path / "work" / n),
+              **({} if n == "b" else {"fio": str(tmp_path / "no-fio")})} for n in "abc"]
+    cfg = campaign_from_dict(quick_campaign(tmp_path, hosts=hosts, fio={"runtime_s": 1, "ramp_s": 0,
+                                                                        "multi_host": "per-host"}))
+    with open(tmp_path / "scratch.dat", "wb") as scratch:
+        scratch.truncate(64 * 1024**2)  # laid out (the probe would have made it)
+    with phases.open_campaign(cfg) as wb:
+        wb.engine_versions = {n: "fio-3.33" for n in "abc"}  # as read by the check (two hosts have none)
+        with pytest.raises(RemoteError) as raised:
+            measure_point(wb, "probe", wb.cfg.workload("randread-4k"), 1)
+    first, *items = str(raised.value).split("\n- ")
+    assert first == "probe randread-4k 1 threads failed on 2 of 3 hosts (a, c):"
+    for name, item in zip("ac", items, strict=True):
+        assert item.startswith(f"{name}: probe randread-4k 1 threads: fio exited 127:\n  ")
+        assert f"{tmp_path / 'no-fio'}: not found" in item
+    assert not (tmp_path / "results" / "quick" / "points").exists()
+    assert (tmp_path / "work" / "b" / "quick" / "probe").is_dir()  # b ran its part

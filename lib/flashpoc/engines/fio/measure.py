@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +14,7 @@ from ...params import Campaign, HostParams, Workload
 from ...parse.host import cpu_utilisation
 from ...precondition import fill_timeout_s
 from ...run import hosts as hostlib
+from ...run.group import Group
 from ...store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text, write_atomic
 from . import run as run_fio
 from .parse import (histogram_table, latency_distribution, merge_intervals, parse_fill_output, parse_fio_histogram,
@@ -133,17 +133,8 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
     elif cfg.settings.multi_host == "client-server":
         runs, clients_output = _client_server_runs(wb, phase, workload, threads, runtime_s, pid, purpose, steady,
                                                    per_job)
-    else:
-        with ThreadPoolExecutor(max_workers=len(cfg.hosts)) as pool:
-            futures = [pool.submit(on_host, h) for h in cfg.hosts]
-            runs, errors = [], []
-            for fut in futures:
-                try:
-                    runs.append(fut.result())
-                except RemoteError as error:
-                    errors.append(str(error))
-            if errors:
-                raise RemoteError("; ".join(errors))
+    else:  # every host at once: the point fails when a host fails, every failed host named
+        runs = list(Group(cfg.hosts, strict=True).map(on_host, purpose=purpose))
     wall_s = time.perf_counter() - started
 
     per_host, raw, bins, host_intervals = {}, {}, [], []
@@ -220,8 +211,7 @@ def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: 
     readonly = not workload.writes
     hosts = [wb.host(h) for h in cfg.hosts]
     if wb.fio_servers is not readonly:
-        with ThreadPoolExecutor(max_workers=len(hosts)) as pool:
-            list(pool.map(lambda h: run_fio.start_server(h, cfg.settings.server_port, readonly=readonly), hosts))
+        run_fio.start_servers(hosts, cfg.settings.server_port, readonly=readonly)
         wb.fio_servers = readonly
     jobs = {h.name: render_job(cfg, workload, threads, cfg.targets_of(h), runtime_s=runtime_s, host=h.name,
                                steady=steady, rate_iops=rate_iops) for h in cfg.hosts}
