@@ -37,8 +37,7 @@ from . import analysis
 from .engines import get_engine
 from .errors import CheckFailed, RemoteError
 from .store import StoreError
-from .run.facts import target_lines
-from .run.hosts import quote
+from .run.targets import make_scratch_files, read_back, target_identities, target_sizes  # noqa: F401 (callers' names)
 
 if TYPE_CHECKING:
     from .params import HostParams, TargetParams
@@ -72,16 +71,6 @@ class UnfilledTargetWarning(UserWarning):
     """A read workload runs on a target never filled (``precondition.unfilled: warn``)."""
 
 
-def make_scratch_files(host, targets: list[TargetParams]) -> None:
-    """Make the scratch files ``targets`` at their size (sparse), their directories too; a file
-    already as large is left as it is. The fill writes them afterwards."""
-    if targets:
-        host.run(" && ".join(f"mkdir -p {quote(str(Path(t.path).parent))} && {{ [ \"$(stat -L -c %s {quote(t.path)} "
-                             f"2>/dev/null || echo 0)\" -ge {t.size_bytes} ] || truncate -s {t.size_bytes} "
-                             f"{quote(t.path)}; }}" for t in targets),
-                 purpose=f"make the scratch files {', '.join(t.name for t in targets)}")
-
-
 def create_scratch(wb: Workbench, host_params: HostParams, scratch: list, short: list) -> list[dict[str, Any]]:
     """With ``precondition.fill`` the scratch files are only made (sparse, :func:`make_scratch_files`):
     the fill writes them once, recorded (:func:`fill_targets`); the record of a file made anew is dropped."""
@@ -90,18 +79,6 @@ def create_scratch(wb: Workbench, host_params: HostParams, scratch: list, short:
         (wb.store.root / RECORD_DIR / host_params.name / f"{target.name}.json").unlink(missing_ok=True)
     return [{"host": host_params.name, "target": t.name, "action": "created" if t in short else "reused"}
             for t in scratch]
-
-
-def target_identities(host, targets: list[TargetParams]) -> dict[str, str]:
-    """Each target's identity on ``host``, read-only: ``block NAME WWID`` of a block device (its
-    ``wwid``, else a loop device's backing file), ``file DEV:INODE:BIRTH`` of a file (birth time 0
-    where the file system keeps none), or ``missing``."""
-    probe = ('if [ -b "$p" ]; then n=$(readlink -f "$p"); n=${n##*/}; '
-             'w=$(cat "/sys/class/block/$n/device/wwid" "/sys/class/block/$n/wwid" '
-             '"/sys/class/block/$n/loop/backing_file" 2>/dev/null | head -n1 | tr -s " \\t" "  "); '
-             'echo "block $n ${w:-unknown}"; elif [ -f "$p" ]; then stat -L -c "file %d:%i:%W" "$p"; '
-             'else echo missing; fi')
-    return dict(zip([t.name for t in targets], target_lines(host, targets, probe, "read the targets' identities")))
 
 
 def sample_offsets(working_set: int) -> list[int]:
@@ -115,18 +92,10 @@ def sample_offsets(working_set: int) -> list[int]:
 def read_sample(host, target: TargetParams, working_set: int) -> dict[str, Any]:
     """The sample of ``target`` (:func:`sample_offsets`) read back on ``host``: its offsets, its
     length, its SHA-256 and its size compressed by ``gzip -1`` (None without gzip), so the record
-    shows the data's reducibility as written, not only as asked."""
+    shows the data's reducibility as written, not only as asked (:func:`flashpoc.run.targets.read_back`)."""
     offsets = sample_offsets(working_set)
     count = min(SAMPLE_BYTES, working_set) // _SAMPLE_BLOCK
-    reads = "; ".join(f"dd if={quote(target.path)} bs={_SAMPLE_BLOCK} skip={o // _SAMPLE_BLOCK} count={count} "
-                      "2>/dev/null" for o in offsets)
-    command = (f"r() {{ {reads}; }}; r | sha256sum | cut -c1-64; r | wc -c; "
-               "if command -v gzip >/dev/null 2>&1; then r | gzip -1c | wc -c; else echo none; fi")
-    lines = host.run(command, purpose=f"read a sample of {target.name} back").stdout.split()
-    if len(lines) != 3 or not lines[1].isdigit():
-        raise RemoteError(f"{host.name}: read a sample of {target.name} back: unexpected output {lines!r}")
-    return {"offsets_bytes": offsets, "bytes": int(lines[1]), "sha256": lines[0],
-            "gzip_bytes": int(lines[2]) if lines[2].isdigit() else None}
+    return {"offsets_bytes": offsets, **read_back(host, target, offsets, block=_SAMPLE_BLOCK, count=count)}
 
 
 def fill_record(wb: Workbench, host_params: HostParams, target: TargetParams, identity: str | None = None
@@ -231,8 +200,6 @@ def fill_targets(wb: Workbench) -> list[dict[str, Any]]:
 def _fill_host(wb: Workbench, host_params: HostParams, wanted: list[TargetParams], identities: dict[str, str]
                ) -> list[dict[str, Any]]:
     """Fill ``wanted`` on one host by the engine, read a sample of each back and record it; the records."""
-    from .phases import target_sizes
-
     engine = get_engine(wb.cfg.engine)
     host = wb.host(host_params)
     sizes = target_sizes(host, wanted)
