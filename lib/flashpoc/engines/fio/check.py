@@ -10,6 +10,7 @@ from typing import Any
 from ...check import CAMPAIGN_ROW_HOST, Row, _row
 from ...errors import RemoteError
 from ...params import HostParams
+from .run import fio_version
 
 MIN_FIO_VERSION = (3, 0)
 FIO_VERSION_RE = re.compile(r"fio-(\d+)\.(\d+)")
@@ -44,7 +45,7 @@ def _controller_fio_row(connect: Callable[[HostParams], Any], facts_by_host: dic
     server drops a command of another protocol version: ``fio: bad server cmd version``)."""
     try:
         with connect(HostParams(name="controller", address="localhost")) as host:
-            raw = host.run("fio --version", purpose="read the controller's fio version", check=False).stdout.strip()
+            raw = fio_version(host)
     except (RemoteError, OSError) as error:
         raw = str(error)
     return controller_fio_row(raw, {name: (facts or {}).get("fio_version") for name, facts in facts_by_host.items()})

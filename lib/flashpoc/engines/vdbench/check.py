@@ -26,7 +26,7 @@ def check_vdbench(campaign: Campaign, *,
     """
     from ...errors import ParameterError
     from .plan import probe_run, render_parmfile
-    from .run import run_vdbench, vdbench_executable
+    from .run import find_vdbench_and_java, run_vdbench, vdbench_executable
 
     campaign = campaign.resolved()
     rows: list[Row] = []
@@ -39,11 +39,7 @@ def check_vdbench(campaign: Campaign, *,
         try:
             with connect(params) as host:
                 exe = vdbench_executable(host)
-                lines = host.run(f"if test -x {_hosts.quote(exe)} || command -v {_hosts.quote(exe)} >/dev/null; "
-                                 "then echo vdbench=yes; else echo vdbench=no; fi; java -version 2>&1 | head -n 1",
-                                 purpose="look for vdbench and Java", check=False).stdout.splitlines()
-                found = "vdbench=yes" in lines
-                java = next((line.strip() for line in lines if "version" in line), None)
+                found, java = find_vdbench_and_java(host, exe)
                 rows.append(_row(params.name, "vdbench", exe if found else "missing", "pass" if found else "fail",
                                  exe if found else f"{exe} not found: install vdbench or set the host's vdbench: dir"))
                 rows.append(_row(params.name, "java", java or "missing", "pass" if java else "fail",
@@ -83,29 +79,15 @@ def _vdbench_controller_rows(campaign: Campaign, params: HostParams, host: Any, 
     return rows
 
 
-#: vdbench's master gives its slaves the address of its host name: Java's InetAddress.getLocalHost()
-LOCALHOST_PROGRAM = """public class FlashpocLocalHost {
-    public static void main(String[] args) throws Exception {
-        java.net.InetAddress local = java.net.InetAddress.getLocalHost();
-        System.out.println("flashpoc-localhost " + local.getHostName() + " " + local.getHostAddress());
-    }
-}
-"""
-
-
 def _controller_address_row(campaign: Campaign, params: HostParams, host: Any, run_dir: str, setup: Any) -> Row:
     """The address vdbench's master gives its slaves, as its Java resolves the host name (a
     one-line Java program run the way vdbench runs, with ``vdbench.controller_address``'s hosts
     file; ``getent ahosts`` where Java cannot run a source file, as Java 8 or a JRE without its
-    compiler cannot)."""
+    compiler cannot; :func:`.run.resolve_own_address`)."""
     from .plan import remote_hosts
-    from .run import master_prelude
+    from .run import resolve_own_address
 
-    host.put_text(LOCALHOST_PROGRAM, f"{run_dir}/FlashpocLocalHost.java", purpose="write the address check")
-    d = _hosts.quote(run_dir)
-    out = host.run(f"cd {d} && {master_prelude(setup)}java FlashpocLocalHost.java 2>&1; echo \"name=$(hostname)\"; "
-                   "echo \"own=$(hostname -I 2>/dev/null)\"; getent ahosts \"$(hostname)\" | sed 's/^/getent=/'",
-                   purpose="resolve the controller's host name as vdbench does", check=False, timeout_s=120).stdout
+    out = resolve_own_address(host, run_dir, setup)
     return controller_address_row(params.name, out, campaign.settings.controller_address,
                                   [h.address for h in remote_hosts(campaign)])
 
@@ -178,7 +160,7 @@ def _slave_shell_row(campaign: Campaign, params: HostParams, other: HostParams, 
     ADDRESS -l USER VDBENCH_DIR/vdbench SlaveJvm ...`` through ``/bin/bash -c``, stdin not a
     terminal, with the ssh wrapper first on the PATH), its remote part replaced by
     ``test -x VDBENCH_DIR/vdbench``."""
-    from .run import master_prelude
+    from .run import run_slave_shell
 
     shell = campaign.settings.shell
     name = f"{shell} to {other.name}"
@@ -190,15 +172,12 @@ def _slave_shell_row(campaign: Campaign, params: HostParams, other: HostParams, 
     directory = other.vdbench or params.vdbench
     launcher = f"{directory.rstrip('/')}/vdbench" if directory else None
     remote = ["test", "-x", launcher] if launcher else ["true"]
-    command = _hosts.join([shell, other.address, "-l", other.user, *remote])
-    d = _hosts.quote(run_dir)
     shown = f"{shell} {other.address} -l {other.user}"
     how = " (with the ssh config the workbook writes: port, key, known_hosts)" if setup.ssh_config else ""
     try:
-        # vdbench's bash reads no ~/.bashrc (bash reads it when started, as here, right under sshd)
-        result = host.run(f"cd {d} && {master_prelude(setup)}/bin/bash --norc -c {_hosts.quote(command)} </dev/null",
-                          purpose=f"{shell} to {other.name} as vdbench does", check=False,
-                          timeout_s=other.connect_timeout_s + 30)
+        result = run_slave_shell(host, run_dir, setup, [shell, other.address, "-l", other.user, *remote],
+                                 purpose=f"{shell} to {other.name} as vdbench does",
+                                 timeout_s=other.connect_timeout_s + 30)
     except RemoteError as error:
         return _row(params.name, name, "no answer", "fail", f"{shown}{how}: {error}")
     if result.ok:

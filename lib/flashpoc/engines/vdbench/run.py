@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...errors import RemoteError
-from ...run.hosts import EXIT_MARK, fetch_dir, quote, split_exit_status
+from ...run.hosts import EXIT_MARK, CommandResult, fetch_dir, join, quote, split_exit_status
 
 #: an interval line of the console: time, interval number, then the numbers
 INTERVAL_LINE = re.compile(r"^\S+\s+(\d+)\s+\d+(?:\.\d+)?\s")
@@ -139,6 +139,45 @@ def vdbench_executable(host) -> str:
     """The vdbench script on ``host``: ``<vdbench dir>/vdbench`` or ``vdbench`` on the PATH."""
     directory = host.params.vdbench
     return f"{directory.rstrip('/')}/vdbench" if directory else "vdbench"
+
+
+def find_vdbench_and_java(host, exe: str) -> tuple[bool, str | None]:
+    """Whether ``exe`` (:func:`vdbench_executable`) runs on ``host``, and the first line of
+    ``java -version`` that names a version (None without Java)."""
+    lines = host.run(f"if test -x {quote(exe)} || command -v {quote(exe)} >/dev/null; "
+                     "then echo vdbench=yes; else echo vdbench=no; fi; java -version 2>&1 | head -n 1",
+                     purpose="look for vdbench and Java", check=False).stdout.splitlines()
+    return "vdbench=yes" in lines, next((line.strip() for line in lines if "version" in line), None)
+
+
+#: vdbench's master gives its slaves the address of its host name: Java's InetAddress.getLocalHost()
+LOCALHOST_PROGRAM = """public class FlashpocLocalHost {
+    public static void main(String[] args) throws Exception {
+        java.net.InetAddress local = java.net.InetAddress.getLocalHost();
+        System.out.println("flashpoc-localhost " + local.getHostName() + " " + local.getHostAddress());
+    }
+}
+"""
+
+
+def resolve_own_address(host, run_dir: str, setup: MasterSetup) -> str:
+    """What resolving ``host``'s own name prints, run the way vdbench's master runs in ``run_dir``:
+    :data:`LOCALHOST_PROGRAM`'s line (Java's answer), ``name=`` the host name, ``own=`` its
+    addresses and ``getent=`` lines (for a Java that cannot run a source file)."""
+    host.put_text(LOCALHOST_PROGRAM, f"{run_dir}/FlashpocLocalHost.java", purpose="write the address check")
+    return host.run(f"cd {quote(run_dir)} && {master_prelude(setup)}java FlashpocLocalHost.java 2>&1; "
+                    "echo \"name=$(hostname)\"; echo \"own=$(hostname -I 2>/dev/null)\"; "
+                    "getent ahosts \"$(hostname)\" | sed 's/^/getent=/'",
+                    purpose="resolve the controller's host name as vdbench does", check=False, timeout_s=120).stdout
+
+
+def run_slave_shell(host, run_dir: str, setup: MasterSetup, argv: list[str], *, purpose: str,
+                    timeout_s: float) -> CommandResult:
+    """Run ``argv`` (the shell vdbench starts a slave with) on ``host`` as vdbench's master does:
+    in ``run_dir`` through ``/bin/bash --norc -c``, stdin not a terminal (vdbench's bash reads no
+    ~/.bashrc; bash reads it when started, as here, right under sshd)."""
+    return host.run(f"cd {quote(run_dir)} && {master_prelude(setup)}/bin/bash --norc -c {quote(join(argv))} "
+                    "</dev/null", purpose=purpose, check=False, timeout_s=timeout_s)
 
 
 def run_command(vdbench: str, run_dir: str, *, simulate: bool = False, setup: MasterSetup = MasterSetup()) -> str:
