@@ -13,7 +13,7 @@ KIB = 1024
 
 
 def test_sizes_identities_scratch_files_and_a_sample_read_back(tmp_path):
-    from flashpoc.run.targets import make_scratch_files, read_back, target_identities, target_sizes
+    from flashpoc.run.targets import make_scratch_files, make_target_directory, read_back, target_identities, target_sizes
 
     host = LocalHost(HostParams(name="local"))
     data = os.urandom(256 * KIB)
@@ -23,6 +23,8 @@ def test_sizes_identities_scratch_files_and_a_sample_read_back(tmp_path):
     odd = TargetParams(name="odd", path=str(tmp_path / "dir"))
     scratch = TargetParams(name="scratch", path=str(tmp_path / "new-dir" / "s1.dat"), size="1m", create=True)
     assert target_sizes(host, [lun, odd, scratch]) == {lun.path: 256 * KIB, odd.path: "other", scratch.path: "missing"}
+    make_target_directory(host, scratch)
+    assert (tmp_path / "new-dir").is_dir() and not os.path.exists(scratch.path)
     make_scratch_files(host, [scratch])
     assert os.stat(scratch.path).st_size == 1024 * KIB and target_sizes(host, [scratch]) == {scratch.path: 1024 * KIB}
     stat = os.stat(lun.path)

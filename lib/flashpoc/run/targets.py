@@ -43,6 +43,11 @@ def target_identities(host, targets: list[TargetParams]) -> dict[str, str]:
     return dict(zip([t.name for t in targets], target_lines(host, targets, probe, "read the targets' identities")))
 
 
+def make_target_directory(host, target: TargetParams) -> None:
+    """Make the directory of the file ``target`` on ``host`` (and its parents; nothing when it exists)."""
+    host.run(f"mkdir -p {quote(str(Path(target.path).parent))}", purpose=f"create the directory of {target.path}")
+
+
 def make_scratch_files(host, targets: list[TargetParams]) -> None:
     """Make the scratch files ``targets`` at their size (sparse), their directories too; a file
     already as large is left as it is. The fill writes them afterwards."""

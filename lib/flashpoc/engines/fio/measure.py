@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ... import rows as rows_mod
@@ -15,6 +14,7 @@ from ...parse.host import cpu_utilisation
 from ...precondition import fill_timeout_s
 from ...run import hosts as hostlib
 from ...run.group import Group
+from ...run.targets import make_target_directory
 from ...store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text, write_atomic
 from . import run as run_fio
 from .parse import (histogram_table, latency_distribution, merge_intervals, parse_fill_output, parse_fio_histogram,
@@ -237,8 +237,7 @@ def create_scratch(wb: Workbench, host_params: HostParams, scratch: list, short:
             done.append({"host": host_params.name, "target": target.name, "action": "reused"})
             continue
         start = time.perf_counter()
-        host.run(f"mkdir -p {hostlib.quote(str(Path(target.path).parent))}",
-                 purpose=f"create the directory of {target.path}")
+        make_target_directory(host, target)
         run_fio_job(host, render_layout_job(target, wb.cfg.settings),
                     f"{host_params.workdir}/layout-{target.name}", readonly=False,
                     timeout_s=host_params.command_timeout_s, purpose=f"create scratch file {target.path}")
