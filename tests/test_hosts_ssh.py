@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import time
@@ -159,6 +160,24 @@ def test_closed_port_names_the_host_within_the_connect_timeout(sshd):
         with pytest.raises(RemoteError, match=f"gone: cannot connect to 127.0.0.1:{port} to probe"):
             ssh_host.run("true", purpose="probe")
     assert time.monotonic() - started < 3
+
+
+def test_a_group_of_ssh_hosts_names_every_host_it_cannot_reach(sshd):
+    """Three SSH hosts, two on closed ports: one error names both with their address, and the
+    host that answers gives its output."""
+    from flashpoc.run.group import Group, GroupError
+
+    p1, p2 = free_port(), free_port()
+    hosts = [connect(params(sshd, name="gone1", port=p1, connect_timeout_s=2)), connect(params(sshd)),
+             connect(params(sshd, name="gone2", port=p2, connect_timeout_s=2))]
+    with Group(hosts) as group:
+        result = group.run("echo up", purpose="probe")
+    assert [r.stdout for r in result] == ["up\n"] and list(result.failed) == ["gone1", "gone2"]
+    with pytest.raises(GroupError) as raised:
+        result.raise_failed()
+    assert re.fullmatch(rf"probe failed on 2 of 3 hosts \(gone1, gone2\):\n"
+                        rf"- gone1: cannot connect to 127\.0\.0\.1:{p1} to probe: [^\n]+\n"
+                        rf"- gone2: cannot connect to 127\.0\.0\.1:{p2} to probe: [^\n]+", str(raised.value))
 
 
 def test_mute_port_names_the_host_within_the_connect_timeout():
