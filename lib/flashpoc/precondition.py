@@ -41,7 +41,7 @@ from .run.targets import make_scratch_files, read_back, target_identities, targe
 
 if TYPE_CHECKING:
     from .params import HostParams, TargetParams
-    from .phases import Workbench
+    from .session import Workbench
 
 #: the records' folder in the campaign's results (one JSON per host and target), as vdbench's fills
 RECORD_DIR = "targets"
