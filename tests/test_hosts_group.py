@@ -146,3 +146,26 @@ def test_fake_host_files_round_trip():
     assert host.read_text("/etc/x") == "one\n" and host.read_text("/tmp/y") == "two\n"
     with pytest.raises(RemoteError, match="h: read a file failed"):
         host.read_text("/missing")
+
+
+def test_closing_a_campaign_stops_the_fio_servers_ignoring_hosts_that_fail_or_are_silent(tmp_path):
+    """The session's policy: stopping fio's servers asks every host that still answers, one that
+    fails is ignored (closing must not hide why the phase ended), a silent one is not asked, and
+    every connection is closed and the campaign released."""
+    from conftest import quick_campaign
+    from flashpoc.params import campaign_from_dict
+    from flashpoc.session import open_campaign
+
+    cfg = campaign_from_dict(quick_campaign(tmp_path, hosts=[{"name": n, "address": "localhost"} for n in "abc"]))
+    stop = re.compile(r"^cd .* && if \[ -f fio-server\.pid \]")
+    wb = open_campaign(cfg)
+    wb.hosts = {"a": FakeHost(params=cfg.hosts[0], commands={stop: Reply(stderr="pkill: killing pid 7 failed", exited=1)}),
+                "b": FakeHost(params=cfg.hosts[1], commands={stop: RemoteError("b: stop fio --server: lost")}),
+                "c": FakeHost(params=cfg.hosts[2], commands={stop: ""})}
+    wb.hosts["c"].silent = True
+    wb.fio_servers = True
+    hosts = dict(wb.hosts)
+    wb.close()
+    assert [len(hosts[n].calls) for n in "abc"] == [1, 1, 0] and [hosts[n].closed for n in "abc"] == [1, 1, 1]
+    with open_campaign(cfg):  # released: it opens again
+        pass

@@ -10,7 +10,6 @@ campaign's engine (the probe and the sweep call it).
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +21,8 @@ from .engines import get_engine
 from .errors import CheckFailed
 from .params import Campaign, HostParams, check_results_dir, workbook_root
 from .run import hosts as hostlib
-from .run.facts import collect_host_facts, target_lines
+from .run.facts import collect_host_facts
+from .run.targets import target_sizes  # noqa: F401 - phases.target_sizes, as before
 from .engines.fio import run as run_fio
 from .store import CampaignStore, StoreError
 
@@ -56,9 +56,7 @@ class Workbench:
             closing.callback(self._close_hosts)
             if self.fio_servers is not None:
                 self.fio_servers = None
-                answering = [self.host(h) for h in self.cfg.hosts if not self.host(h).silent]
-                with ThreadPoolExecutor(max_workers=len(self.cfg.hosts)) as pool:
-                    list(pool.map(lambda host: _quietly(run_fio.stop_server, host), answering))
+                run_fio.stop_servers([self.host(h) for h in self.cfg.hosts])  # a failure ignored on purpose
 
     def _close_hosts(self) -> None:
         """Close every host connection, each even when closing another fails."""
@@ -171,19 +169,6 @@ def safety_gate(wb: Workbench) -> None:
         raise CheckFailed("nothing was written:\n- " + "\n- ".join(problems))
 
 
-def target_sizes(host, targets: list) -> dict[str, int | str | None]:
-    """Each target's size on ``host``, read-only, in one command: bytes of a block device
-    (``blockdev --getsize64``, else ``/sys/class/block``) or of a file, ``"missing"``,
-    ``"other"`` (a directory or another kind of file), or None when it cannot be read."""
-    probe = ('if [ -b "$p" ]; then s=$(blockdev --getsize64 "$p" 2>/dev/null); if [ -z "$s" ]; then '
-             'n=$(readlink -f "$p"); n=${n##*/}; s=$(cat "/sys/class/block/$n/size" 2>/dev/null) && s=$((s * 512)); '
-             'fi; echo "${s:-?}"; elif [ -f "$p" ]; then stat -L -c %s "$p" 2>/dev/null || echo "?"; '
-             'elif [ -e "$p" ]; then echo other; else echo missing; fi')
-    lines = target_lines(host, targets, probe, "read the targets' sizes")
-    return {t.path: int(v) if v.isdigit() else v if v in ("missing", "other") else None
-            for t, v in zip(targets, lines)}
-
-
 def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
     """Check the targets the campaign writes (:func:`safety_gate`), then create the scratch-file
     targets that are missing or too small; return what was done.
@@ -212,13 +197,6 @@ def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
 
 
 # -- run points -----------------------------------------------------------------------
-def _quietly(action, *args) -> None:
-    try:
-        action(*args)
-    except Exception:  # noqa: BLE001 - clean-up must not hide the error that ended the phase
-        pass
-
-
 def _point_runtime_s(cfg: Campaign) -> int:
     """Measured seconds of a point unless the phase says otherwise (the engine's, e.g. fio's runtime)."""
     return get_engine(cfg.engine).point_runtime_s(cfg)
