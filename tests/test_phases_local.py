@@ -290,9 +290,14 @@ def test_a_point_on_several_hosts_names_every_host_that_failed(tmp_path):
     with open(tmp_path / "scratch.dat", "wb") as scratch:
         scratch.truncate(64 * 1024**2)  # laid out (the probe would have made it)
     with phases.open_campaign(cfg) as wb:
-        wb.engine_versions = {n: "fio-3.33" for n in "abc"}  # as read by the check (two hosts have none)
+        with pytest.raises(RemoteError) as versions:  # the point's definition holds every host's fio version
+            measure_point(wb, "probe", wb.cfg.workload("randread-4k"), 1)
+        wb.engine_versions = {n: "fio-3.33" for n in "abc"}  # as if read (two hosts have none)
         with pytest.raises(RemoteError) as raised:
             measure_point(wb, "probe", wb.cfg.workload("randread-4k"), 1)
+    assert str(versions.value).startswith("read the fio version failed on 2 of 3 hosts (a, c):\n"
+                                          "- a: read the fio version failed (exit 127):\n  ")
+    assert "\n- c: read the fio version failed (exit 127):\n  " in str(versions.value)
     first, *items = str(raised.value).split("\n- ")
     assert first == "probe randread-4k 1 threads failed on 2 of 3 hosts (a, c):"
     for name, item in zip("ac", items, strict=True):

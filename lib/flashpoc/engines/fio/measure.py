@@ -31,7 +31,8 @@ _SUMMED = ("iops", "read_iops", "write_iops", "bw_mibps", "read_bw_mibps", "writ
 
 def _engine_versions(wb: Workbench) -> dict[str, str]:
     if not wb.engine_versions:
-        wb.engine_versions = {h.name: fio_version(wb.host(h)) for h in wb.cfg.hosts}
+        hosts = Group([wb.host(h) for h in wb.cfg.hosts], strict=True)  # every host without fio named
+        wb.engine_versions = hosts.map(fio_version, purpose="read the fio version").succeeded
     return wb.engine_versions
 
 
