@@ -32,7 +32,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import safety
+from . import environment, safety
 from .engines import get_engine
 from .errors import CheckFailed, RemoteError
 from .params import Campaign, HostParams, TargetParams
@@ -100,7 +100,7 @@ def evaluate_facts(campaign: Campaign, host_params: HostParams, facts: dict[str,
                              f"no facts were collected for {target.path}"))
             continue
         rows.extend(_evaluate_target(campaign, host, target, tfacts))
-    return rows
+    return rows + environment.host_rows(campaign, host_params, facts)
 
 
 def _clock_row(host: str, facts: dict[str, Any]) -> Row:
