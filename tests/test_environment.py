@@ -179,3 +179,94 @@ def test_conditions_and_what_differs_between_campaigns():
     assert diff == ["transport: iSCSI (iscsi) vs NVMe/TCP (nvme)",
                     "network: fastest link 10 Gb/s (iscsi) vs fastest link 25 Gb/s (nvme)",
                     "Direct NFS: off (kernel NFS, or no NFS) (iscsi) vs on: 1 server(s), 2 channel(s) (nvme)"]
+
+
+# --- the database side (no Oracle server here: tests/replay/oracle_replay.py serves recordings) ---
+ORACLE_DATA = Path(__file__).parent / "data" / "oracle"
+
+
+def replay_database(**kwargs):
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent / "replay"))
+    from oracle_replay import ReplayDatabase
+
+    return ReplayDatabase(ORACLE_DATA / "facts_slob19c_rac2node.json",
+                          ORACLE_DATA / "awr_rows_slob19c_rac2node_inst2_snap47_48.json", **kwargs)
+
+
+def fio_campaign_with_oracle(tmp_path, **oracle):
+    from conftest import quick_campaign
+
+    return campaign_from_dict(quick_campaign(tmp_path, oracle={"dsn": "db1:1521/p30sdb", "user": "system", **oracle}))
+
+
+def test_direct_nfs_servers_and_calibrate_io_in_the_check_and_the_manifest(tmp_path, monkeypatch):
+    """The recorded v$dnfs_servers of a public 12cR2 dNFS run and a public CALIBRATE_IO run (see
+    tests/data/oracle/README.md): the check shows them, and the manifest's environment section keeps
+    them with the transport of each target, whatever the engine."""
+    import json
+
+    from conftest import require_fio
+    from flashpoc import phases
+    from flashpoc.run import oracle
+
+    require_fio()
+    servers = json.loads((ORACLE_DATA / "dnfs_servers_ronekins_12cR2.json").read_text())["dnfs_servers"]
+    db = replay_database(storage={"dnfs_servers": servers, "dnfs": True},
+                         calibrate_io_file=ORACLE_DATA / "calibrate_io_dbwhisperer_18c.json")
+    monkeypatch.setattr(oracle, "connect", db.connect)
+    cfg = fio_campaign_with_oracle(tmp_path, calibrate_io={"num_physical_disks": 1, "max_latency_ms": 20})
+    table = phases.run_check(cfg)
+    rows = {r.check: r for r in table[table["host"] == "database"].itertuples()}
+    assert (rows["direct nfs servers"].value, rows["direct nfs servers"].status) == (3, "pass")
+    assert "?:/z-fbhosts_oradata NFS wtmax 524288 rtmax 524288" in rows["direct nfs servers"].detail
+    assert rows["calibrate_io"].value == 154
+    assert ("max 154 IOPS, 18,579 MB/s, latency 19 ms (num_physical_disks 1, max_latency 20 ms)"
+            in rows["calibrate_io"].detail)
+    assert ("calibrate_io", {"num_physical_disks": 1, "max_latency": 20}) in [
+        (name, {k: v for k, v in binds.items() if k in ("num_physical_disks", "max_latency")})
+        for name, binds in db.queries]
+
+    manifest = json.loads((cfg.resolved().results_path() / "manifest.json").read_text())
+    database = manifest["environment"]["database"]
+    assert [s["dirname"] for s in database["dnfs_servers"]] == ["/z-fbhosts_oradata", "/z-fbhosts_orafra",
+                                                                 "/z-fbhosts_oraconfig"]
+    assert database["calibrate_io"]["max_iops"] == 154 and database["calibrate_io"]["recorded"]["max_mbps"] == 18579
+    assert database["parameters"]["sga_max_size"] == "21474836480"
+    conds = environment.conditions(manifest["environment"])
+    assert conds["Direct NFS"] == "on: 3 server(s), 0 channel(s)"
+    assert conds["CALIBRATE_IO"].startswith("max 154 IOPS, 18,579 MB/s, latency 19 ms")
+    (host,) = manifest["environment"]["hosts"].values()
+    assert all(t["transport"] for t in host["targets"].values())  # this machine's disk under the scratch file
+
+
+def test_calibrate_io_is_off_unless_asked(tmp_path, monkeypatch):
+    from conftest import require_fio
+    from flashpoc import phases
+    from flashpoc.run import oracle
+
+    require_fio()
+    db = replay_database()
+    monkeypatch.setattr(oracle, "connect", db.connect)
+    table = phases.run_check(fio_campaign_with_oracle(tmp_path))
+    assert "calibrate_io" not in set(table["check"])
+    assert not [q for q, _ in db.queries if q.startswith("calibrate_io")]
+
+
+def test_calibrate_io_parameters_are_checked_before_any_io(tmp_path):
+    from flashpoc.errors import ParameterError
+
+    with pytest.raises(ParameterError, match=r"oracle\.calibrate_io\.num_physical_disks"):
+        fio_campaign_with_oracle(tmp_path, calibrate_io={"num_physical_disks": 0})
+
+
+def test_a_small_direct_nfs_write_size_and_unequal_asm_disks_warn():
+    rows = {r["check"]: r for r in environment.database_rows({
+        "dnfs_servers": [{"svrname": "nas1", "dirname": "/ora", "nfsversion": "3.0", "wtmax": 16384, "rtmax": 16384}],
+        "asm_diskgroups": [{"name": "DATA", "type": "EXTERN"}],
+        "asm_disks": [{"diskgroup": "DATA", "path": "/dev/mapper/a", "total_mb": 102400},
+                      {"diskgroup": "DATA", "path": "/dev/mapper/b", "total_mb": 204800}]})}
+    assert rows["direct nfs servers"]["status"] == "warn" and "wtmax under 32768" in rows["direct nfs servers"]["detail"]
+    assert rows["asm disks DATA"]["status"] == "warn"
+    assert rows["asm disks DATA"]["detail"].startswith("2 disks of 100.0 GiB / 200.0 GiB (EXTERN)")

@@ -33,6 +33,11 @@ NETWORK_TRANSPORTS = frozenset({"iscsi", "nvme-tcp", "nvme-rdma", "nfs"})
 """Transports over the host's network links (where a slow NIC caps the result)."""
 SLOW_LINK_MBPS = 1000
 """A network transport on hosts whose fastest link is this slow or slower is a warning."""
+FACTS_KEY = "_database_facts"
+"""The key under which :func:`flashpoc.check.check_database` hands the database facts to the check
+table's ``attrs`` (for the manifest), on its first row; not a column."""
+DNFS_MIN_WTMAX = 32768
+"""Direct NFS needs NFS servers whose write size (wtmax) is at least this (Oracle's requirement)."""
 DATABASE_PARAMETERS = ("log_buffer", "sga_max_size", "sga_target", "db_cache_size", "awr_pdb_autoflush_enabled",
                        "filesystemio_options", "disk_asynch_io", "db_writer_processes")
 """The instance parameters a report's conditions list (those the database facts hold)."""
@@ -161,6 +166,67 @@ def host_rows(campaign: Any, host_params: Any, facts: Mapping[str, Any]) -> list
         rows += target_rows(host, f"target {target.name}", tfacts)
         kinds.append(_transport_kind(tfacts))
     return rows + link_rows(host, facts.get("links") or {}, kinds)
+
+
+# -- database side -------------------------------------------------------------------------
+def database_rows(facts: Mapping[str, Any], host: str = "database") -> list[Row]:
+    """The storage rows of the database facts: Direct NFS servers and channels, ASM disks per
+    disk group, log_buffer, sga_max_size, awr_pdb_autoflush_enabled and CALIBRATE_IO's result."""
+    rows = []
+    servers = facts.get("dnfs_servers") or []
+    if servers:
+        small = [s for s in servers if s.get("wtmax") is not None and int(s["wtmax"]) < DNFS_MIN_WTMAX]
+        listed = "; ".join(f"{s.get('svrname') or '?'}:{s.get('dirname')} NFS{s.get('nfsversion') or ''} "
+                           f"wtmax {s.get('wtmax')} rtmax {s.get('rtmax')}" for s in servers)
+        if small:
+            rows.append(_row(host, "direct nfs servers", len(servers), "warn",
+                             f"{listed}: a wtmax under {DNFS_MIN_WTMAX} is below what Direct NFS needs; raise the "
+                             f"server's NFS write size"))
+        else:
+            rows.append(_row(host, "direct nfs servers", len(servers), "pass", listed))
+    channels = facts.get("dnfs_channels") or []
+    if channels:
+        paths: dict[str, set[str]] = {}
+        for channel in channels:
+            paths.setdefault(str(channel.get("svrname")), set()).add(f"{channel.get('local')} -> {channel.get('path')}")
+        listed = "; ".join(f"{server}: {', '.join(sorted(p))}" for server, p in paths.items())
+        single = [server for server, p in paths.items() if len(p) == 1]
+        detail = f"network paths per NFS server (v$dnfs_channels): {listed}"
+        if single:
+            detail += (f"; one path to {', '.join(single)}: oranfstab can give Direct NFS up to four "
+                       f"(path:/local: lines), spreading the I/O over several links")
+        rows.append(_row(host, "direct nfs channels", sum(len(p) for p in paths.values()), "pass", detail))
+    disks = facts.get("asm_disks") or []
+    for group in facts.get("asm_diskgroups") or []:
+        members = [d for d in disks if d.get("diskgroup") == group.get("name")]
+        if not members:
+            continue
+        sizes = sorted({d.get("total_mb") for d in members if d.get("total_mb") is not None})
+        shown = ", ".join(str(d.get("path")) for d in members[:5]) + (f" and {len(members) - 5} more"
+                                                                        if len(members) > 5 else "")
+        size = " / ".join(f"{mb / 1024:,.1f} GiB" for mb in sizes)
+        detail = f"{len(members)} disks of {size} ({group.get('type') or 'redundancy unknown'}): {shown}"
+        if len(sizes) > 1:
+            rows.append(_row(host, f"asm disks {group.get('name')}", len(members), "warn",
+                             f"{detail}; disks of different sizes: ASM fills them by size, so the larger ones "
+                             f"take more of the I/O"))
+        else:
+            rows.append(_row(host, f"asm disks {group.get('name')}", len(members), "pass", detail))
+    parameters = facts.get("parameters") or {}
+    for name, default in (("log_buffer", "derived from the SGA and CPU_COUNT"),
+                          ("sga_max_size", "sga_target or memory_target"),
+                          ("awr_pdb_autoflush_enabled", "FALSE: no automatic AWR snapshots in a PDB")):
+        if name not in parameters:
+            continue
+        value = parameters.get(name)
+        rows.append(_row(host, name, value if value is not None else "default", "pass",
+                         f"{name} = {value}" if value is not None else f"not set: Oracle's default ({default})"))
+    calibrated = facts.get("calibrate_io")
+    if calibrated:
+        rows.append(_row(host, "calibrate_io", calibrated.get("max_iops"), "pass",
+                         f"DBMS_RESOURCE_MANAGER.CALIBRATE_IO: {calibrate_text(calibrated)}; reads only, one run: "
+                         f"a second run on a warm array cache can read much higher"))
+    return rows
 
 
 # -- the manifest's section and the report's conditions ------------------------------------
