@@ -8,6 +8,7 @@ dm-multipath, NFS; see tests/data/sysfs/PROVENANCE.md).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -270,3 +271,41 @@ def test_a_small_direct_nfs_write_size_and_unequal_asm_disks_warn():
     assert rows["direct nfs servers"]["status"] == "warn" and "wtmax under 32768" in rows["direct nfs servers"]["detail"]
     assert rows["asm disks DATA"]["status"] == "warn"
     assert rows["asm disks DATA"]["detail"].startswith("2 disks of 100.0 GiB / 200.0 GiB (EXTERN)")
+
+
+def test_the_report_states_what_differed_between_compared_campaigns(tmp_path, monkeypatch):
+    """Two real checks on this machine: one campaign's scratch file on the disk under tmp_path, the
+    other's on /dev/shm (tmpfs): the conditions of the first's report name the file systems of both."""
+    import uuid
+
+    from conftest import quick_campaign
+    from flashpoc import phases
+
+    if not os.path.isdir("/dev/shm") or not os.access("/dev/shm", os.W_OK):
+        pytest.skip("needs a writable /dev/shm (tmpfs)")
+    monkeypatch.setenv("FLASHPOC_ROOT", str(tmp_path))
+    shm = Path("/dev/shm") / f"flashpoc-test-{uuid.uuid4().hex}"
+    shm.mkdir()
+    (tmp_path / "in-memory").symlink_to(shm)  # a scratch file is never under /dev: reach it through a link
+    try:
+        disk = quick_campaign(tmp_path, campaign="disk")
+        memory = quick_campaign(tmp_path, campaign="memory",
+                                targets=[{"name": "scratch", "path": str(tmp_path / "in-memory" / "scratch.dat"),
+                                          "size": "64m", "create": True}])
+        manifests = {}
+        for values in (disk, memory):
+            cfg = campaign_from_dict(values)
+            phases.run_check(cfg)
+            manifests[values["campaign"]] = json.loads((cfg.resolved().results_path() / "manifest.json").read_text())
+    finally:
+        shutil.rmtree(shm, ignore_errors=True)
+    on_disk = environment.conditions(manifests["disk"]["environment"])["file system"]
+    assert on_disk == manifests["disk"]["host_facts"]["local"]["targets"][0]["fstype"]
+    assert environment.conditions(manifests["memory"]["environment"])["file system"] == "tmpfs"
+    cfg = campaign_from_dict({**disk, "report": {"label": "disk", "compare": [{"campaign": "memory",
+                                                                              "label": "memory"}]}}).resolved()
+    lines = environment.condition_lines(cfg, manifests["disk"])
+    assert lines[0].startswith("- **Storage path and database**: ")
+    assert f"file system: {on_disk} (disk) vs tmpfs (memory)" in lines[1]
+    alone = campaign_from_dict(disk).resolved()
+    assert len(environment.condition_lines(alone, manifests["disk"])) == 1

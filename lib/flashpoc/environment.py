@@ -12,6 +12,8 @@ pure: it turns them into
 * the conditions a report states (:func:`conditions`) and, between the report's campaign and
   the compared ones, the conditions that differ (:func:`differences`), e.g.
   ``transport: iSCSI (base) vs NVMe/TCP (nvme)``.
+
+Only :func:`condition_lines` reads files (the compared campaigns' manifests).
 """
 
 from __future__ import annotations
@@ -260,8 +262,8 @@ def database_section(facts: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def conditions(section: Mapping[str, Any] | None) -> dict[str, str]:
-    """The conditions of a campaign in words, by name (a name per host when hosts differ):
-    ``transport``, ``multipath paths``, ``NFS mount``, ``network``, ``FC ports``,
+    """The conditions of a campaign in words, by name (values per host when hosts differ):
+    ``transport``, ``file system``, ``multipath paths``, ``NFS mount options``, ``network``, ``FC ports``,
     ``Direct NFS``, ``ASM``, one per database parameter, ``CALIBRATE_IO``."""
     out: dict[str, str] = {}
     section = section or {}
@@ -285,6 +287,9 @@ def _host_conditions(hosts: Mapping[str, Any]) -> dict[str, dict[str, str]]:
         labels = sorted({t["transport"] for t in targets if t.get("transport")})
         if labels:
             found.setdefault("transport", {})[host] = ", ".join(labels)
+        systems = sorted({t["fstype"] for t in targets if t.get("fstype")})
+        if systems:
+            found.setdefault("file system", {})[host] = ", ".join(systems)
         paths = sorted({f"{t['paths_live'] if t.get('paths_live') is not None else t['paths']} of {t['paths']} live"
                         for t in targets if t.get("paths") is not None})
         if paths:
@@ -360,3 +365,51 @@ def differences(by_label: Mapping[str, Mapping[str, str]]) -> list[str]:
         if len(set(values.values())) > 1:
             out.append(f"{key}: " + " vs ".join(f"{value} ({label})" for label, value in values.items()))
     return out
+
+
+# -- the report ------------------------------------------------------------------------------
+def _read_section(root: Any) -> dict[str, Any] | None:
+    import json
+    from pathlib import Path
+
+    try:
+        return json.loads((Path(root) / "manifest.json").read_text()).get("environment")
+    except (OSError, ValueError):
+        return None
+
+
+def condition_lines(cfg: Any, manifest: Mapping[str, Any]) -> list[str]:
+    """The report's condition bullets about the environment: how the targets were reached and the
+    database set up (from ``manifest``'s environment section) and, with ``report.compare``, the
+    conditions that differed between the configurations (read from each campaign's manifest)."""
+    own = conditions(manifest.get("environment"))
+    lines = []
+    if own:
+        lines.append("- **Storage path and database**: " + "; ".join(f"{k}: {v}" for k, v in own.items()) + ".")
+    if not cfg.report.compare:
+        return lines
+    from .phases import campaign_roots
+
+    roots = campaign_roots(cfg)
+    labels = list(roots)
+    by_label = {labels[0]: own}
+    by_label.update({label: conditions(_read_section(roots[label])) for label in labels[1:]})
+    differ = differences(by_label)
+    if differ:
+        lines.append("- **What differed between the configurations** (as the checks recorded it): "
+                     + "; ".join(differ) + ".")
+    elif any(by_label.values()):
+        lines.append("- **Environment**: the checks recorded the same transport, paths, links and database "
+                     "settings in every configuration.")
+    return lines
+
+
+def calibrate_items(manifest: Mapping[str, Any]) -> list[str]:
+    """The CALIBRATE_IO result as a paragraph next to the SLOB results (none when not run)."""
+    calibrated = ((manifest.get("environment") or {}).get("database") or {}).get("calibrate_io")
+    if not calibrated:
+        return []
+    return [f"**CALIBRATE_IO** (`DBMS_RESOURCE_MANAGER.CALIBRATE_IO` in the check, before the runs): "
+            f"{calibrate_text(calibrated)}. Oracle's own estimate from random db_block_size reads and 1 MiB "
+            f"sequential reads (no writes): read it against the physical read IOPS and the `db file sequential "
+            f"read` latency SLOB measured above."]
