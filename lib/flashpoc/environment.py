@@ -388,7 +388,7 @@ def condition_lines(cfg: Any, manifest: Mapping[str, Any]) -> list[str]:
         lines.append("- **Storage path and database**: " + "; ".join(f"{k}: {v}" for k, v in own.items()) + ".")
     if not cfg.report.compare:
         return lines
-    from .phases import campaign_roots
+    from .results import campaign_roots
 
     roots = campaign_roots(cfg)
     labels = list(roots)
