@@ -176,6 +176,10 @@ def test_conditions_and_what_differs_between_campaigns():
     assert conds["transport"] == "iSCSI" and conds["multipath paths"] == "4 of 4 live"
     assert conds["network"] == "fastest link 10 Gb/s"
     assert conds["Direct NFS"] == "off (kernel NFS, or no NFS)"
+    on_nfs = {"hosts": {"db1": {"targets": {"/u02/oradata/x.dbf": {"transport": "NFS v3", "fstype": "nfs",
+                                                                  "mount_options": "rw,vers=3,hard"}}}},
+              "database": {"dnfs": False}}
+    assert environment.conditions(on_nfs)["Direct NFS"] == "off: kernel NFS"
     diff = environment.differences({"iscsi": conds, "nvme": environment.conditions(other)})
     assert diff == ["transport: iSCSI (iscsi) vs NVMe/TCP (nvme)",
                     "network: fastest link 10 Gb/s (iscsi) vs fastest link 25 Gb/s (nvme)",

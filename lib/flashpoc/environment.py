@@ -276,7 +276,9 @@ def conditions(section: Mapping[str, Any] | None) -> dict[str, str]:
             out[key] = "; ".join(f"{v} on {h}" for h, v in values.items())
     database = section.get("database")
     if database:
-        out.update(_database_conditions(database))
+        nfs = any((t.get("fstype") or "").startswith("nfs") for h in hosts.values()
+                  for t in (h.get("targets") or {}).values())
+        out.update(_database_conditions(database, nfs))
     return out
 
 
@@ -311,17 +313,18 @@ def _host_conditions(hosts: Mapping[str, Any]) -> dict[str, dict[str, str]]:
     return found
 
 
-def dnfs_text(database: Mapping[str, Any]) -> str:
-    """``on: 2 servers, 4 channels`` or ``off (kernel NFS or no NFS)``."""
+def dnfs_text(database: Mapping[str, Any], nfs_mounts: bool = False) -> str:
+    """``on: 2 server(s), 4 channel(s)``, or off: ``off: kernel NFS`` when the hosts' targets are on
+    NFS mounts (``nfs_mounts``), else ``off (kernel NFS, or no NFS)``."""
     servers, channels = database.get("dnfs_servers") or [], database.get("dnfs_channels") or []
     if not database.get("dnfs") and not servers:
-        return "off (kernel NFS, or no NFS)"
+        return "off: kernel NFS" if nfs_mounts else "off (kernel NFS, or no NFS)"
     count = len(servers) or len({c.get("svrname") for c in channels})
     return f"on: {count} server(s), {len(channels)} channel(s)"
 
 
-def _database_conditions(database: Mapping[str, Any]) -> dict[str, str]:
-    out = {"Direct NFS": dnfs_text(database)}
+def _database_conditions(database: Mapping[str, Any], nfs_mounts: bool) -> dict[str, str]:
+    out = {"Direct NFS": dnfs_text(database, nfs_mounts)}
     disks = database.get("asm_disks") or []
     groups = database.get("asm_diskgroups") or []
     if groups:
