@@ -18,8 +18,10 @@ Only :func:`condition_lines` reads files (the compared campaigns' manifests).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 Row = dict[str, Any]
@@ -372,9 +374,7 @@ def differences(by_label: Mapping[str, Mapping[str, str]]) -> list[str]:
 
 # -- the report ------------------------------------------------------------------------------
 def _read_section(root: Any) -> dict[str, Any] | None:
-    import json
-    from pathlib import Path
-
+    """The environment section of the manifest in ``root`` (None when there is none)."""
     try:
         return json.loads((Path(root) / "manifest.json").read_text()).get("environment")
     except (OSError, ValueError):

@@ -17,13 +17,30 @@ The parsed dict (JSON-serialisable, for the results manifest)::
                   "free_bytes": None, "direct": True, "direct_error": None,
                   "source": "/dev/mapper/lun1", "device": "dm-3", "slaves": "sdb sdc",
                   "scheduler": "none", "queue_depth": None, "nr_requests": 256,
-                  "rotational": False}]}
+                  "rotational": False, "transport": "iscsi", "paths": 2, "paths_live": 2,
+                  "multipath": "dm mpatha", "fstype": None, "mount_source": None,
+                  "mount_options": None}],
+     "links": {"net": [{"name": "ens1f0", "speed_mbps": 25000, "state": "up"}],
+               "fc": [{"name": "host0", "speed": "16 Gbit", "state": "Online"}],
+               "ib": [{"name": "mlx4_0/1", "rate": "40 Gb/sec (4X QDR)", "state": "4: ACTIVE",
+                       "link_layer": "InfiniBand"}]}}
 
 ``type`` is ``block``, ``file``, ``directory``, ``other`` or ``missing``; ``free_bytes`` is
 the space available (``df -P -B1``) on the file system holding a file target or, when
 it is missing, its parent directory (``None`` for block devices); ``device`` is the
 ``/sys/block`` name of the whole disk (or device-mapper device) behind the target.
 ``cpus`` is the number of online CPUs (``getconf _NPROCESSORS_ONLN``, else ``nproc``).
+
+How a target is reached (read-only, from sysfs and procfs): ``transport`` of the disk under it
+(``nvme-pcie``/``nvme-tcp``/``nvme-rdma``/``nvme-fc`` from the NVMe controller's ``transport``,
+``fc``/``iscsi``/``sas`` from the SCSI host's class, ``sata``, ``virtio-blk``, ``virtio-scsi``,
+``scsi``, ``loop``, ...); for a device-mapper multipath device (dm uuid ``mpath-``) or a native
+NVMe multipath namespace, ``paths`` and ``paths_live`` (paths whose SCSI device is ``running`` or
+NVMe controller ``live``) and ``multipath`` (``dm NAME`` or ``nvme SUBSYSTEM IOPOLICY``); for a
+file, ``fstype``, ``mount_source`` and ``mount_options`` of the mount holding it
+(``/proc/self/mountinfo``: an NFS mount's version and options). ``links`` lists the host's network
+links (``/sys/class/net``, lo left out; ``speed_mbps`` None when the link reports none), FC ports
+(``/sys/class/fc_host``) and InfiniBand ports (``/sys/class/infiniband``).
 
 For an existing block device or file, read-only probes say what a write would destroy and who
 uses it (see :mod:`flashpoc.safety`): ``header_hex`` (its first 8 KiB, ``od``), ``blkid``
