@@ -313,3 +313,41 @@ def test_the_report_states_what_differed_between_compared_campaigns(tmp_path, mo
     assert f"file system: {on_disk} (disk) vs tmpfs (memory)" in lines[1]
     alone = campaign_from_dict(disk).resolved()
     assert len(environment.condition_lines(alone, manifests["disk"])) == 1
+
+
+def test_nfs_mount_options_of_the_captured_mounts():
+    """The captured NFS mounts (node_exporter's mountinfo): the NFSv4.0 mount is hard with 1 MiB
+    transfers (passes); the NFSv3 one over it uses 32 KiB transfers, Oracle's minimum (passes);
+    a soft mount, as Oracle forbids for data files, warns."""
+    lines = (DATA / "node_exporter_proc_10_mountinfo").read_text().splitlines()
+    options = [line.split(" - ")[1].split()[2] for line in lines if " - nfs" in line]
+    v4, v3 = options[0], options[-1]
+    assert environment.nfs_option_rows("db1", "target a", v4)[0]["status"] == "pass"
+    assert environment.nfs_option_rows("db1", "target a", v4)[0]["detail"] == \
+        "hard, rsize=1048576, wsize=1048576, proto=tcp"
+    assert environment.nfs_option_rows("db1", "target a", v3)[0]["status"] == "pass"
+    soft = environment.nfs_option_rows("db1", "target a", v3.replace("hard", "soft").replace("rsize=32768",
+                                                                                               "rsize=16384"))[0]
+    assert (soft["status"], soft["value"]) == ("warn", "soft, rsize=16384")
+
+
+def test_the_stated_nfs_client_against_v_dnfs_servers(tmp_path, monkeypatch):
+    """oracle.nfs_client: a campaign stating kNFS on a database whose v$dnfs_servers lists the
+    recorded FlashBlade exports fails; stating dNFS passes; stating dNFS on the recorded RAC
+    database (ASM, no Direct NFS) warns. The report's conditions state the client."""
+    from conftest import require_fio
+    from flashpoc import phases
+    from flashpoc.run import oracle
+
+    require_fio()
+    servers = json.loads((ORACLE_DATA / "dnfs_servers_ronekins_12cR2.json").read_text())["dnfs_servers"]
+    expected = {("knfs", True): "fail", ("dnfs", True): "pass", ("dnfs", False): "warn", ("knfs", False): "pass"}
+    for (stated, dnfs), status in expected.items():
+        db = replay_database(storage={"dnfs_servers": servers, "dnfs": True} if dnfs else None)
+        monkeypatch.setattr(oracle, "connect", db.connect)
+        cfg = fio_campaign_with_oracle(tmp_path / f"{stated}-{dnfs}", nfs_client=stated)
+        table = phases.run_check(cfg)
+        row = table[table["check"] == "nfs client"].iloc[0]
+        assert row["status"] == status, (stated, dnfs, row["detail"])
+    manifest = json.loads((cfg.resolved().results_path() / "manifest.json").read_text())
+    assert environment.manifest_conditions(manifest)["NFS client (stated)"] == "kernel NFS"

@@ -40,6 +40,8 @@ SLOW_LINK_MBPS = 1000
 FACTS_KEY = "_database_facts"
 """The key under which :func:`flashpoc.check.check_database` hands the database facts to the check
 table's ``attrs`` (for the manifest), on its first row; not a column."""
+NFS_MIN_TRANSFER = 32768
+"""Oracle's minimum rsize and wsize for data files on a kernel NFS mount."""
 DNFS_MIN_WTMAX = 32768
 """Direct NFS needs NFS servers whose write size (wtmax) is at least this (Oracle's requirement)."""
 DATABASE_PARAMETERS = ("log_buffer", "sga_max_size", "sga_target", "db_cache_size", "awr_pdb_autoflush_enabled",
@@ -88,7 +90,8 @@ def target_rows(host: str, name: str, target: Mapping[str, Any]) -> list[Row]:
         rows.append(_row(host, f"{name}: transport", None, "pass", "not found (no block device or mount behind it)"))
     elif label.startswith("NFS"):
         rows.append(_row(host, f"{name}: transport", label, "pass",
-                         f"kernel NFS mount of {target.get('mount_source')} ({target.get('mount_options')})"))
+                         f"NFS mount of {target.get('mount_source')} ({target.get('mount_options')})"))
+        rows += nfs_option_rows(host, name, target.get("mount_options"))
     else:
         via = f"{target.get('device')}" + (f" on {target['slaves']}" if target.get("slaves") else "")
         if target.get("fstype"):
@@ -109,6 +112,26 @@ def target_rows(host: str, name: str, target: Mapping[str, Any]) -> list[Row]:
     else:
         rows.append(_row(host, f"{name}: paths", paths, "pass", f"{what}: {paths} paths, all live"))
     return rows
+
+
+def nfs_option_rows(host: str, name: str, options: str | None) -> list[Row]:
+    """The ``nfs options`` row of an NFS mount: a warning on a ``soft`` mount (an I/O that times
+    out returns an error to the database instead of being retried) and on ``rsize``/``wsize``
+    under :data:`NFS_MIN_TRANSFER` (Oracle's minimum for data files on NFS)."""
+    found = dict(o.partition("=")[::2] for o in (options or "").split(",") if o)
+    problems = []  # (option, why)
+    if "soft" in found:
+        problems.append(("soft", "mounted soft: a timed-out I/O fails instead of being retried (Oracle wants hard)"))
+    for key in ("rsize", "wsize"):
+        if found.get(key, "").isdigit() and int(found[key]) < NFS_MIN_TRANSFER:
+            problems.append((f"{key}={found[key]}", f"{key}={found[key]} is under {NFS_MIN_TRANSFER} (Oracle's "
+                                                    f"minimum for data files)"))
+    if problems:
+        return [_row(host, f"{name}: nfs options", ", ".join(o for o, _ in problems), "warn",
+                     "; ".join(why for _, why in problems))]
+    shown = ", ".join(f"{k}={found[k]}" if found[k] else k for k in ("hard", "rsize", "wsize", "proto", "nconnect")
+                      if k in found)
+    return [_row(host, f"{name}: nfs options", "ok", "pass", shown or (options or ""))]
 
 
 def _speed_text(mbps: int | None) -> str:
@@ -173,10 +196,12 @@ def host_rows(campaign: Any, host_params: Any, facts: Mapping[str, Any]) -> list
 
 
 # -- database side -------------------------------------------------------------------------
-def database_rows(facts: Mapping[str, Any], host: str = "database") -> list[Row]:
-    """The storage rows of the database facts: Direct NFS servers and channels, ASM disks per
-    disk group, log_buffer, sga_max_size, awr_pdb_autoflush_enabled and CALIBRATE_IO's result."""
-    rows = []
+def database_rows(facts: Mapping[str, Any], host: str = "database", nfs_client: str | None = None) -> list[Row]:
+    """The storage rows of the database facts: the stated ``nfs_client`` (``knfs``/``dnfs``,
+    ``oracle.nfs_client``) against what the database uses, Direct NFS servers and channels, ASM
+    disks per disk group, log_buffer, sga_max_size, awr_pdb_autoflush_enabled and CALIBRATE_IO's
+    result."""
+    rows = [nfs_client_row(facts, nfs_client, host)] if nfs_client else []
     servers = facts.get("dnfs_servers") or []
     if servers:
         small = [s for s in servers if s.get("wtmax") is not None and int(s["wtmax"]) < DNFS_MIN_WTMAX]
@@ -231,6 +256,27 @@ def database_rows(facts: Mapping[str, Any], host: str = "database") -> list[Row]
                          f"DBMS_RESOURCE_MANAGER.CALIBRATE_IO: {calibrate_text(calibrated)}; reads only, one run: "
                          f"a second run on a warm array cache can read much higher"))
     return rows
+
+
+def nfs_client_row(facts: Mapping[str, Any], stated: str, host: str = "database") -> Row:
+    """The ``nfs client`` row: the campaign says kernel NFS (``knfs``) or Direct NFS (``dnfs``);
+    a campaign stating kNFS on a database whose v$dnfs_servers lists servers fails (its results
+    would be labelled with the wrong client); one stating dNFS with none listed warns, since the
+    view stays empty until the instance opens a file on NFS."""
+    servers = facts.get("dnfs_servers") or []
+    in_use = bool(servers) or bool(facts.get("dnfs")) or int(facts.get("dnfs_server_count") or 0) > 0
+    if stated == "knfs" and in_use:
+        return _row(host, "nfs client", "dNFS in use", "fail",
+                    f"oracle.nfs_client is knfs, but the instance talks to {len(servers) or 'some'} NFS server(s) "
+                    f"through Direct NFS (v$dnfs_servers): turn Direct NFS off (make -f ins_rdbms.mk dnfs_off, "
+                    f"restart) or state nfs_client: dnfs")
+    if stated == "dnfs" and not in_use:
+        return _row(host, "nfs client", "no dNFS server", "warn",
+                    "oracle.nfs_client is dnfs, but v$dnfs_servers is empty: Direct NFS lists a server only once "
+                    "the instance has opened a file on it, so check again after the first run; if it stays empty, "
+                    "Direct NFS is off (make -f ins_rdbms.mk dnfs_on) or oranfstab does not match the mounts")
+    return _row(host, "nfs client", "dNFS" if stated == "dnfs" else "kNFS", "pass",
+                "Direct NFS in use, as stated" if stated == "dnfs" else "no Direct NFS server, as stated (kernel NFS)")
 
 
 # -- the manifest's section and the report's conditions ------------------------------------
@@ -373,19 +419,29 @@ def differences(by_label: Mapping[str, Mapping[str, str]]) -> list[str]:
 
 
 # -- the report ------------------------------------------------------------------------------
-def _read_section(root: Any) -> dict[str, Any] | None:
-    """The environment section of the manifest in ``root`` (None when there is none)."""
+def _read_manifest(root: Any) -> dict[str, Any]:
+    """The manifest in ``root`` ({} when there is none)."""
     try:
-        return json.loads((Path(root) / "manifest.json").read_text()).get("environment")
+        return json.loads((Path(root) / "manifest.json").read_text())
     except (OSError, ValueError):
-        return None
+        return {}
+
+
+def manifest_conditions(manifest: Mapping[str, Any]) -> dict[str, str]:
+    """:func:`conditions` of a manifest's environment section, with the NFS client the campaign
+    stated (``oracle.nfs_client`` of its parameters)."""
+    out = conditions(manifest.get("environment"))
+    stated = ((manifest.get("params") or {}).get("oracle") or {}).get("nfs_client")
+    if stated:
+        out["NFS client (stated)"] = {"knfs": "kernel NFS", "dnfs": "Direct NFS"}.get(stated, stated)
+    return out
 
 
 def condition_lines(cfg: Any, manifest: Mapping[str, Any]) -> list[str]:
     """The report's condition bullets about the environment: how the targets were reached and the
     database set up (from ``manifest``'s environment section) and, with ``report.compare``, the
     conditions that differed between the configurations (read from each campaign's manifest)."""
-    own = conditions(manifest.get("environment"))
+    own = manifest_conditions(manifest)
     lines = []
     if own:
         lines.append("- **Storage path and database**: " + "; ".join(f"{k}: {v}" for k, v in own.items()) + ".")
@@ -396,7 +452,7 @@ def condition_lines(cfg: Any, manifest: Mapping[str, Any]) -> list[str]:
     roots = campaign_roots(cfg)
     labels = list(roots)
     by_label = {labels[0]: own}
-    by_label.update({label: conditions(_read_section(roots[label])) for label in labels[1:]})
+    by_label.update({label: manifest_conditions(_read_manifest(roots[label])) for label in labels[1:]})
     differ = differences(by_label)
     if differ:
         lines.append("- **What differed between the configurations** (as the checks recorded it): "

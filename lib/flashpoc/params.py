@@ -402,6 +402,9 @@ class OracleParams(_Strict):
     wallet_dir: str | None = None
     wallet_password_env: str | None = None
     connect_timeout_s: float = Field(5.0, gt=0, le=600)
+    nfs_client: Literal["knfs", "dnfs"] | None = Field(
+        None, description="the NFS client the database's files are meant to go through (kernel NFS or Oracle's "
+                          "Direct NFS): the check compares it with v$dnfs_servers and the report states it")
     calibrate_io: CalibrateIOParams | None = Field(
         None, description="run DBMS_RESOURCE_MANAGER.CALIBRATE_IO in the check (off by default: it loads the "
                           "array with reads for several minutes, and needs asynchronous I/O to the data files)")
