@@ -427,7 +427,8 @@ def test_a_fio_campaign_with_oracle_checks_the_database(tmp_path, monkeypatch):
     table = phases.run_check(_fio_campaign(tmp_path, {"dsn": "db1:1521/p30sdb", "user": "system"}))
     rows = {r.check: r for r in table[table["host"] == "database"].itertuples()}
     assert list(rows) == ORDER[:5] + ["db_writer_processes", "statistics", "direct nfs"] + [
-        f"asm {g['name']}" for g in facts["asm_diskgroups"]]
+        f"asm {g['name']}" for g in facts["asm_diskgroups"]] + ["log_buffer", "sga_max_size", "awr_pdb_autoflush_enabled"]
+    assert rows["sga_max_size"].value == facts["parameters"]["sga_max_size"] == "21474836480"
     assert rows["database"].value == facts["version"] and facts["db_name"] in rows["database"].detail
     assert rows["rac"].value == f"{facts['instance_count']} instances"
     assert rows["statistics"].value == "awr" and "sql_workload" in rows["statistics"].detail

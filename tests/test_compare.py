@@ -157,6 +157,7 @@ def test_two_real_fio_campaigns_compared_in_the_report(tmp_path, monkeypatch):
     assert len(csv) == len(report.comparison)
     html = report.files["report.html"].read_text()
     assert "<h2" in html and "Comparison" in html and "is <strong>not compared</strong>" in html
+    assert "Storage path and database" in html  # both checks recorded how the scratch file is reached
     assert set(report.summary["config"]) == {"psync", "libaio"}
 
     missing = campaign_from_dict({**base, "report": {"compare": [{"campaign": "nvme-of"}]}})

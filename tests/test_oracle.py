@@ -46,6 +46,11 @@ BIND_SQL = {
     "facts_dnfs": set(),
     "facts_asm": set(),
     "facts_slob_schemas": {"user_pattern"},
+    "facts_dnfs_servers": set(),
+    "facts_dnfs_channels": set(),
+    "facts_asm_disks": set(),
+    "calibrate_io": {"num_physical_disks", "max_latency", "max_iops", "max_mbps", "actual_latency"},
+    "calibrate_io_status": set(),
 }
 """Every SQL file and the bind variables it must use (the parameters of its Python caller)."""
 
@@ -237,7 +242,10 @@ def test_database_facts_shape():
         "v$parameter": (["name", "value", "isdefault"],
                         [("control_management_pack_access", "DIAGNOSTIC+TUNING", "TRUE"),
                          ("filesystemio_options", "SETALL", "FALSE")]),
+        "nfsversion": (["svrname", "dirname", "nfsversion", "wtmax", "rtmax"], []),
         "v$dnfs_servers": (["dnfs_server_count"], [(0,)]),
+        "v$dnfs_channels": (["svrname", "path", "local", "processes"], []),
+        "v$asm_disk d": (["diskgroup", "name", "path", "total_mb", "failgroup", "mode_status", "state"], []),
         "v$asm_diskgroup": (["name", "state", "type", "total_mb", "free_mb"],
                             [("DATA", "MOUNTED", "EXTERN", 1_048_576, 524_288)]),
         "dba_segments": (["username", "segment_bytes", "segment_count"], [("USER1", 8 << 30, 3)]),
@@ -248,6 +256,7 @@ def test_database_facts_shape():
     assert facts["parameters"]["sga_target"] is None
     assert facts["diagnostics_pack"] is True and facts["snapshot_method"] == "awr"
     assert facts["dnfs"] is False
+    assert facts["dnfs_servers"] == facts["dnfs_channels"] == facts["asm_disks"] == []
     assert facts["asm_diskgroups"][0]["total_mb"] == 1_048_576
     assert facts["slob_schemas"] == [{"username": "USER1", "segment_bytes": 8 << 30, "segment_count": 3}]
     slob_call = next(c for c in conn.calls if "dba_segments" in c[0])

@@ -350,3 +350,31 @@ def test_two_slob_campaigns_compared_in_the_report(tmp_path):
     assert len(bars) == 2 * 8
     manifest = json.loads((tmp_path / "results" / "slob-b" / "manifest.json").read_text())
     assert "workloads" not in manifest["params"] and manifest["params"]["engine"]["slob"]["workloads"][0]["name"] == "slob-9010"
+
+
+def test_calibrate_io_of_the_check_is_shown_next_to_the_slob_results(tmp_path, monkeypatch):
+    """oracle.calibrate_io: the check runs CALIBRATE_IO (the replay double answers with a public 18c
+    run, tests/data/oracle/README.md), the manifest keeps it and the report shows it with the SLOB
+    latencies and in its conditions."""
+    from flashpoc.run import oracle
+
+    sys.path.insert(0, str(Path(__file__).parent / "replay"))
+    from oracle_replay import ReplayDatabase
+
+    db = ReplayDatabase(DATA / "oracle" / "facts_slob19c_rac2node.json",
+                        DATA / "oracle" / "awr_rows_slob19c_rac2node_inst2_snap47_48.json",
+                        calibrate_io_file=DATA / "oracle" / "calibrate_io_dbwhisperer_18c.json")
+    monkeypatch.setattr(oracle, "connect", db.connect)
+    cfg, _ = slob_campaign(tmp_path, {1: [RAC]}, oracle={"dsn": "db1:1521/p30sdb", "user": "system",
+                                                         "calibrate_io": {"num_physical_disks": 1,
+                                                                          "max_latency_ms": 20}})
+    table = phases.run_check(cfg)
+    row = table[table["check"] == "calibrate_io"].iloc[0]
+    assert (row["value"], row["status"]) == (154, "pass")
+    phases.run_sweep(cfg, {"slob-9010": [1]}, progress=False)
+    report = phases.build_report(cfg)
+    html = report.files["report.html"].read_text()
+    text = "max 154 IOPS, 18,579 MB/s, latency 19 ms (num_physical_disks 1, max_latency 20 ms)"
+    assert html.count(text) == 2  # the conditions, and next to the SLOB latencies
+    assert html.index("CALIBRATE_IO</strong> (<code>DBMS_RESOURCE_MANAGER.CALIBRATE_IO</code>") > html.index(
+        "Results: latency percentiles")

@@ -31,7 +31,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import safety
+from . import environment, safety
 from .engines import get_engine
 from .errors import CheckFailed, RemoteError
 from .params import Campaign, HostParams, TargetParams
@@ -99,7 +99,7 @@ def evaluate_facts(campaign: Campaign, host_params: HostParams, facts: dict[str,
                              f"no facts were collected for {target.path}"))
             continue
         rows.extend(_evaluate_target(campaign, host, target, tfacts))
-    return rows
+    return rows + environment.host_rows(campaign, host_params, facts)
 
 
 def _clock_row(host: str, facts: dict[str, Any]) -> Row:
@@ -376,6 +376,7 @@ def check_environment(campaign: Campaign, *,
     rows += get_engine(campaign.engine).check_campaign(campaign, facts_by_host, connect)
     df = pd.DataFrame(rows, columns=COLUMNS)
     df.attrs["facts"] = facts_by_host
+    df.attrs["database_facts"] = next((r[environment.FACTS_KEY] for r in rows if environment.FACTS_KEY in r), None)
     return df
 
 
@@ -426,7 +427,11 @@ def database_facts(oracle_params: Any) -> dict[str, Any]:
     from .run import oracle
 
     with oracle.connect(oracle_params.settings()) as conn:
-        return oracle.database_facts(conn)
+        facts = oracle.database_facts(conn)
+        if oracle_params.calibrate_io is not None:  # minutes of reads on the array: only when asked
+            facts["calibrate_io"] = oracle.calibrate_io(conn, oracle_params.calibrate_io.num_physical_disks,
+                                                        oracle_params.calibrate_io.max_latency_ms)
+        return facts
 
 
 def check_database(campaign: Campaign, *,
@@ -443,4 +448,6 @@ def check_database(campaign: Campaign, *,
         dbfacts = oracle_facts(campaign.oracle)
     except FlashpocError as error:
         return [_row(CAMPAIGN_ROW_HOST, "database", campaign.oracle.dsn, "fail", str(error))]
-    return get_engine(campaign.engine).check_database_facts(campaign, dbfacts)
+    rows = get_engine(campaign.engine).check_database_facts(campaign, dbfacts) + environment.database_rows(
+        dbfacts, nfs_client=campaign.oracle.nfs_client)
+    return [{**rows[0], environment.FACTS_KEY: dbfacts}, *rows[1:]] if rows else rows

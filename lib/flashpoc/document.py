@@ -28,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import analysis, hostlimit, summary, tables
+from . import analysis, environment, hostlimit, summary, tables
 from .engines import get_engine
 from .params import parse_size
 from .summary import KIND_THROUGHPUT
@@ -257,6 +257,7 @@ def conditions(report, context: Context) -> list[Any]:
     if report.configs:
         others = [f"{o.label or o.campaign} (campaign `{o.campaign}`)" for o in cfg.report.compare]
         lines.append(f"- **Compared with**: {', '.join(others)}; their conditions are in their own reports.")
+    lines += environment.condition_lines(cfg, context.manifest)
     items: list[Any] = ["\n".join(lines)]
     items.append(hosts_table(cfg, context))
     if cfg.targets:
@@ -481,7 +482,7 @@ def results(report, context: Context) -> list[DocSection]:
     latency = with_lead("latency_percentiles")
     if not latency and not engine.measures_oracle:
         latency = [summary.distribution_text(report.detail) or "(the engine reports no latency percentiles)"]
-    latency += [*with_lead("oracle_latency"), *with_lead("read_latency_shares")]
+    latency += [*with_lead("oracle_latency"), *with_lead("read_latency_shares"), *environment.calibrate_items(context.manifest)]
     hosts = [report.hosts_text]
     if not report.hosts.empty:
         hosts.append(summary.hosts_display(report.hosts))

@@ -379,6 +379,15 @@ def slob_size_bytes(text: str) -> int:
     return int(text) * 8192
 
 
+class CalibrateIOParams(_Strict):
+    """``DBMS_RESOURCE_MANAGER.CALIBRATE_IO`` as a step of the check (``oracle.calibrate_io``)."""
+
+    num_physical_disks: int = Field(ge=1, le=100000, description="physical disks (or SSDs) behind the data "
+                                                                 "files, CALIBRATE_IO's num_physical_disks")
+    max_latency_ms: int = Field(10, ge=10, le=10000, description="the largest latency (ms) allowed for "
+                                                                 "db_block_size reads (CALIBRATE_IO's max_latency)")
+
+
 class OracleParams(_Strict):
     """How the workbook reaches the database through python-oracledb (thin); holds no secret.
 
@@ -393,6 +402,12 @@ class OracleParams(_Strict):
     wallet_dir: str | None = None
     wallet_password_env: str | None = None
     connect_timeout_s: float = Field(5.0, gt=0, le=600)
+    nfs_client: Literal["knfs", "dnfs"] | None = Field(
+        None, description="the NFS client the database's files are meant to go through (kernel NFS or Oracle's "
+                          "Direct NFS): the check compares it with v$dnfs_servers and the report states it")
+    calibrate_io: CalibrateIOParams | None = Field(
+        None, description="run DBMS_RESOURCE_MANAGER.CALIBRATE_IO in the check (off by default: it loads the "
+                          "array with reads for several minutes, and needs asynchronous I/O to the data files)")
 
     @field_validator("password_env", "wallet_password_env")
     @classmethod

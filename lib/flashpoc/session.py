@@ -99,13 +99,16 @@ def run_check(cfg: Campaign, *, connect=hostlib.connect) -> pd.DataFrame:
     The table has one row per (host, check) with a ``status`` of pass, warn or fail; use
     :func:`flashpoc.check.require_pass` to stop before any I/O when something failed.
     """
+    from .environment import environment_section
+
     with open_campaign(cfg) as wb:
         table = check.check_environment(wb.cfg, connect=connect)
         wb.store.write_table("check.csv", table)
         versions = get_engine(wb.cfg.engine).check_versions(table)
         facts = table.attrs.get("facts") or {}
         wb.store.write_manifest(manifest_params(wb.cfg), wb.cfg.params_hash(), engine=wb.cfg.engine,
-                                engine_versions=versions, host_facts=facts, workbook=workbook_root())
+                                engine_versions=versions, host_facts=facts, workbook=workbook_root(),
+                                environment=environment_section(facts, table.attrs.get("database_facts")))
         wb.store.write_json("check.json", {"params_hash": wb.cfg.params_hash(), "verdict": check.verdict(table)})
         return table
 

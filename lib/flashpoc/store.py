@@ -181,8 +181,9 @@ class CampaignStore:
     # -- manifest ---------------------------------------------------------------
     def write_manifest(self, params: dict[str, Any], params_hash: str, *, engine: str,
                        engine_versions: dict[str, str], host_facts: dict[str, Any],
-                       workbook: Path | None = None) -> Path:
-        """Write manifest.json (refusing a directory written by another format version)."""
+                       workbook: Path | None = None, environment: dict[str, Any] | None = None) -> Path:
+        """Write manifest.json (refusing a directory written by another format version);
+        ``environment`` is the engine-blind section of :func:`flashpoc.environment.environment_section`."""
         existing = self.root / "manifest.json"
         if existing.exists():
             self.check_format()
@@ -195,6 +196,7 @@ class CampaignStore:
             "params_hash": params_hash,
             "params": params,
             "host_facts": host_facts,
+            "environment": environment or {},
             "git_commit": git_commit(workbook) if workbook else None,
         }
         return self.write_json("manifest.json", manifest)

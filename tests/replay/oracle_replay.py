@@ -50,6 +50,10 @@ def _facts_rows(facts: dict) -> dict[str, list[dict]]:
         "facts_dnfs": [{"dnfs_server_count": facts["dnfs_server_count"]}],
         "facts_asm": facts["asm_diskgroups"],
         "facts_slob_schemas": facts["slob_schemas"],
+        # the storage facts a recording may hold (none: no Direct NFS, no ASM disks recorded)
+        "facts_dnfs_servers": facts.get("dnfs_servers") or [],
+        "facts_dnfs_channels": facts.get("dnfs_channels") or [],
+        "facts_asm_disks": facts.get("asm_disks") or [],
     }
 
 
@@ -58,11 +62,15 @@ class ReplayDatabase:
 
     def __init__(self, facts_file: Path, awr_rows_file: Path, *, statement_delay_s: float = 0.0,
                  fail_on: dict[str, str] | None = None, refuse_logins_after: int | None = None,
-                 pack_access: str | None = None):
+                 pack_access: str | None = None, storage: dict | None = None, calibrate_io_file: Path | None = None):
         """``pack_access`` replaces the recorded ``control_management_pack_access`` (``"NONE"``:
-        a site without the Diagnostics Pack, which flashpoc serves with Statspack)."""
+        a site without the Diagnostics Pack, which flashpoc serves with Statspack); ``storage``
+        adds recorded storage rows to the facts (``dnfs_servers``, ``dnfs_channels``,
+        ``asm_disks``); ``calibrate_io_file`` is a recorded CALIBRATE_IO run (its out values and
+        the DBA_RSRC_IO_CALIBRATE row), without which a calibration is refused."""
         rows = json.loads(awr_rows_file.read_text())
-        facts = json.loads(facts_file.read_text())
+        facts = {**json.loads(facts_file.read_text()), **(storage or {})}
+        self.calibration = json.loads(calibrate_io_file.read_text()) if calibrate_io_file else None
         if pack_access is not None:
             facts["parameters"]["control_management_pack_access"] = pack_access
             facts["diagnostics_pack"] = "DIAGNOSTIC" in pack_access
@@ -152,6 +160,18 @@ class _Cursor:
             db.queries.append((name, dict(binds or {})))
         if name in ("create_snapshot", "statspack_snapshot"):
             binds["snap_id"].value = next(db.snap_ids)
+            return
+        if name == "calibrate_io":
+            if db.calibration is None:
+                raise oracledb.DatabaseError("replay double: no CALIBRATE_IO run recorded")
+            for out in ("max_iops", "max_mbps", "actual_latency"):
+                binds[out].value = db.calibration[out]
+            return
+        if name == "calibrate_io_status":
+            rows = [db.calibration["dba_rsrc_io_calibrate"]] if db.calibration else []
+            columns = list(rows[0]) if rows else ["none"]
+            self.description = [(c.upper(),) for c in columns]
+            self._rows = [tuple(r.get(c) for c in columns) for r in rows]
             return
         rows = db.answers[name]
         if name.startswith(("awr_", "stats_")) and name not in ("awr_snapshot", "stats_snapshot"):

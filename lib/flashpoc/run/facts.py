@@ -17,13 +17,30 @@ The parsed dict (JSON-serialisable, for the results manifest)::
                   "free_bytes": None, "direct": True, "direct_error": None,
                   "source": "/dev/mapper/lun1", "device": "dm-3", "slaves": "sdb sdc",
                   "scheduler": "none", "queue_depth": None, "nr_requests": 256,
-                  "rotational": False}]}
+                  "rotational": False, "transport": "iscsi", "paths": 2, "paths_live": 2,
+                  "multipath": "dm mpatha", "fstype": None, "mount_source": None,
+                  "mount_options": None}],
+     "links": {"net": [{"name": "ens1f0", "speed_mbps": 25000, "state": "up"}],
+               "fc": [{"name": "host0", "speed": "16 Gbit", "state": "Online"}],
+               "ib": [{"name": "mlx4_0/1", "rate": "40 Gb/sec (4X QDR)", "state": "4: ACTIVE",
+                       "link_layer": "InfiniBand"}]}}
 
 ``type`` is ``block``, ``file``, ``directory``, ``other`` or ``missing``; ``free_bytes`` is
 the space available (``df -P -B1``) on the file system holding a file target or, when
 it is missing, its parent directory (``None`` for block devices); ``device`` is the
 ``/sys/block`` name of the whole disk (or device-mapper device) behind the target.
 ``cpus`` is the number of online CPUs (``getconf _NPROCESSORS_ONLN``, else ``nproc``).
+
+How a target is reached (read-only, from sysfs and procfs): ``transport`` of the disk under it
+(``nvme-pcie``/``nvme-tcp``/``nvme-rdma``/``nvme-fc`` from the NVMe controller's ``transport``,
+``fc``/``iscsi``/``sas`` from the SCSI host's class, ``sata``, ``virtio-blk``, ``virtio-scsi``,
+``scsi``, ``loop``, ...); for a device-mapper multipath device (dm uuid ``mpath-``) or a native
+NVMe multipath namespace, ``paths`` and ``paths_live`` (paths whose SCSI device is ``running`` or
+NVMe controller ``live``) and ``multipath`` (``dm NAME`` or ``nvme SUBSYSTEM IOPOLICY``); for a
+file, ``fstype``, ``mount_source`` and ``mount_options`` of the mount holding it
+(``/proc/self/mountinfo``: an NFS mount's version and options). ``links`` lists the host's network
+links (``/sys/class/net``, lo left out; ``speed_mbps`` None when the link reports none), FC ports
+(``/sys/class/fc_host``) and InfiniBand ports (``/sys/class/infiniband``).
 
 For an existing block device or file, read-only probes say what a write would destroy and who
 uses it (see :mod:`flashpoc.safety`): ``header_hex`` (its first 8 KiB, ``od``), ``blkid``
@@ -46,14 +63,22 @@ FACTS_VERSION = 1
 FACTS_TIMEOUT_S = 120.0
 
 INT_KEYS = frozenset({"facts_version", "cpus", "mem_total_bytes", "size_bytes", "free_bytes",
-                      "queue_depth", "nr_requests"})
+                      "queue_depth", "nr_requests", "paths", "paths_live"})
 BOOL_KEYS = frozenset({"exists", "parent_exists", "parent_writable", "direct", "rotational"})
 HOST_KEYS = ("facts_version", "hostname", "os", "kernel", "cpus", "mem_total_bytes", "fio_path",
              "fio_version")
 TARGET_KEYS = ("path", "exists", "type", "size_bytes", "parent_exists", "parent_writable",
                "free_bytes", "direct", "direct_error", "source", "device", "slaves", "scheduler",
                "queue_depth", "nr_requests", "rotational", "header_hex", "blkid", "mounted", "holders",
-               "open_by")
+               "open_by", "transport", "paths", "paths_live", "multipath", "fstype", "mount_source",
+               "mount_options")
+LINK_KEYS = ("links.net", "links.fc", "links.ib")
+"""Host keys listing the host's links, ``;``-separated entries of ``|``-separated fields:
+``links.net`` ``name|speed Mb/s|operstate`` (/sys/class/net), ``links.fc``
+``host|speed|port_state`` (/sys/class/fc_host), ``links.ib`` ``device/port|rate|state|link_layer``
+(/sys/class/infiniband)."""
+LINK_FIELDS = {"links.net": ("name", "speed_mbps", "state"), "links.fc": ("name", "speed", "state"),
+               "links.ib": ("name", "rate", "state", "link_layer")}
 
 # Functions first, then the host facts; the per-call part (fio executable, one
 # ``target_facts`` line per path, each value quoted) is appended by facts_script().
@@ -193,7 +218,105 @@ target_facts() {
     put "$k.nr_requests" "$(cat "$q/nr_requests" 2>/dev/null)"
     r=$(cat "$q/rotational" 2>/dev/null)
     case $r in 1) put "$k.rotational" yes ;; 0) put "$k.rotational" no ;; *) put "$k.rotational" unknown ;; esac
+    transport_facts "$k" "$dev"
   fi
+  [ "$type" = block ] || [ -z "$where" ] || mount_facts "$k" "$(readlink -f "$where" 2>/dev/null || printf '%s' "$where")"
+}
+firstline() { head -n 1 "$1" 2>/dev/null | tr -d '\r'; }
+leaf_transport() {
+  # the transport of a whole disk (/sys/block name $1): sets tr (and np/nl for NVMe multipath)
+  n=$1; dv=$(readlink -f "$SYS/block/$n/device" 2>/dev/null)
+  case $n in
+    nvme*)
+      num=${n#nvme}; num=${num%%[!0-9]*}; t=; c=0; live=0
+      if [ -n "$dv" ] && [ -r "$dv/transport" ]; then t=$(firstline "$dv/transport")
+      else
+        sub=$dv; [ -n "$sub" ] && ls -d "$sub"/nvme[0-9]* >/dev/null 2>&1 || sub=$SYS/class/nvme-subsystem/nvme-subsys$num
+        for x in "$sub"/nvme[0-9]*; do
+          [ -r "$x/transport" ] || continue
+          c=$((c + 1)); [ -n "$t" ] || t=$(firstline "$x/transport")
+          [ "$(firstline "$x/state")" = live ] && live=$((live + 1))
+        done
+        [ -n "$t" ] || t=$(firstline "$SYS/class/nvme/nvme$num/transport")
+        if [ $c -gt 0 ] && [ -z "$np" ]; then np=$c; nl=$live; mp="nvme ${sub##*/} $(firstline "$sub/iopolicy")"; fi
+      fi
+      tp=nvme-${t:-unknown} ;;
+    sd*|sr*)
+      h=$(printf '%s\n' "$dv" | tr '/' '\n' | grep -E '^host[0-9]+$' | head -n 1)
+      if [ -n "$h" ] && [ -d "$SYS/class/fc_host/$h" ]; then tp=fc
+      elif [ -n "$h" ] && [ -d "$SYS/class/iscsi_host/$h" ]; then tp=iscsi
+      elif printf '%s' "$dv" | grep -q '/session[0-9]'; then tp=iscsi
+      elif [ -n "$h" ] && [ -d "$SYS/class/sas_host/$h" ]; then tp=sas
+      elif printf '%s' "$dv" | grep -q '/ata[0-9]'; then tp=sata
+      elif printf '%s' "$dv" | grep -q '/usb[0-9]'; then tp=usb
+      elif printf '%s' "$dv" | grep -q '/virtio[0-9]'; then tp=virtio-scsi
+      else tp=scsi; fi ;;
+    vd*) tp=virtio-blk ;;
+    xvd*) tp=xen-blk ;;
+    loop*) tp=loop ;;
+    md*) tp=md ;;
+    zram*) tp=zram ;;
+    *) tp= ;;
+  esac
+}
+transport_facts() {
+  # transport, multipath paths of the /sys/block device $2, printed under key $1
+  k=$1; n=$2; tp=; np=; nl=; mp=; depth=0
+  while :; do
+    case $n in dm-*) ;; *) break ;; esac
+    sl=$(ls "$SYS/block/$n/slaves" 2>/dev/null | tr '\n' ' ')
+    case $(firstline "$SYS/block/$n/dm/uuid") in
+      mpath-*)
+        np=0; nl=0
+        for s in $sl; do
+          np=$((np + 1))
+          case $(firstline "$SYS/block/$s/device/state") in running|live|'') nl=$((nl + 1)) ;; esac
+        done
+        mp="dm $(firstline "$SYS/block/$n/dm/name")" ;;
+    esac
+    set -- $sl; depth=$((depth + 1))
+    [ -n "$1" ] && [ $depth -lt 8 ] || { n=; break; }
+    n=$1
+  done
+  [ -n "$n" ] && leaf_transport "$n"
+  put "$k.transport" "$tp"
+  put "$k.paths" "$np"
+  put "$k.paths_live" "$nl"
+  put "$k.multipath" "$mp"
+}
+mount_facts() {
+  # file system type, source and options of the mount holding path $2 (longest mount point
+  # prefix in mountinfo, the last mounted on top), printed under key $1
+  awk -v p="$2" -v k="$1" '
+    { for (i = 7; i <= NF && $i != "-"; i++) ; if (i > NF) next
+      m = $5; gsub(/\\040/, " ", m)
+      if (m == "/" || p == m || index(p, m "/") == 1) {
+        if (length(m) >= best) { best = length(m); fs = $(i + 1); src = $(i + 2); opt = $(i + 3) }
+      } }
+    END { if (fs != "") printf "%s.fstype=%s\n%s.mount_source=%s\n%s.mount_options=%s\n", k, fs, k, src, k, opt }
+  ' "$PROC/self/mountinfo" 2>/dev/null
+}
+link_facts() {
+  # the host's network, FC and InfiniBand links and their speeds
+  l=
+  for d in "$SYS"/class/net/*; do
+    [ -e "$d" ] || continue; i=${d##*/}; [ "$i" = lo ] && continue
+    sp=$(firstline "$d/speed"); case $sp in ''|*[!0-9-]*) sp=unknown ;; esac
+    l="$l$i|$sp|$(firstline "$d/operstate");"
+  done
+  put links.net "${l%;}"
+  l=
+  for d in "$SYS"/class/fc_host/*; do
+    [ -e "$d" ] || continue
+    l="$l${d##*/}|$(firstline "$d/speed")|$(firstline "$d/port_state");"
+  done
+  put links.fc "${l%;}"
+  l=
+  for d in "$SYS"/class/infiniband/*/ports/*; do
+    [ -e "$d" ] || continue; dev=${d%/ports/*}
+    l="$l${dev##*/}/${d##*/}|$(firstline "$d/rate")|$(firstline "$d/state")|$(firstline "$d/link_layer");"
+  done
+  put links.ib "${l%;}"
 }
 put facts_version 1
 put hostname "$( (hostname || uname -n || cat /proc/sys/kernel/hostname) 2>/dev/null)"
@@ -202,6 +325,7 @@ put kernel "$(uname -r 2>/dev/null)"
 put cpus "$( (getconf _NPROCESSORS_ONLN || nproc) 2>/dev/null)"
 kb=$(sed -n 's/^MemTotal: *\([0-9][0-9]*\) kB$/\1/p' /proc/meminfo 2>/dev/null)
 case $kb in ''|*[!0-9]*) put mem_total_bytes "" ;; *) put mem_total_bytes $((kb * 1024)) ;; esac
+link_facts
 """
 
 _SCRIPT_FIO = r"""
@@ -219,12 +343,14 @@ fi
 """
 
 
-def facts_script(fio: str, target_paths: list[str]) -> str:
+def facts_script(fio: str, target_paths: list[str], *, sys_root: str = "/sys", proc_root: str = "/proc") -> str:
     """Return the shell script that prints the facts of a host and of ``target_paths``.
 
     Args:
         fio: the fio executable on the host (a name looked up in PATH, or a path).
         target_paths: block devices or files, in the order they appear in the output.
+        sys_root, proc_root: where the transport, multipath, mount and link facts read sysfs
+            and procfs (tests point them at captured trees).
 
     Raises:
         ValueError: when a path is empty or spans lines (it would break the output format).
@@ -233,7 +359,7 @@ def facts_script(fio: str, target_paths: list[str]) -> str:
         if not path or any(ch in path for ch in "\n\r\0"):
             raise ValueError(f"{path!r} is not a usable path (empty or spans lines)")
     head = _SCRIPT_HEAD.strip("\n").replace("@HEADER_BYTES@", str(int(safety.HEADER_BYTES)))
-    lines = [head, f"fio={quote(fio)}", _SCRIPT_FIO.strip("\n")]
+    lines = [f"SYS={quote(sys_root)}; PROC={quote(proc_root)}", head, f"fio={quote(fio)}", _SCRIPT_FIO.strip("\n")]
     lines += [f"target_facts {i} {quote(path)}" for i, path in enumerate(target_paths)]
     lines.append("exit 0")
     return "\n".join(lines) + "\n"
@@ -304,6 +430,7 @@ def parse_facts(text: str) -> dict[str, Any]:
     """
     facts: dict[str, Any] = dict.fromkeys(HOST_KEYS)
     targets: dict[int, dict[str, Any]] = {}
+    links: dict[str, list[dict[str, Any]]] = {}
     for line in text.splitlines():
         key, sep, value = line.partition("=")
         if not sep:
@@ -316,11 +443,29 @@ def parse_facts(text: str) -> dict[str, Any]:
             target[name] = value if name == "path" else _convert(name, value)
         elif key in HOST_KEYS:
             facts[key] = _convert(key, value)
+        elif key in LINK_KEYS:
+            links[key.split(".", 1)[1]] = parse_links(key, value)
     if facts["facts_version"] != FACTS_VERSION:
         found = "no facts_version line" if facts["facts_version"] is None else f"version {facts['facts_version']}"
         raise ParseError(f"host facts: expected facts_version={FACTS_VERSION}, found {found}:\n{text[:500]}")
     facts["targets"] = [targets[i] for i in sorted(targets)]
+    facts["links"] = links
     return facts
+
+
+def parse_links(key: str, value: str) -> list[dict[str, Any]]:
+    """The entries of a ``links.*`` line (:data:`LINK_KEYS`) as dicts of :data:`LINK_FIELDS`
+    (``speed_mbps`` an int, None when the link reports none, e.g. -1 for a link that is down)."""
+    if value in ("", "unknown"):
+        return []
+    entries = []
+    for entry in value.split(";"):
+        fields = dict(zip(LINK_FIELDS[key], entry.split("|")))
+        if "speed_mbps" in fields:
+            speed = fields["speed_mbps"]
+            fields["speed_mbps"] = int(speed) if speed.isdigit() and int(speed) > 0 else None
+        entries.append({name: (text or None) if isinstance(text, str) else text for name, text in fields.items()})
+    return entries
 
 
 def target_lines(host: LocalHost | SSHHost, targets: list, probe: str, what: str) -> list[str]:

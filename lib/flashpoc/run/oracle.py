@@ -73,6 +73,9 @@ KEY_PARAMETERS: tuple[str, ...] = (
     "filesystemio_options",
     "disk_asynch_io",
     "control_management_pack_access",
+    "log_buffer",
+    "sga_max_size",
+    "awr_pdb_autoflush_enabled",
 )
 """Instance parameters :func:`database_facts` reports (``sql/facts_parameters.sql``)."""
 
@@ -401,9 +404,49 @@ def database_facts(conn: Any, slob_user_pattern: str = SLOB_USER_PATTERN) -> dic
         "dnfs": int(dnfs["dnfs_server_count"]) > 0,
         "asm_diskgroups": _execute(conn, "facts_asm"),
         "slob_schemas": _execute(conn, "facts_slob_schemas", {"user_pattern": slob_user_pattern}),
+        **storage_facts(conn),
     }
     facts["snapshot_method"] = "awr" if facts["diagnostics_pack"] else "statspack"
     return facts
+
+
+def storage_facts(conn: Any) -> dict[str, list[dict[str, Any]]]:
+    """How the database reaches its storage: ``dnfs_servers`` (``v$dnfs_servers``: svrname,
+    dirname, nfsversion, wtmax, rtmax), ``dnfs_channels`` (``v$dnfs_channels``: svrname, path,
+    local, processes) and ``asm_disks`` (``v$asm_disk``: diskgroup, name, path, total_mb,
+    failgroup, mode_status, state); empty lists without Direct NFS or ASM.
+
+    Raises:
+        RemoteError: A query failed.
+    """
+    return {"dnfs_servers": _execute(conn, "facts_dnfs_servers"),
+            "dnfs_channels": _execute(conn, "facts_dnfs_channels"),
+            "asm_disks": _execute(conn, "facts_asm_disks")}
+
+
+def calibrate_io(conn: Any, num_physical_disks: int, max_latency_ms: int) -> dict[str, Any]:
+    """Run ``DBMS_RESOURCE_MANAGER.CALIBRATE_IO`` (minutes of read load on the array) and return
+    ``{"max_iops", "max_mbps", "latency_ms", "num_physical_disks", "max_latency_ms", "recorded"}``,
+    ``recorded`` being the row of ``DBA_RSRC_IO_CALIBRATE`` after the run (None when empty).
+
+    Raises:
+        RemoteError: The calibration failed (e.g. ORA-56708: no asynchronous I/O to the data files,
+            or another calibration running).
+    """
+    sql = load_sql("calibrate_io")
+    try:
+        with conn.cursor() as cursor:
+            out = {name: cursor.var(int) for name in ("max_iops", "max_mbps", "actual_latency")}
+            cursor.execute(sql, {"num_physical_disks": int(num_physical_disks), "max_latency": int(max_latency_ms),
+                                 **out})
+            values = {name: var.getvalue() for name, var in out.items()}
+    except oracledb.Error as exc:
+        raise RemoteError(f"Oracle sql/calibrate_io.sql (DBMS_RESOURCE_MANAGER.CALIBRATE_IO) failed: {exc}") from None
+    recorded = _execute(conn, "calibrate_io_status")
+    return {"max_iops": values["max_iops"], "max_mbps": values["max_mbps"], "latency_ms": values["actual_latency"],
+            "num_physical_disks": int(num_physical_disks), "max_latency_ms": int(max_latency_ms),
+            "recorded": {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in recorded[0].items()}
+            if recorded else None}
 
 
 def diagnostics_pack_enabled(parameters: Mapping[str, Any]) -> bool:
