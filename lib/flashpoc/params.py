@@ -1231,6 +1231,9 @@ def read_parameters_file(path: str | Path) -> dict[str, Any]:
     except ValueError as error:  # ParameterError too
         raise ParameterError(f"invalid parameters in {path}: {error}") from None
     except yaml.YAMLError as error:
+        if "maximum nesting depth" in str(getattr(error, "problem", "")):  # PyYAML >= 6.0.4 stops deep nesting itself
+            raise ParameterError(f"invalid parameters in {path}: line {_line(error.problem_mark)}: nested more than "
+                                 f"{MAX_DEPTH} levels deep") from None
         raise ParameterError(f"{path} is not valid YAML: {_yaml_problem(error, text)}") from None
     if values is None:
         raise ParameterError(f"invalid parameters in {path}: the file is empty (expected a mapping of keys such as "
