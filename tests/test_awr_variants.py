@@ -27,6 +27,7 @@ F_RAC_122_HTML = DATA / "12.2.0.1_rac_global_slob_single_instance_awr_rac.html.g
 F_18C_EXADATA = DATA / "18c_rac_instance_prod_awr.htm"
 F_122 = DATA / "12.2.0.1_single_prod_awr.html"
 F_19C_PREAMBLE = DATA / "19c_single_awrrpt_with_sqlplus_prompt_preamble.html"
+F_11204 = DATA / "11.2.0.4_single_prod_awr.html.gz"
 
 _CACHE: dict[Path, dict] = {}
 
@@ -123,6 +124,44 @@ def test_rac_global_html_122():
     metrics = point_metrics(report)
     # "physical read IO requests 10,535,057 8,047.33 ..."; 15.3 + 74.0 + 8.1 under 1 ms
     assert (metrics["read_iops"], metrics["db_file_sequential_read_under_1ms_pct"]) == (8047.33, 97.4)
+
+
+# --------------------------------------------------------------------------- 11.2.0.4
+
+
+def test_11204_html_report():
+    """An 11.2.0.4 HTML report: its Top 10 names the column 'Wait Avg(ms)' and prints whole
+    milliseconds, its wait events 'Avg wait (ms)', its 'IOStat by Function summary' 'Avg Tm(ms)'
+    with bare numbers (that section was not understood: 'expected a latency with a unit')."""
+    report = parsed(F_11204)
+    header = report["header"]
+    assert (header["version"], header["db_name"], header["rac"], header["elapsed_min"], header["db_time_min"]) == (
+        "11.2.0.4.0", "XYDB", False, 60.09, 111.32)
+    assert report["sections"]["not_understood"] == []
+    assert {"Top 10 Foreground Events by Total Wait Time", "Wait Event Histogram", "IOStat by Function summary",
+            "Host CPU"} <= set(report["sections"]["read"])
+    # "db file sequential read  1,938,901  40.7  0  .6  User I/O"; "log file sync  77,395  176.8  2  2.6  Commit"
+    seq = top_event(report, "db file sequential read")
+    assert (seq["waits"], seq["total_time_s"], seq["avg_wait_us"], seq["pct_db_time"], seq["wait_class"]) == (
+        1938901, 40.7, 0.0, 0.6, "User I/O")
+    assert top_event(report, "log file sync")["avg_wait_us"] == 2000.0
+    # Background: "log file parallel write  92,374  0  168  2  1.01  39.65"
+    assert report["key_events"]["log file parallel write"] == 2000.0
+    assert report["key_event_waits"]["log file parallel write"] == 92374
+    # "db file sequential read  1940.1K  99.9  .1  .0  .0  .0  .0  .0"
+    assert histogram(report, "Wait Event Histogram", "db file sequential read") == {
+        "<1ms": "99.9", "<2ms": ".1", "<4ms": ".0", "<8ms": ".0", "<16ms": ".0", "<32ms": ".0", "<=1s": ".0", ">1s": ""}
+    # "36  36  36  1.31  1.18  2.8  1.5  0.2  95.6"
+    assert report["host_cpu"] == {"cpus": 36, "load_begin": 1.31, "load_end": 1.18, "user_pct": 2.8,
+                                  "system_pct": 1.5, "wio_pct": 0.2, "idle_pct": 95.6}
+    # "LGWR  12M  0.24  .003M  18.1G  30.61  5.147M  186.5K  1.29"; "DBWR ... 8897  11.40"
+    iostat = {r["function"]: r for r in report["iostat_by_function"]}
+    assert (iostat["LGWR"]["avg_time_us"], iostat["LGWR"]["waits_count"]) == (1290.0, 186500)
+    assert iostat["DBWR"]["avg_time_us"] == 11400.0
+    metrics = point_metrics(report)
+    # "Read IO requests: 1,132.7"; "Buffer  Hit   %: 100.00"; DB CPU "78.4" % DB time
+    assert (metrics["read_iops"], metrics["buffer_hit_pct"], metrics["db_cpu_pct_of_db_time"]) == (1132.7, 100.0, 78.4)
+    assert metrics["db_file_sequential_read_under_1ms_pct"] == 99.9
 
 
 # --------------------------------------------------------------------------- PDB report, doubled quotes

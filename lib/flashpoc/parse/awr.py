@@ -1026,6 +1026,8 @@ def _iostat_by_function(report: _TextReport | _HtmlReport) -> list[dict[str, Any
     table = report.table("IOStat by Function summary")
     if table is None:
         return None
+    # 'Avg Time' (12c+: cells carry their unit) or 'Avg Tm(ms)' (11.2: bare milliseconds)
+    unit = header_unit(table.header[8]) if len(table.header) > 8 else None
     out = []
     for row in table.rows:
         cells = [c for c in row]
@@ -1046,7 +1048,7 @@ def _iostat_by_function(report: _TextReport | _HtmlReport) -> list[dict[str, Any
                 "write_data_per_s_printed": cells[6],
                 "write_mb_per_s": _data_mb(cells[6]),
                 "waits_count": _int_or_none(parse_count(cells[7])),
-                "avg_time_us": parse_latency_us(cells[8]),
+                "avg_time_us": parse_latency_us(cells[8], unit),
             }
         )
     return out
