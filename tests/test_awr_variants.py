@@ -28,6 +28,7 @@ F_18C_EXADATA = DATA / "18c_rac_instance_prod_awr.htm"
 F_122 = DATA / "12.2.0.1_single_prod_awr.html"
 F_19C_PREAMBLE = DATA / "19c_single_awrrpt_with_sqlplus_prompt_preamble.html"
 F_11204 = DATA / "11.2.0.4_single_prod_awr.html.gz"
+F_121 = DATA / "12.1.0.2_single_prod_awr.html.gz"
 
 _CACHE: dict[Path, dict] = {}
 
@@ -162,6 +163,36 @@ def test_11204_html_report():
     # "Read IO requests: 1,132.7"; "Buffer  Hit   %: 100.00"; DB CPU "78.4" % DB time
     assert (metrics["read_iops"], metrics["buffer_hit_pct"], metrics["db_cpu_pct_of_db_time"]) == (1132.7, 100.0, 78.4)
     assert metrics["db_file_sequential_read_under_1ms_pct"] == 99.9
+
+
+def test_121_html_report():
+    """A 12.1.0.2 HTML report: 'Wait Avg(ms)' with two decimals in the Top 10, 'Avg Tm(ms)' in
+    IOStat by Function (not understood before, as in 11.2), one 'Wait Event Histogram'."""
+    report = parsed(F_121)
+    header = report["header"]
+    assert (header["version"], header["db_name"], header["begin_snap"], header["end_snap"], header["elapsed_min"],
+            header["db_time_min"]) == ("12.1.0.2.0", "RECEIPT", 173494, 173496, 60.24, 229.98)
+    assert report["sections"]["not_understood"] == []
+    # "db file sequential read  928,041  1918.4  2.07  13.9  User I/O"
+    seq = top_event(report, "db file sequential read")
+    assert (seq["waits"], seq["total_time_s"], seq["avg_wait_us"], seq["pct_db_time"]) == (928041, 1918.4, 2070.0, 13.9)
+    assert top_event(report, "direct path read")["avg_wait_us"] == 3900.0  # "524,921  2048.1  3.90  14.8"
+    assert report["key_event_waits"]["log file parallel write"] == 102228  # background "102,228  0  286 ..."
+    # "db file sequential read  938.5K  45.3  27.6  14.3  10.1  2.2  .4  .1"
+    assert histogram(report, "Wait Event Histogram", "db file sequential read") == {
+        "<1ms": "45.3", "<2ms": "27.6", "<4ms": "14.3", "<8ms": "10.1", "<16ms": "2.2", "<32ms": ".4", "<=1s": ".1",
+        ">1s": ""}
+    # "12  ...  2.62  2.85  16.4  3.7  4.8  79.9"
+    assert (report["host_cpu"]["cpus"], report["host_cpu"]["user_pct"], report["host_cpu"]["wio_pct"]) == (12, 16.4, 4.8)
+    # "Buffer Cache Reads  35.2G  415.80  9.97M  0M  0.00  0M  1.2M  2.63"; "Direct Reads ... 0  " (blank)
+    iostat = {r["function"]: r for r in report["iostat_by_function"]}
+    assert (iostat["Buffer Cache Reads"]["avg_time_us"], iostat["Direct Reads"]["avg_time_us"]) == (2630.0, None)
+    metrics = point_metrics(report)
+    # "Read IO requests: 744.9"; "Buffer  Hit   %: 97.27"
+    assert (metrics["read_iops"], metrics["buffer_hit_pct"], metrics["latency_event"], metrics["lat_mean_ms"]) == (
+        744.9, 97.27, "db file sequential read", 2.07)
+    assert (metrics["db_file_sequential_read_under_1ms_pct"], metrics["db_file_sequential_read_under_2ms_pct"]) == (
+        45.3, 72.9)
 
 
 # --------------------------------------------------------------------------- PDB report, doubled quotes
