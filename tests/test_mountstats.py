@@ -135,3 +135,43 @@ def test_sampler_on_this_machines_mountstats(tmp_path):
     assert samples[-1]["epoch"] - samples[0]["epoch"] >= 1 and abs(samples[0]["epoch"] - time.time()) < 3600
     with pytest.raises(ParseError, match="no NFS mount"):
         nfs_intervals(capture, "00:00:00", "23:59:59")
+
+
+def test_sampler_keeps_the_nfs_sections_of_a_real_capture():
+    """The awk program a kNFS point samples with, run on real captures: every NFS section and
+    nothing else, so the capture parses to the same mounts as the whole file."""
+    from flashpoc.engines.slob.run import NFS_SECTIONS_AWK
+
+    for path in (RDMA, V3_RPC10, NO_NFS):
+        kept = subprocess.run(["awk", NFS_SECTIONS_AWK, str(path)], capture_output=True, text=True, check=True).stdout
+        assert parse_mountstats(kept) == parse_mountstats(path.read_text())
+        assert all(" with fstype nfs" in line for line in kept.splitlines() if line.startswith("device "))
+
+
+def _host_mounts(path: Path) -> str:
+    """The ``nfs_mounts`` fact the SLOB check's host script prints, from a real capture."""
+    from flashpoc.engines.slob.run import host_facts_script
+
+    script = host_facts_script("SLOB", None, None).replace("/proc/self/mountstats", str(path))
+    out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60).stdout
+    return next(line.partition("=")[2] for line in out.splitlines() if line.startswith("nfs_mounts="))
+
+
+@pytest.mark.parametrize(("datafiles", "nfs_mounts", "capture", "status", "words"), [
+    ("local", None, NO_NFS, "pass", "iostat's local disks"),
+    ("local", None, RDMA, "warn", "set slob.datafiles: knfs"),
+    ("knfs", None, RDMA, "pass", "/storage/group"),
+    ("knfs", r"^/u0\d$", RDMA, "fail", "no NFS mount matching"),
+    ("knfs", None, NO_NFS, "fail", "has no NFS mount"),
+    ("dnfs", None, RDMA, "pass", "Direct NFS: points keep no time series"),
+])
+def test_check_row_says_whether_datafiles_fits_the_hosts_nfs_mounts(datafiles, nfs_mounts, capture, status, words):
+    from types import SimpleNamespace
+
+    from flashpoc.engines.slob.check import _datafiles_row
+
+    facts = _host_mounts(capture)
+    row = _datafiles_row(SimpleNamespace(datafiles=datafiles, nfs_mounts=nfs_mounts), "db1", facts)
+    assert row["status"] == status and words in row["detail"], row
+    if capture is RDMA:
+        assert facts.split(",")[:4] == ["/storage/prod", "/storage/test", "/storage/icds", "/storage/group"]

@@ -350,3 +350,22 @@ def test_two_slob_campaigns_compared_in_the_report(tmp_path):
     assert len(bars) == 2 * 8
     manifest = json.loads((tmp_path / "results" / "slob-b" / "manifest.json").read_text())
     assert "workloads" not in manifest["params"] and manifest["params"]["engine"]["slob"]["workloads"][0]["name"] == "slob-9010"
+
+
+def test_a_dnfs_point_samples_the_nfs_counters_and_keeps_no_disk_series(tmp_path):
+    """slob.datafiles: dnfs. The point samples this machine's real /proc/self/mountstats while the
+    replayed runit.sh runs (stored as mountstats.out); the run's iostat.out (the local disks) does
+    not become its time series, and the row says why. The check's datafiles row reads the real
+    mounts (this machine has no NFS mount: a warning, Direct NFS needs one)."""
+    cfg, home = slob_campaign(tmp_path, {1: [RAC]})
+    cfg = campaign_from_dict({**cfg.model_dump(mode="json", exclude={"workloads"}),
+                              "engine": {"slob": {**cfg.settings.model_dump(mode="json"), "datafiles": "dnfs"}}})
+    table = phases.run_check(cfg)
+    row = table[table["check"] == "datafiles"].iloc[0]
+    assert row["status"] == "warn" and "Direct NFS" in row["detail"]
+    rows = phases.run_sweep(cfg, {"slob-9010": [1]}, progress=False)
+    assert rows.loc[0, "read_iops"] == 60656.2  # the AWR report's, as on local disks
+    assert "Direct NFS" in rows.loc[0, "intervals_source"]
+    stored = next((tmp_path / "results" / "slob" / "points" / "sweep").iterdir())
+    assert (stored / "iostat.out").exists() and not (stored / "intervals.csv").exists()
+    assert (stored / "mountstats.out").read_text().startswith("@@flashpoc mountstats ")

@@ -46,12 +46,16 @@ SAMPLE_S = 3
 """Seconds between two samples of /proc/self/mountstats (iostat's interval in SLOB's runit.sh)."""
 
 
+NFS_SECTIONS_AWK = "/^device /{p=($0 ~ / with fstype nfs4? /)} p"
+"""awk program printing the NFS sections of /proc/self/mountstats (nfs and nfs4 mounts)."""
+
+
 def mountstats_sampler(run_dir: str, every_s: int = SAMPLE_S) -> str:
     """Shell text that starts sampling the NFS sections of /proc/self/mountstats every
     ``every_s`` seconds (:data:`SAMPLE_S`) into ``run_dir``/:data:`MOUNTSTATS_FILE` in the background (its
     process id in ``$sampler``), each sample after a ``@@flashpoc mountstats EPOCH HH:MM:SS`` line."""
     out = quote(f"{run_dir}/{MOUNTSTATS_FILE}")
-    awk = quote("/^device /{p=($0 ~ / with fstype nfs4? /)} p")
+    awk = quote(NFS_SECTIONS_AWK)
     # the loop also ends with the script's shell ($$), should the script be stopped before its kill
     return (f"( while kill -0 $$ 2>/dev/null; do echo \"{SAMPLE_MARK}$(date '+%s %H:%M:%S')\"; awk {awk} /proc/self/mountstats; "
             f"sleep {int(every_s)}; done ) >{out} 2>/dev/null & sampler=$!; ")
@@ -154,8 +158,9 @@ def host_facts_script(home: str, env_file: str | None, passwd_env: str | None) -
     Keys: ``home`` (the absolute SLOB directory, or ``missing``), ``file_runit.sh``,
     ``file_setup.sh``, ``file_slob.conf`` (yes/no), ``writable`` (yes/no), ``env_file``
     (yes/no/none), ``sqlplus`` (its path after sourcing the environment file, or ``missing``),
-    ``tool_mpstat``/``tool_iostat``/``tool_vmstat`` (yes/no) and ``passwd_env``
-    (set/unset/none). The password variable's value is never printed.
+    ``tool_mpstat``/``tool_iostat``/``tool_vmstat`` (yes/no), ``passwd_env``
+    (set/unset/none) and ``nfs_mounts`` (the NFS mount points, comma-separated). The password
+    variable's value is never printed.
     """
     h = quote(home)
     env = (f"if [ -f {quote(env_file)} ]; then echo env_file=yes; . {quote(env_file)} >/dev/null 2>&1; "
@@ -171,7 +176,11 @@ def host_facts_script(home: str, env_file: str | None, passwd_env: str | None) -
         'p=$(command -v sqlplus) && echo "sqlplus=$p" || echo sqlplus=missing; '
         'for t in mpstat iostat vmstat; do if command -v "$t" >/dev/null; then echo "tool_$t=yes"; '
         'else echo "tool_$t=no"; fi; done; '
-        f"{passwd}) "
+        f"{passwd}) ; "
+        # the NFS mount points the kernel's client serves (where kNFS datafiles would be)
+        "printf nfs_mounts=; awk " + quote('$1 == "device" && / with fstype nfs4? /'
+                                           '{printf "%s%s", (n++ ? "," : ""), $5} END {print ""}')
+        + " /proc/self/mountstats 2>/dev/null || echo"
     )
 
 
