@@ -3,6 +3,7 @@ database, and the SLOB data set against the array cache."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -57,8 +58,6 @@ def _datafiles_row(slob, host: str, nfs_mounts: str) -> Row:
     """Whether ``slob.datafiles`` (what each point's time series counts) fits the DB host's NFS
     mounts: local datafiles beside NFS mounts warn (the series would count the local disks),
     kNFS without a matching NFS mount fails (the series would be empty)."""
-    import re
-
     mounts = list(dict.fromkeys(m for m in nfs_mounts.split(",") if m))  # a mount point listed twice, once
     chosen = [m for m in mounts if not slob.nfs_mounts or re.search(slob.nfs_mounts, m)]
     shown = ", ".join(mounts) if mounts else "no NFS mount"

@@ -57,8 +57,8 @@ def mountstats_sampler(run_dir: str, every_s: int = SAMPLE_S) -> str:
     out = quote(f"{run_dir}/{MOUNTSTATS_FILE}")
     awk = quote(NFS_SECTIONS_AWK)
     # the loop also ends with the script's shell ($$), should the script be stopped before its kill
-    return (f"( while kill -0 $$ 2>/dev/null; do echo \"{SAMPLE_MARK}$(date '+%s %H:%M:%S')\"; awk {awk} /proc/self/mountstats; "
-            f"sleep {int(every_s)}; done ) >{out} 2>/dev/null & sampler=$!; ")
+    return (f"( while kill -0 $$ 2>/dev/null; do echo \"{SAMPLE_MARK}$(date '+%s %H:%M:%S')\"; "
+            f"awk {awk} /proc/self/mountstats; sleep {int(every_s)}; done ) >{out} 2>/dev/null & sampler=$!; ")
 
 
 @dataclass(frozen=True)
