@@ -29,6 +29,7 @@ F_122 = DATA / "12.2.0.1_single_prod_awr.html"
 F_19C_PREAMBLE = DATA / "19c_single_awrrpt_with_sqlplus_prompt_preamble.html"
 F_11204 = DATA / "11.2.0.4_single_prod_awr.html.gz"
 F_121 = DATA / "12.1.0.2_single_prod_awr.html.gz"
+F_11203 = DATA / "11.2.0.3_single_prod_awr_aix.html.gz"
 
 _CACHE: dict[Path, dict] = {}
 
@@ -163,6 +164,25 @@ def test_11204_html_report():
     # "Read IO requests: 1,132.7"; "Buffer  Hit   %: 100.00"; DB CPU "78.4" % DB time
     assert (metrics["read_iops"], metrics["buffer_hit_pct"], metrics["db_cpu_pct_of_db_time"]) == (1132.7, 100.0, 78.4)
     assert metrics["db_file_sequential_read_under_1ms_pct"] == 99.9
+
+
+def test_11203_html_report_host_cpu_and_no_io_requests():
+    """An 11.2.0.3 HTML report: 'Top 5 Timed Foreground Events' ('Avg wait (ms)'), a Host CPU
+    table without a CPUs column (the title prints 'Host CPU (CPUs: 8 Cores: 2 Sockets: )'; the
+    section was not understood) and a Load Profile without IO requests, so no IOPS: refused in
+    one line, not guessed from blocks."""
+    report = parsed(F_11203)
+    assert (report["header"]["version"], report["header"]["db_time_min"]) == ("11.2.0.3.0", 721.35)
+    assert report["sections"]["not_understood"] == []
+    # "direct path read  332,492  6,911  21  15.97  User I/O"
+    top = top_event(report, "direct path read")
+    assert (top["waits"], top["total_time_s"], top["avg_wait_us"], top["pct_db_time"]) == (332492, 6911.0, 21000.0, 15.97)
+    # "Load Average Begin 14.47, End 17.52, %User 57.3, %System 35.0, %WIO 3.3, %Idle 7.8"; CPUs 8 (host table)
+    assert report["host_cpu"] == {"cpus": 8, "load_begin": 14.47, "load_end": 17.52, "user_pct": 57.3,
+                                  "system_pct": 35.0, "wio_pct": 3.3, "idle_pct": 7.8}
+    with pytest.raises(ParseError, match="no 'Read IO requests'") as info:
+        point_metrics(report)
+    assert "\n" not in str(info.value)
 
 
 def test_121_html_report():

@@ -1081,8 +1081,15 @@ def _host_cpu(report: _TextReport | _HtmlReport) -> dict[str, Any] | None:
                 return _cell(row, i)
         raise ParseError(f"section 'Host CPU': expected a column {suffix!r}, found {table.header}")
 
+    if any(_norm(h).endswith("cpus") for h in table.header):
+        cpus = _whole(pick("CPUs"))
+    else:
+        # 11.2.0.3 prints the CPUs in the title ("Host CPU (CPUs: 8 Cores: 2 Sockets: )"), not
+        # in a column: the host information table at the top of the report has them
+        host = None if isinstance(report, _TextReport) else report.by_summary(r"host information")
+        cpus = _whole(_cell(host.rows[0], host.col("CPUs"))) if host is not None and host.rows else None
     return {
-        "cpus": _whole(pick("CPUs")),
+        "cpus": cpus,
         "load_begin": _float(pick("Begin"), "Host CPU load begin"),
         "load_end": _float(pick("End"), "Host CPU load end"),
         "user_pct": _float(pick("%User"), "Host CPU %User"),
