@@ -175,3 +175,18 @@ def test_check_row_says_whether_datafiles_fits_the_hosts_nfs_mounts(datafiles, n
     assert row["status"] == status and words in row["detail"], row
     if capture is RDMA:
         assert facts.split(",")[:4] == ["/storage/prod", "/storage/test", "/storage/icds", "/storage/group"]
+
+
+def test_the_report_says_why_a_dnfs_point_has_no_time_series():
+    import pandas as pd
+
+    from flashpoc.reporting import Report
+
+    metrics, _ = read_slob_run(_slob_files(), datafiles="dnfs")
+    empty = pd.DataFrame()
+    report = Report("", empty, empty, empty, {}, {}, detail=pd.DataFrame([metrics]))
+    note = report.chart("interval_series").data
+    assert "SLOB detail points: none: Direct NFS I/O is seen by neither iostat nor the kernel's NFS counters" in note
+    knfs, _ = read_slob_run(_slob_files(), datafiles="knfs")  # a run that left no mountstats.out
+    report = Report("", empty, empty, empty, {}, {}, detail=pd.DataFrame([knfs]))
+    assert "the run left no mountstats.out" in report.chart("interval_series").data
