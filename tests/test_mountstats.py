@@ -190,3 +190,18 @@ def test_the_report_says_why_a_dnfs_point_has_no_time_series():
     knfs, _ = read_slob_run(_slob_files(), datafiles="knfs")  # a run that left no mountstats.out
     report = Report("", empty, empty, empty, {}, {}, detail=pd.DataFrame([knfs]))
     assert "the run left no mountstats.out" in report.chart("interval_series").data
+
+
+def test_datafiles_keeps_the_hash_of_earlier_campaigns_unless_set():
+    """``slob.datafiles``/``nfs_mounts`` came later: left at their defaults, a campaign keeps its
+    measurement hash (its stored points are reused); kNFS points are other points."""
+    from flashpoc.params import campaign_from_dict, load_campaign
+
+    seed = load_campaign(Path(__file__).parent.parent / "parameters" / "slob-seed-8020.yaml")
+    dumped = seed.model_dump(mode="json", exclude={"workloads"})
+
+    def with_slob(**keys):
+        return campaign_from_dict({**dumped, "engine": {"slob": {**seed.settings.model_dump(mode="json"), **keys}}})
+
+    assert with_slob(datafiles="local", nfs_mounts=None).measurement_hash() == seed.measurement_hash()
+    assert with_slob(datafiles="knfs").measurement_hash() != seed.measurement_hash()
