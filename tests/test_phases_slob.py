@@ -369,3 +369,16 @@ def test_a_dnfs_point_samples_the_nfs_counters_and_keeps_no_disk_series(tmp_path
     stored = next((tmp_path / "results" / "slob" / "points" / "sweep").iterdir())
     assert (stored / "iostat.out").exists() and not (stored / "intervals.csv").exists()
     assert (stored / "mountstats.out").read_text().startswith("@@flashpoc mountstats ")
+
+
+def test_datafiles_dnfs_against_a_database_without_direct_nfs(tmp_path):
+    """The recorded facts of the 19c RAC SLOB run say v$dnfs_servers is empty: slob.datafiles
+    dnfs is warned about; local datafiles are not."""
+    facts = json.loads((DATA / "oracle" / "facts_slob19c_rac2node.json").read_text())
+    cfg, _ = slob_campaign(tmp_path, {1: [RAC]}, oracle={"dsn": "db1:1521/p30sdb", "user": "system"})
+    rows = check_slob(cfg, oracle_facts=lambda params: facts)
+    assert "datafiles vs Direct NFS" not in {r["check"] for r in rows}
+    cfg, _ = slob_campaign(tmp_path, {1: [RAC]}, oracle={"dsn": "db1:1521/p30sdb", "user": "system"},
+                           slob={**cfg.settings.model_dump(mode="json"), "datafiles": "dnfs"})
+    row = next(r for r in check_slob(cfg, oracle_facts=lambda params: facts) if r["check"] == "datafiles vs Direct NFS")
+    assert row["status"] == "warn" and "v$dnfs_servers is empty" in row["detail"]

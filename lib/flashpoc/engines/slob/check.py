@@ -108,4 +108,24 @@ def check_slob(campaign: Campaign, *, connect: Callable[[HostParams], Any] = _ho
                          "no oracle: connection given, so the database (version, filesystemio_options, buffer "
                          "cache, AWR licence, SLOB schemas) is not checked; set oracle.dsn and oracle.user"))
         return rows
-    return rows + check_database(campaign, oracle_facts=oracle_facts)
+    database = check_database(campaign, oracle_facts=oracle_facts)
+    return rows + database + _dnfs_agreement(slob, db.name, database)
+
+
+def _dnfs_agreement(slob, host: str, database: list[Row]) -> list[Row]:
+    """A warning when ``slob.datafiles`` and the database's ``direct nfs`` row (v$dnfs_servers)
+    disagree: Direct NFS in use but the time series read from iostat or the kernel's NFS counters
+    (which do not see its I/O), or ``dnfs`` set while the instance talks to no NFS server."""
+    row = next((r for r in database if r["check"] == "direct nfs"), None)
+    if row is None or not str(row["value"]).isdecimal():
+        return []
+    servers = int(row["value"])
+    if servers and slob.datafiles != "dnfs":
+        return [_row(host, "datafiles vs Direct NFS", slob.datafiles, "warn",
+                     f"the instance uses Direct NFS ({servers} server(s) in v$dnfs_servers), whose I/O neither "
+                     "iostat nor the kernel's NFS counters see: set slob.datafiles: dnfs")]
+    if not servers and slob.datafiles == "dnfs":
+        return [_row(host, "datafiles vs Direct NFS", slob.datafiles, "warn",
+                     "slob.datafiles is dnfs but v$dnfs_servers is empty (the instance does not use Direct NFS "
+                     "now; it lists servers once datafiles are opened through it)")]
+    return []
