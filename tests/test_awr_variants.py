@@ -27,6 +27,9 @@ F_RAC_122_HTML = DATA / "12.2.0.1_rac_global_slob_single_instance_awr_rac.html.g
 F_18C_EXADATA = DATA / "18c_rac_instance_prod_awr.htm"
 F_122 = DATA / "12.2.0.1_single_prod_awr.html"
 F_19C_PREAMBLE = DATA / "19c_single_awrrpt_with_sqlplus_prompt_preamble.html"
+F_11204 = DATA / "11.2.0.4_single_prod_awr.html.gz"
+F_121 = DATA / "12.1.0.2_single_prod_awr.html.gz"
+F_11203 = DATA / "11.2.0.3_single_prod_awr_aix.html.gz"
 
 _CACHE: dict[Path, dict] = {}
 
@@ -123,6 +126,93 @@ def test_rac_global_html_122():
     metrics = point_metrics(report)
     # "physical read IO requests 10,535,057 8,047.33 ..."; 15.3 + 74.0 + 8.1 under 1 ms
     assert (metrics["read_iops"], metrics["db_file_sequential_read_under_1ms_pct"]) == (8047.33, 97.4)
+
+
+# --------------------------------------------------------------------------- 11.2.0.4
+
+
+def test_11204_html_report():
+    """An 11.2.0.4 HTML report: its Top 10 names the column 'Wait Avg(ms)' and prints whole
+    milliseconds, its wait events 'Avg wait (ms)', its 'IOStat by Function summary' 'Avg Tm(ms)'
+    with bare numbers (that section was not understood: 'expected a latency with a unit')."""
+    report = parsed(F_11204)
+    header = report["header"]
+    assert (header["version"], header["db_name"], header["rac"], header["elapsed_min"], header["db_time_min"]) == (
+        "11.2.0.4.0", "XYDB", False, 60.09, 111.32)
+    assert report["sections"]["not_understood"] == []
+    assert {"Top 10 Foreground Events by Total Wait Time", "Wait Event Histogram", "IOStat by Function summary",
+            "Host CPU"} <= set(report["sections"]["read"])
+    # "db file sequential read  1,938,901  40.7  0  .6  User I/O"; "log file sync  77,395  176.8  2  2.6  Commit"
+    seq = top_event(report, "db file sequential read")
+    assert (seq["waits"], seq["total_time_s"], seq["avg_wait_us"], seq["pct_db_time"], seq["wait_class"]) == (
+        1938901, 40.7, 0.0, 0.6, "User I/O")
+    assert top_event(report, "log file sync")["avg_wait_us"] == 2000.0
+    # Background: "log file parallel write  92,374  0  168  2  1.01  39.65"
+    assert report["key_events"]["log file parallel write"] == 2000.0
+    assert report["key_event_waits"]["log file parallel write"] == 92374
+    # "db file sequential read  1940.1K  99.9  .1  .0  .0  .0  .0  .0"
+    assert histogram(report, "Wait Event Histogram", "db file sequential read") == {
+        "<1ms": "99.9", "<2ms": ".1", "<4ms": ".0", "<8ms": ".0", "<16ms": ".0", "<32ms": ".0", "<=1s": ".0", ">1s": ""}
+    # "36  36  36  1.31  1.18  2.8  1.5  0.2  95.6"
+    assert report["host_cpu"] == {"cpus": 36, "load_begin": 1.31, "load_end": 1.18, "user_pct": 2.8,
+                                  "system_pct": 1.5, "wio_pct": 0.2, "idle_pct": 95.6}
+    # "LGWR  12M  0.24  .003M  18.1G  30.61  5.147M  186.5K  1.29"; "DBWR ... 8897  11.40"
+    iostat = {r["function"]: r for r in report["iostat_by_function"]}
+    assert (iostat["LGWR"]["avg_time_us"], iostat["LGWR"]["waits_count"]) == (1290.0, 186500)
+    assert iostat["DBWR"]["avg_time_us"] == 11400.0
+    metrics = point_metrics(report)
+    # "Read IO requests: 1,132.7"; "Buffer  Hit   %: 100.00"; DB CPU "78.4" % DB time
+    assert (metrics["read_iops"], metrics["buffer_hit_pct"], metrics["db_cpu_pct_of_db_time"]) == (1132.7, 100.0, 78.4)
+    assert metrics["db_file_sequential_read_under_1ms_pct"] == 99.9
+
+
+def test_11203_html_report_host_cpu_and_no_io_requests():
+    """An 11.2.0.3 HTML report: 'Top 5 Timed Foreground Events' ('Avg wait (ms)'), a Host CPU
+    table without a CPUs column (the title prints 'Host CPU (CPUs: 8 Cores: 2 Sockets: )'; the
+    section was not understood) and a Load Profile without IO requests, so no IOPS: refused in
+    one line, not guessed from blocks."""
+    report = parsed(F_11203)
+    assert (report["header"]["version"], report["header"]["db_time_min"]) == ("11.2.0.3.0", 721.35)
+    assert report["sections"]["not_understood"] == []
+    # "direct path read  332,492  6,911  21  15.97  User I/O"
+    top = top_event(report, "direct path read")
+    assert (top["waits"], top["total_time_s"], top["avg_wait_us"], top["pct_db_time"]) == (332492, 6911.0, 21000.0, 15.97)
+    # "Load Average Begin 14.47, End 17.52, %User 57.3, %System 35.0, %WIO 3.3, %Idle 7.8"; CPUs 8 (host table)
+    assert report["host_cpu"] == {"cpus": 8, "load_begin": 14.47, "load_end": 17.52, "user_pct": 57.3,
+                                  "system_pct": 35.0, "wio_pct": 3.3, "idle_pct": 7.8}
+    with pytest.raises(ParseError, match="no 'Read IO requests'") as info:
+        point_metrics(report)
+    assert "\n" not in str(info.value)
+
+
+def test_121_html_report():
+    """A 12.1.0.2 HTML report: 'Wait Avg(ms)' with two decimals in the Top 10, 'Avg Tm(ms)' in
+    IOStat by Function (not understood before, as in 11.2), one 'Wait Event Histogram'."""
+    report = parsed(F_121)
+    header = report["header"]
+    assert (header["version"], header["db_name"], header["begin_snap"], header["end_snap"], header["elapsed_min"],
+            header["db_time_min"]) == ("12.1.0.2.0", "RECEIPT", 173494, 173496, 60.24, 229.98)
+    assert report["sections"]["not_understood"] == []
+    # "db file sequential read  928,041  1918.4  2.07  13.9  User I/O"
+    seq = top_event(report, "db file sequential read")
+    assert (seq["waits"], seq["total_time_s"], seq["avg_wait_us"], seq["pct_db_time"]) == (928041, 1918.4, 2070.0, 13.9)
+    assert top_event(report, "direct path read")["avg_wait_us"] == 3900.0  # "524,921  2048.1  3.90  14.8"
+    assert report["key_event_waits"]["log file parallel write"] == 102228  # background "102,228  0  286 ..."
+    # "db file sequential read  938.5K  45.3  27.6  14.3  10.1  2.2  .4  .1"
+    assert histogram(report, "Wait Event Histogram", "db file sequential read") == {
+        "<1ms": "45.3", "<2ms": "27.6", "<4ms": "14.3", "<8ms": "10.1", "<16ms": "2.2", "<32ms": ".4", "<=1s": ".1",
+        ">1s": ""}
+    # "12  ...  2.62  2.85  16.4  3.7  4.8  79.9"
+    assert (report["host_cpu"]["cpus"], report["host_cpu"]["user_pct"], report["host_cpu"]["wio_pct"]) == (12, 16.4, 4.8)
+    # "Buffer Cache Reads  35.2G  415.80  9.97M  0M  0.00  0M  1.2M  2.63"; "Direct Reads ... 0  " (blank)
+    iostat = {r["function"]: r for r in report["iostat_by_function"]}
+    assert (iostat["Buffer Cache Reads"]["avg_time_us"], iostat["Direct Reads"]["avg_time_us"]) == (2630.0, None)
+    metrics = point_metrics(report)
+    # "Read IO requests: 744.9"; "Buffer  Hit   %: 97.27"
+    assert (metrics["read_iops"], metrics["buffer_hit_pct"], metrics["latency_event"], metrics["lat_mean_ms"]) == (
+        744.9, 97.27, "db file sequential read", 2.07)
+    assert (metrics["db_file_sequential_read_under_1ms_pct"], metrics["db_file_sequential_read_under_2ms_pct"]) == (
+        45.3, 72.9)
 
 
 # --------------------------------------------------------------------------- PDB report, doubled quotes

@@ -290,6 +290,18 @@ def test_interval_series_averages_long_runs_before_charting():
     assert rows[-1]["second"] == 3600
 
 
+def test_interval_series_says_what_a_slob_points_series_counts():
+    """A SLOB point's series counts iostat's disks, the NFS mounts (kNFS) or nothing (dNFS): the
+    chart says which, from the points' ``intervals_source``."""
+    from flashpoc.engines.slob.parse import INTERVAL_SOURCES
+
+    intervals, _, detail = _recorded_detail()
+    detail = detail.assign(engine="slob", intervals_source=INTERVAL_SOURCES["knfs"])
+    subtitle = chart.interval_series(intervals, detail).to_dict()["title"]["subtitle"]
+    assert f"SLOB: {INTERVAL_SOURCES['knfs']}." in subtitle
+    assert not any("iostat saw" in line for line in subtitle)
+
+
 def test_latency_histogram_buckets_and_cumulative_share():
     _, histogram, detail = _recorded_detail()
     spec = chart.latency_histogram(histogram, detail).to_dict()

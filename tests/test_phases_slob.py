@@ -378,3 +378,33 @@ def test_calibrate_io_of_the_check_is_shown_next_to_the_slob_results(tmp_path, m
     assert html.count(text) == 2  # the conditions, and next to the SLOB latencies
     assert html.index("CALIBRATE_IO</strong> (<code>DBMS_RESOURCE_MANAGER.CALIBRATE_IO</code>") > html.index(
         "Results: latency percentiles")
+def test_a_dnfs_point_samples_the_nfs_counters_and_keeps_no_disk_series(tmp_path):
+    """slob.datafiles: dnfs. The point samples this machine's real /proc/self/mountstats while the
+    replayed runit.sh runs (stored as mountstats.out); the run's iostat.out (the local disks) does
+    not become its time series, and the row says why. The check's datafiles row reads the real
+    mounts (this machine has no NFS mount: a warning, Direct NFS needs one)."""
+    cfg, home = slob_campaign(tmp_path, {1: [RAC]})
+    cfg = campaign_from_dict({**cfg.model_dump(mode="json", exclude={"workloads"}),
+                              "engine": {"slob": {**cfg.settings.model_dump(mode="json"), "datafiles": "dnfs"}}})
+    table = phases.run_check(cfg)
+    row = table[table["check"] == "datafiles"].iloc[0]
+    assert row["status"] == "warn" and "Direct NFS" in row["detail"]
+    rows = phases.run_sweep(cfg, {"slob-9010": [1]}, progress=False)
+    assert rows.loc[0, "read_iops"] == 60656.2  # the AWR report's, as on local disks
+    assert "Direct NFS" in rows.loc[0, "intervals_source"]
+    stored = next((tmp_path / "results" / "slob" / "points" / "sweep").iterdir())
+    assert (stored / "iostat.out").exists() and not (stored / "intervals.csv").exists()
+    assert (stored / "mountstats.out").read_text().startswith("@@flashpoc mountstats ")
+
+
+def test_datafiles_dnfs_against_a_database_without_direct_nfs(tmp_path):
+    """The recorded facts of the 19c RAC SLOB run say v$dnfs_servers is empty: slob.datafiles
+    dnfs is warned about; local datafiles are not."""
+    facts = json.loads((DATA / "oracle" / "facts_slob19c_rac2node.json").read_text())
+    cfg, _ = slob_campaign(tmp_path, {1: [RAC]}, oracle={"dsn": "db1:1521/p30sdb", "user": "system"})
+    rows = check_slob(cfg, oracle_facts=lambda params: facts)
+    assert "datafiles vs Direct NFS" not in {r["check"] for r in rows}
+    cfg, _ = slob_campaign(tmp_path, {1: [RAC]}, oracle={"dsn": "db1:1521/p30sdb", "user": "system"},
+                           slob={**cfg.settings.model_dump(mode="json"), "datafiles": "dnfs"})
+    row = next(r for r in check_slob(cfg, oracle_facts=lambda params: facts) if r["check"] == "datafiles vs Direct NFS")
+    assert row["status"] == "warn" and "v$dnfs_servers is empty" in row["detail"]

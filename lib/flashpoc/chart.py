@@ -756,7 +756,7 @@ HISTOGRAM_EDGES_US: tuple[float, ...] = (10, 20, 50, 100, 200, 500, 1_000, 2_000
 #: What each engine's warm-up is, for the interval chart's subtitle.
 _WARM_UP = {"fio": "fio: ramp_time, not logged",
             "vdbench": "vdbench: the intervals its average leaves out; its histogram counts them",
-            "slob": "SLOB: the iostat reports before the AWR begin snapshot"}
+            "slob": "SLOB: the intervals before the AWR begin snapshot"}
 
 _DIRECTION_NAMES = {"read": "reads", "write": "writes", "trim": "trims"}
 
@@ -823,7 +823,11 @@ def interval_series(intervals: pd.DataFrame, detail: pd.DataFrame, *, color_doma
                         "its mean (thin line), 90 % and 110 % of it (short dashes), each round's mean (squares) and the "
                         "least-squares line across the window (thick long dashes).")
     if "slob" in engines:
-        subtitle.append("SLOB: the disk I/O iostat saw on the host that ran runit.sh (on RAC one node's share).")
+        # what each SLOB point's series counts: iostat's disks, the NFS mounts, or nothing (dNFS)
+        sources = sorted(set(detail["intervals_source"].dropna())) if "intervals_source" in detail else []
+        subtitle.append("SLOB: " + ("; ".join(sources) if sources else
+                                    "the disk I/O iostat saw on the host that ran runit.sh (on RAC one node's share)")
+                        + ".")
     return alt.vconcat(*panels, spacing=16).properties(title=alt.Title(title, subtitle=subtitle))
 
 

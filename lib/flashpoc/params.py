@@ -817,6 +817,9 @@ class Campaign(_Strict):
         include = {"engine", "hosts", "targets"} | ({"workloads"} - self.engine_object.manifest_exclude)
         dumped = self.model_dump(mode="json", include=include)
         dumped[self.engine] = self.settings.model_dump(mode="json")  # as when each engine had a top-level key
+        for key, default in getattr(self.settings, "hash_defaults", {}).items():  # keys added later, unset
+            if dumped[self.engine].get(key, default) == default:
+                dumped[self.engine].pop(key, None)
         for host in dumped["hosts"]:  # added later; unset, it leaves the hashes of earlier campaigns as they were
             if host.get("key_passphrase_env") is None:
                 host.pop("key_passphrase_env", None)

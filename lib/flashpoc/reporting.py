@@ -20,6 +20,14 @@ from .store import CampaignStore, StoreError
 from .sweep import _rounded
 
 
+def _series_why(detail: pd.DataFrame) -> str:
+    """Why the detail points keep no time series, as their rows say: a SLOB point's
+    ``intervals_source`` when it is none (Direct NFS) and its ``intervals_error``; ``""`` if none says."""
+    said = [str(v) for column in ("intervals_source", "intervals_error") if column in detail
+            for v in detail[column].dropna() if column == "intervals_error" or str(v).startswith("none")]
+    return "\n\nSLOB detail points: " + "; ".join(dict.fromkeys(said)) + "." if said else ""
+
+
 @dataclass
 class Report:
     """What the report phase shows and wrote.
@@ -135,7 +143,7 @@ class Report:
         notes = {"latency_percentiles": "(no latency percentiles: the engine does not report them)"
                                         + (f"\n\n{why}" if why else ""),
                  "interval_series": "(no interval time series: fio ran without interval logs (fio.interval_s: 0), "
-                                    "or SLOB runs left no iostat.out with timestamps)",
+                                    "or SLOB runs left no iostat.out with timestamps)" + _series_why(self.detail),
                  "latency_histogram": "(no latency histogram: fio's JSON+ output and vdbench's histogram.html have one; "
                                       "for SLOB see the read latency distribution from AWR below)",
                  "probe_curve": "(no saturation probe was run)",

@@ -1026,6 +1026,8 @@ def _iostat_by_function(report: _TextReport | _HtmlReport) -> list[dict[str, Any
     table = report.table("IOStat by Function summary")
     if table is None:
         return None
+    # 'Avg Time' (12c+: cells carry their unit) or 'Avg Tm(ms)' (11.2: bare milliseconds)
+    unit = header_unit(table.header[8]) if len(table.header) > 8 else None
     out = []
     for row in table.rows:
         cells = [c for c in row]
@@ -1046,7 +1048,7 @@ def _iostat_by_function(report: _TextReport | _HtmlReport) -> list[dict[str, Any
                 "write_data_per_s_printed": cells[6],
                 "write_mb_per_s": _data_mb(cells[6]),
                 "waits_count": _int_or_none(parse_count(cells[7])),
-                "avg_time_us": parse_latency_us(cells[8]),
+                "avg_time_us": parse_latency_us(cells[8], unit),
             }
         )
     return out
@@ -1079,8 +1081,15 @@ def _host_cpu(report: _TextReport | _HtmlReport) -> dict[str, Any] | None:
                 return _cell(row, i)
         raise ParseError(f"section 'Host CPU': expected a column {suffix!r}, found {table.header}")
 
+    if any(_norm(h).endswith("cpus") for h in table.header):
+        cpus = _whole(pick("CPUs"))
+    else:
+        # 11.2.0.3 prints the CPUs in the title ("Host CPU (CPUs: 8 Cores: 2 Sockets: )"), not
+        # in a column: the host information table at the top of the report has them
+        host = None if isinstance(report, _TextReport) else report.by_summary(r"host information")
+        cpus = _whole(_cell(host.rows[0], host.col("CPUs"))) if host is not None and host.rows else None
     return {
-        "cpus": _whole(pick("CPUs")),
+        "cpus": cpus,
         "load_begin": _float(pick("Begin"), "Host CPU load begin"),
         "load_end": _float(pick("End"), "Host CPU load end"),
         "user_pct": _float(pick("%User"), "Host CPU %User"),

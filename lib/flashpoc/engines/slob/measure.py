@@ -78,7 +78,8 @@ def measure_point(wb, phase: str, workload: SlobWorkload, threads: int, *, run_t
     def run() -> SlobRun:
         return run_slob(wb.host(db), definition["conf"], f"{db.workdir}/{cfg.campaign}/{phase}/{pid}",
                         home=cfg.settings.home, schemas=schemas, threads=threads, env_file=cfg.settings.env_file,
-                        timeout_s=timeout, purpose=purpose, on_line=on_line)
+                        timeout_s=timeout, purpose=purpose, on_line=on_line,
+                        sample_nfs=cfg.settings.datafiles != "local")
 
     if cfg.oracle is not None:
         run, sql_metrics, rows_file = with_snapshots(cfg, run)
@@ -88,7 +89,8 @@ def measure_point(wb, phase: str, workload: SlobWorkload, threads: int, *, run_t
         tail = "\n".join(run.console.strip().splitlines()[-15:])
         raise RemoteError(f"{db.name}: {purpose}: runit.sh exited {run.exit_code}:\n{tail}")
     try:
-        metrics, intervals = read_slob_run(run.files, cfg.settings.iostat_devices)
+        metrics, intervals = read_slob_run(run.files, cfg.settings.iostat_devices, datafiles=cfg.settings.datafiles,
+                                           nfs_mounts=cfg.settings.nfs_mounts)
     except (ParseError, FlashpocError) as error:
         if sql_metrics is None:
             raise RemoteError(f"{db.name}: {purpose}: {error}") from None

@@ -7,7 +7,11 @@ point's IOPS the whole cluster's. Host CPU comes from the AWR "Host CPU" section
 the snapshot window); ``mpstat.out`` adds the DB host's CPU use seen by the OS over the same
 window (``mpstat_*_pct``: means of the ``all`` rows whose clock time lies between the
 snapshots' begin and end times), and ``tm.out`` the seconds runit.sh measured (``tm_s``).
-``iostat.out`` gives the point's time series (:func:`iostat_intervals`).
+``iostat.out`` gives the point's time series (:func:`iostat_intervals`), or, when the datafiles
+are on NFS through the kernel's client (``slob: datafiles: knfs``), ``mountstats.out`` does
+(the NFS mounts' READ/WRITE, :func:`flashpoc.parse.mountstats.nfs_intervals`): the local disks
+are not the database's I/O then. Direct NFS (``dnfs``) I/O is in neither, so a dNFS point keeps
+no time series (its figures are the AWR report's).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 from ...awr_metrics import histogram_buckets, point_metrics
 from ...errors import ParseError
 from ...parse.awr import decode_report, parse_awr
+from ...parse.mountstats import nfs_intervals
 from ...parse.osstat import MPSTAT_SUMMARY_COLUMNS, clock_24h, cpu_summary, parse_iostat, parse_mpstat, parse_tm
 
 INSTANCE_REPORTS = ("awr.txt", "awr.html.gz", "awr.html")
@@ -27,6 +32,12 @@ INSTANCE_REPORTS = ("awr.txt", "awr.html.gz", "awr.html")
 PHYSICAL_DEVICES = r"^(sd[a-z]+|nvme\d+n\d+|vd[a-z]+|xvd[a-z]+|hd[a-z]+)$"
 """Default devices of :func:`iostat_intervals`: whole physical disks (not partitions, not
 device-mapper or md devices, which would count the same I/O twice over multipath or LVM)."""
+INTERVAL_SOURCES = {
+    "local": "iostat: the disks of the host that ran runit.sh (on RAC one node's share)",
+    "knfs": "NFS client: READ/WRITE of the datafiles' NFS mounts (/proc/self/mountstats, as nfsiostat)",
+    "dnfs": "none: Direct NFS I/O is seen by neither iostat nor the kernel's NFS counters (AWR figures only)",
+}
+"""What a SLOB point's time series counts, by ``slob: datafiles:`` (the point's ``intervals_source``)."""
 RAC_REPORTS = ("awr_rac.txt", "awr_rac.html.gz", "awr_rac.html")
 RUN_FILES = (*INSTANCE_REPORTS, *RAC_REPORTS, "statspack.txt", "iostat.out", "mpstat.out", "vmstat.out", "tm.out")
 """The files SLOB's runit.sh leaves in a run directory that flashpoc reads (a directory with none
@@ -51,8 +62,8 @@ def slob_point_metrics(files: Mapping[str, bytes | str]) -> dict[str, Any]:
     return read_slob_run(files)[0]
 
 
-def read_slob_run(files: Mapping[str, bytes | str],
-                  devices: str | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def read_slob_run(files: Mapping[str, bytes | str], devices: str | None = None, *, datafiles: str = "local",
+                  nfs_mounts: str | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Metrics and time series of one SLOB run from its files (name -> contents), its AWR
     report read once.
 
@@ -60,6 +71,9 @@ def read_slob_run(files: Mapping[str, bytes | str],
         files: the run's files.
         devices: regular expression of the iostat devices of the time series (default
             :data:`PHYSICAL_DEVICES`).
+        datafiles: ``local``, ``knfs`` or ``dnfs`` (``slob: datafiles:``): which counters make
+            the time series (:data:`INTERVAL_SOURCES`).
+        nfs_mounts: regular expression of the datafiles' NFS mount points (``knfs``; default all).
 
     Returns:
         ``(metrics, intervals)``. ``metrics``: the keys of
@@ -67,10 +81,11 @@ def read_slob_run(files: Mapping[str, bytes | str],
         histogram shares, DB and host CPU), plus ``awr_report`` / ``awr_rac_report`` (the file
         names read), ``mpstat_usr_pct``, ``mpstat_sys_pct``, ``mpstat_iowait_pct``,
         ``mpstat_idle_pct``, ``mpstat_intervals`` (when mpstat.out has intervals inside the
-        snapshot window), ``tm_s`` (when tm.out is present) and ``intervals_error`` (when
-        iostat.out could not be read: the time series is lost, not the point).
-        ``intervals``: :func:`iostat_intervals` of iostat.out in the report's window ([]
-        without iostat.out).
+        snapshot window), ``tm_s`` (when tm.out is present), ``intervals_source`` and
+        ``intervals_error`` (when iostat.out or mountstats.out could not be read: the time series
+        is lost, not the point).
+        ``intervals``: :func:`iostat_intervals` of iostat.out (``knfs``: the NFS mounts' of
+        mountstats.out) in the report's window ([] without the file, and with ``dnfs``).
 
     Raises:
         ParseError: there is no AWR report (a Statspack-only run is named as such), or a
@@ -97,13 +112,19 @@ def read_slob_run(files: Mapping[str, bytes | str],
         metrics.update(mpstat_window(file_text("mpstat.out", files["mpstat.out"]), header))
     if files.get("tm.out"):
         metrics.update(parse_tm(file_text("tm.out", files["tm.out"])))
+    metrics["intervals_source"] = INTERVAL_SOURCES[datafiles]
     intervals: list[dict[str, Any]] = []
-    if files.get("iostat.out"):
-        try:
+    try:
+        if datafiles == "local" and files.get("iostat.out"):
             intervals = iostat_intervals(file_text("iostat.out", files["iostat.out"]), header,
                                          devices or PHYSICAL_DEVICES)
-        except ParseError as error:
-            metrics["intervals_error"] = str(error)
+        elif datafiles == "knfs":
+            if not files.get("mountstats.out"):
+                raise ParseError("the run left no mountstats.out (the NFS client's counters)")
+            intervals = nfs_intervals(file_text("mountstats.out", files["mountstats.out"]),
+                                      _clock(header.get("begin_time")), _clock(header.get("end_time")), nfs_mounts)
+    except ParseError as error:
+        metrics["intervals_error"] = str(error)
     return metrics, intervals
 
 

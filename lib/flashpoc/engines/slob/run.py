@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...errors import RemoteError
+from ...parse.mountstats import SAMPLE_MARK
 from ...run.hosts import EXIT_MARK, fetch_dir, quote, split_exit_status
 
 RUN_FILES: tuple[str, ...] = (
@@ -37,6 +38,27 @@ CONF_MARK = "rendered by flashpoc"
 """Text in the first line of every slob.conf flashpoc writes (see :mod:`flashpoc.engines.slob.plan`)."""
 
 MAX_RUN_BYTES = 256 * 1024**2
+
+MOUNTSTATS_FILE = "mountstats.out"
+"""The run's samples of the NFS client's counters (``slob: datafiles: knfs``/``dnfs``), see
+:mod:`flashpoc.parse.mountstats`."""
+SAMPLE_S = 3
+"""Seconds between two samples of /proc/self/mountstats (iostat's interval in SLOB's runit.sh)."""
+
+
+NFS_SECTIONS_AWK = "/^device /{p=($0 ~ / with fstype nfs4? /)} p"
+"""awk program printing the NFS sections of /proc/self/mountstats (nfs and nfs4 mounts)."""
+
+
+def mountstats_sampler(run_dir: str, every_s: int = SAMPLE_S) -> str:
+    """Shell text that starts sampling the NFS sections of /proc/self/mountstats every
+    ``every_s`` seconds (:data:`SAMPLE_S`) into ``run_dir``/:data:`MOUNTSTATS_FILE` in the background (its
+    process id in ``$sampler``), each sample after a ``@@flashpoc mountstats EPOCH HH:MM:SS`` line."""
+    out = quote(f"{run_dir}/{MOUNTSTATS_FILE}")
+    awk = quote(NFS_SECTIONS_AWK)
+    # the loop also ends with the script's shell ($$), should the script be stopped before its kill
+    return (f"( while kill -0 $$ 2>/dev/null; do echo \"{SAMPLE_MARK}$(date '+%s %H:%M:%S')\"; "
+            f"awk {awk} /proc/self/mountstats; sleep {int(every_s)}; done ) >{out} 2>/dev/null & sampler=$!; ")
 
 
 @dataclass(frozen=True)
@@ -64,11 +86,14 @@ class SlobRun:
     wall_s: float
 
 
-def run_script(home: str, run_dir: str, schemas: int, threads: int, env_file: str | None) -> str:
+def run_script(home: str, run_dir: str, schemas: int, threads: int, env_file: str | None,
+               sample_nfs: bool = False) -> str:
     """The shell script (one command) that runs one SLOB point; every value is quoted.
 
     ``home`` and ``env_file`` may be relative to the login directory of the DB host's user.
     The script prints runit.sh's console, then ``@@flashpoc rc N`` with runit.sh's status.
+    With ``sample_nfs`` the NFS client's counters are sampled while runit.sh runs
+    (:func:`mountstats_sampler`).
     """
     h, d = quote(home), quote(run_dir)
     outputs = " ".join(quote(name) for name in RUN_FILES)
@@ -79,16 +104,18 @@ def run_script(home: str, run_dir: str, schemas: int, threads: int, env_file: st
         f'if [ -f slob.conf ] && ! head -n 1 slob.conf | grep -q {quote(CONF_MARK)} '
         f'&& [ ! -e slob.conf.before-flashpoc ]; then cp -p slob.conf slob.conf.before-flashpoc || exit 2; fi; '
         f"cp {d}/slob.conf slob.conf || exit 2; rm -f {outputs}; "
-        f"( {source}exec sh ./runit.sh -s {int(schemas)} -t {int(threads)} ) 2>&1 | tee {d}/console.txt; "
+        + (mountstats_sampler(run_dir) if sample_nfs else "")
+        + f"( {source}exec sh ./runit.sh -s {int(schemas)} -t {int(threads)} ) 2>&1 | tee {d}/console.txt; "
         f"rc=${{PIPESTATUS[0]}}; "
-        f'for f in {outputs}; do [ -f "$f" ] && mv -f "$f" {d}/; done; '
+        + ('kill "$sampler" 2>/dev/null; ' if sample_nfs else "")
+        + f'for f in {outputs}; do [ -f "$f" ] && mv -f "$f" {d}/; done; '
         f'echo "{EXIT_MARK}$rc"'
     )
 
 
 def run_slob(host, conf: str, run_dir: str, *, home: str, schemas: int, threads: int,
              env_file: str | None, timeout_s: float, purpose: str,
-             on_line: Callable[[str], None] | None = None) -> SlobRun:
+             on_line: Callable[[str], None] | None = None, sample_nfs: bool = False) -> SlobRun:
     """Run one SLOB point on ``host`` (the DB host) and collect its files.
 
     A run that exits non-zero is returned, not raised; its console says why.
@@ -104,6 +131,7 @@ def run_slob(host, conf: str, run_dir: str, *, home: str, schemas: int, threads:
         timeout_s: seconds before the point is abandoned (and stopped on the host).
         purpose: words for error messages.
         on_line: called with each console line as it arrives.
+        sample_nfs: sample the NFS client's counters during the run (:func:`mountstats_sampler`).
 
     Raises:
         RemoteError: the host cannot be reached, SLOB is not in ``home``, or the run was cut
@@ -112,7 +140,7 @@ def run_slob(host, conf: str, run_dir: str, *, home: str, schemas: int, threads:
     start = time.perf_counter()
     host.run(f"mkdir -p {quote(run_dir)}", purpose=f"{purpose}: create the run directory")
     host.put_text(conf, f"{run_dir}/slob.conf", purpose=f"{purpose}: write slob.conf")
-    command = f"bash -c {quote(run_script(home, run_dir, schemas, threads, env_file))}"
+    command = f"bash -c {quote(run_script(home, run_dir, schemas, threads, env_file, sample_nfs))}"
     result = host.run(command, purpose=purpose, timeout_s=timeout_s, check=False, on_line=on_line)
     code, console = split_exit_status(result.stdout)
     if code is None:
@@ -130,8 +158,9 @@ def host_facts_script(home: str, env_file: str | None, passwd_env: str | None) -
     Keys: ``home`` (the absolute SLOB directory, or ``missing``), ``file_runit.sh``,
     ``file_setup.sh``, ``file_slob.conf`` (yes/no), ``writable`` (yes/no), ``env_file``
     (yes/no/none), ``sqlplus`` (its path after sourcing the environment file, or ``missing``),
-    ``tool_mpstat``/``tool_iostat``/``tool_vmstat`` (yes/no) and ``passwd_env``
-    (set/unset/none). The password variable's value is never printed.
+    ``tool_mpstat``/``tool_iostat``/``tool_vmstat`` (yes/no), ``passwd_env``
+    (set/unset/none) and ``nfs_mounts`` (the NFS mount points, comma-separated). The password
+    variable's value is never printed.
     """
     h = quote(home)
     env = (f"if [ -f {quote(env_file)} ]; then echo env_file=yes; . {quote(env_file)} >/dev/null 2>&1; "
@@ -147,7 +176,11 @@ def host_facts_script(home: str, env_file: str | None, passwd_env: str | None) -
         'p=$(command -v sqlplus) && echo "sqlplus=$p" || echo sqlplus=missing; '
         'for t in mpstat iostat vmstat; do if command -v "$t" >/dev/null; then echo "tool_$t=yes"; '
         'else echo "tool_$t=no"; fi; done; '
-        f"{passwd}) "
+        f"{passwd}) ; "
+        # the NFS mount points the kernel's client serves (where kNFS datafiles would be)
+        "printf nfs_mounts=; awk " + quote('$1 == "device" && / with fstype nfs4? /'
+                                           '{printf "%s%s", (n++ ? "," : ""), $5} END {print ""}')
+        + " /proc/self/mountstats 2>/dev/null || echo"
     )
 
 

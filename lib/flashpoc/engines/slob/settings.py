@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -105,6 +105,17 @@ class SlobSettings(_Strict):
                                        description="regular expression of the DB host's devices whose iostat I/O makes "
                                                    "each point's time series (default: whole sd/nvme/vd disks, no dm or "
                                                    "md devices, which would count multipath or LVM I/O twice)")
+    #: keys added later, left out of the measurement hash at these values so that the campaigns
+    #: measured before them keep their hash (and their stored points)
+    hash_defaults: ClassVar[dict[str, Any]] = {"datafiles": "local", "nfs_mounts": None}
+    datafiles: Literal["local", "knfs", "dnfs"] = Field(
+        "local", description="where the datafiles are: 'local' (disks or LUNs: the time series is iostat's), "
+                             "'knfs' (NFS through the kernel's client: the series is the NFS mounts' READ/WRITE "
+                             "from /proc/self/mountstats), 'dnfs' (Oracle Direct NFS: neither sees its I/O, so "
+                             "points keep no time series)")
+    nfs_mounts: str | None = Field(None, max_length=200,
+                                   description="regular expression of the NFS mount points of the datafiles "
+                                               "(datafiles: knfs; default every NFS mount)")
     workloads: list[SlobWorkload] = Field(default_factory=lambda: [SlobWorkload(**w) for w in slob_seed_workloads()],
                                           max_length=256)
 
@@ -118,7 +129,7 @@ class SlobSettings(_Strict):
     def _passwd_env(cls, value: str | None) -> str | None:
         return check_env_name(value)
 
-    @field_validator("iostat_devices")
+    @field_validator("iostat_devices", "nfs_mounts")
     @classmethod
     def _devices(cls, value: str | None) -> str | None:
         if value is not None:
