@@ -101,6 +101,29 @@ def test_twenty_sessions_between_two_snapshots(tmp_path):
     assert list(table["label"]) == ["undo-on-ssd"] and table.loc[0, "sessions"] == 20
 
 
+def test_twenty_sessions_each_create_their_own_table(tmp_path):
+    """The seed's job with its own table per session: &session_name and &session are filled
+    per session before sending, so the 20 sessions send 20 different CREATE TABLEs (a fixed
+    name would make 19 of them fail with ORA-00955)."""
+    script = ("CREATE TABLE load_&session_name (id NUMBER, pad VARCHAR2(100));\n"
+              "INSERT INTO load_&session_name SELECT level + &session * 1000000, 'x' FROM dual "
+              "CONNECT BY level <= 1000;\n"
+              "COMMIT;\n")
+    db = replay()
+    row = run_sql_workload(sql_campaign(tmp_path, script=script), connect=db.connect)
+    assert row["sessions"] == 20
+    creates = {conn: sql for conn, sql, _ in db.log if sql.startswith("CREATE TABLE")}
+    assert len(creates) == 20 and len(set(creates.values())) == 20
+    assert sorted(creates.values())[0] == "CREATE TABLE load_S0001 (id NUMBER, pad VARCHAR2(100))"
+    assert sorted(creates.values())[-1] == "CREATE TABLE load_S0020 (id NUMBER, pad VARCHAR2(100))"
+    inserts = sorted(sql for _, sql, _ in db.log if sql.startswith("INSERT"))
+    assert inserts[0].startswith("INSERT INTO load_S0001 SELECT level + 1 * 1000000, 'x'")
+    assert not any("&" in sql for _, sql, _ in db.log)
+    # the stored script is the DBA's, with its variables
+    run_dir = next((tmp_path / "results" / "undo" / "points" / "sql").iterdir())
+    assert (run_dir / "script.sql").read_text() == script
+
+
 def test_without_the_diagnostics_pack_statspack_snapshots_and_stats_rows(tmp_path):
     """control_management_pack_access NONE: no AWR view is touched; Statspack snapshots bracket
     the run and the metrics come from the STATS$ rows. The replay double serves the recorded

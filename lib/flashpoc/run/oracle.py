@@ -520,6 +520,13 @@ class SessionResult:
     error: str | None = None
 
 
+def session_text(statement: Any, number: int) -> str:
+    """The text session ``number`` sends: ``statement.for_session(number).text`` when the
+    statement fills per-session variables, else ``statement.text``."""
+    for_session = getattr(statement, "for_session", None)
+    return (for_session(number) if for_session is not None else statement).text
+
+
 def run_sessions(settings: OracleSettings, statements: Sequence[Any], sessions: int, *,
                  connect: Callable[[OracleSettings], Any] = connect,
                  start_timeout_s: float = 300.0) -> tuple[float, list[SessionResult]]:
@@ -532,7 +539,8 @@ def run_sessions(settings: OracleSettings, statements: Sequence[Any], sessions: 
     Args:
         settings: where to connect.
         statements: :class:`flashpoc.engines.sqlscript.plan.Statement` objects (``text``, ``line``,
-            ``verb``), run with ``cursor.execute(text)``.
+            ``verb``), run with ``cursor.execute(text)``; session ``n`` runs ``for_session(n)``
+            of each when it has one (``&session``/``&session_name`` filled in).
         sessions: number of concurrent sessions (>= 1).
         connect: the context manager giving one connection (tests pass a replay double).
         start_timeout_s: seconds the sessions may take to log in before the run is abandoned.
@@ -562,7 +570,7 @@ def run_sessions(settings: OracleSettings, statements: Sequence[Any], sessions: 
                 try:
                     with conn.cursor() as cursor:
                         for statement in statements:
-                            cursor.execute(statement.text)
+                            cursor.execute(session_text(statement, number))
                             done += 1
                     conn.commit()
                 except oracledb.Error as exc:
