@@ -85,6 +85,14 @@ def test_twenty_sessions_between_two_snapshots(tmp_path):
     assert round(row["read_iops"], 1) == 29792.8 and round(row["write_iops"], 1) == 3118.2
     assert round(row["db_file_sequential_read_fg_avg_wait_us"], 2) == 350.19
     assert round(row["log_file_parallel_write_avg_wait_us"] / 1000, 2) == 18.79
+    # the Load Profile as awr.txt prints it, per second and per transaction
+    assert round(row["redo_bytes_per_s"], 1) == 2944975.9 and round(row["redo_bytes_per_txn"], 1) == 2821.2
+    assert round(row["block_changes_per_s"], 1) == 8504.0
+    assert round(row["block_changes_per_txn"], 2) == 8.15  # printed 8.2: see tests/data/oracle/README.md
+    assert abs(row["physical_write_blocks_per_s"] - 3302.4) <= 0.06  # 3,302.35: see tests/data/oracle/README.md
+    assert round(row["physical_write_blocks_per_txn"], 1) == 3.2
+    assert round(row["executes_per_s"], 1) == 10439.6 and round(row["executes_per_txn"], 1) == 10.0
+    assert round(row["transactions_per_s"], 1) == 1043.9
     assert db.open_connections == 0
 
     text = sql_run_text(row)
@@ -142,6 +150,8 @@ def test_without_the_diagnostics_pack_statspack_snapshots_and_stats_rows(tmp_pat
     assert round(row["db_file_sequential_read_fg_avg_wait_us"], 2) == 350.19
     assert round(row["log_file_parallel_write_avg_wait_us"] / 1000, 2) == 18.79
     assert round(row["db_file_sequential_read_under_1ms_pct"], 1) == 97.8
+    # user commits Total 378,968 over 363 s; per transaction as printed (the interval cancels out)
+    assert round(row["transactions_per_s"], 1) == 1044.0 and round(row["redo_bytes_per_txn"], 1) == 2821.2
     assert "Statspack snapshots 47-48: 29,795.8 read and 3,118.5 write IO requests/s" in sql_run_text(row)
     run_dir = next((tmp_path / "results" / "undo" / "points" / "sql").iterdir())
     assert (run_dir / "statspack_rows.json").exists() and not (run_dir / "awr_rows.json").exists()

@@ -29,6 +29,7 @@ from ...errors import ParameterError, RemoteError
 from ...oracle_metrics import compute_awr_metrics
 from ...params import Campaign, resolve_path
 from .plan import script_summary, split_sql_script
+from .profile import load_profile
 from ...store import CampaignStore
 
 PHASE = "sql"
@@ -145,7 +146,8 @@ def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
     Returns:
         The stored row: label, sessions, elapsed_s (the whole run), session_elapsed_min_s /
         _max_s, statements_per_session, begin_snap, end_snap, snapshots ('awr' or
-        'statspack') and the metrics of :func:`flashpoc.oracle_metrics.compute_awr_metrics`.
+        'statspack'), the metrics of :func:`flashpoc.oracle_metrics.compute_awr_metrics` and the
+        Load Profile of :func:`.profile.load_profile` (per second and per transaction).
 
     Raises:
         ParameterError: before any connection, for a missing or unsupported script.
@@ -192,6 +194,7 @@ def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
     metrics = interval.metrics()
     metrics["awr_elapsed_s"] = metrics.pop("elapsed_s", None)  # the snapshot interval, not the run
     row.update(metrics)
+    row.update(load_profile(interval.rows, begin, end))
     raw[interval.rows_file] = snapshot_rows_json(interval.rows)
     store.save_point(PHASE, run_id, row, raw)
     row["reused"] = False
