@@ -604,7 +604,7 @@ class Campaign(_Strict):
 
     campaign: Name = Field(description="campaign name: results go to results_dir/campaign")
     description: str = ""
-    engine: str = Field("fio", description="the load generator and its settings: a name (fio, vdbench, slob) or "
+    engine: str = Field("fio", description="the load generator and its settings: a name (fio, vdbench, slob, sqlscript) or "
                                            "{name: {settings}}, e.g. {vdbench: {elapsed_s: 60}}")
     hosts: list[HostParams] = Field(min_length=1, max_length=1024)
     targets: list[TargetParams] = Field(default_factory=list, max_length=4096,
@@ -877,6 +877,12 @@ def _engine_choice(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str,
     data["engine"] = name if name in names else "fio"
     if name in names:
         data["settings"] = _engine_settings(name, settings, where, problems)
+        if "hosts" not in data:  # an engine that needs no load host names its own (sqlscript: this machine)
+            from .engines import get_engine
+
+            data["hosts"] = [dict(h) for h in get_engine(name).default_hosts] or None
+            if data["hosts"] is None:
+                del data["hosts"]
     return data, problems
 
 
