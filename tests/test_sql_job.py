@@ -34,6 +34,7 @@ from oracle_replay import ReplayDatabase  # noqa: E402
 
 FACTS = DATA / "oracle" / "facts_slob19c_rac2node.json"
 ROWS = DATA / "oracle" / "awr_rows_slob19c_rac2node_inst2_snap47_48.json"
+AWR_TXT = DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10" / "awr.txt"  # the same snapshot pair's
 SCRIPT = ("CREATE TABLE load_&session_name (id NUMBER);\n"
           "INSERT INTO load_&session_name SELECT level FROM dual CONNECT BY level <= 1000;\n"
           "COMMIT;\n")
@@ -101,7 +102,8 @@ def test_check_two_labelled_runs_and_their_report(tmp_path, monkeypatch):
         cfg = campaign_from_dict({**SMALLEST, "sql_workload": {"script": str(tmp_path / "job.sql"), "sessions": 4,
                                                                "label": label},
                                   "results_dir": str(tmp_path / "results")})
-        monkeypatch.setattr(oracle, "connect", ReplayDatabase(FACTS, ROWS, statement_delay_s=delay).connect)
+        monkeypatch.setattr(oracle, "connect", ReplayDatabase(FACTS, ROWS, statement_delay_s=delay,
+                                                              awr_report=AWR_TXT).connect)
         check = phases.run_check(cfg)
         assert set(check["host"]) == {"local", "database"}  # no target, no working set rows
         assert "working set" not in set(check["check"])
@@ -127,6 +129,10 @@ def test_check_two_labelled_runs_and_their_report(tmp_path, monkeypatch):
                     "CPU time (%)", "P30SDB"):
         assert printed in page, printed
     assert (tmp_path / "results" / "undo" / "report" / "sql_runs.svg").exists()
+    for run in runs.itertuples():  # each run keeps the AWR report of its snapshots, and the report says where
+        assert f"points/sql/{run.run_id}/awr.txt" in page
+        assert (tmp_path / "results" / "undo" / "points" / "sql" / run.run_id / "awr.txt").read_text() == \
+            AWR_TXT.read_text()
     stored = pd.read_csv(tmp_path / "results" / "undo" / "report" / "sql_runs.csv")
     assert list(stored["label"]) == ["undo-on-hdd", "undo-on-ssd"]
 
@@ -143,8 +149,8 @@ if os.environ.get("FLASHPOC_TEST_ORACLE_REPLAY"):
 
     import flashpoc.run.oracle
 
-    flashpoc.run.oracle.connect = ReplayDatabase(
-        *map(Path, os.environ["FLASHPOC_TEST_ORACLE_FILES"].split(os.pathsep))).connect
+    facts, rows, report = map(Path, os.environ["FLASHPOC_TEST_ORACLE_FILES"].split(os.pathsep))
+    flashpoc.run.oracle.connect = ReplayDatabase(facts, rows, awr_report=report).connect
 """
 
 
@@ -162,7 +168,7 @@ def test_flashpoc_run_runs_the_check_the_job_and_the_report(tmp_path):
     env = {**os.environ, "FLASHPOC_ROOT": str(tmp_path), "FLASHPOC_ORACLE_PASSWORD": secret,
            "PYTHONPATH": os.pathsep.join([str(boot), str(REPO / "lib")]),
            "FLASHPOC_TEST_ORACLE_REPLAY": str(Path(__file__).parent / "replay"),
-           "FLASHPOC_TEST_ORACLE_FILES": os.pathsep.join([str(FACTS), str(ROWS)])}
+           "FLASHPOC_TEST_ORACLE_FILES": os.pathsep.join([str(FACTS), str(ROWS), str(AWR_TXT)])}
     env.pop("FLASHPOC_RESULTS_DIR", None)
     out = subprocess.run([sys.executable, "-m", "flashpoc.cli", "run", str(params)], capture_output=True, text=True,
                          timeout=900, env=env, cwd=tmp_path)
