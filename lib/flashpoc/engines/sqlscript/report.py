@@ -121,7 +121,7 @@ def build_sql_report(cfg, *, write_files: bool = True, pdf: bool = True):
     report/report.html (and report.pdf with a Chromium), the chart (SVG, PNG) and sql_runs.csv.
 
     Returns:
-        A :class:`flashpoc.phases.Report` whose sections are summary, conditions, method, results
+        A :class:`flashpoc.reporting.Report` whose sections are summary, conditions, method, results
         and appendix (its points are empty: no sweep ran).
 
     Raises:
@@ -129,7 +129,7 @@ def build_sql_report(cfg, *, write_files: bool = True, pdf: bool = True):
     """
     from ... import chart, report
     from ...document import DocSection
-    from ...phases import Report
+    from ...reporting import Report
 
     cfg = cfg.resolved()
     runs = latest_runs(cfg)
