@@ -188,3 +188,27 @@ def test_flashpoc_run_runs_the_check_the_job_and_the_report(tmp_path):
     assert (campaign / "report" / "report.html").exists() and "2,944,975.9" in outputs("04_report")
     found = [str(p) for p in campaign.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
     assert found == [] and secret not in out.stdout + out.stderr
+
+
+def test_a_sweep_report_has_a_dba_job_section_when_the_campaign_ran_the_job(tmp_path, monkeypatch):
+    """A fio campaign (real fio, two 1 s points) that also ran its sql_workload: its report has the
+    DBA-job section after the results, with the runs table, the chart and the Load Profile."""
+    from conftest import quick_campaign, require_fio
+    from flashpoc.run import oracle
+
+    require_fio()
+    (tmp_path / "job.sql").write_text(SCRIPT)
+    cfg = campaign_from_dict(quick_campaign(
+        tmp_path, workloads=[{"name": "randread-4k", "rw": "randread", "bs": "4k"}], oracle={"dsn": "db1:1521/pdb1"},
+        sql_workload={"script": str(tmp_path / "job.sql"), "sessions": 2, "label": "undo-on-ssd"}))
+    monkeypatch.setattr(oracle, "connect", ReplayDatabase(FACTS, ROWS, awr_report=AWR_TXT).connect)
+    phases.run_check(cfg)
+    phases.run_sweep(cfg, {"randread-4k": [1, 2]}, progress=False)
+    run_sql_workload(cfg)
+    report = phases.build_report(cfg, pdf=False)
+    headings = [s.heading for s in report.sections]
+    assert "A DBA's own job" in headings and headings.index("A DBA's own job") < headings.index("Appendix A: every point")
+    section = next(s for s in report.sections if s.heading == "A DBA's own job")
+    assert [type(i).__name__ for i in section.items] == ["str", "Table", "HConcatChart", "Table", "str"]
+    page = report.files["report.html"].read_text()
+    assert "Speed-up over undo-on-ssd (x)" in page and "2,944,975.9" in page

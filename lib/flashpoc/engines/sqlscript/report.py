@@ -116,6 +116,17 @@ def awr_reports_text(runs: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def dba_job_sections(cfg) -> list[Any]:
+    """The DBA-job section of a sweep's report (a campaign that also ran ``sql_workload``): the
+    stored runs compared, their chart, Load Profile and AWR reports; [] when no run is stored."""
+    from ...document import DocSection
+
+    runs = latest_runs(cfg) if cfg is not None and cfg.sql_workload is not None else pd.DataFrame()
+    if runs.empty:
+        return []
+    return [DocSection("results", "A DBA's own job", [*dba_job_items(cfg, runs), awr_reports_text(runs)])]
+
+
 def build_sql_report(cfg, *, write_files: bool = True, pdf: bool = True):
     """The report of a campaign that runs only a DBA's job: its runs compared, written as
     report/report.html (and report.pdf with a Chromium), the chart (SVG, PNG) and sql_runs.csv.
