@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import Engine
+from ..slob.engine import SlobEngine
 from .settings import SqlScriptSettings
 
 
@@ -45,11 +46,7 @@ class SqlScriptEngine(Engine):
     def describe(self, cfg, version: str, points: Any) -> str:
         return f"a DBA's SQL*Plus script in {cfg.sql_workload.sessions} sessions (Oracle {version})"
 
-    def check_versions(self, check) -> dict[str, str]:
-        """The job's numbers are the database's: its version (the check's "database" row)."""
-        if check.empty or "check" not in check:
-            return {}
-        return {str(r.host): str(r.value) for r in check[check["check"] == "database"].itertuples()}
+    check_versions = SlobEngine.check_versions  # the job's numbers are the database's: its version
 
     def skipped_text(self, cfg, phase: str) -> str | None:
         return (f"**Skipped**: this campaign runs only a DBA's own job (`engine: sqlscript`): no {phase} of the "
