@@ -99,6 +99,9 @@ def test_twenty_sessions_between_two_snapshots(tmp_path):
     assert round(row["physical_write_blocks_per_txn"], 1) == 3.2
     assert round(row["executes_per_s"], 1) == 10439.6 and round(row["executes_per_txn"], 1) == 10.0
     assert round(row["transactions_per_s"], 1) == 1043.9
+    # Buffer Wait Statistics as awr.txt prints them (waits, total s, avg ms rounded half up): UNDO first
+    assert [(w["class"], w["waits"], round(w["time_s"]), int(w["avg_ms"] + 0.5)) for w in row["buffer_waits"]] == [
+        ("undo header", 19, 15, 764), ("file header block", 4, 2, 593), ("data block", 151, 0, 2)]
     assert db.open_connections == 0
 
     text = sql_run_text(row)

@@ -27,7 +27,8 @@ from flashpoc.errors import ParameterError
 from flashpoc.params import campaign_from_dict, load_campaign
 from flashpoc.engines.sqlscript.measure import run_sql_workload
 from flashpoc.engines.sqlscript.plan import split_sql_script
-from flashpoc.engines.sqlscript.report import latest_runs, load_profile_table, speedup_table, speedup_text
+from flashpoc.engines.sqlscript.report import (buffer_waits_table, latest_runs, load_profile_table, speedup_table,
+                                               speedup_text)
 
 sys.path.insert(0, str(Path(__file__).parent / "replay"))
 from oracle_replay import ReplayDatabase  # noqa: E402
@@ -121,11 +122,14 @@ def test_check_two_labelled_runs_and_their_report(tmp_path, monkeypatch):
     assert profile.loc["Executes (SQL)", "undo-on-hdd per s"] == "10,439.6"
     assert profile.loc["Transactions", "undo-on-hdd per s"] == "1,043.9"
 
+    waits = buffer_waits_table(runs).frame
+    assert list(waits.iloc[0]) == ["undo-on-hdd", "undo header", "19", "14.5", "764.2"]  # printed: 19, 15 s, 764 ms
     report = phases.build_report(cfg, pdf=False)
     assert report.points.empty and report.configs == []
     assert [s.key for s in report.sections] == ["summary", "conditions", "method", "results", "appendix"]
     page = (tmp_path / "results" / "undo" / "report" / "report.html").read_text()
     for printed in ("Speed-up over undo-on-hdd (x)", "DB host %iowait", "2,944,975.9", "2,821.2", "Elapsed time (min)",
+                    "Buffer waits by block class", "undo header",
                     "CPU time (%)", "P30SDB"):
         assert printed in page, printed
     assert (tmp_path / "results" / "undo" / "report" / "sql_runs.svg").exists()
@@ -209,6 +213,6 @@ def test_a_sweep_report_has_a_dba_job_section_when_the_campaign_ran_the_job(tmp_
     headings = [s.heading for s in report.sections]
     assert "A DBA's own job" in headings and headings.index("A DBA's own job") < headings.index("Appendix A: every point")
     section = next(s for s in report.sections if s.heading == "A DBA's own job")
-    assert [type(i).__name__ for i in section.items] == ["str", "Table", "HConcatChart", "Table", "str"]
+    assert [type(i).__name__ for i in section.items] == ["str", "Table", "HConcatChart", "Table", "Table", "str"]
     page = report.files["report.html"].read_text()
     assert "Speed-up over undo-on-ssd (x)" in page and "2,944,975.9" in page

@@ -29,7 +29,7 @@ from ...errors import ParameterError, RemoteError
 from ...oracle_metrics import compute_awr_metrics
 from ...params import Campaign, resolve_path
 from .plan import script_summary, split_sql_script
-from .profile import load_profile
+from .profile import buffer_waits, load_profile
 from ...store import CampaignStore
 
 PHASE = "sql"
@@ -166,7 +166,8 @@ def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
         The stored row: label, sessions, elapsed_s (the whole run), session_elapsed_min_s /
         _max_s, statements_per_session, begin_snap, end_snap, snapshots ('awr' or
         'statspack'), the metrics of :func:`flashpoc.oracle_metrics.compute_awr_metrics` and the
-        Load Profile of :func:`.profile.load_profile` (per second and per transaction);
+        Load Profile of :func:`.profile.load_profile` (per second and per transaction),
+        ``buffer_waits`` (:func:`.profile.buffer_waits`: the buffer waits by block class);
         ``awr_report``: the file of the run holding the AWR report of its snapshots (generated
         through SQL with the Diagnostics Pack), or None and ``awr_report_note`` saying why.
 
@@ -216,6 +217,7 @@ def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
     metrics["awr_elapsed_s"] = metrics.pop("elapsed_s", None)  # the snapshot interval, not the run
     row.update(metrics)
     row.update(load_profile(interval.rows, begin, end))
+    row["buffer_waits"] = buffer_waits(interval.rows, begin, end)
     raw[interval.rows_file] = snapshot_rows_json(interval.rows)
     row["awr_report"] = AWR_REPORT_FILE if interval.report_text is not None else None
     row["awr_report_note"] = interval.report_note

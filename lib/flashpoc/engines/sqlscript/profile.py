@@ -1,4 +1,5 @@
-"""The AWR Load Profile of a DBA's job (pure: snapshot rows in, numbers out).
+"""The AWR Load Profile and the buffer waits by class of a DBA's job (pure: snapshot rows in,
+numbers out).
 
 What the AWR report prints at its top, per second and per transaction, for the counters that show
 what a write-heavy job did to the database: redo size, block changes, physical writes, executes
@@ -55,3 +56,24 @@ def load_profile(rows: Mapping[str, Sequence[Mapping[str, Any]]], begin_snap: in
         if key != "transactions":
             out[f"{key}_per_txn"] = None if value is None or not transactions else value / transactions
     return out
+
+
+def buffer_waits(rows: Mapping[str, Sequence[Mapping[str, Any]]], begin_snap: int, end_snap: int) -> list[dict[str, Any]]:
+    """The AWR report's "Buffer Wait Statistics" of the interval: per block class with waits, its
+    ``waits``, ``time_s`` and ``avg_ms`` (``DBA_HIST_WAITSTAT``/``STATS$WAITSTAT`` deltas; time in
+    centiseconds), by time then waits, descending, as awrrpt.sql orders them. ``undo header`` and
+    ``undo block`` at the top is how the seed found UNDO to be the hot spot. A class whose counters
+    went down (an instance restart) is left out."""
+    values: dict[tuple[str, int], tuple[float, float]] = {}
+    for row in rows.get("waitstat", []):
+        values[(row["class"], int(row["snap_id"]))] = (float(row["wait_count"]), float(row["time"]))
+    out = []
+    for cls in sorted({c for c, _ in values}):
+        begin, end = values.get((cls, int(begin_snap))), values.get((cls, int(end_snap)))
+        if begin is None or end is None or end[0] < begin[0] or end[1] < begin[1]:
+            continue
+        waits, centiseconds = end[0] - begin[0], end[1] - begin[1]
+        if waits > 0:
+            out.append({"class": cls, "waits": int(waits), "time_s": centiseconds / 100,
+                        "avg_ms": centiseconds * 10 / waits})
+    return sorted(out, key=lambda r: (-r["time_s"], -r["waits"]))

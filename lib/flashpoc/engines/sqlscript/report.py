@@ -85,13 +85,25 @@ def load_profile_table(runs: pd.DataFrame) -> tables.Table:
                                "(STATS$SYSSTAT) deltas between the run's snapshots."])
 
 
+def buffer_waits_table(runs: pd.DataFrame) -> tables.Table:
+    """Each run's buffer waits by block class (AWR Buffer Wait Statistics), the longest first."""
+    rows = [{"Run": run["label"], "Class": wait["class"], "Waits": tables.count(wait["waits"]),
+             "Total wait time (s)": f"{wait['time_s']:,.1f}", "Avg wait (ms)": tables.ms(wait["avg_ms"])}
+            for run in runs.to_dict("records") for wait in _listed(run.get("buffer_waits"))]
+    return tables.table(rows, columns=["Run", "Class", "Waits", "Total wait time (s)", "Avg wait (ms)"],
+                        caption="Buffer waits by block class (AWR Buffer Wait Statistics)",
+                        notes=["Waits on undo header or undo block at the top put the UNDO tablespace's storage "
+                               "on the job's path (the seed's finding, before UNDO moved to flash)."])
+
+
 def dba_job_items(cfg, runs: pd.DataFrame) -> list[Any]:
     """The DBA-job section: the speed-up in words, the runs table, the chart, the Load Profile."""
     from ...chart import sql_runs
 
     if runs.empty:
         return ["(no run of the DBA's job is stored: run notebook 03 with `sql_workload` set)"]
-    return [speedup_text(runs), speedup_table(runs), sql_runs(runs), load_profile_table(runs)]
+    return [speedup_text(runs), speedup_table(runs), sql_runs(runs), load_profile_table(runs),
+            buffer_waits_table(runs)]
 
 
 def speedup_text(runs: pd.DataFrame) -> str:
@@ -183,6 +195,11 @@ def build_sql_report(cfg, *, write_files: bool = True, pdf: bool = True):
             except ReportError:
                 pass  # no Chromium: the HTML is the report
     return result
+
+
+def _listed(value: Any) -> list:
+    """A list column of a stored run (absent in runs stored before it existed: empty)."""
+    return value if isinstance(value, list) else []
 
 
 def _ratio(value: Any) -> str:
