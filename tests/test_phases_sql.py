@@ -166,6 +166,9 @@ def test_without_the_diagnostics_pack_statspack_snapshots_and_stats_rows(tmp_pat
     assert round(row["db_file_sequential_read_under_1ms_pct"], 1) == 97.8
     # user commits Total 378,968 over 363 s; per transaction as printed (the interval cancels out)
     assert round(row["transactions_per_s"], 1) == 1044.0 and round(row["redo_bytes_per_txn"], 1) == 2821.2
+    # STATS$WAITSTAT keeps the same counters: the same buffer waits, undo header first
+    assert [(w["class"], w["waits"]) for w in row["buffer_waits"]] == [
+        ("undo header", 19), ("file header block", 4), ("data block", 151)]
     assert "Statspack snapshots 47-48: 29,795.8 read and 3,118.5 write IO requests/s" in sql_run_text(row)
     run_dir = next((tmp_path / "results" / "undo" / "points" / "sql").iterdir())
     assert (run_dir / "statspack_rows.json").exists() and not (run_dir / "awr_rows.json").exists()

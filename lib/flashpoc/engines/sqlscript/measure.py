@@ -38,7 +38,8 @@ AWR_REPORT_FILE = "awr.txt"
 TABLE_COLUMNS = ["label", "sessions", "elapsed_s", "session_elapsed_max_s", "statements_per_session",
                  "read_iops", "write_iops", "write_mibps", "db_cpu_s_per_s", "log_file_parallel_write_avg_wait_us",
                  "db_file_sequential_read_avg_wait_us", "db_file_parallel_write_avg_wait_us",
-                 "host_cpu_iowait_pct", "snapshots", "completed_utc"]
+                 "host_cpu_user_pct", "host_cpu_iowait_pct", "redo_bytes_per_s", "transactions_per_s", "snapshots",
+                 "completed_utc"]
 
 
 def read_script(cfg: Campaign) -> tuple[str, list[Any]]:
