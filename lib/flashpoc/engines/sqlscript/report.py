@@ -3,9 +3,10 @@ took 19 min 47 s with UNDO on disk and 8 min 14 s with UNDO on flash, 2.4x faste
 
 - :func:`latest_runs`: the stored runs of the campaign, the latest of each label, the first
   label measured first (the baseline of the speed-up).
-- :func:`speedup_table`, :func:`load_profile_table`: the runs side by side, with human headers
-  and units; :func:`flashpoc.chart.sql_runs` draws them.
-- :func:`dba_job_items`: the report's DBA-job section (text, tables, chart).
+- :func:`speedup_table`, :func:`load_profile_table`, :func:`buffer_waits_table`: the runs side
+  by side, with human headers and units; :func:`flashpoc.chart.sql_runs` draws them.
+- :func:`dba_job_items`: the report's DBA-job section (text, tables, chart);
+  :func:`dba_job_sections` adds it to a sweep's report when the campaign also ran the job.
 - :func:`build_sql_report`: the whole report of a campaign that runs only the DBA's job
   (``engine: sqlscript``), written under ``report/`` as the sweep's report is.
 """
