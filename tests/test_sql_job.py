@@ -66,7 +66,7 @@ def test_the_smallest_campaign_is_the_job_and_the_database():
     ({"sql_workload": None}, "sql_workload: required for engine sqlscript (script, sessions, label): the DBA's job "
                              "is all this campaign runs"),
     ({"oracle": None}, "sql_workload: needs oracle (dsn, user) to run the script and take AWR snapshots"),
-    ({"targets": [{"name": "t", "path": "/tmp/x.dat", "size": "1g", "create": True}]},
+    ({"targets": [{"name": "t", "path": "x.dat", "size": "1g", "create": True}]},
      "targets: engine sqlscript writes no target (the DBA's job writes the database)"),
     ({"workloads": [{"name": "w", "rw": "randread", "bs": "8k"}]},
      "workloads: engine sqlscript runs the DBA's script (sql_workload), not I/O workloads"),
