@@ -38,6 +38,8 @@ BIND_SQL = {
     "awr_osstat": {"dbid", "instance_number", "begin_snap", "end_snap"},
     "awr_sys_time_model": {"dbid", "instance_number", "begin_snap", "end_snap"},
     "awr_filestatxs": {"dbid", "instance_number", "begin_snap", "end_snap"},
+    "awr_waitstat": {"dbid", "instance_number", "begin_snap", "end_snap"},
+    "awr_report_text": {"dbid", "instance_number", "begin_snap", "end_snap"},
     **{f"stats_{t}": {"dbid", "instance_number", "begin_snap", "end_snap"} for t in oracle.AWR_TABLES},
     "create_snapshot": {"snap_id"},
     "statspack_snapshot": {"snap_id"},

@@ -514,6 +514,36 @@ def test_substitution_variables_are_refused_with_their_line():
     refused("EXEC p(&n)\n", "line 1", "&n")
 
 
+def test_session_variables_are_filled_per_session():
+    """&session and &session_name are flashpoc's own: one script in N sessions creates N
+    tables instead of one table N times (ORA-00955), as SQL*Plus would substitute them (&&,
+    the '.' ending a name, any case, literals too); any other &var is still refused."""
+    text = ("CREATE TABLE t_&session_name (id NUMBER, who VARCHAR2(30));\n"
+            "INSERT INTO t_&&Session_Name. VALUES (&session, 'session &session_name of R&D');\n"
+            "EXEC dbms_stats.gather_table_stats(user, 'T_&session_name')\n"
+            "DROP TABLE t_&session_name PURGE;\n")
+    statements = split_sql_script(text)
+    assert [s.for_session(7).text for s in statements] == [
+        "CREATE TABLE t_S0007 (id NUMBER, who VARCHAR2(30))",
+        "INSERT INTO t_S0007 VALUES (7, 'session S0007 of R&D')",
+        "BEGIN dbms_stats.gather_table_stats(user, 'T_S0007'); END;",
+        "DROP TABLE t_S0007 PURGE"]
+    assert statements[0].for_session(20).text == "CREATE TABLE t_S0020 (id NUMBER, who VARCHAR2(30))"
+    # the statement as parsed keeps the variables; a statement without any is itself
+    assert statements[0].text == "CREATE TABLE t_&session_name (id NUMBER, who VARCHAR2(30))"
+    plain = split_sql_script("COMMIT;\n")[0]
+    assert plain.for_session(3) is plain
+    # another define character moves them; SET DEFINE OFF leaves them as text
+    assert split_sql_script("SET DEFINE ^\nINSERT INTO t VALUES (^session, '&session');\n")[0] \
+        .for_session(2).text == "INSERT INTO t VALUES (2, '&session')"
+    assert split_sql_script("SET DEFINE OFF\nINSERT INTO t VALUES ('&session');\n")[0] \
+        .for_session(2).text == "INSERT INTO t VALUES ('&session')"
+    # a longer name is not ours: refused, naming it and the two flashpoc fills
+    refused("CREATE TABLE t_&sessions (id NUMBER);\n", "load.sql line 1", "&sessions",
+            "flashpoc fills only &session and &session_name")
+    refused("INSERT INTO t_&session_name VALUES (&rows);\n", "line 1", "&rows")
+
+
 def test_ampersand_in_literals_and_comments_is_text():
     text = ("INSERT INTO t VALUES ('R&D', q'[A&B]'); -- Tom & Jerry\n"
             "/* &not_a_var */ COMMIT;\n")

@@ -1212,3 +1212,38 @@ def precondition_rounds(df: pd.DataFrame, *, color_domain: Sequence[str] | None 
             tooltip=[alt.Tooltip("workload:N", title="Workload"), alt.Tooltip("level:N", title="Line"),
                      alt.Tooltip("level_iops:Q", title="IOPS", format=",.0f")]))
     return alt.layer(*layers).properties(title=alt.Title(title))
+
+
+def sql_runs(runs: pd.DataFrame, *, title: str = "A DBA's job: elapsed time and DB host CPU per run") -> alt.HConcatChart:
+    """The runs of a DBA's job side by side: each run's elapsed time (min), and the DB host's
+    %user and %iowait over its snapshot interval (AWR Host CPU), one colour per run (its label,
+    a configuration: ``undo-on-hdd``, ``undo-on-ssd``).
+
+    ``runs``: one row per run with ``config`` (its label), ``elapsed_s`` and optionally
+    ``host_cpu_user_pct`` and ``host_cpu_iowait_pct``.
+    """
+    _require(runs, ["config", "elapsed_s"], "sql_runs")
+    domain = list(dict.fromkeys(runs["config"].astype(str)))
+    color = alt.Color("config:N", title="Configuration", sort=domain, scale=alt.Scale(domain=domain, range=list(PALETTE)))
+    data = runs.assign(elapsed_min=runs["elapsed_s"] / 60.0)
+    elapsed = alt.Chart(data).mark_bar().encode(
+        x=alt.X("config:N", title="Run", sort=domain),
+        y=alt.Y("elapsed_min:Q", title="Elapsed time (min)"),
+        color=color,
+        tooltip=[alt.Tooltip("config:N", title="Run"), alt.Tooltip("elapsed_min:Q", title="Elapsed (min)", format=".2f")],
+    ).properties(width=220, title=alt.Title("Elapsed time per run"))
+    cpu_columns = {"host_cpu_user_pct": "%user", "host_cpu_iowait_pct": "%iowait"}
+    present = {k: v for k, v in cpu_columns.items() if k in runs and runs[k].notna().any()}
+    if not present:
+        return alt.hconcat(elapsed).properties(title=alt.Title(title))
+    long = runs.melt(id_vars=["config"], value_vars=list(present), var_name="metric", value_name="pct")
+    long["metric"] = long["metric"].map(present)
+    cpu = alt.Chart(long).mark_bar().encode(
+        x=alt.X("metric:N", title="DB host CPU", sort=list(present.values())),
+        xOffset=alt.XOffset("config:N", sort=domain),
+        y=alt.Y("pct:Q", title="Share of the DB host's CPU time (%)"),
+        color=color,
+        tooltip=[alt.Tooltip("config:N", title="Run"), alt.Tooltip("metric:N", title="CPU"),
+                 alt.Tooltip("pct:Q", title="%", format=".1f")],
+    ).properties(width=220, title=alt.Title("%user vs %iowait per run (AWR Host CPU)"))
+    return alt.hconcat(elapsed, cpu).properties(title=alt.Title(title))

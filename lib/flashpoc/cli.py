@@ -340,7 +340,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         terminal.say(f"flashpoc run {args.params}: campaign {cfg.campaign}, {cfg.engine}, "
                      + ", ".join(f"{v} {k[:-1] if v == 1 else k}" for k, v in n.items())
                      + f"; phases {', '.join(phases)}")
-        if {"probe", "sweep"} & set(phases):
+        if {"probe", "sweep"} & set(phases) and cfg.engine_object.sweeps:
             terminal.say("each point: done/total, workload, threads, IOPS (MiB/s for large I/Os), mean latency "
                          "| elapsed, ETA")
         if args.fresh:

@@ -71,6 +71,9 @@ def compose(report, context: Context) -> list[DocSection]:
     if report.configs:
         sections.append(DocSection("comparison", "Comparison of the configurations", comparison(report)))
     sections += results(report, context)
+    from .engines.sqlscript.report import dba_job_sections  # a campaign's sql_workload runs, if any
+
+    sections += dba_job_sections(report.cfg)
     sections += [DocSection("appendix", "Appendix A: every point", [
                      "Every measured point of the sweep, in the order of the workloads and their threads. "
                      "`points.csv` has every column of every point, under its machine name.",

@@ -92,6 +92,8 @@ def explorer(report) -> Any:
     from IPython.display import Markdown
 
     points = report.points
+    if points.empty:  # a DBA's job alone: no sweep point to explore
+        return Markdown("(no sweep points to explore: this campaign ran only a DBA's job)")
     names = report.configs
     workloads = list(dict.fromkeys(points["workload"]))
     controls = []

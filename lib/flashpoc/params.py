@@ -619,8 +619,8 @@ class Campaign(_Strict):
 
     campaign: Name = Field(description="campaign name: results go to results_dir/campaign")
     description: str = ""
-    engine: str = Field("fio", description="the load generator and its settings: a name (fio, vdbench, slob) or "
-                                           "{name: {settings}}, e.g. {vdbench: {elapsed_s: 60}}")
+    engine: str = Field("fio", description="the load generator and its settings: a name (fio, vdbench, slob, "
+                                           "sqlscript) or {name: {settings}}, e.g. {vdbench: {elapsed_s: 60}}")
     hosts: list[HostParams] = Field(min_length=1, max_length=1024)
     targets: list[TargetParams] = Field(default_factory=list, max_length=4096,
                                         description="LUNs/files (fio, vdbench; optional for slob)")
@@ -895,6 +895,12 @@ def _engine_choice(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str,
     data["engine"] = name if name in names else "fio"
     if name in names:
         data["settings"] = _engine_settings(name, settings, where, problems)
+        if "hosts" not in data:  # an engine that needs no load host names its own (sqlscript: this machine)
+            from .engines import get_engine
+
+            default = [dict(h) for h in get_engine(name).default_hosts]
+            if default:
+                data["hosts"] = default
     return data, problems
 
 

@@ -180,6 +180,8 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
     from . import chart, compare, document, report, summary
 
     cfg = cfg.resolved()
+    if not get_engine(cfg.engine).sweeps:  # a campaign of a DBA's job alone: the report of its runs
+        return get_engine(cfg.engine).build_report(cfg, write_files=write_files, pdf=pdf)
     points = load_comparison(cfg) if cfg.report.compare else load_results(cfg, "sweep")
     if points.empty:
         raise _no_sweep(cfg)

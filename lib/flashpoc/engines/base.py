@@ -49,6 +49,19 @@ class Engine:
     #: its rows carry the database's own metrics (AWR): the report draws Oracle's latencies and the
     #: DB host's CPU rather than the load hosts'
     measures_oracle: ClassVar[bool] = False
+    #: it measures points of the hosts' I/O (probe and sweep); False: the campaign runs only a DBA's
+    #: job, the probe and sweep notebooks say they were skipped and the report is :meth:`build_report`'s
+    sweeps: ClassVar[bool] = True
+    #: the hosts a campaign of this engine has when the parameters name none (empty: hosts are required)
+    default_hosts: ClassVar[tuple[dict[str, Any], ...]] = ()
+
+    def skipped_text(self, cfg: Campaign, phase: str) -> str | None:
+        """Markdown saying that ``phase`` (probe, sweep) was skipped and why, or None when it runs."""
+        return None
+
+    def build_report(self, cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -> Any:
+        """The report of an engine that does not sweep (:attr:`sweeps` False)."""
+        raise NotImplementedError
 
     # -- parameters (:class:`flashpoc.params.Campaign` calls these) --------------------------
     def check_params(self, cfg: Campaign, host_names: set[str]) -> None:

@@ -34,6 +34,12 @@ statement without its trailing ``;``, or a PL/SQL block with its text up to ``EN
   literals and comments (after ``SET DEFINE OFF`` no longer; ``SET DEFINE ^`` moves it to
   ``^``) raise :class:`~flashpoc.errors.ParameterError` naming the source, the line and
   what to do.
+* Two substitution variables are flashpoc's own, so one script runs in N sessions without
+  its object names colliding (ORA-00955): ``&session`` (the session's number, 1 to N) and
+  ``&session_name`` (``S0001`` ... : :func:`session_name`), e.g. ``CREATE TABLE
+  t_&session_name (...)``. They are filled per session before the statement is sent
+  (:meth:`Statement.for_session`), with ``&&`` and a ``.`` ending the name as in SQL*Plus,
+  in literals and comments too (as SQL*Plus does), but not after ``SET DEFINE OFF``.
 * A ``/`` line with no statement before it would make SQL*Plus run the previous
   statement a second time (``COMMIT;`` then ``/``), a ``.`` line ends a statement without
   running it: both are refused. A statement left without terminator at the end of the
@@ -41,7 +47,7 @@ statement without its trailing ``;``, or a PL/SQL block with its text up to ``EN
 
 Differences from SQL*Plus, on purpose: blank lines inside a SQL statement are kept (as
 with ``SET SQLBLANKLINES ON``; by default SQL*Plus would silently drop such a statement);
-``&`` inside literals and comments is left alone (SQL*Plus would substitute it unless
+any other ``&`` inside literals and comments is left alone (SQL*Plus would substitute it unless
 ``SET DEFINE OFF``); dropped commands are not checked for ``&``.
 
 Error messages quote at most the first 60 characters of the offending line, and never the
@@ -52,12 +58,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from flashpoc.errors import ParameterError
 
 StatementKind = Literal["sql", "plsql"]
+
+SESSION_VARIABLES = ("session", "session_name")
+"""The substitution variables flashpoc fills per session (``&session``, ``&session_name``)."""
 
 QUOTE_MAX = 60
 """At most this many characters of an offending line are quoted in an error message."""
@@ -71,11 +80,15 @@ class Statement:
         text: the statement text: SQL without its trailing ``;``, PL/SQL ending in ``END;``.
         kind: ``"sql"`` or ``"plsql"``.
         line: 1-based line of the script where the statement's first keyword is.
+        define: the substitution character in force for the statement (``&``; None after
+            ``SET DEFINE OFF``): :meth:`for_session` replaces ``&session`` and
+            ``&session_name`` with it.
     """
 
     text: str
     kind: StatementKind
     line: int
+    define: str | None = field(default="&", compare=False)
 
     def __post_init__(self) -> None:
         if self.kind not in ("sql", "plsql"):
@@ -84,6 +97,18 @@ class Statement:
             raise ParameterError("Statement.text is empty")
         if self.line < 1:
             raise ParameterError(f"Statement.line must be >= 1, got {self.line}")
+
+    def for_session(self, number: int) -> Statement:
+        """The statement as session ``number`` (1-based) runs it: ``&session`` replaced by the
+        number, ``&session_name`` by :func:`session_name` (``&&`` and a ``.`` ending the name
+        as in SQL*Plus, any case; in literals and comments too, as SQL*Plus substitutes them)."""
+        if self.define is None:
+            return self
+        pattern = re.compile(re.escape(self.define) + "{1,2}(session_name|session)(?![A-Za-z0-9_#$])[.]?",
+                             re.IGNORECASE)
+        values = {"session": str(number), "session_name": session_name(number)}
+        text = pattern.sub(lambda m: values[m.group(1).lower()], self.text)
+        return self if text == self.text else replace(self, text=text)
 
     @property
     def verb(self) -> str:
@@ -407,6 +432,17 @@ class _Lexer:
         return end
 
 
+def session_name(number: int) -> str:
+    """The session-unique name ``&session_name`` stands for: ``S0001`` for session 1, a valid
+    Oracle identifier (and suffix of one) on every version."""
+    return f"S{number:04d}"
+
+
+def _session_variable(token: str) -> bool:
+    """True for ``&session`` / ``&session_name`` (``&&`` too, any case): flashpoc fills them."""
+    return token.lstrip(token[:1]).lower() in SESSION_VARIABLES
+
+
 def _plain_literal_end(line: str, i: int) -> int:
     """Index after the closing quote of a '...' literal whose text starts at ``i``, or -1."""
     n = len(line)
@@ -505,11 +541,12 @@ class _Parser:
         cur.parts.append(raw)
         part = len(cur.parts) - 1
         for k, tok in enumerate(toks):
-            if tok.kind == _AMP:
+            if tok.kind == _AMP and not _session_variable(tok.text):
                 raise self.error(
                     lineno, f"substitution variable {tok.text} ({_quote(raw)}) is not "
-                            f"supported: replace {tok.text} by its value (or put SET DEFINE "
-                            f"OFF before it if '{self.define}' is meant literally)")
+                            f"supported: replace {tok.text} by its value (flashpoc fills only "
+                            f"{self.define}session and {self.define}session_name; or put SET "
+                            f"DEFINE OFF before it if '{self.define}' is meant literally)")
             if tok.kind == _WORD and len(cur.words) < 8:
                 cur.words.append(tok.text.upper())
             cur.last = (part, tok.start, tok.end, tok.kind == _SEMI)
@@ -529,7 +566,7 @@ class _Parser:
         text = cur.text(drop_semi=drop_semi and kind == "sql")
         if not text:
             raise self.error(lineno, "';' with no statement before it; remove it")
-        self.statements.append(Statement(text, kind, cur.line))
+        self.statements.append(Statement(text, kind, cur.line, self.define))
 
     def _slash(self, lineno: int) -> None:
         if self.cur is not None:
@@ -617,7 +654,7 @@ class _Parser:
     def _exec(self, args: str, raw: str, lineno: int) -> None:
         toks = _Lexer().scan(args, lineno, self.define, self.source)
         for tok in toks:
-            if tok.kind == _AMP:
+            if tok.kind == _AMP and not _session_variable(tok.text):
                 raise self.error(
                     lineno, f"substitution variable {tok.text} ({_quote(raw)}) is not "
                             f"supported: replace {tok.text} by its value")
@@ -627,7 +664,7 @@ class _Parser:
             raise self.error(lineno, f"EXECUTE without a call ({_quote(raw)}); write the "
                                      "PL/SQL call after EXEC")
         call = args[:toks[-1].end].strip()
-        self.statements.append(Statement(f"BEGIN {call}; END;", "plsql", lineno))
+        self.statements.append(Statement(f"BEGIN {call}; END;", "plsql", lineno, self.define))
 
     def _set(self, args: str, raw: str, lineno: int) -> None:
         words = args.split()
