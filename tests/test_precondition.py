@@ -305,3 +305,28 @@ def test_a_lun_two_hosts_see_is_filled_once(tmp_path):
         assert first["identity"] == f"block {Path(device).name} {backing}" == second["identity"]
         assert second["filled_from"] == "h1" and second["written_bytes"] == first["written_bytes"] == 4 * MIB
         assert second["sample"]["sha256"] == hashlib.sha256(sample_of(backing, first["sample"]["offsets_bytes"])).hexdigest()
+
+
+def test_the_sample_is_read_from_the_target_once(tmp_path, monkeypatch):
+    """Each of the sample's three pieces is read by one dd: a dd on the PATH before the real one
+    counts the reads of the target (before, the sample was read three times: for its checksum,
+    its length and its compressed size)."""
+    import shutil
+
+    from flashpoc.params import HostParams, TargetParams
+    from flashpoc.run.hosts import connect
+
+    target = tmp_path / "t.dat"
+    target.write_bytes(os.urandom(6 * MIB))
+    shim, log = tmp_path / "bin", tmp_path / "dd.log"
+    shim.mkdir()
+    (shim / "dd").write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {shutil.which("dd")} "$@"\n')
+    (shim / "dd").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
+    host = connect(HostParams(name="local", address="localhost", workdir=str(tmp_path / "work")))
+    sample = precondition.read_sample(host, TargetParams(name="t", path=str(target)), 6 * MIB)
+    assert sample["offsets_bytes"] == [0, 3 * MIB, 5 * MIB] and sample["bytes"] == 3 * MIB
+    assert sample["sha256"] == hashlib.sha256(sample_of(target, sample["offsets_bytes"])).hexdigest()
+    assert sample["gzip_bytes"] > 0.95 * 3 * MIB  # random data: incompressible
+    reads = log.read_text().splitlines()
+    assert len(reads) == 3 and all(f"if={target}" in r for r in reads)

@@ -68,6 +68,11 @@ def fill_timeout_s(host_params: HostParams, total_bytes: int) -> float:
     return max(host_params.command_timeout_s, total_bytes / FILL_MIN_RATE + 600)
 
 
+def record_path(host: str, target: str) -> str:
+    """Where the record of ``target``'s fill on ``host`` lives, relative to the campaign's folder."""
+    return f"{RECORD_DIR}/{host}/{target}.json"
+
+
 class UnfilledTargetWarning(UserWarning):
     """A read workload runs on a target never filled (``precondition.unfilled: warn``)."""
 
@@ -87,7 +92,7 @@ def create_scratch(wb: Workbench, host_params: HostParams, scratch: list, short:
     the fill writes them once, recorded (:func:`fill_targets`); the record of a file made anew is dropped."""
     make_scratch_files(wb.host(host_params), short)
     for target in short:  # made anew (a file system may give it the inode of the one it replaces): fill it again
-        (wb.store.root / RECORD_DIR / host_params.name / f"{target.name}.json").unlink(missing_ok=True)
+        (wb.store.root / record_path(host_params.name, target.name)).unlink(missing_ok=True)
     return [{"host": host_params.name, "target": t.name, "action": "created" if t in short else "reused"}
             for t in scratch]
 
@@ -113,15 +118,17 @@ def sample_offsets(working_set: int) -> list[int]:
 
 
 def read_sample(host, target: TargetParams, working_set: int) -> dict[str, Any]:
-    """The sample of ``target`` (:func:`sample_offsets`) read back on ``host``: its offsets, its
-    length, its SHA-256 and its size compressed by ``gzip -1`` (None without gzip), so the record
-    shows the data's reducibility as written, not only as asked."""
+    """The sample of ``target`` (:func:`sample_offsets`) read back on ``host``, once (into a
+    temporary file of the host, removed after): its offsets, its length, its SHA-256 and its size
+    compressed by ``gzip -1`` (None without gzip), so the record shows the data's reducibility as
+    written, not only as asked."""
     offsets = sample_offsets(working_set)
     count = min(SAMPLE_BYTES, working_set) // _SAMPLE_BLOCK
     reads = "; ".join(f"dd if={quote(target.path)} bs={_SAMPLE_BLOCK} skip={o // _SAMPLE_BLOCK} count={count} "
                       "2>/dev/null" for o in offsets)
-    command = (f"r() {{ {reads}; }}; r | sha256sum | cut -c1-64; r | wc -c; "
-               "if command -v gzip >/dev/null 2>&1; then r | gzip -1c | wc -c; else echo none; fi")
+    command = (f't=$(mktemp) || exit 1; trap \'rm -f "$t"\' EXIT; {{ {reads}; }} > "$t"; '
+               'sha256sum < "$t" | cut -c1-64; wc -c < "$t"; '
+               'if command -v gzip >/dev/null 2>&1; then gzip -1c < "$t" | wc -c; else echo none; fi')
     lines = host.run(command, purpose=f"read a sample of {target.name} back").stdout.split()
     if len(lines) != 3 or not lines[1].isdigit():
         raise RemoteError(f"{host.name}: read a sample of {target.name} back: unexpected output {lines!r}")
@@ -135,7 +142,7 @@ def fill_record(wb: Workbench, host_params: HostParams, target: TargetParams, id
     matches the campaign now (path, working set, engine, data and, when given, identity)."""
     engine = get_engine(wb.cfg.engine)
     try:
-        record = json.loads((wb.store.root / RECORD_DIR / host_params.name / f"{target.name}.json").read_text())
+        record = json.loads((wb.store.root / record_path(host_params.name, target.name)).read_text())
     except (OSError, ValueError):
         return None
     wanted = {"path": target.path, "size_bytes": target.size_bytes, "engine": engine.name,
@@ -222,7 +229,7 @@ def fill_targets(wb: Workbench) -> list[dict[str, Any]]:
                 shared[record["identity"]] = record
     for host_params, target, identity in copies:
         record = {**shared[identity], "host": host_params.name, "filled_from": shared[identity]["host"]}
-        wb.store.write_json(f"{RECORD_DIR}/{host_params.name}/{target.name}.json", record)
+        wb.store.write_json(record_path(host_params.name, target.name), record)
     wb.store.write_json(STATUS_FILE, {"engine": engine.name, "data": data, "targets": done,
                                       "unfilled_read_by": reads if unfilled else []})
     return done
@@ -250,7 +257,7 @@ def _fill_host(wb: Workbench, host_params: HostParams, wanted: list[TargetParams
                   "identity": identities[target.name], "engine": engine.name, "data": engine.fill_data(wb.cfg),
                   **results[target.name], "completed_utc": completed,
                   "sample": read_sample(host, target, working[target.name])}
-        wb.store.write_json(f"{RECORD_DIR}/{host_params.name}/{target.name}.json", record)
+        wb.store.write_json(record_path(host_params.name, target.name), record)
         records.append(record)
     return records
 
@@ -362,7 +369,7 @@ def status_text(root: Path | None, status: dict[str, Any]) -> str:
         where = f"{done['target']} on {done['host']}"
         if done["action"] in ("filled", "fill reused"):
             try:
-                record = json.loads((root / RECORD_DIR / done["host"] / f"{done['target']}.json").read_text())
+                record = json.loads((root / record_path(done["host"], done["target"])).read_text())
             except (OSError, ValueError, TypeError):
                 parts.append(f"{where}: filled (its record cannot be read)")
                 continue
