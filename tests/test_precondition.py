@@ -274,7 +274,7 @@ def test_vdbench_write_rounds_are_vdbench_s_own_runs_one_invocation_each(tmp_pat
     done = precondition.load_status(cfg)["write_rounds"]
     assert list(done) == ["rw"] and done["rw"]["round_s"] == 2 and len(done["rw"]["rounds"]) == 2
     root = cfg.resolved().results_path() / "points" / "precondition"
-    groups = sorted(root.iterdir())
+    groups = sorted(p for p in root.iterdir() if p.is_dir())  # fill.json: the fills the rounds followed
     assert len(groups) == 2  # one vdbench invocation per round
     for r in done["rw"]["rounds"]:
         (group,) = [g for g in groups if any(p["point_id"] == r["point_id"] and p["iops"] == r["iops"]
@@ -330,3 +330,41 @@ def test_the_sample_is_read_from_the_target_once(tmp_path, monkeypatch):
     assert sample["gzip_bytes"] > 0.95 * 3 * MIB  # random data: incompressible
     reads = log.read_text().splitlines()
     assert len(reads) == 3 and all(f"if={target}" in r for r in reads)
+
+
+def test_write_rounds_are_measured_again_after_the_targets_are_filled_again(tmp_path):
+    """The rounds condition the targets as the fill left them: once a target is filled again (here
+    deleted and made anew, with the same data: the rounds' point ids are the same), the stored
+    rounds of the earlier fill are not reused but kept aside, and every round runs again."""
+    require_fio()
+    scratch = tmp_path / "s.dat"
+    cfg = campaign_from_dict(quick_campaign(
+        tmp_path, targets=[{"name": "scratch", "path": str(scratch), "size": "4m", "create": True}],
+        workloads=[{"name": "randwrite-4k", "rw": "randwrite", "bs": "4k"}],
+        precondition={"write_rounds": 2, "round_s": 1, "threads": 1}))
+    root = cfg.resolved().results_path()
+    prepare(cfg)
+    first = precondition.load_status(cfg)["write_rounds"]["randwrite-4k"]
+    assert [r["reused"] for r in first["rounds"]] == [False, False] and "superseded" not in first
+
+    prepare(cfg)  # nothing filled again: the rounds are reused
+    assert all(r["reused"] for r in precondition.load_status(cfg)["write_rounds"]["randwrite-4k"]["rounds"])
+
+    scratch.unlink()
+    assert [d["action"] for d in prepare(cfg)] == ["created", "filled"]
+    again = precondition.load_status(cfg)["write_rounds"]["randwrite-4k"]
+    assert [r["reused"] for r in again["rounds"]] == [False, False]
+    assert [r["point_id"] for r in again["rounds"]] == [r["point_id"] for r in first["rounds"]]
+    kept = root / again["superseded"]
+    assert again["superseded"].startswith("points/precondition-superseded/")
+    for r in first["rounds"]:  # the earlier fill's rounds, whole, with fio's own numbers
+        (job,) = json.loads((kept / r["point_id"] / "local.json").read_text())["jobs"]
+        assert job["write"]["iops"] == pytest.approx(r["iops"])
+    for r in again["rounds"]:
+        (job,) = json.loads((root / "points" / "precondition" / r["point_id"] / "local.json").read_text())["jobs"]
+        assert job["write"]["iops"] == pytest.approx(r["iops"])
+    assert f"(measured again after the targets were filled again; the earlier fill's rounds are kept in " \
+           f"`{again['superseded']}`)" in precondition.status_text(root, precondition.load_status(cfg))
+    fill = record_of(cfg, "local", "scratch")  # the fill the rounds now follow, recorded with them
+    assert json.loads((root / "points" / "precondition" / "fill.json").read_text()) == {"local/scratch": {
+        "completed_utc": fill["completed_utc"], "written_bytes": 4 * MIB, "sha256": fill["sample"]["sha256"]}}

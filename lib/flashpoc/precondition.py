@@ -292,19 +292,66 @@ def snia_window(iops: list[float]) -> dict[str, Any] | None:
             "steady": bool(verdict["steady"])}  # no I/O at all (no positive mean): not steady
 
 
+#: the rounds' folder (the points of the phase ``precondition``) and, in it, the fills they followed
+ROUNDS_DIR = "points/precondition"
+ROUNDS_FILL_FILE = "fill.json"
+#: where the rounds of an earlier fill are kept when the targets are filled again
+SUPERSEDED_DIR = "points/precondition-superseded"
+
+
+def fill_stamp(wb: Workbench) -> dict[str, Any]:
+    """The fills the write rounds follow: per ``host/target`` its record's completion time, bytes
+    written and sample checksum, or None when it has no record (laid out, filled elsewhere)."""
+    stamp: dict[str, Any] = {}
+    for host_params in wb.cfg.hosts:
+        for target in wb.cfg.targets_of(host_params):
+            record = fill_record(wb, host_params, target)
+            stamp[f"{host_params.name}/{target.name}"] = None if record is None else {
+                "completed_utc": record.get("completed_utc"), "written_bytes": record.get("written_bytes"),
+                "sha256": (record.get("sample") or {}).get("sha256")}
+    return stamp
+
+
+def supersede_rounds(wb: Workbench, stamp: dict[str, Any]) -> str | None:
+    """Keep the stored rounds only when they followed the fills of ``stamp`` (:func:`fill_stamp`):
+    rounds of an earlier fill (or of unknown fills: stored before the stamp was) measured the
+    targets as they were then, so they move, whole, to ``points/precondition-superseded/<when>``
+    (nothing is lost) and every round is measured again. Records ``stamp`` with the rounds; the
+    folder the earlier rounds went to (relative to the campaign's), or None."""
+    root = wb.store.root
+    folder = root / ROUNDS_DIR
+    moved = None
+    try:
+        earlier = json.loads((folder / ROUNDS_FILL_FILE).read_text())
+    except (OSError, ValueError):
+        earlier = None
+    if earlier != stamp and folder.is_dir() and any(p.name != ROUNDS_FILL_FILE for p in folder.iterdir()):
+        when = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+        (root / SUPERSEDED_DIR).mkdir(parents=True, exist_ok=True)
+        folder.rename(root / SUPERSEDED_DIR / when)  # one rename: the rounds move whole or not at all
+        moved = f"{SUPERSEDED_DIR}/{when}"
+    if earlier != stamp or moved:
+        wb.store.write_json(f"{ROUNDS_DIR}/{ROUNDS_FILL_FILE}", stamp)
+    return moved
+
+
 def run_write_rounds(wb: Workbench) -> dict[str, Any]:
     """The write workloads' preconditioning (``precondition.write_rounds``): rounds of each write
     workload until steady by SNIA's rule (:func:`snia_window`) or the bound; per workload its
     threads, round length, rounds (IOPS, mean latency, point id) and the last window's verdict,
-    also written to ``precondition.json`` (``write_rounds``). Nothing when ``write_rounds`` is 0."""
+    also written to ``precondition.json`` (``write_rounds``). Nothing when ``write_rounds`` is 0.
+    Stored rounds are reused only when they followed the targets' current fills
+    (:func:`supersede_rounds`): after a target is filled again, they are measured again."""
     cfg = wb.cfg
     settings = cfg.precondition
     engine = get_engine(cfg.engine)
     if not settings.write_rounds or not engine.uses_targets:
         return {}
+    writers = [w for w in cfg.engine_workloads if getattr(w, "writes", False)]
+    superseded = supersede_rounds(wb, fill_stamp(wb)) if writers else None
     round_s = settings.round_s or engine.point_runtime_s(cfg)
     out: dict[str, Any] = {}
-    for workload in [w for w in cfg.engine_workloads if getattr(w, "writes", False)]:
+    for workload in writers:
         rounds: list[dict[str, Any]] = []
         verdict = None
         for number in range(settings.write_rounds):
@@ -315,7 +362,8 @@ def run_write_rounds(wb: Workbench) -> dict[str, Any]:
             if verdict is not None and verdict["steady"]:
                 break
         out[workload.name] = {"threads": settings.threads, "round_s": round_s, "rounds": rounds,
-                              "steady": bool(verdict and verdict["steady"]), "window": verdict}
+                              "steady": bool(verdict and verdict["steady"]), "window": verdict,
+                              **({"superseded": superseded} if superseded else {})}
     try:
         status = wb.store.read_json(STATUS_FILE)
     except StoreError:
@@ -393,6 +441,8 @@ def status_text(root: Path | None, status: dict[str, Any]) -> str:
                 f"{window['slope_excursion_pct']:.1f} % of {window['allowed_slope_excursion_pct']:g} %)"
                 if window and window["steady"] else "not steady by SNIA's rule within the bound"
                 if window else "too few rounds for SNIA's 5-round window")
+        again = (f" (measured again after the targets were filled again; the earlier fill's rounds are kept in "
+                 f"`{done['superseded']}`)" if done.get("superseded") else "")
         parts.append(f"{name}: {len(done['rounds'])} preconditioning rounds of {done['round_s']} s at "
-                     f"{done['threads']} threads, {said}")
+                     f"{done['threads']} threads{again}, {said}")
     return "; ".join(parts) + "." if parts else "nothing to fill."
