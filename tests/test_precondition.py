@@ -258,12 +258,43 @@ def test_write_workloads_run_rounds_until_steady_kept_as_points_and_charted(tmp_
     table = precondition.rounds_table(precondition.load_status(cfg))
     assert table["iops"].tolist() == [r["iops"] for r in rounds]
     spec = chart.precondition_rounds(table, color_domain=cfg.workload_names).to_dict()
-    lines, window = spec["layer"]
+    lines, window, _ = spec["layer"]
     assert lines["encoding"]["y"]["title"] == "IOPS" and lines["encoding"]["x"]["title"] == "Round (number)"
     levels = spec["datasets"][window["data"]["name"]]
     mean = verdict["mean_iops"]
     assert sorted(level["level_iops"] for level in levels) == pytest.approx([0.9 * mean, mean, 1.1 * mean])
     assert {(level["window_first"], level["window_last"]) for level in levels} == {tuple(verdict["rounds"])}
+    # the least-squares line through the window's rounds, fitted here again from fio's IOPS
+    import numpy as np
+
+    slope, intercept = np.polyfit(range(1, 6), [r["iops"] for r in rounds], 1)
+    fit = spec["datasets"][spec["layer"][2]["data"]["name"]]
+    assert [f["fit_iops"] for f in fit] == pytest.approx([intercept + slope * n for n in range(1, 6)], abs=0.1)
+    assert spec["layer"][2]["encoding"]["y"]["field"] == "fit_iops"
+
+    # the report shows what notebook 02 shows: the fill of each target, the rounds' chart, SNIA's determination
+    phases.run_sweep(cfg, {"randwrite-4k": [1]}, progress=False)
+    report = phases.build_report(cfg, pdf=False)
+    (section,) = [s for s in report.sections if s.heading == "Results: fill and preconditioning"]
+    lead, fills, drawn, determination = section.items
+    assert drawn is report.charts["precondition_rounds"] and "report/precondition_rounds.svg" in \
+        {f"report/{p.name}" for p in report.files.values()}
+    record = record_of(cfg, "local", "scratch")
+    (row,) = fills.frame.to_dict("records")
+    assert row == {"Host": "local", "Target": "scratch", "Fill": "filled by this campaign (an earlier run)",
+                   "Written": "4 MiB", "Data (reducibility)": "fio random data (incompressible, no dedup), refill_buffers",
+                   "Engine": "fio", "Filled (UTC)": record["completed_utc"],
+                   "Sample SHA-256": record["sample"]["sha256"][:16] + "...",
+                   "Sample after gzip -1 (%)": f"{100 * record['sample']['gzip_bytes'] / record['sample']['bytes']:.1f}"}
+    (said,) = determination.frame.to_dict("records")
+    assert said["Workload"] == "randwrite-4k" and said["Rounds (s each)"] == "5 (1)" and said["Window (rounds)"] == "1-5"
+    assert said["Window mean (IOPS)"] == f"{verdict['mean_iops']:,.0f}"
+    assert said["Data excursion, allowed / measured (%)"] == f"20 / {verdict['excursion_pct']:.1f}"
+    assert said["Slope excursion, allowed / measured (%)"] == f"10 / {verdict['slope_excursion_pct']:.1f}"
+    assert said["Least-squares line (IOPS per round)"] == f"{slope:+,.1f}"
+    assert said["SNIA"] == ("steady" if verdict["steady"] else "NOT steady")
+    html = (cfg.resolved().results_path() / "report" / "report.html").read_text()
+    assert "Fill of each target before measuring" in html and "SNIA&#x27;s steady-state determination" in html
 
 
 def test_vdbench_write_rounds_are_vdbench_s_own_runs_one_invocation_each(tmp_path):

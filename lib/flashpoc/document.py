@@ -19,7 +19,6 @@ same sections make report.html (and its PDF) and what notebook 04 shows
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -267,13 +266,9 @@ def conditions(report, context: Context) -> list[Any]:
 
 def fill_text(context: Context) -> str:
     """What the precondition filled and how (:func:`flashpoc.precondition.status_text`)."""
-    from .precondition import STATUS_FILE, status_text
+    from .precondition import read_status, status_text
 
-    try:
-        status = json.loads((context.root / STATUS_FILE).read_text()) if context.root is not None else {}
-    except (OSError, ValueError):
-        status = {}
-    return status_text(context.root, status)
+    return status_text(context.root, read_status(context.root))
 
 
 def point_length_text(cfg, points: pd.DataFrame) -> str:
@@ -506,6 +501,7 @@ def results(report, context: Context) -> list[DocSection]:
     if "latency_histogram" in charts:
         spread.append(charts["latency_histogram"])
     spread += with_lead("wait_histogram")
+    filled = precondition_section(report, context)
     probe: list[Any] = []
     if context.probe is not None:
         from .probe import probe_text
@@ -518,7 +514,20 @@ def results(report, context: Context) -> list[DocSection]:
             DocSection("results", "Results: load hosts and CPU", hosts),
             DocSection("results", "Results: steady state", steady),
             DocSection("results", "Results: latency distribution at the detail points", spread),
+            DocSection("results", "Results: fill and preconditioning", filled),
             DocSection("results", "Results: saturation probe", probe)]
+
+
+def precondition_section(report, context: Context) -> list[Any]:
+    """The fill of each target and the write rounds converging, as notebook 02 shows them
+    (:func:`flashpoc.precondition.precondition_items`); [] when nothing was recorded."""
+    from .precondition import precondition_items, read_status
+
+    items = precondition_items(context.root, read_status(context.root), chart=report.charts.get("precondition_rounds"))
+    return (["What was written to each target before anything was measured (an all-flash array answers reads of "
+             "never-written blocks from its metadata) and, for the write workloads, the preconditioning rounds "
+             "until steady by SNIA's rule: IOPS per round with the window's mean, its 90 % and 110 % band and the "
+             "least-squares line.", *items] if items else [])
 
 
 # --- 6. appendix --------------------------------------------------------------------------
@@ -559,6 +568,7 @@ CHART_PURPOSES = {
     "interval_series": "each interval of the detail points",
     "latency_histogram": "latency distribution at the detail points",
     "probe_curve": "the saturation probe",
+    "precondition_rounds": "the write workloads' preconditioning rounds converging",
 }
 
 

@@ -382,26 +382,128 @@ def precondition_targets(wb: Workbench) -> list[dict[str, Any]]:
 
 def load_status(cfg) -> dict[str, Any]:
     """The campaign's ``precondition.json`` ({} before any precondition)."""
-    from .store import CampaignStore
+    return read_status(cfg.resolved().results_path())
 
+
+def read_status(root: Path | None) -> dict[str, Any]:
+    """``precondition.json`` of the campaign's folder ``root`` ({} when there is none, or it is broken)."""
     try:
-        return CampaignStore(cfg.resolved().results_path()).read_json(STATUS_FILE)
-    except StoreError:
+        status = json.loads((root / STATUS_FILE).read_text()) if root is not None else {}
+    except (OSError, ValueError):
         return {}
+    return status if isinstance(status, dict) else {}
 
 
 def rounds_table(status: dict[str, Any]) -> pd.DataFrame:
     """The write rounds of ``status`` (:func:`load_status`), one row per workload and round: the
-    round, IOPS and mean latency, and the last window's mean, first and last round (SNIA's window)
-    and verdict; empty when there were none."""
+    round, IOPS and mean latency, the last window's mean, first and last round (SNIA's window)
+    and verdict, and for the rounds of the window the least-squares line through them
+    (``fit_iops``: it passes through the window's mean at its middle round, rising by the window's
+    slope per round); empty when there were none."""
     rows = []
     for workload, done in (status.get("write_rounds") or {}).items():
         window = done.get("window") or {}
+        first, last = (window.get("rounds") or [None, None])
         for r in done["rounds"]:
+            inside = first is not None and first <= r["round"] <= last
             rows.append({"workload": workload, "round": r["round"], "iops": r["iops"], "lat_mean_ms": r["lat_mean_ms"],
-                         "window_mean_iops": window.get("mean_iops"), "window_first": (window.get("rounds") or [None])[0],
-                         "window_last": (window.get("rounds") or [None, None])[1], "steady": done["steady"]})
+                         "window_mean_iops": window.get("mean_iops"), "window_first": first, "window_last": last,
+                         "fit_iops": (window["mean_iops"] + window["slope_iops_per_round"] * (r["round"] - (first + last) / 2)
+                                      if inside else None),
+                         "steady": done["steady"]})
     return pd.DataFrame(rows)
+
+
+def _record(root: Path | None, host: str, target: str) -> dict[str, Any] | None:
+    """The fill record of ``target`` on ``host`` under the campaign's folder ``root``, or None."""
+    try:
+        return json.loads((root / record_path(host, target)).read_text())
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+#: the fill table's words for what the precondition did to a target
+FILL_STATUS = {"filled": "filled by this campaign", "fill reused": "filled by this campaign (an earlier run)",
+               "filled elsewhere": "filled elsewhere (declared)", "laid out": "laid out by the engine (not recorded)",
+               "unfilled": "not filled: reads warned"}
+
+
+def fill_table(root: Path | None, status: dict[str, Any]):
+    """The fill per host and target (a :class:`flashpoc.tables.Table`): what was done
+    (:data:`FILL_STATUS`), the bytes the engine wrote, the data and its reducibility, the engine,
+    when, and the sample read back: its checksum and its size after ``gzip -1``."""
+    from . import tables
+
+    rows = []
+    for done in status.get("targets", []):
+        record = _record(root, done["host"], done["target"]) if done["action"] in ("filled", "fill reused") else None
+        sample = (record or {}).get("sample") or {}
+        said = FILL_STATUS.get(done["action"], done["action"])
+        if record is None and done["action"] in ("filled", "fill reused"):
+            said += " (its record cannot be read)"
+        elif record and record.get("filled_from"):
+            said += f" (from {record['filled_from']}: the same LUN)"
+        rows.append({"Host": done["host"], "Target": done["target"], "Fill": said,
+                     "Written": tables.size((record or {}).get("written_bytes")),
+                     "Data (reducibility)": tables.text((record or {}).get("data")),
+                     "Engine": tables.text((record or {}).get("engine")),
+                     "Filled (UTC)": tables.text((record or {}).get("completed_utc")),
+                     "Sample SHA-256": tables.text(sample["sha256"][:16] + "...") if sample.get("sha256") else tables.MISSING,
+                     "Sample after gzip -1 (%)": tables.pct(100 * sample["gzip_bytes"] / sample["bytes"])
+                     if sample.get("gzip_bytes") and sample.get("bytes") else tables.MISSING})
+    return tables.table(rows, caption="Fill of each target before measuring", text_columns=[
+        "Host", "Target", "Fill", "Data (reducibility)", "Engine", "Filled (UTC)", "Sample SHA-256"], notes=[
+        "Written: the bytes the engine's own output says it wrote. Sample: 1 MiB read back at the start, middle "
+        "and end of the working set; its SHA-256 (first 16 of 64 hex digits, all of it in "
+        f"`{RECORD_DIR}/<host>/<target>.json`) and its size after gzip -1 in % of its own: about 100 % is "
+        "incompressible data, 50 % compresses 2:1."])
+
+
+def rounds_display(status: dict[str, Any]):
+    """SNIA's steady-state determination of the write rounds, one row per write workload (a
+    :class:`flashpoc.tables.Table`): its rounds, the window, its mean, the data and slope
+    excursions measured against those allowed, the least-squares line and the verdict."""
+    from . import tables
+
+    rows = []
+    for name, done in (status.get("write_rounds") or {}).items():
+        window = done.get("window") or {}
+        first, last = window.get("rounds") or [None, None]
+        mean, slope = window.get("mean_iops"), window.get("slope_iops_per_round")
+        rows.append({"Workload": name, "Rounds (s each)": f"{len(done['rounds'])} ({done['round_s']})",
+                     "Threads": tables.count(done["threads"]),
+                     "Window (rounds)": f"{first}-{last}" if first else tables.MISSING,
+                     "Window mean (IOPS)": tables.count(mean),
+                     "Data excursion, allowed / measured (%)": f"{window['allowed_excursion_pct']:g} / "
+                     f"{window['excursion_pct']:.1f}" if window else tables.MISSING,
+                     "Slope excursion, allowed / measured (%)": f"{window['allowed_slope_excursion_pct']:g} / "
+                     f"{window['slope_excursion_pct']:.1f}" if window else tables.MISSING,
+                     "Least-squares line (IOPS per round)": f"{slope:+,.1f}" if slope is not None else tables.MISSING,
+                     "SNIA": ("steady" if done["steady"] else "NOT steady") if window else
+                     f"no verdict (fewer than {WINDOW} rounds)"})
+    return tables.table(rows, caption="Preconditioning rounds: SNIA's steady-state determination", text_columns=[
+        "Workload", "Rounds (s each)", "Window (rounds)", "SNIA"], notes=[
+        f"Steady when, over the last {WINDOW} rounds, max - min is within {100 * MAX_EXCURSION:g} % of their mean "
+        f"and the least-squares line's rise across them within {100 * MAX_SLOPE_EXCURSION:g} % of it; the rounds "
+        "stop once steady, at most `precondition.write_rounds`."])
+
+
+def precondition_items(root: Path | None, status: dict[str, Any], *, color_domain=None, chart=None) -> list[Any]:
+    """What notebook 02 and the report show of the precondition, in order: the fill table
+    (:func:`fill_table`), then with write rounds their convergence chart
+    (:func:`flashpoc.chart.precondition_rounds`, or ``chart`` when already drawn) and SNIA's
+    determination (:func:`rounds_display`); [] before any precondition."""
+    if not status:
+        return []
+    items: list[Any] = [fill_table(root, status)] if status.get("targets") else []
+    rounds = rounds_table(status)
+    if not rounds.empty:
+        if chart is None:
+            from .chart import precondition_rounds
+
+            chart = precondition_rounds(rounds, color_domain=color_domain)
+        items += [chart, rounds_display(status)]
+    return items
 
 
 def status_text(root: Path | None, status: dict[str, Any]) -> str:
@@ -416,9 +518,8 @@ def status_text(root: Path | None, status: dict[str, Any]) -> str:
     for done in status.get("targets", []):
         where = f"{done['target']} on {done['host']}"
         if done["action"] in ("filled", "fill reused"):
-            try:
-                record = json.loads((root / record_path(done["host"], done["target"])).read_text())
-            except (OSError, ValueError, TypeError):
+            record = _record(root, done["host"], done["target"])
+            if record is None:
                 parts.append(f"{where}: filled (its record cannot be read)")
                 continue
             sample = record.get("sample") or {}
