@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from conftest import quick_campaign, real_vdbench, require_fio
+from conftest import quick_campaign, require_fio
 from flashpoc import extend, phases
 from flashpoc.params import campaign_from_dict
 
@@ -84,15 +84,11 @@ def test_vdbench_runs_a_point_again_longer_when_the_snia_rule_on_its_intervals_s
     from flashpoc.analysis import snia_steady_state
     from flashpoc.store import CampaignStore
 
-    cfg = campaign_from_dict({
-        "campaign": "vdb", "engine": "vdbench",
-        "hosts": [{"name": "local", "address": "localhost", "vdbench": str(real_vdbench()),
-                   "workdir": str(tmp_path / "work")}],
-        "targets": [{"name": "sd1", "path": str(tmp_path / "sd1.dat"), "size": "4m", "create": True}],
-        "vdbench": {"elapsed_s": 5, "interval_s": 1, "warmup_s": 0},
-        "workloads": [{"name": "rr", "rw": "randread", "bs": "4k"}],
-        "sweep": {"plan": "guide", "max_threads": 1, "step": 1, "extend_until_steady": {"max_s": 10}},
-        "results_dir": str(tmp_path / "results")})
+    from test_precondition import vdbench_values
+
+    cfg = campaign_from_dict(vdbench_values(tmp_path, vdbench={"elapsed_s": 5, "interval_s": 1, "warmup_s": 0},
+                                            sweep={"plan": "guide", "max_threads": 1, "step": 1,
+                                                   "extend_until_steady": {"max_s": 10}}))
     phases.run_check(cfg)
     (row,) = phases.run_sweep(cfg, {"rr": [1]}, progress=False).to_dict("records")
     store = CampaignStore(cfg.resolved().results_path())

@@ -128,6 +128,8 @@ def test_a_read_of_a_target_never_filled_is_refused_before_any_io_unless_the_par
     # data written otherwise (a copy of the database): said so, not refused
     elsewhere = campaign_from_dict({**values, "precondition": {"filled_elsewhere": ["lun1"]}})
     assert prepare(elsewhere) == [{"host": "local", "target": "lun1", "action": "filled elsewhere"}]
+    (row,) = precondition.fill_table(results, precondition.load_status(elsewhere)).frame.to_dict("records")
+    assert (row["Fill"], row["Written"], row["Sample SHA-256"]) == ("filled elsewhere (declared)", "–", "–")
 
     # warn: goes on, loudly
     warned = campaign_from_dict({**values, "precondition": {"unfilled": "warn"}})
@@ -136,6 +138,8 @@ def test_a_read_of_a_target_never_filled_is_refused_before_any_io_unless_the_par
         assert prepare(warned) == [{"host": "local", "target": "lun1", "action": "unfilled"}]
     assert [w.category for w in caught] == [precondition.UnfilledTargetWarning]
     assert str(caught[0].message).startswith("WARNING: the workloads randread-4k read targets never written")
+    (row,) = precondition.fill_table(results, precondition.load_status(warned)).frame.to_dict("records")
+    assert (row["Host"], row["Target"], row["Fill"]) == ("local", "lun1", "not filled: reads warned")
 
     # a target that allows writing is filled instead (a read-only campaign), then read
     filled = campaign_from_dict({**values, "targets": [{"name": "lun2", "path": str(lun2), "allow_write": True}]})

@@ -439,6 +439,8 @@ def fill_table(root: Path | None, status: dict[str, Any]):
         record = _record(root, done["host"], done["target"]) if done["action"] in ("filled", "fill reused") else None
         sample = (record or {}).get("sample") or {}
         said = FILL_STATUS.get(done["action"], done["action"])
+        if done["action"] == "unfilled" and not status.get("unfilled_read_by"):
+            said = "not filled (no workload reads it)"
         if record is None and done["action"] in ("filled", "fill reused"):
             said += " (its record cannot be read)"
         elif record and record.get("filled_from"):
