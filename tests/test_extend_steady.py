@@ -122,3 +122,15 @@ def test_extend_until_steady_unset_leaves_the_hashes_of_earlier_campaigns_and_ba
     with pytest.raises(ParameterError, match=r"sweep\.extend_until_steady\.max_s: Input should be greater than or "
                                              r"equal to 1 \(got 0\)"):
         campaign_from_dict(quick_campaign(tmp_path, sweep={"extend_until_steady": {"max_s": 0}}))
+
+
+def test_a_rate_curve_is_kept_as_measured(tmp_path):
+    """Steps of a rate curve are fractions of its full-speed run: neither is measured again longer
+    (nothing is measured here: the rows are given, and a measurement would fail without hosts)."""
+    from types import SimpleNamespace
+
+    cfg = campaign_from_dict(quick_campaign(tmp_path, sweep={"extend_until_steady": {"max_s": 8}}))
+    rows = [{"workload": "randread-4k", "threads": 1, "runtime_s": 1, "snia_steady": False, "point_id": "a"},
+            {"workload": "randread-4k", "threads": 1, "runtime_s": 1, "snia_steady": False, "curve_pct": 50.0,
+             "point_id": "a_c50"}]
+    assert extend.extend_rows(SimpleNamespace(cfg=cfg, store=None), "sweep", rows) == rows

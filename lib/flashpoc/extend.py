@@ -113,18 +113,20 @@ def extend_rows(wb: Any, phase: str, rows: list[dict[str, Any]]) -> list[dict[st
     """``rows`` of ``phase`` with each point that is not steady measured again longer
     (:func:`measure_until_steady` up to ``sweep.extend_until_steady.max_s``, by the engine's
     :meth:`flashpoc.engines.base.Engine.measure_longer`): the last row of each, with which rule
-    decided and the lengths run, also in its stored record. Rate-curve steps (rate-controlled) are
-    kept as they are; ``rows`` unchanged without ``sweep.extend_until_steady``."""
+    decided and the lengths run, also in its stored record. A rate curve (its rate-controlled steps
+    and the full-speed run they are fractions of) is kept as it is: a longer full-speed run would
+    no longer be what its steps were measured against. ``rows`` unchanged without
+    ``sweep.extend_until_steady``."""
     from .engines import get_engine
 
     settings = wb.cfg.sweep.extend_until_steady
     if settings is None:
         return rows
     engine = get_engine(wb.cfg.engine)
+    curves = {(r["workload"], r["threads"]) for r in rows if r.get("curve_pct") is not None and r["curve_pct"] == r["curve_pct"]}
     out = []
     for row in rows:
-        step = row.get("curve_pct")
-        if (step is not None and step == step) or not row.get("runtime_s"):
+        if (row["workload"], row["threads"]) in curves or not row.get("runtime_s"):
             out.append(row)
             continue
         workload, threads, planned = wb.cfg.workload(row["workload"]), int(row["threads"]), int(row["runtime_s"])
