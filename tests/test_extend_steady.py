@@ -65,6 +65,12 @@ def test_fio_measures_a_point_not_steady_again_longer_and_its_steadystate_ends_i
     (said,) = steadiness_display(steadiness_table(points)).frame.to_dict("records")
     assert said["Ended by"] == (f"extended until steady: {', '.join(map(str, runs))} s run; fio steadystate "
                                 f"(iops:100% over 2 s) decided: steady after {row['measured_s']:g} s")
+    report = phases.build_report(cfg, pdf=False)  # the report says so too: its method and its determination table
+    (method,) = [s for s in report.sections if s.key == "method"]
+    assert "measured again at twice its length, up to 8 s" in method.items[0]
+    (shown,) = [i for s in report.sections for i in s.items
+                if getattr(i, "caption", "").startswith("Steady") and "Ended by" in i.frame]
+    assert shown.frame["Ended by"].tolist() == [said["Ended by"]]
 
 
 def test_fio_stops_at_the_limit_when_the_point_never_becomes_steady(tmp_path):

@@ -402,7 +402,11 @@ def method(report) -> list[Any]:
         f"- **Steady state**, by two rules: the scatter of a point's interval IOPS (stdev / mean) and the "
         f"drift of their fitted line over the run both within 10 % ({summary.MIN_VERDICT_INTERVALS} intervals "
         f"after the warm-up needed); and the industry's {summary.snia_rule_text()} (SNIA's steady-state "
-        "determination table below). Where fio's own steadystate ended a point early, the table says so.",
+        "determination table below). Where fio's own steadystate ended a point early, the table says so."
+        + (f" With `sweep.extend_until_steady` a point not steady at its length was measured again at twice its "
+           f"length, up to {cfg.sweep.extend_until_steady.max_s} s, until fio's steadystate (when it ended the "
+           "point) or else the SNIA rule found it steady: the table's \"Ended by\" gives the lengths run and the rule."
+           if cfg.sweep.extend_until_steady else ""),
         "- **Little's law**: outstanding I/Os = IOPS x latency; a point more than 20 % off did not keep the "
         "I/Os in flight it was asked to (a host or engine limit), and is flagged.",
         "- **Hosts or array**: a load host's CPU at 90 % or more, fewer I/Os in flight than asked, a host well "
