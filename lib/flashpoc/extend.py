@@ -7,8 +7,10 @@ once steady, so a longer run ends as soon as it is, and costs no more than it ne
 SNIA PTS rule over the point's measured intervals (fio's interval logs, vdbench's intervals). A
 point without a time series (no verdict) is not extended. Each run is a point of its own length,
 stored as every point is; the row kept is the last one, saying which rule decided, the lengths run
-and whether it became steady (:func:`extension_fields`). Pure, but :func:`measure_until_steady`,
-which measures through the function it is given.
+and whether it became steady (:func:`extension_fields`). The lengths and the rule are pure;
+:func:`measure_until_steady` measures through the function it is given, :func:`extend_rows` through
+the engine (:meth:`flashpoc.engines.base.Engine.measure_longer`), and :func:`annotate_point` adds
+the extension's columns to the stored record.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .analysis import SNIA_ROUNDS
-from .summary import verdict as _known
+from .summary import verdict
 
 #: each longer run is this many times the one before (the last one: ``max_s``)
 GROWTH = 2
@@ -41,10 +43,10 @@ def steady_verdict(row: dict[str, Any]) -> tuple[bool | None, str]:
     when it ended the point (``fio_steadystate``: attained or not), else the SNIA PTS rule over
     its measured intervals (``snia_steady``); (None, why) when neither can judge it."""
     criterion = row.get("fio_steadystate")
-    attained = _known(row.get("steadystate_attained"))
+    attained = verdict(row.get("steadystate_attained"))
     if criterion and attained is not None:
         return attained, f"fio steadystate ({criterion})"
-    snia = _known(row.get("snia_steady"))
+    snia = verdict(row.get("snia_steady"))
     if snia is not None:
         return snia, SNIA_RULE
     return None, f"no verdict (fewer than {SNIA_ROUNDS} measured intervals, and fio's steadystate did not end it)"
@@ -81,7 +83,7 @@ def extension_text(row: dict[str, Any]) -> str | None:
     runs = row.get("extended_runs_s")
     if not isinstance(runs, (list, tuple)) or not runs:
         return None
-    steady = _known(row.get("extended_steady"))
+    steady = verdict(row.get("extended_steady"))
     measured = row.get("measured_s")  # fio's steadystate ended it: when; else the run's full length
     ran = measured if isinstance(measured, (int, float)) and measured == measured else runs[-1]
     said = ("steady" if steady else "still NOT steady" if steady is False else "no verdict")
