@@ -128,6 +128,8 @@ def test_a_read_of_a_target_never_filled_is_refused_before_any_io_unless_the_par
     # data written otherwise (a copy of the database): said so, not refused
     elsewhere = campaign_from_dict({**values, "precondition": {"filled_elsewhere": ["lun1"]}})
     assert prepare(elsewhere) == [{"host": "local", "target": "lun1", "action": "filled elsewhere"}]
+    (row,) = precondition.fill_table(results, precondition.load_status(elsewhere)).frame.to_dict("records")
+    assert (row["Fill"], row["Written"], row["Sample SHA-256"]) == ("filled elsewhere (declared)", "–", "–")
 
     # warn: goes on, loudly
     warned = campaign_from_dict({**values, "precondition": {"unfilled": "warn"}})
@@ -136,6 +138,8 @@ def test_a_read_of_a_target_never_filled_is_refused_before_any_io_unless_the_par
         assert prepare(warned) == [{"host": "local", "target": "lun1", "action": "unfilled"}]
     assert [w.category for w in caught] == [precondition.UnfilledTargetWarning]
     assert str(caught[0].message).startswith("WARNING: the workloads randread-4k read targets never written")
+    (row,) = precondition.fill_table(results, precondition.load_status(warned)).frame.to_dict("records")
+    assert (row["Host"], row["Target"], row["Fill"]) == ("local", "lun1", "not filled: reads warned")
 
     # a target that allows writing is filled instead (a read-only campaign), then read
     filled = campaign_from_dict({**values, "targets": [{"name": "lun2", "path": str(lun2), "allow_write": True}]})
@@ -258,12 +262,43 @@ def test_write_workloads_run_rounds_until_steady_kept_as_points_and_charted(tmp_
     table = precondition.rounds_table(precondition.load_status(cfg))
     assert table["iops"].tolist() == [r["iops"] for r in rounds]
     spec = chart.precondition_rounds(table, color_domain=cfg.workload_names).to_dict()
-    lines, window = spec["layer"]
+    lines, window, _ = spec["layer"]
     assert lines["encoding"]["y"]["title"] == "IOPS" and lines["encoding"]["x"]["title"] == "Round (number)"
     levels = spec["datasets"][window["data"]["name"]]
     mean = verdict["mean_iops"]
     assert sorted(level["level_iops"] for level in levels) == pytest.approx([0.9 * mean, mean, 1.1 * mean])
     assert {(level["window_first"], level["window_last"]) for level in levels} == {tuple(verdict["rounds"])}
+    # the least-squares line through the window's rounds, fitted here again from fio's IOPS
+    import numpy as np
+
+    slope, intercept = np.polyfit(range(1, 6), [r["iops"] for r in rounds], 1)
+    fit = spec["datasets"][spec["layer"][2]["data"]["name"]]
+    assert [f["fit_iops"] for f in fit] == pytest.approx([intercept + slope * n for n in range(1, 6)], abs=0.1)
+    assert spec["layer"][2]["encoding"]["y"]["field"] == "fit_iops"
+
+    # the report shows what notebook 02 shows: the fill of each target, the rounds' chart, SNIA's determination
+    phases.run_sweep(cfg, {"randwrite-4k": [1]}, progress=False)
+    report = phases.build_report(cfg, pdf=False)
+    (section,) = [s for s in report.sections if s.heading == "Results: fill and preconditioning"]
+    lead, fills, drawn, determination = section.items
+    assert drawn is report.charts["precondition_rounds"] and "report/precondition_rounds.svg" in \
+        {f"report/{p.name}" for p in report.files.values()}
+    record = record_of(cfg, "local", "scratch")
+    (row,) = fills.frame.to_dict("records")
+    assert row == {"Host": "local", "Target": "scratch", "Fill": "filled by this campaign (an earlier run)",
+                   "Written": "4 MiB", "Data (reducibility)": "fio random data (incompressible, no dedup), refill_buffers",
+                   "Engine": "fio", "Filled (UTC)": record["completed_utc"],
+                   "Sample SHA-256": record["sample"]["sha256"][:16] + "...",
+                   "Sample after gzip -1 (%)": f"{100 * record['sample']['gzip_bytes'] / record['sample']['bytes']:.1f}"}
+    (said,) = determination.frame.to_dict("records")
+    assert said["Workload"] == "randwrite-4k" and said["Rounds (s each)"] == "5 (1)" and said["Window (rounds)"] == "1-5"
+    assert said["Window mean (IOPS)"] == f"{verdict['mean_iops']:,.0f}"
+    assert said["Data excursion, allowed / measured (%)"] == f"20 / {verdict['excursion_pct']:.1f}"
+    assert said["Slope excursion, allowed / measured (%)"] == f"10 / {verdict['slope_excursion_pct']:.1f}"
+    assert said["Least-squares line (IOPS per round)"] == f"{slope:+,.1f}"
+    assert said["SNIA"] == ("steady" if verdict["steady"] else "NOT steady")
+    html = (cfg.resolved().results_path() / "report" / "report.html").read_text()
+    assert "Fill of each target before measuring" in html and "SNIA&#x27;s steady-state determination" in html
 
 
 def test_vdbench_write_rounds_are_vdbench_s_own_runs_one_invocation_each(tmp_path):
@@ -274,7 +309,7 @@ def test_vdbench_write_rounds_are_vdbench_s_own_runs_one_invocation_each(tmp_pat
     done = precondition.load_status(cfg)["write_rounds"]
     assert list(done) == ["rw"] and done["rw"]["round_s"] == 2 and len(done["rw"]["rounds"]) == 2
     root = cfg.resolved().results_path() / "points" / "precondition"
-    groups = sorted(root.iterdir())
+    groups = sorted(p for p in root.iterdir() if p.is_dir())  # fill.json: the fills the rounds followed
     assert len(groups) == 2  # one vdbench invocation per round
     for r in done["rw"]["rounds"]:
         (group,) = [g for g in groups if any(p["point_id"] == r["point_id"] and p["iops"] == r["iops"]
@@ -305,3 +340,66 @@ def test_a_lun_two_hosts_see_is_filled_once(tmp_path):
         assert first["identity"] == f"block {Path(device).name} {backing}" == second["identity"]
         assert second["filled_from"] == "h1" and second["written_bytes"] == first["written_bytes"] == 4 * MIB
         assert second["sample"]["sha256"] == hashlib.sha256(sample_of(backing, first["sample"]["offsets_bytes"])).hexdigest()
+
+
+def test_the_sample_is_read_from_the_target_once(tmp_path, monkeypatch):
+    """Each of the sample's three pieces is read by one dd: a dd on the PATH before the real one
+    counts the reads of the target (before, the sample was read three times: for its checksum,
+    its length and its compressed size)."""
+    import shutil
+
+    from flashpoc.params import HostParams, TargetParams
+    from flashpoc.run.hosts import connect
+
+    target = tmp_path / "t.dat"
+    target.write_bytes(os.urandom(6 * MIB))
+    shim, log = tmp_path / "bin", tmp_path / "dd.log"
+    shim.mkdir()
+    (shim / "dd").write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {shutil.which("dd")} "$@"\n')
+    (shim / "dd").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
+    host = connect(HostParams(name="local", address="localhost", workdir=str(tmp_path / "work")))
+    sample = precondition.read_sample(host, TargetParams(name="t", path=str(target)), 6 * MIB)
+    assert sample["offsets_bytes"] == [0, 3 * MIB, 5 * MIB] and sample["bytes"] == 3 * MIB
+    assert sample["sha256"] == hashlib.sha256(sample_of(target, sample["offsets_bytes"])).hexdigest()
+    assert sample["gzip_bytes"] > 0.95 * 3 * MIB  # random data: incompressible
+    reads = log.read_text().splitlines()
+    assert len(reads) == 3 and all(f"if={target}" in r for r in reads)
+
+
+def test_write_rounds_are_measured_again_after_the_targets_are_filled_again(tmp_path):
+    """The rounds condition the targets as the fill left them: once a target is filled again (here
+    deleted and made anew, with the same data: the rounds' point ids are the same), the stored
+    rounds of the earlier fill are not reused but kept aside, and every round runs again."""
+    require_fio()
+    scratch = tmp_path / "s.dat"
+    cfg = campaign_from_dict(quick_campaign(
+        tmp_path, targets=[{"name": "scratch", "path": str(scratch), "size": "4m", "create": True}],
+        workloads=[{"name": "randwrite-4k", "rw": "randwrite", "bs": "4k"}],
+        precondition={"write_rounds": 2, "round_s": 1, "threads": 1}))
+    root = cfg.resolved().results_path()
+    prepare(cfg)
+    first = precondition.load_status(cfg)["write_rounds"]["randwrite-4k"]
+    assert [r["reused"] for r in first["rounds"]] == [False, False] and "superseded" not in first
+
+    prepare(cfg)  # nothing filled again: the rounds are reused
+    assert all(r["reused"] for r in precondition.load_status(cfg)["write_rounds"]["randwrite-4k"]["rounds"])
+
+    scratch.unlink()
+    assert [d["action"] for d in prepare(cfg)] == ["created", "filled"]
+    again = precondition.load_status(cfg)["write_rounds"]["randwrite-4k"]
+    assert [r["reused"] for r in again["rounds"]] == [False, False]
+    assert [r["point_id"] for r in again["rounds"]] == [r["point_id"] for r in first["rounds"]]
+    kept = root / again["superseded"]
+    assert again["superseded"].startswith("points/precondition-superseded/")
+    for r in first["rounds"]:  # the earlier fill's rounds, whole, with fio's own numbers
+        (job,) = json.loads((kept / r["point_id"] / "local.json").read_text())["jobs"]
+        assert job["write"]["iops"] == pytest.approx(r["iops"])
+    for r in again["rounds"]:
+        (job,) = json.loads((root / "points" / "precondition" / r["point_id"] / "local.json").read_text())["jobs"]
+        assert job["write"]["iops"] == pytest.approx(r["iops"])
+    assert f"(measured again after the targets were filled again; the earlier fill's rounds are kept in " \
+           f"`{again['superseded']}`)" in precondition.status_text(root, precondition.load_status(cfg))
+    fill = record_of(cfg, "local", "scratch")  # the fill the rounds now follow, recorded with them
+    assert json.loads((root / "points" / "precondition" / "fill.json").read_text()) == {"local/scratch": {
+        "completed_utc": fill["completed_utc"], "written_bytes": 4 * MIB, "sha256": fill["sample"]["sha256"]}}

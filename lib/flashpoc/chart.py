@@ -1192,7 +1192,8 @@ def precondition_rounds(df: pd.DataFrame, *, color_domain: Sequence[str] | None 
                         title: str = "Preconditioning: IOPS per round of each write workload") -> alt.LayerChart:
     """The write workloads' preconditioning converging (:func:`flashpoc.precondition.rounds_table`):
     IOPS against the round, one line per workload; over SNIA's measurement window (the last 5
-    rounds) the window's mean (dashed) and 90 % and 110 % of it (dotted)."""
+    rounds) the window's mean (dashed), 90 % and 110 % of it (dotted) and the least-squares line
+    through the window's rounds (thick long dashes, ``fit_iops``)."""
     _require(df, ["workload", "round", "iops", "window_mean_iops", "window_first", "window_last"], "precondition_rounds")
     color, _ = _series_channels(df, color_domain)
     x = alt.X("round:Q", title="Round (number)", axis=alt.Axis(tickMinStep=1, format="d"))
@@ -1211,7 +1212,15 @@ def precondition_rounds(df: pd.DataFrame, *, color_domain: Sequence[str] | None 
                                       scale=alt.Scale(range=[[6, 3], [2, 2], [2, 2]])),
             tooltip=[alt.Tooltip("workload:N", title="Workload"), alt.Tooltip("level:N", title="Line"),
                      alt.Tooltip("level_iops:Q", title="IOPS", format=",.0f")]))
-    return alt.layer(*layers).properties(title=alt.Title(title))
+    fit = df.dropna(subset=["fit_iops"]) if "fit_iops" in df else df.iloc[:0]
+    if not fit.empty:
+        layers.append(alt.Chart(fit).mark_line(strokeWidth=2.5, strokeDash=[10, 2]).encode(
+            x=x, y=alt.Y("fit_iops:Q"), color=color, detail="workload:N",
+            tooltip=[alt.Tooltip("workload:N", title="Workload"), alt.Tooltip("round:Q", title="Round"),
+                     alt.Tooltip("fit_iops:Q", title="Least-squares line (IOPS)", format=",.0f")]))
+    subtitle = ("SNIA window (the last 5 rounds), in each workload's colour: its mean (dashes), 90 % and 110 % of it "
+                "(dots) and the least-squares line through its rounds (thick long dashes).")
+    return alt.layer(*layers).properties(title=alt.Title(title, subtitle=subtitle))
 
 
 def sql_runs(runs: pd.DataFrame, *, title: str = "A DBA's job: elapsed time and DB host CPU per run") -> alt.HConcatChart:

@@ -19,7 +19,6 @@ same sections make report.html (and its PDF) and what notebook 04 shows
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -271,13 +270,9 @@ def conditions(report, context: Context) -> list[Any]:
 
 def fill_text(context: Context) -> str:
     """What the precondition filled and how (:func:`flashpoc.precondition.status_text`)."""
-    from .precondition import STATUS_FILE, status_text
+    from .precondition import read_status, status_text
 
-    try:
-        status = json.loads((context.root / STATUS_FILE).read_text()) if context.root is not None else {}
-    except (OSError, ValueError):
-        status = {}
-    return status_text(context.root, status)
+    return status_text(context.root, read_status(context.root))
 
 
 def point_length_text(cfg, points: pd.DataFrame) -> str:
@@ -411,7 +406,11 @@ def method(report) -> list[Any]:
         f"- **Steady state**, by two rules: the scatter of a point's interval IOPS (stdev / mean) and the "
         f"drift of their fitted line over the run both within 10 % ({summary.MIN_VERDICT_INTERVALS} intervals "
         f"after the warm-up needed); and the industry's {summary.snia_rule_text()} (SNIA's steady-state "
-        "determination table below). Where fio's own steadystate ended a point early, the table says so.",
+        "determination table below). Where fio's own steadystate ended a point early, the table says so."
+        + (f" With `sweep.extend_until_steady` a point not steady at its length was measured again at twice its "
+           f"length, up to {cfg.sweep.extend_until_steady.max_s} s, until fio's steadystate (when it ended the "
+           "point) or else the SNIA rule found it steady: the table's \"Ended by\" gives the lengths run and the rule."
+           if cfg.sweep.extend_until_steady else ""),
         "- **Little's law**: outstanding I/Os = IOPS x latency; a point more than 20 % off did not keep the "
         "I/Os in flight it was asked to (a host or engine limit), and is flagged.",
         "- **Hosts or array**: a load host's CPU at 90 % or more, fewer I/Os in flight than asked, a host well "
@@ -510,6 +509,7 @@ def results(report, context: Context) -> list[DocSection]:
     if "latency_histogram" in charts:
         spread.append(charts["latency_histogram"])
     spread += with_lead("wait_histogram")
+    filled = precondition_section(report, context)
     probe: list[Any] = []
     if context.probe is not None:
         from .probe import probe_text
@@ -522,7 +522,20 @@ def results(report, context: Context) -> list[DocSection]:
             DocSection("results", "Results: load hosts and CPU", hosts),
             DocSection("results", "Results: steady state", steady),
             DocSection("results", "Results: latency distribution at the detail points", spread),
+            DocSection("results", "Results: fill and preconditioning", filled),
             DocSection("results", "Results: saturation probe", probe)]
+
+
+def precondition_section(report, context: Context) -> list[Any]:
+    """The fill of each target and the write rounds converging, as notebook 02 shows them
+    (:func:`flashpoc.precondition.precondition_items`); [] when nothing was recorded."""
+    from .precondition import precondition_items, read_status
+
+    items = precondition_items(context.root, read_status(context.root), chart=report.charts.get("precondition_rounds"))
+    return (["What was written to each target before anything was measured (an all-flash array answers reads of "
+             "never-written blocks from its metadata) and, for the write workloads, the preconditioning rounds "
+             "until steady by SNIA's rule: IOPS per round with the window's mean, its 90 % and 110 % band and the "
+             "least-squares line.", *items] if items else [])
 
 
 # --- 6. appendix --------------------------------------------------------------------------
@@ -563,6 +576,7 @@ CHART_PURPOSES = {
     "interval_series": "each interval of the detail points",
     "latency_histogram": "latency distribution at the detail points",
     "probe_curve": "the saturation probe",
+    "precondition_rounds": "the write workloads' preconditioning rounds converging",
 }
 
 

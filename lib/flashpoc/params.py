@@ -482,6 +482,12 @@ class ProbeSettings(_Strict):
         return self
 
 
+class ExtendSettings(_Strict):
+    """A sweep point not steady at its length measured again longer, up to ``max_s`` (:mod:`flashpoc.extend`)."""
+
+    max_s: int = Field(..., ge=1, le=86400, description="the longest a point is run (s): lengths double up to it")
+
+
 class SweepSettings(_Strict):
     """Fine thread sweep per workload, planned from the probe result."""
 
@@ -499,6 +505,9 @@ class SweepSettings(_Strict):
                                           "rates, in % of the uncontrolled maximum (default 10, 50, 70, 80, 90, 100)")
     stop_ms: float | None = Field(None, gt=0, le=100000, description="rate-curve plan: stop a curve once a step's "
                                   "mean latency passes this (ms)")
+    extend_until_steady: ExtendSettings | None = Field(
+        None, description="a point not steady at its length (fio's steadystate, else the SNIA PTS rule on its "
+        "intervals) is measured again at twice its length, and so on up to max_s, e.g. {max_s: 600}")
 
     @field_validator("workloads")
     @classmethod
@@ -808,6 +817,8 @@ class Campaign(_Strict):
         dumped = self.model_dump(mode="json")
         if self.array == ArraySettings():  # added later; unset, it leaves the hashes of earlier campaigns as they were
             dumped.pop("array")
+        if self.sweep.extend_until_steady is None:  # the same: added later
+            dumped["sweep"].pop("extend_until_steady")
         text = json.dumps(dumped, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 

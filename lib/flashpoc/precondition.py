@@ -67,6 +67,11 @@ def fill_timeout_s(host_params: HostParams, total_bytes: int) -> float:
     return max(host_params.command_timeout_s, total_bytes / FILL_MIN_RATE + 600)
 
 
+def record_path(host: str, target: str) -> str:
+    """Where the record of ``target``'s fill on ``host`` lives, relative to the campaign's folder."""
+    return f"{RECORD_DIR}/{host}/{target}.json"
+
+
 class UnfilledTargetWarning(UserWarning):
     """A read workload runs on a target never filled (``precondition.unfilled: warn``)."""
 
@@ -76,7 +81,7 @@ def create_scratch(wb: Workbench, host_params: HostParams, scratch: list, short:
     the fill writes them once, recorded (:func:`fill_targets`); the record of a file made anew is dropped."""
     make_scratch_files(wb.host(host_params), short)
     for target in short:  # made anew (a file system may give it the inode of the one it replaces): fill it again
-        (wb.store.root / RECORD_DIR / host_params.name / f"{target.name}.json").unlink(missing_ok=True)
+        (wb.store.root / record_path(host_params.name, target.name)).unlink(missing_ok=True)
     return [{"host": host_params.name, "target": t.name, "action": "created" if t in short else "reused"}
             for t in scratch]
 
@@ -104,7 +109,7 @@ def fill_record(wb: Workbench, host_params: HostParams, target: TargetParams, id
     matches the campaign now (path, working set, engine, data and, when given, identity)."""
     engine = get_engine(wb.cfg.engine)
     try:
-        record = json.loads((wb.store.root / RECORD_DIR / host_params.name / f"{target.name}.json").read_text())
+        record = json.loads((wb.store.root / record_path(host_params.name, target.name)).read_text())
     except (OSError, ValueError):
         return None
     wanted = {"path": target.path, "size_bytes": target.size_bytes, "engine": engine.name,
@@ -191,7 +196,7 @@ def fill_targets(wb: Workbench) -> list[dict[str, Any]]:
                 shared[record["identity"]] = record
     for host_params, target, identity in copies:
         record = {**shared[identity], "host": host_params.name, "filled_from": shared[identity]["host"]}
-        wb.store.write_json(f"{RECORD_DIR}/{host_params.name}/{target.name}.json", record)
+        wb.store.write_json(record_path(host_params.name, target.name), record)
     wb.store.write_json(STATUS_FILE, {"engine": engine.name, "data": data, "targets": done,
                                       "unfilled_read_by": reads if unfilled else []})
     return done
@@ -217,7 +222,7 @@ def _fill_host(wb: Workbench, host_params: HostParams, wanted: list[TargetParams
                   "identity": identities[target.name], "engine": engine.name, "data": engine.fill_data(wb.cfg),
                   **results[target.name], "completed_utc": completed,
                   "sample": read_sample(host, target, working[target.name])}
-        wb.store.write_json(f"{RECORD_DIR}/{host_params.name}/{target.name}.json", record)
+        wb.store.write_json(record_path(host_params.name, target.name), record)
         records.append(record)
     return records
 
@@ -252,19 +257,66 @@ def snia_window(iops: list[float]) -> dict[str, Any] | None:
             "steady": bool(verdict["steady"])}  # no I/O at all (no positive mean): not steady
 
 
+#: the rounds' folder (the points of the phase ``precondition``) and, in it, the fills they followed
+ROUNDS_DIR = "points/precondition"
+ROUNDS_FILL_FILE = "fill.json"
+#: where the rounds of an earlier fill are kept when the targets are filled again
+SUPERSEDED_DIR = "points/precondition-superseded"
+
+
+def fill_stamp(wb: Workbench) -> dict[str, Any]:
+    """The fills the write rounds follow: per ``host/target`` its record's completion time, bytes
+    written and sample checksum, or None when it has no record (laid out, filled elsewhere)."""
+    stamp: dict[str, Any] = {}
+    for host_params in wb.cfg.hosts:
+        for target in wb.cfg.targets_of(host_params):
+            record = fill_record(wb, host_params, target)
+            stamp[f"{host_params.name}/{target.name}"] = None if record is None else {
+                "completed_utc": record.get("completed_utc"), "written_bytes": record.get("written_bytes"),
+                "sha256": (record.get("sample") or {}).get("sha256")}
+    return stamp
+
+
+def supersede_rounds(wb: Workbench, stamp: dict[str, Any]) -> str | None:
+    """Keep the stored rounds only when they followed the fills of ``stamp`` (:func:`fill_stamp`):
+    rounds of an earlier fill (or of unknown fills: stored before the stamp was) measured the
+    targets as they were then, so they move, whole, to ``points/precondition-superseded/<when>``
+    (nothing is lost) and every round is measured again. Records ``stamp`` with the rounds; the
+    folder the earlier rounds went to (relative to the campaign's), or None."""
+    root = wb.store.root
+    folder = root / ROUNDS_DIR
+    moved = None
+    try:
+        earlier = json.loads((folder / ROUNDS_FILL_FILE).read_text())
+    except (OSError, ValueError):
+        earlier = None
+    if earlier != stamp and folder.is_dir() and any(p.name != ROUNDS_FILL_FILE for p in folder.iterdir()):
+        when = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+        (root / SUPERSEDED_DIR).mkdir(parents=True, exist_ok=True)
+        folder.rename(root / SUPERSEDED_DIR / when)  # one rename: the rounds move whole or not at all
+        moved = f"{SUPERSEDED_DIR}/{when}"
+    if earlier != stamp or moved:
+        wb.store.write_json(f"{ROUNDS_DIR}/{ROUNDS_FILL_FILE}", stamp)
+    return moved
+
+
 def run_write_rounds(wb: Workbench) -> dict[str, Any]:
     """The write workloads' preconditioning (``precondition.write_rounds``): rounds of each write
     workload until steady by SNIA's rule (:func:`snia_window`) or the bound; per workload its
     threads, round length, rounds (IOPS, mean latency, point id) and the last window's verdict,
-    also written to ``precondition.json`` (``write_rounds``). Nothing when ``write_rounds`` is 0."""
+    also written to ``precondition.json`` (``write_rounds``). Nothing when ``write_rounds`` is 0.
+    Stored rounds are reused only when they followed the targets' current fills
+    (:func:`supersede_rounds`): after a target is filled again, they are measured again."""
     cfg = wb.cfg
     settings = cfg.precondition
     engine = get_engine(cfg.engine)
     if not settings.write_rounds or not engine.uses_targets:
         return {}
+    writers = [w for w in cfg.engine_workloads if getattr(w, "writes", False)]
+    superseded = supersede_rounds(wb, fill_stamp(wb)) if writers else None
     round_s = settings.round_s or engine.point_runtime_s(cfg)
     out: dict[str, Any] = {}
-    for workload in [w for w in cfg.engine_workloads if getattr(w, "writes", False)]:
+    for workload in writers:
         rounds: list[dict[str, Any]] = []
         verdict = None
         for number in range(settings.write_rounds):
@@ -275,7 +327,8 @@ def run_write_rounds(wb: Workbench) -> dict[str, Any]:
             if verdict is not None and verdict["steady"]:
                 break
         out[workload.name] = {"threads": settings.threads, "round_s": round_s, "rounds": rounds,
-                              "steady": bool(verdict and verdict["steady"]), "window": verdict}
+                              "steady": bool(verdict and verdict["steady"]), "window": verdict,
+                              **({"superseded": superseded} if superseded else {})}
     try:
         status = wb.store.read_json(STATUS_FILE)
     except StoreError:
@@ -294,26 +347,130 @@ def precondition_targets(wb: Workbench) -> list[dict[str, Any]]:
 
 def load_status(cfg) -> dict[str, Any]:
     """The campaign's ``precondition.json`` ({} before any precondition)."""
-    from .store import CampaignStore
+    return read_status(cfg.resolved().results_path())
 
+
+def read_status(root: Path | None) -> dict[str, Any]:
+    """``precondition.json`` of the campaign's folder ``root`` ({} when there is none, or it is broken)."""
     try:
-        return CampaignStore(cfg.resolved().results_path()).read_json(STATUS_FILE)
-    except StoreError:
+        status = json.loads((root / STATUS_FILE).read_text()) if root is not None else {}
+    except (OSError, ValueError):
         return {}
+    return status if isinstance(status, dict) else {}
 
 
 def rounds_table(status: dict[str, Any]) -> pd.DataFrame:
     """The write rounds of ``status`` (:func:`load_status`), one row per workload and round: the
-    round, IOPS and mean latency, and the last window's mean, first and last round (SNIA's window)
-    and verdict; empty when there were none."""
+    round, IOPS and mean latency, the last window's mean, first and last round (SNIA's window)
+    and verdict, and for the rounds of the window the least-squares line through them
+    (``fit_iops``: it passes through the window's mean at its middle round, rising by the window's
+    slope per round); empty when there were none."""
     rows = []
     for workload, done in (status.get("write_rounds") or {}).items():
         window = done.get("window") or {}
+        first, last = (window.get("rounds") or [None, None])
         for r in done["rounds"]:
+            inside = first is not None and first <= r["round"] <= last
             rows.append({"workload": workload, "round": r["round"], "iops": r["iops"], "lat_mean_ms": r["lat_mean_ms"],
-                         "window_mean_iops": window.get("mean_iops"), "window_first": (window.get("rounds") or [None])[0],
-                         "window_last": (window.get("rounds") or [None, None])[1], "steady": done["steady"]})
+                         "window_mean_iops": window.get("mean_iops"), "window_first": first, "window_last": last,
+                         "fit_iops": (window["mean_iops"] + window["slope_iops_per_round"] * (r["round"] - (first + last) / 2)
+                                      if inside else None),
+                         "steady": done["steady"]})
     return pd.DataFrame(rows)
+
+
+def _record(root: Path | None, host: str, target: str) -> dict[str, Any] | None:
+    """The fill record of ``target`` on ``host`` under the campaign's folder ``root``, or None."""
+    try:
+        return json.loads((root / record_path(host, target)).read_text())
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+#: the fill table's words for what the precondition did to a target
+FILL_STATUS = {"filled": "filled by this campaign", "fill reused": "filled by this campaign (an earlier run)",
+               "filled elsewhere": "filled elsewhere (declared)", "laid out": "laid out by the engine (not recorded)",
+               "unfilled": "not filled: reads warned"}
+
+
+def fill_table(root: Path | None, status: dict[str, Any]):
+    """The fill per host and target (a :class:`flashpoc.tables.Table`): what was done
+    (:data:`FILL_STATUS`), the bytes the engine wrote, the data and its reducibility, the engine,
+    when, and the sample read back: its checksum and its size after ``gzip -1``."""
+    from . import tables
+
+    rows = []
+    for done in status.get("targets", []):
+        record = _record(root, done["host"], done["target"]) if done["action"] in ("filled", "fill reused") else None
+        sample = (record or {}).get("sample") or {}
+        said = FILL_STATUS.get(done["action"], done["action"])
+        if done["action"] == "unfilled" and not status.get("unfilled_read_by"):
+            said = "not filled (no workload reads it)"
+        if record is None and done["action"] in ("filled", "fill reused"):
+            said += " (its record cannot be read)"
+        elif record and record.get("filled_from"):
+            said += f" (from {record['filled_from']}: the same LUN)"
+        rows.append({"Host": done["host"], "Target": done["target"], "Fill": said,
+                     "Written": tables.size((record or {}).get("written_bytes")),
+                     "Data (reducibility)": tables.text((record or {}).get("data")),
+                     "Engine": tables.text((record or {}).get("engine")),
+                     "Filled (UTC)": tables.text((record or {}).get("completed_utc")),
+                     "Sample SHA-256": tables.text(sample["sha256"][:16] + "...") if sample.get("sha256") else tables.MISSING,
+                     "Sample after gzip -1 (%)": tables.pct(100 * sample["gzip_bytes"] / sample["bytes"])
+                     if sample.get("gzip_bytes") and sample.get("bytes") else tables.MISSING})
+    return tables.table(rows, caption="Fill of each target before measuring", text_columns=[
+        "Host", "Target", "Fill", "Data (reducibility)", "Engine", "Filled (UTC)", "Sample SHA-256"], notes=[
+        "Written: the bytes the engine's own output says it wrote. Sample: 1 MiB read back at the start, middle "
+        "and end of the working set; its SHA-256 (first 16 of 64 hex digits, all of it in "
+        f"`{RECORD_DIR}/<host>/<target>.json`) and its size after gzip -1 in % of its own: about 100 % is "
+        "incompressible data, 50 % compresses 2:1."])
+
+
+def rounds_display(status: dict[str, Any]):
+    """SNIA's steady-state determination of the write rounds, one row per write workload (a
+    :class:`flashpoc.tables.Table`): its rounds, the window, its mean, the data and slope
+    excursions measured against those allowed, the least-squares line and the verdict."""
+    from . import tables
+
+    rows = []
+    for name, done in (status.get("write_rounds") or {}).items():
+        window = done.get("window") or {}
+        first, last = window.get("rounds") or [None, None]
+        mean, slope = window.get("mean_iops"), window.get("slope_iops_per_round")
+        rows.append({"Workload": name, "Rounds (s each)": f"{len(done['rounds'])} ({done['round_s']})",
+                     "Threads": tables.count(done["threads"]),
+                     "Window (rounds)": f"{first}-{last}" if first else tables.MISSING,
+                     "Window mean (IOPS)": tables.count(mean),
+                     "Data excursion, allowed / measured (%)": f"{window['allowed_excursion_pct']:g} / "
+                     f"{window['excursion_pct']:.1f}" if window else tables.MISSING,
+                     "Slope excursion, allowed / measured (%)": f"{window['allowed_slope_excursion_pct']:g} / "
+                     f"{window['slope_excursion_pct']:.1f}" if window else tables.MISSING,
+                     "Least-squares line (IOPS per round)": f"{slope:+,.1f}" if slope is not None else tables.MISSING,
+                     "SNIA": ("steady" if done["steady"] else "NOT steady") if window else
+                     f"no verdict (fewer than {WINDOW} rounds)"})
+    return tables.table(rows, caption="Preconditioning rounds: SNIA's steady-state determination", text_columns=[
+        "Workload", "Rounds (s each)", "Window (rounds)", "SNIA"], notes=[
+        f"Steady when, over the last {WINDOW} rounds, max - min is within {100 * MAX_EXCURSION:g} % of their mean "
+        f"and the least-squares line's rise across them within {100 * MAX_SLOPE_EXCURSION:g} % of it; the rounds "
+        "stop once steady, at most `precondition.write_rounds`."])
+
+
+def precondition_items(root: Path | None, status: dict[str, Any], *, color_domain=None, chart=None) -> list[Any]:
+    """What notebook 02 and the report show of the precondition, in order: the fill table
+    (:func:`fill_table`), then with write rounds their convergence chart
+    (:func:`flashpoc.chart.precondition_rounds`, or ``chart`` when already drawn) and SNIA's
+    determination (:func:`rounds_display`); [] before any precondition."""
+    if not status:
+        return []
+    items: list[Any] = [fill_table(root, status)] if status.get("targets") else []
+    rounds = rounds_table(status)
+    if not rounds.empty:
+        if chart is None:
+            from .chart import precondition_rounds
+
+            chart = precondition_rounds(rounds, color_domain=color_domain)
+        items += [chart, rounds_display(status)]
+    return items
 
 
 def status_text(root: Path | None, status: dict[str, Any]) -> str:
@@ -328,9 +485,8 @@ def status_text(root: Path | None, status: dict[str, Any]) -> str:
     for done in status.get("targets", []):
         where = f"{done['target']} on {done['host']}"
         if done["action"] in ("filled", "fill reused"):
-            try:
-                record = json.loads((root / RECORD_DIR / done["host"] / f"{done['target']}.json").read_text())
-            except (OSError, ValueError, TypeError):
+            record = _record(root, done["host"], done["target"])
+            if record is None:
                 parts.append(f"{where}: filled (its record cannot be read)")
                 continue
             sample = record.get("sample") or {}
@@ -353,6 +509,8 @@ def status_text(root: Path | None, status: dict[str, Any]) -> str:
                 f"{window['slope_excursion_pct']:.1f} % of {window['allowed_slope_excursion_pct']:g} %)"
                 if window and window["steady"] else "not steady by SNIA's rule within the bound"
                 if window else "too few rounds for SNIA's 5-round window")
+        again = (f" (measured again after the targets were filled again; the earlier fill's rounds are kept in "
+                 f"`{done['superseded']}`)" if done.get("superseded") else "")
         parts.append(f"{name}: {len(done['rounds'])} preconditioning rounds of {done['round_s']} s at "
-                     f"{done['threads']} threads, {said}")
+                     f"{done['threads']} threads{again}, {said}")
     return "; ".join(parts) + "." if parts else "nothing to fill."

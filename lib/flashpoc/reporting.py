@@ -247,6 +247,11 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
         charts["probe_curve"] = chart.probe_curve(probe_rows, probe["saturation"].get("threads"),
                                                   color_domain=None if configs else domain)
         limit = probe.get("host_limit")
+    from .precondition import read_status, rounds_table
+
+    preconditioned = rounds_table(read_status(store.root))
+    if not preconditioned.empty:  # the write rounds converging: the report shows what notebook 02 shows
+        charts["precondition_rounds"] = chart.precondition_rounds(preconditioned, color_domain=domain)
     files: dict[str, Path] = {}
     out = store.root / "report"
     if write_files:

@@ -229,7 +229,8 @@ def distribution_text(detail: pd.DataFrame) -> str:
 #: The steady-state columns of a row: today's scatter-and-drift rule, the SNIA PTS rule
 #: (:data:`flashpoc.rows.SNIA_COLUMNS`) and fio's own ``steadystate`` when it ended the point.
 STEADY_COLUMNS = ("intervals", "interval_iops_cv_pct", "interval_iops_drift_pct", "interval_steady", *SNIA_COLUMNS,
-                  "fio_steadystate", "steadystate_attained", "measured_s", "runtime_s")
+                  "fio_steadystate", "steadystate_attained", "measured_s", "runtime_s",
+                  "extended_runs_s", "steady_rule", "extended_steady")  # sweep.extend_until_steady (flashpoc.extend)
 
 
 def steadiness_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -475,7 +476,7 @@ def steadiness_display(table: pd.DataFrame) -> tables.Table:
     the verdict, next to today's scatter-and-drift verdict and what ended the point (fio's own
     ``steadystate``, or its full length). Every column: steadiness.csv."""
     rows = []
-    ended = not _ended_by_fio(table).empty
+    ended = not _ended_by_fio(table).empty or ("extended_runs_s" in table and table["extended_runs_s"].notna().any())
     # no point ran the intervals SNIA's rule needs (short points): its columns would hold dashes only
     judged = "snia_steady" in table and table["snia_steady"].map(verdict).notna().any()
     for r in table.to_dict("records"):
@@ -510,7 +511,9 @@ def steadiness_display(table: pd.DataFrame) -> tables.Table:
              f"Scatter rule: stdev / mean of the interval IOPS and the fitted line's drift over the point, each at most "
              f"{analysis.STEADY_MAX_CV_PCT:g} % ({MIN_VERDICT_INTERVALS} intervals needed).",
              ("Ended by: fio's own steadystate criterion (one criterion on its per-second samples) when it ended the "
-              "point, else the point's full length." if ended else "Every point ran its full length.")]
+              "point, else the point's full length; with `sweep.extend_until_steady`, a point not steady was measured "
+              "again at twice its length and so on up to max_s: the lengths run and the rule that decided."
+              if ended else "Every point ran its full length.")]
     caption = "Steady-state determination per point" if judged else "Steady state per point"
     return tables.table(rows, caption=caption, notes=notes, text_columns=[
         c for c in ("Configuration", "Workload", "Least-squares line (IOPS, x: round 0-4)", "SNIA",
@@ -528,7 +531,13 @@ def _line(slope: Any, intercept: Any) -> str:
 
 
 def _ended_by(r: dict[str, Any]) -> str:
-    """What ended a point: fio's steadystate (attained or not) or its full length."""
+    """What ended a point: extended until steady (:func:`flashpoc.extend.extension_text`), fio's
+    steadystate (attained or not) or its full length."""
+    from .extend import extension_text
+
+    extended = extension_text(r)
+    if extended:
+        return extended
     criterion = r.get("fio_steadystate")
     if tables.text(criterion) == tables.MISSING:
         return "full length"

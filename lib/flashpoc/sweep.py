@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import ratecurve
+from . import extend, ratecurve
 from .engines import get_engine
 from .errors import AnalysisError
 from .params import Campaign
@@ -142,6 +142,7 @@ def plan_points(cfg: Campaign, plan: dict[str, list[int]]) -> int:
 
 
 def _finish_sweep(wb: Workbench, rows: list[dict[str, Any]]) -> pd.DataFrame:
+    rows = extend.extend_rows(wb, "sweep", rows)  # sweep.extend_until_steady: unsteady points measured again longer
     wb.store.write_points_table(wb.cfg.measurement_hash())
     return pd.DataFrame(rows)
 

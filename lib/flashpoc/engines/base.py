@@ -197,6 +197,15 @@ class Engine:
         reused when stored) as a point of the phase ``precondition``; its row."""
         return self.measure_point(wb, "precondition", workload, threads, runtime_s=runtime_s, repeat=round_no)
 
+    def measure_longer(self, wb: Workbench, phase: str, workload: Any, threads: int, runtime_s: int
+                       ) -> dict[str, Any]:
+        """A point of ``phase`` measured again for ``runtime_s`` seconds, ended the way the phase ends
+        its points (a point extended until steady, :mod:`flashpoc.extend`), stored (or reused); its row."""
+        from ..session import point_steadiness
+
+        return self.measure_point(wb, phase, workload, threads, runtime_s=runtime_s,
+                                  steady=point_steadiness(wb.cfg, phase, runtime_s))
+
     def first_host(self, wb: Workbench) -> str:
         """The host that stays when the probe's plateau is measured again on fewer hosts."""
         return wb.cfg.hosts[0].name

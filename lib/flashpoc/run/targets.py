@@ -60,7 +60,7 @@ def make_scratch_files(host, targets: list[TargetParams]) -> None:
 
 def read_back(host, target: TargetParams, offsets: list[int], *, block: int, count: int) -> dict[str, Any]:
     """Read ``count`` blocks of ``block`` bytes at each of ``offsets`` of ``target`` on ``host``
-    (read-only, ``dd``) and return the bytes read, their SHA-256 and their size compressed by
+    (read-only, ``dd``, once: into a temporary file of the host, removed after) and return the bytes read, their SHA-256 and their size compressed by
     ``gzip -1`` (None without gzip on the host).
 
     Raises:
@@ -68,8 +68,9 @@ def read_back(host, target: TargetParams, offsets: list[int], *, block: int, cou
     """
     reads = "; ".join(f"dd if={quote(target.path)} bs={block} skip={o // block} count={count} 2>/dev/null"
                       for o in offsets)
-    command = (f"r() {{ {reads}; }}; r | sha256sum | cut -c1-64; r | wc -c; "
-               "if command -v gzip >/dev/null 2>&1; then r | gzip -1c | wc -c; else echo none; fi")
+    command = (f't=$(mktemp) || exit 1; trap \'rm -f "$t"\' EXIT; {{ {reads}; }} > "$t"; '  # read once
+               'sha256sum < "$t" | cut -c1-64; wc -c < "$t"; '
+               'if command -v gzip >/dev/null 2>&1; then gzip -1c < "$t" | wc -c; else echo none; fi')
     lines = host.run(command, purpose=f"read a sample of {target.name} back").stdout.split()
     if len(lines) != 3 or not lines[1].isdigit():
         raise RemoteError(f"{host.name}: read a sample of {target.name} back: unexpected output {lines!r}")

@@ -110,6 +110,11 @@ class VdbenchEngine(Engine):
                                         repeats={threads: round_no})
         return row
 
+    def measure_longer(self, wb, phase: str, workload, threads: int, runtime_s: int) -> dict[str, Any]:
+        """One invocation at ``threads`` per SD and full speed for ``runtime_s`` (up to whole intervals)."""
+        (row,) = measure.run_invocation(wb, phase, plan.longer_run(wb.cfg, workload, threads, runtime_s))
+        return row
+
     def first_host(self, wb) -> str:
         return measure.controller(wb).name
 

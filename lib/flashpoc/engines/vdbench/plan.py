@@ -227,6 +227,14 @@ def warmup_s(campaign: Campaign) -> int | None:
     return (WARMUP_INTERVALS * vd.interval_s if vd.warmup_s is None else vd.warmup_s) or None
 
 
+def longer_run(campaign: Campaign, workload: Workload, threads: int, runtime_s: int) -> RunDefinition:
+    """A sweep point measured again longer (``sweep.extend_until_steady``): ``workload`` at
+    ``threads`` at full speed for ``runtime_s`` rounded up to whole intervals."""
+    interval = campaign.settings.interval_s
+    return _run(campaign, "rd1", workload, [threads], -(-runtime_s // interval) * interval,
+                "sweep.extend_until_steady.max_s", iorate="max", curve=None)
+
+
 def _run(campaign: Campaign, name: str, workload: Workload, threads: Sequence[int], runtime_s: int | None,
          runtime_key: str, *, iorate: str | int, curve: tuple[float, ...] | None) -> RunDefinition:
     vd = campaign.settings
