@@ -8,8 +8,11 @@ import importlib
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from ..params import Campaign, HostParams
     from ..phases import Workbench
+    from ..points import Measured, PointSpec
 
 
 class LazyModule:
@@ -153,10 +156,35 @@ class Engine:
         probe's criterion, :meth:`steadiness`, or None)."""
         return False
 
+    #: the points of one invocation are stored together (a group's ``points.json``: vdbench's
+    #: thread list); :meth:`storage_keys` then names the groups
+    stores_groups: ClassVar[bool] = False
+
+    def point_definition(self, wb: Workbench, spec: PointSpec) -> dict[str, Any]:
+        """Everything that defines the point ``spec``: its hash names the point on disk
+        (:func:`flashpoc.points.point_id`), so a point of another definition is measured anew."""
+        raise NotImplementedError
+
+    def storage_keys(self, wb: Workbench, specs: list[PointSpec]) -> list[str]:
+        """The id each spec is stored under: its point id (by default from :meth:`point_definition`),
+        or, with :attr:`stores_groups`, the id of the group it is measured and stored in."""
+        from ..points import point_id
+
+        return [point_id(spec, self.point_definition(wb, spec)) for spec in specs]
+
+    def run_points(self, wb: Workbench, specs: list[PointSpec], keys: list[str], bar: Any = None
+                   ) -> Iterator[Measured]:
+        """Measure ``specs`` (none of them stored; ``keys``: their :meth:`storage_keys`), yielding
+        each point's (or group's) rows and raw files as soon as it is done: the loop
+        (:func:`flashpoc.points.measure`) stores each before the next is measured."""
+        raise NotImplementedError
+
     def measure_point(self, wb: Workbench, phase: str, workload: Any, threads: int, *, runtime_s: int,
                       repeat: int = 0, steady: tuple[str, int] | None = None) -> dict[str, Any]:
-        """Measure one point (or reuse it when stored) and return its row."""
-        raise NotImplementedError
+        """Measure one point (or reuse it when stored) through the loop and return its row."""
+        from ..points import PointSpec, measure_one
+
+        return measure_one(wb, PointSpec(phase, workload, threads, runtime_s, repeat=repeat, steady=steady))
 
     def create_scratch(self, wb: Workbench, host_params: HostParams, scratch: list, short: list
                        ) -> list[dict[str, Any]]:
@@ -218,8 +246,10 @@ class Engine:
                           total_iops: float) -> dict[str, Any]:
         """One step of a rate curve (``sweep.plan: rate-curve``): ``workload`` at ``threads`` asked for
         ``total_iops`` (``pct`` % of the uncontrolled maximum) over every host; its row, whose
-        ``curve_pct`` and ``iorate_requested`` say so."""
-        raise NotImplementedError
+        ``curve_pct`` and ``iorate_requested`` say so: a point of the loop whose spec has ``rate``."""
+        from ..points import PointSpec, measure_one
+
+        return measure_one(wb, PointSpec("sweep", workload, threads, runtime_s, rate=(pct, total_iops)))
 
     def wait_histogram(self, point_dir: Any, event: str) -> list[dict[str, Any]]:
         """A database wait event's histogram per bucket from a stored point's files
