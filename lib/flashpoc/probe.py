@@ -10,14 +10,14 @@ from typing import Any
 
 import pandas as pd
 
-from . import analysis, hostlimit
+from . import analysis, hostlimit, points
 from .engines import get_engine
 from . import rows as rows_mod
 from .errors import AnalysisError, FlashpocError
 from .params import Campaign
 from .plan.sweep import format_forthreads
 from .progress import Progress, threads_text
-from .session import (Workbench, _measure, _point_runtime_s, _require_checked, open_campaign, point_steadiness,
+from .session import (Workbench, _point_runtime_s, _require_checked, open_campaign, point_spec, point_steadiness,
                       prepare_targets)
 from .store import StoreError
 from .sweep import _levels, _rounded, sweep_reach, sweep_threads
@@ -53,16 +53,12 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
         rows: list[dict[str, Any]] = []
 
         def measure(threads: int) -> None:
-            bar.begin(workload.name, threads)
-            repeat = sum(int(r["threads"]) == threads for r in rows)  # a count chosen again is a repeat
-            row = _measure(wb, "probe", workload, threads, runtime, repeat=repeat)
-            if probe.remeasure_unsteady and row.get("steadystate_attained") is False:
-                rows.append(row)
-                bar.point(row)
-                bar.begin(workload.name, threads)
-                row = _measure(wb, "probe", workload, threads, runtime, repeat=repeat + 1)
-            rows.append(row)
-            bar.point(row)
+            # a count chosen again is a repeat; an unsteady point may be measured once more
+            spec = point_spec(wb.cfg, "probe", workload, threads, runtime,
+                              repeat=sum(int(r["threads"]) == threads for r in rows))
+            rows.append(points.measure_one(wb, spec, bar))
+            if probe.remeasure_unsteady and rows[-1].get("steadystate_attained") is False:
+                rows.append(points.measure_one(wb, spec.again(spec.repeat + 1), bar))
 
         title = f"probe {workload.name} ({probe.strategy})"
         stepper = adaptive_probe(wb.cfg, _host_cpus(wb))

@@ -44,9 +44,11 @@ class Engine:
     scales_hosts: ClassVar[bool] = True
     #: campaign keys a manifest of this engine leaves out (keys the schema refuses with the engine)
     manifest_exclude: ClassVar[frozenset[str]] = frozenset()
-    #: it runs rate-controlled points (``sweep.plan: rate-curve``: :meth:`measure_rate_step`, or its own
-    #: :meth:`measure_sweep`)
+    #: it runs rate-controlled points (``sweep.plan: rate-curve``: specs with ``rate``,
+    #: :class:`flashpoc.points.PointSpec`, or its own curve: :attr:`own_rate_curve`)
     rate_curves: ClassVar[bool] = False
+    #: its sweep runs the rate curve itself (vdbench's ``iorate=curve``) rather than one point per step
+    own_rate_curve: ClassVar[bool] = False
     #: the title of the report's chart of the rate steps
     rate_curve_title: ClassVar[str] = "Rate curve: mean latency at each requested I/O rate"
     #: its rows carry the database's own metrics (AWR): the report draws Oracle's latencies and the
@@ -228,10 +230,6 @@ class Engine:
         None: the phase then measures it point by point."""
         return None
 
-    def measure_sweep(self, wb: Workbench, plan: dict[str, list[int]], bar: Any) -> list[dict[str, Any]] | None:
-        """The sweep's rows when the engine measures the sweep its own way, or None."""
-        return None
-
     def measure_on_fewer_hosts(self, sub: Workbench, cfg: Campaign, workload: Any, threads: int, runtime_s: int,
                                steady: tuple[str, int] | None) -> list[dict[str, Any]]:
         """The probe's plateau (``threads`` per host of the whole campaign ``cfg``) measured on the
@@ -241,15 +239,6 @@ class Engine:
     def points_per_count(self, cfg: Campaign) -> int:
         """Rows a sweep measures per planned thread count (the rate-curve plan: its maximum, then each rate)."""
         return 1 + len(cfg.sweep.rate_steps)
-
-    def measure_rate_step(self, wb: Workbench, workload: Any, threads: int, runtime_s: int, pct: float,
-                          total_iops: float) -> dict[str, Any]:
-        """One step of a rate curve (``sweep.plan: rate-curve``): ``workload`` at ``threads`` asked for
-        ``total_iops`` (``pct`` % of the uncontrolled maximum) over every host; its row, whose
-        ``curve_pct`` and ``iorate_requested`` say so: a point of the loop whose spec has ``rate``."""
-        from ..points import PointSpec, measure_one
-
-        return measure_one(wb, PointSpec("sweep", workload, threads, runtime_s, rate=(pct, total_iops)))
 
     def wait_histogram(self, point_dir: Any, event: str) -> list[dict[str, Any]]:
         """A database wait event's histogram per bucket from a stored point's files
