@@ -59,14 +59,6 @@ def point_definition(cfg, workload: SlobWorkload, threads: int, run_time_s: int 
     }
 
 
-def measure_point(wb, phase: str, workload: SlobWorkload, threads: int, *, run_time_s: int | None = None,
-                  repeat: int = 0) -> dict[str, Any]:
-    """One SLOB point through the loop (:func:`flashpoc.points.measure`); its row. ``run_time_s``
-    defaults to ``slob.run_time_s``."""
-    spec = PointSpec(phase, workload, threads, run_time_s or wb.cfg.settings.run_time_s, repeat=repeat)
-    return points.measure_one(wb, spec)
-
-
 def run_points(wb, specs: list[PointSpec], keys: list[str], bar=None) -> Iterator[Measured]:
     """SLOB measures its points one by one (:func:`run_point`)."""
     return points.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid))
