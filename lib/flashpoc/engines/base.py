@@ -158,6 +158,9 @@ class Engine:
         probe's criterion, :meth:`steadiness`, or None)."""
         return False
 
+    #: it measures a list of counts in one invocation (vdbench): the adaptive probe hands it whole rounds
+    #: (its ladder, then each round of refine points) rather than one count at a time
+    measures_rounds: ClassVar[bool] = False
     #: the points of one invocation are stored together (a group's ``points.json``: vdbench's
     #: thread list); :meth:`storage_keys` then names the groups
     stores_groups: ClassVar[bool] = False
@@ -224,11 +227,6 @@ class Engine:
 
         probe = cfg.probe
         return linear_probe_threads(probe.min_threads, probe.max_threads, probe.step)
-
-    def measure_probe(self, wb: Workbench, bar: Any, stepper: Any) -> list[dict[str, Any]] | None:
-        """The probe's rows when the engine measures the probe its own way (in one invocation), or
-        None: the phase then measures it point by point."""
-        return None
 
     def measure_on_fewer_hosts(self, sub: Workbench, cfg: Campaign, workload: Any, threads: int, runtime_s: int,
                                steady: tuple[str, int] | None) -> list[dict[str, Any]]:

@@ -105,6 +105,7 @@ class VdbenchEngine(Engine):
                 for name, r in records.items()}
 
     stores_groups = True  # one invocation's runs are stored together
+    measures_rounds = True  # one invocation per round of the adaptive probe
     own_rate_curve = True  # sweep.plan rate-curve is its own iorate=curve, in the sweep's invocations
 
     def storage_keys(self, wb, specs) -> list[str]:
@@ -121,9 +122,6 @@ class VdbenchEngine(Engine):
 
     def linear_probe_threads(self, cfg) -> list[int]:
         return plan.probe_run(cfg).threads
-
-    def measure_probe(self, wb, bar, stepper) -> list[dict[str, Any]]:
-        return measure.probe(wb, bar, None if wb.cfg.probe.strategy == "linear" else stepper)
 
     def measure_on_fewer_hosts(self, sub, cfg, workload, threads: int, runtime_s: int, steady) -> list[dict[str, Any]]:
         """Threads per SD, spread over the hosts: fewer threads for the same I/Os per host."""

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any
 
-from ... import analysis, points
+from ... import points
 from ...errors import CheckFailed, RemoteError
 from ...params import HostParams, TargetParams, Workload
 from ...points import Measured, PointSpec
@@ -32,7 +32,7 @@ from ..fio.parse import SHARE_LIMITS_US
 from .parse import histogram_shares, parse_output_dir, vdbench_failure
 from .plan import (RunDefinition, data_text, fill_xfersize, outstanding_ios, probe_run, render_fill_parmfile,
                    render_parmfile, round_run, sweep_run, threads_per_host)
-from ...rows import add_littles_law, base_row, interval_verdict, to_points
+from ...rows import add_littles_law, base_row, interval_verdict
 from ...precondition import fill_timeout_s, make_scratch_files
 from .run import IntervalProgress, master_setup, run_vdbench
 from ...store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text, write_atomic
@@ -416,36 +416,6 @@ def interval_table(point_id: str, rd: RunDefinition, total: dict[str, Any], pars
                     "write_lat_mean_ms": r.get("write_resp_ms") if iops and read_share < 1 else None,
                     "warmup": r["interval"] < first})
     return out
-
-
-def probe(wb, bar=None, stepper: analysis.AdaptiveProbe | None = None) -> list[dict[str, Any]]:
-    """The probe on vdbench: the linear probe's thread list in one invocation, or the adaptive
-    probe (``stepper``, :class:`flashpoc.analysis.AdaptiveProbe`): its whole doubling ladder in
-    one invocation (a vdbench invocation starts its JVMs anew, which costs more than the few
-    counts a start mid-range would save), then round by round
-    (:meth:`~flashpoc.analysis.AdaptiveProbe.next_round`: the refine points of the uncertain
-    interval) one invocation each, with all its counts in one forthreads list; every run has
-    ``warmup=`` (see :func:`flashpoc.engines.vdbench.plan.probe_run`). A count measured again (a repeat
-    where the answer is uncertain) is a run of a later invocation, its rows' ``repeat`` counting
-    the earlier ones."""
-    cfg = wb.cfg
-    linear = probe_run(cfg)
-
-    def measure(counts: list[int], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        specs = [PointSpec("probe", cfg.probe_workload, t, linear.elapsed_s,
-                           repeat=sum(int(r["threads"]) == t for r in rows)) for t in counts]
-        return points.rows_of(points.measure(wb, specs, bar))
-
-    if stepper is None:
-        return measure(list(linear.threads), [])
-    rows: list[dict[str, Any]] = []
-    counts = stepper.ladder()
-    while counts:
-        if bar is not None and rows:  # the ladder is the probe's plan; a refine round adds to it
-            bar.grow(len(counts))
-        rows += measure(sorted(counts), rows)
-        counts = stepper.next_round(to_points(rows))
-    return rows
 
 
 def probe_run_at(cfg, threads: int) -> RunDefinition:
