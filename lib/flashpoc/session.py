@@ -20,6 +20,7 @@ from . import check, precondition
 from .engines import get_engine
 from .errors import CheckFailed
 from .params import Campaign, HostParams, check_results_dir, workbook_root
+from .points import PointSpec
 from .run import hosts as hostlib
 from .run.facts import collect_host_facts
 from .run.targets import target_sizes  # noqa: F401 - phases.target_sizes, as before
@@ -205,10 +206,10 @@ def _point_runtime_s(cfg: Campaign) -> int:
     return get_engine(cfg.engine).point_runtime_s(cfg)
 
 
-def _measure(wb: Workbench, phase: str, workload, threads: int, runtime_s: int, repeat: int = 0) -> dict[str, Any]:
-    """One point of the campaign's engine (:meth:`flashpoc.engines.base.Engine.measure_point`)."""
-    return get_engine(wb.cfg.engine).measure_point(wb, phase, workload, threads, runtime_s=runtime_s, repeat=repeat,
-                                                   steady=point_steadiness(wb.cfg, phase, runtime_s))
+def point_spec(cfg: Campaign, phase: str, workload, threads: int, runtime_s: int, repeat: int = 0) -> PointSpec:
+    """The spec of a ``phase`` point (:class:`flashpoc.points.PointSpec`), ending once steady when
+    the phase says so (:func:`point_steadiness`)."""
+    return PointSpec(phase, workload, threads, runtime_s, repeat=repeat, steady=point_steadiness(cfg, phase, runtime_s))
 
 
 def point_steadiness(cfg: Campaign, phase: str, runtime_s: int) -> tuple[str, int] | None:
