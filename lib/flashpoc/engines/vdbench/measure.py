@@ -31,7 +31,7 @@ from ...points import Measured, PointSpec
 from ..fio.parse import SHARE_LIMITS_US
 from .parse import histogram_shares, parse_output_dir, vdbench_failure
 from .plan import (RunDefinition, data_text, fill_xfersize, outstanding_ios, probe_run, render_fill_parmfile,
-                   render_parmfile, round_run, sweep_run, threads_per_host)
+                   longer_run, render_parmfile, round_run, sweep_run, threads_per_host)
 from ...rows import add_littles_law, base_row, interval_verdict
 from ...precondition import fill_timeout_s, make_scratch_files
 from .run import IntervalProgress, master_setup, run_vdbench
@@ -56,9 +56,13 @@ def parmfile_for(wb, rd: RunDefinition) -> str:
 
 def run_definition(cfg, phase: str, workload: Workload, threads: list[int], runtime_s: int) -> RunDefinition:
     """The run definition of one invocation of ``phase`` over ``threads`` (the probe's, with its
-    warm-up; the sweep's, at ``vdbench.iorate`` or its curve; a precondition round's at ``runtime_s``)."""
+    warm-up; the sweep's, at ``vdbench.iorate`` or its curve, or longer at full speed when a point is
+    measured again until steady; a precondition round's at ``runtime_s``)."""
     if phase == "sweep":
-        return sweep_run(cfg, threads, workload)
+        rd = sweep_run(cfg, threads, workload)
+        if len(threads) == 1 and runtime_s > rd.elapsed_s:  # measured again longer (sweep.extend_until_steady)
+            return longer_run(cfg, workload, threads[0], runtime_s)
+        return rd
     if phase == "precondition":
         (count,) = threads
         return round_run(cfg, workload, count, runtime_s)
