@@ -17,6 +17,7 @@ _REGISTRY: dict[str, str | Engine] = {
     "fio": "flashpoc.engines.fio.engine",
     "vdbench": "flashpoc.engines.vdbench.engine",
     "slob": "flashpoc.engines.slob.engine",
+    "hammerdb": "flashpoc.engines.hammerdb.engine",
 }
 
 

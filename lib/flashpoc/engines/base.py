@@ -83,6 +83,11 @@ class Engine:
 
         return evaluate_database_facts(dbfacts, host="database", slob=False)
 
+    #: the columns ``flashpoc parse ENGINE PATH --format table`` shows (key, header) of its rows
+    parse_table_columns: ClassVar[list[tuple[str, str]]] = []
+    #: what a point's ``threads`` count, in the report's words
+    threads_word: ClassVar[str] = "threads"
+
     def read_output(self, path: Any) -> tuple[Any, list[dict[str, Any]]]:
         """One recorded output of the engine (``flashpoc parse``): the whole parse as JSON shows it
         and its rows.
