@@ -32,6 +32,9 @@ class HammerdbEngine(Engine):
         """HammerDB's one workload is TPROC-C: no ``workloads`` key."""
         if "workloads" in cfg.model_fields_set:
             raise ValueError("workloads: with engine hammerdb the workload is HammerDB's TPROC-C; leave workloads out")
+        if len(cfg.hosts) > 1:
+            raise ValueError(f"hosts: HammerDB runs from one load host ({len(cfg.hosts)} given); several load hosts "
+                             "started together are not supported yet")
 
     def workloads(self, cfg) -> list:
         return [TPROCC]
