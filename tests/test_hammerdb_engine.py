@@ -135,3 +135,36 @@ def test_parse_hammerdb_refuses_a_failed_run_and_what_is_not_a_run(capsys, tmp_p
     log.write_text(log.read_text().replace("6594 NOPM from 15260", "6595 NOPM from 15260"))
     code, out, err = run_cli(capsys, "parse", "hammerdb", str(cut))  # a changed number is refused, not chosen
     assert code == 2 and out == "" and "the sources disagree on the NOPM" in err
+
+
+def _recorded_rows(cfg, users=(1, 2, 4)):
+    """Probe rows as the engine stores them, with the recorded runs' metrics (1, 2 and 4 virtual users)."""
+    from flashpoc.engines.hammerdb.engine import TPROCC
+    from flashpoc.engines.hammerdb.metrics import read_run
+    from flashpoc.rows import base_row
+
+    rows = []
+    for n in users:
+        row = base_row(cfg, phase="probe", point_id=f"tprocc_t{n:05d}", engine="hammerdb", workload=TPROCC, iodepth=1,
+                       threads=n, outstanding=n, hosts=["load1"], runtime_s=60, ramp_s=60, repeat=0, wall_s=130.0)
+        rows.append(row | read_run(DATA / f"sweep_{n}vu")[1])
+    return rows
+
+
+def test_the_probe_looks_for_the_nopm_plateau_in_virtual_users():
+    from flashpoc import analysis
+    from flashpoc.probe import summarize_probe
+
+    cfg = campaign_from_dict({"campaign": "oltp", "hosts": [{"name": "load1", "address": "localhost"}],
+                              "engine": {"hammerdb": SETTINGS},
+                              "probe": {"strategy": "linear", "max_threads": 4, "host_scaling": False}})
+    result = summarize_probe(cfg, _recorded_rows(cfg))
+    assert [(p["threads"], p["nopm"], p["neword_p95_ms"]) for p in result["points"]] == [
+        (1, 11088, 8.804), (2, 9341, 11.331), (4, 6594, 35.172)]  # TEST RESULT and the xtprof summaries
+    expected = analysis.find_saturation([analysis.Point(1, 11088, 8.804, 1), analysis.Point(2, 9341, 11.331, 2),
+                                         analysis.Point(4, 6594, 35.172, 4)], gain_pct=cfg.probe.gain_pct)
+    assert result["saturation"]["threads"] == expected.threads == 1
+    assert (result["rate"], result["rate_word"], result["threads_word"]) == ("nopm", "NOPM", "virtual users")
+    assert result["answer"].startswith(f"NOPM stop rising at 1 virtual users: a plateau of "
+                                       f"{expected.max_iops:,.0f} NOPM")
+    assert "IOPS" not in result["answer"] and " threads" not in result["answer"]

@@ -76,3 +76,48 @@ def test_check_then_a_point_at_two_virtual_users(postgres_server, tmp_path, monk
         engine.measure_point(wb, "probe", cfg.probe_workload, 1, runtime_s=60)
     assert [p.name for p in (points / "probe").iterdir()
             if not p.name.startswith(".")] == [row["point_id"]]
+
+
+def test_flashpoc_run_check_probe_sweep_report(postgres_server, tmp_path):  # noqa: F811
+    """parameters/hammerdb-postgres-local.yaml, pointed at the test's cluster, through ``flashpoc run``
+    (the four notebooks by papermill): the schema built by the first point, a probe of 1 and 2
+    virtual users, a sweep of 1, the report's NOPM charts; every NOPM is HammerDB's printed one."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import yaml
+
+    values = yaml.safe_load((Path(__file__).parent.parent / "parameters" / "hammerdb-postgres-local.yaml").read_text())
+    values["engine"]["hammerdb"].update({"hammerdb_dir": str(real_hammerdb()), "host": postgres_server.host,
+                                         "port": postgres_server.port, "superuser": postgres_server.superuser})
+    values.update({"results_dir": str(tmp_path / "results"), "probe": {**values["probe"], "max_threads": 2},
+                   "sweep": {**values["sweep"], "max_threads": 1}})
+    values["hosts"][0]["workdir"] = str(tmp_path / "work")
+    params = tmp_path / "oltp.yaml"
+    params.write_text(yaml.safe_dump(values))
+    env = {**__import__("os").environ, "FLASHPOC_TPCC_PASSWORD": "tpcc-" + postgres_server.password[:8],
+           "FLASHPOC_PG_PASSWORD": postgres_server.password}
+    out = subprocess.run([sys.executable, "-m", "flashpoc.cli", "run", str(params)], capture_output=True, text=True,
+                         timeout=1500, env=env)
+    assert out.returncode == 0, out.stderr[-3000:]
+    root = tmp_path / "results" / values["campaign"]
+    rows = {phase: [json.loads((d / "point.json").read_text()) for d in sorted((root / "points" / phase).iterdir())
+                    if (d / "point.json").is_file()] for phase in ("probe", "sweep")}
+    assert sorted(r["threads"] for r in rows["probe"]) == [1, 2] and [r["threads"] for r in rows["sweep"]] == [1]
+    for phase, phase_rows in rows.items():
+        for row in phase_rows:
+            console = (root / "points" / phase / row["point_id"] / "console.txt").read_text()
+            printed = re.findall(r"TEST RESULT : System achieved (\d+) NOPM from (\d+) PostgreSQL TPM", console)
+            assert [(row["nopm"], row["tpm"])] == [tuple(map(int, p)) for p in printed]
+            assert row["virtual_users"] == row["threads"] and row["neword_p95_ms"] > 0
+    probe = json.loads((root / "probe.json").read_text())
+    assert probe["rate_word"] == "NOPM" and "virtual users" in probe["answer"] and "IOPS" not in probe["answer"]
+    assert (root / "points" / "build" / "schema" / "console.txt").is_file()
+    html = (root / "report" / "report.html").read_text()
+    assert "NOPM (new orders per minute)" in html and "Virtual users (count)" in html
+    best = max(rows["sweep"], key=lambda r: r["nopm"])
+    assert f"{best['nopm']:,.0f} NOPM" in html
+    assert (root / "report" / "nopm_vs_users.svg").is_file() and (root / "report" / "neword_p95_vs_nopm.svg").is_file()
+    print(f"measured: probe {[(r['threads'], r['nopm'], r['neword_p95_ms']) for r in rows['probe']]}, "
+          f"sweep {[(r['threads'], r['nopm'], r['neword_p95_ms']) for r in rows['sweep']]}")

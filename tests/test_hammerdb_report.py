@@ -57,3 +57,50 @@ def test_neword_p95_against_nopm_and_the_comparison_at_equal_users():
     assert list(table["NOPM (new orders/min)"]) == [9341, 5533]
     assert table["NOPM change vs sweep (%)"].iloc[1] == pytest.approx(round((5533 - 9341) / 9341 * 100, 1))
     assert table["TPM change vs sweep (%)"].iloc[1] == round((12649 - 21554) / 21554 * 100, 1)
+
+
+def _stored_campaign(tmp_path, name, runs, label=None, compare=()):
+    """A HammerDB campaign whose sweep points are the recorded runs (their rows as the engine stores them)."""
+    from flashpoc.engines.hammerdb.engine import TPROCC
+    from flashpoc.params import campaign_from_dict
+    from flashpoc.rows import base_row
+    from flashpoc.session import manifest_params
+    from flashpoc.store import CampaignStore
+
+    cfg = campaign_from_dict({
+        "campaign": name, "results_dir": str(tmp_path), "hosts": [{"name": "load1", "address": "localhost"}],
+        "engine": {"hammerdb": {"database": "postgresql", "password_env": "A", "superuser_password_env": "B",
+                                "warehouses": 2, "rampup_minutes": 1, "duration_minutes": 1}},
+        "report": {"label": label or name, "compare": [{"campaign": c, "label": c} for c in compare]}})
+    store = CampaignStore(cfg.results_path())
+    store.write_manifest(manifest_params(cfg), cfg.params_hash(), engine="hammerdb", engine_versions={"load1": "v6.0"},
+                         host_facts={}, workbook={})
+    for folder in runs:
+        _, metrics, _ = read_run(DATA / folder)
+        n = metrics["virtual_users"]
+        row = base_row(cfg, phase="sweep", point_id=f"tprocc_t{n:05d}", engine="hammerdb", workload=TPROCC,
+                       iodepth=1, threads=n, outstanding=n, hosts=["load1"], runtime_s=60, ramp_s=60, repeat=0,
+                       wall_s=130.0)
+        store.save_point("sweep", row["point_id"], row | metrics, {})
+    return cfg
+
+
+def test_the_report_of_a_hammerdb_campaign_and_a_comparison(tmp_path):
+    from flashpoc.phases import build_report
+
+    _stored_campaign(tmp_path, "timed", ["timed_2vu"])
+    cfg = _stored_campaign(tmp_path, "sweep", ["sweep_1vu", "sweep_2vu", "sweep_4vu"], compare=["timed"])
+    report = build_report(cfg, pdf=False)
+    assert [s.key for s in report.sections] == ["summary", "conditions", "method", "comparison", "results", "appendix"]
+    assert report.configs == ["sweep", "timed"]
+    assert report.headline.startswith("**sweep**: HammerDB v6.0 TPROC-C on postgresql.")
+    assert "sweep: 11,088 NOPM (25,984 TPM) at 1 virtual users, NEWORD p95 8.804 ms" in report.headline
+    assert "timed: 5,533 NOPM (12,649 TPM) at 2 virtual users, NEWORD p95 19.915 ms" in report.headline
+    assert list(report.comparison["NOPM (new orders/min)"]) == [9341, 5533]
+    html = (tmp_path / "sweep" / "report" / "report.html").read_text()
+    assert "Comparison of the configurations" in html and "NEWORD p95 (ms)" in html and "Virtual users" in html
+    for name in ("nopm_vs_users", "neword_p95_vs_nopm"):
+        assert (tmp_path / "sweep" / "report" / f"{name}.svg").is_file()
+    points = pd.read_csv(tmp_path / "sweep" / "report" / "points.csv")
+    assert sorted(zip(points["config"], points["threads"], points["nopm"])) == [
+        ("sweep", 1, 11088), ("sweep", 2, 9341), ("sweep", 4, 6594), ("timed", 2, 5533)]

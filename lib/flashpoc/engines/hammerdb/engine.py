@@ -21,6 +21,8 @@ class HammerdbEngine(Engine):
     manifest_exclude = frozenset({"workloads"})  # one workload, TPROC-C
     #: what the threads column counts, in the report's words
     threads_word = "virtual users"
+    rate_column, rate_word = "nopm", "NOPM"  # the probe finds where new orders per minute stop rising
+    latency_column = "neword_p95_ms"
     parse_table_columns = [("virtual_users", "Virtual users"), ("nopm", "NOPM"), ("tpm", "TPM"),
                            ("neword_p50_ms", "NEWORD p50 (ms)"), ("neword_p95_ms", "NEWORD p95 (ms)"),
                            ("neword_p99_ms", "NEWORD p99 (ms)"), ("payment_p95_ms", "PAYMENT p95 (ms)"),
@@ -80,6 +82,12 @@ class HammerdbEngine(Engine):
     def own_data_text(self, cfg) -> str:
         s = cfg.settings
         return f"the {s.warehouses}-warehouse TPROC-C schema ({s.database})"
+
+    def build_report(self, cfg, points, *, write_files: bool, pdf: bool):
+        """An OLTP report: NOPM against virtual users, NEWORD p95 against NOPM (:mod:`.report`)."""
+        from .report import build_report
+
+        return build_report(cfg, points, write_files=write_files, pdf=pdf)
 
     def point_runtime_s(self, cfg) -> int:
         return cfg.settings.duration_minutes * 60

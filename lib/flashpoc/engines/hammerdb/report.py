@@ -106,3 +106,100 @@ def compare_at_equal_users(points: pd.DataFrame) -> pd.DataFrame:
                         None if not base[column] else round((value - base[column]) / base[column] * 100.0, 1))
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+#: the points table's columns: (column, header with its unit)
+POINT_COLUMNS = (("config", "Configuration"), ("threads", "Virtual users"), ("nopm", "NOPM (new orders/min)"),
+                 ("tpm", "TPM (transactions/min)"), ("neword_p50_ms", "NEWORD p50 (ms)"),
+                 ("neword_p95_ms", "NEWORD p95 (ms)"), ("neword_p99_ms", "NEWORD p99 (ms)"),
+                 ("payment_p95_ms", "PAYMENT p95 (ms)"), ("intervals", "Counter samples (count)"),
+                 ("interval_tpm_cv_pct", "Counter TPM CV (%)"), ("interval_steady", "Steady"),
+                 ("point_id", "Point"))
+
+
+def points_table(points: pd.DataFrame) -> pd.DataFrame:
+    """Every point with human headers and units, by configuration and virtual users."""
+    present = [(c, h) for c, h in POINT_COLUMNS if c in points.columns]
+    keys = [c for c in ("config", "threads") if c in points.columns]
+    frame = points.sort_values(keys, kind="stable")[[c for c, _ in present]]
+    return frame.rename(columns=dict(present)).reset_index(drop=True)
+
+
+def _best(points: pd.DataFrame) -> str:
+    """The most NOPM of each configuration, in words."""
+    words = []
+    for config, part in (points.groupby("config", sort=False) if "config" in points else [(None, points)]):
+        best = part.loc[part["nopm"].idxmax()]
+        words.append(f"{(str(config) + ': ') if config is not None else ''}{best['nopm']:,.0f} NOPM "
+                     f"({best['tpm']:,.0f} TPM) at {int(best['threads'])} virtual users, NEWORD p95 "
+                     f"{best['neword_p95_ms']:,.3f} ms")
+    return "; ".join(words)
+
+
+def build_report(cfg, points: pd.DataFrame, *, write_files: bool = True, pdf: bool = True):
+    """The report of a HammerDB campaign's sweep (``points``; with ``config`` when campaigns are
+    compared): the probe's answer, NOPM against virtual users with the knee, NEWORD p95 against
+    NOPM, the configurations at equal virtual users, every point; written under ``report/`` as
+    charts (SVG, PNG, Vega-Lite JSON), CSV tables and report.html (and report.pdf with ``pdf`` and
+    a Chromium to print it)."""
+    from ...document import Context, DocSection
+    from ...errors import ReportError
+    from ...report import print_pdf, save_chart, write_html_report
+    from ...reporting import Report, _check_table, _read_or_empty
+    from ...store import CampaignStore
+
+    engine = cfg.engine_object
+    store = CampaignStore(cfg.results_path())
+    context = Context(manifest=_read_or_empty(store, "manifest.json"), check=_check_table(store),
+                      probe=store.current_probe(cfg.measurement_hash()), root=store.root)
+    configs = list(dict.fromkeys(points["config"].astype(str))) if "config" in points else []
+    domain = series_domain(points, [] if len(configs) > 1 else cfg.workload_names)
+    probe = context.probe or {}
+    probe_users = (probe.get("saturation") or {}).get("threads")
+    answer = probe.get("answer", "")
+    charts = {"nopm_vs_users": nopm_vs_users(points, knee_users=probe_users, answer=answer, color_domain=domain),
+              "neword_p95_vs_nopm": latency_vs_nopm(points, color_domain=domain)}
+    table = points_table(points)
+    comparison = compare_at_equal_users(points) if len(configs) > 1 else pd.DataFrame()
+    versions = sorted({str(v) for v in (context.manifest.get("engine_versions") or {}).values() if v})
+    described = engine.describe(cfg, " / ".join(versions) or "(version not recorded)", points)
+    s = cfg.settings
+    headline = f"**{cfg.campaign}**: {described}. The most new orders per minute: {_best(points)}."
+    sections = [
+        DocSection("summary", "Executive summary", [
+            headline, f"Saturation probe: {answer}" if answer else "No probe of these settings is stored."]),
+        DocSection("conditions", "Test conditions", [
+            f"- database: {s.database}, {s.warehouses} warehouses (TPROC-C schema)\n"
+            f"- load host: {', '.join(h.name for h in cfg.hosts)}\n"
+            f"- {engine.point_length_text(cfg, '')}\n"
+            f"- keying and thinking: {'on' if s.keying_and_thinking else 'off'}; all warehouses: "
+            f"{'yes' if s.all_warehouses else 'no'}; time profile: {'on' if s.time_profile else 'off'}"]),
+        DocSection("method", "Method", [engine.method_note, "Time series: " + engine.interval_text(cfg, 3)]),
+    ]
+    if len(configs) > 1:
+        sections.append(DocSection("comparison", "Comparison of the configurations", [
+            f"Each configuration at the virtual-user counts all of them ran; the changes are against {configs[0]}.",
+            comparison]))
+    sections += [
+        DocSection("results", "Results", [charts["nopm_vs_users"], charts["neword_p95_vs_nopm"]]),
+        DocSection("appendix", "Appendix A: every point", [table]),
+    ]
+    files: dict[str, Any] = {}
+    out = store.root / "report"
+    if write_files:
+        for name, item in charts.items():
+            for kind, path in save_chart(item, out, name).items():
+                files[f"{name}.{kind}"] = path
+        files["points.csv"] = store.write_table("report/points.csv", points.drop(columns=["per_host"], errors="ignore"))
+        if not comparison.empty:
+            files["comparison.csv"] = store.write_table("report/comparison.csv", comparison)
+        title = f"OLTP performance report (HammerDB TPROC-C): {cfg.campaign}"
+        files["report.html"] = write_html_report(out / "report.html", title,
+                                                 [(x.heading, x.items) for x in sections])
+        if pdf:
+            try:
+                files["report.pdf"] = print_pdf(files["report.html"], out / "report.pdf")
+            except ReportError as error:
+                context.pdf_note = str(error).removeprefix("no PDF: ")
+    return Report(headline, table, points, pd.DataFrame(), charts, files, comparison, [], cfg.slo_ms, cfg=cfg,
+                  measured=points, domain=domain, sections=sections, context=context)
