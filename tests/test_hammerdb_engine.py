@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from test_cli import run_cli
 
 from flashpoc import engines
-from flashpoc.cli import main
 from flashpoc.engines.hammerdb.check import check_rows
 from flashpoc.engines.hammerdb.settings import settings_from_dict
 from flashpoc.errors import ParameterError
@@ -25,12 +25,6 @@ SETTINGS = {"database": "postgresql", "password_env": "TPCC_PW", "superuser_pass
 def campaign(**settings):
     return campaign_from_dict({"campaign": "oltp", "hosts": [{"name": "load1", "address": "localhost"}],
                                "engine": {"hammerdb": {**SETTINGS, **settings}}})
-
-
-def run_cli(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_the_engine_block_names_hammerdb_and_its_one_workload():
