@@ -162,3 +162,6 @@ def test_the_probe_looks_for_the_nopm_plateau_in_virtual_users():
     assert result["answer"].startswith(f"NOPM stop rising at 1 virtual users: a plateau of "
                                        f"{expected.max_iops:,.0f} NOPM")
     assert "IOPS" not in result["answer"] and " threads" not in result["answer"]
+    assert result["host_limit"] is None  # the hosts-or-array verdict weighs I/O per host: none for NOPM
+    two = summarize_probe(cfg, _recorded_rows(cfg, (1, 2)))  # too few counts for an answer: still no I/O verdict
+    assert two["saturation"]["threads"] is None and two["host_limit"] is None

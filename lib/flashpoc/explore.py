@@ -92,6 +92,9 @@ def explorer(report) -> Any:
     from IPython.display import Markdown
 
     points = report.points
+    if "iops" not in points:  # an engine whose points are not I/O (HammerDB's NOPM): its report says it all
+        return Markdown("(the explorer draws IOPS against latency: these points have no IOPS; the report's charts "
+                        "and tables below show them)")
     names = report.configs
     workloads = list(dict.fromkeys(points["workload"]))
     controls = []

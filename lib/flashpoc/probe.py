@@ -246,7 +246,8 @@ def with_host_limit(result: dict[str, Any], rows: list[dict[str, Any]], scaling:
     """``result`` (:func:`summarize_probe`) with the hosts-or-array verdict of the probe's rows
     and of its plateau measured on fewer hosts (``scaling``, stored as ``host_scaling``), and the
     answer in words (``answer``, :func:`probe_answer_text`) (pure)."""
-    limit = hostlimit.host_limit(rows, result["saturation"].get("threads"), scaling=scaling, expected_iops=expected_iops)
+    limit = None if result.get("rate", "iops") != "iops" else hostlimit.host_limit(  # a verdict on I/O only
+        rows, result["saturation"].get("threads"), scaling=scaling, expected_iops=expected_iops)
     result = {**result, "host_limit": limit}
     if scaling:
         result["host_scaling"] = [{k: r.get(k) for k in ("threads", "n_hosts", "hosts", "iops", "lat_mean_ms",
