@@ -163,14 +163,14 @@ def test_a_host_failing_in_the_host_scaling_keeps_the_probe_answer(tmp_path, mon
         probe={"strategy": "linear", "min_threads": 1, "max_threads": 3, "step": 1, "gain_pct": 50}))
     from flashpoc.engines.fio import measure as fio_measure
 
-    measure = fio_measure.measure_point
+    measure = fio_measure.run_point
 
-    def fail_on_one_host(wb, *args, **kwargs):
+    def fail_on_one_host(wb, spec, *args, **kwargs):
         if len(wb.cfg.hosts) == 1:
-            raise RemoteError(f"a: probe randread-4k {args[2]} threads: no answer from this host")
-        return measure(wb, *args, **kwargs)
+            raise RemoteError(f"a: probe randread-4k {spec.threads} threads: no answer from this host")
+        return measure(wb, spec, *args, **kwargs)
 
-    monkeypatch.setattr(fio_measure, "measure_point", fail_on_one_host)
+    monkeypatch.setattr(fio_measure, "run_point", fail_on_one_host)
     with pytest.raises(RemoteError, match="^a: probe randread-4k"):
         phases.run_probe(cfg, progress=False)
     stored = json.loads((tmp_path / "results" / "quick" / "probe.json").read_text())
@@ -178,7 +178,7 @@ def test_a_host_failing_in_the_host_scaling_keeps_the_probe_answer(tmp_path, mon
     assert all(set(p["per_host"]) == {"a", "b"} for p in stored["points"])
     assert "host_scaling" not in stored
 
-    monkeypatch.setattr(fio_measure, "measure_point", measure)  # the host is back: the rerun adds the scaling
+    monkeypatch.setattr(fio_measure, "run_point", measure)  # the host is back: the rerun adds the scaling
     probe = phases.run_probe(cfg, progress=False)
     assert [(r["n_hosts"], r["hosts"], r["threads"]) for r in probe["host_scaling"]] == [
         (1, "a", stored["saturation"]["threads"])]

@@ -10,14 +10,14 @@ from typing import Any
 
 import pandas as pd
 
-from . import analysis, hostlimit
+from . import analysis, hostlimit, points
 from .engines import get_engine
 from . import rows as rows_mod
 from .errors import AnalysisError, FlashpocError
 from .params import Campaign
 from .plan.sweep import format_forthreads
 from .progress import Progress, threads_text
-from .session import (Workbench, _measure, _point_runtime_s, _require_checked, open_campaign, point_steadiness,
+from .session import (Workbench, _point_runtime_s, _require_checked, open_campaign, point_spec, point_steadiness,
                       prepare_targets)
 from .store import StoreError
 from .sweep import _levels, _rounded, sweep_reach, sweep_threads
@@ -52,22 +52,19 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
         runtime = probe.runtime_s or _point_runtime_s(wb.cfg)
         rows: list[dict[str, Any]] = []
 
-        def measure(threads: int) -> None:
-            bar.begin(workload.name, threads)
-            repeat = sum(int(r["threads"]) == threads for r in rows)  # a count chosen again is a repeat
-            row = _measure(wb, "probe", workload, threads, runtime, repeat=repeat)
-            if probe.remeasure_unsteady and row.get("steadystate_attained") is False:
-                rows.append(row)
-                bar.point(row)
-                bar.begin(workload.name, threads)
-                row = _measure(wb, "probe", workload, threads, runtime, repeat=repeat + 1)
-            rows.append(row)
-            bar.point(row)
+        def measure(counts: list[int]) -> None:
+            # a count chosen again is a repeat
+            specs = [point_spec(wb.cfg, "probe", workload, t, runtime, repeat=sum(int(r["threads"]) == t for r in rows))
+                     for t in counts]
+            rows.extend(points.rows_of(points.measure(wb, specs, bar)))
+            if len(specs) == 1 and probe.remeasure_unsteady and rows[-1].get("steadystate_attained") is False:
+                rows.append(points.measure_one(wb, specs[0].again(specs[0].repeat + 1), bar))  # once more
 
+        engine = get_engine(wb.cfg.engine)
         title = f"probe {workload.name} ({probe.strategy})"
         stepper = adaptive_probe(wb.cfg, _host_cpus(wb))
         if probe.strategy == "linear":
-            plan = get_engine(wb.cfg.engine).linear_probe_threads(wb.cfg)
+            plan = engine.linear_probe_threads(wb.cfg)
             counts = {"total": len(plan)}
             detail = [f"threads {format_forthreads(plan)}, {len(plan)} points"]
         else:
@@ -77,15 +74,14 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
                       f"halving down to {threads_text(probe.min_threads)} until IOPS stop rising, then measuring "
                       f"where the answer is uncertain: at most {bound} points; it stops as soon as it has its answer"]
         with Progress("probe", title, **counts, detail=detail, enabled=progress) as bar:
-            batch = get_engine(wb.cfg.engine).measure_probe(wb, bar, stepper)
-            if batch is not None:
-                rows = batch
-            elif probe.strategy == "linear":
-                for threads in plan:
-                    measure(threads)
+            if probe.strategy == "linear":
+                for round_counts in [plan] if engine.measures_rounds else [[t] for t in plan]:
+                    measure(round_counts)
+            elif engine.measures_rounds:
+                _probe_in_rounds(stepper, rows, measure, bar)
             else:
                 while (threads := stepper.next_threads(point_values(wb.cfg, rows))) is not None:
-                    measure(threads)
+                    measure([threads])
         result = summarize_probe(wb.cfg, rows)
         wb.store.write_json("probe.json", result)  # the answer stays if the host scaling fails
         wb.store.write_points_table(wb.cfg.measurement_hash())
@@ -98,6 +94,20 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
         if probe.strict and not result["saturation"].get("threads"):
             raise AnalysisError(f"probe.strict: {result['answer']}")
         return result
+
+
+def _probe_in_rounds(stepper: analysis.AdaptiveProbe, rows: list[dict[str, Any]], measure, bar) -> None:
+    """The adaptive probe of an engine that measures a list of counts in one invocation
+    (:attr:`flashpoc.engines.base.Engine.measures_rounds`, vdbench): its whole doubling ladder at
+    once (an invocation starts its JVMs anew, which costs more than the few counts a start
+    mid-range would save), then round by round the refine points of the uncertain interval
+    (:meth:`~flashpoc.analysis.AdaptiveProbe.next_round`); a count measured again is a repeat."""
+    counts = stepper.ladder()
+    while counts:
+        if rows:  # the ladder is the probe's plan; a refine round adds to it
+            bar.grow(len(counts))
+        measure(sorted(counts))
+        counts = stepper.next_round(rows_mod.to_points(rows))
 
 
 def adaptive_probe(cfg: Campaign, cpus: int | None = None) -> analysis.AdaptiveProbe:

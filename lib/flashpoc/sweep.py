@@ -9,13 +9,13 @@ from typing import Any
 
 import pandas as pd
 
-from . import ratecurve
+from . import points, ratecurve
 from .engines import get_engine
 from .errors import AnalysisError
 from .params import Campaign
 from .plan.sweep import format_forthreads, plan_note, plan_sweep
 from .progress import Progress, threads_text
-from .session import (Workbench, _measure, _point_runtime_s, _require_checked, open_campaign, point_steadiness,
+from .session import (Workbench, _point_runtime_s, _require_checked, open_campaign, point_spec, point_steadiness,
                       prepare_targets)
 from .store import CampaignStore, StoreError
 
@@ -118,21 +118,14 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
         _require_checked(wb)
         prepare_targets(wb)
         runtime = wb.cfg.sweep.runtime_s or _point_runtime_s(wb.cfg)
-        rows = []
+        engine = get_engine(wb.cfg.engine)
         with Progress("sweep", "sweep", total=plan_points(wb.cfg, plan), detail=sweep_plan_lines(wb.cfg, plan),
                       enabled=progress) as bar:
-            batch = get_engine(wb.cfg.engine).measure_sweep(wb, plan, bar)
-            if batch is None and wb.cfg.sweep.rate_steps:
-                batch = ratecurve.measure_rate_curves(wb, plan, bar, runtime)
-            if batch is not None:
-                return _finish_sweep(wb, batch)
-            for name, threads_list in plan.items():
-                workload = wb.cfg.workload(name)
-                for threads in threads_list:
-                    bar.begin(name, threads)
-                    rows.append(_measure(wb, "sweep", workload, threads, runtime))
-                    bar.point(rows[-1])
-        return _finish_sweep(wb, rows)
+            if wb.cfg.sweep.rate_steps and not engine.own_rate_curve:
+                return _finish_sweep(wb, ratecurve.measure_rate_curves(wb, plan, bar, runtime))
+            specs = [point_spec(wb.cfg, "sweep", wb.cfg.workload(name), threads, runtime)
+                     for name, threads_list in plan.items() for threads in threads_list]
+            return _finish_sweep(wb, points.rows_of(points.measure(wb, specs, bar)))
 
 
 def plan_points(cfg: Campaign, plan: dict[str, list[int]]) -> int:

@@ -8,8 +8,11 @@ import importlib
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from ..params import Campaign, HostParams
     from ..phases import Workbench
+    from ..points import Measured, PointSpec
 
 
 class LazyModule:
@@ -41,9 +44,11 @@ class Engine:
     scales_hosts: ClassVar[bool] = True
     #: campaign keys a manifest of this engine leaves out (keys the schema refuses with the engine)
     manifest_exclude: ClassVar[frozenset[str]] = frozenset()
-    #: it runs rate-controlled points (``sweep.plan: rate-curve``: :meth:`measure_rate_step`, or its own
-    #: :meth:`measure_sweep`)
+    #: it runs rate-controlled points (``sweep.plan: rate-curve``: specs with ``rate``,
+    #: :class:`flashpoc.points.PointSpec`, or its own curve: :attr:`own_rate_curve`)
     rate_curves: ClassVar[bool] = False
+    #: its sweep runs the rate curve itself (vdbench's ``iorate=curve``) rather than one point per step
+    own_rate_curve: ClassVar[bool] = False
     #: the title of the report's chart of the rate steps
     rate_curve_title: ClassVar[str] = "Rate curve: mean latency at each requested I/O rate"
     #: its rows carry the database's own metrics (AWR): the report draws Oracle's latencies and the
@@ -163,10 +168,38 @@ class Engine:
         probe's criterion, :meth:`steadiness`, or None)."""
         return False
 
+    #: it measures a list of counts in one invocation (vdbench): the adaptive probe hands it whole rounds
+    #: (its ladder, then each round of refine points) rather than one count at a time
+    measures_rounds: ClassVar[bool] = False
+    #: the points of one invocation are stored together (a group's ``points.json``: vdbench's
+    #: thread list); :meth:`storage_keys` then names the groups
+    stores_groups: ClassVar[bool] = False
+
+    def point_definition(self, wb: Workbench, spec: PointSpec) -> dict[str, Any]:
+        """Everything that defines the point ``spec``: its hash names the point on disk
+        (:func:`flashpoc.points.point_id`), so a point of another definition is measured anew."""
+        raise NotImplementedError
+
+    def storage_keys(self, wb: Workbench, specs: list[PointSpec]) -> list[str]:
+        """The id each spec is stored under: its point id (by default from :meth:`point_definition`),
+        or, with :attr:`stores_groups`, the id of the group it is measured and stored in."""
+        from ..points import point_id
+
+        return [point_id(spec, self.point_definition(wb, spec)) for spec in specs]
+
+    def run_points(self, wb: Workbench, specs: list[PointSpec], keys: list[str], bar: Any = None
+                   ) -> Iterator[Measured]:
+        """Measure ``specs`` (none of them stored; ``keys``: their :meth:`storage_keys`), yielding
+        each point's (or group's) rows and raw files as soon as it is done: the loop
+        (:func:`flashpoc.points.measure`) stores each before the next is measured."""
+        raise NotImplementedError
+
     def measure_point(self, wb: Workbench, phase: str, workload: Any, threads: int, *, runtime_s: int,
                       repeat: int = 0, steady: tuple[str, int] | None = None) -> dict[str, Any]:
-        """Measure one point (or reuse it when stored) and return its row."""
-        raise NotImplementedError
+        """Measure one point (or reuse it when stored) through the loop and return its row."""
+        from ..points import PointSpec, measure_one
+
+        return measure_one(wb, PointSpec(phase, workload, threads, runtime_s, repeat=repeat, steady=steady))
 
     def create_scratch(self, wb: Workbench, host_params: HostParams, scratch: list, short: list
                        ) -> list[dict[str, Any]]:
@@ -205,15 +238,6 @@ class Engine:
         probe = cfg.probe
         return linear_probe_threads(probe.min_threads, probe.max_threads, probe.step)
 
-    def measure_probe(self, wb: Workbench, bar: Any, stepper: Any) -> list[dict[str, Any]] | None:
-        """The probe's rows when the engine measures the probe its own way (in one invocation), or
-        None: the phase then measures it point by point."""
-        return None
-
-    def measure_sweep(self, wb: Workbench, plan: dict[str, list[int]], bar: Any) -> list[dict[str, Any]] | None:
-        """The sweep's rows when the engine measures the sweep its own way, or None."""
-        return None
-
     def measure_on_fewer_hosts(self, sub: Workbench, cfg: Campaign, workload: Any, threads: int, runtime_s: int,
                                steady: tuple[str, int] | None) -> list[dict[str, Any]]:
         """The probe's plateau (``threads`` per host of the whole campaign ``cfg``) measured on the
@@ -223,13 +247,6 @@ class Engine:
     def points_per_count(self, cfg: Campaign) -> int:
         """Rows a sweep measures per planned thread count (the rate-curve plan: its maximum, then each rate)."""
         return 1 + len(cfg.sweep.rate_steps)
-
-    def measure_rate_step(self, wb: Workbench, workload: Any, threads: int, runtime_s: int, pct: float,
-                          total_iops: float) -> dict[str, Any]:
-        """One step of a rate curve (``sweep.plan: rate-curve``): ``workload`` at ``threads`` asked for
-        ``total_iops`` (``pct`` % of the uncontrolled maximum) over every host; its row, whose
-        ``curve_pct`` and ``iorate_requested`` say so."""
-        raise NotImplementedError
 
     def build_report(self, cfg: Campaign, points: Any, *, write_files: bool, pdf: bool) -> Any:
         """The report of ``points`` (the sweep's, with ``config`` when campaigns are compared) when the

@@ -79,14 +79,12 @@ class FioEngine(Engine):
         """fio's own steady-state criterion (``fio.steadystate``) or one of the phase (``steady``)."""
         return bool(cfg.settings.steadystate or steady)
 
-    def measure_point(self, wb, phase: str, workload, threads: int, *, runtime_s: int, repeat: int = 0,
-                      steady: tuple[str, int] | None = None) -> dict[str, Any]:
-        return measure.measure_point(wb, phase, workload, threads, runtime_s=runtime_s, repeat=repeat, steady=steady)
+    def point_definition(self, wb, spec) -> dict[str, Any]:
+        return measure.point_definition(wb, spec)
 
-    def measure_rate_step(self, wb, workload, threads: int, runtime_s: int, pct: float, total_iops: float
-                          ) -> dict[str, Any]:
-        """fio's ``rate_iops`` on each job (:func:`.plan.rate_per_job`)."""
-        return measure.measure_point(wb, "sweep", workload, threads, runtime_s=runtime_s, rate=(pct, total_iops))
+    def run_points(self, wb, specs, keys, bar=None):
+        """One by one (:func:`.measure.run_point`); a rate step runs fio's ``rate_iops`` on each job."""
+        return measure.run_points(wb, specs, keys, bar)
 
     def create_scratch(self, wb, host_params, scratch: list, short: list) -> list[dict[str, Any]]:
         return measure.create_scratch(wb, host_params, scratch, short)

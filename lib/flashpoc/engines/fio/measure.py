@@ -7,11 +7,14 @@ import hashlib
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from ... import points
 from ... import rows as rows_mod
 from ...errors import ParseError, RemoteError
 from ...params import Campaign, HostParams, Workload
+from ...points import Measured, PointSpec
 from ...parse.host import cpu_utilisation
 from ...precondition import fill_timeout_s
 from ...run import hosts as hostlib
@@ -35,26 +38,31 @@ def _engine_versions(wb: Workbench) -> dict[str, str]:
     return wb.engine_versions
 
 
-def point_definition(wb: Workbench, workload: Workload, threads: int, runtime_s: int,
-                     steady: tuple[str, int] | None = None, rate_iops: int | None = None) -> dict[str, Any]:
+def point_definition(wb: Workbench, spec: PointSpec) -> dict[str, Any]:
     """Everything that defines a run point; its hash names the point on disk. A point that ends
-    once its IOPS are steady (``steady``: fio's criterion and window) is another point than one of
-    fixed length; the phase is not part of it (a probe point is the sweep's point of the same
-    definition)."""
+    once its IOPS are steady (``spec.steady``: fio's criterion and window) is another point than
+    one of fixed length; the phase is not part of it (a probe point is the sweep's point of the
+    same definition)."""
     cfg = wb.cfg
+    steady, rate_iops = spec.steady, _rate_per_job(cfg, spec)
     until = {"until_steady": f"{steady[0]} over {steady[1]} s"} if steady else {}
     return {
         "engine": cfg.engine,
         "engine_versions": _engine_versions(wb),
-        "workload": workload.model_dump(mode="json", exclude={"description"}),
-        "threads": threads,
-        "runtime_s": runtime_s,
+        "workload": spec.workload.model_dump(mode="json", exclude={"description"}),
+        "threads": spec.threads,
+        "runtime_s": spec.runtime_s,
         "fio": cfg.settings.model_dump(mode="json"),
         "hosts": [h.model_dump(mode="json", include={"name", "address", "port"}) for h in cfg.hosts],
         "targets": [t.model_dump(mode="json", include={"name", "path", "size", "hosts"}) for t in cfg.targets],
         **until,
         **({"rate_iops": rate_iops} if rate_iops is not None else {}),
     }
+
+
+def _rate_per_job(cfg: Campaign, spec: PointSpec) -> int | None:
+    """fio's ``rate_iops`` of each job of a rate step (:func:`.plan.rate_per_job`), else None."""
+    return rate_per_job(spec.rate[1], spec.threads, len(cfg.hosts)) if spec.rate is not None else None
 
 
 def _aggregate_hosts(per_host: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -84,39 +92,34 @@ def _aggregate_hosts(per_host: dict[str, dict[str, Any]]) -> dict[str, Any]:
 def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *,
                   runtime_s: int | None = None, repeat: int = 0, steady: tuple[str, int] | None = None,
                   rate: tuple[float, float] | None = None) -> dict[str, Any]:
-    """Run one point on every host at once (or reuse it when stored) and return its row.
+    """One point through the loop (:func:`flashpoc.points.measure`); its row. ``runtime_s``
+    defaults to ``fio.runtime_s``; see :class:`flashpoc.points.PointSpec` for the rest."""
+    spec = PointSpec(phase, workload, threads, runtime_s or wb.cfg.settings.runtime_s, repeat=repeat, steady=steady,
+                     rate=rate)
+    return points.measure_one(wb, spec)
 
-    A sweep point that ends once steady (``sweep.until_steady``) of the same definition as a
-    stored probe point (the probe's workload and threads, measured the same way) is that point: it
-    is stored for the sweep as well, not measured again (``reused_from`` says so).
 
-    Args:
-        wb: the open campaign.
-        phase: "probe" or "sweep".
-        workload: the I/O pattern.
-        threads: fio numjobs per host.
-        runtime_s: measured seconds (default ``fio.runtime_s``); with ``steady`` the most.
-        repeat: 0 for the first measurement, 1.. for re-measurements of the same point.
-        steady: ``(criterion, window_s)``: the point ends once its IOPS are steady
-            (:func:`flashpoc.engines.fio.plan.until_steady`); its row's ``measured_s`` says when.
-        rate: ``(pct, total IOPS)``: a step of a rate curve, at ``pct`` % of the uncontrolled
-            maximum (fio's ``rate_iops`` on each job, :func:`.plan.rate_per_job`); its id ends
-            ``_c<pct>`` and its row has ``curve_pct`` and ``iorate_requested`` (the IOPS asked for).
+def run_points(wb: Workbench, specs: list[PointSpec], keys: list[str], bar: Any = None) -> Iterator[Measured]:
+    """fio measures its points one by one (:func:`run_point`)."""
+    return points.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid))
+
+
+def run_point(wb: Workbench, spec: PointSpec, pid: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """Run one point on every host at once (fio's client/server mode with ``fio.multi_host:
+    client-server``); its row and raw files.
+
+    A rate step (``spec.rate``: ``(pct, total IOPS)``, at ``pct`` % of the uncontrolled maximum)
+    runs fio's ``rate_iops`` on each job (:func:`.plan.rate_per_job`); its row has ``curve_pct``
+    and ``iorate_requested`` (the IOPS asked for). A point that ends once steady (``spec.steady``,
+    :func:`flashpoc.engines.fio.plan.until_steady`) says in ``measured_s`` when it did.
 
     Raises:
-        RemoteError: naming the host and point when a host fails; completed points stay stored.
+        RemoteError: naming the host and point when a host fails.
     """
     cfg = wb.cfg
-    runtime_s = runtime_s or cfg.settings.runtime_s
-    per_job = rate_per_job(rate[1], threads, len(cfg.hosts)) if rate is not None else None
-    definition = point_definition(wb, workload, threads, runtime_s, steady, per_job)
-    pid = (rows_mod.point_id(workload, threads, definition) + (f"_c{rate[0]:g}" if rate is not None else "")
-           + (f"_r{repeat}" if repeat else ""))
-    stored = wb.store.reuse_point(phase, pid)
-    if stored is None and phase == "sweep" and steady is not None:
-        stored = _from_probe(wb, pid)
-    if stored is not None:
-        return stored
+    phase, workload, threads, runtime_s, steady, rate = (spec.phase, spec.workload, spec.threads, spec.runtime_s,
+                                                         spec.steady, spec.rate)
+    per_job = _rate_per_job(cfg, spec)
     purpose = f"{phase} {workload.name} {threads} threads" + (f" at {rate[0]:g} % of its maximum" if rate else "")
 
     def on_host(host_params: HostParams) -> FioRun:
@@ -174,7 +177,7 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
     outstanding = outstanding_ios(workload, threads) * len(cfg.hosts)
     row = rows_mod.base_row(cfg, phase=phase, point_id=pid, engine=cfg.engine, workload=workload,
                             iodepth=workload.iodepth, threads=threads, outstanding=outstanding,
-                            hosts=sorted(per_host), runtime_s=runtime_s, ramp_s=cfg.settings.ramp_s, repeat=repeat,
+                            hosts=sorted(per_host), runtime_s=runtime_s, ramp_s=cfg.settings.ramp_s, repeat=spec.repeat,
                             wall_s=wall_s, overhead_s=wall_s - runtime_s - cfg.settings.ramp_s)
     row.update(metrics)
     if per_job is not None:
@@ -191,23 +194,7 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
     if clients_output is not None:
         raw["clients.json"] = clients_output
         row["all_clients_iops"] = summarize_fio_point(parse_fio_output(clients_output)).get("iops")
-    wb.store.save_point(phase, pid, row, raw)
-    row["reused"] = False
-    return row
-
-
-def _from_probe(wb: Workbench, pid: str) -> dict[str, Any] | None:
-    """The probe's stored point ``pid``, stored for the sweep too (its files copied; the row's
-    ``reused_from`` is ``probe``), or None when the probe has no such point."""
-    row = wb.store.load_point("probe", pid)
-    if row is None:
-        return None
-    source = wb.store.point_dir("probe", pid)
-    raw = {p.name: p.read_bytes() for p in sorted(source.iterdir()) if p.is_file() and p.name != "point.json"}
-    row = {**row, "phase": "sweep", "reused_from": "probe"}
-    wb.store.save_point("sweep", pid, row, raw)
-    row["reused"] = True
-    return row
+    return row, raw
 
 
 def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: int, runtime_s: int,

@@ -95,9 +95,12 @@ class HammerdbEngine(Engine):
     def point_seconds(self, cfg, runtime_s: int) -> int:
         return runtime_s + cfg.settings.rampup_minutes * 60
 
-    def measure_point(self, wb, phase: str, workload, threads: int, *, runtime_s: int, repeat: int = 0,
-                      steady: tuple[str, int] | None = None) -> dict[str, Any]:
-        return measure.measure_point(wb, phase, threads, repeat=repeat)
+    def point_definition(self, wb, spec) -> dict[str, Any]:
+        return measure.point_definition(wb.cfg, spec.threads)
+
+    def run_points(self, wb, specs, keys, bar=None):
+        """One timed run per point (:func:`.measure.run_point`)."""
+        return measure.run_points(wb, specs, keys, bar)
 
 
 ENGINE = HammerdbEngine()

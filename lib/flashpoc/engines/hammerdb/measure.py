@@ -15,10 +15,13 @@ its outputs stored (atomically) in ``points/build/schema`` (a rerun finds it and
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
+from ... import points
 from ...errors import ParseError, RemoteError
-from ...rows import base_row, point_id
+from ...points import Measured, PointSpec
+from ...rows import base_row
 from ...store import table_text
 from .engine import TPROCC
 from .metrics import INTERVAL_COLUMNS, point_metrics, timed_window
@@ -66,20 +69,22 @@ def ensure_schema(wb) -> None:
                                                          **run.files})
 
 
-def measure_point(wb, phase: str, threads: int, *, repeat: int = 0) -> dict[str, Any]:
-    """Run one timed TPROC-C point at ``threads`` virtual users (or reuse it when stored) and return its row.
+def run_points(wb, specs: list[PointSpec], keys: list[str], bar=None) -> Iterator[Measured]:
+    """HammerDB measures its points one by one (:func:`run_point`), through the loop (:mod:`flashpoc.points`)."""
+    return points.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid))
+
+
+def run_point(wb, spec: PointSpec, pid: str) -> tuple[dict[str, Any], dict[str, str | bytes]]:
+    """Run one timed TPROC-C point at ``spec.threads`` virtual users (the schema built first when
+    the settings ask for it and the campaign has not built it); its row and raw files.
 
     Raises:
         RemoteError: naming the load host and the point when HammerDB fails or its outputs do not
-            give the point whole; completed points stay stored.
+            give the point whole (nothing of it is stored).
     """
     cfg = wb.cfg
     s = cfg.settings
-    definition = point_definition(cfg, threads)
-    pid = point_id(TPROCC, threads, definition) + (f"_r{repeat}" if repeat else "")
-    stored = wb.store.reuse_point(phase, pid)
-    if stored is not None:
-        return stored
+    phase, threads, repeat = spec.phase, spec.threads, spec.repeat
     ensure_schema(wb)
     purpose = f"{phase} TPROC-C at {threads} virtual users"
     run = _run(wb, run_script(s, threads), phase, pid, purpose,
@@ -102,6 +107,4 @@ def measure_point(wb, phase: str, threads: int, *, repeat: int = 0) -> dict[str,
     raw: dict[str, str | bytes] = {"script.tcl": run.script, **files}
     if series:
         raw["intervals.csv"] = table_text([{**r, "point_id": pid} for r in series], INTERVAL_COLUMNS)
-    wb.store.save_point(phase, pid, row, raw)
-    row["reused"] = False
-    return row
+    return row, raw

@@ -123,9 +123,12 @@ class SlobEngine(Engine):
         """Sessions per thread: the schemas."""
         return cfg.settings.schemas or 1
 
-    def measure_point(self, wb, phase: str, workload, threads: int, *, runtime_s: int, repeat: int = 0,
-                      steady: tuple[str, int] | None = None) -> dict[str, Any]:
-        return measure.measure_point(wb, phase, workload, threads, run_time_s=runtime_s, repeat=repeat)
+    def point_definition(self, wb, spec) -> dict[str, Any]:
+        return measure.point_definition(wb.cfg, spec.workload, spec.threads, spec.runtime_s)
+
+    def run_points(self, wb, specs, keys, bar=None):
+        """One runit.sh run per point (:func:`.measure.run_point`)."""
+        return measure.run_points(wb, specs, keys, bar)
 
 
 ENGINE = SlobEngine()

@@ -19,13 +19,17 @@ reports) takes its metrics from those rows instead (scope ``instance (DBA_HIST)`
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from typing import Any
+
+from ... import points
 
 from ...errors import FlashpocError, ParseError, RemoteError
 from .settings import SlobWorkload
 from .parse import read_slob_run
 from .plan import render_slob_conf
-from ...rows import base_row, interval_verdict, point_id
+from ...points import Measured, PointSpec
+from ...rows import base_row, interval_verdict
 from ...store import INTERVAL_COLUMNS, INTERVALS_FILE, table_text
 from .run import SlobRun, run_slob
 
@@ -55,21 +59,21 @@ def point_definition(cfg, workload: SlobWorkload, threads: int, run_time_s: int 
     }
 
 
-def measure_point(wb, phase: str, workload: SlobWorkload, threads: int, *, run_time_s: int | None = None,
-                  repeat: int = 0, on_line=None) -> dict[str, Any]:
-    """Run one SLOB point on the DB host (or reuse it when stored) and return its row.
+def run_points(wb, specs: list[PointSpec], keys: list[str], bar=None) -> Iterator[Measured]:
+    """SLOB measures its points one by one (:func:`run_point`)."""
+    return points.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid))
+
+
+def run_point(wb, spec: PointSpec, pid: str, on_line=None) -> tuple[dict[str, Any], dict[str, str | bytes]]:
+    """Run one SLOB point on the DB host; its row and raw files.
 
     Raises:
         RemoteError: naming the DB host and the point when runit.sh fails or leaves no
-            readable AWR report; completed points stay stored.
+            readable AWR report.
     """
     cfg = wb.cfg
-    run_time_s = run_time_s or cfg.settings.run_time_s
+    phase, workload, threads, run_time_s, repeat = spec.phase, spec.workload, spec.threads, spec.runtime_s, spec.repeat
     definition = point_definition(cfg, workload, threads, run_time_s)
-    pid = point_id(workload, threads, definition) + (f"_r{repeat}" if repeat else "")
-    stored = wb.store.reuse_point(phase, pid)
-    if stored is not None:
-        return stored
     db = cfg.db_host
     schemas = cfg.settings.schemas
     purpose = f"{phase} {workload.name} runit.sh -s {schemas} -t {threads}"
@@ -115,9 +119,7 @@ def measure_point(wb, phase: str, workload: SlobWorkload, threads: int, *, run_t
     if rows_file is not None:
         raw.update(rows_file)
     raw.update({name: data for name, data in run.files.items() if name != "slob.conf"})
-    wb.store.save_point(phase, pid, row, raw)
-    row["reused"] = False
-    return row
+    return row, raw
 
 
 def with_snapshots(cfg, run) -> tuple[SlobRun, dict[str, Any], dict[str, str]]:

@@ -104,11 +104,18 @@ class VdbenchEngine(Engine):
                        "block_bytes": r["xfersize_bytes"], "output": f"targets/{host_params.name}/fill.summary.html"}
                 for name, r in records.items()}
 
-    def measure_round(self, wb, workload, threads: int, runtime_s: int, round_no: int) -> dict[str, Any]:
-        """One invocation at ``threads`` per SD and full speed; each round its own stored group."""
-        (row,) = measure.run_invocation(wb, "precondition", plan.round_run(wb.cfg, workload, threads, runtime_s),
-                                        repeats={threads: round_no})
-        return row
+    stores_groups = True  # one invocation's runs are stored together
+    measures_rounds = True  # one invocation per round of the adaptive probe
+    own_rate_curve = True  # sweep.plan rate-curve is its own iorate=curve, in the sweep's invocations
+
+    def storage_keys(self, wb, specs) -> list[str]:
+        """The group of each spec's invocation (:func:`.measure.invocations`)."""
+        keys = {id(s): group for group, _, _, batch in measure.invocations(wb, specs) for s in batch}
+        return [keys[id(s)] for s in specs]
+
+    def run_points(self, wb, specs, keys, bar=None):
+        """One invocation per phase and workload over its thread counts (a precondition round: one count)."""
+        return measure.run_points(wb, specs, keys, bar)
 
     def first_host(self, wb) -> str:
         return measure.controller(wb).name
@@ -116,16 +123,10 @@ class VdbenchEngine(Engine):
     def linear_probe_threads(self, cfg) -> list[int]:
         return plan.probe_run(cfg).threads
 
-    def measure_probe(self, wb, bar, stepper) -> list[dict[str, Any]]:
-        return measure.probe(wb, bar, None if wb.cfg.probe.strategy == "linear" else stepper)
-
-    def measure_sweep(self, wb, plan: dict[str, list[int]], bar) -> list[dict[str, Any]]:
-        return measure.sweep(wb, plan, bar)
-
     def measure_on_fewer_hosts(self, sub, cfg, workload, threads: int, runtime_s: int, steady) -> list[dict[str, Any]]:
         """Threads per SD, spread over the hosts: fewer threads for the same I/Os per host."""
-        rd = measure.probe_run_at(sub.cfg, measure.scaling_threads(cfg, sub.cfg, threads))
-        return measure.run_invocation(sub, "probe", rd)
+        return super().measure_on_fewer_hosts(sub, cfg, workload, measure.scaling_threads(cfg, sub.cfg, threads),
+                                              runtime_s, None)
 
     def points_per_count(self, cfg) -> int:
         """With ``iorate: curve`` (or ``sweep.plan: rate-curve``) each thread count runs at full speed, then

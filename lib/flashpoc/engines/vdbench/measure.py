@@ -20,17 +20,19 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any
 
-from ... import analysis
+from ... import points
 from ...errors import CheckFailed, RemoteError
 from ...params import HostParams, TargetParams, Workload
+from ...points import Measured, PointSpec
 from ..fio.parse import SHARE_LIMITS_US
 from .parse import histogram_shares, parse_output_dir, vdbench_failure
 from .plan import (RunDefinition, data_text, fill_xfersize, outstanding_ios, probe_run, render_fill_parmfile,
-                   render_parmfile, sweep_run, threads_per_host)
-from ...rows import add_littles_law, base_row, interval_verdict, to_points
+                   render_parmfile, round_run, sweep_run, threads_per_host)
+from ...rows import add_littles_law, base_row, interval_verdict
 from ...precondition import fill_timeout_s, make_scratch_files
 from .run import IntervalProgress, master_setup, run_vdbench
 from ...store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text, write_atomic
@@ -52,12 +54,65 @@ def parmfile_for(wb, rd: RunDefinition) -> str:
     return render_parmfile(wb.cfg, [rd.workload], rd)
 
 
+def run_definition(cfg, phase: str, workload: Workload, threads: list[int], runtime_s: int) -> RunDefinition:
+    """The run definition of one invocation of ``phase`` over ``threads`` (the probe's, with its
+    warm-up; the sweep's, at ``vdbench.iorate`` or its curve; a precondition round's at ``runtime_s``)."""
+    if phase == "sweep":
+        return sweep_run(cfg, threads, workload)
+    if phase == "precondition":
+        (count,) = threads
+        return round_run(cfg, workload, count, runtime_s)
+    return probe_run(cfg, threads=threads)
+
+
+def invocations(wb, specs: list[PointSpec]) -> list[tuple[str, RunDefinition, dict[int, int], list[PointSpec]]]:
+    """The invocations that measure ``specs``: one per phase and workload over its thread counts,
+    in the specs' order; each with its group id (:func:`group_id`), run definition, repeats (threads
+    -> the spec's repeat) and specs."""
+    batches: dict[tuple[str, str], list[PointSpec]] = {}
+    for spec in specs:
+        batches.setdefault((spec.phase, spec.workload.name), []).append(spec)
+    out = []
+    for (phase, _), batch in batches.items():
+        rd = run_definition(wb.cfg, phase, batch[0].workload, [s.threads for s in batch], batch[0].runtime_s)
+        repeats = {s.threads: s.repeat for s in batch}
+        out.append((group_id(wb, rd, repeats), rd, repeats, batch))
+    return out
+
+
+def group_id(wb, rd: RunDefinition, repeats: dict[int, int] | None = None) -> str:
+    """The stored group of one invocation: the workload and the hash of its parmfile, and ``_r<n>``
+    when it measures counts again (``repeats``: threads -> earlier measurements of that count)."""
+    again = max((repeats or {}).values(), default=0)
+    parmfile = parmfile_for(wb, rd)
+    return f"{rd.workload}_{hashlib.sha256(parmfile.encode()).hexdigest()[:10]}" + (f"_r{again}" if again else "")
+
+
+def run_points(wb, specs: list[PointSpec], keys: list[str], bar=None) -> Iterator[Measured]:
+    """One invocation per phase and workload (:func:`invocations`), its runs' rows stored together."""
+    for group, rd, repeats, batch in invocations(wb, specs):
+        rows, raw = invoke(wb, batch[0].phase, rd, group, bar=bar, repeats=repeats)
+        yield Measured(group, tuple(rows), raw, counted=bar is not None)
+
+
 def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None,
                    repeats: dict[int, int] | None = None) -> list[dict[str, Any]]:
-    """Run one vdbench invocation (or reuse it when stored) and return one row per loop run.
+    """The rows of the invocation ``rd`` (measured, or reused when stored) through the loop
+    (:func:`flashpoc.points.measure`): ``rd`` is the run definition of ``phase`` at its thread counts
+    (:func:`run_definition`). ``repeats`` (threads -> earlier measurements of that count) makes it a
+    repeat."""
+    workload: Workload = wb.cfg.workload(rd.workload)
+    specs = [PointSpec(phase, workload, t, rd.elapsed_s, repeat=(repeats or {}).get(t, 0)) for t in rd.threads]
+    if run_definition(wb.cfg, phase, workload, list(rd.threads), rd.elapsed_s) != rd:
+        raise ValueError(f"{phase}: {rd.line()} is not the run definition of the phase at its thread counts")
+    return points.rows_of(points.measure(wb, specs, bar))
 
-    ``repeats`` (threads -> earlier measurements of that count) makes it a repeat: its rows'
-    ``repeat``, and another stored group than the first invocation of the same parmfile.
+
+def invoke(wb, phase: str, rd: RunDefinition, group: str, *, bar=None,
+           repeats: dict[int, int] | None = None) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """Run one vdbench invocation; one row per loop run, and the raw files stored with them.
+
+    ``repeats`` (threads -> earlier measurements of that count) gives the rows' ``repeat``.
 
     Right before vdbench starts, every target must exist at its size on every host of the
     invocation (:func:`require_targets`). Rows come only from the runs of ``rd`` (its name and
@@ -71,15 +126,6 @@ def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None,
     """
     cfg = wb.cfg
     parmfile = parmfile_for(wb, rd)
-    again = max((repeats or {}).values(), default=0)
-    group = f"{rd.workload}_{hashlib.sha256(parmfile.encode()).hexdigest()[:10]}" + (f"_r{again}" if again else "")
-    stored = wb.store.load_group(phase, group)
-    if stored is not None:
-        for row in stored:
-            row["reused"] = True
-            if bar is not None:
-                bar.point(row)
-        return stored
     host_params = controller(wb)
     runs = rd.runs
     intervals_per_run = rd.elapsed_s // rd.interval_s + (rd.warmup_s or 0) // rd.interval_s
@@ -135,15 +181,9 @@ def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None,
     histograms = [r for pid, total in ids for r in histogram_table(pid, total, parsed)]
     if histograms:
         raw[HISTOGRAM_FILE] = table_text(histograms, HISTOGRAM_COLUMNS)
-    wb.store.save_points(phase, group, rows, raw)
-    for row in rows:
-        row["reused"] = False
-    if bar is not None:
-        if done_runs < runs:
-            bar.advance(runs - done_runs)
-        for row in rows:
-            bar.point(row, counted=True)
-    return rows
+    if bar is not None and done_runs < runs:
+        bar.advance(runs - done_runs)
+    return rows, raw
 
 
 def failure(run, purpose: str, where: str) -> RemoteError:
@@ -378,30 +418,6 @@ def interval_table(point_id: str, rd: RunDefinition, total: dict[str, Any], pars
     return out
 
 
-def probe(wb, bar=None, stepper: analysis.AdaptiveProbe | None = None) -> list[dict[str, Any]]:
-    """The probe on vdbench: the linear probe's thread list in one invocation, or the adaptive
-    probe (``stepper``, :class:`flashpoc.analysis.AdaptiveProbe`): its whole doubling ladder in
-    one invocation (a vdbench invocation starts its JVMs anew, which costs more than the few
-    counts a start mid-range would save), then round by round
-    (:meth:`~flashpoc.analysis.AdaptiveProbe.next_round`: the refine points of the uncertain
-    interval) one invocation each, with all its counts in one forthreads list; every run has
-    ``warmup=`` (see :func:`flashpoc.engines.vdbench.plan.probe_run`). A count measured again (a repeat
-    where the answer is uncertain) is a run of a later invocation, its rows' ``repeat`` counting
-    the earlier ones."""
-    cfg = wb.cfg
-    if stepper is None:
-        return run_invocation(wb, "probe", probe_run(cfg), bar=bar)
-    rows: list[dict[str, Any]] = []
-    counts = stepper.ladder()
-    while counts:
-        repeats = {t: sum(int(r["threads"]) == t for r in rows) for t in counts}
-        if bar is not None and rows:  # the ladder is the probe's plan; a refine round adds to it
-            bar.grow(len(counts))
-        rows += run_invocation(wb, "probe", probe_run(cfg, threads=sorted(counts)), bar=bar, repeats=repeats)
-        counts = stepper.next_round(to_points(rows))
-    return rows
-
-
 def probe_run_at(cfg, threads: int) -> RunDefinition:
     """The probe's run definition at one thread count (e.g. the plateau, again on fewer hosts)."""
     return probe_run(cfg, threads=[threads])
@@ -414,14 +430,6 @@ def scaling_threads(cfg, fewer, threads: int) -> int:
     more. ``threads x SDs / hosts`` per host, rounded to the nearest whole thread (at least 1)."""
     per_host = outstanding_ios(threads, cfg) / len(cfg.hosts)
     return max(1, round(per_host * len(fewer.hosts) / len(fewer.targets)))
-
-
-def sweep(wb, plan: dict[str, list[int]], bar=None) -> list[dict[str, Any]]:
-    """The sweep on vdbench: one invocation per workload over its thread list."""
-    rows = []
-    for name, threads in plan.items():
-        rows += run_invocation(wb, "sweep", sweep_run(wb.cfg, threads, name), bar=bar)
-    return rows
 
 
 # -- the data on the targets ----------------------------------------------------------
