@@ -583,8 +583,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("parse", "parse an engine output into tidy rows",
                 "Parse one engine output into tidy rows: a fio JSON(+) output, a vdbench output directory, an AWR "
-                "report, a SLOB run directory or a HammerDB run's logs. --format table fits the terminal (100 columns when not a "
-                "terminal) with the main columns; csv and json have every column.", _cmd_parse)
+                "report, a SLOB run directory or a HammerDB run's logs. --format table fits the terminal (100 "
+                "columns when not a terminal) with the main columns; csv and json have every column.", _cmd_parse)
     p.add_argument("engine", choices=[*engine_names(), *_READERS])
     p.add_argument("file", help="fio: the JSON(+) output file; vdbench: the output directory; "
                                 "awr: an AWR report (text or HTML, .gz too); slob: a run directory; hammerdb: a "

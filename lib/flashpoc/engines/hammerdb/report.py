@@ -56,7 +56,8 @@ def nopm_vs_users(points: pd.DataFrame, *, knee_users: int | None = None, answer
     lines = alt.Chart(data).mark_line(point=True).encode(**{k: v for k, v in encodings.items() if v is not None})
     layers = [lines]
     if knee_users is not None:
-        rule = pd.DataFrame({"threads": [knee_users], "label": [f"knee: {knee_users} virtual user{'s' if knee_users != 1 else ''}"]})
+        label = f"knee: {knee_users} virtual user{'s' if knee_users != 1 else ''}"
+        rule = pd.DataFrame({"threads": [knee_users], "label": [label]})
         layers.append(alt.Chart(rule).mark_rule(strokeDash=[4, 3], color="#333333").encode(x="threads:Q"))
         layers.append(alt.Chart(rule).mark_text(align="left", dx=4, dy=-6, color="#333333").encode(
             x="threads:Q", y=alt.value(0), text="label:N"))
