@@ -300,7 +300,8 @@ def probe_answer_text(probe: dict[str, Any]) -> str:
                          f"{hi} {unit}; longer points (probe.runtime_s) or more repeats where it is uncertain "
                          f"(probe.refine_points) firm it up.")
     else:
-        words.append(f"No saturation found: {sat.get('reason', '')}".rstrip())
+        reason = sat.get("reason", "").replace("IOPS", rate)  # the fit's words name its rate IOPS
+        words.append(f"No saturation found: {reason}".rstrip())
         kind = sat.get("kind")
         if kind in ("still_rising", "maybe_rising"):
             more = f"raise probe.max_threads (the probe stopped at its limit, {top} {unit})" if at_limit else \
