@@ -18,7 +18,7 @@ from .probe import (LOW_CONFIDENCE, _on_fewer_hosts, adaptive_probe, probe_answe
                     probe_point_bound, probe_table, probe_text, run_probe, summarize_probe, with_host_limit)
 from .reporting import Report, build_report, hosts_text
 from .results import campaign_roots, load_comparison, load_point_details, load_results
-from .session import (Workbench, _measure, campaign_from_manifest, manifest_params, open_campaign,
+from .session import (Workbench, campaign_from_manifest, manifest_params, open_campaign,
                       point_steadiness, prepare_targets, run_check, safety_gate, target_sizes)
 from .sweep import (SWEEP_COLUMNS, _levels, plan_campaign_sweep, plan_points, probe_points_reused, run_sweep,
                     sweep_plan_lines, sweep_plan_text, sweep_reach, sweep_table, sweep_threads, sweep_top)
@@ -31,5 +31,5 @@ __all__ = [
     "probe_text", "run_check", "run_probe", "run_sweep", "safety_gate", "summarize_probe", "sweep_plan_lines",
     "sweep_plan_text", "sweep_reach", "sweep_table", "sweep_threads", "sweep_top", "target_sizes",
     "with_host_limit",
-    "_levels", "_measure", "_on_fewer_hosts",  # the benchmarks, ratecurve and the vdbench tests call them
+    "_levels", "_on_fewer_hosts",  # the benchmarks and the vdbench tests call them
 ]

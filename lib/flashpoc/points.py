@@ -110,8 +110,9 @@ def measure(wb: Workbench, specs: Iterable[PointSpec], bar: Any = None) -> list[
     """Measure ``specs`` with the campaign's engine, reusing the stored ones; the records in the
     specs' order (several for a spec whose engine measures steps of it, e.g. vdbench's curve).
 
-    The engine measures every spec not stored in one call (:meth:`~flashpoc.engines.base.Engine.run_points`);
-    each result is stored atomically as it comes, so a failure keeps the points done before it.
+    The engine measures the specs not stored in one call (:meth:`~flashpoc.engines.base.Engine.run_points`),
+    or one per run of them between stored ones, so that the progress tells every point in the specs'
+    order; each result is stored atomically as it comes, so a failure keeps the points done before it.
 
     Raises:
         RemoteError, CheckFailed: from the engine; the points stored before stay stored.
@@ -123,23 +124,35 @@ def measure(wb: Workbench, specs: Iterable[PointSpec], bar: Any = None) -> list[
     for spec, key in zip(specs, keys):
         units.setdefault(key, []).append(spec)
     done: dict[str, list[Point]] = {}
-    for key, unit in units.items():
-        rows = _stored(wb, engine, unit[0], key)
-        if rows is not None:
-            done[key] = [Point.of(_spec_of(unit, row), row, reused=True) for row in rows]
-            if bar is not None:
-                for point in done[key]:
-                    bar.point(point.row)
-    todo = [(spec, key) for spec, key in zip(specs, keys) if key not in done]
-    if todo:
+    block: list[str] = []  # units not stored, in a row: the engine measures them in one call
+
+    def run_block() -> None:
+        todo = [(spec, key) for spec, key in zip(specs, keys) if key in block]
+        block.clear()
+        if not todo:
+            return
         for result in engine.run_points(wb, [s for s, _ in todo], [k for _, k in todo], bar):
             unit = units[result.key]
             _save(wb, engine, unit[0].phase, result)
             done[result.key] = [Point.of(_spec_of(unit, row), row, reused=False) for row in result.rows]
-            if bar is not None:
-                for point in done[result.key]:
-                    bar.point(point.row, counted=result.counted)
+            _tell(bar, done[result.key], counted=result.counted)
+
+    for key, unit in units.items():  # in the specs' order, so that the progress says them in it
+        rows = _stored(wb, engine, unit[0], key)
+        if rows is None:
+            block.append(key)
+            continue
+        run_block()
+        done[key] = [Point.of(_spec_of(unit, row), row, reused=True) for row in rows]
+        _tell(bar, done[key])
+    run_block()
     return [point for key in units for point in done[key]]
+
+
+def _tell(bar: Any, done: list[Point], *, counted: bool = False) -> None:
+    if bar is not None:
+        for point in done:
+            bar.point(point.row, counted=counted)
 
 
 def measure_one(wb: Workbench, spec: PointSpec, bar: Any = None) -> dict[str, Any]:

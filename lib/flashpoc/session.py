@@ -21,7 +21,7 @@ from . import check, precondition
 from .engines import get_engine
 from .errors import CheckFailed
 from .params import Campaign, HostParams, check_results_dir, workbook_root
-from .points import PointSpec, measure_one
+from .points import PointSpec
 from .run import hosts as hostlib
 from .run.facts import collect_host_facts, target_lines
 from .engines.fio import run as run_fio
@@ -229,11 +229,6 @@ def point_spec(cfg: Campaign, phase: str, workload, threads: int, runtime_s: int
     """The spec of a ``phase`` point (:class:`flashpoc.points.PointSpec`), ending once steady when
     the phase says so (:func:`point_steadiness`)."""
     return PointSpec(phase, workload, threads, runtime_s, repeat=repeat, steady=point_steadiness(cfg, phase, runtime_s))
-
-
-def _measure(wb: Workbench, phase: str, workload, threads: int, runtime_s: int, repeat: int = 0) -> dict[str, Any]:
-    """The row of one point of the campaign's engine, through the loop (:func:`flashpoc.points.measure`)."""
-    return measure_one(wb, point_spec(wb.cfg, phase, workload, threads, runtime_s, repeat))
 
 
 def point_steadiness(cfg: Campaign, phase: str, runtime_s: int) -> tuple[str, int] | None:

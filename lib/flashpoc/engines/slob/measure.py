@@ -23,7 +23,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from ... import points
-
 from ...errors import FlashpocError, ParseError, RemoteError
 from .settings import SlobWorkload
 from .parse import read_slob_run
