@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from ...analysis import interval_steadiness
-from .parse import TIMESTAMP_LINE, VUSER_LINE, HammerdbResult, read_files
+from .parse import TIMESTAMP_LINE, VUSER_LINE, HammerdbResult, parse_files, read_files
 
 #: the transaction fields a row carries, as ``<transaction>_<field>`` (milliseconds but calls)
 ROW_FIELDS = ("calls", "min_ms", "avg_ms", "p50_ms", "p95_ms", "p99_ms", "max_ms", "sd_ms")
@@ -108,8 +108,6 @@ def read_run(path, jobid: str | None = None) -> tuple[dict[str, Any], dict[str, 
     Raises:
         ParseError: as :func:`.parse.parse_files`.
     """
-    from .parse import parse_files
-
     files = read_files(path)
     result = parse_files(files, jobid)
     metrics, series = point_metrics(result, timed_window(files))
