@@ -23,7 +23,7 @@ NAME_COMPARISON = re.compile(r"engine *(==|!=|in)")
 
 
 def test_every_engine_the_parameters_accept_is_registered_under_its_own_name():
-    assert {"fio", "vdbench", "slob"} <= set(engines.engine_names())
+    assert {"fio", "vdbench", "slob", "hammerdb"} <= set(engines.engine_names())
     for name in engines.engine_names():
         settings = engines.engine_settings(name)  # before the engine is imported, as the parameters ask
         engine = engines.get_engine(name)
@@ -109,7 +109,7 @@ def test_the_parameters_import_no_io_module_and_no_planner():
             "print(' '.join(sorted(m for m in sys.modules if m.startswith('flashpoc'))))\n"
             "p.load_campaign(sys.argv[1]).settings\n"
             "print(' '.join(sorted(m for m in sys.modules if m.startswith('flashpoc'))))")
-    for name in ("demo-local.yaml", "vdbench-local.yaml", "slob-seed-8020.yaml"):
+    for name in ("demo-local.yaml", "vdbench-local.yaml", "slob-seed-8020.yaml", "hammerdb-postgres-local.yaml"):
         alone, loaded = subprocess.run([sys.executable, "-c", code, str(LIB.parent.parent / "parameters" / name)],
                                        capture_output=True, text=True, check=True,
                                        cwd=LIB.parent.parent).stdout.splitlines()

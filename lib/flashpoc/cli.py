@@ -408,7 +408,10 @@ def _print_rows(rows: list[dict[str, Any]], fmt: str, engine: str) -> None:
     elif fmt == "csv":
         print(pd.DataFrame(rows).to_csv(index=False), end="")
     else:
-        print(text_table(rows, TABLE_COLUMNS[engine], output_width()))
+        from .engines import get_engine
+
+        columns = TABLE_COLUMNS.get(engine) or get_engine(engine).parse_table_columns
+        print(text_table(rows, columns, output_width()))
 
 
 def _cmd_parse(args: argparse.Namespace) -> int:
@@ -541,6 +544,8 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``flashpoc`` command."""
+    from .engines import engine_names
+
     formatter = _Formatter
     parser = _Parser(prog="flashpoc", formatter_class=formatter, epilog=EXIT_CODES,
                      description="Storage proof-of-concept workbook for Oracle databases on all-flash arrays: the "
@@ -578,11 +583,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("parse", "parse an engine output into tidy rows",
                 "Parse one engine output into tidy rows: a fio JSON(+) output, a vdbench output directory, an AWR "
-                "report or a SLOB run directory. --format table fits the terminal (100 columns when not a "
-                "terminal) with the main columns; csv and json have every column.", _cmd_parse)
-    p.add_argument("engine", choices=["fio", "vdbench", "awr", "slob"])
+                "report, a SLOB run directory or a HammerDB run's logs. --format table fits the terminal (100 "
+                "columns when not a terminal) with the main columns; csv and json have every column.", _cmd_parse)
+    p.add_argument("engine", choices=[*engine_names(), *_READERS])
     p.add_argument("file", help="fio: the JSON(+) output file; vdbench: the output directory; "
-                                "awr: an AWR report (text or HTML, .gz too); slob: a run directory")
+                                "awr: an AWR report (text or HTML, .gz too); slob: a run directory; hammerdb: a "
+                                "timed run's log, console or job answer, or its directory")
     p.add_argument("--format", choices=["json", "csv", "table"], default="table")
     p.add_argument("--summary", action="store_true",
                    help="awr: the sizing summary of a production report (IOPS, MiB/s, read and write latency, DB "

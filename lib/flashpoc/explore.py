@@ -94,6 +94,9 @@ def explorer(report) -> Any:
     points = report.points
     if points.empty:  # a DBA's job alone: no sweep point to explore
         return Markdown("(no sweep points to explore: this campaign ran only a DBA's job)")
+    if "iops" not in points:  # an engine whose points are not I/O (HammerDB's NOPM): its report says it all
+        return Markdown("(the explorer draws IOPS against latency: these points have no IOPS; the report's charts "
+                        "and tables below show them)")
     names = report.configs
     workloads = list(dict.fromkeys(points["workload"]))
     controls = []

@@ -80,7 +80,7 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
             elif engine.measures_rounds:
                 _probe_in_rounds(stepper, rows, measure, bar)
             else:
-                while (threads := stepper.next_threads(rows_mod.to_points(rows))) is not None:
+                while (threads := stepper.next_threads(point_values(wb.cfg, rows))) is not None:
                     measure([threads])
         result = summarize_probe(wb.cfg, rows)
         wb.store.write_json("probe.json", result)  # the answer stays if the host scaling fails
@@ -205,26 +205,37 @@ def _on_fewer_hosts(wb: Workbench, count: int) -> Workbench:
     return Workbench(sub_cfg, wb.store, hosts=wb.hosts, engine_versions={}, fio_servers=wb.fio_servers)
 
 
+def point_values(cfg: Campaign, rows: list[dict[str, Any]]) -> list[analysis.Point]:
+    """The probe's view of ``rows``: threads, the engine's rate (IOPS; HammerDB's NOPM) and latency."""
+    engine = get_engine(cfg.engine)
+    return rows_mod.to_points(rows, engine.rate_column, engine.latency_column)
+
+
 def summarize_probe(cfg: Campaign, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The probe's answer from its measured rows, with the hosts-or-array verdict and the
     follow-up sweep (pure). ``device_time_s`` counts the seconds each point ran (a point that
     ended once steady ran less than its length) and its ramp."""
     probe = cfg.probe
     try:
-        sat = analysis.find_saturation(rows_mod.to_points(rows), gain_pct=probe.gain_pct)
+        sat = analysis.find_saturation(point_values(cfg, rows), gain_pct=probe.gain_pct)
         saturation = asdict(sat)
     except AnalysisError as error:
         saturation = {"threads": None, "supported": False, "reason": str(error), "kind": "too_few"}
+    engine = get_engine(cfg.engine)
+    words = {} if engine.rate_column == "iops" else {"rate": engine.rate_column, "rate_word": engine.rate_word,
+                                                      "threads_word": engine.threads_word}
+    extra = (engine.rate_column, engine.latency_column) if words else ()  # the engine's own columns
     result = {
         "campaign": cfg.campaign,
         "measurement_hash": cfg.measurement_hash(),
+        **words,
         "workload": cfg.probe_workload.name,
         "strategy": probe.strategy,
         "gain_pct": probe.gain_pct,
         "max_threads": probe.max_threads,
         "points": [{k: r.get(k) for k in ("threads", "outstanding_ios", "iops", "lat_mean_ms", "clat_p99_ms",
                                           "host_cpu_busy_pct", "steadystate_attained", "measured_s", "repeat",
-                                          "point_id", "hosts", "per_host") if k != "per_host" or r.get(k)}
+                                          "point_id", "hosts", "per_host", *extra) if k != "per_host" or r.get(k)}
                    for r in rows],
         "runs": len(rows),
         "device_time_s": round(sum(float(r.get("measured_s") or r["runtime_s"]) + float(r.get("ramp_s") or 0)
@@ -245,7 +256,8 @@ def with_host_limit(result: dict[str, Any], rows: list[dict[str, Any]], scaling:
     """``result`` (:func:`summarize_probe`) with the hosts-or-array verdict of the probe's rows
     and of its plateau measured on fewer hosts (``scaling``, stored as ``host_scaling``), and the
     answer in words (``answer``, :func:`probe_answer_text`) (pure)."""
-    limit = hostlimit.host_limit(rows, result["saturation"].get("threads"), scaling=scaling, expected_iops=expected_iops)
+    limit = None if result.get("rate", "iops") != "iops" else hostlimit.host_limit(  # a verdict on I/O only
+        rows, result["saturation"].get("threads"), scaling=scaling, expected_iops=expected_iops)
     result = {**result, "host_limit": limit}
     if scaling:
         result["host_scaling"] = [{k: r.get(k) for k in ("threads", "n_hosts", "hosts", "iops", "lat_mean_ms",
@@ -262,6 +274,7 @@ def probe_answer_text(probe: dict[str, Any]) -> str:
     confidence is low, what to do; and how far the sweep goes. Notebook 02, the report and the
     batch summary all state the answer with this one function (``probe.json``'s ``answer``)."""
     sat = probe["saturation"]
+    rate, unit = probe.get("rate_word", "IOPS"), probe.get("threads_word", "threads")
     levels = _levels(probe)
     top = max(levels) if levels else None
     best = max(levels, key=levels.get) if levels else None
@@ -272,25 +285,26 @@ def probe_answer_text(probe: dict[str, Any]) -> str:
     if sat.get("threads"):
         n, conf = int(sat["threads"]), float(sat.get("confidence") or 0.0)
         lo, hi = sat.get("range_threads") or (n, n)
-        plausible = f"plausible {lo}-{hi} threads" if lo != hi else "no other count plausible"
-        words.append(f"IOPS stop rising at {n} threads: a plateau of {sat['max_iops']:,.0f} IOPS ({plausible}, "
+        plausible = f"plausible {lo}-{hi} {unit}" if lo != hi else "no other count plausible"
+        words.append(f"{rate} stop rising at {n} {unit}: a plateau of {sat['max_iops']:,.0f} {rate} ({plausible}, "
                      f"confidence {conf:.0%}).")
         over = levels[best] / sat["max_iops"] - 1.0 if best is not None and sat.get("max_iops") else 0.0
         if best is not None and best != n and over * 100 >= float(probe.get("gain_pct") or 2.0):
-            words.append(f"More IOPS were measured at {best} threads ({levels[best]:,.0f}, {over:+.1%} over the "
+            words.append(f"More {rate} were measured at {best} {unit} ({levels[best]:,.0f}, {over:+.1%} over the "
                          f"plateau level): the fit counts that within the points' noise, not as a rise.")
             if at_limit and best == top:
-                words.append(f"{top} threads is the probe's limit (probe.max_threads): IOPS may still rise beyond "
+                words.append(f"{top} {unit} is the probe's limit (probe.max_threads): {rate} may still rise beyond "
                              f"it; raise probe.max_threads to see the plateau end.")
         if conf < LOW_CONFIDENCE:
             words.append(f"The confidence is low ({conf:.0%}): the plateau could start anywhere from {lo} to "
-                         f"{hi} threads; longer points (probe.runtime_s) or more repeats where it is uncertain "
+                         f"{hi} {unit}; longer points (probe.runtime_s) or more repeats where it is uncertain "
                          f"(probe.refine_points) firm it up.")
     else:
-        words.append(f"No saturation found: {sat.get('reason', '')}".rstrip())
+        reason = sat.get("reason", "").replace("IOPS", rate)  # the fit's words name its rate IOPS
+        words.append(f"No saturation found: {reason}".rstrip())
         kind = sat.get("kind")
         if kind in ("still_rising", "maybe_rising"):
-            more = f"raise probe.max_threads (the probe stopped at its limit, {top} threads)" if at_limit else \
+            more = f"raise probe.max_threads (the probe stopped at its limit, {top} {unit})" if at_limit else \
                 "measure higher thread counts"
             words.append(f"To find it: {more}" + ("; the load hosts look like the limit: add load hosts." if hosts
                                                   else ", or add load hosts if their CPUs are busy."))
@@ -304,8 +318,8 @@ def probe_answer_text(probe: dict[str, Any]) -> str:
         basis = {"answer": "the answer", "sweep.max_threads": "sweep.max_threads",
                  "probed range": "the probed range, as no saturation was found"}.get(follow.get("basis"), "")
         up_to, swept = follow.get("up_to", max(follow["threads"])), max(follow["threads"])
-        beyond = f", and beyond it to {swept} threads (sweep.extend_pct)" if swept > up_to else ""
-        words.append(f"The sweep runs up to {up_to} threads" + (f" ({basis})" if basis else "") + beyond + ".")
+        beyond = f", and beyond it to {swept} {unit} (sweep.extend_pct)" if swept > up_to else ""
+        words.append(f"The sweep runs up to {up_to} {unit}" + (f" ({basis})" if basis else "") + beyond + ".")
     return " ".join(words)
 
 

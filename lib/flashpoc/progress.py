@@ -406,16 +406,19 @@ def closing_summary(cfg, width: int = 100, *, reported: bool = True) -> list[str
     points = load_results(cfg, "sweep")
     if points.empty:
         return []
-    rows = []
-    for r in summary.summary_table(points, cfg.slo_ms).to_dict("records"):
-        at_slo, status = r.get(f"iops_at_{cfg.slo_ms:g}ms"), r.get("slo_status")
-        rows.append({**r, "at_slo": "none" if status == "above_all" else
-                     f">= {at_slo:,.0f}" if status == "below_all" else f"{at_slo:,.0f}"})
-    lines = [f"Summary of {cfg.campaign} (SLO: mean latency {cfg.slo_ms:g} ms):", ""]
-    lines += ["  " + line for line in text_table(rows, SUMMARY_COLUMNS, width - 2).splitlines()]
-    notes = {"below_all": f">= : every point was within the SLO: the array gives at least that at {cfg.slo_ms:g} ms",
-             "above_all": f"none: no point was within {cfg.slo_ms:g} ms"}
-    lines += [f"  {notes[s]}" for s in notes if s in {r.get("slo_status") for r in rows}]
+    lines = [f"Summary of {cfg.campaign}:"]
+    if "iops" in points:  # an engine whose points are not I/O (HammerDB's NOPM): its probe and report say it
+        rows = []
+        for r in summary.summary_table(points, cfg.slo_ms).to_dict("records"):
+            at_slo, status = r.get(f"iops_at_{cfg.slo_ms:g}ms"), r.get("slo_status")
+            rows.append({**r, "at_slo": "none" if status == "above_all" else
+                         f">= {at_slo:,.0f}" if status == "below_all" else f"{at_slo:,.0f}"})
+        lines = [f"Summary of {cfg.campaign} (SLO: mean latency {cfg.slo_ms:g} ms):", ""]
+        lines += ["  " + line for line in text_table(rows, SUMMARY_COLUMNS, width - 2).splitlines()]
+        notes = {"below_all": f">= : every point was within the SLO: the array gives at least that at "
+                              f"{cfg.slo_ms:g} ms",
+                 "above_all": f"none: no point was within {cfg.slo_ms:g} ms"}
+        lines += [f"  {notes[s]}" for s in notes if s in {r.get("slo_status") for r in rows}]
     lines += ["", *probe_lines(cfg), steadiness_line(points)]
     report = cfg.results_path() / "report" / "report.html"
     if report.exists():
@@ -426,6 +429,8 @@ def closing_summary(cfg, width: int = 100, *, reported: bool = True) -> list[str
 
 def steadiness_line(points) -> str:
     """One line: how many of the sweep's ``points`` were steady, and each one that was not."""
+    import pandas as pd
+
     from .summary import judged_points, steadiness_table
 
     table = steadiness_table(points)
@@ -440,8 +445,9 @@ def steadiness_line(points) -> str:
         line += f" ({len(table) - len(judged)} too short for a verdict)"
     if not unsteady.empty:
         line += "; not steady: " + "; ".join(
-            f"{r['config'] + ', ' if r.get('config') else ''}{r['workload']} at {threads_text(int(r['threads']))} "
-            f"(scatter {r['interval_iops_cv_pct']:.1f} %, drift {r['interval_iops_drift_pct']:+.1f} %)"
+            f"{r['config'] + ', ' if r.get('config') else ''}{r['workload']} at {threads_text(int(r['threads']))}"
+            + (f" (scatter {r['interval_iops_cv_pct']:.1f} %, drift {r['interval_iops_drift_pct']:+.1f} %)"
+               if pd.notna(r.get("interval_iops_cv_pct")) else "")  # HammerDB's verdict is of TPM, not IOPS
             for r in unsteady.to_dict("records"))
     snia, missed = judged_points(table, "snia_steady")
     if not snia.empty:

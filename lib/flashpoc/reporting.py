@@ -185,6 +185,9 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
     points = load_comparison(cfg) if cfg.report.compare else load_results(cfg, "sweep")
     if points.empty:
         raise _no_sweep(cfg)
+    own = get_engine(cfg.engine).build_report(cfg, points, write_files=write_files, pdf=pdf)
+    if own is not None:  # an engine whose numbers are not I/O (HammerDB's NOPM) writes its own report
+        return own
     order = ["config", "workload", "threads"] if "config" in points else ["workload", "threads"]
     measured = points.sort_values(order, key=_baseline_first(points, cfg.workload_names), kind="stable").reset_index(drop=True)
     # vdbench's iorate=curve steps are a response-time curve at each thread count: charted apart;

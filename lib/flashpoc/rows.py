@@ -90,7 +90,10 @@ def snia_verdict(measured: list[float]) -> dict[str, Any]:
     return {column: snia[column.removeprefix("snia_")] for column in SNIA_COLUMNS}
 
 
-def to_points(rows: Iterable[Mapping[str, Any]]) -> list[analysis.Point]:
-    """(threads, IOPS, mean latency ms, outstanding I/Os) of each row, in the rows' order."""
-    return [analysis.Point(int(r["threads"]), float(r["iops"]), float(r["lat_mean_ms"]), int(r["outstanding_ios"]))
+def to_points(rows: Iterable[Mapping[str, Any]], rate: str = "iops", latency: str = "lat_mean_ms"
+              ) -> list[analysis.Point]:
+    """(threads, IOPS, mean latency ms, outstanding I/Os) of each row, in the rows' order; ``rate``
+    and ``latency`` name the row's columns that stand for IOPS and latency (the engine's
+    :attr:`~flashpoc.engines.base.Engine.rate_column`, e.g. HammerDB's NOPM)."""
+    return [analysis.Point(int(r["threads"]), float(r[rate]), float(r[latency]), int(r["outstanding_ios"]))
             for r in rows]

@@ -28,11 +28,12 @@ def sweep_threads(cfg: Campaign, max_threads: int) -> list[int]:
 
 
 def _levels(probe: dict[str, Any]) -> dict[int, float]:
-    """Mean IOPS per thread count of the probe's points (repeats averaged)."""
+    """Mean IOPS (the probe's ``rate``: HammerDB's NOPM) per thread count of the probe's points (repeats averaged)."""
     sums: dict[int, list[float]] = {}
+    rate = probe.get("rate", "iops")
     for p in probe.get("points") or []:
-        if p.get("iops") is not None:
-            sums.setdefault(int(p["threads"]), []).append(float(p["iops"]))
+        if p.get(rate) is not None:
+            sums.setdefault(int(p["threads"]), []).append(float(p[rate]))
     return {t: sum(v) / len(v) for t, v in sorted(sums.items())}
 
 

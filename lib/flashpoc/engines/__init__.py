@@ -18,6 +18,7 @@ _REGISTRY: dict[str, str | Engine] = {
     "vdbench": "flashpoc.engines.vdbench.engine",
     "slob": "flashpoc.engines.slob.engine",
     "sqlscript": "flashpoc.engines.sqlscript.engine",
+    "hammerdb": "flashpoc.engines.hammerdb.engine",
 }
 
 

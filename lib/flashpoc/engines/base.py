@@ -101,6 +101,16 @@ class Engine:
 
         return evaluate_database_facts(dbfacts, host="database", slob=False)
 
+    #: the columns ``flashpoc parse ENGINE PATH --format table`` shows (key, header) of its rows
+    parse_table_columns: ClassVar[list[tuple[str, str]]] = []
+    #: what a point's ``threads`` count, in the report's words
+    threads_word: ClassVar[str] = "threads"
+    #: the row's column whose plateau the probe looks for, and its name in words
+    rate_column: ClassVar[str] = "iops"
+    rate_word: ClassVar[str] = "IOPS"
+    #: the row's latency (ms) the probe and the knee weigh
+    latency_column: ClassVar[str] = "lat_mean_ms"
+
     def read_output(self, path: Any) -> tuple[Any, list[dict[str, Any]]]:
         """One recorded output of the engine (``flashpoc parse``): the whole parse as JSON shows it
         and its rows.
@@ -259,6 +269,11 @@ class Engine:
     def points_per_count(self, cfg: Campaign) -> int:
         """Rows a sweep measures per planned thread count (the rate-curve plan: its maximum, then each rate)."""
         return 1 + len(cfg.sweep.rate_steps)
+
+    def build_report(self, cfg: Campaign, points: Any, *, write_files: bool, pdf: bool) -> Any:
+        """The report of ``points`` (the sweep's, with ``config`` when campaigns are compared) when the
+        engine writes its own (:class:`flashpoc.reporting.Report`), or None for the storage report."""
+        return None
 
     def wait_histogram(self, point_dir: Any, event: str) -> list[dict[str, Any]]:
         """A database wait event's histogram per bucket from a stored point's files

@@ -65,3 +65,57 @@ def check_hammerdb(host, s: HammerdbSettings, run_dir: str, *, timeout_s: float 
                        timeout_s=timeout_s, purpose="check HammerDB and the TPROC-C schema")
     facts = parse_check(run.console)
     return facts, check_problems(s, facts, where=host.name)
+
+
+#: the check row that holds HammerDB's version as its banner prints it (the manifest's engine_versions)
+VERSION_ROW = "HammerDB"
+_DATABASE_FAILS = ("error", "driver_error", "password_unusable", "connect_error")
+
+
+def check_rows(s: HammerdbSettings, host: str, facts: dict[str, str]) -> list:
+    """The check's rows of one load host from the facts its check script printed (pure): HammerDB
+    and its version, the database (reached as the superuser, its version), the TPROC-C schema (its
+    warehouses against the settings, or its absence when the settings ask for a build)."""
+    from ...check import _row
+
+    problems = check_problems(s, facts)
+    if "hammerdb" not in facts or "tcl" not in facts:
+        return [_row(host, VERSION_ROW, None, "fail", problems[0])]
+    rows = [_row(host, VERSION_ROW, facts["hammerdb"], "pass", f"Tcl {facts['tcl']}"
+                 + (f", {facts['driver']}" if facts.get("driver") else "") + f", in {s.hammerdb_dir}")]
+    target = s.service if s.database == "oracle" else f"{s.host}:{s.port}"
+    if any(k in facts for k in _DATABASE_FAILS) or facts.get("connect") != "ok" or "database" not in facts:
+        return rows + [_row(host, "database", None, "fail", problems[0])]
+    rows.append(_row(host, "database", facts.get("version"), "pass",
+                     f"{s.database} at {target}, connected as {s.superuser_name}"))
+    awr = [p for p in problems if p.startswith("AWR needs")]
+    if s.database == "oracle":
+        rows.append(_row(host, "AWR licence", facts.get("pack"), "fail" if awr else "pass", "; ".join(awr)))
+    schema = [p for p in problems if p not in awr]
+    value = f"{facts['warehouses']} warehouses" if "warehouses" in facts else "none"
+    detail = "; ".join(schema) or (f"to be built ({s.warehouses} warehouses, build_schema)" if s.build_schema
+                                    else f"{s.warehouses} warehouses, as the settings say")
+    return rows + [_row(host, "TPROC-C schema", value, "fail" if schema else "pass", detail)]
+
+
+def check_campaign_hosts(campaign, connect) -> list:
+    """Rows of every load host of ``campaign``: its check script run in a new directory of the
+    host's workdir (``<workdir>/<campaign>/check/hammerdb-<time>``); an unreachable host is one
+    ``fail`` row naming it."""
+    import time
+
+    from ...check import _row
+    from ...errors import RemoteError
+
+    s, rows = campaign.settings, []
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + f"-{time.time_ns() % 10**6:06d}"
+    for params in campaign.hosts:
+        try:
+            with connect(params) as host:
+                facts, _ = check_hammerdb(host, s, f"{params.workdir}/{campaign.campaign}/check/hammerdb-{stamp}",
+                                          timeout_s=min(params.command_timeout_s, 300))
+        except (RemoteError, OSError, EOFError) as error:
+            rows.append(_row(params.name, VERSION_ROW, None, "fail", str(error) or type(error).__name__))
+            continue
+        rows += check_rows(s, params.name, facts)
+    return rows

@@ -445,6 +445,16 @@ def parse_path(path: str | Path, jobid: str | None = None) -> HammerdbResult:
     Raises:
         ParseError: as :func:`parse_files`; also when the path holds no file.
     """
+    return parse_files(read_files(path), jobid)
+
+
+def read_files(path: str | Path) -> dict[str, str]:
+    """The text of a run's file, or of every file of a run's directory (its subfolders too), by
+    name; HammerDB's SQLite stores and the Tcl scripts left out.
+
+    Raises:
+        ParseError: the path holds no file.
+    """
     path = Path(path)
     paths = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
     if not paths:
@@ -454,7 +464,7 @@ def parse_path(path: str | Path, jobid: str | None = None) -> HammerdbResult:
         if p.suffix.lower() in (".db", ".tcl"):
             continue
         files[p.name] = p.read_text(encoding="utf-8", errors="replace")
-    return parse_files(files, jobid)
+    return files
 
 
 CHECK_FACT = re.compile(r"^@@flashpoc check (\w+) ?(.*?)\s*$")

@@ -29,6 +29,10 @@ MAX_VIRTUAL_USERS = 10_000
 MAX_MINUTES = 7 * 24 * 60
 
 
+#: keys that would hold a password itself: refused, naming the key, without echoing the value
+PASSWORD_KEYS = ("password", "superuser_password", "pg_pass", "pg_superuserpass", "tpcc_pass", "system_password")
+
+
 def _env_name(value: str | None) -> str | None:
     if value is not None and not ENV_NAME_RE.match(value):
         raise ValueError("give the NAME of an environment variable (letters, digits, '_'), not the password")
@@ -73,6 +77,17 @@ class HammerdbSettings(_Strict):
     keying_and_thinking: Flag = Field(False, description="TPC-C keying and thinking times (off: a storage test)")
     virtual_users: tuple[int, ...] = Field((1,), min_length=1, max_length=256,
                                            description="virtual users of each point (one timed run each)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_password(cls, values: Any) -> Any:
+        if isinstance(values, dict):
+            for key in PASSWORD_KEYS:
+                if key in values:
+                    env = "superuser_password_env" if "super" in key or key == "system_password" else "password_env"
+                    raise ValueError(f"{key}: no password in the parameters (they are kept with the results): "
+                                     f"export it on the load host and give the variable's NAME in {env}")
+        return values
 
     @field_validator("virtual_users", mode="before")
     @classmethod
@@ -157,3 +172,34 @@ def settings_from_dict(values: dict[str, Any], source: str = "parameters") -> Ha
         return _Block.model_validate({"hammerdb": values}).hammerdb
     except ValidationError as error:
         raise ParameterError(_format_errors(error, source)) from None
+
+
+class HammerdbWorkload(_Strict):
+    """HammerDB's one workload: TPROC-C (its TPC-C-like OLTP mix), as the rows and the report name it."""
+
+    name: str = "tprocc"
+    description: str = "HammerDB TPROC-C (TPC-C-like OLTP: new order, payment, delivery, stock level, order status)"
+
+    @property
+    def rw(self) -> str:
+        """Engine I/O mode column of the results: the benchmark."""
+        return "tproc-c"
+
+    @property
+    def bs(self) -> None:
+        """No block size of its own: the database's."""
+        return None
+
+    @property
+    def rwmixread(self) -> None:
+        """No fixed read share: the database's reads and writes follow from the transactions."""
+        return None
+
+    @property
+    def writes(self) -> bool:
+        """TPROC-C writes into its own schema, never into the campaign's targets."""
+        return False
+
+
+#: the settings model of ``engine: {hammerdb: ...}`` (:func:`flashpoc.engines.engine_settings`)
+SETTINGS = HammerdbSettings

@@ -1,0 +1,106 @@
+"""HammerDB's engine object: a point is one timed TPROC-C run at N virtual users (:mod:`.measure`);
+the probe and the sweep vary the virtual users as other engines vary threads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import Engine, LazyModule
+from .settings import HammerdbSettings, HammerdbWorkload
+
+measure = LazyModule(f"{__package__}.measure")
+
+#: HammerDB's one workload
+TPROCC = HammerdbWorkload()
+
+
+class HammerdbEngine(Engine):
+    name = "hammerdb"
+    settings_model = HammerdbSettings
+    uses_targets = False  # its data is the TPROC-C schema in the database
+    manifest_exclude = frozenset({"workloads"})  # one workload, TPROC-C
+    #: what the threads column counts, in the report's words
+    threads_word = "virtual users"
+    rate_column, rate_word = "nopm", "NOPM"  # the probe finds where new orders per minute stop rising
+    latency_column = "neword_p95_ms"
+    parse_table_columns = [("virtual_users", "Virtual users"), ("nopm", "NOPM"), ("tpm", "TPM"),
+                           ("neword_p50_ms", "NEWORD p50 (ms)"), ("neword_p95_ms", "NEWORD p95 (ms)"),
+                           ("neword_p99_ms", "NEWORD p99 (ms)"), ("payment_p95_ms", "PAYMENT p95 (ms)"),
+                           ("intervals", "Counter samples"), ("interval_steady", "Steady")]
+    method_note = ("HammerDB: a point is one timed TPROC-C run at N virtual users; NOPM (new orders per minute) and "
+                   "the database's TPM are HammerDB's TEST RESULT, response times its time profile's (xtprof).")
+
+    def check_params(self, cfg, host_names: set[str]) -> None:
+        """HammerDB's one workload is TPROC-C: no ``workloads`` key."""
+        if "workloads" in cfg.model_fields_set:
+            raise ValueError("workloads: with engine hammerdb the workload is HammerDB's TPROC-C; leave workloads out")
+        if len(cfg.hosts) > 1:
+            raise ValueError(f"hosts: HammerDB runs from one load host ({len(cfg.hosts)} given); several load hosts "
+                             "started together are not supported yet")
+
+    def workloads(self, cfg) -> list:
+        return [TPROCC]
+
+    def check_campaign(self, campaign, facts_by_host, connect) -> list:
+        """HammerDB, the database and the TPROC-C schema, as each load host sees them."""
+        from .check import check_campaign_hosts
+
+        return check_campaign_hosts(campaign, connect)
+
+    def check_versions(self, check) -> dict[str, str]:
+        """HammerDB's version per load host as its banner printed it (``v6.0``)."""
+        from .check import VERSION_ROW
+
+        if check.empty or "check" not in check:
+            return {}
+        return {str(r.host): str(r.value) for r in check[check["check"] == VERSION_ROW].itertuples()
+                if r.value is not None and r.status == "pass"}
+
+    def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
+        """A timed run's console or logs, a job-store answer, or a run directory: the whole parse and
+        the point's row (its metrics)."""
+        from ...errors import ParameterError
+        from .metrics import read_run
+
+        if not path.exists():
+            raise ParameterError(f"cannot read {path}: no such file or directory")
+        whole, metrics, _ = read_run(path)
+        return whole, [metrics]
+
+    def describe(self, cfg, version: str, points) -> str:
+        return f"HammerDB {version} TPROC-C on {cfg.settings.database}"
+
+    def point_length_text(self, cfg, runtime: str) -> str:
+        s = cfg.settings
+        return (f"one timed run per point: {s.rampup_minutes} min rampup, then {s.duration_minutes} min counted "
+                "(HammerDB's timed driver).")
+
+    def interval_text(self, cfg, min_intervals: int) -> str:
+        return ("HammerDB's transaction counter (TPM every 10 s); the samples within the timed test make the "
+                "steady-state verdict.")
+
+    def own_data_text(self, cfg) -> str:
+        s = cfg.settings
+        return f"the {s.warehouses}-warehouse TPROC-C schema ({s.database})"
+
+    def build_report(self, cfg, points, *, write_files: bool, pdf: bool):
+        """An OLTP report: NOPM against virtual users, NEWORD p95 against NOPM (:mod:`.report`)."""
+        from .report import build_report
+
+        return build_report(cfg, points, write_files=write_files, pdf=pdf)
+
+    def point_runtime_s(self, cfg) -> int:
+        return cfg.settings.duration_minutes * 60
+
+    def point_seconds(self, cfg, runtime_s: int) -> int:
+        return runtime_s + cfg.settings.rampup_minutes * 60
+
+    def point_definition(self, wb, spec) -> dict[str, Any]:
+        return measure.point_definition(wb.cfg, spec.threads)
+
+    def run_points(self, wb, specs, keys, bar=None):
+        """One timed run per point (:func:`.measure.run_point`)."""
+        return measure.run_points(wb, specs, keys, bar)
+
+
+ENGINE = HammerdbEngine()

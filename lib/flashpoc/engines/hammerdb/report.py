@@ -1,0 +1,206 @@
+"""The report's HammerDB views (pure): NOPM against virtual users with the knee, NEWORD p95 against
+NOPM (the OLTP hockey stick), and the configurations compared at equal virtual users.
+
+Each takes the points as stored (one row per timed run: ``threads`` = virtual users, ``nopm``,
+``tpm``, ``neword_p95_ms``; ``config`` when several campaigns are compared) and draws with the
+report's palette and series channels (:mod:`flashpoc.chart`), so a configuration has one colour in
+every chart; every axis title carries its unit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+from ... import analysis
+from ...chart import _series_channels, _threads_x, series_domain
+
+TITLE_USERS = "Virtual users (count)"
+TITLE_NOPM = "NOPM (new orders per minute)"
+TITLE_NEWORD_P95 = "NEWORD p95 response time (ms)"
+#: the comparison table's columns: (column, header)
+COMPARED = (("nopm", "NOPM (new orders/min)"), ("tpm", "TPM (transactions/min)"),
+            ("neword_p95_ms", "NEWORD p95 (ms)"), ("neword_avg_ms", "NEWORD mean (ms)"))
+
+
+def _mean_per_point(points: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """One row per (configuration, virtual users): repeats averaged."""
+    keys = [c for c in ("config", "workload") if c in points.columns] + ["threads"]
+    present = [c for c in columns if c in points.columns]
+    return points.groupby(keys, as_index=False, sort=False)[present].mean().sort_values(keys, kind="stable")
+
+
+def knee(points: pd.DataFrame, gain_pct: float = 2.0) -> analysis.Saturation:
+    """The virtual users beyond which NOPM stops rising (:func:`flashpoc.analysis.find_saturation`
+    on virtual users, NOPM and NEWORD p95 of one configuration's points)."""
+    pts = [analysis.Point(int(r.threads), float(r.nopm), float(r.neword_p95_ms), int(r.threads))
+           for r in points.itertuples() if pd.notna(r.nopm) and pd.notna(r.neword_p95_ms)]
+    return analysis.find_saturation(pts, gain_pct=gain_pct)
+
+
+def nopm_vs_users(points: pd.DataFrame, *, knee_users: int | None = None, answer: str = "",
+                  color_domain: Sequence[str] | None = None) -> alt.LayerChart:
+    """NOPM against virtual users, one line per configuration; the knee (``knee_users``, e.g. the
+    probe's answer) as a vertical rule, ``answer`` (the probe's answer in words) as the subtitle."""
+    data = _mean_per_point(points, ["nopm", "tpm"])
+    domain = list(color_domain) if color_domain is not None else series_domain(data)
+    color, dash = _series_channels(data, domain)
+    x = _threads_x(data["threads"]).title(TITLE_USERS)
+    tooltip = [alt.Tooltip("threads:Q", title="Virtual users"), alt.Tooltip("nopm:Q", title="NOPM", format=",.0f"),
+               alt.Tooltip("tpm:Q", title="TPM", format=",.0f")]
+    encodings = {"x": x, "y": alt.Y("nopm:Q", title=TITLE_NOPM, axis=alt.Axis(format=",.0f")), "color": color,
+                 "strokeDash": dash, "order": alt.Order("threads:Q"), "tooltip": tooltip}
+    lines = alt.Chart(data).mark_line(point=True).encode(**{k: v for k, v in encodings.items() if v is not None})
+    layers = [lines]
+    if knee_users is not None:
+        label = f"knee: {knee_users} virtual user{'s' if knee_users != 1 else ''}"
+        rule = pd.DataFrame({"threads": [knee_users], "label": [label]})
+        layers.append(alt.Chart(rule).mark_rule(strokeDash=[4, 3], color="#333333").encode(x="threads:Q"))
+        layers.append(alt.Chart(rule).mark_text(align="left", dx=4, dy=-6, color="#333333").encode(
+            x="threads:Q", y=alt.value(0), text="label:N"))
+    subtitle = [answer] if answer else ["Each point is one timed TPROC-C run."]
+    return alt.layer(*layers).properties(title=alt.Title("HammerDB TPROC-C: NOPM vs virtual users",
+                                                         subtitle=subtitle))
+
+
+def latency_vs_nopm(points: pd.DataFrame, *, color_domain: Sequence[str] | None = None) -> alt.Chart:
+    """NEWORD p95 response time against NOPM, one line per configuration in order of virtual users:
+    the OLTP hockey stick."""
+    data = _mean_per_point(points, ["nopm", "neword_p95_ms"])
+    domain = list(color_domain) if color_domain is not None else series_domain(data)
+    color, dash = _series_channels(data, domain)
+    encodings = {"x": alt.X("nopm:Q", title=TITLE_NOPM, axis=alt.Axis(format=",.0f")),
+                 "y": alt.Y("neword_p95_ms:Q", title=TITLE_NEWORD_P95), "color": color, "strokeDash": dash,
+                 "order": alt.Order("threads:Q"),
+                 "tooltip": [alt.Tooltip("threads:Q", title="Virtual users"),
+                             alt.Tooltip("nopm:Q", title="NOPM", format=",.0f"),
+                             alt.Tooltip("neword_p95_ms:Q", title="NEWORD p95 (ms)", format=",.3f")]}
+    chart = alt.Chart(data).mark_line(point=True).encode(**{k: v for k, v in encodings.items() if v is not None})
+    return chart.properties(title=alt.Title("HammerDB TPROC-C: NEWORD p95 response time vs NOPM",
+                                            subtitle=["Each point is one virtual-user count."]))
+
+
+def compare_at_equal_users(points: pd.DataFrame) -> pd.DataFrame:
+    """The configurations side by side at each virtual-user count all of them ran: each one's NOPM,
+    TPM and NEWORD times, and every other configuration's change against the first (the baseline), in %.
+
+    ``points``: rows with ``config`` (the configurations in report order, the baseline first)."""
+    data = _mean_per_point(points, [c for c, _ in COMPARED])
+    configs = list(dict.fromkeys(points["config"].astype(str)))
+    common = set.intersection(*(set(data[data["config"] == c]["threads"]) for c in configs)) if configs else set()
+    rows: list[dict[str, Any]] = []
+    for users in sorted(common):
+        at = data[data["threads"] == users].set_index("config")
+        base = at.loc[configs[0]]
+        for config in configs:
+            row: dict[str, Any] = {"Virtual users": int(users), "Configuration": config}
+            for column, header in COMPARED:
+                if column not in at.columns:
+                    continue
+                value = at.loc[config, column]
+                row[header] = value
+                if config != configs[0]:
+                    row[f"{header.split(' (')[0]} change vs {configs[0]} (%)"] = (
+                        None if not base[column] else round((value - base[column]) / base[column] * 100.0, 1))
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+#: the points table's columns: (column, header with its unit)
+POINT_COLUMNS = (("config", "Configuration"), ("threads", "Virtual users"), ("nopm", "NOPM (new orders/min)"),
+                 ("tpm", "TPM (transactions/min)"), ("neword_p50_ms", "NEWORD p50 (ms)"),
+                 ("neword_p95_ms", "NEWORD p95 (ms)"), ("neword_p99_ms", "NEWORD p99 (ms)"),
+                 ("payment_p95_ms", "PAYMENT p95 (ms)"), ("intervals", "Counter samples (count)"),
+                 ("interval_tpm_cv_pct", "Counter TPM CV (%)"), ("interval_steady", "Steady"),
+                 ("point_id", "Point"))
+
+
+def points_table(points: pd.DataFrame) -> pd.DataFrame:
+    """Every point with human headers and units, by configuration and virtual users."""
+    present = [(c, h) for c, h in POINT_COLUMNS if c in points.columns]
+    keys = [c for c in ("config", "threads") if c in points.columns]
+    frame = points.sort_values(keys, kind="stable")[[c for c, _ in present]]
+    return frame.rename(columns=dict(present)).reset_index(drop=True)
+
+
+def _best(points: pd.DataFrame) -> str:
+    """The most NOPM of each configuration, in words."""
+    words = []
+    for config, part in (points.groupby("config", sort=False) if "config" in points else [(None, points)]):
+        best = part.loc[part["nopm"].idxmax()]
+        words.append(f"{(str(config) + ': ') if config is not None else ''}{best['nopm']:,.0f} NOPM "
+                     f"({best['tpm']:,.0f} TPM) at {int(best['threads'])} virtual users, NEWORD p95 "
+                     f"{best['neword_p95_ms']:,.3f} ms")
+    return "; ".join(words)
+
+
+def build_report(cfg, points: pd.DataFrame, *, write_files: bool = True, pdf: bool = True):
+    """The report of a HammerDB campaign's sweep (``points``; with ``config`` when campaigns are
+    compared): the probe's answer, NOPM against virtual users with the knee, NEWORD p95 against
+    NOPM, the configurations at equal virtual users, every point; written under ``report/`` as
+    charts (SVG, PNG, Vega-Lite JSON), CSV tables and report.html (and report.pdf with ``pdf`` and
+    a Chromium to print it)."""
+    from ...document import Context, DocSection
+    from ...errors import ReportError
+    from ...report import print_pdf, save_chart, write_html_report
+    from ...reporting import Report, _check_table, _read_or_empty
+    from ...store import CampaignStore
+
+    engine = cfg.engine_object
+    store = CampaignStore(cfg.results_path())
+    context = Context(manifest=_read_or_empty(store, "manifest.json"), check=_check_table(store),
+                      probe=store.current_probe(cfg.measurement_hash()), root=store.root)
+    configs = list(dict.fromkeys(points["config"].astype(str))) if "config" in points else []
+    domain = series_domain(points, [] if len(configs) > 1 else cfg.workload_names)
+    probe = context.probe or {}
+    probe_users = (probe.get("saturation") or {}).get("threads")
+    answer = probe.get("answer", "")
+    charts = {"nopm_vs_users": nopm_vs_users(points, knee_users=probe_users, answer=answer, color_domain=domain),
+              "neword_p95_vs_nopm": latency_vs_nopm(points, color_domain=domain)}
+    table = points_table(points)
+    comparison = compare_at_equal_users(points) if len(configs) > 1 else pd.DataFrame()
+    versions = sorted({str(v) for v in (context.manifest.get("engine_versions") or {}).values() if v})
+    described = engine.describe(cfg, " / ".join(versions) or "(version not recorded)", points)
+    s = cfg.settings
+    headline = f"**{cfg.campaign}**: {described}. The most new orders per minute: {_best(points)}."
+    sections = [
+        DocSection("summary", "Executive summary", [
+            headline, f"Saturation probe: {answer}" if answer else "No probe of these settings is stored."]),
+        DocSection("conditions", "Test conditions", [
+            f"- database: {s.database}, {s.warehouses} warehouses (TPROC-C schema)\n"
+            f"- load host: {', '.join(h.name for h in cfg.hosts)}\n"
+            f"- {engine.point_length_text(cfg, '')}\n"
+            f"- keying and thinking: {'on' if s.keying_and_thinking else 'off'}; all warehouses: "
+            f"{'yes' if s.all_warehouses else 'no'}; time profile: {'on' if s.time_profile else 'off'}"]),
+        DocSection("method", "Method", [engine.method_note, "Time series: " + engine.interval_text(cfg, 3)]),
+    ]
+    if len(configs) > 1:
+        sections.append(DocSection("comparison", "Comparison of the configurations", [
+            f"Each configuration at the virtual-user counts all of them ran; the changes are against {configs[0]}.",
+            comparison]))
+    sections += [
+        DocSection("results", "Results", [charts["nopm_vs_users"], charts["neword_p95_vs_nopm"]]),
+        DocSection("appendix", "Appendix A: every point", [table]),
+    ]
+    files: dict[str, Any] = {}
+    out = store.root / "report"
+    if write_files:
+        for name, item in charts.items():
+            for kind, path in save_chart(item, out, name).items():
+                files[f"{name}.{kind}"] = path
+        files["points.csv"] = store.write_table("report/points.csv", points.drop(columns=["per_host"], errors="ignore"))
+        if not comparison.empty:
+            files["comparison.csv"] = store.write_table("report/comparison.csv", comparison)
+        title = f"OLTP performance report (HammerDB TPROC-C): {cfg.campaign}"
+        files["report.html"] = write_html_report(out / "report.html", title,
+                                                 [(x.heading, x.items) for x in sections])
+        if pdf:
+            try:
+                files["report.pdf"] = print_pdf(files["report.html"], out / "report.pdf")
+            except ReportError as error:
+                context.pdf_note = str(error).removeprefix("no PDF: ")
+    return Report(headline, table, points, pd.DataFrame(), charts, files, comparison, [], cfg.slo_ms, cfg=cfg,
+                  measured=points, domain=domain, sections=sections, context=context)
