@@ -106,16 +106,9 @@ class SlobSettings(_Strict):
                                                    "each point's time series (default: whole sd/nvme/vd disks, no dm or "
                                                    "md devices, which would count multipath or LVM I/O twice)")
     #: keys added later, left out of the measurement hash at these values so that the campaigns
-    #: measured before them keep their hash (and their stored points)
+    #: measured before them keep their hash (and their stored points); ``database.datafiles`` and
+    #: ``nfs_mounts`` are hashed in this block (Engine.datafiles_define_points), where they were first
     hash_defaults: ClassVar[dict[str, Any]] = {"datafiles": "local", "nfs_mounts": None}
-    datafiles: Literal["local", "knfs", "dnfs"] = Field(
-        "local", description="where the datafiles are: 'local' (disks or LUNs: the time series is iostat's), "
-                             "'knfs' (NFS through the kernel's client: the series is the NFS mounts' READ/WRITE "
-                             "from /proc/self/mountstats), 'dnfs' (Oracle Direct NFS: neither sees its I/O, so "
-                             "points keep no time series)")
-    nfs_mounts: str | None = Field(None, max_length=200,
-                                   description="regular expression of the NFS mount points of the datafiles "
-                                               "(datafiles: knfs; default every NFS mount)")
     workloads: list[SlobWorkload] = Field(default_factory=lambda: [SlobWorkload(**w) for w in slob_seed_workloads()],
                                           max_length=256)
 
@@ -129,7 +122,15 @@ class SlobSettings(_Strict):
     def _passwd_env(cls, value: str | None) -> str | None:
         return check_env_name(value)
 
-    @field_validator("iostat_devices", "nfs_mounts")
+    @model_validator(mode="before")
+    @classmethod
+    def _moved(cls, data: Any) -> Any:
+        moved = [key for key in ("datafiles", "nfs_mounts") if isinstance(data, dict) and key in data]
+        if moved:
+            raise ValueError(f"{moved[0]}: state it once as database.{moved[0]} (the database's, read by every engine)")
+        return data
+
+    @field_validator("iostat_devices")
     @classmethod
     def _devices(cls, value: str | None) -> str | None:
         if value is not None:
