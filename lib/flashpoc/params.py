@@ -361,6 +361,16 @@ def standard_workloads() -> list[dict[str, Any]]:
     ]
 
 
+def check_regex(value: str | None) -> str | None:
+    """``value`` if it is a regular expression (or None), else a ValueError saying why."""
+    if value is not None:
+        try:
+            re.compile(value)
+        except re.error as error:
+            raise ValueError(f"{value!r} is not a regular expression: {error}") from None
+    return value
+
+
 def check_env_name(value: str | None) -> str | None:
     """Refuse anything but the NAME of an environment variable (the value is never echoed:
     it may be a password typed in the wrong place)."""
@@ -396,12 +406,7 @@ class DatabaseParams(_Strict):
     @field_validator("nfs_mounts")
     @classmethod
     def _regex(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                re.compile(value)
-            except re.error as error:
-                raise ValueError(f"{value!r} is not a regular expression: {error}") from None
-        return value
+        return check_regex(value)
 
 
 class CalibrateIOParams(_Strict):

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ...params import Flag, Name, _check_path, _some_workloads, _Strict, check_env_name, slob_size_bytes
+from ...params import Flag, Name, _check_path, _some_workloads, _Strict, check_env_name, check_regex, slob_size_bytes
 from .plan import SIZE_RE as SLOB_SIZE_RE
 from .plan import SlobConf
 
@@ -133,12 +132,7 @@ class SlobSettings(_Strict):
     @field_validator("iostat_devices")
     @classmethod
     def _devices(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                re.compile(value)
-            except re.error as error:
-                raise ValueError(f"{value!r} is not a regular expression: {error}") from None
-        return value
+        return check_regex(value)
 
     @field_validator("scale")
     @classmethod
