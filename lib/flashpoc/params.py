@@ -670,7 +670,8 @@ class Campaign(_Strict):
     settings: SerializeAsAny[BaseModel] | None = Field(None, exclude=True,
                                                        description="the engine's settings (from the engine block)")
     oracle: OracleParams | None = Field(None, description="database connection for checks and AWR through SQL")
-    database: DatabaseParams = DatabaseParams()
+    database: DatabaseParams = Field(DatabaseParams(), description="where the database's datafiles are (local, knfs, "
+                                                                   "dnfs), for every engine, the check and the report")
     sql_workload: SqlWorkloadParams | None = Field(None, description="a DBA's SQL script run in N sessions")
     workloads: list[Workload] = Field(default_factory=lambda: [Workload(**w) for w in standard_workloads()],
                                       max_length=256)
