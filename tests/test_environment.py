@@ -200,10 +200,12 @@ def replay_database(**kwargs):
                           ORACLE_DATA / "awr_rows_slob19c_rac2node_inst2_snap47_48.json", **kwargs)
 
 
-def fio_campaign_with_oracle(tmp_path, **oracle):
+def fio_campaign_with_oracle(tmp_path, database=None, **oracle):
     from conftest import quick_campaign
 
-    return campaign_from_dict(quick_campaign(tmp_path, oracle={"dsn": "db1:1521/p30sdb", "user": "system", **oracle}))
+    extra = {"database": database} if database else {}
+    return campaign_from_dict(quick_campaign(tmp_path, oracle={"dsn": "db1:1521/p30sdb", "user": "system", **oracle},
+                                             **extra))
 
 
 def test_direct_nfs_servers_and_calibrate_io_in_the_check_and_the_manifest(tmp_path, monkeypatch):
@@ -331,23 +333,25 @@ def test_nfs_mount_options_of_the_captured_mounts():
     assert (soft["status"], soft["value"]) == ("warn", "soft, rsize=16384")
 
 
-def test_the_stated_nfs_client_against_v_dnfs_servers(tmp_path, monkeypatch):
-    """oracle.nfs_client: a campaign stating kNFS on a database whose v$dnfs_servers lists the
-    recorded FlashBlade exports fails; stating dNFS passes; stating dNFS on the recorded RAC
-    database (ASM, no Direct NFS) warns. The report's conditions state the client."""
+def test_the_stated_datafiles_against_v_dnfs_servers(tmp_path, monkeypatch):
+    """database.datafiles: a campaign stating kNFS on a database whose v$dnfs_servers lists the
+    recorded FlashBlade exports fails, stating local datafiles there warns; stating dNFS passes;
+    stating dNFS on the recorded RAC database (ASM, no Direct NFS) warns. The report's conditions
+    state where the datafiles are."""
     from conftest import require_fio
     from flashpoc import phases
     from flashpoc.run import oracle
 
     require_fio()
     servers = json.loads((ORACLE_DATA / "dnfs_servers_ronekins_12cR2.json").read_text())["dnfs_servers"]
-    expected = {("knfs", True): "fail", ("dnfs", True): "pass", ("dnfs", False): "warn", ("knfs", False): "pass"}
+    expected = {("knfs", True): "fail", ("dnfs", True): "pass", ("dnfs", False): "warn", ("local", True): "warn",
+                ("local", False): "pass", ("knfs", False): "pass"}
     for (stated, dnfs), status in expected.items():
         db = replay_database(storage={"dnfs_servers": servers, "dnfs": True} if dnfs else None)
         monkeypatch.setattr(oracle, "connect", db.connect)
-        cfg = fio_campaign_with_oracle(tmp_path / f"{stated}-{dnfs}", nfs_client=stated)
+        cfg = fio_campaign_with_oracle(tmp_path / f"{stated}-{dnfs}", database={"datafiles": stated})
         table = phases.run_check(cfg)
         row = table[table["check"] == "nfs client"].iloc[0]
         assert row["status"] == status, (stated, dnfs, row["detail"])
     manifest = json.loads((cfg.resolved().results_path() / "manifest.json").read_text())
-    assert environment.manifest_conditions(manifest)["NFS client (stated)"] == "kernel NFS"
+    assert environment.manifest_conditions(manifest)["datafiles (stated)"] == "NFS, kernel client"

@@ -159,7 +159,8 @@ def _host_mounts(path: Path) -> str:
 
 @pytest.mark.parametrize(("datafiles", "nfs_mounts", "capture", "status", "words"), [
     ("local", None, NO_NFS, "pass", "iostat's local disks"),
-    ("local", None, RDMA, "warn", "set slob.datafiles: knfs"),
+    ("local", None, RDMA, "warn", "set database.datafiles: knfs"),
+    (None, None, RDMA, "warn", "set database.datafiles: knfs"),  # unset counts as local
     ("knfs", None, RDMA, "pass", "/storage/group"),
     ("knfs", r"^/u0\d$", RDMA, "fail", "no NFS mount matching"),
     ("knfs", None, NO_NFS, "fail", "has no NFS mount"),
@@ -193,15 +194,37 @@ def test_the_report_says_why_a_dnfs_point_has_no_time_series():
 
 
 def test_datafiles_keeps_the_hash_of_earlier_campaigns_unless_set():
-    """``slob.datafiles``/``nfs_mounts`` came later: left at their defaults, a campaign keeps its
-    measurement hash (its stored points are reused); kNFS points are other points."""
+    """``database.datafiles``/``nfs_mounts`` came later: left at their defaults, a campaign keeps
+    its measurement hash (its stored points are reused); kNFS points are other points. The hashes
+    are those of the SLOB seed campaign when the keys were ``slob.datafiles``/``slob.nfs_mounts``
+    (computed with that code): points stored then keep their ids."""
     from flashpoc.params import campaign_from_dict, load_campaign
 
     seed = load_campaign(Path(__file__).parent.parent / "parameters" / "slob-seed-8020.yaml")
     dumped = seed.model_dump(mode="json", exclude={"workloads"})
 
-    def with_slob(**keys):
-        return campaign_from_dict({**dumped, "engine": {"slob": {**seed.settings.model_dump(mode="json"), **keys}}})
+    def with_database(**keys):
+        return campaign_from_dict({**dumped, "database": keys})
 
-    assert with_slob(datafiles="local", nfs_mounts=None).measurement_hash() == seed.measurement_hash()
-    assert with_slob(datafiles="knfs").measurement_hash() != seed.measurement_hash()
+    assert seed.measurement_hash() == "68d1d849b49f0ab3"
+    assert with_database(datafiles="local", nfs_mounts=None).measurement_hash() == seed.measurement_hash()
+    assert with_database().measurement_hash() == seed.measurement_hash()
+    assert with_database(datafiles="knfs").measurement_hash() == "f7b1f2bfa24979e7"
+    assert with_database(datafiles="knfs", nfs_mounts="^/oradata").measurement_hash() == "313ccc7ee81da3a9"
+    assert with_database(datafiles="dnfs").measurement_hash() == "590ec8ae146feaa7"
+    assert with_database(nfs_mounts="^/x").measurement_hash() == "8224ffce1db1e40b"
+
+
+def test_the_datafiles_keys_are_the_databases_not_slobs():
+    """Where the datafiles are is stated once, as ``database:``; the engine's block refuses the
+    keys with one line naming the new one, and so does ``oracle.nfs_client``."""
+    from flashpoc.errors import ParameterError
+    from flashpoc.params import campaign_from_dict, load_campaign
+
+    seed = load_campaign(Path(__file__).parent.parent / "parameters" / "slob-seed-8020.yaml")
+    dumped = seed.model_dump(mode="json", exclude={"workloads"})
+    for key, value in (("datafiles", "knfs"), ("nfs_mounts", "^/oradata")):
+        with pytest.raises(ParameterError, match=rf"{key}: state it once as database\.{key}"):
+            campaign_from_dict({**dumped, "engine": {"slob": {**seed.settings.model_dump(mode="json"), key: value}}})
+    with pytest.raises(ParameterError, match=r"nfs_client: state it once as database\.datafiles"):
+        campaign_from_dict({**dumped, "oracle": {"dsn": "db1:1521/p30sdb", "nfs_client": "knfs"}})

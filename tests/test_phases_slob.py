@@ -379,13 +379,12 @@ def test_calibrate_io_of_the_check_is_shown_next_to_the_slob_results(tmp_path, m
     assert html.index("CALIBRATE_IO</strong> (<code>DBMS_RESOURCE_MANAGER.CALIBRATE_IO</code>") > html.index(
         "Results: latency percentiles")
 def test_a_dnfs_point_samples_the_nfs_counters_and_keeps_no_disk_series(tmp_path):
-    """slob.datafiles: dnfs. The point samples this machine's real /proc/self/mountstats while the
+    """database.datafiles: dnfs. The point samples this machine's real /proc/self/mountstats while the
     replayed runit.sh runs (stored as mountstats.out); the run's iostat.out (the local disks) does
     not become its time series, and the row says why. The check's datafiles row reads the real
     mounts (this machine has no NFS mount: a warning, Direct NFS needs one)."""
     cfg, home = slob_campaign(tmp_path, {1: [RAC]})
-    cfg = campaign_from_dict({**cfg.model_dump(mode="json", exclude={"workloads"}),
-                              "engine": {"slob": {**cfg.settings.model_dump(mode="json"), "datafiles": "dnfs"}}})
+    cfg = campaign_from_dict({**cfg.model_dump(mode="json", exclude={"workloads"}), "database": {"datafiles": "dnfs"}})
     table = phases.run_check(cfg)
     row = table[table["check"] == "datafiles"].iloc[0]
     assert row["status"] == "warn" and "Direct NFS" in row["detail"]
@@ -398,13 +397,16 @@ def test_a_dnfs_point_samples_the_nfs_counters_and_keeps_no_disk_series(tmp_path
 
 
 def test_datafiles_dnfs_against_a_database_without_direct_nfs(tmp_path):
-    """The recorded facts of the 19c RAC SLOB run say v$dnfs_servers is empty: slob.datafiles
-    dnfs is warned about; local datafiles are not."""
+    """The recorded facts of the 19c RAC SLOB run say v$dnfs_servers is empty: database.datafiles
+    dnfs is warned about; local datafiles are not. The one comparison with v$dnfs_servers is the
+    database's ``nfs client`` row, the same for every engine."""
     facts = json.loads((DATA / "oracle" / "facts_slob19c_rac2node.json").read_text())
     cfg, _ = slob_campaign(tmp_path, {1: [RAC]}, oracle={"dsn": "db1:1521/p30sdb", "user": "system"})
     rows = check_slob(cfg, oracle_facts=lambda params: facts)
-    assert "datafiles vs Direct NFS" not in {r["check"] for r in rows}
+    assert not [r for r in rows if r["check"] == "nfs client" and r["status"] != "pass"]
     cfg, _ = slob_campaign(tmp_path, {1: [RAC]}, oracle={"dsn": "db1:1521/p30sdb", "user": "system"},
-                           slob={**cfg.settings.model_dump(mode="json"), "datafiles": "dnfs"})
-    row = next(r for r in check_slob(cfg, oracle_facts=lambda params: facts) if r["check"] == "datafiles vs Direct NFS")
+                           database={"datafiles": "dnfs"})
+    rows = check_slob(cfg, oracle_facts=lambda params: facts)
+    row = next(r for r in rows if r["check"] == "nfs client")
     assert row["status"] == "warn" and "v$dnfs_servers is empty" in row["detail"]
+    assert len([r for r in rows if "dnfs" in r["detail"].lower() and r["status"] != "pass"]) == 1

@@ -449,5 +449,5 @@ def check_database(campaign: Campaign, *,
     except FlashpocError as error:
         return [_row(CAMPAIGN_ROW_HOST, "database", campaign.oracle.dsn, "fail", str(error))]
     rows = get_engine(campaign.engine).check_database_facts(campaign, dbfacts) + environment.database_rows(
-        dbfacts, nfs_client=campaign.oracle.nfs_client)
+        dbfacts, datafiles=campaign.database.datafiles)
     return [{**rows[0], environment.FACTS_KEY: dbfacts}, *rows[1:]] if rows else rows

@@ -196,12 +196,12 @@ def host_rows(campaign: Any, host_params: Any, facts: Mapping[str, Any]) -> list
 
 
 # -- database side -------------------------------------------------------------------------
-def database_rows(facts: Mapping[str, Any], host: str = "database", nfs_client: str | None = None) -> list[Row]:
-    """The storage rows of the database facts: the stated ``nfs_client`` (``knfs``/``dnfs``,
-    ``oracle.nfs_client``) against what the database uses, Direct NFS servers and channels, ASM
+def database_rows(facts: Mapping[str, Any], host: str = "database", datafiles: str | None = None) -> list[Row]:
+    """The storage rows of the database facts: the stated ``datafiles`` (``local``/``knfs``/``dnfs``,
+    ``database.datafiles``) against what the database uses, Direct NFS servers and channels, ASM
     disks per disk group, log_buffer, sga_max_size, awr_pdb_autoflush_enabled and CALIBRATE_IO's
     result."""
-    rows = [nfs_client_row(facts, nfs_client, host)] if nfs_client else []
+    rows = [nfs_client_row(facts, datafiles, host)] if datafiles else []
     servers = facts.get("dnfs_servers") or []
     if servers:
         small = [s for s in servers if s.get("wtmax") is not None and int(s["wtmax"]) < DNFS_MIN_WTMAX]
@@ -259,24 +259,31 @@ def database_rows(facts: Mapping[str, Any], host: str = "database", nfs_client: 
 
 
 def nfs_client_row(facts: Mapping[str, Any], stated: str, host: str = "database") -> Row:
-    """The ``nfs client`` row: the campaign says kernel NFS (``knfs``) or Direct NFS (``dnfs``);
-    a campaign stating kNFS on a database whose v$dnfs_servers lists servers fails (its results
-    would be labelled with the wrong client); one stating dNFS with none listed warns, since the
-    view stays empty until the instance opens a file on NFS."""
+    """The ``nfs client`` row, the one comparison of ``database.datafiles`` with v$dnfs_servers: a
+    campaign stating kNFS on a database whose v$dnfs_servers lists servers fails (its results
+    would be labelled with the wrong client); one stating local datafiles there warns (a SLOB
+    point's iostat series would not see that I/O); one stating dNFS with none listed warns, since
+    the view stays empty until the instance opens a file on NFS."""
     servers = facts.get("dnfs_servers") or []
     in_use = bool(servers) or bool(facts.get("dnfs")) or int(facts.get("dnfs_server_count") or 0) > 0
     if stated == "knfs" and in_use:
         return _row(host, "nfs client", "dNFS in use", "fail",
-                    f"oracle.nfs_client is knfs, but the instance talks to {len(servers) or 'some'} NFS server(s) "
+                    f"database.datafiles is knfs, but the instance talks to {len(servers) or 'some'} NFS server(s) "
                     f"through Direct NFS (v$dnfs_servers): turn Direct NFS off (make -f ins_rdbms.mk dnfs_off, "
-                    f"restart) or state nfs_client: dnfs")
+                    f"restart) or state datafiles: dnfs")
+    if stated == "local" and in_use:
+        return _row(host, "nfs client", "dNFS in use", "warn",
+                    f"database.datafiles is local, but the instance talks to {len(servers) or 'some'} NFS server(s) "
+                    f"through Direct NFS (v$dnfs_servers), whose I/O neither iostat nor the kernel's NFS counters "
+                    f"see: state datafiles: dnfs")
     if stated == "dnfs" and not in_use:
         return _row(host, "nfs client", "no dNFS server", "warn",
-                    "oracle.nfs_client is dnfs, but v$dnfs_servers is empty: Direct NFS lists a server only once "
+                    "database.datafiles is dnfs, but v$dnfs_servers is empty: Direct NFS lists a server only once "
                     "the instance has opened a file on it, so check again after the first run; if it stays empty, "
                     "Direct NFS is off (make -f ins_rdbms.mk dnfs_on) or oranfstab does not match the mounts")
-    return _row(host, "nfs client", "dNFS" if stated == "dnfs" else "kNFS", "pass",
-                "Direct NFS in use, as stated" if stated == "dnfs" else "no Direct NFS server, as stated (kernel NFS)")
+    return _row(host, "nfs client", {"dnfs": "dNFS", "knfs": "kNFS"}.get(stated, "local"), "pass",
+                "Direct NFS in use, as stated" if stated == "dnfs" else
+                f"no Direct NFS server, as stated ({'kernel NFS' if stated == 'knfs' else 'local datafiles'})")
 
 
 # -- the manifest's section and the report's conditions ------------------------------------
@@ -429,11 +436,12 @@ def _read_manifest(root: Any) -> dict[str, Any]:
 
 def manifest_conditions(manifest: Mapping[str, Any]) -> dict[str, str]:
     """:func:`conditions` of a manifest's environment section, with the NFS client the campaign
-    stated (``oracle.nfs_client`` of its parameters)."""
+    stated (``database.datafiles`` of its parameters)."""
     out = conditions(manifest.get("environment"))
-    stated = ((manifest.get("params") or {}).get("oracle") or {}).get("nfs_client")
+    stated = ((manifest.get("params") or {}).get("database") or {}).get("datafiles")
     if stated:
-        out["NFS client (stated)"] = {"knfs": "kernel NFS", "dnfs": "Direct NFS"}.get(stated, stated)
+        out["datafiles (stated)"] = {"knfs": "NFS, kernel client", "dnfs": "NFS, Direct NFS",
+                                     "local": "local disks or LUNs"}.get(stated, stated)
     return out
 
 

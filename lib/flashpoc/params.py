@@ -361,6 +361,16 @@ def standard_workloads() -> list[dict[str, Any]]:
     ]
 
 
+def check_regex(value: str | None) -> str | None:
+    """``value`` if it is a regular expression (or None), else a ValueError saying why."""
+    if value is not None:
+        try:
+            re.compile(value)
+        except re.error as error:
+            raise ValueError(f"{value!r} is not a regular expression: {error}") from None
+    return value
+
+
 def check_env_name(value: str | None) -> str | None:
     """Refuse anything but the NAME of an environment variable (the value is never echoed:
     it may be a password typed in the wrong place)."""
@@ -377,6 +387,26 @@ def slob_size_bytes(text: str) -> int:
     if text[-1:].upper() in units:
         return int(text[:-1]) * units[text[-1].upper()]
     return int(text) * 8192
+
+
+class DatabaseParams(_Strict):
+    """Where the database's datafiles are (``database:``): one fact of the database, read by every
+    engine that runs against it (SLOB, a DBA's SQL job) and by the check and the report."""
+
+    datafiles: Literal["local", "knfs", "dnfs"] | None = Field(
+        None, description="where the datafiles are: 'local' (disks or LUNs: a SLOB point's time series is "
+                          "iostat's), 'knfs' (NFS through the kernel's client: the NFS mounts' READ/WRITE from "
+                          "/proc/self/mountstats), 'dnfs' (Oracle Direct NFS: neither sees its I/O, so SLOB "
+                          "points keep no time series); the check compares it with v$dnfs_servers and the "
+                          "report states it; unset counts as local and states nothing")
+    nfs_mounts: str | None = Field(None, max_length=200,
+                                   description="regular expression of the NFS mount points of the datafiles "
+                                               "(datafiles: knfs; default every NFS mount)")
+
+    @field_validator("nfs_mounts")
+    @classmethod
+    def _regex(cls, value: str | None) -> str | None:
+        return check_regex(value)
 
 
 class CalibrateIOParams(_Strict):
@@ -402,12 +432,16 @@ class OracleParams(_Strict):
     wallet_dir: str | None = None
     wallet_password_env: str | None = None
     connect_timeout_s: float = Field(5.0, gt=0, le=600)
-    nfs_client: Literal["knfs", "dnfs"] | None = Field(
-        None, description="the NFS client the database's files are meant to go through (kernel NFS or Oracle's "
-                          "Direct NFS): the check compares it with v$dnfs_servers and the report states it")
     calibrate_io: CalibrateIOParams | None = Field(
         None, description="run DBMS_RESOURCE_MANAGER.CALIBRATE_IO in the check (off by default: it loads the "
                           "array with reads for several minutes, and needs asynchronous I/O to the data files)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _moved(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "nfs_client" in data:
+            raise ValueError("nfs_client: state it once as database.datafiles (local, knfs or dnfs)")
+        return data
 
     @field_validator("password_env", "wallet_password_env")
     @classmethod
@@ -636,6 +670,8 @@ class Campaign(_Strict):
     settings: SerializeAsAny[BaseModel] | None = Field(None, exclude=True,
                                                        description="the engine's settings (from the engine block)")
     oracle: OracleParams | None = Field(None, description="database connection for checks and AWR through SQL")
+    database: DatabaseParams = Field(DatabaseParams(), description="where the database's datafiles are (local, knfs, "
+                                                                   "dnfs), for every engine, the check and the report")
     sql_workload: SqlWorkloadParams | None = Field(None, description="a DBA's SQL script run in N sessions")
     workloads: list[Workload] = Field(default_factory=lambda: [Workload(**w) for w in standard_workloads()],
                                       max_length=256)
@@ -819,6 +855,8 @@ class Campaign(_Strict):
             dumped.pop("array")
         if self.sweep.extend_until_steady is None:  # the same: added later
             dumped["sweep"].pop("extend_until_steady")
+        if self.database == DatabaseParams():  # the same: added later
+            dumped.pop("database")
         text = json.dumps(dumped, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -828,6 +866,9 @@ class Campaign(_Strict):
         include = {"engine", "hosts", "targets"} | ({"workloads"} - self.engine_object.manifest_exclude)
         dumped = self.model_dump(mode="json", include=include)
         dumped[self.engine] = self.settings.model_dump(mode="json")  # as when each engine had a top-level key
+        if self.engine_object.datafiles_define_points:  # stored in the engine's block before database: existed
+            dumped[self.engine].update(self.database.model_dump(mode="json"))
+            dumped[self.engine]["datafiles"] = self.database.datafiles or "local"
         for key, default in getattr(self.settings, "hash_defaults", {}).items():  # keys added later, unset
             if dumped[self.engine].get(key, default) == default:
                 dumped[self.engine].pop(key, None)

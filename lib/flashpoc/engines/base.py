@@ -44,6 +44,9 @@ class Engine:
     scales_hosts: ClassVar[bool] = True
     #: campaign keys a manifest of this engine leaves out (keys the schema refuses with the engine)
     manifest_exclude: ClassVar[frozenset[str]] = frozenset()
+    #: ``database.datafiles``/``nfs_mounts`` define its points (what a point's time series counts),
+    #: so they enter the measurement hash, in its own block as when they were its keys
+    datafiles_define_points: ClassVar[bool] = False
     #: it runs rate-controlled points (``sweep.plan: rate-curve``: specs with ``rate``,
     #: :class:`flashpoc.points.PointSpec`, or its own curve: :attr:`own_rate_curve`)
     rate_curves: ClassVar[bool] = False

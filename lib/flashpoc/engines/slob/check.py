@@ -44,7 +44,7 @@ def evaluate_slob_host(campaign: Campaign, facts: dict[str, str]) -> list[Row]:
                      "warn" if missing else "pass",
                      "SLOB records host CPU and device statistics with them: install sysstat" if missing else ""))
     if "nfs_mounts" in facts:
-        rows.append(_datafiles_row(slob, host, facts["nfs_mounts"]))
+        rows.append(_datafiles_row(campaign.database, host, facts["nfs_mounts"]))
     if slob.sysdba_passwd_env:
         set_ = facts.get("passwd_env") == "set"
         rows.append(_row(host, "SYSDBA password variable", slob.sysdba_passwd_env, "pass" if set_ else "fail",
@@ -54,24 +54,24 @@ def evaluate_slob_host(campaign: Campaign, facts: dict[str, str]) -> list[Row]:
     return rows
 
 
-def _datafiles_row(slob, host: str, nfs_mounts: str) -> Row:
-    """Whether ``slob.datafiles`` (what each point's time series counts) fits the DB host's NFS
+def _datafiles_row(database, host: str, nfs_mounts: str) -> Row:
+    """Whether ``database.datafiles`` (what each point's time series counts) fits the DB host's NFS
     mounts: local datafiles beside NFS mounts warn (the series would count the local disks),
     kNFS without a matching NFS mount fails (the series would be empty)."""
     mounts = list(dict.fromkeys(m for m in nfs_mounts.split(",") if m))  # a mount point listed twice, once
-    chosen = [m for m in mounts if not slob.nfs_mounts or re.search(slob.nfs_mounts, m)]
+    chosen = [m for m in mounts if not database.nfs_mounts or re.search(database.nfs_mounts, m)]
     shown = ", ".join(mounts) if mounts else "no NFS mount"
-    if slob.datafiles == "local":
+    if database.datafiles in (None, "local"):
         return _row(host, "datafiles", f"local ({shown})", "warn" if mounts else "pass",
                     f"the DB host has NFS mounts ({', '.join(mounts)}): if the datafiles are there, set "
-                    "slob.datafiles: knfs (or dnfs for Direct NFS), else each point's time series counts the local "
+                    "database.datafiles: knfs (or dnfs for Direct NFS), else each point's time series counts the local "
                     "disks, not the database's I/O" if mounts else "each point's time series: iostat's local disks")
-    if slob.datafiles == "knfs":
+    if database.datafiles == "knfs":
         return _row(host, "datafiles", f"knfs ({shown})", "pass" if chosen else "fail",
                     f"each point's time series: the READ/WRITE of {', '.join(chosen)} (/proc/self/mountstats)"
-                    if chosen else "slob.datafiles is knfs but the DB host has no NFS mount"
-                                   + (f" matching {slob.nfs_mounts!r}" if slob.nfs_mounts and mounts else "")
-                                   + ": mount the datafiles' file system or fix slob.nfs_mounts")
+                    if chosen else "database.datafiles is knfs but the DB host has no NFS mount"
+                                   + (f" matching {database.nfs_mounts!r}" if database.nfs_mounts and mounts else "")
+                                   + ": mount the datafiles' file system or fix database.nfs_mounts")
     return _row(host, "datafiles", f"dnfs ({shown})", "pass" if mounts else "warn",
                 "Direct NFS: points keep no time series (neither iostat nor the kernel's NFS counters see its I/O)"
                 + ("" if mounts else "; the DB host has no NFS mount, which Direct NFS needs (oranfstab aside)"))
@@ -109,23 +109,5 @@ def check_slob(campaign: Campaign, *, connect: Callable[[HostParams], Any] = _ho
                          "cache, AWR licence, SLOB schemas) is not checked; set oracle.dsn and oracle.user"))
         return rows
     database = check_database(campaign, oracle_facts=oracle_facts)
-    return rows + database + _dnfs_agreement(slob, db.name, database)
+    return rows + database
 
-
-def _dnfs_agreement(slob, host: str, database: list[Row]) -> list[Row]:
-    """A warning when ``slob.datafiles`` and the database's ``direct nfs`` row (v$dnfs_servers)
-    disagree: Direct NFS in use but the time series read from iostat or the kernel's NFS counters
-    (which do not see its I/O), or ``dnfs`` set while the instance talks to no NFS server."""
-    row = next((r for r in database if r["check"] == "direct nfs"), None)
-    if row is None or not str(row["value"]).isdecimal():
-        return []
-    servers = int(row["value"])
-    if servers and slob.datafiles != "dnfs":
-        return [_row(host, "datafiles vs Direct NFS", slob.datafiles, "warn",
-                     f"the instance uses Direct NFS ({servers} server(s) in v$dnfs_servers), whose I/O neither "
-                     "iostat nor the kernel's NFS counters see: set slob.datafiles: dnfs")]
-    if not servers and slob.datafiles == "dnfs":
-        return [_row(host, "datafiles vs Direct NFS", slob.datafiles, "warn",
-                     "slob.datafiles is dnfs but v$dnfs_servers is empty (the instance does not use Direct NFS "
-                     "now; it lists servers once datafiles are opened through it)")]
-    return []

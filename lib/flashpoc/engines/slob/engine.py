@@ -17,6 +17,7 @@ class SlobEngine(Engine):
     scales_hosts = False  # one database host
     measures_oracle = True  # its rows are AWR's
     manifest_exclude = frozenset({"workloads"})  # SLOB's are slob.workloads; the schema refuses both
+    datafiles_define_points = True  # database.datafiles picks each point's time series
 
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
         """SLOB on the database host and the database (not the load hosts' targets: SLOB has none)."""

@@ -82,7 +82,7 @@ def run_point(wb, spec: PointSpec, pid: str, on_line=None) -> tuple[dict[str, An
         return run_slob(wb.host(db), definition["conf"], f"{db.workdir}/{cfg.campaign}/{phase}/{pid}",
                         home=cfg.settings.home, schemas=schemas, threads=threads, env_file=cfg.settings.env_file,
                         timeout_s=timeout, purpose=purpose, on_line=on_line,
-                        sample_nfs=cfg.settings.datafiles != "local")
+                        sample_nfs=cfg.database.datafiles not in (None, "local"))
 
     if cfg.oracle is not None:
         run, sql_metrics, rows_file = with_snapshots(cfg, run)
@@ -92,8 +92,8 @@ def run_point(wb, spec: PointSpec, pid: str, on_line=None) -> tuple[dict[str, An
         tail = "\n".join(run.console.strip().splitlines()[-15:])
         raise RemoteError(f"{db.name}: {purpose}: runit.sh exited {run.exit_code}:\n{tail}")
     try:
-        metrics, intervals = read_slob_run(run.files, cfg.settings.iostat_devices, datafiles=cfg.settings.datafiles,
-                                           nfs_mounts=cfg.settings.nfs_mounts)
+        metrics, intervals = read_slob_run(run.files, cfg.settings.iostat_devices, datafiles=cfg.database.datafiles or "local",
+                                           nfs_mounts=cfg.database.nfs_mounts)
     except (ParseError, FlashpocError) as error:
         if sql_metrics is None:
             raise RemoteError(f"{db.name}: {purpose}: {error}") from None

@@ -8,7 +8,7 @@ the snapshot window); ``mpstat.out`` adds the DB host's CPU use seen by the OS o
 window (``mpstat_*_pct``: means of the ``all`` rows whose clock time lies between the
 snapshots' begin and end times), and ``tm.out`` the seconds runit.sh measured (``tm_s``).
 ``iostat.out`` gives the point's time series (:func:`iostat_intervals`), or, when the datafiles
-are on NFS through the kernel's client (``slob: datafiles: knfs``), ``mountstats.out`` does
+are on NFS through the kernel's client (``database: datafiles: knfs``), ``mountstats.out`` does
 (the NFS mounts' READ/WRITE, :func:`flashpoc.parse.mountstats.nfs_intervals`): the local disks
 are not the database's I/O then. Direct NFS (``dnfs``) I/O is in neither, so a dNFS point keeps
 no time series (its figures are the AWR report's).
@@ -37,7 +37,7 @@ INTERVAL_SOURCES = {
     "knfs": "NFS client: READ/WRITE of the datafiles' NFS mounts (/proc/self/mountstats, as nfsiostat)",
     "dnfs": "none: Direct NFS I/O is seen by neither iostat nor the kernel's NFS counters (AWR figures only)",
 }
-"""What a SLOB point's time series counts, by ``slob: datafiles:`` (the point's ``intervals_source``)."""
+"""What a SLOB point's time series counts, by ``database: datafiles:`` (the point's ``intervals_source``)."""
 RAC_REPORTS = ("awr_rac.txt", "awr_rac.html.gz", "awr_rac.html")
 RUN_FILES = (*INSTANCE_REPORTS, *RAC_REPORTS, "statspack.txt", "iostat.out", "mpstat.out", "vmstat.out", "tm.out")
 """The files SLOB's runit.sh leaves in a run directory that flashpoc reads (a directory with none
@@ -71,7 +71,7 @@ def read_slob_run(files: Mapping[str, bytes | str], devices: str | None = None, 
         files: the run's files.
         devices: regular expression of the iostat devices of the time series (default
             :data:`PHYSICAL_DEVICES`).
-        datafiles: ``local``, ``knfs`` or ``dnfs`` (``slob: datafiles:``): which counters make
+        datafiles: ``local``, ``knfs`` or ``dnfs`` (``database: datafiles:``): which counters make
             the time series (:data:`INTERVAL_SOURCES`).
         nfs_mounts: regular expression of the datafiles' NFS mount points (``knfs``; default all).
 

@@ -40,7 +40,7 @@ CONF_MARK = "rendered by flashpoc"
 MAX_RUN_BYTES = 256 * 1024**2
 
 MOUNTSTATS_FILE = "mountstats.out"
-"""The run's samples of the NFS client's counters (``slob: datafiles: knfs``/``dnfs``), see
+"""The run's samples of the NFS client's counters (``database: datafiles: knfs``/``dnfs``), see
 :mod:`flashpoc.parse.mountstats`."""
 SAMPLE_S = 3
 """Seconds between two samples of /proc/self/mountstats (iostat's interval in SLOB's runit.sh)."""

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ...params import Flag, Name, _check_path, _some_workloads, _Strict, check_env_name, slob_size_bytes
+from ...params import Flag, Name, _check_path, _some_workloads, _Strict, check_env_name, check_regex, slob_size_bytes
 from .plan import SIZE_RE as SLOB_SIZE_RE
 from .plan import SlobConf
 
@@ -106,16 +105,9 @@ class SlobSettings(_Strict):
                                                    "each point's time series (default: whole sd/nvme/vd disks, no dm or "
                                                    "md devices, which would count multipath or LVM I/O twice)")
     #: keys added later, left out of the measurement hash at these values so that the campaigns
-    #: measured before them keep their hash (and their stored points)
+    #: measured before them keep their hash (and their stored points); ``database.datafiles`` and
+    #: ``nfs_mounts`` are hashed in this block (Engine.datafiles_define_points), where they were first
     hash_defaults: ClassVar[dict[str, Any]] = {"datafiles": "local", "nfs_mounts": None}
-    datafiles: Literal["local", "knfs", "dnfs"] = Field(
-        "local", description="where the datafiles are: 'local' (disks or LUNs: the time series is iostat's), "
-                             "'knfs' (NFS through the kernel's client: the series is the NFS mounts' READ/WRITE "
-                             "from /proc/self/mountstats), 'dnfs' (Oracle Direct NFS: neither sees its I/O, so "
-                             "points keep no time series)")
-    nfs_mounts: str | None = Field(None, max_length=200,
-                                   description="regular expression of the NFS mount points of the datafiles "
-                                               "(datafiles: knfs; default every NFS mount)")
     workloads: list[SlobWorkload] = Field(default_factory=lambda: [SlobWorkload(**w) for w in slob_seed_workloads()],
                                           max_length=256)
 
@@ -129,15 +121,18 @@ class SlobSettings(_Strict):
     def _passwd_env(cls, value: str | None) -> str | None:
         return check_env_name(value)
 
-    @field_validator("iostat_devices", "nfs_mounts")
+    @model_validator(mode="before")
+    @classmethod
+    def _moved(cls, data: Any) -> Any:
+        moved = [key for key in ("datafiles", "nfs_mounts") if isinstance(data, dict) and key in data]
+        if moved:
+            raise ValueError(f"{moved[0]}: state it once as database.{moved[0]} (the database's, read by every engine)")
+        return data
+
+    @field_validator("iostat_devices")
     @classmethod
     def _devices(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                re.compile(value)
-            except re.error as error:
-                raise ValueError(f"{value!r} is not a regular expression: {error}") from None
-        return value
+        return check_regex(value)
 
     @field_validator("scale")
     @classmethod
