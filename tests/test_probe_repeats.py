@@ -76,6 +76,7 @@ def test_plateau_share_on_the_seed_is_the_measured_iops_over_the_plateau_level()
     assert plateau_share(seed, 100) == pytest.approx(558627.66 / plateau, rel=1e-9)
     assert plateau_share(seed, 200) == pytest.approx(638711.22 / plateau, rel=1e-9)
     assert plateau_share(seed, 150) == pytest.approx((558627.66 + 638711.22) / 2 / plateau, rel=1e-9)
-    assert plateau_share(seed, 50) == plateau_share(seed, 100) and plateau_share(seed, 300) == plateau_share(seed, 900) == 1.0
+    assert plateau_share(seed, 50) == plateau_share(seed, 100)
+    assert plateau_share(seed, 300) == plateau_share(seed, 900) == 1.0
     with pytest.raises(AnalysisError, match="3 or more distinct thread counts, got 2"):
         plateau_share(seed[:2], 100)

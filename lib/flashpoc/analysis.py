@@ -431,8 +431,8 @@ def knee_interval(points: Sequence[Point], *, n_boot: int = 200, seed: int = 0) 
     if knee is None:
         return None
     rng = np.random.default_rng(seed)
-    knees = [k.threads for k in (find_knee([pts[i] for i in row]) for row in rng.integers(0, len(pts), (n_boot, len(pts))))
-             if k is not None]
+    resamples = rng.integers(0, len(pts), size=(n_boot, len(pts)))
+    knees = [k.threads for k in (find_knee([pts[i] for i in row]) for row in resamples) if k is not None]
     if not knees:
         return knee.threads, knee.threads
     lo, hi = (int(np.quantile(knees, q, method="inverted_cdf")) for q in _RANGE_QUANTILES)
