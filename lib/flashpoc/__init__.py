@@ -4,8 +4,9 @@ Stages: :mod:`flashpoc.params` (validated campaign parameters), :mod:`flashpoc.p
 (pure job planning), :mod:`flashpoc.run` (the only modules that touch hosts),
 :mod:`flashpoc.parse` (pure output parsing), :mod:`flashpoc.store` (results on disk),
 :mod:`flashpoc.analysis` (saturation, knee, SLO), :mod:`flashpoc.chart` and
-:mod:`flashpoc.report` (charts and offline reports), :mod:`flashpoc.phases` (the four
-phases the notebooks call).
+:mod:`flashpoc.report` (charts and offline reports), :mod:`flashpoc.session`,
+:mod:`flashpoc.probe`, :mod:`flashpoc.sweep`, :mod:`flashpoc.results` and
+:mod:`flashpoc.reporting` (the four phases), gathered in :mod:`flashpoc.phases` for the notebooks.
 """
 
 __version__ = "0.1.0"

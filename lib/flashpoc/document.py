@@ -178,7 +178,7 @@ def headline(report) -> str:
 def verdict_lines(report, context: Context) -> list[str]:
     """The saturation probe's answer (its first paragraph, as the probe gives it) and the
     verdict on hosts or array, each a paragraph."""
-    from .phases import probe_text
+    from .probe import probe_text
 
     lines = []
     if context.probe is not None:
@@ -508,7 +508,7 @@ def results(report, context: Context) -> list[DocSection]:
     spread += with_lead("wait_histogram")
     probe: list[Any] = []
     if context.probe is not None:
-        from .phases import probe_text
+        from .probe import probe_text
 
         probe = [probe_text(context.probe)]
         if "probe_curve" in charts:

@@ -33,7 +33,7 @@ def wait_histograms(cfg, detail: pd.DataFrame) -> pd.DataFrame:
         One row per [config,] workload and bucket (:data:`BUCKET_COLUMNS`); empty when no point
         has a histogram.
     """
-    from .phases import campaign_roots
+    from .results import campaign_roots
     from .store import CampaignStore
 
     cfg = cfg.resolved()

@@ -42,7 +42,7 @@ from .run.hosts import quote
 
 if TYPE_CHECKING:
     from .params import HostParams, TargetParams
-    from .phases import Workbench
+    from .session import Workbench
 
 #: the records' folder in the campaign's results (one JSON per host and target), as vdbench's fills
 RECORD_DIR = "targets"
@@ -231,7 +231,7 @@ def fill_targets(wb: Workbench) -> list[dict[str, Any]]:
 def _fill_host(wb: Workbench, host_params: HostParams, wanted: list[TargetParams], identities: dict[str, str]
                ) -> list[dict[str, Any]]:
     """Fill ``wanted`` on one host by the engine, read a sample of each back and record it; the records."""
-    from .phases import target_sizes
+    from .session import target_sizes
 
     engine = get_engine(wb.cfg.engine)
     host = wb.host(host_params)

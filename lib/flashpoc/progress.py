@@ -376,7 +376,7 @@ def probe_lines(cfg) -> list[str]:
     probe = CampaignStore(cfg.resolved().results_path()).current_probe(cfg.resolved().measurement_hash())
     if probe is None:
         return []
-    from .phases import probe_answer_text
+    from .probe import probe_answer_text
 
     answer = probe.get("answer") or probe_answer_text(probe)  # the same words as notebook 02 and the report
     lines = textwrap.wrap(f"probe: {answer}", width=90, subsequent_indent="  ")
@@ -398,11 +398,12 @@ def closing_summary(cfg, width: int = 100, *, reported: bool = True) -> list[str
     """What a batch run ends with: each workload's max IOPS, IOPS at the SLO and knee, the probe's
     answer and verdict, the points that were not steady, and where the report is (``reported``:
     written by this run, else said to be older). Empty without sweep points."""
-    from . import phases, summary
+    from . import summary
     from .texttable import text_table
+    from .results import load_results
 
     cfg = cfg.resolved()
-    points = phases.load_results(cfg, "sweep")
+    points = load_results(cfg, "sweep")
     if points.empty:
         return []
     rows = []

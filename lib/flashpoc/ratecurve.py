@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 from .engines import get_engine
 
 if TYPE_CHECKING:
-    from .phases import Workbench
+    from .session import Workbench
 
 
 def measure_rate_curves(wb: Workbench, plan: dict[str, list[int]], bar, runtime_s: int) -> list[dict[str, Any]]:
     """For each workload and thread count of ``plan``: its uncontrolled maximum, then each rate
     of ``sweep.curve_pct`` of it (:meth:`flashpoc.engines.base.Engine.measure_rate_step`), until a
     step's mean latency passes ``sweep.stop_ms``; every row, in order."""
-    from .phases import _measure
+    from .session import _measure
 
     cfg = wb.cfg
     engine = get_engine(cfg.engine)
