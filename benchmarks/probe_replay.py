@@ -29,20 +29,20 @@ of 2 %, ratios default/guide in threads, relative, share of the plateau:
   default 32: 146, 96: 40, 48: 35, 64: 34; the guide found no plateau by 40 threads in 192 of 300
   and so answered 40: a small spread; 41 default replays reached a count the run never measured).
 
-With the fit's own plateau start as the answer (before the bootstrap's median) run 1 gave 1.34
-in threads. Rules tried on the three runs and not adopted: the fewest threads at which the
-fitted concave curve reaches 95 % of the plateau level (1.08, 1.08, 2.39 in threads) or 90 %
-(0.59, 0.78, 1.17; shares 0.30, 0.44, 0.80, but its answers reach only 89-92 % of the plateau,
-where the sweep would stop); gain_pct raised to the measured noise (one or two sigma: 1.11-1.33
-in threads, worse). A larger refine budget (``probe.refine_points`` 3: bisections and repeats
-around the candidate) narrows the spread in threads to 0.93, 0.64 and 0.72 on runs 3, 1 and 2,
-but measures 7.7-8.1 points instead of 5.9-6.1 (about 0.45 of the guide's device time, over the
-0.35 goal), and 140 to 252 of its 300 replays reached counts the runs never measured (left
-out), so the replay cannot vouch for it. No rule meets the goal in threads on every run: this
-disk's IOPS creep up by about 10 % from 32 to 128 threads, so where the last 2 % are gained moves
-by tens of threads with 2-3 % of point-to-point noise, while the guide's grid cannot answer above
-40. A count the run
-measured only once or twice (a refine point) varies less in the replay than on the disk.
+With the fit's own plateau start as the answer (before the bootstrap's median) run 1 gave 1.34 in
+threads. Rules tried on the three runs and not adopted: the fewest threads at which the fitted
+concave curve reaches 95 % of the plateau level (1.08, 1.08, 2.39 in threads) or 90 % (0.59, 0.78,
+1.17; shares 0.30, 0.44, 0.80, but its answers reach only 89-92 % of the plateau, where the sweep
+would stop); gain_pct raised to the measured noise (one or two sigma: 1.11-1.33 in threads,
+worse). A larger refine budget (``probe.refine_points`` 3: bisections and repeats around the
+candidate) narrows the spread in threads to 0.93, 0.64 and 0.72 on runs 3, 1 and 2, but measures
+7.7-8.1 points instead of 5.9-6.1 (an estimated 0.45 of the guide's device time, 0.34 x 7.8 / 5.9,
+over the 0.35 goal), and 140 to 252 of its 300 replays reached counts the runs never measured
+(left out), so the replay cannot vouch for it. No rule meets the goal in threads on every run:
+this disk's IOPS creep up by about 10 % from 32 to 128 threads, so where the last 2 % are gained
+moves by tens of threads with 2-4 % of point-to-point noise, while the guide's grid cannot answer
+above 40. A count the run measured only once or twice (a refine point) varies less in the replay
+than on the disk.
 """
 
 from __future__ import annotations
