@@ -58,7 +58,7 @@ def test_the_answer_is_steady_across_combinations_of_the_recorded_repeats():
 
 def test_the_share_of_the_plateau_reached_at_each_recorded_answer():
     """What each recorded answer means for IOPS, read on one curve fitted to every recorded probe point
-    (benchmarks/probe_replay.py's third yardstick): the default's answers, 32 to 64 threads apart, reach
+    (benchmarks/probe_replay.py's third yardstick): the default's answers (32, 48 and 64 threads) reach
     89 to 96 % of the plateau; the guide's (16, 24, and none: its sweep went to 40) 77 to 91 %."""
     every = [p for points in recorded().values() for p in points]
     shares = {t: round(plateau_share(every, t), 3) for t in (16, 24, 32, 40, 48, 64)}
