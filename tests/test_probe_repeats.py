@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from flashpoc.analysis import Point, find_saturation
+from flashpoc.analysis import Point, find_saturation, plateau_share
+from flashpoc.errors import AnalysisError
 
 DATA = Path(__file__).parent / "data" / "probe" / "probe_repeats_randread4k.csv"
+SEED = Path(__file__).parent / "data" / "seed_probe.csv"
 LADDER = (16, 32, 64, 128, 256)  # the default probe's doubling from 16 threads
 
 
@@ -52,3 +54,29 @@ def test_the_answer_is_steady_across_combinations_of_the_recorded_repeats():
     by_count = {t: [p for r in (1, 2, 5) for p in probes[("default", r)] if p.threads == t] for t in LADDER}
     answers = Counter(find_saturation(list(points)).threads for points in itertools.product(*by_count.values()))
     assert answers == {64: 171, 32: 36, 128: 36}
+
+
+def test_the_share_of_the_plateau_reached_at_each_recorded_answer():
+    """What each recorded answer means for IOPS, read on one curve fitted to every recorded probe point
+    (benchmarks/probe_replay.py's third yardstick): the default's answers (32, 48 and 64 threads) reach
+    89 to 96 % of the plateau; the guide's (16, 24, and none: its sweep went to 40) 77 to 91 %."""
+    every = [p for points in recorded().values() for p in points]
+    shares = {t: round(plateau_share(every, t), 3) for t in (16, 24, 32, 40, 48, 64)}
+    assert shares == {16: 0.769, 24: 0.864, 32: 0.886, 40: 0.908, 48: 0.93, 64: 0.964}
+    default = [shares[t] for t in (32, 48, 64)]
+    guide = [shares[t] for t in (16, 40, 24)]
+    assert round(max(default) - min(default), 3) == 0.078 and round(max(guide) - min(guide), 3) == 0.139
+
+
+def test_plateau_share_on_the_seed_is_the_measured_iops_over_the_plateau_level():
+    """The seed's curve is concave already: the fit goes through 100 and 200 threads and pools the three flat
+    counts, so the share is the measured IOPS over their mean."""
+    seed = [Point(int(r["threads"]), float(r["iops"]), float(r["latency_ms"])) for r in csv.DictReader(SEED.open())]
+    plateau = (655968.63 + 655948.78 + 655956.88) / 3
+    assert plateau_share(seed, 100) == pytest.approx(558627.66 / plateau, rel=1e-9)
+    assert plateau_share(seed, 200) == pytest.approx(638711.22 / plateau, rel=1e-9)
+    assert plateau_share(seed, 150) == pytest.approx((558627.66 + 638711.22) / 2 / plateau, rel=1e-9)
+    assert plateau_share(seed, 50) == plateau_share(seed, 100)
+    assert plateau_share(seed, 300) == plateau_share(seed, 900) == 1.0
+    with pytest.raises(AnalysisError, match="3 or more distinct thread counts, got 2"):
+        plateau_share(seed[:2], 100)

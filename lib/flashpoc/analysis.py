@@ -410,6 +410,58 @@ def find_knee(points: Sequence[Point]) -> Point | None:
     return next(p for p in pts if p.threads == threads[k])
 
 
+def knee_interval(points: Sequence[Point], *, n_boot: int = 200, seed: int = 0) -> tuple[int, int] | None:
+    """How far the knee (:func:`find_knee`) moves when the same curve is measured again: the central
+    90 % of the knees of ``n_boot`` bootstrap resamples of ``points`` (drawn with replacement, a
+    count drawn twice pooled), widened to include the curve's own knee.
+
+    On a gently bending, noisy curve the knee's place is uncertain by more than the spacing of the
+    points: two curves' knees agree when their intervals overlap (benchmarks/probe_strategies.py).
+    Resamples without a knee (too few distinct counts drawn) are left out.
+
+    Returns:
+        ``(low, high)`` thread counts, or None when the curve has no knee.
+
+    Raises:
+        AnalysisError: No points, a non-Point, bad ``n_boot``.
+    """
+    pts = _check_points(points)
+    n_boot = _whole("n_boot", n_boot)
+    knee = find_knee(pts)
+    if knee is None:
+        return None
+    rng = np.random.default_rng(seed)
+    resamples = rng.integers(0, len(pts), size=(n_boot, len(pts)))
+    knees = [k.threads for k in (find_knee([pts[i] for i in row]) for row in resamples) if k is not None]
+    if not knees:
+        return knee.threads, knee.threads
+    lo, hi = (int(np.quantile(knees, q, method="inverted_cdf")) for q in _RANGE_QUANTILES)
+    return min(lo, knee.threads), max(hi, knee.threads)
+
+
+def plateau_share(points: Sequence[Point], threads: int) -> float:
+    """The share (0..1) of the plateau's IOPS the curve reaches at ``threads``: the least-squares
+    non-decreasing concave curve through ``points`` (:func:`find_saturation`'s model of the curve,
+    repeats pooled) read at ``threads`` (linear between measured counts, the lowest count's value
+    below it, the highest's above it), over the curve's highest value.
+
+    What an answer means for IOPS: on a curve that creeps up slowly, answers far apart in threads
+    reach nearly the same share (benchmarks/probe_replay.py compares probe methods this way).
+
+    Raises:
+        AnalysisError: No points, a non-Point, fewer than 3 distinct thread counts, no IOPS, or
+            ``threads`` not a whole number >= 1.
+    """
+    pts = _check_points(points)
+    at = _whole("threads", threads)
+    counts, means, weights = _pool([p.threads for p in pts], [p.iops for p in pts])
+    if len(counts) < MIN_DISTINCT_THREADS or max(means) <= 0:
+        raise AnalysisError(f"plateau_share needs IOPS at {MIN_DISTINCT_THREADS} or more distinct thread counts, "
+                            f"got {len(counts)}")
+    fitted, _ = _concave_fit(counts, means, weights)
+    return float(np.interp(at, counts, fitted) / fitted[-1])
+
+
 def iops_at_latency(points: Sequence[Point], latency_ms: float) -> dict:
     """IOPS the curve delivers at a latency SLO, interpolated between measured points.
 
