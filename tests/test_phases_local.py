@@ -107,14 +107,16 @@ def test_points_keep_their_time_series_and_latency_histogram(tmp_path):
     """Real fio with 1 s interval logs: the stored series, histogram and the report's views of them."""
     require_fio()
     cfg = campaign_from_dict(quick_campaign(
-        tmp_path, fio={"runtime_s": 6, "ramp_s": 1},
+        tmp_path, fio={"runtime_s": 8, "ramp_s": 1},
         workloads=[{"name": "oltp-8k", "rw": "randrw", "rwmixread": 70, "bs": "8k"}]))
     phases.run_check(cfg)
     row = phases.run_sweep(cfg, {"oltp-8k": [2]}, progress=False).iloc[0]
     point = tmp_path / "results" / "quick" / "points" / "sweep" / row["point_id"]
     intervals = pd.read_csv(point / "intervals.csv")
-    # windows end 1 s apart after the 1 s ramp; only windows both jobs logged are kept
-    assert list(intervals["second"]) == [2.0 + i for i in range(len(intervals))] and len(intervals) >= 2
+    # windows end on whole seconds after the 1 s ramp; only windows both jobs logged are kept (on a busy
+    # machine fio logs a window late now and then, and that window is left out, not shifted)
+    seconds = list(intervals["second"])
+    assert seconds == sorted(set(seconds)) and all(s == int(s) and 2 <= s <= 9 for s in seconds)
     assert not intervals["warmup"].any()
     assert (intervals["iops"] == intervals["read_iops"] + intervals["write_iops"]).all()
     assert intervals["iops"].mean() == pytest.approx(row["iops"], rel=0.25)
