@@ -7,7 +7,9 @@ their ids and are reused.
 
 Real engines where they run here: fio, the real vdbench (``.engines/vdbench``; skipped saying so
 without it), dd for the example engine; SLOB through its runit.sh REPLAY DOUBLE on recorded runs
-(tests/replay/slob_replay.py).
+(tests/replay/slob_replay.py); HammerDB through its hammerdbcli REPLAY DOUBLE on the recorded
+runs of real HammerDB 6.0 on PostgreSQL 15 (tests/replay/hammerdb_replay.py: a real point takes
+whole minutes; tests/test_hammerdb_measure_real.py runs the real one end to end).
 """
 
 from __future__ import annotations
@@ -31,9 +33,10 @@ from flashpoc.session import Workbench, campaign_from_manifest, point_spec
 from flashpoc.store import CampaignStore
 
 sys.path.insert(0, str(Path(__file__).parent / "replay"))
+import hammerdb_replay  # noqa: E402
 import slob_replay  # noqa: E402
 
-PLAN = {"fio": "randread-4k", "vdbench": "rr", "slob": "slob-read", "ddread": "ddr"}
+PLAN = {"fio": "randread-4k", "vdbench": "rr", "slob": "slob-read", "ddread": "ddr", "hammerdb": "tprocc"}
 """The read workload each case's probe and sweep measure (at 1 and 2 threads)."""
 
 
@@ -69,6 +72,16 @@ def slob_case(tmp_path: Path) -> dict:
     }
 
 
+def hammerdb_case(tmp_path: Path) -> dict:
+    home = hammerdb_replay.install(tmp_path / "HammerDB", sys.executable, {1: "sweep_1vu", 2: "sweep_2vu"})
+    return {
+        "campaign": "contract", "engine": {"hammerdb": {**hammerdb_replay.SETTINGS, "hammerdb_dir": str(home)}},
+        "hosts": [{"name": "load1", "address": "localhost", "workdir": str(tmp_path / "work")}],
+        "probe": {"strategy": "linear", "min_threads": 1, "max_threads": 2, "step": 1},
+        "results_dir": str(tmp_path / "results"),
+    }
+
+
 def ddread_case(tmp_path: Path) -> dict:
     data = tmp_path / "data.img"
     data.write_bytes(bytes(range(256)) * (16 * 4096))  # 16 MiB the dd reads
@@ -83,7 +96,8 @@ def ddread_case(tmp_path: Path) -> dict:
     }
 
 
-CASES = {"fio": fio_case, "vdbench": vdbench_case, "slob": slob_case, "ddread": ddread_case}
+CASES = {"fio": fio_case, "vdbench": vdbench_case, "slob": slob_case, "hammerdb": hammerdb_case,
+         "ddread": ddread_case}
 
 
 @pytest.fixture(params=[*engines.engine_names(), "ddread"])
@@ -124,6 +138,10 @@ def test_point_ids_are_deterministic_and_apart(case):
         assert all(k.endswith("_r1") for k in keys_again)
 
 
+RECORDED = {"hammerdb": [11088, 9341]}
+"""The sweep's rates of the replayed engines: HammerDB's TEST RESULT NOPM of the recorded 1- and 2-VU runs."""
+
+
 def test_rows_have_the_common_schema_and_a_rerun_reuses_every_point(case, monkeypatch):
     name, values = case
     cfg = campaign_from_dict(values)
@@ -135,15 +153,18 @@ def test_rows_have_the_common_schema_and_a_rerun_reuses_every_point(case, monkey
     workload = cfg.engine_workloads[0]
     common = set(base_row(cfg, phase="sweep", point_id="x", engine=name, workload=workload, iodepth=1, threads=1,
                           outstanding=1, hosts=["h"], runtime_s=1, ramp_s=0, repeat=0, wall_s=0.0))
-    assert common | {"iops", "lat_mean_ms", "reused"} <= set(rows.columns)
+    rate, latency = engine.rate_column, engine.latency_column  # the engine's own: HammerDB's NOPM, ...
+    assert common | {rate, latency, "reused"} <= set(rows.columns)
     assert list(rows["threads"]) == [1, 2] and set(rows["engine"]) == {name} and not rows["reused"].any()
-    assert rows["point_id"].is_unique and (rows["iops"] > 0).all() and (rows["lat_mean_ms"] > 0).all()
+    assert rows["point_id"].is_unique and (rows[rate] > 0).all() and (rows[latency] > 0).all()
     assert [p["threads"] for p in probe["points"]] == [1, 2]
+    if name in RECORDED:  # a replayed engine: the recorded runs' numbers, as printed
+        assert list(rows[rate]) == RECORDED[name]
 
     _forbid_runs(monkeypatch, engine)
     again = phases.run_sweep(cfg, plan, progress=False)
     assert again["reused"].all() and list(again["point_id"]) == list(rows["point_id"])
-    assert list(again["iops"]) == list(rows["iops"])
+    assert list(again[rate]) == list(rows[rate])
     assert phases.run_probe(cfg, progress=False)["points"] == probe["points"]
 
 
@@ -169,8 +190,9 @@ def test_the_safety_gate_refuses_a_write_workload_on_a_target_holding_data(case,
     assert not (tmp_path / "results" / cfg.campaign / "points").exists()
 
 
-VERSION = {"fio": r"^\d+\.\d+", "vdbench": r"^5\.04\.06$"}
-"""What the manifest says of the engines whose check finds their version (vdbench: the kit's)."""
+VERSION = {"fio": r"^\d+\.\d+", "vdbench": r"^5\.04\.06$", "hammerdb": r"^v6\.0$"}
+"""What the manifest says of the engines whose check finds their version (vdbench: the kit's;
+HammerDB: its banner in the recorded check)."""
 
 
 def test_the_engine_version_lands_in_the_manifest(case):
