@@ -123,7 +123,11 @@ CASES = {"fio": fio_case, "vdbench": vdbench_case, "slob": slob_case, "hammerdb"
          "sqlscript": sqlscript_case, "ddread": ddread_case}
 
 
-@pytest.fixture(params=[*engines.engine_names(), "ddread"])
+REAL = {"fio": pytest.mark.fio, "vdbench": pytest.mark.vdbench}
+"""The markers of the cases that run the real engine (the others replay recorded runs, or run dd)."""
+
+
+@pytest.fixture(params=[pytest.param(name, marks=REAL.get(name, ())) for name in [*engines.engine_names(), "ddread"]])
 def case(request, tmp_path, monkeypatch) -> tuple[str, dict]:
     """(engine name, the parameters of a small campaign of it); the example engine registered for the test."""
     monkeypatch.setattr(engines, "_REGISTRY", dict(engines._REGISTRY))
