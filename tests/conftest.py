@@ -51,8 +51,8 @@ def _mark_what_it_runs(item) -> None:
     """Mark ``item`` with what it runs, so that ``-m "not fio"`` (and ``ssh``, ``vdbench``,
     ``hammerdb``) leaves out every test that needs the part, whether or not the test says so: the
     engine's marker when the test function, a fixture of these tests it uses, or a function of its
-    module they call finds the real engine (:data:`RUNS`), ``ssh`` or ``hammerdb`` for the fixtures that start a server
-    (:data:`FIXTURE_MARKS`). A test whose engine is found elsewhere (a parametrized case) carries
+    module they call finds the real engine (:data:`RUNS`), ``ssh`` or ``hammerdb`` for the fixtures
+    that start a server (:data:`FIXTURE_MARKS`). A test whose engine is found elsewhere (a parametrized case) carries
     the marker itself."""
     import inspect
 
