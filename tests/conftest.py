@@ -36,7 +36,47 @@ def pytest_collection_modifyitems(config, items):
             group = item.module.__name__ if definition.scope == "module" else name
             item.add_marker(pytest.mark.xdist_group(group))
             break
+    for item in items:
+        _mark_what_it_runs(item)
     items.sort(key=_start_order)
+
+
+RUNS = {"fio": "require_fio(", "vdbench": "real_vdbench(", "hammerdb": "real_hammerdb("}
+"""The marker of a real engine and the call a test (or a fixture it uses) makes to find it."""
+FIXTURE_MARKS = {"sshd": "ssh", "postgres_server": "hammerdb"}
+"""The marker a test gets for using a fixture: the real sshd on 127.0.0.1, HammerDB's PostgreSQL."""
+
+
+def _mark_what_it_runs(item) -> None:
+    """Mark ``item`` with what it runs, so that ``-m "not fio"`` (and ``ssh``, ``vdbench``,
+    ``hammerdb``) leaves out every test that needs the part, whether or not the test says so: the
+    engine's marker when the test function, a fixture of these tests it uses, or a function of its
+    module they call finds the real engine (:data:`RUNS`), ``ssh`` or ``hammerdb`` for the fixtures
+    that start a server (:data:`FIXTURE_MARKS`). A test whose engine is found elsewhere (a parametrized case) carries
+    the marker itself."""
+    import inspect
+
+    fixtures = getattr(item, "_fixtureinfo").name2fixturedefs
+    todo = [getattr(item, "function", None)] + [defs[-1].func for defs in fixtures.values()]
+    helpers = {name: f for name, f in vars(item.module).items() if inspect.isfunction(f)}
+    seen, sources = set(), []
+    while todo:  # the test, its fixtures and the functions of its module they call, in turn
+        function = todo.pop()
+        if function in seen or not inspect.isfunction(function) or not Path(
+                function.__code__.co_filename).resolve().is_relative_to(TESTS):
+            continue
+        seen.add(function)
+        try:
+            source = inspect.getsource(function)
+        except OSError:
+            continue
+        sources.append(source)
+        todo += [f for name, f in helpers.items() if f"{name}(" in source]
+    text = "\n".join(sources)
+    marks = {mark for mark, call in RUNS.items() if call in text}
+    marks |= {mark for name, mark in FIXTURE_MARKS.items() if name in fixtures}
+    for mark in sorted(marks - {m.name for m in item.iter_markers()}):
+        item.add_marker(getattr(pytest.mark, mark))
 
 
 SLOW_FIRST = ("test_hammerdb_real", "test_multihost", "test_cli", "test_notebooks", "test_vdbench_real",

@@ -7,7 +7,12 @@ their ids and are reused.
 
 Real engines where they run here: fio, the real vdbench (``.engines/vdbench``; skipped saying so
 without it), dd for the example engine; SLOB through its runit.sh REPLAY DOUBLE on recorded runs
-(tests/replay/slob_replay.py).
+(tests/replay/slob_replay.py); the DBA's job (sqlscript) on the Oracle REPLAY DOUBLE
+(tests/replay/oracle_replay.py), its runs being the loop's points of phase ``sql`` (ids, row,
+reuse without connecting, the database's version in the manifest; no probe, sweep or target);
+HammerDB through its hammerdbcli REPLAY DOUBLE on the recorded
+runs of real HammerDB 6.0 on PostgreSQL 15 (tests/replay/hammerdb_replay.py: a real point takes
+whole minutes; tests/test_hammerdb_measure_real.py runs the real one end to end).
 """
 
 from __future__ import annotations
@@ -31,19 +36,21 @@ from flashpoc.session import Workbench, campaign_from_manifest, point_spec
 from flashpoc.store import CampaignStore
 
 sys.path.insert(0, str(Path(__file__).parent / "replay"))
+import hammerdb_replay  # noqa: E402
 import slob_replay  # noqa: E402
+from oracle_replay import ReplayDatabase  # noqa: E402
 
-PLAN = {"fio": "randread-4k", "vdbench": "rr", "slob": "slob-read", "ddread": "ddr"}
+PLAN = {"fio": "randread-4k", "vdbench": "rr", "slob": "slob-read", "ddread": "ddr", "hammerdb": "tprocc"}
 """The read workload each case's probe and sweep measure (at 1 and 2 threads)."""
 
 
-def fio_case(tmp_path: Path) -> dict:
+def fio_case(tmp_path: Path, monkeypatch) -> dict:
     require_fio()
     return quick_campaign(tmp_path, workloads=[{"name": "randread-4k", "rw": "randread", "bs": "4k"}],
                           probe={"strategy": "linear", "min_threads": 1, "max_threads": 2, "step": 1})
 
 
-def vdbench_case(tmp_path: Path) -> dict:
+def vdbench_case(tmp_path: Path, monkeypatch) -> dict:
     return {
         "campaign": "contract", "engine": {"vdbench": {"elapsed_s": 2, "interval_s": 1, "openflags": "o_direct"}},
         "hosts": [{"name": "local", "address": "localhost", "vdbench": str(real_vdbench()),
@@ -56,7 +63,7 @@ def vdbench_case(tmp_path: Path) -> dict:
     }
 
 
-def slob_case(tmp_path: Path) -> dict:
+def slob_case(tmp_path: Path, monkeypatch) -> dict:
     single = "12.2-single-update0"
     home = slob_replay.install(tmp_path / "SLOB", sys.executable, {1: [single, single], 2: [single, single]})
     return {
@@ -69,7 +76,36 @@ def slob_case(tmp_path: Path) -> dict:
     }
 
 
-def ddread_case(tmp_path: Path) -> dict:
+def hammerdb_case(tmp_path: Path, monkeypatch) -> dict:
+    home = hammerdb_replay.install(tmp_path / "HammerDB", sys.executable, {1: "sweep_1vu", 2: "sweep_2vu"})
+    return {
+        "campaign": "contract", "engine": {"hammerdb": {**hammerdb_replay.SETTINGS, "hammerdb_dir": str(home)}},
+        "hosts": [{"name": "load1", "address": "localhost", "workdir": str(tmp_path / "work")}],
+        "probe": {"strategy": "linear", "min_threads": 1, "max_threads": 2, "step": 1},
+        "results_dir": str(tmp_path / "results"),
+    }
+
+
+JOB_SCRIPT = ("CREATE TABLE load_&session_name (id NUMBER);\n"
+              "INSERT INTO load_&session_name SELECT level FROM dual CONNECT BY level <= 1000;\n"
+              "COMMIT;\n")
+"""The DBA's job of the sqlscript case (and of the run stored before the loop, tests/data/stored/sql-format1)."""
+
+
+def sqlscript_case(tmp_path: Path, monkeypatch, label: str = "undo-on-hdd") -> dict:
+    """The DBA's job alone, on the Oracle REPLAY DOUBLE (tests/replay/oracle_replay.py: recorded rows)."""
+    from flashpoc.run import oracle
+
+    monkeypatch.setattr(oracle, "connect", ReplayDatabase(
+        DATA / "oracle" / "facts_slob19c_rac2node.json", DATA / "oracle" / "awr_rows_slob19c_rac2node_inst2_snap47_48.json",
+        statement_delay_s=0.005, awr_report=DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10" / "awr.txt").connect)
+    (tmp_path / "job.sql").write_text(JOB_SCRIPT)
+    return {"campaign": "contract", "engine": "sqlscript", "oracle": {"dsn": "db1:1521/pdb1"},
+            "sql_workload": {"script": str(tmp_path / "job.sql"), "sessions": 4, "label": label},
+            "results_dir": str(tmp_path / "results")}
+
+
+def ddread_case(tmp_path: Path, monkeypatch) -> dict:
     data = tmp_path / "data.img"
     data.write_bytes(bytes(range(256)) * (16 * 4096))  # 16 MiB the dd reads
     return {
@@ -83,10 +119,15 @@ def ddread_case(tmp_path: Path) -> dict:
     }
 
 
-CASES = {"fio": fio_case, "vdbench": vdbench_case, "slob": slob_case, "ddread": ddread_case}
+CASES = {"fio": fio_case, "vdbench": vdbench_case, "slob": slob_case, "hammerdb": hammerdb_case,
+         "sqlscript": sqlscript_case, "ddread": ddread_case}
 
 
-@pytest.fixture(params=[*engines.engine_names(), "ddread"])
+REAL = {"fio": pytest.mark.fio, "vdbench": pytest.mark.vdbench}
+"""The markers of the cases that run the real engine (the others replay recorded runs, or run dd)."""
+
+
+@pytest.fixture(params=[pytest.param(name, marks=REAL.get(name, ())) for name in [*engines.engine_names(), "ddread"]])
 def case(request, tmp_path, monkeypatch) -> tuple[str, dict]:
     """(engine name, the parameters of a small campaign of it); the example engine registered for the test."""
     monkeypatch.setattr(engines, "_REGISTRY", dict(engines._REGISTRY))
@@ -94,7 +135,7 @@ def case(request, tmp_path, monkeypatch) -> tuple[str, dict]:
     name = request.param
     if name not in CASES:
         pytest.skip(f"engine {name} has no contract case yet: add one to CASES in {Path(__file__).name}")
-    return name, CASES[name](tmp_path)
+    return name, CASES[name](tmp_path, monkeypatch)
 
 
 def _forbid_runs(monkeypatch, engine) -> None:
@@ -109,6 +150,8 @@ def test_point_ids_are_deterministic_and_apart(case):
     name, values = case
     cfg = campaign_from_dict(values)
     engine = engines.get_engine(name)
+    if not engine.sweeps:
+        pytest.skip(f"{name} measures no probe or sweep points: its runs are the job's (test_a_job_run_*)")
     workload = cfg.workload(PLAN[name]) if engine.uses_targets else cfg.engine_workloads[0]
     runtime = engine.point_runtime_s(cfg)
     first = [point_spec(cfg, "probe", workload, t, runtime) for t in (1, 2)]
@@ -124,10 +167,16 @@ def test_point_ids_are_deterministic_and_apart(case):
         assert all(k.endswith("_r1") for k in keys_again)
 
 
+RECORDED = {"hammerdb": [11088, 9341]}
+"""The sweep's rates of the replayed engines: HammerDB's TEST RESULT NOPM of the recorded 1- and 2-VU runs."""
+
+
 def test_rows_have_the_common_schema_and_a_rerun_reuses_every_point(case, monkeypatch):
     name, values = case
     cfg = campaign_from_dict(values)
     engine = engines.get_engine(name)
+    if not engine.sweeps:
+        pytest.skip(f"{name} measures no probe or sweep points: its runs are the job's (test_a_job_run_*)")
     plan = {PLAN[name]: [1, 2]}
     phases.run_check(cfg)
     probe = phases.run_probe(cfg, progress=False)
@@ -135,16 +184,74 @@ def test_rows_have_the_common_schema_and_a_rerun_reuses_every_point(case, monkey
     workload = cfg.engine_workloads[0]
     common = set(base_row(cfg, phase="sweep", point_id="x", engine=name, workload=workload, iodepth=1, threads=1,
                           outstanding=1, hosts=["h"], runtime_s=1, ramp_s=0, repeat=0, wall_s=0.0))
-    assert common | {"iops", "lat_mean_ms", "reused"} <= set(rows.columns)
+    rate, latency = engine.rate_column, engine.latency_column  # the engine's own: HammerDB's NOPM, ...
+    assert common | {rate, latency, "reused"} <= set(rows.columns)
     assert list(rows["threads"]) == [1, 2] and set(rows["engine"]) == {name} and not rows["reused"].any()
-    assert rows["point_id"].is_unique and (rows["iops"] > 0).all() and (rows["lat_mean_ms"] > 0).all()
+    assert rows["point_id"].is_unique and (rows[rate] > 0).all() and (rows[latency] > 0).all()
     assert [p["threads"] for p in probe["points"]] == [1, 2]
+    if name in RECORDED:  # a replayed engine: the recorded runs' numbers, as printed
+        assert list(rows[rate]) == RECORDED[name]
 
     _forbid_runs(monkeypatch, engine)
     again = phases.run_sweep(cfg, plan, progress=False)
     assert again["reused"].all() and list(again["point_id"]) == list(rows["point_id"])
-    assert list(again["iops"]) == list(rows["iops"])
+    assert list(again[rate]) == list(rows[rate])
     assert phases.run_probe(cfg, progress=False)["points"] == probe["points"]
+
+
+def _job(case) -> tuple[str, dict, engines.base.Engine]:
+    name, values = case
+    engine = engines.get_engine(name)
+    if engine.sweeps:
+        pytest.skip(f"{name} measures probe and sweep points, not a DBA's job")
+    return name, values, engine
+
+
+def _no_database(*args, **kwargs):
+    raise AssertionError("the database was reached although the run is stored")
+
+
+def test_a_job_run_id_is_deterministic_and_apart(case):
+    """A run of the job is the loop's point of phase ``sql`` at N sessions, stored as
+    ``<label>_s<sessions>_<hash of label, sessions, script and database>``; another label, other
+    sessions or another script is another run."""
+    from flashpoc.engines.sqlscript.measure import job_spec
+
+    name, values, engine = _job(case)
+    cfg = campaign_from_dict(values).resolved()
+    with phases.open_campaign(cfg) as wb:
+        (key,) = engine.storage_keys(wb, [job_spec(cfg)])
+    with phases.open_campaign(cfg) as wb:
+        assert engine.storage_keys(wb, [job_spec(cfg)]) == [key]
+    assert re.fullmatch(r"undo-on-hdd_s0004_[0-9a-f]{10}", key)
+    others = [{**values["sql_workload"], "sessions": 5}, {**values["sql_workload"], "label": "undo-on-ssd"}]
+    Path(values["sql_workload"]["script"]).with_name("other.sql").write_text(JOB_SCRIPT + "COMMIT;\n")
+    others.append({**values["sql_workload"], "script": str(Path(values["sql_workload"]["script"]).with_name("other.sql"))})
+    for job in others:
+        other = campaign_from_dict({**values, "sql_workload": job}).resolved()
+        with phases.open_campaign(other) as wb:
+            assert engine.storage_keys(wb, [job_spec(other)]) != [key]
+
+
+def test_a_job_run_has_its_row_and_a_rerun_reuses_it_without_running(case, monkeypatch):
+    from flashpoc.engines.sqlscript.measure import TABLE_COLUMNS, run_sql_workload, sql_runs_table
+    from flashpoc.run import oracle
+
+    name, values, engine = _job(case)
+    cfg = campaign_from_dict(values)
+    phases.run_check(cfg)
+    row = run_sql_workload(cfg)
+    assert row["reused"] is False and row["label"] == "undo-on-hdd" and row["sessions"] == 4
+    assert set(TABLE_COLUMNS) <= set(row) and row["elapsed_s"] > 0
+    assert round(row["read_iops"], 1) == 29792.8  # the recorded snapshot pair's (AWR: 29,792.8 per second)
+    stored = json.loads((Path(values["results_dir"]) / "contract" / "points" / "sql" / row["run_id"]
+                         / "point.json").read_text())
+    assert "reused" not in stored
+    _forbid_runs(monkeypatch, engine)
+    monkeypatch.setattr(oracle, "connect", _no_database)
+    again = run_sql_workload(cfg)
+    assert again["reused"] is True and {**again, "reused": False} == row
+    assert list(sql_runs_table(cfg)["label"]) == ["undo-on-hdd"]
 
 
 def test_the_safety_gate_refuses_a_write_workload_on_a_target_holding_data(case, monkeypatch, tmp_path):
@@ -169,8 +276,9 @@ def test_the_safety_gate_refuses_a_write_workload_on_a_target_holding_data(case,
     assert not (tmp_path / "results" / cfg.campaign / "points").exists()
 
 
-VERSION = {"fio": r"^\d+\.\d+", "vdbench": r"^5\.04\.06$"}
-"""What the manifest says of the engines whose check finds their version (vdbench: the kit's)."""
+VERSION = {"fio": r"^\d+\.\d+", "vdbench": r"^5\.04\.06$", "hammerdb": r"^v6\.0$"}
+"""What the manifest says of the engines whose check finds their version (vdbench: the kit's;
+HammerDB: its banner in the recorded check)."""
 
 
 def test_the_engine_version_lands_in_the_manifest(case):
@@ -209,3 +317,24 @@ def test_points_stored_before_the_one_loop_keep_their_ids_and_are_reused(stored,
         done = points.measure(wb, specs)
         assert [p.point_id for p in done] == [r["point_id"] for r in stored_rows]
         assert all(p.reused for p in done) and [p.row["iops"] for p in done] == [r["iops"] for r in stored_rows]
+
+
+def test_a_job_run_stored_before_the_loop_keeps_its_id_and_is_reused(tmp_path, monkeypatch):
+    """tests/data/stored/sql-format1: a run of the DBA's job the code before the loop stored (its
+    own skeleton: run id, reuse, save). On the loop the same job has the same id and its run is
+    reused as stored, without connecting to the database."""
+    from flashpoc.engines.sqlscript.measure import run_sql_workload
+    from flashpoc.run import oracle
+
+    shutil.copytree(DATA / "stored" / "sql-format1", tmp_path / "results" / "sql-format1")
+    (stored,) = (tmp_path / "results" / "sql-format1" / "points" / "sql").iterdir()
+    (tmp_path / "job.sql").write_text(JOB_SCRIPT)
+    cfg = campaign_from_dict({"campaign": "sql-format1", "engine": "sqlscript", "oracle": {"dsn": "db1:1521/pdb1"},
+                              "sql_workload": {"script": str(tmp_path / "job.sql"), "sessions": 4,
+                                               "label": "undo-on-hdd"},
+                              "results_dir": str(tmp_path / "results")})
+    monkeypatch.setattr(oracle, "connect", _no_database)
+    row = run_sql_workload(cfg)
+    assert row["reused"] is True and row["run_id"] == stored.name == "undo-on-hdd_s0004_c7d782e88a"
+    assert (row["elapsed_s"], round(row["read_iops"], 1)) == (0.033, 29792.8)
+    assert {**row, "reused": None} == {**json.loads((stored / "point.json").read_text()), "reused": None}

@@ -284,9 +284,10 @@ def test_the_report_states_what_differed_between_compared_campaigns(tmp_path, mo
     other's on /dev/shm (tmpfs): the conditions of the first's report name the file systems of both."""
     import uuid
 
-    from conftest import quick_campaign
+    from conftest import quick_campaign, require_fio
     from flashpoc import phases
 
+    require_fio()  # the check of a fio campaign asks fio its version
     if not os.path.isdir("/dev/shm") or not os.access("/dev/shm", os.W_OK):
         pytest.skip("needs a writable /dev/shm (tmpfs)")
     monkeypatch.setenv("FLASHPOC_ROOT", str(tmp_path))

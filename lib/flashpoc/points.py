@@ -70,9 +70,11 @@ class Point:
     row: Mapping[str, Any]
 
     @classmethod
-    def of(cls, spec: PointSpec, row: Mapping[str, Any], *, reused: bool) -> Point:
-        """The record of ``row`` (as stored, without ``reused``): ``reused`` is part of it from the start."""
-        return cls(spec, str(row["point_id"]), reused, MappingProxyType({**row, "reused": reused}))
+    def of(cls, spec: PointSpec, row: Mapping[str, Any], key: str, *, reused: bool) -> Point:
+        """The record of ``row`` (as stored, without ``reused``), stored under ``key``: ``reused`` is
+        part of it from the start. Its id is the row's ``point_id``, else ``key`` (a DBA job's run,
+        whose row names it ``run_id``)."""
+        return cls(spec, str(row.get("point_id", key)), reused, MappingProxyType({**row, "reused": reused}))
 
     @property
     def key(self) -> tuple[str, str, int, float | None]:
@@ -106,8 +108,9 @@ def point_id(spec: PointSpec, definition: dict[str, Any]) -> str:
             + (f"_c{spec.rate[0]:g}" if spec.rate is not None else "") + (f"_r{spec.repeat}" if spec.repeat else ""))
 
 
-def measure(wb: Workbench, specs: Iterable[PointSpec], bar: Any = None) -> list[Point]:
-    """Measure ``specs`` with the campaign's engine, reusing the stored ones; the records in the
+def measure(wb: Workbench, specs: Iterable[PointSpec], bar: Any = None, *, engine: Any = None) -> list[Point]:
+    """Measure ``specs`` with the campaign's engine (or ``engine``: a DBA's job is the sqlscript
+    engine's point in a campaign of any engine), reusing the stored ones; the records in the
     specs' order (several for a spec whose engine measures steps of it, e.g. vdbench's curve).
 
     The engine measures the specs not stored in one call (:meth:`~flashpoc.engines.base.Engine.run_points`),
@@ -118,7 +121,7 @@ def measure(wb: Workbench, specs: Iterable[PointSpec], bar: Any = None) -> list[
         RemoteError, CheckFailed: from the engine; the points stored before stay stored.
     """
     specs = list(specs)
-    engine = get_engine(wb.cfg.engine)
+    engine = engine or get_engine(wb.cfg.engine)
     keys = engine.storage_keys(wb, specs)
     units: dict[str, list[PointSpec]] = {}
     for spec, key in zip(specs, keys):
@@ -134,7 +137,8 @@ def measure(wb: Workbench, specs: Iterable[PointSpec], bar: Any = None) -> list[
         for result in engine.run_points(wb, [s for s, _ in todo], [k for _, k in todo], bar):
             unit = units[result.key]
             _save(wb, engine, unit[0].phase, result)
-            done[result.key] = [Point.of(_spec_of(unit, row), row, reused=False) for row in result.rows]
+            done[result.key] = [Point.of(_spec_of(unit, row), row, result.key, reused=False)
+                                for row in result.rows]
             _tell(bar, done[result.key], counted=result.counted)
 
     for key, unit in units.items():  # in the specs' order, so that the progress says them in it
@@ -143,7 +147,7 @@ def measure(wb: Workbench, specs: Iterable[PointSpec], bar: Any = None) -> list[
             block.append(key)
             continue
         run_block()
-        done[key] = [Point.of(_spec_of(unit, row), row, reused=True) for row in rows]
+        done[key] = [Point.of(_spec_of(unit, row), row, key, reused=True) for row in rows]
         _tell(bar, done[key])
     run_block()
     return [point for key in units for point in done[key]]
@@ -176,6 +180,8 @@ def repeats(points: Iterable[Point]) -> dict[tuple[str, str, int, float | None],
 
 def _spec_of(unit: list[PointSpec], row: Mapping[str, Any]) -> PointSpec:
     """The spec of ``unit`` a row answers (by threads; a group holds several)."""
+    if len(unit) == 1:
+        return unit[0]
     return next((s for s in unit if s.threads == int(row["threads"])), unit[0])
 
 

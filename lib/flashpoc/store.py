@@ -297,13 +297,6 @@ class CampaignStore:
             return None
         return json.loads(path.read_text())
 
-    def reuse_point(self, phase: str, point_id: str) -> dict[str, Any] | None:
-        """The stored row of a completed point marked ``reused: True``, or None to measure it."""
-        row = self.load_point(phase, point_id)
-        if row is not None:
-            row["reused"] = True
-        return row
-
     def save_point(self, phase: str, point_id: str, row: dict[str, Any] | None,
                    raw: dict[str, str | bytes]) -> Path:
         """Store a completed point atomically: its row and its raw files.

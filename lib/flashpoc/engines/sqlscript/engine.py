@@ -52,6 +52,20 @@ class SqlScriptEngine(Engine):
         return (f"**Skipped**: this campaign runs only a DBA's own job (`engine: sqlscript`): no {phase} of the "
                 "hosts' I/O is measured. The job runs in notebook 03 and the report compares its runs.")
 
+    # -- the job on the measure loop: a run is the point of phase ``sql`` at N sessions ------
+    def storage_keys(self, wb, specs) -> list[str]:
+        """The runs' ids (:func:`.measure.run_id`: ``<label>_s<sessions>_<hash>``, as stored runs are named)."""
+        from .measure import run_id
+
+        return [run_id(wb.cfg, spec) for spec in specs]
+
+    def run_points(self, wb, specs, keys, bar=None):
+        """Each run of the job in turn (:func:`.measure.run_job`)."""
+        from ... import points
+        from .measure import run_job
+
+        return points.each(specs, keys, bar, lambda spec, pid: run_job(wb.cfg, spec, pid))
+
     def build_report(self, cfg, *, write_files: bool = True, pdf: bool = True):
         from .report import build_sql_report
 

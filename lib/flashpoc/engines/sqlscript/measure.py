@@ -10,6 +10,11 @@ wait events' latencies, read latency histogram, host CPU) read through the DBA_H
 (the STATS$ tables with Statspack).
 :func:`sql_runs_table` lines the stored runs up (e.g. ``undo-on-hdd`` vs ``undo-on-ssd``).
 
+A run is a point of the one measure loop (:func:`flashpoc.points.measure`): phase ``sql``, the
+label as its workload (:class:`SqlJob`), the sessions as its threads; the loop owns its id
+(:func:`run_id`, the sqlscript engine's ``storage_keys``), its reuse and its atomic save, and the
+sqlscript engine runs it (:func:`run_job`) in a campaign of any engine.
+
 The script is read and split before anything connects: an unsupported SQL*Plus command
 is a :class:`~flashpoc.errors.ParameterError` naming its line.
 """
@@ -155,8 +160,42 @@ def between_snapshots(settings, work: Callable[[], Any], *, connect=None,
     return SnapshotInterval(result, facts, begin, end, rows, "awr" if use_awr else "statspack", text, note)
 
 
+@dataclass(frozen=True)
+class SqlJob:
+    """The workload of a DBA's job as a point's (:class:`flashpoc.points.PointSpec`): the script
+    run in ``threads`` sessions. ``name`` is the run's label; ``connect`` the connection context
+    manager (None: :func:`flashpoc.run.oracle.connect`)."""
+
+    name: str
+    text: str
+    statements: tuple[Any, ...]
+    connect: Callable[..., Any] | None = None
+
+
+def job_spec(cfg: Campaign, *, connect=None):
+    """The point of the campaign's DBA job: phase ``sql``, its label, its sessions as threads.
+
+    Raises:
+        ParameterError: before any connection, for a missing or unsupported script.
+    """
+    from ...points import PointSpec
+
+    text, statements = read_script(cfg)
+    job = SqlJob(cfg.sql_workload.label, text, tuple(statements), connect)
+    return PointSpec(PHASE, job, cfg.sql_workload.sessions, runtime_s=0)
+
+
+def run_id(cfg: Campaign, spec) -> str:
+    """The id a run is stored under: label, sessions and the hash of :func:`run_definition`
+    (``undo-on-hdd_s0020_1a2b3c4d5e``, as runs have always been named)."""
+    digest = hashlib.sha256(json.dumps(run_definition(cfg, spec.workload.text), sort_keys=True).encode()).hexdigest()
+    return f"{spec.workload.name}_s{spec.threads:04d}_{digest[:10]}"
+
+
 def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
-    """Run the campaign's ``sql_workload`` (or reuse the stored run of the same definition).
+    """Run the campaign's ``sql_workload`` (or reuse the stored run of the same definition) through
+    the measure loop (:func:`flashpoc.points.measure`, with the sqlscript engine whatever the
+    campaign's engine): a run is the point of phase ``sql`` at ``sessions`` threads.
 
     Args:
         cfg: a campaign with ``oracle`` and ``sql_workload``.
@@ -164,47 +203,58 @@ def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
             tests pass a replay double).
 
     Returns:
-        The stored row: label, sessions, elapsed_s (the whole run), session_elapsed_min_s /
-        _max_s, statements_per_session, begin_snap, end_snap, snapshots ('awr' or
-        'statspack'), the metrics of :func:`flashpoc.oracle_metrics.compute_awr_metrics` and the
-        Load Profile of :func:`.profile.load_profile` (per second and per transaction),
-        ``buffer_waits`` (:func:`.profile.buffer_waits`: the buffer waits by block class);
-        ``awr_report``: the file of the run holding the AWR report of its snapshots (generated
-        through SQL with the Diagnostics Pack), or None and ``awr_report_note`` saying why.
+        The stored row (``reused``: it was stored before): label, sessions, elapsed_s (the whole
+        run), session_elapsed_min_s / _max_s, statements_per_session, begin_snap, end_snap,
+        snapshots ('awr' or 'statspack'), the metrics of
+        :func:`flashpoc.oracle_metrics.compute_awr_metrics` and the Load Profile of
+        :func:`.profile.load_profile` (per second and per transaction), ``buffer_waits``
+        (:func:`.profile.buffer_waits`: the buffer waits by block class); ``awr_report``: the file
+        of the run holding the AWR report of its snapshots (generated through SQL with the
+        Diagnostics Pack), or None and ``awr_report_note`` saying why.
 
     Raises:
         ParameterError: before any connection, for a missing or unsupported script.
         RemoteError: the database cannot be reached, or a session failed (its script line and
             Oracle's message); a failed run is not stored.
     """
-    from ...run import oracle
+    from ... import points
+    from ...session import Workbench
+    from .engine import ENGINE
 
     cfg = cfg.resolved()
-    text, statements = read_script(cfg)
-    definition = run_definition(cfg, text)
-    digest = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:10]
-    run_id = f"{cfg.sql_workload.label}_s{cfg.sql_workload.sessions:04d}_{digest}"
-    store = CampaignStore(cfg.results_path())
-    stored = store.reuse_point(PHASE, run_id)
-    if stored is not None:
-        return stored
-    connect = connect or oracle.connect
+    spec = job_spec(cfg, connect=connect)
+    wb = Workbench(cfg, CampaignStore(cfg.results_path()))
+    (point,) = points.measure(wb, [spec], engine=ENGINE)
+    return point.as_row()
+
+
+def run_job(cfg: Campaign, spec, pid: str) -> tuple[dict[str, Any], dict[str, str | bytes]]:
+    """Run the job ``spec`` (:func:`job_spec`) stored as ``pid``: its row and raw files (the loop stores them).
+
+    Raises:
+        RemoteError: the database cannot be reached, or a session failed.
+    """
+    from ...run import oracle
+
+    job = spec.workload
+    connect = job.connect or oracle.connect
     settings = cfg.oracle.settings()
+    statements = list(job.statements)
 
     def failed_sessions(result, begin: int, end: int) -> None:
         errors = [s.error for s in result[1] if s.error]
         if errors:
-            raise RemoteError(f"sql_workload {cfg.sql_workload.label}: {len(errors)} of {len(result[1])} "
+            raise RemoteError(f"sql_workload {job.name}: {len(errors)} of {len(result[1])} "
                               f"session(s) failed (snapshots {begin}-{end}): " + "; ".join(errors[:3]))
 
     interval = between_snapshots(
-        settings, lambda: oracle.run_sessions(settings, statements, cfg.sql_workload.sessions, connect=connect),
+        settings, lambda: oracle.run_sessions(settings, statements, spec.threads, connect=connect),
         connect=connect, check=failed_sessions, report=True)
     (elapsed, sessions), facts, begin, end = (interval.result, interval.facts, interval.begin_snap,
                                               interval.end_snap)
     times = [s.elapsed_s for s in sessions]
     row: dict[str, Any] = {
-        "campaign": cfg.campaign, "phase": PHASE, "run_id": run_id, "label": cfg.sql_workload.label,
+        "campaign": cfg.campaign, "phase": PHASE, "run_id": pid, "label": job.name,
         "description": cfg.sql_workload.description, "sessions": len(sessions),
         "statements_per_session": len(statements), "elapsed_s": round(elapsed, 3),
         "session_elapsed_min_s": round(min(times), 3), "session_elapsed_max_s": round(max(times), 3),
@@ -213,7 +263,8 @@ def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
         "begin_snap": begin, "end_snap": end,
         "completed_utc": datetime.now().astimezone().isoformat(timespec="seconds"),
     }
-    raw = {"script.sql": text, "sessions.json": json.dumps([s.__dict__ for s in sessions], indent=1)}
+    raw: dict[str, str | bytes] = {"script.sql": job.text,
+                                   "sessions.json": json.dumps([s.__dict__ for s in sessions], indent=1)}
     metrics = interval.metrics()
     metrics["awr_elapsed_s"] = metrics.pop("elapsed_s", None)  # the snapshot interval, not the run
     row.update(metrics)
@@ -224,9 +275,7 @@ def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
     row["awr_report_note"] = interval.report_note
     if interval.report_text is not None:
         raw[AWR_REPORT_FILE] = interval.report_text
-    store.save_point(PHASE, run_id, row, raw)
-    row["reused"] = False
-    return row
+    return row, raw
 
 
 def sql_runs_table(cfg: Campaign) -> pd.DataFrame:
