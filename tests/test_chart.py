@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import altair as alt
 import pandas as pd
@@ -380,9 +378,3 @@ def test_load_vs_threads_random_in_iops_sequential_in_mibps_configurations_overl
     overlaid = chart.load_vs_threads(both).to_dict()
     panel = overlaid["vconcat"][0]["encoding"]
     assert panel["color"]["field"] == "config" and panel["strokeDash"]["field"] == "workload"
-
-
-@pytest.mark.parametrize("name", ["theme", "encodings", "sweep", "oracle", "detail"])
-def test_each_chart_module_imports_alone(name):
-    """No import cycle in the chart package: each of its modules imports first in a fresh interpreter."""
-    subprocess.run([sys.executable, "-c", f"import flashpoc.chart.{name}"], check=True, capture_output=True, text=True)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import papermill
@@ -401,9 +399,3 @@ def test_engine_given_by_name_alone_takes_its_default_settings():
     by_block = campaign_from_dict({**base, "engine": {"vdbench": None}})
     assert by_name == by_block and by_name.settings.elapsed_s == 60 and by_name.settings.iorate == "max"
     assert campaign_from_dict({**base, "engine": {"vdbench": {"elapsed_s": 5}}}).settings.elapsed_s == 5
-
-
-@pytest.mark.parametrize("name", ["common", "models", "settings", "campaign", "reader"])
-def test_each_params_module_imports_alone(name):
-    """No import cycle in the params package: each of its modules imports first in a fresh interpreter."""
-    subprocess.run([sys.executable, "-c", f"import flashpoc.params.{name}"], check=True, capture_output=True, text=True)

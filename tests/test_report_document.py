@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
@@ -147,10 +145,3 @@ def test_the_page_at_992_px_and_its_pdf(campaign, tmp_path):
     pdf = (root / "report" / "report.pdf").read_bytes()
     assert pdf.startswith(b"%PDF") and len(re.findall(rb"/Type\s*/Page[^s]", pdf)) >= 4
     assert report.files["report.pdf"] == root / "report" / "report.pdf"
-
-
-@pytest.mark.parametrize("name", ["base", "front", "back"])
-def test_each_document_module_imports_alone(name):
-    """No import cycle in the document package: each of its modules imports first in a fresh interpreter."""
-    subprocess.run([sys.executable, "-c", f"import flashpoc.document.{name}"], check=True, capture_output=True,
-                   text=True)

@@ -5,8 +5,6 @@ and vdbench's interval lines (tests/data/vdbench/rr_threads_sweep/summary.html).
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -198,9 +196,3 @@ def test_the_cli_line_counts_the_snia_verdicts(vdbench_sweep):
     assert line.startswith("steady state: 1 of 5 points steady; not steady: wd1 at 1 thread (scatter 20.4 %")
     assert line.endswith("; by the SNIA PTS rule 1 of 5 steady (not: wd1 at 1 thread; wd1 at 2 threads; "
                          "wd1 at 4 threads; wd1 at 16 threads)")
-
-
-@pytest.mark.parametrize("name", ["frames", "display"])
-def test_each_summary_module_imports_alone(name):
-    """No import cycle in the summary package: each of its modules imports first in a fresh interpreter."""
-    subprocess.run([sys.executable, "-c", f"import flashpoc.summary.{name}"], check=True, capture_output=True, text=True)
