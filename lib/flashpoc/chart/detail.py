@@ -312,5 +312,3 @@ def precondition_rounds(df: pd.DataFrame, *, color_domain: Sequence[str] | None 
     subtitle = ("SNIA window (the last 5 rounds), in each workload's colour: its mean (dashes), 90 % and 110 % of it "
                 "(dots) and the least-squares line through its rounds (thick long dashes).")
     return alt.layer(*layers).properties(title=alt.Title(title, subtitle=subtitle))
-
-

@@ -178,7 +178,6 @@ def _saturation_layers(threads: int, x: alt.X, *, label: bool) -> list[alt.Chart
     return layers
 
 
-
 def _in_domain_order(workloads: pd.Series, color_domain: Sequence[str] | None) -> list[str]:
     """The workloads of a chart's panels in the colour domain's order (the campaign's), others after."""
     present = list(dict.fromkeys(workloads))
@@ -190,5 +189,3 @@ def _point_name(row: dict[str, Any]) -> str:
     """'[config: ]16 threads, 80,000 IOPS'."""
     config = f"{row['config']}: " if row.get("config") else ""
     return f"{config}{int(row['threads'])} threads, {float(row['iops']):,.0f} IOPS"
-
-

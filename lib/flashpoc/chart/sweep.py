@@ -359,5 +359,3 @@ def _lines_vs_threads(long: pd.DataFrame, y: alt.Y, dash: tuple[str, str, list[s
     return chart.properties(width=280, height=190).facet(
         facet=alt.Facet("workload:N", title=None, sort=order, header=alt.Header(labelFontWeight="bold")),
         columns=2, spacing={"row": 24, "column": 16}).properties(title=heading)
-
-

@@ -205,5 +205,3 @@ def _spec_title(spec: dict[str, Any]) -> str:
     if isinstance(title, list):
         title = " ".join(str(t) for t in title)
     return str(title) if title else ""
-
-

@@ -315,5 +315,3 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (`flashpoc parse ... | head`): nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-
-

@@ -315,5 +315,3 @@ class _AtomicNotebookWriter:
     @staticmethod
     def pretty_path(path: str) -> str:
         return path
-
-

@@ -56,5 +56,3 @@ def compose(report, context: Context) -> list[DocSection]:
                      files_table(report, context)]),
                  DocSection("appendix", "Appendix C: glossary", [glossary()])]
     return [s for s in sections if s.items]
-
-

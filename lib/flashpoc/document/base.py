@@ -31,5 +31,3 @@ class Context:
     probe: Mapping[str, Any] | None = None
     root: Path | None = None
     pdf_note: str = ""
-
-

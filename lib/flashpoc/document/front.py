@@ -308,5 +308,3 @@ def _ranges(values: Sequence[int]) -> str:
         return f"{values[0]}-{values[-1]}"
     shown = ", ".join(map(str, values[:8]))
     return shown + (f" ... {values[-1]}" if len(values) > 8 else "")
-
-

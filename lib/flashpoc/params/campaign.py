@@ -345,5 +345,3 @@ def _unique(items: list[BaseModel], attr: str, key: str) -> None:
         if value in seen:
             raise ValueError(f"{key}[{i}].{attr}: {value!r} is already used by {key}[{seen[value]}]")
         seen[value] = i
-
-

@@ -148,6 +148,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True, strict=True,
                               allow_inf_nan=False, str_max_length=MAX_TEXT)
 
+
 def workbook_root() -> Path:
     """The directory relative paths are resolved against (see module docstring)."""
     env = os.environ.get("FLASHPOC_ROOT")
@@ -164,5 +165,3 @@ def resolve_path(path: str | Path) -> Path:
     """Return ``path`` made absolute against :func:`workbook_root` (``~`` expanded)."""
     p = Path(path).expanduser()
     return p if p.is_absolute() else workbook_root() / p
-
-

@@ -316,5 +316,3 @@ class SqlWorkloadParams(_Strict):
     @classmethod
     def _script(cls, value: str) -> str:
         return _check_path(value)
-
-

@@ -374,4 +374,3 @@ def campaign_from_parameters(namespace: dict[str, Any]) -> Campaign:
     cfg = campaign_from_dict({**values, **given}, source=source)
     _check_results_dir(cfg, source)
     return cfg
-

@@ -188,5 +188,3 @@ class ArraySettings(_Strict):
     expected_iops: float | None = Field(None, gt=0, le=1e10, description="the IOPS the array should reach (its "
                                         "data sheet or the vendor's sizing): the report gives the share reached and "
                                         "the hosts-or-array verdict weighs it")
-
-

@@ -135,7 +135,6 @@ write latencies (ms), DB CPU (CPU s per s, and % of DB time), buffer hit (%), ho
 reads under 1/2 ms (%)."""
 
 
-
 def read_latency_shares(frame: pd.DataFrame) -> pd.DataFrame:
     """Share (%) of ``db file sequential read`` waits under 512 us, 1, 2 and 4 ms at each
     workload's highest-IOPS point: columns workload, threads, iops, limit, limit_us,
@@ -335,5 +334,3 @@ def unsteady_summary(table: pd.DataFrame) -> str | None:
                          f"({'; '.join(_where(r) for r in unsteady.to_dict('records'))})")
     return ("Points not steady: " + "; ".join(parts) + ". Their averages hide a trend or swings: see "
             "Results: steady state.") if parts else None
-
-
