@@ -1,332 +1,23 @@
-"""The ``flashpoc`` command: run, check, validate, parse, saturation.
-
-This is the only module that prints and sets exit codes (:data:`EXIT_CODES`): library errors
-are caught here and shown as one line ``flashpoc: error: ...``, never a traceback.
-"""
+"""The ``flashpoc`` command's subcommands, its parser and :func:`main`."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
-import re
 import sys
-import tempfile
-import textwrap
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from .errors import FlashpocError, ParameterError, ParseError
-
-NOTEBOOKS = ("01_environment_check", "02_saturation_probe", "03_thread_sweep", "04_report")
-PHASE_NAMES = {"check": 0, "probe": 1, "sweep": 2, "report": 3}
-EXIT_CODES = """exit codes:
-  0    done (the environment check passed, with or without warnings)
-  1    a check failed, a phase stopped, or (saturation) no answer
-  2    bad input: arguments, parameters, or a file that cannot be read or parsed
-  130  interrupted (completed points are stored and reused by the next run)"""
-#: the width of tables and progress lines when the output is not a terminal
-PLAIN_WIDTH = 100
-
-
-def output_width(stream=None) -> int:
-    """The terminal's width when ``stream`` (stdout) is a terminal, else :data:`PLAIN_WIDTH`."""
-    stream = stream or sys.stdout
-    try:
-        if stream.isatty():
-            return max(40, os.get_terminal_size(stream.fileno()).columns)
-    except (AttributeError, OSError, ValueError):
-        pass
-    return PLAIN_WIDTH
-
-
-def _notebook_dir() -> Path:
-    """The phase notebooks: the workbook root's notebooks/, else those beside this package."""
-    from .params import workbook_root
-
-    candidates = [workbook_root() / "notebooks", Path(__file__).resolve().parents[2] / "notebooks"]
-    for path in candidates:
-        if (path / f"{NOTEBOOKS[0]}.ipynb").exists():
-            return path
-    raise FlashpocError(f"no phase notebooks in {candidates[0]}: run flashpoc from the workbook "
-                        "(the folder holding notebooks/ and parameters/)")
-
-
-class Terminal:
-    """Where ``flashpoc run`` shows its progress: lines on stdout and, when stdout is a terminal,
-    a live status line under them (a bar, the count, the times and what runs now), rewritten in
-    place. The progress events come from the notebooks' kernels (:mod:`flashpoc.progress`)."""
-
-    def __init__(self, stream=None) -> None:
-        self.stream = stream or sys.stdout
-        self.live = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.width = output_width(self.stream)
-        self._lock = threading.RLock()
-        self._status: tuple[dict[str, Any], float] | None = None  # the last event and when it came
-        self._reused: tuple[dict[str, Any], int] | None = None  # stored points reused, not yet said
-        self._drawn = False
-
-    def say(self, *lines: str) -> None:
-        """Print ``lines`` above the status line, each wrapped to the width (continued under its
-        text, after its ``[phase]`` prefix, indentation and bullet)."""
-        with self._lock:
-            self._erase()
-            for line in lines:
-                lead = re.match(r"(\[\w+\] )?( *)(- )?", line).group(0)
-                parts = [line] if len(line) <= self.width else textwrap.wrap(
-                    line, self.width, subsequent_indent=" " * len(lead), break_on_hyphens=False)
-                for part in parts:
-                    print(part, file=self.stream)
-            self._draw()
-            self.stream.flush()
-
-    def event(self, event: dict[str, Any]) -> None:
-        """Show one progress event (see :class:`flashpoc.progress.Progress`)."""
-        from .progress import end_line, point_line
-
-        kind, phase = event.get("event"), f"[{event.get('phase')}]"
-        with self._lock:
-            if kind in ("begin", "status", "point", "advance"):  # the status line under a line said now
-                self._status = (event, time.monotonic())
-            if kind == "point" and event["point"].get("reused"):
-                self._reused = (event, (self._reused[1] if self._reused else 0) + 1)
-            elif kind not in ("begin", "status"):  # stored points reused one after the other: one line
-                self._say_reused()
-            if kind == "start":
-                self.say(f"{phase} {event['title']}: {event['detail'][0]}" if event.get("detail") else
-                         f"{phase} {event['title']}", *(f"{phase}   {line}" for line in event.get("detail", [])[1:]))
-            elif kind == "point" and not event["point"].get("reused"):
-                self.say(point_line(event))
-            elif kind == "advance" and event.get("text"):
-                self.say(f"{phase} {event['text']}")
-            elif kind == "end":
-                self._status = None
-                self.say(end_line(event))
-            if kind in ("begin", "status", "point", "advance"):
-                self.tick()
-
-    def tick(self) -> None:
-        """Redraw the status line (the elapsed time goes on between events)."""
-        with self._lock:
-            if self.live:
-                self._erase()
-                self._draw()
-                self.stream.flush()
-
-    def close(self) -> None:
-        """Say what is left to say and remove the status line."""
-        with self._lock:
-            self._say_reused()
-            self._status = None
-            self._erase()
-            self.stream.flush()
-
-    def _say_reused(self) -> None:
-        from .progress import reused_line
-
-        if self._reused:
-            (event, count), self._reused = self._reused, None
-            self.say(reused_line(event, count))
-
-    def _draw(self) -> None:
-        from .progress import status_line
-
-        if self.live and self._status:
-            event, since = self._status
-            print(status_line(event, event["elapsed_s"] + time.monotonic() - since)[: self.width - 1],
-                  end="", file=self.stream)
-            self._drawn = True
-
-    def _erase(self) -> None:
-        if self._drawn:
-            print("\r\x1b[K", end="", file=self.stream)
-            self._drawn = False
-
-
-class _Follower(threading.Thread):
-    """Follows the progress events the kernel appends to ``path`` and shows them on ``terminal``."""
-
-    def __init__(self, path: Path, terminal: Terminal) -> None:
-        super().__init__(daemon=True)
-        self.path, self.terminal, self.offset = path, terminal, 0
-        self._done = threading.Event()
-
-    def run(self) -> None:
-        while not self._done.wait(0.5):
-            self._poll()
-            self.terminal.tick()
-
-    def _poll(self) -> None:
-        from .progress import read_events
-
-        events, self.offset = read_events(self.path, self.offset)
-        for event in events:
-            self.terminal.event(event)
-
-    def finish(self) -> None:
-        """Stop following, after showing every event written so far."""
-        self._done.set()
-        self.join()
-        self._poll()
-        self.terminal.close()
-
-
-@contextlib.contextmanager
-def _environment(**values: str):
-    """The process environment (which the notebooks' kernels inherit) with ``values`` set."""
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
-def run_notebooks(params_file: Path, phases: list[str], *, terminal: Terminal | None = None) -> dict[str, Path]:
-    """Execute the phase notebooks with papermill; return executed notebook and HTML paths.
-
-    The notebooks get ``parameters_file`` (the file's absolute path) and every campaign key (the
-    file's value, None for those it leaves out), so nothing of their own parameters cells is used.
-    The kernels append their progress to a file (``$FLASHPOC_PROGRESS``) that ``terminal`` follows
-    while papermill runs; after each phase the terminal gets its result (the check's verdict, the
-    probe's answer).
-
-    The campaign is held (:meth:`flashpoc.store.CampaignStore.lock`) for the whole run, from
-    before the check: another process running it is refused before anything is written, while
-    this run's notebook kernels are let in. Every executed notebook and its HTML export is
-    written atomically (papermill saves it through :class:`_AtomicNotebookWriter`).
-
-    Raises:
-        FlashpocError: when a notebook fails (the message names it and the error) or a file
-            cannot be written (naming it), or another process runs the campaign.
-    """
-    import papermill
-    from papermill.exceptions import PapermillExecutionError
-
-    from .params import load_campaign, notebook_parameters, read_parameters_file
-    from .progress import EVENTS_ENV, check_lines, duration_text, probe_lines
-    from .report import export_notebook_html
-    from .store import CampaignStore, StoreError
-
-    terminal = terminal or Terminal()
-    values = notebook_parameters(read_parameters_file(params_file), params_file)  # nothing of the cells' own
-    cfg = load_campaign(params_file)  # validate everything before any notebook starts
-    nb_dir = _notebook_dir()
-    store = CampaignStore(cfg.resolved().results_path())
-    written: dict[str, Path] = {}
-    results = {"check": check_lines, "probe": probe_lines}
-    with store.lock(), tempfile.TemporaryDirectory(prefix="flashpoc-progress-") as tmp:
-        out_dir = store.root / "notebooks"
-        _AtomicNotebookWriter.register(out_dir)
-        for phase in phases:
-            name = NOTEBOOKS[PHASE_NAMES[phase]]
-            output = out_dir / f"{name}.ipynb"
-            terminal.say(f"[{phase}] running {name}.ipynb ...")
-            started = time.monotonic()
-            stopped = None
-            events = Path(tmp) / f"{phase}.jsonl"
-            follower = _Follower(events, terminal)
-            follower.start()
-            try:  # FLASHPOC_BATCH: the kernels' progress displays redraw per point only
-                with _environment(FLASHPOC_BATCH="1", **{EVENTS_ENV: str(events)}), \
-                        _kernel_stderr(out_dir / "kernels.log"):
-                    papermill.execute_notebook(str(nb_dir / f"{name}.ipynb"), str(output), parameters=values,
-                                               cwd=str(nb_dir), kernel_name="python3", progress_bar=False,
-                                               extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
-            except PapermillExecutionError as error:  # saved with the error before it was raised
-                stopped = f"phase {phase} stopped: {error.ename}: {error.evalue}"
-            except StoreError as error:  # the executed notebook could not be saved
-                raise FlashpocError(f"phase {phase} stopped: {error}") from None
-            finally:
-                follower.finish()
-            html = output.with_suffix(".html")
-            try:
-                export_notebook_html(output, html)
-            except StoreError as error:
-                if stopped is None:
-                    raise FlashpocError(f"phase {phase}: {error}") from None
-                raise FlashpocError(f"{stopped}\nexecuted notebook: {output} ({html.name} could not be written "
-                                    f"either)") from None
-            written[f"{name}.html"] = html
-            if stopped is not None:
-                raise FlashpocError(f"{stopped}\nexecuted notebook: {output}")
-            written[name] = output
-            if phase in results:
-                terminal.say(*(f"[{phase}] {line}" for line in results[phase](cfg)))
-            terminal.say(f"[{phase}] done in {duration_text(time.monotonic() - started)}")
-    return written
-
-
-@contextlib.contextmanager
-def _kernel_stderr(log_path: Path):
-    """Send what the notebook kernels write to their stderr (they inherit file descriptor 2:
-    e.g. a ZeroMQ assertion printed when a kernel is stopped on a loaded machine) to a log
-    file in the campaign's notebooks folder, so the terminal shows only flashpoc's own lines;
-    to /dev/null when that file cannot be opened (a full disk)."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    try:
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        target = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    except OSError:
-        target = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(target, 2)
-        yield
-    finally:
-        sys.stderr.flush()
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(target)
-
-
-class _AtomicNotebookWriter:
-    """A papermill I/O handler that saves executed notebooks atomically (papermill's own writes
-    the file in place: a full disk or a kill would leave half a notebook). Registered for the
-    campaign's notebooks directory, papermill saves every notebook under it this way."""
-
-    _registered: set[str] = set()
-
-    @classmethod
-    def register(cls, directory: Path) -> None:
-        from papermill.iorw import papermill_io
-
-        prefix = f"{directory}/"  # papermill picks a handler by the path's beginning
-        if prefix not in cls._registered:
-            papermill_io.register(prefix, cls())
-            cls._registered.add(prefix)
-
-    @staticmethod
-    def read(path: str) -> str:
-        return Path(path).read_text(encoding="utf-8")
-
-    @staticmethod
-    def listdir(path: str) -> list[str]:
-        return [str(p) for p in Path(path).iterdir()]
-
-    @staticmethod
-    def write(buf: str, path: str) -> None:
-        from .store import write_atomic
-
-        write_atomic(path, buf)
-
-    @staticmethod
-    def pretty_path(path: str) -> str:
-        return path
+from .. import __version__
+from ..errors import FlashpocError, ParameterError, ParseError
+from .notebooks import EXIT_CODES, PHASE_NAMES, Terminal, output_width, run_notebooks
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .params import load_campaign
-    from .progress import closing_summary
-    from .store import CampaignStore
+    from ..params import load_campaign
+    from ..progress import closing_summary
+    from ..store import CampaignStore
 
     cfg = load_campaign(args.params)
     phases = args.phases.split(",") if args.phases else list(PHASE_NAMES)
@@ -353,9 +44,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from . import check, phases
-    from .params import load_campaign
-    from .texttable import text_table
+    from .. import check, phases
+    from ..params import load_campaign
+    from ..texttable import text_table
 
     table = phases.run_check(load_campaign(args.params))
     columns = [("host", "Host"), ("check", "Check"), ("status", "Status"), ("value", "Value"), ("detail", "Detail")]
@@ -365,7 +56,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from .params import load_campaign
+    from ..params import load_campaign
 
     refused = 0
     for path in args.params:
@@ -401,14 +92,14 @@ TABLE_COLUMNS = {
 def _print_rows(rows: list[dict[str, Any]], fmt: str, engine: str) -> None:
     import pandas as pd
 
-    from .texttable import text_table
+    from ..texttable import text_table
 
     if fmt == "json":
         print(json.dumps(rows, indent=1, default=str))
     elif fmt == "csv":
         print(pd.DataFrame(rows).to_csv(index=False), end="")
     else:
-        from .engines import get_engine
+        from ..engines import get_engine
 
         columns = TABLE_COLUMNS.get(engine) or get_engine(engine).parse_table_columns
         print(text_table(rows, columns, output_width()))
@@ -428,8 +119,8 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 def _awr_summary(path: Path, fmt: str) -> int:
     """``parse awr --summary``: what the database needs (:func:`flashpoc.sizing.sizing_summary`)."""
-    from .sizing import sizing_summary, summary_rows
-    from .texttable import text_table
+    from ..sizing import sizing_summary, summary_rows
+    from ..texttable import text_table
 
     summary = sizing_summary(_read_awr(path)[0])
     if fmt == "json":
@@ -452,7 +143,7 @@ def _awr_summary(path: Path, fmt: str) -> int:
 def _read_awr(path: Path) -> tuple[Any, list[dict[str, Any]]]:
     """An AWR report (not an engine: what SLOB and the SQL script are measured by): the whole
     parse, and its top events (else its key events) as rows."""
-    from .parse.awr import parse_awr, read_awr_file
+    from ..parse.awr import parse_awr, read_awr_file
 
     if not path.is_file():
         raise ParameterError(f"cannot read {path}: not a file")
@@ -468,8 +159,8 @@ _READERS = {"awr": _read_awr}
 
 
 def _parse(path: Path, kind: str, fmt: str) -> int:
-    from .engines import get_engine
-    from .texttable import human_header
+    from ..engines import get_engine
+    from ..texttable import human_header
 
     read = _READERS.get(kind) or get_engine(kind).read_output
     whole, rows = read(path)
@@ -487,8 +178,8 @@ def _cmd_saturation(args: argparse.Namespace) -> int:
 
     import pandas as pd
 
-    from .analysis import Point, find_saturation
-    from .plan.sweep import format_forthreads, plan_sweep
+    from ..analysis import Point, find_saturation
+    from ..plan.sweep import format_forthreads, plan_sweep
 
     try:
         frame = pd.read_csv(args.points)
@@ -543,8 +234,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``flashpoc`` command."""
-    from .engines import engine_names
+    """The argument parser of the ``flashpoc`` command (long: it declares every subcommand and option in one
+    place, in the order ``--help`` shows them)."""
+    from ..engines import engine_names
 
     formatter = _Formatter
     parser = _Parser(prog="flashpoc", formatter_class=formatter, epilog=EXIT_CODES,
@@ -623,7 +315,3 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (`flashpoc parse ... | head`): nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

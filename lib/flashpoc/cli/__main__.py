@@ -1,0 +1,8 @@
+"""``python -m flashpoc.cli``: the ``flashpoc`` command."""
+
+import sys
+
+from . import main
+
+if __name__ == "__main__":
+    sys.exit(main())

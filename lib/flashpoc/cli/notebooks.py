@@ -1,0 +1,317 @@
+"""Running the notebooks for the ``flashpoc`` command: papermill, the terminal's progress lines, the kernel's stderr."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from ..errors import FlashpocError
+
+
+NOTEBOOKS = ("01_environment_check", "02_saturation_probe", "03_thread_sweep", "04_report")
+PHASE_NAMES = {"check": 0, "probe": 1, "sweep": 2, "report": 3}
+EXIT_CODES = """exit codes:
+  0    done (the environment check passed, with or without warnings)
+  1    a check failed, a phase stopped, or (saturation) no answer
+  2    bad input: arguments, parameters, or a file that cannot be read or parsed
+  130  interrupted (completed points are stored and reused by the next run)"""
+#: the width of tables and progress lines when the output is not a terminal
+PLAIN_WIDTH = 100
+
+
+def output_width(stream=None) -> int:
+    """The terminal's width when ``stream`` (stdout) is a terminal, else :data:`PLAIN_WIDTH`."""
+    stream = stream or sys.stdout
+    try:
+        if stream.isatty():
+            return max(40, os.get_terminal_size(stream.fileno()).columns)
+    except (AttributeError, OSError, ValueError):
+        pass
+    return PLAIN_WIDTH
+
+
+def _notebook_dir() -> Path:
+    """The phase notebooks: the workbook root's notebooks/, else those beside this package."""
+    from ..params import workbook_root
+
+    candidates = [workbook_root() / "notebooks", Path(__file__).resolve().parents[3] / "notebooks"]
+    for path in candidates:
+        if (path / f"{NOTEBOOKS[0]}.ipynb").exists():
+            return path
+    raise FlashpocError(f"no phase notebooks in {candidates[0]}: run flashpoc from the workbook "
+                        "(the folder holding notebooks/ and parameters/)")
+
+
+class Terminal:
+    """Where ``flashpoc run`` shows its progress: lines on stdout and, when stdout is a terminal,
+    a live status line under them (a bar, the count, the times and what runs now), rewritten in
+    place. The progress events come from the notebooks' kernels (:mod:`flashpoc.progress`)."""
+
+    def __init__(self, stream=None) -> None:
+        self.stream = stream or sys.stdout
+        self.live = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.width = output_width(self.stream)
+        self._lock = threading.RLock()
+        self._status: tuple[dict[str, Any], float] | None = None  # the last event and when it came
+        self._reused: tuple[dict[str, Any], int] | None = None  # stored points reused, not yet said
+        self._drawn = False
+
+    def say(self, *lines: str) -> None:
+        """Print ``lines`` above the status line, each wrapped to the width (continued under its
+        text, after its ``[phase]`` prefix, indentation and bullet)."""
+        with self._lock:
+            self._erase()
+            for line in lines:
+                lead = re.match(r"(\[\w+\] )?( *)(- )?", line).group(0)
+                parts = [line] if len(line) <= self.width else textwrap.wrap(
+                    line, self.width, subsequent_indent=" " * len(lead), break_on_hyphens=False)
+                for part in parts:
+                    print(part, file=self.stream)
+            self._draw()
+            self.stream.flush()
+
+    def event(self, event: dict[str, Any]) -> None:
+        """Show one progress event (see :class:`flashpoc.progress.Progress`)."""
+        from ..progress import end_line, point_line
+
+        kind, phase = event.get("event"), f"[{event.get('phase')}]"
+        with self._lock:
+            if kind in ("begin", "status", "point", "advance"):  # the status line under a line said now
+                self._status = (event, time.monotonic())
+            if kind == "point" and event["point"].get("reused"):
+                self._reused = (event, (self._reused[1] if self._reused else 0) + 1)
+            elif kind not in ("begin", "status"):  # stored points reused one after the other: one line
+                self._say_reused()
+            if kind == "start":
+                self.say(f"{phase} {event['title']}: {event['detail'][0]}" if event.get("detail") else
+                         f"{phase} {event['title']}", *(f"{phase}   {line}" for line in event.get("detail", [])[1:]))
+            elif kind == "point" and not event["point"].get("reused"):
+                self.say(point_line(event))
+            elif kind == "advance" and event.get("text"):
+                self.say(f"{phase} {event['text']}")
+            elif kind == "end":
+                self._status = None
+                self.say(end_line(event))
+            if kind in ("begin", "status", "point", "advance"):
+                self.tick()
+
+    def tick(self) -> None:
+        """Redraw the status line (the elapsed time goes on between events)."""
+        with self._lock:
+            if self.live:
+                self._erase()
+                self._draw()
+                self.stream.flush()
+
+    def close(self) -> None:
+        """Say what is left to say and remove the status line."""
+        with self._lock:
+            self._say_reused()
+            self._status = None
+            self._erase()
+            self.stream.flush()
+
+    def _say_reused(self) -> None:
+        from ..progress import reused_line
+
+        if self._reused:
+            (event, count), self._reused = self._reused, None
+            self.say(reused_line(event, count))
+
+    def _draw(self) -> None:
+        from ..progress import status_line
+
+        if self.live and self._status:
+            event, since = self._status
+            print(status_line(event, event["elapsed_s"] + time.monotonic() - since)[: self.width - 1],
+                  end="", file=self.stream)
+            self._drawn = True
+
+    def _erase(self) -> None:
+        if self._drawn:
+            print("\r\x1b[K", end="", file=self.stream)
+            self._drawn = False
+
+
+class _Follower(threading.Thread):
+    """Follows the progress events the kernel appends to ``path`` and shows them on ``terminal``."""
+
+    def __init__(self, path: Path, terminal: Terminal) -> None:
+        super().__init__(daemon=True)
+        self.path, self.terminal, self.offset = path, terminal, 0
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        while not self._done.wait(0.5):
+            self._poll()
+            self.terminal.tick()
+
+    def _poll(self) -> None:
+        from ..progress import read_events
+
+        events, self.offset = read_events(self.path, self.offset)
+        for event in events:
+            self.terminal.event(event)
+
+    def finish(self) -> None:
+        """Stop following, after showing every event written so far."""
+        self._done.set()
+        self.join()
+        self._poll()
+        self.terminal.close()
+
+
+@contextlib.contextmanager
+def _environment(**values: str):
+    """The process environment (which the notebooks' kernels inherit) with ``values`` set."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def run_notebooks(params_file: Path, phases: list[str], *, terminal: Terminal | None = None) -> dict[str, Path]:
+    """Execute the phase notebooks with papermill; return executed notebook and HTML paths.
+
+    The notebooks get ``parameters_file`` (the file's absolute path) and every campaign key (the
+    file's value, None for those it leaves out), so nothing of their own parameters cells is used.
+    The kernels append their progress to a file (``$FLASHPOC_PROGRESS``) that ``terminal`` follows
+    while papermill runs; after each phase the terminal gets its result (the check's verdict, the
+    probe's answer).
+
+    The campaign is held (:meth:`flashpoc.store.CampaignStore.lock`) for the whole run, from
+    before the check: another process running it is refused before anything is written, while
+    this run's notebook kernels are let in. Every executed notebook and its HTML export is
+    written atomically (papermill saves it through :class:`_AtomicNotebookWriter`).
+
+    Raises:
+        FlashpocError: when a notebook fails (the message names it and the error) or a file
+            cannot be written (naming it), or another process runs the campaign.
+    """
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    from ..params import load_campaign, notebook_parameters, read_parameters_file
+    from ..progress import EVENTS_ENV, check_lines, duration_text, probe_lines
+    from ..report import export_notebook_html
+    from ..store import CampaignStore, StoreError
+
+    terminal = terminal or Terminal()
+    values = notebook_parameters(read_parameters_file(params_file), params_file)  # nothing of the cells' own
+    cfg = load_campaign(params_file)  # validate everything before any notebook starts
+    nb_dir = _notebook_dir()
+    store = CampaignStore(cfg.resolved().results_path())
+    written: dict[str, Path] = {}
+    results = {"check": check_lines, "probe": probe_lines}
+    with store.lock(), tempfile.TemporaryDirectory(prefix="flashpoc-progress-") as tmp:
+        out_dir = store.root / "notebooks"
+        _AtomicNotebookWriter.register(out_dir)
+        for phase in phases:
+            name = NOTEBOOKS[PHASE_NAMES[phase]]
+            output = out_dir / f"{name}.ipynb"
+            terminal.say(f"[{phase}] running {name}.ipynb ...")
+            started = time.monotonic()
+            stopped = None
+            events = Path(tmp) / f"{phase}.jsonl"
+            follower = _Follower(events, terminal)
+            follower.start()
+            try:  # FLASHPOC_BATCH: the kernels' progress displays redraw per point only
+                with _environment(FLASHPOC_BATCH="1", **{EVENTS_ENV: str(events)}), \
+                        _kernel_stderr(out_dir / "kernels.log"):
+                    papermill.execute_notebook(str(nb_dir / f"{name}.ipynb"), str(output), parameters=values,
+                                               cwd=str(nb_dir), kernel_name="python3", progress_bar=False,
+                                               extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
+            except PapermillExecutionError as error:  # saved with the error before it was raised
+                stopped = f"phase {phase} stopped: {error.ename}: {error.evalue}"
+            except StoreError as error:  # the executed notebook could not be saved
+                raise FlashpocError(f"phase {phase} stopped: {error}") from None
+            finally:
+                follower.finish()
+            html = output.with_suffix(".html")
+            try:
+                export_notebook_html(output, html)
+            except StoreError as error:
+                if stopped is None:
+                    raise FlashpocError(f"phase {phase}: {error}") from None
+                raise FlashpocError(f"{stopped}\nexecuted notebook: {output} ({html.name} could not be written "
+                                    f"either)") from None
+            written[f"{name}.html"] = html
+            if stopped is not None:
+                raise FlashpocError(f"{stopped}\nexecuted notebook: {output}")
+            written[name] = output
+            if phase in results:
+                terminal.say(*(f"[{phase}] {line}" for line in results[phase](cfg)))
+            terminal.say(f"[{phase}] done in {duration_text(time.monotonic() - started)}")
+    return written
+
+
+@contextlib.contextmanager
+def _kernel_stderr(log_path: Path):
+    """Send what the notebook kernels write to their stderr (they inherit file descriptor 2:
+    e.g. a ZeroMQ assertion printed when a kernel is stopped on a loaded machine) to a log
+    file in the campaign's notebooks folder, so the terminal shows only flashpoc's own lines;
+    to /dev/null when that file cannot be opened (a full disk)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        target = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    except OSError:
+        target = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(target, 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(target)
+
+
+class _AtomicNotebookWriter:
+    """A papermill I/O handler that saves executed notebooks atomically (papermill's own writes
+    the file in place: a full disk or a kill would leave half a notebook). Registered for the
+    campaign's notebooks directory, papermill saves every notebook under it this way."""
+
+    _registered: set[str] = set()
+
+    @classmethod
+    def register(cls, directory: Path) -> None:
+        from papermill.iorw import papermill_io
+
+        prefix = f"{directory}/"  # papermill picks a handler by the path's beginning
+        if prefix not in cls._registered:
+            papermill_io.register(prefix, cls())
+            cls._registered.add(prefix)
+
+    @staticmethod
+    def read(path: str) -> str:
+        return Path(path).read_text(encoding="utf-8")
+
+    @staticmethod
+    def listdir(path: str) -> list[str]:
+        return [str(p) for p in Path(path).iterdir()]
+
+    @staticmethod
+    def write(buf: str, path: str) -> None:
+        from ..store import write_atomic
+
+        write_atomic(path, buf)
+
+    @staticmethod
+    def pretty_path(path: str) -> str:
+        return path

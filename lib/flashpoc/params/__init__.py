@@ -1,0 +1,47 @@
+"""Campaign parameters: one pydantic schema for everything a POC campaign needs.
+
+A campaign is read from a parameters/*.yaml file, or built from the variables of a
+notebook's ``parameters`` cell (papermill injects the YAML's top-level keys there).
+Everything is validated before any I/O: unknown keys and impossible values raise
+:class:`~flashpoc.errors.ParameterError` naming the key path, e.g. ``hosts[1].port``.
+
+Relative paths (``results_dir``, target paths, key files) are relative to the workbook
+root: ``$FLASHPOC_ROOT`` when set, else the nearest directory at or above the current one
+that holds both ``notebooks/`` and ``parameters/``, else the current directory.
+``$FLASHPOC_RESULTS_DIR``, when set, replaces ``results_dir``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Every name keeps its old path (flashpoc.params.X): the package re-exports its modules' names.
+from .campaign import Campaign, _engine_choice, _engine_settings, _some_workloads, _unique
+from .common import (ADDRESS_RE, DEFAULT_CURVE_PCT, ENV_NAME_RE, FIO_RW, Flag, LOCAL_ADDRESSES, MAX_BLOCK_BYTES,
+                     MAX_DEPTH, MAX_FILE_BYTES, MAX_SIZE_BYTES, MAX_TEXT, MAX_THREADS, MAX_VALUES,
+                     MIN_WORKING_SET_BYTES, NAME_RE, Name, PATH_FORBIDDEN, SCRATCH_DIRS, SIZE_RE, SIZE_UNITS,
+                     STEADYSTATE_RE, SYSTEM_DIRS, Size, USER_RE, WRITE_MODES, _Strict, _check_name, _check_path,
+                     _check_size, _check_written_dir, _size_input, in_system_dir, parse_size, resolve_path, system_dir,
+                     workbook_root)
+from .models import (CalibrateIOParams, DatabaseParams, HostParams, OracleParams, SqlWorkloadParams, TargetParams,
+                     Workload, check_env_name, check_regex, slob_size_bytes, standard_workloads)
+from .reader import (ALLOWED_TAGS, MAX_SHOWN_PROBLEMS, PARAMETERS_FILE, PARAMETER_KEYS, SECRET_KEY_RE, SUBKEY_RE,
+                     _Loader, _LoaderBase, _check_results_dir, _closing, _construct_mapping, _decode, _format_errors,
+                     _format_loc, _format_problem, _line, _scan, _yaml_problem, campaign_from_dict,
+                     campaign_from_parameters, check_results_dir, load_campaign, notebook_parameters,
+                     read_parameters_file)
+from .settings import (ArraySettings, CompareWith, ExtendSettings, PreconditionSettings, ProbeSettings, ReportSettings,
+                       SweepSettings)
+
+
+_MOVED = {"FioSettings": "fio", "VdbenchSettings": "vdbench", "SlobSettings": "slob", "SlobWorkload": "slob",
+          "slob_seed_workloads": "slob"}
+
+
+def __getattr__(name: str) -> Any:
+    """The engines' settings models, which live in their engine's folder (``engines/<name>/settings.py``)."""
+    if name in _MOVED:
+        import importlib
+
+        return getattr(importlib.import_module(f"flashpoc.engines.{_MOVED[name]}.settings"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,318 @@
+"""What a campaign runs on and runs: hosts, targets, workloads, the database and SQL settings."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from .common import (ADDRESS_RE, ENV_NAME_RE, FIO_RW, Flag, LOCAL_ADDRESSES, MAX_BLOCK_BYTES, MIN_WORKING_SET_BYTES,
+                     Name, Size, USER_RE, WRITE_MODES, _Strict, _check_path, _check_written_dir, in_system_dir,
+                     parse_size)
+
+
+class HostParams(_Strict):
+    """A load host. ``address: localhost`` runs locally; anything else over SSH."""
+
+    name: Name = Field(description="short host name used in results and tables")
+    address: str = Field("localhost", description="host name or IP; 'localhost' runs locally")
+    user: str | None = Field(None, description="SSH user (default: the current user)")
+    port: int = Field(22, ge=1, le=65535, description="SSH port")
+    key_file: str | None = Field(None, description="SSH private key; else the SSH agent")
+    key_passphrase_env: str | None = Field(
+        None, description="NAME of the environment variable holding key_file's passphrase (never the passphrase; "
+                          "or load the key into ssh-agent and leave this unset)")
+    known_hosts: str | None = Field(None, description="known_hosts file (default ~/.ssh/known_hosts)")
+    trust_unknown_host_key: Flag = Field(
+        False, description="accept and record a host key not in known_hosts (first contact only)"
+    )
+    connect_timeout_s: float = Field(10.0, gt=0, le=600)
+    command_timeout_s: float = Field(3600.0, gt=0, le=7 * 86400, description="upper bound for one command")
+    fio: str = Field("fio", description="fio executable on this host")
+    workdir: str = Field("/tmp/flashpoc", description="directory for job files on this host")
+    vdbench: str | None = Field(None, description="vdbench install directory on this host (hd vdbench=)")
+    jvms: int | None = Field(None, ge=1, le=256, description="vdbench slave JVMs on this host (hd jvms=)")
+
+    @field_validator("address")
+    @classmethod
+    def _address(cls, value: str) -> str:
+        if not ADDRESS_RE.match(value):
+            raise ValueError(f"{value!r} is not a host name or IP address")
+        return value
+
+    @field_validator("user")
+    @classmethod
+    def _user(cls, value: str | None) -> str | None:
+        if value is not None and not USER_RE.match(value):
+            raise ValueError(f"{value!r} is not a valid user name")
+        return value
+
+    @field_validator("fio", "key_file", "known_hosts", "vdbench")
+    @classmethod
+    def _paths(cls, value: str | None) -> str | None:
+        return None if value is None else _check_path(value)
+
+    @field_validator("workdir")
+    @classmethod
+    def _workdir(cls, value: str) -> str:
+        return _check_written_dir(value)
+
+    @field_validator("key_passphrase_env")
+    @classmethod
+    def _passphrase_env(cls, value: str | None) -> str | None:
+        return check_env_name(value)
+
+    @model_validator(mode="after")
+    def _passphrase_needs_key(self) -> HostParams:
+        if self.key_passphrase_env and not self.key_file:
+            raise ValueError("key_passphrase_env is the passphrase of key_file: give key_file too "
+                             "(a key in ssh-agent needs neither)")
+        return self
+
+    @property
+    def is_local(self) -> bool:
+        """True when commands run on this machine without SSH."""
+        return self.address in LOCAL_ADDRESSES
+
+
+class TargetParams(_Strict):
+    """A LUN, device or file the workloads run against."""
+
+    name: Name
+    path: str = Field(description="block device or file path on the hosts")
+    size: Size | None = Field(None, description="working set, e.g. '1g' (required for files)")
+    create: Flag = Field(False, description="create and fill the file if missing (scratch files)")
+    allow_write: Flag = Field(
+        False, description="write workloads may overwrite this target (implied by create)"
+    )
+    hosts: list[str] | None = Field(None, max_length=1024, description="hosts that use this target (default all)")
+
+    @field_validator("path")
+    @classmethod
+    def _path(cls, value: str) -> str:
+        return _check_path(value)
+
+    @field_validator("size")
+    @classmethod
+    def _size(cls, value: str | None) -> str | None:
+        size = None if value is None else parse_size(value)
+        if size is not None and size < MIN_WORKING_SET_BYTES:
+            raise ValueError(f"a working set of {size} bytes is too small: at least 1m (1 MiB), else the caches "
+                             "answer, not the array")
+        return value
+
+    @field_validator("hosts")
+    @classmethod
+    def _hosts(cls, value: list[str] | None) -> list[str] | None:
+        if value == []:
+            raise ValueError("no host would use this target: leave hosts out for every host")
+        return value
+
+    @model_validator(mode="after")
+    def _create_needs_size(self) -> TargetParams:
+        if self.create and self.size is None:
+            raise ValueError("a target with create: true needs a size")
+        if self.path.startswith("/dev/") and self.create:
+            raise ValueError("create: true is for files; a /dev path is never created")
+        where = in_system_dir(self.path) if not self.path.startswith("/dev/") else None
+        if where and self.writable:
+            raise ValueError(f"path: {self.path!r} is {where}, and {'create' if self.create else 'allow_write'}: "
+                             "true would write it; put scratch files in a directory of your own")
+        return self
+
+    @property
+    def size_bytes(self) -> int | None:
+        """Working-set size in bytes, or None (use the whole device)."""
+        return None if self.size is None else parse_size(self.size)
+
+    @property
+    def writable(self) -> bool:
+        """True when write workloads may run on this target."""
+        return self.allow_write or self.create
+
+
+class Workload(_Strict):
+    """One I/O pattern: a fio ``rw`` mode, block size, read mix and queue depth per thread."""
+
+    name: Name
+    rw: FIO_RW
+    bs: Size = "4k"
+    rwmixread: int | None = Field(None, ge=0, le=100, description="read % for randrw/rw")
+    iodepth: int = Field(1, ge=1, le=4096, description="outstanding I/Os per thread")
+    seekpct: float | Literal["seq", "sequential", "random", "eof"] | None = Field(
+        None, description="vdbench seekpct (default 100 for random, 0 for sequential; the guides use 0.1)")
+    skew: float | None = Field(None, gt=0, le=100, description="vdbench skew: % of the run's I/O")
+    description: str = ""
+
+    @field_validator("bs")
+    @classmethod
+    def _bs(cls, value: str) -> str:
+        size = parse_size(value)
+        if size % 512:
+            raise ValueError("block size must be a multiple of 512 bytes")
+        if size > MAX_BLOCK_BYTES:
+            raise ValueError(f"a block size of {value} is above 64m")
+        return value
+
+    @model_validator(mode="after")
+    def _mix(self) -> Workload:
+        if self.rw in ("randrw", "rw") and self.rwmixread is None:
+            raise ValueError(f"rw={self.rw} needs rwmixread (the read percentage)")
+        if self.rw not in ("randrw", "rw") and self.rwmixread is not None:
+            raise ValueError(f"rwmixread only applies to randrw/rw, not {self.rw}")
+        return self
+
+    @field_validator("seekpct")
+    @classmethod
+    def _seekpct(cls, value):
+        if isinstance(value, float) and not 0 <= value <= 100:
+            raise ValueError("seekpct is a percentage (0-100) or 'seq', 'random', 'eof'")
+        return value
+
+    @property
+    def read_pct(self) -> int:
+        """Share of reads in percent (vdbench rdpct)."""
+        if self.rwmixread is not None:
+            return self.rwmixread
+        return 0 if self.rw in ("randwrite", "write") else 100
+
+    @property
+    def random(self) -> bool:
+        """True for random access (fio rand*), False for sequential."""
+        return self.rw.startswith("rand")
+
+    @property
+    def writes(self) -> bool:
+        """True when the workload issues writes."""
+        return self.rw in WRITE_MODES and self.rwmixread != 100
+
+
+def standard_workloads() -> list[dict[str, Any]]:
+    """The four workloads every POC runs unless the parameters name others."""
+    return [
+        {"name": "randread-4k", "rw": "randread", "bs": "4k",
+         "description": "4K random read (index lookups, db file sequential read)"},
+        {"name": "randwrite-4k", "rw": "randwrite", "bs": "4k",
+         "description": "4K random write"},
+        {"name": "oltp-8k-80r", "rw": "randrw", "bs": "8k", "rwmixread": 80,
+         "description": "8K OLTP, 80% read / 20% write"},
+        {"name": "seqread-128k", "rw": "read", "bs": "128k",
+         "description": "128K sequential read (scans, backups)"},
+    ]
+
+
+def check_regex(value: str | None) -> str | None:
+    """``value`` if it is a regular expression (or None), else a ValueError saying why."""
+    if value is not None:
+        try:
+            re.compile(value)
+        except re.error as error:
+            raise ValueError(f"{value!r} is not a regular expression: {error}") from None
+    return value
+
+
+def check_env_name(value: str | None) -> str | None:
+    """Refuse anything but the NAME of an environment variable (the value is never echoed:
+    it may be a password typed in the wrong place)."""
+    if value is not None and not ENV_NAME_RE.match(value):
+        raise ValueError("must be the NAME of an environment variable (letters, digits, '_'), "
+                         "not a password; the value given is not shown")
+    return value
+
+
+def slob_size_bytes(text: str) -> int:
+    """Bytes of a SLOB size: ``8G``, ``655360M`` or a count of 8K blocks."""
+    text = str(text).strip()
+    units = {"M": 1024**2, "G": 1024**3}
+    if text[-1:].upper() in units:
+        return int(text[:-1]) * units[text[-1].upper()]
+    return int(text) * 8192
+
+
+class DatabaseParams(_Strict):
+    """Where the database's datafiles are (``database:``): one fact of the database, read by every
+    engine that runs against it (SLOB, a DBA's SQL job) and by the check and the report."""
+
+    datafiles: Literal["local", "knfs", "dnfs"] | None = Field(
+        None, description="where the datafiles are: 'local' (disks or LUNs: a SLOB point's time series is "
+                          "iostat's), 'knfs' (NFS through the kernel's client: the NFS mounts' READ/WRITE from "
+                          "/proc/self/mountstats), 'dnfs' (Oracle Direct NFS: neither sees its I/O, so SLOB "
+                          "points keep no time series); the check compares it with v$dnfs_servers and the "
+                          "report states it; unset counts as local and states nothing")
+    nfs_mounts: str | None = Field(None, max_length=200,
+                                   description="regular expression of the NFS mount points of the datafiles "
+                                               "(datafiles: knfs; default every NFS mount)")
+
+    @field_validator("nfs_mounts")
+    @classmethod
+    def _regex(cls, value: str | None) -> str | None:
+        return check_regex(value)
+
+
+class CalibrateIOParams(_Strict):
+    """``DBMS_RESOURCE_MANAGER.CALIBRATE_IO`` as a step of the check (``oracle.calibrate_io``)."""
+
+    num_physical_disks: int = Field(ge=1, le=100000, description="physical disks (or SSDs) behind the data "
+                                                                 "files, CALIBRATE_IO's num_physical_disks")
+    max_latency_ms: int = Field(10, ge=10, le=10000, description="the largest latency (ms) allowed for "
+                                                                 "db_block_size reads (CALIBRATE_IO's max_latency)")
+
+
+class OracleParams(_Strict):
+    """How the workbook reaches the database through python-oracledb (thin); holds no secret.
+
+    The password is read at connect time from the environment variable ``password_env`` of the
+    machine running the workbook (or comes from the wallet); it is never a parameter.
+    """
+
+    dsn: str = Field(description="Easy Connect host:port/service, or a tnsnames alias with wallet_dir")
+    user: str = Field("system", description="database user (AWR views need SELECT_CATALOG_ROLE)")
+    password_env: str = Field("FLASHPOC_ORACLE_PASSWORD", description="NAME of the environment variable "
+                                                                      "holding the password")
+    wallet_dir: str | None = None
+    wallet_password_env: str | None = None
+    connect_timeout_s: float = Field(5.0, gt=0, le=600)
+    calibrate_io: CalibrateIOParams | None = Field(
+        None, description="run DBMS_RESOURCE_MANAGER.CALIBRATE_IO in the check (off by default: it loads the "
+                          "array with reads for several minutes, and needs asynchronous I/O to the data files)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _moved(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "nfs_client" in data:
+            raise ValueError("nfs_client: state it once as database.datafiles (local, knfs or dnfs)")
+        return data
+
+    @field_validator("password_env", "wallet_password_env")
+    @classmethod
+    def _env_name(cls, value: str | None) -> str | None:
+        return check_env_name(value)
+
+    @field_validator("wallet_dir")
+    @classmethod
+    def _wallet(cls, value: str | None) -> str | None:
+        return None if value is None else _check_path(value)
+
+    def settings(self):
+        """The :class:`flashpoc.run.oracle.OracleSettings` of these parameters."""
+        from ..run.oracle import OracleSettings
+
+        return OracleSettings(dsn=self.dsn, user=self.user, password_env=self.password_env,
+                              wallet_dir=self.wallet_dir, wallet_password_env=self.wallet_password_env,
+                              connect_timeout_s=self.connect_timeout_s)
+
+
+class SqlWorkloadParams(_Strict):
+    """A DBA's own job: N concurrent sessions each running the same SQL*Plus script, timed,
+    with AWR (or Statspack) snapshots around it; read through ``oracle``."""
+
+    script: str = Field(description="SQL*Plus script file (relative: to the workbook root)")
+    sessions: int = Field(ge=1, le=1024, description="concurrent sessions, each running the whole script")
+    label: Name = Field("run", description="name of this run in the comparison, e.g. 'undo-on-ssd'")
+    description: str = ""
+
+    @field_validator("script")
+    @classmethod
+    def _script(cls, value: str) -> str:
+        return _check_path(value)
