@@ -48,7 +48,7 @@ def test_steadiness_text_names_the_unsteady_points(points):
     table = summary.steadiness_table(judged)
     text = summary.steadiness_text(table, summary.detail_points(points, 1.0))
     assert text.startswith("4 of 5 points were steady")
-    assert "- not steady: `wd1` at 1 threads: scatter 15.5 %, drift +9.8 %" in text
+    assert "- not steady: `wd1` at 1 thread: scatter 15.5 %, drift +9.8 %" in text
     assert "Points shown in detail: `wd1` at 16 threads (max IOPS within the 1 ms SLO)." in text
     assert summary.steadiness_table(points).empty
     short = summary.steadiness_table(points.assign(intervals=1, interval_iops_cv_pct=None, interval_iops_drift_pct=None,

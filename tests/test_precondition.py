@@ -243,7 +243,7 @@ def test_write_workloads_run_rounds_until_steady_kept_as_points_and_charted(tmp_
     assert verdict == precondition.snia_window([r["iops"] for r in rounds])
     assert done["randwrite-4k"]["steady"] is verdict["steady"] and verdict["rounds"] == [1, 5]
     said = precondition.status_text(cfg.resolved().results_path(), status).split("; randwrite-4k: ", 1)[1]
-    assert said.startswith("5 preconditioning rounds of 1 s at 1 threads, ")
+    assert said.startswith("5 preconditioning rounds of 1 s at 1 thread, ")
     if verdict["steady"]:
         assert f"excursion {verdict['excursion_pct']:.1f} % of 20 % allowed" in said
     else:
@@ -318,7 +318,7 @@ def test_vdbench_write_rounds_are_vdbench_s_own_runs_one_invocation_each(tmp_pat
         assert ",iorate=max," in rd and "forthreads=(1)" in rd and ",elapsed=2," in rd
     assert done["rw"]["window"] is None and done["rw"]["steady"] is False  # fewer rounds than SNIA's window
     assert precondition.status_text(cfg.resolved().results_path(), precondition.load_status(cfg)).endswith(
-        "; rw: 2 preconditioning rounds of 2 s at 1 threads, too few rounds for SNIA's 5-round window.")
+        "; rw: 2 preconditioning rounds of 2 s at 1 thread, too few rounds for SNIA's 5-round window.")
 
 
 def test_a_lun_two_hosts_see_is_filled_once(tmp_path):

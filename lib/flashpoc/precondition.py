@@ -36,6 +36,7 @@ import pandas as pd
 from . import analysis
 from .engines import get_engine
 from .errors import CheckFailed, RemoteError
+from .progress import threads_text
 from .store import StoreError
 from .run.targets import make_scratch_files, read_back, target_identities, target_sizes  # noqa: F401 (callers' names)
 
@@ -512,5 +513,5 @@ def status_text(root: Path | None, status: dict[str, Any]) -> str:
         again = (f" (measured again after the targets were filled again; the earlier fill's rounds are kept in "
                  f"`{done['superseded']}`)" if done.get("superseded") else "")
         parts.append(f"{name}: {len(done['rounds'])} preconditioning rounds of {done['round_s']} s at "
-                     f"{done['threads']} threads{again}, {said}")
+                     f"{threads_text(done['threads'])}{again}, {said}")
     return "; ".join(parts) + "." if parts else "nothing to fill."

@@ -264,7 +264,8 @@ def judged_points(table: pd.DataFrame, column: str) -> tuple[pd.DataFrame, pd.Da
 
 
 def _where(r: dict[str, Any]) -> str:
-    return f"{r['config'] + ', ' if r.get('config') else ''}`{r['workload']}` at {int(r['threads'])} threads"
+    threads = int(r["threads"])
+    return f"{r['config'] + ', ' if r.get('config') else ''}`{r['workload']}` at {threads} thread{'' if threads == 1 else 's'}"
 
 
 def snia_rule_text() -> str:
