@@ -122,7 +122,10 @@ def points_table(points: pd.DataFrame) -> pd.DataFrame:
     """Every point with human headers and units, by configuration and virtual users."""
     present = [(c, h) for c, h in POINT_COLUMNS if c in points.columns]
     keys = [c for c in ("config", "threads") if c in points.columns]
-    frame = points.sort_values(keys, kind="stable")[[c for c, _ in present]]
+    frame = points.sort_values(keys, kind="stable")[[c for c, _ in present]].copy()
+    if "interval_steady" in frame:  # words, not Python's True/False/None
+        frame["interval_steady"] = frame["interval_steady"].map({True: "yes", False: "no"})
+    frame = frame.astype(object).where(frame.notna(), "–")  # no value: a dash, not 'None'
     return frame.rename(columns=dict(present)).reset_index(drop=True)
 
 
