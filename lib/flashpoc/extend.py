@@ -9,8 +9,8 @@ point without a time series (no verdict) is not extended. Each run is a point of
 stored as every point is; the row kept is the last one, saying which rule decided, the lengths run
 and whether it became steady (:func:`extension_fields`). The lengths and the rule are pure;
 :func:`measure_until_steady` measures through the function it is given, :func:`extend_rows` through
-the engine (:meth:`flashpoc.engines.base.Engine.measure_longer`), and :func:`annotate_point` adds
-the extension's columns to the stored record.
+the engine (:meth:`flashpoc.engines.base.Engine.measure_longer`), and the store
+(:meth:`flashpoc.store.CampaignStore.annotate_point`) adds the extension's columns to the stored record.
 """
 
 from __future__ import annotations
@@ -91,26 +91,6 @@ def extension_text(row: dict[str, Any]) -> str | None:
             f"decided: {said} after {float(ran):g} s")
 
 
-def annotate_point(store: Any, phase: str, point_id: str, fields: dict[str, Any]) -> None:
-    """Add ``fields`` to the stored record of the point ``point_id`` of ``phase`` (its
-    ``point.json``, or its row in the ``points.json`` of the invocation that measured it),
-    rewritten atomically, so that points.csv and the report carry them."""
-    import json
-
-    from .store import _json, write_atomic
-
-    single = store.point_dir(phase, point_id) / "point.json"
-    if single.is_file():
-        write_atomic(single, _json({**json.loads(single.read_text()), **fields}, sort_keys=False))
-        return
-    for group in sorted((store.root / "points" / phase).glob("*/points.json")):
-        rows = json.loads(group.read_text())
-        if any(r.get("point_id") == point_id for r in rows):
-            rows = [{**r, **fields} if r.get("point_id") == point_id else r for r in rows]
-            write_atomic(group, _json(rows, sort_keys=False))
-            return
-
-
 def extend_rows(wb: Any, phase: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``rows`` of ``phase`` with each point that is not steady measured again longer
     (:func:`measure_until_steady` up to ``sweep.extend_until_steady.max_s``, by the engine's
@@ -137,7 +117,7 @@ def extend_rows(wb: Any, phase: str, rows: list[dict[str, Any]]) -> list[dict[st
             return first if length == planned else engine.measure_longer(wb, phase, workload, threads, length)
 
         done = measure_until_steady(measure, planned, settings.max_s)
-        annotate_point(wb.store, phase, done["point_id"],
-                       {k: done[k] for k in ("extended_runs_s", "steady_rule", "extended_steady")})
+        wb.store.annotate_point(phase, done["point_id"],
+                                {k: done[k] for k in ("extended_runs_s", "steady_rule", "extended_steady")})
         out.append(done)
     return out

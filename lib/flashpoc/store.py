@@ -344,6 +344,21 @@ class CampaignStore:
         path = self.point_dir(phase, group_id) / "points.json"
         return json.loads(path.read_text()) if path.exists() else None
 
+    def annotate_point(self, phase: str, point_id: str, fields: dict[str, Any]) -> None:
+        """Add ``fields`` to the stored row of the point ``point_id`` of ``phase`` (its
+        ``point.json``, or its row in the ``points.json`` of the invocation that measured it),
+        rewritten atomically, so that points.csv and the report carry them."""
+        single = self.point_dir(phase, point_id) / "point.json"
+        if single.is_file():
+            write_atomic(single, _json({**json.loads(single.read_text()), **fields}, sort_keys=False))
+            return
+        for group in sorted((self.root / "points" / phase).glob("*/points.json")):
+            rows = json.loads(group.read_text())
+            if any(r.get("point_id") == point_id for r in rows):
+                rows = [{**r, **fields} if r.get("point_id") == point_id else r for r in rows]
+                write_atomic(group, _json(rows, sort_keys=False))
+                return
+
     def load_points(self, phase: str | None = None) -> pd.DataFrame:
         """Every completed point (of ``phase`` or all phases) as one DataFrame."""
         base = self.root / "points"
