@@ -41,16 +41,14 @@ microseconds; a column headed ``(ms)`` without units in the cells is read as mil
 Abbreviated counts (``12.2K``, ``10.2M``, ``2.8E+04``) are expanded by powers of 1000 and
 the printed text is kept next to the number.
 
-Coverage, as seen in the fixtures (12.2.0.1, 18c and 19c, single instance, RAC instance and
-global, a PDB report, Exadata; no 11.2, 12.1, 21c or 23ai report was found, so their wording
--- e.g. 11.2.0.4's ``Wait Avg(ms)`` with bare numbers -- is handled only through the column
-meanings and header units, tested on the header strings):
+Coverage, as seen in the fixtures (11.2.0.3, 11.2.0.4, 12.1.0.2, 12.2.0.1, 18c and 19c, single
+instance, RAC instance and global, a PDB report, Exadata; no 21c or 23ai report was found):
 
 * instance reports (single instance or one RAC instance), text and HTML: header, load
   profile, top foreground events, key events, event histograms, IOStat by function, host
-  CPU, tablespace/file IO (``[]`` when the report prints "No data exists"; HTML tables with
-  data are returned keyed by their printed headers; text ones with data are not parsed and
-  give ``None``).
+  CPU, tablespace/file IO (:func:`_io_stats`: reads, writes, buffer waits and their averages
+  per tablespace and per file; ``[]`` when the report prints "No data exists", as every 12.2,
+  18c and 19c report here does; the rows of a text report are not read: not understood).
 * RAC global reports (``WORKLOAD REPOSITORY REPORT (RAC)``), text and HTML: header
   (database summary + instance list), key events from the ``(Global)`` foreground /
   background wait events (cluster-wide average), key-event histograms from ``Wait Event
@@ -749,12 +747,16 @@ def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
         "key_events": _key_events(fg, bg),
         "event_histograms": _histograms(report, sections, [t for t in _HISTOGRAM_TITLES if "(Global)" not in t]),
         "iostat_by_function": sections.read("IOStat by Function summary", lambda: _iostat_by_function(report)),
-        "tablespace_io": sections.read("Tablespace IO Stats", lambda: _plain_rows(report, "Tablespace IO Stats")),
-        "file_io": sections.read("File IO Stats", lambda: _plain_rows(report, "File IO Stats")),
+        "tablespace_io": None,
+        "file_io": None,
         "host_cpu": sections.read("Host CPU", lambda: _host_cpu(report)),
         "key_event_waits": _key_event_waits(fg, bg),
         "key_event_names": _key_event_names(fg, bg),
     }
+    elapsed_s = None if out["header"] is None else out["header"]["elapsed_min"] * 60
+    out["file_io"] = sections.read("File IO Stats", lambda: _io_stats(report, "File IO Stats", elapsed_s))
+    out["tablespace_io"] = sections.read("Tablespace IO Stats", lambda: _tablespace_io(report, elapsed_s,
+                                                                                       out["file_io"]))
     return {**out, "sections": sections.result()}
 
 
@@ -1054,16 +1056,117 @@ def _iostat_by_function(report: _TextReport | _HtmlReport) -> list[dict[str, Any
     return out
 
 
-def _plain_rows(report: _TextReport | _HtmlReport, title: str) -> list[dict[str, str]] | None:
+IO_STATS_COLUMNS: dict[str, str] = {
+    "tablespace": "tablespace",
+    "filename": "filename",
+    "reads": "reads",
+    "avreads/s": "reads_per_s",
+    "avrds/s": "reads_per_s",
+    "avrd(ms)": "avg_read_ms",
+    "avblks/rd": "blocks_per_read",
+    "1-bkrds/s": "single_block_reads_per_s",
+    "av1-bkrd(ms)": "avg_single_block_read_ms",
+    "%optreads": "optimized_reads_pct",
+    "writes": "writes",
+    "avwrites/s": "writes_per_s",
+    "writesavg/s": "writes_per_s",
+    "bufferwaits": "buffer_waits",
+    "avbufwt(ms)": "avg_buffer_wait_ms",
+}
+"""The columns of "Tablespace IO Stats" and "File IO Stats" (their header with every space taken
+out, in lower case: 11.2.0.3 prints ``Av Reads/s``, 11.2.0.4 and later ``Av Rds/s`` and
+``Writes avg/s``) -> the row key. A column of another name is left out."""
+
+_IO_STATS_REQUIRED = ("tablespace", "reads", "avg_read_ms", "writes", "buffer_waits", "avg_buffer_wait_ms")
+_IO_STATS_COUNTS = ("reads", "writes", "buffer_waits")
+_PLAIN_NUMBER_RE = re.compile(r"\d{1,3}(?:,\d{3})*(?:\.\d+)?")
+
+
+def _io_stats(report: _TextReport | _HtmlReport, title: str, elapsed_s: float | None) -> list[dict[str, Any]] | None:
+    """The rows of "Tablespace IO Stats" or "File IO Stats" (``title``), in the report's order:
+    ``tablespace`` (and ``filename``), ``reads``, ``writes``, ``buffer_waits`` (counts over the
+    interval), ``avg_read_ms``, ``avg_buffer_wait_ms`` (milliseconds, as printed), and where the
+    version prints them ``reads_per_s``, ``writes_per_s``, ``blocks_per_read``,
+    ``single_block_reads_per_s``, ``avg_single_block_read_ms``, ``optimized_reads_pct``. A blank
+    cell (a file without reads has no average) is None. ``[]`` when the report prints "No data
+    exists"; ``None`` when it has no such section.
+
+    Cross-check: a row's printed ``reads_per_s`` and ``writes_per_s`` are its reads and writes over
+    the report's elapsed time (``elapsed_s``, from the header), to their printed precision; a row
+    where they are not has its numbers under the wrong columns and the section is refused.
+    """
     if isinstance(report, _TextReport):
         starts = report.title_lines(title)
-        if starts and all(report.no_data(s) for s in starts):
+        if not starts:
+            return None
+        if all(report.no_data(s) for s in starts):
             return []
-        return None  # text layout with data not seen in any fixture: not parsed
+        # awrrpt prints each row on two lines (names, then numbers) under two rules; no real
+        # text report with rows was found to test that layout on, so it is not read
+        raise ParseError(f"section {title!r}: rows of a text report are not read (only its HTML rendering)")
     tables = report.under_heading(title)
     if tables is None:
         return None
-    return [d for t in tables for d in t.dicts()]
+    out: list[dict[str, Any]] = []
+    for table in tables:
+        table = _whole_rows(table)
+        columns = {i: IO_STATS_COLUMNS.get(re.sub(r"\s+", "", head).lower()) for i, head in enumerate(table.header)}
+        missing = [key for key in _IO_STATS_REQUIRED if key not in columns.values()]
+        if missing:
+            raise ParseError(f"section {title!r}: no column of {missing} in {table.header}")
+        read = [(i, key) for i, key in columns.items() if key is not None]
+        for row in table.rows:
+            entry: dict[str, Any] = {}
+            for i, key in read:
+                cell = row[i]
+                if key in ("tablespace", "filename"):
+                    entry[key] = cell
+                elif _PLAIN_NUMBER_RE.fullmatch(cell):  # most cells (hundreds of files): read at once
+                    value = float(cell.replace(",", ""))
+                    entry[key] = int(value) if key in _IO_STATS_COUNTS else value
+                elif key in _IO_STATS_COUNTS:
+                    entry[key] = _int_or_none(parse_count(cell))
+                else:
+                    entry[key] = _float(cell, f"{title} {table.header[i]}")
+            _check_io_rates(title, entry, elapsed_s)
+            out.append(entry)
+    return out
+
+
+def _check_io_rates(title: str, row: dict[str, Any], elapsed_s: float | None) -> None:
+    """Refuse a row whose per-second columns are not its counts over the interval (the elapsed
+    time is printed to 0.01 min, the rates to a whole number or 0.01)."""
+    if not elapsed_s:
+        return
+    for count, rate in (("reads", "reads_per_s"), ("writes", "writes_per_s")):
+        if row.get(count) is None or row.get(rate) is None:
+            continue
+        computed = row[count] / elapsed_s
+        if abs(computed - row[rate]) > 0.5 + 0.001 * computed:
+            raise ParseError(f"section {title!r}: {row.get('filename') or row['tablespace']!r} prints {row[count]:,} "
+                             f"{count} and {row[rate]:g} {rate.replace('_per_s', '/s')}, not {computed:.1f}/s over "
+                             f"the report's {elapsed_s:g} s: its cells are not under their header")
+
+
+def _tablespace_io(report: _TextReport | _HtmlReport, elapsed_s: float | None,
+                   files: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+    """"Tablespace IO Stats" (:func:`_io_stats`), cross-checked with "File IO Stats": a
+    tablespace's reads, writes and buffer waits are the sums of its files' (11.2.0.4's HTML prints
+    the tablespace table's cells in another order than its header: refused, the file rows stay)."""
+    rows = _io_stats(report, "Tablespace IO Stats", elapsed_s)
+    sums: dict[str, list[int]] = {}
+    for row in files or []:
+        total = sums.setdefault(row["tablespace"], [0, 0, 0])
+        for i, key in enumerate(_IO_STATS_COUNTS):
+            total[i] += row[key] or 0
+    for row in rows or []:
+        total = sums.get(row["tablespace"])
+        printed = [row[key] or 0 for key in _IO_STATS_COUNTS]
+        if total is not None and total != printed:
+            raise ParseError(f"section 'Tablespace IO Stats': {row['tablespace']!r} prints reads, writes and buffer "
+                             f"waits {printed}, its files in 'File IO Stats' {total}: its cells are not under their "
+                             f"header")
+    return rows
 
 
 def _host_cpu(report: _TextReport | _HtmlReport) -> dict[str, Any] | None:
