@@ -39,6 +39,7 @@ BIND_SQL = {
     "awr_sys_time_model": {"dbid", "instance_number", "begin_snap", "end_snap"},
     "awr_filestatxs": {"dbid", "instance_number", "begin_snap", "end_snap"},
     "awr_waitstat": {"dbid", "instance_number", "begin_snap", "end_snap"},
+    "awr_tempstatxs": {"dbid", "instance_number", "begin_snap", "end_snap"},
     "awr_report_text": {"dbid", "instance_number", "begin_snap", "end_snap"},
     **{f"stats_{t}": {"dbid", "instance_number", "begin_snap", "end_snap"} for t in oracle.AWR_TABLES},
     "create_snapshot": {"snap_id"},

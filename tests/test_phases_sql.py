@@ -102,6 +102,8 @@ def test_twenty_sessions_between_two_snapshots(tmp_path):
     # Buffer Wait Statistics as awr.txt prints them (waits, total s, avg ms rounded half up): UNDO first
     assert [(w["class"], w["waits"], round(w["time_s"]), int(w["avg_ms"] + 0.5)) for w in row["buffer_waits"]] == [
         ("undo header", 19, 15, 764), ("file header block", 4, 2, 593), ("data block", 151, 0, 2)]
+    # File IO Stats: awr.txt prints "No data exists", so the recorded file rows are none (both views were asked)
+    assert row["file_io"] == [] and {"awr_filestatxs", "awr_tempstatxs"} <= {name for name, _ in db.queries}
     assert db.open_connections == 0
 
     text = sql_run_text(row)

@@ -213,6 +213,7 @@ def test_a_sweep_report_has_a_dba_job_section_when_the_campaign_ran_the_job(tmp_
     headings = [s.heading for s in report.sections]
     assert "A DBA's own job" in headings and headings.index("A DBA's own job") < headings.index("Appendix A: every point")
     section = next(s for s in report.sections if s.heading == "A DBA's own job")
-    assert [type(i).__name__ for i in section.items] == ["str", "Table", "HConcatChart", "Table", "Table", "str"]
+    assert [type(i).__name__ for i in section.items] == ["str", "Table", "HConcatChart", "Table", "Table", "Table",
+                                                              "str"]
     page = report.files["report.html"].read_text()
     assert "Speed-up over undo-on-ssd (x)" in page and "2,944,975.9" in page

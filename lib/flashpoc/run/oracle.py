@@ -63,6 +63,7 @@ AWR_TABLES: tuple[str, ...] = (
     "sys_time_model",
     "filestatxs",
     "waitstat",
+    "tempstatxs",
 )
 """Keys of :func:`awr_rows`' result; each is read by ``sql/awr_<key>.sql`` from ``DBA_HIST_<KEY>``
 and, by :func:`statspack_rows`, by ``sql/stats_<key>.sql`` from Statspack's ``STATS$<KEY>``."""
@@ -511,7 +512,8 @@ def awr_rows(conn: Any, dbid: int, begin_snap: int, end_snap: int, instance: int
              "sys_time_model": [{"snap_id", "instance_number", "stat_name", "value"}, ...],
              "filestatxs": [{"snap_id", "instance_number", "file_no", "filename", "tsname",
                              "block_size", "phyrds", "phywrts", "singleblkrds", "readtim",
-                             "writetim", "singleblkrdtim", "phyblkrd", "phyblkwrt"}, ...],
+                             "writetim", "singleblkrdtim", "phyblkrd", "phyblkwrt", "wait_count",
+                             "time"}, ...],   # "tempstatxs": the temp files, same columns
              "waitstat": [{"snap_id", "instance_number", "class", "wait_count", "time"}, ...]}
 
     Raises:

@@ -34,7 +34,7 @@ from ...errors import ParameterError, RemoteError
 from ...oracle_metrics import compute_awr_metrics
 from ...params import Campaign, resolve_path
 from .plan import script_summary, split_sql_script
-from .profile import buffer_waits, load_profile
+from .profile import buffer_waits, file_io, load_profile
 from ...store import CampaignStore
 
 PHASE = "sql"
@@ -208,7 +208,8 @@ def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
         snapshots ('awr' or 'statspack'), the metrics of
         :func:`flashpoc.oracle_metrics.compute_awr_metrics` and the Load Profile of
         :func:`.profile.load_profile` (per second and per transaction), ``buffer_waits``
-        (:func:`.profile.buffer_waits`: the buffer waits by block class); ``awr_report``: the file
+        (:func:`.profile.buffer_waits`: the buffer waits by block class), ``file_io``
+        (:func:`.profile.file_io`: I/O and buffer waits per file, hottest first); ``awr_report``: the file
         of the run holding the AWR report of its snapshots (generated through SQL with the
         Diagnostics Pack), or None and ``awr_report_note`` saying why.
 
@@ -270,6 +271,7 @@ def run_job(cfg: Campaign, spec, pid: str) -> tuple[dict[str, Any], dict[str, st
     row.update(metrics)
     row.update(load_profile(interval.rows, begin, end))
     row["buffer_waits"] = buffer_waits(interval.rows, begin, end)
+    row["file_io"] = file_io(interval.rows, begin, end)
     raw[interval.rows_file] = snapshot_rows_json(interval.rows)
     row["awr_report"] = AWR_REPORT_FILE if interval.report_text is not None else None
     row["awr_report_note"] = interval.report_note

@@ -1,5 +1,5 @@
-"""The AWR Load Profile and the buffer waits by class of a DBA's job (pure: snapshot rows in,
-numbers out).
+"""The AWR Load Profile, the buffer waits by class and the I/O per file of a DBA's job (pure:
+snapshot rows in, numbers out).
 
 What the AWR report prints at its top, per second and per transaction, for the counters that show
 what a write-heavy job did to the database: redo size, block changes, physical writes, executes
@@ -77,3 +77,41 @@ def buffer_waits(rows: Mapping[str, Sequence[Mapping[str, Any]]], begin_snap: in
             out.append({"class": cls, "waits": int(waits), "time_s": centiseconds / 100,
                         "avg_ms": centiseconds * 10 / waits})
     return sorted(out, key=lambda r: (-r["time_s"], -r["waits"]))
+
+
+FILE_COUNTERS: tuple[str, ...] = ("phyrds", "phywrts", "readtim", "phyblkrd", "wait_count", "time")
+"""The ``DBA_HIST_FILESTATXS``/``DBA_HIST_TEMPSTATXS`` (``STATS$``) counters a file's row is made of."""
+
+
+def file_io(rows: Mapping[str, Sequence[Mapping[str, Any]]], begin_snap: int, end_snap: int) -> list[dict[str, Any]]:
+    """The AWR report's "File IO Stats" of the interval, data files (``filestatxs``) and temp files
+    (``tempstatxs``): per file with I/O or buffer waits, its ``tablespace``, ``filename``,
+    ``reads``, ``reads_per_s``, ``avg_read_ms`` (``readtim`` in centiseconds over the reads),
+    ``blocks_per_read``, ``writes``, ``writes_per_s``, ``buffer_waits`` (``wait_count``) and
+    ``avg_buffer_wait_ms`` (``time`` in centiseconds over them); the read averages are None
+    without reads, the buffer wait average 0 without waits (as awrrpt.sql prints them). Hottest first: by reads + writes (the order of the report's Tablespace IO Stats), then
+    buffer waits, descending. As in awrrpt.sql a file without a begin row (added during the run)
+    counts from zero; a file whose counters went down (an instance restart) is left out."""
+    elapsed = elapsed_seconds(rows.get("snapshot", []), int(begin_snap), int(end_snap))
+    values: dict[tuple[str, str, str], dict[int, dict[str, float]]] = {}
+    for table in ("filestatxs", "tempstatxs"):
+        for row in rows.get(table, []):
+            counters = {c: float(row[c] or 0) for c in FILE_COUNTERS}
+            values.setdefault((table, row["tsname"], row["filename"]), {})[int(row["snap_id"])] = counters
+    out = []
+    for (_, tablespace, filename), snaps in values.items():
+        end = snaps.get(int(end_snap))
+        begin = snaps.get(int(begin_snap), dict.fromkeys(FILE_COUNTERS, 0.0))
+        if end is None or any(end[c] < begin[c] for c in FILE_COUNTERS):
+            continue
+        d = {c: end[c] - begin[c] for c in FILE_COUNTERS}
+        if d["phyrds"] + d["phywrts"] + d["wait_count"] == 0:
+            continue
+        out.append({"tablespace": tablespace, "filename": filename,
+                    "reads": int(d["phyrds"]), "reads_per_s": d["phyrds"] / elapsed,
+                    "avg_read_ms": d["readtim"] * 10 / d["phyrds"] if d["phyrds"] else None,
+                    "blocks_per_read": d["phyblkrd"] / d["phyrds"] if d["phyrds"] else None,
+                    "writes": int(d["phywrts"]), "writes_per_s": d["phywrts"] / elapsed,
+                    "buffer_waits": int(d["wait_count"]),
+                    "avg_buffer_wait_ms": d["time"] * 10 / d["wait_count"] if d["wait_count"] else 0.0})
+    return sorted(out, key=lambda r: (-(r["reads"] + r["writes"]), -r["buffer_waits"], r["filename"]))

@@ -3,7 +3,8 @@ took 19 min 47 s with UNDO on disk and 8 min 14 s with UNDO on flash, 2.4x faste
 
 - :func:`latest_runs`: the stored runs of the campaign, the latest of each label, the first
   label measured first (the baseline of the speed-up).
-- :func:`speedup_table`, :func:`load_profile_table`, :func:`buffer_waits_table`: the runs side
+- :func:`speedup_table`, :func:`load_profile_table`, :func:`buffer_waits_table`,
+  :func:`file_io_table`: the runs side
   by side, with human headers and units; :func:`flashpoc.chart.sql_runs` draws them.
 - :func:`dba_job_items`: the report's DBA-job section (text, tables, chart);
   :func:`dba_job_sections` adds it to a sweep's report when the campaign also ran the job.
@@ -97,6 +98,31 @@ def buffer_waits_table(runs: pd.DataFrame) -> tables.Table:
                                "on the job's path (the seed's finding, before UNDO moved to flash)."])
 
 
+FILE_IO_ROWS = 10
+"""Files shown per run in :func:`file_io_table` (the hottest; the stored run keeps them all)."""
+
+
+def file_io_table(runs: pd.DataFrame) -> tables.Table:
+    """Each run's hottest files (AWR File IO Stats): reads, writes and buffer waits with their
+    averages, the most I/O first; at most :data:`FILE_IO_ROWS` per run."""
+    rows = [{"Run": run["label"], "Tablespace": f["tablespace"], "File": f["filename"],
+             "Reads": tables.count(f["reads"]), "Reads per s": _number(f["reads_per_s"]),
+             "Avg read (ms)": tables.ms(f["avg_read_ms"]), "Writes": tables.count(f["writes"]),
+             "Writes per s": _number(f["writes_per_s"]), "Buffer waits": tables.count(f["buffer_waits"]),
+             "Avg buffer wait (ms)": tables.ms(f["avg_buffer_wait_ms"])}
+            for run in runs.to_dict("records") for f in _listed(run.get("file_io"))[:FILE_IO_ROWS]]
+    columns = ["Run", "Tablespace", "File", "Reads", "Reads per s", "Avg read (ms)", "Writes", "Writes per s",
+               "Buffer waits", "Avg buffer wait (ms)"]
+    notes = ["DBA_HIST_FILESTATXS and DBA_HIST_TEMPSTATXS (STATS$FILESTATXS, STATS$TEMPSTATXS) deltas between "
+             "the run's snapshots, data and temp files, the most reads + writes first. An UNDO tablespace's file near "
+             "the top with many writes and buffer waits is the hot spot the seed moved to flash."]
+    if not rows:
+        notes.append("No run has file rows: the snapshots held no file statistics (the AWR report then prints "
+                     "'No data exists' under File IO Stats, as the 12.2 to 19c reports at hand do).")
+    return tables.table(rows, columns=columns, caption="I/O per file, the hottest first (AWR File IO Stats)",
+                        notes=notes)
+
+
 def dba_job_items(cfg, runs: pd.DataFrame) -> list[Any]:
     """The DBA-job section: the speed-up in words, the runs table, the chart, the Load Profile."""
     from ...chart import sql_runs
@@ -104,7 +130,7 @@ def dba_job_items(cfg, runs: pd.DataFrame) -> list[Any]:
     if runs.empty:
         return ["(no run of the DBA's job is stored: run notebook 03 with `sql_workload` set)"]
     return [speedup_text(runs), speedup_table(runs), sql_runs(runs), load_profile_table(runs),
-            buffer_waits_table(runs)]
+            buffer_waits_table(runs), file_io_table(runs)]
 
 
 def speedup_text(runs: pd.DataFrame) -> str:
