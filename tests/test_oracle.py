@@ -41,6 +41,7 @@ BIND_SQL = {
     "awr_waitstat": {"dbid", "instance_number", "begin_snap", "end_snap"},
     "awr_tempstatxs": {"dbid", "instance_number", "begin_snap", "end_snap"},
     "awr_report_text": {"dbid", "instance_number", "begin_snap", "end_snap"},
+    "awr_report_html": {"dbid", "instance_number", "begin_snap", "end_snap"},
     **{f"stats_{t}": {"dbid", "instance_number", "begin_snap", "end_snap"} for t in oracle.AWR_TABLES},
     "create_snapshot": {"snap_id"},
     "statspack_snapshot": {"snap_id"},

@@ -12,6 +12,8 @@ No Oracle server can run here. :class:`ReplayDatabase` stands in for
   of the recorded snapshot pair: tests/data/slob/.../awr.txt), one row per line as
   ``DBMS_WORKLOAD_REPOSITORY.AWR_REPORT_TEXT`` returns them; without one, the driver's error
   with the message ``report_error`` (what a database refusing the report would answer);
+* ``awr_report_html``: likewise, the lines of a real AWR HTML report given as ``awr_report_html``
+  (the HTML rendering of the same report, tests/data/slob/.../awr.html.gz);
 * ``stats_*`` (Statspack): the same recorded rows, the way the STATS$ tables hold them:
   ``STATS$SNAPSHOT.snap_time`` is a DATE, so the snapshot times lose their fraction of a
   second, and there is no ``begin_interval_time``. Statspack keeps the same cumulative
@@ -26,6 +28,7 @@ flashpoc query raises.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import itertools
 import json
 import threading
@@ -67,7 +70,8 @@ class ReplayDatabase:
     def __init__(self, facts_file: Path, awr_rows_file: Path, *, statement_delay_s: float = 0.0,
                  fail_on: dict[str, str] | None = None, refuse_logins_after: int | None = None,
                  pack_access: str | None = None, storage: dict | None = None, calibrate_io_file: Path | None = None,
-                 awr_report: Path | None = None, report_error: str = "ORA-01031: insufficient privileges"):
+                 awr_report: Path | None = None, report_error: str = "ORA-01031: insufficient privileges",
+                 awr_report_html: Path | None = None):
         """``pack_access`` replaces the recorded ``control_management_pack_access`` (``"NONE"``:
         a site without the Diagnostics Pack, which flashpoc serves with Statspack); ``storage``
         adds recorded storage rows to the facts (``dnfs_servers``, ``dnfs_channels``,
@@ -88,9 +92,11 @@ class ReplayDatabase:
         self.answers["stats_snapshot"] = [
             {**row, "begin_interval_time": None, "end_interval_time": row["end_interval_time"].replace(microsecond=0)}
             for row in rows["snapshot"]]
-        if awr_report is not None:
-            lines = awr_report.read_text().removesuffix("\n").split("\n")  # its form feeds stay in their lines
-            self.answers["awr_report_text"] = [{"output": line} for line in lines]
+        for name, report in (("awr_report_text", awr_report), ("awr_report_html", awr_report_html)):
+            if report is not None:
+                text = gzip.decompress(report.read_bytes()).decode() if report.suffix == ".gz" else report.read_text()
+                lines = text.removesuffix("\n").split("\n")  # its form feeds stay in their lines
+                self.answers[name] = [{"output": line} for line in lines]
         self.report_error = report_error
         self.snap_ids = iter(sorted({r["snap_id"] for r in rows["snapshot"]}))
         self.by_text = {load_sql(name): name for name in SQL_FILES}
@@ -182,7 +188,7 @@ class _Cursor:
             self.description = [(c.upper(),) for c in columns]
             self._rows = [tuple(r.get(c) for c in columns) for r in rows]
             return
-        if name == "awr_report_text" and name not in db.answers:
+        if name in ("awr_report_text", "awr_report_html") and name not in db.answers:
             raise oracledb.DatabaseError(db.report_error)
         rows = db.answers[name]
         if name.startswith(("awr_", "stats_")) and name not in ("awr_snapshot", "stats_snapshot"):

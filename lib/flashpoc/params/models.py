@@ -311,6 +311,9 @@ class SqlWorkloadParams(_Strict):
     sessions: int = Field(ge=1, le=1024, description="concurrent sessions, each running the whole script")
     label: Name = Field("run", description="name of this run in the comparison, e.g. 'undo-on-ssd'")
     description: str = ""
+    awr_report: Literal["text", "html", "both"] = Field(
+        "text", description="the AWR report stored with each run (generated through SQL with the Diagnostics Pack): "
+                            "text (awr.txt), html (awr.html) or both")
 
     @field_validator("script")
     @classmethod
