@@ -299,6 +299,8 @@ def environment_section(host_facts: Mapping[str, Any], database: Mapping[str, An
                                "fstype": t.get("fstype"), "mount_options": t.get("mount_options")}
                    for t in facts.get("targets") or [] if t.get("path")}
         hosts[name] = {"links": facts.get("links") or {}, "targets": targets}
+        if facts.get("datafiles"):  # a SLOB campaign's DB host: how the database reaches its datafiles
+            hosts[name]["datafiles"] = facts["datafiles"]
     section: dict[str, Any] = {"hosts": hosts}
     if database:
         section["database"] = database_section(database)
@@ -319,7 +321,8 @@ def database_section(facts: Mapping[str, Any]) -> dict[str, Any]:
 def conditions(section: Mapping[str, Any] | None) -> dict[str, str]:
     """The conditions of a campaign in words, by name (values per host when hosts differ):
     ``transport``, ``file system``, ``multipath paths``, ``NFS mount options``, ``network``, ``FC ports``,
-    ``Direct NFS``, ``ASM``, one per database parameter, ``CALIBRATE_IO``."""
+    ``datafiles`` (a SLOB campaign's: ``kNFS: nas:/oradata on /u02 (NFS v3, tcp)``), ``Direct NFS``,
+    ``ASM``, one per database parameter, ``CALIBRATE_IO``."""
     out: dict[str, str] = {}
     section = section or {}
     hosts = section.get("hosts") or {}
@@ -332,7 +335,8 @@ def conditions(section: Mapping[str, Any] | None) -> dict[str, str]:
     database = section.get("database")
     if database:
         nfs = any((t.get("fstype") or "").startswith("nfs") for h in hosts.values()
-                  for t in (h.get("targets") or {}).values())
+                  for t in (h.get("targets") or {}).values()) or any(
+            (h.get("datafiles") or {}).get("mounts") for h in hosts.values())
         out.update(_database_conditions(database, nfs))
     return out
 
@@ -365,7 +369,22 @@ def _host_conditions(hosts: Mapping[str, Any]) -> dict[str, dict[str, str]]:
         ib = sorted({p.get("rate") for p in links.get("ib") or [] if p.get("rate")})
         if ib:
             found.setdefault("InfiniBand ports", {})[host] = ", ".join(ib)
+        if facts.get("datafiles"):
+            found.setdefault("datafiles", {})[host] = datafiles_text(facts["datafiles"])
     return found
+
+
+def datafiles_text(datafiles: Mapping[str, Any]) -> str:
+    """A SLOB campaign's datafiles (:func:`flashpoc.engines.slob.datafiles.datafiles_facts`) in words:
+    ``kNFS: nas:/oradata on /u02 (NFS v3, tcp)``; ``local``; ``dNFS`` without a mount."""
+    label = {"knfs": "kNFS", "dnfs": "dNFS"}.get(datafiles.get("stated"), "local")
+    parts = []
+    for mount in datafiles.get("mounts") or []:
+        options = dict(o.partition("=")[::2] for o in (mount.get("mount_options") or "").split(",") if o)
+        version = nfs_version(mount.get("fstype"), mount.get("mount_options"))
+        how = ", ".join(x for x in (f"NFS v{version}" if version else "NFS", options.get("proto")) if x)
+        parts.append(f"{mount['mount_source']} on {mount['path']} ({how})")
+    return f"{label}: " + "; ".join(parts) if parts else label
 
 
 def dnfs_text(database: Mapping[str, Any], nfs_mounts: bool = False) -> str:

@@ -11,6 +11,7 @@ from ...check import CAMPAIGN_ROW_HOST, Row, _row, check_database, database_fact
 from ...errors import RemoteError
 from ...params import Campaign, HostParams
 from ...run import hosts as _hosts
+from .datafiles import datafiles_facts, datafiles_rows
 
 
 
@@ -45,6 +46,7 @@ def evaluate_slob_host(campaign: Campaign, facts: dict[str, str]) -> list[Row]:
                      "SLOB records host CPU and device statistics with them: install sysstat" if missing else ""))
     if "nfs_mounts" in facts:
         rows.append(_datafiles_row(campaign.database, host, facts["nfs_mounts"]))
+        rows += datafiles_rows(host, datafiles_facts(campaign.database, facts))
     if slob.sysdba_passwd_env:
         set_ = facts.get("passwd_env") == "set"
         rows.append(_row(host, "SYSDBA password variable", slob.sysdba_passwd_env, "pass" if set_ else "fail",
@@ -78,7 +80,8 @@ def _datafiles_row(database, host: str, nfs_mounts: str) -> Row:
 
 
 def check_slob(campaign: Campaign, *, connect: Callable[[HostParams], Any] = _hosts.connect,
-               oracle_facts: Callable[[Any], dict[str, Any]] = database_facts) -> list[Row]:
+               oracle_facts: Callable[[Any], dict[str, Any]] = database_facts,
+               facts_by_host: dict[str, Any] | None = None) -> list[Row]:
     """SLOB rows of the check: SLOB, sqlplus and the OS tools on the DB host, the database
     itself through python-oracledb when ``oracle`` is set, and the SLOB data set size.
 
@@ -86,6 +89,8 @@ def check_slob(campaign: Campaign, *, connect: Callable[[HostParams], Any] = _ho
         campaign: a campaign with ``engine: slob``.
         connect: returns a host object for a ``HostParams``.
         oracle_facts: returns the database facts for ``campaign.oracle`` (tests pass recorded ones).
+        facts_by_host: the hosts' facts of the check: the DB host's gets ``datafiles``
+            (:func:`.datafiles.datafiles_facts`), which the manifest's environment records.
     """
     from .run import slob_host_facts
 
@@ -94,6 +99,8 @@ def check_slob(campaign: Campaign, *, connect: Callable[[HostParams], Any] = _ho
         with connect(db) as host:
             facts = slob_host_facts(host, slob.home, slob.env_file, slob.sysdba_passwd_env)
         rows = evaluate_slob_host(campaign, facts)
+        if (facts_by_host or {}).get(db.name) is not None:
+            facts_by_host[db.name]["datafiles"] = datafiles_facts(campaign.database, facts)
     except (RemoteError, OSError, EOFError) as error:
         rows = [_row(db.name, "SLOB home", None, "fail", str(error))]
     data_bytes = slob.schemas * slob.scale_bytes

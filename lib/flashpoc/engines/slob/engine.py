@@ -23,7 +23,7 @@ class SlobEngine(Engine):
         """SLOB on the database host and the database (not the load hosts' targets: SLOB has none)."""
         from .check import check_slob
 
-        return check_slob(campaign, connect=connect)
+        return check_slob(campaign, connect=connect, facts_by_host=facts_by_host)
 
     def check_database_facts(self, campaign, dbfacts) -> list:
         """The database against SLOB's schemas and SCALE."""

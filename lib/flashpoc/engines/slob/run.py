@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from ...errors import RemoteError
 from ...parse.mountstats import SAMPLE_MARK
 from ...run.hosts import EXIT_MARK, fetch_dir, quote, split_exit_status
+from .datafiles import nfs_mounts_script
 
 RUN_FILES: tuple[str, ...] = (
     "awr.txt", "awr_rac.txt", "awr.html.gz", "awr_rac.html.gz", "awr.html", "awr_rac.html",
@@ -159,8 +160,9 @@ def host_facts_script(home: str, env_file: str | None, passwd_env: str | None) -
     ``file_setup.sh``, ``file_slob.conf`` (yes/no), ``writable`` (yes/no), ``env_file``
     (yes/no/none), ``sqlplus`` (its path after sourcing the environment file, or ``missing``),
     ``tool_mpstat``/``tool_iostat``/``tool_vmstat`` (yes/no), ``passwd_env``
-    (set/unset/none) and ``nfs_mounts`` (the NFS mount points, comma-separated). The password
-    variable's value is never printed.
+    (set/unset/none), ``nfs_mounts`` (the NFS mount points, comma-separated) and
+    ``nfs_mount_<n>`` (each NFS mount's point, export, type and options, see
+    :mod:`.datafiles`). The password variable's value is never printed.
     """
     h = quote(home)
     env = (f"if [ -f {quote(env_file)} ]; then echo env_file=yes; . {quote(env_file)} >/dev/null 2>&1; "
@@ -180,7 +182,7 @@ def host_facts_script(home: str, env_file: str | None, passwd_env: str | None) -
         # the NFS mount points the kernel's client serves (where kNFS datafiles would be)
         "printf nfs_mounts=; awk " + quote('$1 == "device" && / with fstype nfs4? /'
                                            '{printf "%s%s", (n++ ? "," : ""), $5} END {print ""}')
-        + " /proc/self/mountstats 2>/dev/null || echo"
+        + " /proc/self/mountstats 2>/dev/null || echo; " + nfs_mounts_script()
     )
 
 
