@@ -33,7 +33,7 @@ import pandas as pd
 from ...errors import ParameterError, RemoteError
 from ...oracle_metrics import compute_awr_metrics
 from ...params import Campaign, resolve_path
-from ...run.oracle_reports import AWR_REPORT_FILES
+from ...run.oracle_reports import AWR_REPORT_CHOICES, AWR_REPORT_FILES, awr_report
 from .plan import script_summary, split_sql_script
 from .profile import buffer_waits, file_io, load_profile
 from ...store import CampaignStore
@@ -160,12 +160,10 @@ def between_snapshots(settings, work: Callable[[], Any], *, connect=None,
                             note, reports)
 
 
-def _awr_reports(conn, facts: dict[str, Any], begin: int, end: int, report: bool | str) -> tuple[dict[str, str],
-                                                                                                  str | None]:
+def _awr_reports(conn, facts: dict[str, Any], begin: int, end: int,
+                 report: bool | str) -> tuple[dict[str, str], str | None]:
     """The AWR reports asked for (``report``: True is the text, else ``sql_workload.awr_report``),
     by rendering, and a note naming each one the database refused."""
-    from ...run.oracle_reports import AWR_REPORT_CHOICES, awr_report
-
     reports: dict[str, str] = {}
     notes = []
     for rendering in AWR_REPORT_CHOICES["text" if report is True else report] if report else ():
