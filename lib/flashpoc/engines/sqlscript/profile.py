@@ -89,7 +89,8 @@ def file_io(rows: Mapping[str, Sequence[Mapping[str, Any]]], begin_snap: int, en
     ``reads``, ``reads_per_s``, ``avg_read_ms`` (``readtim`` in centiseconds over the reads),
     ``blocks_per_read``, ``writes``, ``writes_per_s``, ``buffer_waits`` (``wait_count``) and
     ``avg_buffer_wait_ms`` (``time`` in centiseconds over them); the read averages are None
-    without reads, the buffer wait average 0 without waits (as awrrpt.sql prints them). Hottest first: by reads + writes (the order of the report's Tablespace IO Stats), then
+    without reads, the buffer wait average 0 without waits (as awrrpt.sql prints them).
+    Hottest first: by reads + writes (the order of the report's Tablespace IO Stats), then
     buffer waits, descending. As in awrrpt.sql a file without a begin row (added during the run)
     counts from zero; a file whose counters went down (an instance restart) is left out."""
     elapsed = elapsed_seconds(rows.get("snapshot", []), int(begin_snap), int(end_snap))

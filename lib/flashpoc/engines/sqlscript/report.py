@@ -4,8 +4,8 @@ took 19 min 47 s with UNDO on disk and 8 min 14 s with UNDO on flash, 2.4x faste
 - :func:`latest_runs`: the stored runs of the campaign, the latest of each label, the first
   label measured first (the baseline of the speed-up).
 - :func:`speedup_table`, :func:`load_profile_table`, :func:`buffer_waits_table`,
-  :func:`file_io_table`: the runs side
-  by side, with human headers and units; :func:`flashpoc.chart.sql_runs` draws them.
+  :func:`file_io_table`: the runs side by side, with human headers and units;
+  :func:`flashpoc.chart.sql_runs` draws them.
 - :func:`dba_job_items`: the report's DBA-job section (text, tables, chart);
   :func:`dba_job_sections` adds it to a sweep's report when the campaign also ran the job.
 - :func:`build_sql_report`: the whole report of a campaign that runs only the DBA's job
@@ -150,7 +150,8 @@ def awr_reports_text(runs: pd.DataFrame) -> str:
     for run in runs.to_dict("records"):
         if run.get("awr_report"):
             names = _listed(run.get("awr_reports")) or [run["awr_report"]]  # runs stored before HTML: one
-            lines.append(f"- {run['label']}: " + ", ".join(f"`points/{PHASE}/{run['run_id']}/{name}`" for name in names))
+            lines.append(f"- {run['label']}: "
+                         + ", ".join(f"`points/{PHASE}/{run['run_id']}/{name}`" for name in names))
         else:
             lines.append(f"- {run['label']}: {run.get('awr_report_note') or 'no AWR report (an earlier run)'}")
     return "\n".join(lines)
