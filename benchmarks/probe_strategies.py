@@ -57,10 +57,13 @@ POC's knee at 100 threads instead of 200 (its IOPS rise 14 % from 100 to 200 thr
 
 from __future__ import annotations
 
+import argparse
 import collections
 import csv
 import functools
+import itertools
 import json
+import math
 import os
 import statistics
 import sys
@@ -70,6 +73,7 @@ from pathlib import Path
 from _common import campaign_values, scratch_root
 
 from flashpoc import analysis, phases, rows as rows_mod
+from flashpoc.errors import FlashpocError
 from flashpoc.params import campaign_from_dict
 
 REPEATS = 3
@@ -77,6 +81,17 @@ POINT = {"runtime_s": 10, "ramp_s": 1, "direct": True, "ioengine": "libaio"}
 GUIDE = {"probe": {"strategy": "linear", "min_threads": 8, "max_threads": 40, "step": 8, "until_steady": False},
          "sweep": {"plan": "guide"}}
 DEFAULT = {"probe": {}, "sweep": {"plan": "knee-dense"}}
+# the adaptive probe spending two refine points on repeats of the two counts bracketing its answer
+REPEATS_AROUND = {"probe": {"refine_points": 2, "refine_repeats": True}, "sweep": {"plan": "knee-dense"}}
+METHODS = {"guide": GUIDE, "default": DEFAULT, "repeats": REPEATS_AROUND}
+# answer rules read on an adaptive probe's own points (no device time of their own): the probe's
+# answer (where the plateau starts), and the fewest threads at which the fitted curve reaches the
+# plateau within the points' measured noise, or 90 % of it (analysis.reach_threads), whole threads
+RULES: dict[str, Callable[[dict], int | None]] = {
+    "plateau": lambda r: r["answer"],
+    "noise": lambda r: r["reach_noise"],
+    "90 %": lambda r: r["reach_90"],
+}
 
 
 def campaign(root, name: str, settings: dict):
@@ -154,11 +169,11 @@ SPREADS = {"threads": "in threads (issue 17's measure)", "relative": "relative t
            "share": "in the share of the plateau's IOPS reached at the answer"}
 
 
-def print_spreads(default: dict[str, float], guide: dict[str, float], what: str) -> None:
+def print_spreads(default: dict[str, float], guide: dict[str, float], what: str, name: str = "default") -> None:
     """One line per yardstick: both methods' spreads and their ratio (goal: at most 0.5)."""
     for key, words in SPREADS.items():
         ratio = default[key] / guide[key] if guide[key] else float("nan")
-        print(f"{what}, {words}: default {default[key]:.3g}, guide {guide[key]:.3g}; ratio {ratio:.2f} "
+        print(f"{what}, {words}: {name} {default[key]:.3g}, guide {guide[key]:.3g}; ratio {ratio:.2f} "
               f"(goal <= 0.5)")
 
 
@@ -186,10 +201,87 @@ def knees(default: dict, guide: dict) -> dict:
             "intervals": (ia, ib), "overlap": None if not (ia and ib) else ia[0] <= ib[1] and ib[0] <= ia[1]}
 
 
+def probe_only(root, method: str, repeat: int) -> dict:
+    """One probe of ``method`` (:data:`METHODS`), its sweep planned, not run: the sweep's points run
+    their fixed length (``POINT``) and reuse nothing from the probe, so its device time is its plan's.
+    The answers of :data:`RULES` on the probe's points, each with its planned sweep's device time."""
+    cfg = campaign(root, f"{method}-{repeat}", METHODS[method])
+    probe = phases.run_probe(cfg, progress=False)
+    sat = probe["saturation"]
+    pts = [analysis.Point(p["threads"], p["iops"], p["lat_mean_ms"]) for p in probe["points"]]
+
+    def reach(share):
+        try:
+            return math.ceil(analysis.reach_threads(pts, share, gain_pct=cfg.probe.gain_pct) - 1e-9)
+        except FlashpocError:
+            return None
+
+    point_s = POINT["runtime_s"] + POINT["ramp_s"]
+    r = {"method": method, "workload": cfg.probe_workload.name, "answer": sat.get("threads"),
+         "range": sat.get("range_threads"), "confidence": sat.get("confidence"), "probe_s": probe["device_time_s"],
+         "probe_runs": probe["runs"], "levels": phases._levels(probe), "text": probe["answer"],
+         "points": [(p.threads, p.iops, p.latency_ms) for p in pts], "reach": probe["followup_sweep"]["up_to"],
+         "reach_noise": reach(None), "reach_90": reach(0.9)}
+    r["sweep_s"] = {rule: len(phases.sweep_threads(cfg, answer(r) or r["reach"])) * point_s
+                    for rule, answer in RULES.items()}
+    return r
+
+
+def triples_spread(answers: list[int], share: Callable[[int], float]) -> dict[str, float]:
+    """:func:`spreads` averaged over every set of 3 of ``answers`` (one spread when there are 3)."""
+    sets = [spreads(list(s), share) for s in itertools.combinations(answers, 3)]
+    return {key: statistics.mean(s[key] for s in sets) for key in SPREADS}
+
+
+def compare(results: dict[str, list[dict]], share: Callable[[int], float]) -> None:
+    """Each adaptive method under each answer rule against the guide's method (its probe, its answer):
+    probe device time, the answers' spread (mean over sets of 3 repeats) and the whole curve's
+    device time (probe + planned sweep), each as a ratio over the guide's; then each rule read on
+    the guide's own points, to tell the rule's part from the probe's."""
+    guide = results["guide"]
+    g_probe = statistics.mean(r["probe_s"] for r in guide)
+    g_curve = statistics.mean(r["probe_s"] + r["sweep_s"]["plateau"] for r in guide)
+    g_spread = triples_spread([r["answer"] or r["reach"] for r in guide], share)
+    print(f"guide: answers {[r['answer'] for r in guide]} (none: its sweep goes to {guide[0]['reach']}), "
+          f"probe {g_probe:.1f} s, whole curve {g_curve:.0f} s")
+    for rule, answer in RULES.items():
+        print(f"  the guide's points under rule {rule}: {[answer(r) for r in guide]}")
+    for method in (m for m in results if m != "guide"):
+        runs = results[method]
+        probe_s = statistics.mean(r["probe_s"] for r in runs)
+        for rule, answer in RULES.items():
+            answers = [answer(r) or r["reach"] for r in runs]
+            curve_s = statistics.mean(r["probe_s"] + r["sweep_s"][rule] for r in runs)
+            print(f"{method} / {rule}: answers {answers}; probe device time {probe_s:.1f} s, ratio "
+                  f"{probe_s / g_probe:.2f} (goal <= 0.35); whole curve {curve_s:.0f} s, ratio {curve_s / g_curve:.2f} "
+                  f"(goal < 1)")
+            print_spreads(triples_spread(answers, share), g_spread, f"  {method} / {rule} answer spread", method)
+
+
 def main() -> int:
-    # a workbook root of an earlier run (its first argument) reuses its stored points: the ratios again
-    root = Path(sys.argv[1]) if len(sys.argv) > 1 else scratch_root()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("root", type=Path, nargs="?", help="a workbook root of an earlier run: its stored points again")
+    parser.add_argument("--repeats", type=int, default=REPEATS, help="repeats of each method (spreads: mean over "
+                        "every set of 3)")
+    parser.add_argument("--strategies", action="store_true", help="every method of METHODS and answer rule of "
+                        "RULES, probes only (sweeps planned: their device time is their plan's), no knees")
+    args = parser.parse_args()
+    root = args.root or scratch_root()
     os.environ["FLASHPOC_ROOT"] = str(root)
+    if args.strategies:  # interleaved: each repeat runs the methods in a rotated order
+        names = list(METHODS)
+        order = [names[(i + j) % len(names)] for i in range(args.repeats) for j in range(len(names))]
+        results: dict[str, list[dict]] = {m: [] for m in names}
+        for i, method in enumerate(order):
+            r = probe_only(root, method, i)
+            results[method].append(r)
+            levels = ", ".join(f"{t}:{v / 1000:.0f}K" for t, v in r["levels"].items())
+            print(f"{method:8s} probe {r['probe_runs']:2d} runs {r['probe_s']:5.1f} s -> {r['answer']} threads "
+                  f"(range {r['range']}); reach within noise {r['reach_noise']}, 90 % {r['reach_90']}  [{levels}] "
+                  f"load {os.getloadavg()[0]:.1f}", flush=True)
+        (root / "probe_strategies.json").write_text(json.dumps(results, default=str))
+        compare(results, plateau_share(recorded(root, results["default"][0]["workload"])))
+        return 0
     order = ["guide", "default", "default", "guide", "guide", "default"][:2 * REPEATS]
     results = {"guide": [], "default": []}
     for i, method in enumerate(order):
