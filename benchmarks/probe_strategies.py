@@ -242,8 +242,8 @@ def compare(results: dict[str, list[dict]], share: Callable[[int], float]) -> No
     g_probe = statistics.mean(r["probe_s"] for r in guide)
     g_curve = statistics.mean(r["probe_s"] + r["sweep_s"]["plateau"] for r in guide)
     g_spread = triples_spread([r["answer"] or r["reach"] for r in guide], share)
-    print(f"guide: answers {[r['answer'] for r in guide]} (none: its sweep goes to {guide[0]['reach']}), "
-          f"probe {g_probe:.1f} s, whole curve {g_curve:.0f} s")
+    shown = ", ".join(str(r["answer"]) if r["answer"] else f"none (swept to {r['reach']})" for r in guide)
+    print(f"guide: answers {shown}; probe {g_probe:.1f} s, whole curve {g_curve:.0f} s")
     for rule, answer in RULES.items():
         print(f"  the guide's points under rule {rule}: {[answer(r) for r in guide]}")
     for method in (m for m in results if m != "guide"):
@@ -265,11 +265,13 @@ def main() -> int:
                         "every set of 3)")
     parser.add_argument("--strategies", action="store_true", help="every method of METHODS and answer rule of "
                         "RULES, probes only (sweeps planned: their device time is their plan's), no knees")
+    parser.add_argument("--methods", nargs="+", choices=list(METHODS), default=list(METHODS),
+                        help="with --strategies: the methods to run (the guide's always)")
     args = parser.parse_args()
     root = args.root or scratch_root()
     os.environ["FLASHPOC_ROOT"] = str(root)
     if args.strategies:  # interleaved: each repeat runs the methods in a rotated order
-        names = list(METHODS)
+        names = ["guide"] + [m for m in args.methods if m != "guide"]
         order = [names[(i + j) % len(names)] for i in range(args.repeats) for j in range(len(names))]
         results: dict[str, list[dict]] = {m: [] for m in names}
         for i, method in enumerate(order):
