@@ -210,7 +210,9 @@ def probe_only(root, method: str, repeat: int) -> dict:
     sat = probe["saturation"]
     pts = [analysis.Point(p["threads"], p["iops"], p["lat_mean_ms"]) for p in probe["points"]]
 
-    def reach(share):
+    def reach(share):  # only where the probe found a plateau: a rising curve reaches no plateau
+        if not sat.get("threads"):
+            return None
         try:
             return math.ceil(analysis.reach_threads(pts, share, gain_pct=cfg.probe.gain_pct) - 1e-9)
         except FlashpocError:
