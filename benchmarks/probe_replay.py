@@ -43,6 +43,13 @@ this disk's IOPS creep up by about 10 % from 32 to 128 threads, so where the las
 moves by tens of threads with 2-4 % of point-to-point noise, while the guide's grid cannot answer
 above 40. A count the run measured only once or twice (a refine point) varies less in the replay
 than on the disk.
+
+It also reads each default replay's points by the answer rules of probe_strategies.py (:data:`RULES`:
+where the fitted curve reaches the plateau within the points' noise, or 90 % of it; the count its
+sweep goes to where the probe found no plateau). Run 1's probe points alone (tests/data/probe as a
+workbook root, 300 replays; its sweep points not in the bank, so the plateau rule's 0.81 above reads
+0.85 here), ratios in threads, relative, share: plateau 0.85, 0.40, 0.33; within the noise 0.84,
+0.46, 0.36; 90 % 0.79, 0.55, 0.37: no rule steadier than the plateau's start in two yardsticks of three.
 """
 
 from __future__ import annotations

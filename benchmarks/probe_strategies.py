@@ -53,6 +53,42 @@ not to the default curve's point spacing of 3. The candidate rule "first count w
 IOPS rise less than half as fast as threads, relatively" agrees in 7 of 9 pairs but puts the seed
 POC's knee at 100 threads instead of 200 (its IOPS rise 14 % from 100 to 200 threads: elasticity
 0.19); thresholds that keep the seed's 200 (0.15, 0.1) agree in 1 of 9. Kneedle stays.
+
+With ``--strategies`` (issue 17's spread goal) the probes run side by side without their sweeps,
+each sweep's device time taken from its plan (fixed 10 s points reusing nothing: exact): the guide's,
+the default, and ``repeats`` (:data:`METHODS`: two refine points measuring again the answer and the
+count below it, ``probe.refine_repeats``); each adaptive probe's points are also read by the answer
+rules of :data:`RULES` (the plateau's start, the probe's answer; the fewest threads at which the
+fitted curve reaches the plateau within the points' noise, :func:`analysis.reach_threads`; and 90 %
+of it), which cost no device time. Ratios are over the guide's; spreads the mean over every 3 repeats.
+
+Runs of 2026-11-24 afternoon, with six other sessions' tests and ``make demo`` on the same 2 vCPUs
+and the same disk (load 8 to 80; IOPS at one count moved by up to a factor of 10 from one repeat to
+the next: 7K to 67K at 16 threads): no method and no rule met the goals, and none was made the
+default:
+
+- as it is (3 repeats each, load 8-34): probe device time 0.41 (the default's points took longer
+  to be steady and were measured again); answers default 32, none (too noisy: swept to 256), 96;
+  guide 16, 16, none (swept to 40); spread in threads 224/24 = 9.33, relative 1.56, share of the
+  plateau 2.75; whole curve 0.54; knees within the default curve's interval in 1 of 3 pairs,
+  bootstrap intervals overlapping in 2 of 2.
+- ``--strategies``, 4 repeats (load 21-80): probe device time default 0.34, repeats 0.50 (8 runs:
+  its repeats and points measured again when unsteady); spread ratios in threads, relative, share:
+  default/plateau 4.43, 3.15, 0.48; default/noise 4.03, 3.14, 0.71; default/90 % 1.30, 0.90, 0.31;
+  repeats/plateau 7.12, 4.51, 1.97 (its answers 1, 64, 32, 256: one probe halved down to 1 thread
+  after points measured at a fraction of their IOPS); whole curve 0.45, 0.48, 0.52 and 0.39.
+- ``--strategies --methods default``, 5 repeats (load 26-53): probe 0.47; in threads, relative,
+  share: plateau 4.94, 7.39, 5.80; noise 5.03, 9.05, 5.86; 90 % 3.12, 3.44, 2.07 (the guide found no
+  plateau by 40 threads in 4 of 5: a spread of 9.6 threads).
+- probe_replay.py on run 1's probe points (tests/data/probe, load 7-15; 300 replays): in threads,
+  relative, share: plateau 0.85, 0.40, 0.33; noise 0.84, 0.46, 0.36; 90 % 0.79, 0.55, 0.37.
+
+The plateau's start stays the answer: the two other rules are no steadier in the replay (where the
+loaded runs say anything, 90 % is steadier in threads, but its answer is not where IOPS stop rising:
+on the seed POC, whose IOPS rise 14 % from 100 to 200 threads and 2.7 % to 300, it says 140 threads;
+within the noise says 224, its plateau start 300). Repeats around the answer cost over the device
+time goal and were not steadier. On a disk shared with other jobs the spread is the load's, not the
+rule's: measure this on a quiet machine before choosing again.
 """
 
 from __future__ import annotations
