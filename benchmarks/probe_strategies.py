@@ -296,10 +296,27 @@ def compare(results: dict[str, list[dict]], share: Callable[[int], float]) -> No
             print_spreads(triples_spread(answers, share), g_spread, f"  {method} / {rule} answer spread", method)
 
 
+def run_in_order(root: Path, order: list[str], run: Callable[[Path, str, int], dict],
+                 detail: Callable[[dict], str]) -> dict[str, list[dict]]:
+    """``run`` (:func:`curve` or :func:`probe_only`) of each method of ``order`` in turn, a line each
+    (``detail``: what else to say), the results by method stored in probe_strategies.json."""
+    results: dict[str, list[dict]] = {m: [] for m in dict.fromkeys(order)}
+    for i, method in enumerate(order):
+        r = run(root, method, i)
+        results[method].append(r)
+        levels = ", ".join(f"{t}:{v / 1000:.0f}K" for t, v in r["levels"].items())
+        print(f"{method:8s} probe {r['probe_runs']:2d} runs {r['probe_s']:5.1f} s -> {r['answer']} threads (range "
+              f"{r['range']}); {detail(r)}  [{levels}] load {os.getloadavg()[0]:.1f}", flush=True)
+        if r["answer"] is None:
+            print(f"{'':8s} {r['text']}")
+    (root / "probe_strategies.json").write_text(json.dumps(results, default=str))
+    return results
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("root", type=Path, nargs="?", help="a workbook root of an earlier run: its stored points again")
-    parser.add_argument("--repeats", type=int, default=REPEATS, help="repeats of each method (spreads: mean over "
+    parser.add_argument("--repeats", type=int, default=REPEATS, help="with --strategies: repeats of each method (spreads: mean over "
                         "every set of 3)")
     parser.add_argument("--strategies", action="store_true", help="every method of METHODS and answer rule of "
                         "RULES, probes only (sweeps planned: their device time is their plan's), no knees")
@@ -311,29 +328,13 @@ def main() -> int:
     if args.strategies:  # interleaved: each repeat runs the methods in a rotated order
         names = ["guide"] + [m for m in args.methods if m != "guide"]
         order = [names[(i + j) % len(names)] for i in range(args.repeats) for j in range(len(names))]
-        results: dict[str, list[dict]] = {m: [] for m in names}
-        for i, method in enumerate(order):
-            r = probe_only(root, method, i)
-            results[method].append(r)
-            levels = ", ".join(f"{t}:{v / 1000:.0f}K" for t, v in r["levels"].items())
-            print(f"{method:8s} probe {r['probe_runs']:2d} runs {r['probe_s']:5.1f} s -> {r['answer']} threads "
-                  f"(range {r['range']}); reach within noise {r['reach_noise']}, 90 % {r['reach_90']}  [{levels}] "
-                  f"load {os.getloadavg()[0]:.1f}", flush=True)
-        (root / "probe_strategies.json").write_text(json.dumps(results, default=str))
-        compare(results, plateau_share(recorded(root, results["default"][0]["workload"])))
+        results = run_in_order(root, order, probe_only, lambda r: f"reach within noise {r['reach_noise']}, 90 % "
+                               f"{r['reach_90']}")
+        compare(results, plateau_share(recorded(root, results["guide"][0]["workload"])))
         return 0
     order = ["guide", "default", "default", "guide", "guide", "default"][:2 * REPEATS]
-    results = {"guide": [], "default": []}
-    for i, method in enumerate(order):
-        r = curve(root, method, i)
-        results[method].append(r)
-        levels = ", ".join(f"{t}:{v / 1000:.0f}K" for t, v in r["levels"].items())
-        print(f"{method:8s} probe {r['probe_runs']:2d} runs {r['probe_s']:5.1f} s -> {r['answer']} threads "
-              f"(range {r['range']}, confidence {r['confidence'] or 0:.0%}); sweep {r['sweep_runs']:2d} points "
-              f"{r['sweep_s']:5.1f} s, knee {r['knee']} threads  [{levels}]", flush=True)
-        if r["answer"] is None:
-            print(f"{'':8s} {r['text']}")
-    (root / "probe_strategies.json").write_text(json.dumps(results, default=str))
+    results = run_in_order(root, order, curve, lambda r: f"confidence {r['confidence'] or 0:.0%}; sweep "
+                           f"{r['sweep_runs']:2d} points {r['sweep_s']:5.1f} s, knee {r['knee']} threads")
     g, d = results["guide"], results["default"]
     probe_ratio = statistics.mean(r["probe_s"] for r in d) / statistics.mean(r["probe_s"] for r in g)
     curve_ratio = (statistics.mean(r["probe_s"] + r["sweep_s"] for r in d)
