@@ -291,13 +291,9 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
         return unsupported("no_iops", "No IOPS were measured at any thread count (all points are 0 IOPS).")
 
     fitted, dof = _concave_fit(threads, means, weights)
-    index = {t: j for j, t in enumerate(threads)}
-    fitted_raw = fitted[[index[t] for t in raw_t]]
+    fitted_raw, rel, sigma = _residuals(raw_t, raw_y, threads, fitted, dof)
     y = np.asarray(raw_y)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(fitted_raw > 0, y / fitted_raw - 1.0, 0.0)
     n = len(y)
-    sigma = float(np.sqrt(np.sum(rel ** 2) / (n - dof))) if n > dof else 0.0
 
     start = _plateau_start(threads, means, weights, gain, sigma)
     top = threads[-1]
@@ -338,6 +334,18 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
     reason = (f"IOPS plateau at {level:,.0f} IOPS from {sat} threads ({plausible}, "
               f"{confidence:.0%} of {n_boot} resamples agree; {noise}{lowest}).")
     return Saturation(sat, level, (lo, hi), confidence, True, reason, rule, method)
+
+
+def _residuals(raw_t: Sequence[int], raw_y: Sequence[float], threads: list[int], fitted: np.ndarray,
+               dof: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """The fitted curve (at ``threads``) at each point, each point's relative residual, and their
+    scatter corrected for the ``dof`` parameters of the fit (0 when it used them all)."""
+    index = {t: j for j, t in enumerate(threads)}
+    fitted_raw = fitted[[index[t] for t in raw_t]]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(fitted_raw > 0, np.asarray(raw_y) / fitted_raw - 1.0, 0.0)
+    n = len(rel)
+    return fitted_raw, rel, float(np.sqrt(np.sum(rel ** 2) / (n - dof))) if n > dof else 0.0
 
 
 def _bootstrap(raw_t: list[int], fitted_raw: np.ndarray, rel: np.ndarray, dof: int, gain: float,
@@ -486,11 +494,7 @@ def reach_threads(points: Sequence[Point], share: float | None = None, *, gain_p
                             f"got {len(counts)}")
     fitted, dof = _concave_fit(counts, means, weights)
     if share is None:
-        index = {t: j for j, t in enumerate(counts)}
-        fitted_raw = fitted[[index[p.threads] for p in pts]]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rel = np.where(fitted_raw > 0, np.asarray([p.iops for p in pts]) / fitted_raw - 1.0, 0.0)
-        sigma = float(np.sqrt(np.sum(rel ** 2) / (len(pts) - dof))) if len(pts) > dof else 0.0
+        sigma = _residuals([p.threads for p in pts], [p.iops for p in pts], counts, fitted, dof)[2]
         share = max(0.0, 1.0 - gain - _Z95 * sigma)
     elif not 0 < _finite("share", share) <= 1:
         raise AnalysisError(f"share must be > 0 and <= 1, got {share!r}")
