@@ -84,7 +84,7 @@ default:
   share: plateau 4.00, 4.00, 9.06; noise 2.75, 4.19, 9.42; 90 % 2.00, 2.13, 3.01 (guide 32, none,
   32: a spread of 8 threads). Two of the three default probes measured 256 threads at 69-70K IOPS,
   below 128 threads' 90-92K (256 fio threads on 2 busy vCPUs): the non-decreasing fit pools that
-  fall into its top level, the plateau then seems to start at the lowest count, and the probe
+  fall into its top level, the plateau then starts (or may start) at the lowest count, and the probe
   halved down to 8 and 4 threads (7-8 points: the device time over the goal) and answered 16 and
   32. A fall past the peak is the host's overload, not the array's plateau; the fit does not yet
   tell them apart.
