@@ -43,12 +43,20 @@ this disk's IOPS creep up by about 10 % from 32 to 128 threads, so where the las
 moves by tens of threads with 2-4 % of point-to-point noise, while the guide's grid cannot answer
 above 40. A count the run measured only once or twice (a refine point) varies less in the replay
 than on the disk.
+
+It also reads each default replay's points by the answer rules of probe_strategies.py (:data:`RULES`:
+where the fitted curve reaches the plateau within the points' noise, or 90 % of it; the count its
+sweep goes to where the probe found no plateau). Run 1's probe points alone (tests/data/probe as a
+workbook root, 300 replays; its sweep points not in the bank, so the plateau rule's 0.81 above reads
+0.85 here), ratios in threads, relative, share: plateau 0.85, 0.40, 0.33; within the noise 0.84,
+0.46, 0.36; 90 % 0.79, 0.55, 0.37: no rule steadier than the plateau's start in two yardsticks of three.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import math
 import random
 import statistics
 import sys
@@ -89,6 +97,23 @@ def replay(cfg, bank, rnd: random.Random) -> tuple[int | None, int, list[dict]]:
     return sat.threads, reach, rows
 
 
+# answer rules read on the default probe's drawn points (probe_strategies.RULES): the fewest threads at
+# which the fitted curve reaches the plateau within the points' noise, or 90 % of it
+RULES = {"noise": None, "90 %": 0.9}
+
+
+def rule_answer(rows: list[dict], share: float | None, gain: float, reach: int) -> int:
+    """:func:`analysis.reach_threads` of the drawn rows in whole threads; where the probe has no
+    answer, the count its sweep goes up to (as for the probe's own answer)."""
+    try:
+        sat = analysis.find_saturation([point(r) for r in rows], gain_pct=gain)
+    except FlashpocError:
+        return reach
+    if not sat.supported:
+        return reach
+    return math.ceil(analysis.reach_threads([point(r) for r in rows], share, gain_pct=gain) - 1e-9)
+
+
 def point(row: dict) -> analysis.Point:
     return analysis.Point(int(row["threads"]), float(row["iops"]), float(row["lat_mean_ms"]))
 
@@ -114,6 +139,7 @@ def main() -> int:
                 cfg = campaign(root, f"replay-{method}", {**settings, "probe": {**settings["probe"], "gain_pct": gain}})
                 bank = recorded(root, cfg.probe_workload.name)
                 rnd, reaches, answers, runs, skipped = random.Random(0), [], collections.Counter(), [], 0
+                reached: dict[str, list[int]] = {rule: [] for rule in RULES}
                 for _ in range(args.replays):
                     try:
                         answer, reach, rows = replay(cfg, bank, rnd)
@@ -121,6 +147,8 @@ def main() -> int:
                         skipped += 1
                         continue
                     reaches.append(reach)
+                    for rule, share in RULES.items():
+                        reached[rule].append(rule_answer(rows, share, gain, reach))
                     answers[answer or f"none ({reach})"] += 1
                     runs.append(len(rows))
                 if len(reaches) < REPEATS:
@@ -130,7 +158,13 @@ def main() -> int:
                 shown = ", ".join(f"{a}: {n}" for a, n in sorted(answers.items(), key=lambda kv: -kv[1]))
                 print(f"{root.name} gain {gain:g} %  {method:8s} {len(reaches)} replays ({skipped} reached an "
                       f"unrecorded count): answers {shown}; {statistics.mean(runs):.1f} points", flush=True)
+                if method == "default":
+                    for rule, values in reached.items():
+                        spread[rule] = mean_spreads(values, plateau_share(bank), rnd)
             print_spreads(spread["default"], spread["guide"], f"{root.name} gain {gain:g} %  mean spread of {REPEATS}")
+            for rule in RULES:
+                print_spreads(spread[rule], spread["guide"], f"{root.name} gain {gain:g} %  mean spread of {REPEATS}, "
+                              f"the default's points read by rule {rule}", "default")
     return 0
 
 

@@ -53,14 +53,61 @@ not to the default curve's point spacing of 3. The candidate rule "first count w
 IOPS rise less than half as fast as threads, relatively" agrees in 7 of 9 pairs but puts the seed
 POC's knee at 100 threads instead of 200 (its IOPS rise 14 % from 100 to 200 threads: elasticity
 0.19); thresholds that keep the seed's 200 (0.15, 0.1) agree in 1 of 9. Kneedle stays.
+
+With ``--strategies`` (issue 17's spread goal) the probes run side by side without their sweeps,
+each sweep's device time taken from its plan (fixed 10 s points reusing nothing: exact): the guide's,
+the default, and ``repeats`` (:data:`METHODS`: two refine points measuring again the answer and the
+count below it, ``probe.refine_repeats``); each adaptive probe's points are also read by the answer
+rules of :data:`RULES` (the plateau's start, the probe's answer; the fewest threads at which the
+fitted curve reaches the plateau within the points' noise, :func:`analysis.reach_threads`; and 90 %
+of it), which cost no device time. Ratios are over the guide's; spreads the mean over every 3 repeats.
+
+Runs of 2026-11-24 afternoon, with six other sessions' tests and ``make demo`` on the same 2 vCPUs
+and the same disk (load 8 to 80; IOPS at one count moved by up to a factor of 10 from one repeat to
+the next: 7K to 67K at 16 threads): no method and no rule met the goals, and none was made the
+default:
+
+- as it is (3 repeats each, load 8-34): probe device time 0.41 (the default's points took longer
+  to be steady and were measured again); answers default 32, none (too noisy: swept to 256), 96;
+  guide 16, 16, none (swept to 40); spread in threads 224/24 = 9.33, relative 1.56, share of the
+  plateau 2.75; whole curve 0.54; knees within the default curve's interval in 1 of 3 pairs,
+  bootstrap intervals overlapping in 2 of 2.
+- ``--strategies``, 4 repeats (load 21-80): probe device time default 0.34, repeats 0.50 (8 runs:
+  its repeats and points measured again when unsteady); spread ratios in threads, relative, share:
+  default/plateau 4.43, 3.15, 0.48; default/noise 4.03, 3.14, 0.71; default/90 % 1.30, 0.90, 0.31;
+  repeats/plateau 7.12, 4.51, 1.97 (its answers 1, 64, 32, 256: one probe halved down to 1 thread
+  after points measured at a fraction of their IOPS); whole curve 0.45, 0.48, 0.52 and 0.39.
+- ``--strategies --methods default``, 5 repeats (load 26-53): probe 0.47; in threads, relative,
+  share: plateau 4.94, 7.39, 5.80; noise 5.03, 9.05, 5.86; 90 % 3.12, 3.44, 2.07 (the guide found no
+  plateau by 40 threads in 4 of 5: a spread of 9.6 threads).
+- ``--strategies --methods default``, 3 repeats (load 18-41): probe 0.46; in threads, relative,
+  share: plateau 4.00, 4.00, 9.06; noise 2.75, 4.19, 9.42; 90 % 2.00, 2.13, 3.01 (guide 32, none,
+  32: a spread of 8 threads). Two of the three default probes measured 256 threads at 69-70K IOPS,
+  below 128 threads' 90-92K (256 fio threads on 2 busy vCPUs): the non-decreasing fit pools that
+  fall into its top level, the plateau then starts (or may start) at the lowest count, and the probe
+  halved down to 8 and 4 threads (7-8 points: the device time over the goal) and answered 16 and
+  32. A fall past the peak is the host's overload, not the array's plateau; the fit does not yet
+  tell them apart.
+- probe_replay.py on run 1's probe points (tests/data/probe, load 7-15; 300 replays): in threads,
+  relative, share: plateau 0.85, 0.40, 0.33; noise 0.84, 0.46, 0.36; 90 % 0.79, 0.55, 0.37.
+
+The plateau's start stays the answer: the two other rules are no steadier in the replay (where the
+loaded runs say anything, 90 % is steadier in threads, but its answer is not where IOPS stop rising:
+on the seed POC, whose IOPS rise 14 % from 100 to 200 threads and 2.7 % to 300, it says 140 threads;
+within the noise says 224, its plateau start 300). Repeats around the answer cost over the device
+time goal and were not steadier. On a disk shared with other jobs the spread is the load's, not the
+rule's: measure this on a quiet machine before choosing again.
 """
 
 from __future__ import annotations
 
+import argparse
 import collections
 import csv
 import functools
+import itertools
 import json
+import math
 import os
 import statistics
 import sys
@@ -70,6 +117,7 @@ from pathlib import Path
 from _common import campaign_values, scratch_root
 
 from flashpoc import analysis, phases, rows as rows_mod
+from flashpoc.errors import FlashpocError
 from flashpoc.params import campaign_from_dict
 
 REPEATS = 3
@@ -77,6 +125,17 @@ POINT = {"runtime_s": 10, "ramp_s": 1, "direct": True, "ioengine": "libaio"}
 GUIDE = {"probe": {"strategy": "linear", "min_threads": 8, "max_threads": 40, "step": 8, "until_steady": False},
          "sweep": {"plan": "guide"}}
 DEFAULT = {"probe": {}, "sweep": {"plan": "knee-dense"}}
+# the adaptive probe spending two refine points on repeats of the two counts bracketing its answer
+REPEATS_AROUND = {"probe": {"refine_points": 2, "refine_repeats": True}, "sweep": {"plan": "knee-dense"}}
+METHODS = {"guide": GUIDE, "default": DEFAULT, "repeats": REPEATS_AROUND}
+# answer rules read on an adaptive probe's own points (no device time of their own): the probe's
+# answer (where the plateau starts), and the fewest threads at which the fitted curve reaches the
+# plateau within the points' measured noise, or 90 % of it (analysis.reach_threads), whole threads
+RULES: dict[str, Callable[[dict], int | None]] = {
+    "plateau": lambda r: r["answer"],
+    "noise": lambda r: r["reach_noise"],
+    "90 %": lambda r: r["reach_90"],
+}
 
 
 def campaign(root, name: str, settings: dict):
@@ -154,11 +213,11 @@ SPREADS = {"threads": "in threads (issue 17's measure)", "relative": "relative t
            "share": "in the share of the plateau's IOPS reached at the answer"}
 
 
-def print_spreads(default: dict[str, float], guide: dict[str, float], what: str) -> None:
+def print_spreads(default: dict[str, float], guide: dict[str, float], what: str, name: str = "default") -> None:
     """One line per yardstick: both methods' spreads and their ratio (goal: at most 0.5)."""
     for key, words in SPREADS.items():
         ratio = default[key] / guide[key] if guide[key] else float("nan")
-        print(f"{what}, {words}: default {default[key]:.3g}, guide {guide[key]:.3g}; ratio {ratio:.2f} "
+        print(f"{what}, {words}: {name} {default[key]:.3g}, guide {guide[key]:.3g}; ratio {ratio:.2f} "
               f"(goal <= 0.5)")
 
 
@@ -186,22 +245,104 @@ def knees(default: dict, guide: dict) -> dict:
             "intervals": (ia, ib), "overlap": None if not (ia and ib) else ia[0] <= ib[1] and ib[0] <= ia[1]}
 
 
-def main() -> int:
-    # a workbook root of an earlier run (its first argument) reuses its stored points: the ratios again
-    root = Path(sys.argv[1]) if len(sys.argv) > 1 else scratch_root()
-    os.environ["FLASHPOC_ROOT"] = str(root)
-    order = ["guide", "default", "default", "guide", "guide", "default"][:2 * REPEATS]
-    results = {"guide": [], "default": []}
+def probe_only(root, method: str, repeat: int) -> dict:
+    """One probe of ``method`` (:data:`METHODS`), its sweep planned, not run: the sweep's points run
+    their fixed length (``POINT``) and reuse nothing from the probe, so its device time is its plan's.
+    The answers of :data:`RULES` on the probe's points, each with its planned sweep's device time."""
+    cfg = campaign(root, f"{method}-{repeat}", METHODS[method])
+    probe = phases.run_probe(cfg, progress=False)
+    sat = probe["saturation"]
+    pts = [analysis.Point(p["threads"], p["iops"], p["lat_mean_ms"]) for p in probe["points"]]
+
+    def reach(share):  # only where the probe found a plateau: a rising curve reaches no plateau
+        if not sat.get("threads"):
+            return None
+        try:
+            return math.ceil(analysis.reach_threads(pts, share, gain_pct=cfg.probe.gain_pct) - 1e-9)
+        except FlashpocError:
+            return None
+
+    point_s = POINT["runtime_s"] + POINT["ramp_s"]
+    r = {"method": method, "workload": cfg.probe_workload.name, "answer": sat.get("threads"),
+         "range": sat.get("range_threads"), "confidence": sat.get("confidence"), "probe_s": probe["device_time_s"],
+         "probe_runs": probe["runs"], "levels": phases._levels(probe), "text": probe["answer"],
+         "points": [(p.threads, p.iops, p.latency_ms) for p in pts], "reach": probe["followup_sweep"]["up_to"],
+         "reach_noise": reach(None), "reach_90": reach(0.9)}
+    r["sweep_s"] = {rule: len(phases.sweep_threads(cfg, answer(r) or r["reach"])) * point_s
+                    for rule, answer in RULES.items()}
+    return r
+
+
+def triples_spread(answers: list[int], share: Callable[[int], float]) -> dict[str, float]:
+    """:func:`spreads` averaged over every set of 3 of ``answers`` (one spread when there are 3)."""
+    sets = [spreads(list(s), share) for s in itertools.combinations(answers, 3)]
+    return {key: statistics.mean(s[key] for s in sets) for key in SPREADS}
+
+
+def compare(results: dict[str, list[dict]], share: Callable[[int], float]) -> None:
+    """Each adaptive method under each answer rule against the guide's method (its probe, its answer):
+    probe device time, the answers' spread (mean over sets of 3 repeats) and the whole curve's
+    device time (probe + planned sweep), each as a ratio over the guide's; then each rule read on
+    the guide's own points, to tell the rule's part from the probe's."""
+    guide = results["guide"]
+    g_probe = statistics.mean(r["probe_s"] for r in guide)
+    g_curve = statistics.mean(r["probe_s"] + r["sweep_s"]["plateau"] for r in guide)
+    g_spread = triples_spread([r["answer"] or r["reach"] for r in guide], share)
+    shown = ", ".join(str(r["answer"]) if r["answer"] else f"none (swept to {r['reach']})" for r in guide)
+    print(f"guide: answers {shown}; probe {g_probe:.1f} s, whole curve {g_curve:.0f} s")
+    for rule, answer in RULES.items():
+        print(f"  the guide's points under rule {rule}: {[answer(r) for r in guide]}")
+    for method in (m for m in results if m != "guide"):
+        runs = results[method]
+        probe_s = statistics.mean(r["probe_s"] for r in runs)
+        for rule, answer in RULES.items():
+            answers = [answer(r) or r["reach"] for r in runs]
+            curve_s = statistics.mean(r["probe_s"] + r["sweep_s"][rule] for r in runs)
+            print(f"{method} / {rule}: answers {answers}; probe device time {probe_s:.1f} s, ratio "
+                  f"{probe_s / g_probe:.2f} (goal <= 0.35); whole curve {curve_s:.0f} s, ratio {curve_s / g_curve:.2f} "
+                  f"(goal < 1)")
+            print_spreads(triples_spread(answers, share), g_spread, f"  {method} / {rule} answer spread", method)
+
+
+def run_in_order(root: Path, order: list[str], run: Callable[[Path, str, int], dict],
+                 detail: Callable[[dict], str]) -> dict[str, list[dict]]:
+    """``run`` (:func:`curve` or :func:`probe_only`) of each method of ``order`` in turn, a line each
+    (``detail``: what else to say), the results by method stored in probe_strategies.json."""
+    results: dict[str, list[dict]] = {m: [] for m in dict.fromkeys(order)}
     for i, method in enumerate(order):
-        r = curve(root, method, i)
+        r = run(root, method, i)
         results[method].append(r)
         levels = ", ".join(f"{t}:{v / 1000:.0f}K" for t, v in r["levels"].items())
-        print(f"{method:8s} probe {r['probe_runs']:2d} runs {r['probe_s']:5.1f} s -> {r['answer']} threads "
-              f"(range {r['range']}, confidence {r['confidence'] or 0:.0%}); sweep {r['sweep_runs']:2d} points "
-              f"{r['sweep_s']:5.1f} s, knee {r['knee']} threads  [{levels}]", flush=True)
+        print(f"{method:8s} probe {r['probe_runs']:2d} runs {r['probe_s']:5.1f} s -> {r['answer']} threads (range "
+              f"{r['range']}); {detail(r)}  [{levels}] load {os.getloadavg()[0]:.1f}", flush=True)
         if r["answer"] is None:
             print(f"{'':8s} {r['text']}")
     (root / "probe_strategies.json").write_text(json.dumps(results, default=str))
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("root", type=Path, nargs="?", help="a workbook root of an earlier run: its stored points again")
+    parser.add_argument("--repeats", type=int, default=REPEATS, help="with --strategies: repeats of each method (spreads: mean over "
+                        "every set of 3)")
+    parser.add_argument("--strategies", action="store_true", help="every method of METHODS and answer rule of "
+                        "RULES, probes only (sweeps planned: their device time is their plan's), no knees")
+    parser.add_argument("--methods", nargs="+", choices=list(METHODS), default=list(METHODS),
+                        help="with --strategies: the methods to run (the guide's always)")
+    args = parser.parse_args()
+    root = args.root or scratch_root()
+    os.environ["FLASHPOC_ROOT"] = str(root)
+    if args.strategies:  # interleaved: each repeat runs the methods in a rotated order
+        names = ["guide"] + [m for m in args.methods if m != "guide"]
+        order = [names[(i + j) % len(names)] for i in range(args.repeats) for j in range(len(names))]
+        results = run_in_order(root, order, probe_only, lambda r: f"reach within noise {r['reach_noise']}, 90 % "
+                               f"{r['reach_90']}")
+        compare(results, plateau_share(recorded(root, results["guide"][0]["workload"])))
+        return 0
+    order = ["guide", "default", "default", "guide", "guide", "default"][:2 * REPEATS]
+    results = run_in_order(root, order, curve, lambda r: f"confidence {r['confidence'] or 0:.0%}; sweep "
+                           f"{r['sweep_runs']:2d} points {r['sweep_s']:5.1f} s, knee {r['knee']} threads")
     g, d = results["guide"], results["default"]
     probe_ratio = statistics.mean(r["probe_s"] for r in d) / statistics.mean(r["probe_s"] for r in g)
     curve_ratio = (statistics.mean(r["probe_s"] + r["sweep_s"] for r in d)

@@ -199,7 +199,9 @@ def test_run_goes_on_when_the_probe_finds_no_saturation(tmp_path):
     probe_nb = (results / "notebooks" / "02_saturation_probe.ipynb").read_text()
     assert "No saturation found: Only 2 distinct thread count(s) measured (1, 2)" in probe_nb
     assert "The sweep runs up to 2 threads (the probed range, as no saturation was found)" in probe_nb
-    assert (results / "report" / "report.html").exists()
+    report = (results / "report" / "report.html").read_text()  # the report says why and what to do
+    assert "No saturation found: Only 2 distinct thread count(s) measured (1, 2)" in report
+    assert "To find it: a wider thread range (probe.min_threads to probe.max_threads)." in report
 
     params.write_text(yaml.safe_dump({**values, "probe": {**values["probe"], "strict": True}}))
     out = subprocess.run(command + ["--phases", "probe"], capture_output=True, text=True, timeout=900)

@@ -291,13 +291,9 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
         return unsupported("no_iops", "No IOPS were measured at any thread count (all points are 0 IOPS).")
 
     fitted, dof = _concave_fit(threads, means, weights)
-    index = {t: j for j, t in enumerate(threads)}
-    fitted_raw = fitted[[index[t] for t in raw_t]]
+    fitted_raw, rel, sigma = _residuals(raw_t, raw_y, threads, fitted, dof)
     y = np.asarray(raw_y)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(fitted_raw > 0, y / fitted_raw - 1.0, 0.0)
     n = len(y)
-    sigma = float(np.sqrt(np.sum(rel ** 2) / (n - dof))) if n > dof else 0.0
 
     start = _plateau_start(threads, means, weights, gain, sigma)
     top = threads[-1]
@@ -338,6 +334,18 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
     reason = (f"IOPS plateau at {level:,.0f} IOPS from {sat} threads ({plausible}, "
               f"{confidence:.0%} of {n_boot} resamples agree; {noise}{lowest}).")
     return Saturation(sat, level, (lo, hi), confidence, True, reason, rule, method)
+
+
+def _residuals(raw_t: Sequence[int], raw_y: Sequence[float], threads: list[int], fitted: np.ndarray,
+               dof: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """The fitted curve (at ``threads``) at each point, each point's relative residual, and their
+    scatter corrected for the ``dof`` parameters of the fit (0 when it used them all)."""
+    index = {t: j for j, t in enumerate(threads)}
+    fitted_raw = fitted[[index[t] for t in raw_t]]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(fitted_raw > 0, np.asarray(raw_y) / fitted_raw - 1.0, 0.0)
+    n = len(rel)
+    return fitted_raw, rel, float(np.sqrt(np.sum(rel ** 2) / (n - dof))) if n > dof else 0.0
 
 
 def _bootstrap(raw_t: list[int], fitted_raw: np.ndarray, rel: np.ndarray, dof: int, gain: float,
@@ -460,6 +468,42 @@ def plateau_share(points: Sequence[Point], threads: int) -> float:
                             f"got {len(counts)}")
     fitted, _ = _concave_fit(counts, means, weights)
     return float(np.interp(at, counts, fitted) / fitted[-1])
+
+
+def reach_threads(points: Sequence[Point], share: float | None = None, *, gain_pct: float = 2.0) -> float:
+    """The fewest threads at which the curve reaches the plateau: the least-squares non-decreasing
+    concave curve through ``points`` (repeats pooled; :func:`find_saturation`'s model of the curve),
+    linear between measured counts, first reaching ``share`` (0..1) of its highest value; with no
+    ``share``, the plateau within its measured noise: ``1 - gain_pct % - 1.645 x`` the points'
+    relative scatter around the curve (one-sided 95 %).
+
+    A threshold crossing, not a measured count: it moves by a fraction of the gap between counts when
+    one point moves, where the plateau's first count jumps to the next count; and the lower the
+    threshold, the steeper the curve where it is crossed and the less noise moves it
+    (benchmarks/probe_strategies.py compares both with the probe's answer).
+
+    Raises:
+        AnalysisError: No points, a non-Point, fewer than 3 distinct thread counts, no IOPS, a
+            ``share`` outside (0, 1] or bad ``gain_pct``.
+    """
+    pts = _check_points(points)
+    gain = _check_gain(gain_pct)
+    counts, means, weights = _pool([p.threads for p in pts], [p.iops for p in pts])
+    if len(counts) < MIN_DISTINCT_THREADS or max(means) <= 0:
+        raise AnalysisError(f"reach_threads needs IOPS at {MIN_DISTINCT_THREADS} or more distinct thread counts, "
+                            f"got {len(counts)}")
+    fitted, dof = _concave_fit(counts, means, weights)
+    if share is None:
+        sigma = _residuals([p.threads for p in pts], [p.iops for p in pts], counts, fitted, dof)[2]
+        share = max(0.0, 1.0 - gain - _Z95 * sigma)
+    elif not 0 < _finite("share", share) <= 1:
+        raise AnalysisError(f"share must be > 0 and <= 1, got {share!r}")
+    level = float(fitted.max()) * share
+    j = int(np.argmax(fitted >= level - 1e-9 * float(fitted.max())))
+    if j == 0:
+        return float(counts[0])
+    a, b, fa, fb = counts[j - 1], counts[j], float(fitted[j - 1]), float(fitted[j])
+    return a + (b - a) * (level - fa) / (fb - fa)
 
 
 def iops_at_latency(points: Sequence[Point], latency_ms: float) -> dict:
@@ -605,13 +649,16 @@ class AdaptiveProbe:
         cpus: CPUs of one load host, for the default ``start``.
         outstanding_per_thread: I/Os each thread keeps in flight (fio iodepth x hosts), for
             ``start`` and ``expected_iops``; a Point's own ``outstanding`` is used when it has one.
+        repeats_only: Refine by measuring again only the two counts bracketing the answer (the
+            candidate and the measured count below it), fewest measured first, never by bisecting:
+            the plateau test decides whether these two levels differ.
     """
 
     def __init__(self, min_threads: int = 1, max_threads: int = 256, gain_pct: float = 2.0,
                  step: int = 1, refine: bool = True, *, start: int | None = None,
                  budget: int = MAX_REFINE_POINTS, resolution: int | Callable[[int], int] | None = None,
                  expected_iops: float | None = None, cpus: int | None = None,
-                 outstanding_per_thread: int = 1) -> None:
+                 outstanding_per_thread: int = 1, repeats_only: bool = False) -> None:
         self.min_threads = _whole("min_threads", min_threads)
         self.max_threads = _whole("max_threads", max_threads, minimum=self.min_threads)
         _check_gain(gain_pct)
@@ -629,6 +676,7 @@ class AdaptiveProbe:
         if expected_iops is not None and _finite("expected_iops", expected_iops) <= 0:
             raise AnalysisError(f"expected_iops must be > 0, got {expected_iops!r}")
         self.expected_iops = None if expected_iops is None else float(expected_iops)
+        self.repeats_only = bool(repeats_only)
 
     def ladder(self) -> list[int]:
         """The bracketing thread counts, ascending: ``start`` halved down to ``min_threads`` and
@@ -763,7 +811,11 @@ class AdaptiveProbe:
         if hi - edge <= self._resolution(candidate or hi):
             return None
         edges = sorted({t for t in measured if edge <= t <= hi})
-        for a, b in sorted(zip(edges, edges[1:]), key=lambda g: (g[0] - g[1], g[0])):
+        if self.repeats_only:  # the answer and the count below it: the levels the plateau test weighs
+            target = candidate if candidate is not None else lo
+            edges = sorted({target, max([p.threads for p in pts if p.threads < target], default=target)})
+        gaps = [] if self.repeats_only else sorted(zip(edges, edges[1:]), key=lambda g: (g[0] - g[1], g[0]))
+        for a, b in gaps:
             choice = self._bisect(measured, a, b)
             if choice is not None:
                 return choice

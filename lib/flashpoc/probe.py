@@ -118,7 +118,8 @@ def adaptive_probe(cfg: Campaign, cpus: int | None = None) -> analysis.AdaptiveP
     return analysis.AdaptiveProbe(
         min_threads=probe.min_threads, max_threads=probe.max_threads, gain_pct=probe.gain_pct, step=probe.step,
         start=probe.start_threads, budget=probe.refine_points, resolution=lambda t: _sweep_step(cfg, t),
-        expected_iops=probe.expected_iops or cfg.array.expected_iops, cpus=cpus, outstanding_per_thread=_outstanding_per_thread(cfg))
+        expected_iops=probe.expected_iops or cfg.array.expected_iops, cpus=cpus, outstanding_per_thread=_outstanding_per_thread(cfg),
+        repeats_only=probe.refine_repeats)
 
 
 def probe_point_bound(cfg: Campaign) -> int:

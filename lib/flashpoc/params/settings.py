@@ -31,6 +31,8 @@ class ProbeSettings(_Strict):
                                         "(data sheet), if known: the doubling skips counts that cannot reach them")
     refine_points: int = Field(1, ge=0, le=50, description="adaptive: most points added to the doubling where the "
                                "answer is uncertain (bisections and repeats)")
+    refine_repeats: Flag = Field(False, description="adaptive: the refine points are repeats of the two counts "
+                                 "bracketing the answer, not bisections")
     strict: Flag = Field(False, description="stop the run when the probe finds no saturation (default: the sweep "
                          "covers the probed range and the report says why there is no answer)")
     host_scaling: Flag = Field(
