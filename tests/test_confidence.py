@@ -174,3 +174,14 @@ def test_comparison_deltas_carry_welch_intervals_and_the_noise_words(compared):
         if row["better"] == confidence.NOISE:
             assert "within measurement noise" in html
             break
+
+
+def test_the_summary_reads_max_iops_off_each_point_s_mean_never_its_best_repeat():
+    from flashpoc import summary
+
+    rows = [{"workload": "w", "threads": t, "iops": 10000.0 * t, "lat_mean_ms": 0.1 * t, "bw_mibps": 40.0 * t,
+             "bs": "4k", "outstanding_ios": t, "repeat": 0, "littles_law_ok": True} for t in (1, 2)]
+    rows.append({**rows[1], "iops": 30000.0, "bw_mibps": 120.0, "repeat": 1, "littles_law_ok": False})
+    table = summary.summary_table(pd.DataFrame(rows), 1.0).iloc[0]
+    # 2 threads: 20,000 and 30,000 IOPS measured, 25,000 their mean; the second repeat's flag is counted
+    assert (table["points"], table["max_iops"], table["max_bw_mibps"], table["littles_law_flags"]) == (2, 25000, 100.0, 1)

@@ -167,6 +167,22 @@ def point_table(points: pd.DataFrame, column: str = "iops") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*keys, *POINT_COLUMNS])
 
 
+def mean_rows(points: pd.DataFrame) -> pd.DataFrame:
+    """One row per point (:func:`point_keys`): its numbers (not yes/no values) the mean over its
+    repeats, its other columns those of its first repeat; ``points`` itself when no point was
+    measured more than once. The curve the tables read their maximum from: the best of a point's
+    repeats is never its value."""
+    if not has_repeats(points):
+        return points
+    keys = point_keys(points)
+    numbers = [c for c in points.columns if c not in keys and pd.api.types.is_numeric_dtype(points[c])
+               and not pd.api.types.is_bool_dtype(points[c]) and c != "repeat"]
+    groups = points.groupby(keys, sort=False, dropna=False)
+    out = groups.first()
+    out[numbers] = groups[numbers].mean()
+    return out.reset_index()[[c for c in points.columns if c in out.reset_index()]]
+
+
 def repeat_curves(curve: pd.DataFrame) -> list[pd.DataFrame]:
     """The whole curves of one series, one per repeat (``repeat`` 0, 1, ...; all the rows as one
     curve when there is no ``repeat`` column)."""
