@@ -54,8 +54,8 @@ def test_welch_by_hand_and_noise_words():
     assert close.spans_zero and confidence.noise_verdict(4.5, close, 10) == confidence.NOISE
     assert confidence.welch([100], [105, 110]) is None  # one side measured once: no interval
     assert confidence.noise_verdict(5.0, None, 10) == \
-        "within measurement noise (below the 10 % point-to-point noise; no repeats)"
-    assert confidence.noise_verdict(-12.0, None, 10) == "beyond the 10 % point-to-point noise (no repeats)"
+        "within measurement noise (below the 10 % point-to-point noise; no interval)"
+    assert confidence.noise_verdict(-12.0, None, 10) == "beyond the 10 % point-to-point noise (no interval)"
 
 
 def test_a_five_percent_win_without_repeats_is_never_printed_as_a_win():
@@ -69,7 +69,7 @@ def test_a_five_percent_win_without_repeats_is_never_printed_as_a_win():
     assert (row["baseline_value"], row["config_value"], round(row["delta_pct"], 1)) == (30000.0, 31500.0, 5.0)
     assert row["better"] == confidence.NOISE and confidence.is_noise(row["noise"])
     assert "IOPS max 30,000 -> 31,500 (+5.0 %): **within measurement noise (below the 10 % point-to-point noise; " \
-           "no repeats)**" in compare.comparison_text(table)
+           "no interval)**" in compare.comparison_text(table)
     cell = compare.comparison_display(table).frame.set_index("Measure").loc["Max IOPS", "B vs A"]
     assert cell == "+5.0 %\nwithin measurement noise" and "better" not in cell
     # a stated noise of 4 %: the same 5 % is a difference
@@ -185,3 +185,15 @@ def test_the_summary_reads_max_iops_off_each_point_s_mean_never_its_best_repeat(
     table = summary.summary_table(pd.DataFrame(rows), 1.0).iloc[0]
     # 2 threads: 20,000 and 30,000 IOPS measured, 25,000 their mean; the second repeat's flag is counted
     assert (table["points"], table["max_iops"], table["max_bw_mibps"], table["littles_law_flags"]) == (2, 25000, 100.0, 1)
+
+
+def test_the_comparison_s_max_iops_is_the_mean_curve_s_never_a_best_repeat():
+    common = {"engine": "fio", "workload": "w", "rw": "randread", "bs": "4k", "rwmixread": 100, "iodepth": 1,
+              "outstanding_ios": 1, "bw_mibps": 100.0, "lat_mean_ms": 0.2}
+    rows = [{"config": c, "threads": 2, "iops": v, "repeat": r, **common}
+            for c, values in (("A", (20000.0, 30000.0)), ("B", (24000.0, 26000.0))) for r, v in enumerate(values)]
+    table = compare.comparison_table(pd.DataFrame(rows), slo_ms=1.0)
+    row = table[table["metric"] == "max IOPS"].iloc[0]
+    # A: 25,000 on average (30,000 was one repeat); B: 25,000; Welch: the difference spans zero
+    assert (row["baseline_value"], row["config_value"], row["delta"]) == (25000.0, 25000.0, 0.0)
+    assert row["runs"] == "2 vs 2" and row["delta_low"] < 0 < row["delta_high"] and row["better"] == confidence.NOISE

@@ -297,10 +297,10 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
                     return None if found is None else found / per
                 return answer
 
-            add("max IOPS", "IOPS", "", float(base["iops"].max()), float(other["iops"].max()), True,
-                confidence.max_iops)
+            means = [confidence.mean_rows(g) for g in (base, other)]  # repeats: each point's mean, never its best
+            add("max IOPS", "IOPS", "", *[float(m["iops"].max()) for m in means], True, confidence.max_iops)
             if "bw_mibps" in group and base["bw_mibps"].notna().any() and other["bw_mibps"].notna().any():
-                add("max MiB/s", "MiB/s", "", float(base["bw_mibps"].max()), float(other["bw_mibps"].max()), True,
+                add("max MiB/s", "MiB/s", "", *[float(m["bw_mibps"].max()) for m in means], True,
                     lambda curve: curve["bw_mibps"].max())
             for latency in latencies:
                 a = analysis.iops_at_latency(curve_points(base), latency)
@@ -308,7 +308,7 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
                 # "below_all" means "at least": no delta between lower bounds
                 values = [r["iops"] if r["status"] in ("exact", "interpolated") else None for r in (a, b)]
                 add("IOPS at latency", "IOPS", f"{latency:g} ms", *values, True, confidence.iops_at_slo(latency))
-            for level in equal_iops_levels(base, other, iops_levels):
+            for level in equal_iops_levels(*means, iops_levels):
                 at = _iops_text(level)
                 add("mean latency at equal IOPS", "ms", at, value_at_iops(base, "lat_mean_ms", level)["value"],
                     value_at_iops(other, "lat_mean_ms", level)["value"], False, at_iops("lat_mean_ms", level))

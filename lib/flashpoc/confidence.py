@@ -291,16 +291,17 @@ def welch(a: Sequence[float], b: Sequence[float]) -> Difference | None:
 
 def noise_verdict(delta_pct: float | None, difference: Difference | None, noise_pct: float) -> str | None:
     """Whether a difference is noise, in words: :data:`NOISE` when its 95 % interval spans zero
-    (repeats on both sides), or, without an interval, when it is smaller than ``noise_pct`` % (the
-    stated point-to-point noise); "beyond noise (95 % interval)" or "beyond the N % noise" otherwise;
-    None when there is no difference."""
+    (repeats on both sides), or, without an interval (no repeats, or fewer than two repeat-wise
+    answers on a side), when it is smaller than ``noise_pct`` % (the stated point-to-point noise);
+    "beyond noise (95 % interval)" or "beyond the N % point-to-point noise" otherwise; None when
+    there is no difference."""
     if difference is not None:
         return NOISE if difference.spans_zero else "beyond noise (95 % interval)"
     if delta_pct is None or (isinstance(delta_pct, float) and math.isnan(delta_pct)):
         return None
     if abs(delta_pct) < noise_pct:
-        return f"{NOISE} (below the {noise_pct:g} % point-to-point noise; no repeats)"
-    return f"beyond the {noise_pct:g} % point-to-point noise (no repeats)"
+        return f"{NOISE} (below the {noise_pct:g} % point-to-point noise; no interval)"
+    return f"beyond the {noise_pct:g} % point-to-point noise (no interval)"
 
 
 def is_noise(verdict: Any) -> bool:
