@@ -197,3 +197,27 @@ def test_the_comparison_s_max_iops_is_the_mean_curve_s_never_a_best_repeat():
     # A: 25,000 on average (30,000 was one repeat); B: 25,000; Welch: the difference spans zero
     assert (row["baseline_value"], row["config_value"], row["delta"]) == (25000.0, 25000.0, 0.0)
     assert row["runs"] == "2 vs 2" and row["delta_low"] < 0 < row["delta_high"] and row["better"] == confidence.NOISE
+
+
+def test_without_repeats_the_report_says_there_is_no_interval_and_shows_the_probe_s_repeats():
+    from types import SimpleNamespace
+
+    from flashpoc.document import Context
+    from flashpoc.document.repeats import repeats_section
+    from flashpoc.params import campaign_from_dict
+
+    cfg = campaign_from_dict(quick_campaign(__import__("pathlib").Path("/nonexistent"),
+                                            report={"noise_pct": 12}))
+    points = pd.DataFrame({"workload": ["w", "w"], "threads": [1, 2], "iops": [1000.0, 1900.0],
+                           "lat_mean_ms": [0.1, 0.2], "outstanding_ios": [1, 2]})
+    probe = {"points": [{"threads": 4, "iops": 3000.0, "repeat": 0}, {"threads": 4, "iops": 3300.0, "repeat": 1},
+                        {"threads": 8, "iops": 3500.0, "repeat": 0}]}
+    (section,) = repeats_section(SimpleNamespace(points=points, cfg=cfg, slo_ms=1.0), Context(probe=probe))
+    first, lead, table = section.items
+    assert "measured once (`sweep.repeats: 1`): no interval can be computed" in first
+    assert "smaller than 12 % (`report.noise_pct`) **within measurement noise**" in first
+    assert "measured some thread counts again" in lead
+    (row,) = table.frame.to_dict("records")  # only 4 threads was measured twice
+    # mean 3,150; s = 212.1; half width 12.706 x 212.1 / sqrt(2) = 1,906
+    assert (row["Threads"], row["Runs"], row["Mean IOPS"], row["95 % interval (IOPS)"], row["Spread (IOPS)"]) == \
+        ("4", 2, "3,150", "1,244..5,056", "3,000..3,300")
