@@ -62,8 +62,9 @@ def main() -> None:
                 middle = rows[rows["threads"] == threads[len(threads) // 2]]
                 slo_ms = round(float(middle["lat_mean_ms"].mean()), 3)
             found[repeats].append(answers(values, slo_ms))
-            print(f"campaign {i + 1}, repeats {repeats}: max IOPS {found[repeats][-1][0]:,.0f}, IOPS at "
-                  f"{slo_ms:g} ms {found[repeats][-1][1] or 0:,.0f}", flush=True)
+            top, at_slo = found[repeats][-1]
+            said = "none (no curve crosses it)" if at_slo is None else f"{at_slo:,.0f}"
+            print(f"campaign {i + 1}, repeats {repeats}: max IOPS {top:,.0f}, IOPS at {slo_ms:g} ms {said}", flush=True)
     print(f"\n4K random reads at threads {args.threads}, {args.runtime} s points, SLO {slo_ms:g} ms, "
           f"{args.campaigns} campaigns each:")
     for repeats, results in found.items():
