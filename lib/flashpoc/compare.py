@@ -33,7 +33,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import analysis, tables
+from . import analysis, confidence, tables
 from .summary import curve_points
 
 #: Columns that must be equal for two configurations' runs of a workload to be compared.
@@ -57,7 +57,10 @@ ORACLE_WRITE_WAITS: dict[str, str] = {
 }
 
 COMPARISON_COLUMNS = ["workload", "metric", "unit", "at", "baseline", "config", "baseline_value", "config_value",
-                      "delta", "delta_pct", "better"]
+                      "delta", "delta_pct", "better", "delta_low", "delta_high", "runs", "noise"]
+
+#: the point-to-point noise (%) a difference without repeats must pass to be more than noise
+NOISE_PCT = 10.0
 
 
 def configs(points: pd.DataFrame) -> list[str]:
@@ -230,7 +233,8 @@ def _at_threads(group: pd.DataFrame, threads: int, column: str) -> float | None:
 
 
 def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Sequence[float] = (),
-                     iops_levels: Sequence[float] = (), threads: Sequence[int] = ()) -> pd.DataFrame:
+                     iops_levels: Sequence[float] = (), threads: Sequence[int] = (),
+                     noise_pct: float = NOISE_PCT) -> pd.DataFrame:
     """Deltas of every configuration against the baseline (the first), per comparable workload.
 
     Args:
@@ -241,6 +245,7 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
         iops_levels: IOPS levels for latency and CPU at equal IOPS (default
             :func:`equal_iops_levels`).
         threads: thread counts (users) to compare at equal load (default :func:`equal_threads`).
+        noise_pct: the point-to-point noise (%) a difference must pass when there are no repeats.
 
     Returns:
         One row per workload, configuration and metric (:data:`COMPARISON_COLUMNS`): metric
@@ -250,7 +255,13 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
         per 10K IOPS`` (%), ``max MiB/s``, and at equal load (``at`` e.g. "64 threads") the
         :data:`EQUAL_LOAD_MEASURES` both configurations have values of (IOPS, MiB/s and latency,
         in total and, for workloads that both read and write, per direction; host CPU); ``delta`` = config - baseline, ``delta_pct`` in % of the baseline,
-        ``better`` names the better configuration. Values a curve does not reach are None, with
+        ``better`` names the better configuration, or is :data:`flashpoc.confidence.NOISE` when the
+        difference cannot be told from noise. With repeats on both sides, ``delta_low``..``delta_high``
+        is the 95 % Welch interval of the difference of the repeat-wise answers (each repeat's curve
+        gives its own max IOPS, IOPS at a latency, value at equal IOPS or threads), ``runs`` the
+        repeats used ('3 vs 3'); ``noise`` says whether the difference is within measurement noise
+        (:func:`flashpoc.confidence.noise_verdict`: the interval spans zero, or, without repeats,
+        the difference is below ``noise_pct``). Values a curve does not reach are None, with
         no delta. Workloads :func:`comparability` rejects are left out.
     """
     names = configs(points)
@@ -270,37 +281,50 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
             if other.empty:
                 continue
 
-            def add(metric: str, unit: str, at: str, a: float | None, b: float | None, higher_is_better: bool) -> None:
+            def add(metric: str, unit: str, at: str, a: float | None, b: float | None, higher_is_better: bool,
+                    answer: Any = None) -> None:
                 delta, pct = _delta(a, b)
+                noise = _noise(base, other, answer, delta, pct, noise_pct)
+                better = _better(delta, higher_is_better, baseline, config)
                 rows.append({"workload": workload, "metric": metric, "unit": unit, "at": at, "baseline": baseline,
                              "config": config, "baseline_value": a, "config_value": b, "delta": delta,
-                             "delta_pct": pct, "better": _better(delta, higher_is_better, baseline, config)})
+                             "delta_pct": pct, **noise,
+                             "better": confidence.NOISE if confidence.is_noise(noise["noise"]) else better})
 
-            add("max IOPS", "IOPS", "", float(base["iops"].max()), float(other["iops"].max()), True)
+            def at_iops(column: str, level: float, per: float = 1.0) -> Any:
+                def answer(curve: pd.DataFrame) -> float | None:
+                    found = value_at_iops(curve, column, level)["value"]
+                    return None if found is None else found / per
+                return answer
+
+            means = [confidence.mean_rows(g) for g in (base, other)]  # repeats: each point's mean, never its best
+            add("max IOPS", "IOPS", "", *[float(m["iops"].max()) for m in means], True, confidence.max_iops)
             if "bw_mibps" in group and base["bw_mibps"].notna().any() and other["bw_mibps"].notna().any():
-                add("max MiB/s", "MiB/s", "", float(base["bw_mibps"].max()), float(other["bw_mibps"].max()), True)
+                add("max MiB/s", "MiB/s", "", *[float(m["bw_mibps"].max()) for m in means], True,
+                    lambda curve: curve["bw_mibps"].max())
             for latency in latencies:
                 a = analysis.iops_at_latency(curve_points(base), latency)
                 b = analysis.iops_at_latency(curve_points(other), latency)
                 # "below_all" means "at least": no delta between lower bounds
                 values = [r["iops"] if r["status"] in ("exact", "interpolated") else None for r in (a, b)]
-                add("IOPS at latency", "IOPS", f"{latency:g} ms", *values, True)
-            for level in equal_iops_levels(base, other, iops_levels):
+                add("IOPS at latency", "IOPS", f"{latency:g} ms", *values, True, confidence.iops_at_slo(latency))
+            for level in equal_iops_levels(*means, iops_levels):
                 at = _iops_text(level)
                 add("mean latency at equal IOPS", "ms", at, value_at_iops(base, "lat_mean_ms", level)["value"],
-                    value_at_iops(other, "lat_mean_ms", level)["value"], False)
+                    value_at_iops(other, "lat_mean_ms", level)["value"], False, at_iops("lat_mean_ms", level))
                 if has_writes(base) and has_writes(other):
                     add("write latency at equal IOPS", "ms", at,
                         value_at_iops(base, "write_lat_mean_ms", level)["value"],
-                        value_at_iops(other, "write_lat_mean_ms", level)["value"], False)
+                        value_at_iops(other, "write_lat_mean_ms", level)["value"], False,
+                        at_iops("write_lat_mean_ms", level))
                 for column, metric in ORACLE_WRITE_WAITS.items():
                     waits = [value_at_iops(g, column, level)["value"] for g in (base, other)]
                     if any(v is not None for v in waits):
-                        add(metric, "ms", at, *waits, False)
+                        add(metric, "ms", at, *waits, False, at_iops(column, level))
                 cpu = [value_at_iops(g, "host_cpu_busy_pct", level)["value"] for g in (base, other)]
                 if any(v is not None for v in cpu):
                     add("host CPU per 10K IOPS", "%", at, *[None if v is None else v / (level / 1e4) for v in cpu],
-                        False)
+                        False, at_iops("host_cpu_busy_pct", level, level / 1e4))
             mixed = all(c in group and (group[c].fillna(0) > 0).any() for c in ("read_iops", "write_iops"))
             for count in equal_threads(base, other, threads):
                 for column, metric, unit, higher in EQUAL_LOAD_MEASURES:
@@ -308,8 +332,23 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
                         continue
                     a, b = _at_threads(base, count, column), _at_threads(other, count, column)
                     if a is not None and b is not None and (a or b):  # a direction neither did is left out
-                        add(metric, unit, f"{count} threads", a, b, higher)
+                        add(metric, unit, f"{count} threads", a, b, higher,
+                            lambda curve, count=count, column=column: _at_threads(curve, count, column))
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+
+
+def _noise(base: pd.DataFrame, other: pd.DataFrame, answer: Any, delta: float | None, pct: float | None,
+           noise_pct: float) -> dict[str, Any]:
+    """The interval of a difference from the repeat-wise answers of both curves (Welch), the
+    repeats it used, and whether the difference is noise (:func:`flashpoc.confidence.noise_verdict`)."""
+    if delta is None:
+        return {"delta_low": None, "delta_high": None, "runs": None, "noise": None}
+    a, b = ([] if answer is None else confidence.repeat_answers(c, answer) for c in (base, other))
+    difference = confidence.welch(a, b)
+    return {"delta_low": None if difference is None else difference.low,
+            "delta_high": None if difference is None else difference.high,
+            "runs": f"{len(a)} vs {len(b)}" if a and b else None,
+            "noise": confidence.noise_verdict(pct, difference, noise_pct)}
 
 
 def has_writes(points: pd.DataFrame) -> bool:
@@ -353,6 +392,11 @@ def _phrase(what: str, row: dict[str, Any], fmt: str, unit: str = "") -> str:
         return f"{what}: not reached by {missing}"
     pct = row["delta_pct"]
     change = "" if pct is None or pd.isna(pct) else f" ({pct:+.1f} %)"
+    low, high = row.get("delta_low"), row.get("delta_high")
+    if low is not None and not pd.isna(low):
+        change += f", 95 % interval of the difference {low:+{fmt}}..{high:+{fmt}}{unit}"
+    if confidence.is_noise(row.get("noise")):
+        change += f": **{row['noise']}**"
     return f"{what} {a:{fmt}}{unit} -> {b:{fmt}}{unit}{change}"
 
 
@@ -390,14 +434,28 @@ def comparison_display(table: pd.DataFrame) -> tables.Table:
         change = tables.signed_pct(r["delta_pct"])
         if r["better"] in (r["config"], r["baseline"]) and change != tables.MISSING:
             change += "\nbetter" if r["better"] == r["config"] else "\nworse"
-        row[f"{r['config']} vs {baseline}"] = change
+        row[f"{r['config']} vs {baseline}"] = change + _interval_cell(r)
     columns = ["Workload", "Measure", baseline]
     for other in others:
         columns += [other, f"{other} vs {baseline}"]
     return tables.table(rows.values(), columns=columns, text_columns=["Workload", "Measure"],
                         notes=[f"Baseline: {baseline}. Values between measured points are interpolated, never "
                                "extrapolated: a level a curve never reaches gives no value and no change. "
-                               "Every value: comparison.csv."])
+                               "With repeats, each change has its 95 % interval (Welch, over the repeat-wise "
+                               "answers); a change whose interval spans zero, or, without repeats, one smaller "
+                               "than the stated point-to-point noise, is within measurement noise: neither "
+                               "better nor worse. Every value: comparison.csv."])
+
+
+def _interval_cell(r: dict[str, Any]) -> str:
+    """The 95 % interval of a change in % of the baseline, and the words when it is noise."""
+    text = ""
+    low, base = r.get("delta_low"), r.get("baseline_value")
+    if low is not None and not pd.isna(low) and base:
+        text += f"\n95 %: {low / base * 100:+.1f}..{r['delta_high'] / base * 100:+.1f} %"
+    if confidence.is_noise(r.get("noise")):
+        text += f"\n{confidence.NOISE}"
+    return text
 
 
 def _reached(value: Any, fmt) -> str:

@@ -201,7 +201,8 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
     comparison, notes = pd.DataFrame(columns=compare.COMPARISON_COLUMNS), []
     if configs:
         comparison = compare.comparison_table(points, slo_ms=cfg.slo_ms, latencies_ms=cfg.report.latencies_ms,
-                                              iops_levels=cfg.report.iops_levels, threads=cfg.report.equal_threads)
+                                              iops_levels=cfg.report.iops_levels, threads=cfg.report.equal_threads,
+                                              noise_pct=cfg.report.noise_pct)
         notes = compare.comparability(points)[1]
     charts = {"hockey_stick": chart.hockey_stick(points, knees=knee_frame, slo_ms=cfg.slo_ms, color_domain=domain),
               "load_vs_threads": chart.load_vs_threads(points, color_domain=domain)}

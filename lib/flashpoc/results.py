@@ -19,7 +19,8 @@ def load_results(cfg: Campaign, phase: str = "sweep") -> pd.DataFrame:
     """Stored rows of ``phase`` measured with this campaign's current measurement settings.
 
     Points measured with other settings (another block size, target or fio option) stay on
-    disk but are never mixed in; of repeated measurements of a point the latest is used.
+    disk but are never mixed in; every repeat of a point (``sweep.repeats``) is a row, and of
+    measurements of the same repeat the latest is used.
     """
     return CampaignStore(cfg.resolved().results_path()).current_points(cfg.resolved().measurement_hash(), phase)
 

@@ -401,7 +401,7 @@ class CampaignStore:
 
     def current_points(self, measurement_hash: str, phase: str | None = None) -> pd.DataFrame:
         """The stored rows of the measurement settings ``measurement_hash`` (of ``phase``, or of both
-        phases): the sweep's rows of these settings, the latest of each (workload, threads); the
+        phases): the sweep's rows of these settings, the latest of each (workload, threads, repeat); the
         probe's rows are those of the current probe (:meth:`current_probe`: its points and its
         plateau on fewer hosts). Points of other settings stay on disk, untouched."""
         frames = []
@@ -415,7 +415,8 @@ class CampaignStore:
             rows = self.load_points("sweep")
             if not rows.empty:
                 rows = rows[rows["measurement_hash"] == measurement_hash]
-                keys = ["workload", "threads"] + (["curve_pct"] if "curve_pct" in rows else [])  # vdbench curve steps
+                keys = (["workload", "threads"] + (["curve_pct"] if "curve_pct" in rows else [])  # vdbench curve steps
+                        + (["repeat"] if "repeat" in rows else []))  # sweep.repeats: every repeat is kept
                 frames.append(rows.drop_duplicates(keys, keep="last"))
         frames = [f for f in frames if not f.empty]
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

@@ -125,14 +125,29 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
                 return _finish_sweep(wb, ratecurve.measure_rate_curves(wb, plan, bar, runtime))
             specs = [point_spec(wb.cfg, "sweep", wb.cfg.workload(name), threads, runtime)
                      for name, threads_list in plan.items() for threads in threads_list]
-            return _finish_sweep(wb, points.rows_of(points.measure(wb, specs, bar)))
+            return _finish_sweep(wb, points.rows_of(measure_repeats(wb, specs, wb.cfg.sweep.repeats, bar)))
+
+
+def measure_repeats(wb: Workbench, specs: list[points.PointSpec], repeats: int, bar: Any = None
+                    ) -> list[points.Point]:
+    """The records of ``specs`` each measured ``repeats`` times, interleaved: repeat r of every
+    spec before repeat r+1 (an engine that runs a thread list per invocation, vdbench, runs the
+    whole list once per repeat). Each round is one :func:`flashpoc.points.measure`, so a stored
+    repeat is reused and only the missing ones are measured, also after a kill."""
+    return [point for r in range(repeats) for point in points.measure(wb, [s.again(r) for s in specs], bar)]
 
 
 def plan_points(cfg: Campaign, plan: dict[str, list[int]]) -> int:
     """The points a sweep plan measures: one per thread count, and with vdbench's ``iorate:
     curve`` or ``sweep.plan: rate-curve`` one more per curve step (each thread count runs at full
     speed, then at each step; ``sweep.stop_ms`` may end a curve sooner)."""
-    return sum(len(v) for v in plan.values()) * get_engine(cfg.engine).points_per_count(cfg)
+    return sum(len(v) for v in plan.values()) * get_engine(cfg.engine).points_per_count(cfg) * _rounds(cfg)
+
+
+def _rounds(cfg: Campaign) -> int:
+    """How many times the sweep measures each point: ``sweep.repeats``, once on a rate-curve plan
+    the engine does not run itself (its curve steps are measured once)."""
+    return 1 if cfg.sweep.rate_steps and not get_engine(cfg.engine).own_rate_curve else cfg.sweep.repeats
 
 
 def _finish_sweep(wb: Workbench, rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -142,7 +157,7 @@ def _finish_sweep(wb: Workbench, rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 # -- texts and tables for the notebooks ------------------------------------------------
-SWEEP_COLUMNS = ["workload", "threads", "curve_pct", "iorate_requested", "outstanding_ios", "iops", "read_iops",
+SWEEP_COLUMNS = ["workload", "threads", "repeat", "curve_pct", "iorate_requested", "outstanding_ios", "iops", "read_iops",
                  "write_iops", "bw_mibps",
                  "lat_mean_ms", "clat_p99_ms", "clat_p99_9_ms", "redo_write_lat_ms", "dbwr_write_lat_ms",
                  "db_file_sequential_read_under_1ms_pct", "db_cpu_s_per_s", "host_cpu_busy_pct", "host_cpu_user_pct",
@@ -151,8 +166,11 @@ SWEEP_COLUMNS = ["workload", "threads", "curve_pct", "iorate_requested", "outsta
 
 def sweep_table(rows: pd.DataFrame) -> pd.DataFrame:
     """The sweep rows to show: the key columns the rows have values in (vdbench has no
-    percentiles, fio no curve steps), rounded (IOPS to 1, ms to 0.001)."""
-    return _rounded(rows[[c for c in SWEEP_COLUMNS if c in rows and rows[c].notna().any()]])
+    percentiles, fio no curve steps; the repeat only with ``sweep.repeats``), rounded (IOPS to 1, ms
+    to 0.001)."""
+    shown = [c for c in SWEEP_COLUMNS if c in rows and rows[c].notna().any()
+             and (c != "repeat" or (rows[c].fillna(0) > 0).any())]
+    return _rounded(rows[shown])
 
 
 def _rounded(frame: pd.DataFrame) -> pd.DataFrame:

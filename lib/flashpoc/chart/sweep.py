@@ -11,9 +11,10 @@ import pandas as pd
 from ..errors import AnalysisError
 from ..hostlimit import ALL_HOSTS
 from ..summary import KIND_RANDOM, KIND_THROUGHPUT, workload_kinds
+from . import intervals
 from .encodings import (_dash_channel, _has_configs, _iops_x, _knee_layers, _mean_per_point, _melt, _present, _require,
                         _saturation_layers, _series_channels, _series_tooltip, _slo_layers, _threads_x)
-from .theme import (HOST_PALETTE, TITLE_CLAT, TITLE_CLAT_LOG, TITLE_CPU, TITLE_IOPS, TITLE_LAT_MEAN, TITLE_MIBPS,
+from .theme import (HOST_PALETTE, TITLE_THREADS, TITLE_CLAT, TITLE_CLAT_LOG, TITLE_CPU, TITLE_IOPS, TITLE_LAT_MEAN, TITLE_MIBPS,
                     _CPU_METRICS, _PERCENTILES)
 
 
@@ -49,7 +50,7 @@ def hockey_stick(
     panel's subtitle says every point is under it).
     """
     metrics = ["iops", latency, *(["bw_mibps"] if "bw_mibps" in df.columns else [])]
-    data = _mean_per_point(df, metrics, "hockey_stick").dropna(subset=[latency])
+    data = intervals.with_intervals(df, _mean_per_point(df, metrics, "hockey_stick"), metrics).dropna(subset=[latency])
     kinds = workload_kinds(df) if "bw_mibps" in data.columns else {}
     data["kind"] = [kinds.get(str(w), KIND_RANDOM) for w in data["workload"]] if "workload" in data else KIND_RANDOM
     color, dash = _series_channels(data, color_domain)
@@ -58,6 +59,8 @@ def hockey_stick(
     panels = [_hockey_panel(part.drop(columns="kind"), kind, knees, slo_ms, color, dash, latency, latency_title,
                             titled=len(parts) > 1) for kind, part in parts]
     lead = "Each point is one thread count; lines follow increasing threads."
+    if intervals.has_intervals(data, "iops"):
+        lead += " " + intervals.NOTE
     if len(panels) == 1:
         notes = panels[0].title.subtitle if isinstance(panels[0].title, alt.Title) else []
         return panels[0].properties(title=alt.Title(title, subtitle=[lead, *notes]))
@@ -91,6 +94,9 @@ def _hockey_panel(part: pd.DataFrame, kind: str, knees: pd.DataFrame | None, slo
         else:
             notes.append(f"Every point is under the {slo_ms:g} ms SLO (the highest at {top:.3g} ms): "
                          f"its line would be off the top of the chart.")
+    titles = (TITLE_IOPS if kind == KIND_RANDOM else TITLE_MIBPS, latency_title)
+    layers += [*intervals.rules(part, load, latency, color, load, titles),
+               *intervals.rules(part, load, latency, color, latency, titles)]
     panel = alt.layer(*layers).properties(title=alt.Title(KIND_TITLES[kind] if titled else "", subtitle=notes))
     return panel.properties(height=250) if titled else panel  # two panels, one above the other, fit a page
 
@@ -109,7 +115,7 @@ def load_vs_threads(df: pd.DataFrame, *, color_domain: Sequence[str] | None = No
 
     ``df``: workload, threads, iops, optional bw_mibps, rw, bs, config; repeats are averaged."""
     metrics = ["iops", *(["bw_mibps"] if "bw_mibps" in df.columns else [])]
-    data = _mean_per_point(df, metrics, "load_vs_threads")
+    data = intervals.with_intervals(df, _mean_per_point(df, metrics, "load_vs_threads"), metrics)
     kinds = workload_kinds(df) if "bw_mibps" in data.columns else {}
     data["kind"] = [kinds.get(str(w), KIND_RANDOM) for w in data["workload"]] if "workload" in data else KIND_RANDOM
     color, dash = _series_channels(data, color_domain)
@@ -124,8 +130,11 @@ def load_vs_threads(df: pd.DataFrame, *, color_domain: Sequence[str] | None = No
         encodings = {"x": _threads_x(part["threads"]), "y": alt.Y(f"{field}:Q", title=axis, axis=alt.Axis(format=",.0f")),
                      "color": color, "strokeDash": dash, "order": alt.Order("threads:Q"), "tooltip": tooltip}
         panel = alt.Chart(part).mark_line(point=True).encode(**_present(encodings))
+        bars = intervals.rules(part, "threads", field, color, field, (TITLE_THREADS, axis))
+        panel = alt.layer(panel, *bars) if bars else panel
         panels.append(panel.properties(title=alt.Title(LOAD_TITLES[kind]), height=220) if len(parts) > 1 else panel)
-    lead = "Each point is one thread count of the sweep."
+    lead = "Each point is one thread count of the sweep." + (
+        " " + intervals.NOTE if intervals.has_intervals(data, "iops") else "")
     if len(panels) == 1:
         return panels[0].properties(title=alt.Title(title, subtitle=[lead, LOAD_TITLES[parts[0][0]] + "."]))
     return alt.vconcat(*panels, spacing=28).properties(title=alt.Title(

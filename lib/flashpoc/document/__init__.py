@@ -13,7 +13,7 @@ same sections make report.html (and its PDF) and what notebook 04 shows
 3. Method: how each number is measured and read.
 4. Comparison (when campaigns are compared).
 5. Results: latency against load, percentiles, CPU and load hosts, steady state, latency
-   distribution, the saturation probe.
+   distribution, the saturation probe; repeats and intervals.
 6. Appendix: every point, the files, a glossary.
 """
 
@@ -25,6 +25,7 @@ from .. import summary
 from .back import (CHART_PURPOSES, FILE_PURPOSES, GLOSSARY, LEADS, comparison, files_table, glossary, method,
                    precondition_section, results)
 from .base import Context, DocSection
+from .repeats import repeats_section
 from .front import (_cache_verdict, _ranges, _recorded_version, _runtime_text, _size_text, conditions, engine_text,
                     executive_summary, fill_text, headline, hosts_table, interval_text, key_results, measured_when,
                     point_length_text, targets_table, targets_text, tested_text, title_lines, verdict_lines,
@@ -44,6 +45,7 @@ def compose(report, context: Context) -> list[DocSection]:
     if report.configs:
         sections.append(DocSection("comparison", "Comparison of the configurations", comparison(report)))
     sections += results(report, context)
+    sections += repeats_section(report, context)  # how sure the answers are: repeats and intervals
     from ..engines.sqlscript.report import dba_job_sections  # a campaign's sql_workload runs, if any
 
     sections += dba_job_sections(report.cfg)

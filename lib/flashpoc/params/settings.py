@@ -74,6 +74,9 @@ class SweepSettings(_Strict):
                                           "rates, in % of the uncontrolled maximum (default 10, 50, 70, 80, 90, 100)")
     stop_ms: float | None = Field(None, gt=0, le=100000, description="rate-curve plan: stop a curve once a step's "
                                   "mean latency passes this (ms)")
+    repeats: int = Field(1, ge=1, le=20, description="each point measured this many times, interleaved (every "
+                         "thread count once, then again), stored as repeats of one point: the tables and charts "
+                         "give their mean, spread and 95 % interval")
     extend_until_steady: ExtendSettings | None = Field(
         None, description="a point not steady at its length (fio's steadystate, else the SNIA PTS rule on its "
         "intervals) is measured again at twice its length, and so on up to max_s, e.g. {max_s: 600}")
@@ -92,6 +95,9 @@ class SweepSettings(_Strict):
         for key in ("curve_pct", "stop_ms"):
             if self.plan != "rate-curve" and getattr(self, key) is not None:
                 raise ValueError(f"{key} applies to the rate-curve plan (plan: rate-curve)")
+        if self.repeats > 1 and self.extend_until_steady is not None:
+            raise ValueError("repeats and extend_until_steady cannot be combined: a longer run of one repeat "
+                             "would stand for every repeat; choose one")
         return self
 
     @field_validator("curve_pct")
@@ -161,6 +167,8 @@ class ReportSettings(_Strict):
     equal_threads: list[int] = Field(default_factory=list, max_length=10,
                                      description="thread counts (users) to compare the configurations at, equal load "
                                                  "(default: the highest both measured and the one nearest half of it)")
+    noise_pct: float = Field(10.0, ge=0, le=100, description="point-to-point noise (%): without repeats, a "
+                             "difference smaller than this is reported as within measurement noise, not as a win")
     detail_threads: int | None = Field(None, ge=1, le=100000,
                                        description="point shown in detail (time series, latency histogram): the "
                                                    "measured thread count nearest to this; default each workload's "

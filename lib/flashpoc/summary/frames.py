@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from .. import analysis
+from .. import analysis, confidence
 from ..params import parse_size
 from ..engines.fio.parse import SHARE_LIMITS_US  # the limits of the db_file_sequential_read_under_<limit>_pct columns too
 from ..rows import SNIA_COLUMNS, to_points
@@ -81,12 +81,12 @@ def summary_table(frame: pd.DataFrame, slo_ms: float) -> pd.DataFrame:
     rows = []
     for values, group in frame.groupby(keys, sort=False):
         workload = values[-1]
-        group = group.sort_values("threads")
+        measured, group = group, confidence.mean_rows(group).sort_values("threads")  # repeats: each point's mean
         points = curve_points(group)
         best = group.loc[group["iops"].idxmax()]
         at_slo = analysis.iops_at_latency(points, slo_ms)
         knee = analysis.find_knee(points)
-        law_off = int((~group["littles_law_ok"].astype(bool)).sum()) if "littles_law_ok" in group else 0
+        law_off = int((~measured["littles_law_ok"].astype(bool)).sum()) if "littles_law_ok" in measured else 0
         rows.append({
             **({"config": values[0]} if len(keys) == 2 else {}),
             "workload": workload,
