@@ -66,14 +66,16 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
         if probe.strategy == "linear":
             plan = engine.linear_probe_threads(wb.cfg)
             counts = {"total": len(plan)}
-            detail = [f"threads {format_forthreads(plan)}, {len(plan)} points"]
+            detail = [f"{engine.threads_word} {format_forthreads(plan)}, {len(plan)} points"]
         else:
             bound = probe_point_bound(wb.cfg)
             counts = {"bound": bound}
-            detail = [f"from {threads_text(stepper.start)}, doubling up to {threads_text(probe.max_threads)} or "
-                      f"halving down to {threads_text(probe.min_threads)} until IOPS stop rising, then measuring "
+            unit = engine.threads_word
+            detail = [f"from {threads_text(stepper.start, unit)}, doubling up to {threads_text(probe.max_threads, unit)} "
+                      f"or halving down to {threads_text(probe.min_threads, unit)} until {engine.rate_word} stop rising, "
+                      "then measuring "
                       f"where the answer is uncertain: at most {bound} points; it stops as soon as it has its answer"]
-        with Progress("probe", title, **counts, detail=detail, enabled=progress) as bar:
+        with Progress("probe", title, **counts, detail=detail, enabled=progress, engine=engine) as bar:
             if probe.strategy == "linear":
                 for round_counts in [plan] if engine.measures_rounds else [[t] for t in plan]:
                     measure(round_counts)

@@ -39,7 +39,7 @@ BUILD_PHASE, BUILD_POINT = "build", "schema"
 
 def point_definition(cfg, virtual_users: int) -> dict[str, Any]:
     """Everything that defines a HammerDB point; its hash names the point on disk."""
-    settings = cfg.settings.model_dump(mode="json", exclude={"virtual_users", "build_schema", "build_virtual_users"})
+    settings = cfg.settings.model_dump(mode="json", exclude={"build_schema", "build_virtual_users"})
     return {"engine": "hammerdb", "virtual_users": virtual_users, "hammerdb": settings,
             "hosts": [h.model_dump(mode="json", include={"name", "address", "port"}) for h in cfg.hosts[:1]]}
 
@@ -99,7 +99,7 @@ def run_point(wb, spec: PointSpec, pid: str) -> tuple[dict[str, Any], dict[str, 
     if result.virtual_users != threads:
         raise RemoteError(f"{run.host}: {purpose}: HammerDB ran {result.virtual_users} active virtual users, "
                           f"not {threads}")
-    metrics, series = point_metrics(result, timed_window(files))
+    metrics, series = point_metrics(result, timed_window(files), files)
     row = base_row(cfg, phase=phase, point_id=pid, engine="hammerdb", workload=TPROCC, iodepth=1, threads=threads,
                    outstanding=threads, hosts=[run.host], runtime_s=s.duration_minutes * 60,
                    ramp_s=s.rampup_minutes * 60, repeat=repeat, wall_s=run.wall_s)

@@ -15,7 +15,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from ... import analysis
+from ... import analysis, tables
 from ...chart import _series_channels, _threads_x, series_domain
 
 TITLE_USERS = "Virtual users (count)"
@@ -109,24 +109,29 @@ def compare_at_equal_users(points: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-#: the points table's columns: (column, header with its unit)
-POINT_COLUMNS = (("config", "Configuration"), ("threads", "Virtual users"), ("nopm", "NOPM (new orders/min)"),
-                 ("tpm", "TPM (transactions/min)"), ("neword_p50_ms", "NEWORD p50 (ms)"),
-                 ("neword_p95_ms", "NEWORD p95 (ms)"), ("neword_p99_ms", "NEWORD p99 (ms)"),
-                 ("payment_p95_ms", "PAYMENT p95 (ms)"), ("intervals", "Counter samples (count)"),
-                 ("interval_tpm_cv_pct", "Counter TPM CV (%)"), ("interval_steady", "Steady"),
-                 ("point_id", "Point"))
+#: the points table's columns: (column, header with its unit, cell format); NOPM and TPM are per minute
+POINT_COLUMNS = (("config", "Configuration", tables.text), ("threads", "Virtual users", tables.count),
+                 ("nopm", "NOPM", tables.count), ("tpm", "TPM", tables.count),
+                 ("neword_p50_ms", "NEWORD p50 (ms)", tables.ms), ("neword_p95_ms", "NEWORD p95 (ms)", tables.ms),
+                 ("neword_p99_ms", "NEWORD p99 (ms)", tables.ms), ("payment_p95_ms", "PAYMENT p95 (ms)", tables.ms),
+                 ("host_cpu_busy_pct", "Load host CPU (%)", tables.pct),
+                 ("interval_tpm_cv_pct", "TPM CV (%)", tables.pct), ("interval_steady", "Steady", tables.text))
+POINTS_NOTE = ("NOPM: new orders per minute, TPM: the database's transactions per minute (HammerDB's TEST RESULT); "
+               "response times from HammerDB's time profile; CPU over the timed test; TPM CV: the scatter of the "
+               "transaction counter within it. Every column of every point: points.csv.")
 
 
 def points_table(points: pd.DataFrame) -> pd.DataFrame:
-    """Every point with human headers and units, by configuration and virtual users."""
-    present = [(c, h) for c, h in POINT_COLUMNS if c in points.columns]
+    """Every point to read, by configuration and virtual users: human headers with units, counts
+    with thousands separators (``12,345``), times in ms, a dash where there is no value."""
+    present = [(c, h, f) for c, h, f in POINT_COLUMNS if c in points.columns]
     keys = [c for c in ("config", "threads") if c in points.columns]
-    frame = points.sort_values(keys, kind="stable")[[c for c, _ in present]].copy()
+    frame = points.sort_values(keys, kind="stable")
+    cells = {h: [f(v) for v in frame[c]] for c, h, f in present}
     if "interval_steady" in frame:  # words, not Python's True/False/None
-        frame["interval_steady"] = frame["interval_steady"].map({True: "yes", False: "no"})
-    frame = frame.astype(object).where(frame.notna(), "–")  # no value: a dash, not 'None'
-    return frame.rename(columns=dict(present)).reset_index(drop=True)
+        cells["Steady"] = [{True: "yes", False: "no"}.get(v, tables.MISSING) if v is not None and v == v
+                           else tables.MISSING for v in frame["interval_steady"]]
+    return pd.DataFrame(cells, columns=[h for _, h, _ in present])
 
 
 def _best(points: pd.DataFrame) -> str:
@@ -186,7 +191,8 @@ def build_report(cfg, points: pd.DataFrame, *, write_files: bool = True, pdf: bo
             comparison]))
     sections += [
         DocSection("results", "Results", [charts["nopm_vs_users"], charts["neword_p95_vs_nopm"]]),
-        DocSection("appendix", "Appendix A: every point", [table]),
+        DocSection("appendix", "Appendix A: every point", [tables.Table(table, notes=[POINTS_NOTE],
+                                                                         text_columns=["Configuration"])]),
     ]
     files: dict[str, Any] = {}
     out = store.root / "report"
