@@ -23,7 +23,8 @@ from flashpoc.engines.hammerdb.metrics import read_run  # noqa: E402
 from flashpoc.engines.hammerdb.report import points_table  # noqa: E402
 from flashpoc.errors import ParameterError  # noqa: E402
 from flashpoc.params import campaign_from_dict  # noqa: E402
-from flashpoc.progress import EVENTS_ENV, point_line, status_line, steadiness_line, threads_text  # noqa: E402
+from flashpoc.progress import (EVENTS_ENV, point_legend, point_line, status_line, steadiness_line,  # noqa: E402
+                               threads_text)
 
 DATA = Path(__file__).parent / "data" / "hammerdb"
 
@@ -94,3 +95,9 @@ def test_the_steadiness_line_names_virtual_users():
     points = _points("sweep_1vu", "sweep_4vu").assign(interval_steady=[False, True])
     line = steadiness_line(points)
     assert "tprocc at 1 virtual user" in line and "thread" not in line
+
+
+def test_the_terminal_legend_names_the_engine_words():
+    assert point_legend("hammerdb") == ("each point: done/total, workload, virtual users, NOPM, NEWORD p95 "
+                                        "| elapsed, ETA")
+    assert point_legend("fio").startswith("each point: done/total, workload, threads, IOPS (MiB/s")

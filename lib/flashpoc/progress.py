@@ -223,16 +223,27 @@ def threads_text(threads: int | str, unit: str = "threads") -> str:
 def engine_words(name: Any) -> dict[str, str]:
     """What the points of the engine ``name`` count and measure, in words (:class:`~flashpoc.engines.base.Engine`):
     ``unit`` (threads, virtual users), ``rate`` and ``rate_word`` (the row's column and its name:
-    ``iops``/IOPS, ``nopm``/NOPM), ``latency`` (the row's latency column); fio's words for an
-    engine not registered (or not named)."""
+    ``iops``/IOPS, ``nopm``/NOPM), ``latency`` and ``latency_word`` (the row's latency column and
+    its name: ``neword_p95_ms``/NEWORD p95); fio's words for an engine not registered (or not named)."""
     from .engines import get_engine
 
     try:
         engine = get_engine(str(name))
     except KeyError:
-        return {"unit": "threads", "rate": "iops", "rate_word": "IOPS", "latency": "lat_mean_ms"}
+        return {"unit": "threads", "rate": "iops", "rate_word": "IOPS", "latency": "lat_mean_ms",
+                "latency_word": "mean latency"}
     return {"unit": engine.threads_word, "rate": engine.rate_column, "rate_word": engine.rate_word,
-            "latency": engine.latency_column}
+            "latency": engine.latency_column, "latency_word": _latency_word(engine.latency_column)
+            if engine.latency_column != "lat_mean_ms" else "mean latency"}
+
+
+def point_legend(name: Any) -> str:
+    """What each point line of the engine ``name`` says (:func:`point_line`), for the terminal's first lines."""
+    words = engine_words(name)
+    if words["rate"] == "iops":
+        return "each point: done/total, workload, threads, IOPS (MiB/s for large I/Os), mean latency | elapsed, ETA"
+    return (f"each point: done/total, workload, {words['unit']}, {words['rate_word']}, {words['latency_word']} "
+            "| elapsed, ETA")
 
 
 def duration_text(seconds: float) -> str:
@@ -290,12 +301,12 @@ def point_numbers(row: dict[str, Any]) -> dict[str, Any]:
                "steady": row.get("interval_steady")}
     if words["rate"] != "iops":
         numbers.update(unit=words["unit"], rate=number(row.get(words["rate"])), rate_word=words["rate_word"],
-                       latency=number(row.get(words["latency"])), latency_word=_latency_word(words["latency"]))
+                       latency=number(row.get(words["latency"])), latency_word=words["latency_word"])
     return numbers
 
 
 def _latency_word(column: str) -> str:
-    """``neword_p95_ms`` -> ``NEWORD p95``."""
+    """``neword_p95_ms`` -> ``NEWORD p95`` (the latency column's name in words)."""
     parts = column.removesuffix("_ms").split("_")
     return " ".join([parts[0].upper(), *parts[1:]])
 
