@@ -3,7 +3,8 @@
 The row holds HammerDB's own numbers (:func:`.parse.parse_files`, cross-checked): NOPM, the
 database's TPM, the active virtual users, and per transaction (NEWORD, PAYMENT, DELIVERY, SLEV,
 OSTAT) its calls and response times in milliseconds as the time profile printed them
-(``neword_p95_ms``...).
+(``neword_p95_ms``...), and the mean completion time of a transaction of any kind
+(``txn_mean_ms``, :func:`completion_ms`).
 
 The time series is the transaction counter's (``<N> <db> tpm`` every refresh): one interval per
 sample, ``second`` since the counter's first sample. ``counted`` says whether the sample falls in
@@ -103,6 +104,14 @@ def intervals(result: HammerdbResult, window: tuple[datetime, datetime] | None, 
     return rows
 
 
+def completion_ms(result: HammerdbResult) -> float | None:
+    """A transaction's mean completion time (ms) over every transaction of the time profile: the
+    sum of their TOTAL times over the sum of their CALLS (each one weighted by its calls), to
+    HammerDB's 0.001 ms; None without a time profile."""
+    calls = sum(t.calls for t in result.transactions)
+    return round(sum(t.total_ms for t in result.transactions) / calls, 3) if calls else None
+
+
 def point_metrics(result: HammerdbResult, window: tuple[datetime, datetime] | None,
                   files: dict[str, str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A point's metrics (the row's columns HammerDB gives, and the load host's CPU from ``files``)
@@ -111,6 +120,7 @@ def point_metrics(result: HammerdbResult, window: tuple[datetime, datetime] | No
                                "database": result.database, "jobid": result.jobid}
     for t in result.transactions:
         metrics.update({f"{t.name.lower()}_{f}": getattr(t, f) for f in ROW_FIELDS})
+    metrics["txn_mean_ms"] = completion_ms(result)
     series = intervals(result, window)
     counted = [r["tpm"] for r in series if r["counted"]]
     steady = interval_steadiness(counted)

@@ -1,5 +1,6 @@
 """The report's HammerDB views (pure): NOPM against virtual users with the knee, NEWORD p95 against
-NOPM (the OLTP hockey stick), and the configurations compared at equal virtual users.
+NOPM (the OLTP hockey stick), and the configurations compared at equal virtual users and at equal
+NOPM (:mod:`.compare`).
 
 Each takes the points as stored (one row per timed run: ``threads`` = virtual users, ``nopm``,
 ``tpm``, ``neword_p95_ms``; ``config`` when several campaigns are compared) and draws with the
@@ -17,6 +18,7 @@ import pandas as pd
 
 from ... import analysis, tables
 from ...chart import _series_channels, _threads_x, series_domain
+from .compare import comparison_display, comparison_table
 
 TITLE_USERS = "Virtual users (count)"
 TITLE_NOPM = "NOPM (new orders per minute)"
@@ -169,7 +171,8 @@ def build_report(cfg, points: pd.DataFrame, *, write_files: bool = True, pdf: bo
     charts = {"nopm_vs_users": nopm_vs_users(points, knee_users=probe_users, answer=answer, color_domain=domain),
               "neword_p95_vs_nopm": latency_vs_nopm(points, color_domain=domain)}
     table = points_table(points)
-    comparison = compare_at_equal_users(points) if len(configs) > 1 else pd.DataFrame()
+    by_users = compare_at_equal_users(points) if len(configs) > 1 else pd.DataFrame()
+    comparison = comparison_table(points) if len(configs) > 1 else pd.DataFrame()
     versions = sorted({str(v) for v in (context.manifest.get("engine_versions") or {}).values() if v})
     described = engine.describe(cfg, " / ".join(versions) or "(version not recorded)", points)
     s = cfg.settings
@@ -187,8 +190,11 @@ def build_report(cfg, points: pd.DataFrame, *, write_files: bool = True, pdf: bo
     ]
     if len(configs) > 1:
         sections.append(DocSection("comparison", "Comparison of the configurations", [
-            f"Each configuration at the virtual-user counts all of them ran; the changes are against {configs[0]}.",
-            comparison]))
+            f"Each configuration against {configs[0]} at equal virtual users (the same load offered) and at equal "
+            "NOPM (the same work done): throughput, transaction times, CPU and, where AWR was read, the storage's "
+            "I/O and latency.", comparison_display(comparison),
+            f"Each configuration at every virtual-user count all of them ran; the changes are against {configs[0]}.",
+            by_users]))
     sections += [
         DocSection("results", "Results", [charts["nopm_vs_users"], charts["neword_p95_vs_nopm"]]),
         DocSection("appendix", "Appendix A: every point", [tables.Table(table, notes=[POINTS_NOTE],
@@ -203,6 +209,7 @@ def build_report(cfg, points: pd.DataFrame, *, write_files: bool = True, pdf: bo
         files["points.csv"] = store.write_table("report/points.csv", points.drop(columns=["per_host"], errors="ignore"))
         if not comparison.empty:
             files["comparison.csv"] = store.write_table("report/comparison.csv", comparison)
+            files["comparison_users.csv"] = store.write_table("report/comparison_users.csv", by_users)
         title = f"OLTP performance report (HammerDB TPROC-C): {cfg.campaign}"
         files["report.html"] = write_html_report(out / "report.html", title,
                                                  [(x.heading, x.items) for x in sections])
