@@ -23,6 +23,7 @@ from ...errors import ParseError, RemoteError
 from ...points import Measured, PointSpec
 from ...rows import base_row
 from ...store import table_text
+from .awr import ROWS_FILE, read_awr_rows, snapshot_pair
 from .engine import TPROCC
 from .metrics import INTERVAL_COLUMNS, point_metrics, timed_window
 from .parse import parse_files
@@ -99,7 +100,19 @@ def run_point(wb, spec: PointSpec, pid: str) -> tuple[dict[str, Any], dict[str, 
     if result.virtual_users != threads:
         raise RemoteError(f"{run.host}: {purpose}: HammerDB ran {result.virtual_users} active virtual users, "
                           f"not {threads}")
-    metrics, series = point_metrics(result, timed_window(files), files)
+    try:
+        pair = snapshot_pair(result.snapshots)
+    except ParseError as error:
+        raise RemoteError(f"{run.host}: {purpose}: {error}") from None
+    awr_files, awr_note = read_awr_rows(cfg.oracle, pair)  # Oracle: AWR's rows between HammerDB's snapshots
+    files.update(awr_files)
+    try:
+        metrics, series = point_metrics(result, timed_window(files), files)
+    except ParseError as error:  # AWR's rows do not give the interval: the point keeps HammerDB's numbers
+        awr_note = f"no AWR metrics: {error}"
+        metrics, series = point_metrics(result, timed_window(files), {k: v for k, v in files.items() if k != ROWS_FILE})
+    if pair:
+        metrics["awr_note"] = awr_note
     row = base_row(cfg, phase=phase, point_id=pid, engine="hammerdb", workload=TPROCC, iodepth=1, threads=threads,
                    outstanding=threads, hosts=[run.host], runtime_s=s.duration_minutes * 60,
                    ramp_s=s.rampup_minutes * 60, repeat=repeat, wall_s=run.wall_s)

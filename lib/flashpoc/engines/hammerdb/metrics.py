@@ -14,7 +14,9 @@ the steady-state verdict (:func:`flashpoc.analysis.interval_steadiness`) is that
 samples' TPM. Without timestamps the window is unknown: no sample is counted and there is no verdict.
 
 The load host's CPU (``host_cpu_busy_pct``...) is that of the timed test too: between the first
-and the last sample of ``hostcpu.log`` (:mod:`.run`) within the window (:func:`host_cpu`).
+and the last sample of ``hostcpu.log`` (:mod:`.run`) within the window (:func:`host_cpu`). On
+Oracle the row also holds the AWR snapshot pair HammerDB printed and, when its rows were read
+(``awr_rows.json``), AWR's metrics between them (:mod:`.awr`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any
 from ...analysis import interval_steadiness
 from ...errors import ParseError
 from ...parse.host import cpu_utilisation
+from .awr import awr_columns, snapshot_pair
 from .parse import TIMESTAMP_LINE, VUSER_LINE, HammerdbResult, parse_files, read_files
 
 #: the transaction fields a row carries, as ``<transaction>_<field>`` (milliseconds but calls)
@@ -136,6 +139,9 @@ def point_metrics(result: HammerdbResult, window: tuple[datetime, datetime] | No
         "parse_problems": "; ".join(result.problems) or None,
     })
     metrics.update(host_cpu(files or {}, window))
+    pair = snapshot_pair(result.snapshots)  # Oracle: the AWR snapshots HammerDB took, and AWR's metrics
+    metrics.update(pair)
+    metrics.update(awr_columns(files or {}, pair))
     return metrics, series
 
 
