@@ -63,8 +63,8 @@ def test_two_load_hosts_over_ssh_drive_one_postgresql(sshd, postgres_server, tmp
         "engine": {"hammerdb": {
             "database": "postgresql", "hammerdb_dir": str(hammerdb), "env_file": str(env_file),
             "host": postgres_server.host, "port": postgres_server.port, "superuser": postgres_server.superuser,
-            "password_env": "FLASHPOC_T_PW", "superuser_password_env": "FLASHPOC_T_SUPER", "warehouses": 2,
-            "build_schema": True, "build_virtual_users": 2, "rampup_minutes": 0, "duration_minutes": 1}},
+            "password_env": "FLASHPOC_T_PW", "superuser_password_env": "FLASHPOC_T_SUPER", "warehouses": 1,
+            "build_schema": True, "build_virtual_users": 1, "rampup_minutes": 0, "duration_minutes": 1}},
         "probe": {"strategy": "linear", "min_threads": 1, "max_threads": 1, "step": 1}})
     with open_campaign(cfg) as wb:
         row = cfg.engine_object.measure_point(wb, "probe", cfg.probe_workload, 1, runtime_s=60)
