@@ -105,3 +105,22 @@ def test_the_terminal_legend_names_the_engine_words():
     assert point_legend("hammerdb") == ("each point: done/total, workload, virtual users, NOPM, NEWORD p95 "
                                         "| elapsed, ETA")
     assert point_legend("fio").startswith("each point: done/total, workload, threads, IOPS (MiB/s")
+
+
+def test_the_probe_answer_names_virtual_users_when_nopm_still_rises():
+    """The real recorded campaign whose NOPM rose up to its last count (tests/test_hammerdb_compare.py's fsync-off)."""
+    from dataclasses import asdict
+
+    from flashpoc import analysis, rows
+    from flashpoc.probe import probe_answer_text
+
+    points = []
+    for users in (1, 2, 3):
+        _, metrics, _ = read_run(DATA / f"compare_fsync_off_{users}vu")
+        points.append({**metrics, "threads": users, "outstanding_ios": users})
+    sat = asdict(analysis.find_saturation(rows.to_points(points, "nopm", "neword_p95_ms")))
+    answer = probe_answer_text({"saturation": sat, "rate": "nopm", "rate_word": "NOPM", "threads_word": "virtual users",
+                                "points": points, "max_threads": 3})
+    assert answer.startswith("No saturation found: NOPM still rising at 3 virtual users, the highest measured "
+                             "(+21.3% over 2 virtual users)")  # 9,300 over 7,666 NOPM
+    assert "thread" not in answer.replace("probe.max_threads", "")

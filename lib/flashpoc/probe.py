@@ -302,7 +302,7 @@ def probe_answer_text(probe: dict[str, Any]) -> str:
                          f"{hi} {unit}; longer points (probe.runtime_s) or more repeats where it is uncertain "
                          f"(probe.refine_points) firm it up.")
     else:
-        reason = sat.get("reason", "").replace("IOPS", rate)  # the fit's words name its rate IOPS
+        reason = sat.get("reason", "").replace("IOPS", rate).replace(" threads", f" {unit}")  # the fit's words: IOPS, threads
         words.append(f"No saturation found: {reason}".rstrip())
         kind = sat.get("kind")
         if kind in ("still_rising", "maybe_rising"):
