@@ -54,7 +54,8 @@ def test_the_rows_hold_the_printed_results_and_the_cpu_of_the_timed_test():
     # the load host's CPU between the first and the last sample within the timed test
     window = timed_window(files)
     samples = [line.split(" ", 2) for line in files["hostcpu.log"].splitlines()]
-    inside = [cpu for day, time, cpu in samples if window[0].isoformat(" ") <= f"{day} {time}" <= window[1].isoformat(" ")]
+    start, end = (t.isoformat(" ") for t in window)
+    inside = [cpu for day, time, cpu in samples if start <= f"{day} {time}" <= end]
     assert len(inside) >= 20 and host_cpu(files, window) == cpu_utilisation(inside[0], inside[-1])
     assert points["host_cpu_busy_pct"].iloc[0] == cpu_utilisation(inside[0], inside[-1])["host_cpu_busy_pct"]
     assert host_cpu(files, None)["host_cpu_busy_pct"] is None  # no window: no CPU, rather than the whole run's

@@ -31,7 +31,8 @@ def test_two_load_hosts_on_the_replay_double(tmp_path):
     home = hammerdb_replay.install(tmp_path / "HammerDB", sys.executable, {1: "sweep_1vu"})
     cfg = campaign_from_dict({
         "campaign": "two", "engine": {"hammerdb": {**hammerdb_replay.SETTINGS, "hammerdb_dir": str(home)}},
-        "hosts": [{"name": name, "address": "localhost", "workdir": str(tmp_path / name)} for name in ("load1", "load2")],
+        "hosts": [{"name": name, "address": "localhost", "workdir": str(tmp_path / name)}
+                  for name in ("load1", "load2")],
         "probe": {"strategy": "linear", "min_threads": 1, "max_threads": 1, "step": 1},
         "results_dir": str(tmp_path / "results")})
     with open_campaign(cfg) as wb:

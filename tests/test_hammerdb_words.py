@@ -60,8 +60,8 @@ def test_the_probe_progress_speaks_of_virtual_users_nopm_and_neword(tmp_path, mo
                                                    "measuring tprocc at 2 virtual users"]
     lines = [point_line(e) for e in said if e["event"] == "point"]
     # the recorded runs' TEST RESULT NOPM and their time profiles' NEWORD p95, as printed
-    assert "1 virtual user " in lines[0] and "11,088 NOPM NEWORD p95 8.804 ms" in lines[0]
-    assert "2 virtual users" in lines[1] and "9,341 NOPM NEWORD p95" in lines[1]
+    assert "1 virtual user " in lines[0] and "11,088 NOPM, NEWORD p95 8.804 ms" in lines[0]
+    assert "2 virtual users" in lines[1] and "9,341 NOPM, NEWORD p95" in lines[1]
     assert not any("thread" in line or "IOPS" in line for line in begins + lines)
 
 

@@ -324,7 +324,8 @@ def _rate_parts(point: dict[str, Any]) -> list[str] | None:
 def numbers_text(point: dict[str, Any]) -> str:
     """``randread-4k, 2 threads: 23,592 IOPS, 92.2 MiB/s, 0.084 ms`` (and what qualifies them)."""
     threads, unit = point.get("threads"), point.get("unit", "threads")
-    text = f"{point.get('workload')}, {threads_text(int(threads) if isinstance(threads, (int, float)) else threads, unit)}: "
+    threads = threads_text(int(threads), unit) if isinstance(threads, (int, float)) else str(threads)
+    text = f"{point.get('workload')}, {threads}: "
     parts = _rate_parts(point) or []
     if point.get("iops") is not None:
         parts.append(f"{point['iops']:,.0f} IOPS")
@@ -347,10 +348,13 @@ def point_line(event: dict[str, Any]) -> str:
     for large I/Os), mean latency, times."""
     point = event["point"]
     threads = point.get("threads")
-    threads = threads_text(int(threads), point.get("unit", "threads")) if isinstance(threads, (int, float)) else str(threads)
+    unit = point.get("unit", "threads")
+    threads = threads_text(int(threads), unit) if isinstance(threads, (int, float)) else str(threads)
     iops, mibps, lat = point.get("iops"), point.get("bw_mibps"), point.get("lat_mean_ms")
     numbers = _rate_parts(point)
-    if numbers is None:
+    if numbers is not None:  # the engine's own rate and latency: 12,345 NOPM, NEWORD p95 3.210 ms
+        numbers = [", ".join(numbers)]
+    else:
         numbers = [f"{iops:>9,.0f} IOPS" if iops is not None else f"{'':>14}"]
         if iops and mibps is not None and mibps * 1024**2 / iops >= LARGE_IO_BYTES:
             numbers.append(f"{mibps:,.0f} MiB/s" if mibps >= 100 else f"{mibps:,.1f} MiB/s")

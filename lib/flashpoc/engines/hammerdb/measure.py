@@ -112,7 +112,8 @@ def run_point(wb, spec: PointSpec, pid: str) -> tuple[dict[str, Any], dict[str, 
     raw: dict[str, str | bytes] = {}
     for run in runs:
         prefix = f"{run.host}." if several else ""
-        raw.update({f"{prefix}{name}": text for name, text in {"script.tcl": run.script, **measured[run.host][2]}.items()})
+        files = {"script.tcl": run.script, **measured[run.host][2]}
+        raw.update({f"{prefix}{name}": text for name, text in files.items()})
     if series:
         raw["intervals.csv"] = table_text([{**r, "point_id": pid} for r in series], INTERVAL_COLUMNS)
     return row, raw
