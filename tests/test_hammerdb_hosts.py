@@ -13,6 +13,7 @@ import re
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "replay"))
@@ -86,3 +87,18 @@ def test_two_load_hosts_over_ssh_drive_one_postgresql(sshd, postgres_server, tmp
     ends = sorted(p["test_end"] for p in row["per_host"].values())
     assert starts[-1] < ends[0]
     print(f"measured: per host {printed}, NEWORD calls {row['neword_calls']}, spread {row['nopm_hosts_spread_pct']} %")
+
+
+def test_the_points_table_shows_the_spread_over_load_hosts():
+    from flashpoc.engines.hammerdb.hosts import combine_hosts
+    from flashpoc.engines.hammerdb.report import points_table
+
+    runs = {}  # two real 2-user runs of other times, as two hosts' (the combination is pure)
+    for host, folder in (("load1", "sweep_2vu"), ("load2", "timed_2vu")):
+        _, metrics, series = read_run(DATA / folder)
+        runs[host] = (metrics, series)
+    metrics, _ = combine_hosts(runs)
+    assert (metrics["nopm"], metrics["virtual_users"]) == (9341, 4)  # the first host's NOPM; users summed
+    assert metrics["nopm_hosts_spread_pct"] == round((9341 - 5533) / 9341 * 100, 1)
+    table = points_table(pd.DataFrame([{**metrics, "threads": 2}]))
+    assert table["NOPM spread over load hosts (%)"].iloc[0] == "40.8"

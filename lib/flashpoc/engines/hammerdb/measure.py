@@ -146,7 +146,8 @@ def _host_metrics(cfg, run: HammerdbRun, purpose: str, threads: int
         metrics, series = point_metrics(result, timed_window(files), files)
     except ParseError as error:  # AWR's rows do not give the interval: the point keeps HammerDB's numbers
         awr_note = f"no AWR metrics: {error}"
-        metrics, series = point_metrics(result, timed_window(files), {k: v for k, v in files.items() if k != ROWS_FILE})
+        without = {k: v for k, v in files.items() if k != ROWS_FILE}
+        metrics, series = point_metrics(result, timed_window(without), without)
     if pair:
         metrics["awr_note"] = awr_note
     return metrics, series, files

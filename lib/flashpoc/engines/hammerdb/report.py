@@ -162,6 +162,7 @@ POINT_COLUMNS = (("config", "Configuration", tables.text), ("threads", "Virtual 
                  ("db_file_sequential_read_avg_wait_us", "db file sequential read (ms)", _us_as_ms),
                  ("log_file_parallel_write_avg_wait_us", "log file parallel write (ms)", _us_as_ms),
                  ("db_host_cpu_busy_pct", "DB host CPU (%, AWR)", tables.pct),
+                 ("nopm_hosts_spread_pct", "NOPM spread over load hosts (%)", tables.pct),
                  ("interval_tpm_cv_pct", "TPM CV (%)", tables.pct), ("interval_steady", "Steady", tables.text))
 POINTS_NOTE = ("NOPM: new orders per minute, TPM: the database's transactions per minute (HammerDB's TEST RESULT); "
                "response times from HammerDB's time profile; CPU over the timed test; TPM CV: the scatter of the "
