@@ -41,7 +41,7 @@ def test_build_and_timed_run(postgres_server, tmp_path, monkeypatch):  # noqa: F
         "database": "postgresql", "hammerdb_dir": str(hammerdb), "host": postgres_server.host,
         "port": postgres_server.port, "superuser": postgres_server.superuser, "superuser_password_env": SUPERUSER_ENV,
         "password_env": PASSWORD_ENV, "warehouses": 1, "build_schema": True, "build_virtual_users": 1,
-        "rampup_minutes": 0, "duration_minutes": 1, "virtual_users": [2]})
+        "rampup_minutes": 0, "duration_minutes": 1})
     host = LocalHost(HostParams(name="load1"))
     common = {"hammerdb_dir": settings.hammerdb_dir, "timeout_s": 900}
 

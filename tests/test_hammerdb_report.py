@@ -96,9 +96,14 @@ def test_the_report_of_a_hammerdb_campaign_and_a_comparison(tmp_path):
     assert report.headline.startswith("**sweep**: HammerDB v6.0 TPROC-C on postgresql.")
     assert "sweep: 11,088 NOPM (25,984 TPM) at 1 virtual users, NEWORD p95 8.804 ms" in report.headline
     assert "timed: 5,533 NOPM (12,649 TPM) at 2 virtual users, NEWORD p95 19.915 ms" in report.headline
-    assert list(report.comparison["NOPM (new orders/min)"]) == [9341, 5533]
+    nopm = report.comparison[(report.comparison["metric"] == "NOPM")]
+    assert list(zip(nopm["at"], nopm["baseline_value"], nopm["config_value"])) == [("2 virtual users", 9341, 5533)]
+    assert (tmp_path / "sweep" / "report" / "comparison.csv").is_file()
+    users = pd.read_csv(tmp_path / "sweep" / "report" / "comparison_users.csv")
+    assert list(users["NOPM (new orders/min)"]) == [9341, 5533]
     html = (tmp_path / "sweep" / "report" / "report.html").read_text()
     assert "Comparison of the configurations" in html and "NEWORD p95 (ms)" in html and "Virtual users" in html
+    assert "at equal NOPM" in html and "9,341" in html
     for name in ("nopm_vs_users", "neword_p95_vs_nopm"):
         assert (tmp_path / "sweep" / "report" / f"{name}.svg").is_file()
     points = pd.read_csv(tmp_path / "sweep" / "report" / "points.csv")

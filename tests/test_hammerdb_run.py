@@ -32,7 +32,7 @@ def _settings(hammerdb, **changes):
     return settings_from_dict({"database": "postgresql", "hammerdb_dir": str(hammerdb), "port": _closed_port(),
                                "password_env": "FLASHPOC_T_PW", "superuser_password_env": "FLASHPOC_T_SUPER",
                                "warehouses": 1, "build_schema": True, "build_virtual_users": 1,
-                               "rampup_minutes": 0, "duration_minutes": 1, "virtual_users": [1]} | changes)
+                               "rampup_minutes": 0, "duration_minutes": 1} | changes)
 
 
 @pytest.mark.hammerdb

@@ -66,14 +66,16 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
         if probe.strategy == "linear":
             plan = engine.linear_probe_threads(wb.cfg)
             counts = {"total": len(plan)}
-            detail = [f"threads {format_forthreads(plan)}, {len(plan)} points"]
+            detail = [f"{engine.threads_word} {format_forthreads(plan)}, {len(plan)} points"]
         else:
             bound = probe_point_bound(wb.cfg)
             counts = {"bound": bound}
-            detail = [f"from {threads_text(stepper.start)}, doubling up to {threads_text(probe.max_threads)} or "
-                      f"halving down to {threads_text(probe.min_threads)} until IOPS stop rising, then measuring "
+            unit = engine.threads_word
+            detail = [f"from {threads_text(stepper.start, unit)}, doubling up to "
+                      f"{threads_text(probe.max_threads, unit)} or halving down to "
+                      f"{threads_text(probe.min_threads, unit)} until {engine.rate_word} stop rising, then measuring "
                       f"where the answer is uncertain: at most {bound} points; it stops as soon as it has its answer"]
-        with Progress("probe", title, **counts, detail=detail, enabled=progress) as bar:
+        with Progress("probe", title, **counts, detail=detail, enabled=progress, engine=engine) as bar:
             if probe.strategy == "linear":
                 for round_counts in [plan] if engine.measures_rounds else [[t] for t in plan]:
                     measure(round_counts)
@@ -301,7 +303,7 @@ def probe_answer_text(probe: dict[str, Any]) -> str:
                          f"{hi} {unit}; longer points (probe.runtime_s) or more repeats where it is uncertain "
                          f"(probe.refine_points) firm it up.")
     else:
-        reason = sat.get("reason", "").replace("IOPS", rate)  # the fit's words name its rate IOPS
+        reason = sat.get("reason", "").replace("IOPS", rate).replace(" threads", f" {unit}")  # the fit's words
         words.append(f"No saturation found: {reason}".rstrip())
         kind = sat.get("kind")
         if kind in ("still_rising", "maybe_rising"):

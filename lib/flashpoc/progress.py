@@ -46,6 +46,8 @@ class Progress:
         bound: the most points it may measure, when only that is known.
         detail: lines that say what the loop will do (shown once, at its start).
         enabled: show it in the notebook (the terminal's events are written whatever this says).
+        engine: the campaign's engine (:class:`flashpoc.engines.base.Engine`): its word for what
+            ``threads`` count (HammerDB's virtual users); threads when not given.
 
     Call :meth:`begin` before a point runs, :meth:`point` with its row when it is done (or
     reused), :meth:`advance` when an engine reports points done before their rows exist (vdbench
@@ -54,8 +56,9 @@ class Progress:
     """
 
     def __init__(self, phase: str, title: str, *, total: int | None = None, bound: int | None = None,
-                 detail: Iterable[str] = (), enabled: bool = True) -> None:
+                 detail: Iterable[str] = (), enabled: bool = True, engine: Any = None) -> None:
         self.phase, self.title = phase, title
+        self.unit = engine.threads_word if engine is not None else "threads"
         self.total, self.bound = total, bound
         self.done = self.reused = 0
         self.started = self._mark = time.monotonic()
@@ -73,8 +76,8 @@ class Progress:
     def begin(self, workload: str, threads: int | str) -> None:
         """A point starts: ``workload`` at ``threads``."""
         self._mark = time.monotonic()
-        self.now = f"measuring {workload} at {threads_text(threads)}"
-        self._emit("begin", workload=workload, threads=threads)
+        self.now = f"measuring {workload} at {threads_text(threads, self.unit)}"
+        self._emit("begin", workload=workload, threads=threads, unit=self.unit)
         self._redraw(force=not self._batch)
 
     def point(self, row: dict[str, Any], *, counted: bool = False) -> None:
@@ -209,9 +212,38 @@ def _notebook_display(progress: Progress):
 
 
 # -- texts (pure): shared by the notebook display and the terminal --------------------------
-def threads_text(threads: int | str) -> str:
-    """``1 thread``, ``8 threads``; a text (a thread list) as it is."""
-    return f"{threads} thread{'' if threads == 1 else 's'}" if isinstance(threads, int) else str(threads)
+def threads_text(threads: int | str, unit: str = "threads") -> str:
+    """``1 thread``, ``8 threads`` (``unit``: the engine's word, e.g. ``4 virtual users``); a text
+    (a thread list) as it is."""
+    if not isinstance(threads, int):
+        return str(threads)
+    return f"{threads} {unit.removesuffix('s') if threads == 1 else unit}"
+
+
+def engine_words(name: Any) -> dict[str, str]:
+    """What the points of the engine ``name`` count and measure, in words (:class:`~flashpoc.engines.base.Engine`):
+    ``unit`` (threads, virtual users), ``rate`` and ``rate_word`` (the row's column and its name:
+    ``iops``/IOPS, ``nopm``/NOPM), ``latency`` and ``latency_word`` (the row's latency column and
+    its name: ``neword_p95_ms``/NEWORD p95); fio's words for an engine not registered (or not named)."""
+    from .engines import get_engine
+
+    try:
+        engine = get_engine(str(name))
+    except KeyError:
+        return {"unit": "threads", "rate": "iops", "rate_word": "IOPS", "latency": "lat_mean_ms",
+                "latency_word": "mean latency"}
+    return {"unit": engine.threads_word, "rate": engine.rate_column, "rate_word": engine.rate_word,
+            "latency": engine.latency_column, "latency_word": _latency_word(engine.latency_column)
+            if engine.latency_column != "lat_mean_ms" else "mean latency"}
+
+
+def point_legend(name: Any) -> str:
+    """What each point line of the engine ``name`` says (:func:`point_line`), for the terminal's first lines."""
+    words = engine_words(name)
+    if words["rate"] == "iops":
+        return "each point: done/total, workload, threads, IOPS (MiB/s for large I/Os), mean latency | elapsed, ETA"
+    return (f"each point: done/total, workload, {words['unit']}, {words['rate_word']}, {words['latency_word']} "
+            "| elapsed, ETA")
 
 
 def duration_text(seconds: float) -> str:
@@ -260,18 +292,41 @@ def summary_text(state: dict[str, Any]) -> str:
 
 def point_numbers(row: dict[str, Any]) -> dict[str, Any]:
     """What a progress line says of a point's row: workload, threads, IOPS, MiB/s, mean latency
-    (ms), reused, re-measured, and whether its intervals were steady."""
-    return {"workload": row.get("workload"), "threads": row.get("threads"), "iops": number(row.get("iops")),
-            "bw_mibps": number(row.get("bw_mibps")), "lat_mean_ms": number(row.get("lat_mean_ms")),
-            "reused": bool(row.get("reused")), "repeat": int(row.get("repeat") or 0),
-            "steady": row.get("interval_steady")}
+    (ms), reused, re-measured, and whether its intervals were steady; for an engine whose rate is
+    not IOPS (HammerDB), its unit, rate and latency instead (:func:`engine_words`)."""
+    words = engine_words(row.get("engine"))
+    numbers = {"workload": row.get("workload"), "threads": row.get("threads"), "iops": number(row.get("iops")),
+               "bw_mibps": number(row.get("bw_mibps")), "lat_mean_ms": number(row.get("lat_mean_ms")),
+               "reused": bool(row.get("reused")), "repeat": int(row.get("repeat") or 0),
+               "steady": row.get("interval_steady")}
+    if words["rate"] != "iops":
+        numbers.update(unit=words["unit"], rate=number(row.get(words["rate"])), rate_word=words["rate_word"],
+                       latency=number(row.get(words["latency"])), latency_word=words["latency_word"])
+    return numbers
+
+
+def _latency_word(column: str) -> str:
+    """``neword_p95_ms`` -> ``NEWORD p95`` (the latency column's name in words)."""
+    parts = column.removesuffix("_ms").split("_")
+    return " ".join([parts[0].upper(), *parts[1:]])
+
+
+def _rate_parts(point: dict[str, Any]) -> list[str] | None:
+    """``12,345 NOPM``, ``NEWORD p95 3.210 ms`` of an engine whose rate is not IOPS, else None."""
+    if not point.get("rate_word"):
+        return None
+    parts = [] if point.get("rate") is None else [f"{point['rate']:,.0f} {point['rate_word']}"]
+    if point.get("latency") is not None:
+        parts.append(f"{point['latency_word']} {point['latency']:.3f} ms")
+    return parts
 
 
 def numbers_text(point: dict[str, Any]) -> str:
     """``randread-4k, 2 threads: 23,592 IOPS, 92.2 MiB/s, 0.084 ms`` (and what qualifies them)."""
-    threads = point.get("threads")
-    text = f"{point.get('workload')}, {threads_text(int(threads) if isinstance(threads, (int, float)) else threads)}: "
-    parts = []
+    threads, unit = point.get("threads"), point.get("unit", "threads")
+    threads = threads_text(int(threads), unit) if isinstance(threads, (int, float)) else str(threads)
+    text = f"{point.get('workload')}, {threads}: "
+    parts = _rate_parts(point) or []
     if point.get("iops") is not None:
         parts.append(f"{point['iops']:,.0f} IOPS")
     if point.get("bw_mibps") is not None:
@@ -293,12 +348,17 @@ def point_line(event: dict[str, Any]) -> str:
     for large I/Os), mean latency, times."""
     point = event["point"]
     threads = point.get("threads")
-    threads = threads_text(int(threads)) if isinstance(threads, (int, float)) else str(threads)
+    unit = point.get("unit", "threads")
+    threads = threads_text(int(threads), unit) if isinstance(threads, (int, float)) else str(threads)
     iops, mibps, lat = point.get("iops"), point.get("bw_mibps"), point.get("lat_mean_ms")
-    numbers = [f"{iops:>9,.0f} IOPS" if iops is not None else f"{'':>14}"]
-    if iops and mibps is not None and mibps * 1024**2 / iops >= LARGE_IO_BYTES:
-        numbers.append(f"{mibps:,.0f} MiB/s" if mibps >= 100 else f"{mibps:,.1f} MiB/s")
-    numbers.append(f"{lat:>6.3f} ms" if lat is not None else f"{'':>9}")
+    numbers = _rate_parts(point)
+    if numbers is not None:  # the engine's own rate and latency: 12,345 NOPM, NEWORD p95 3.210 ms
+        numbers = [", ".join(numbers)]
+    else:
+        numbers = [f"{iops:>9,.0f} IOPS" if iops is not None else f"{'':>14}"]
+        if iops and mibps is not None and mibps * 1024**2 / iops >= LARGE_IO_BYTES:
+            numbers.append(f"{mibps:,.0f} MiB/s" if mibps >= 100 else f"{mibps:,.1f} MiB/s")
+        numbers.append(f"{lat:>6.3f} ms" if lat is not None else f"{'':>9}")
     notes = [note for note, on in (("re-measured", point.get("repeat")), ("not steady", point.get("steady") is False))
              if on]
     return (f"[{event['phase']}] {count_text(event):>6} {point.get('workload')!s:<13} {threads:>10} "
@@ -318,7 +378,8 @@ def status_line(event: dict[str, Any], elapsed_s: float | None = None) -> str:
     width = 20
     filled = min(width, round(width * state["done"] / limit)) if limit else 0
     bar = "#" * filled + ("." if limit else "?") * (width - filled)
-    now = event.get("text") or (f"measuring {event['workload']} at {threads_text(event['threads'])}"
+    now = event.get("text") or (f"measuring {event['workload']} at "
+                                f"{threads_text(event['threads'], event.get('unit', 'threads'))}"
                                 if event.get("event") == "begin" else "")
     line = f"[{state['phase']}] [{bar}] {count_text(state)} elapsed {time_text(state, short=True)}"
     return f"{line} | {now}" if now else line
@@ -434,6 +495,7 @@ def steadiness_line(points) -> str:
     from .summary import judged_points, steadiness_table
 
     table = steadiness_table(points)
+    unit = engine_words(points["engine"].iloc[0] if "engine" in points and len(points) else None)["unit"]
     if "intervals" not in points:
         return "steady state: no verdict: the engine kept no time series of these points"
     judged = table[table["interval_steady"].notna()] if not table.empty else table
@@ -445,7 +507,8 @@ def steadiness_line(points) -> str:
         line += f" ({len(table) - len(judged)} too short for a verdict)"
     if not unsteady.empty:
         line += "; not steady: " + "; ".join(
-            f"{r['config'] + ', ' if r.get('config') else ''}{r['workload']} at {threads_text(int(r['threads']))}"
+            f"{r['config'] + ', ' if r.get('config') else ''}{r['workload']} at "
+            f"{threads_text(int(r['threads']), unit)}"
             + (f" (scatter {r['interval_iops_cv_pct']:.1f} %, drift {r['interval_iops_drift_pct']:+.1f} %)"
                if pd.notna(r.get("interval_iops_cv_pct")) else "")  # HammerDB's verdict is of TPM, not IOPS
             for r in unsteady.to_dict("records"))
@@ -453,6 +516,7 @@ def steadiness_line(points) -> str:
     if not snia.empty:
         line += f"; by the SNIA PTS rule {len(snia) - len(missed)} of {len(snia)} steady" + (
             "" if missed.empty else " (not: " + "; ".join(
-                f"{r['config'] + ', ' if r.get('config') else ''}{r['workload']} at {threads_text(int(r['threads']))}"
+                f"{r['config'] + ', ' if r.get('config') else ''}{r['workload']} at "
+                f"{threads_text(int(r['threads']), unit)}"
                 for r in missed.to_dict("records")) + ")")
     return line

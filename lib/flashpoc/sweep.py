@@ -120,7 +120,7 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
         runtime = wb.cfg.sweep.runtime_s or _point_runtime_s(wb.cfg)
         engine = get_engine(wb.cfg.engine)
         with Progress("sweep", "sweep", total=plan_points(wb.cfg, plan), detail=sweep_plan_lines(wb.cfg, plan),
-                      enabled=progress) as bar:
+                      enabled=progress, engine=engine) as bar:
             if wb.cfg.sweep.rate_steps and not engine.own_rate_curve:
                 return _finish_sweep(wb, ratecurve.measure_rate_curves(wb, plan, bar, runtime))
             specs = [point_spec(wb.cfg, "sweep", wb.cfg.workload(name), threads, runtime)
@@ -196,7 +196,7 @@ def _sweep_plan_summary(cfg: Campaign, plan: dict[str, list[int]]) -> tuple[str,
     if any(planned != threads for planned in plan.values()):
         return head, None
     why = plan_note(threads, top, plan=s.plan, step=s.step, points=s.points, extend_pct=s.extend_pct)
-    return head, f"up to {threads_text(top)} ({source}); {why}"
+    return head, f"up to {threads_text(top, engine.threads_word)} ({source}); {why}"
 
 
 def sweep_plan_lines(cfg: Campaign, plan: dict[str, list[int]]) -> list[str]:

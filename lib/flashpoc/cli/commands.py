@@ -16,7 +16,7 @@ from .notebooks import EXIT_CODES, PHASE_NAMES, Terminal, output_width, run_note
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from ..params import load_campaign
-    from ..progress import closing_summary
+    from ..progress import closing_summary, point_legend
     from ..store import CampaignStore
 
     cfg = load_campaign(args.params)
@@ -32,8 +32,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                      + ", ".join(f"{v} {k[:-1] if v == 1 else k}" for k, v in n.items())
                      + f"; phases {', '.join(phases)}")
         if {"probe", "sweep"} & set(phases) and cfg.engine_object.sweeps:
-            terminal.say("each point: done/total, workload, threads, IOPS (MiB/s for large I/Os), mean latency "
-                         "| elapsed, ETA")
+            terminal.say(point_legend(cfg.engine))
         if args.fresh:
             store.clear()
             terminal.say(f"removed earlier results in {store.root}")

@@ -3,7 +3,8 @@
 The row holds HammerDB's own numbers (:func:`.parse.parse_files`, cross-checked): NOPM, the
 database's TPM, the active virtual users, and per transaction (NEWORD, PAYMENT, DELIVERY, SLEV,
 OSTAT) its calls and response times in milliseconds as the time profile printed them
-(``neword_p95_ms``...).
+(``neword_p95_ms``...), and the mean completion time of a transaction of any kind
+(``txn_mean_ms``, :func:`completion_ms`).
 
 The time series is the transaction counter's (``<N> <db> tpm`` every refresh): one interval per
 sample, ``second`` since the counter's first sample. ``counted`` says whether the sample falls in
@@ -11,6 +12,11 @@ the timed test, between the timed driver's ``Rampup complete, Taking start ...``
 complete, Taking end ...`` lines as the virtual-user log timestamps them (``vuset timestamps 1``);
 the steady-state verdict (:func:`flashpoc.analysis.interval_steadiness`) is that of the counted
 samples' TPM. Without timestamps the window is unknown: no sample is counted and there is no verdict.
+
+The load host's CPU (``host_cpu_busy_pct``...) is that of the timed test too: between the first
+and the last sample of ``hostcpu.log`` (:mod:`.run`) within the window (:func:`host_cpu`). On
+Oracle the row also holds the AWR snapshot pair HammerDB printed and, when its rows were read
+(``awr_rows.json``), AWR's metrics between them (:mod:`.awr`).
 """
 
 from __future__ import annotations
@@ -20,6 +26,9 @@ from datetime import datetime
 from typing import Any
 
 from ...analysis import interval_steadiness
+from ...errors import ParseError
+from ...parse.host import cpu_utilisation
+from .awr import awr_columns, snapshot_pair
 from .parse import TIMESTAMP_LINE, VUSER_LINE, HammerdbResult, parse_files, read_files
 
 #: the transaction fields a row carries, as ``<transaction>_<field>`` (milliseconds but calls)
@@ -28,6 +37,9 @@ ROW_FIELDS = ("calls", "min_ms", "avg_ms", "p50_ms", "p95_ms", "p99_ms", "max_ms
 INTERVAL_COLUMNS = ("point_id", "second", "time", "tpm", "counted")
 _TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%a %b %d %H:%M:%S UTC %Y", "%a %b %d %H:%M:%S GMT %Y")
 _STAMP = re.compile(r"^Timestamp \d+ @ (.+?)\s*$")
+_CPU_SAMPLE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) (cpu .+?)\s*$")
+#: the CPU columns of a HammerDB row (the load host's, over the timed test)
+CPU_COLUMNS = ("host_cpu_busy_pct", "host_cpu_user_pct", "host_cpu_system_pct", "host_cpu_iowait_pct")
 _WINDOW = {"start": re.compile(r"^Rampup complete, Taking start "), "end": re.compile(r"^Test complete, Taking end ")}
 
 
@@ -65,6 +77,23 @@ def timed_window(files: dict[str, str]) -> tuple[datetime, datetime] | None:
     return None
 
 
+def host_cpu(files: dict[str, str], window: tuple[datetime, datetime] | None) -> dict[str, float | None]:
+    """The load host's CPU use (%) over the timed test: between the first and the last whole sample
+    of ``hostcpu.log`` within ``window``; None values without a window or two samples in it."""
+    samples = []
+    for line in files.get("hostcpu.log", "").splitlines():
+        match = _CPU_SAMPLE.match(line)
+        when = parse_time(match.group(1)) if match else None
+        if when is not None and window and window[0] <= when <= window[1]:
+            samples.append(match.group(2))
+    if len(samples) < 2:
+        return dict.fromkeys(CPU_COLUMNS)
+    try:
+        return cpu_utilisation(samples[0], samples[-1])
+    except ParseError:  # a sample cut short: no CPU rather than a wrong one
+        return dict.fromkeys(CPU_COLUMNS)
+
+
 def intervals(result: HammerdbResult, window: tuple[datetime, datetime] | None, point_id: str = ""
               ) -> list[dict[str, Any]]:
     """The transaction counter's samples as interval rows (:data:`INTERVAL_COLUMNS`)."""
@@ -78,13 +107,23 @@ def intervals(result: HammerdbResult, window: tuple[datetime, datetime] | None, 
     return rows
 
 
-def point_metrics(result: HammerdbResult, window: tuple[datetime, datetime] | None
-                  ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A point's metrics (the row's columns HammerDB gives) and its interval rows."""
+def completion_ms(result: HammerdbResult) -> float | None:
+    """A transaction's mean completion time (ms) over every transaction of the time profile: the
+    sum of their TOTAL times over the sum of their CALLS (each one weighted by its calls), to
+    HammerDB's 0.001 ms; None without a time profile."""
+    calls = sum(t.calls for t in result.transactions)
+    return round(sum(t.total_ms for t in result.transactions) / calls, 3) if calls else None
+
+
+def point_metrics(result: HammerdbResult, window: tuple[datetime, datetime] | None,
+                  files: dict[str, str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A point's metrics (the row's columns HammerDB gives, and the load host's CPU from ``files``)
+    and its interval rows."""
     metrics: dict[str, Any] = {"nopm": result.nopm, "tpm": result.tpm, "virtual_users": result.virtual_users,
                                "database": result.database, "jobid": result.jobid}
     for t in result.transactions:
         metrics.update({f"{t.name.lower()}_{f}": getattr(t, f) for f in ROW_FIELDS})
+    metrics["txn_mean_ms"] = completion_ms(result)
     series = intervals(result, window)
     counted = [r["tpm"] for r in series if r["counted"]]
     steady = interval_steadiness(counted)
@@ -99,6 +138,10 @@ def point_metrics(result: HammerdbResult, window: tuple[datetime, datetime] | No
         "interval_steady": steady["steady"],
         "parse_problems": "; ".join(result.problems) or None,
     })
+    metrics.update(host_cpu(files or {}, window))
+    pair = snapshot_pair(result.snapshots)  # Oracle: the AWR snapshots HammerDB took, and AWR's metrics
+    metrics.update(pair)
+    metrics.update(awr_columns(files or {}, pair))
     return metrics, series
 
 
@@ -110,5 +153,5 @@ def read_run(path, jobid: str | None = None) -> tuple[dict[str, Any], dict[str, 
     """
     files = read_files(path)
     result = parse_files(files, jobid)
-    metrics, series = point_metrics(result, timed_window(files))
+    metrics, series = point_metrics(result, timed_window(files), files)
     return result.to_dict() | {"metrics": metrics, "intervals": series}, metrics, series

@@ -1,5 +1,6 @@
 """The report's HammerDB views (pure): NOPM against virtual users with the knee, NEWORD p95 against
-NOPM (the OLTP hockey stick), and the configurations compared at equal virtual users.
+NOPM (the OLTP hockey stick), and the configurations compared at equal virtual users and at equal
+NOPM (:mod:`.compare`).
 
 Each takes the points as stored (one row per timed run: ``threads`` = virtual users, ``nopm``,
 ``tpm``, ``neword_p95_ms``; ``config`` when several campaigns are compared) and draws with the
@@ -15,8 +16,9 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from ... import analysis
+from ... import analysis, tables
 from ...chart import _series_channels, _threads_x, series_domain
+from .compare import comparison_display, comparison_table
 
 TITLE_USERS = "Virtual users (count)"
 TITLE_NOPM = "NOPM (new orders per minute)"
@@ -83,6 +85,42 @@ def latency_vs_nopm(points: pd.DataFrame, *, color_domain: Sequence[str] | None 
                                             subtitle=["Each point is one virtual-user count."]))
 
 
+#: AWR's storage latencies drawn against NOPM: (column of average wait in us, event)
+STORAGE_EVENTS = (("db_file_sequential_read_avg_wait_us", "db file sequential read"),
+                  ("log_file_parallel_write_avg_wait_us", "log file parallel write"))
+TITLE_STORAGE = "Average wait (ms, AWR)"
+
+
+def has_awr(points: pd.DataFrame) -> bool:
+    """Whether any point carries AWR's storage waits (HammerDB on Oracle with the AWR rows read)."""
+    return any(c in points and pd.to_numeric(points[c], errors="coerce").notna().any() for c, _ in STORAGE_EVENTS)
+
+
+def storage_latency_vs_nopm(points: pd.DataFrame, *, color_domain: Sequence[str] | None = None) -> alt.Chart:
+    """AWR's storage latencies against NOPM (Oracle): ``db file sequential read`` (random reads) and
+    ``log file parallel write`` (redo writes, what commits wait for) in ms, one line per
+    configuration and event in order of virtual users, next to the NEWORD p95 chart."""
+    columns = [c for c, _ in STORAGE_EVENTS if c in points]
+    data = _mean_per_point(points, ["nopm", *columns])
+    keys = [c for c in ("config", "workload", "threads", "nopm") if c in data]
+    long = data.melt(id_vars=keys, value_vars=columns, var_name="event", value_name="wait_us").dropna(subset=["wait_us"])
+    long["event"] = long["event"].map(dict(STORAGE_EVENTS))
+    long["wait_ms"] = long.pop("wait_us") / 1000.0
+    domain = list(color_domain) if color_domain is not None else series_domain(long)
+    color, _ = _series_channels(long, domain)
+    encodings = {"x": alt.X("nopm:Q", title=TITLE_NOPM, axis=alt.Axis(format=",.0f")),
+                 "y": alt.Y("wait_ms:Q", title=TITLE_STORAGE), "color": color,
+                 "strokeDash": alt.StrokeDash("event:N", title="AWR wait event"), "order": alt.Order("threads:Q"),
+                 "tooltip": [alt.Tooltip("threads:Q", title="Virtual users"),
+                             alt.Tooltip("nopm:Q", title="NOPM", format=",.0f"),
+                             alt.Tooltip("event:N", title="Event"),
+                             alt.Tooltip("wait_ms:Q", title="Average wait (ms)", format=",.3f")]}
+    chart = alt.Chart(long).mark_line(point=True).encode(**{k: v for k, v in encodings.items() if v is not None})
+    return chart.properties(title=alt.Title("HammerDB TPROC-C: storage latency (AWR) vs NOPM",
+                                            subtitle=["Each point is one virtual-user count; AWR between the "
+                                                      "snapshots HammerDB took."]))
+
+
 def compare_at_equal_users(points: pd.DataFrame) -> pd.DataFrame:
     """The configurations side by side at each virtual-user count all of them ran: each one's NOPM,
     TPM and NEWORD times, and every other configuration's change against the first (the baseline), in %.
@@ -109,24 +147,40 @@ def compare_at_equal_users(points: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-#: the points table's columns: (column, header with its unit)
-POINT_COLUMNS = (("config", "Configuration"), ("threads", "Virtual users"), ("nopm", "NOPM (new orders/min)"),
-                 ("tpm", "TPM (transactions/min)"), ("neword_p50_ms", "NEWORD p50 (ms)"),
-                 ("neword_p95_ms", "NEWORD p95 (ms)"), ("neword_p99_ms", "NEWORD p99 (ms)"),
-                 ("payment_p95_ms", "PAYMENT p95 (ms)"), ("intervals", "Counter samples (count)"),
-                 ("interval_tpm_cv_pct", "Counter TPM CV (%)"), ("interval_steady", "Steady"),
-                 ("point_id", "Point"))
+def _us_as_ms(value: Any) -> str:
+    us = tables.number(value)
+    return tables.ms(None if us is None else us / 1000.0)
+
+
+#: the points table's columns: (column, header with its unit, cell format); NOPM and TPM are per minute
+POINT_COLUMNS = (("config", "Configuration", tables.text), ("threads", "Virtual users", tables.count),
+                 ("nopm", "NOPM", tables.count), ("tpm", "TPM", tables.count),
+                 ("neword_p50_ms", "NEWORD p50 (ms)", tables.ms), ("neword_p95_ms", "NEWORD p95 (ms)", tables.ms),
+                 ("neword_p99_ms", "NEWORD p99 (ms)", tables.ms), ("payment_p95_ms", "PAYMENT p95 (ms)", tables.ms),
+                 ("host_cpu_busy_pct", "Load host CPU (%)", tables.pct),
+                 ("read_iops", "Read IOPS (AWR)", tables.count), ("write_iops", "Write IOPS (AWR)", tables.count),
+                 ("db_file_sequential_read_avg_wait_us", "db file sequential read (ms)", _us_as_ms),
+                 ("log_file_parallel_write_avg_wait_us", "log file parallel write (ms)", _us_as_ms),
+                 ("db_host_cpu_busy_pct", "DB host CPU (%, AWR)", tables.pct),
+                 ("nopm_hosts_spread_pct", "NOPM spread over load hosts (%)", tables.pct),
+                 ("interval_tpm_cv_pct", "TPM CV (%)", tables.pct), ("interval_steady", "Steady", tables.text))
+POINTS_NOTE = ("NOPM: new orders per minute, TPM: the database's transactions per minute (HammerDB's TEST RESULT); "
+               "response times from HammerDB's time profile; CPU over the timed test; TPM CV: the scatter of the "
+               "transaction counter within it. Every column of every point: points.csv.")
 
 
 def points_table(points: pd.DataFrame) -> pd.DataFrame:
-    """Every point with human headers and units, by configuration and virtual users."""
-    present = [(c, h) for c, h in POINT_COLUMNS if c in points.columns]
+    """Every point to read, by configuration and virtual users: human headers with units, counts
+    with thousands separators (``12,345``), times in ms, a dash where there is no value; a column
+    no point has a value in is left out (AWR's without Oracle)."""
+    present = [(c, h, f) for c, h, f in POINT_COLUMNS if c in points.columns and points[c].notna().any()]
     keys = [c for c in ("config", "threads") if c in points.columns]
-    frame = points.sort_values(keys, kind="stable")[[c for c, _ in present]].copy()
+    frame = points.sort_values(keys, kind="stable")
+    cells = {h: [f(v) for v in frame[c]] for c, h, f in present}
     if "interval_steady" in frame:  # words, not Python's True/False/None
-        frame["interval_steady"] = frame["interval_steady"].map({True: "yes", False: "no"})
-    frame = frame.astype(object).where(frame.notna(), "–")  # no value: a dash, not 'None'
-    return frame.rename(columns=dict(present)).reset_index(drop=True)
+        cells["Steady"] = [{True: "yes", False: "no"}.get(v, tables.MISSING) if v is not None and v == v
+                           else tables.MISSING for v in frame["interval_steady"]]
+    return pd.DataFrame(cells, columns=[h for _, h, _ in present])
 
 
 def _best(points: pd.DataFrame) -> str:
@@ -163,8 +217,11 @@ def build_report(cfg, points: pd.DataFrame, *, write_files: bool = True, pdf: bo
     answer = probe.get("answer", "")
     charts = {"nopm_vs_users": nopm_vs_users(points, knee_users=probe_users, answer=answer, color_domain=domain),
               "neword_p95_vs_nopm": latency_vs_nopm(points, color_domain=domain)}
+    if has_awr(points):  # Oracle: the storage's latency from AWR next to the response time
+        charts["storage_latency_vs_nopm"] = storage_latency_vs_nopm(points, color_domain=domain)
     table = points_table(points)
-    comparison = compare_at_equal_users(points) if len(configs) > 1 else pd.DataFrame()
+    by_users = compare_at_equal_users(points) if len(configs) > 1 else pd.DataFrame()
+    comparison = comparison_table(points) if len(configs) > 1 else pd.DataFrame()
     versions = sorted({str(v) for v in (context.manifest.get("engine_versions") or {}).values() if v})
     described = engine.describe(cfg, " / ".join(versions) or "(version not recorded)", points)
     s = cfg.settings
@@ -182,11 +239,15 @@ def build_report(cfg, points: pd.DataFrame, *, write_files: bool = True, pdf: bo
     ]
     if len(configs) > 1:
         sections.append(DocSection("comparison", "Comparison of the configurations", [
-            f"Each configuration at the virtual-user counts all of them ran; the changes are against {configs[0]}.",
-            comparison]))
+            f"Each configuration against {configs[0]} at equal virtual users (the same load offered) and at equal "
+            "NOPM (the same work done): throughput, transaction times, CPU and, where AWR was read, the storage's "
+            "I/O and latency.", comparison_display(comparison),
+            f"Each configuration at every virtual-user count all of them ran; the changes are against {configs[0]}.",
+            by_users]))
     sections += [
-        DocSection("results", "Results", [charts["nopm_vs_users"], charts["neword_p95_vs_nopm"]]),
-        DocSection("appendix", "Appendix A: every point", [table]),
+        DocSection("results", "Results", list(charts.values())),
+        DocSection("appendix", "Appendix A: every point", [tables.Table(table, notes=[POINTS_NOTE],
+                                                                         text_columns=["Configuration"])]),
     ]
     files: dict[str, Any] = {}
     out = store.root / "report"
@@ -197,6 +258,7 @@ def build_report(cfg, points: pd.DataFrame, *, write_files: bool = True, pdf: bo
         files["points.csv"] = store.write_table("report/points.csv", points.drop(columns=["per_host"], errors="ignore"))
         if not comparison.empty:
             files["comparison.csv"] = store.write_table("report/comparison.csv", comparison)
+            files["comparison_users.csv"] = store.write_table("report/comparison_users.csv", by_users)
         title = f"OLTP performance report (HammerDB TPROC-C): {cfg.campaign}"
         files["report.html"] = write_html_report(out / "report.html", title,
                                                  [(x.heading, x.items) for x in sections])

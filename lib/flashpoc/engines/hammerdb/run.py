@@ -9,6 +9,11 @@ hold the settings, passwords included, and flashpoc keeps no secret.
 
 The passwords are read by the script from environment variables of the load host: set there,
 or exported by ``env_file``, which is sourced first.
+
+While HammerDB runs, the load host's CPU counters are sampled every :data:`CPU_EVERY_S` seconds
+into ``RUN_DIR/hostcpu.log`` (``<time> cpu ...``: the time as ``date`` prints it, then the ``cpu``
+line of /proc/stat), so that the point's CPU is that of its timed test
+(:func:`flashpoc.engines.hammerdb.metrics.host_cpu`).
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from ...run.hosts import EXIT_MARK, fetch_dir, quote, split_exit_status
 SCRIPT_NAME = "script.tcl"
 JOB_STORE = "hammer.DB"
 MAX_RUN_BYTES = 256 * 1024**2
+#: the load host's CPU samples, and seconds between two
+CPU_LOG, CPU_EVERY_S = "hostcpu.log", 2
 
 
 @dataclass(frozen=True)
@@ -53,7 +60,9 @@ def run_command(hammerdb_dir: str, run_dir: str, env_file: str | None = None) ->
     """The shell command that runs ``run_dir/script.tcl`` with the HammerDB in ``hammerdb_dir``."""
     d = quote(run_dir)
     source = f". {quote(env_file)} && " if env_file else ""
-    return (f"{{ {source}cd {quote(hammerdb_dir)} && TMP={d} ./hammerdbcli auto {d}/{SCRIPT_NAME} 2>&1; "
+    sample = f"echo \"$(date '+%Y-%m-%d %H:%M:%S') $(head -n1 /proc/stat)\" >> {d}/{CPU_LOG}"
+    return (f"{{ {source}cd {quote(hammerdb_dir)} && {{ TMP={d} ./hammerdbcli auto {d}/{SCRIPT_NAME} 2>&1 & "
+            f"p=$!; while kill -0 $p 2>/dev/null; do {sample}; sleep {CPU_EVERY_S}; done; {sample}; wait $p; }}; "
             f"echo \"{EXIT_MARK}$?\"; rm -f {d}/{JOB_STORE} {d}/*.db; }} < /dev/null | tee {d}/console.txt")
 
 

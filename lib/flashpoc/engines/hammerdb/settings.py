@@ -25,7 +25,6 @@ DB_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
 #: an Oracle net service: a TNS alias or an EZConnect ``host[:port]/service``
 SERVICE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_/-]{0,252}$")
 ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
-MAX_VIRTUAL_USERS = 10_000
 MAX_MINUTES = 7 * 24 * 60
 
 
@@ -75,8 +74,6 @@ class HammerdbSettings(_Strict):
     time_profile: Flag = Field(True, description="per-transaction response times (xtprof)")
     all_warehouses: Flag = Field(True, description="every virtual user uses all warehouses")
     keying_and_thinking: Flag = Field(False, description="TPC-C keying and thinking times (off: a storage test)")
-    virtual_users: tuple[int, ...] = Field((1,), min_length=1, max_length=256,
-                                           description="virtual users of each point (one timed run each)")
 
     @model_validator(mode="before")
     @classmethod
@@ -87,21 +84,11 @@ class HammerdbSettings(_Strict):
                     env = "superuser_password_env" if "super" in key or key == "system_password" else "password_env"
                     raise ValueError(f"{key}: no password in the parameters (they are kept with the results): "
                                      f"export it on the load host and give the variable's NAME in {env}")
+            if "virtual_users" in values:
+                raise ValueError("virtual_users: the probe and the sweep choose each point's virtual users "
+                                 "(probe.min_threads/max_threads, sweep.plan/max_threads count virtual users): "
+                                 "leave virtual_users out")
         return values
-
-    @field_validator("virtual_users", mode="before")
-    @classmethod
-    def _users_list(cls, value: Any) -> Any:
-        return tuple(value) if isinstance(value, list) else value
-
-    @field_validator("virtual_users")
-    @classmethod
-    def _users(cls, value: tuple[int, ...]) -> tuple[int, ...]:
-        if any(n < 1 or n > MAX_VIRTUAL_USERS for n in value):
-            raise ValueError(f"each count must be between 1 and {MAX_VIRTUAL_USERS}")
-        if len(set(value)) != len(value):
-            raise ValueError("a count is repeated")
-        return value
 
     @field_validator("password_env", "superuser_password_env")
     @classmethod
