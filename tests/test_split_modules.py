@@ -13,7 +13,8 @@ import pytest
 #: the packages that were one long module each, and the modules they hold now
 SPLIT = {"engines.vdbench.plan": ("checks", "rd", "parmfile", "hosts"),
          "engines.vdbench.measure": ("output", "fill"),
-         "engines.sqlscript.plan": ("statements", "commands", "lexer", "parser")}
+         "engines.sqlscript.plan": ("statements", "commands", "lexer", "parser"),
+         "awr_metrics": ("scopes", "events", "histograms")}
 
 
 @pytest.mark.parametrize("name", [f"{package}.{module}" for package, modules in SPLIT.items() for module in modules])
