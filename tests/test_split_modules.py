@@ -14,7 +14,8 @@ import pytest
 SPLIT = {"engines.vdbench.plan": ("checks", "rd", "parmfile", "hosts"),
          "engines.vdbench.measure": ("output", "fill"),
          "engines.sqlscript.plan": ("statements", "commands", "lexer", "parser"),
-         "awr_metrics": ("scopes", "events", "histograms")}
+         "awr_metrics": ("scopes", "events", "histograms"),
+         "precondition": ("fills", "rounds", "status")}
 
 
 @pytest.mark.parametrize("name", [f"{package}.{module}" for package, modules in SPLIT.items() for module in modules])
