@@ -15,7 +15,8 @@ SPLIT = {"engines.vdbench.plan": ("checks", "rd", "parmfile", "hosts"),
          "engines.vdbench.measure": ("output", "fill"),
          "engines.sqlscript.plan": ("statements", "commands", "lexer", "parser"),
          "awr_metrics": ("scopes", "events", "histograms"),
-         "precondition": ("fills", "rounds", "status")}
+         "precondition": ("fills", "rounds", "status"),
+         "run.oracle": ("settings", "listener", "queries", "sessions")}
 
 
 @pytest.mark.parametrize("name", [f"{package}.{module}" for package, modules in SPLIT.items() for module in modules])
