@@ -26,7 +26,7 @@ from ssh_server import free_port
 DATA = Path(__file__).resolve().parent / "data"
 ROWS_FILE = DATA / "oracle" / "awr_rows_slob19c_rac2node_inst2_snap47_48.json"
 AWR_TXT = DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10" / "awr.txt"
-SQL_DIR = Path(oracle.__file__).resolve().parent.parent / "sql"
+SQL_DIR = Path(oracle_metrics.__file__).resolve().parent / "sql"  # flashpoc/sql/, beside oracle_metrics.py
 SECRET = "Tiger-Secret-4242!"  # a known test secret that must never leak
 PASSWORD_ENV = "FLASHPOC_TEST_ORACLE_PASSWORD"
 

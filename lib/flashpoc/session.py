@@ -24,7 +24,6 @@ from .points import PointSpec
 from .run import hosts as hostlib
 from .run.facts import collect_host_facts
 from .run.targets import target_sizes  # noqa: F401 - phases.target_sizes, as before
-from .engines.fio import run as run_fio
 from .store import CampaignStore, StoreError
 
 
@@ -48,16 +47,14 @@ class Workbench:
         return self.hosts[params.name]
 
     def close(self) -> None:
-        """Stop the fio servers (not on a host that stopped answering: the next start replaces its
-        server), close every host connection and release the campaign: each step runs even when
+        """Close the campaign's engine (:meth:`flashpoc.engines.base.Engine.close`: fio stops its
+        servers), close every host connection and release the campaign: each step runs even when
         one before it failed (a host that cannot be connected, a connection that fails to close),
         and the campaign is released last, whatever failed."""
         self.lock = None
         with self.opened as closing:  # what open_campaign opened (the lock): released last
             closing.callback(self._close_hosts)
-            if self.fio_servers is not None:
-                self.fio_servers = None
-                run_fio.stop_servers([self.host(h) for h in self.cfg.hosts])  # a failure ignored on purpose
+            closing.callback(get_engine(self.cfg.engine).close, self)  # first: it may use the connections
 
     def _close_hosts(self) -> None:
         """Close every host connection, each even when closing another fails."""

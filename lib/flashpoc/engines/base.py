@@ -278,6 +278,11 @@ class Engine:
         engine writes its own (:class:`flashpoc.reporting.Report`), or None for the storage report."""
         return None
 
+    def close(self, wb: Workbench) -> None:
+        """Stop what the engine left running for the campaign ``wb`` (fio: its servers), when the
+        campaign closes (:meth:`flashpoc.session.Workbench.close`, before the host connections close
+        and the campaign is released, which happen even when this fails); by default nothing."""
+
     def wait_histogram(self, point_dir: Any, event: str) -> list[dict[str, Any]]:
         """A database wait event's histogram per bucket from a stored point's files
         (:func:`flashpoc.awr_metrics.histogram_buckets` rows); ``[]`` for engines that read no AWR."""

@@ -9,6 +9,7 @@ from .settings import FioSettings
 
 measure = LazyModule(f"{__package__}.measure")
 plan = LazyModule(f"{__package__}.plan")
+run = LazyModule(f"{__package__}.run")
 
 
 class FioEngine(Engine):
@@ -91,6 +92,13 @@ class FioEngine(Engine):
 
     def fill_data(self, cfg) -> str:
         return plan.fill_data(cfg.settings)
+
+    def close(self, wb) -> None:
+        """Stop the fio servers (not on a host that stopped answering: the next start replaces its
+        server); a host that fails to stop its server is ignored on purpose (:func:`.run.stop_servers`)."""
+        if wb.fio_servers is not None:
+            wb.fio_servers = None
+            run.stop_servers([wb.host(h) for h in wb.cfg.hosts])
 
     def fill_targets(self, wb, host_params, targets: list, sizes: dict[str, int]) -> dict[str, dict[str, Any]]:
         return measure.fill_targets(wb, host_params, targets, sizes)

@@ -1,0 +1,75 @@
+"""The key wait events: their average waits, and the event whose latency a point reports."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from flashpoc.oracle_metrics import event_key
+from .histograms import HISTOGRAM_EVENTS, histogram_shares
+
+
+KEY_EVENTS: tuple[str, ...] = (
+    "db file sequential read",
+    "log file parallel write",
+    "db file parallel write",
+    "log file sync",
+    "db file scattered read",
+    "direct path read",
+)
+"""Wait events whose average wait is reported as ``<event>_avg_wait_us``."""
+
+
+LATENCY_EVENTS: tuple[str, ...] = ("db file sequential read", "direct path read")
+"""Candidates for ``latency_event`` (single-block random reads, else scan reads)."""
+
+
+def _round(value: float) -> float:
+    """Drop binary noise (``0.35019000000000003``) and keep 12 significant digits."""
+    return float(f"{value:.12g}")
+
+
+# --------------------------------------------------------------------------- events
+
+
+def latency_event(key_events: Mapping[str, float], key_event_waits: Mapping[str, int] | None = None) -> str | None:
+    """The event whose average wait is the point's read latency.
+
+    Args:
+        key_events: ``{event: average wait in us}`` (``parse_awr(...)["key_events"]``).
+        key_event_waits: ``{event: waits}`` of the same rows, or ``None`` when unknown.
+
+    Returns:
+        ``"db file sequential read"`` unless ``"direct path read"`` has more waits (or is the
+        only one of the two with an average); ``None`` when neither has an average.
+    """
+    present = [e for e in LATENCY_EVENTS if key_events.get(e) is not None]
+    if not present:
+        return None
+    if len(present) == 1:
+        return present[0]
+    waits = key_event_waits or {}
+    seq, scan = LATENCY_EVENTS
+    if waits.get(scan) is not None and waits.get(scan, 0) > (waits.get(seq) or 0):
+        return scan
+    return seq
+
+
+def _event_metrics(report: Mapping[str, Any]) -> dict[str, Any]:
+    key_events = report.get("key_events") or {}
+    out: dict[str, Any] = {}
+    for event in KEY_EVENTS:
+        out[f"{event_key(event)}_avg_wait_us"] = key_events.get(event)
+    chosen = latency_event(key_events, report.get("key_event_waits"))
+    out["latency_event"] = chosen
+    out["lat_mean_ms"] = None if chosen is None else _round(key_events[chosen] / 1000.0)
+    rows = report.get("event_histograms") or ()
+    waits = report.get("key_event_waits") or {}
+    foreground_read = any(name.startswith("Foreground Wait Events")
+                          for name in (report.get("sections") or {}).get("read", ()))
+    for event in HISTOGRAM_EVENTS:
+        shares = histogram_shares(rows, event)
+        if foreground_read and (event not in key_events or waits.get(event) == 0):
+            shares = dict.fromkeys(shares)  # no foreground wait: the histogram is other sessions' waits
+        out.update({f"{event_key(event)}_under_{suffix}_pct": share for suffix, share in shares.items()})
+    return out
