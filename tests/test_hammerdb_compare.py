@@ -66,9 +66,10 @@ def test_equal_users_and_equal_nopm():
     assert set(table["baseline"]) == {"fsync-on"} and set(table["config"]) == {"fsync-off"}
     # equal users: the highest both ran (3) and the one nearest half of it (1)
     assert list(dict.fromkeys(table["at"])) == ["1 virtual user", "3 virtual users", "4,650 NOPM", "9,300 NOPM"]
-    assert _value(table, "3 virtual users", "NOPM") == (9067, 9300, "fsync-off")
+    # +2.6 % NOPM without repeats: within the stated 10 % point-to-point noise, not a win
+    assert _value(table, "3 virtual users", "NOPM") == (9067, 9300, "within measurement noise")
     assert _value(table, "1 virtual user", "NEWORD p95") == (10.603, 22.188, "fsync-on")
-    assert _value(table, "3 virtual users", "TPM") == (20977, 21548, "fsync-off")
+    assert _value(table, "3 virtual users", "TPM") == (20977, 21548, "within measurement noise")
     row = table[(table["at"] == "3 virtual users") & (table["metric"] == "NOPM")].iloc[0]
     assert row["delta_pct"] == pytest.approx((9300 - 9067) / 9067 * 100)
     # equal NOPM: half and all of the lower top NOPM (fsync-off's 9,300); on fsync-on's curve 9,300
@@ -91,6 +92,6 @@ def test_the_comparison_to_read():
     shown = comparison_display(comparison_table(_points())).frame
     assert list(shown.columns) == ["At", "Measure", "fsync-on", "fsync-off", "fsync-off vs fsync-on"]
     nopm = shown[(shown["At"] == "3 virtual users") & (shown["Measure"] == "NOPM (new orders/min)")].iloc[0]
-    assert (nopm["fsync-on"], nopm["fsync-off"], nopm["fsync-off vs fsync-on"]) == ("9,067", "9,300", "+2.6 %\nbetter")
+    assert (nopm["fsync-on"], nopm["fsync-off"], nopm["fsync-off vs fsync-on"]) == ("9,067", "9,300", "+2.6 %\nwithin measurement noise")
     p95 = shown[(shown["At"] == "4,650 NOPM") & (shown["Measure"] == "NEWORD p95 (ms)")].iloc[0]
     assert p95["fsync-on"] == "not reached" and p95["fsync-off vs fsync-on"] == "–"

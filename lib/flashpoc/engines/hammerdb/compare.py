@@ -26,8 +26,8 @@ from typing import Any
 
 import pandas as pd
 
-from ... import tables
-from ...compare import (COMPARISON_COLUMNS, _better, _delta, _reached, configs, equal_iops_levels, equal_threads,
+from ... import confidence, tables
+from ...compare import (COMPARISON_COLUMNS, NOISE_PCT, _better, _delta, _interval_cell, _reached, configs, equal_iops_levels, equal_threads,
                         value_at_iops)
 
 #: (column, measure, unit, higher is better; None: neither, e.g. I/O done at equal NOPM)
@@ -67,7 +67,8 @@ def _at_users(group: pd.DataFrame, users: int, column: str) -> float | None:
     return None if values.empty else float(values.mean())
 
 
-def comparison_table(points: pd.DataFrame, *, users: Sequence[int] = (), nopm: Sequence[float] = ()) -> pd.DataFrame:
+def comparison_table(points: pd.DataFrame, *, users: Sequence[int] = (), nopm: Sequence[float] = (),
+                     noise_pct: float = NOISE_PCT) -> pd.DataFrame:
     """Every configuration against the baseline (the first), at equal virtual users and at equal NOPM.
 
     Args:
@@ -94,10 +95,12 @@ def comparison_table(points: pd.DataFrame, *, users: Sequence[int] = (), nopm: S
 
         def add(metric: str, unit: str, at: str, a: float | None, b: float | None, higher: bool | None) -> None:
             delta, pct = _delta(a, b)
+            noise = confidence.noise_verdict(pct, None, noise_pct)
+            better = None if higher is None else _better(delta, higher, baseline, config)
             rows.append({"workload": "tprocc", "metric": metric, "unit": unit, "at": at, "baseline": baseline,
                          "config": config, "baseline_value": a, "config_value": b, "delta": delta,
-                         "delta_pct": pct, "better": None if higher is None else _better(delta, higher, baseline,
-                                                                                         config)})
+                         "delta_pct": pct, "better": confidence.NOISE if better and confidence.is_noise(noise) else better,
+                         "delta_low": None, "delta_high": None, "runs": None, "noise": noise})
 
         for count in equal_threads(base, other, users):
             at = f"{count} virtual user{'' if count == 1 else 's'}"
@@ -129,11 +132,13 @@ def comparison_display(table: pd.DataFrame) -> tables.Table:
         change = tables.signed_pct(r["delta_pct"])
         if r["better"] in (r["config"], r["baseline"]) and change != tables.MISSING:
             change += "\nbetter" if r["better"] == r["config"] else "\nworse"
-        row[f"{r['config']} vs {baseline}"] = change
+        row[f"{r['config']} vs {baseline}"] = change + _interval_cell(r)
     columns = ["At", "Measure", baseline] + [c for other in others for c in (other, f"{other} vs {baseline}")]
     return tables.table(rows.values(), columns=columns, text_columns=["At", "Measure"], notes=[
         f"Baseline: {baseline}. At equal NOPM the values are read off each configuration's NOPM curve, "
         "interpolated between the two runs around the level, never extrapolated: a level a curve does not reach "
         "(or already exceeds at its fewest virtual users) gives no value. Transaction completion time: the mean "
-        "over every transaction of HammerDB's time profile. Every value: comparison.csv."])
+        "over every transaction of HammerDB's time profile. A change smaller than the stated point-to-point "
+        "noise (report.noise_pct) is within measurement noise: neither better nor worse. "
+        "Every value: comparison.csv."])
 

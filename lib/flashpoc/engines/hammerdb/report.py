@@ -221,7 +221,7 @@ def build_report(cfg, points: pd.DataFrame, *, write_files: bool = True, pdf: bo
         charts["storage_latency_vs_nopm"] = storage_latency_vs_nopm(points, color_domain=domain)
     table = points_table(points)
     by_users = compare_at_equal_users(points) if len(configs) > 1 else pd.DataFrame()
-    comparison = comparison_table(points) if len(configs) > 1 else pd.DataFrame()
+    comparison = comparison_table(points, noise_pct=cfg.report.noise_pct) if len(configs) > 1 else pd.DataFrame()
     versions = sorted({str(v) for v in (context.manifest.get("engine_versions") or {}).values() if v})
     described = engine.describe(cfg, " / ".join(versions) or "(version not recorded)", points)
     s = cfg.settings
