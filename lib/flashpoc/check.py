@@ -115,19 +115,29 @@ def _clock_row(host: str, facts: dict[str, Any]) -> Row:
 
 
 def _evaluate_target(campaign: Campaign, host: str, target: TargetParams, facts: dict[str, Any]) -> list[Row]:
-    name = f"target {target.name}"
-    path = target.path
+    """The rows of one target on one host: exists, data safety, size, free space, O_DIRECT, then
+    its device; a target that is missing (and not to be created) or of another kind stops at exists."""
     kind = facts.get("type")
-    wanted = target.size_bytes
-    free = facts.get("free_bytes")
-    rows: list[Row] = []
+    creating = kind == "missing" and bool(target.create)
+    rows = [_exists_row(host, target, facts, creating)]
+    if kind not in ("block", "file") and not creating:
+        return rows
+    if not creating:
+        # data safety: what a write would destroy (read-only probes)
+        rows += [_safety_row(campaign, host, target, facts), _size_row(host, target, facts)]
+    if kind != "block":  # a block device has no file system to fill
+        rows.append(_free_space_row(host, target, facts, creating))
+    rows.append(_direct_row(campaign, host, target, facts, creating))
+    return rows + _device_rows(host, target, facts)
 
-    # exists
-    creating = False
+
+def _exists_row(host: str, target: TargetParams, facts: dict[str, Any], creating: bool) -> Row:
+    """The ``exists`` row: a block device or file, a file to create (with room for it), else a fail."""
+    check, path, kind = f"target {target.name}: exists", target.path, facts.get("type")
     if kind in ("block", "file"):
-        rows.append(_row(host, f"{name}: exists", kind, "pass", path))
-    elif kind == "missing" and target.create:
-        creating = True
+        return _row(host, check, kind, "pass", path)
+    if creating:
+        wanted, free = target.size_bytes, facts.get("free_bytes")
         assert wanted is not None  # the schema requires a size with create: true
         if not facts.get("parent_exists"):
             status, detail = "fail", f"{path}: the directory {_parent(path)} does not exist"
@@ -140,85 +150,76 @@ def _evaluate_target(campaign: Campaign, host: str, target: TargetParams, facts:
                                       f"{format_bytes(free)} free in {_parent(path)}")
         else:
             status, detail = "pass", f"will be created ({format_bytes(wanted)})"
-        rows.append(_row(host, f"{name}: exists", "missing", status, detail))
-    elif kind == "missing" and path.startswith("/dev/"):
-        rows.append(_row(host, f"{name}: exists", "missing", "fail",
-                         f"{path} does not exist on {host}: a device is never created; is the LUN mapped to this "
-                         "host and its path up (lsblk, multipath -ll, the array's host mapping), or is the path "
-                         "misspelt?"))
-        return rows
-    elif kind == "missing":
-        rows.append(_row(host, f"{name}: exists", "missing", "fail",
-                         f"{path} does not exist (set create: true and a size for a scratch file)"))
-        return rows
-    else:
-        rows.append(_row(host, f"{name}: exists", kind, "fail",
-                         f"{path} is {'a ' + kind if kind else 'of unknown type'}, not a block device or file"))
-        return rows
+        return _row(host, check, "missing", status, detail)
+    if kind == "missing" and path.startswith("/dev/"):
+        return _row(host, check, "missing", "fail",
+                    f"{path} does not exist on {host}: a device is never created; is the LUN mapped to this "
+                    "host and its path up (lsblk, multipath -ll, the array's host mapping), or is the path "
+                    "misspelt?")
+    if kind == "missing":
+        return _row(host, check, "missing", "fail",
+                    f"{path} does not exist (set create: true and a size for a scratch file)")
+    return _row(host, check, kind, "fail",
+                f"{path} is {'a ' + kind if kind else 'of unknown type'}, not a block device or file")
 
-    # data safety: what a write would destroy (read-only probes)
-    if kind in ("block", "file"):
-        rows.append(_safety_row(campaign, host, target, facts))
 
-    # size
-    actual = facts.get("size_bytes")
-    if not creating:
-        if actual is None:
-            rows.append(_row(host, f"{name}: size", None, "warn", f"cannot read the size of {path}"))
-        elif wanted is not None and actual < wanted:
-            hint = "; remove it to have it created again" if target.create and kind == "file" else ""
-            rows.append(_row(host, f"{name}: size", actual, "fail",
-                             f"{format_bytes(actual)} is smaller than size {target.size} ({format_bytes(wanted)}){hint}"))
-        elif wanted is None and actual == 0:
-            rows.append(_row(host, f"{name}: size", actual, "fail", "empty, and no size parameter to lay it out"))
-        elif wanted is None:
-            rows.append(_row(host, f"{name}: size", actual, "pass", f"{format_bytes(actual)}, all of it used"))
-        else:
-            rows.append(_row(host, f"{name}: size", actual, "pass",
-                             f"{format_bytes(actual)}; working set {format_bytes(wanted)}"))
+def _size_row(host: str, target: TargetParams, facts: dict[str, Any]) -> Row:
+    """The ``size`` row of an existing target, against the working set it must hold."""
+    check, path, kind = f"target {target.name}: size", target.path, facts.get("type")
+    actual, wanted = facts.get("size_bytes"), target.size_bytes
+    if actual is None:
+        return _row(host, check, None, "warn", f"cannot read the size of {path}")
+    if wanted is not None and actual < wanted:
+        hint = "; remove it to have it created again" if target.create and kind == "file" else ""
+        return _row(host, check, actual, "fail",
+                    f"{format_bytes(actual)} is smaller than size {target.size} ({format_bytes(wanted)}){hint}")
+    if wanted is None and actual == 0:
+        return _row(host, check, actual, "fail", "empty, and no size parameter to lay it out")
+    if wanted is None:
+        return _row(host, check, actual, "pass", f"{format_bytes(actual)}, all of it used")
+    return _row(host, check, actual, "pass", f"{format_bytes(actual)}; working set {format_bytes(wanted)}")
 
-    # free space (files only; a block device has no file system to fill)
-    if kind != "block":
-        if free is None:
-            rows.append(_row(host, f"{name}: free space", None, "warn", "cannot read the free space (df)"))
-        elif creating and wanted is not None and free < wanted:
-            rows.append(_row(host, f"{name}: free space", free, "fail",
-                             f"{format_bytes(free)} free, {format_bytes(wanted)} needed to create {path}"))
-        else:
-            rows.append(_row(host, f"{name}: free space", free, "pass", format_bytes(free)))
 
-    # O_DIRECT
-    direct = facts.get("direct")
-    error = facts.get("direct_error") or ""
-    tested = "a temporary file next to it" if creating else path
+def _free_space_row(host: str, target: TargetParams, facts: dict[str, Any], creating: bool) -> Row:
+    """The ``free space`` row of a file target (room to create it when it is to be created)."""
+    check, free, wanted = f"target {target.name}: free space", facts.get("free_bytes"), target.size_bytes
+    if free is None:
+        return _row(host, check, None, "warn", "cannot read the free space (df)")
+    if creating and wanted is not None and free < wanted:
+        return _row(host, check, free, "fail",
+                    f"{format_bytes(free)} free, {format_bytes(wanted)} needed to create {target.path}")
+    return _row(host, check, free, "pass", format_bytes(free))
+
+
+def _direct_row(campaign: Campaign, host: str, target: TargetParams, facts: dict[str, Any], creating: bool) -> Row:
+    """The ``O_DIRECT`` row: whether the target (or a file next to one to create) reads with iflag=direct."""
+    check, direct, error = f"target {target.name}: O_DIRECT", facts.get("direct"), facts.get("direct_error") or ""
+    tested = "a temporary file next to it" if creating else target.path
     if not campaign.engine_object.direct_io(campaign):
-        rows.append(_row(host, f"{name}: O_DIRECT", direct, "warn",
-                         "fio.direct is false: reads may be served from the host's page cache"))
-    elif direct is True:
-        rows.append(_row(host, f"{name}: O_DIRECT", True, "pass", f"read with iflag=direct from {tested}"))
-    elif direct is False:
+        return _row(host, check, direct, "warn", "fio.direct is false: reads may be served from the host's page cache")
+    if direct is True:
+        return _row(host, check, True, "pass", f"read with iflag=direct from {tested}")
+    if direct is False:
         hint = ("the file system does not support O_DIRECT"
                 if "Invalid argument" in error else "reading with iflag=direct failed")
-        rows.append(_row(host, f"{name}: O_DIRECT", False, "fail",
-                         f"{hint} ({tested}){': ' + error if error else ''}; fio.direct is true"))
-    else:
-        rows.append(_row(host, f"{name}: O_DIRECT", None, "warn", f"could not test O_DIRECT on {tested}"))
+        return _row(host, check, False, "fail", f"{hint} ({tested}){': ' + error if error else ''}; fio.direct is true")
+    return _row(host, check, None, "warn", f"could not test O_DIRECT on {tested}")
 
-    # device, scheduler, queue depth (information)
-    device = facts.get("device")
+
+def _device_rows(host: str, target: TargetParams, facts: dict[str, Any]) -> list[Row]:
+    """The device, scheduler and queue depth rows of the block device behind a target (information)."""
+    name, device = f"target {target.name}", facts.get("device")
     if device is None:
-        rows.append(_row(host, f"{name}: device", None, "warn",
-                         f"no block device found behind {path} (source {facts.get('source') or 'unknown'})"))
-        return rows
-    rotational = facts.get("rotational")
+        return [_row(host, f"{name}: device", None, "warn",
+                     f"no block device found behind {target.path} (source {facts.get('source') or 'unknown'})")]
     detail = f"source {facts.get('source')}"
     if facts.get("slaves"):
         detail += f"; on {facts['slaves']}"
-    if rotational:
-        rows.append(_row(host, f"{name}: device", device, "warn",
-                         f"{detail}; reports rotational=1 (a spinning disk, or a virtual disk that says so)"))
+    if facts.get("rotational"):
+        rows = [_row(host, f"{name}: device", device, "warn",
+                     f"{detail}; reports rotational=1 (a spinning disk, or a virtual disk that says so)")]
     else:
-        rows.append(_row(host, f"{name}: device", device, "pass", detail))
+        rows = [_row(host, f"{name}: device", device, "pass", detail)]
     rows.append(_row(host, f"{name}: scheduler", facts.get("scheduler"), "pass",
                      f"/sys/block/{device}/queue/scheduler"))
     depth, requests = facts.get("queue_depth"), facts.get("nr_requests")

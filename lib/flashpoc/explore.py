@@ -119,18 +119,7 @@ def explorer(report) -> Any:
 
     def render(*_: Any) -> None:
         chosen = None if pick_configs is None else pick_configs.value
-        figure, _ = view(points, slo_ms=slo.value, workload=pick_workload.value, configs=chosen,
-                             color_domain=report.domain)
-        items: list[Any] = [Markdown("(nothing selected)")]
-        if figure is not None:
-            selected = points if chosen is None else points[points["config"].isin(list(chosen))]
-            if pick_workload.value != ALL:
-                selected = selected[selected["workload"] == pick_workload.value]
-            # the report's results table, for the selection and this SLO
-            items = [figure, summary.results_table(summary.summary_table(selected, slo.value), selected, slo.value)]
-            threads = None if pick_point.value == AUTO else int(pick_point.value.split()[0])
-            detail = summary.detail_points(selected, slo.value, threads)
-            items += detail_view(detail, *report.point_details(detail), color_domain=report.domain or None)
+        items = _view_items(report, slo.value, pick_workload.value, chosen, pick_point.value)
         # outputs set from the kernel side: the same in JupyterLab, a script or a test
         out.outputs = ()
         for item in items:
@@ -142,3 +131,22 @@ def explorer(report) -> Any:
         control.observe(render, names="value")
     render()
     return widgets.VBox([widgets.HBox(controls), out])
+
+
+def _view_items(report, slo_ms: float, workload: str, chosen: tuple[str, ...] | None, point: str) -> list[Any]:
+    """What the explorer shows for its controls' values: the chart and results table of
+    :func:`view`, then :func:`detail_view` of the chosen point of each curve."""
+    from IPython.display import Markdown
+
+    points = report.points
+    figure, _ = view(points, slo_ms=slo_ms, workload=workload, configs=chosen, color_domain=report.domain)
+    if figure is None:
+        return [Markdown("(nothing selected)")]
+    selected = points if chosen is None else points[points["config"].isin(list(chosen))]
+    if workload != ALL:
+        selected = selected[selected["workload"] == workload]
+    # the report's results table, for the selection and this SLO
+    items = [figure, summary.results_table(summary.summary_table(selected, slo_ms), selected, slo_ms)]
+    threads = None if point == AUTO else int(point.split()[0])
+    detail = summary.detail_points(selected, slo_ms, threads)
+    return items + detail_view(detail, *report.point_details(detail), color_domain=report.domain or None)

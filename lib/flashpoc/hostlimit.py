@@ -140,17 +140,7 @@ def host_limit(points: Sequence[Mapping[str, Any]], saturation_threads: int | No
     if not points:
         return {"verdict": "unclear", "signs": ["no probe point"], "notes": [], "scaling": [], "suggestion": None}
     plateau = _plateau(points, saturation_threads)
-    signs: list[str] = []
-    busy: dict[str, list[tuple[int, float]]] = {}  # host -> (threads, CPU busy %) at or above the limit
-    for row in sorted(plateau, key=lambda r: int(r["threads"])):
-        for name, cpu in _host_cpu(row).items():
-            if cpu is not None and cpu >= cpu_limit_pct:
-                busy.setdefault(name, []).append((int(row["threads"]), cpu))
-    for name, seen in busy.items():
-        cpus = sorted(round(cpu) for _, cpu in seen)
-        at = f"{seen[0][0]} threads" if len(seen) == 1 else f"{len(seen)} points from {seen[0][0]} to {seen[-1][0]} threads"
-        how = f"{cpus[0]}%" if cpus[0] == cpus[-1] else f"{cpus[0]}-{cpus[-1]}%"
-        signs.append(f"the CPU of {name} was {how} busy at {at} (at or above {cpu_limit_pct:g}%)")
+    signs = _busy_cpu_signs(plateau, cpu_limit_pct)
     top = max(plateau, key=lambda r: int(r["threads"]))
     ratio = number(top.get("littles_law_ratio"))
     if ratio is not None and ratio < IN_FLIGHT_MIN_RATIO:
@@ -163,31 +153,12 @@ def host_limit(points: Sequence[Mapping[str, Any]], saturation_threads: int | No
     measured_again = next((p for p in plateau if saturation_threads and int(p["threads"]) == saturation_threads), top)
     steps = _scaling_steps(measured_again, scaling)
     verdict = "hosts" if host_signs else "unclear"
-    loads = [s["outstanding_per_host"] for s in steps if s["outstanding_per_host"]]
-    judged = steps
-    if len(steps) >= 2 and len(loads) == len(steps) and max(loads) > (1 + SCALING_LOAD_TOLERANCE) * min(loads):
-        notes.append("host scaling not judged: its points had " + _loads(steps) + " outstanding I/Os per host, "
-                     "not the same load per host")
-        judged = []
+    judged, note = _judged_steps(steps)
+    notes += [note] if note else []
     if len(judged) >= 2:
-        fewest, most = judged[0], judged[-1]
-        ratio_x = most["iops"] / fewest["iops"] if fewest["iops"] else math.inf
-        ideal_x = most["n_hosts"] / fewest["n_hosts"]
-        load = f", at {_loads(steps)} outstanding I/Os per host" if loads else ""
-        going = (f"{fewest['n_hosts']} to {most['n_hosts']} hosts took the IOPS from {fewest['iops']:,.0f} to "
-                 f"{most['iops']:,.0f} (x{ratio_x:.2f}; x{ideal_x:g} if only the hosts limited them{load})")
-        if ratio_x >= 1.0 + SCALING_MIN_EFFICIENCY * (ideal_x - 1.0):
-            signs.append(f"adding hosts still adds IOPS: {going}")
-            verdict = "hosts"
-        elif ratio_x <= 1.0 + SCALING_NO_GAIN_EFFICIENCY * (ideal_x - 1.0):
-            signs.append(f"adding hosts adds no IOPS: {going}: the array is the limit")
-            if host_signs:  # measured, the scaling outweighs what the plateau's hosts looked like
-                signs.append("fewer hosts gave as many IOPS, so the signs of the hosts above did not limit the "
-                             "result: the limit is beyond the hosts (the array, or what the hosts share on the way "
-                             "to it)")
-            verdict = "array"
-        else:
-            signs.append(f"adding hosts adds some IOPS: {going}: both the hosts and the array are near their limits")
+        scaled, scaled_verdict = _scaling_signs(judged, steps, host_signs)
+        signs += scaled
+        verdict = scaled_verdict or verdict
     elif not signs and not saturation_threads:
         most = max(int(p["threads"]) for p in points)
         signs.append(f"IOPS were still rising at {most} threads, the most measured: neither the hosts nor "
@@ -198,31 +169,94 @@ def host_limit(points: Sequence[Mapping[str, Any]], saturation_threads: int | No
         flight = f", {ratio:.0%} of the outstanding I/Os in flight" if ratio is not None else ""
         signs.append(f"no sign of a host limit at the plateau ({cpu_text}{flight})")
         verdict = "array"
-    short = False
-    if expected_iops:
-        best = max(float(p["iops"]) for p in plateau)
-        share = best / float(expected_iops)
-        reached = (f"the plateau's {best:,.0f} IOPS are {share:.0%} of the {float(expected_iops):,.0f} IOPS expected "
-                   "of the array (array.expected_iops)")
-        if share >= EXPECTED_REACHED_SHARE:
-            signs.append(f"{reached}: the array is at its rated limit")
-            if verdict == "unclear" and not host_signs:
-                verdict = "array"
-        elif share < EXPECTED_SHORT_SHARE:
-            signs.append(f"{reached}: well short of its rating")
-            short = True
-    suggestion = None
-    if verdict == "array" and short:
-        suggestion = ("The array gave well under the IOPS expected of it with no sign of a host limit: check its "
-                      "configuration and the path to it (HBAs, switches, multipathing) against the vendor's sizing.")
-    elif verdict == "hosts":
-        suggestion = ("The load hosts, not the array, are the limit: add load hosts (or faster ones) and probe "
-                      "again before drawing conclusions about the array.")
-    elif verdict == "unclear" and not saturation_threads and not host_signs:
-        suggestion = "Probe further (raise probe.max_threads) to find where IOPS stop rising."
-    elif verdict == "unclear" and len(judged) < 2 and len(top.get("per_host") or {}) < 2:
-        suggestion = "Run the probe on more load hosts to tell a host limit from an array limit."
+    expected, verdict, short = _expected_signs(plateau, expected_iops, verdict, host_signs)
+    signs += expected
+    suggestion = _suggestion(verdict, short, saturation_threads, host_signs, len(judged) >= 2, top)
     return {"verdict": verdict, "signs": signs, "notes": notes, "scaling": steps, "suggestion": suggestion}
+
+
+def _busy_cpu_signs(plateau: Sequence[Mapping[str, Any]], cpu_limit_pct: float) -> list[str]:
+    """One sign per host whose CPU was at or above ``cpu_limit_pct`` busy at points of the plateau."""
+    busy: dict[str, list[tuple[int, float]]] = {}  # host -> (threads, CPU busy %) at or above the limit
+    for row in sorted(plateau, key=lambda r: int(r["threads"])):
+        for name, cpu in _host_cpu(row).items():
+            if cpu is not None and cpu >= cpu_limit_pct:
+                busy.setdefault(name, []).append((int(row["threads"]), cpu))
+    signs = []
+    for name, seen in busy.items():
+        cpus = sorted(round(cpu) for _, cpu in seen)
+        at = f"{seen[0][0]} threads" if len(seen) == 1 else f"{len(seen)} points from {seen[0][0]} to {seen[-1][0]} threads"
+        how = f"{cpus[0]}%" if cpus[0] == cpus[-1] else f"{cpus[0]}-{cpus[-1]}%"
+        signs.append(f"the CPU of {name} was {how} busy at {at} (at or above {cpu_limit_pct:g}%)")
+    return signs
+
+
+def _judged_steps(steps: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str | None]:
+    """The host-scaling steps to judge (none when their outstanding I/Os per host differ by more
+    than :data:`SCALING_LOAD_TOLERANCE`), and the note saying why they were not judged."""
+    loads = [s["outstanding_per_host"] for s in steps if s["outstanding_per_host"]]
+    if len(steps) >= 2 and len(loads) == len(steps) and max(loads) > (1 + SCALING_LOAD_TOLERANCE) * min(loads):
+        return [], ("host scaling not judged: its points had " + _loads(steps) + " outstanding I/Os per host, "
+                    "not the same load per host")
+    return steps, None
+
+
+def _scaling_signs(judged: list[dict[str, Any]], steps: list[dict[str, Any]],
+                   host_signs: bool) -> tuple[list[str], str | None]:
+    """The signs of the host scaling (fewest hosts against all), and its verdict: ``hosts`` when
+    adding hosts still adds IOPS, ``array`` when it adds none, None in between."""
+    fewest, most = judged[0], judged[-1]
+    ratio_x = most["iops"] / fewest["iops"] if fewest["iops"] else math.inf
+    ideal_x = most["n_hosts"] / fewest["n_hosts"]
+    loads = [s["outstanding_per_host"] for s in steps if s["outstanding_per_host"]]
+    load = f", at {_loads(steps)} outstanding I/Os per host" if loads else ""
+    going = (f"{fewest['n_hosts']} to {most['n_hosts']} hosts took the IOPS from {fewest['iops']:,.0f} to "
+             f"{most['iops']:,.0f} (x{ratio_x:.2f}; x{ideal_x:g} if only the hosts limited them{load})")
+    if ratio_x >= 1.0 + SCALING_MIN_EFFICIENCY * (ideal_x - 1.0):
+        return [f"adding hosts still adds IOPS: {going}"], "hosts"
+    if ratio_x <= 1.0 + SCALING_NO_GAIN_EFFICIENCY * (ideal_x - 1.0):
+        signs = [f"adding hosts adds no IOPS: {going}: the array is the limit"]
+        if host_signs:  # measured, the scaling outweighs what the plateau's hosts looked like
+            signs.append("fewer hosts gave as many IOPS, so the signs of the hosts above did not limit the "
+                         "result: the limit is beyond the hosts (the array, or what the hosts share on the way "
+                         "to it)")
+        return signs, "array"
+    return [f"adding hosts adds some IOPS: {going}: both the hosts and the array are near their limits"], None
+
+
+def _expected_signs(plateau: Sequence[Mapping[str, Any]], expected_iops: float | None, verdict: str,
+                    host_signs: bool) -> tuple[list[str], str, bool]:
+    """The plateau against ``array.expected_iops``: its sign, the verdict (an unclear one with no
+    host sign becomes ``array`` at the rating) and whether the plateau is well short of it."""
+    if not expected_iops:
+        return [], verdict, False
+    best = max(float(p["iops"]) for p in plateau)
+    share = best / float(expected_iops)
+    reached = (f"the plateau's {best:,.0f} IOPS are {share:.0%} of the {float(expected_iops):,.0f} IOPS expected "
+               "of the array (array.expected_iops)")
+    if share >= EXPECTED_REACHED_SHARE:
+        return [f"{reached}: the array is at its rated limit"], \
+            "array" if verdict == "unclear" and not host_signs else verdict, False
+    if share < EXPECTED_SHORT_SHARE:
+        return [f"{reached}: well short of its rating"], verdict, True
+    return [], verdict, False
+
+
+def _suggestion(verdict: str, short: bool, saturation_threads: int | None, host_signs: bool, scaling_judged: bool,
+                top: Mapping[str, Any]) -> str | None:
+    """What to do next: after ``array``, only when the plateau was well ``short`` of the array's
+    rating; after ``hosts``; after ``unclear``, probe further or on more hosts."""
+    if verdict == "array" and short:
+        return ("The array gave well under the IOPS expected of it with no sign of a host limit: check its "
+                "configuration and the path to it (HBAs, switches, multipathing) against the vendor's sizing.")
+    if verdict == "hosts":
+        return ("The load hosts, not the array, are the limit: add load hosts (or faster ones) and probe "
+                "again before drawing conclusions about the array.")
+    if verdict == "unclear" and not saturation_threads and not host_signs:
+        return "Probe further (raise probe.max_threads) to find where IOPS stop rising."
+    if verdict == "unclear" and not scaling_judged and len(top.get("per_host") or {}) < 2:
+        return "Run the probe on more load hosts to tell a host limit from an array limit."
+    return None
 
 
 def host_limit_text(limit: Mapping[str, Any]) -> str:

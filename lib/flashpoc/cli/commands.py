@@ -233,8 +233,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``flashpoc`` command (long: it declares every subcommand and option in one
-    place, in the order ``--help`` shows them)."""
+    """The argument parser of the ``flashpoc`` command. Long because it declares every subcommand and option
+    in one place, in the order ``--help`` shows them."""
     from ..engines import engine_names
 
     formatter = _Formatter

@@ -202,13 +202,9 @@ def run_notebooks(params_file: Path, phases: list[str], *, terminal: Terminal | 
         FlashpocError: when a notebook fails (the message names it and the error) or a file
             cannot be written (naming it), or another process runs the campaign.
     """
-    import papermill
-    from papermill.exceptions import PapermillExecutionError
-
     from ..params import load_campaign, notebook_parameters, read_parameters_file
-    from ..progress import EVENTS_ENV, check_lines, duration_text, probe_lines
-    from ..report import export_notebook_html
-    from ..store import CampaignStore, StoreError
+    from ..progress import check_lines, duration_text, probe_lines
+    from ..store import CampaignStore
 
     terminal = terminal or Terminal()
     values = notebook_parameters(read_parameters_file(params_file), params_file)  # nothing of the cells' own
@@ -225,31 +221,9 @@ def run_notebooks(params_file: Path, phases: list[str], *, terminal: Terminal | 
             output = out_dir / f"{name}.ipynb"
             terminal.say(f"[{phase}] running {name}.ipynb ...")
             started = time.monotonic()
-            stopped = None
-            events = Path(tmp) / f"{phase}.jsonl"
-            follower = _Follower(events, terminal)
-            follower.start()
-            try:  # FLASHPOC_BATCH: the kernels' progress displays redraw per point only
-                with _environment(FLASHPOC_BATCH="1", **{EVENTS_ENV: str(events)}), \
-                        _kernel_stderr(out_dir / "kernels.log"):
-                    papermill.execute_notebook(str(nb_dir / f"{name}.ipynb"), str(output), parameters=values,
-                                               cwd=str(nb_dir), kernel_name="python3", progress_bar=False,
-                                               extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
-            except PapermillExecutionError as error:  # saved with the error before it was raised
-                stopped = f"phase {phase} stopped: {error.ename}: {error.evalue}"
-            except StoreError as error:  # the executed notebook could not be saved
-                raise FlashpocError(f"phase {phase} stopped: {error}") from None
-            finally:
-                follower.finish()
-            html = output.with_suffix(".html")
-            try:
-                export_notebook_html(output, html)
-            except StoreError as error:
-                if stopped is None:
-                    raise FlashpocError(f"phase {phase}: {error}") from None
-                raise FlashpocError(f"{stopped}\nexecuted notebook: {output} ({html.name} could not be written "
-                                    f"either)") from None
-            written[f"{name}.html"] = html
+            stopped = _execute_phase(phase, nb_dir / f"{name}.ipynb", output, values, Path(tmp) / f"{phase}.jsonl",
+                                     terminal)
+            written[f"{name}.html"] = _export_html(phase, output, stopped)
             if stopped is not None:
                 raise FlashpocError(f"{stopped}\nexecuted notebook: {output}")
             written[name] = output
@@ -257,6 +231,51 @@ def run_notebooks(params_file: Path, phases: list[str], *, terminal: Terminal | 
                 terminal.say(*(f"[{phase}] {line}" for line in results[phase](cfg)))
             terminal.say(f"[{phase}] done in {duration_text(time.monotonic() - started)}")
     return written
+
+
+def _execute_phase(phase: str, notebook: Path, output: Path, values: dict[str, Any], events: Path,
+                   terminal: Terminal) -> str | None:
+    """Run one phase's ``notebook`` with papermill into ``output`` while ``terminal`` follows the
+    kernels' progress in ``events``; return why the phase stopped (its notebook saved with the
+    error), or None when it ran through."""
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    from ..progress import EVENTS_ENV
+    from ..store import StoreError
+
+    follower = _Follower(events, terminal)
+    follower.start()
+    try:  # FLASHPOC_BATCH: the kernels' progress displays redraw per point only
+        with _environment(FLASHPOC_BATCH="1", **{EVENTS_ENV: str(events)}), \
+                _kernel_stderr(output.parent / "kernels.log"):
+            papermill.execute_notebook(str(notebook), str(output), parameters=values,
+                                       cwd=str(notebook.parent), kernel_name="python3", progress_bar=False,
+                                       extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
+    except PapermillExecutionError as error:  # saved with the error before it was raised
+        return f"phase {phase} stopped: {error.ename}: {error.evalue}"
+    except StoreError as error:  # the executed notebook could not be saved
+        raise FlashpocError(f"phase {phase} stopped: {error}") from None
+    finally:
+        follower.finish()
+    return None
+
+
+def _export_html(phase: str, output: Path, stopped: str | None) -> Path:
+    """Export the executed notebook ``output`` to HTML beside it; a failure names the file (and why
+    the phase ``stopped``, when it did)."""
+    from ..report import export_notebook_html
+    from ..store import StoreError
+
+    html = output.with_suffix(".html")
+    try:
+        export_notebook_html(output, html)
+    except StoreError as error:
+        if stopped is None:
+            raise FlashpocError(f"phase {phase}: {error}") from None
+        raise FlashpocError(f"{stopped}\nexecuted notebook: {output} ({html.name} could not be written "
+                            f"either)") from None
+    return html
 
 
 @contextlib.contextmanager

@@ -98,15 +98,7 @@ class Campaign(_Strict):
         _unique(self.targets, "name", "targets")
         _unique(self.workloads, "name", "workloads")
         host_names = {h.name for h in self.hosts}
-        workload_names = self.workload_names
-        labels = [self.report.label or self.campaign] + [c.label or c.campaign for c in self.report.compare]
-        for i, label in enumerate(labels[1:]):
-            if label in labels[: i + 1]:
-                raise ValueError(f"report.compare[{i}]: the label {label!r} is already used; give each campaign "
-                                 f"its own label")
-        for i, other in enumerate(self.report.compare):
-            if other.campaign == self.campaign and (other.results_dir or self.results_dir) == self.results_dir:
-                raise ValueError(f"report.compare[{i}].campaign: {other.campaign!r} is this campaign")
+        _check_compared(self)
         if self.sql_workload is not None and self.oracle is None:
             raise ValueError("sql_workload: needs oracle (dsn, user) to run the script and take AWR snapshots")
         engine = self.engine_object
@@ -116,45 +108,8 @@ class Campaign(_Strict):
         if engine.uses_targets and not self.targets:
             raise ValueError(f"targets: at least one target (LUN, device or file) is needed for engine {self.engine}")
         engine.check_params(self, host_names)
-        for i, target in enumerate(self.targets):
-            for name in target.hosts or []:
-                if name not in host_names:
-                    raise ValueError(f"targets[{i}].hosts: no host named {name!r} (hosts: {sorted(host_names)})")
-        by_path: dict[str, list[int]] = {}
-        for i, target in enumerate(self.targets):
-            for j in by_path.get(target.path, []):
-                if set(self.targets[j].hosts or host_names) & set(target.hosts or host_names):
-                    raise ValueError(f"targets[{i}].path: {target.path!r} is already targets[{j}]")
-            by_path.setdefault(target.path, []).append(i)
-        if engine.uses_targets:
-            largest = max(self.workloads, key=lambda w: parse_size(w.bs))
-            for i, target in enumerate(self.targets):
-                if target.size_bytes is not None and target.size_bytes < parse_size(largest.bs):
-                    raise ValueError(f"targets[{i}].size: {target.size} is smaller than the block size {largest.bs} "
-                                     f"of workload {largest.name}")
-        if self.probe.workload is not None and self.probe.workload not in workload_names:
-            raise ValueError(f"probe.workload: no workload named {self.probe.workload!r} (workloads: {workload_names})")
-        for name in self.sweep.workloads or []:
-            if name not in workload_names:
-                raise ValueError(f"sweep.workloads: no workload named {name!r} (workloads: {workload_names})")
-        target_names = [t.name for t in self.targets]
-        for name in self.destroy_data_on:
-            if name not in target_names:
-                raise ValueError(f"destroy_data_on: no target named {name!r} (targets: {target_names})")
-            if not next(t for t in self.targets if t.name == name).writable:
-                raise ValueError(f"destroy_data_on: target {name!r} does not allow writes (allow_write: false): "
-                                 "nothing would be destroyed")
-        for name in self.precondition.filled_elsewhere:
-            if name not in target_names:
-                raise ValueError(f"precondition.filled_elsewhere: no target named {name!r} (targets: {target_names})")
-        read_only = [t.name for t in self.targets if not t.writable]
-        if read_only and engine.uses_targets:
-            for i, workload in enumerate(self.workloads):
-                if workload.writes:
-                    raise ValueError(
-                        f"workloads[{i}] ({workload.name}) writes, but targets {read_only} do not allow writes: "
-                        "set allow_write: true on a target only if its data may be destroyed"
-                    )
+        _check_targets(self, host_names)
+        _check_names(self)
         return self
 
     # -- derived values -------------------------------------------------------------
@@ -345,3 +300,65 @@ def _unique(items: list[BaseModel], attr: str, key: str) -> None:
         if value in seen:
             raise ValueError(f"{key}[{i}].{attr}: {value!r} is already used by {key}[{seen[value]}]")
         seen[value] = i
+
+
+def _check_compared(cfg: Campaign) -> None:
+    """The compared campaigns' labels are unique and none is this campaign."""
+    labels = [cfg.report.label or cfg.campaign] + [c.label or c.campaign for c in cfg.report.compare]
+    for i, label in enumerate(labels[1:]):
+        if label in labels[: i + 1]:
+            raise ValueError(f"report.compare[{i}]: the label {label!r} is already used; give each campaign "
+                             f"its own label")
+    for i, other in enumerate(cfg.report.compare):
+        if other.campaign == cfg.campaign and (other.results_dir or cfg.results_dir) == cfg.results_dir:
+            raise ValueError(f"report.compare[{i}].campaign: {other.campaign!r} is this campaign")
+
+
+def _check_targets(cfg: Campaign, host_names: set[str]) -> None:
+    """Each target's hosts exist, no two targets of a host share a path, and each holds a block of the
+    largest block size (for an engine with targets)."""
+    engine = cfg.engine_object
+    for i, target in enumerate(cfg.targets):
+        for name in target.hosts or []:
+            if name not in host_names:
+                raise ValueError(f"targets[{i}].hosts: no host named {name!r} (hosts: {sorted(host_names)})")
+    by_path: dict[str, list[int]] = {}
+    for i, target in enumerate(cfg.targets):
+        for j in by_path.get(target.path, []):
+            if set(cfg.targets[j].hosts or host_names) & set(target.hosts or host_names):
+                raise ValueError(f"targets[{i}].path: {target.path!r} is already targets[{j}]")
+        by_path.setdefault(target.path, []).append(i)
+    if engine.uses_targets:
+        largest = max(cfg.workloads, key=lambda w: parse_size(w.bs))
+        for i, target in enumerate(cfg.targets):
+            if target.size_bytes is not None and target.size_bytes < parse_size(largest.bs):
+                raise ValueError(f"targets[{i}].size: {target.size} is smaller than the block size {largest.bs} "
+                                 f"of workload {largest.name}")
+
+
+def _check_names(cfg: Campaign) -> None:
+    """The workloads and targets named elsewhere exist, and no workload writes where a target forbids it."""
+    workload_names = cfg.workload_names
+    if cfg.probe.workload is not None and cfg.probe.workload not in workload_names:
+        raise ValueError(f"probe.workload: no workload named {cfg.probe.workload!r} (workloads: {workload_names})")
+    for name in cfg.sweep.workloads or []:
+        if name not in workload_names:
+            raise ValueError(f"sweep.workloads: no workload named {name!r} (workloads: {workload_names})")
+    target_names = [t.name for t in cfg.targets]
+    for name in cfg.destroy_data_on:
+        if name not in target_names:
+            raise ValueError(f"destroy_data_on: no target named {name!r} (targets: {target_names})")
+        if not next(t for t in cfg.targets if t.name == name).writable:
+            raise ValueError(f"destroy_data_on: target {name!r} does not allow writes (allow_write: false): "
+                             "nothing would be destroyed")
+    for name in cfg.precondition.filled_elsewhere:
+        if name not in target_names:
+            raise ValueError(f"precondition.filled_elsewhere: no target named {name!r} (targets: {target_names})")
+    read_only = [t.name for t in cfg.targets if not t.writable]
+    if read_only and cfg.engine_object.uses_targets:
+        for i, workload in enumerate(cfg.workloads):
+            if workload.writes:
+                raise ValueError(
+                    f"workloads[{i}] ({workload.name}) writes, but targets {read_only} do not allow writes: "
+                    "set allow_write: true on a target only if its data may be destroyed"
+                )

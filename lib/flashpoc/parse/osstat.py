@@ -184,6 +184,9 @@ def parse_iostat_cpu(text: str) -> list[dict[str, Any]]:
 
 
 def _parse_iostat(text: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The device rows and the avg-cpu rows of ``iostat`` output, in one pass over its lines.
+    Long because it is one pass keeping the state of the report being read (its number and
+    timestamp, the section and its header), which helpers would have to pass back and forth."""
     devices: list[dict[str, Any]] = []
     cpus: list[dict[str, Any]] = []
     interval = -1

@@ -85,6 +85,12 @@ def plan_sweep(max_threads: int, *, plan: str = "guide", step: int | None = None
         return guide
     guide_to_max = sum(1 for t in guide if t <= max_threads)
     n = points if points is not None else max(MIN_KNEE_DENSE_POINTS, guide_to_max // 2)
+    return _knee_dense(lo, max_threads, top, step, n)
+
+
+def _knee_dense(lo: int, max_threads: int, top: int, step: int, n: int) -> list[int]:
+    """The knee-dense plan's counts (see :func:`plan_sweep`): ``n`` counts from ``lo`` to
+    ``max_threads``, denser towards it, and the mirrored tail up to ``top``, rounded to ``step``."""
     counts = {lo, max_threads, top}
     span = max_threads - lo
     for i in range(n):

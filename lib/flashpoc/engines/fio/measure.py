@@ -122,25 +122,62 @@ def run_point(wb: Workbench, spec: PointSpec, pid: str) -> tuple[dict[str, Any],
                                                          spec.steady, spec.rate)
     per_job = _rate_per_job(cfg, spec)
     purpose = f"{phase} {workload.name} {threads} threads" + (f" at {rate[0]:g} % of its maximum" if rate else "")
+    started = time.perf_counter()
+    runs, clients_output = _run_on_hosts(wb, spec, pid, per_job, purpose)
+    wall_s = time.perf_counter() - started
+    per_host, metrics, raw = _host_results(cfg, runs, pid)
+    outstanding = outstanding_ios(workload, threads) * len(cfg.hosts)
+    row = rows_mod.base_row(cfg, phase=phase, point_id=pid, engine=cfg.engine, workload=workload,
+                            iodepth=workload.iodepth, threads=threads, outstanding=outstanding,
+                            hosts=sorted(per_host), runtime_s=runtime_s, ramp_s=cfg.settings.ramp_s, repeat=spec.repeat,
+                            wall_s=wall_s, overhead_s=wall_s - runtime_s - cfg.settings.ramp_s)
+    row.update(metrics)
+    if per_job is not None:
+        row.update(curve_pct=rate[0], iorate_requested=per_job * threads * len(cfg.hosts))
+    if steady is not None or cfg.settings.steadystate:  # ended early once steady: how long it ran
+        row["until_steady"] = True
+        row["fio_steadystate"] = (f"{cfg.settings.steadystate} over {cfg.settings.ss_dur_s} s" if cfg.settings.steadystate
+                                  else f"{steady[0]} over {steady[1]} s")  # the rule that ended it
+        row["measured_s"] = round(metrics["runtime_ms"] / 1000.0, 3) if metrics.get("runtime_ms") else runtime_s
+    rows_mod.add_littles_law(row)
+    if len(per_host) > 1:
+        row["per_host"] = {h: {k: s.get(k) for k in ("iops", "lat_mean_ms", "host_cpu_busy_pct")}
+                           for h, s in per_host.items()}
+    if clients_output is not None:
+        raw["clients.json"] = clients_output
+        row["all_clients_iops"] = summarize_fio_point(parse_fio_output(clients_output)).get("iops")
+    return row, raw
+
+
+def _run_on_hosts(wb: Workbench, spec: PointSpec, pid: str, per_job: int | None,
+                  purpose: str) -> tuple[list[FioRun], str | None]:
+    """Run the point's fio job on every host (at once; through fio's client/server mode when
+    ``fio.multi_host`` says so): the hosts' runs and fio --client's whole output (with its All
+    clients aggregate), None when there was no client."""
+    cfg = wb.cfg
 
     def on_host(host_params: HostParams) -> FioRun:
         targets = cfg.targets_of(host_params)
-        job = render_job(cfg, workload, threads, targets, runtime_s=runtime_s, steady=steady, rate_iops=per_job)
-        run_dir = f"{host_params.workdir}/{cfg.campaign}/{phase}/{pid}"
-        return run_fio_job(wb.host(host_params), job, run_dir, readonly=not workload.writes,
-                           timeout_s=_point_timeout_s(cfg, [host_params], runtime_s), purpose=purpose)
+        job = render_job(cfg, spec.workload, spec.threads, targets, runtime_s=spec.runtime_s, steady=spec.steady,
+                         rate_iops=per_job)
+        run_dir = f"{host_params.workdir}/{cfg.campaign}/{spec.phase}/{pid}"
+        return run_fio_job(wb.host(host_params), job, run_dir, readonly=not spec.workload.writes,
+                           timeout_s=_point_timeout_s(cfg, [host_params], spec.runtime_s), purpose=purpose)
 
-    started = time.perf_counter()
-    clients_output = None  # fio --client's whole output, with its All clients aggregate
     if len(cfg.hosts) == 1:
-        runs = [on_host(cfg.hosts[0])]
-    elif cfg.settings.multi_host == "client-server":
-        runs, clients_output = _client_server_runs(wb, phase, workload, threads, runtime_s, pid, purpose, steady,
-                                                   per_job)
-    else:  # every host at once: the point fails when a host fails, every failed host named
-        runs = list(Group(cfg.hosts, strict=True).map(on_host, purpose=purpose))
-    wall_s = time.perf_counter() - started
+        return [on_host(cfg.hosts[0])], None
+    if cfg.settings.multi_host == "client-server":
+        return _client_server_runs(wb, spec.phase, spec.workload, spec.threads, spec.runtime_s, pid, purpose,
+                                   spec.steady, per_job)
+    # every host at once: the point fails when a host fails, every failed host named
+    return list(Group(cfg.hosts, strict=True).map(on_host, purpose=purpose)), None
 
+
+def _host_results(cfg: Campaign, runs: list[FioRun],
+                  pid: str) -> tuple[dict[str, dict], dict[str, Any], dict[str, str]]:
+    """Parse the hosts' runs of point ``pid``: each host's summary, the point's metrics (the hosts
+    aggregated, their latency bins merged, the interval verdict) and its raw files (each host's
+    job, output and stderr, the histogram and interval tables)."""
     per_host, raw, bins, host_intervals = {}, {}, [], []
     for run in runs:
         rows = parse_fio_output(run.output)
@@ -166,27 +203,7 @@ def run_point(wb: Workbench, spec: PointSpec, pid: str) -> tuple[dict[str, Any],
                      for r in merge_intervals(host_intervals)]
         raw[INTERVALS_FILE] = table_text(intervals, INTERVAL_COLUMNS)
         metrics.update(rows_mod.interval_verdict(intervals))
-    outstanding = outstanding_ios(workload, threads) * len(cfg.hosts)
-    row = rows_mod.base_row(cfg, phase=phase, point_id=pid, engine=cfg.engine, workload=workload,
-                            iodepth=workload.iodepth, threads=threads, outstanding=outstanding,
-                            hosts=sorted(per_host), runtime_s=runtime_s, ramp_s=cfg.settings.ramp_s, repeat=spec.repeat,
-                            wall_s=wall_s, overhead_s=wall_s - runtime_s - cfg.settings.ramp_s)
-    row.update(metrics)
-    if per_job is not None:
-        row.update(curve_pct=rate[0], iorate_requested=per_job * threads * len(cfg.hosts))
-    if steady is not None or cfg.settings.steadystate:  # ended early once steady: how long it ran
-        row["until_steady"] = True
-        row["fio_steadystate"] = (f"{cfg.settings.steadystate} over {cfg.settings.ss_dur_s} s" if cfg.settings.steadystate
-                                  else f"{steady[0]} over {steady[1]} s")  # the rule that ended it
-        row["measured_s"] = round(metrics["runtime_ms"] / 1000.0, 3) if metrics.get("runtime_ms") else runtime_s
-    rows_mod.add_littles_law(row)
-    if len(per_host) > 1:
-        row["per_host"] = {h: {k: s.get(k) for k in ("iops", "lat_mean_ms", "host_cpu_busy_pct")}
-                           for h, s in per_host.items()}
-    if clients_output is not None:
-        raw["clients.json"] = clients_output
-        row["all_clients_iops"] = summarize_fio_point(parse_fio_output(clients_output)).get("iops")
-    return row, raw
+    return per_host, metrics, raw
 
 
 def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: int, runtime_s: int,

@@ -198,34 +198,7 @@ def parse_fio_histogram(text: str) -> list[dict[str, Any]]:
             else None
         )
         for order, direction in enumerate(DIRECTIONS):
-            stats = entry.get(direction)
-            if not isinstance(stats, Mapping):
-                continue
-            legacy = stats.get("clat")
-            if isinstance(legacy, Mapping) and "bins" in legacy:
-                raise ParseError(
-                    f"fio JSON {where}.{direction}.clat.bins is fio 2.x's index-keyed "
-                    "histogram; only fio 3.x clat_ns.bins (keys in ns) is supported"
-                )
-            clat = stats.get("clat_ns")
-            if not isinstance(clat, Mapping) or clat.get("bins") is None:
-                continue
-            bins = clat["bins"]
-            bins_where = f"{where}.{direction}.clat_ns.bins"
-            if not isinstance(bins, Mapping):
-                raise ParseError(f"fio JSON {bins_where} is not an object: {bins!r:.80}")
-            for key, count in bins.items():
-                try:
-                    clat_ns = int(key)
-                except ValueError:
-                    raise ParseError(
-                        f"fio JSON {bins_where} has key {key!r}; expected a latency in ns"
-                    ) from None
-                count = _number(count, f"{bins_where}[{key!r}]")
-                if count < 0 or count != int(count):
-                    raise ParseError(
-                        f"fio JSON {bins_where}[{key!r}] is {count!r}; expected a count >= 0"
-                    )
+            for clat_ns, count in _direction_bins(entry.get(direction), f"{where}.{direction}"):
                 rows.append(
                     {
                         "entry_index": index,
@@ -233,12 +206,48 @@ def parse_fio_histogram(text: str) -> list[dict[str, Any]]:
                         "hostname": hostname,
                         "direction": direction,
                         "clat_ns": clat_ns,
-                        "count": int(count),
+                        "count": count,
                         "_order": order,
                     }
                 )
     rows.sort(key=lambda row: (row["entry_index"], row["_order"], row["clat_ns"]))
     return [{key: row[key] for key in HISTOGRAM_KEYS} for row in rows]
+
+
+def _direction_bins(stats: Any, where: str) -> list[tuple[int, int]]:
+    """``(clat_ns, count)`` of each bin of one direction's ``clat_ns.bins`` (``stats`` is the
+    direction's object at ``where``); none when it has no bins. Raises ParseError as
+    :func:`parse_fio_histogram` says."""
+    if not isinstance(stats, Mapping):
+        return []
+    legacy = stats.get("clat")
+    if isinstance(legacy, Mapping) and "bins" in legacy:
+        raise ParseError(
+            f"fio JSON {where}.clat.bins is fio 2.x's index-keyed "
+            "histogram; only fio 3.x clat_ns.bins (keys in ns) is supported"
+        )
+    clat = stats.get("clat_ns")
+    if not isinstance(clat, Mapping) or clat.get("bins") is None:
+        return []
+    bins = clat["bins"]
+    bins_where = f"{where}.clat_ns.bins"
+    if not isinstance(bins, Mapping):
+        raise ParseError(f"fio JSON {bins_where} is not an object: {bins!r:.80}")
+    out = []
+    for key, count in bins.items():
+        try:
+            clat_ns = int(key)
+        except ValueError:
+            raise ParseError(
+                f"fio JSON {bins_where} has key {key!r}; expected a latency in ns"
+            ) from None
+        count = _number(count, f"{bins_where}[{key!r}]")
+        if count < 0 or count != int(count):
+            raise ParseError(
+                f"fio JSON {bins_where}[{key!r}] is {count!r}; expected a count >= 0"
+            )
+        out.append((clat_ns, int(count)))
+    return out
 
 
 def summarize_fio_point(
@@ -291,26 +300,16 @@ def summarize_fio_point(
     summary: dict[str, Any] = {}
     exact = True
     for prefix, directions in (("", DIRECTIONS), ("read_", ("read",)), ("write_", ("write",))):
-        part = [row for row in counted if row["direction"] in directions]
-        summary[f"{prefix}iops"] = float(sum(row["iops"] for row in part))
-        summary[f"{prefix}bw_mibps"] = float(sum(row["bw_mibps"] for row in part))
-        lat_mean_us = _weighted_mean(part, "lat_mean_us")
-        summary[f"{prefix}lat_mean_ms"] = None if lat_mean_us is None else lat_mean_us / 1000
-        from_bins = _distribution(bins, directions, prefix) if part else {}
-        for name in SUMMARY_PERCENTILES:
-            key = f"{prefix}clat_{name}_ms"
-            if not part or key in from_bins:
-                summary[key] = from_bins.get(key)
-            else:
-                value_us, value_exact = _rows_percentile(
-                    part, fallback, directions, f"clat_{name}_us"
-                )
-                summary[key] = None if value_us is None else value_us / 1000
-                exact = exact and value_exact
-        for limit in SHARE_LIMITS_US:
-            summary[f"{prefix}clat_under_{limit}_pct"] = from_bins.get(f"{prefix}clat_under_{limit}_pct")
+        exact = _summarize_directions(summary, counted, fallback, bins, prefix, directions) and exact
     summary["percentiles_exact"] = exact
+    summary.update(_summarize_entries(counted))
+    return summary
 
+
+def _summarize_entries(counted: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """What :func:`summarize_fio_point` gives per fio entry (job or client) of the counted rows:
+    mean CPU, steady state attained, runtime, fio's version and the number of entries."""
+    summary: dict[str, Any] = {}
     entries = {row["entry_index"]: row for row in counted}
     summary["usr_cpu_pct"] = _mean(row["usr_cpu_pct"] for row in entries.values())
     summary["sys_cpu_pct"] = _mean(row["sys_cpu_pct"] for row in entries.values())
@@ -325,6 +324,34 @@ def summarize_fio_point(
     summary["fio_version"] = counted[0]["fio_version"]
     summary["n_entries"] = len(entries)
     return summary
+
+
+def _summarize_directions(summary: dict[str, Any], counted: Sequence[Mapping[str, Any]],
+                          fallback: Sequence[Mapping[str, Any]], bins: Sequence[Mapping[str, Any]], prefix: str,
+                          directions: Sequence[str]) -> bool:
+    """Add the ``<prefix>`` IOPS, bandwidth, mean latency, percentiles and shares of the counted
+    rows in ``directions`` to ``summary`` (see :func:`summarize_fio_point`); whether the
+    percentiles are exact."""
+    exact = True
+    part = [row for row in counted if row["direction"] in directions]
+    summary[f"{prefix}iops"] = float(sum(row["iops"] for row in part))
+    summary[f"{prefix}bw_mibps"] = float(sum(row["bw_mibps"] for row in part))
+    lat_mean_us = _weighted_mean(part, "lat_mean_us")
+    summary[f"{prefix}lat_mean_ms"] = None if lat_mean_us is None else lat_mean_us / 1000
+    from_bins = _distribution(bins, directions, prefix) if part else {}
+    for name in SUMMARY_PERCENTILES:
+        key = f"{prefix}clat_{name}_ms"
+        if not part or key in from_bins:
+            summary[key] = from_bins.get(key)
+        else:
+            value_us, value_exact = _rows_percentile(
+                part, fallback, directions, f"clat_{name}_us"
+            )
+            summary[key] = None if value_us is None else value_us / 1000
+            exact = exact and value_exact
+    for limit in SHARE_LIMITS_US:
+        summary[f"{prefix}clat_under_{limit}_pct"] = from_bins.get(f"{prefix}clat_under_{limit}_pct")
+    return exact
 
 
 def latency_distribution(histogram: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
@@ -399,32 +426,11 @@ def parse_fio_interval_logs(logs: Mapping[str, str], *, window_ms: int,
         ParseError: no iops logs, a job with an iops log but no lat log, or a line that is
             not fio log format (the message names the file and line).
     """
-    by_job: dict[str, dict[int, tuple[str, str]]] = {"iops": {}, "lat": {}}
-    for name, text in logs.items():
-        match = _LOG_NAME.search(name)
-        if match:
-            by_job[match["kind"]][int(match["job"])] = (name, text)
-    iops_logs, lat_logs = by_job["iops"], by_job["lat"]
-    if not iops_logs:
-        raise ParseError("no fio interval logs (NAME_iops.<job>.log) to parse")
-    if set(iops_logs) != set(lat_logs):
-        raise ParseError(f"fio interval logs: jobs {sorted(iops_logs)} have iops logs but jobs "
-                         f"{sorted(lat_logs)} have lat logs")
+    iops_logs, lat_logs = _job_logs(logs)
     lat_unit_us = 1.0 if (fio_version or "").startswith("fio-2.") else 0.001
     if window_ms <= 0:
         raise ParseError(f"fio log window must be > 0 ms, got {window_ms}")
-    windows: dict[int, dict[str, Any]] = {}
-    for job in sorted(iops_logs):
-        iops = _log_values(iops_logs[job][1], iops_logs[job][0], window_ms)
-        lat = _log_values(lat_logs[job][1], lat_logs[job][0], window_ms)
-        for (window, direction), value in iops.items():
-            slot = windows.setdefault(window, {"jobs": {}, "iops": Counter(), "lat": Counter(), "whole": True})
-            slot["jobs"].setdefault(job, set()).add(direction)
-            slot["iops"][direction] += value
-            if (window, direction) in lat:
-                slot["lat"][direction] += value * lat[(window, direction)] * lat_unit_us / 1000.0
-            elif value:
-                slot["whole"] = False  # I/O without its latency (a cut lat log): no mean to give
+    windows = _sum_windows(iops_logs, lat_logs, window_ms, lat_unit_us)
     rows = []
     for window in sorted(windows):
         slot = windows[window]
@@ -440,6 +446,45 @@ def parse_fio_interval_logs(logs: Mapping[str, str], *, window_ms: int,
             row[f"{prefix}lat_mean_ms"] = weighted / total if total > 0 else None
         rows.append({key: row[key] for key in INTERVAL_KEYS})
     return rows
+
+
+def _job_logs(logs: Mapping[str, str]) -> tuple[dict[int, tuple[str, str]], dict[int, tuple[str, str]]]:
+    """The iops and the lat log of each job among ``logs``: ``{job: (file name, text)}`` each.
+
+    Raises:
+        ParseError: no iops logs, or a job with one log but not the other.
+    """
+    by_job: dict[str, dict[int, tuple[str, str]]] = {"iops": {}, "lat": {}}
+    for name, text in logs.items():
+        match = _LOG_NAME.search(name)
+        if match:
+            by_job[match["kind"]][int(match["job"])] = (name, text)
+    iops_logs, lat_logs = by_job["iops"], by_job["lat"]
+    if not iops_logs:
+        raise ParseError("no fio interval logs (NAME_iops.<job>.log) to parse")
+    if set(iops_logs) != set(lat_logs):
+        raise ParseError(f"fio interval logs: jobs {sorted(iops_logs)} have iops logs but jobs "
+                         f"{sorted(lat_logs)} have lat logs")
+    return iops_logs, lat_logs
+
+
+def _sum_windows(iops_logs: Mapping[int, tuple[str, str]], lat_logs: Mapping[int, tuple[str, str]],
+                 window_ms: int, lat_unit_us: float) -> dict[int, dict[str, Any]]:
+    """Per window: the jobs that logged it (with their directions), the IOPS and the IOPS x
+    latency (ms) summed per direction, and whether every I/O had its latency."""
+    windows: dict[int, dict[str, Any]] = {}
+    for job in sorted(iops_logs):
+        iops = _log_values(iops_logs[job][1], iops_logs[job][0], window_ms)
+        lat = _log_values(lat_logs[job][1], lat_logs[job][0], window_ms)
+        for (window, direction), value in iops.items():
+            slot = windows.setdefault(window, {"jobs": {}, "iops": Counter(), "lat": Counter(), "whole": True})
+            slot["jobs"].setdefault(job, set()).add(direction)
+            slot["iops"][direction] += value
+            if (window, direction) in lat:
+                slot["lat"][direction] += value * lat[(window, direction)] * lat_unit_us / 1000.0
+            elif value:
+                slot["whole"] = False  # I/O without its latency (a cut lat log): no mean to give
+    return windows
 
 
 def merge_intervals(per_host: Sequence[Sequence[Mapping[str, Any]]]) -> list[dict[str, Any]]:

@@ -63,11 +63,19 @@ def render_job(campaign: Campaign, workload: Workload, threads: int, targets: li
     if not targets:
         raise ValueError("a fio job needs at least one target")
     fio: FioSettings = campaign.settings
-    runtime = runtime_s or fio.runtime_s
+    header = (f"; flashpoc {campaign.campaign}: workload {workload.name}, {threads} threads"
+              f" x iodepth {workload.iodepth}")
+    lines = [header, *_global_section(fio, targets, runtime_s or fio.runtime_s, steady),
+             "", *_job_section(workload, threads, host, rate_iops)]
+    return "\n".join(lines)
+
+
+def _global_section(fio: FioSettings, targets: list[TargetParams], runtime: int,
+                    steady: tuple[str, int] | None) -> list[str]:
+    """The ``[global]`` section of a point's job: engine, timing, reporting, the targets, and the
+    optional steady-state, interval-log and data-reduction lines."""
     sizes = [t.size_bytes for t in targets]
     lines = [
-        f"; flashpoc {campaign.campaign}: workload {workload.name}, {threads} threads"
-        f" x iodepth {workload.iodepth}",
         "[global]",
         f"ioengine={fio.ioengine}",
         f"direct={int(fio.direct)}",
@@ -96,8 +104,12 @@ def render_job(campaign: Campaign, workload: Workload, threads: int, targets: li
         lines += [f"buffer_compress_percentage={fio.buffer_compress_percentage}", "refill_buffers=1"]
     if fio.dedupe_percentage is not None:
         lines.append(f"dedupe_percentage={fio.dedupe_percentage}")
-    lines += [
-        "",
+    return lines
+
+
+def _job_section(workload: Workload, threads: int, host: str | None, rate_iops: int | None) -> list[str]:
+    """The point's job section: the workload's pattern, its rate (a rate step) and the threads."""
+    lines = [
         f"[{host + '.' if host else ''}{workload.name}]",
         f"rw={workload.rw}",
         f"bs={workload.bs}",
@@ -107,7 +119,7 @@ def render_job(campaign: Campaign, workload: Workload, threads: int, targets: li
     if rate_iops is not None:
         lines.append(f"rate_iops={rate_iops}")
     lines += [f"iodepth={workload.iodepth}", f"numjobs={threads}", ""]
-    return "\n".join(lines)
+    return lines
 
 
 def rate_per_job(total_iops: float, threads: int, hosts: int) -> int:

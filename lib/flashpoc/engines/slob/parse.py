@@ -91,14 +91,7 @@ def read_slob_run(files: Mapping[str, bytes | str], devices: str | None = None, 
         ParseError: there is no AWR report (a Statspack-only run is named as such), or a
             report, mpstat.out or tm.out cannot be read.
     """
-    name = _first(files, INSTANCE_REPORTS)
-    if name is None:
-        if files.get("statspack.txt"):
-            raise ParseError("the run left statspack.txt only: flashpoc reads SLOB points from AWR reports; "
-                             "with database_statistics_type statspack configure oracle: to read the "
-                             "statistics through SQL")
-        raise ParseError("the run left no AWR report (awr.txt or awr.html.gz): see console.txt and "
-                         "slob_debug.out of the point")
+    name = _instance_report(files)
     report = parse_awr(file_text(name, files[name]))
     rac_name = _first(files, RAC_REPORTS)
     rac = parse_awr(file_text(rac_name, files[rac_name])) if rac_name else None
@@ -115,17 +108,37 @@ def read_slob_run(files: Mapping[str, bytes | str], devices: str | None = None, 
     metrics["intervals_source"] = INTERVAL_SOURCES[datafiles]
     intervals: list[dict[str, Any]] = []
     try:
-        if datafiles == "local" and files.get("iostat.out"):
-            intervals = iostat_intervals(file_text("iostat.out", files["iostat.out"]), header,
-                                         devices or PHYSICAL_DEVICES)
-        elif datafiles == "knfs":
-            if not files.get("mountstats.out"):
-                raise ParseError("the run left no mountstats.out (the NFS client's counters)")
-            intervals = nfs_intervals(file_text("mountstats.out", files["mountstats.out"]),
-                                      _clock(header.get("begin_time")), _clock(header.get("end_time")), nfs_mounts)
+        intervals = _run_intervals(files, header, devices, datafiles, nfs_mounts)
     except ParseError as error:
         metrics["intervals_error"] = str(error)
     return metrics, intervals
+
+
+def _instance_report(files: Mapping[str, bytes | str]) -> str:
+    """The name of the run's instance AWR report; a ParseError saying what the run left instead."""
+    name = _first(files, INSTANCE_REPORTS)
+    if name is None:
+        if files.get("statspack.txt"):
+            raise ParseError("the run left statspack.txt only: flashpoc reads SLOB points from AWR reports; "
+                             "with database_statistics_type statspack configure oracle: to read the "
+                             "statistics through SQL")
+        raise ParseError("the run left no AWR report (awr.txt or awr.html.gz): see console.txt and "
+                         "slob_debug.out of the point")
+    return name
+
+
+def _run_intervals(files: Mapping[str, bytes | str], header: Mapping[str, Any], devices: str | None,
+                   datafiles: str, nfs_mounts: str | None) -> list[dict[str, Any]]:
+    """The run's time series (see :func:`read_slob_run`): iostat.out's for local datafiles,
+    mountstats.out's NFS mounts' for ``knfs``, none otherwise."""
+    if datafiles == "local" and files.get("iostat.out"):
+        return iostat_intervals(file_text("iostat.out", files["iostat.out"]), header, devices or PHYSICAL_DEVICES)
+    if datafiles == "knfs":
+        if not files.get("mountstats.out"):
+            raise ParseError("the run left no mountstats.out (the NFS client's counters)")
+        return nfs_intervals(file_text("mountstats.out", files["mountstats.out"]),
+                             _clock(header.get("begin_time")), _clock(header.get("end_time")), nfs_mounts)
+    return []
 
 
 def point_wait_histogram(files: Mapping[str, bytes | str], event: str) -> list[dict[str, Any]]:
@@ -200,24 +213,9 @@ def iostat_intervals(text: str, header: Mapping[str, Any], devices: str = PHYSIC
     begin, end = _clock(header.get("begin_time")), _clock(header.get("end_time"))
     if begin is None or end is None or end <= begin:
         return []
-    pattern = re.compile(devices)
-    reports: dict[int, dict[str, Any]] = {}
-    for row in parse_iostat(text):
-        if row["interval"] == 0 or not pattern.search(row["device"]):
-            continue
-        missing = [k for k in ("r_per_s", "w_per_s", "r_await_ms", "w_await_ms") if k not in row]
-        if missing:
-            raise ParseError(f"iostat.out has no {', '.join(missing)} column: run iostat -x with await columns")
-        clock = clock_24h(row.get("timestamp") or "")
-        if clock is None:
-            return []
-        slot = reports.setdefault(row["interval"], {"clock": clock, "r": 0.0, "w": 0.0, "r_lat": 0.0, "w_lat": 0.0,
-                                                    "devices": 0})
-        slot["devices"] += 1
-        slot["r"] += row["r_per_s"]
-        slot["w"] += row["w_per_s"]
-        slot["r_lat"] += row["r_per_s"] * row["r_await_ms"]
-        slot["w_lat"] += row["w_per_s"] * row["w_await_ms"]
+    reports = _iostat_reports(text, devices)
+    if reports is None:
+        return []
     # a report with fewer devices than the others was cut short (the file ends mid-report): its
     # sums would be too low, so it is left out
     # (the time axis comes from every report, so one left out leaves a gap rather than moving the others)
@@ -244,6 +242,31 @@ def iostat_intervals(text: str, header: Mapping[str, Any], devices: str = PHYSIC
             "warmup": report["clock"] <= begin,
         })
     return rows
+
+
+def _iostat_reports(text: str, devices: str) -> dict[int, dict[str, Any]] | None:
+    """Per iostat report after the first: its clock time, the devices matching ``devices`` it
+    lists, their r/s and w/s summed and weighted by their awaits; None when a report has no
+    ``-t`` timestamp. Raises ParseError as :func:`iostat_intervals` says."""
+    pattern = re.compile(devices)
+    reports: dict[int, dict[str, Any]] = {}
+    for row in parse_iostat(text):
+        if row["interval"] == 0 or not pattern.search(row["device"]):
+            continue
+        missing = [k for k in ("r_per_s", "w_per_s", "r_await_ms", "w_await_ms") if k not in row]
+        if missing:
+            raise ParseError(f"iostat.out has no {', '.join(missing)} column: run iostat -x with await columns")
+        clock = clock_24h(row.get("timestamp") or "")
+        if clock is None:
+            return None
+        slot = reports.setdefault(row["interval"], {"clock": clock, "r": 0.0, "w": 0.0, "r_lat": 0.0, "w_lat": 0.0,
+                                                    "devices": 0})
+        slot["devices"] += 1
+        slot["r"] += row["r_per_s"]
+        slot["w"] += row["w_per_s"]
+        slot["r_lat"] += row["r_per_s"] * row["r_await_ms"]
+        slot["w_lat"] += row["w_per_s"] * row["w_await_ms"]
+    return reports
 
 
 def _seconds(clock: str) -> int:

@@ -110,6 +110,12 @@ def _validate(conf: SlobConf) -> None:
         raise ParameterError(
             "sysdba_passwd_env must be the name of an environment variable on the DB host "
             "(letters, digits, '_'), not a password; the value given is not shown")
+    _validate_work(conf)
+    _validate_options(conf)
+
+
+def _validate_work(conf: SlobConf) -> None:
+    """The rules of the work a run does: its mix, length, data sizes, work unit and redo stress."""
     _check_int("UPDATE_PCT", conf.update_pct, 0, 100)
     _check_int("SCAN_PCT", conf.scan_pct, 0, 100)
     if conf.update_pct + conf.scan_pct > 100:
@@ -135,6 +141,10 @@ def _validate(conf: SlobConf) -> None:
     _check_int("WORK_UNIT", conf.work_unit, 1)
     if conf.redo_stress not in ("LITE", "HEAVY"):
         raise ParameterError(f"REDO_STRESS must be LITE or HEAVY, got {conf.redo_stress!r}")
+
+
+def _validate_options(conf: SlobConf) -> None:
+    """The rules of the other settings: load, sessions, hot spots, think time, services and scripts."""
     _check_int("LOAD_PARALLEL_DEGREE", conf.load_parallel_degree, 1)
     _check_int("THREADS_PER_SCHEMA", conf.threads_per_schema, 1)
     _check_int("SQLNET_SERVICE_MAX", conf.sqlnet_service_max, 1)
@@ -171,6 +181,23 @@ def _format_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
+def _conf_line(conf: SlobConf, key: str) -> str | None:
+    """The ``KEY=value`` line of ``key`` in slob.conf's syntax; None when its value is None."""
+    value = getattr(conf, key.lower())
+    if value is None:
+        return None
+    if key in BOOL_KEYS:
+        text = "TRUE" if value else "FALSE"
+    elif key in FLOAT_KEYS:
+        text = _format_number(value)
+    elif key in QUOTED_KEYS:
+        text = f'"{value}"'
+    else:
+        text = str(value)
+    suffix = "   # Permitted values: [statspack|awr]" if key == "DATABASE_STATISTICS_TYPE" else ""
+    return f"{key}={text}{suffix}"
+
+
 def render_slob_conf(conf: SlobConf, *, comment: str | None = None) -> str:
     """Return ``slob.conf`` text for ``conf``, in the syntax of SLOB 2.5's own file.
 
@@ -191,27 +218,10 @@ def render_slob_conf(conf: SlobConf, *, comment: str | None = None) -> str:
         lines.append(f"#### {comment}")
     lines.append("")
 
-    def put(key: str) -> None:
-        value = getattr(conf, key.lower())
-        if value is None:
-            return
-        if key in BOOL_KEYS:
-            text = "TRUE" if value else "FALSE"
-        elif key in FLOAT_KEYS:
-            text = _format_number(value)
-        elif key in QUOTED_KEYS:
-            text = f'"{value}"'
-        else:
-            text = str(value)
-        suffix = "   # Permitted values: [statspack|awr]" if key == "DATABASE_STATISTICS_TYPE" else ""
-        lines.append(f"{key}={text}{suffix}")
-
     def group(*keys: str) -> None:
-        before = len(lines)
-        for key in keys:
-            put(key)
-        if len(lines) > before:
-            lines.append("")
+        written = [line for line in (_conf_line(conf, key) for key in keys) if line is not None]
+        if written:
+            lines.extend([*written, ""])
 
     group("UPDATE_PCT", "SCAN_PCT", "RUN_TIME", "WORK_LOOP", "SCALE", "SCAN_TABLE_SZ",
           "WORK_UNIT", "REDO_STRESS", "LOAD_PARALLEL_DEGREE")

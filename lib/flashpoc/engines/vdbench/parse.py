@@ -456,17 +456,7 @@ def _parse_histogram(text: str, name: str) -> tuple[list[dict[str, Any]], list[d
             if run is None:
                 continue  # 'Link to Run Definitions:' and other preamble
             _check_section_complete(previous, name, number)
-            section = stripped[:-1].strip()
-            if section.lower() not in HISTOGRAM_SECTIONS:
-                raise ParseError(f"{name} line {number}: unknown histogram section {section!r} "
-                                 f"(vdbench's are {sorted(set(HISTOGRAM_SECTIONS))}; damaged?)")
-            only = [title for title in (*sections, section) if title.lower().startswith("only ")]
-            if section in sections or (only and sections):
-                raise ParseError(
-                    f"{name} line {number}: {section!r} cannot follow {sorted(sections)} in run "
-                    f"{run_index} (is a 'Starting RD' line missing?)"
-                )
-            sections.add(section)
+            section = _histogram_section(stripped, sections, run_index, name, number)
             in_table, previous = False, None
             continue
         if stripped.startswith("min(ms)"):
@@ -484,42 +474,75 @@ def _parse_histogram(text: str, name: str) -> tuple[list[dict[str, Any]], list[d
                 f"{name} line {number}: expected a bucket line 'min < max count % cum%', "
                 f"got {stripped[:60]!r}"
             )
-        lo_us = _ms_to_us(bucket["lo"])
-        hi_us = None if bucket["hi"] == "max" else _ms_to_us(bucket["hi"])
-        pct, cum = float(bucket["pct"]), float(bucket["cum"])
-        if previous is None and lo_us != 0:
-            raise ParseError(f"{name} line {number}: the first bucket starts at {bucket['lo']} ms, "
-                             "expected 0 (lines missing?)")
-        if previous is not None:
-            if previous["bucket_hi_us"] is None or previous["bucket_hi_us"] != lo_us:
-                raise ParseError(
-                    f"{name} line {number}: bucket starts at {bucket['lo']} ms but the previous "
-                    "one did not end there"
-                )
-            if cum + 1e-9 < previous["cum_pct"]:
-                raise ParseError(f"{name} line {number}: cumulative % decreases")
         assert run is not None and section is not None
-        row = {key: run[key] for key in ("rd", "run_index", "loop", *LOOP_KEYS)}
-        row.update(_extra_loop_keys(run))
-        row.update(
-            {
-                "section": section,
-                "direction": HISTOGRAM_SECTIONS.get(section.lower()),
-                "bucket_index": 0 if previous is None else previous["bucket_index"] + 1,
-                "bucket_lo_us": lo_us,
-                "bucket_hi_us": hi_us,
-                "count": int(bucket["count"].replace(",", "")),
-                "pct": pct,
-                "cum_pct": cum,
-            }
-        )
+        row = _histogram_row(bucket, run, section, previous, f"{name} line {number}")
         rows.append(row)
         previous = row
-        if hi_us is None:
+        if row["bucket_hi_us"] is None:
             in_table = False
     if not recognized:
         raise ParseError(f"{name} is not a vdbench histogram: no 'response time histogram' title")
     return rows, runs
+
+
+def _histogram_section(title: str, sections: set[str], run_index: int, name: str, number: int) -> str:
+    """The section a ``title:`` line opens in run ``run_index``, added to the run's ``sections``.
+
+    Raises:
+        ParseError: a title that is not one of :data:`HISTOGRAM_SECTIONS`, or one that cannot
+            follow the run's sections (a repeat, or an ``Only ...`` section beside another).
+    """
+    section = title[:-1].strip()
+    if section.lower() not in HISTOGRAM_SECTIONS:
+        raise ParseError(f"{name} line {number}: unknown histogram section {section!r} "
+                         f"(vdbench's are {sorted(set(HISTOGRAM_SECTIONS))}; damaged?)")
+    only = [title for title in (*sections, section) if title.lower().startswith("only ")]
+    if section in sections or (only and sections):
+        raise ParseError(
+            f"{name} line {number}: {section!r} cannot follow {sorted(sections)} in run "
+            f"{run_index} (is a 'Starting RD' line missing?)"
+        )
+    sections.add(section)
+    return section
+
+
+def _histogram_row(bucket: re.Match, run: Mapping[str, Any], section: str, previous: Mapping[str, Any] | None,
+                   where: str) -> dict[str, Any]:
+    """The row of one bucket line (at ``where``) of ``section`` in ``run``.
+
+    Raises:
+        ParseError: a first bucket that does not start at 0, a bucket that does not start where
+            the ``previous`` one ended, or a cumulative % that decreases.
+    """
+    lo_us = _ms_to_us(bucket["lo"])
+    hi_us = None if bucket["hi"] == "max" else _ms_to_us(bucket["hi"])
+    pct, cum = float(bucket["pct"]), float(bucket["cum"])
+    if previous is None and lo_us != 0:
+        raise ParseError(f"{where}: the first bucket starts at {bucket['lo']} ms, "
+                         "expected 0 (lines missing?)")
+    if previous is not None:
+        if previous["bucket_hi_us"] is None or previous["bucket_hi_us"] != lo_us:
+            raise ParseError(
+                f"{where}: bucket starts at {bucket['lo']} ms but the previous "
+                "one did not end there"
+            )
+        if cum + 1e-9 < previous["cum_pct"]:
+            raise ParseError(f"{where}: cumulative % decreases")
+    row = {key: run[key] for key in ("rd", "run_index", "loop", *LOOP_KEYS)}
+    row.update(_extra_loop_keys(run))
+    row.update(
+        {
+            "section": section,
+            "direction": HISTOGRAM_SECTIONS.get(section.lower()),
+            "bucket_index": 0 if previous is None else previous["bucket_index"] + 1,
+            "bucket_lo_us": lo_us,
+            "bucket_hi_us": hi_us,
+            "count": int(bucket["count"].replace(",", "")),
+            "pct": pct,
+            "cum_pct": cum,
+        }
+    )
+    return row
 
 
 
@@ -597,6 +620,23 @@ def parse_output_dir(
         raise ParseError(
             f"no totals.html among {len(files)} files: not a vdbench output directory"
         )
+    result, reports, flat_printed, histogram_runs = _parse_files(files)
+    flat_rows = result["flatfile"]
+    _check_report_kinds(files)
+    logged = _logfile_runs(files["logfile.html"]) if "logfile.html" in files else None
+    result["unfinished"] = _check_runs(files, reports, logged, flat_rows, histogram_runs)
+    _check_numbers(reports, logged, flat_rows, flat_printed)
+    if expected_runs is not None:
+        _check_expected_runs(result["totals"], result["unfinished"], expected_runs)
+    return result
+
+
+def _parse_files(files: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]],
+                                                     list[dict[str, str]], list[dict[str, Any]] | None]:
+    """Parse each file of an output directory on its own, before they are checked against each
+    other: the result of :func:`parse_output_dir` (``unfinished`` still empty), the parsed summary
+    reports by file name, flatfile.html's values as printed, and histogram.html's runs (None
+    without it)."""
     reports = {"totals.html": _parse_report(files["totals.html"], "totals.html", marker="Run totals")}
     flat_rows, flat_printed = (
         _parse_flatfile(files["flatfile.html"]) if "flatfile.html" in files else ([], [])
@@ -629,13 +669,7 @@ def parse_output_dir(
             if kind is not None:
                 reports[name] = _parse_report(text, name, marker="summary report")
                 result[f"{kind}s"][name[: -len(".html")]] = _summary_rows(reports[name])
-    _check_report_kinds(files)
-    logged = _logfile_runs(files["logfile.html"]) if "logfile.html" in files else None
-    result["unfinished"] = _check_runs(files, reports, logged, flat_rows, histogram_runs)
-    _check_numbers(reports, logged, flat_rows, flat_printed)
-    if expected_runs is not None:
-        _check_expected_runs(result["totals"], result["unfinished"], expected_runs)
-    return result
+    return result, reports, flat_printed, histogram_runs
 
 
 OPENING_LINE = re.compile(r"Opening sd=([^,;\s<]+),lun=([^;<]+); write: (true|false)")
@@ -813,24 +847,26 @@ def parse_vdbench_dir(path: str | Path) -> list[dict[str, Any]]:
     if not totals:
         return []
     averages = {row["run_index"]: row for row in parsed["flatfile"] if row["is_avg"]}
-    rows = []
-    for total in totals:
-        row = dict(total)
-        flat = averages.get(total["run_index"])
-        row["flatfile_matched"] = flat is not None
-        if flat is not None:  # the same run: parse_output_dir checked rd, label and numbers
-            for key, value in flat.items():
-                if key in ("tod", "timestamp", "run", "interval", "run_index", "is_avg"):
-                    continue
-                if FLATFILE_DUPLICATES.get(key) in row:
-                    continue
-                if key in LOOP_KEYS and row[key] is None:
-                    whole = isinstance(value, float) and value.is_integer()
-                    row[key] = int(value) if whole else value
-                elif key not in row:
-                    row[key] = value
-        rows.append(row)
-    return rows
+    return [_with_flatfile(total, averages.get(total["run_index"])) for total in totals]
+
+
+def _with_flatfile(total: Mapping[str, Any], flat: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A totals row with what the flatfile's ``avg_`` row of its run adds (see
+    :func:`parse_vdbench_dir`) and ``flatfile_matched``."""
+    row = dict(total)
+    row["flatfile_matched"] = flat is not None
+    if flat is not None:  # the same run: parse_output_dir checked rd, label and numbers
+        for key, value in flat.items():
+            if key in ("tod", "timestamp", "run", "interval", "run_index", "is_avg"):
+                continue
+            if FLATFILE_DUPLICATES.get(key) in row:
+                continue
+            if key in LOOP_KEYS and row[key] is None:
+                whole = isinstance(value, float) and value.is_integer()
+                row[key] = int(value) if whole else value
+            elif key not in row:
+                row[key] = value
+    return row
 
 
 # --- cross-checks between the files of one output directory --------------------------------
@@ -902,34 +938,7 @@ def _check_runs(
     any other difference is refused, naming the file that differs from most others (on a tie,
     from totals.html, or from the one with more runs finished: a cut loses runs) and the run.
     """
-    sources: list[tuple[str, str, list[dict[str, Any]], list[bool] | None]] = []
-    for name in ("totals.html", "summary.html"):
-        if name in reports:
-            sources.append((name, "report", reports[name], [run["averaged"] for run in reports[name]]))
-    if logged is not None:
-        sources.append(("logfile.html", "report", logged, [run["averaged"] for run in logged]))
-    if histogram_runs is not None:
-        sources.append(("histogram.html", "report", histogram_runs, None))
-    if "status.html" in files:
-        sources.append(("status.html", "status", _status_runs(files["status.html"]), None))
-    if "flatfile.html" in files:
-        flat_runs: list[dict[str, Any]] = []
-        for row in flat_rows:
-            if row["run_index"] == len(flat_runs):
-                flat_runs.append({"rd": row.get("run"), "threads": row.get("threads"),
-                                  "loop": {"threads": row.get("threads")}})
-        averaged = {row["run_index"] for row in flat_rows if row["is_avg"]}
-        sources.append(("flatfile.html", "flatfile", flat_runs,
-                        [index in averaged for index in range(len(flat_runs))]))
-    idle = set(_REMOVED_SLAVE.findall(files.get("logfile.html", "")))
-    for name, runs in reports.items():  # host and slave reports
-        if name not in ("totals.html", "summary.html"):
-            # a slave vdbench gave no thread of a run (and a host whose slaves all got none)
-            # starts the run and reports no interval: that run counts as finished alike
-            report = name.removesuffix(".html")
-            given_none = report in idle or (bool(idle) and any(s.rsplit("-", 1)[0] == report for s in idle))
-            sources.append((name, "report", runs, [run["averaged"] or (given_none and not run["last_interval"])
-                                                   for run in runs]))
+    sources = _run_sources(files, reports, logged, flat_rows, histogram_runs)
     runs_of = {name: runs for name, _, runs, _ in sources}
     longest = max((runs for _, level, runs, _ in sources if level == "report"), key=len)
     for index in range(len(longest)):
@@ -960,6 +969,46 @@ def _check_runs(
                 f"{_runs_text([longest[i] for i in finished])}: {name} looks cut off"
             )
     return [_describe(run) for index, run in enumerate(longest) if index not in finished]
+
+
+def _run_sources(
+    files: Mapping[str, str],
+    reports: Mapping[str, list[dict[str, Any]]],
+    logged: list[dict[str, Any]] | None,
+    flat_rows: list[dict[str, Any]],
+    histogram_runs: list[dict[str, Any]] | None,
+) -> list[tuple[str, str, list[dict[str, Any]], list[bool] | None]]:
+    """The files :func:`_check_runs` compares: ``(file name, level of :func:`_same_run`, its runs,
+    whether each run has an average (None for a file that prints no averages))``."""
+    sources: list[tuple[str, str, list[dict[str, Any]], list[bool] | None]] = []
+    for name in ("totals.html", "summary.html"):
+        if name in reports:
+            sources.append((name, "report", reports[name], [run["averaged"] for run in reports[name]]))
+    if logged is not None:
+        sources.append(("logfile.html", "report", logged, [run["averaged"] for run in logged]))
+    if histogram_runs is not None:
+        sources.append(("histogram.html", "report", histogram_runs, None))
+    if "status.html" in files:
+        sources.append(("status.html", "status", _status_runs(files["status.html"]), None))
+    if "flatfile.html" in files:
+        flat_runs: list[dict[str, Any]] = []
+        for row in flat_rows:
+            if row["run_index"] == len(flat_runs):
+                flat_runs.append({"rd": row.get("run"), "threads": row.get("threads"),
+                                  "loop": {"threads": row.get("threads")}})
+        averaged = {row["run_index"] for row in flat_rows if row["is_avg"]}
+        sources.append(("flatfile.html", "flatfile", flat_runs,
+                        [index in averaged for index in range(len(flat_runs))]))
+    idle = set(_REMOVED_SLAVE.findall(files.get("logfile.html", "")))
+    for name, runs in reports.items():  # host and slave reports
+        if name not in ("totals.html", "summary.html"):
+            # a slave vdbench gave no thread of a run (and a host whose slaves all got none)
+            # starts the run and reports no interval: that run counts as finished alike
+            report = name.removesuffix(".html")
+            given_none = report in idle or (bool(idle) and any(s.rsplit("-", 1)[0] == report for s in idle))
+            sources.append((name, "report", runs, [run["averaged"] or (given_none and not run["last_interval"])
+                                                   for run in runs]))
+    return sources
 
 
 def _majority(values: Sequence[Any], key: Any, prefer: Any = lambda value: 0) -> Any:
@@ -1343,6 +1392,32 @@ def _add_report_row(
             + ("" if header else "; no header seen, vdbench's 14-column order assumed")
         )
     parsed = {key: _number(value, key, where) for key, value in cells.items()}
+    _follow_run(run, row_type, interval, label, hi, where)
+    row = {key: run[key] for key in run if key not in ("rows", "last_interval", "averaged")}
+    row.update(
+        {
+            "tod": tokens[0],
+            "interval": interval,
+            "row_type": row_type,
+            "interval_start": lo,
+            "interval_end": hi,
+            "report_format": current.report_format,
+            "_cells": parsed,
+            "_tokens": cells,
+            "_line": tokens[1:],
+        }
+    )
+    run["rows"].append(row)
+
+
+def _follow_run(run: dict[str, Any], row_type: str, interval: int | str, label: str, hi: int | None,
+                where: str) -> None:
+    """Check that a data line comes where it should in ``run`` (intervals in order, then one
+    ``avg_`` line ending at the last interval, then ``std_``/``max_``) and note it in the run.
+
+    Raises:
+        ParseError: a line out of that order (lines missing, repeated or out of order).
+    """
     last = run["last_interval"]
     averaged = run["averaged"]
     if row_type == "interval":
@@ -1361,21 +1436,6 @@ def _add_report_row(
         run["averaged"] = True
     elif not averaged:
         raise ParseError(f"{where}: {label} before the run's avg_ line")
-    row = {key: run[key] for key in run if key not in ("rows", "last_interval", "averaged")}
-    row.update(
-        {
-            "tod": tokens[0],
-            "interval": interval,
-            "row_type": row_type,
-            "interval_start": lo,
-            "interval_end": hi,
-            "report_format": current.report_format,
-            "_cells": parsed,
-            "_tokens": cells,
-            "_line": tokens[1:],
-        }
-    )
-    run["rows"].append(row)
 
 
 def _sparse_cells(line: str, header: _Header, where: str) -> dict[str, str]:
