@@ -7,6 +7,10 @@ vdbench threads).
 Saturation (:func:`find_saturation`) is found from all the points at once, not by comparing
 neighbours, because on a lab machine IOPS move by 10-15 % from one point to the next:
 
+0. the highest counts whose IOPS fall more than ``FALL_SHARE`` and the points' noise below the
+   peak (the count with the most IOPS) are an overload past the peak (of the load hosts, say), not
+   the array's plateau: they are left out, and the curve is fitted up to the peak, which the fall
+   confirms as a plateau's end;
 1. repeated thread counts are pooled; the point-to-point noise is the relative scatter of the
    points around the least-squares non-decreasing concave curve (the shape of a saturating IOPS
    curve), corrected for the parameters that fit used;
@@ -42,9 +46,10 @@ _RANGE_QUANTILES = (0.05, 0.95)
 _MAX_RANGE_SHARE = 0.5
 MIN_DISTINCT_THREADS = 3
 MAX_REFINE_POINTS = 1
-# IOPS past the peak this far below it (and beyond the points' noise) are an overload of the load
-# hosts, not the array's plateau: recorded probes fell 13-33 % at 256 threads on 2 busy vCPUs, where a
-# plateau's highest count measured 1-5 % below its peak (tests/data/probe).
+# IOPS past the peak more than this far below it (and beyond the points' noise) are an overload past
+# the peak, not the array's plateau: recorded probes fell 21-33 % at 256 threads on 2 busy vCPUs; a
+# plateau's highest count measured 1-5 % below its peak (tests/data/probe), and one noisy dip 18 %
+# (NOISY_DIP in tests/test_analysis.py: 100K again at twice the threads).
 FALL_SHARE = 0.20
 # The adaptive probe doubles until the highest-IOPS count has this many measured counts above it
 # (1 and 2 measured alike on this kind of machine: benchmarks/probe_strategies.py).
@@ -285,6 +290,8 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
     curve (the shape of a saturating IOPS curve); a residual bootstrap around that curve finds the
     plateau's start again in each resample: the saturation point is their median (steadier from
     one probe to the next than the fit's own start), the plausible range their central 90 %.
+    The highest counts whose IOPS fall clearly below the peak (``fall_threads``) are left out: an
+    overload past the peak, not the plateau.
 
     Args:
         points: Measured points; repeated thread counts are pooled (their IOPS averaged).
