@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import quick_campaign
+from flashpoc import phases
 from flashpoc.analysis import AdaptiveProbe, Point, find_saturation
+from flashpoc.params import campaign_from_dict
 
 DATA = Path(__file__).parent / "data" / "probe"
 
@@ -44,3 +47,34 @@ def test_a_top_count_a_few_percent_below_the_peak_is_no_fall(repeat):
     """The recorded probes' 256-thread points measured 1-5 % below 128 threads: the plateau."""
     sat = find_saturation(recorded("probe_repeats_randread4k.csv", "default", repeat))
     assert sat.fall_threads is None and sat.fall_pct is None and "fall" not in sat.reason
+
+
+def answer_of(tmp_path, repeat: int, count: int) -> dict:
+    """The probe's result (:func:`flashpoc.phases.summarize_probe`) on the first ``count`` recorded
+    points of a repeat, in a local fio campaign probing up to 256 threads."""
+    cfg = campaign_from_dict(quick_campaign(tmp_path, probe={"strategy": "adaptive", "min_threads": 1,
+                                                              "max_threads": 256}))
+    rows = [{"threads": p.threads, "outstanding_ios": p.outstanding, "iops": p.iops, "lat_mean_ms": p.latency_ms,
+             "runtime_s": 2, "ramp_s": 0, "wall_s": 2.3, "hosts": ["local"], "point_id": f"p{p.threads}-{i}"}
+            for i, p in enumerate(recorded("probe_fall_randread4k.csv", "default", repeat)[:count])]
+    return phases.summarize_probe(cfg, rows)
+
+
+def test_the_answer_says_the_fall_was_left_out_and_what_the_verdict_says(tmp_path):
+    result = answer_of(tmp_path, 2, 5)
+    answer = result["answer"]
+    assert answer.startswith("IOPS stop rising at 128 threads: a plateau of 92,152 IOPS")
+    # the recorded points hold no host CPU figures: the verdict rests on the plateau alone
+    assert result["host_limit"]["verdict"] == "array"
+    assert ("IOPS fall past 128 threads (24.7 % below the peak): overload past the peak, left out of the fit; "
+            "the hosts-or-array verdict points at the array, not the load hosts.") in answer
+    assert answer.count("fall past") == 1
+
+
+def test_no_answer_after_a_fall_says_the_fall_once(tmp_path):
+    result = answer_of(tmp_path, 5, 7)  # the whole probe: 64 and 128 threads too close to tell
+    answer = result["answer"]
+    assert result["saturation"]["kind"] == "too_noisy"
+    assert answer.startswith("No saturation found: Too noisy to locate the plateau: it could start anywhere from "
+                             "32 to 128 threads")
+    assert answer.count("IOPS fall past 128 threads (22.5 % below the peak)") == 1

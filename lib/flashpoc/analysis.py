@@ -272,6 +272,11 @@ def _fall_past_peak(raw_t: list[int], raw_y: list[float], threads: list[int], me
     return cut
 
 
+def fall_text(threads: int, pct: float, rate: str = "IOPS", unit: str = "threads") -> str:
+    """The words of a fall past the peak (:attr:`Saturation.fall_threads`, ``fall_pct``)."""
+    return f"{rate} fall past {threads} {unit} ({pct:g} % below the peak): overload past the peak, left out of the fit"
+
+
 def _neighbour_rule(threads: list[int], means: list[float], gain: float) -> int | None:
     """The POC guide's rule on pooled means: first count no later count beats by more than gain."""
     for i in range(len(threads) - 1):
@@ -325,8 +330,7 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
         raw_y = [y for t, y in zip(raw_t, raw_y) if t <= fall]
         raw_t = [t for t in raw_t if t <= fall]
         threads, means, weights = threads[:cut], means[:cut], weights[:cut]
-    fell = (f" IOPS fall past {fall} threads ({fall_pct:g} % below the peak): overload past the peak, left out "
-            f"of the fit." if fall else "")
+    fell = " " + fall_text(fall, fall_pct) + "." if fall else ""
 
     def unsupported(kind: str, reason: str, rng: tuple[int, int] | None = None, conf: float = 0.0) -> Saturation:
         return Saturation(None, None, rng, conf, False, reason + fell, rule, method, kind, fall, fall_pct)
