@@ -53,7 +53,8 @@ def answer_of(tmp_path, repeat: int, count: int) -> dict:
     """The probe's result (:func:`flashpoc.phases.summarize_probe`) on the first ``count`` recorded
     points of a repeat, in a local fio campaign probing up to 256 threads."""
     cfg = campaign_from_dict(quick_campaign(tmp_path, probe={"strategy": "adaptive", "min_threads": 1,
-                                                              "max_threads": 256}))
+                                                              "max_threads": 256},
+                                             sweep={"plan": "guide", "step": 8}))
     rows = [{"threads": p.threads, "outstanding_ios": p.outstanding, "iops": p.iops, "lat_mean_ms": p.latency_ms,
              "runtime_s": 2, "ramp_s": 0, "wall_s": 2.3, "hosts": ["local"], "point_id": f"p{p.threads}-{i}"}
             for i, p in enumerate(recorded("probe_fall_randread4k.csv", "default", repeat)[:count])]
@@ -78,3 +79,5 @@ def test_no_answer_after_a_fall_says_the_fall_once(tmp_path):
     assert answer.startswith("No saturation found: Too noisy to locate the plateau: it could start anywhere from "
                              "32 to 128 threads")
     assert answer.count("IOPS fall past 128 threads (22.5 % below the peak)") == 1
+    # the sweep goes up to the peak, not into the overload past it (256 threads before)
+    assert result["followup_sweep"]["up_to"] == 128 and max(result["followup_sweep"]["threads"]) <= 128
