@@ -10,7 +10,7 @@ import pytest
 
 from conftest import quick_campaign
 from flashpoc import phases
-from flashpoc.analysis import AdaptiveProbe, Point, find_saturation
+from flashpoc.analysis import AdaptiveProbe, Point, find_saturation, reach_threads
 from flashpoc.params import campaign_from_dict
 
 DATA = Path(__file__).parent / "data" / "probe"
@@ -81,3 +81,12 @@ def test_no_answer_after_a_fall_says_the_fall_once(tmp_path):
     assert answer.count("IOPS fall past 128 threads (22.5 % below the peak)") == 1
     # the sweep goes up to the peak, not into the overload past it (256 threads before)
     assert result["followup_sweep"]["up_to"] == 128 and max(result["followup_sweep"]["threads"]) <= 128
+
+
+@pytest.mark.parametrize(("repeat", "noise", "ninety"), [(2, "106.5", "38.9"), (5, "114.7", "63.9")])
+def test_the_reach_rules_read_the_curve_up_to_the_peak(repeat, noise, ninety):
+    """Before, the fall pooled into the top level put the curve's reach at 16 / 20.5 threads (within
+    noise) and 22.4 / 28.6 (90 %)."""
+    doubling = recorded("probe_fall_randread4k.csv", "default", repeat)[:5]
+    assert f"{reach_threads(doubling):.1f}" == noise == f"{reach_threads(doubling[:4]):.1f}"
+    assert f"{reach_threads(doubling, 0.9):.1f}" == ninety

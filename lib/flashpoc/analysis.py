@@ -324,8 +324,8 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
     rule = _neighbour_rule(threads, means, gain)
 
     fall = fall_pct = None
-    cut = _fall_past_peak(raw_t, raw_y, threads, means, weights) if len(threads) >= MIN_DISTINCT_THREADS else 0
-    if 0 < cut < len(threads):  # an overload past the peak: fit the curve up to the peak
+    cut = _fall_past_peak(raw_t, raw_y, threads, means, weights)
+    if cut < len(threads):  # an overload past the peak: fit the curve up to the peak
         fall, fall_pct = threads[cut - 1], round(100.0 * (1.0 - means[cut] / max(means)), 1)
         raw_y = [y for t, y in zip(raw_t, raw_y) if t <= fall]
         raw_t = [t for t in raw_t if t <= fall]
@@ -525,7 +525,8 @@ def plateau_share(points: Sequence[Point], threads: int) -> float:
 
 def reach_threads(points: Sequence[Point], share: float | None = None, *, gain_pct: float = 2.0) -> float:
     """The fewest threads at which the curve reaches the plateau: the least-squares non-decreasing
-    concave curve through ``points`` (repeats pooled; :func:`find_saturation`'s model of the curve),
+    concave curve through ``points`` (repeats pooled, a fall past the peak left out:
+    :func:`find_saturation`'s model of the curve),
     linear between measured counts, first reaching ``share`` (0..1) of its highest value; with no
     ``share``, the plateau within its measured noise: ``1 - gain_pct % - 1.645 x`` the points'
     relative scatter around the curve (one-sided 95 %).
@@ -542,6 +543,9 @@ def reach_threads(points: Sequence[Point], share: float | None = None, *, gain_p
     pts = _check_points(points)
     gain = _check_gain(gain_pct)
     counts, means, weights = _pool([p.threads for p in pts], [p.iops for p in pts])
+    cut = _fall_past_peak([p.threads for p in pts], [p.iops for p in pts], counts, means, weights)
+    if cut < len(counts):  # the curve up to the peak, as find_saturation fits it
+        return reach_threads([p for p in pts if p.threads < counts[cut]], share, gain_pct=gain_pct)
     if len(counts) < MIN_DISTINCT_THREADS or max(means) <= 0:
         raise AnalysisError(f"reach_threads needs IOPS at {MIN_DISTINCT_THREADS} or more distinct thread counts, "
                             f"got {len(counts)}")
