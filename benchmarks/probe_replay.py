@@ -101,8 +101,9 @@ def replay(cfg, bank, rnd: random.Random) -> tuple[int | None, int, list[dict]]:
         sat = analysis.find_saturation([point(r) for r in rows], gain_pct=cfg.probe.gain_pct)
     except FlashpocError:
         return None, max(int(r["threads"]) for r in rows), rows
-    reach = sat.threads or phases.sweep_reach(cfg, {"saturation": {"threads": None, "fall_threads": sat.fall_threads}, "points": [
-        {"threads": int(r["threads"]), "iops": float(r["iops"])} for r in rows]})[0]
+    reach = sat.threads or phases.sweep_reach(cfg, {
+        "saturation": {"threads": None, "fall_threads": sat.fall_threads},
+        "points": [{"threads": int(r["threads"]), "iops": float(r["iops"])} for r in rows]})[0]
     return sat.threads, reach, rows
 
 
