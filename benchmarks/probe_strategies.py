@@ -87,7 +87,7 @@ default:
   fall into its top level, the plateau then starts (or may start) at the lowest count, and the probe
   halved down to 8 and 4 threads (7-8 points: the device time over the goal) and answered 16 and
   32. A fall past the peak is the host's overload, not the array's plateau; the fit does not yet
-  tell them apart.
+  tell them apart (since then it leaves a fall of over 20 % out: probe_replay.py, analysis.FALL_SHARE).
 - probe_replay.py on run 1's probe points (tests/data/probe, load 7-15; 300 replays): in threads,
   relative, share: plateau 0.85, 0.40, 0.33; noise 0.84, 0.46, 0.36; 90 % 0.79, 0.55, 0.37.
 

@@ -7,6 +7,10 @@ vdbench threads).
 Saturation (:func:`find_saturation`) is found from all the points at once, not by comparing
 neighbours, because on a lab machine IOPS move by 10-15 % from one point to the next:
 
+0. the highest counts whose IOPS fall more than ``FALL_SHARE`` and the points' noise below the
+   peak (the count with the most IOPS) are an overload past the peak (of the load hosts, say), not
+   the array's plateau: they are left out, and the curve is fitted up to the peak, which the fall
+   confirms as a plateau's end;
 1. repeated thread counts are pooled; the point-to-point noise is the relative scatter of the
    points around the least-squares non-decreasing concave curve (the shape of a saturating IOPS
    curve), corrected for the parameters that fit used;
@@ -42,6 +46,11 @@ _RANGE_QUANTILES = (0.05, 0.95)
 _MAX_RANGE_SHARE = 0.5
 MIN_DISTINCT_THREADS = 3
 MAX_REFINE_POINTS = 1
+# IOPS past the peak more than this far below it (and beyond the points' noise) are an overload past
+# the peak, not the array's plateau: recorded probes fell 21-33 % at 256 threads on 2 busy vCPUs; a
+# plateau's highest count measured 1-5 % below its peak (tests/data/probe), and one noisy dip 18 %
+# (NOISY_DIP in tests/test_analysis.py: 100K again at twice the threads).
+FALL_SHARE = 0.20
 # The adaptive probe doubles until the highest-IOPS count has this many measured counts above it
 # (1 and 2 measured alike on this kind of machine: benchmarks/probe_strategies.py).
 PLATEAU_CONFIRMATIONS = 1
@@ -104,6 +113,10 @@ class Saturation:
             (IOPS may still rise beyond the highest count: measure higher), ``too_noisy`` (the
             plateau could start almost anywhere: longer points or repeats), ``too_few`` (fewer than
             3 thread counts) or ``no_iops``.
+        fall_threads: The highest-IOPS count past which IOPS fall clearly (over ``FALL_SHARE`` and
+            the points' noise): the counts above it, an overload past the peak, are left out of the
+            fit; None when IOPS do not fall.
+        fall_pct: How far (%) below the peak IOPS the first count past ``fall_threads`` measured.
     """
 
     threads: int | None
@@ -115,6 +128,8 @@ class Saturation:
     rule_threads: int | None
     method: str
     kind: str = "plateau"
+    fall_threads: int | None = None
+    fall_pct: float | None = None
 
 
 def _check_points(points: Sequence[Point], what: str = "points") -> list[Point]:
@@ -236,6 +251,32 @@ def _plateau_start(threads: list[int], means: list[float], weights: list[float],
     return int(start)
 
 
+def _fall_past_peak(raw_t: list[int], raw_y: list[float], threads: list[int], means: list[float],
+                    weights: list[float]) -> int:
+    """Index in ``threads`` of the first count of the highest ones whose IOPS fall clearly below the
+    peak (the count with the most IOPS): each more than ``FALL_SHARE`` and, one-sided at 95 %, the
+    noise of the points up to the peak around their concave fit below it; ``len(threads)`` when
+    none falls, or fewer than 3 counts lead up to the peak."""
+    peak = int(np.argmax(means))
+    cut = len(threads)
+    if peak < MIN_DISTINCT_THREADS - 1:
+        return cut
+    fitted, dof = _concave_fit(threads[:peak + 1], means[:peak + 1], weights[:peak + 1])
+    kept = [(t, y) for t, y in zip(raw_t, raw_y) if t <= threads[peak]]
+    sigma = _residuals([t for t, _ in kept], [y for _, y in kept], threads[:peak + 1], fitted, dof)[2]
+    for j in reversed(range(peak + 1, len(threads))):
+        shortfall = 1.0 - means[j] / means[peak]
+        if shortfall <= max(FALL_SHARE, _Z95 * sigma * math.sqrt(1.0 / weights[j] + 1.0 / weights[peak])):
+            break
+        cut = j
+    return cut
+
+
+def fall_text(threads: int, pct: float, rate: str = "IOPS", unit: str = "threads") -> str:
+    """The words of a fall past the peak (:attr:`Saturation.fall_threads`, ``fall_pct``)."""
+    return f"{rate} fall past {threads} {unit} ({pct:g} % below the peak): overload past the peak, left out of the fit"
+
+
 def _neighbour_rule(threads: list[int], means: list[float], gain: float) -> int | None:
     """The POC guide's rule on pooled means: first count no later count beats by more than gain."""
     for i in range(len(threads) - 1):
@@ -254,6 +295,8 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
     curve (the shape of a saturating IOPS curve); a residual bootstrap around that curve finds the
     plateau's start again in each resample: the saturation point is their median (steadier from
     one probe to the next than the fit's own start), the plausible range their central 90 %.
+    The highest counts whose IOPS fall clearly below the peak (``fall_threads``) are left out: an
+    overload past the peak, not the plateau.
 
     Args:
         points: Measured points; repeated thread counts are pooled (their IOPS averaged).
@@ -280,8 +323,17 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
     threads, means, weights = _pool(raw_t, raw_y)
     rule = _neighbour_rule(threads, means, gain)
 
+    fall = fall_pct = None
+    cut = _fall_past_peak(raw_t, raw_y, threads, means, weights)
+    if cut < len(threads):  # an overload past the peak: fit the curve up to the peak
+        fall, fall_pct = threads[cut - 1], round(100.0 * (1.0 - means[cut] / max(means)), 1)
+        raw_y = [y for t, y in zip(raw_t, raw_y) if t <= fall]
+        raw_t = [t for t in raw_t if t <= fall]
+        threads, means, weights = threads[:cut], means[:cut], weights[:cut]
+    fell = " " + fall_text(fall, fall_pct) + "." if fall else ""
+
     def unsupported(kind: str, reason: str, rng: tuple[int, int] | None = None, conf: float = 0.0) -> Saturation:
-        return Saturation(None, None, rng, conf, False, reason, rule, method, kind)
+        return Saturation(None, None, rng, conf, False, reason + fell, rule, method, kind, fall, fall_pct)
 
     if len(threads) < MIN_DISTINCT_THREADS:
         listed = ", ".join(str(t) for t in threads)
@@ -297,7 +349,7 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
 
     start = _plateau_start(threads, means, weights, gain, sigma)
     top = threads[-1]
-    if start == len(threads) - 1:
+    if start == len(threads) - 1 and not fall:  # a fall past the top count confirms it as the peak
         below = means[-2]
         gained = f" (+{means[-1] / below - 1:.1%} over {threads[-2]} threads)" if below > 0 else ""
         return unsupported("still_rising", f"IOPS still rising at {top} threads, the highest measured{gained}: "
@@ -306,7 +358,7 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
     # the answer is the median of the resamples' (bagging): the fitted breakpoint alone jumps
     # between neighbouring counts on noise
     sat = int(np.quantile(answers, 0.5, method="inverted_cdf")) if n > dof else threads[start]
-    if sat == top:
+    if sat == top and not fall:
         sat = threads[start]
     level = float(np.median(y[np.asarray(raw_t) >= sat]))
     lo = int(np.quantile(answers, _RANGE_QUANTILES[0], method="inverted_cdf"))
@@ -314,7 +366,7 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
     lo, hi = min(lo, sat), max(hi, sat)
     confidence = float(np.mean(answers == sat))
     probed = top - threads[0]
-    if hi == top:
+    if hi == top and not fall:
         share = float(np.mean(answers == top))
         return unsupported(
             "maybe_rising", f"IOPS may still be rising at {top} threads, the highest measured: the plateau would "
@@ -333,7 +385,8 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
     plausible = f"plausible {lo}-{hi} threads" if lo != hi else "no other count plausible"
     reason = (f"IOPS plateau at {level:,.0f} IOPS from {sat} threads ({plausible}, "
               f"{confidence:.0%} of {n_boot} resamples agree; {noise}{lowest}).")
-    return Saturation(sat, level, (lo, hi), confidence, True, reason, rule, method)
+    return Saturation(sat, level, (lo, hi), confidence, True, reason + fell, rule, method, fall_threads=fall,
+                      fall_pct=fall_pct)
 
 
 def _residuals(raw_t: Sequence[int], raw_y: Sequence[float], threads: list[int], fitted: np.ndarray,
@@ -472,7 +525,8 @@ def plateau_share(points: Sequence[Point], threads: int) -> float:
 
 def reach_threads(points: Sequence[Point], share: float | None = None, *, gain_pct: float = 2.0) -> float:
     """The fewest threads at which the curve reaches the plateau: the least-squares non-decreasing
-    concave curve through ``points`` (repeats pooled; :func:`find_saturation`'s model of the curve),
+    concave curve through ``points`` (repeats pooled, a fall past the peak left out:
+    :func:`find_saturation`'s model of the curve),
     linear between measured counts, first reaching ``share`` (0..1) of its highest value; with no
     ``share``, the plateau within its measured noise: ``1 - gain_pct % - 1.645 x`` the points'
     relative scatter around the curve (one-sided 95 %).
@@ -489,6 +543,9 @@ def reach_threads(points: Sequence[Point], share: float | None = None, *, gain_p
     pts = _check_points(points)
     gain = _check_gain(gain_pct)
     counts, means, weights = _pool([p.threads for p in pts], [p.iops for p in pts])
+    cut = _fall_past_peak([p.threads for p in pts], [p.iops for p in pts], counts, means, weights)
+    if cut < len(counts):  # the curve up to the peak, as find_saturation fits it
+        return reach_threads([p for p in pts if p.threads < counts[cut]], share, gain_pct=gain_pct)
     if len(counts) < MIN_DISTINCT_THREADS or max(means) <= 0:
         raise AnalysisError(f"reach_threads needs IOPS at {MIN_DISTINCT_THREADS} or more distinct thread counts, "
                             f"got {len(counts)}")

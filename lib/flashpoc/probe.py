@@ -273,7 +273,8 @@ def probe_answer_text(probe: dict[str, Any]) -> str:
     """The probe's answer in words, one paragraph (plain text, also valid Markdown): where IOPS
     stop rising with its plausible range and confidence, or that no saturation was found and
     why; when the most IOPS were measured elsewhere than at the answer, that they are within the
-    noise of the plateau; when the probe reached its own limit (``probe.max_threads``) or the
+    noise of the plateau; when IOPS fall past the peak, that they were left out of the fit and what
+    the hosts-or-array verdict says; when the probe reached its own limit (``probe.max_threads``) or the
     confidence is low, what to do; and how far the sweep goes. Notebook 02, the report and the
     batch summary all state the answer with this one function (``probe.json``'s ``answer``)."""
     sat = probe["saturation"]
@@ -303,7 +304,10 @@ def probe_answer_text(probe: dict[str, Any]) -> str:
                          f"{hi} {unit}; longer points (probe.runtime_s) or more repeats where it is uncertain "
                          f"(probe.refine_points) firm it up.")
     else:
-        reason = sat.get("reason", "").replace("IOPS", rate).replace(" threads", f" {unit}")  # the fit's words
+        reason = sat.get("reason", "").replace("IOPS", rate)  # the fit's words name its rate IOPS
+        if sat.get("fall_threads"):  # said below, with the verdict
+            reason = reason.replace(" " + analysis.fall_text(sat["fall_threads"], sat["fall_pct"], rate) + ".", "")
+        reason = reason.replace(" threads", f" {unit}")  # and its counts threads
         words.append(f"No saturation found: {reason}".rstrip())
         kind = sat.get("kind")
         if kind in ("still_rising", "maybe_rising"):
@@ -316,6 +320,8 @@ def probe_answer_text(probe: dict[str, Any]) -> str:
                          "(probe.refine_points), or load hosts doing nothing else.")
         elif kind == "too_few":
             words.append("To find it: a wider thread range (probe.min_threads to probe.max_threads).")
+    if sat.get("fall_threads"):
+        words.append(_fall_words(probe, rate, unit))
     follow = probe.get("followup_sweep")
     if follow:
         basis = {"answer": "the answer", "sweep.max_threads": "sweep.max_threads",
@@ -324,6 +330,16 @@ def probe_answer_text(probe: dict[str, Any]) -> str:
         beyond = f", and beyond it to {swept} {unit} (sweep.extend_pct)" if swept > up_to else ""
         words.append(f"The sweep runs up to {up_to} {unit}" + (f" ({basis})" if basis else "") + beyond + ".")
     return " ".join(words)
+
+
+def _fall_words(probe: dict[str, Any], rate: str, unit: str) -> str:
+    """The fall past the peak (:func:`flashpoc.analysis.fall_text`) with what the hosts-or-array
+    verdict says about it."""
+    sat, verdict = probe["saturation"], (probe.get("host_limit") or {}).get("verdict")
+    why = {"hosts": "the hosts-or-array verdict points at the load hosts",
+           "array": "the hosts-or-array verdict points at the array, not the load hosts"}.get(
+        verdict, "the hosts-or-array verdict cannot tell whether the load hosts or the array fell")
+    return analysis.fall_text(sat["fall_threads"], sat["fall_pct"], rate, unit) + f"; {why}."
 
 
 def probe_table(probe: dict[str, Any]) -> pd.DataFrame:

@@ -39,7 +39,8 @@ def _levels(probe: dict[str, Any]) -> dict[int, float]:
 
 def sweep_reach(cfg: Campaign, probe: dict[str, Any] | None) -> tuple[int, str]:
     """How far the sweep goes, and why: ``sweep.max_threads`` when set, else the probe's answer,
-    else (no saturation found: never a dead end) the highest thread count the probe measured.
+    else (no saturation found: never a dead end) the highest thread count the probe measured, or
+    the peak when IOPS fell past it.
 
     Raises:
         AnalysisError: no ``sweep.max_threads`` and no probe; or no answer with ``probe.strict``.
@@ -55,7 +56,8 @@ def sweep_reach(cfg: Campaign, probe: dict[str, Any] | None) -> tuple[int, str]:
     if cfg.probe.strict:
         raise AnalysisError(f"probe.strict: the probe found no saturation ({sat.get('reason')}); extend the probe "
                             "or set sweep.max_threads")
-    return max(_levels(probe) or {cfg.probe.max_threads: 0}), "probed range"
+    # counts past a fall in IOPS (an overload past the peak) are no part of the curve to sweep
+    return int(sat.get("fall_threads") or max(_levels(probe) or {cfg.probe.max_threads: 0})), "probed range"
 
 
 def _stored_probe(cfg: Campaign) -> dict[str, Any] | None:
