@@ -150,7 +150,7 @@ def test_two_real_fio_campaigns_compared_in_the_report(tmp_path, monkeypatch):
         assert (row.iloc[0]["baseline_value"], row.iloc[0]["config_value"]) == (at3.loc["psync", column],
                                                                                 at3.loc["libaio", column])
     assert set(report.comparison.loc[report.comparison["metric"] == "IOPS at equal threads", "at"]) == \
-        {"1 threads", "3 threads"}
+        {"1 thread", "3 threads"}
     # a read workload: its total is its reads, and it has no writes
     assert not {"read IOPS at equal threads", "write IOPS at equal threads"} & set(report.comparison["metric"])
     csv = pd.read_csv(report.files["comparison.csv"])
@@ -206,7 +206,7 @@ print(json.dumps(states))
     # A has no point under 0.09 ms; B reaches 26,923 IOPS there
     assert states[2]["title"].endswith("SLO 0.09 ms") and "lightest load" in tables[2] and "26923" in tables[2]
     # the detail point: by default each curve's max IOPS within the SLO, or the chosen thread count
-    assert states[2]["points"] == ["max IOPS within the SLO", "1 threads", "2 threads", "4 threads", "8 threads"]
+    assert states[2]["points"] == ["max IOPS within the SLO", "1 thread", "2 threads", "4 threads", "8 threads"]
     # at 0.09 ms: A has no point within it (its max IOPS, 32,000 at 8 threads), B 23,000 IOPS at 2 threads
     assert "32000" in states[2]["detail"].replace(",", "") and "23000" in states[2]["detail"].replace(",", "")
     assert "10000" in states[3]["detail"].replace(",", "") and "12000" in states[3]["detail"].replace(",", "")

@@ -35,6 +35,7 @@ import pandas as pd
 
 from . import analysis, confidence, tables
 from .summary import curve_points
+from .progress import threads_text
 
 #: Columns that must be equal for two configurations' runs of a workload to be compared.
 DEFINING_COLUMNS: dict[str, str] = {
@@ -332,7 +333,7 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
                         continue
                     a, b = _at_threads(base, count, column), _at_threads(other, count, column)
                     if a is not None and b is not None and (a or b):  # a direction neither did is left out
-                        add(metric, unit, f"{count} threads", a, b, higher,
+                        add(metric, unit, threads_text(count), a, b, higher,
                             lambda curve, count=count, column=column: _at_threads(curve, count, column))
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
 

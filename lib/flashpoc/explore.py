@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from . import chart, summary
+from .progress import threads_text
 
 ALL = "(all workloads)"
 AUTO = "max IOPS within the SLO"
@@ -115,7 +116,7 @@ def explorer(report) -> Any:
     def point_options(*_: Any) -> None:
         threads = [] if pick_workload.value == ALL else sorted(
             {int(t) for t in points.loc[points["workload"] == pick_workload.value, "threads"]})
-        pick_point.options = [AUTO, *(f"{t} threads" for t in threads)]  # a count the workload lacks falls back to AUTO
+        pick_point.options = [AUTO, *(threads_text(t) for t in threads)]  # a count the workload lacks falls back to AUTO
 
     def render(*_: Any) -> None:
         chosen = None if pick_configs is None else pick_configs.value

@@ -34,6 +34,7 @@ from typing import Any
 import pandas as pd
 
 from .tables import number
+from .progress import threads_text
 
 HOST_CPU_BUSY_LIMIT_PCT = 90.0
 """A host at least this % busy (user + system) limits the load it generates."""
@@ -185,7 +186,7 @@ def _busy_cpu_signs(plateau: Sequence[Mapping[str, Any]], cpu_limit_pct: float) 
     signs = []
     for name, seen in busy.items():
         cpus = sorted(round(cpu) for _, cpu in seen)
-        at = f"{seen[0][0]} threads" if len(seen) == 1 else f"{len(seen)} points from {seen[0][0]} to {seen[-1][0]} threads"
+        at = threads_text(seen[0][0]) if len(seen) == 1 else f"{len(seen)} points from {seen[0][0]} to {seen[-1][0]} threads"
         how = f"{cpus[0]}%" if cpus[0] == cpus[-1] else f"{cpus[0]}-{cpus[-1]}%"
         signs.append(f"the CPU of {name} was {how} busy at {at} (at or above {cpu_limit_pct:g}%)")
     return signs

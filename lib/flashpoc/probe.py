@@ -290,14 +290,14 @@ def probe_answer_text(probe: dict[str, Any]) -> str:
         n, conf = int(sat["threads"]), float(sat.get("confidence") or 0.0)
         lo, hi = sat.get("range_threads") or (n, n)
         plausible = f"plausible {lo}-{hi} {unit}" if lo != hi else "no other count plausible"
-        words.append(f"{rate} stop rising at {n} {unit}: a plateau of {sat['max_iops']:,.0f} {rate} ({plausible}, "
+        words.append(f"{rate} stop rising at {threads_text(n, unit)}: a plateau of {sat['max_iops']:,.0f} {rate} ({plausible}, "
                      f"confidence {conf:.0%}).")
         over = levels[best] / sat["max_iops"] - 1.0 if best is not None and sat.get("max_iops") else 0.0
         if best is not None and best != n and over * 100 >= float(probe.get("gain_pct") or 2.0):
-            words.append(f"More {rate} were measured at {best} {unit} ({levels[best]:,.0f}, {over:+.1%} over the "
+            words.append(f"More {rate} were measured at {threads_text(best, unit)} ({levels[best]:,.0f}, {over:+.1%} over the "
                          f"plateau level): the fit counts that within the points' noise, not as a rise.")
             if at_limit and best == top:
-                words.append(f"{top} {unit} is the probe's limit (probe.max_threads): {rate} may still rise beyond "
+                words.append(f"{threads_text(top, unit)} is the probe's limit (probe.max_threads): {rate} may still rise beyond "
                              f"it; raise probe.max_threads to see the plateau end.")
         if conf < LOW_CONFIDENCE:
             words.append(f"The confidence is low ({conf:.0%}): the plateau could start anywhere from {lo} to "
@@ -311,7 +311,7 @@ def probe_answer_text(probe: dict[str, Any]) -> str:
         words.append(f"No saturation found: {reason}".rstrip())
         kind = sat.get("kind")
         if kind in ("still_rising", "maybe_rising"):
-            more = f"raise probe.max_threads (the probe stopped at its limit, {top} {unit})" if at_limit else \
+            more = f"raise probe.max_threads (the probe stopped at its limit, {threads_text(top, unit)})" if at_limit else \
                 "measure higher thread counts"
             words.append(f"To find it: {more}" + ("; the load hosts look like the limit: add load hosts." if hosts
                                                   else ", or add load hosts if their CPUs are busy."))
@@ -327,8 +327,8 @@ def probe_answer_text(probe: dict[str, Any]) -> str:
         basis = {"answer": "the answer", "sweep.max_threads": "sweep.max_threads",
                  "probed range": "the probed range, as no saturation was found"}.get(follow.get("basis"), "")
         up_to, swept = follow.get("up_to", max(follow["threads"])), max(follow["threads"])
-        beyond = f", and beyond it to {swept} {unit} (sweep.extend_pct)" if swept > up_to else ""
-        words.append(f"The sweep runs up to {up_to} {unit}" + (f" ({basis})" if basis else "") + beyond + ".")
+        beyond = f", and beyond it to {threads_text(swept, unit)} (sweep.extend_pct)" if swept > up_to else ""
+        words.append(f"The sweep runs up to {threads_text(up_to, unit)}" + (f" ({basis})" if basis else "") + beyond + ".")
     return " ".join(words)
 
 

@@ -19,6 +19,8 @@ as done, not in the time per point.
 
 from __future__ import annotations
 
+import numbers
+
 import html
 import json
 import os
@@ -215,9 +217,11 @@ def _notebook_display(progress: Progress):
 def threads_text(threads: int | str, unit: str = "threads") -> str:
     """``1 thread``, ``8 threads`` (``unit``: the engine's word, e.g. ``4 virtual users``); a text
     (a thread list) as it is."""
-    if not isinstance(threads, int):
+    if isinstance(threads, float) and threads.is_integer():
+        threads = int(threads)
+    if not isinstance(threads, numbers.Integral):
         return str(threads)
-    return f"{threads} {unit.removesuffix('s') if threads == 1 else unit}"
+    return f"{int(threads)} {unit.removesuffix('s') if threads == 1 else unit}"
 
 
 def engine_words(name: Any) -> dict[str, str]:

@@ -9,6 +9,7 @@ import altair as alt
 import pandas as pd
 
 from ..errors import AnalysisError
+from ..progress import threads_text
 from .theme import ANNOTATION_COLOR, PALETTE, TITLE_IOPS, TITLE_LAT_MEAN, TITLE_MIBPS, TITLE_THREADS
 
 
@@ -165,7 +166,7 @@ def _slo_layers(slo_ms: float) -> list[alt.Chart]:
 
 
 def _saturation_layers(threads: int, x: alt.X, *, label: bool) -> list[alt.Chart]:
-    data = pd.DataFrame({"threads": [int(threads)], "label": [f"saturation: {int(threads)} threads"]})
+    data = pd.DataFrame({"threads": [int(threads)], "label": [f"saturation: {threads_text(int(threads))}"]})
     layers = [
         alt.Chart(data).mark_rule(color=ANNOTATION_COLOR, strokeDash=[6, 4], strokeWidth=1.5).encode(x=x)
     ]
@@ -188,4 +189,4 @@ def _in_domain_order(workloads: pd.Series, color_domain: Sequence[str] | None) -
 def _point_name(row: dict[str, Any]) -> str:
     """'[config: ]16 threads, 80,000 IOPS'."""
     config = f"{row['config']}: " if row.get("config") else ""
-    return f"{config}{int(row['threads'])} threads, {float(row['iops']):,.0f} IOPS"
+    return f"{config}{threads_text(int(row['threads']))}, {float(row['iops']):,.0f} IOPS"
