@@ -221,3 +221,13 @@ def test_without_repeats_the_report_says_there_is_no_interval_and_shows_the_prob
     # mean 3,150; s = 212.1; half width 12.706 x 212.1 / sqrt(2) = 1,906
     assert (row["Threads"], row["Runs"], row["Mean IOPS"], row["95 % interval (IOPS)"], row["Spread (IOPS)"]) == \
         ("4", 2, "3,150", "1,244..5,056", "3,000..3,300")
+
+
+def test_an_interval_of_a_quantity_that_cannot_be_negative_stops_at_zero():
+    """Two very different repeats (16,503 and 39,548 IOPS, as a busy machine gave): the t interval
+    would reach below 0 IOPS; it stops at 0, and its upper end and +- stay t * s / sqrt(n)."""
+    s = confidence.summarize([16503, 39548])
+    half = confidence.t_critical(1) * statistics.stdev([16503, 39548]) / math.sqrt(2)
+    assert s.ci_low == 0.0 and s.ci_high == pytest.approx(28025.5 + half) and s.half_width == pytest.approx(half)
+    signed = confidence.summarize([-5.0, 5.0])  # a difference may be negative: not clipped
+    assert signed.ci_low == pytest.approx(-confidence.t_critical(1) * statistics.stdev([-5.0, 5.0]) / math.sqrt(2))

@@ -104,8 +104,8 @@ class Summary:
 
     @property
     def half_width(self) -> float | None:
-        """Half the interval's width (the ``+-``), or None without an interval."""
-        return None if self.ci_high is None else (self.ci_high - self.ci_low) / 2.0
+        """The ``+-`` of the interval (t * s / sqrt(n)), or None without an interval."""
+        return None if self.ci_high is None else self.ci_high - self.mean
 
     def text(self, fmt: str = ",.0f", unit: str = "") -> str:
         """'12,345 +- 456 (95 % interval 11,889..12,801; spread 12,001..12,700, CV 2.1 %; n=3)', or
@@ -119,7 +119,9 @@ class Summary:
 
 def summarize(values: Sequence[float]) -> Summary | None:
     """:class:`Summary` of ``values`` (None and NaN left out; None when nothing is left): the mean,
-    min..max, CV (sample stdev / mean, %) and mean +- t(0.975, n-1) * s / sqrt(n)."""
+    min..max, CV (sample stdev / mean, %) and mean +- t(0.975, n-1) * s / sqrt(n). IOPS, MiB/s,
+    latencies and thread counts cannot be negative: when no value is, the interval's low end stops
+    at 0 rather than reading, say, -40 IOPS."""
     xs = [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
     if not xs:
         return None
@@ -128,7 +130,8 @@ def summarize(values: Sequence[float]) -> Summary | None:
         return Summary(1, mean, mean, mean, None, None, None)
     sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
     half = t_critical(n - 1) * sd / math.sqrt(n)
-    return Summary(n, mean, min(xs), max(xs), sd / mean * 100.0 if mean else None, mean - half, mean + half)
+    low = max(0.0, mean - half) if min(xs) >= 0 else mean - half
+    return Summary(n, mean, min(xs), max(xs), sd / mean * 100.0 if mean else None, low, mean + half)
 
 
 # -- points and answers -----------------------------------------------------------------
@@ -238,7 +241,7 @@ def answers(points: pd.DataFrame, slo_ms: float) -> pd.DataFrame:
     SLO gives none)."""
     keys = series_keys(points)
     measures = [("max IOPS", "IOPS", max_iops), (f"IOPS at {slo_ms:g} ms", "IOPS", iops_at_slo(slo_ms)),
-                ("knee threads", "threads", _knee("threads")), ("knee IOPS", "IOPS", _knee("iops"))]
+                ("knee", "threads", _knee("threads")), ("knee IOPS", "IOPS", _knee("iops"))]
     rows = []
     for values, curve in points.groupby(keys, sort=False):
         values = values if isinstance(values, tuple) else (values,)
