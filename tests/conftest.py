@@ -79,11 +79,13 @@ def _mark_what_it_runs(item) -> None:
         item.add_marker(getattr(pytest.mark, mark))
 
 
-SLOW_FIRST = ("test_hammerdb_real", "test_multihost", "test_cli", "test_notebooks", "test_vdbench_real",
-              "test_disk_full", "test_browser", "test_resume", "test_vdbench_multihost")
+SLOW_FIRST = ("test_hammerdb_measure_real", "test_hammerdb_real", "test_multihost", "test_hammerdb_hosts",
+              "test_cli", "test_notebooks", "test_vdbench_real", "test_disk_full", "test_browser", "test_resume",
+              "test_vdbench_multihost")
 """Modules whose tests (or groups: the network namespace hosts, the batch run) take longest, longest
-first: HammerDB's build and minute-long run, the three hosts' module, the batch run that test_cli and
-test_notebooks read, vdbench's four phases, a disk that fills up three times, JupyterLab in chromium, ..."""
+first: HammerDB's whole campaign, its build and minute-long run, the three hosts' module, HammerDB on
+two hosts, the batch run that test_cli and test_notebooks read, vdbench's four phases, a disk that
+fills up three times, JupyterLab in chromium, ..."""
 
 
 def _start_order(item) -> int:
