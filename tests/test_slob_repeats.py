@@ -21,7 +21,7 @@ import statistics
 import pytest
 
 from test_phases_slob import SINGLE, slob_campaign
-from flashpoc import confidence, phases
+from flashpoc import compare, confidence, phases
 
 SWEEP = {"plan": "guide", "max_threads": 2, "step": 1, "repeats": 2}
 THREADS = {"slob-read": [1, 2]}
@@ -126,3 +126,26 @@ def test_a_comparison_of_two_slob_campaigns_served_the_same_recording_is_within_
         assert (row["delta"], row["delta_low"], row["delta_high"]) == (0, 0, 0)
         assert row["noise"] == confidence.NOISE and row["better"] == confidence.NOISE
     assert "within measurement noise" in report.files["report.html"].read_text()
+
+
+def test_two_slob_recordings_that_differ_are_not_compared_as_the_same_workload(tmp_path):
+    """Why no SLOB comparison here shows a difference beyond noise: the double's only other
+    recording that runs at 1 thread (19c RAC, 67,029.6 IOPS) was made with UPDATE_PCT 10 and
+    WORK_UNIT 4, so a campaign replaying it must define its workload so; the comparison then sees
+    two different workloads under one name and refuses to compare them (rather than printing a
+    difference of two different tests)."""
+    by_threads = {1: [SINGLE]}
+    single, _ = slob_campaign(tmp_path, by_threads, sweep=SWEEP)
+    phases.run_sweep(single, {"slob-read": [1]}, progress=False)
+    home = tmp_path / "SLOB"
+    slob = {"home": str(home), "env_file": str(home / "slob.env"), "schemas": 256, "scale": "32768",
+            "run_time_s": 360, "workloads": [{"name": "slob-read", "update_pct": 10, "work_unit": 4}]}
+    rac, _ = slob_campaign(tmp_path, {1: ["19c-rac-s256-t1-wu4-update10"]}, sweep=SWEEP, campaign="rac", slob=slob)
+    assert list(phases.run_sweep(rac, {"slob-read": [1]}, progress=False)["iops"]) == [pytest.approx(67029.6)] * 2
+    report_cfg, _ = slob_campaign(tmp_path, by_threads, sweep=SWEEP,
+                                  report={"label": "single", "compare": [{"campaign": "rac"}]})
+    report = phases.build_report(report_cfg, pdf=False)
+    assert sorted(report.points["iops"]) == [8048.3, 8048.3, pytest.approx(67029.6), pytest.approx(67029.6)]
+    assert report.comparison.empty
+    comparable, notes = compare.comparability(report.points)
+    assert (comparable, notes) == ([], ["`slob-read` is **not compared**: SLOB UPDATE_PCT 0 (single) vs 10 (rac)."])
