@@ -16,7 +16,9 @@ SPLIT = {"engines.vdbench.plan": ("checks", "rd", "parmfile", "hosts"),
          "engines.sqlscript.plan": ("statements", "commands", "lexer", "parser"),
          "awr_metrics": ("scopes", "events", "histograms"),
          "precondition": ("fills", "rounds", "status"),
-         "run.oracle": ("settings", "listener", "queries", "sessions")}
+         "run.oracle": ("settings", "listener", "queries", "sessions"),
+         "progress": ("texts", "closing"),
+         "environment": ("hosts", "sections", "database")}
 
 
 @pytest.mark.parametrize("name", [f"{package}.{module}" for package, modules in SPLIT.items() for module in modules])
