@@ -11,6 +11,7 @@ import shutil
 import pandas as pd
 import pytest
 
+from conftest import require_fio
 from flashpoc.check import (
     CAMPAIGN_ROW_HOST,
     COLUMNS,
@@ -352,6 +353,7 @@ def local_campaign(tmp_path, **overrides):
 
 
 def test_check_environment_local(tmp_path):
+    require_fio()  # the check's fio row
     df = check_environment(local_campaign(tmp_path))
     assert list(df.columns) == COLUMNS
     assert verdict(df) in ("pass", "warn"), df[df.status == "fail"].to_string()
@@ -376,6 +378,7 @@ def test_check_environment_local_fio_version(tmp_path):
 
 
 def test_check_environment_one_dead_host_does_not_hide_the_others(tmp_path):
+    require_fio()  # the live host's fio row
     from flashpoc.run.hosts import connect as real_connect
 
     def connect(params):

@@ -16,7 +16,7 @@ import json
 import pandas as pd
 import pytest
 
-from conftest import DATA
+from conftest import DATA, require_java
 from flashpoc import phases, progress
 from flashpoc.engines.vdbench import measure as phases_vdbench
 from flashpoc.errors import RemoteError
@@ -56,6 +56,7 @@ def vdbench_campaign(tmp_path, recorded=RECORDED, exit_code=0, **overrides):
 
 
 def test_probe_sweep_and_report_on_vdbench(tmp_path, monkeypatch):
+    require_java()  # the vdbench check's
     cfg = vdbench_campaign(tmp_path)
     monkeypatch.setenv(progress.EVENTS_ENV, str(tmp_path / "probe.jsonl"))
     table = phases.run_check(cfg)
@@ -277,6 +278,7 @@ def test_the_refine_points_of_a_round_are_one_vdbench_invocation(tmp_path):
     points (a budget of 3: 6, 3 and 5, bisecting where the plateau may start) go to vdbench in one
     forthreads list, not one invocation (and a cold JVM) each. The double has no recording of that
     list and refuses it: its parmfile shows what was asked."""
+    require_java()  # the vdbench check's
     cfg = vdbench_campaign(tmp_path, probe={"strategy": "adaptive", "min_threads": 1, "max_threads": 16, "step": 1,
                                             "refine_points": 3})
     with pytest.raises(RemoteError, match=r"probe wd1 forthreads \(3,5,6\): vdbench exited 2"):
