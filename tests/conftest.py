@@ -41,17 +41,20 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=_start_order)
 
 
-RUNS = {"fio": "require_fio(", "vdbench": "real_vdbench(", "hammerdb": "real_hammerdb("}
-"""The marker of a real engine and the call a test (or a fixture it uses) makes to find it."""
+RUNS = {"fio": ("require_fio(", 'which("fio") is None'), "vdbench": ("real_vdbench(",), "hammerdb": ("real_hammerdb(",),
+        "ssh": ("start_sshd(", "netns_hosts("), "netns": ("netns_hosts(",)}
+"""The marker of a real part and the calls a test (or a fixture it uses) makes to find or start it:
+a real engine (or a test's own skip without fio), an sshd of its own (``ssh_server.start_sshd``), hosts
+in network namespaces, each with its sshd (``netns.netns_hosts``)."""
 FIXTURE_MARKS = {"sshd": "ssh", "postgres_server": "hammerdb"}
 """The marker a test gets for using a fixture: the real sshd on 127.0.0.1, HammerDB's PostgreSQL."""
 
 
 def _mark_what_it_runs(item) -> None:
-    """Mark ``item`` with what it runs, so that ``-m "not fio"`` (and ``ssh``, ``vdbench``,
+    """Mark ``item`` with what it runs, so that ``-m "not fio"`` (and ``ssh``, ``netns``, ``vdbench``,
     ``hammerdb``) leaves out every test that needs the part, whether or not the test says so: the
-    engine's marker when the test function, a fixture of these tests it uses, or a function of its
-    module they call finds the real engine (:data:`RUNS`), ``ssh`` or ``hammerdb`` for the fixtures
+    part's marker when the test function, a fixture of these tests it uses, or a function of its
+    module they call finds or starts it (:data:`RUNS`), ``ssh`` or ``hammerdb`` for the fixtures
     that start a server (:data:`FIXTURE_MARKS`). A test whose engine is found elsewhere (a parametrized case) carries
     the marker itself."""
     import inspect
@@ -71,12 +74,33 @@ def _mark_what_it_runs(item) -> None:
         except OSError:
             continue
         sources.append(source)
+        helpers |= _imported_here(source)
         todo += [f for name, f in helpers.items() if f"{name}(" in source]
     text = "\n".join(sources)
-    marks = {mark for mark, call in RUNS.items() if call in text}
+    marks = {mark for mark, calls in RUNS.items() if any(call in text for call in calls)}
     marks |= {mark for name, mark in FIXTURE_MARKS.items() if name in fixtures}
     for mark in sorted(marks - {m.name for m in item.iter_markers()}):
         item.add_marker(getattr(pytest.mark, mark))
+
+
+def _imported_here(source: str) -> dict:
+    """The functions of the tests' own modules that ``source`` imports inside a function
+    (``from test_precondition import vdbench_values``), so that their calls are followed too."""
+    import importlib
+    import inspect
+
+    found = {}
+    for module_name, names in re.findall(r"^\s+from (\w+) import ([\w, ]+)$", source, re.M):
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        if not Path(getattr(module, "__file__", None) or "/").resolve().is_relative_to(TESTS):
+            continue
+        for name in (n.strip() for n in names.split(",")):
+            if inspect.isfunction(getattr(module, name, None)):
+                found[name] = getattr(module, name)
+    return found
 
 
 SLOW_FIRST = ("test_hammerdb_measure_real", "test_hammerdb_real", "test_multihost", "test_hammerdb_hosts",
@@ -105,6 +129,13 @@ def require_fio() -> None:
     """Skip unless fio is installed (CI installs it; a skip here is visible in the summary)."""
     if shutil.which("fio") is None:
         pytest.skip("fio is not installed (apt-get install fio)")
+
+
+def require_java() -> None:
+    """Skip unless a Java runtime is installed: the vdbench engine's environment check needs one,
+    even against the vdbench replay double."""
+    if shutil.which("java") is None:
+        pytest.skip("the vdbench check needs a Java runtime (apt-get install default-jre-headless)")
 
 
 def real_vdbench() -> Path:

@@ -24,7 +24,7 @@ neighbours, because on a lab machine IOPS move by 10-15 % from one point to the 
    rising", a range over half the probed span means "too noisy". Step 2's first count alone jumps
    between neighbouring counts on noise (on a curve that creeps up slowly, from one repeat of the
    probe to the next); the median of the resamples, a bagged estimate, is steadier
-   (tests/test_probe_repeats.py, benchmarks/probe_replay.py).
+   (tests/analysis/test_probe_repeats.py, benchmarks/probe_replay.py).
 """
 
 from __future__ import annotations

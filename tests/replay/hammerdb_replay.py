@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """HammerDB ``hammerdbcli`` REPLAY DOUBLE for tests: not HammerDB, no database, no transaction.
 
-A real HammerDB point is a timed run of whole minutes against a database (``tests/test_hammerdb_real.py``
-runs one), too long for the engine contract (``tests/test_engine_contract.py``), which runs a
+A real HammerDB point is a timed run of whole minutes against a database (``tests/engines/hammerdb/test_hammerdb_real.py``
+runs one), too long for the engine contract (``tests/engines/test_engine_contract.py``), which runs a
 probe and a sweep. There this stand-in is the ``hammerdbcli`` of a scratch HammerDB directory
 (:func:`install`). Called as flashpoc calls HammerDB (``cd HAMMERDB_DIR && TMP=RUN_DIR
 ./hammerdbcli auto RUN_DIR/script.tcl``), it reads the script flashpoc wrote (its first line names

@@ -2,7 +2,7 @@
 """vdbench REPLAY DOUBLE for tests: not vdbench, and it runs no I/O.
 
 Tests of recorded outputs (other runs, other vdbench versions) use this stand-in; the real
-vdbench runs in tests/test_vdbench_real.py. It accepts
+vdbench runs in tests/engines/vdbench/test_vdbench_real.py. It accepts
 vdbench's command line (``[-s] -f PARMFILE -o OUTDIR``), checks that the parmfile it is
 given has the same definitions as the recorded run's parmfile (general parameters, hd=,
 sd=, wd=, rd= lines, with defaults and workload settings folded in; lun paths and host

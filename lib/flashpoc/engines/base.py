@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 class LazyModule:
     """A module imported when first used: an engine object is loaded to validate parameters,
-    which must not import the engine's planner or its host I/O (``tests/test_engines.py``)."""
+    which must not import the engine's planner or its host I/O (``tests/engines/test_engines.py``)."""
 
     def __init__(self, name: str) -> None:
         self._name = name
