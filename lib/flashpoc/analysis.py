@@ -49,7 +49,7 @@ MAX_REFINE_POINTS = 1
 # IOPS past the peak more than this far below it (and beyond the points' noise) are an overload past
 # the peak, not the array's plateau: recorded probes fell 21-33 % at 256 threads on 2 busy vCPUs; a
 # plateau's highest count measured 1-5 % below its peak (tests/data/probe), and one noisy dip 18 %
-# (NOISY_DIP in tests/test_analysis.py: 100K again at twice the threads).
+# (NOISY_DIP in tests/analysis/test_analysis.py: 100K again at twice the threads).
 FALL_SHARE = 0.20
 # The adaptive probe doubles until the highest-IOPS count has this many measured counts above it
 # (1 and 2 measured alike on this kind of machine: benchmarks/probe_strategies.py).

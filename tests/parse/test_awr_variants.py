@@ -140,7 +140,7 @@ def test_11204_html_report():
     header = report["header"]
     assert (header["version"], header["db_name"], header["rac"], header["elapsed_min"], header["db_time_min"]) == (
         "11.2.0.4.0", "XYDB", False, 60.09, 111.32)
-    # its Tablespace IO Stats prints its cells in another order than its header (tests/test_awr_io_stats.py)
+    # its Tablespace IO Stats prints its cells in another order than its header (tests/parse/test_awr_io_stats.py)
     assert [n["section"] for n in report["sections"]["not_understood"]] == ["Tablespace IO Stats"]
     assert {"Top 10 Foreground Events by Total Wait Time", "Wait Event Histogram", "IOStat by Function summary",
             "Host CPU"} <= set(report["sections"]["read"])

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA
+from conftest import DATA, TESTS
 from flashpoc.engines.sqlscript.measure import run_sql_workload
 from flashpoc.engines.sqlscript.report import awr_reports_text, latest_runs
 from flashpoc.errors import ParameterError
 from flashpoc.params import campaign_from_dict
 from flashpoc.parse.awr import parse_awr
 
-sys.path.insert(0, str(Path(__file__).parent / "replay"))
+sys.path.insert(0, str(TESTS / "replay"))
 from oracle_replay import ReplayDatabase  # noqa: E402
 
 RUN = DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10"

@@ -11,21 +11,21 @@ from __future__ import annotations
 import json
 import re
 import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent / "replay"))
+sys.path.insert(0, str(TESTS / "replay"))
 import hammerdb_replay  # noqa: E402
 from pg_server import postgres_server, real_hammerdb  # noqa: E402,F401
 
+from conftest import TESTS
 from flashpoc import phases  # noqa: E402
 from flashpoc.engines.hammerdb.metrics import read_run  # noqa: E402
 from flashpoc.params import campaign_from_dict  # noqa: E402
 from flashpoc.phases import open_campaign  # noqa: E402
 
-DATA = Path(__file__).parent / "data" / "hammerdb"
+DATA = TESTS / "data" / "hammerdb"
 
 
 def test_two_load_hosts_on_the_replay_double(tmp_path):

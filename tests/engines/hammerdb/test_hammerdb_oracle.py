@@ -16,9 +16,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent / "replay"))
+sys.path.insert(0, str(TESTS / "replay"))
 from oracle_replay import ReplayDatabase  # noqa: E402
 
+from conftest import DATA, TESTS
 from flashpoc.chart import themed_spec  # noqa: E402
 from flashpoc.engines.hammerdb.awr import ROWS_FILE, read_awr_rows, snapshot_pair  # noqa: E402
 from flashpoc.engines.hammerdb.compare import comparison_table  # noqa: E402
@@ -28,7 +29,6 @@ from flashpoc.engines.hammerdb.report import points_table, storage_latency_vs_no
 from flashpoc.errors import ParseError  # noqa: E402
 from flashpoc.params import OracleParams  # noqa: E402
 
-DATA = Path(__file__).parent / "data"
 FACTS = DATA / "oracle" / "facts_slob19c_rac2node.json"
 ROWS = DATA / "oracle" / "awr_rows_slob19c_rac2node_inst2_snap47_48.json"
 

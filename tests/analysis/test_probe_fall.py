@@ -4,16 +4,15 @@ probes whose 256-thread points fell 22-25 % below 128 threads (tests/data/probe/
 from __future__ import annotations
 
 import csv
-from pathlib import Path
 
 import pytest
 
-from conftest import quick_campaign
+from conftest import TESTS, quick_campaign
 from flashpoc import phases
 from flashpoc.analysis import AdaptiveProbe, Point, find_saturation, reach_threads
 from flashpoc.params import campaign_from_dict
 
-DATA = Path(__file__).parent / "data" / "probe"
+DATA = TESTS / "data" / "probe"
 
 
 def recorded(name: str, method: str, repeat: int) -> list[Point]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+from conftest import TESTS
 from flashpoc.parse.awr import parse_awr, read_awr_file
 
-DATA = Path(__file__).parent / "data" / "awr"
+DATA = TESTS / "data" / "awr"
 F_11203 = DATA / "11.2.0.3_single_prod_awr_aix.html.gz"
 F_11204 = DATA / "11.2.0.4_single_prod_awr.html.gz"
 F_121 = DATA / "12.1.0.2_single_prod_awr.html.gz"

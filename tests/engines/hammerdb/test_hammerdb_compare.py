@@ -8,17 +8,17 @@ computed here from them by the rule the module states."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from conftest import TESTS
 from flashpoc.engines.hammerdb.compare import comparison_display, comparison_table, value_at_nopm
 from flashpoc.engines.hammerdb.metrics import host_cpu, read_run, timed_window
 from flashpoc.engines.hammerdb.parse import read_files
 from flashpoc.parse.host import cpu_utilisation
 
-DATA = Path(__file__).parent / "data" / "hammerdb"
+DATA = TESTS / "data" / "hammerdb"
 #: the TEST RESULT lines of the recorded runs (NOPM, TPM) and their time profiles' NEWORD p95 (ms)
 PRINTED = {("fsync-on", 1): (8243, 19045, 10.603), ("fsync-on", 2): (17308, 39759, 8.824),
            ("fsync-on", 3): (9067, 20977, 24.440), ("fsync-off", 1): (4235, 9617, 22.188),

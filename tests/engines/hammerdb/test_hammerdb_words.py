@@ -15,9 +15,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent / "replay"))
+sys.path.insert(0, str(TESTS / "replay"))
 import hammerdb_replay  # noqa: E402
 
+from conftest import TESTS
 from flashpoc import phases  # noqa: E402
 from flashpoc.engines.hammerdb.metrics import read_run  # noqa: E402
 from flashpoc.engines.hammerdb.report import points_table  # noqa: E402
@@ -26,7 +27,7 @@ from flashpoc.params import campaign_from_dict  # noqa: E402
 from flashpoc.progress import (EVENTS_ENV, point_legend, point_line, status_line, steadiness_line,  # noqa: E402
                                threads_text)
 
-DATA = Path(__file__).parent / "data" / "hammerdb"
+DATA = TESTS / "data" / "hammerdb"
 
 
 def _campaign(tmp_path: Path, **hammerdb) -> dict:
@@ -108,7 +109,7 @@ def test_the_terminal_legend_names_the_engine_words():
 
 
 def test_the_probe_answer_names_virtual_users_when_nopm_still_rises():
-    """The real recorded campaign whose NOPM rose up to its last count (tests/test_hammerdb_compare.py's fsync-off)."""
+    """The real recorded campaign whose NOPM rose up to its last count (tests/engines/hammerdb/test_hammerdb_compare.py's fsync-off)."""
     from dataclasses import asdict
 
     from flashpoc import analysis, rows

@@ -1,6 +1,6 @@
 """``sweep.repeats`` with engine: slob, through the SLOB runit.sh REPLAY DOUBLE.
 
-SLOB and an Oracle server cannot run here (see tests/test_phases_slob.py). The double serves a
+SLOB and an Oracle server cannot run here (see tests/engines/slob/test_phases_slob.py). The double serves a
 recorded run for each call of runit.sh: here the 12.2 single-instance SLOB run with UPDATE_PCT 0
 (tests/data/awr/12.2.0.1_slob_update0_single_awr.html) for every thread count and every repeat.
 Both repeats of a point therefore read the SAME recorded AWR report: their numbers are equal, and

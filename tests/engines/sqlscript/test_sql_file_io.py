@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from conftest import DATA
 from flashpoc.engines.sqlscript.profile import file_io
 from flashpoc.engines.sqlscript.report import file_io_table
 from flashpoc.parse.awr import parse_awr, read_awr_file
 
-DATA = Path(__file__).parent / "data"
 ROWS = DATA / "oracle" / "filestats_xydb_11.2.0.4_snap36006_36007.json"
 REPORT = DATA / "awr" / "11.2.0.4_single_prod_awr.html.gz"
 SLOB_ROWS = DATA / "oracle" / "awr_rows_slob19c_rac2node_inst2_snap47_48.json"
