@@ -15,11 +15,11 @@ import sys
 import pandas as pd
 import pytest
 
+from conftest import TESTS
 sys.path.insert(0, str(TESTS / "replay"))
 import hammerdb_replay  # noqa: E402
 from pg_server import postgres_server, real_hammerdb  # noqa: E402,F401
 
-from conftest import TESTS
 from flashpoc import phases  # noqa: E402
 from flashpoc.engines.hammerdb.metrics import read_run  # noqa: E402
 from flashpoc.params import campaign_from_dict  # noqa: E402

@@ -16,10 +16,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from conftest import DATA, TESTS
 sys.path.insert(0, str(TESTS / "replay"))
 from oracle_replay import ReplayDatabase  # noqa: E402
 
-from conftest import DATA, TESTS
 from flashpoc.chart import themed_spec  # noqa: E402
 from flashpoc.engines.hammerdb.awr import ROWS_FILE, read_awr_rows, snapshot_pair  # noqa: E402
 from flashpoc.engines.hammerdb.compare import comparison_table  # noqa: E402

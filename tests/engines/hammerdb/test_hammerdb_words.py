@@ -15,10 +15,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from conftest import TESTS
 sys.path.insert(0, str(TESTS / "replay"))
 import hammerdb_replay  # noqa: E402
 
-from conftest import TESTS
 from flashpoc import phases  # noqa: E402
 from flashpoc.engines.hammerdb.metrics import read_run  # noqa: E402
 from flashpoc.engines.hammerdb.report import points_table  # noqa: E402
