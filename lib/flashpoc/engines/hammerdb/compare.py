@@ -94,6 +94,8 @@ def comparison_table(points: pd.DataFrame, *, users: Sequence[int] = (), nopm: S
         other = points[points["config"].astype(str) == config]
 
         def add(metric: str, unit: str, at: str, a: float | None, b: float | None, higher: bool | None) -> None:
+            if a is None and b is None:  # neither curve reaches this level: a row would say nothing
+                return
             delta, pct = _delta(a, b)
             noise = confidence.noise_verdict(pct, None, noise_pct)
             better = None if higher is None else _better(delta, higher, baseline, config)
