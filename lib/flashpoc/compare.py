@@ -281,61 +281,80 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
             other = group[group["config"] == config]
             if other.empty:
                 continue
-
-            def add(metric: str, unit: str, at: str, a: float | None, b: float | None, higher_is_better: bool,
-                    answer: Any = None) -> None:
-                delta, pct = _delta(a, b)
-                noise = _noise(base, other, answer, delta, pct, noise_pct)
-                better = _better(delta, higher_is_better, baseline, config)
-                rows.append({"workload": workload, "metric": metric, "unit": unit, "at": at, "baseline": baseline,
-                             "config": config, "baseline_value": a, "config_value": b, "delta": delta,
-                             "delta_pct": pct, **noise,
-                             "better": confidence.NOISE if confidence.is_noise(noise["noise"]) else better})
-
-            def at_iops(column: str, level: float, per: float = 1.0) -> Any:
-                def answer(curve: pd.DataFrame) -> float | None:
-                    found = value_at_iops(curve, column, level)["value"]
-                    return None if found is None else found / per
-                return answer
-
-            means = [confidence.mean_rows(g) for g in (base, other)]  # repeats: each point's mean, never its best
-            add("max IOPS", "IOPS", "", *[float(m["iops"].max()) for m in means], True, confidence.max_iops)
-            if "bw_mibps" in group and base["bw_mibps"].notna().any() and other["bw_mibps"].notna().any():
-                add("max MiB/s", "MiB/s", "", *[float(m["bw_mibps"].max()) for m in means], True,
-                    lambda curve: curve["bw_mibps"].max())
-            for latency in latencies:
-                a = analysis.iops_at_latency(curve_points(base), latency)
-                b = analysis.iops_at_latency(curve_points(other), latency)
-                # "below_all" means "at least": no delta between lower bounds
-                values = [r["iops"] if r["status"] in ("exact", "interpolated") else None for r in (a, b)]
-                add("IOPS at latency", "IOPS", f"{latency:g} ms", *values, True, confidence.iops_at_slo(latency))
-            for level in equal_iops_levels(*means, iops_levels):
-                at = _iops_text(level)
-                add("mean latency at equal IOPS", "ms", at, value_at_iops(base, "lat_mean_ms", level)["value"],
-                    value_at_iops(other, "lat_mean_ms", level)["value"], False, at_iops("lat_mean_ms", level))
-                if has_writes(base) and has_writes(other):
-                    add("write latency at equal IOPS", "ms", at,
-                        value_at_iops(base, "write_lat_mean_ms", level)["value"],
-                        value_at_iops(other, "write_lat_mean_ms", level)["value"], False,
-                        at_iops("write_lat_mean_ms", level))
-                for column, metric in ORACLE_WRITE_WAITS.items():
-                    waits = [value_at_iops(g, column, level)["value"] for g in (base, other)]
-                    if any(v is not None for v in waits):
-                        add(metric, "ms", at, *waits, False, at_iops(column, level))
-                cpu = [value_at_iops(g, "host_cpu_busy_pct", level)["value"] for g in (base, other)]
-                if any(v is not None for v in cpu):
-                    add("host CPU per 10K IOPS", "%", at, *[None if v is None else v / (level / 1e4) for v in cpu],
-                        False, at_iops("host_cpu_busy_pct", level, level / 1e4))
-            mixed = all(c in group and (group[c].fillna(0) > 0).any() for c in ("read_iops", "write_iops"))
-            for count in equal_threads(base, other, threads):
-                for column, metric, unit, higher in EQUAL_LOAD_MEASURES:
-                    if column.startswith(("read_", "write_")) and not mixed:  # one direction: the total says it
-                        continue
-                    a, b = _at_threads(base, count, column), _at_threads(other, count, column)
-                    if a is not None and b is not None and (a or b):  # a direction neither did is left out
-                        add(metric, unit, threads_text(count), a, b, higher,
-                            lambda curve, count=count, column=column: _at_threads(curve, count, column))
+            add = _adder(rows, workload, baseline, config, base, other, noise_pct)
+            _add_curve_metrics(add, group, base, other, latencies, iops_levels)
+            _add_equal_load(add, group, base, other, threads)
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+
+
+def _adder(rows: list[dict[str, Any]], workload: str, baseline: str, config: str, base: pd.DataFrame,
+           other: pd.DataFrame, noise_pct: float):
+    """A function appending one row of :func:`comparison_table` to ``rows`` for ``config`` against ``baseline``."""
+    def add(metric: str, unit: str, at: str, a: float | None, b: float | None, higher_is_better: bool,
+            answer: Any = None) -> None:
+        delta, pct = _delta(a, b)
+        noise = _noise(base, other, answer, delta, pct, noise_pct)
+        better = _better(delta, higher_is_better, baseline, config)
+        rows.append({"workload": workload, "metric": metric, "unit": unit, "at": at, "baseline": baseline,
+                     "config": config, "baseline_value": a, "config_value": b, "delta": delta,
+                     "delta_pct": pct, **noise,
+                     "better": confidence.NOISE if confidence.is_noise(noise["noise"]) else better})
+    return add
+
+
+def _at_iops(column: str, level: float, per: float = 1.0) -> Any:
+    """The repeat-wise answer: ``column`` of one curve at ``level`` IOPS, divided by ``per``."""
+    def answer(curve: pd.DataFrame) -> float | None:
+        found = value_at_iops(curve, column, level)["value"]
+        return None if found is None else found / per
+    return answer
+
+
+def _add_curve_metrics(add, group: pd.DataFrame, base: pd.DataFrame, other: pd.DataFrame,
+                       latencies: Sequence[float], iops_levels: Sequence[float]) -> None:
+    """The rows of :func:`comparison_table` read from the curves: max IOPS and MiB/s, IOPS at each
+    latency, and latencies and host CPU at equal IOPS."""
+    means = [confidence.mean_rows(g) for g in (base, other)]  # repeats: each point's mean, never its best
+    add("max IOPS", "IOPS", "", *[float(m["iops"].max()) for m in means], True, confidence.max_iops)
+    if "bw_mibps" in group and base["bw_mibps"].notna().any() and other["bw_mibps"].notna().any():
+        add("max MiB/s", "MiB/s", "", *[float(m["bw_mibps"].max()) for m in means], True,
+            lambda curve: curve["bw_mibps"].max())
+    for latency in latencies:
+        a = analysis.iops_at_latency(curve_points(base), latency)
+        b = analysis.iops_at_latency(curve_points(other), latency)
+        # "below_all" means "at least": no delta between lower bounds
+        values = [r["iops"] if r["status"] in ("exact", "interpolated") else None for r in (a, b)]
+        add("IOPS at latency", "IOPS", f"{latency:g} ms", *values, True, confidence.iops_at_slo(latency))
+    for level in equal_iops_levels(*means, iops_levels):
+        at = _iops_text(level)
+        add("mean latency at equal IOPS", "ms", at, value_at_iops(base, "lat_mean_ms", level)["value"],
+            value_at_iops(other, "lat_mean_ms", level)["value"], False, _at_iops("lat_mean_ms", level))
+        if has_writes(base) and has_writes(other):
+            add("write latency at equal IOPS", "ms", at,
+                value_at_iops(base, "write_lat_mean_ms", level)["value"],
+                value_at_iops(other, "write_lat_mean_ms", level)["value"], False,
+                _at_iops("write_lat_mean_ms", level))
+        for column, metric in ORACLE_WRITE_WAITS.items():
+            waits = [value_at_iops(g, column, level)["value"] for g in (base, other)]
+            if any(v is not None for v in waits):
+                add(metric, "ms", at, *waits, False, _at_iops(column, level))
+        cpu = [value_at_iops(g, "host_cpu_busy_pct", level)["value"] for g in (base, other)]
+        if any(v is not None for v in cpu):
+            add("host CPU per 10K IOPS", "%", at, *[None if v is None else v / (level / 1e4) for v in cpu],
+                False, _at_iops("host_cpu_busy_pct", level, level / 1e4))
+
+
+def _add_equal_load(add, group: pd.DataFrame, base: pd.DataFrame, other: pd.DataFrame, threads: Sequence[int]) -> None:
+    """The rows of :func:`comparison_table` at equal load: each of :data:`EQUAL_LOAD_MEASURES` at each thread count."""
+    mixed = all(c in group and (group[c].fillna(0) > 0).any() for c in ("read_iops", "write_iops"))
+    for count in equal_threads(base, other, threads):
+        for column, metric, unit, higher in EQUAL_LOAD_MEASURES:
+            if column.startswith(("read_", "write_")) and not mixed:  # one direction: the total says it
+                continue
+            a, b = _at_threads(base, count, column), _at_threads(other, count, column)
+            if a is not None and b is not None and (a or b):  # a direction neither did is left out
+                add(metric, unit, threads_text(count), a, b, higher,
+                    lambda curve, count=count, column=column: _at_threads(curve, count, column))
 
 
 def _noise(base: pd.DataFrame, other: pd.DataFrame, answer: Any, delta: float | None, pct: float | None,

@@ -18,8 +18,6 @@ LONG_FUNCTIONS_ELSEWHERE = {
     # to be shortened: modules whose long functions other work owns today (an entry also covers the
     # package a module becomes when it is split)
     "analysis",
-    "chart/detail",
-    "compare",
     "engines/hammerdb/report",
     "parse/awr",
     "probe",

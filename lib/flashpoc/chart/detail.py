@@ -48,12 +48,7 @@ def interval_series(intervals: pd.DataFrame, detail: pd.DataFrame, *, color_doma
     to 60 intervals mark each one (a single interval is a dot, not an invisible line).
     """
     _require(intervals, ["workload", "second", "iops", "lat_mean_ms"], "interval_series")
-    columns = [c for c in ("config", "workload", "second", "iops", "lat_mean_ms", "warmup") if c in intervals]
-    frame = intervals[columns].copy()
-    for column in ("second", "iops", "lat_mean_ms"):  # a table of CSV files, one of them empty, is of object type
-        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(float)
-    if "warmup" in frame:
-        frame["warmup"] = frame["warmup"].map(lambda v: str(v).strip().lower() in ("true", "1", "1.0"))
+    frame = _interval_frame(intervals)
     windows = snia_windows(frame)
     frame = _downsample(frame.dropna(subset=["second"]), MAX_INTERVALS)
     color, _ = _series_channels(frame, color_domain, facet=False)
@@ -84,6 +79,23 @@ def interval_series(intervals: pd.DataFrame, detail: pd.DataFrame, *, color_doma
                 for field, axis in lines.items()]
         panels.append(alt.hconcat(*pair).properties(title=alt.Title(
             f"{workload}", subtitle=[_verdict(r) for r in points.to_dict("records")])))
+    subtitle = _interval_subtitle(detail, windows)
+    return alt.vconcat(*panels, spacing=16).properties(title=alt.Title(title, subtitle=subtitle))
+
+
+def _interval_frame(intervals: pd.DataFrame) -> pd.DataFrame:
+    """The columns :func:`interval_series` charts, as numbers, and ``warmup`` as a boolean."""
+    columns = [c for c in ("config", "workload", "second", "iops", "lat_mean_ms", "warmup") if c in intervals]
+    frame = intervals[columns].copy()
+    for column in ("second", "iops", "lat_mean_ms"):  # a table of CSV files, one of them empty, is of object type
+        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(float)
+    if "warmup" in frame:
+        frame["warmup"] = frame["warmup"].map(lambda v: str(v).strip().lower() in ("true", "1", "1.0"))
+    return frame
+
+
+def _interval_subtitle(detail: pd.DataFrame, windows: pd.DataFrame) -> list[str]:
+    """The subtitle of :func:`interval_series`: the warm-up of each engine shown, the SNIA window, SLOB's source."""
     engines = [e for e in _WARM_UP if "engine" not in detail or e in set(detail["engine"])]
     notes = "; ".join(_WARM_UP[e] for e in engines)
     subtitle = [f"Grey: warm-up, left out of the point's result ({notes}).",
@@ -99,7 +111,7 @@ def interval_series(intervals: pd.DataFrame, detail: pd.DataFrame, *, color_doma
         subtitle.append("SLOB: " + ("; ".join(sources) if sources else
                                     "the disk I/O iostat saw on the host that ran runit.sh (on RAC one node's share)")
                         + ".")
-    return alt.vconcat(*panels, spacing=16).properties(title=alt.Title(title, subtitle=subtitle))
+    return subtitle
 
 
 def snia_windows(intervals: pd.DataFrame) -> pd.DataFrame:
