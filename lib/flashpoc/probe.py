@@ -307,7 +307,8 @@ def probe_answer_text(probe: dict[str, Any]) -> str:
         reason = sat.get("reason", "").replace("IOPS", rate)  # the fit's words name its rate IOPS
         if sat.get("fall_threads"):  # said below, with the verdict
             reason = reason.replace(" " + analysis.fall_text(sat["fall_threads"], sat["fall_pct"], rate) + ".", "")
-        reason = reason.replace(" threads", f" {unit}")  # and its counts threads
+        if unit != "threads":  # and its counts threads
+            reason = reason.replace(" distinct thread count(s)", f" distinct counts of {unit}").replace(" threads", f" {unit}")
         words.append(f"No saturation found: {reason}".rstrip())
         kind = sat.get("kind")
         if kind in ("still_rising", "maybe_rising"):
@@ -319,7 +320,7 @@ def probe_answer_text(probe: dict[str, Any]) -> str:
             words.append("To find it: longer points (probe.runtime_s), more repeats where it is uncertain "
                          "(probe.refine_points), or load hosts doing nothing else.")
         elif kind == "too_few":
-            words.append("To find it: a wider thread range (probe.min_threads to probe.max_threads).")
+            words.append(f"To find it: a wider {unit.removesuffix('s')} range (probe.min_threads to probe.max_threads).")
     if sat.get("fall_threads"):
         words.append(_fall_words(probe, rate, unit))
     follow = probe.get("followup_sweep")

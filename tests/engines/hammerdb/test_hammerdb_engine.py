@@ -165,5 +165,5 @@ def test_the_probe_looks_for_the_nopm_plateau_in_virtual_users():
     assert result["host_limit"] is None  # the hosts-or-array verdict weighs I/O per host: none for NOPM
     two = summarize_probe(cfg, _recorded_rows(cfg, (1, 2)))  # too few counts for an answer: still no I/O verdict
     assert two["saturation"]["threads"] is None and two["host_limit"] is None
-    assert two["answer"].startswith("No saturation found: Only 2 distinct thread count(s) measured (1, 2); at least 3 "
+    assert two["answer"].startswith("No saturation found: Only 2 distinct counts of virtual users measured (1, 2); at least 3 "
                                     "are needed to locate an NOPM plateau")

@@ -73,7 +73,8 @@ def test_flashpoc_run_check_probe_sweep_report(postgres_server, tmp_path, monkey
 
     # the probe and the report speak of NOPM and virtual users
     probe = json.loads((root / "probe.json").read_text())
-    assert probe["rate_word"] == "NOPM" and "virtual users" in probe["answer"] and "IOPS" not in probe["answer"]
+    assert probe["rate_word"] == "NOPM" and "virtual user" in probe["answer"] and "IOPS" not in probe["answer"]
+    assert "thread count" not in probe["answer"] and "thread range" not in probe["answer"]
     html = (root / "report" / "report.html").read_text()
     assert "NOPM (new orders per minute)" in html and "Virtual users (count)" in html
     assert f"{rows['sweep'][0]['nopm']:,.0f} NOPM" in html
