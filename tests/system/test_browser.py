@@ -189,7 +189,7 @@ def test_report_notebook_in_jupyterlab_and_offline_html(lab, browser, workbook, 
     page.wait_for_function("""() => { const t = document.querySelector('.widget-vbox .widget-output table');
         return t && t.innerText.includes('lightest load'); }""", timeout=30_000)  # no IOPS within it
     # the detail point: its latency table (the output's second table) and charts follow the choice
-    point.select_option("1 threads")
+    point.select_option("1 thread")
     page.wait_for_function("""() => { const ts = document.querySelectorAll('.widget-vbox .widget-output table');
         if (ts.length < 2) return false;
         const head = [...ts[1].querySelectorAll('thead th')].map(h => h.innerText.trim());
