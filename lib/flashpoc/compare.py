@@ -451,10 +451,7 @@ def comparison_display(table: pd.DataFrame) -> tables.Table:
                                     "Measure": _MEASURES.get(r["metric"], r["metric"]).format(at=r["at"]),
                                     baseline: _reached(r["baseline_value"], fmt)})
         row[r["config"]] = _reached(r["config_value"], fmt)
-        change = tables.signed_pct(r["delta_pct"])
-        if r["better"] in (r["config"], r["baseline"]) and change != tables.MISSING:
-            change += "\nbetter" if r["better"] == r["config"] else "\nworse"
-        row[f"{r['config']} vs {baseline}"] = change + _interval_cell(r)
+        row[f"{r['config']} vs {baseline}"] = change_cell(r)
     columns = ["Workload", "Measure", baseline]
     for other in others:
         columns += [other, f"{other} vs {baseline}"]
@@ -465,6 +462,15 @@ def comparison_display(table: pd.DataFrame) -> tables.Table:
                                "answers); a change whose interval spans zero, or, without repeats, one smaller "
                                "than the stated point-to-point noise, is within measurement noise: neither "
                                "better nor worse. Every value: comparison.csv."])
+
+
+def change_cell(r: dict[str, Any]) -> str:
+    """A comparison row's change to read: its % of the baseline, "better" or "worse" where more or
+    less is better, then its 95 % interval and the words when it is noise (:func:`_interval_cell`)."""
+    change = tables.signed_pct(r["delta_pct"])
+    if r["better"] in (r["config"], r["baseline"]) and change != tables.MISSING:
+        change += "\nbetter" if r["better"] == r["config"] else "\nworse"
+    return change + _interval_cell(r)
 
 
 def _interval_cell(r: dict[str, Any]) -> str:

@@ -27,8 +27,9 @@ from typing import Any
 import pandas as pd
 
 from ... import confidence, tables
-from ...compare import (COMPARISON_COLUMNS, NOISE_PCT, _better, _delta, _interval_cell, _reached, configs, equal_iops_levels, equal_threads,
-                        value_at_iops)
+from ...compare import (COMPARISON_COLUMNS, NOISE_PCT, _at_threads, _better, _delta, _reached, change_cell, configs,
+                        equal_iops_levels, equal_threads, value_at_iops)
+from ...progress import threads_text
 
 #: (column, measure, unit, higher is better; None: neither, e.g. I/O done at equal NOPM)
 MEASURES: tuple[tuple[str, str, str, bool | None], ...] = (
@@ -60,11 +61,6 @@ def value_at_nopm(group: pd.DataFrame, column: str, nopm: float) -> dict[str, An
     curve = pd.DataFrame({"threads": group["threads"], "iops": group["nopm"],
                           "value": pd.to_numeric(group[column], errors="coerce")})
     return value_at_iops(curve, "value", nopm)
-
-
-def _at_users(group: pd.DataFrame, users: int, column: str) -> float | None:
-    values = pd.to_numeric(group.loc[group["threads"].astype(int) == users, column], errors="coerce").dropna()
-    return None if values.empty else float(values.mean())
 
 
 def comparison_table(points: pd.DataFrame, *, users: Sequence[int] = (), nopm: Sequence[float] = (),
@@ -101,13 +97,13 @@ def comparison_table(points: pd.DataFrame, *, users: Sequence[int] = (), nopm: S
             better = None if higher is None else _better(delta, higher, baseline, config)
             rows.append({"workload": "tprocc", "metric": metric, "unit": unit, "at": at, "baseline": baseline,
                          "config": config, "baseline_value": a, "config_value": b, "delta": delta,
-                         "delta_pct": pct, "better": confidence.NOISE if better and confidence.is_noise(noise) else better,
-                         "delta_low": None, "delta_high": None, "runs": None, "noise": noise})
+                         "delta_pct": pct, "delta_low": None, "delta_high": None, "runs": None, "noise": noise,
+                         "better": confidence.NOISE if better and confidence.is_noise(noise) else better})
 
         for count in equal_threads(base, other, users):
-            at = f"{count} virtual user{'' if count == 1 else 's'}"
+            at = threads_text(count, "virtual users")
             for column, metric, unit, higher in (m for m in MEASURES if m[0] in have):
-                add(metric, unit, at, _at_users(base, count, column), _at_users(other, count, column), higher)
+                add(metric, unit, at, _at_threads(base, count, column), _at_threads(other, count, column), higher)
         levels = equal_iops_levels(base.assign(iops=base["nopm"]), other.assign(iops=other["nopm"]), nopm)
         for level in levels:
             at = f"{level:,.0f} NOPM"
@@ -131,10 +127,7 @@ def comparison_display(table: pd.DataFrame) -> tables.Table:
         row = rows.setdefault((r["at"], r["metric"]), {"At": r["at"], "Measure": f"{r['metric']} ({r['unit']})",
                                                        baseline: _reached(r["baseline_value"], fmt)})
         row[r["config"]] = _reached(r["config_value"], fmt)
-        change = tables.signed_pct(r["delta_pct"])
-        if r["better"] in (r["config"], r["baseline"]) and change != tables.MISSING:
-            change += "\nbetter" if r["better"] == r["config"] else "\nworse"
-        row[f"{r['config']} vs {baseline}"] = change + _interval_cell(r)
+        row[f"{r['config']} vs {baseline}"] = change_cell(r)
     columns = ["At", "Measure", baseline] + [c for other in others for c in (other, f"{other} vs {baseline}")]
     return tables.table(rows.values(), columns=columns, text_columns=["At", "Measure"], notes=[
         f"Baseline: {baseline}. At equal NOPM the values are read off each configuration's NOPM curve, "
