@@ -53,9 +53,8 @@ def curve_points(frame: pd.DataFrame) -> list[analysis.Point]:
     return to_points(frame.sort_values("threads").to_dict("records"))
 
 
-def _series(frame: pd.DataFrame) -> list[str]:
-    """The grouping of one curve: per configuration (when there is a ``config`` column) and workload."""
-    return ["config", "workload"] if "config" in frame else ["workload"]
+_series = confidence.series_keys
+"""The grouping of one curve: per configuration (when there is a ``config`` column) and workload."""
 
 
 def knees(frame: pd.DataFrame) -> pd.DataFrame:
