@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from .. import confidence, tables
+from ..compare import NOISE_PCT
 from .base import Context, DocSection
 
 
@@ -63,7 +64,7 @@ def points_display(points: pd.DataFrame, column: str = "iops") -> tables.Table:
 def repeats_section(report, context: Context) -> list[DocSection]:
     """The section "Results: repeats and intervals" (see the module's docstring)."""
     points, cfg = report.points, report.cfg
-    noise = cfg.report.noise_pct if cfg is not None else 10.0
+    noise = cfg.report.noise_pct if cfg is not None else NOISE_PCT
     items: list[Any] = []
     if confidence.has_repeats(points):
         runs = confidence.point_table(points)["n"]
