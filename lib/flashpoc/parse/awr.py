@@ -793,72 +793,114 @@ class _Sections:
 
 
 def _instance_header(report: _TextReport | _HtmlReport) -> dict[str, Any]:
+    """The report's header: the database (name, id, release, RAC, CDB), the instance, the snapshots
+    (ids, times, instance count) and the elapsed and DB time in minutes."""
     if isinstance(report, _TextReport):
-        db_at = report.find(r"^DB Name\s+DB Id\s", 200)
-        inst_at = report.find(r"^Instance\s+Inst Num\s", 200)
-        db = report.table_at(db_at[0], "DB Name", title_is_header=True) if db_at else None
-        inst = report.table_at(inst_at[0], "Instance", title_is_header=True) if inst_at else None
-        snap: dict[str, Any] = {}
-        begin_cells: list[str] = []
-        for line in report.lines[:200]:
-            m = re.match(r"^\s*(Begin|End) Snap:\s+(\d+)\s+(\d{2}-\w{3}-\d{2} \d{2}:\d{2}:\d{2})", line)
-            if m:
-                snap[m.group(1).lower()] = (int(m.group(2)), m.group(3))
-                if m.group(1) == "Begin":
-                    begin_cells = line.split()
-            m = re.match(r"^\s*(Elapsed|DB Time):\s+([\d,.]+) \(mins\)", line)
-            if m:
-                snap[m.group(1)] = _float(m.group(2), m.group(1))
-        snap_head = next((ln for ln in report.lines[:200] if re.match(r"^\s+Snap Id\s+Snap Time", ln)), "")
-        # RAC instance reports add an 'Instances' column (the last one) to the snapshot table.
-        instance_count = _whole(begin_cells[-1]) if snap_head.rstrip().endswith("Instances") and begin_cells else None
+        db, inst = _text_header_tables(report)
+        snap, instance_count = _text_snapshots(report)
     else:
-        db = report.by_summary(r"database instance information")
-        inst = next(
-            (t for _, s, t in report.tables_list if t.header[:2] == ["Instance", "Inst Num"]), None
-        )
-        snap_table = report.by_summary(r"snapshot information")
-        snap = {}
-        instance_count = None
-        if snap_table is not None:
-            inst_col = snap_table.col("Instances", required=False)
-            for row in snap_table.rows:
-                label = row[0].strip().rstrip(":")
-                if label in ("Begin Snap", "End Snap"):
-                    key = label.split()[0].lower()
-                    snap[key] = (_whole(row[1]), row[2])
-                    if inst_col is not None and key == "begin" and _cell(row, inst_col):
-                        instance_count = _whole(_cell(row, inst_col))
-                elif label in ("Elapsed", "DB Time"):
-                    m = re.match(r"([\d,.]+) \(mins\)", " ".join(row[1:]).strip())
-                    if m:
-                        snap[label] = _float(m.group(1), label)
+        db, inst = _html_header_tables(report)
+        snap, instance_count = _html_snapshots(report)
     db = _require(db, "database information (DB Name, DB Id, Release)")
     if "begin" not in snap or "end" not in snap or "Elapsed" not in snap or "DB Time" not in snap:
         raise ParseError("AWR report: snapshot table (Begin Snap / End Snap / Elapsed / DB Time) not found")
-    row = db.rows[0]
-    cdb_col = db.col("CDB", required=False)
-    instances = []
-    if inst is not None and inst.rows:
-        i_row = inst.rows[0]
-        instances.append({"instance": i_row[inst.col("Instance")], "inst_num": _whole(i_row[inst.col("Inst Num")])})
-    # A PDB report whose container does not see system data ("System Data Visible: NO")
-    # prints the database's name, id, release and RAC blank: those are None, not a failure.
-    rac = _cell(row, db.col("RAC")).strip()
+    database = _database_identity(db, inst)
     return {
-        "db_name": _cell(row, db.col("DB Name")).strip() or None,
-        "db_id": _whole(row[db.col("DB Id")]) if _cell(row, db.col("DB Id")).strip() else None,
-        "version": _cell(row, db.col("Release")).strip() or None,
-        "instances": instances,
+        **{key: database[key] for key in ("db_name", "db_id", "version", "instances")},
         "instance_count": instance_count,
-        "rac": (rac == "YES") if rac else None,
-        "cdb": None if cdb_col is None else row[cdb_col] == "YES",
+        "rac": database["rac"],
+        "cdb": database["cdb"],
         "begin_snap": snap["begin"][0],
         "end_snap": snap["end"][0],
         "begin_time": snap["begin"][1],
         "end_time": snap["end"][1],
         "elapsed_min": snap["Elapsed"],
         "db_time_min": snap["DB Time"],
+    }
+
+
+def _text_header_tables(report: _TextReport) -> tuple[_Table | None, _Table | None]:
+    """The database table (``DB Name  DB Id ...``) and the instance table (``Instance  Inst Num ...``)
+    at the top of a text report; ``None`` for one it does not print."""
+    db_at = report.find(r"^DB Name\s+DB Id\s", 200)
+    inst_at = report.find(r"^Instance\s+Inst Num\s", 200)
+    db = report.table_at(db_at[0], "DB Name", title_is_header=True) if db_at else None
+    inst = report.table_at(inst_at[0], "Instance", title_is_header=True) if inst_at else None
+    return db, inst
+
+
+def _html_header_tables(report: _HtmlReport) -> tuple[_Table | None, _Table | None]:
+    """The database table and the instance table of an HTML report (``None`` where absent)."""
+    db = report.by_summary(r"database instance information")
+    inst = next((t for _, s, t in report.tables_list if t.header[:2] == ["Instance", "Inst Num"]), None)
+    return db, inst
+
+
+_SNAP_LINE_RE = re.compile(r"^\s*(Begin|End) Snap:\s+(\d+)\s+(\d{2}-\w{3}-\d{2} \d{2}:\d{2}:\d{2})")
+_SNAP_MINUTES_RE = re.compile(r"^\s*(Elapsed|DB Time):\s+([\d,.]+) \(mins\)")
+
+
+def _text_snapshots(report: _TextReport) -> tuple[dict[str, Any], int | None]:
+    """``({"begin": (id, time), "end": (id, time), "Elapsed": min, "DB Time": min}, instance count)``
+    from the snapshot lines of a text report; the count is read only where the table has an
+    ``Instances`` column (RAC instance reports add it, as the last one)."""
+    snap: dict[str, Any] = {}
+    begin_cells: list[str] = []
+    for line in report.lines[:200]:
+        m = _SNAP_LINE_RE.match(line)
+        if m:
+            snap[m.group(1).lower()] = (int(m.group(2)), m.group(3))
+            if m.group(1) == "Begin":
+                begin_cells = line.split()
+        m = _SNAP_MINUTES_RE.match(line)
+        if m:
+            snap[m.group(1)] = _float(m.group(2), m.group(1))
+    snap_head = next((ln for ln in report.lines[:200] if re.match(r"^\s+Snap Id\s+Snap Time", ln)), "")
+    instance_count = _whole(begin_cells[-1]) if snap_head.rstrip().endswith("Instances") and begin_cells else None
+    return snap, instance_count
+
+
+def _html_snapshots(report: _HtmlReport) -> tuple[dict[str, Any], int | None]:
+    """The same as :func:`_text_snapshots`, from the HTML snapshot table."""
+    table = report.by_summary(r"snapshot information")
+    snap: dict[str, Any] = {}
+    instance_count = None
+    if table is None:
+        return snap, instance_count
+    inst_col = table.col("Instances", required=False)
+    for row in table.rows:
+        label = row[0].strip().rstrip(":")
+        if label in ("Begin Snap", "End Snap"):
+            key = label.split()[0].lower()
+            snap[key] = (_whole(row[1]), row[2])
+            if inst_col is not None and key == "begin" and _cell(row, inst_col):
+                instance_count = _whole(_cell(row, inst_col))
+        elif label in ("Elapsed", "DB Time"):
+            m = re.match(r"([\d,.]+) \(mins\)", " ".join(row[1:]).strip())
+            if m:
+                snap[label] = _float(m.group(1), label)
+    return snap, instance_count
+
+
+def _database_identity(db: _Table, inst: _Table | None) -> dict[str, Any]:
+    """``db_name``, ``db_id``, ``version``, ``rac``, ``cdb`` from the database table's first row and
+    ``instances`` (``[{"instance", "inst_num"}]``) from the instance table. A PDB report whose
+    container does not see system data ("System Data Visible: NO") prints the database's name, id,
+    release and RAC blank: those are ``None``, not a failure."""
+    row = db.rows[0]
+    cdb_col = db.col("CDB", required=False)
+    instances = []
+    if inst is not None and inst.rows:
+        i_row = inst.rows[0]
+        instances.append({"instance": i_row[inst.col("Instance")], "inst_num": _whole(i_row[inst.col("Inst Num")])})
+    rac = _cell(row, db.col("RAC")).strip()
+    return {
+        "db_name": _cell(row, db.col("DB Name")).strip() or None,
+        "db_id": _whole(row[db.col("DB Id")]) if _cell(row, db.col("DB Id")).strip() else None,
+        "version": _cell(row, db.col("Release")).strip() or None,
+        "instances": instances,
+        "rac": (rac == "YES") if rac else None,
+        "cdb": None if cdb_col is None else row[cdb_col] == "YES",
     }
 
 
