@@ -884,13 +884,16 @@ def _html_snapshots(report: _HtmlReport) -> tuple[dict[str, Any], int | None]:
 
 def _database_identity(db: _Table, inst: _Table | None) -> dict[str, Any]:
     """``db_name``, ``db_id``, ``version``, ``rac``, ``cdb`` from the database table's first row and
-    ``instances`` (``[{"instance", "inst_num"}]``) from the instance table. A PDB report whose
-    container does not see system data ("System Data Visible: NO") prints the database's name, id,
-    release and RAC blank: those are ``None``, not a failure."""
+    ``instances`` (``[{"instance", "inst_num"}]``) from the instance table, or where there is none
+    (11.2 prints ``Instance`` and ``Inst num`` in the database table) from the database table. A PDB
+    report whose container does not see system data ("System Data Visible: NO") prints the
+    database's name, id, release and RAC blank: those are ``None``, not a failure."""
     row = db.rows[0]
     cdb_col = db.col("CDB", required=False)
+    if inst is None or not inst.rows:
+        inst = db if db.col("Inst Num", required=False) is not None else None
     instances = []
-    if inst is not None and inst.rows:
+    if inst is not None:
         i_row = inst.rows[0]
         instances.append({"instance": i_row[inst.col("Instance")], "inst_num": _whole(i_row[inst.col("Inst Num")])})
     rac = _cell(row, db.col("RAC")).strip()
