@@ -12,12 +12,15 @@ from pathlib import Path
 import pytest
 
 from conftest import TESTS
+from flashpoc.awr_metrics import point_metrics
 from flashpoc.parse.awr import parse_awr, read_awr_file
 
 DATA = TESTS / "data" / "awr"
 F_11204 = DATA / "11.2.0.4_single_prod_awr.html.gz"
 F_11203 = DATA / "11.2.0.3_single_prod_awr_aix.html.gz"
 F_121 = DATA / "12.1.0.2_single_prod_awr.html.gz"
+F_PDB_122_RAC = DATA / "12.2.0.1_rac_cdb_pdb_report_awr.html.gz"
+F_CDB_19C_RAC = DATA / "19c_rac_cdb_root_awr.html.gz"
 
 _CACHE: dict[Path, dict] = {}
 
@@ -46,3 +49,83 @@ def test_instance_printed_in_the_database_table_is_read(path, instance, db_name)
     header = parsed(path)["header"]
     assert header["db_name"] == db_name
     assert header["instances"] == [{"instance": instance, "inst_num": 1}]
+
+
+# --------------------------------------------------------------------------- PDB report of a RAC CDB (HTML)
+
+
+def test_pdb_report_of_a_rac_cdb_html():
+    """A 12.2 PDB report of one instance of a RAC CDB: the database, its instance and snapshots,
+    the sections a PDB report prints (no background events, histograms or host CPU: named
+    absent), and its IO stats with the container each row belongs to ('PDB Name')."""
+    report = parsed(F_PDB_122_RAC)
+    assert "WORKLOAD REPOSITORY PDB report (root snapshots)" in read_awr_file(F_PDB_122_RAC)
+    # "IDCDB  4102709851  idcdb  PRIMARY  EE  12.2.0.1.0  YES  YES"; "idcdb1  1  10-Aug-22 00:08";
+    # "Begin Snap: 56288 09-Dec-24 10:00:09 ... 2"; "Elapsed: 59.97 (mins)"; "DB Time: 21,229.53 (mins)"
+    assert report["header"] == {
+        "db_name": "IDCDB", "db_id": 4102709851, "version": "12.2.0.1.0",
+        "instances": [{"instance": "idcdb1", "inst_num": 1}], "instance_count": 2, "rac": True, "cdb": True,
+        "begin_snap": 56288, "end_snap": 56289, "begin_time": "09-Dec-24 10:00:09", "end_time": "09-Dec-24 11:00:07",
+        "elapsed_min": 59.97, "db_time_min": 21229.53,
+    }
+    sections = report["sections"]
+    assert sections["not_understood"] == []
+    assert {"Background Wait Events", "Wait Event Histogram", "IOStat by Function summary",
+            "Host CPU"} <= set(sections["absent"])
+    # "gc buffer busy acquire  6,990,874  938.9K  134.31ms  73.7  Cluster" (Top 10)
+    top = report["top_events"][0]
+    assert (top["event"], top["waits"], top["total_time_s"], top["total_time_printed"], top["avg_wait_us"],
+            top["pct_db_time"], top["wait_class"]) == (
+        "gc buffer busy acquire", 6990874, 938900.0, "938.9K", 134310.0, 73.7, "Cluster")
+    # Foreground: "db file sequential read  1,007,625  222  219.94us"; "direct path read  231,136  229  .99ms"
+    assert (report["key_events"]["db file sequential read"], report["key_event_waits"]["db file sequential read"]) == (
+        219.94, 1007625)
+    assert (report["key_events"]["direct path read"], report["key_event_waits"]["direct path read"]) == (990.0, 231136)
+    assert "log file parallel write" not in report["key_events"]
+    # "TS_DC  377,670  105  1.85  101.70  12  0.22  0.00  63  0  0.00  31,006  19.22  SJJH"
+    ts_dc = [row for row in report["tablespace_io"] if row["tablespace"] == "TS_DC"]
+    assert ts_dc == [{"tablespace": "TS_DC", "reads": 377670, "reads_per_s": 105.0, "avg_read_ms": 1.85,
+                      "blocks_per_read": 101.7, "single_block_reads_per_s": 12.0, "avg_single_block_read_ms": 0.22,
+                      "optimized_reads_pct": 0.0, "writes": 63, "writes_per_s": 0.0, "buffer_waits": 31006,
+                      "avg_buffer_wait_ms": 19.22, "pdb_name": "SJJH"}]
+    files = report["file_io"]
+    assert (len(report["tablespace_io"]), len(files), {row["pdb_name"] for row in files}) == (16, 107, {"SJJH"})
+    # "TS_DC  +DATA/IDCDB/71A2...5412/DATAFILE/ts_dc.335.1074524023  8,958  2  1.87  104.95 ... 272  3.46  SJJH"
+    first = next(row for row in files if row["filename"].endswith("/ts_dc.335.1074524023"))
+    assert (first["reads"], first["avg_read_ms"], first["buffer_waits"], first["avg_buffer_wait_ms"]) == (
+        8958, 1.87, 272, 3.46)
+    # the tablespace's printed reads and buffer waits are the sums of its 79 files'
+    assert sum(row["reads"] for row in files if row["tablespace"] == "TS_DC") == 377670
+    metrics = point_metrics(report)
+    # "Read IO requests: 467.4"; "Read IO (MB): 109.7"; "DB CPU ... 1.7" % DB time
+    assert (metrics["read_iops"], metrics["read_mibps"], metrics["db_cpu_pct_of_db_time"], metrics["lat_mean_ms"]) == (
+        467.4, 109.7, 1.7, 0.21994)
+
+
+# --------------------------------------------------------------------------- a RAC CDB's root (HTML)
+
+
+def test_root_report_of_a_rac_cdb_html():
+    """A 19c RAC instance report taken in the root of a container database: a whole instance
+    report, every section read; its IO stats print no data."""
+    report = parsed(F_CDB_19C_RAC)
+    header = report["header"]
+    # "XYDB  1971498938  xydb  PRIMARY  EE  19.0.0.0.0  YES  YES"; "xydb1  1  12-Dec-22 11:58"
+    assert (header["db_name"], header["db_id"], header["version"], header["rac"], header["cdb"]) == (
+        "XYDB", 1971498938, "19.0.0.0.0", True, True)
+    assert (header["instances"], header["instance_count"], header["elapsed_min"], header["db_time_min"]) == (
+        [{"instance": "xydb1", "inst_num": 1}], 2, 59.93, 557.32)
+    assert report["sections"]["not_understood"] == [] and report["sections"]["absent"] == []
+    assert (report["tablespace_io"], report["file_io"]) == ([], [])
+    # Foreground: "log file sync  143,534  490  3.42ms"; background "log file parallel write  433,468  0  243  560.75us"
+    assert (report["key_events"]["log file sync"], report["key_event_waits"]["log file sync"]) == (3420.0, 143534)
+    assert (report["key_events"]["log file parallel write"],
+            report["key_event_waits"]["log file parallel write"]) == (560.75, 433468)
+    assert report["key_events"]["db file parallel write"] == 834.03  # "36,487  0  30  834.03us"
+    metrics = point_metrics(report)
+    # "Read IO requests: 36.4"; "Write IO requests: 74.0"; "160 ... 2.4 2.0 0.0 95.5" (Host CPU)
+    assert (metrics["read_iops"], metrics["write_iops"], metrics["cpus"], metrics["host_cpu_idle_pct"]) == (
+        36.4, 74.0, 160, 95.5)
+    # "db file sequential read  2331  20.4  31.5  34.3  10.2  2.8  .4  .2  .0" (up to 32 ms)
+    assert (metrics["db_file_sequential_read_under_512us_pct"], metrics["db_file_sequential_read_under_1ms_pct"],
+            metrics["db_file_sequential_read_under_2ms_pct"]) == (20.4, 51.9, 86.2)

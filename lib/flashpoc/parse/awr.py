@@ -1117,13 +1117,16 @@ IO_STATS_COLUMNS: dict[str, str] = {
     "writesavg/s": "writes_per_s",
     "bufferwaits": "buffer_waits",
     "avbufwt(ms)": "avg_buffer_wait_ms",
+    "pdbname": "pdb_name",
 }
 """The columns of "Tablespace IO Stats" and "File IO Stats" (their header with every space taken
 out, in lower case: 11.2.0.3 prints ``Av Reads/s``, 11.2.0.4 and later ``Av Rds/s`` and
-``Writes avg/s``) -> the row key. A column of another name is left out."""
+``Writes avg/s``; a CDB or PDB report names each row's container in ``PDB Name``) -> the row key.
+A column of another name is left out."""
 
 _IO_STATS_REQUIRED = ("tablespace", "reads", "avg_read_ms", "writes", "buffer_waits", "avg_buffer_wait_ms")
 _IO_STATS_COUNTS = ("reads", "writes", "buffer_waits")
+_IO_STATS_NAMES = ("tablespace", "filename", "pdb_name")
 _PLAIN_NUMBER_RE = re.compile(r"\d{1,3}(?:,\d{3})*(?:\.\d+)?")
 
 
@@ -1132,7 +1135,8 @@ def _io_stats(report: _TextReport | _HtmlReport, title: str, elapsed_s: float | 
     ``tablespace`` (and ``filename``), ``reads``, ``writes``, ``buffer_waits`` (counts over the
     interval), ``avg_read_ms``, ``avg_buffer_wait_ms`` (milliseconds, as printed), and where the
     version prints them ``reads_per_s``, ``writes_per_s``, ``blocks_per_read``,
-    ``single_block_reads_per_s``, ``avg_single_block_read_ms``, ``optimized_reads_pct``. A blank
+    ``single_block_reads_per_s``, ``avg_single_block_read_ms``, ``optimized_reads_pct``, and in a
+    CDB or PDB report the row's container ``pdb_name`` (``PDB Name``). A blank
     cell (a file without reads has no average) is None. ``[]`` when the report prints "No data
     exists"; ``None`` when it has no such section.
 
@@ -1164,7 +1168,7 @@ def _io_stats(report: _TextReport | _HtmlReport, title: str, elapsed_s: float | 
             entry: dict[str, Any] = {}
             for i, key in read:
                 cell = row[i]
-                if key in ("tablespace", "filename"):
+                if key in _IO_STATS_NAMES:
                     entry[key] = cell
                 elif _PLAIN_NUMBER_RE.fullmatch(cell):  # most cells (hundreds of files): read at once
                     value = float(cell.replace(",", ""))
@@ -1197,15 +1201,17 @@ def _tablespace_io(report: _TextReport | _HtmlReport, elapsed_s: float | None,
                    files: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
     """"Tablespace IO Stats" (:func:`_io_stats`), cross-checked with "File IO Stats": a
     tablespace's reads, writes and buffer waits are the sums of its files' (11.2.0.4's HTML prints
-    the tablespace table's cells in another order than its header: refused, the file rows stay)."""
+    the tablespace table's cells in another order than its header: refused, the file rows stay). A
+    tablespace is known by its name and its container (``pdb_name``): the PDBs of a CDB each have
+    a SYSTEM, a SYSAUX."""
     rows = _io_stats(report, "Tablespace IO Stats", elapsed_s)
-    sums: dict[str, list[int]] = {}
+    sums: dict[tuple[str | None, str], list[int]] = {}
     for row in files or []:
-        total = sums.setdefault(row["tablespace"], [0, 0, 0])
+        total = sums.setdefault((row.get("pdb_name"), row["tablespace"]), [0, 0, 0])
         for i, key in enumerate(_IO_STATS_COUNTS):
             total[i] += row[key] or 0
     for row in rows or []:
-        total = sums.get(row["tablespace"])
+        total = sums.get((row.get("pdb_name"), row["tablespace"]))
         printed = [row[key] or 0 for key in _IO_STATS_COUNTS]
         if total is not None and total != printed:
             raise ParseError(f"section 'Tablespace IO Stats': {row['tablespace']!r} prints reads, writes and buffer "
