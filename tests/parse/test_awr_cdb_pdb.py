@@ -129,3 +129,48 @@ def test_root_report_of_a_rac_cdb_html():
     # "db file sequential read  2331  20.4  31.5  34.3  10.2  2.8  .4  .2  .0" (up to 32 ms)
     assert (metrics["db_file_sequential_read_under_512us_pct"], metrics["db_file_sequential_read_under_1ms_pct"],
             metrics["db_file_sequential_read_under_2ms_pct"]) == (20.4, 51.9, 86.2)
+
+
+# --------------------------------------------------------------------------- text PDB report through SQL*Plus
+
+
+F_PDB_TEXT_SQLPLUS = DATA / "19c_rac_cdb_pdb_report_text_sqlplus_pages_excerpt.txt"
+
+
+def test_text_pdb_report_printed_by_a_sqlplus_query():
+    """A 19c text PDB report of a RAC CDB printed by ``SELECT * FROM TABLE(AWR_REPORT_TEXT(...))``
+    in SQL*Plus (an excerpt: up to Foreground Wait Events): each page starts with a blank line and
+    the column heading 'OUTPUT'. The Load Profile was read up to the first page break (1 row of
+    25, no IO requests) and the Top 10 not understood (its header cut in two)."""
+    text = read_awr_file(F_PDB_TEXT_SQLPLUS)
+    assert text.count("\nOUTPUT\n") == 13
+    report = parse_awr(text, allow_truncated=True)
+    assert report["sections"]["not_understood"] == []
+    assert {"header", "Load Profile", "Top 10 Foreground Events by Total Wait Time",
+            "Foreground Wait Events"} <= set(report["sections"]["read"])
+    # "RACDB  1231980070 racdb  PRIMARY  EE  19.0.0.0.0 YES YES"; "racdb1  1 10-Jun-26 08:22";
+    # "Begin Snap:  37 10-Jun-26 10:00:07  1  11.0  1"; "Elapsed: 60.00 (mins)"; "DB Time: 0.89 (mins)"
+    assert report["header"] == {
+        "db_name": "RACDB", "db_id": 1231980070, "version": "19.0.0.0.0",
+        "instances": [{"instance": "racdb1", "inst_num": 1}], "instance_count": 1, "rac": True, "cdb": True,
+        "begin_snap": 37, "end_snap": 38, "begin_time": "10-Jun-26 10:00:07", "end_time": "10-Jun-26 11:00:08",
+        "elapsed_min": 60.0, "db_time_min": 0.89,
+    }
+    profile = {row["statistic"]: (row["per_second"], row["per_transaction"]) for row in report["load_profile"]}
+    assert len(profile) == 25
+    # "DB Time(s): 0.0  26.7"; "Read IO requests: 0.0  10.0" (after a break); "Executes (SQL): 0.6  1,062.5"
+    assert (profile["DB Time(s)"], profile["Read IO requests"], profile["Executes (SQL)"],
+            profile["Transactions"]) == ((0.0, 26.7), (0.0, 10.0), (0.6, 1062.5), (0.0, None))
+    top = {row["event"]: row for row in report["top_events"]}
+    assert len(top) == 10
+    # "enq: TX - row lock contention  1  52.9  52.86 s  98.9 Applicat"
+    lock = top["enq: TX - row lock contention"]
+    assert (lock["waits"], lock["total_time_s"], lock["avg_wait_us"], lock["avg_wait_printed"], lock["pct_db_time"],
+            lock["wait_class"]) == (1, 52.9, 52860000.0, "52.86 s", 98.9, "Applicat")
+    # "library cache pin  4  0  564.00us  .0 Concurre" (the row after the break)
+    assert (top["library cache pin"]["avg_wait_us"], top["library cache pin"]["wait_class"]) == (564.0, "Concurre")
+    # Foreground Wait Events: "db file sequential read  13  0  3.23ms"; "log file sync  2  0  19.72ms"
+    assert report["key_events"] == {"db file sequential read": 3230.0, "log file sync": 19720.0}
+    assert report["key_event_waits"] == {"db file sequential read": 13, "log file sync": 2}
+    metrics = point_metrics(report)
+    assert (metrics["read_iops"], metrics["lat_mean_ms"], metrics["db_cpu_pct_of_db_time"]) == (0.0, 3.23, 0.8)

@@ -32,6 +32,8 @@ read by its column names, so the text and HTML renderings of one report give the
   events are short enough to be complete.
 * HTML: tables come with a ``summary`` attribute and/or follow an ``<h3>`` section title;
   SQL*Plus prompt text before ``<html>``, uppercase tags and CRLF line ends are accepted.
+* A text report printed by a SQL*Plus query (``SELECT * FROM TABLE(AWR_REPORT_TEXT(...))``) has
+  a blank line and the column heading ``OUTPUT`` atop each page, inside tables: both are dropped.
 
 Units follow the key names: ``*_us`` microseconds, ``*_s`` seconds, ``*_min`` minutes,
 ``*_pct`` percent, ``*_mb`` MiB (AWR's ``M``/``G`` data suffixes are multiples of 1024).
@@ -42,13 +44,15 @@ Abbreviated counts (``12.2K``, ``10.2M``, ``2.8E+04``) are expanded by powers of
 the printed text is kept next to the number.
 
 Coverage, as seen in the fixtures (11.2.0.3, 11.2.0.4, 12.1.0.2, 12.2.0.1, 18c and 19c, single
-instance, RAC instance and global, a PDB report, Exadata; no 21c or 23ai report was found):
+instance, RAC instance and global, container databases (root and PDB reports, HTML and text),
+Exadata; no 21c or 23ai report was found):
 
 * instance reports (single instance or one RAC instance), text and HTML: header, load
   profile, top foreground events, key events, event histograms, IOStat by function, host
   CPU, tablespace/file IO (:func:`_io_stats`: reads, writes, buffer waits and their averages
-  per tablespace and per file; ``[]`` when the report prints "No data exists", as every 12.2,
-  18c and 19c report here does; the rows of a text report are not read: not understood).
+  per tablespace and per file, and their container in a CDB; ``[]`` when the report prints "No
+  data exists", as most 12.2, 18c and 19c reports here do; the rows of a text report are not
+  read: not understood).
 * RAC global reports (``WORKLOAD REPOSITORY REPORT (RAC)``), text and HTML: header
   (database summary + instance list), key events from the ``(Global)`` foreground /
   background wait events (cluster-wide average), key-event histograms from ``Wait Event
@@ -389,11 +393,32 @@ def _slice_cells(line: str, runs: list[tuple[int, int]]) -> list[str]:
     return cells
 
 
+_SQLPLUS_HEADING = "OUTPUT"
+"""The column heading SQL*Plus prints atop each page of ``SELECT * FROM
+TABLE(DBMS_WORKLOAD_REPOSITORY.AWR_REPORT_TEXT(...))`` (the function's one column)."""
+
+
+def _without_sqlplus_pages(lines: list[str]) -> list[str]:
+    """The report's lines without the page breaks of a SQL*Plus query that printed it: each page
+    starts with a blank line and the column heading ``OUTPUT``, which cut tables in two (a Top 10
+    header, a Load Profile read up to the first break). Both lines are dropped."""
+    if _SQLPLUS_HEADING not in lines:
+        return lines
+    out: list[str] = []
+    for line in lines:
+        if line == _SQLPLUS_HEADING:
+            if out and not out[-1].strip():
+                out.pop()
+            continue
+        out.append(line)
+    return out
+
+
 class _TextReport:
     """Index of a text report: section titles and the tables under them."""
 
     def __init__(self, text: str):
-        self.lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        self.lines = _without_sqlplus_pages(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
 
     def title_lines(self, title: str) -> list[int]:
         """Line numbers where a section with exactly this title starts."""
