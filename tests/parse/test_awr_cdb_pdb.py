@@ -7,28 +7,14 @@ unit is converted).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from conftest import TESTS
 from flashpoc.awr_metrics import point_metrics
 from flashpoc.parse.awr import parse_awr, read_awr_file
+from test_awr_variants import DATA, F_121, F_11203, F_11204, parsed
 
-DATA = TESTS / "data" / "awr"
-F_11204 = DATA / "11.2.0.4_single_prod_awr.html.gz"
-F_11203 = DATA / "11.2.0.3_single_prod_awr_aix.html.gz"
-F_121 = DATA / "12.1.0.2_single_prod_awr.html.gz"
 F_PDB_122_RAC = DATA / "12.2.0.1_rac_cdb_pdb_report_awr.html.gz"
 F_CDB_19C_RAC = DATA / "19c_rac_cdb_root_awr.html.gz"
-
-_CACHE: dict[Path, dict] = {}
-
-
-def parsed(path: Path, **kwargs) -> dict:
-    if path not in _CACHE:
-        _CACHE[path] = parse_awr(read_awr_file(path), **kwargs)
-    return _CACHE[path]
 
 
 # --------------------------------------------------------------------------- 11.2 and 12.1 headers
