@@ -19,7 +19,6 @@ LONG_FUNCTIONS_ELSEWHERE = {
     # package a module becomes when it is split)
     "analysis",
     "engines/hammerdb/report",
-    "parse/awr",
     "probe",
     "reporting",
 }

@@ -32,6 +32,8 @@ read by its column names, so the text and HTML renderings of one report give the
   events are short enough to be complete.
 * HTML: tables come with a ``summary`` attribute and/or follow an ``<h3>`` section title;
   SQL*Plus prompt text before ``<html>``, uppercase tags and CRLF line ends are accepted.
+* A text report printed by a SQL*Plus query (``SELECT * FROM TABLE(AWR_REPORT_TEXT(...))``) has
+  a blank line and the column heading ``OUTPUT`` atop each page, inside tables: both are dropped.
 
 Units follow the key names: ``*_us`` microseconds, ``*_s`` seconds, ``*_min`` minutes,
 ``*_pct`` percent, ``*_mb`` MiB (AWR's ``M``/``G`` data suffixes are multiples of 1024).
@@ -42,13 +44,15 @@ Abbreviated counts (``12.2K``, ``10.2M``, ``2.8E+04``) are expanded by powers of
 the printed text is kept next to the number.
 
 Coverage, as seen in the fixtures (11.2.0.3, 11.2.0.4, 12.1.0.2, 12.2.0.1, 18c and 19c, single
-instance, RAC instance and global, a PDB report, Exadata; no 21c or 23ai report was found):
+instance, RAC instance and global, container databases (root and PDB reports, HTML and text),
+Exadata; no 21c or 23ai report was found):
 
 * instance reports (single instance or one RAC instance), text and HTML: header, load
   profile, top foreground events, key events, event histograms, IOStat by function, host
   CPU, tablespace/file IO (:func:`_io_stats`: reads, writes, buffer waits and their averages
-  per tablespace and per file; ``[]`` when the report prints "No data exists", as every 12.2,
-  18c and 19c report here does; the rows of a text report are not read: not understood).
+  per tablespace and per file, and their container in a CDB; ``[]`` when the report prints "No
+  data exists", as most 12.2, 18c and 19c reports here do; the rows of a text report are not
+  read: not understood).
 * RAC global reports (``WORKLOAD REPOSITORY REPORT (RAC)``), text and HTML: header
   (database summary + instance list), key events from the ``(Global)`` foreground /
   background wait events (cluster-wide average), key-event histograms from ``Wait Event
@@ -389,11 +393,32 @@ def _slice_cells(line: str, runs: list[tuple[int, int]]) -> list[str]:
     return cells
 
 
+_SQLPLUS_HEADING = "OUTPUT"
+"""The column heading SQL*Plus prints atop each page of ``SELECT * FROM
+TABLE(DBMS_WORKLOAD_REPOSITORY.AWR_REPORT_TEXT(...))`` (the function's one column)."""
+
+
+def _without_sqlplus_pages(lines: list[str]) -> list[str]:
+    """The report's lines without the page breaks of a SQL*Plus query that printed it: each page
+    starts with a blank line and the column heading ``OUTPUT``, which cut tables in two (a Top 10
+    header, a Load Profile read up to the first break). Both lines are dropped."""
+    if _SQLPLUS_HEADING not in lines:
+        return lines
+    out: list[str] = []
+    for line in lines:
+        if line == _SQLPLUS_HEADING:
+            if out and not out[-1].strip():
+                out.pop()
+            continue
+        out.append(line)
+    return out
+
+
 class _TextReport:
     """Index of a text report: section titles and the tables under them."""
 
     def __init__(self, text: str):
-        self.lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        self.lines = _without_sqlplus_pages(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
 
     def title_lines(self, title: str) -> list[int]:
         """Line numbers where a section with exactly this title starts."""
@@ -793,72 +818,117 @@ class _Sections:
 
 
 def _instance_header(report: _TextReport | _HtmlReport) -> dict[str, Any]:
+    """The report's header: the database (name, id, release, RAC, CDB), the instance, the snapshots
+    (ids, times, instance count) and the elapsed and DB time in minutes."""
     if isinstance(report, _TextReport):
-        db_at = report.find(r"^DB Name\s+DB Id\s", 200)
-        inst_at = report.find(r"^Instance\s+Inst Num\s", 200)
-        db = report.table_at(db_at[0], "DB Name", title_is_header=True) if db_at else None
-        inst = report.table_at(inst_at[0], "Instance", title_is_header=True) if inst_at else None
-        snap: dict[str, Any] = {}
-        begin_cells: list[str] = []
-        for line in report.lines[:200]:
-            m = re.match(r"^\s*(Begin|End) Snap:\s+(\d+)\s+(\d{2}-\w{3}-\d{2} \d{2}:\d{2}:\d{2})", line)
-            if m:
-                snap[m.group(1).lower()] = (int(m.group(2)), m.group(3))
-                if m.group(1) == "Begin":
-                    begin_cells = line.split()
-            m = re.match(r"^\s*(Elapsed|DB Time):\s+([\d,.]+) \(mins\)", line)
-            if m:
-                snap[m.group(1)] = _float(m.group(2), m.group(1))
-        snap_head = next((ln for ln in report.lines[:200] if re.match(r"^\s+Snap Id\s+Snap Time", ln)), "")
-        # RAC instance reports add an 'Instances' column (the last one) to the snapshot table.
-        instance_count = _whole(begin_cells[-1]) if snap_head.rstrip().endswith("Instances") and begin_cells else None
+        db, inst = _text_header_tables(report)
+        snap, instance_count = _text_snapshots(report)
     else:
-        db = report.by_summary(r"database instance information")
-        inst = next(
-            (t for _, s, t in report.tables_list if t.header[:2] == ["Instance", "Inst Num"]), None
-        )
-        snap_table = report.by_summary(r"snapshot information")
-        snap = {}
-        instance_count = None
-        if snap_table is not None:
-            inst_col = snap_table.col("Instances", required=False)
-            for row in snap_table.rows:
-                label = row[0].strip().rstrip(":")
-                if label in ("Begin Snap", "End Snap"):
-                    key = label.split()[0].lower()
-                    snap[key] = (_whole(row[1]), row[2])
-                    if inst_col is not None and key == "begin" and _cell(row, inst_col):
-                        instance_count = _whole(_cell(row, inst_col))
-                elif label in ("Elapsed", "DB Time"):
-                    m = re.match(r"([\d,.]+) \(mins\)", " ".join(row[1:]).strip())
-                    if m:
-                        snap[label] = _float(m.group(1), label)
+        db, inst = _html_header_tables(report)
+        snap, instance_count = _html_snapshots(report)
     db = _require(db, "database information (DB Name, DB Id, Release)")
     if "begin" not in snap or "end" not in snap or "Elapsed" not in snap or "DB Time" not in snap:
         raise ParseError("AWR report: snapshot table (Begin Snap / End Snap / Elapsed / DB Time) not found")
-    row = db.rows[0]
-    cdb_col = db.col("CDB", required=False)
-    instances = []
-    if inst is not None and inst.rows:
-        i_row = inst.rows[0]
-        instances.append({"instance": i_row[inst.col("Instance")], "inst_num": _whole(i_row[inst.col("Inst Num")])})
-    # A PDB report whose container does not see system data ("System Data Visible: NO")
-    # prints the database's name, id, release and RAC blank: those are None, not a failure.
-    rac = _cell(row, db.col("RAC")).strip()
+    database = _database_identity(db, inst)
     return {
-        "db_name": _cell(row, db.col("DB Name")).strip() or None,
-        "db_id": _whole(row[db.col("DB Id")]) if _cell(row, db.col("DB Id")).strip() else None,
-        "version": _cell(row, db.col("Release")).strip() or None,
-        "instances": instances,
+        **{key: database[key] for key in ("db_name", "db_id", "version", "instances")},
         "instance_count": instance_count,
-        "rac": (rac == "YES") if rac else None,
-        "cdb": None if cdb_col is None else row[cdb_col] == "YES",
+        "rac": database["rac"],
+        "cdb": database["cdb"],
         "begin_snap": snap["begin"][0],
         "end_snap": snap["end"][0],
         "begin_time": snap["begin"][1],
         "end_time": snap["end"][1],
         "elapsed_min": snap["Elapsed"],
         "db_time_min": snap["DB Time"],
+    }
+
+
+def _text_header_tables(report: _TextReport) -> tuple[_Table | None, _Table | None]:
+    """The database table (``DB Name  DB Id ...``) and the instance table (``Instance  Inst Num ...``)
+    at the top of a text report; ``None`` for one it does not print."""
+    db_at = report.find(r"^DB Name\s+DB Id\s", 200)
+    inst_at = report.find(r"^Instance\s+Inst Num\s", 200)
+    db = report.table_at(db_at[0], "DB Name", title_is_header=True) if db_at else None
+    inst = report.table_at(inst_at[0], "Instance", title_is_header=True) if inst_at else None
+    return db, inst
+
+
+def _html_header_tables(report: _HtmlReport) -> tuple[_Table | None, _Table | None]:
+    """The database table and the instance table of an HTML report (``None`` where absent)."""
+    db = report.by_summary(r"database instance information")
+    inst = next((t for _, s, t in report.tables_list if t.header[:2] == ["Instance", "Inst Num"]), None)
+    return db, inst
+
+
+_SNAP_LINE_RE = re.compile(r"^\s*(Begin|End) Snap:\s+(\d+)\s+(\d{2}-\w{3}-\d{2} \d{2}:\d{2}:\d{2})")
+_SNAP_MINUTES_RE = re.compile(r"^\s*(Elapsed|DB Time):\s+([\d,.]+) \(mins\)")
+
+
+def _text_snapshots(report: _TextReport) -> tuple[dict[str, Any], int | None]:
+    """``({"begin": (id, time), "end": (id, time), "Elapsed": min, "DB Time": min}, instance count)``
+    from the snapshot lines of a text report; the count is read only where the table has an
+    ``Instances`` column (RAC instance reports add it, as the last one)."""
+    snap: dict[str, Any] = {}
+    begin_cells: list[str] = []
+    for line in report.lines[:200]:
+        m = _SNAP_LINE_RE.match(line)
+        if m:
+            snap[m.group(1).lower()] = (int(m.group(2)), m.group(3))
+            if m.group(1) == "Begin":
+                begin_cells = line.split()
+        m = _SNAP_MINUTES_RE.match(line)
+        if m:
+            snap[m.group(1)] = _float(m.group(2), m.group(1))
+    snap_head = next((ln for ln in report.lines[:200] if re.match(r"^\s+Snap Id\s+Snap Time", ln)), "")
+    instance_count = _whole(begin_cells[-1]) if snap_head.rstrip().endswith("Instances") and begin_cells else None
+    return snap, instance_count
+
+
+def _html_snapshots(report: _HtmlReport) -> tuple[dict[str, Any], int | None]:
+    """The same as :func:`_text_snapshots`, from the HTML snapshot table."""
+    table = report.by_summary(r"snapshot information")
+    snap: dict[str, Any] = {}
+    instance_count = None
+    if table is None:
+        return snap, instance_count
+    inst_col = table.col("Instances", required=False)
+    for row in table.rows:
+        label = row[0].strip().rstrip(":")
+        if label in ("Begin Snap", "End Snap"):
+            key = label.split()[0].lower()
+            snap[key] = (_whole(row[1]), row[2])
+            if inst_col is not None and key == "begin" and _cell(row, inst_col):
+                instance_count = _whole(_cell(row, inst_col))
+        elif label in ("Elapsed", "DB Time"):
+            m = re.match(r"([\d,.]+) \(mins\)", " ".join(row[1:]).strip())
+            if m:
+                snap[label] = _float(m.group(1), label)
+    return snap, instance_count
+
+
+def _database_identity(db: _Table, inst: _Table | None) -> dict[str, Any]:
+    """``db_name``, ``db_id``, ``version``, ``rac``, ``cdb`` from the database table's first row and
+    ``instances`` (``[{"instance", "inst_num"}]``) from the instance table, or where there is none
+    (11.2 prints ``Instance`` and ``Inst num`` in the database table) from the database table. A PDB
+    report whose container does not see system data ("System Data Visible: NO") prints the
+    database's name, id, release and RAC blank: those are ``None``, not a failure."""
+    row = db.rows[0]
+    cdb_col = db.col("CDB", required=False)
+    if inst is None or not inst.rows:
+        inst = db if db.col("Inst Num", required=False) is not None else None
+    instances = []
+    if inst is not None:
+        i_row = inst.rows[0]
+        instances.append({"instance": i_row[inst.col("Instance")], "inst_num": _whole(i_row[inst.col("Inst Num")])})
+    rac = _cell(row, db.col("RAC")).strip()
+    return {
+        "db_name": _cell(row, db.col("DB Name")).strip() or None,
+        "db_id": _whole(row[db.col("DB Id")]) if _cell(row, db.col("DB Id")).strip() else None,
+        "version": _cell(row, db.col("Release")).strip() or None,
+        "instances": instances,
+        "rac": (rac == "YES") if rac else None,
+        "cdb": None if cdb_col is None else row[cdb_col] == "YES",
     }
 
 
@@ -1072,13 +1142,16 @@ IO_STATS_COLUMNS: dict[str, str] = {
     "writesavg/s": "writes_per_s",
     "bufferwaits": "buffer_waits",
     "avbufwt(ms)": "avg_buffer_wait_ms",
+    "pdbname": "pdb_name",
 }
 """The columns of "Tablespace IO Stats" and "File IO Stats" (their header with every space taken
 out, in lower case: 11.2.0.3 prints ``Av Reads/s``, 11.2.0.4 and later ``Av Rds/s`` and
-``Writes avg/s``) -> the row key. A column of another name is left out."""
+``Writes avg/s``; a CDB or PDB report names each row's container in ``PDB Name``) -> the row key.
+A column of another name is left out."""
 
 _IO_STATS_REQUIRED = ("tablespace", "reads", "avg_read_ms", "writes", "buffer_waits", "avg_buffer_wait_ms")
 _IO_STATS_COUNTS = ("reads", "writes", "buffer_waits")
+_IO_STATS_NAMES = ("tablespace", "filename", "pdb_name")
 _PLAIN_NUMBER_RE = re.compile(r"\d{1,3}(?:,\d{3})*(?:\.\d+)?")
 
 
@@ -1087,7 +1160,8 @@ def _io_stats(report: _TextReport | _HtmlReport, title: str, elapsed_s: float | 
     ``tablespace`` (and ``filename``), ``reads``, ``writes``, ``buffer_waits`` (counts over the
     interval), ``avg_read_ms``, ``avg_buffer_wait_ms`` (milliseconds, as printed), and where the
     version prints them ``reads_per_s``, ``writes_per_s``, ``blocks_per_read``,
-    ``single_block_reads_per_s``, ``avg_single_block_read_ms``, ``optimized_reads_pct``. A blank
+    ``single_block_reads_per_s``, ``avg_single_block_read_ms``, ``optimized_reads_pct``, and in a
+    CDB or PDB report the row's container ``pdb_name`` (``PDB Name``). A blank
     cell (a file without reads has no average) is None. ``[]`` when the report prints "No data
     exists"; ``None`` when it has no such section.
 
@@ -1119,7 +1193,7 @@ def _io_stats(report: _TextReport | _HtmlReport, title: str, elapsed_s: float | 
             entry: dict[str, Any] = {}
             for i, key in read:
                 cell = row[i]
-                if key in ("tablespace", "filename"):
+                if key in _IO_STATS_NAMES:
                     entry[key] = cell
                 elif _PLAIN_NUMBER_RE.fullmatch(cell):  # most cells (hundreds of files): read at once
                     value = float(cell.replace(",", ""))
@@ -1152,15 +1226,17 @@ def _tablespace_io(report: _TextReport | _HtmlReport, elapsed_s: float | None,
                    files: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
     """"Tablespace IO Stats" (:func:`_io_stats`), cross-checked with "File IO Stats": a
     tablespace's reads, writes and buffer waits are the sums of its files' (11.2.0.4's HTML prints
-    the tablespace table's cells in another order than its header: refused, the file rows stay)."""
+    the tablespace table's cells in another order than its header: refused, the file rows stay). A
+    tablespace is known by its name and its container (``pdb_name``): the PDBs of a CDB each have
+    a SYSTEM, a SYSAUX."""
     rows = _io_stats(report, "Tablespace IO Stats", elapsed_s)
-    sums: dict[str, list[int]] = {}
+    sums: dict[tuple[str | None, str], list[int]] = {}
     for row in files or []:
-        total = sums.setdefault(row["tablespace"], [0, 0, 0])
+        total = sums.setdefault((row.get("pdb_name"), row["tablespace"]), [0, 0, 0])
         for i, key in enumerate(_IO_STATS_COUNTS):
             total[i] += row[key] or 0
     for row in rows or []:
-        total = sums.get(row["tablespace"])
+        total = sums.get((row.get("pdb_name"), row["tablespace"]))
         printed = [row[key] or 0 for key in _IO_STATS_COUNTS]
         if total is not None and total != printed:
             raise ParseError(f"section 'Tablespace IO Stats': {row['tablespace']!r} prints reads, writes and buffer "
