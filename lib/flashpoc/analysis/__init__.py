@@ -18,10 +18,11 @@ from __future__ import annotations
 # Every name keeps its old path (flashpoc.analysis.X): the package re-exports its modules' names.
 from .adaptive import MAX_REFINE_POINTS, PLATEAU_CONFIRMATIONS, AdaptiveProbe, linear_probe_threads, start_threads
 from .curve import _pooled_curve, find_knee, iops_at_latency, knee_interval, littles_law
-from .fit import (_RANGE_QUANTILES, _Z95, FALL_SHARE, MIN_DISTINCT_THREADS, _bootstrap, _concave_fit, _fall_past_peak,
-                  _nnls, _pava, _plateau_start, _pool, _residuals)
+from .fit import (_RANGE_QUANTILES, _Z95, FALL_SHARE, MIN_DISTINCT_THREADS, _bootstrap, _central_range, _concave_fit,
+                  _fall_past_peak, _nnls, _pava, _plateau_start, _pool, _residuals)
 from .point import Point, _check_gain, _check_points, _finite, _whole
-from .saturation import (_MAX_RANGE_SHARE, Saturation, _neighbour_rule, fall_text, find_saturation, plateau_share,
-                         reach_threads)
+from .saturation import (_MAX_RANGE_SHARE, Saturation, _fit_plateau, _maybe_rising_text, _neighbour_rule,
+                         _plateau_text, _still_rising_text, _too_noisy_text, _unsupported, _up_to_peak, fall_text,
+                         find_saturation, plateau_share, reach_threads)
 from .steady import (SNIA_MAX_DATA_EXCURSION_PCT, SNIA_MAX_SLOPE_EXCURSION_PCT, SNIA_ROUNDS, STEADY_MAX_CV_PCT,
                      STEADY_MAX_DRIFT_PCT, interval_steadiness, snia_steady_state)

@@ -10,7 +10,7 @@ import numpy as np
 
 from flashpoc.errors import AnalysisError
 
-from .fit import _RANGE_QUANTILES
+from .fit import _central_range
 from .point import Point, _check_points, _finite, _whole
 
 
@@ -90,8 +90,7 @@ def knee_interval(points: Sequence[Point], *, n_boot: int = 200, seed: int = 0) 
     knees = [k.threads for k in (find_knee([pts[i] for i in row]) for row in resamples) if k is not None]
     if not knees:
         return knee.threads, knee.threads
-    lo, hi = (int(np.quantile(knees, q, method="inverted_cdf")) for q in _RANGE_QUANTILES)
-    return min(lo, knee.threads), max(hi, knee.threads)
+    return _central_range(knees, knee.threads)
 
 
 def iops_at_latency(points: Sequence[Point], latency_ms: float) -> dict:

@@ -23,6 +23,12 @@ MIN_DISTINCT_THREADS = 3
 FALL_SHARE = 0.20
 
 
+def _central_range(answers: Sequence[int], answer: int) -> tuple[int, int]:
+    """The plausible (low, high) of bootstrap ``answers``: their central 90 %, widened to include ``answer``."""
+    lo, hi = (int(np.quantile(answers, q, method="inverted_cdf")) for q in _RANGE_QUANTILES)
+    return min(lo, answer), max(hi, answer)
+
+
 def _pava(y: list[float], w: list[float]) -> list[list[float]]:
     """Weighted pool-adjacent-violators: blocks ``[start, end, sum_wy, sum_w]`` of a non-decreasing fit."""
     blocks: list[list[float]] = []

@@ -27,14 +27,14 @@ neighbours, because on a lab machine IOPS move by 10-15 % from one point to the 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from flashpoc.errors import AnalysisError
 
-from .fit import (_RANGE_QUANTILES, _Z95, MIN_DISTINCT_THREADS, _bootstrap, _concave_fit, _fall_past_peak,
-                  _plateau_start, _pool, _residuals)
+from .fit import (_Z95, MIN_DISTINCT_THREADS, _bootstrap, _central_range, _concave_fit, _fall_past_peak, _plateau_start,
+                  _pool, _residuals)
 from .point import Point, _check_gain, _check_points, _finite, _whole
 
 
@@ -129,73 +129,104 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
               f"n={n_boot} seed={seed}")
     raw_t = [p.threads for p in pts]
     raw_y = [p.iops for p in pts]
-    threads, means, weights = _pool(raw_t, raw_y)
+    threads, means, _ = _pool(raw_t, raw_y)
     rule = _neighbour_rule(threads, means, gain)
-
-    fall = fall_pct = None
-    cut = _fall_past_peak(raw_t, raw_y, threads, means, weights)
-    if cut < len(threads):  # an overload past the peak: fit the curve up to the peak
-        fall, fall_pct = threads[cut - 1], round(100.0 * (1.0 - means[cut] / max(means)), 1)
-        raw_y = [y for t, y in zip(raw_t, raw_y) if t <= fall]
-        raw_t = [t for t in raw_t if t <= fall]
-        threads, means, weights = threads[:cut], means[:cut], weights[:cut]
+    raw_t, raw_y, fall, fall_pct = _up_to_peak(raw_t, raw_y)
+    sat = _fit_plateau(raw_t, raw_y, gain, n_boot, seed, fell=fall is not None)
     fell = " " + fall_text(fall, fall_pct) + "." if fall else ""
+    return replace(sat, reason=sat.reason + fell, rule_threads=rule, method=method, fall_threads=fall,
+                   fall_pct=fall_pct)
 
-    def unsupported(kind: str, reason: str, rng: tuple[int, int] | None = None, conf: float = 0.0) -> Saturation:
-        return Saturation(None, None, rng, conf, False, reason + fell, rule, method, kind, fall, fall_pct)
 
+def _up_to_peak(raw_t: list[int], raw_y: list[float]) -> tuple[list[int], list[float], int | None, float | None]:
+    """The points up to the peak when the highest counts' IOPS fall clearly below it (an overload past
+    the peak, :func:`~flashpoc.analysis.fit._fall_past_peak`), the peak's count and how far (%) below
+    the peak the first count past it measured; all the points, None and None when IOPS do not fall."""
+    threads, means, weights = _pool(raw_t, raw_y)
+    cut = _fall_past_peak(raw_t, raw_y, threads, means, weights)
+    if cut == len(threads):
+        return raw_t, raw_y, None, None
+    fall = threads[cut - 1]
+    fall_pct = round(100.0 * (1.0 - means[cut] / max(means)), 1)
+    return [t for t in raw_t if t <= fall], [y for t, y in zip(raw_t, raw_y) if t <= fall], fall, fall_pct
+
+
+def _fit_plateau(raw_t: list[int], raw_y: list[float], gain: float, n_boot: int, seed: int, *,
+                 fell: bool) -> Saturation:
+    """:func:`find_saturation`'s answer from the points up to the peak (``fell``: IOPS fell past the
+    highest of them, which confirms it as the peak), without the rule, method and fall it adds."""
+    threads, means, weights = _pool(raw_t, raw_y)
     if len(threads) < MIN_DISTINCT_THREADS:
         listed = ", ".join(str(t) for t in threads)
-        return unsupported("too_few", f"Only {len(threads)} distinct thread count(s) measured ({listed}); "
-                           f"at least {MIN_DISTINCT_THREADS} are needed to locate an IOPS plateau.")
+        return _unsupported("too_few", f"Only {len(threads)} distinct thread count(s) measured ({listed}); "
+                            f"at least {MIN_DISTINCT_THREADS} are needed to locate an IOPS plateau.")
     if max(raw_y) <= 0:
-        return unsupported("no_iops", "No IOPS were measured at any thread count (all points are 0 IOPS).")
-
+        return _unsupported("no_iops", "No IOPS were measured at any thread count (all points are 0 IOPS).")
     fitted, dof = _concave_fit(threads, means, weights)
     fitted_raw, rel, sigma = _residuals(raw_t, raw_y, threads, fitted, dof)
-    y = np.asarray(raw_y)
-    n = len(y)
-
     start = _plateau_start(threads, means, weights, gain, sigma)
     top = threads[-1]
-    if start == len(threads) - 1 and not fall:  # a fall past the top count confirms it as the peak
-        below = means[-2]
-        gained = f" (+{means[-1] / below - 1:.1%} over {threads[-2]} threads)" if below > 0 else ""
-        return unsupported("still_rising", f"IOPS still rising at {top} threads, the highest measured{gained}: "
-                           f"no later point confirms a plateau; extend the probe beyond {top} threads.")
+    if start == len(threads) - 1 and not fell:  # a fall past the top count confirms it as the peak
+        return _unsupported("still_rising", _still_rising_text(threads, means))
     answers = _bootstrap(raw_t, fitted_raw, rel, dof, gain, sigma, n_boot, seed)
     # the answer is the median of the resamples' (bagging): the fitted breakpoint alone jumps
     # between neighbouring counts on noise
-    sat = int(np.quantile(answers, 0.5, method="inverted_cdf")) if n > dof else threads[start]
-    if sat == top and not fall:
+    estimable = len(raw_y) > dof
+    sat = int(np.quantile(answers, 0.5, method="inverted_cdf")) if estimable else threads[start]
+    if sat == top and not fell:
         sat = threads[start]
-    level = float(np.median(y[np.asarray(raw_t) >= sat]))
-    lo = int(np.quantile(answers, _RANGE_QUANTILES[0], method="inverted_cdf"))
-    hi = int(np.quantile(answers, _RANGE_QUANTILES[1], method="inverted_cdf"))
-    lo, hi = min(lo, sat), max(hi, sat)
+    lo, hi = _central_range(answers, sat)
     confidence = float(np.mean(answers == sat))
-    probed = top - threads[0]
-    if hi == top and not fall:
+    if hi == top and not fell:
         share = float(np.mean(answers == top))
-        return unsupported(
-            "maybe_rising", f"IOPS may still be rising at {top} threads, the highest measured: the plateau would "
+        return _unsupported("maybe_rising", _maybe_rising_text(sat, top, share, sigma), (lo, hi), confidence)
+    if hi - lo > _MAX_RANGE_SHARE * (top - threads[0]):
+        return _unsupported("too_noisy", _too_noisy_text(threads, lo, hi, sigma), (lo, hi), confidence)
+    level = float(np.median(np.asarray(raw_y)[np.asarray(raw_t) >= sat]))
+    reason = _plateau_text(level, sat, (lo, hi), confidence, n_boot, sigma if estimable else None,
+                           lowest=sat == threads[0])
+    return Saturation(sat, level, (lo, hi), confidence, True, reason, None, "")
+
+
+def _unsupported(kind: str, reason: str, plausible: tuple[int, int] | None = None,
+                 confidence: float = 0.0) -> Saturation:
+    """No answer, of ``kind``, and why (:attr:`Saturation.kind`, ``reason``)."""
+    return Saturation(None, None, plausible, confidence, False, reason, None, "", kind)
+
+
+def _still_rising_text(threads: list[int], means: list[float]) -> str:
+    """The reason of a ``still_rising`` answer: the last gain, and what to do."""
+    top, below = threads[-1], means[-2]
+    gained = f" (+{means[-1] / below - 1:.1%} over {threads[-2]} threads)" if below > 0 else ""
+    return (f"IOPS still rising at {top} threads, the highest measured{gained}: "
+            f"no later point confirms a plateau; extend the probe beyond {top} threads.")
+
+
+def _maybe_rising_text(sat: int, top: int, share: float, sigma: float) -> str:
+    """The reason of a ``maybe_rising`` answer: ``share`` of the resamples start the plateau at ``top``."""
+    return (f"IOPS may still be rising at {top} threads, the highest measured: the plateau would "
             f"start at {sat} threads, but in {share:.0%} of resamples it starts only at {top} "
-            f"(noise ±{sigma:.1%}); extend the probe beyond {top} threads.", (lo, hi), confidence)
-    if hi - lo > _MAX_RANGE_SHARE * probed:
-        return unsupported(
-            "too_noisy", f"Too noisy to locate the plateau: it could start anywhere from {lo} to {hi} threads "
-            f"({(hi - lo) / probed:.0%} of the probed {threads[0]}-{top} threads; point-to-point "
-            f"noise ±{sigma:.1%}); measure each point again or run it longer.",
-            (lo, hi), confidence)
-    noise = (f"noise ±{sigma:.1%}" if n > dof
-             else "noise not estimable: every point lies on the fitted curve")
-    lowest = (f"; {sat} threads is the lowest count measured, so saturation may come earlier"
-              if sat == threads[0] else "")
-    plausible = f"plausible {lo}-{hi} threads" if lo != hi else "no other count plausible"
-    reason = (f"IOPS plateau at {level:,.0f} IOPS from {sat} threads ({plausible}, "
-              f"{confidence:.0%} of {n_boot} resamples agree; {noise}{lowest}).")
-    return Saturation(sat, level, (lo, hi), confidence, True, reason + fell, rule, method, fall_threads=fall,
-                      fall_pct=fall_pct)
+            f"(noise ±{sigma:.1%}); extend the probe beyond {top} threads.")
+
+
+def _too_noisy_text(threads: list[int], lo: int, hi: int, sigma: float) -> str:
+    """The reason of a ``too_noisy`` answer: the plausible range ``lo``-``hi`` against the probed one."""
+    probed = threads[-1] - threads[0]
+    return (f"Too noisy to locate the plateau: it could start anywhere from {lo} to {hi} threads "
+            f"({(hi - lo) / probed:.0%} of the probed {threads[0]}-{threads[-1]} threads; point-to-point "
+            f"noise ±{sigma:.1%}); measure each point again or run it longer.")
+
+
+def _plateau_text(level: float, sat: int, plausible: tuple[int, int], confidence: float, n_boot: int,
+                  sigma: float | None, *, lowest: bool) -> str:
+    """The answer in words; ``sigma`` None when the noise is not estimable (every point on the curve),
+    ``lowest`` when the answer is the lowest count measured."""
+    lo, hi = plausible
+    noise = f"noise ±{sigma:.1%}" if sigma is not None else "noise not estimable: every point lies on the fitted curve"
+    earlier = f"; {sat} threads is the lowest count measured, so saturation may come earlier" if lowest else ""
+    others = f"plausible {lo}-{hi} threads" if lo != hi else "no other count plausible"
+    return (f"IOPS plateau at {level:,.0f} IOPS from {sat} threads ({others}, "
+            f"{confidence:.0%} of {n_boot} resamples agree; {noise}{earlier}).")
 
 
 def plateau_share(points: Sequence[Point], threads: int) -> float:
