@@ -86,8 +86,9 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
 
 
 def _progress_plan(cfg: Campaign, engine, stepper: analysis.AdaptiveProbe, plan: list[int] | None) -> dict[str, Any]:
-    """What the probe's progress knows before it starts: the linear probe's points (``plan``) or
-    the bound of the adaptive probe's (``total`` or ``bound``), and what it will do (``detail``)."""
+    """What the probe's progress knows before it starts (:class:`~flashpoc.progress.Progress`'s
+    keywords): the linear probe's number of points (``total``, those of ``plan``) or the most points
+    the adaptive probe measures (``bound``), and what it will do (``detail``)."""
     probe, unit = cfg.probe, engine.threads_word
     if plan is not None:
         return {"total": len(plan), "detail": [f"{unit} {format_forthreads(plan)}, {len(plan)} points"]}
