@@ -61,22 +61,11 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
                 rows.append(points.measure_one(wb, specs[0].again(specs[0].repeat + 1), bar))  # once more
 
         engine = get_engine(wb.cfg.engine)
-        title = f"probe {workload.name} ({probe.strategy})"
         stepper = adaptive_probe(wb.cfg, _host_cpus(wb))
-        if probe.strategy == "linear":
-            plan = engine.linear_probe_threads(wb.cfg)
-            counts = {"total": len(plan)}
-            detail = [f"{engine.threads_word} {format_forthreads(plan)}, {len(plan)} points"]
-        else:
-            bound = probe_point_bound(wb.cfg)
-            counts = {"bound": bound}
-            unit = engine.threads_word
-            detail = [f"from {threads_text(stepper.start, unit)}, doubling up to "
-                      f"{threads_text(probe.max_threads, unit)} or halving down to "
-                      f"{threads_text(probe.min_threads, unit)} until {engine.rate_word} stop rising, then measuring "
-                      f"where the answer is uncertain: at most {bound} points; it stops as soon as it has its answer"]
-        with Progress("probe", title, **counts, detail=detail, enabled=progress, engine=engine) as bar:
-            if probe.strategy == "linear":
+        plan = engine.linear_probe_threads(wb.cfg) if probe.strategy == "linear" else None
+        with Progress("probe", f"probe {workload.name} ({probe.strategy})", **_progress_plan(wb.cfg, engine, stepper, plan),
+                      enabled=progress, engine=engine) as bar:
+            if plan is not None:
                 for round_counts in [plan] if engine.measures_rounds else [[t] for t in plan]:
                     measure(round_counts)
             elif engine.measures_rounds:
@@ -85,17 +74,36 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
                 while (threads := stepper.next_threads(point_values(wb.cfg, rows))) is not None:
                     measure([threads])
         result = summarize_probe(wb.cfg, rows)
-        wb.store.write_json("probe.json", result)  # the answer stays if the host scaling fails
-        wb.store.write_points_table(wb.cfg.measurement_hash())
+        _save_probe(wb, result)  # the answer stays if the host scaling fails
         steady = point_steadiness(wb.cfg, "probe", runtime)
         scaling = _host_scaling(wb, workload, result["saturation"].get("threads"), runtime, progress, steady)
         if scaling:
             result = with_host_limit(result, rows, scaling, expected_iops=wb.cfg.array.expected_iops)
-            wb.store.write_json("probe.json", result)
-            wb.store.write_points_table(wb.cfg.measurement_hash())
+            _save_probe(wb, result)
         if probe.strict and not result["saturation"].get("threads"):
             raise AnalysisError(f"probe.strict: {result['answer']}")
         return result
+
+
+def _progress_plan(cfg: Campaign, engine, stepper: analysis.AdaptiveProbe, plan: list[int] | None) -> dict[str, Any]:
+    """What the probe's progress knows before it starts (:class:`~flashpoc.progress.Progress`'s
+    keywords): the linear probe's number of points (``total``, those of ``plan``) or the most points
+    the adaptive probe measures (``bound``), and what it will do (``detail``)."""
+    probe, unit = cfg.probe, engine.threads_word
+    if plan is not None:
+        return {"total": len(plan), "detail": [f"{unit} {format_forthreads(plan)}, {len(plan)} points"]}
+    bound = probe_point_bound(cfg)
+    return {"bound": bound,
+            "detail": [f"from {threads_text(stepper.start, unit)}, doubling up to "
+                       f"{threads_text(probe.max_threads, unit)} or halving down to "
+                       f"{threads_text(probe.min_threads, unit)} until {engine.rate_word} stop rising, then measuring "
+                       f"where the answer is uncertain: at most {bound} points; it stops as soon as it has its answer"]}
+
+
+def _save_probe(wb: Workbench, result: dict[str, Any]) -> None:
+    """Store the probe's answer (probe.json) and the campaign's points table."""
+    wb.store.write_json("probe.json", result)
+    wb.store.write_points_table(wb.cfg.measurement_hash())
 
 
 def _probe_in_rounds(stepper: analysis.AdaptiveProbe, rows: list[dict[str, Any]], measure, bar) -> None:
@@ -281,56 +289,78 @@ def probe_answer_text(probe: dict[str, Any]) -> str:
     rate, unit = probe.get("rate_word", "IOPS"), probe.get("threads_word", "threads")
     levels = _levels(probe)
     top = max(levels) if levels else None
-    best = max(levels, key=levels.get) if levels else None
     limit = probe.get("max_threads")
     at_limit = top is not None and limit is not None and top >= limit
-    hosts = (probe.get("host_limit") or {}).get("verdict") == "hosts"
-    words = []
     if sat.get("threads"):
-        n, conf = int(sat["threads"]), float(sat.get("confidence") or 0.0)
-        lo, hi = sat.get("range_threads") or (n, n)
-        plausible = f"plausible {lo}-{hi} {unit}" if lo != hi else "no other count plausible"
-        words.append(f"{rate} stop rising at {threads_text(n, unit)}: a plateau of {sat['max_iops']:,.0f} {rate} ({plausible}, "
-                     f"confidence {conf:.0%}).")
-        over = levels[best] / sat["max_iops"] - 1.0 if best is not None and sat.get("max_iops") else 0.0
-        if best is not None and best != n and over * 100 >= float(probe.get("gain_pct") or 2.0):
-            words.append(f"More {rate} were measured at {threads_text(best, unit)} ({levels[best]:,.0f}, {over:+.1%} over the "
-                         f"plateau level): the fit counts that within the points' noise, not as a rise.")
-            if at_limit and best == top:
-                words.append(f"{threads_text(top, unit)} is the probe's limit (probe.max_threads): {rate} may still rise beyond "
-                             f"it; raise probe.max_threads to see the plateau end.")
-        if conf < LOW_CONFIDENCE:
-            words.append(f"The confidence is low ({conf:.0%}): the plateau could start anywhere from {lo} to "
-                         f"{hi} {unit}; longer points (probe.runtime_s) or more repeats where it is uncertain "
-                         f"(probe.refine_points) firm it up.")
+        words = _answer_words(probe, levels, rate, unit, at_limit)
     else:
-        reason = sat.get("reason", "").replace("IOPS", rate)  # the fit's words name its rate IOPS
-        if sat.get("fall_threads"):  # said below, with the verdict
-            reason = reason.replace(" " + analysis.fall_text(sat["fall_threads"], sat["fall_pct"], rate) + ".", "")
-        if unit != "threads":  # and its counts threads
-            reason = reason.replace(" distinct thread count(s)", f" distinct counts of {unit}").replace(" threads", f" {unit}")
-        words.append(f"No saturation found: {reason}".rstrip())
-        kind = sat.get("kind")
-        if kind in ("still_rising", "maybe_rising"):
-            more = f"raise probe.max_threads (the probe stopped at its limit, {threads_text(top, unit)})" if at_limit else \
-                "measure higher thread counts"
-            words.append(f"To find it: {more}" + ("; the load hosts look like the limit: add load hosts." if hosts
-                                                  else ", or add load hosts if their CPUs are busy."))
-        elif kind == "too_noisy":
-            words.append("To find it: longer points (probe.runtime_s), more repeats where it is uncertain "
-                         "(probe.refine_points), or load hosts doing nothing else.")
-        elif kind == "too_few":
-            words.append(f"To find it: a wider {unit.removesuffix('s')} range (probe.min_threads to probe.max_threads).")
+        words = _no_answer_words(probe, rate, unit, top if at_limit else None)
     if sat.get("fall_threads"):
         words.append(_fall_words(probe, rate, unit))
-    follow = probe.get("followup_sweep")
-    if follow:
-        basis = {"answer": "the answer", "sweep.max_threads": "sweep.max_threads",
-                 "probed range": "the probed range, as no saturation was found"}.get(follow.get("basis"), "")
-        up_to, swept = follow.get("up_to", max(follow["threads"])), max(follow["threads"])
-        beyond = f", and beyond it to {threads_text(swept, unit)} (sweep.extend_pct)" if swept > up_to else ""
-        words.append(f"The sweep runs up to {threads_text(up_to, unit)}" + (f" ({basis})" if basis else "") + beyond + ".")
+    if probe.get("followup_sweep"):
+        words.append(_sweep_words(probe["followup_sweep"], unit))
     return " ".join(words)
+
+
+def _answer_words(probe: dict[str, Any], levels: dict[int, float], rate: str, unit: str, at_limit: bool) -> list[str]:
+    """The sentences of an answer (:func:`probe_answer_text`): where the rate stops rising, more
+    measured elsewhere within the noise (and, at the probe's limit, that it may still rise), and
+    what firms up a low confidence."""
+    sat = probe["saturation"]
+    top = max(levels) if levels else None
+    best = max(levels, key=levels.get) if levels else None
+    n, conf = int(sat["threads"]), float(sat.get("confidence") or 0.0)
+    lo, hi = sat.get("range_threads") or (n, n)
+    plausible = f"plausible {lo}-{hi} {unit}" if lo != hi else "no other count plausible"
+    words = [f"{rate} stop rising at {threads_text(n, unit)}: a plateau of {sat['max_iops']:,.0f} {rate} ({plausible}, "
+             f"confidence {conf:.0%})."]
+    over = levels[best] / sat["max_iops"] - 1.0 if best is not None and sat.get("max_iops") else 0.0
+    if best is not None and best != n and over * 100 >= float(probe.get("gain_pct") or 2.0):
+        words.append(f"More {rate} were measured at {threads_text(best, unit)} ({levels[best]:,.0f}, {over:+.1%} over the "
+                     f"plateau level): the fit counts that within the points' noise, not as a rise.")
+        if at_limit and best == top:
+            words.append(f"{threads_text(top, unit)} is the probe's limit (probe.max_threads): {rate} may still rise beyond "
+                         f"it; raise probe.max_threads to see the plateau end.")
+    if conf < LOW_CONFIDENCE:
+        words.append(f"The confidence is low ({conf:.0%}): the plateau could start anywhere from {lo} to "
+                     f"{hi} {unit}; longer points (probe.runtime_s) or more repeats where it is uncertain "
+                     f"(probe.refine_points) firm it up.")
+    return words
+
+
+def _no_answer_words(probe: dict[str, Any], rate: str, unit: str, stopped_at: int | None) -> list[str]:
+    """The sentences of no answer (:func:`probe_answer_text`): the fit's reason in the engine's words
+    and what would find it; ``stopped_at`` is the highest count when the probe stopped at its limit
+    (probe.max_threads), else None."""
+    sat = probe["saturation"]
+    hosts = (probe.get("host_limit") or {}).get("verdict") == "hosts"
+    reason = sat.get("reason", "").replace("IOPS", rate)  # the fit's words name its rate IOPS
+    if sat.get("fall_threads"):  # said below, with the verdict
+        reason = reason.replace(" " + analysis.fall_text(sat["fall_threads"], sat["fall_pct"], rate) + ".", "")
+    if unit != "threads":  # and its counts threads
+        reason = reason.replace(" distinct thread count(s)", f" distinct counts of {unit}").replace(" threads", f" {unit}")
+    words = [f"No saturation found: {reason}".rstrip()]
+    kind = sat.get("kind")
+    if kind in ("still_rising", "maybe_rising"):
+        more = (f"raise probe.max_threads (the probe stopped at its limit, {threads_text(stopped_at, unit)})"
+                if stopped_at else "measure higher thread counts")
+        words.append(f"To find it: {more}" + ("; the load hosts look like the limit: add load hosts." if hosts
+                                              else ", or add load hosts if their CPUs are busy."))
+    elif kind == "too_noisy":
+        words.append("To find it: longer points (probe.runtime_s), more repeats where it is uncertain "
+                     "(probe.refine_points), or load hosts doing nothing else.")
+    elif kind == "too_few":
+        words.append(f"To find it: a wider {unit.removesuffix('s')} range (probe.min_threads to probe.max_threads).")
+    return words
+
+
+def _sweep_words(follow: dict[str, Any], unit: str) -> str:
+    """How far the follow-up sweep goes (:func:`probe_answer_text`), and on what basis."""
+    basis = {"answer": "the answer", "sweep.max_threads": "sweep.max_threads",
+             "probed range": "the probed range, as no saturation was found"}.get(follow.get("basis"), "")
+    up_to, swept = follow.get("up_to", max(follow["threads"])), max(follow["threads"])
+    beyond = f", and beyond it to {threads_text(swept, unit)} (sweep.extend_pct)" if swept > up_to else ""
+    return f"The sweep runs up to {threads_text(up_to, unit)}" + (f" ({basis})" if basis else "") + beyond + "."
 
 
 def _fall_words(probe: dict[str, Any], rate: str, unit: str) -> str:

@@ -16,6 +16,7 @@ SPLIT = {"engines.vdbench.plan": ("checks", "rd", "parmfile", "hosts"),
          "engines.sqlscript.plan": ("statements", "commands", "lexer", "parser"),
          "awr_metrics": ("scopes", "events", "histograms"),
          "precondition": ("fills", "rounds", "status"),
+         "analysis": ("point", "fit", "saturation", "curve", "adaptive", "steady"),
          "run.oracle": ("settings", "listener", "queries", "sessions"),
          "progress": ("texts", "closing"),
          "environment": ("hosts", "sections", "database")}
