@@ -238,6 +238,38 @@ def test_every_chart_has_a_title_and_unit_axis_titles(points, knees):
         assert all(t and UNIT_TITLE.search(t) for t in titles), titles
 
 
+def iops_axis_formats(spec: dict) -> list[str | None]:
+    """The axis format of every x/y encoding of ``iops`` that sets an axis, anywhere in the spec
+    (a layer without one, e.g. the 95 % interval bars, draws on its chart's)."""
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            for channel in ("x", "y"):
+                encoding = node.get("encoding", {}).get(channel, {})
+                if encoding.get("field") == "iops" and "axis" in encoding:
+                    found.append(encoding["axis"].get("format"))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(spec)
+    return found
+
+
+def test_every_iops_axis_reads_like_the_tables(points, knees):
+    """The demo's hockey stick and probe charts labelled their IOPS axes '0k, 5k, ... 35k' (an SI
+    format: '0k' at the origin), beside '35,000' on IOPS vs threads and in every table: every IOPS
+    axis is whole numbers with thousands separators."""
+    charts = [chart.hockey_stick(points, knees=knees, slo_ms=1), chart.probe_curve(points, saturation_threads=4),
+              chart.load_vs_threads(points)]
+    for item in charts:
+        formats = iops_axis_formats(item.to_dict())
+        assert formats and set(formats) == {",.0f"}, formats
+
+
 def test_offline_renderer_bundle_has_svg_and_vegalite(points):
     assert chart.enable_offline_renderer() == "flashpoc_offline"
     assert alt.renderers.active == "flashpoc_offline"

@@ -12,7 +12,7 @@ import pandas as pd
 from ..analysis import SNIA_MAX_DATA_EXCURSION_PCT, SNIA_MAX_SLOPE_EXCURSION_PCT, SNIA_ROUNDS, snia_steady_state
 from ..summary import MIN_VERDICT_INTERVALS, verdict
 from .encodings import _in_domain_order, _point_name, _present, _require, _series_channels, _series_tooltip
-from .theme import ANNOTATION_COLOR, TITLE_IOPS, TITLE_LAT_MEAN
+from .theme import ANNOTATION_COLOR, FORMAT_IOPS, TITLE_IOPS, TITLE_LAT_MEAN
 
 
 # --- one point in detail: time series and latency distribution ------------------------------
@@ -304,7 +304,7 @@ def precondition_rounds(df: pd.DataFrame, *, color_domain: Sequence[str] | None 
                alt.Tooltip("iops:Q", title="IOPS", format=",.0f"),
                alt.Tooltip("lat_mean_ms:Q", title="Mean latency (ms)", format=".3f")]
     layers: list[alt.Chart] = [alt.Chart(df).mark_line(point=True).encode(
-        x=x, y=alt.Y("iops:Q", title=TITLE_IOPS, axis=alt.Axis(format="~s")), color=color, tooltip=tooltip)]
+        x=x, y=alt.Y("iops:Q", title=TITLE_IOPS, axis=alt.Axis(format=FORMAT_IOPS)), color=color, tooltip=tooltip)]
     windows = df.dropna(subset=["window_mean_iops"]).drop_duplicates("workload")
     if not windows.empty:
         levels = pd.concat([windows.assign(level=name, level_iops=windows["window_mean_iops"] * share)

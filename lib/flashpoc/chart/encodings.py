@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..errors import AnalysisError
 from ..progress import threads_text
-from .theme import ANNOTATION_COLOR, PALETTE, TITLE_IOPS, TITLE_LAT_MEAN, TITLE_MIBPS, TITLE_THREADS
+from .theme import ANNOTATION_COLOR, FORMAT_IOPS, PALETTE, TITLE_IOPS, TITLE_LAT_MEAN, TITLE_MIBPS, TITLE_THREADS
 
 
 # --- helpers ------------------------------------------------------------------------------
@@ -125,7 +125,7 @@ def _threads_x(threads: Sequence[int] | pd.Series | None = None) -> alt.X:
 
 
 def _iops_x() -> alt.X:
-    return alt.X("iops:Q", title=TITLE_IOPS, axis=alt.Axis(format="~s", tickCount=8))
+    return alt.X("iops:Q", title=TITLE_IOPS, axis=alt.Axis(format=FORMAT_IOPS, tickCount=8))
 
 
 def _latency_y(field: str) -> alt.Y:
