@@ -77,3 +77,12 @@ def test_a_batch_run_s_explorer_says_what_it_does_rather_than_print_a_widget(mon
     monkeypatch.setenv(BATCH_ENV, "1")
     shown = explore.explorer(report)
     assert "VBox" not in repr(shown) and "controls here that pick a workload" in shown.data
+
+
+def test_a_table_note_is_plain_text():
+    """A table's notes are printed as they are (no Markdown): the fill table's note showed its
+    record's path between literal backticks."""
+    from flashpoc.precondition.status import fill_table
+
+    table = fill_table(None, {"targets": [{"host": "local", "target": "scratch", "action": "unfilled"}]})
+    assert "targets/<host>/<target>.json)" in table.notes[0] and "`" not in " ".join(table.notes)
