@@ -182,6 +182,10 @@ def test_probe_curve_two_panels_and_saturation_rule(points):
         assert mark_type(rule) == "rule" and rule["encoding"]["x"]["field"] == "threads"
         assert layer_data(spec, rule)[0]["threads"] == 4
     assert [r["threads"] for r in layer_data(spec, top["layer"][0])] == [1, 2, 4, 8]
+    # the label at the foot of the rule, where the curve is high: at the top it ran through the plateau
+    label = top["layer"][2]
+    assert layer_data(spec, label)[0]["label"] == "saturation: 4 threads"
+    assert label["encoding"]["y"] == {"value": {"expr": "height"}} and label["mark"]["baseline"] == "bottom"
 
 
 def test_latency_percentiles_long_format_and_log_scale(points):

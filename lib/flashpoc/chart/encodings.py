@@ -170,11 +170,11 @@ def _saturation_layers(threads: int, x: alt.X, *, label: bool) -> list[alt.Chart
     layers = [
         alt.Chart(data).mark_rule(color=ANNOTATION_COLOR, strokeDash=[6, 4], strokeWidth=1.5).encode(x=x)
     ]
-    if label:
+    if label:  # at the foot of the rule: the curve is high there (at the top it ran through the label)
         layers.append(
             alt.Chart(data)
-            .mark_text(align="left", baseline="top", dx=4, dy=4, color=ANNOTATION_COLOR)
-            .encode(x=x, y=alt.value(0), text="label:N")
+            .mark_text(align="left", baseline="bottom", dx=4, dy=-4, color=ANNOTATION_COLOR)
+            .encode(x=x, y=alt.value({"expr": "height"}), text="label:N")
         )
     return layers
 
