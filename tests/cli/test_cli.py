@@ -98,6 +98,8 @@ def test_run_all_phases_with_papermill(batch_run):
         assert notebook.exists(), name
         html = (results / "notebooks" / f"{name}.html").read_text()
         assert not re.search(r"""(src|href)\s*=\s*["']?https?://""", html), name
+        # what a customer reads: tables under human headers (no lat_mean_ms, host_cpu_busy_pct), no widget's repr
+        assert not re.search(r"lat_mean_ms|host_cpu_busy_pct|VBox\(", html), name
     report_nb = json.loads((results / "notebooks" / "04_report.ipynb").read_text())
     injected = [c for c in report_nb["cells"] if "injected-parameters" in c["metadata"].get("tags", [])]
     assert injected and "quick" in "".join(injected[0]["source"])
