@@ -86,3 +86,11 @@ def test_a_table_note_is_plain_text():
 
     table = fill_table(None, {"targets": [{"host": "local", "target": "scratch", "action": "unfilled"}]})
     assert "targets/<host>/<target>.json)" in table.notes[0] and "`" not in " ".join(table.notes)
+
+
+def test_the_load_hosts_section_of_one_host_says_so_in_a_sentence():
+    """The section opened with an aside in parentheses, '(one load host per point: ...)'."""
+    from flashpoc.reporting import hosts_text
+
+    text = hosts_text(pd.DataFrame(), None)
+    assert text.startswith("One load host ran every point. With several, this section shows each host's IOPS")
