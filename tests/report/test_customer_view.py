@@ -86,6 +86,8 @@ def test_a_table_note_is_plain_text():
 
     table = fill_table(None, {"targets": [{"host": "local", "target": "scratch", "action": "unfilled"}]})
     assert "targets/<host>/<target>.json)" in table.notes[0] and "`" not in " ".join(table.notes)
+    # nor its cells: the glossary printed `slo_ms` with its backticks
+    assert "`" not in document.glossary().to_html()
 
 
 def test_the_load_hosts_section_of_one_host_says_so_in_a_sentence():
