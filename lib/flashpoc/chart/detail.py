@@ -206,11 +206,12 @@ def latency_histogram(histogram: pd.DataFrame, detail: pd.DataFrame | None = Non
             "color": color,
             "tooltip": [*_series_tooltip(buckets), alt.Tooltip("latency:N", title="Latency"),
                         alt.Tooltip("share_pct:Q", title="Share of I/Os (%)", format=".2f")]}))
-        marks = pd.DataFrame({"clat_ms": SHARE_MARKS_MS, "label": ["512 us", "1 ms", "2 ms"],
-                              "y": [110, 125, 140]})  # staggered: the marks are close on a log axis
+        marks = pd.DataFrame({"clat_ms": SHARE_MARKS_MS, "label": ["512 us", "1 ms", "2 ms"]})
         rules = alt.Chart(marks).mark_rule(color=ANNOTATION_COLOR, strokeDash=[3, 3]).encode(x="clat_ms:Q")
-        rule_labels = alt.Chart(marks).mark_text(align="left", dx=3, color=ANNOTATION_COLOR).encode(
-            x="clat_ms:Q", y=alt.Y("y:Q", scale=None), text="label:N")
+        # each label above the panel, up along its rule: inside the panel the curve climbs through them
+        rule_labels = alt.Chart(marks).mark_text(align="left", baseline="middle", angle=270, dx=4,
+                                                 color=ANNOTATION_COLOR).encode(
+            x="clat_ms:Q", y=alt.datum(100), text="label:N")
         curve = alt.Chart(cumulative[cumulative["panel"] == panel]).mark_line(interpolate="step-after").encode(
             **_present({
                 "x": alt.X("clat_ms:Q", title="Completion latency (ms, log scale)", scale=alt.Scale(type="log")),

@@ -174,7 +174,7 @@ def _saturation_layers(threads: int, x: alt.X, *, label: bool) -> list[alt.Chart
         layers.append(
             alt.Chart(data)
             .mark_text(align="left", baseline="bottom", dx=4, dy=-4, color=ANNOTATION_COLOR)
-            .encode(x=x, y=alt.value({"expr": "height"}), text="label:N")
+            .encode(x=x, y=alt.datum(0), text="label:N")  # the IOPS axis starts at 0
         )
     return layers
 
