@@ -63,16 +63,14 @@ def mark_type(layer: dict) -> str:
     return mark if isinstance(mark, str) else mark["type"]
 
 
-def axis_titles(spec: dict) -> list[str]:
-    """Every x/y encoding title anywhere in the spec."""
-    titles = []
+def xy_encodings(spec: dict) -> list[dict]:
+    """Every x/y encoding of a field anywhere in the spec."""
+    found = []
 
     def walk(node):
         if isinstance(node, dict):
             encoding = node.get("encoding", {})
-            for channel in ("x", "y"):
-                if "field" in encoding.get(channel, {}):
-                    titles.append(encoding[channel].get("title"))
+            found.extend(encoding[c] for c in ("x", "y") if "field" in encoding.get(c, {}))
             for value in node.values():
                 walk(value)
         elif isinstance(node, list):
@@ -80,7 +78,12 @@ def axis_titles(spec: dict) -> list[str]:
                 walk(value)
 
     walk(spec)
-    return titles
+    return found
+
+
+def axis_titles(spec: dict) -> list[str]:
+    """Every x/y encoding title anywhere in the spec."""
+    return [encoding.get("title") for encoding in xy_encodings(spec)]
 
 
 def test_use_theme_enables_the_house_theme(points):
@@ -245,22 +248,7 @@ def test_every_chart_has_a_title_and_unit_axis_titles(points, knees):
 def iops_axis_formats(spec: dict) -> list[str | None]:
     """The axis format of every x/y encoding of ``iops`` that sets an axis, anywhere in the spec
     (a layer without one, e.g. the 95 % interval bars, draws on its chart's)."""
-    found = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            for channel in ("x", "y"):
-                encoding = node.get("encoding", {}).get(channel, {})
-                if encoding.get("field") == "iops" and "axis" in encoding:
-                    found.append(encoding["axis"].get("format"))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(spec)
-    return found
+    return [e["axis"].get("format") for e in xy_encodings(spec) if e["field"] == "iops" and "axis" in e]
 
 
 def test_every_iops_axis_reads_like_the_tables(points, knees):
