@@ -96,3 +96,13 @@ def test_the_load_hosts_section_of_one_host_says_so_in_a_sentence():
 
     text = hosts_text(pd.DataFrame(), None)
     assert text.startswith("One load host ran every point. With several, this section shows each host's IOPS")
+
+
+def test_the_probe_names_its_follow_up_sweep_in_words():
+    """The probe's text named the follow-up sweep in vdbench's syntax, 'threads (2,28,42,48,60)'."""
+    from flashpoc.probe import probe_text
+
+    probe = {"saturation": {"threads": None}, "runs": 5, "device_time_s": 16.1, "strategy": "adaptive",
+             "workload": "randread-4k", "gain_pct": 2, "points": [],
+             "followup_sweep": {"threads": [2, 28, 42, 48, 60], "forthreads": "(2,28,42,48,60)", "points": 5}}
+    assert "Follow-up sweep: threads 2, 28, 42, 48, 60 (5 points per workload)." in probe_text(probe)
