@@ -8,13 +8,14 @@ out), so the static report of a papermill run shows the same numbers without any
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
 from . import chart, summary
-from .progress import threads_text
+from .progress import BATCH_ENV, threads_text
 
 ALL = "(all workloads)"
 AUTO = "max IOPS within the SLO"
@@ -98,6 +99,10 @@ def explorer(report) -> Any:
     if "iops" not in points:  # an engine whose points are not I/O (HammerDB's NOPM): its report says it all
         return Markdown("(the explorer draws IOPS against latency: these points have no IOPS; the report's charts "
                         "and tables below show them)")
+    if os.environ.get(BATCH_ENV):  # papermill keeps no widget state: the export would print the box's repr
+        return Markdown("(Opened in JupyterLab, this notebook has controls here that pick a workload (and the "
+                        "campaigns, when compared), the SLO and the point shown in detail, and redraw the chart and "
+                        "the tables; the report below shows every workload at the campaign's SLO.)")
     names = report.configs
     workloads = list(dict.fromkeys(points["workload"]))
     controls = []

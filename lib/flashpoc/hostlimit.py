@@ -251,8 +251,7 @@ def _suggestion(verdict: str, short: bool, saturation_threads: int | None, host_
         return ("The array gave well under the IOPS expected of it with no sign of a host limit: check its "
                 "configuration and the path to it (HBAs, switches, multipathing) against the vendor's sizing.")
     if verdict == "hosts":
-        return ("The load hosts, not the array, are the limit: add load hosts (or faster ones) and probe "
-                "again before drawing conclusions about the array.")
+        return "Add load hosts (or faster ones) and probe again before drawing conclusions about the array."
     if verdict == "unclear" and not saturation_threads and not host_signs:
         return "Probe further (raise probe.max_threads) to find where IOPS stop rising."
     if verdict == "unclear" and not scaling_judged and len(top.get("per_host") or {}) < 2:

@@ -15,7 +15,7 @@ from .engines import get_engine
 from . import rows as rows_mod
 from .errors import AnalysisError, FlashpocError
 from .params import Campaign
-from .plan.sweep import format_forthreads
+from .plan.sweep import format_forthreads, threads_list_text
 from .progress import Progress, threads_text
 from .session import (Workbench, _point_runtime_s, _require_checked, open_campaign, point_spec, point_steadiness,
                       prepare_targets)
@@ -415,5 +415,6 @@ def probe_text(probe: dict[str, Any]) -> str:
                                                           if sat.get("rule_threads") else "finds no such point."))
     if probe.get("followup_sweep"):
         f = probe["followup_sweep"]
-        lines += ["", f"Follow-up sweep: threads {f['forthreads']} ({f['points']} points per workload)."]
+        lines += ["", f"Follow-up sweep: threads {threads_list_text(f['threads'])} ({f['points']} points per "
+                      "workload)."]
     return "\n".join(lines + limit)

@@ -321,8 +321,8 @@ def hosts_text(hosts: pd.DataFrame, limit: dict[str, Any] | None) -> str:
     """Markdown: what the load hosts table (:func:`flashpoc.hostlimit.busiest_points`) shows,
     and the probe's verdict on hosts or array (``limit``, from probe.json)."""
     if hosts.empty:
-        text = ("(one load host per point: with several hosts this section shows each host's IOPS, so that "
-                "a host bottleneck is visible)")
+        text = ("One load host ran every point. With several, this section shows each host's IOPS, so that a "
+                "host holding the others back is visible.")
     else:
         text = ("Each load host's IOPS, its share of the total, its mean latency and CPU at each workload's "
                 "highest-IOPS point; the chart has every thread count. ")

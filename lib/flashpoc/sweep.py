@@ -13,7 +13,7 @@ from . import extend, points, ratecurve
 from .engines import get_engine
 from .errors import AnalysisError
 from .params import Campaign
-from .plan.sweep import format_forthreads, plan_note, plan_sweep
+from .plan.sweep import plan_note, plan_sweep, threads_list_text
 from .progress import Progress, threads_text
 from .session import (Workbench, _point_runtime_s, _require_checked, open_campaign, point_spec, point_steadiness,
                       prepare_targets)
@@ -205,7 +205,7 @@ def sweep_plan_lines(cfg: Campaign, plan: dict[str, list[int]]) -> list[str]:
     """The sweep plan in lines: points, estimated duration, why these thread counts, and each
     workload's thread counts."""
     head, why = _sweep_plan_summary(cfg, plan)
-    return [head, *([why] if why else []), *(f"{name}: threads {format_forthreads(t)}" for name, t in plan.items())]
+    return [head, *([why] if why else []), *(f"{name}: threads {threads_list_text(t)}" for name, t in plan.items())]
 
 
 def sweep_plan_text(cfg: Campaign, plan: dict[str, list[int]]) -> str:
@@ -213,4 +213,4 @@ def sweep_plan_text(cfg: Campaign, plan: dict[str, list[int]]) -> str:
     and each workload's thread counts."""
     head, why = _sweep_plan_summary(cfg, plan)
     lines = [f"**Sweep plan**: {head}." + (f" {why[0].upper()}{why[1:]}." if why else ""), ""]
-    return "\n".join(lines + [f"- `{name}`: threads {format_forthreads(t)}" for name, t in plan.items()])
+    return "\n".join(lines + [f"- `{name}`: threads {threads_list_text(t)}" for name, t in plan.items()])

@@ -64,7 +64,9 @@ def test_a_host_at_its_cpu_limit_is_named(vdbench_rows):
     assert limit["verdict"] == "hosts"
     assert limit["signs"][:2] == ["the CPU of hd1 was 75% busy at 2 threads (at or above 70%)",
                                   "the CPU of hd2 was 75% busy at 2 threads (at or above 70%)"]
-    assert limit["suggestion"].startswith("The load hosts, not the array, are the limit: add load hosts")
+    assert limit["suggestion"] == "Add load hosts (or faster ones) and probe again before drawing conclusions about the array."
+    # the verdict is said once: its head, not again in the suggestion under it
+    assert hostlimit.host_limit_text(limit).count("are the limit") == 1
     both = hostlimit.host_limit(vdbench_rows, 2, cpu_limit_pct=50)  # one sign per host over the plateau
     assert both["signs"][:2] == ["the CPU of hd1 was 56-75% busy at 2 points from 2 to 4 threads (at or above 50%)",
                                  "the CPU of hd2 was 56-75% busy at 2 points from 2 to 4 threads (at or above 50%)"]
@@ -95,7 +97,7 @@ def test_the_arrays_expected_iops_weigh_in(vdbench_rows):
                                                                       "array (array.expected_iops): well short of its rating")
     assert short["suggestion"].startswith("The array gave well under the IOPS expected of it")
     busy = hostlimit.host_limit(vdbench_rows, 2, cpu_limit_pct=70, expected_iops=200000)
-    assert busy["verdict"] == "hosts" and busy["suggestion"].startswith("The load hosts, not the array")
+    assert busy["verdict"] == "hosts" and busy["suggestion"].startswith("Add load hosts")
     assert hostlimit.host_limit(vdbench_rows, 2, expected_iops=80000)["signs"] == hostlimit.host_limit(
         vdbench_rows, 2)["signs"]  # 75 %: neither at the rating nor well short of it
 

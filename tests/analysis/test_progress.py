@@ -108,7 +108,10 @@ def test_the_sweep_plan_text_of_a_campaign_says_why(tmp_path):
         "knee-dense plan: 3 points up to 8 threads, denser towards it (sweep.points: 3), and 2 beyond it up to 12 "
         "to draw the curve past saturation (sweep.extend_pct: 50 %).")
     assert phases.sweep_plan_lines(cfg, {"randread-4k": [1, 2]}) == [  # a plan of its own: no why
-        "2 points, about 2 s of I/O (1 s per point)", "randread-4k: threads (1,2)"]
+        "2 points, about 2 s of I/O (1 s per point)", "randread-4k: threads 1, 2"]
+    # the counts in words, not in vdbench's forthreads syntax: "(1,6,8,9,12)", "(10-300,10)"
+    assert phases.sweep_plan_text(cfg, plan).splitlines()[2] == "- `randread-4k`: threads 1, 6, 8, 9, 12"
+    assert phases.sweep_plan_lines(cfg, {"randread-4k": [10, 20, 30]})[-1] == "randread-4k: threads 10-30 step 10"
 
 
 def test_events_cut_in_the_middle_of_a_line_wait_for_the_rest(tmp_path):

@@ -63,16 +63,14 @@ def mark_type(layer: dict) -> str:
     return mark if isinstance(mark, str) else mark["type"]
 
 
-def axis_titles(spec: dict) -> list[str]:
-    """Every x/y encoding title anywhere in the spec."""
-    titles = []
+def xy_encodings(spec: dict) -> list[dict]:
+    """Every x/y encoding of a field anywhere in the spec."""
+    found = []
 
     def walk(node):
         if isinstance(node, dict):
             encoding = node.get("encoding", {})
-            for channel in ("x", "y"):
-                if "field" in encoding.get(channel, {}):
-                    titles.append(encoding[channel].get("title"))
+            found.extend(encoding[c] for c in ("x", "y") if "field" in encoding.get(c, {}))
             for value in node.values():
                 walk(value)
         elif isinstance(node, list):
@@ -80,7 +78,12 @@ def axis_titles(spec: dict) -> list[str]:
                 walk(value)
 
     walk(spec)
-    return titles
+    return found
+
+
+def axis_titles(spec: dict) -> list[str]:
+    """Every x/y encoding title anywhere in the spec."""
+    return [encoding.get("title") for encoding in xy_encodings(spec)]
 
 
 def test_use_theme_enables_the_house_theme(points):
@@ -182,6 +185,10 @@ def test_probe_curve_two_panels_and_saturation_rule(points):
         assert mark_type(rule) == "rule" and rule["encoding"]["x"]["field"] == "threads"
         assert layer_data(spec, rule)[0]["threads"] == 4
     assert [r["threads"] for r in layer_data(spec, top["layer"][0])] == [1, 2, 4, 8]
+    # the label at the foot of the rule, where the curve is high: at the top it ran through the plateau
+    label = top["layer"][2]
+    assert layer_data(spec, label)[0]["label"] == "saturation: 4 threads"
+    assert label["encoding"]["y"] == {"datum": 0} and label["mark"]["baseline"] == "bottom"
 
 
 def test_latency_percentiles_long_format_and_log_scale(points):
@@ -236,6 +243,23 @@ def test_every_chart_has_a_title_and_unit_axis_titles(points, knees):
         titles = axis_titles(spec)
         assert titles
         assert all(t and UNIT_TITLE.search(t) for t in titles), titles
+
+
+def iops_axis_formats(spec: dict) -> list[str | None]:
+    """The axis format of every x/y encoding of ``iops`` that sets an axis, anywhere in the spec
+    (a layer without one, e.g. the 95 % interval bars, draws on its chart's)."""
+    return [e["axis"].get("format") for e in xy_encodings(spec) if e["field"] == "iops" and "axis" in e]
+
+
+def test_every_iops_axis_reads_like_the_tables(points, knees):
+    """The demo's hockey stick and probe charts labelled their IOPS axes '0k, 5k, ... 35k' (an SI
+    format: '0k' at the origin), beside '35,000' on IOPS vs threads and in every table: every IOPS
+    axis is whole numbers with thousands separators."""
+    charts = [chart.hockey_stick(points, knees=knees, slo_ms=1), chart.probe_curve(points, saturation_threads=4),
+              chart.load_vs_threads(points)]
+    for item in charts:
+        formats = iops_axis_formats(item.to_dict())
+        assert formats and set(formats) == {",.0f"}, formats
 
 
 def test_offline_renderer_bundle_has_svg_and_vegalite(points):
@@ -321,6 +345,9 @@ def test_latency_histogram_buckets_and_cumulative_share():
     curve = [r for r in rows if "within_pct" in r and r["panel"] == "oltp (reads)"]
     assert curve[-1]["within_pct"] == pytest.approx(100.0)
     assert {r["label"] for r in rows if "label" in r} == {"512 us", "1 ms", "2 ms"}
+    # the marks' labels stand above the panel, along their rules: across its middle the curve ran through them
+    (label,) = [layer for layer in spec["vconcat"][0]["hconcat"][1]["layer"] if mark_type(layer) == "text"]
+    assert label["encoding"]["y"] == {"datum": 100} and label["mark"]["angle"] == 270
 
 
 @pytest.mark.parametrize("low, high, label", [(0, 10, "<10 us"), (200, 500, "200-500 us"), (500, 1000, "0.5-1 ms"),

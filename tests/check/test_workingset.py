@@ -67,6 +67,8 @@ def test_the_reports_conditions_say_it_in_the_checks_words(tmp_path):
     points = pd.DataFrame({"working_set_bytes": [64 * 1024**2]})
     text = document.working_set_text(_quick(tmp_path), points)
     assert text.startswith("No array_cache given and the working set (64 MiB) is under 1 TB")
-    assert text.endswith("(IOPS may be higher and latency lower than from flash).")
+    # one sentence, not two parentheses in a row ("(the guides want 10x it) (IOPS may be ...)")
+    assert text.endswith("give array_cache (the guides want 10x it); IOPS may then be higher and latency lower than "
+                         "from flash.")
     cached = document.working_set_text(_quick(tmp_path, array_cache="4m"), points)
     assert cached == "The working set (64 MiB) is 16.0x the array cache (4 MiB): at least the 10x the guides want."

@@ -98,9 +98,13 @@ def test_run_all_phases_with_papermill(batch_run):
         assert notebook.exists(), name
         html = (results / "notebooks" / f"{name}.html").read_text()
         assert not re.search(r"""(src|href)\s*=\s*["']?https?://""", html), name
+        # what a customer reads: tables under human headers (no lat_mean_ms, host_cpu_busy_pct), no widget's repr
+        assert not re.search(r"lat_mean_ms|host_cpu_busy_pct|VBox\(", html), name
     report_nb = json.loads((results / "notebooks" / "04_report.ipynb").read_text())
     injected = [c for c in report_nb["cells"] if "injected-parameters" in c["metadata"].get("tags", [])]
     assert injected and "quick" in "".join(injected[0]["source"])
+    # the parameters file as the kernels resolve it (relative to the workbook root), no folder of this machine
+    assert 'parameters_file = "quick.yaml"\n' in "".join(injected[0]["source"])
     svg_outputs = [o for c in report_nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])
                    if "image/svg+xml" in o.get("data", {})]
     assert len(svg_outputs) >= 4  # hockey stick, percentiles, host CPU, probe curve

@@ -93,6 +93,15 @@ def test_every_campaign_key_is_injected_by_a_batch_run():
     assert {k: v for k, v in injected.items() if v is not None and k != PARAMETERS_FILE} == values
 
 
+def test_a_batch_run_injects_the_parameters_file_relative_to_the_workbook_root():
+    """The demo's executed notebooks, handed to a customer, named the parameters file by its
+    absolute path (the folder of the machine that ran it): under the workbook root the kernels
+    resolve it against, it is injected relative to it, as a user names it in JupyterLab."""
+    values = read_parameters_file(DEMO)
+    assert notebook_parameters(values, DEMO, root=REPO)[PARAMETERS_FILE] == "parameters/demo-local.yaml"
+    assert notebook_parameters(values, DEMO, root=REPO / "notebooks")[PARAMETERS_FILE] == str(DEMO.resolve())
+
+
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
 def test_a_notebook_takes_a_parameters_file(notebook, tmp_path):
     """In JupyterLab one line names the parameters file (relative to the workbook root, as every

@@ -27,7 +27,7 @@ def test_detail_is_the_max_iops_within_the_slo(points):
     tight = summary.detail_points(points, 0.5)
     assert tight.loc[0, ["threads", "iops"]].tolist() == [8, 65627.1]
     none = summary.detail_points(points, 0.2)  # the lowest mean is 0.334 ms
-    assert none.loc[0, "threads"] == 16 and none.loc[0, "detail_reason"] == "max IOPS (no point within the 0.2 ms SLO)"
+    assert none.loc[0, "threads"] == 16 and none.loc[0, "detail_reason"] == "max IOPS: no point within the 0.2 ms SLO"
 
 
 def test_detail_at_requested_threads_takes_the_nearest_measured(points):
@@ -50,6 +50,8 @@ def test_steadiness_text_names_the_unsteady_points(points):
     assert text.startswith("4 of 5 points were steady")
     assert "- not steady: `wd1` at 1 thread: scatter 15.5 %, drift +9.8 %" in text
     assert "Points shown in detail: `wd1` at 16 threads (max IOPS within the 1 ms SLO)." in text
+    # no SNIA verdict: one plain sentence (the rule itself is in the table's note and the method)
+    assert "No point ran the 5 intervals the SNIA PTS rule needs for its verdict (a longer runtime gives them)." in text
     assert summary.steadiness_table(points).empty
     short = summary.steadiness_table(points.assign(intervals=1, interval_iops_cv_pct=None, interval_iops_drift_pct=None,
                                                    interval_steady=None))

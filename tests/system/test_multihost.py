@@ -285,7 +285,7 @@ def test_hosts_that_limit_themselves_are_named_and_more_hosts_suggested(hosts, t
     assert [s["iops"] for s in limit["scaling"]] == pytest.approx([300, 600, 900], rel=THROTTLE_SLACK)
     assert limit["verdict"] == "hosts"
     assert any(sign.startswith("adding hosts still adds IOPS: 1 to 3 hosts took the IOPS from") for sign in limit["signs"])
-    assert limit["suggestion"].startswith("The load hosts, not the array, are the limit: add load hosts")
+    assert limit["suggestion"].startswith("Add load hosts (or faster ones) and probe again")
 
     def outputs(name):
         notebook = json.loads((results / "notebooks" / f"{name}.ipynb").read_text())

@@ -12,7 +12,7 @@ import pandas as pd
 from ..analysis import SNIA_MAX_DATA_EXCURSION_PCT, SNIA_MAX_SLOPE_EXCURSION_PCT, SNIA_ROUNDS, snia_steady_state
 from ..summary import MIN_VERDICT_INTERVALS, verdict
 from .encodings import _in_domain_order, _point_name, _present, _require, _series_channels, _series_tooltip
-from .theme import ANNOTATION_COLOR, TITLE_IOPS, TITLE_LAT_MEAN
+from .theme import ANNOTATION_COLOR, FORMAT_IOPS, TITLE_IOPS, TITLE_LAT_MEAN
 
 
 # --- one point in detail: time series and latency distribution ------------------------------
@@ -206,11 +206,12 @@ def latency_histogram(histogram: pd.DataFrame, detail: pd.DataFrame | None = Non
             "color": color,
             "tooltip": [*_series_tooltip(buckets), alt.Tooltip("latency:N", title="Latency"),
                         alt.Tooltip("share_pct:Q", title="Share of I/Os (%)", format=".2f")]}))
-        marks = pd.DataFrame({"clat_ms": SHARE_MARKS_MS, "label": ["512 us", "1 ms", "2 ms"],
-                              "y": [110, 125, 140]})  # staggered: the marks are close on a log axis
+        marks = pd.DataFrame({"clat_ms": SHARE_MARKS_MS, "label": ["512 us", "1 ms", "2 ms"]})
         rules = alt.Chart(marks).mark_rule(color=ANNOTATION_COLOR, strokeDash=[3, 3]).encode(x="clat_ms:Q")
-        rule_labels = alt.Chart(marks).mark_text(align="left", dx=3, color=ANNOTATION_COLOR).encode(
-            x="clat_ms:Q", y=alt.Y("y:Q", scale=None), text="label:N")
+        # each label above the panel, up along its rule: inside the panel the curve climbs through them
+        rule_labels = alt.Chart(marks).mark_text(align="left", baseline="middle", angle=270, dx=4,
+                                                 color=ANNOTATION_COLOR).encode(
+            x="clat_ms:Q", y=alt.datum(100), text="label:N")
         curve = alt.Chart(cumulative[cumulative["panel"] == panel]).mark_line(interpolate="step-after").encode(
             **_present({
                 "x": alt.X("clat_ms:Q", title="Completion latency (ms, log scale)", scale=alt.Scale(type="log")),
@@ -304,7 +305,7 @@ def precondition_rounds(df: pd.DataFrame, *, color_domain: Sequence[str] | None 
                alt.Tooltip("iops:Q", title="IOPS", format=",.0f"),
                alt.Tooltip("lat_mean_ms:Q", title="Mean latency (ms)", format=".3f")]
     layers: list[alt.Chart] = [alt.Chart(df).mark_line(point=True).encode(
-        x=x, y=alt.Y("iops:Q", title=TITLE_IOPS, axis=alt.Axis(format="~s")), color=color, tooltip=tooltip)]
+        x=x, y=alt.Y("iops:Q", title=TITLE_IOPS, axis=alt.Axis(format=FORMAT_IOPS)), color=color, tooltip=tooltip)]
     windows = df.dropna(subset=["window_mean_iops"]).drop_duplicates("workload")
     if not windows.empty:
         levels = pd.concat([windows.assign(level=name, level_iops=windows["window_mean_iops"] * share)

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..errors import AnalysisError
 from ..progress import threads_text
-from .theme import ANNOTATION_COLOR, PALETTE, TITLE_IOPS, TITLE_LAT_MEAN, TITLE_MIBPS, TITLE_THREADS
+from .theme import ANNOTATION_COLOR, FORMAT_IOPS, PALETTE, TITLE_IOPS, TITLE_LAT_MEAN, TITLE_MIBPS, TITLE_THREADS
 
 
 # --- helpers ------------------------------------------------------------------------------
@@ -125,7 +125,7 @@ def _threads_x(threads: Sequence[int] | pd.Series | None = None) -> alt.X:
 
 
 def _iops_x() -> alt.X:
-    return alt.X("iops:Q", title=TITLE_IOPS, axis=alt.Axis(format="~s", tickCount=8))
+    return alt.X("iops:Q", title=TITLE_IOPS, axis=alt.Axis(format=FORMAT_IOPS, tickCount=8))
 
 
 def _latency_y(field: str) -> alt.Y:
@@ -170,11 +170,11 @@ def _saturation_layers(threads: int, x: alt.X, *, label: bool) -> list[alt.Chart
     layers = [
         alt.Chart(data).mark_rule(color=ANNOTATION_COLOR, strokeDash=[6, 4], strokeWidth=1.5).encode(x=x)
     ]
-    if label:
+    if label:  # at the foot of the rule: the curve is high there (at the top it ran through the label)
         layers.append(
             alt.Chart(data)
-            .mark_text(align="left", baseline="top", dx=4, dy=4, color=ANNOTATION_COLOR)
-            .encode(x=x, y=alt.value(0), text="label:N")
+            .mark_text(align="left", baseline="bottom", dx=4, dy=-4, color=ANNOTATION_COLOR)
+            .encode(x=x, y=alt.datum(0), text="label:N")  # the IOPS axis starts at 0
         )
     return layers
 

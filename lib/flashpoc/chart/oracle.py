@@ -10,7 +10,7 @@ import pandas as pd
 from .encodings import (_in_domain_order, _keys, _mean_per_point, _melt, _point_name, _present, _require,
                         _series_channels, _series_tooltip)
 from .sweep import _lines_vs_threads
-from .theme import PALETTE, TITLE_IOPS
+from .theme import FORMAT_IOPS, PALETTE, TITLE_IOPS
 
 
 ORACLE_HOST_CPU = {
@@ -102,7 +102,7 @@ def oracle_write_latency(
     long = long.dropna(subset=["latency_ms", "iops"]).sort_values([*keys]).reset_index(drop=True)
     color, dash = _series_channels(long, color_domain)
     encodings = {
-        "x": alt.X("iops:Q", title=TITLE_IOPS, axis=alt.Axis(format="~s")),
+        "x": alt.X("iops:Q", title=TITLE_IOPS, axis=alt.Axis(format=FORMAT_IOPS)),
         "y": alt.Y("latency_ms:Q", title="Average write wait (ms, log scale)", scale=alt.Scale(type="log")),
         "color": color, "strokeDash": dash, "order": alt.Order("threads:Q"),
         "tooltip": [*_series_tooltip(long), alt.Tooltip("event:N", title="Wait event"),

@@ -14,8 +14,8 @@ from ..summary import KIND_RANDOM, KIND_THROUGHPUT, workload_kinds
 from . import intervals
 from .encodings import (_dash_channel, _has_configs, _iops_x, _knee_layers, _mean_per_point, _melt, _present, _require,
                         _saturation_layers, _series_channels, _series_tooltip, _slo_layers, _threads_x)
-from .theme import (HOST_PALETTE, TITLE_THREADS, TITLE_CLAT, TITLE_CLAT_LOG, TITLE_CPU, TITLE_IOPS, TITLE_LAT_MEAN, TITLE_MIBPS,
-                    _CPU_METRICS, _PERCENTILES)
+from .theme import (FORMAT_IOPS, HOST_PALETTE, TITLE_THREADS, TITLE_CLAT, TITLE_CLAT_LOG, TITLE_CPU, TITLE_IOPS,
+                    TITLE_LAT_MEAN, TITLE_MIBPS, _CPU_METRICS, _PERCENTILES)
 
 
 # --- charts -------------------------------------------------------------------------------
@@ -215,7 +215,7 @@ def probe_curve(
     if dash is not None:
         extra["strokeDash"] = dash
     base = alt.Chart(data).mark_line(point=True)
-    top = base.encode(x=x, y=alt.Y("iops:Q", title=TITLE_IOPS, axis=alt.Axis(format="~s", tickCount=8)), **extra)
+    top = base.encode(x=x, y=alt.Y("iops:Q", title=TITLE_IOPS, axis=alt.Axis(format=FORMAT_IOPS, tickCount=8)), **extra)
     bottom = base.encode(x=x, y=alt.Y("lat_mean_ms:Q", title=TITLE_LAT_MEAN), **extra)
     panels = []
     for panel, label_on in ((top, True), (bottom, False)):
@@ -296,7 +296,7 @@ def per_host_iops(
     hosts = sorted(data["host"].astype(str).unique())
     encodings: dict[str, Any] = {
         "x": _threads_x(data["threads"]),
-        "y": alt.Y("iops:Q", title=TITLE_IOPS, axis=alt.Axis(format="~s")),
+        "y": alt.Y("iops:Q", title=TITLE_IOPS, axis=alt.Axis(format=FORMAT_IOPS)),
         "color": alt.Color("host:N", title="Load host", sort=hosts,
                            scale=alt.Scale(domain=hosts, range=list(HOST_PALETTE))),
         "order": alt.Order("threads:Q"),

@@ -50,6 +50,8 @@ MAX_ROWS = 5000
 
 # Axis titles: every one states its unit.
 TITLE_IOPS = "IOPS"
+#: IOPS on an axis as in the tables: whole, with thousands separators ("35,000"; an SI format drew "0k").
+FORMAT_IOPS = ",.0f"
 TITLE_LAT_MEAN = "Mean latency (ms)"
 TITLE_CLAT = "Completion latency (ms)"
 TITLE_CLAT_LOG = "Completion latency (ms, log scale)"

@@ -187,8 +187,9 @@ def _environment(**values: str):
 def run_notebooks(params_file: Path, phases: list[str], *, terminal: Terminal | None = None) -> dict[str, Path]:
     """Execute the phase notebooks with papermill; return executed notebook and HTML paths.
 
-    The notebooks get ``parameters_file`` (the file's absolute path) and every campaign key (the
-    file's value, None for those it leaves out), so nothing of their own parameters cells is used.
+    The notebooks get ``parameters_file`` (the file's path relative to the workbook root their
+    kernels find, else its absolute path) and every campaign key (the file's value, None for those
+    it leaves out), so nothing of their own parameters cells is used.
     The kernels append their progress to a file (``$FLASHPOC_PROGRESS``) that ``terminal`` follows
     while papermill runs; after each phase the terminal gets its result (the check's verdict, the
     probe's answer).
@@ -202,14 +203,15 @@ def run_notebooks(params_file: Path, phases: list[str], *, terminal: Terminal | 
         FlashpocError: when a notebook fails (the message names it and the error) or a file
             cannot be written (naming it), or another process runs the campaign.
     """
-    from ..params import load_campaign, notebook_parameters, read_parameters_file
+    from ..params import load_campaign, notebook_parameters, read_parameters_file, workbook_root
     from ..progress import check_lines, duration_text, probe_lines
     from ..store import CampaignStore
 
     terminal = terminal or Terminal()
-    values = notebook_parameters(read_parameters_file(params_file), params_file)  # nothing of the cells' own
+    given = read_parameters_file(params_file)
     cfg = load_campaign(params_file)  # validate everything before any notebook starts
     nb_dir = _notebook_dir()
+    values = notebook_parameters(given, params_file, root=workbook_root(nb_dir))  # the kernels run in nb_dir
     store = CampaignStore(cfg.resolved().results_path())
     written: dict[str, Path] = {}
     results = {"check": check_lines, "probe": probe_lines}
@@ -241,13 +243,13 @@ def _execute_phase(phase: str, notebook: Path, output: Path, values: dict[str, A
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
-    from ..progress import EVENTS_ENV
+    from ..progress import BATCH_ENV, EVENTS_ENV
     from ..store import StoreError
 
     follower = _Follower(events, terminal)
     follower.start()
     try:  # FLASHPOC_BATCH: the kernels' progress displays redraw per point only
-        with _environment(FLASHPOC_BATCH="1", **{EVENTS_ENV: str(events)}), \
+        with _environment(**{BATCH_ENV: "1", EVENTS_ENV: str(events)}), \
                 _kernel_stderr(output.parent / "kernels.log"):
             papermill.execute_notebook(str(notebook), str(output), parameters=values,
                                        cwd=str(notebook.parent), kernel_name="python3", progress_bar=False,

@@ -246,7 +246,7 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("clat", "Completion latency: fio's time from submitting an I/O to its completion."),
     ("p50, p90, p99, p99.9", "Percentiles: 50 % (the median), 90 %, 99 % and 99.9 % of I/Os completed within "
                              "this latency; p99.9 is the slowest 1 in 1,000."),
-    ("SLO", "Service level objective: the latency the application needs (here a mean latency, `slo_ms`)."),
+    ("SLO", "Service level objective: the latency the application needs (here a mean latency, slo_ms)."),
     ("IOPS within the SLO", "The IOPS at which the curve reaches the SLO latency, interpolated between two "
                             "measured points; 'at least' when no point reached it."),
     ("Hockey stick", "Latency against IOPS: flat while the array keeps up, then steep: the curve's shape."),

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from .. import analysis, environment, hostlimit, summary, tables
 from ..engines import get_engine
-from ..params import parse_size
+from ..params import parse_size, workbook_root
 from ..summary import KIND_THROUGHPUT
 from ..workingset import judge_working_set
 from .base import Context
@@ -241,7 +242,7 @@ def _cache_verdict(cfg, working: float) -> str:
     judged = judge_working_set(working, cfg.array_cache)
     text = judged["detail"][0].upper() + judged["detail"][1:]
     if judged["status"] == "warn":
-        text += " (IOPS may be higher and latency lower than from flash)"
+        text += "; IOPS may then be higher and latency lower than from flash"  # not a second parenthesis
     return text + "."
 
 
@@ -270,13 +271,23 @@ def targets_table(cfg, points: pd.DataFrame) -> tables.Table:
     data = points["target_data"].dropna() if "target_data" in points else pd.Series(dtype=object)
     rows = []
     for t in cfg.targets:
-        row = {"Target": t.name, "Path": t.path, "Size": _size_text(t.size),
+        row = {"Target": t.name, "Path": _path_text(t.path), "Size": _size_text(t.size),
                "Hosts": ", ".join(t.hosts) if t.hosts else "all",
                "Kind": "scratch file (created)" if t.create else ("writable" if t.allow_write else "read only")}
         if not data.empty:
             row["Data"] = str(data.iloc[-1])
         rows.append(row)
     return tables.table(rows, caption="Targets", text_columns=["Target", "Path", "Hosts", "Kind", "Data"])
+
+
+def _path_text(path: str) -> str:
+    """A target's path as the report prints it: relative to the workbook root when it lies under it
+    (a scratch file, as the parameters give it), so that no folder of the machine that ran the
+    campaign is handed to the customer; a device or any other path as it is."""
+    try:
+        return Path(path).relative_to(workbook_root()).as_posix()
+    except ValueError:
+        return path
 
 
 def _size_text(value: Any) -> str:

@@ -149,12 +149,13 @@ class _Strict(BaseModel):
                               allow_inf_nan=False, str_max_length=MAX_TEXT)
 
 
-def workbook_root() -> Path:
-    """The directory relative paths are resolved against (see module docstring)."""
+def workbook_root(start: Path | None = None) -> Path:
+    """The directory relative paths are resolved against (see module docstring), as a process
+    working in ``start`` (default: the current directory) finds it."""
     env = os.environ.get("FLASHPOC_ROOT")
     if env:
         return Path(env).resolve()
-    here = Path.cwd().resolve()
+    here = (start or Path.cwd()).resolve()
     for candidate in (here, *here.parents):
         if (candidate / "notebooks").is_dir() and (candidate / "parameters").is_dir():
             return candidate

@@ -99,12 +99,19 @@ PARAMETER_KEYS = [key for key, field in Campaign.model_fields.items() if not fie
 PARAMETERS_FILE = "parameters_file"
 
 
-def notebook_parameters(values: dict[str, Any], parameters_file: str | Path | None = None) -> dict[str, Any]:
+def notebook_parameters(values: dict[str, Any], parameters_file: str | Path | None = None,
+                        root: Path | None = None) -> dict[str, Any]:
     """What a batch run injects into a notebook: ``parameters_file`` (the file ``values`` were read
-    from: its absolute path), then every campaign key, None (the schema's default) for those
+    from: relative to ``root``, the workbook root the notebooks resolve it against, when it lies
+    under it, so that the executed notebooks handed to a customer name no folder of this machine;
+    else its absolute path), then every campaign key, None (the schema's default) for those
     ``values`` leaves out, so nothing of the notebook's own parameters cell is used."""
-    return {PARAMETERS_FILE: None if parameters_file is None else str(Path(parameters_file).resolve()),
-            **{key: values.get(key) for key in PARAMETER_KEYS}}
+    name = None
+    if parameters_file is not None:
+        path = Path(parameters_file).resolve()
+        inside = root is not None and path.is_relative_to(Path(root).resolve())
+        name = path.relative_to(Path(root).resolve()).as_posix() if inside else str(path)
+    return {PARAMETERS_FILE: name, **{key: values.get(key) for key in PARAMETER_KEYS}}
 
 
 def check_results_dir(cfg: Campaign) -> Path:

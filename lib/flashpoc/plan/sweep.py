@@ -106,6 +106,17 @@ def _knee_dense(lo: int, max_threads: int, top: int, step: int, n: int) -> list[
     return sorted(counts)
 
 
+def threads_list_text(threads_list: Sequence[int]) -> str:
+    """A thread list in words, for a reader rather than vdbench: ``"10-300 step 10"`` for an
+    increasing arithmetic sequence of 3 or more counts (the POC guide's wording), else the counts
+    listed: ``"2, 28, 42, 48, 60"`` (:func:`format_forthreads` is vdbench's ``(2,28,42,48,60)``)."""
+    forthreads = format_forthreads(threads_list)[1:-1]  # validated, the sequence found
+    if "-" in forthreads:
+        span, step = forthreads.split(",")
+        return f"{span} step {step}"
+    return forthreads.replace(",", ", ")
+
+
 def format_forthreads(threads_list: Sequence[int]) -> str:
     """Vdbench-style ``forthreads`` text of a thread list.
 

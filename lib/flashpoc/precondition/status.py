@@ -89,7 +89,7 @@ def fill_table(root: Path | None, status: dict[str, Any]):
         "Host", "Target", "Fill", "Data (reducibility)", "Engine", "Filled (UTC)", "Sample SHA-256"], notes=[
         "Written: the bytes the engine's own output says it wrote. Sample: 1 MiB read back at the start, middle "
         "and end of the working set; its SHA-256 (first 16 of 64 hex digits, all of it in "
-        f"`{RECORD_DIR}/<host>/<target>.json`) and its size after gzip -1 in % of its own: about 100 % is "
+        f"{RECORD_DIR}/<host>/<target>.json) and its size after gzip -1 in % of its own: about 100 % is "
         "incompressible data, 50 % compresses 2:1."])
 
 
@@ -119,7 +119,7 @@ def rounds_display(status: dict[str, Any]):
         "Workload", "Rounds (s each)", "Window (rounds)", "SNIA"], notes=[
         f"Steady when, over the last {WINDOW} rounds, max - min is within {100 * MAX_EXCURSION:g} % of their mean "
         f"and the least-squares line's rise across them within {100 * MAX_SLOPE_EXCURSION:g} % of it; the rounds "
-        "stop once steady, at most `precondition.write_rounds`."])
+        "stop once steady, at most precondition.write_rounds."])
 
 
 def precondition_items(root: Path | None, status: dict[str, Any], *, color_domain=None, chart=None) -> list[Any]:

@@ -34,6 +34,8 @@ from .texts import (LARGE_IO_BYTES, _latency_word, _rate_parts, count_text, dura
 
 #: the environment variable naming the file the events are appended to (set by ``flashpoc run``)
 EVENTS_ENV = "FLASHPOC_PROGRESS"
+#: the environment variable set while ``flashpoc run`` executes the notebooks (no one watches them live)
+BATCH_ENV = "FLASHPOC_BATCH"
 #: seconds between two redraws of the notebook display for a status change (points always redraw)
 REDRAW_S = 1.0
 
@@ -69,7 +71,7 @@ class Progress:
         self.now = ""  # what runs now
         self.closed = False
         self._events = os.environ.get(EVENTS_ENV)
-        self._batch = bool(os.environ.get("FLASHPOC_BATCH"))
+        self._batch = bool(os.environ.get(BATCH_ENV))
         self._handle = _notebook_display(self) if enabled else None
         self._drawn = 0.0
         self._emit("start", detail=list(detail))

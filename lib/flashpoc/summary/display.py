@@ -257,6 +257,52 @@ def points_display(points: pd.DataFrame) -> tables.Table:
                                                           if rows and c in rows[0]])
 
 
+def _words(yes: str, no: str):
+    """A formatter of a stored yes/no value (:func:`verdict`): ``yes``, ``no`` or empty."""
+    return lambda value: {True: yes, False: no}.get(verdict(value), tables.MISSING)
+
+
+def _value_text(value: Any) -> str:
+    """A check's value: yes/no, a whole number with separators, else as recorded."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    number = tables.number(value)
+    return tables.count(number) if number is not None and number == int(number) else tables.text(value)
+
+
+#: The columns of the notebooks' tables of machine rows (the check, the probe's points and hosts,
+#: the sweep's points): each one's header and formatter, in the report's words (POINT_COLUMNS).
+FRAME_COLUMNS: dict[str, tuple[str, Any]] = {
+    "config": ("Configuration", tables.text), "workload": ("Workload", tables.text), "host": ("Host", tables.text),
+    **{column: (header, fmt) for column, header, fmt in POINT_COLUMNS},
+    "check": ("Check", tables.text), "value": ("Value", _value_text), "status": ("Status", tables.text),
+    "detail": ("Detail", tables.text), "repeat": ("Repeat", tables.count),
+    "iorate_requested": ("Requested rate (IOPS)", tables.count), "read_iops": ("Read IOPS", tables.count),
+    "write_iops": ("Write IOPS", tables.count), "clat_p99_9_ms": ("p99.9 (ms)", tables.ms),
+    "dbwr_write_lat_ms": ("DBWR write (ms)", tables.ms),
+    "db_file_sequential_read_under_1ms_pct": ("Single-block reads under 1 ms (%)", tables.pct),
+    "db_cpu_s_per_s": ("DB CPU (s/s)", lambda v: tables.pct(v, 2)), "iops_share_pct": ("Share (%)", tables.pct),
+    "host_cpu_user_pct": ("Host CPU user (%)", tables.pct), "host_cpu_iowait_pct": ("Host CPU iowait (%)", tables.pct),
+    "measured_s": ("Measured (s)", tables.pct),
+    "steadystate_attained": ("fio steady state", _words("attained", "not attained")),
+    "littles_law_ok": ("Little's law", _words("holds", "off")), "reused": ("Stored before", _words("yes", "no")),
+}
+
+#: The columns of :data:`FRAME_COLUMNS` that hold words (aligned left; the others are numbers).
+_WORD_COLUMNS = {"config", "workload", "host", "check", "value", "status", "detail", "steadystate_attained",
+                 "littles_law_ok", "reused"}
+
+
+def frame_display(frame: pd.DataFrame, caption: str = "") -> tables.Table:
+    """A table of machine rows (the environment check's, the probe's points or hosts, the sweep's
+    points) to read in a notebook: the report's headers with units and its number formats, every
+    cell whole (no truncated text), no index. A column not in :data:`FRAME_COLUMNS` keeps its name."""
+    columns = [(c, *FRAME_COLUMNS.get(c, (c, tables.text))) for c in frame.columns]
+    rows = [{header: fmt(r.get(column)) for column, header, fmt in columns} for r in frame.to_dict("records")]
+    text = [header for column, header, _ in columns if column in _WORD_COLUMNS or column not in FRAME_COLUMNS]
+    return tables.table(rows, columns=[header for _, header, _ in columns], caption=caption, text_columns=text)
+
+
 def _checks_cell(row: dict[str, Any]) -> str:
     steady = verdict(row.get("interval_steady"))
     if steady is None:

@@ -185,7 +185,7 @@ def detail_points(frame: pd.DataFrame, slo_ms: float, threads: int | None = None
             within = group[group["lat_mean_ms"] <= slo_ms]
             if within.empty:
                 row = group.loc[group["iops"].idxmax()].copy()
-                row["detail_reason"] = f"max IOPS (no point within the {slo_ms:g} ms SLO)"
+                row["detail_reason"] = f"max IOPS: no point within the {slo_ms:g} ms SLO"
             else:
                 row = within.loc[within["iops"].idxmax()].copy()
                 row["detail_reason"] = f"max IOPS within the {slo_ms:g} ms SLO"
@@ -294,7 +294,8 @@ def steadiness_text(table: pd.DataFrame, detail: pd.DataFrame | None = None) -> 
         lines[0] += f" {len(table) - len(judged)} had fewer than 3 intervals and no verdict."
     snia, snia_unsteady = judged_points(table, "snia_steady")
     if snia.empty:
-        lines.append(f"No point ran the {analysis.SNIA_ROUNDS} intervals the {snia_rule_text()} needs.")
+        lines.append(f"No point ran the {analysis.SNIA_ROUNDS} intervals the SNIA PTS rule needs for its verdict (a "
+                     "longer runtime gives them).")
     else:
         lines.append(f"{len(snia) - len(snia_unsteady)} of {len(snia)} points were steady by the {snia_rule_text()}"
                      + (f"; {len(table) - len(snia)} had fewer than {analysis.SNIA_ROUNDS} intervals and no SNIA "
