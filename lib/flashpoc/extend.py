@@ -16,7 +16,6 @@ says a point is not done.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from .analysis import SNIA_ROUNDS
