@@ -8,14 +8,14 @@ SNIA PTS rule over the point's measured intervals (fio's interval logs, vdbench'
 point without a time series (no verdict) is not extended. Each run is a point of its own length,
 stored as every point is; the row kept is the last one, saying which rule decided, the lengths run
 and whether it became steady (:func:`extension_fields`). The lengths and the rule are pure;
-:func:`measure_until_steady` measures through the function it is given, :func:`extend_rows` through
-the engine (:meth:`flashpoc.engines.base.Engine.measure_longer`), and the store
-(:meth:`flashpoc.store.CampaignStore.annotate_point`) adds the extension's columns to the stored record.
+the measure loop (:func:`flashpoc.points.measure`) gives the last run its columns before it stores
+it (:func:`extended`), so each run is written once, complete; :func:`extend_rows` measures again
+through the engine (:meth:`flashpoc.engines.base.Engine.measure_longer`) while :func:`next_length`
+says a point is not done.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from .analysis import SNIA_ROUNDS
@@ -58,23 +58,44 @@ def extension_fields(lengths_run: list[int], steady: bool | None, rule: str) -> 
     return {"extended_runs_s": list(lengths_run), "steady_rule": rule, "extended_steady": steady}
 
 
-def measure_until_steady(measure: Callable[[int], dict[str, Any]], runtime_s: int, max_s: int | None
-                         ) -> dict[str, Any]:
-    """The row of a point measured by ``measure(length_s)`` at ``runtime_s``, then, while a rule
-    says it is not steady, again at each of :func:`extension_lengths` up to ``max_s``; the last
-    row, with :func:`extension_fields` (none without ``max_s``)."""
-    row = measure(runtime_s)
-    if not max_s:
-        return row
-    run = [runtime_s]
-    steady, rule = steady_verdict(row)
-    for length in extension_lengths(runtime_s, max_s):
-        if steady is not False:
-            break
-        row = measure(length)
-        run.append(length)
-        steady, rule = steady_verdict(row)
-    return {**row, **extension_fields(run, steady, rule)}
+def runs_until(planned_s: int, max_s: int, length_s: int) -> list[int]:
+    """The lengths (s) a point planned at ``planned_s`` has run at once its run of ``length_s`` is
+    done: ``planned_s``, then each of :func:`extension_lengths` up to ``length_s`` (a run an engine
+    rounded up, vdbench's to whole intervals, counts as the length asked for)."""
+    return [planned_s, *(length for length in extension_lengths(planned_s, max_s) if length <= length_s)]
+
+
+def next_length(row: dict[str, Any], planned_s: int, max_s: int) -> int | None:
+    """The length (s) the point of ``row`` (planned at ``planned_s``) is measured again at: the next
+    of :func:`extension_lengths` after the row's own when the rule says it is not steady
+    (:func:`steady_verdict`); None when the point is done (steady, no verdict, or run at the limit)."""
+    if steady_verdict(row)[0] is not False:
+        return None
+    return next((length for length in extension_lengths(planned_s, max_s) if length > int(row["runtime_s"])), None)
+
+
+def extended(cfg: Any, spec: Any, row: dict[str, Any]) -> dict[str, Any]:
+    """The columns the point ``spec`` (:class:`flashpoc.points.PointSpec`) of ``row`` is stored
+    with: :func:`extension_fields` when it is the last run of a sweep point extended until steady
+    (``sweep.extend_until_steady``; :func:`next_length` says it is done); {} for any other point:
+    a run measured again longer, a point of another phase or without the setting, or of a rate
+    curve (kept as measured, :func:`extend_rows`)."""
+    from .engines import get_engine
+    from .session import sweep_runtime_s
+
+    settings = cfg.sweep.extend_until_steady
+    if spec.phase != "sweep" or settings is None or not row.get("runtime_s") or _rate_step(row) \
+            or get_engine(cfg.engine).points_per_count(cfg) > 1:  # a sweep of rate curves
+        return {}
+    planned = sweep_runtime_s(cfg)
+    if next_length(row, planned, settings.max_s) is not None:
+        return {}
+    return extension_fields(runs_until(planned, settings.max_s, int(row["runtime_s"])), *steady_verdict(row))
+
+
+def _rate_step(row: dict[str, Any]) -> bool:
+    """Whether ``row`` is a step of a rate curve (its ``curve_pct``, not NaN)."""
+    return row.get("curve_pct") is not None and row["curve_pct"] == row["curve_pct"]
 
 
 def extension_text(row: dict[str, Any]) -> str | None:
@@ -92,32 +113,26 @@ def extension_text(row: dict[str, Any]) -> str | None:
 
 
 def extend_rows(wb: Any, phase: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``rows`` of ``phase`` with each point that is not steady measured again longer
-    (:func:`measure_until_steady` up to ``sweep.extend_until_steady.max_s``, by the engine's
-    :meth:`flashpoc.engines.base.Engine.measure_longer`): the last row of each, with which rule
-    decided and the lengths run, also in its stored record. A rate curve (its rate-controlled steps
-    and the full-speed run they are fractions of) is kept as it is: a longer full-speed run would
-    no longer be what its steps were measured against. ``rows`` unchanged without
-    ``sweep.extend_until_steady``."""
+    """``rows`` of ``phase`` with each point that is not steady measured again longer (at each
+    :func:`next_length` up to ``sweep.extend_until_steady.max_s``, by the engine's
+    :meth:`flashpoc.engines.base.Engine.measure_longer`): the last row of each, which the measure
+    loop stored with which rule decided and the lengths run (:func:`extended`). A rate curve (its
+    rate-controlled steps and the full-speed run they are fractions of) is kept as it is: a longer
+    full-speed run would no longer be what its steps were measured against. ``rows`` unchanged
+    without ``sweep.extend_until_steady``."""
     from .engines import get_engine
+    from .session import sweep_runtime_s
 
     settings = wb.cfg.sweep.extend_until_steady
     if settings is None:
         return rows
-    engine = get_engine(wb.cfg.engine)
-    curves = {(r["workload"], r["threads"]) for r in rows if r.get("curve_pct") is not None and r["curve_pct"] == r["curve_pct"]}
+    engine, planned = get_engine(wb.cfg.engine), sweep_runtime_s(wb.cfg)
+    curves = {(r["workload"], r["threads"]) for r in rows if _rate_step(r)}
     out = []
     for row in rows:
-        if (row["workload"], row["threads"]) in curves or not row.get("runtime_s"):
-            out.append(row)
-            continue
-        workload, threads, planned = wb.cfg.workload(row["workload"]), int(row["threads"]), int(row["runtime_s"])
-
-        def measure(length: int, first: dict[str, Any] = row) -> dict[str, Any]:
-            return first if length == planned else engine.measure_longer(wb, phase, workload, threads, length)
-
-        done = measure_until_steady(measure, planned, settings.max_s)
-        wb.store.annotate_point(phase, done["point_id"],
-                                {k: done[k] for k in ("extended_runs_s", "steady_rule", "extended_steady")})
-        out.append(done)
+        if (row["workload"], row["threads"]) not in curves and row.get("runtime_s"):
+            workload, threads, asked = wb.cfg.workload(row["workload"]), int(row["threads"]), planned
+            while (length := next_length(row, planned, settings.max_s) or 0) > asked:  # each length once
+                row, asked = engine.measure_longer(wb, phase, workload, threads, length), length
+        out.append(row)
     return out

@@ -4,7 +4,8 @@ A :class:`PointSpec` says what to measure (phase, workload, threads, length, rep
 :class:`Point` is what was measured (or found stored): its id, its row and whether it was
 reused, known when the record is made. :func:`measure` owns what every engine shares: point ids,
 reuse of stored points (a steady sweep point is the probe's point of the same definition), saving
-each point atomically as the engine hands it over, and the records in the specs' order. An engine
+each point atomically as the engine hands it over, complete (with the columns its phase adds, e.g.
+:func:`flashpoc.extend.extended`), and the records in the specs' order. An engine
 provides only what is its own (:class:`flashpoc.engines.base.Engine`): what defines a point (the
 hash that names it on disk) and ``run_points``, which measures a list of specs, one at a time or
 several in one invocation (vdbench's thread list), yielding each result as it comes.
@@ -136,6 +137,8 @@ def measure(wb: Workbench, specs: Iterable[PointSpec], bar: Any = None, *, engin
             return
         for result in engine.run_points(wb, [s for s, _ in todo], [k for _, k in todo], bar):
             unit = units[result.key]
+            result = dataclasses.replace(result, rows=tuple(_completed(wb, _spec_of(unit, row), row)
+                                                            for row in result.rows))
             _save(wb, engine, unit[0].phase, result)
             done[result.key] = [Point.of(_spec_of(unit, row), row, result.key, reused=False)
                                 for row in result.rows]
@@ -147,7 +150,8 @@ def measure(wb: Workbench, specs: Iterable[PointSpec], bar: Any = None, *, engin
             block.append(key)
             continue
         run_block()
-        done[key] = [Point.of(_spec_of(unit, row), row, key, reused=True) for row in rows]
+        done[key] = [Point.of(_spec_of(unit, row), _reused(wb, _spec_of(unit, row), row, key), key, reused=True)
+                     for row in rows]
         _tell(bar, done[key])
     run_block()
     return [point for key in units for point in done[key]]
@@ -185,6 +189,29 @@ def _spec_of(unit: list[PointSpec], row: Mapping[str, Any]) -> PointSpec:
     return next((s for s in unit if s.threads == int(row["threads"])), unit[0])
 
 
+def _added(wb: Workbench, spec: PointSpec, row: dict[str, Any]) -> dict[str, Any]:
+    """The columns the phase of ``spec`` adds to its point's row (the last run of a sweep point
+    extended until steady says so, :func:`flashpoc.extend.extended`)."""
+    from .extend import extended
+
+    return extended(wb.cfg, spec, row)
+
+
+def _completed(wb: Workbench, spec: PointSpec, row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` as the point ``spec`` is stored: with the columns its phase adds (:func:`_added`)."""
+    return {**row, **_added(wb, spec, row)}
+
+
+def _reused(wb: Workbench, spec: PointSpec, row: dict[str, Any], key: str) -> dict[str, Any]:
+    """The stored ``row`` of ``spec``, completed (:func:`_completed`); its stored record too when it
+    lacks what its phase adds now (a point stored before ``sweep.extend_until_steady`` was set)."""
+    added = _added(wb, spec, row)
+    missing = {k: v for k, v in added.items() if k not in row or row[k] != v}
+    if missing:
+        wb.store.annotate_point(spec.phase, str(row.get("point_id", key)), missing)
+    return {**row, **added}
+
+
 def _stored(wb: Workbench, engine: Any, spec: PointSpec, key: str) -> list[dict[str, Any]] | None:
     """The stored rows of the unit ``key``, or None. A sweep point that ends once steady, of the
     same definition as a stored probe point, is that point: stored for the sweep as well (its
@@ -193,18 +220,19 @@ def _stored(wb: Workbench, engine: Any, spec: PointSpec, key: str) -> list[dict[
         return wb.store.load_group(spec.phase, key)
     row = wb.store.load_point(spec.phase, key)
     if row is None and spec.phase == "sweep" and spec.steady is not None:
-        row = _from_probe(wb, key)
+        row = _from_probe(wb, spec, key)
     return None if row is None else [row]
 
 
-def _from_probe(wb: Workbench, pid: str) -> dict[str, Any] | None:
-    """The probe's stored point ``pid``, stored for the sweep too, or None when the probe has none."""
+def _from_probe(wb: Workbench, spec: PointSpec, pid: str) -> dict[str, Any] | None:
+    """The probe's stored point ``pid``, stored for the sweep too (as ``spec``, :func:`_completed`),
+    or None when the probe has none."""
     row = wb.store.load_point("probe", pid)
     if row is None:
         return None
     source = wb.store.point_dir("probe", pid)
     raw = {p.name: p.read_bytes() for p in sorted(source.iterdir()) if p.is_file() and p.name != "point.json"}
-    row = {**row, "phase": "sweep", "reused_from": "probe"}
+    row = _completed(wb, spec, {**row, "phase": "sweep", "reused_from": "probe"})
     wb.store.save_point("sweep", pid, row, raw)
     return row
 

@@ -4,7 +4,7 @@ Everything written here opens without a network: charts are SVG rendered locally
 vl-convert, CSS is inline, and nothing loads a script, stylesheet or image from a URL. Every
 file is written atomically (:func:`flashpoc.store.write_atomic`).
 
-- :func:`save_chart` writes NAME.svg, NAME.png and NAME.vl.json for one chart.
+- :func:`save_chart` writes NAME.svg, NAME.png and NAME.vl.json for one chart (:func:`save_charts`: for several).
 - :func:`write_html_report` writes one HTML page from (heading, items) sections.
 - :func:`export_notebook_html` exports an executed notebook with nbconvert's ``lab`` template,
   minus its CDN scripts (require.js, MathJax, mermaid, widgets), charts as inline SVG.
@@ -66,6 +66,13 @@ def save_chart(chart: alt.TopLevelMixin, directory: str | Path, name: str) -> di
     write_atomic(paths["png"], vl_convert.svg_to_png(svg, scale=PNG_SCALE))  # the same pixels as from the spec
     write_atomic(paths["json"], json.dumps(spec, indent=2, sort_keys=True) + "\n")
     return paths
+
+
+def save_charts(charts: dict[str, alt.TopLevelMixin], directory: str | Path) -> dict[str, Path]:
+    """:func:`save_chart` of each of ``charts`` (name -> chart): the path of every file written,
+    by ``NAME.svg``, ``NAME.png`` and ``NAME.json``."""
+    return {f"{name}.{kind}": path for name, chart in charts.items()
+            for kind, path in save_chart(chart, directory, name).items()}
 
 
 # --- standalone HTML report ---------------------------------------------------------------

@@ -177,57 +177,126 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
     Raises:
         AnalysisError: when no sweep point of the current settings is stored.
     """
-    from . import chart, compare, document, report, summary
+    from . import chart, compare, document, summary
 
     cfg = cfg.resolved()
-    if not get_engine(cfg.engine).sweeps:  # a campaign of a DBA's job alone: the report of its runs
-        return get_engine(cfg.engine).build_report(cfg, write_files=write_files, pdf=pdf)
+    engine = get_engine(cfg.engine)
+    if not engine.sweeps:  # a campaign of a DBA's job alone: the report of its runs
+        return engine.build_report(cfg, write_files=write_files, pdf=pdf)
     points = load_comparison(cfg) if cfg.report.compare else load_results(cfg, "sweep")
     if points.empty:
         raise _no_sweep(cfg)
-    own = get_engine(cfg.engine).build_report(cfg, points, write_files=write_files, pdf=pdf)
+    own = engine.build_report(cfg, points, write_files=write_files, pdf=pdf)
     if own is not None:  # an engine whose numbers are not I/O (HammerDB's NOPM) writes its own report
         return own
-    order = ["config", "workload", "threads"] if "config" in points else ["workload", "threads"]
-    measured = points.sort_values(order, key=_baseline_first(points, cfg.workload_names), kind="stable").reset_index(drop=True)
-    # vdbench's iorate=curve steps are a response-time curve at each thread count: charted apart;
-    # the thread curves (knee, SLO, detail) are the full-speed runs
-    steps = measured["curve_pct"].notna() if "curve_pct" in measured else pd.Series(False, index=measured.index)
+    measured, steps = _measured(cfg, points)
     points = measured[~steps].reset_index(drop=True)
-    table = summary.summary_table(points, cfg.slo_ms)
-    knee_frame = summary.knees(points)
+    table, knee_frame = summary.summary_table(points, cfg.slo_ms), summary.knees(points)
     configs = compare.configs(points)
     domain = chart.series_domain(points, [] if configs else cfg.workload_names)
-    comparison, notes = pd.DataFrame(columns=compare.COMPARISON_COLUMNS), []
-    if configs:
-        comparison = compare.comparison_table(points, slo_ms=cfg.slo_ms, latencies_ms=cfg.report.latencies_ms,
-                                              iops_levels=cfg.report.iops_levels, threads=cfg.report.equal_threads,
-                                              noise_pct=cfg.report.noise_pct)
-        notes = compare.comparability(points)[1]
-    charts = {"hockey_stick": chart.hockey_stick(points, knees=knee_frame, slo_ms=cfg.slo_ms, color_domain=domain),
+    comparison, notes = _comparison(cfg, points, configs)
+    charts = _sweep_charts(cfg, points, _rate_curves(measured, steps), knee_frame, domain)
+    detail = summary.detail_points(points, cfg.slo_ms, cfg.report.detail_threads)
+    charts.update(_detail_charts(cfg, points, detail, domain))
+    steadiness, distribution = summary.steadiness_table(points), summary.distribution_table(detail)
+    per_host = hostlimit.per_host_table(points)
+    if not per_host.empty:
+        charts["per_host_iops"] = chart.per_host_iops(per_host)
+    store = CampaignStore(cfg.results_path())
+    probe = store.current_probe(cfg.measurement_hash())  # a probe of other settings is not this array's
+    charts.update(_campaign_charts(store, probe, None if configs else domain, domain))
+    tables = {"summary.csv": table, **({"comparison.csv": comparison} if configs else {}),
+              "points.csv": points_csv(measured), "distribution.csv": distribution,
+              **({"per_host.csv": _rounded(per_host)} if not per_host.empty else {}),
+              **({"steadiness.csv": steadiness} if not steadiness.empty else {})}
+    files = _write_files(store, charts, tables, pdf) if write_files else {}
+    context = campaign_context(store, probe)
+    result = Report("", table, points, knee_frame, charts, files, comparison, notes, cfg.slo_ms,
+                    detail, distribution, steadiness, cfg, _rounded(hostlimit.busiest_points(per_host)),
+                    (probe or {}).get("host_limit"), measured, domain, [], context)
+    result.sections = document.compose(result, context)
+    result.headline = document.headline(result)
+    if write_files:
+        _write_document(result, context, pdf)
+    return result
+
+
+def _measured(cfg: Campaign, points: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series]:
+    """Every point of the report in its order (the baseline first, workloads as in the
+    parameters), and which of them are rate-curve steps: vdbench's ``iorate=curve`` steps are a
+    response-time curve at each thread count, charted apart; the thread curves (knee, SLO,
+    detail) are the full-speed runs."""
+    order = ["config", "workload", "threads"] if "config" in points else ["workload", "threads"]
+    measured = points.sort_values(order, key=_baseline_first(points, cfg.workload_names), kind="stable").reset_index(drop=True)
+    steps = measured["curve_pct"].notna() if "curve_pct" in measured else pd.Series(False, index=measured.index)
+    return measured, steps
+
+
+def _rate_curves(measured: pd.DataFrame, steps: pd.Series) -> pd.DataFrame:
+    """The rows of the rate curves: each step (``steps``) and the full-speed run of its workload
+    and threads; none without steps."""
+    if not steps.any():
+        return measured.iloc[:0]
+    keys = ["workload", "threads"]
+    return measured[measured.set_index(keys).index.isin(measured[steps].set_index(keys).index)]
+
+
+def _comparison(cfg: Campaign, points: pd.DataFrame, configs: list[str]) -> tuple[pd.DataFrame, list[str]]:
+    """The configurations compared (:func:`flashpoc.compare.comparison_table`) and what was not
+    compared, and why; an empty table for a single campaign."""
+    from . import compare
+
+    if not configs:
+        return pd.DataFrame(columns=compare.COMPARISON_COLUMNS), []
+    comparison = compare.comparison_table(points, slo_ms=cfg.slo_ms, latencies_ms=cfg.report.latencies_ms,
+                                          iops_levels=cfg.report.iops_levels, threads=cfg.report.equal_threads,
+                                          noise_pct=cfg.report.noise_pct)
+    return comparison, compare.comparability(points)[1]
+
+
+def _sweep_charts(cfg: Campaign, points: pd.DataFrame, curves: pd.DataFrame, knees: pd.DataFrame,
+                  domain: list[str]) -> dict[str, Any]:
+    """The charts of the thread curves (``points``): latency against load, load against threads,
+    the rate curves (``curves``, when there are), write latency, the latency percentiles (fio has
+    them, vdbench does not) and the CPU."""
+    from . import chart, compare
+
+    charts = {"hockey_stick": chart.hockey_stick(points, knees=knees, slo_ms=cfg.slo_ms, color_domain=domain),
               "load_vs_threads": chart.load_vs_threads(points, color_domain=domain)}
-    if steps.any():
-        curved = measured.set_index(["workload", "threads"]).index.isin(
-            measured[steps].set_index(["workload", "threads"]).index)
-        charts["rate_curve"] = chart.rate_curve(measured[curved], color_domain=domain,
-                                                title=get_engine(cfg.engine).rate_curve_title)
+    if not curves.empty:
+        charts["rate_curve"] = chart.rate_curve(curves, color_domain=domain, title=get_engine(cfg.engine).rate_curve_title)
     if compare.has_writes(points):
         charts["write_latency"] = chart.write_latency(points, color_domain=domain)
     percentiles = [c for c in ("clat_p50_ms", "clat_p99_ms", "clat_p99_9_ms") if c in points]
-    if percentiles and points[percentiles].notna().any().any():  # fio has them, vdbench does not
+    if percentiles and points[percentiles].notna().any().any():
         charts["latency_percentiles"] = chart.latency_percentiles(points, color_domain=domain)
-    if get_engine(cfg.engine).measures_oracle:
-        charts["oracle_latency"] = chart.oracle_latencies(points, color_domain=domain)
-        charts["host_cpu"] = chart.host_cpu(points, metrics=chart.ORACLE_HOST_CPU, color_domain=domain,
-                                            title="DB host CPU vs threads per schema (AWR Host CPU)")
-        if "db_cpu_s_per_s" in points and points["db_cpu_s_per_s"].notna().any():
-            charts["db_cpu"] = chart.db_cpu(points, color_domain=domain)
-        shares = summary.read_latency_shares(points)
-        if not shares.empty:
-            charts["read_latency_shares"] = chart.latency_shares(shares)
-    else:
-        charts["host_cpu"] = chart.host_cpu(points, color_domain=domain)
-    detail = summary.detail_points(points, cfg.slo_ms, cfg.report.detail_threads)
+    return {**charts, **_cpu_charts(cfg, points, domain)}
+
+
+def _cpu_charts(cfg: Campaign, points: pd.DataFrame, domain: list[str]) -> dict[str, Any]:
+    """The load hosts' CPU; on Oracle the database's: its wait latencies, its host's CPU (AWR),
+    DB CPU and the read latency shares, where AWR reported them."""
+    from . import chart, summary
+
+    if not get_engine(cfg.engine).measures_oracle:
+        return {"host_cpu": chart.host_cpu(points, color_domain=domain)}
+    charts = {"oracle_latency": chart.oracle_latencies(points, color_domain=domain),
+              "host_cpu": chart.host_cpu(points, metrics=chart.ORACLE_HOST_CPU, color_domain=domain,
+                                         title="DB host CPU vs threads per schema (AWR Host CPU)")}
+    if "db_cpu_s_per_s" in points and points["db_cpu_s_per_s"].notna().any():
+        charts["db_cpu"] = chart.db_cpu(points, color_domain=domain)
+    shares = summary.read_latency_shares(points)
+    if not shares.empty:
+        charts["read_latency_shares"] = chart.latency_shares(shares)
+    return charts
+
+
+def _detail_charts(cfg: Campaign, points: pd.DataFrame, detail: pd.DataFrame, domain: list[str]) -> dict[str, Any]:
+    """The charts of the detail points: Oracle's (:func:`flashpoc.oracle_report.oracle_charts`), the
+    interval time series and the latency histogram, where the points kept them."""
+    from . import chart
+
+    charts: dict[str, Any] = {}
     if get_engine(cfg.engine).measures_oracle:
         from .oracle_report import oracle_charts
 
@@ -237,65 +306,77 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
         charts["interval_series"] = chart.interval_series(intervals, detail, color_domain=domain)
     if not histogram.empty:
         charts["latency_histogram"] = chart.latency_histogram(histogram, detail, color_domain=domain)
-    steadiness = summary.steadiness_table(points)
-    distribution = summary.distribution_table(detail)
-    per_host = hostlimit.per_host_table(points)
-    if not per_host.empty:
-        charts["per_host_iops"] = chart.per_host_iops(per_host)
-    hosts = _rounded(hostlimit.busiest_points(per_host))
-    store = CampaignStore(cfg.results_path())
-    limit = None
-    probe = store.current_probe(cfg.measurement_hash())  # a probe of other settings is not this array's
-    if probe is not None:
-        probe_rows = probe_table(probe)
-        charts["probe_curve"] = chart.probe_curve(probe_rows, probe["saturation"].get("threads"),
-                                                  color_domain=None if configs else domain)
-        limit = probe.get("host_limit")
+    return charts
+
+
+def _campaign_charts(store: CampaignStore, probe: dict[str, Any] | None, probe_domain: list[str] | None,
+                     domain: list[str]) -> dict[str, Any]:
+    """The charts of what the campaign did before its sweep: the probe's curve (``probe``, the
+    current probe; coloured by ``probe_domain``) and the precondition's write rounds converging,
+    as notebook 02 shows them."""
+    from . import chart
     from .precondition import read_status, rounds_table
 
+    charts: dict[str, Any] = {}
+    if probe is not None:
+        charts["probe_curve"] = chart.probe_curve(probe_table(probe), probe["saturation"].get("threads"),
+                                                  color_domain=probe_domain)
     preconditioned = rounds_table(read_status(store.root))
-    if not preconditioned.empty:  # the write rounds converging: the report shows what notebook 02 shows
+    if not preconditioned.empty:
         charts["precondition_rounds"] = chart.precondition_rounds(preconditioned, color_domain=domain)
-    files: dict[str, Path] = {}
+    return charts
+
+
+def points_csv(points: pd.DataFrame) -> pd.DataFrame:
+    """The rows of report/points.csv: every column of ``points`` but ``per_host`` (each host's
+    numbers, in per_host.csv)."""
+    return points.drop(columns=["per_host"], errors="ignore")
+
+
+def _write_files(store: CampaignStore, charts: dict[str, Any], tables: dict[str, pd.DataFrame], pdf: bool
+                 ) -> dict[str, Path]:
+    """Write ``charts`` and ``tables`` (file name -> table) under report/; every file's path by
+    name, report.html's (and with ``pdf`` report.pdf's) too, before they are written."""
+    from .report import save_charts
+
     out = store.root / "report"
-    if write_files:
-        for name, item in charts.items():
-            for kind, path in report.save_chart(item, out, name).items():
-                files[f"{name}.{kind}"] = path
-        files["summary.csv"] = store.write_table("report/summary.csv", table)
-        if configs:
-            files["comparison.csv"] = store.write_table("report/comparison.csv", comparison)
-        files["points.csv"] = store.write_table("report/points.csv",
-                                                measured.drop(columns=["per_host"], errors="ignore"))
-        files["distribution.csv"] = store.write_table("report/distribution.csv", distribution)
-        if not per_host.empty:
-            files["per_host.csv"] = store.write_table("report/per_host.csv", _rounded(per_host))
-        if not steadiness.empty:
-            files["steadiness.csv"] = store.write_table("report/steadiness.csv", steadiness)
-        files["report.html"] = out / "report.html"
-        if pdf:
-            files["report.pdf"] = out / "report.pdf"
-    context = document.Context(manifest=_read_or_empty(store, "manifest.json"), check=_check_table(store),
-                               probe=probe, root=store.root)
-    result = Report("", table, points, knee_frame, charts, files, comparison, notes, cfg.slo_ms,
-                    detail, distribution, steadiness, cfg, hosts, limit, measured, domain, [], context)
-    result.sections = document.compose(result, context)
-    result.headline = document.headline(result)
-    if write_files:
-        sections = [(s.heading, s.items) for s in result.sections]
-        report.write_html_report(files["report.html"], f"Storage performance report: {cfg.campaign}", sections,
+    files = save_charts(charts, out)
+    files.update({name: store.write_table(f"report/{name}", frame) for name, frame in tables.items()})
+    files["report.html"] = out / "report.html"
+    if pdf:
+        files["report.pdf"] = out / "report.pdf"
+    return files
+
+
+def _write_document(result: Report, context: Any, pdf: bool) -> None:
+    """Write report.html and, with ``pdf``, print report.pdf from it; without a Chromium to print
+    it, report.html again, its files table saying why there is no PDF."""
+    from . import document, report
+
+    def write_html() -> None:
+        report.write_html_report(result.files["report.html"], f"Storage performance report: {result.cfg.campaign}",
+                                 [(s.heading, s.items) for s in result.sections],
                                  subtitle=document.title_lines(result, context))
-        if pdf:
-            try:
-                report.print_pdf(files["report.html"], files["report.pdf"])
-            except ReportError as error:
-                del files["report.pdf"]
-                context.pdf_note = str(error).removeprefix("no PDF: ")
-                result.sections = document.compose(result, context)  # the files table says why there is none
-                sections = [(s.heading, s.items) for s in result.sections]
-                report.write_html_report(files["report.html"], f"Storage performance report: {cfg.campaign}",
-                                         sections, subtitle=document.title_lines(result, context))
-    return result
+
+    write_html()
+    if not pdf:
+        return
+    try:
+        report.print_pdf(result.files["report.html"], result.files["report.pdf"])
+    except ReportError as error:
+        del result.files["report.pdf"]
+        context.pdf_note = str(error).removeprefix("no PDF: ")
+        result.sections = document.compose(result, context)
+        write_html()
+
+
+def campaign_context(store: CampaignStore, probe: dict[str, Any] | None) -> Any:
+    """What the campaign recorded besides its points (:class:`flashpoc.document.Context`): its
+    manifest, its check table and ``probe`` (the current probe, or None)."""
+    from .document import Context
+
+    return Context(manifest=_read_or_empty(store, "manifest.json"), check=_check_table(store), probe=probe,
+                   root=store.root)
 
 
 def _read_or_empty(store: CampaignStore, name: str) -> dict[str, Any]:

@@ -203,6 +203,11 @@ def _point_runtime_s(cfg: Campaign) -> int:
     return get_engine(cfg.engine).point_runtime_s(cfg)
 
 
+def sweep_runtime_s(cfg: Campaign) -> int:
+    """Measured seconds of a sweep point: ``sweep.runtime_s``, else the engine's (:func:`_point_runtime_s`)."""
+    return cfg.sweep.runtime_s or _point_runtime_s(cfg)
+
+
 def point_spec(cfg: Campaign, phase: str, workload, threads: int, runtime_s: int, repeat: int = 0) -> PointSpec:
     """The spec of a ``phase`` point (:class:`flashpoc.points.PointSpec`), ending once steady when
     the phase says so (:func:`point_steadiness`)."""

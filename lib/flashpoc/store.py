@@ -347,7 +347,9 @@ class CampaignStore:
     def annotate_point(self, phase: str, point_id: str, fields: dict[str, Any]) -> None:
         """Add ``fields`` to the stored row of the point ``point_id`` of ``phase`` (its
         ``point.json``, or its row in the ``points.json`` of the invocation that measured it),
-        rewritten atomically, so that points.csv and the report carry them."""
+        rewritten atomically, so that points.csv and the report carry them: only for a point
+        stored before the setting that adds them (:func:`flashpoc.points.measure` stores every
+        point with them)."""
         single = self.point_dir(phase, point_id) / "point.json"
         if single.is_file():
             write_atomic(single, _json({**json.loads(single.read_text()), **fields}, sort_keys=False))

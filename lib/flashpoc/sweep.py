@@ -16,7 +16,7 @@ from .params import Campaign
 from .plan.sweep import plan_note, plan_sweep, threads_list_text
 from .progress import Progress, threads_text
 from .session import (Workbench, _point_runtime_s, _require_checked, open_campaign, point_spec, point_steadiness,
-                      prepare_targets)
+                      prepare_targets, sweep_runtime_s)
 from .store import CampaignStore, StoreError
 
 
@@ -104,7 +104,7 @@ def probe_points_reused(cfg: Campaign) -> bool:
     """True when the sweep's points of the probe's workload are the probe's points (fio, the same
     point length, both ending once steady: ``probe.until_steady`` and ``sweep.until_steady``)."""
     probe_runtime = cfg.probe.runtime_s or _point_runtime_s(cfg)
-    sweep_runtime = cfg.sweep.runtime_s or _point_runtime_s(cfg)
+    sweep_runtime = sweep_runtime_s(cfg)
     sweep_steady = point_steadiness(cfg, "sweep", sweep_runtime)
     return (probe_runtime == sweep_runtime and sweep_steady is not None
             and point_steadiness(cfg, "probe", probe_runtime) == sweep_steady)
@@ -119,7 +119,7 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
     with open_campaign(cfg) as wb:
         _require_checked(wb)
         prepare_targets(wb)
-        runtime = wb.cfg.sweep.runtime_s or _point_runtime_s(wb.cfg)
+        runtime = sweep_runtime_s(wb.cfg)
         engine = get_engine(wb.cfg.engine)
         with Progress("sweep", "sweep", total=plan_points(wb.cfg, plan), detail=sweep_plan_lines(wb.cfg, plan),
                       enabled=progress, engine=engine) as bar:
@@ -185,7 +185,7 @@ def _sweep_plan_summary(cfg: Campaign, plan: dict[str, list[int]]) -> tuple[str,
     """The points and estimated duration of a sweep plan, and why it has these thread counts
     (None unless the plan is the campaign's own, :func:`plan_campaign_sweep`)."""
     engine = get_engine(cfg.engine)
-    runtime = engine.point_seconds(cfg, cfg.sweep.runtime_s or engine.point_runtime_s(cfg))
+    runtime = engine.point_seconds(cfg, sweep_runtime_s(cfg))
     total = plan_points(cfg, plan)
     seconds = total * runtime
     duration = f"{seconds / 60:.1f} min" if seconds >= 120 else f"{seconds} s"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
 from conftest import quick_campaign, require_fio
@@ -141,3 +142,64 @@ def test_a_rate_curve_is_kept_as_measured(tmp_path):
             {"workload": "randread-4k", "threads": 1, "runtime_s": 1, "snia_steady": False, "curve_pct": 50.0,
              "point_id": "a_c50"}]
     assert extend.extend_rows(SimpleNamespace(cfg=cfg, store=None), "sweep", rows) == rows
+
+
+@pytest.mark.parametrize("steady, runtime, more", [(False, 1, 2), (False, 2, 4), (False, 8, None),  # at the limit
+                                                    (True, 1, None), (None, 1, None)])  # steady, no verdict
+def test_a_point_is_done_when_steady_without_a_verdict_or_at_the_limit(steady, runtime, more):
+    assert extend.next_length({"snia_steady": steady, "runtime_s": runtime}, 1, 8) == more
+
+
+def test_the_lengths_run_are_the_planned_one_then_each_longer_one_asked_for():
+    assert extend.runs_until(1, 8, 1) == [1] and extend.runs_until(1, 8, 4) == [1, 2, 4]
+    assert extend.runs_until(5, 12, 15) == [5, 10, 12]  # vdbench rounds 12 s up to three 5 s intervals
+
+
+def test_only_the_last_run_of_a_sweep_point_outside_rate_curves_gets_the_columns(tmp_path):
+    from flashpoc.points import PointSpec
+
+    cfg = campaign_from_dict(quick_campaign(tmp_path, sweep={"extend_until_steady": {"max_s": 4}}))
+    sweep = PointSpec("sweep", cfg.workload("randread-4k"), 1, 1)
+    assert extend.extended(cfg, sweep, {"snia_steady": False, "runtime_s": 2}) == {}  # measured again at 4 s
+    assert extend.extended(cfg, sweep, {"snia_steady": False, "runtime_s": 4}) == {
+        "extended_runs_s": [1, 2, 4], "steady_rule": extend.SNIA_RULE, "extended_steady": False}
+    assert extend.extended(cfg, PointSpec("probe", sweep.workload, 1, 1), {"snia_steady": True, "runtime_s": 1}) == {}
+    curves = campaign_from_dict(quick_campaign(tmp_path, sweep={"plan": "rate-curve", "extend_until_steady": {"max_s": 4}}))
+    assert extend.extended(curves, sweep, {"snia_steady": True, "runtime_s": 1}) == {}
+
+
+def test_each_run_is_stored_once_with_its_columns(tmp_path, monkeypatch):
+    """The measure loop stores the last run of an extended point with the extension's columns: no
+    stored record is written again (fio: 1 s, then 2 s, never steady by a criterion it cannot meet)."""
+    from flashpoc.store import CampaignStore
+
+    saved, rewritten = [], []
+    save_point = CampaignStore.save_point
+    monkeypatch.setattr(CampaignStore, "save_point",
+                        lambda self, phase, pid, *a, **k: saved.append((phase, pid)) or save_point(self, phase, pid, *a, **k))
+    monkeypatch.setattr(CampaignStore, "annotate_point", lambda self, *a: rewritten.append(a))
+    cfg, row = fio_point(tmp_path, {"runtime_s": 1, "steadystate": "iops:0.0001%", "ss_dur_s": 2}, max_s=2)
+    assert row["extended_runs_s"] == [1, 2] and row["extended_steady"] is False and not rewritten
+    sweep = [pid for phase, pid in saved if phase == "sweep"]
+    assert len(sweep) == len(set(sweep)) == 2 and sweep[-1] == row["point_id"]
+    stored = {r["point_id"]: r for r in CampaignStore(cfg.resolved().results_path()).load_points("sweep").to_dict("records")}
+    assert pd.isna(stored[sweep[0]].get("extended_runs_s")) and stored[sweep[1]]["extended_runs_s"] == [1, 2]
+
+
+def test_a_point_stored_before_extend_until_steady_was_set_gets_its_columns_when_the_sweep_reuses_it(tmp_path):
+    """The sweep run again with the setting reuses its stored point (1 s: too few intervals for the
+    SNIA rule, so no verdict and no longer run), and its stored record says so."""
+    require_fio()
+    values = quick_campaign(tmp_path, workloads=[{"name": "randread-4k", "rw": "randread", "bs": "4k"}],
+                            sweep={"plan": "guide", "max_threads": 1, "step": 1})
+    before = campaign_from_dict(values)
+    phases.run_check(before)
+    (first,) = phases.run_sweep(before, {"randread-4k": [1]}, progress=False).to_dict("records")
+    assert "extended_runs_s" not in first
+    cfg = campaign_from_dict({**values, "sweep": {**values["sweep"], "extend_until_steady": {"max_s": 4}}})
+    phases.run_check(cfg)
+    (row,) = phases.run_sweep(cfg, {"randread-4k": [1]}, progress=False).to_dict("records")
+    assert row["point_id"] == first["point_id"] and row["reused"]
+    assert (row["extended_runs_s"], row["extended_steady"]) == ([1], None) and row["steady_rule"].startswith("no verdict")
+    stored = phases.load_results(cfg, "sweep").to_dict("records")
+    assert [(r["point_id"], r["extended_runs_s"]) for r in stored] == [(first["point_id"], [1])]

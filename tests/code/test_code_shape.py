@@ -14,25 +14,12 @@ MAX_MODULE_LINES = 500
 REASON = "Long because"
 """A function over :data:`MAX_FUNCTION_LINES` says why in its docstring, in a sentence starting so."""
 
-LONG_FUNCTIONS_ELSEWHERE = {
-    # to be shortened: modules whose long functions other work owns today (an entry also covers the
-    # package a module becomes when it is split)
-    "engines/hammerdb/report",
-    "reporting",
-}
 BIG_FORMAT_PARSERS = {"engines/fio/parse.py", "engines/vdbench/parse.py", "parse/awr.py"}
 """Modules allowed over :data:`MAX_MODULE_LINES` for good: each is the parser of one big format."""
-LONG_MODULES_ELSEWHERE: set[str] = set()
-"""Modules over :data:`MAX_MODULE_LINES` still to be split (another helper is editing them); none left."""
 
 
 def _modules() -> list[tuple[str, Path]]:
     return [(path.relative_to(LIB).as_posix(), path) for path in sorted(LIB.rglob("*.py"))]
-
-
-def _exempt_function(module: str) -> bool:
-    stem = module.removesuffix(".py")
-    return any(stem == entry or stem.startswith(entry + "/") for entry in LONG_FUNCTIONS_ELSEWHERE)
 
 
 def _long_functions(module: str, path: Path) -> list[str]:
@@ -47,33 +34,15 @@ def _long_functions(module: str, path: Path) -> list[str]:
 
 
 def test_no_function_is_over_60_lines_without_a_reason_in_its_docstring():
-    offenders = [line for module, path in _modules() if not _exempt_function(module)
-                 for line in _long_functions(module, path)]
+    offenders = [line for module, path in _modules() for line in _long_functions(module, path)]
     assert not offenders, (f"functions over {MAX_FUNCTION_LINES} lines: split them into well-named helpers, "
                            f"or say why in the docstring ({REASON!r} ...):\n" + "\n".join(offenders))
-
-
-def test_every_exemption_from_the_function_length_rule_is_still_needed():
-    """The list shrinks as the modules are shortened: an entry with no long function left goes."""
-    modules = _modules()
-    for entry in sorted(LONG_FUNCTIONS_ELSEWHERE):
-        covered = [(module, path) for module, path in modules
-                   if module.removesuffix(".py") == entry or module.startswith(entry + "/")]
-        assert any(_long_functions(module, path) for module, path in covered), \
-            f"{entry} has no function over {MAX_FUNCTION_LINES} lines left: remove it from LONG_FUNCTIONS_ELSEWHERE"
 
 
 def test_no_module_is_over_500_lines_but_the_parsers_of_big_formats():
     offenders = []
     for module, path in _modules():
         lines = len(path.read_text(encoding="utf-8").splitlines())
-        if lines > MAX_MODULE_LINES and module not in BIG_FORMAT_PARSERS | LONG_MODULES_ELSEWHERE:
+        if lines > MAX_MODULE_LINES and module not in BIG_FORMAT_PARSERS:
             offenders.append(f"{module} ({lines} lines)")
     assert not offenders, f"modules over {MAX_MODULE_LINES} lines: split them into a package:\n" + "\n".join(offenders)
-
-
-def test_every_exemption_from_the_module_size_rule_is_still_needed():
-    sizes = {module: len(path.read_text(encoding="utf-8").splitlines()) for module, path in _modules()}
-    for module in sorted(LONG_MODULES_ELSEWHERE):
-        assert sizes.get(module, 0) > MAX_MODULE_LINES, \
-            f"{module} is no longer over {MAX_MODULE_LINES} lines: remove it from LONG_MODULES_ELSEWHERE"

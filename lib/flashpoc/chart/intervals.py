@@ -18,10 +18,12 @@ NOTE = "Bars: the 95 % interval of each point's mean over its repeats (Student t
 def with_intervals(df: pd.DataFrame, data: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
     """``data`` (one row per point, means) with ``<metric>_lo`` and ``<metric>_hi``, the 95 %
     interval of each metric over the point's repeats in ``df``; unchanged when no point of ``df``
-    was measured more than once. A point measured once has no interval (NaN: no bar)."""
+    was measured more than once. A point measured once has no interval (NaN: no bar). A point is
+    what :func:`flashpoc.confidence.point_keys` says (a rate-curve step its own), of the keys
+    ``data`` has."""
     if not confidence.has_repeats(df):
         return data
-    keys = [c for c in ("config", "workload", "threads") if c in df.columns and c in data.columns]
+    keys = [c for c in confidence.point_keys(df) if c in data.columns]
     out = data
     for metric in metrics:
         if metric not in df:

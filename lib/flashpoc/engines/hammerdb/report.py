@@ -18,6 +18,7 @@ import pandas as pd
 
 from ... import analysis, tables
 from ...chart import _series_channels, _threads_x, series_domain
+from ...document import DocSection
 from .compare import comparison_display, comparison_table
 
 TITLE_USERS = "Virtual users (count)"
@@ -200,72 +201,87 @@ def build_report(cfg, points: pd.DataFrame, *, write_files: bool = True, pdf: bo
     NOPM, the configurations at equal virtual users, every point; written under ``report/`` as
     charts (SVG, PNG, Vega-Lite JSON), CSV tables and report.html (and report.pdf with ``pdf`` and
     a Chromium to print it)."""
-    from ...document import Context, DocSection
-    from ...errors import ReportError
-    from ...report import print_pdf, save_chart, write_html_report
-    from ...reporting import Report, _check_table, _read_or_empty
+    from ...reporting import Report, campaign_context, points_csv
     from ...store import CampaignStore
 
-    engine = cfg.engine_object
     store = CampaignStore(cfg.results_path())
-    context = Context(manifest=_read_or_empty(store, "manifest.json"), check=_check_table(store),
-                      probe=store.current_probe(cfg.measurement_hash()), root=store.root)
+    context = campaign_context(store, store.current_probe(cfg.measurement_hash()))
     configs = list(dict.fromkeys(points["config"].astype(str))) if "config" in points else []
     domain = series_domain(points, [] if len(configs) > 1 else cfg.workload_names)
     probe = context.probe or {}
-    probe_users = (probe.get("saturation") or {}).get("threads")
     answer = probe.get("answer", "")
-    charts = {"nopm_vs_users": nopm_vs_users(points, knee_users=probe_users, answer=answer, color_domain=domain),
-              "neword_p95_vs_nopm": latency_vs_nopm(points, color_domain=domain)}
-    if has_awr(points):  # Oracle: the storage's latency from AWR next to the response time
-        charts["storage_latency_vs_nopm"] = storage_latency_vs_nopm(points, color_domain=domain)
+    charts = _charts(points, (probe.get("saturation") or {}).get("threads"), answer, domain)
     table = points_table(points)
     by_users = compare_at_equal_users(points) if len(configs) > 1 else pd.DataFrame()
     comparison = comparison_table(points, noise_pct=cfg.report.noise_pct) if len(configs) > 1 else pd.DataFrame()
     versions = sorted({str(v) for v in (context.manifest.get("engine_versions") or {}).values() if v})
-    described = engine.describe(cfg, " / ".join(versions) or "(version not recorded)", points)
-    s = cfg.settings
+    described = cfg.engine_object.describe(cfg, " / ".join(versions) or "(version not recorded)", points)
     headline = f"**{cfg.campaign}**: {described}. The most new orders per minute: {_best(points)}."
-    sections = [
-        DocSection("summary", "Executive summary", [
-            headline, f"Saturation probe: {answer}" if answer else "No probe of these settings is stored."]),
-        DocSection("conditions", "Test conditions", [
-            f"- database: {s.database}, {s.warehouses} warehouses (TPROC-C schema)\n"
-            f"- load host: {', '.join(h.name for h in cfg.hosts)}\n"
-            f"- {engine.point_length_text(cfg, '')}\n"
-            f"- keying and thinking: {'on' if s.keying_and_thinking else 'off'}; all warehouses: "
-            f"{'yes' if s.all_warehouses else 'no'}; time profile: {'on' if s.time_profile else 'off'}"]),
-        DocSection("method", "Method", [engine.method_note, "Time series: " + engine.interval_text(cfg, 3)]),
-    ]
-    if len(configs) > 1:
-        sections.append(DocSection("comparison", "Comparison of the configurations", [
-            f"Each configuration against {configs[0]} at equal virtual users (the same load offered) and at equal "
-            "NOPM (the same work done): throughput, transaction times, CPU and, where AWR was read, the storage's "
-            "I/O and latency.", comparison_display(comparison),
-            f"Each configuration at every virtual-user count all of them ran; the changes are against {configs[0]}.",
-            by_users]))
-    sections += [
-        DocSection("results", "Results", list(charts.values())),
-        DocSection("appendix", "Appendix A: every point", [tables.Table(table, notes=[POINTS_NOTE],
-                                                                         text_columns=["Configuration"])]),
-    ]
+    sections = [DocSection("summary", "Executive summary", [
+                    headline, f"Saturation probe: {answer}" if answer else "No probe of these settings is stored."]),
+                *_conditions_and_method(cfg), *_comparison_sections(configs, comparison, by_users),
+                DocSection("results", "Results", list(charts.values())),
+                DocSection("appendix", "Appendix A: every point", [tables.Table(table, notes=[POINTS_NOTE],
+                                                                                 text_columns=["Configuration"])])]
     files: dict[str, Any] = {}
-    out = store.root / "report"
     if write_files:
-        for name, item in charts.items():
-            for kind, path in save_chart(item, out, name).items():
-                files[f"{name}.{kind}"] = path
-        files["points.csv"] = store.write_table("report/points.csv", points.drop(columns=["per_host"], errors="ignore"))
-        if not comparison.empty:
-            files["comparison.csv"] = store.write_table("report/comparison.csv", comparison)
-            files["comparison_users.csv"] = store.write_table("report/comparison_users.csv", by_users)
-        title = f"OLTP performance report (HammerDB TPROC-C): {cfg.campaign}"
-        files["report.html"] = write_html_report(out / "report.html", title,
-                                                 [(x.heading, x.items) for x in sections])
-        if pdf:
-            try:
-                files["report.pdf"] = print_pdf(files["report.html"], out / "report.pdf")
-            except ReportError as error:
-                context.pdf_note = str(error).removeprefix("no PDF: ")
+        files = _write_files(cfg, store, charts, {"points.csv": points_csv(points), **(
+            {"comparison.csv": comparison, "comparison_users.csv": by_users} if not comparison.empty else {})},
+            sections, context, pdf)
     return Report(headline, table, points, pd.DataFrame(), charts, files, comparison, [], cfg.slo_ms, cfg=cfg,
                   measured=points, domain=domain, sections=sections, context=context)
+
+
+def _charts(points: pd.DataFrame, knee_users: int | None, answer: str, domain: list[str]) -> dict[str, Any]:
+    """NOPM against virtual users (the probe's knee ``knee_users`` and ``answer`` on it), NEWORD
+    p95 against NOPM and, on Oracle with AWR read, the storage's latency next to it."""
+    charts = {"nopm_vs_users": nopm_vs_users(points, knee_users=knee_users, answer=answer, color_domain=domain),
+              "neword_p95_vs_nopm": latency_vs_nopm(points, color_domain=domain)}
+    if has_awr(points):
+        charts["storage_latency_vs_nopm"] = storage_latency_vs_nopm(points, color_domain=domain)
+    return charts
+
+
+def _conditions_and_method(cfg) -> list[DocSection]:
+    """The report's test conditions (database, load host, point length, HammerDB's options) and
+    its method."""
+    engine, s = cfg.engine_object, cfg.settings
+    return [DocSection("conditions", "Test conditions", [
+                f"- database: {s.database}, {s.warehouses} warehouses (TPROC-C schema)\n"
+                f"- load host: {', '.join(h.name for h in cfg.hosts)}\n"
+                f"- {engine.point_length_text(cfg, '')}\n"
+                f"- keying and thinking: {'on' if s.keying_and_thinking else 'off'}; all warehouses: "
+                f"{'yes' if s.all_warehouses else 'no'}; time profile: {'on' if s.time_profile else 'off'}"]),
+            DocSection("method", "Method", [engine.method_note, "Time series: " + engine.interval_text(cfg, 3)])]
+
+
+def _comparison_sections(configs: list[str], comparison: pd.DataFrame, by_users: pd.DataFrame) -> list[DocSection]:
+    """The configurations compared, against the first (the baseline); none for one campaign."""
+    if len(configs) < 2:
+        return []
+    return [DocSection("comparison", "Comparison of the configurations", [
+        f"Each configuration against {configs[0]} at equal virtual users (the same load offered) and at equal "
+        "NOPM (the same work done): throughput, transaction times, CPU and, where AWR was read, the storage's "
+        "I/O and latency.", comparison_display(comparison),
+        f"Each configuration at every virtual-user count all of them ran; the changes are against {configs[0]}.",
+        by_users])]
+
+
+def _write_files(cfg, store, charts: dict[str, Any], tables_by_name: dict[str, pd.DataFrame],
+                 sections: list[DocSection], context, pdf: bool) -> dict[str, Any]:
+    """Write the charts, the tables (file name -> table) and report.html under report/, and print
+    report.pdf with ``pdf`` (without a Chromium, ``context`` says why there is none); each file's path."""
+    from ...errors import ReportError
+    from ...report import print_pdf, save_charts, write_html_report
+
+    out = store.root / "report"
+    files: dict[str, Any] = save_charts(charts, out)
+    files.update({name: store.write_table(f"report/{name}", frame) for name, frame in tables_by_name.items()})
+    title = f"OLTP performance report (HammerDB TPROC-C): {cfg.campaign}"
+    files["report.html"] = write_html_report(out / "report.html", title, [(x.heading, x.items) for x in sections])
+    if pdf:
+        try:
+            files["report.pdf"] = print_pdf(files["report.html"], out / "report.pdf")
+        except ReportError as error:
+            context.pdf_note = str(error).removeprefix("no PDF: ")
+    return files
