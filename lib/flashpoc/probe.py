@@ -312,7 +312,7 @@ def _answer_words(probe: dict[str, Any], levels: dict[int, float], rate: str, un
     n, conf = int(sat["threads"]), float(sat.get("confidence") or 0.0)
     lo, hi = sat.get("range_threads") or (n, n)
     plausible = f"plausible {lo}-{hi} {unit}" if lo != hi else "no other count plausible"
-    words = [f"{rate} stop rising at {threads_text(n, unit)}: a plateau of {sat['max_iops']:,.0f} {rate} ({plausible}, "
+    words = [f"{rate} stop rising at {threads_text(n, unit)}: a plateau of {sat['max_iops']:,.0f} {rate} (the median of its points; {plausible}, "
              f"confidence {conf:.0%})."]
     over = levels[best] / sat["max_iops"] - 1.0 if best is not None and sat.get("max_iops") else 0.0
     if best is not None and best != n and over * 100 >= float(probe.get("gain_pct") or 2.0):

@@ -36,7 +36,8 @@ def test_a_weak_answer_at_the_probes_limit_says_so_and_what_to_do(tmp_path):
     sat = result["saturation"]
     assert (sat["threads"], sat["range_threads"], f"{sat['confidence']:.0%}") == (5, (4, 7), "39%")
     answer = result["answer"]
-    assert answer.startswith("IOPS stop rising at 5 threads: a plateau of 63,500 IOPS (plausible 4-7 threads, "
+    assert answer.startswith("IOPS stop rising at 5 threads: a plateau of 63,500 IOPS (the median of its points; "
+                             "plausible 4-7 threads, "
                              "confidence 39%).")
     assert "More IOPS were measured at 8 threads (66,500, +4.7% over the plateau level)" in answer
     assert "8 threads is the probe's limit (probe.max_threads)" in answer and "raise probe.max_threads" in answer
@@ -53,7 +54,8 @@ def test_a_clear_answer_adds_no_warning(tmp_path):
     result = phases.summarize_probe(campaign(tmp_path), rows(clear))
     assert result["saturation"]["threads"] == 4 and result["saturation"]["confidence"] >= phases.LOW_CONFIDENCE
     assert "low" not in result["answer"] and "limit" not in result["answer"]
-    assert result["answer"] == ("IOPS stop rising at 4 threads: a plateau of 64,100 IOPS (no other count plausible, "
+    assert result["answer"] == ("IOPS stop rising at 4 threads: a plateau of 64,100 IOPS (the median of its points; "
+                                "no other count plausible, "
                                 "confidence 100%). The sweep runs up to 4 threads (the answer).")
 
 
