@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -146,6 +147,14 @@ class Table:
         lines = [self.caption] if self.caption else []
         lines.append(self.frame.to_string(index=False))
         return "\n".join(lines + list(self.notes))
+
+
+def utc(value: Any) -> str:
+    """An ISO 8601 UTC time stamp (``2026-11-24T20:50:43+00:00``, fractions of a second dropped) as
+    ``2026-11-24 20:50:43``, for a column whose header says UTC; any other value as :func:`text`."""
+    said = text(value)
+    stamp = re.fullmatch(r"(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)(?:\.\d+)?(?:\+00:00|Z)?", said)
+    return f"{stamp[1]} {stamp[2]}" if stamp else said
 
 
 def _esc(value: Any) -> str:

@@ -287,7 +287,7 @@ def test_write_workloads_run_rounds_until_steady_kept_as_points_and_charted(tmp_
     (row,) = fills.frame.to_dict("records")
     assert row == {"Host": "local", "Target": "scratch", "Fill": "filled by this campaign (an earlier run)",
                    "Written": "4 MiB", "Data (reducibility)": "fio random data (incompressible, no dedup), refill_buffers",
-                   "Engine": "fio", "Filled (UTC)": record["completed_utc"],
+                   "Engine": "fio", "Filled (UTC)": record["completed_utc"][:19].replace("T", " "),
                    "Sample SHA-256": record["sample"]["sha256"][:16] + "...",
                    "Sample after gzip -1 (%)": f"{100 * record['sample']['gzip_bytes'] / record['sample']['bytes']:.1f}"}
     (said,) = determination.frame.to_dict("records")

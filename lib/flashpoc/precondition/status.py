@@ -81,7 +81,7 @@ def fill_table(root: Path | None, status: dict[str, Any]):
                      "Written": tables.size((record or {}).get("written_bytes")),
                      "Data (reducibility)": tables.text((record or {}).get("data")),
                      "Engine": tables.text((record or {}).get("engine")),
-                     "Filled (UTC)": tables.text((record or {}).get("completed_utc")),
+                     "Filled (UTC)": tables.utc((record or {}).get("completed_utc")),
                      "Sample SHA-256": tables.text(sample["sha256"][:16] + "...") if sample.get("sha256") else tables.MISSING,
                      "Sample after gzip -1 (%)": tables.pct(100 * sample["gzip_bytes"] / sample["bytes"])
                      if sample.get("gzip_bytes") and sample.get("bytes") else tables.MISSING})
