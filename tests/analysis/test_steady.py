@@ -110,7 +110,7 @@ def test_report_says_which_points_were_not_steady_by_which_rule(vdbench_sweep):
     assert "not steady by SNIA: `wd1` at 8 threads" not in text  # 8 threads: 11.6 % and 5.1 %
     assert table.loc[3, ["snia_data_excursion_pct", "snia_slope_excursion_pct"]].tolist() == [11.58, 5.09]
     line = summary.unsteady_summary(table)
-    assert line.startswith("Points not steady: by the SNIA PTS rule, 4 of 5 (`wd1` at 1 thread; `wd1` at 2 threads; "
+    assert line.startswith("**Points not steady**: by the SNIA PTS rule, 4 of 5 (`wd1` at 1 thread; `wd1` at 2 threads; "
                            "`wd1` at 4 threads; `wd1` at 16 threads); by interval scatter and drift, 4 of 5")
     assert summary.unsteady_summary(table[table["threads"] == 8]) is None
 

@@ -45,7 +45,7 @@ def executive_summary(report, context: Context) -> list[Any]:
     lines += [f"> - {line}" for line in key_results(report)]
     unsteady = summary.unsteady_summary(report.steadiness)
     if unsteady:
-        lines += [">", f"> **Steady state**: {unsteady}"]
+        lines += [">", f"> {unsteady}"]
     for paragraph in verdict_lines(report, context):
         lines += [">", *(f"> {line}" for line in paragraph.splitlines() if line.strip())]
     items.append("\n".join(lines))

@@ -323,8 +323,8 @@ def _ended_by_fio(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def unsteady_summary(table: pd.DataFrame) -> str | None:
-    """One sentence for the executive summary: the points not steady, by rule; None when every
-    judged point was steady (or none was judged)."""
+    """One sentence for the executive summary (Markdown, its label in bold): the points not steady,
+    by rule; None when every judged point was steady (or none was judged)."""
     parts = []
     for points, column, rule in ((table, "snia_steady", "the SNIA PTS rule"),
                                  (table, "interval_steady", "interval scatter and drift"),
@@ -333,5 +333,5 @@ def unsteady_summary(table: pd.DataFrame) -> str | None:
         if not unsteady.empty:
             parts.append(f"by {rule}, {len(unsteady)} of {len(judged)} "
                          f"({'; '.join(_where(r) for r in unsteady.to_dict('records'))})")
-    return ("Points not steady: " + "; ".join(parts) + ". Their averages hide a trend or swings: see "
+    return ("**Points not steady**: " + "; ".join(parts) + ". Their averages hide a trend or swings: see "
             "Results: steady state.") if parts else None
