@@ -110,11 +110,8 @@ def threads_list_text(threads_list: Sequence[int]) -> str:
     """A thread list in words, for a reader rather than vdbench: ``"10-300 step 10"`` for an
     increasing arithmetic sequence of 3 or more counts (the POC guide's wording), else the counts
     listed: ``"2, 28, 42, 48, 60"`` (:func:`format_forthreads` is vdbench's ``(2,28,42,48,60)``)."""
-    forthreads = format_forthreads(threads_list)[1:-1]  # validated, the sequence found
-    if "-" in forthreads:
-        span, step = forthreads.split(",")
-        return f"{span} step {step}"
-    return forthreads.replace(",", ", ")
+    counts, step = _counts_and_step(threads_list)
+    return f"{counts[0]}-{counts[-1]} step {step}" if step else ", ".join(str(t) for t in counts)
 
 
 def format_forthreads(threads_list: Sequence[int]) -> str:
@@ -130,15 +127,21 @@ def format_forthreads(threads_list: Sequence[int]) -> str:
     Raises:
         ParameterError: An empty list or a count that is not a whole number >= 1.
     """
+    counts, step = _counts_and_step(threads_list)
+    return f"({counts[0]}-{counts[-1]},{step})" if step else "(" + ",".join(str(t) for t in counts) + ")"
+
+
+def _counts_and_step(threads_list: Sequence[int]) -> tuple[list[int], int | None]:
+    """The validated counts of ``threads_list`` and, when they are an increasing arithmetic
+    sequence of 3 or more, its step (else None): what :func:`format_forthreads` and
+    :func:`threads_list_text` write, each in its own words."""
     if isinstance(threads_list, (str, bytes)) or not isinstance(threads_list, Sequence):
         raise ParameterError(f"threads_list must be a sequence of thread counts, got {threads_list!r}")
     counts = [_whole(f"threads_list[{i}]", t) for i, t in enumerate(threads_list)]
     if not counts:
         raise ParameterError("threads_list is empty")
     diffs = {b - a for a, b in zip(counts, counts[1:])}
-    if len(counts) >= 3 and len(diffs) == 1 and min(diffs) > 0:
-        return f"({counts[0]}-{counts[-1]},{diffs.pop()})"
-    return "(" + ",".join(str(t) for t in counts) + ")"
+    return counts, (diffs.pop() if len(counts) >= 3 and len(diffs) == 1 and min(diffs) > 0 else None)
 
 
 def plan_note(threads_list: Sequence[int], max_threads: int, *, plan: str = "guide", step: int | None = None,
