@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from .. import analysis, environment, hostlimit, summary, tables
 from ..engines import get_engine
-from ..params import parse_size, workbook_root
+from ..params import parse_size, under_workbook
 from ..summary import KIND_THROUGHPUT
 from ..workingset import judge_working_set
 from .base import Context
@@ -271,23 +270,13 @@ def targets_table(cfg, points: pd.DataFrame) -> tables.Table:
     data = points["target_data"].dropna() if "target_data" in points else pd.Series(dtype=object)
     rows = []
     for t in cfg.targets:
-        row = {"Target": t.name, "Path": _path_text(t.path), "Size": _size_text(t.size),
+        row = {"Target": t.name, "Path": under_workbook(t.path), "Size": _size_text(t.size),
                "Hosts": ", ".join(t.hosts) if t.hosts else "all",
                "Kind": "scratch file (created)" if t.create else ("writable" if t.allow_write else "read only")}
         if not data.empty:
             row["Data"] = str(data.iloc[-1])
         rows.append(row)
     return tables.table(rows, caption="Targets", text_columns=["Target", "Path", "Hosts", "Kind", "Data"])
-
-
-def _path_text(path: str) -> str:
-    """A target's path as the report prints it: relative to the workbook root when it lies under it
-    (a scratch file, as the parameters give it), so that no folder of the machine that ran the
-    campaign is handed to the customer; a device or any other path as it is."""
-    try:
-        return Path(path).relative_to(workbook_root()).as_posix()
-    except ValueError:
-        return path
 
 
 def _size_text(value: Any) -> str:

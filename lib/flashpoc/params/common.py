@@ -162,6 +162,14 @@ def workbook_root(start: Path | None = None) -> Path:
     return here
 
 
+def under_workbook(path: str | Path, root: Path | None = None) -> str:
+    """``path`` relative to the workbook root (``root``, else :func:`workbook_root`) when it lies
+    under it, else as given: how a path is shown to a customer, without a folder of the machine
+    that ran the campaign (a scratch file, the parameters file); a device or any other path as it is."""
+    base = workbook_root() if root is None else Path(root).resolve()
+    return Path(path).relative_to(base).as_posix() if Path(path).is_relative_to(base) else str(path)
+
+
 def resolve_path(path: str | Path) -> Path:
     """Return ``path`` made absolute against :func:`workbook_root` (``~`` expanded)."""
     p = Path(path).expanduser()

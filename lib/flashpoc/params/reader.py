@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from ..errors import ParameterError
 from .campaign import Campaign
-from .common import MAX_DEPTH, MAX_FILE_BYTES, MAX_VALUES, in_system_dir, resolve_path, workbook_root
+from .common import MAX_DEPTH, MAX_FILE_BYTES, MAX_VALUES, in_system_dir, resolve_path, under_workbook, workbook_root
 
 
 def _format_loc(loc: tuple[Any, ...]) -> str:
@@ -106,11 +106,8 @@ def notebook_parameters(values: dict[str, Any], parameters_file: str | Path | No
     under it, so that the executed notebooks handed to a customer name no folder of this machine;
     else its absolute path), then every campaign key, None (the schema's default) for those
     ``values`` leaves out, so nothing of the notebook's own parameters cell is used."""
-    name = None
-    if parameters_file is not None:
-        path = Path(parameters_file).resolve()
-        inside = root is not None and path.is_relative_to(Path(root).resolve())
-        name = path.relative_to(Path(root).resolve()).as_posix() if inside else str(path)
+    path = None if parameters_file is None else Path(parameters_file).resolve()
+    name = None if path is None else str(path) if root is None else under_workbook(path, root)
     return {PARAMETERS_FILE: name, **{key: values.get(key) for key in PARAMETER_KEYS}}
 
 
