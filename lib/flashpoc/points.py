@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import rows as rows_mod
 from .engines import get_engine
+from .extend import extended
 
 if TYPE_CHECKING:
     from .phases import Workbench
@@ -189,23 +190,16 @@ def _spec_of(unit: list[PointSpec], row: Mapping[str, Any]) -> PointSpec:
     return next((s for s in unit if s.threads == int(row["threads"])), unit[0])
 
 
-def _added(wb: Workbench, spec: PointSpec, row: dict[str, Any]) -> dict[str, Any]:
-    """The columns the phase of ``spec`` adds to its point's row (the last run of a sweep point
-    extended until steady says so, :func:`flashpoc.extend.extended`)."""
-    from .extend import extended
-
-    return extended(wb.cfg, spec, row)
-
-
 def _completed(wb: Workbench, spec: PointSpec, row: dict[str, Any]) -> dict[str, Any]:
-    """``row`` as the point ``spec`` is stored: with the columns its phase adds (:func:`_added`)."""
-    return {**row, **_added(wb, spec, row)}
+    """``row`` as the point ``spec`` is stored: with the columns its phase adds (the last run of a
+    sweep point extended until steady says so, :func:`flashpoc.extend.extended`)."""
+    return {**row, **extended(wb.cfg, spec, row)}
 
 
 def _reused(wb: Workbench, spec: PointSpec, row: dict[str, Any], key: str) -> dict[str, Any]:
     """The stored ``row`` of ``spec``, completed (:func:`_completed`); its stored record too when it
     lacks what its phase adds now (a point stored before ``sweep.extend_until_steady`` was set)."""
-    added = _added(wb, spec, row)
+    added = extended(wb.cfg, spec, row)
     missing = {k: v for k, v in added.items() if k not in row or row[k] != v}
     if missing:
         wb.store.annotate_point(spec.phase, str(row.get("point_id", key)), missing)
