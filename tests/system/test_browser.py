@@ -143,25 +143,36 @@ def _run_all_cells(page, tmp_path, code_cells: int) -> None:
     the page may still be drawing cells when it shows the kernel idle) have run in order in one
     kernel.
 
-    Deadlines, not speed, and a second try rather than a hang: on a loaded machine (a second job,
-    the suite's other workers) JupyterLab has taken minutes to start its kernel and asked "Select
-    Kernel" late (accept the default, once per dialog); a "Run All Cells" chosen right after the
-    kernel showed idle did nothing (every prompt stayed '[ ]:'); and JupyterLab has replaced the
-    kernel while cells were queued, so that they never ran ('[*]:' for good) or ran in different
-    kernels (every prompt [1], NameError). So each try clicks into the notebook first, and a try
-    that queues nothing within a minute, or makes no progress for three minutes, is made again."""
+    Each try waits until the status bar reads "Python 3 (ipykernel) | Idle": the toolbar's idle
+    circle shows with "No Kernel" too, and a "Run All Cells" then runs nothing, or asks "Select
+    Kernel" once per cell. Deadlines, not speed: on a loaded machine (a second job, the suite's other
+    workers) JupyterLab has taken minutes to start its kernel, and asked "Select Kernel" when it
+    opened the notebook (accepted: before a try, that is JupyterLab's own start). A try that asks
+    it, queues nothing within a minute or makes no progress for three minutes is made again in a
+    reloaded page, which joins the kernel the server already runs."""
     dialog = page.locator(".jp-Dialog")
-    idle = page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")
+    statusbar = page.locator("#jp-main-statusbar")
     prompts = page.locator(".jp-Notebook .jp-CodeCell .jp-InputArea-prompt")
+    asked: list[str] = []  # what each dialog said, when: kept in dialogs.txt
 
-    def settle_dialogs() -> None:
-        if dialog.count() and dialog.first.is_visible():
-            text = dialog.first.inner_text()
-            if not text.startswith("Select Kernel"):
-                page.screenshot(path=str(tmp_path / "dialog.png"), full_page=True)
-                pytest.fail(f"JupyterLab asked: {text!r}")
-            dialog.first.locator(".jp-mod-accept").click()
-            dialog.first.wait_for(state="hidden", timeout=60_000)
+    def ready() -> bool:
+        return re.search(r"Python 3 \(ipykernel\) \| Idle", statusbar.inner_text()) is not None
+
+    def next_dialog() -> str | None:
+        if not (dialog.count() and dialog.first.is_visible()):
+            return None
+        text = dialog.first.inner_text()
+        asked.append(f"{time.strftime('%H:%M:%S')} {text!r}")
+        (tmp_path / "dialogs.txt").write_text("\n".join(asked) + "\n")
+        if not text.startswith("Select Kernel") or len(asked) > 3 * code_cells:
+            page.screenshot(path=str(tmp_path / "dialog.png"), full_page=True)
+            pytest.fail(f"JupyterLab asked: {text!r} (dialogs so far in {tmp_path / 'dialogs.txt'})")
+        return text
+
+    def answer(button: str) -> None:
+        shown = dialog.first.element_handle()
+        shown.query_selector(button).click()
+        shown.wait_for_element_state("hidden", timeout=60_000)  # gone from the page counts as hidden
 
     def counts() -> list[int | None]:
         return [int(t.strip()[1:-2]) if re.fullmatch(r"\[\d+\]:", t.strip()) else None
@@ -173,9 +184,11 @@ def _run_all_cells(page, tmp_path, code_cells: int) -> None:
 
     for attempt in range(3):
         deadline = time.monotonic() + 300
-        while not idle.is_visible():
-            settle_dialogs()
-            assert time.monotonic() < deadline, "JupyterLab did not show the kernel idle within 300 s"
+        while not ready():
+            if next_dialog():
+                answer(".jp-mod-accept")
+            assert time.monotonic() < deadline, (f"JupyterLab's status bar did not read 'Python 3 (ipykernel) "
+                                                 f"| Idle' within 300 s: {statusbar.inner_text()!r}")
             page.wait_for_timeout(500)
         before = prompts.all_inner_texts()
         page.locator(".jp-Notebook .jp-Cell").first.click()
@@ -183,17 +196,21 @@ def _run_all_cells(page, tmp_path, code_cells: int) -> None:
         page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
         seen, changed = before, time.monotonic()
         while time.monotonic() - changed < (60 if seen == before else 180):
-            settle_dialogs()
-            if in_order(counts()) and idle.is_visible():
+            if next_dialog():
+                break
+            if in_order(counts()) and ready():
                 return
             now = prompts.all_inner_texts()
             if now != seen:
                 seen, changed = now, time.monotonic()
             page.wait_for_timeout(1000)
         page.screenshot(path=str(tmp_path / f"stalled-{attempt}.png"), full_page=True)
-        page.keyboard.press("Escape")
+        while next_dialog():  # one per cell: cancel them all, the reloaded page asks for nothing
+            answer(".jp-mod-reject")
+        page.reload()
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=180_000)
     pytest.fail(f"three 'Run All Cells' did not run the notebook: prompts {prompts.all_inner_texts()}; "
-                f"screenshots in {tmp_path}")
+                f"screenshots and dialogs in {tmp_path}")
 
 
 def test_report_notebook_in_jupyterlab_and_offline_html(lab, browser, workbook, tmp_path):
