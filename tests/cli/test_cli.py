@@ -105,6 +105,9 @@ def test_run_all_phases_with_papermill(batch_run):
     assert injected and "quick" in "".join(injected[0]["source"])
     # the parameters file as the kernels resolve it (relative to the workbook root), no folder of this machine
     assert 'parameters_file = "quick.yaml"\n' in "".join(injected[0]["source"])
+    recorded = report_nb["metadata"]["papermill"]  # papermill's record of the run, with no folder of this machine
+    assert (recorded["input_path"], recorded["output_path"]) == ("notebooks/04_report.ipynb",
+                                                                 "results/quick/notebooks/04_report.ipynb")
     svg_outputs = [o for c in report_nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])
                    if "image/svg+xml" in o.get("data", {})]
     assert len(svg_outputs) >= 4  # hockey stick, percentiles, host CPU, probe curve

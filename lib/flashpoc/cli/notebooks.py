@@ -331,8 +331,27 @@ class _AtomicNotebookWriter:
     def write(buf: str, path: str) -> None:
         from ..store import write_atomic
 
-        write_atomic(path, buf)
+        write_atomic(path, _without_machine_paths(buf))
 
     @staticmethod
     def pretty_path(path: str) -> str:
         return path
+
+
+def _without_machine_paths(text: str) -> str:
+    """The executed notebook ``text`` with the paths papermill records (``metadata.papermill``'s
+    ``input_path`` and ``output_path``) as a customer reads them: the phase notebook as the workbook
+    names it, the executed one relative to the workbook root; no folder of the machine that ran it."""
+    import nbformat
+
+    from ..params import under_workbook
+
+    notebook = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
+    recorded = notebook.metadata.get("papermill")
+    if not recorded:
+        return text
+    if recorded.get("input_path"):
+        recorded["input_path"] = f"notebooks/{Path(recorded['input_path']).name}"
+    if recorded.get("output_path"):
+        recorded["output_path"] = under_workbook(recorded["output_path"])
+    return nbformat.writes(notebook)
