@@ -17,8 +17,8 @@ from .errors import AnalysisError, FlashpocError
 from .params import Campaign
 from .plan.sweep import format_forthreads, threads_list_text
 from .progress import Progress, threads_text
-from .session import (Workbench, _point_runtime_s, _require_checked, open_campaign, point_spec, point_steadiness,
-                      prepare_targets)
+from .session import (Workbench, _require_checked, open_campaign, point_spec, point_steadiness,
+                      prepare_targets, probe_runtime_s)
 from .store import StoreError
 from .sweep import _levels, _rounded, sweep_reach, sweep_threads
 
@@ -49,7 +49,7 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
         _require_checked(wb)
         prepare_targets(wb)
         probe, workload = wb.cfg.probe, wb.cfg.probe_workload
-        runtime = probe.runtime_s or _point_runtime_s(wb.cfg)
+        runtime = probe_runtime_s(wb.cfg)
         rows: list[dict[str, Any]] = []
 
         def measure(counts: list[int]) -> None:
@@ -91,7 +91,7 @@ def _progress_plan(cfg: Campaign, engine, stepper: analysis.AdaptiveProbe, plan:
     the adaptive probe measures (``bound``), and what it will do (``detail``)."""
     probe, unit = cfg.probe, engine.threads_word
     if plan is not None:
-        return {"total": len(plan), "detail": [f"{unit} {format_forthreads(plan)}, {len(plan)} points"]}
+        return {"total": len(plan), "detail": [f"{unit} {threads_list_text(plan)} ({len(plan)} points)"]}
     bound = probe_point_bound(cfg)
     return {"bound": bound,
             "detail": [f"from {threads_text(stepper.start, unit)}, doubling up to "
@@ -139,7 +139,7 @@ def probe_point_bound(cfg: Campaign) -> int:
     for vdbench, the adaptive probe's counts. Host scaling adds its own points
     (:func:`flashpoc.hostlimit.scaling_host_counts`)."""
     probe = cfg.probe
-    runtime = probe.runtime_s or _point_runtime_s(cfg)
+    runtime = probe_runtime_s(cfg)
     remeasure = bool(probe.remeasure_unsteady
                      and get_engine(cfg.engine).remeasures_unsteady(cfg, point_steadiness(cfg, "probe", runtime)))
     if probe.strategy == "linear":

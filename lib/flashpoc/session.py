@@ -208,6 +208,11 @@ def sweep_runtime_s(cfg: Campaign) -> int:
     return cfg.sweep.runtime_s or _point_runtime_s(cfg)
 
 
+def probe_runtime_s(cfg: Campaign) -> int:
+    """Measured seconds of a probe point: ``probe.runtime_s``, else the engine's (:func:`_point_runtime_s`)."""
+    return cfg.probe.runtime_s or _point_runtime_s(cfg)
+
+
 def point_spec(cfg: Campaign, phase: str, workload, threads: int, runtime_s: int, repeat: int = 0) -> PointSpec:
     """The spec of a ``phase`` point (:class:`flashpoc.points.PointSpec`), ending once steady when
     the phase says so (:func:`point_steadiness`)."""

@@ -15,8 +15,8 @@ from .errors import AnalysisError
 from .params import Campaign
 from .plan.sweep import plan_note, plan_sweep, threads_list_text
 from .progress import Progress, threads_text
-from .session import (Workbench, _point_runtime_s, _require_checked, open_campaign, point_spec, point_steadiness,
-                      prepare_targets, sweep_runtime_s)
+from .session import (Workbench, _require_checked, open_campaign, point_spec, point_steadiness,
+                      prepare_targets, probe_runtime_s, sweep_runtime_s)
 from .store import CampaignStore, StoreError
 
 
@@ -103,7 +103,7 @@ def plan_campaign_sweep(cfg: Campaign) -> dict[str, list[int]]:
 def probe_points_reused(cfg: Campaign) -> bool:
     """True when the sweep's points of the probe's workload are the probe's points (fio, the same
     point length, both ending once steady: ``probe.until_steady`` and ``sweep.until_steady``)."""
-    probe_runtime = cfg.probe.runtime_s or _point_runtime_s(cfg)
+    probe_runtime = probe_runtime_s(cfg)
     sweep_runtime = sweep_runtime_s(cfg)
     sweep_steady = point_steadiness(cfg, "sweep", sweep_runtime)
     return (probe_runtime == sweep_runtime and sweep_steady is not None

@@ -85,6 +85,20 @@ def size(value: Any) -> str:
     return MISSING  # pragma: no cover - the loop returns
 
 
+def verdict(value: Any) -> bool | None:
+    """A stored verdict (True, False, 'True', 'false', 1, 0) as a bool; None when there is none."""
+    if value is None or (isinstance(value, float) and pd.isna(value)) or value is pd.NA:
+        return None
+    if isinstance(value, str):
+        return {"true": True, "false": False}.get(value.strip().lower())
+    return bool(value)
+
+
+def words(yes: str, no: str):
+    """A formatter of a stored yes/no value (:func:`verdict`): ``yes``, ``no`` or :data:`MISSING`."""
+    return lambda value: {True: yes, False: no}.get(verdict(value), MISSING)
+
+
 def text(value: Any) -> str:
     """Any value as cell text; missing values as :data:`MISSING`."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):

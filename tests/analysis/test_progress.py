@@ -170,3 +170,14 @@ def test_a_progress_line_takes_numbers_as_the_tables_do():
     point = progress.point_numbers({"workload": "w", "threads": 2, "iops": "23592.5", "bw_mibps": float("inf"),
                                     "lat_mean_ms": True})
     assert (point["iops"], point["bw_mibps"], point["lat_mean_ms"]) == (23592.5, None, None)
+
+
+def test_the_linear_probe_says_its_counts_as_the_guide_does(tmp_path):
+    """The linear probe's progress names its counts in the POC guide's words, not in vdbench's syntax."""
+    from flashpoc import probe
+
+    cfg = campaign_from_dict(quick_campaign(tmp_path, probe={"strategy": "linear", "min_threads": 8,
+                                                             "max_threads": 40, "step": 8}))
+    assert probe._progress_plan(cfg, cfg.engine_object, None, [8, 16, 24, 32, 40]) == {
+        "total": 5, "detail": ["threads 8-40 step 8 (5 points)"]}
+    assert probe._progress_plan(cfg, cfg.engine_object, None, [1, 2, 4])["detail"] == ["threads 1, 2, 4 (3 points)"]

@@ -257,11 +257,6 @@ def points_display(points: pd.DataFrame) -> tables.Table:
                                                           if rows and c in rows[0]])
 
 
-def _words(yes: str, no: str):
-    """A formatter of a stored yes/no value (:func:`verdict`): ``yes``, ``no`` or empty."""
-    return lambda value: {True: yes, False: no}.get(verdict(value), tables.MISSING)
-
-
 def _value_text(value: Any) -> str:
     """A check's value: yes/no, a whole number with separators, else as recorded."""
     if isinstance(value, bool):
@@ -284,8 +279,8 @@ FRAME_COLUMNS: dict[str, tuple[str, Any]] = {
     "db_cpu_s_per_s": ("DB CPU (s/s)", lambda v: tables.pct(v, 2)), "iops_share_pct": ("Share (%)", tables.pct),
     "host_cpu_user_pct": ("Host CPU user (%)", tables.pct), "host_cpu_iowait_pct": ("Host CPU iowait (%)", tables.pct),
     "measured_s": ("Measured (s)", tables.pct),
-    "steadystate_attained": ("fio steady state", _words("attained", "not attained")),
-    "littles_law_ok": ("Little's law", _words("holds", "off")), "reused": ("Stored before", _words("yes", "no")),
+    "steadystate_attained": ("fio steady state", tables.words("attained", "not attained")),
+    "littles_law_ok": ("Little's law", tables.words("holds", "off")), "reused": ("Stored before", tables.words("yes", "no")),
 }
 
 #: The columns of :data:`FRAME_COLUMNS` that hold words (aligned left; the others are numbers).

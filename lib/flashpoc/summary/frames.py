@@ -10,6 +10,7 @@ from .. import analysis, confidence
 from ..params import parse_size
 from ..engines.fio.parse import SHARE_LIMITS_US  # the limits of the db_file_sequential_read_under_<limit>_pct columns too
 from ..rows import SNIA_COLUMNS, to_points
+from ..tables import verdict
 
 
 #: Block sizes up to this are small blocks (Oracle's largest ``db_block_size`` is 32 KiB).
@@ -242,15 +243,6 @@ def steadiness_table(frame: pd.DataFrame) -> pd.DataFrame:
     table = frame.reindex(columns=columns).copy()
     table["iops"] = table["iops"].round()
     return table.reset_index(drop=True)
-
-
-def verdict(value: Any) -> bool | None:
-    """A stored verdict (True, False, 'True', 'false', 1, 0) as a bool; None when there is none."""
-    if value is None or (isinstance(value, float) and pd.isna(value)) or value is pd.NA:
-        return None
-    if isinstance(value, str):
-        return {"true": True, "false": False}.get(value.strip().lower())
-    return bool(value)
 
 
 def judged_points(table: pd.DataFrame, column: str) -> tuple[pd.DataFrame, pd.DataFrame]:

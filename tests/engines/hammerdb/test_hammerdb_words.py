@@ -55,7 +55,7 @@ def test_the_probe_progress_speaks_of_virtual_users_nopm_and_neword(tmp_path, mo
     phases.run_probe(cfg, progress=False)
     said = [json.loads(line) for line in events.read_text().splitlines()]
     start = next(e for e in said if e["event"] == "start")
-    assert start["detail"] == ["virtual users (1,2), 2 points"]
+    assert start["detail"] == ["virtual users 1, 2 (2 points)"]
     begins = [status_line(e) for e in said if e["event"] == "begin"]
     assert [b.split(" | ")[1] for b in begins] == ["measuring tprocc at 1 virtual user",
                                                    "measuring tprocc at 2 virtual users"]

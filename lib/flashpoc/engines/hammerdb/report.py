@@ -179,8 +179,7 @@ def points_table(points: pd.DataFrame) -> pd.DataFrame:
     frame = points.sort_values(keys, kind="stable")
     cells = {h: [f(v) for v in frame[c]] for c, h, f in present}
     if "interval_steady" in frame:  # words, not Python's True/False/None
-        cells["Steady"] = [{True: "yes", False: "no"}.get(v, tables.MISSING) if v is not None and v == v
-                           else tables.MISSING for v in frame["interval_steady"]]
+        cells["Steady"] = [tables.words("yes", "no")(v) for v in frame["interval_steady"]]
     return pd.DataFrame(cells, columns=[h for _, h, _ in present])
 
 
