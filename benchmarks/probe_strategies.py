@@ -347,7 +347,12 @@ def main() -> int:
                         "RULES, probes only (sweeps planned: their device time is their plan's), no knees")
     parser.add_argument("--methods", nargs="+", choices=list(METHODS), default=list(METHODS),
                         help="with --strategies: the methods to run (the guide's always)")
+    parser.add_argument("--guide-range", nargs=3, type=int, metavar=("MIN", "MAX", "STEP"),
+                        default=[GUIDE["probe"][k] for k in ("min_threads", "max_threads", "step")],
+                        help="the guide's linear probe: 8 40 8 (issue 17's scaling); 32 160 32 holds this "
+                             "disk's plateau (64-128 threads) as the seed's 100..500 held its 200-300")
     args = parser.parse_args()
+    GUIDE["probe"].update(zip(("min_threads", "max_threads", "step"), args.guide_range))
     root = args.root or scratch_root()
     os.environ["FLASHPOC_ROOT"] = str(root)
     if args.strategies:  # interleaved: each repeat runs the methods in a rotated order
