@@ -114,6 +114,17 @@ spread) but not in threads (4.00 and 1.00): this disk's IOPS rise 3-6 % from 64 
 where they "stop rising" moves by a doubling with a few per cent of noise, while the guide's range
 (8..40) caps its answers at 40. 90 % of the plateau is the steadiest in threads (1.25 and 0.31) but
 is not where IOPS stop rising (above).
+
+With the guide's range holding this disk's plateau (``--guide-range 32 160 32``, as the seed's
+100..500 held its 200-300; quiet, ``--strategies --methods default``, 3 repeats, 4 minutes): the
+guide answered 128, 64 and 96 threads (ranges 96-128, 64-96, 64-128): a spread of 64 threads once
+its grid can reach the plateau. The default answered 64, none and 96: the second probe's 192
+threads read 82K between 128's 87K and 256's 92K (noise ±5 %), so its plateau could start anywhere
+from 32 to 192 threads and, as the issue asks of a probe too noisy to answer, it swept the probed
+range up to 256. Probe device time 0.33, whole curve 0.41; spreads (plateau rule) 3.00 in threads,
+1.33 in the share of the plateau. On this disk one noisy point of six decides the spread, and
+measuring again where the fit is uncertain costs about 3 s a point (0.05 of the guide's time each):
+the spread goal and the device-time goal pull against each other here.
 """
 
 from __future__ import annotations
