@@ -65,7 +65,7 @@ def test_fio_fills_a_scratch_file_once_with_its_data_and_records_what_fio_says_i
     root = cfg.resolved().results_path()
     assert precondition.status_text(root, precondition.load_status(cfg)) == (
         f"scratch on local: 6 MiB written by fio (fio buffer_compress_percentage=50, refill_buffers) on "
-        f"{record['completed_utc']}; a 3 MiB sample compresses to {100 * sample['gzip_bytes'] / sample['bytes']:.0f} % "
+        f"{record['completed_utc'][:10]} {record['completed_utc'][11:19]} UTC; a 3 MiB sample compresses to {100 * sample['gzip_bytes'] / sample['bytes']:.0f} % "
         "with gzip -1.")
 
     # the next run skips it: nothing changed, nothing is written

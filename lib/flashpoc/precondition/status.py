@@ -161,7 +161,7 @@ def status_text(root: Path | None, status: dict[str, Any]) -> str:
                      f"{100 * sample['gzip_bytes'] / sample['bytes']:.0f} % with gzip -1"
                      if sample.get("gzip_bytes") and sample.get("bytes") else "")
             parts.append(f"{where}: {tables.size(record.get('written_bytes'))} written by {record.get('engine')} "
-                         f"({record.get('data')}) on {record.get('completed_utc')}{ratio}")
+                         f"({record.get('data')}) on {tables.utc(record.get('completed_utc'))} UTC{ratio}")
         elif done["action"] == "filled elsewhere":
             parts.append(f"{where}: holds data written outside flashpoc (`precondition.filled_elsewhere`)")
         elif done["action"] == "laid out":
