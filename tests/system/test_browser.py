@@ -171,7 +171,10 @@ def _run_all_cells(page, tmp_path, code_cells: int) -> None:
 
     def answer(button: str) -> None:
         shown = dialog.first.element_handle()
-        shown.query_selector(button).click()
+        pressed = shown.query_selector(button) if shown else None
+        if pressed is None:  # gone since it was read: nothing to answer
+            return
+        pressed.click()
         shown.wait_for_element_state("hidden", timeout=60_000)  # gone from the page counts as hidden
 
     def counts() -> list[int | None]:
