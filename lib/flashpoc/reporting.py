@@ -209,7 +209,7 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
               "points.csv": points_csv(measured), "distribution.csv": distribution,
               **({"per_host.csv": _rounded(per_host)} if not per_host.empty else {}),
               **({"steadiness.csv": steadiness} if not steadiness.empty else {})}
-    files = _write_files(store, charts, tables, pdf) if write_files else {}
+    files = write_report_files(store, charts, tables, pdf) if write_files else {}
     context = campaign_context(store, probe)
     result = Report("", table, points, knee_frame, charts, files, comparison, notes, cfg.slo_ms,
                     detail, distribution, steadiness, cfg, _rounded(hostlimit.busiest_points(per_host)),
@@ -333,10 +333,11 @@ def points_csv(points: pd.DataFrame) -> pd.DataFrame:
     return points.drop(columns=["per_host"], errors="ignore")
 
 
-def _write_files(store: CampaignStore, charts: dict[str, Any], tables: dict[str, pd.DataFrame], pdf: bool
-                 ) -> dict[str, Path]:
+def write_report_files(store: CampaignStore, charts: dict[str, Any], tables: dict[str, pd.DataFrame], pdf: bool
+                       ) -> dict[str, Path]:
     """Write ``charts`` and ``tables`` (file name -> table) under report/; every file's path by
-    name, report.html's (and with ``pdf`` report.pdf's) too, before they are written."""
+    name, report.html's (and with ``pdf`` report.pdf's) too, before they are written (the caller
+    writes them, and drops report.pdf when it cannot print it)."""
     from .report import save_charts
 
     out = store.root / "report"

@@ -271,16 +271,16 @@ def _write_files(cfg, store, charts: dict[str, Any], tables_by_name: dict[str, p
     """Write the charts, the tables (file name -> table) and report.html under report/, and print
     report.pdf with ``pdf`` (without a Chromium, ``context`` says why there is none); each file's path."""
     from ...errors import ReportError
-    from ...report import print_pdf, save_charts, write_html_report
+    from ...report import print_pdf, write_html_report
+    from ...reporting import write_report_files
 
-    out = store.root / "report"
-    files: dict[str, Any] = save_charts(charts, out)
-    files.update({name: store.write_table(f"report/{name}", frame) for name, frame in tables_by_name.items()})
+    files: dict[str, Any] = write_report_files(store, charts, tables_by_name, pdf)
     title = f"OLTP performance report (HammerDB TPROC-C): {cfg.campaign}"
-    files["report.html"] = write_html_report(out / "report.html", title, [(x.heading, x.items) for x in sections])
+    write_html_report(files["report.html"], title, [(x.heading, x.items) for x in sections])
     if pdf:
         try:
-            files["report.pdf"] = print_pdf(files["report.html"], out / "report.pdf")
+            print_pdf(files["report.html"], files["report.pdf"])
         except ReportError as error:
+            del files["report.pdf"]
             context.pdf_note = str(error).removeprefix("no PDF: ")
     return files
