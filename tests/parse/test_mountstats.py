@@ -162,22 +162,25 @@ def _host_mounts(path: Path) -> str:
     return next(line.partition("=")[2] for line in out.splitlines() if line.startswith("nfs_mounts="))
 
 
-@pytest.mark.parametrize(("datafiles", "nfs_mounts", "capture", "status", "words"), [
-    ("local", None, NO_NFS, "pass", "iostat's local disks"),
-    ("local", None, RDMA, "warn", "set database.datafiles: knfs"),
-    (None, None, RDMA, "warn", "set database.datafiles: knfs"),  # unset counts as local
-    ("knfs", None, RDMA, "pass", "/storage/group"),
-    ("knfs", r"^/u0\d$", RDMA, "fail", "no NFS mount matching"),
-    ("knfs", None, NO_NFS, "fail", "has no NFS mount"),
-    ("dnfs", None, RDMA, "pass", "Direct NFS: points keep no time series"),
+@pytest.mark.parametrize(("datafiles", "nfs_mounts", "capture", "oracle", "status", "words"), [
+    ("local", None, NO_NFS, False, "pass", "iostat's local disks"),
+    ("local", None, RDMA, False, "warn", "set database.datafiles: knfs"),
+    (None, None, RDMA, False, "warn", "set database.datafiles: knfs"),  # unset counts as local
+    ("knfs", None, RDMA, False, "pass", "/storage/group"),
+    ("knfs", r"^/u0\d$", RDMA, False, "fail", "no NFS mount matching"),
+    ("knfs", None, NO_NFS, False, "fail", "has no NFS mount"),
+    ("dnfs", None, RDMA, True, "pass", "Direct NFS: each point's time series: the database's own I/O counters, "
+                                       "sampled through oracle:"),
+    ("dnfs", None, RDMA, False, "warn", "Direct NFS: without oracle: points keep no time series"),
 ])
-def test_check_row_says_whether_datafiles_fits_the_hosts_nfs_mounts(datafiles, nfs_mounts, capture, status, words):
+def test_check_row_says_whether_datafiles_fits_the_hosts_nfs_mounts(datafiles, nfs_mounts, capture, oracle, status,
+                                                                      words):
     from types import SimpleNamespace
 
     from flashpoc.engines.slob.check import _datafiles_row
 
     facts = _host_mounts(capture)
-    row = _datafiles_row(SimpleNamespace(datafiles=datafiles, nfs_mounts=nfs_mounts), "db1", facts)
+    row = _datafiles_row(SimpleNamespace(datafiles=datafiles, nfs_mounts=nfs_mounts), "db1", facts, oracle)
     assert row["status"] == status and words in row["detail"], row
     if capture is RDMA:
         assert facts.split(",")[:4] == ["/storage/prod", "/storage/test", "/storage/icds", "/storage/group"]
