@@ -16,7 +16,8 @@ exe, from the request's queueing to its completion, is what the application wait
 iostat's await).
 
 These counters see the kernel NFS client's I/O (kNFS) only: Oracle's Direct NFS client (dNFS)
-talks to the server itself, so its I/O is in neither these counters nor iostat's.
+talks to the server itself, so its I/O is in neither these counters nor iostat's (a dNFS point's
+series is the database's own counters: :mod:`flashpoc.parse.dbstat`).
 """
 
 from __future__ import annotations

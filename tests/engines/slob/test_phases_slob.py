@@ -447,9 +447,12 @@ def test_a_dnfs_point_has_the_database_counters_as_its_time_series(tmp_path, mon
     assert first["lat_mean_ms"] == first["read_lat_mean_ms"] and pd.isna(first["write_lat_mean_ms"])
     measured = intervals.loc[~intervals["warmup"], "iops"].to_numpy(dtype=float)
     cv = measured.std(ddof=1) / measured.mean() * 100
-    assert row["interval_iops_cv_pct"] == pytest.approx(cv, abs=0.01) and row["interval_steady"] == (
-        row["interval_iops_cv_pct"] <= 10 and abs(row["interval_iops_drift_pct"]) <= 10)
-    assert row["snia_round_intervals"] == 24 and row["snia_steady"] in (True, False)
+    assert row["interval_iops_cv_pct"] == pytest.approx(cv, abs=0.01)
+    rounds = measured[len(measured) - 5 * 24:].reshape(5, 24).mean(axis=1)  # SNIA: 5 rounds of 24 intervals
+    assert row["snia_round_intervals"] == 24 and row["snia_mean_iops"] == round(rounds.mean(), 1)
+    # the run's real shape (its iostat.out): the I/O falls away before the end snapshot, as the iostat
+    # series of the same run says for local datafiles: steady by neither rule
+    assert not row["interval_steady"] and not row["snia_steady"] and row["snia_data_excursion_pct"] > 20
     assert [q for q, _ in db.queries].count("dbstat_sample") == 139 and db.open_connections == 0  # 138, one refused
     assert_secret_absent(SECRET, tmp_path / "results")
 
