@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -200,7 +201,11 @@ class DbstatSampler:
             with oracle.connect(self.settings) as conn:
                 self.samples.append(oracle.dbstat_sample(conn))
                 self._first.set()
-                while not self._stop.wait(self.every_s):
+                due = time.monotonic()
+                while True:  # on a fixed grid: a slow answer does not push the later samples back
+                    due += self.every_s
+                    if self._stop.wait(max(0.0, due - time.monotonic())):
+                        break
                     self.samples.append(oracle.dbstat_sample(conn))
                 self.samples.append(oracle.dbstat_sample(conn))  # the one after the run
         except FlashpocError as error:
