@@ -22,7 +22,8 @@ from .sweep import _rounded
 
 def _series_why(detail: pd.DataFrame) -> str:
     """Why the detail points keep no time series, as their rows say: a SLOB point's
-    ``intervals_source`` when it is none (Direct NFS) and its ``intervals_error``; ``""`` if none says."""
+    ``intervals_source`` when it is none (a Direct NFS point stored before such points sampled the
+    database's counters) and its ``intervals_error``; ``""`` if none says."""
     said = [str(v) for column in ("intervals_source", "intervals_error") if column in detail
             for v in detail[column].dropna() if column == "intervals_error" or str(v).startswith("none")]
     return "\n\nSLOB detail points: " + "; ".join(dict.fromkeys(said)) + "." if said else ""

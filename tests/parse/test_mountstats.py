@@ -115,9 +115,14 @@ def test_knfs_point_series_comes_from_the_nfs_mounts_not_the_local_disks():
     assert none == [] and "no mountstats.out" in missing["intervals_error"]
 
 
-def test_dnfs_point_keeps_no_series_and_says_why():
+def test_dnfs_point_without_the_database_counters_keeps_no_series_and_says_why():
+    """A dNFS point's series is the database's counters (dbstat.json, sampled through oracle:): a
+    run without them keeps no series, and the row says in one line that it needs oracle:."""
     metrics, rows = read_slob_run(_slob_files(), datafiles="dnfs")
-    assert rows == [] and "Direct NFS" in metrics["intervals_source"]
+    assert rows == [] and metrics["intervals_source"] == INTERVAL_SOURCES["dnfs"]
+    assert metrics["intervals_error"] == ("a Direct NFS point's time series is the database's own counters, sampled "
+                                          "through python-oracledb: set oracle: (no dbstat.json)")
+    assert metrics["read_iops"] == 60656.2  # the (RAC global) AWR report's figures are kept
 
 
 def test_sampler_on_this_machines_mountstats(tmp_path):
@@ -157,28 +162,32 @@ def _host_mounts(path: Path) -> str:
     return next(line.partition("=")[2] for line in out.splitlines() if line.startswith("nfs_mounts="))
 
 
-@pytest.mark.parametrize(("datafiles", "nfs_mounts", "capture", "status", "words"), [
-    ("local", None, NO_NFS, "pass", "iostat's local disks"),
-    ("local", None, RDMA, "warn", "set database.datafiles: knfs"),
-    (None, None, RDMA, "warn", "set database.datafiles: knfs"),  # unset counts as local
-    ("knfs", None, RDMA, "pass", "/storage/group"),
-    ("knfs", r"^/u0\d$", RDMA, "fail", "no NFS mount matching"),
-    ("knfs", None, NO_NFS, "fail", "has no NFS mount"),
-    ("dnfs", None, RDMA, "pass", "Direct NFS: points keep no time series"),
+@pytest.mark.parametrize(("datafiles", "nfs_mounts", "capture", "oracle", "status", "words"), [
+    ("local", None, NO_NFS, False, "pass", "iostat's local disks"),
+    ("local", None, RDMA, False, "warn", "set database.datafiles: knfs"),
+    (None, None, RDMA, False, "warn", "set database.datafiles: knfs"),  # unset counts as local
+    ("knfs", None, RDMA, False, "pass", "/storage/group"),
+    ("knfs", r"^/u0\d$", RDMA, False, "fail", "no NFS mount matching"),
+    ("knfs", None, NO_NFS, False, "fail", "has no NFS mount"),
+    ("dnfs", None, RDMA, True, "pass", "Direct NFS: each point's time series: the database's own I/O counters, "
+                                       "sampled through oracle:"),
+    ("dnfs", None, RDMA, False, "warn", "Direct NFS: without oracle: points keep no time series"),
 ])
-def test_check_row_says_whether_datafiles_fits_the_hosts_nfs_mounts(datafiles, nfs_mounts, capture, status, words):
+def test_check_row_says_whether_datafiles_fits_the_hosts_nfs_mounts(datafiles, nfs_mounts, capture, oracle, status,
+                                                                      words):
     from types import SimpleNamespace
 
     from flashpoc.engines.slob.check import _datafiles_row
 
     facts = _host_mounts(capture)
-    row = _datafiles_row(SimpleNamespace(datafiles=datafiles, nfs_mounts=nfs_mounts), "db1", facts)
+    row = _datafiles_row(SimpleNamespace(datafiles=datafiles, nfs_mounts=nfs_mounts), "db1", facts, oracle)
     assert row["status"] == status and words in row["detail"], row
     if capture is RDMA:
         assert facts.split(",")[:4] == ["/storage/prod", "/storage/test", "/storage/icds", "/storage/group"]
 
 
 def test_the_report_says_why_a_dnfs_point_has_no_time_series():
+    """A dNFS point run without oracle: has no series: the report says why."""
     import pandas as pd
 
     from flashpoc.reporting import Report
@@ -187,7 +196,7 @@ def test_the_report_says_why_a_dnfs_point_has_no_time_series():
     empty = pd.DataFrame()
     report = Report("", empty, empty, empty, {}, {}, detail=pd.DataFrame([metrics]))
     note = report.chart("interval_series").data
-    assert "SLOB detail points: none: Direct NFS I/O is seen by neither iostat nor the kernel's NFS counters" in note
+    assert "SLOB detail points: a Direct NFS point's time series is the database's own counters" in note
     knfs, _ = read_slob_run(_slob_files(), datafiles="knfs")  # a run that left no mountstats.out
     report = Report("", empty, empty, empty, {}, {}, detail=pd.DataFrame([knfs]))
     assert "the run left no mountstats.out" in report.chart("interval_series").data

@@ -14,6 +14,13 @@ No Oracle server can run here. :class:`ReplayDatabase` stands in for
   with the message ``report_error`` (what a database refusing the report would answer);
 * ``awr_report_html``: likewise, the lines of a real AWR HTML report given as ``awr_report_html``
   (the HTML rendering of the same report, tests/data/slob/.../awr.html.gz);
+* ``dbstat_sample``: the next of the recorded samples of GV$SYSSTAT / GV$SYSTEM_EVENT given as
+  ``dbstat_samples`` (tests/data/oracle/dbstat_samples_*.json: one row per sample and instance),
+  summed over the instances as the query's ``SUM`` over the GV$ views does (``dbstat_instances``
+  keeps some instances only: a database of those); once every sample has been served, the
+  driver's error. ``dbstat_failure=(n, message)`` answers sample n + 1 with the driver's error
+  instead. ``dbstat_done``, a path, is created when no further sample will be served (a test's
+  runit.sh replay waits for it, so that the run lasts as long as the recorded samples);
 * ``stats_*`` (Statspack): the same recorded rows, the way the STATS$ tables hold them:
   ``STATS$SNAPSHOT.snap_time`` is a DATE, so the snapshot times lose their fraction of a
   second, and there is no ``begin_interval_time``. Statspack keeps the same cumulative
@@ -64,6 +71,20 @@ def _facts_rows(facts: dict) -> dict[str, list[dict]]:
     }
 
 
+def _dbstat_answers(path: Path, instances: tuple[int, ...] | None) -> list[dict]:
+    """One answer of sql/dbstat_sample.sql per recorded sample: the counters of its instance rows
+    (those of ``instances``, default all) summed, with the sample's clock and epoch."""
+    answers: dict[int, dict] = {}
+    for row in json.loads(path.read_text()):
+        if instances is not None and row["inst_id"] not in instances:
+            continue
+        answer = answers.setdefault(row["sample"], {"clock": row["clock"], "epoch_s": row["epoch_s"]})
+        for key, value in row.items():
+            if key not in ("sample", "clock", "epoch_s", "inst_id"):
+                answer[key] = answer.get(key, 0) + value
+    return [answers[n] for n in sorted(answers)]
+
+
 class ReplayDatabase:
     """The recorded database; :meth:`connect` replaces :func:`flashpoc.run.oracle.connect`."""
 
@@ -71,7 +92,9 @@ class ReplayDatabase:
                  fail_on: dict[str, str] | None = None, refuse_logins_after: int | None = None,
                  pack_access: str | None = None, storage: dict | None = None, calibrate_io_file: Path | None = None,
                  awr_report: Path | None = None, report_error: str = "ORA-01031: insufficient privileges",
-                 awr_report_html: Path | None = None):
+                 awr_report_html: Path | None = None, dbstat_samples: Path | None = None,
+                 dbstat_instances: tuple[int, ...] | None = None, dbstat_failure: tuple[int, str] | None = None,
+                 dbstat_done: Path | None = None):
         """``pack_access`` replaces the recorded ``control_management_pack_access`` (``"NONE"``:
         a site without the Diagnostics Pack, which flashpoc serves with Statspack); ``storage``
         adds recorded storage rows to the facts (``dnfs_servers``, ``dnfs_channels``,
@@ -98,6 +121,9 @@ class ReplayDatabase:
                 lines = text.removesuffix("\n").split("\n")  # its form feeds stay in their lines
                 self.answers[name] = [{"output": line} for line in lines]
         self.report_error = report_error
+        self.dbstat = _dbstat_answers(dbstat_samples, dbstat_instances) if dbstat_samples else []
+        self.dbstat_served = 0
+        self.dbstat_failure, self.dbstat_done = dbstat_failure, dbstat_done
         self.snap_ids = iter(sorted({r["snap_id"] for r in rows["snapshot"]}))
         self.by_text = {load_sql(name): name for name in SQL_FILES}
         self.statement_delay_s = statement_delay_s
@@ -108,6 +134,20 @@ class ReplayDatabase:
         self.lock = threading.Lock()
         self._numbers = itertools.count(1)
         self.open_connections = 0
+
+    def next_dbstat_sample(self) -> dict:
+        """The answer to sql/dbstat_sample.sql: the next recorded sample, or the driver's error."""
+        with self.lock:
+            served = self.dbstat_served
+            limit = len(self.dbstat) if self.dbstat_failure is None else min(len(self.dbstat), self.dbstat_failure[0])
+            if served + 1 >= limit and self.dbstat_done is not None:
+                self.dbstat_done.touch()  # this answer is the last sample served
+            if served >= limit:
+                failing = self.dbstat_failure is not None and served >= self.dbstat_failure[0]
+                raise oracledb.DatabaseError(self.dbstat_failure[1] if failing
+                                             else "replay double: every recorded sample has been served")
+            self.dbstat_served += 1
+            return self.dbstat[served]
 
     @contextlib.contextmanager
     def connect(self, settings):
@@ -187,6 +227,11 @@ class _Cursor:
             columns = list(rows[0]) if rows else ["none"]
             self.description = [(c.upper(),) for c in columns]
             self._rows = [tuple(r.get(c) for c in columns) for r in rows]
+            return
+        if name == "dbstat_sample":
+            row = db.next_dbstat_sample()
+            self.description = [(c.upper(),) for c in row]
+            self._rows = [tuple(row.values())]
             return
         if name in ("awr_report_text", "awr_report_html") and name not in db.answers:
             raise oracledb.DatabaseError(db.report_error)

@@ -12,7 +12,10 @@ is (``sh ./runit.sh -s SCHEMAS -t THREADS`` in the SLOB directory), it
   ``s256_t1_wu4_update10`` = 256 schemas, 1 thread per schema, WORK_UNIT 4, UPDATE_PCT 10;
   its AWR report prints SLOB's SQL with ``v_scale '32768'``, SCALE in 8K blocks);
 * copies the recorded real files (awr.txt, awr_rac.txt, awr.html.gz, iostat.out, ...) into
-  the SLOB directory, where runit.sh leaves them, and exits 0.
+  the SLOB directory, where runit.sh leaves them, and exits 0;
+* when installed with ``hold`` (a path), first waits until that file exists (up to
+  :data:`HOLD_TIMEOUT_S`): a test makes the run last until something it replays alongside has
+  happened (the Oracle replay double's last recorded sample of the database's counters).
 
 It prints nothing on success: no recording of SLOB's console exists, and this double never
 makes one up. Its own refusals go to stderr, prefixed ``REPLAY DOUBLE``, with exit status 1.
@@ -24,6 +27,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import time
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -46,19 +50,23 @@ RECORDINGS: dict[str, dict] = {
     },
 }
 
+HOLD_TIMEOUT_S = 120
+"""Seconds a held run waits for its ``hold`` file before it refuses."""
+
 RUNIT = """#!/bin/sh
 # REPLAY DOUBLE of SLOB's runit.sh for flashpoc's tests (see tests/replay/slob_replay.py)
 exec {python} {script} "$@"
 """
 
 
-def install(home: Path, python: str, by_threads: dict[int, list[str]]) -> Path:
+def install(home: Path, python: str, by_threads: dict[int, list[str]], hold: Path | None = None) -> Path:
     """Make ``home`` a scratch SLOB directory whose runit.sh is this replay double.
 
     Args:
         home: directory to create.
         python: interpreter that can import flashpoc.
         by_threads: threads per schema -> names of candidate recordings in :data:`RECORDINGS`.
+        hold: a file each run waits for before it leaves its files (None: no wait).
 
     Besides runit.sh the directory gets ``bin/sqlplus`` (a stand-in that only exists, for the
     check's "sqlplus on the PATH") and ``slob.env``, an environment file putting it on the PATH.
@@ -66,7 +74,8 @@ def install(home: Path, python: str, by_threads: dict[int, list[str]]) -> Path:
     home.mkdir(parents=True, exist_ok=True)
     (home / "runit.sh").write_text(RUNIT.format(python=python, script=Path(__file__).resolve()))
     (home / "setup.sh").write_text("#!/bin/sh\necho 'REPLAY DOUBLE: setup.sh is not replayed' >&2; exit 1\n")
-    (home / "replay.json").write_text(json.dumps({str(t): names for t, names in by_threads.items()}))
+    (home / "replay.json").write_text(json.dumps({**{str(t): names for t, names in by_threads.items()},
+                                                  "hold": str(hold) if hold else None}))
     # runit.sh needs sqlplus on the PATH; the environment file puts this stand-in there
     (home / "bin").mkdir(exist_ok=True)
     sqlplus = home / "bin" / "sqlplus"
@@ -92,6 +101,16 @@ def mismatch(recording: dict, schemas: int, threads: int, conf: dict[str, str]) 
     return None
 
 
+def wait_for(path: Path) -> bool:
+    """Whether ``path`` exists, waiting for it up to :data:`HOLD_TIMEOUT_S`."""
+    deadline = time.monotonic() + HOLD_TIMEOUT_S
+    while not path.exists():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
 def main(argv: list[str]) -> int:
     from flashpoc.errors import ParameterError
     from flashpoc.engines.slob.plan import parse_slob_conf
@@ -108,7 +127,8 @@ def main(argv: list[str]) -> int:
         conf = parse_slob_conf((here / "slob.conf").read_text())
     except (OSError, ParameterError) as error:
         return refuse(f"no usable ./slob.conf: {error}")
-    names = json.loads((here / "replay.json").read_text()).get(str(threads))
+    replay = json.loads((here / "replay.json").read_text())
+    names = replay.get(str(threads))
     if not names:
         return refuse(f"no recorded run for -t {threads}")
     reasons = []
@@ -120,6 +140,8 @@ def main(argv: list[str]) -> int:
         reasons.append(f"recording {name} {reason}")
     else:
         return refuse("; ".join(reasons))
+    if replay.get("hold") and not wait_for(Path(replay["hold"])):
+        return refuse(f"{replay['hold']} did not appear within {HOLD_TIMEOUT_S} s")
     for path in recording["files"]:
         if path.name == "PROVENANCE.md":
             continue

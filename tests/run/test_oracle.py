@@ -55,6 +55,7 @@ BIND_SQL = {
     "facts_asm_disks": set(),
     "calibrate_io": {"num_physical_disks", "max_latency", "max_iops", "max_mbps", "actual_latency"},
     "calibrate_io_status": set(),
+    "dbstat_sample": set(),
 }
 """Every SQL file and the bind variables it must use (the parameters of its Python caller)."""
 
@@ -104,6 +105,24 @@ def test_sql_uses_bind_variables_and_no_formatting(name):
     # Parameter values are never spliced in: no quoted literal holds a snap id, dbid or pattern.
     assert "USER%" not in sql
     assert not sql.rstrip().endswith(";") or sql.upper().rstrip().endswith("END;")
+
+
+def test_the_counters_sample_sums_every_instance_at_one_instant():
+    """sql/dbstat_sample.sql (a Direct NFS point's time series): the GV$ views summed with no
+    instance filter (on RAC the cluster's I/O, as the RAC AWR report counts it), the statistic and
+    event names as AWR prints them, and SYSTIMESTAMP read once for both the clock and the epoch."""
+    sql = oracle.load_sql("dbstat_sample")
+    assert sql.count("SYSTIMESTAMP") == 1 and "TO_CHAR(utc.ts, 'HH24:MI:SS') AS clock" in sql
+    assert re.findall(r"FROM (\S+)\s+WHERE (\w+) = '([^']+)'", sql) == [
+        ("gv$sysstat", "name", "physical read total IO requests"),
+        ("gv$sysstat", "name", "physical write total IO requests"),
+        ("gv$system_event", "event", "db file sequential read"),
+        ("gv$system_event", "event", "db file sequential read")]
+    assert re.findall(r"NVL\(SUM\((\w+)\), 0\)", sql) == ["value", "value", "total_waits", "time_waited_micro"]
+    assert "inst_id" not in sql.lower() and "v$sysstat" not in sql.replace("gv$sysstat", "")
+    text = AWR_TXT.read_text()  # the names as the AWR report prints them
+    for name in ("physical read total IO requests", "physical write total IO requests"):
+        assert re.search(rf"^{name}\s+[\d,]+\s+[\d,.]+", text, flags=re.M)
 
 
 def test_load_sql_unknown_file():

@@ -237,8 +237,10 @@ class DatabaseParams(_Strict):
     datafiles: Literal["local", "knfs", "dnfs"] | None = Field(
         None, description="where the datafiles are: 'local' (disks or LUNs: a SLOB point's time series is "
                           "iostat's), 'knfs' (NFS through the kernel's client: the NFS mounts' READ/WRITE from "
-                          "/proc/self/mountstats), 'dnfs' (Oracle Direct NFS: neither sees its I/O, so SLOB "
-                          "points keep no time series); the check compares it with v$dnfs_servers and the "
+                          "/proc/self/mountstats), 'dnfs' (Oracle Direct NFS: neither sees its I/O, so a SLOB "
+                          "point's series is the database's own counters, gv$sysstat and gv$system_event sampled "
+                          "every 3 s through oracle:, and none without it); the check compares it with "
+                          "v$dnfs_servers and the "
                           "report states it; unset counts as local and states nothing")
     nfs_mounts: str | None = Field(None, max_length=200,
                                    description="regular expression of the NFS mount points of the datafiles "

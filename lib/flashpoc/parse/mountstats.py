@@ -16,7 +16,8 @@ exe, from the request's queueing to its completion, is what the application wait
 iostat's await).
 
 These counters see the kernel NFS client's I/O (kNFS) only: Oracle's Direct NFS client (dNFS)
-talks to the server itself, so its I/O is in neither these counters nor iostat's.
+talks to the server itself, so its I/O is in neither these counters nor iostat's (a dNFS point's
+series is the database's own counters: :mod:`flashpoc.parse.dbstat`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ParseError
+from .sampled import known_window, window_intervals
 
 SAMPLE_MARK = "@@flashpoc mountstats "
 """Start of the line before each sample of a capture: ``@@flashpoc mountstats EPOCH HH:MM:SS``."""
@@ -167,7 +169,8 @@ def nfs_intervals(text: str, begin_clock: str | None, end_clock: str | None,
     operations per second summed over the mounts, ``lat_mean_ms`` (``read_`` / ``write_``) their
     average execute time per operation (weighted by operations); ``second`` is the interval's end
     in seconds since the first interval started. Intervals ending at or before ``begin_clock``
-    are ``warmup``; intervals ending after ``end_clock`` are left out.
+    are ``warmup``; intervals ending after ``end_clock`` are left out
+    (:func:`flashpoc.parse.sampled.window_intervals`).
 
     Args:
         text: the capture.
@@ -182,23 +185,15 @@ def nfs_intervals(text: str, begin_clock: str | None, end_clock: str | None,
         ParseError: the capture cannot be read, no NFS mount (of ``mounts``) is in it, or a
             counter went down.
     """
-    if begin_clock is None or end_clock is None or end_clock <= begin_clock:
+    if not known_window(begin_clock, end_clock):
         return []
     samples = read_capture(text)
     pattern = re.compile(mounts) if mounts else None
     chosen = sorted({m for s in samples for m in s["mounts"] if pattern is None or pattern.search(m)})
     if not chosen:
         raise ParseError("mountstats.out holds no NFS mount" + (f" matching {mounts!r}" if mounts else ""))
-    rows: list[dict[str, Any]] = []
-    start: int | None = None
-    for old, new in zip(samples, samples[1:]):
-        seconds = new["epoch"] - old["epoch"]
-        if start is None:
-            start = old["epoch"]
-        if new["clock"] < old["clock"]:
-            return []  # the run crossed midnight: no guess
-        if new["clock"] > end_clock:
-            break
+
+    def figures(old: Mapping[str, Any], new: Mapping[str, Any], seconds: float) -> dict[str, Any]:
         totals = {"READ": [0.0, 0.0], "WRITE": [0.0, 0.0]}  # ops/s, ops/s x exe ms
         for mount in chosen:
             a, b = old["mounts"].get(mount), new["mounts"].get(mount)
@@ -206,15 +201,13 @@ def nfs_intervals(text: str, begin_clock: str | None, end_clock: str | None,
                 continue
             for op, total in totals.items():
                 if op in a["ops"] and op in b["ops"]:
-                    figures = op_interval(a["ops"][op], b["ops"][op], seconds)
-                    total[0] += figures["ops_per_s"]
-                    total[1] += figures["ops_per_s"] * (figures["exe_ms"] or 0.0)
+                    interval = op_interval(a["ops"][op], b["ops"][op], seconds)
+                    total[0] += interval["ops_per_s"]
+                    total[1] += interval["ops_per_s"] * (interval["exe_ms"] or 0.0)
         (r, r_lat), (w, w_lat) = totals["READ"], totals["WRITE"]
-        rows.append({
-            "second": float(new["epoch"] - start), "iops": r + w, "read_iops": r, "write_iops": w,
-            "lat_mean_ms": (r_lat + w_lat) / (r + w) if r + w else None,
-            "read_lat_mean_ms": r_lat / r if r else None,
-            "write_lat_mean_ms": w_lat / w if w else None,
-            "warmup": new["clock"] <= begin_clock,
-        })
-    return rows
+        return {"iops": r + w, "read_iops": r, "write_iops": w,
+                "lat_mean_ms": (r_lat + w_lat) / (r + w) if r + w else None,
+                "read_lat_mean_ms": r_lat / r if r else None,
+                "write_lat_mean_ms": w_lat / w if w else None}
+
+    return window_intervals(samples, begin_clock, end_clock, figures)

@@ -31,10 +31,11 @@ import slob_replay  # noqa: E402
 RAC = "19c-rac-s256-t1-wu4-update10"
 SINGLE = "12.2-single-update0"
 RAC_DIR = DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10"
+SECRET = "Dnfs-Sampler-Secret-77!"  # a test password that must never be stored
 
 
-def slob_campaign(tmp_path, by_threads, host=None, **overrides):
-    home = slob_replay.install(tmp_path / "SLOB", sys.executable, by_threads)
+def slob_campaign(tmp_path, by_threads, host=None, hold=None, **overrides):
+    home = slob_replay.install(tmp_path / "SLOB", sys.executable, by_threads, hold=hold)
     values = {
         "campaign": "slob",
         "engine": "slob",
@@ -393,6 +394,82 @@ def test_a_dnfs_point_samples_the_nfs_counters_and_keeps_no_disk_series(tmp_path
     stored = next((tmp_path / "results" / "slob" / "points" / "sweep").iterdir())
     assert (stored / "iostat.out").exists() and not (stored / "intervals.csv").exists()
     assert (stored / "mountstats.out").read_text().startswith("@@flashpoc mountstats ")
+    # its series would be the database's own counters, which need oracle: (it says so in one line)
+    assert rows.loc[0, "intervals_error"] == ("a Direct NFS point's time series is the database's own counters, "
+                                              "sampled through python-oracledb: set oracle: (no dbstat.json)")
+    assert not (stored / "dbstat.json").exists()
+
+
+def dnfs_point(tmp_path, monkeypatch, **replay):
+    """One SLOB point with database.datafiles dnfs and oracle: set, on the Oracle REPLAY DOUBLE
+    serving the recorded samples of the database's counters (tests/data/oracle/README.md). The
+    sampler samples back to back (SAMPLE_S 0) and the replayed runit.sh lasts until the double has
+    served its last sample: the point takes every recorded sample, however busy the machine.
+    Returns the row, the point's directory and the double."""
+    from flashpoc.engines.slob import measure
+    from flashpoc.run import oracle
+    from oracle_replay import ReplayDatabase
+
+    served = tmp_path / "samples-served"
+    db = ReplayDatabase(DATA / "oracle" / "facts_slob19c_rac2node.json",
+                        DATA / "oracle" / "awr_rows_slob19c_rac2node_inst2_snap47_48.json",
+                        dbstat_samples=DATA / "oracle" / "dbstat_samples_slob19c_rac2node_snap47_48.json",
+                        dbstat_done=served, **replay)
+    monkeypatch.setattr(oracle, "connect", db.connect)
+    monkeypatch.setattr(measure, "SAMPLE_S", 0)
+    monkeypatch.setenv("FLASHPOC_ORACLE_PASSWORD", SECRET)
+    cfg, _ = slob_campaign(tmp_path, {1: [RAC]}, hold=served, oracle={"dsn": "db1:1521/p30sdb", "user": "system"},
+                           database={"datafiles": "dnfs"})
+    row = phases.run_sweep(cfg, {"slob-9010": [1]}, progress=False).iloc[0]
+    return row, next((tmp_path / "results" / "slob" / "points" / "sweep").iterdir()), db
+
+
+def test_a_dnfs_point_has_the_database_counters_as_its_time_series(tmp_path, monkeypatch):
+    """database.datafiles dnfs with oracle: set: while runit.sh runs, a thread with its own
+    connection samples the database's counters (stored as dbstat.json); they make the point's
+    intervals.csv and its steadiness verdicts, the cluster's (summed over the GV$ views). The
+    point's figures stay the AWR report's."""
+    sys.path.insert(0, str(TESTS / "replay"))
+    from flashpoc.engines.slob.parse import INTERVAL_SOURCES
+
+    row, stored, db = dnfs_point(tmp_path, monkeypatch)
+    assert row["read_iops"] == 60656.2 and row["intervals_source"] == INTERVAL_SOURCES["dnfs"]
+    assert "intervals_error" not in row or pd.isna(row["intervals_error"])
+    dbstat = json.loads((stored / "dbstat.json").read_text())
+    assert len(dbstat["samples"]) == row["dbstat_samples"] == 138  # every recorded sample
+    assert dbstat["samples"][15]["clock"] == "09:26:07"
+    assert row["dbstat_note"] == ("the sampling of the database's counters ended after 138 sample(s): Oracle query "
+                                  "sql/dbstat_sample.sql failed: replay double: every recorded sample has been served")
+    intervals = pd.read_csv(stored / "intervals.csv")
+    assert len(intervals) == 136 and intervals["warmup"].sum() == 15 and row["intervals"] == 121
+    first = intervals[~intervals["warmup"]].iloc[0]  # 09:26:07 to 09:26:10, both instances
+    assert first["second"] == 48.0 and first["read_iops"] + first["write_iops"] == pytest.approx(first["iops"])
+    assert first["lat_mean_ms"] == first["read_lat_mean_ms"] and pd.isna(first["write_lat_mean_ms"])
+    measured = intervals.loc[~intervals["warmup"], "iops"].to_numpy(dtype=float)
+    cv = measured.std(ddof=1) / measured.mean() * 100
+    assert row["interval_iops_cv_pct"] == pytest.approx(cv, abs=0.01)
+    rounds = measured[len(measured) - 5 * 24:].reshape(5, 24).mean(axis=1)  # SNIA: 5 rounds of 24 intervals
+    assert row["snia_round_intervals"] == 24 and row["snia_mean_iops"] == round(rounds.mean(), 1)
+    # the run's real shape (its iostat.out): the I/O falls away before the end snapshot, as the iostat
+    # series of the same run says for local datafiles: steady by neither rule
+    assert not row["interval_steady"] and not row["snia_steady"] and row["snia_data_excursion_pct"] > 20
+    assert [q for q, _ in db.queries].count("dbstat_sample") == 139 and db.open_connections == 0  # 138, one refused
+    assert_secret_absent(SECRET, tmp_path / "results")
+
+
+def test_a_sample_that_fails_mid_run_keeps_the_point(tmp_path, monkeypatch):
+    """The database answers the 41st sample with an error: the sampling ends with a note, the
+    point is kept with its AWR figures and the series of the 40 samples taken."""
+    sys.path.insert(0, str(TESTS / "replay"))
+    row, stored, _ = dnfs_point(tmp_path, monkeypatch,
+                                dbstat_failure=(40, "ORA-03113: end-of-file on communication channel"))
+    assert row["read_iops"] == 60656.2 and row["iops"] == pytest.approx(67029.6)
+    assert row["dbstat_samples"] == 40 and row["dbstat_note"] == (
+        "the sampling of the database's counters ended after 40 sample(s): Oracle query sql/dbstat_sample.sql "
+        "failed: ORA-03113: end-of-file on communication channel")
+    assert json.loads((stored / "dbstat.json").read_text())["note"] == row["dbstat_note"]
+    intervals = pd.read_csv(stored / "intervals.csv")
+    assert len(intervals) == 39 and intervals["warmup"].sum() == 15 and row["intervals"] == 24
 
 
 def test_datafiles_dnfs_against_a_database_without_direct_nfs(tmp_path):

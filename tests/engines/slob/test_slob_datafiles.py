@@ -73,7 +73,7 @@ def test_local_datafiles_have_no_mount_rows_and_the_slob_rows_keep_their_order()
     assert datafiles_facts(local, facts) == {"stated": "local", "mounts": []}
     assert datafiles_rows("db1", datafiles_facts(local, facts)) == []
     campaign = SimpleNamespace(settings=SimpleNamespace(home="SLOB", env_file=None, sysdba_passwd_env=None),
-                               db_host=SimpleNamespace(name="db1"),
+                               db_host=SimpleNamespace(name="db1"), oracle=None,
                                database=SimpleNamespace(datafiles="knfs", nfs_mounts=None))
     checks = [r["check"] for r in evaluate_slob_host(campaign, {**facts, "home": "/opt/SLOB"})]
     assert checks.index("datafiles") + 1 == checks.index("datafiles /nasbox/music: transport")

@@ -45,7 +45,7 @@ def evaluate_slob_host(campaign: Campaign, facts: dict[str, str]) -> list[Row]:
                      "warn" if missing else "pass",
                      "SLOB records host CPU and device statistics with them: install sysstat" if missing else ""))
     if "nfs_mounts" in facts:
-        rows.append(_datafiles_row(campaign.database, host, facts["nfs_mounts"]))
+        rows.append(_datafiles_row(campaign.database, host, facts["nfs_mounts"], campaign.oracle is not None))
         rows += datafiles_rows(host, datafiles_facts(campaign.database, facts))
     if slob.sysdba_passwd_env:
         set_ = facts.get("passwd_env") == "set"
@@ -56,10 +56,11 @@ def evaluate_slob_host(campaign: Campaign, facts: dict[str, str]) -> list[Row]:
     return rows
 
 
-def _datafiles_row(database, host: str, nfs_mounts: str) -> Row:
+def _datafiles_row(database, host: str, nfs_mounts: str, database_connected: bool) -> Row:
     """Whether ``database.datafiles`` (what each point's time series counts) fits the DB host's NFS
     mounts: local datafiles beside NFS mounts warn (the series would count the local disks),
-    kNFS without a matching NFS mount fails (the series would be empty)."""
+    kNFS without a matching NFS mount fails (the series would be empty), dNFS without ``oracle:``
+    (``database_connected``) warns (its series is the database's counters, sampled through it)."""
     mounts = list(dict.fromkeys(m for m in nfs_mounts.split(",") if m))  # a mount point listed twice, once
     chosen = [m for m in mounts if not database.nfs_mounts or re.search(database.nfs_mounts, m)]
     shown = ", ".join(mounts) if mounts else "no NFS mount"
@@ -74,8 +75,12 @@ def _datafiles_row(database, host: str, nfs_mounts: str) -> Row:
                     if chosen else "database.datafiles is knfs but the DB host has no NFS mount"
                                    + (f" matching {database.nfs_mounts!r}" if database.nfs_mounts and mounts else "")
                                    + ": mount the datafiles' file system or fix database.nfs_mounts")
-    return _row(host, "datafiles", f"dnfs ({shown})", "pass" if mounts else "warn",
-                "Direct NFS: points keep no time series (neither iostat nor the kernel's NFS counters see its I/O)"
+    series = ("each point's time series: the database's own I/O counters, sampled through oracle: (neither "
+              "iostat nor the kernel's NFS counters see Direct NFS I/O)" if database_connected else
+              "without oracle: points keep no time series (neither iostat nor the kernel's NFS counters see Direct "
+              "NFS I/O; set oracle: to sample the database's own counters)")
+    return _row(host, "datafiles", f"dnfs ({shown})", "pass" if mounts and database_connected else "warn",
+                "Direct NFS: " + series
                 + ("" if mounts else "; the DB host has no NFS mount, which Direct NFS needs (oranfstab aside)"))
 
 

@@ -13,24 +13,30 @@ cluster's); see :mod:`flashpoc.engines.slob.parse`.
 With ``oracle`` set, each point also runs between two snapshots taken through python-oracledb,
 and the interval's metrics are read from the DBA_HIST views (``sql_*`` columns, a cross-check
 of the report); a run that leaves no AWR report (a site where runit.sh cannot produce text
-reports) takes its metrics from those rows instead (scope ``instance (DBA_HIST)``).
+reports) takes its metrics from those rows instead (scope ``instance (DBA_HIST)``). When the
+datafiles are on Direct NFS (``database: datafiles: dnfs``), the database's own cumulative I/O
+counters are also sampled while runit.sh runs (:class:`DbstatSampler`, ``dbstat.json``): they
+make the point's time series (:mod:`flashpoc.parse.dbstat`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
 from ... import points
 from ...errors import FlashpocError, ParseError, RemoteError
+from ...parse.dbstat import DBSTAT_FILE, samples_text
 from .settings import SlobWorkload
 from .parse import read_slob_run
 from .plan import render_slob_conf
 from ...points import Measured, PointSpec
 from ...rows import base_row, interval_verdict
 from ...store import INTERVAL_COLUMNS, INTERVALS_FILE, table_text
-from .run import SlobRun, run_slob
+from .run import SAMPLE_S, SlobRun, run_slob
 
 #: seconds allowed beyond RUN_TIME for runit.sh's start, AWR snapshots and reports
 REPORT_MARGIN_S = 1800
@@ -85,21 +91,24 @@ def run_point(wb, spec: PointSpec, pid: str, on_line=None) -> tuple[dict[str, An
                         sample_nfs=cfg.database.datafiles not in (None, "local"))
 
     if cfg.oracle is not None:
-        run, sql_metrics, rows_file = with_snapshots(cfg, run)
+        sample_every_s = SAMPLE_S if cfg.database.datafiles == "dnfs" else None
+        run, sql_metrics, sql_files = with_snapshots(cfg, run, sample_every_s=sample_every_s)
     else:
-        (run, sql_metrics, rows_file) = (run(), None, None)
+        (run, sql_metrics, sql_files) = (run(), None, {})
+    files = {**run.files, **sql_files}
     if run.exit_code != 0:
         tail = "\n".join(run.console.strip().splitlines()[-15:])
         raise RemoteError(f"{db.name}: {purpose}: runit.sh exited {run.exit_code}:\n{tail}")
     try:
-        metrics, intervals = read_slob_run(run.files, cfg.settings.iostat_devices, datafiles=cfg.database.datafiles or "local",
+        metrics, intervals = read_slob_run(files, cfg.settings.iostat_devices, datafiles=cfg.database.datafiles or "local",
                                            nfs_mounts=cfg.database.nfs_mounts)
     except (ParseError, FlashpocError) as error:
         if sql_metrics is None:
             raise RemoteError(f"{db.name}: {purpose}: {error}") from None
         metrics, intervals = metrics_from_sql(sql_metrics), []  # no report: the DBA_HIST rows stand in
     if sql_metrics is not None:
-        metrics.update({f"sql_{k}": v for k, v in sql_metrics.items()})
+        sampling = {key: sql_metrics.pop(key) for key in ("dbstat_samples", "dbstat_note") if key in sql_metrics}
+        metrics.update({f"sql_{k}": v for k, v in sql_metrics.items()}, **sampling)
     sessions = schemas * threads
     row = base_row(cfg, phase=phase, point_id=pid, engine="slob", workload=workload, iodepth=1,
                    threads=threads, outstanding=sessions, hosts=[db.name], runtime_s=run_time_s,
@@ -117,25 +126,93 @@ def run_point(wb, spec: PointSpec, pid: str, on_line=None) -> tuple[dict[str, An
         intervals = [{**r, "point_id": pid} for r in intervals]
         raw[INTERVALS_FILE] = table_text(intervals, INTERVAL_COLUMNS)
         row.update(interval_verdict(intervals))
-    if rows_file is not None:
-        raw.update(rows_file)
+    raw.update(sql_files)
     raw.update({name: data for name, data in run.files.items() if name != "slob.conf"})
     return row, raw
 
 
-def with_snapshots(cfg, run) -> tuple[SlobRun, dict[str, Any], dict[str, str]]:
+def with_snapshots(cfg, run, sample_every_s: float | None = None) -> tuple[SlobRun, dict[str, Any], dict[str, str]]:
     """Call ``run()`` between two snapshots taken through python-oracledb (``cfg.oracle``): AWR,
     or Statspack without the Diagnostics Pack (see :func:`flashpoc.engines.sqlscript.measure.between_snapshots`).
+    With ``sample_every_s``, the database's counters are sampled while ``run()`` runs
+    (:class:`DbstatSampler`) and kept as :data:`~flashpoc.parse.dbstat.DBSTAT_FILE`; a sampling that
+    ended early says why in the metrics' ``dbstat_note`` (the point is kept), and ``dbstat_samples``
+    counts the samples.
 
     Returns:
-        ``(run result, the interval's metrics, {rows file name: the rows as JSON text})``.
+        ``(run result, the interval's metrics, {file name: JSON text})``: the snapshot rows'
+        file, and dbstat.json when sampled.
     """
     from ..sqlscript.measure import between_snapshots, snapshot_rows_json
 
-    interval = between_snapshots(cfg.oracle.settings(), run)
+    settings = cfg.oracle.settings()
+    sampler = DbstatSampler(settings, sample_every_s) if sample_every_s is not None else None
+
+    def sampled_run() -> SlobRun:
+        with sampler:
+            return run()
+
+    interval = between_snapshots(settings, run if sampler is None else sampled_run)
     metrics = interval.metrics()
     metrics["instance_number"] = interval.facts["instance_number"]
-    return interval.result, metrics, {interval.rows_file: snapshot_rows_json(interval.rows)}
+    files = {interval.rows_file: snapshot_rows_json(interval.rows)}
+    if sampler is not None:
+        files[DBSTAT_FILE] = samples_text(sampler.samples, sample_every_s, sampler.note)
+        metrics["dbstat_samples"] = len(sampler.samples)
+        if sampler.note:
+            metrics["dbstat_note"] = sampler.note
+    return interval.result, metrics, files
+
+
+class DbstatSampler:
+    """Samples the database's cumulative I/O counters (:func:`flashpoc.run.oracle.dbstat_sample`)
+    in a background thread with its own connection while its ``with`` block runs: one sample
+    before the block starts, one every ``every_s`` seconds, one after it ends.
+
+    Nothing it meets stops the block: a connection or a sample that fails ends the sampling and
+    leaves :attr:`note` saying why (the driver's message, which :func:`flashpoc.run.oracle.connect`
+    keeps free of the password); the samples taken so far are kept.
+
+    Attributes:
+        samples: the rows of ``sql/dbstat_sample.sql``, in order.
+        note: why the sampling ended early, or None.
+    """
+
+    def __init__(self, settings, every_s: float):
+        self.settings, self.every_s = settings, every_s
+        self.samples: list[dict[str, Any]] = []
+        self.note: str | None = None
+        self._stop, self._first = threading.Event(), threading.Event()
+        self._thread = threading.Thread(target=self._sample, name="flashpoc-dbstat", daemon=True)
+
+    def __enter__(self) -> DbstatSampler:
+        self._thread.start()
+        self._first.wait()  # the sample before the run is taken (or has failed)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        from ...run import oracle
+
+        try:
+            with oracle.connect(self.settings) as conn:
+                self.samples.append(oracle.dbstat_sample(conn))
+                self._first.set()
+                due = time.monotonic()
+                while True:  # on a fixed grid: a slow answer does not push the later samples back
+                    due += self.every_s
+                    if self._stop.wait(max(0.0, due - time.monotonic())):
+                        break
+                    self.samples.append(oracle.dbstat_sample(conn))
+                self.samples.append(oracle.dbstat_sample(conn))  # the one after the run
+        except FlashpocError as error:
+            self.note = (f"the sampling of the database's counters ended after {len(self.samples)} sample(s): "
+                         f"{error}")
+        finally:
+            self._first.set()
 
 
 def metrics_from_sql(sql: dict[str, Any]) -> dict[str, Any]:

@@ -10,8 +10,10 @@ snapshots' begin and end times), and ``tm.out`` the seconds runit.sh measured (`
 ``iostat.out`` gives the point's time series (:func:`iostat_intervals`), or, when the datafiles
 are on NFS through the kernel's client (``database: datafiles: knfs``), ``mountstats.out`` does
 (the NFS mounts' READ/WRITE, :func:`flashpoc.parse.mountstats.nfs_intervals`): the local disks
-are not the database's I/O then. Direct NFS (``dnfs``) I/O is in neither, so a dNFS point keeps
-no time series (its figures are the AWR report's).
+are not the database's I/O then. Direct NFS (``dnfs``) I/O is in neither: a dNFS point's series
+is the database's own counters sampled during the run through python-oracledb (``dbstat.json``,
+:func:`flashpoc.parse.dbstat.dbstat_intervals`), which needs ``oracle:``; its figures stay the
+AWR report's.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 from ...awr_metrics import histogram_buckets, point_metrics
 from ...errors import ParseError
 from ...parse.awr import decode_report, parse_awr
+from ...parse.dbstat import DBSTAT_FILE, dbstat_intervals
 from ...parse.mountstats import nfs_intervals
 from ...parse.osstat import MPSTAT_SUMMARY_COLUMNS, clock_24h, cpu_summary, parse_iostat, parse_mpstat, parse_tm
 
@@ -35,7 +38,9 @@ device-mapper or md devices, which would count the same I/O twice over multipath
 INTERVAL_SOURCES = {
     "local": "iostat: the disks of the host that ran runit.sh (on RAC one node's share)",
     "knfs": "NFS client: READ/WRITE of the datafiles' NFS mounts (/proc/self/mountstats, as nfsiostat)",
-    "dnfs": "none: Direct NFS I/O is seen by neither iostat nor the kernel's NFS counters (AWR figures only)",
+    "dnfs": "database: physical read/write total IO requests and db file sequential read waits summed over the "
+            "instances (gv$sysstat, gv$system_event sampled through oracle:), as Direct NFS I/O is seen by neither "
+            "iostat nor the kernel's NFS counters",
 }
 """What a SLOB point's time series counts, by ``database: datafiles:`` (the point's ``intervals_source``)."""
 RAC_REPORTS = ("awr_rac.txt", "awr_rac.html.gz", "awr_rac.html")
@@ -82,10 +87,11 @@ def read_slob_run(files: Mapping[str, bytes | str], devices: str | None = None, 
         names read), ``mpstat_usr_pct``, ``mpstat_sys_pct``, ``mpstat_iowait_pct``,
         ``mpstat_idle_pct``, ``mpstat_intervals`` (when mpstat.out has intervals inside the
         snapshot window), ``tm_s`` (when tm.out is present), ``intervals_source`` and
-        ``intervals_error`` (when iostat.out or mountstats.out could not be read: the time series
-        is lost, not the point).
+        ``intervals_error`` (when iostat.out, mountstats.out or dbstat.json could not be read: the time series
+        is lost, not the point; ``dnfs`` without dbstat.json: the point ran without ``oracle:``).
         ``intervals``: :func:`iostat_intervals` of iostat.out (``knfs``: the NFS mounts' of
-        mountstats.out) in the report's window ([] without the file, and with ``dnfs``).
+        mountstats.out; ``dnfs``: the database's counters of dbstat.json) in the report's window
+        ([] without the file).
 
     Raises:
         ParseError: there is no AWR report (a Statspack-only run is named as such), or a
@@ -130,14 +136,19 @@ def _instance_report(files: Mapping[str, bytes | str]) -> str:
 def _run_intervals(files: Mapping[str, bytes | str], header: Mapping[str, Any], devices: str | None,
                    datafiles: str, nfs_mounts: str | None) -> list[dict[str, Any]]:
     """The run's time series (see :func:`read_slob_run`): iostat.out's for local datafiles,
-    mountstats.out's NFS mounts' for ``knfs``, none otherwise."""
+    mountstats.out's NFS mounts' for ``knfs``, dbstat.json's database counters for ``dnfs``."""
+    begin, end = _clock(header.get("begin_time")), _clock(header.get("end_time"))
     if datafiles == "local" and files.get("iostat.out"):
         return iostat_intervals(file_text("iostat.out", files["iostat.out"]), header, devices or PHYSICAL_DEVICES)
     if datafiles == "knfs":
         if not files.get("mountstats.out"):
             raise ParseError("the run left no mountstats.out (the NFS client's counters)")
-        return nfs_intervals(file_text("mountstats.out", files["mountstats.out"]),
-                             _clock(header.get("begin_time")), _clock(header.get("end_time")), nfs_mounts)
+        return nfs_intervals(file_text("mountstats.out", files["mountstats.out"]), begin, end, nfs_mounts)
+    if datafiles == "dnfs":
+        if not files.get(DBSTAT_FILE):
+            raise ParseError("a Direct NFS point's time series is the database's own counters, sampled through "
+                             "python-oracledb: set oracle: (no dbstat.json)")
+        return dbstat_intervals(file_text(DBSTAT_FILE, files[DBSTAT_FILE]), begin, end)
     return []
 
 

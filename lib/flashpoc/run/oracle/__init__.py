@@ -47,7 +47,7 @@ from ...errors import ParameterError, RemoteError
 # Every name keeps its old path (flashpoc.run.oracle.X): the package re-exports its modules' names.
 from .listener import _tns_ping_packet, check_listener
 from .queries import (AWR_TABLES, KEY_PARAMETERS, SLOB_USER_PATTERN, _execute, _execute_snap, _interval_rows,
-                      awr_report_text, awr_rows, calibrate_io, create_snapshot, database_facts,
+                      awr_report_text, awr_rows, calibrate_io, create_snapshot, database_facts, dbstat_sample,
                       diagnostics_pack_enabled, statspack_rows, statspack_snapshot, storage_facts)
 from .sessions import SessionResult, run_statements, session_text
 from .settings import DEFAULT_PASSWORD_ENV, OracleSettings, _endpoint, _read_secret, load_sql

@@ -271,3 +271,20 @@ def awr_report_text(conn: Any, dbid: int, begin_snap: int, end_snap: int, instan
     rows = _execute(conn, "awr_report_text", {"dbid": int(dbid), "instance_number": int(instance),
                                               "begin_snap": int(begin_snap), "end_snap": int(end_snap)})
     return "\n".join(row["output"] or "" for row in rows) + "\n"
+
+
+def dbstat_sample(conn: Any) -> dict[str, Any]:
+    """One sample of the database's cumulative I/O counters over every instance
+    (``sql/dbstat_sample.sql``): ``clock`` (the database clock, ``HH24:MI:SS``), ``epoch_s``
+    (seconds since the epoch, UTC, to the ms) and the sums of ``physical_read_total_io_requests``,
+    ``physical_write_total_io_requests``, ``db_file_sequential_read_waits`` and
+    ``db_file_sequential_read_time_us`` (:mod:`flashpoc.parse.dbstat` makes them a time series).
+
+    Raises:
+        RemoteError: The query failed, or did not return one row.
+    """
+    rows = _execute(conn, "dbstat_sample")
+    if len(rows) != 1:
+        raise RemoteError(f"Oracle query sql/dbstat_sample.sql returned {len(rows)} rows, not one")
+    return rows[0]
+

@@ -1,0 +1,136 @@
+"""The database's own cumulative I/O counters sampled during a run (``dbstat.json``) and the
+per-interval series they give (pure: text in, numbers out).
+
+A point whose datafiles are on Oracle Direct NFS has no other time series: its I/O is seen by
+neither iostat nor the kernel's NFS counters. While such a point runs, flashpoc samples
+``sql/dbstat_sample.sql`` every few seconds through python-oracledb (summed over every instance:
+on RAC the whole cluster) and stores the samples as the point's ``dbstat.json``::
+
+    {"format": 1, "every_s": 3, "note": null,
+     "samples": [{"clock": "09:26:07", "epoch_s": 1581931567.0,
+                  "physical_read_total_io_requests": 123, "physical_write_total_io_requests": 45,
+                  "db_file_sequential_read_waits": 120, "db_file_sequential_read_time_us": 60000},
+                 ...]}
+
+``note`` says why the sampling ended early (a sample or the connection failed), else null.
+An interval's figures are the differences of the counters between two samples: read / write
+IOPS = requests / seconds; the read latency (ms) = ``db file sequential read`` time waited /
+waits / 1000, which is also the interval's latency (a SLOB point's latency is that event's).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import ParseError
+from .sampled import known_window, window_intervals
+
+DBSTAT_FILE = "dbstat.json"
+"""A point's samples of the database's counters."""
+FORMAT = 1
+"""The ``format`` of :data:`DBSTAT_FILE` written and read."""
+COUNTERS = ("physical_read_total_io_requests", "physical_write_total_io_requests",
+            "db_file_sequential_read_waits", "db_file_sequential_read_time_us")
+"""The cumulative counters of a sample (the columns of ``sql/dbstat_sample.sql``)."""
+
+_CLOCK_RE = re.compile(r"^\d\d:\d\d:\d\d$")
+
+
+def samples_text(samples: list[Mapping[str, Any]], every_s: float, note: str | None) -> str:
+    """The text of :data:`DBSTAT_FILE` for ``samples`` (rows of ``sql/dbstat_sample.sql``)."""
+    rows = [{key: _plain(sample.get(key)) for key in ("clock", "epoch_s", *COUNTERS)} for sample in samples]
+    return json.dumps({"format": FORMAT, "every_s": every_s, "note": note, "samples": rows}, indent=1) + "\n"
+
+
+def _plain(value: Any) -> Any:
+    """A value of the driver as JSON keeps it: a Decimal as int or float, the rest unchanged."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    number = float(value)
+    return int(value) if number.is_integer() else number
+
+
+def read_samples(text: str) -> tuple[list[dict[str, Any]], str | None]:
+    """The samples of a :data:`DBSTAT_FILE` text, in order, as ``{"epoch", "clock", *COUNTERS}``,
+    and its note.
+
+    Raises:
+        ParseError: the text is not such a file, or a sample's clock, epoch or counter is not
+            what it should be (a counter that is not a number is refused, never read as 0).
+    """
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise ParseError(f"{DBSTAT_FILE} is not JSON: {error}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("samples"), list):
+        raise ParseError(f"{DBSTAT_FILE}: expected {{\"format\": {FORMAT}, \"samples\": [...]}}")
+    samples = []
+    for number, raw in enumerate(data["samples"], 1):
+        if not isinstance(raw, dict):
+            raise ParseError(f"{DBSTAT_FILE}: sample {number} is not an object")
+        clock = raw.get("clock")
+        if not isinstance(clock, str) or not _CLOCK_RE.match(clock):
+            raise ParseError(f"{DBSTAT_FILE}: sample {number}: clock {clock!r} is not HH:MM:SS")
+        sample = {"clock": clock, "epoch": _number(raw, "epoch_s", number)}
+        sample.update({key: _number(raw, key, number) for key in COUNTERS})
+        samples.append(sample)
+    note = data.get("note")
+    return samples, note if isinstance(note, str) else None
+
+
+def _number(raw: Mapping[str, Any], key: str, number: int) -> float:
+    value = raw.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise ParseError(f"{DBSTAT_FILE}: sample {number}: {key} is {value!r}, not a number of 0 or more")
+    return value
+
+
+def dbstat_intervals(text: str, begin_clock: str | None, end_clock: str | None) -> list[dict[str, Any]]:
+    """The per-interval I/O of a :data:`DBSTAT_FILE`, in the columns of a point's time series (as
+    :func:`flashpoc.parse.mountstats.nfs_intervals` gives them, with the same window rule:
+    :func:`flashpoc.parse.sampled.window_intervals`).
+
+    ``read_iops`` / ``write_iops``: physical read / write total IO requests per second;
+    ``lat_mean_ms`` and ``read_lat_mean_ms``: the ``db file sequential read`` average wait (ms;
+    None in an interval without such a wait); ``write_lat_mean_ms``: None (the database times no
+    write request so).
+
+    Args:
+        text: the file.
+        begin_clock: the measured window's start (``HH:MM:SS``, the database's clock), or None.
+        end_clock: its end, or None.
+
+    Returns:
+        The rows; empty when the window is unknown or crosses midnight.
+
+    Raises:
+        ParseError: the file cannot be read, holds fewer than two samples (its note says why),
+            a counter went down between two samples (an instance restarted: no difference holds)
+            or the samples' times do not increase.
+    """
+    if not known_window(begin_clock, end_clock):
+        return []
+    samples, note = read_samples(text)
+    if len(samples) < 2:
+        raise ParseError(f"{DBSTAT_FILE} holds {len(samples)} sample(s), no interval" + (f": {note}" if note else ""))
+    return window_intervals(samples, begin_clock, end_clock, _interval)
+
+
+def _interval(old: Mapping[str, Any], new: Mapping[str, Any], seconds: float) -> dict[str, Any]:
+    delta = {key: new[key] - old[key] for key in COUNTERS}
+    down = [key for key, value in delta.items() if value < 0]
+    if down:
+        raise ParseError(f"{DBSTAT_FILE}: {', '.join(down)} went down between {old['clock']} and {new['clock']} "
+                         "(an instance restarted?): the series cannot be differenced")
+    if seconds <= 0:
+        raise ParseError(f"{DBSTAT_FILE}: the sample at {new['clock']} is not later than the one before it")
+    reads = delta["physical_read_total_io_requests"] / seconds
+    writes = delta["physical_write_total_io_requests"] / seconds
+    waits = delta["db_file_sequential_read_waits"]
+    latency = delta["db_file_sequential_read_time_us"] / waits / 1000 if waits else None
+    return {"iops": reads + writes, "read_iops": reads, "write_iops": writes, "lat_mean_ms": latency,
+            "read_lat_mean_ms": latency, "write_lat_mean_ms": None}

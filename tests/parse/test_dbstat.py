@@ -1,0 +1,152 @@
+"""The database's own counters sampled during a run (dbstat.json) and the per-interval series of a
+SLOB point whose datafiles are on Direct NFS.
+
+No Oracle server runs here: the samples are answered by the Oracle REPLAY DOUBLE
+(tests/replay/oracle_replay.py) through the real query function, from the per-instance counters
+reconstructed from the real 19c RAC SLOB run (tests/data/oracle/README.md, "Recorded samples of
+the database's counters", says which values the AWR reports print and which are reconstructed).
+Every expected figure is read from the reports themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+import pytest
+
+from conftest import DATA, TESTS
+from flashpoc.engines.slob.parse import INTERVAL_SOURCES, read_slob_run
+from flashpoc.errors import ParseError
+from flashpoc.parse.dbstat import DBSTAT_FILE, dbstat_intervals, read_samples, samples_text
+from flashpoc.run import oracle
+
+sys.path.insert(0, str(TESTS / "replay"))
+from oracle_replay import ReplayDatabase  # noqa: E402
+
+SLOB_RUN = DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10"  # AWR window 09:26:07 - 09:32:10
+SAMPLES = DATA / "oracle" / "dbstat_samples_slob19c_rac2node_snap47_48.json"
+SETTINGS = oracle.OracleSettings(dsn="db1:1521/p30sdb", user="system")
+
+
+def sampled(instances: tuple[int, ...] | None = None) -> list[dict]:
+    """Every recorded sample, each taken by sql/dbstat_sample.sql on the replay double."""
+    db = ReplayDatabase(DATA / "oracle" / "facts_slob19c_rac2node.json",
+                        DATA / "oracle" / "awr_rows_slob19c_rac2node_inst2_snap47_48.json",
+                        dbstat_samples=SAMPLES, dbstat_instances=instances)
+    with db.connect(SETTINGS) as conn:
+        return [oracle.dbstat_sample(conn) for _ in range(len(db.dbstat))]
+
+
+def series(instances: tuple[int, ...] | None = None) -> list[dict]:
+    return dbstat_intervals(samples_text(sampled(instances), 3, None), "09:26:07", "09:32:10")
+
+
+def measured(rows: list[dict]) -> list[tuple[dict, float]]:
+    """The measured intervals (warm-up left out), each with its length (s)."""
+    ends = [0.0] + [r["second"] for r in rows]
+    return [(r, end - start) for r, start, end in zip(rows, ends, ends[1:]) if not r["warmup"]]
+
+
+def window_mean(rows: list[dict], column: str) -> float:
+    """The time-weighted mean of ``column`` over the measured intervals."""
+    pairs = measured(rows)
+    return sum(r[column] * s for r, s in pairs) / sum(s for _, s in pairs)
+
+
+def printed(report: str, pattern: str) -> tuple[float, ...]:
+    """The numbers ``pattern``'s groups match in ``report`` (a file of the SLOB run), as printed."""
+    match = re.search(pattern, (SLOB_RUN / report).read_text())
+    return tuple(float(g.replace(",", "")) for g in match.groups())
+
+
+def read_latency_us(rows: list[dict]) -> float:
+    """The measured intervals' db file sequential read average (us), weighted by their reads."""
+    measured = [r for r in rows if not r["warmup"]]
+    return sum(r["read_lat_mean_ms"] * r["read_iops"] for r in measured) / sum(r["read_iops"] for r in measured) * 1000
+
+
+def test_an_instance_series_reproduces_its_awr_report_per_second():
+    """Instance 2 alone (a database of that one instance): its series, averaged over the report's
+    window, gives what its AWR report prints per second, to the printed precision."""
+    rows = series((2,))
+    assert printed("awr.txt", r"physical read total IO requests\s+([\d,]+)\s+([\d,.]+)") == (10_819_319, 29_802.3)
+    assert printed("awr.txt", r"physical write total IO requests\s+([\d,]+)\s+([\d,.]+)") == (1_175_977, 3_239.3)
+    assert round(window_mean(rows, "read_iops"), 1) == 29_802.3
+    assert round(window_mean(rows, "write_iops"), 1) == 3_239.3
+    # db file sequential read, every wait of instance 2: the RAC report's Top Timed Events, instance 2
+    assert printed("awr_rac.txt", r"db file sequential read\s+10,927,396\s+[\d.]+\s+([\d,.]+)\s+([\d.]+)us") == (
+        3_827.22, 350.24)
+    assert round(read_latency_us(rows), 2) == 350.24
+    assert all(r["lat_mean_ms"] == r["read_lat_mean_ms"] and r["write_lat_mean_ms"] is None for r in rows)
+
+
+def test_the_series_of_a_rac_database_is_the_sum_of_its_instances():
+    """The query sums the GV$ views over every instance: the series of the two-node RAC database is
+    the cluster's. Over the window its requests are the RAC report's printed totals and its read
+    latency the cluster-wide db file sequential read average. (The report's "per Second" of the
+    cluster, 60,674.9, adds each instance's rate over its own snapshot interval: instance 1's total
+    and rate, 11,207,653 and 30,872.6, give about 363.029 s; one series over one window, 363.036 s,
+    gives 60,674.3 requests/s.)"""
+    cluster, one, two = series(), series((1,)), series((2,))
+    assert printed("awr_rac.txt", r"physical read total IO requests\s+([\d,]+)\s+([\d,.]+)") == (22_026_972, 60_674.9)
+    assert printed("awr_rac.txt", r"physical write total IO requests\s+([\d,]+)") == (2_375_374,)
+    assert round(sum(r["read_iops"] * s for r, s in measured(cluster))) == 22_026_972
+    assert round(sum(r["write_iops"] * s for r, s in measured(cluster))) == 2_375_374
+    assert [round(r["iops"], 6) for r in cluster] == [round(a["iops"] + b["iops"], 6) for a, b in zip(one, two)]
+    assert round(window_mean(cluster, "read_iops"), 1) == 60_674.3
+    assert window_mean(one, "read_iops") + window_mean(two, "read_iops") == pytest.approx(window_mean(cluster, "read_iops"))
+    assert printed("awr_rac.txt", r"physical read total IO requests(?:\s+[\d,.]+){5}\s+([\d,.]+)\s+([\d,.]+)") == (
+        29_802.2, 30_872.6)  # the per-instance per Second, min and max
+    assert printed("awr_rac.txt", r"db file sequential read\s+22,242,758\s+[\d.]+\s+([\d,.]+)\s+([\d.]+)us") == (
+        11_271.33, 506.74)
+    assert round(read_latency_us(cluster), 2) == 506.74
+
+
+def test_warmup_and_window():
+    """The window rule of nfs_intervals: intervals ending at or before the AWR begin time
+    (09:26:07) are warm-up, those ending after its end time (09:32:10) are left out."""
+    rows = series()
+    assert len(rows) == 136 and sum(r["warmup"] for r in rows) == 15  # every 3 s from 09:25:22
+    first = next(r for r in rows if not r["warmup"])
+    assert first["second"] == 48.0  # ends 09:26:10
+    assert rows[14]["second"] == 45.0 and rows[14]["warmup"]  # ends 09:26:07, the begin snapshot
+    assert round(rows[-1]["second"], 3) == 408.036  # ends 09:32:10.036; the sample at 09:32:13 is after the end
+    assert dbstat_intervals(samples_text(sampled(), 3, None), "23:59:00", "00:05:00") == []  # across midnight
+    assert dbstat_intervals(samples_text(sampled(), 3, None), None, "09:32:10") == []  # no window
+
+
+def test_a_counter_that_goes_down_is_refused_and_the_point_keeps_its_awr_figures():
+    """An instance restart sets its counters back: no difference holds, the series is refused
+    (ParseError), never changed; the SLOB point keeps the AWR report's figures and says why."""
+    samples = sampled()
+    samples[40]["physical_read_total_io_requests"] = samples[39]["physical_read_total_io_requests"] - 1
+    text = samples_text(samples, 3, None)
+    with pytest.raises(ParseError, match=r"physical_read_total_io_requests went down between 09:27:19 and 09:27:22"):
+        dbstat_intervals(text, "09:26:07", "09:32:10")
+    files = {p.name: p.read_bytes() for p in SLOB_RUN.iterdir()}
+    metrics, rows = read_slob_run({**files, DBSTAT_FILE: text}, datafiles="dnfs")
+    assert rows == [] and "went down" in metrics["intervals_error"]
+    assert metrics["read_iops"] == 60656.2 and metrics["intervals_source"] == INTERVAL_SOURCES["dnfs"]
+    metrics, rows = read_slob_run({**files, DBSTAT_FILE: samples_text(sampled(), 3, None)}, datafiles="dnfs")
+    assert len(rows) == 136 and "intervals_error" not in metrics
+
+
+@pytest.mark.parametrize("bad", [None, "12a", float("nan"), True, -1])
+def test_a_sample_that_is_not_a_number_is_refused(bad):
+    samples = sampled()[:3]
+    samples[1]["db_file_sequential_read_waits"] = bad
+    text = samples_text(samples, 3, None)
+    with pytest.raises(ParseError, match=r"sample 2: db_file_sequential_read_waits is .*not a number"):
+        read_samples(text)
+
+
+def test_a_file_that_is_not_samples_is_refused():
+    for text, said in (("{", "not JSON"), ("[]", "expected"), (json.dumps({"format": 2, "samples": []}), "expected"),
+                       (samples_text([{"clock": "9:26", "epoch_s": 1.0}], 3, None), "clock '9:26'")):
+        with pytest.raises(ParseError, match=said):
+            read_samples(text)
+    one = samples_text(sampled()[:1], 3, "the sampling ended after 1 sample(s): ORA-03113")
+    with pytest.raises(ParseError, match="holds 1 sample.*ORA-03113"):
+        dbstat_intervals(one, "09:26:07", "09:32:10")
