@@ -9,9 +9,11 @@ from __future__ import annotations
 import pytest
 
 from conftest import TESTS
+from flashpoc.awr_metrics import point_metrics
 from flashpoc.errors import ParseError
 from flashpoc.parse.awr import parse_awr, read_awr_file
 from flashpoc.parse.statspack import is_statspack, parse_statspack
+from flashpoc.sizing import sizing_summary
 
 REPORT = TESTS / "data" / "awr" / "11.2.0.4_single_prod_statspack.txt.gz"
 TEXT = read_awr_file(REPORT)
@@ -130,6 +132,32 @@ def test_host_cpu():
     # "Host CPU  (CPUs: 12  Cores: 6  Sockets: 1)" / "0.01    0.00      0.93    0.49   98.56    0.00"
     assert PARSED["host_cpu"] == {"cpus": 12, "load_begin": 0.01, "load_end": 0.0, "user_pct": 0.93,
                                   "system_pct": 0.49, "wio_pct": 0.0, "idle_pct": 98.56}
+
+
+def test_point_metrics_of_a_statspack_report():
+    m = point_metrics(PARSED)
+    assert m["scope"] == "instance (Statspack report)" and m["elapsed_s"] == 86398.8
+    # Instance Activity Stats per Second: physical read/write IO requests 4.1 / 1.2, bytes 143,652.5 / 16,158.5
+    assert (m["read_iops"], m["write_iops"], m["iops"]) == (4.1, 1.2, 5.3)
+    assert m["read_mibps"] == pytest.approx(143652.5 / 2**20) and m["write_mibps"] == pytest.approx(16158.5 / 2**20)
+    assert m["transactions_per_s"] == 0.6  # user commits 0.6, user rollbacks 0.0
+    # Time Model: DB CPU 1,186.7 s (192.1 % of DB time 617.8 s) over 86,398.8 s
+    assert m["db_cpu_pct_of_db_time"] == 192.1 and m["db_cpu_s_per_s"] == pytest.approx(1186.7 / 86398.8)
+    assert m["buffer_hit_pct"] == 98.68 and m["cpus"] == 12 and m["host_cpu_idle_pct"] == 98.56
+    assert m["db_file_sequential_read_under_1ms_pct"] == 100.0 and m["db_file_sequential_read_under_512us_pct"] is None
+    assert m["direct_path_read_avg_wait_us"] is None  # no direct path read in the wait events
+
+
+def test_sizing_summary_of_a_statspack_report():
+    summary = sizing_summary(PARSED)
+    assert (summary["iops"], summary["read_iops"], summary["write_iops"]) == (5.3, 4.1, 1.2)
+    assert summary["read_lat_ms"] == 0.0 and summary["latency_note"].startswith("Statspack prints average waits")
+    assert summary["target"] == {"slo_ms": None, "iops_levels": [5]}  # 0 whole ms is no latency target
+    assert [e["event"] for e in summary["top_io_events"]] == [
+        "control file parallel write", "log file parallel write", "log file sync", "db file async I/O submit"]
+    assert summary["top_io_events"][0] == {"event": "control file parallel write", "wait_class": "System I/O",
+                                           "waits": 74394, "avg_wait_ms": 0.0, "pct_db_time": None,
+                                           "pct_total_call_time": 4.1}
 
 
 def test_truncated_report_is_refused_or_loses_the_cut_rows():
