@@ -139,10 +139,9 @@ def _awr_summary(path: Path, fmt: str) -> int:
     if top:
         call_time = any("pct_total_call_time" in e for e in top)  # a Statspack Top 5
         print(f"\nTop I/O events (by {'total call time' if call_time else 'DB time'})")
+        share = ("pct_total_call_time", "Call time (%)") if call_time else ("pct_db_time", "DB time (%)")
         print(text_table(top, [("event", "Event"), ("wait_class", "Wait class"), ("waits", "Waits", ",.0f"),
-                               ("avg_wait_ms", "Avg wait (ms)"),
-                               ("pct_total_call_time", "Call time (%)") if call_time else ("pct_db_time", "DB time (%)")],
-                         width))
+                               ("avg_wait_ms", "Avg wait (ms)"), share], width))
     return 0
 
 
@@ -285,12 +284,13 @@ def build_parser() -> argparse.ArgumentParser:
                 "columns when not a terminal) with the main columns; csv and json have every column.", _cmd_parse)
     p.add_argument("engine", choices=[*engine_names(), *_READERS])
     p.add_argument("file", help="fio: the JSON(+) output file; vdbench: the output directory; "
-                                "awr: an AWR report (text or HTML, .gz too) or a Statspack report; slob: a run directory; hammerdb: a "
-                                "timed run's log, console or job answer, or its directory")
+                                "awr: an AWR report (text or HTML, .gz too) or a Statspack report; slob: a run "
+                                "directory; hammerdb: a timed run's log, console or job answer, or its directory")
     p.add_argument("--format", choices=["json", "csv", "table"], default="table")
     p.add_argument("--summary", action="store_true",
-                   help="awr: the sizing summary of a production AWR or Statspack report (IOPS, MiB/s, read and write latency, DB "
-                        "CPU share, top I/O events) and the campaign target it gives (slo_ms, report.iops_levels)")
+                   help="awr: the sizing summary of a production AWR or Statspack report (IOPS, MiB/s, read and "
+                        "write latency, DB CPU share, top I/O events) and the campaign target it gives (slo_ms, "
+                        "report.iops_levels)")
 
     p = command("saturation", "the saturation threads of a CSV of threads, IOPS and latency",
                 "Find the thread count beyond which IOPS stop rising in a CSV of threads,iops,latency_ms (as a "

@@ -44,10 +44,10 @@ from typing import Any
 
 from flashpoc.errors import ParseError
 
-from .awr import (IO_STATS_COLUMNS, STATSPACK_TITLE, _check_io_rates, _float, _histograms, _instance_efficiency, _int_or_none, _is_dash,
-                  _key_event_names, _key_event_waits, _key_events, _load_profile, _norm, _require, _section,
-                  _Sections, _slice_cells, _statistic_number, _Table, _TextReport, _top_event_rows, _whole,
-                  _dash_runs, parse_count)
+from .awr import (IO_STATS_COLUMNS, STATSPACK_TITLE, _check_io_rates, _dash_runs, _float, _histograms,
+                  _instance_efficiency, _int_or_none, _is_dash, _key_event_names, _key_event_waits, _key_events,
+                  _load_profile, _norm, _require, _section, _Sections, _slice_cells, _statistic_number, _Table,
+                  _TextReport, _top_event_rows, _whole, parse_count)
 
 EVENT_CLASSES: dict[str, str] = {
     **{name: "User I/O" for name in (
@@ -65,10 +65,10 @@ EVENT_CLASSES: dict[str, str] = {
 """Oracle's wait class (``V$EVENT_NAME.WAIT_CLASS``, fixed by the release) of the I/O events a
 Statspack Top 5 lists without one; an event not named here has no class (``None``)."""
 
-_IO_COLUMNS = {**IO_STATS_COLUMNS, "mxrdbkt": "max_read_bucket_ms", "avbufwt(ms)": "avg_buffer_wait_ms"}
+_IO_COLUMNS = {**IO_STATS_COLUMNS, "mxrdbkt": "max_read_bucket_ms"}
 _IO_REQUIRED = ("reads", "avg_read_ms", "writes", "buffer_waits", "avg_buffer_wait_ms")
 _IO_COUNTS = ("reads", "writes", "buffer_waits")
-_DB_INST_RE = re.compile(r"DB/Inst:\s+([^/\s]+)/(\S+)")
+_DB_INST_RE = re.compile(r"DB/Inst:\s+([^/\s]+)/")
 _MINUTES_RE = re.compile(r"^\s*DB time:\s+([\d,.]+) \(mins\)(?:\s+DB CPU:\s+([\d,.]+) \(mins\))?")
 _SNAP_RE = re.compile(r"^\s*(Begin|End) Snap:\s+(\d+)\s+(\d{2}-\w{3}-\d{2} \d{2}:\d{2}:\d{2})")
 _ELAPSED_RE = re.compile(r"^\s*Elapsed:\s+([\d,.]+) \(mins\)")

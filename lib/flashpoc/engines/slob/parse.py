@@ -5,10 +5,10 @@ A SLOB point is read from its AWR reports (:mod:`flashpoc.awr_metrics`): the ins
 snapshots (``awr_rac.txt``, else ``awr_rac.html.gz`` / ``awr_rac.html``), which makes the
 point's IOPS the whole cluster's. A run of ``database_statistics_type statspack`` leaves
 ``statspack.txt`` instead: without an AWR report the point is read from it (``scope``
-``instance (Statspack report)``, :mod:`flashpoc.parse.statspack`). Host CPU comes from the AWR "Host CPU" section (exactly
-the snapshot window); ``mpstat.out`` adds the DB host's CPU use seen by the OS over the same
-window (``mpstat_*_pct``: means of the ``all`` rows whose clock time lies between the
-snapshots' begin and end times), and ``tm.out`` the seconds runit.sh measured (``tm_s``).
+``instance (Statspack report)``, :mod:`flashpoc.parse.statspack`). Host CPU comes from the AWR
+"Host CPU" section (exactly the snapshot window); ``mpstat.out`` adds the DB host's CPU use seen
+by the OS over the same window (``mpstat_*_pct``: means of the ``all`` rows whose clock time lies
+between the snapshots' begin and end times), and ``tm.out`` the seconds runit.sh measured (``tm_s``).
 ``iostat.out`` gives the point's time series (:func:`iostat_intervals`), or, when the datafiles
 are on NFS through the kernel's client (``database: datafiles: knfs``), ``mountstats.out`` does
 (the NFS mounts' READ/WRITE, :func:`flashpoc.parse.mountstats.nfs_intervals`): the local disks
