@@ -31,10 +31,9 @@ def test_a_statspack_report_is_read_where_an_awr_report_is():
     assert PARSED == parse_statspack(TEXT)
     assert PARSED["sections"] == {
         "read": ["Foreground Wait Events", "Background Wait Events", "header", "File IO Stats", "Load Profile",
-                 "Top 5 Timed Events", "Wait Event Histogram", "Tablespace IO Stats", "Host CPU",
-                 "Time Model System Stats", "Instance Activity Stats"],
+                 "Top 5 Timed Events", "Wait Event Histogram", "IO Stat by Function - summary", "Tablespace IO Stats",
+                 "Host CPU", "Time Model System Stats", "Instance Activity Stats"],
         "absent": [], "not_understood": []}
-    assert PARSED["iostat_by_function"] is None
 
 
 def test_header():
@@ -129,6 +128,18 @@ def test_tablespace_io_rows():
     assert row(spaces, tablespace="UNDOTBS") == {
         "tablespace": "UNDOTBS", "reads": 1334, "reads_per_s": 0.0, "avg_read_ms": 1.4, "blocks_per_read": 48.2,
         "writes": 5146, "writes_per_s": 0.0, "buffer_waits": 17, "avg_buffer_wait_ms": 0.0}
+
+
+def test_io_stat_by_function():
+    # "LGWR             2462M     1.8       .0M  3002M     2.6       .0M   262K    0.0" (M: MiB)
+    lgwr = row(PARSED["iostat_by_function"], function="LGWR")
+    assert (lgwr["read_data_mb"], lgwr["read_reqs_per_s"], lgwr["write_data_mb"], lgwr["write_reqs_per_s"]) == (
+        2462.0, 1.8, 3002.0, 2.6)
+    assert (lgwr["waits_count"], lgwr["avg_time_us"]) == (262000, 0.0)
+    # "Direct Reads     8110M      .8       .1M                                    0.0": no writes
+    direct = row(PARSED["iostat_by_function"], function="Direct Reads")
+    assert (direct["read_mb_per_s"], direct["write_data_mb"], direct["waits_count"]) == (0.1, None, None)
+    assert [r["function"] for r in PARSED["iostat_by_function"]][-1] == "Streams AQ"
 
 
 def test_host_cpu():

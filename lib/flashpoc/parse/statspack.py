@@ -33,7 +33,7 @@ are the runs of ``-``/``~`` of the rule under the header, found by meaning), wit
 * ``Host CPU  (CPUs: 12  Cores: 6  Sockets: 1)``: the CPUs in its title, ``User``, ``System``,
   ``Idle``, ``WIO`` columns.
 
-Not read (``None``): ``iostat_by_function`` (Statspack's ``IO Stat by Function`` is not read).
+* ``IO Stat by Function - summary`` is read as AWR's ``IOStat by Function summary`` (``iostat_by_function``).
 Seen on one real report (11.2.0.4.0, single instance; tests/data/awr/PROVENANCE.md).
 """
 
@@ -46,8 +46,8 @@ from flashpoc.errors import ParseError
 
 from .awr import (IO_STATS_COLUMNS, STATSPACK_TITLE, _check_io_rates, _dash_runs, _float, _histograms,
                   _instance_efficiency, _int_or_none, _is_dash, _key_event_names, _key_event_waits, _key_events,
-                  _load_profile, _norm, _require, _section, _Sections, _slice_cells, _statistic_number, _Table,
-                  _TextReport, _top_event_rows, _whole, parse_count)
+                  _iostat_by_function, _load_profile, _norm, _require, _section, _Sections, _slice_cells,
+                  _statistic_number, _Table, _TextReport, _top_event_rows, _whole, parse_count)
 
 EVENT_CLASSES: dict[str, str] = {
     **{name: "User I/O" for name in (
@@ -65,6 +65,9 @@ EVENT_CLASSES: dict[str, str] = {
 """Oracle's wait class (``V$EVENT_NAME.WAIT_CLASS``, fixed by the release) of the I/O events a
 Statspack Top 5 lists without one; an event not named here has no class (``None``)."""
 
+_STATSPACK_TITLES = {"IOStat by Function summary": "IO Stat by Function - summary"}
+"""AWR's title of a section -> Statspack's, where :mod:`flashpoc.parse.awr` reads the section by its AWR title
+(the columns are the same: 11.2's ``Avg Tm(ms)``, data volumes suffixed ``M`` in MiB)."""
 _IO_COLUMNS = {**IO_STATS_COLUMNS, "mxrdbkt": "max_read_bucket_ms"}
 _IO_REQUIRED = ("reads", "avg_read_ms", "writes", "buffer_waits", "avg_buffer_wait_ms")
 _IO_COUNTS = ("reads", "writes", "buffer_waits")
@@ -97,7 +100,7 @@ class _StatspackText(_TextReport):
                 and (not line[len(title):].strip() or re.match(r"\s+DB/Inst:", line[len(title):]))]
 
     def table(self, title: str) -> _Table | None:
-        table = super().table(title)
+        table = super().table(_STATSPACK_TITLES.get(title, title))
         if table is not None and title.startswith("Wait Event Histogram"):
             # "Total ------ % of Waits ------" above "Waits <1ms <2ms": a bucket is its last word
             table.header = table.header[:2] + [h.split()[-1] if h else h for h in table.header[2:]]
@@ -145,7 +148,7 @@ def parse_statspack(text: str, *, allow_truncated: bool = False) -> dict[str, An
         "top_events": sections.read("Top 5 Timed Events", lambda: _top_events(report)),
         "key_events": _key_events(fg, bg),
         "event_histograms": _histograms(report, sections, ("Wait Event Histogram",)),
-        "iostat_by_function": None,
+        "iostat_by_function": sections.read("IO Stat by Function - summary", lambda: _iostat_by_function(report)),
         "tablespace_io": sections.read("Tablespace IO Stats", lambda: _tablespace_io(report, elapsed_s, files)),
         "file_io": files,
         "host_cpu": sections.read("Host CPU", lambda: _host_cpu(report)),
