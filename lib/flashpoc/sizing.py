@@ -54,7 +54,7 @@ def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
 
     read_ms = ms("db_file_sequential_read_avg_wait_us")
     note = None
-    if report.get("format") == "statspack" and read_ms is not None and read_ms < 0.5:
+    if report.get("format") == "statspack" and read_ms == 0:  # the printed whole ms (flashpoc.parse.statspack)
         note = ("Statspack prints average waits in whole milliseconds: a read latency of 0 ms is under 0.5 ms, "
                 "too coarse for a latency target (set slo_ms yourself)")
     events = [e for e in report.get("top_events") or () if e.get("wait_class") in IO_WAIT_CLASSES]

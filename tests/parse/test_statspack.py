@@ -12,7 +12,8 @@ from conftest import TESTS
 from flashpoc.awr_metrics import point_metrics
 from flashpoc.errors import ParseError
 from flashpoc.parse.awr import parse_awr, read_awr_file
-from flashpoc.parse.statspack import is_statspack, parse_statspack
+from flashpoc.parse.awr import _section
+from flashpoc.parse.statspack import _finer_averages, _StatspackText, is_statspack, parse_statspack
 from flashpoc.sizing import sizing_summary
 
 REPORT = TESTS / "data" / "awr" / "11.2.0.4_single_prod_statspack.txt.gz"
@@ -79,6 +80,25 @@ def test_key_events_from_the_foreground_and_background_wait_events():
                                          "log file sync": 27042, "log file parallel write": 61304,
                                          "db file parallel write": 3235}
     assert PARSED["key_events"] == dict.fromkeys(PARSED["key_event_waits"], 0.0)  # whole milliseconds: "0"
+
+
+def test_an_average_from_the_total_wait_time_where_it_is_long_enough():
+    # at least 50 s of total wait time is needed: no key event of this report has it, so the averages
+    # above are the printed whole milliseconds; at 5 s, background "log file parallel write  61,304  0  10  0"
+    # gives 10 s / 61,304 waits and foreground "log file sync  27,042  0  6  0" 6 s / 27,042 waits
+    report = _StatspackText(TEXT)
+    fg, bg = _section(report, "Foreground Wait Events"), _section(report, "Background Wait Events")
+    assert _finer_averages(fg, bg) == PARSED["key_events"]
+    finer = _finer_averages(fg, bg, min_total_s=5)
+    assert (finer["log file parallel write"], finer["log file sync"]) == (163.12, 221.88)
+    assert finer["db file sequential read"] == 0.0  # 1 s: the printed "0"
+    # a printed average the total time does not give (cells out of their columns): the event is left out
+    damaged = TEXT.replace("log file parallel write            61,304    0         10      0",
+                           "log file parallel write            61,304    0         10      9")
+    assert damaged != TEXT
+    report = _StatspackText(damaged)
+    fg, bg = _section(report, "Foreground Wait Events"), _section(report, "Background Wait Events")
+    assert "log file parallel write" not in _finer_averages(fg, bg, min_total_s=5)
 
 
 def test_wait_event_histogram():

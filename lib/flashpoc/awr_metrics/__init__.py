@@ -16,8 +16,9 @@ Statspack
     ``db_time_s_per_s``, ``db_cpu_s_per_s`` and ``background_cpu_s_per_s`` are its ``Time Model
     System Stats`` seconds (``DB time``, ``DB CPU``, ``background cpu time``) over the elapsed
     seconds, and ``db_cpu_pct_of_db_time`` that model's printed DB CPU ``% DB time`` (Statspack's
-    own figure, which can exceed 100). Averages are printed in whole milliseconds: a wait under
-    0.5 ms reads 0. A Statspack point has every key of an instance report's; ``_under_512us_pct``
+    own figure, which can exceed 100). Averages are printed in whole milliseconds (a wait under
+    0.5 ms prints 0): an event with 50 s or more of total wait time has its average taken as that
+    time over its waits instead (:mod:`flashpoc.parse.statspack`). A Statspack point has every key of an instance report's; ``_under_512us_pct``
     is ``None`` (the histogram starts at ``<1ms``), as for an 11g AWR report.
 
 IO rates (per second)

@@ -19,8 +19,10 @@ are the runs of ``-``/``~`` of the rule under the header, found by meaning), wit
   ``pct_db_time`` is ``None``: Statspack prints no DB time share there). Statspack prints no wait class:
   ``wait_class`` is Oracle's fixed class of the event (:data:`EVENT_CLASSES`, as ``V$EVENT_NAME`` names it)
   for the I/O events, else ``None``.
-* Wait events: ``Avg wait (ms)`` in whole milliseconds, so an average under 0.5 ms reads 0 (the
-  report's precision); an overflowed cell (``######``) of an idle event is never read.
+* Wait events: ``Avg wait (ms)`` in whole milliseconds (an average under 0.5 ms prints 0): a key
+  event with at least 50 s of ``Total Wait Time (s)`` has its average taken as that time over its
+  waits (:func:`_finer_averages`), others keep the printed one; an overflowed cell (``######``) of an
+  idle event is never read.
 * ``Wait Event Histogram``: buckets ``<1ms`` ... ``>1s`` under a ``% of Waits`` group header.
 * ``Time Model System Stats`` (``time_model``: ``statistic``, ``time_s``, ``pct_db_time``) and
   ``Instance Activity Stats`` (``instance_activity``: ``statistic``, ``total``, ``per_second``,
@@ -44,9 +46,9 @@ from typing import Any
 
 from flashpoc.errors import ParseError
 
-from .awr import (IO_STATS_COLUMNS, STATSPACK_TITLE, _check_io_rates, _dash_runs, _float, _histograms,
-                  _instance_efficiency, _int_or_none, _is_dash, _key_event_names, _key_event_waits, _key_events,
-                  _iostat_by_function, _load_profile, _norm, _require, _section, _Sections, _slice_cells,
+from .awr import (IO_STATS_COLUMNS, KEY_EVENTS_FOREGROUND, STATSPACK_TITLE, _check_io_rates, _dash_runs, _float,
+                  _histograms, _instance_efficiency, _int_or_none, _is_dash, _key_event_names, _key_event_waits,
+                  _key_events, _iostat_by_function, _load_profile, _norm, _require, _section, _Sections, _slice_cells,
                   _statistic_number, _Table, _TextReport, _top_event_rows, _whole, parse_count)
 
 EVENT_CLASSES: dict[str, str] = {
@@ -146,7 +148,7 @@ def parse_statspack(text: str, *, allow_truncated: bool = False) -> dict[str, An
         "header": header,
         "load_profile": sections.read("Load Profile", lambda: _load_profile(report)),
         "top_events": sections.read("Top 5 Timed Events", lambda: _top_events(report)),
-        "key_events": _key_events(fg, bg),
+        "key_events": _finer_averages(fg, bg),
         "event_histograms": _histograms(report, sections, ("Wait Event Histogram",)),
         "iostat_by_function": sections.read("IO Stat by Function - summary", lambda: _iostat_by_function(report)),
         "tablespace_io": sections.read("Tablespace IO Stats", lambda: _tablespace_io(report, elapsed_s, files)),
@@ -160,6 +162,34 @@ def parse_statspack(text: str, *, allow_truncated: bool = False) -> dict[str, An
         "instance_efficiency": _instance_efficiency(text),
     }
     return {**out, "sections": sections.result()}
+
+
+FINER_AVERAGE_MIN_S = 50.0
+"""The least Total Wait Time (s) of an event whose average is taken as that time over its waits: the
+time is printed to the second, so the average is then known within 1 %."""
+
+
+def _finer_averages(fg: _Table | None, bg: _Table | None, min_total_s: float = FINER_AVERAGE_MIN_S) -> dict[str, float]:
+    """The key events' average waits (us): Statspack prints them in whole milliseconds (``0`` for any
+    flash read), so an event with at least ``min_total_s`` of Total Wait Time (s) has its average
+    computed as that time over its Waits (``3,826`` s over ``10,924,627`` waits: 350.22 us), checked
+    against the printed average (it must round to it, within 1 %); one that does not has its cells
+    out of their columns and is left out. Other events keep the printed whole-millisecond average."""
+    averages, waits, names = _key_events(fg, bg), _key_event_waits(fg, bg), _key_event_names(fg, bg)
+    out: dict[str, float] = {}
+    for key, printed in averages.items():
+        table = fg if key in KEY_EVENTS_FOREGROUND else bg
+        if table is None:
+            continue
+        c_event, c_time = table.col_by("event"), table.col_by("total_time")
+        total_s = parse_count(next(r for r in table.rows if r[c_event] == names[key])[c_time])
+        if total_s is None or total_s < min_total_s or not waits.get(key):
+            out[key] = printed
+            continue
+        finer = total_s * 1e6 / waits[key]
+        if abs(finer - printed) <= 500.0 + 0.01 * finer:  # the printed cell is the average to the ms
+            out[key] = round(finer, 2)
+    return out
 
 
 def _header(report: _StatspackText) -> dict[str, Any]:
