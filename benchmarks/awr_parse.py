@@ -1,6 +1,7 @@
 """AWR parse speed and ``flashpoc parse`` start-up, measured in one run.
 
-For each real AWR report of the test data (text and HTML, 0.3-2.1 MB): the best of 5
+For each real AWR report of the test data (text and HTML, 0.3-2.1 MB; and the Statspack report,
+0.18 MB, which ``parse_awr`` hands to :mod:`flashpoc.parse.statspack`): the best of 5
 ``parse_awr`` calls, next to the best of 5 bare passes of the standard library's
 ``html.parser`` over the same HTML (what the parser used to do before reading any section,
 so a lower bound of the old parse time). Then the wall time of the ``flashpoc parse awr``

@@ -29,7 +29,7 @@ TOP_IO_EVENTS = 5
 
 
 def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
-    """The sizing summary of a parsed AWR report (:func:`flashpoc.parse.awr.parse_awr`).
+    """The sizing summary of a parsed AWR or Statspack report (:func:`flashpoc.parse.awr.parse_awr`).
 
     Returns:
         ``db_name``, ``version``, ``scope``, ``begin_snap``, ``end_snap``, ``elapsed_s``,
@@ -38,8 +38,10 @@ def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
         file sync``), ``db_cpu_pct_of_db_time``, ``db_cpu_s_per_s``, ``buffer_hit_pct``,
         ``top_io_events`` (at most :data:`TOP_IO_EVENTS` rows ``event``, ``wait_class``,
         ``waits``, ``avg_wait_ms``, ``pct_db_time`` of the report's Top events in
-        :data:`IO_WAIT_CLASSES`, by DB time), and ``target`` (``slo_ms``, ``iops_levels``; a
-        value the report lacks is ``None``).
+        :data:`IO_WAIT_CLASSES`, by DB time; a Statspack report's Top 5 gives
+        ``pct_total_call_time`` instead, and ranks by it), ``latency_note`` (a Statspack report's
+        read latency under its whole-millisecond precision: no ``slo_ms`` then; else ``None``) and
+        ``target`` (``slo_ms``, ``iops_levels``; a value the report lacks is ``None``).
 
     Raises:
         ParseError: the report has no I/O rates (:func:`flashpoc.awr_metrics.point_metrics`).
@@ -51,11 +53,17 @@ def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
         return None if value is None else round(value / 1000.0, 3)
 
     read_ms = ms("db_file_sequential_read_avg_wait_us")
+    note = None
+    if report.get("format") == "statspack" and read_ms == 0:  # the printed whole ms (flashpoc.parse.statspack)
+        note = ("Statspack prints average waits in whole milliseconds: a read latency of 0 ms is under 0.5 ms, "
+                "too coarse for a latency target (set slo_ms yourself)")
     events = [e for e in report.get("top_events") or () if e.get("wait_class") in IO_WAIT_CLASSES]
-    events.sort(key=lambda e: -(e.get("pct_db_time") or 0.0))
+    events.sort(key=lambda e: -(e.get("pct_db_time") or e.get("pct_total_call_time") or 0.0))
     top = [{"event": e["event"], "wait_class": e.get("wait_class"), "waits": e.get("waits"),
             "avg_wait_ms": None if e.get("avg_wait_us") is None else round(e["avg_wait_us"] / 1000.0, 3),
-            "pct_db_time": e.get("pct_db_time")} for e in events[:TOP_IO_EVENTS]]
+            "pct_db_time": e.get("pct_db_time"),
+            **({"pct_total_call_time": e["pct_total_call_time"]} if "pct_total_call_time" in e else {})}
+           for e in events[:TOP_IO_EVENTS]]
     keys = ("db_name", "version", "scope", "begin_snap", "end_snap", "elapsed_s", "iops", "read_iops", "write_iops",
             "bw_mibps", "read_mibps", "write_mibps")
     return {
@@ -68,7 +76,8 @@ def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
         "db_cpu_s_per_s": m.get("db_cpu_s_per_s"),
         "buffer_hit_pct": m.get("buffer_hit_pct"),
         "top_io_events": top,
-        "target": {"slo_ms": None if read_ms is None else max(read_ms, 0.001),
+        "latency_note": note,
+        "target": {"slo_ms": None if read_ms is None or note else max(read_ms, 0.001),
                    "iops_levels": None if m.get("iops") is None else [round(m["iops"])]},
     }
 

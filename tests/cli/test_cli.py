@@ -264,6 +264,26 @@ def test_parse_awr_sizing_summary(capsys, monkeypatch):
     assert code == 2 and err.strip() == "flashpoc: error: --summary: only with awr (a production AWR report), not slob"
 
 
+def test_parse_awr_reads_a_statspack_report(capsys):
+    """`flashpoc parse awr` and `--summary` on a real Statspack report (spreport.sql output, 11.2.0.4)."""
+    report = DATA / "awr" / "11.2.0.4_single_prod_statspack.txt.gz"
+    code, out, _ = run_cli(capsys, "parse", "awr", str(report), "--format", "json")
+    parsed = json.loads(out)
+    assert code == 0 and parsed["format"] == "statspack" and parsed["header"]["db_id"] == 1066102538
+    code, out, _ = run_cli(capsys, "parse", "awr", str(report))
+    # Top 5 "control file parallel write  74,394  24  0  4.1" (its % is of total call time)
+    assert code == 0 and re.search(r"^control file parallel write\s+74,394\s+24\s+0\s+4.1\s+System I/O$", out, re.M)
+    code, out, _ = run_cli(capsys, "parse", "awr", "--summary", str(report))
+    # Instance Activity Stats per Second: physical read IO requests 4.1, physical write IO requests 1.2
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 100
+    assert re.search(r"^Scope\s+instance \(Statspack report\)$", out, re.M)
+    assert re.search(r"^IOPS \(read \+ write requests/s\)\s+5.3$", out, re.M)
+    assert re.search(r"^DB CPU \(% of DB time\)\s+192.1$", out, re.M)  # Time Model "DB CPU  1,186.7  192.1"
+    assert re.search(r"^Target: slo_ms\s*$", out, re.M) and "Note: Statspack prints average waits" in out
+    assert "Top I/O events (by total call time)" in out
+    assert re.search(r"^log file sync\s+Commit\s+27,068\s+0\s+1.1$", out, re.M)
+
+
 def test_parse_slob_run_directory(capsys):
     """`flashpoc parse slob DIR`: the point's metrics from the files runit.sh left."""
     run = DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10"

@@ -7,7 +7,19 @@ their unit and are those of :mod:`flashpoc.oracle_metrics` where the two overlap
 Scope
     ``scope`` is ``"instance"`` for an instance report alone (a single instance, or one RAC
     instance) and ``"cluster"`` when the RAC global report is given: IOPS, MiB/s, CPU and
-    latencies are then the whole cluster's.
+    latencies are then the whole cluster's. A Statspack report (``format`` ``"statspack"``,
+    :mod:`flashpoc.parse.statspack`) gives ``"instance (Statspack report)"``.
+
+Statspack
+    IO rates, MiB/s, redo and ``transactions_per_s`` come from its ``Instance Activity Stats``
+    per Second (the statistics of the cluster's ``System Statistics (Global)``, below);
+    ``db_time_s_per_s``, ``db_cpu_s_per_s`` and ``background_cpu_s_per_s`` are its ``Time Model
+    System Stats`` seconds (``DB time``, ``DB CPU``, ``background cpu time``) over the elapsed
+    seconds, and ``db_cpu_pct_of_db_time`` that model's printed DB CPU ``% DB time`` (Statspack's
+    own figure, which can exceed 100). Averages are printed in whole milliseconds (a wait under
+    0.5 ms prints 0): an event with 50 s or more of total wait time has its average taken as that
+    time over its waits instead (:mod:`flashpoc.parse.statspack`). A Statspack point has every key of an instance report's; ``_under_512us_pct``
+    is ``None`` (the histogram starts at ``<1ms``), as for an 11g AWR report.
 
 IO rates (per second)
     * Instance: Load Profile ``Read IO requests`` / ``Write IO requests`` (Oracle's
@@ -100,7 +112,7 @@ from .histograms import (HISTOGRAM_EVENTS, HISTOGRAM_LIMITS, _BUCKET_RE, _BUCKET
                          histogram_shares)
 from .scopes import (_CPU_KEYS, _LOAD_PROFILE_RATES, _ORDER, _SYSSTAT_RATES, _busy, _check_pair, _cluster_metrics,
                      _cpu_share, _header_metrics, _host_cpu_cluster, _host_cpu_instance, _instance_metrics, _io_sums,
-                     _ordered)
+                     _ordered, _statspack_metrics, _sysstat_rates)
 
 
 def point_metrics(report: Mapping[str, Any], rac_global: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -109,7 +121,7 @@ def point_metrics(report: Mapping[str, Any], rac_global: Mapping[str, Any] | Non
     Args:
         report: :func:`flashpoc.parse.awr.parse_awr` of the instance report. A RAC global
             report is accepted here too (with ``rac_global`` ``None``): it is then the
-            cluster's report.
+            cluster's report; so is a Statspack report (``rac_global`` ``None``).
         rac_global: ``parse_awr`` of the RAC global report of the same snapshots, or
             ``None``. When given, the metrics are the cluster's (``scope`` ``"cluster"``).
 
@@ -132,6 +144,8 @@ def point_metrics(report: Mapping[str, Any], rac_global: Mapping[str, Any] | Non
             physical read/write IO requests; a ``rac_global`` that is not a RAC global
             report or covers another database or other snapshots than ``report``.
     """
+    if report.get("format") == "statspack" and rac_global is None:
+        return _statspack_metrics(report)
     if rac_global is None and report.get("kind") == "rac_global":
         rac_global = report
     elif rac_global is not None:

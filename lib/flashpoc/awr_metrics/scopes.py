@@ -98,12 +98,7 @@ def _cluster_metrics(rac: Mapping[str, Any]) -> dict[str, Any]:
         )
     header = rac.get("header") or {}
     count = header.get("instance_count") or len(header.get("instances") or ()) or None
-    out: dict[str, Any] = {"scope": "cluster", **_header_metrics(header), "instances": count}
-    for metric, (stat, scale) in _SYSSTAT_RATES.items():
-        value = stats.get(stat)
-        out[metric] = None if value is None else _round(value * scale)
-    commits = stats.get("user commits")
-    out["transactions_per_s"] = None if commits is None else _round(commits + (stats.get("user rollbacks") or 0.0))
+    out: dict[str, Any] = {"scope": "cluster", **_header_metrics(header), "instances": count, **_sysstat_rates(stats)}
     elapsed_s = out["elapsed_s"]
     db_time_min = header.get("db_time_min")
     out["db_time_s_per_s"] = (
@@ -120,6 +115,44 @@ def _cluster_metrics(rac: Mapping[str, Any]) -> dict[str, Any]:
     out["db_cpu_pct_of_db_time"] = _cpu_share(out)
     out.update(_event_metrics(rac))
     out.update(_host_cpu_cluster(rac.get("host_cpu_by_instance")))
+    return _ordered(out)
+
+
+def _sysstat_rates(stats: Mapping[str, float | None]) -> dict[str, Any]:
+    """IO rates (:data:`_SYSSTAT_RATES`) and ``transactions_per_s`` (``user commits`` + ``user
+    rollbacks``, a statistic not listed counting as 0) from statistics' per Second values."""
+    out: dict[str, Any] = {}
+    for metric, (stat, scale) in _SYSSTAT_RATES.items():
+        value = stats.get(stat)
+        out[metric] = None if value is None else _round(value * scale)
+    commits = stats.get("user commits")
+    out["transactions_per_s"] = None if commits is None else _round(commits + (stats.get("user rollbacks") or 0.0))
+    return out
+
+
+def _statspack_metrics(report: Mapping[str, Any]) -> dict[str, Any]:
+    """A Statspack report's metrics: the IO rates of its Instance Activity Stats (as the cluster's
+    of System Statistics (Global)), DB time, DB CPU and background CPU from its Time Model
+    (seconds over the elapsed seconds) and DB CPU's ``% DB time`` as printed there."""
+    stats = {row["statistic"]: row["per_second"] for row in report.get("instance_activity") or ()}
+    missing = [s for s in ("physical read IO requests", "physical write IO requests") if stats.get(s) is None]
+    if missing:
+        raise ParseError(f"AWR metrics: the Statspack report's Instance Activity Stats have no "
+                         f"{' / '.join(repr(m) for m in missing)}")
+    out: dict[str, Any] = {"scope": "instance (Statspack report)", **_header_metrics(report.get("header") or {}),
+                           "instances": 1, **_sysstat_rates(stats)}
+    model = {row["statistic"]: row for row in report.get("time_model") or ()}
+    elapsed_s = out["elapsed_s"]
+    for metric, stat in (("db_time_s_per_s", "DB time"), ("db_cpu_s_per_s", "DB CPU"),
+                         ("background_cpu_s_per_s", "background cpu time")):
+        seconds = (model.get(stat) or {}).get("time_s")
+        out[metric] = _round(seconds / elapsed_s) if seconds is not None and elapsed_s else None
+    out.update(_io_sums(out))
+    out["buffer_hit_pct"] = (report.get("instance_efficiency") or {}).get("buffer_hit_pct")
+    printed = (model.get("DB CPU") or {}).get("pct_db_time")
+    out["db_cpu_pct_of_db_time"] = printed if printed is not None else _cpu_share(out)
+    out.update(_event_metrics(report))
+    out.update(_host_cpu_instance(report.get("host_cpu")))
     return _ordered(out)
 
 

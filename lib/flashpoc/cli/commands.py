@@ -83,7 +83,7 @@ TABLE_COLUMNS = {
                 ("write_resp_ms", "Write (ms)"), ("resp_max_ms", "Max (ms)"), ("queue_depth", "Queue"),
                 ("cpu_sys_user_pct", "CPU (%)")],
     "awr": [("event", "Event"), ("waits", "Waits"), ("total_time_s", "Time (s)"), ("avg_wait_us", "Avg wait (us)"),
-            ("pct_db_time", "DB time (%)"), ("wait_class", "Wait class")],
+            ("pct_db_time", "DB time (%)"), ("pct_total_call_time", "Call time (%)"), ("wait_class", "Wait class")],
     "slob": [("metric", "Metric"), ("value", "Value")],
 }
 
@@ -118,6 +118,8 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 def _awr_summary(path: Path, fmt: str) -> int:
     """``parse awr --summary``: what the database needs (:func:`flashpoc.sizing.sizing_summary`)."""
+    import textwrap
+
     from ..sizing import sizing_summary, summary_rows
     from ..texttable import text_table
 
@@ -131,11 +133,15 @@ def _awr_summary(path: Path, fmt: str) -> int:
         return 0
     width = output_width()
     print(text_table(rows, [("measure", "Measure"), ("value", "Value")], width))
-    if summary["top_io_events"]:
-        print("\nTop I/O events (by DB time)")
-        print(text_table(summary["top_io_events"], [("event", "Event"), ("wait_class", "Wait class"),
-                                                    ("waits", "Waits", ",.0f"), ("avg_wait_ms", "Avg wait (ms)"),
-                                                    ("pct_db_time", "DB time (%)")], width))
+    if summary["latency_note"]:
+        print("\n" + textwrap.fill(f"Note: {summary['latency_note']}", width))
+    top = summary["top_io_events"]
+    if top:
+        call_time = any("pct_total_call_time" in e for e in top)  # a Statspack Top 5
+        print(f"\nTop I/O events (by {'total call time' if call_time else 'DB time'})")
+        share = ("pct_total_call_time", "Call time (%)") if call_time else ("pct_db_time", "DB time (%)")
+        print(text_table(top, [("event", "Event"), ("wait_class", "Wait class"), ("waits", "Waits", ",.0f"),
+                               ("avg_wait_ms", "Avg wait (ms)"), share], width))
     return 0
 
 
@@ -278,12 +284,13 @@ def build_parser() -> argparse.ArgumentParser:
                 "columns when not a terminal) with the main columns; csv and json have every column.", _cmd_parse)
     p.add_argument("engine", choices=[*engine_names(), *_READERS])
     p.add_argument("file", help="fio: the JSON(+) output file; vdbench: the output directory; "
-                                "awr: an AWR report (text or HTML, .gz too); slob: a run directory; hammerdb: a "
-                                "timed run's log, console or job answer, or its directory")
+                                "awr: an AWR report (text or HTML, .gz too) or a Statspack report; slob: a run "
+                                "directory; hammerdb: a timed run's log, console or job answer, or its directory")
     p.add_argument("--format", choices=["json", "csv", "table"], default="table")
     p.add_argument("--summary", action="store_true",
-                   help="awr: the sizing summary of a production report (IOPS, MiB/s, read and write latency, DB "
-                        "CPU share, top I/O events) and the campaign target it gives (slo_ms, report.iops_levels)")
+                   help="awr: the sizing summary of a production AWR or Statspack report (IOPS, MiB/s, read and "
+                        "write latency, DB CPU share, top I/O events) and the campaign target it gives (slo_ms, "
+                        "report.iops_levels)")
 
     p = command("saturation", "the saturation threads of a CSV of threads, IOPS and latency",
                 "Find the thread count beyond which IOPS stop rising in a CSV of threads,iops,latency_ms (as a "

@@ -163,6 +163,8 @@ _PCT_RE = re.compile(rf"^({_NUMBER})(?:\((\d+)\)?)?$")  # text may cut the ")": 
 _SIGNED_RE = re.compile(rf"[-+]?{_DIGITS}")
 _DASH_LINE_RE = re.compile(r"^[ \-~]*[-~]{2,}[ \-~]*$")
 _NO_DATA = "No data exists for this section of the report"
+STATSPACK_TITLE = "STATSPACK report for"
+"""The first line of a Statspack report (:func:`parse_awr` hands it to :mod:`flashpoc.parse.statspack`)."""
 
 
 # --------------------------------------------------------------------------- file reading
@@ -681,7 +683,9 @@ def detect_awr_format(text: str) -> tuple[str, str]:
 
 
 def parse_awr(text: str, *, allow_truncated: bool = False) -> dict[str, Any]:
-    """Parse an AWR report (text or HTML, instance or RAC global).
+    """Parse an AWR report (text or HTML, instance or RAC global), or a Statspack report (text: one
+    that starts with ``STATSPACK report for`` is read by :func:`flashpoc.parse.statspack.parse_statspack`,
+    into the same dict with ``format`` ``"statspack"``).
 
     Args:
         text: The whole report, decoded (see :func:`read_awr_file` for ``.gz``).
@@ -705,6 +709,11 @@ def parse_awr(text: str, *, allow_truncated: bool = False) -> dict[str, Any]:
         ParseError: The input is empty, not an AWR report, truncated (no ``End of Report``),
             or no section of it could be read.
     """
+    if STATSPACK_TITLE in text[:2000]:  # a Statspack report reads the same (flashpoc.parse.statspack)
+        from .statspack import is_statspack, parse_statspack
+
+        if is_statspack(text):
+            return parse_statspack(text, allow_truncated=allow_truncated)
     fmt, kind = detect_awr_format(text)
     if not allow_truncated and "End of Report" not in text[-2000:]:
         raise ParseError(
@@ -978,7 +987,11 @@ def _top_events(report: _TextReport | _HtmlReport) -> list[dict[str, Any]]:
                 break
     else:
         table = report.by_summary(r"top 10 wait events by total wait time|top 5 timed")
-    table = _require(table, "Top 10 Foreground Events by Total Wait Time")
+    return _top_event_rows(_require(table, "Top 10 Foreground Events by Total Wait Time"))
+
+
+def _top_event_rows(table: _Table) -> list[dict[str, Any]]:
+    """The rows of a Top events table, its columns found by meaning (also Statspack's Top 5)."""
     c_event = table.col_by("event")
     c_waits = table.col_by("waits")
     c_time = table.col_by("total_time")

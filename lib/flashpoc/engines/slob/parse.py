@@ -3,10 +3,12 @@
 A SLOB point is read from its AWR reports (:mod:`flashpoc.awr_metrics`): the instance report
 (``awr.txt``, else ``awr.html.gz`` / ``awr.html``) and, on RAC, the global report of the same
 snapshots (``awr_rac.txt``, else ``awr_rac.html.gz`` / ``awr_rac.html``), which makes the
-point's IOPS the whole cluster's. Host CPU comes from the AWR "Host CPU" section (exactly
-the snapshot window); ``mpstat.out`` adds the DB host's CPU use seen by the OS over the same
-window (``mpstat_*_pct``: means of the ``all`` rows whose clock time lies between the
-snapshots' begin and end times), and ``tm.out`` the seconds runit.sh measured (``tm_s``).
+point's IOPS the whole cluster's. A run of ``database_statistics_type statspack`` leaves
+``statspack.txt`` instead: without an AWR report the point is read from it (``scope``
+``instance (Statspack report)``, :mod:`flashpoc.parse.statspack`). Host CPU comes from the AWR
+"Host CPU" section (exactly the snapshot window); ``mpstat.out`` adds the DB host's CPU use seen
+by the OS over the same window (``mpstat_*_pct``: means of the ``all`` rows whose clock time lies
+between the snapshots' begin and end times), and ``tm.out`` the seconds runit.sh measured (``tm_s``).
 ``iostat.out`` gives the point's time series (:func:`iostat_intervals`), or, when the datafiles
 are on NFS through the kernel's client (``database: datafiles: knfs``), ``mountstats.out`` does
 (the NFS mounts' READ/WRITE, :func:`flashpoc.parse.mountstats.nfs_intervals`): the local disks
@@ -43,8 +45,10 @@ INTERVAL_SOURCES = {
             "iostat nor the kernel's NFS counters",
 }
 """What a SLOB point's time series counts, by ``database: datafiles:`` (the point's ``intervals_source``)."""
+STATSPACK_REPORT = "statspack.txt"
+"""The report runit.sh leaves with ``database_statistics_type statspack`` (read when there is no AWR report)."""
 RAC_REPORTS = ("awr_rac.txt", "awr_rac.html.gz", "awr_rac.html")
-RUN_FILES = (*INSTANCE_REPORTS, *RAC_REPORTS, "statspack.txt", "iostat.out", "mpstat.out", "vmstat.out", "tm.out")
+RUN_FILES = (*INSTANCE_REPORTS, *RAC_REPORTS, STATSPACK_REPORT, "iostat.out", "mpstat.out", "vmstat.out", "tm.out")
 """The files SLOB's runit.sh leaves in a run directory that flashpoc reads (a directory with none
 of them is not a SLOB run)."""
 
@@ -94,8 +98,8 @@ def read_slob_run(files: Mapping[str, bytes | str], devices: str | None = None, 
         ([] without the file).
 
     Raises:
-        ParseError: there is no AWR report (a Statspack-only run is named as such), or a
-            report, mpstat.out or tm.out cannot be read.
+        ParseError: there is neither an AWR report nor statspack.txt, or a report, mpstat.out or
+            tm.out cannot be read.
     """
     name = _instance_report(files)
     report = parse_awr(file_text(name, files[name]))
@@ -121,15 +125,12 @@ def read_slob_run(files: Mapping[str, bytes | str], devices: str | None = None, 
 
 
 def _instance_report(files: Mapping[str, bytes | str]) -> str:
-    """The name of the run's instance AWR report; a ParseError saying what the run left instead."""
-    name = _first(files, INSTANCE_REPORTS)
+    """The name of the run's instance report: its AWR report, else its Statspack report
+    (``database_statistics_type statspack``); a ParseError when the run left neither."""
+    name = _first(files, (*INSTANCE_REPORTS, STATSPACK_REPORT))
     if name is None:
-        if files.get("statspack.txt"):
-            raise ParseError("the run left statspack.txt only: flashpoc reads SLOB points from AWR reports; "
-                             "with database_statistics_type statspack configure oracle: to read the "
-                             "statistics through SQL")
-        raise ParseError("the run left no AWR report (awr.txt or awr.html.gz): see console.txt and "
-                         "slob_debug.out of the point")
+        raise ParseError("the run left no AWR report (awr.txt or awr.html.gz) nor statspack.txt: see console.txt "
+                         "and slob_debug.out of the point")
     return name
 
 
@@ -156,11 +157,11 @@ def point_wait_histogram(files: Mapping[str, bytes | str], event: str) -> list[d
     """``event``'s wait histogram per bucket (:func:`flashpoc.awr_metrics.histogram_buckets`) from
     a run's files: the RAC global report's when there is one, else the instance report's; ``[]``
     without a report or a histogram of the event."""
-    for names in (RAC_REPORTS, INSTANCE_REPORTS):
+    for names in (RAC_REPORTS, (*INSTANCE_REPORTS, STATSPACK_REPORT)):
         name = _first(files, names)
         if name is not None:
             report = parse_awr(file_text(name, files[name]))
-            if names is INSTANCE_REPORTS or report.get("kind") == "rac_global":
+            if names is not RAC_REPORTS or report.get("kind") == "rac_global":
                 return histogram_buckets(report.get("event_histograms") or (), event)
     return []
 

@@ -1,0 +1,388 @@
+"""Parse Oracle Statspack reports (``spreport.sql`` output, text) into the dict of an AWR report.
+
+Databases without the Diagnostics Pack (Standard Edition, many production sites) have Statspack,
+not AWR: a DBA sizing an array from production brings a Statspack report, and SLOB with
+``database_statistics_type statspack`` leaves ``statspack.txt`` in its run directory.
+:func:`parse_statspack` gives what :func:`flashpoc.parse.awr.parse_awr` gives for an instance
+report, for what Statspack prints, with ``format`` ``"statspack"``; :func:`flashpoc.parse.awr.parse_awr`
+hands a report that starts with ``STATSPACK report for`` to it, so a Statspack report is read
+wherever an AWR report is.
+
+The tables are read as :mod:`flashpoc.parse.awr` reads a text AWR report (its ``_TextReport``: columns
+are the runs of ``-``/``~`` of the rule under the header, found by meaning), with these differences:
+
+* header: ``Database  DB Id  Instance  Inst Num  Startup Time  Release  RAC`` (the database name is
+  printed blank by some releases: then it is the ``DB/Inst: NAME/inst`` of the section titles);
+  ``DB time:`` and ``DB CPU:`` in minutes beside the snapshot lines.
+* ``Top 5 Timed Events``: the title line holds the upper words of the column headers (``Avg``,
+  ``%Total``); ``% Total Call Time`` is the share of CPU time plus non-idle waits (``pct_total_call_time``,
+  ``pct_db_time`` is ``None``: Statspack prints no DB time share there). Statspack prints no wait class:
+  ``wait_class`` is Oracle's fixed class of the event (:data:`EVENT_CLASSES`, as ``V$EVENT_NAME`` names it)
+  for the I/O events, else ``None``.
+* Wait events: ``Avg wait (ms)`` in whole milliseconds (an average under 0.5 ms prints 0): a key
+  event with at least 50 s of ``Total Wait Time (s)`` has its average taken as that time over its
+  waits (:func:`_finer_averages`), others keep the printed one; an overflowed cell (``######``) of an
+  idle event is never read.
+* ``Wait Event Histogram``: buckets ``<1ms`` ... ``>1s`` under a ``% of Waits`` group header.
+* ``Time Model System Stats`` (``time_model``: ``statistic``, ``time_s``, ``pct_db_time``) and
+  ``Instance Activity Stats`` (``instance_activity``: ``statistic``, ``total``, ``per_second``,
+  ``per_transaction``; names cut to 33 characters as printed), cross-checked: each row's Total over
+  the report's elapsed time is its per Second, to the printed precision, else the section is refused.
+* ``Tablespace IO Stats`` / ``File IO Stats``: each row on two lines (the names, then the figures),
+  rows separated by blank lines in File IO; ``Mx Rd Bkt`` (``max_read_bucket_ms``: the upper bound of
+  the slowest single-block read bucket with reads); a blank or ``N/A`` cell is ``None``. Checked as
+  AWR's: per-second columns against the counts, tablespace sums against the files.
+* ``Host CPU  (CPUs: 12  Cores: 6  Sockets: 1)``: the CPUs in its title, ``User``, ``System``,
+  ``Idle``, ``WIO`` columns.
+
+* ``IO Stat by Function - summary`` is read as AWR's ``IOStat by Function summary`` (``iostat_by_function``).
+Seen on one real report (11.2.0.4.0, single instance; tests/data/awr/PROVENANCE.md).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flashpoc.errors import ParseError
+
+from .awr import (IO_STATS_COLUMNS, KEY_EVENTS_FOREGROUND, STATSPACK_TITLE, _check_io_rates, _dash_runs, _float,
+                  _histograms, _instance_efficiency, _int_or_none, _is_dash, _key_event_names, _key_event_waits,
+                  _key_events, _iostat_by_function, _load_profile, _norm, _require, _section, _Sections, _slice_cells,
+                  _statistic_number, _Table, _TextReport, _top_event_rows, _whole, parse_count)
+
+EVENT_CLASSES: dict[str, str] = {
+    **{name: "User I/O" for name in (
+        "db file sequential read", "db file scattered read", "db file parallel read", "db file single write",
+        "direct path read", "direct path read temp", "direct path write", "direct path write temp",
+        "direct path sync", "read by other session", "Disk file operations I/O", "local write wait",
+        "utl_file I/O", "Datapump dump file I/O", "BFILE read")},
+    **{name: "System I/O" for name in (
+        "log file parallel write", "db file parallel write", "db file async I/O submit",
+        "control file parallel write", "control file sequential read", "control file single write",
+        "log file sequential read", "log file single write", "RMAN backup & recovery I/O", "Log archive I/O",
+        "io done")},
+    "log file sync": "Commit",
+}
+"""Oracle's wait class (``V$EVENT_NAME.WAIT_CLASS``, fixed by the release) of the I/O events a
+Statspack Top 5 lists without one; an event not named here has no class (``None``)."""
+
+_STATSPACK_TITLES = {"IOStat by Function summary": "IO Stat by Function - summary"}
+"""AWR's title of a section -> Statspack's, where :mod:`flashpoc.parse.awr` reads the section by its AWR title
+(the columns are the same: 11.2's ``Avg Tm(ms)``, data volumes suffixed ``M`` in MiB)."""
+_IO_COLUMNS = {**IO_STATS_COLUMNS, "mxrdbkt": "max_read_bucket_ms"}
+_IO_REQUIRED = ("reads", "avg_read_ms", "writes", "buffer_waits", "avg_buffer_wait_ms")
+_IO_COUNTS = ("reads", "writes", "buffer_waits")
+_DB_INST_RE = re.compile(r"DB/Inst:\s+([^/\s]+)/")
+_MINUTES_RE = re.compile(r"^\s*DB time:\s+([\d,.]+) \(mins\)(?:\s+DB CPU:\s+([\d,.]+) \(mins\))?")
+_SNAP_RE = re.compile(r"^\s*(Begin|End) Snap:\s+(\d+)\s+(\d{2}-\w{3}-\d{2} \d{2}:\d{2}:\d{2})")
+_ELAPSED_RE = re.compile(r"^\s*Elapsed:\s+([\d,.]+) \(mins\)")
+
+
+def is_statspack(text: str) -> bool:
+    """Whether ``text`` is a Statspack report: ``STATSPACK report for`` among its first lines."""
+    return STATSPACK_TITLE in text[:2000] and not re.search(r"<html", text[:2000], re.IGNORECASE)
+
+
+class _StatspackText(_TextReport):
+    """A text report whose section titles may be followed by one space before ``DB/Inst:``
+    (``Wait Events (fg and bg) DB/Inst:``) and whose histogram buckets sit under a group header."""
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        lines: list[str] = []
+        for line in self.lines:
+            if lines and lines[-1].strip() and line[:1] not in (" ", "") and "DB/Inst:" in line:
+                lines.append("")  # a page's title right under the last row of the previous page
+            lines.append(line)
+        self.lines = lines
+
+    def title_lines(self, title: str) -> list[int]:
+        return [i for i, line in enumerate(self.lines) if line.startswith(title)
+                and (not line[len(title):].strip() or re.match(r"\s+DB/Inst:", line[len(title):]))]
+
+    def table(self, title: str) -> _Table | None:
+        table = super().table(_STATSPACK_TITLES.get(title, title))
+        if table is not None and title.startswith("Wait Event Histogram"):
+            # "Total ------ % of Waits ------" above "Waits <1ms <2ms": a bucket is its last word
+            table.header = table.header[:2] + [h.split()[-1] if h else h for h in table.header[2:]]
+        return table
+
+
+def parse_statspack(text: str, *, allow_truncated: bool = False) -> dict[str, Any]:
+    """Parse a Statspack report (text).
+
+    Args:
+        text: The whole report, decoded (:func:`flashpoc.parse.awr.read_awr_file` reads a ``.gz``).
+        allow_truncated: Accept a report without its closing ``End of Report`` line; its last line
+            (perhaps cut in the middle of a row) is then left out.
+
+    Returns:
+        The dict of :func:`flashpoc.parse.awr.parse_awr` for an instance report (``format``
+        ``"statspack"``, ``kind`` ``"instance"``), plus ``time_model`` and ``instance_activity`` (see
+        the module docstring); sections Statspack does not print, or that could not be read, are
+        ``None`` and named in ``sections``.
+
+    Raises:
+        ParseError: not a Statspack report, truncated, or no section could be read.
+    """
+    if not is_statspack(text):
+        raise ParseError(f"not a Statspack report: expected {STATSPACK_TITLE!r} at its top")
+    if not allow_truncated and "End of Report" not in text[-2000:]:
+        raise ParseError("Statspack report is truncated: its last line 'End of Report' was not found "
+                         "(pass allow_truncated=True to parse the sections before the cut)")
+    report = _StatspackText(text)
+    if "End of Report" not in text[-2000:]:
+        report.lines = report.lines[:-1]  # the line at the cut may be a row cut short
+    sections = _Sections()
+    fg = sections.read("Foreground Wait Events", lambda: _require(_section(report, "Foreground Wait Events"),
+                                                                 "Foreground Wait Events"))
+    bg = sections.read("Background Wait Events", lambda: _require(_section(report, "Background Wait Events"),
+                                                                 "Background Wait Events"))
+    header = sections.read("header", lambda: _header(report))
+    elapsed_s = None if header is None else header["elapsed_min"] * 60
+    files = sections.read("File IO Stats", lambda: _io_stats(report, "File IO Stats", elapsed_s))
+    out = {
+        "format": "statspack",
+        "kind": "instance",
+        "header": header,
+        "load_profile": sections.read("Load Profile", lambda: _load_profile(report)),
+        "top_events": sections.read("Top 5 Timed Events", lambda: _top_events(report)),
+        "key_events": _finer_averages(fg, bg),
+        "event_histograms": _histograms(report, sections, ("Wait Event Histogram",)),
+        "iostat_by_function": sections.read("IO Stat by Function - summary", lambda: _iostat_by_function(report)),
+        "tablespace_io": sections.read("Tablespace IO Stats", lambda: _tablespace_io(report, elapsed_s, files)),
+        "file_io": files,
+        "host_cpu": sections.read("Host CPU", lambda: _host_cpu(report)),
+        "key_event_waits": _key_event_waits(fg, bg),
+        "key_event_names": _key_event_names(fg, bg),
+        "time_model": sections.read("Time Model System Stats", lambda: _time_model(report)),
+        "instance_activity": sections.read("Instance Activity Stats",
+                                           lambda: _instance_activity(report, elapsed_s)),
+        "instance_efficiency": _instance_efficiency(text),
+    }
+    return {**out, "sections": sections.result()}
+
+
+FINER_AVERAGE_MIN_S = 50.0
+"""The least Total Wait Time (s) of an event whose average is taken as that time over its waits: the
+time is printed to the second, so the average is then known within 1 %."""
+
+
+def _finer_averages(fg: _Table | None, bg: _Table | None, min_total_s: float = FINER_AVERAGE_MIN_S) -> dict[str, float]:
+    """The key events' average waits (us): Statspack prints them in whole milliseconds (``0`` for any
+    flash read), so an event with at least ``min_total_s`` of Total Wait Time (s) has its average
+    computed as that time over its Waits (``3,826`` s over ``10,924,627`` waits: 350.22 us), checked
+    against the printed average (it must round to it, within 1 %); one that does not has its cells
+    out of their columns and is left out. Other events keep the printed whole-millisecond average."""
+    averages, waits, names = _key_events(fg, bg), _key_event_waits(fg, bg), _key_event_names(fg, bg)
+    out: dict[str, float] = {}
+    for key, printed in averages.items():
+        table = fg if key in KEY_EVENTS_FOREGROUND else bg
+        if table is None:
+            continue
+        c_event, c_time = table.col_by("event"), table.col_by("total_time")
+        total_s = parse_count(next(r for r in table.rows if r[c_event] == names[key])[c_time])
+        if total_s is None or total_s < min_total_s or not waits.get(key):
+            out[key] = printed
+            continue
+        finer = total_s * 1e6 / waits[key]
+        if abs(finer - printed) <= 500.0 + 0.01 * finer:  # the printed cell is the average to the ms
+            out[key] = round(finer, 2)
+    return out
+
+
+def _header(report: _StatspackText) -> dict[str, Any]:
+    """The database, the instance, the snapshots and the elapsed, DB time and DB CPU minutes."""
+    at = report.find(r"^Database\s+DB Id\s+Instance\s", 60)
+    db = _require(report.table_at(at[0], "Database", title_is_header=True) if at else None,
+                  "database information (Database, DB Id, Release)")
+    row = db.rows[0]
+    snap: dict[str, Any] = {}
+    for line in report.lines[:60]:
+        for regex in (_SNAP_RE, _ELAPSED_RE, _MINUTES_RE):
+            match = regex.match(line)
+            if match:
+                snap[match.group(1) if regex is _SNAP_RE else regex.pattern] = match.groups()
+    if not {"Begin", "End", _ELAPSED_RE.pattern, _MINUTES_RE.pattern} <= set(snap):
+        raise ParseError("Statspack report: snapshot lines (Begin Snap / End Snap / Elapsed / DB time) not found")
+    named = next((m for m in map(_DB_INST_RE.search, report.lines) if m), None)
+    instance = row[db.col("Instance")].strip()
+    minutes = snap[_MINUTES_RE.pattern]
+    rac = row[db.col("RAC")].strip()
+    return {
+        "db_name": row[db.col("Database")].strip() or (named.group(1) if named else None),
+        "db_id": _whole(row[db.col("DB Id")]),
+        "version": row[db.col("Release")].strip() or None,
+        "instances": [{"instance": instance, "inst_num": _whole(row[db.col("Inst Num")])}],
+        "instance_count": None,
+        "rac": (rac == "YES") if rac else None,
+        "cdb": None,
+        "begin_snap": int(snap["Begin"][1]),
+        "end_snap": int(snap["End"][1]),
+        "begin_time": snap["Begin"][2],
+        "end_time": snap["End"][2],
+        "elapsed_min": _float(snap[_ELAPSED_RE.pattern][0], "Elapsed"),
+        "db_time_min": _float(minutes[0], "DB time"),
+        "db_cpu_min": None if minutes[1] is None else _float(minutes[1], "DB CPU"),
+    }
+
+
+def _top_events(report: _StatspackText) -> list[dict[str, Any]]:
+    """``Top 5 Timed Events``, whose title line carries the header's first words (``Avg``, ``%Total``)."""
+    title = "Top 5 Timed Events"
+    starts = report.find(rf"^{title}\s", 200)
+    table = _require(report.table_at(starts[0], title, title_is_header=True) if starts else None, title)
+    table.header = [re.sub(r"~+", "", head.replace(title, "")).strip() for head in table.header]
+    rows = _top_event_rows(table)
+    for row in rows:
+        row["pct_total_call_time"], row["pct_db_time"] = row["pct_db_time"], None
+        row["wait_class"] = row["wait_class"] or EVENT_CLASSES.get(row["event"].strip())
+    return rows
+
+
+def _time_model(report: _StatspackText) -> list[dict[str, Any]] | None:
+    table = _section(report, "Time Model System Stats")
+    if table is None:
+        return None
+    c_stat, c_time, c_pct = table.col("Statistic"), table.col("Time (s)"), table.col("% DB time")
+    return [{"statistic": row[c_stat], "time_s": _float(row[c_time], f"Time Model {row[c_stat]!r}"),
+             "pct_db_time": _float(row[c_pct], f"Time Model {row[c_stat]!r} % DB time")} for row in table.rows]
+
+
+def _instance_activity(report: _StatspackText, elapsed_s: float | None) -> list[dict[str, Any]] | None:
+    """The pages of ``Instance Activity Stats`` that print Total, per Second and per Trans (not the
+    absolute values, nor the per Hour ones), each row's per Second checked against its Total."""
+    tables = report.tables("Instance Activity Stats")
+    if tables is None:
+        return None
+    out = []
+    for table in tables:
+        if [_norm(h) for h in table.header] != ["statistic", "total", "per second", "per trans"]:
+            continue
+        for row in table.rows:
+            stat = " ".join(row[0].split())
+            what = f"Instance Activity Stats {stat!r}"
+            entry = {"statistic": stat, "total": _statistic_number(row[1], f"{what} Total"),
+                     "per_second": _statistic_number(row[2], f"{what} per Second"),
+                     "per_transaction": _statistic_number(row[3], f"{what} per Trans")}
+            _check_rate(entry, elapsed_s, what)
+            out.append(entry)
+    return out
+
+
+def _check_rate(entry: dict[str, Any], elapsed_s: float | None, what: str) -> None:
+    """Refuse a row whose per Second is not its Total over the elapsed seconds (printed to 0.01 min,
+    so known to 0.3 s). Statspack rounds the rate twice, to 0.01 then to 0.1 (41.5465 prints 41.6,
+    0.0455 prints 0.1), so a printed rate is within 0.055 of the rate."""
+    total, rate = entry["total"], entry["per_second"]
+    if not elapsed_s or total is None or rate is None:
+        return
+    computed = total / elapsed_s
+    if abs(computed - rate) > 0.055 + abs(computed) * 0.3 / elapsed_s + 1e-9:
+        raise ParseError(f"{what}: Total {total:,.0f} over {elapsed_s:g} s is {computed:.2f}/s, the report prints "
+                         f"{rate:g} per Second: its cells are not under their header")
+
+
+def _io_stats(report: _StatspackText, title: str, elapsed_s: float | None) -> list[dict[str, Any]] | None:
+    """The rows of ``Tablespace IO Stats`` or ``File IO Stats`` (the keys of
+    :func:`flashpoc.parse.awr._io_stats`, plus ``max_read_bucket_ms`` for files); ``None`` without
+    the section, ``[]`` when it prints no data."""
+    starts = report.title_lines(title)
+    if not starts:
+        return None
+    out: list[dict[str, Any]] = []
+    for start in starts:
+        if not report.no_data(start):
+            out += _io_page(report.lines, start, title, elapsed_s)
+    return out
+
+
+def _io_rules(lines: list[str], start: int, title: str) -> tuple[list[tuple[int, int]], int]:
+    """The column runs of the names' rule and the line number of the figures' rule of a page."""
+    rules = [j for j in range(start + 1, min(start + 15, len(lines))) if _is_dash(lines[j])]
+    if len(rules) < 2:
+        raise ParseError(f"section {title!r} (line {start + 1}): no name and figure rules found")
+    return _dash_runs(lines[rules[0]]), rules[1]
+
+
+def _io_page(lines: list[str], start: int, title: str, elapsed_s: float | None) -> list[dict[str, Any]]:
+    """One page of a two-line IO section: a name line (tablespace, file) then its figures."""
+    name_runs, rule = _io_rules(lines, start, title)
+    runs = _dash_runs(lines[rule])
+    header_lines = [ln for ln in lines[start + 1:rule] if ln.strip() and not _is_dash(ln) and ln[:1] == " "]
+    cells = [_slice_cells(ln, runs) for ln in header_lines]
+    header = [re.sub(r"\s+", "", "".join(c[i] for c in cells)).lower() for i in range(len(runs))]
+    keys = [_IO_COLUMNS.get(head) for head in header]
+    missing = [key for key in _IO_REQUIRED if key not in keys]
+    if missing:
+        raise ParseError(f"section {title!r}: no column of {missing} in {header}")
+    out: list[dict[str, Any]] = []
+    names: list[str] | None = None
+    for line in lines[rule + 1:]:
+        if not line.strip():
+            continue
+        if _is_dash(line) or (line[:1] != " " and "DB/Inst:" in line):
+            break  # the closing rule, or the next page's title
+        if line[:1] != " ":
+            if names is not None:
+                raise ParseError(f"section {title!r}: {names[0]!r} has no figures line: damaged report")
+            names = _slice_cells(line, name_runs)
+            continue
+        if names is None:
+            raise ParseError(f"section {title!r}: a figures line without its names line: {line.strip()!r}")
+        entry = {"tablespace": names[0], **({"filename": names[1]} if len(names) > 1 else {})}
+        for key, cell in zip(keys, _slice_cells(line, runs)):
+            if key is not None:
+                entry[key] = _io_value(key, cell, f"{title} {names[0]!r} {key}")
+        _check_io_rates(title, entry, elapsed_s)
+        out.append(entry)
+        names = None
+    return out
+
+
+def _io_value(key: str, cell: str, what: str) -> float | int | None:
+    if cell.strip() in ("", "N/A"):
+        return None
+    if key in _IO_COUNTS:
+        return _int_or_none(parse_count(cell))
+    value = _float(cell, what)
+    return int(value) if key == "max_read_bucket_ms" and value is not None and value.is_integer() else value
+
+
+def _tablespace_io(report: _StatspackText, elapsed_s: float | None,
+                   files: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+    """``Tablespace IO Stats``, each tablespace's reads, writes and buffer waits checked against
+    the sums of its files' in ``File IO Stats`` (when that was read)."""
+    rows = _io_stats(report, "Tablespace IO Stats", elapsed_s)
+    sums: dict[str, list[int]] = {}
+    for row in files or ():
+        total = sums.setdefault(row["tablespace"], [0, 0, 0])
+        for i, key in enumerate(_IO_COUNTS):
+            total[i] += row[key] or 0
+    for row in rows or ():
+        printed = [row[key] or 0 for key in _IO_COUNTS]
+        if row["tablespace"] in sums and sums[row["tablespace"]] != printed:
+            raise ParseError(f"section 'Tablespace IO Stats': {row['tablespace']!r} prints reads, writes and buffer "
+                             f"waits {printed}, its files {sums[row['tablespace']]}: damaged report")
+    return rows
+
+
+def _host_cpu(report: _StatspackText) -> dict[str, Any] | None:
+    """``Host CPU  (CPUs: 12  Cores: 6  Sockets: 1)``: load begin/end, User, System, Idle, WIO (%)."""
+    starts = report.find(r"^Host CPU\s+\(CPUs:", 200)
+    if not starts:
+        return None
+    table = _require(report.table_at(starts[0], "Host CPU"), "Host CPU")
+    cpus = re.search(r"CPUs:\s*(\d+)", report.lines[starts[0]])
+    last = {(_norm(h).split() or [""])[-1].lstrip("%"): i for i, h in enumerate(table.header)}
+    missing = [name for name in ("begin", "end", "user", "system", "idle", "wio") if name not in last]
+    if missing:
+        raise ParseError(f"section 'Host CPU': no column {missing} in {table.header}")
+    row = table.rows[0]
+    return {
+        "cpus": _whole(cpus.group(1)) if cpus else None,
+        **{key: _float(row[last[name]], f"Host CPU {name}") for key, name in (
+            ("load_begin", "begin"), ("load_end", "end"), ("user_pct", "user"), ("system_pct", "system"),
+            ("wio_pct", "wio"), ("idle_pct", "idle"))},
+    }
