@@ -417,3 +417,55 @@ def test_flashpoc_parse_awr_loads_no_pydantic():
             "import flashpoc; assert flashpoc.Campaign.__name__ == 'Campaign'; print('ok')")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+# --------------------------------------------------------------------------- Exadata lab reports (Azure)
+
+
+F_122_EXADATA_RESAVED = DATA / "12.2.0.1_rac_cdb_exadata_resaved_html_awr.html.gz"
+F_19C_GLOBAL_EXADATA = DATA / "19c_rac_global_cdb_exadata_awr_rac.html.gz"
+
+
+def test_resaved_html_with_a_quoted_greater_than_in_a_cell_tag():
+    """Histogram cells ``<TD class=awrnc headers="%ofTotalWaits <512us" align=right>18.9</TD>``: the
+    cell was cut at the '>' inside the quoted attribute, and every histogram section was not
+    understood ('bad percentage '=512us" align=right>81.1'')."""
+    report = parsed(F_122_EXADATA_RESAVED)
+    assert report["sections"]["not_understood"] == [] and report["sections"]["absent"] == ["File IO Stats"]
+    header = report["header"]
+    assert (header["version"], header["db_name"], header["rac"], header["cdb"], header["instance_count"]) == (
+        "12.2.0.1.0", "DBS", True, True, 2)
+    # "cell single block physical read  99M  (blank x5)  15.8  80.0  4.2"
+    assert histogram(report, "Wait Event Histogram", "db file sequential read") == {
+        "<8us": "", "<16us": "", "<32us": "", "<64us": "", "<128us": "", "<256us": "15.8", "<512us": "80.0",
+        ">=512us": "4.2"}
+    # "(up to 32 ms)": "4.1M  95.8  1.9  1.0  1.0  .2  .1  .0  .0"
+    assert histogram(report, "Wait Event Histogram (up to 32 ms)", "db file sequential read")["<1ms"] == "1.9"
+    # Foreground: "cell single block physical read  98,875,012  35K  353.90us  7.9"
+    assert (report["key_events"]["db file sequential read"], report["key_event_waits"]["db file sequential read"],
+            report["key_event_names"]["db file sequential read"]) == (353.9, 98875012, "cell single block physical read")
+    # "STAGING_TBS  73,663,346  284  0.46  5.65  260  0.31  0.00  5,608,614  22  8.70  9,449  2.98  WWPCONT1"
+    staging = report["tablespace_io"][0]
+    assert (staging["tablespace"], staging["reads"], staging["writes"], staging["avg_write_ms"], staging["buffer_waits"],
+            staging["pdb_name"]) == ("STAGING_TBS", 73663346, 5608614, 8.7, 9449, "WWPCONT1")
+
+
+def test_exadata_event_with_the_most_waits_stands_for_the_key_event():
+    """The global foreground events print 'cell single block physical read' (276,639,951 waits,
+    490.48us) and 'db file sequential read' (4,798 waits of local files, 3.15ms): the single-block
+    read latency is the cell reads', not the 3.15 ms of the few local reads (the row that was read)."""
+    report = parsed(F_19C_GLOBAL_EXADATA)
+    assert report["kind"] == "rac_global" and report["sections"]["not_understood"] == []
+    assert (report["key_events"]["db file sequential read"], report["key_event_waits"]["db file sequential read"],
+            report["key_event_names"]["db file sequential read"]) == (490.48, 276639951, "cell single block physical read")
+    # "User I/O  cell multiblock physical read  25,145,169 ... 940.23us"
+    assert (report["key_events"]["db file scattered read"], report["key_event_names"]["db file scattered read"]) == (
+        940.23, "cell multiblock physical read")
+    # the histograms of the same event: one printed event per section
+    printed = {(r["section"], r["event_printed"]) for r in report["event_histograms"]
+               if r["event"] == "db file sequential read"}
+    assert printed == {("Wait Event Histogram (Global)", "cell single block physical read")}
+    assert point_metrics(report)["lat_mean_ms"] == 0.49048
+    header = report["header"]
+    assert (header["version"], header["db_name"], header["cdb"], [i["instance"] for i in header["instances"]]) == (
+        "19.0.0.0.0", "DBU", True, ["DBU1", "DBU2"])
