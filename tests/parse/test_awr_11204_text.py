@@ -197,3 +197,17 @@ def test_iostat_na_average_is_none():
     assert (iostat["LGWR"]["write_reqs_per_s"], iostat["LGWR"]["waits_count"], iostat["LGWR"]["avg_time_us"]) == (
         0.3, 547, 1400.0)
     assert iostat["Buffer Cache Re"]["read_data_mb"] == 20.0  # "Buffer Cache Re  20M" (the name cut)
+
+
+def test_a_file_row_without_its_figures_loses_both_io_sections():
+    """A names line whose figures line is gone: File IO Stats is refused, never read out of step,
+    and the 11.2.0.4 tablespace table, with no files to add up to, is refused too (read in its
+    header's order, SYSAUX's writes would be 4, not 348)."""
+    text = read_awr_file(F_INST1)
+    figures = "     39       0     3.3     1.0       0     3.6     348       0        0     0.0\n"
+    assert text.count(figures) == 1
+    report = parse_awr(text.replace(figures, ""))
+    assert (report["file_io"], report["tablespace_io"]) == (None, None)
+    reasons = {n["section"]: n["reason"] for n in report["sections"]["not_understood"]}
+    assert "expected a line of names, then its figures, got 'SYSAUX" in reasons["File IO Stats"]
+    assert "'SYSAUX' has no files in 'File IO Stats' to add up to" in reasons["Tablespace IO Stats"]

@@ -394,6 +394,17 @@ def _is_title(line: str) -> bool:
     return "DB/Inst:" in line and not line.startswith((" ", "-", "~"))
 
 
+def _column_names(header_lines: list[str], runs: list[tuple[int, int]]) -> list[str]:
+    """The name of each column (``runs`` of its rule), its header's words on every line joined."""
+    cells = [_slice_cells(line, runs) for line in header_lines]
+    return [" ".join(c[i] for c in cells if c[i]) for i in range(len(runs))]
+
+
+_FIGURE = r"(?:[\d,.]+[KMGTP]?|N/A|#+)"
+_FIGURES_RE = re.compile(rf"^\s*{_FIGURE}(?:\s+{_FIGURE})*\s*$")
+"""A line of figures only (counts, averages, ``N/A``, SQL*Plus's ``###`` for a number too wide)."""
+
+
 def _slice_cells(line: str, runs: list[tuple[int, int]]) -> list[str]:
     cells = []
     prev_end = 0
@@ -495,8 +506,7 @@ class _TextReport:
                 break
             header_lines.insert(0, line)
             k -= 1
-        header_cells = [_slice_cells(line, runs) for line in header_lines]
-        header = [" ".join(c[i] for c in header_cells if c[i]) for i in range(len(runs))]
+        header = _column_names(header_lines, runs)
         rows = []
         for line in lines[sep + 1 :]:
             if not line.strip() or _is_dash(line) or _is_title(line):
@@ -806,8 +816,9 @@ def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
     }
     elapsed_s = None if out["header"] is None else out["header"]["elapsed_min"] * 60
     out["file_io"] = sections.read("File IO Stats", lambda: _io_stats(report, "File IO Stats", elapsed_s))
+    version = None if out["header"] is None else out["header"]["version"]
     out["tablespace_io"] = sections.read("Tablespace IO Stats", lambda: _tablespace_io(report, elapsed_s,
-                                                                                       out["file_io"]))
+                                                                                       out["file_io"], version))
     return {**out, "sections": sections.result()}
 
 
@@ -1301,14 +1312,13 @@ def _text_io_table(report: _TextReport, start: int, title: str) -> _Table | None
     if len(rules) < 2 or rules[1] - rules[0] < 2 or not lines[rules[0] - 1].strip():
         raise ParseError(f"section {title!r} (line {start + 1}): expected a names rule and a figures rule")
     name_runs, figure_runs = _dash_runs(lines[rules[0]]), _dash_runs(lines[rules[1]])
-    figure_header = [_slice_cells(line, figure_runs) for line in lines[rules[0] + 1: rules[1]]]
-    header = _slice_cells(lines[rules[0] - 1], name_runs) + [
-        " ".join(c[i] for c in figure_header if c[i]) for i in range(len(figure_runs))]
+    header = (_slice_cells(lines[rules[0] - 1], name_runs)
+              + _column_names(lines[rules[0] + 1: rules[1]], figure_runs))
     rows = []
     j = rules[1] + 1
     while j < len(lines) and lines[j].strip() and not _is_dash(lines[j]) and not _is_title(lines[j]):
         names, figures = lines[j], lines[j + 1] if j + 1 < len(lines) else ""
-        if names.startswith(" ") or not figures.startswith(" ") or not figures.strip():
+        if _FIGURES_RE.match(names) or not _FIGURES_RE.match(figures):
             raise ParseError(f"section {title!r} (line {j + 1}): expected a line of names, then its figures, "
                              f"got {names.strip()!r}, {figures.strip()!r}")
         rows.append(_slice_cells(names, name_runs) + _slice_cells(figures, figure_runs))
@@ -1332,15 +1342,17 @@ def _check_io_rates(title: str, row: dict[str, Any], elapsed_s: float | None) ->
 
 
 def _tablespace_io(report: _TextReport | _HtmlReport, elapsed_s: float | None,
-                   files: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+                   files: list[dict[str, Any]] | None, version: str | None) -> list[dict[str, Any]] | None:
     """"Tablespace IO Stats" (:func:`_io_stats`), cross-checked with "File IO Stats": a
     tablespace's reads, writes and buffer waits are the sums of its files'. A tablespace is known by
     its name and its container (``pdb_name``): the PDBs of a CDB each have a SYSTEM, a SYSAUX.
     A table whose cells are not under their header is refused, but for 11.2.0.4's order
     (:data:`_SHIFTED_11204`), read that way only when every one of its tablespaces then adds up
-    to its files."""
+    to its files. An 11.2.0.4 report's table is read only where every tablespace adds up to its
+    files (without them its shifted cells could pass for others: small counts, rates of 0)."""
+    partial = not (version or "").startswith("11.2.0.4")
     try:
-        return _summed_tablespaces(_io_stats(report, "Tablespace IO Stats", elapsed_s), files, partial=True)
+        return _summed_tablespaces(_io_stats(report, "Tablespace IO Stats", elapsed_s), files, partial=partial)
     except ParseError as exc:
         try:
             return _summed_tablespaces(_io_stats(report, "Tablespace IO Stats", elapsed_s, shifted=True), files,
@@ -1361,7 +1373,10 @@ def _summed_tablespaces(rows: list[dict[str, Any]] | None, files: list[dict[str,
     for row in rows or []:
         total = sums.get((row.get("pdb_name"), row["tablespace"]))
         printed = [row[key] or 0 for key in _IO_STATS_COUNTS]
-        if total != printed and (total is not None or not partial):
+        if total is None and not partial:
+            raise ParseError(f"section 'Tablespace IO Stats': {row['tablespace']!r} has no files in 'File IO Stats' "
+                             f"to add up to: its cells may not be under their header (as 11.2.0.4 prints them)")
+        if total is not None and total != printed:
             raise ParseError(f"section 'Tablespace IO Stats': {row['tablespace']!r} prints reads, writes and buffer "
                              f"waits {printed}, its files in 'File IO Stats' {total}: its cells are not under their "
                              f"header")
