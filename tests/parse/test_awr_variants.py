@@ -1,7 +1,8 @@
 """AWR report variants on real reports (tests/data/awr, see PROVENANCE.md there): tables of one
 row, a PDB report that hides the database's identity and was saved with doubled quotes, Exadata
-events, column headers of other versions, and reports mechanically re-saved with CRLF line ends,
-upper-cased tags or SQL*Plus spool text before them.
+events, column headers of other versions, an 11.2.0.4 text report next to its HTML twin, a report
+re-saved by a browser, and reports mechanically re-saved with CRLF line ends, upper-cased tags or
+SQL*Plus spool text before them.
 
 Expected values are the numbers printed in the reports (the printed text in a comment when a
 unit is converted).
@@ -356,6 +357,7 @@ def _printed_numbers(text: Any, html: Any, path: str) -> None:
         for i, (t, h) in enumerate(zip(text, html)):
             _printed_numbers(t, h, f"{path}[{i}]")
     elif isinstance(text, (int, float)) and not isinstance(text, bool):
+        assert isinstance(html, (int, float)), (path, text, html)
         scale = 1000 if path.endswith("_us") else 1
         t, h = Decimal(repr(text / scale)), Decimal(repr(html / scale))
         assert abs(t - h) <= (_last_place(t) + _last_place(h)) / 2, (path, text, html)
