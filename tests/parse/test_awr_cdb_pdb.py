@@ -68,12 +68,12 @@ def test_pdb_report_of_a_rac_cdb_html():
         219.94, 1007625)
     assert (report["key_events"]["direct path read"], report["key_event_waits"]["direct path read"]) == (990.0, 231136)
     assert "log file parallel write" not in report["key_events"]
-    # "TS_DC  377,670  105  1.85  101.70  12  0.22  0.00  63  0  0.00  31,006  19.22  SJJH"
+    # "TS_DC  377,670  105  1.85  101.70  12  0.22  0.00  63  0  0.00  31,006  19.22  SJJH" (12.2 adds 'Av Writes(ms)')
     ts_dc = [row for row in report["tablespace_io"] if row["tablespace"] == "TS_DC"]
     assert ts_dc == [{"tablespace": "TS_DC", "reads": 377670, "reads_per_s": 105.0, "avg_read_ms": 1.85,
                       "blocks_per_read": 101.7, "single_block_reads_per_s": 12.0, "avg_single_block_read_ms": 0.22,
-                      "optimized_reads_pct": 0.0, "writes": 63, "writes_per_s": 0.0, "buffer_waits": 31006,
-                      "avg_buffer_wait_ms": 19.22, "pdb_name": "SJJH"}]
+                      "optimized_reads_pct": 0.0, "writes": 63, "writes_per_s": 0.0, "avg_write_ms": 0.0,
+                      "buffer_waits": 31006, "avg_buffer_wait_ms": 19.22, "pdb_name": "SJJH"}]
     files = report["file_io"]
     assert (len(report["tablespace_io"]), len(files), {row["pdb_name"] for row in files}) == (16, 107, {"SJJH"})
     # "TS_DC  +DATA/IDCDB/71A2...5412/DATAFILE/ts_dc.335.1074524023  8,958  2  1.87  104.95 ... 272  3.46  SJJH"

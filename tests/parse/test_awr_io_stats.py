@@ -1,7 +1,8 @@
 """Tablespace IO Stats and File IO Stats of real AWR reports (tests/data/awr, see PROVENANCE.md).
 
-Three of the real reports print rows there (11.2.0.3, 11.2.0.4 and 12.1.0.2, HTML); every 12.2,
-18c and 19c report here, text and HTML, prints "No data exists for this section of the report".
+Five of the real reports print rows there (11.2.0.3, 11.2.0.4 and 12.1.0.2 HTML, and the 11.2.0.4
+text reports of tests/parse/test_awr_11204_text.py); every 12.2, 18c and 19c report here, text and
+HTML, prints "No data exists for this section of the report".
 Expected values are the printed cells (the printed text in a comment).
 """
 
@@ -77,17 +78,23 @@ def test_tablespace_rows_are_the_sums_of_their_files():
                 assert sum(f[key] for f in files) == ts[key], (path.name, ts["tablespace"], key)
 
 
-def test_11204_file_rows_read_and_its_shifted_tablespace_table_refused():
-    """11.2.0.4's HTML prints the Tablespace IO Stats cells in another order than its header (the
-    writes, 917,089 for TS_UNIAUTH, stand under '1-bk Rds/s'): that section is refused, never read
-    into the wrong keys; its File IO Stats are consistent and read. UNDOTBS1 has the job's shape:
-    no reads, 9,498 writes, the second most buffer waits."""
+def test_11204_tablespace_table_read_in_its_printed_order():
+    """11.2.0.4's HTML prints the Tablespace IO Stats cells in another order than its header: the
+    writes (917,089 for TS_UNIAUTH) under '1-bk Rds/s', the single-block reads per second under 'Av
+    1-bk Rd(ms)', the single-block read time (in whole ms) under 'Writes'. The section was refused;
+    it is read in that order, since then every tablespace's reads, writes and buffer waits are its
+    files'. UNDOTBS1 has the job's shape: no reads, 9,498 writes, the second most buffer waits."""
     report = parsed(F_11204)
-    assert report["tablespace_io"] is None
-    (refused,) = report["sections"]["not_understood"]
-    assert refused["section"] == "Tablespace IO Stats" and "'TS_UNIAUTH' prints 0 writes and 254 writes/s" in refused[
-        "reason"]
-    assert len(report["file_io"]) == 18
+    assert report["sections"]["not_understood"] == []
+    assert len(report["tablespace_io"]) == 12 and len(report["file_io"]) == 18
+    # "TS_UNIAUTH  4,075,643  1,130  0.01  63.21  917,089  544.81  0  254  9  0.00"
+    assert report["tablespace_io"][0] == {
+        "tablespace": "TS_UNIAUTH", "reads": 4075643, "reads_per_s": 1130.0, "avg_read_ms": 0.01,
+        "blocks_per_read": 63.21, "writes": 917089, "single_block_reads_per_s": 544.81,
+        "avg_single_block_read_ms": 0.0, "writes_per_s": 254.0, "buffer_waits": 9, "avg_buffer_wait_ms": 0.0}
+    # "SYSAUX  137  0  0.44  1.00  1,008  0.04  1  0  1  0.00": its two files 787 + 221 writes
+    sysaux = row(report["tablespace_io"], tablespace="SYSAUX")
+    assert (sysaux["writes"], sysaux["single_block_reads_per_s"], sysaux["avg_single_block_read_ms"]) == (1008, 0.04, 1.0)
     # "UNDOTBS1  /u01/app/oracle/oradata/xydb/undotbs01.dbf  0  0  &#160;  &#160;  0  &#160;  9,498  3  1,984  0.11"
     assert row(report["file_io"], tablespace="UNDOTBS1") == {
         "tablespace": "UNDOTBS1", "filename": "/u01/app/oracle/oradata/xydb/undotbs01.dbf", "reads": 0,
@@ -98,6 +105,19 @@ def test_11204_file_rows_read_and_its_shifted_tablespace_table_refused():
     uniauth = row(report["file_io"], tablespace="TS_UNIAUTH")
     assert (uniauth["reads"], uniauth["reads_per_s"], uniauth["writes"], uniauth["writes_per_s"]) == (
         4075643, 1130.0, 917089, 254.0)
+
+
+def test_11204_order_is_read_only_where_the_files_add_up():
+    """Without File IO Stats to add up to, 11.2.0.4's tablespace table is refused, as before (read
+    in its header's order, TS_UNIAUTH's 0 writes and 254 writes/s do not agree)."""
+    text = gzip.decompress(F_11204.read_bytes()).decode("utf-8")
+    heading = '<h3 class="awr">File IO Stats</h3>'
+    assert text.count(heading) == 1
+    report = parse_awr(text.replace(heading, '<h3 class="awr">File IO Stats (hidden)</h3>'))
+    assert report["tablespace_io"] is None and report["file_io"] is None
+    (refused,) = report["sections"]["not_understood"]
+    assert refused["section"] == "Tablespace IO Stats" and "'TS_UNIAUTH' prints 0 writes and 254 writes/s" in refused[
+        "reason"]
 
 
 def _edited(path: Path, old: str, new: str) -> dict:

@@ -1,7 +1,8 @@
 """AWR report variants on real reports (tests/data/awr, see PROVENANCE.md there): tables of one
 row, a PDB report that hides the database's identity and was saved with doubled quotes, Exadata
-events, column headers of other versions, and reports mechanically re-saved with CRLF line ends,
-upper-cased tags or SQL*Plus spool text before them.
+events, column headers of other versions, an 11.2.0.4 text report next to its HTML twin, a report
+re-saved by a browser, and reports mechanically re-saved with CRLF line ends, upper-cased tags or
+SQL*Plus spool text before them.
 
 Expected values are the numbers printed in the reports (the printed text in a comment when a
 unit is converted).
@@ -10,7 +11,9 @@ unit is converted).
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -140,8 +143,9 @@ def test_11204_html_report():
     header = report["header"]
     assert (header["version"], header["db_name"], header["rac"], header["elapsed_min"], header["db_time_min"]) == (
         "11.2.0.4.0", "XYDB", False, 60.09, 111.32)
-    # its Tablespace IO Stats prints its cells in another order than its header (tests/parse/test_awr_io_stats.py)
-    assert [n["section"] for n in report["sections"]["not_understood"]] == ["Tablespace IO Stats"]
+    # its Tablespace IO Stats prints its cells in another order than its header: read in that order
+    # (tests/parse/test_awr_io_stats.py)
+    assert report["sections"]["not_understood"] == []
     assert {"Top 10 Foreground Events by Total Wait Time", "Wait Event Histogram", "IOStat by Function summary",
             "Host CPU"} <= set(report["sections"]["read"])
     # "db file sequential read  1,938,901  40.7  0  .6  User I/O"; "log file sync  77,395  176.8  2  2.6  Commit"
@@ -303,6 +307,8 @@ def test_key_event(name, wait_class, key):
     ("Time (s)", "total_time", "s"),
     ("Time(s)", "total_time", "s"),
     ("Total Wait Time (s)", "total_time", "s"),
+    ("Tota Time", "total_time", None),  # 11.2's text Top 10: "Total Wait Time (sec)" cut to 4 columns
+    ("Total Time", "total_time", None),
     ("% DB time", "pct_time", None),
     ("%Total Call Time", "pct_time", None),
     ("Waits", "waits", None),
@@ -318,10 +324,45 @@ def test_columns_by_meaning_and_unit_from_header(header, meaning, unit):
 # --------------------------------------------------------------------------- re-saved reports
 
 
-def _same_numbers(a: dict, b: dict) -> None:
-    for key in ("header", "load_profile", "top_events", "key_events", "key_event_waits", "event_histograms",
-                "host_cpu", "iostat_by_function"):
-        assert a[key] == b[key], key
+def _same_numbers(a: dict, b: dict, *, printed: bool = False) -> None:
+    """``a`` and ``b`` give the same values. With ``printed`` (``a`` a text report, ``b`` its HTML
+    twin): both read the same sections, and every number of ``a`` and ``b`` are roundings of one
+    value to the decimals each has (the text prints ``0.3`` where HTML prints ``0.35``; a time in us
+    is compared in the ms the report prints); names are not compared (the text cuts them to its
+    columns)."""
+    if not printed:
+        for key in ("header", "load_profile", "top_events", "key_events", "key_event_waits", "event_histograms",
+                    "host_cpu", "iostat_by_function"):
+            assert a[key] == b[key], key
+        return
+    assert a["sections"] == b["sections"]
+    for key in a:
+        if key not in ("format", "sections"):
+            _printed_numbers(a[key], b[key], key)
+
+
+def _last_place(number: Decimal) -> Decimal:
+    """The unit of a number's last decimal as Python writes it (1 for an int; a float has at least
+    one decimal, stricter than a whole number the report printed)."""
+    return Decimal(1).scaleb(min(0, number.as_tuple().exponent))
+
+
+def _printed_numbers(text: Any, html: Any, path: str) -> None:
+    if isinstance(text, dict):
+        assert isinstance(html, dict) and text.keys() == html.keys(), path
+        for key in text:
+            _printed_numbers(text[key], html[key], f"{path}.{key}")
+    elif isinstance(text, list):
+        assert isinstance(html, list) and len(text) == len(html), path
+        for i, (t, h) in enumerate(zip(text, html)):
+            _printed_numbers(t, h, f"{path}[{i}]")
+    elif isinstance(text, (int, float)) and not isinstance(text, bool):
+        assert isinstance(html, (int, float)), (path, text, html)
+        scale = 1000 if path.endswith("_us") else 1
+        t, h = Decimal(repr(text / scale)), Decimal(repr(html / scale))
+        assert abs(t - h) <= (_last_place(t) + _last_place(h)) / 2, (path, text, html)
+    elif text is None or html is None:
+        assert text is None and html is None, path
 
 
 def test_text_report_with_crlf_and_sqlplus_spool_text():
@@ -333,6 +374,17 @@ def test_text_report_with_crlf_and_sqlplus_spool_text():
     text = read_awr_file(F_64US)
     resaved = (spool + text).replace("\r\n", "\n").replace("\n", "\r\n")
     _same_numbers(parse_awr(resaved), parsed(F_64US))
+
+
+@pytest.mark.parametrize("instance", [1, 2])
+def test_11204_text_report_and_its_html_twin_give_the_same_numbers(instance):
+    """Every section both renderings of one 11.2.0.4 report read (all of them) gives the same
+    numbers, to the text's printed precision: header, load profile, Top 10, key events, histograms,
+    IOStat, host CPU, tablespace and file IO."""
+    text = parsed(DATA / f"11.2.0.4_rac_inst{instance}_text_awr.txt.gz")
+    html = parsed(DATA / f"11.2.0.4_rac_inst{instance}_html_twin_awr.html.gz")
+    assert text["sections"]["not_understood"] == [] and len(text["file_io"]) == 4
+    _same_numbers(text, html, printed=True)
 
 
 def test_html_report_with_upper_case_tags_and_crlf():
@@ -367,3 +419,55 @@ def test_flashpoc_parse_awr_loads_no_pydantic():
             "import flashpoc; assert flashpoc.Campaign.__name__ == 'Campaign'; print('ok')")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+# --------------------------------------------------------------------------- Exadata lab reports (Azure)
+
+
+F_122_EXADATA_RESAVED = DATA / "12.2.0.1_rac_cdb_exadata_resaved_html_awr.html.gz"
+F_19C_GLOBAL_EXADATA = DATA / "19c_rac_global_cdb_exadata_awr_rac.html.gz"
+
+
+def test_resaved_html_with_a_quoted_greater_than_in_a_cell_tag():
+    """Histogram cells ``<TD class=awrnc headers="%ofTotalWaits <512us" align=right>18.9</TD>``: the
+    cell was cut at the '>' inside the quoted attribute, and every histogram section was not
+    understood ('bad percentage '=512us" align=right>81.1'')."""
+    report = parsed(F_122_EXADATA_RESAVED)
+    assert report["sections"]["not_understood"] == [] and report["sections"]["absent"] == ["File IO Stats"]
+    header = report["header"]
+    assert (header["version"], header["db_name"], header["rac"], header["cdb"], header["instance_count"]) == (
+        "12.2.0.1.0", "DBS", True, True, 2)
+    # "cell single block physical read  99M  (blank x5)  15.8  80.0  4.2"
+    assert histogram(report, "Wait Event Histogram", "db file sequential read") == {
+        "<8us": "", "<16us": "", "<32us": "", "<64us": "", "<128us": "", "<256us": "15.8", "<512us": "80.0",
+        ">=512us": "4.2"}
+    # "(up to 32 ms)": "4.1M  95.8  1.9  1.0  1.0  .2  .1  .0  .0"
+    assert histogram(report, "Wait Event Histogram (up to 32 ms)", "db file sequential read")["<1ms"] == "1.9"
+    # Foreground: "cell single block physical read  98,875,012  35K  353.90us  7.9"
+    assert (report["key_events"]["db file sequential read"], report["key_event_waits"]["db file sequential read"],
+            report["key_event_names"]["db file sequential read"]) == (353.9, 98875012, "cell single block physical read")
+    # "STAGING_TBS  73,663,346  284  0.46  5.65  260  0.31  0.00  5,608,614  22  8.70  9,449  2.98  WWPCONT1"
+    staging = report["tablespace_io"][0]
+    assert (staging["tablespace"], staging["reads"], staging["writes"], staging["avg_write_ms"], staging["buffer_waits"],
+            staging["pdb_name"]) == ("STAGING_TBS", 73663346, 5608614, 8.7, 9449, "WWPCONT1")
+
+
+def test_exadata_event_with_the_most_waits_stands_for_the_key_event():
+    """The global foreground events print 'cell single block physical read' (276,639,951 waits,
+    490.48us) and 'db file sequential read' (4,798 waits of local files, 3.15ms): the single-block
+    read latency is the cell reads', not the 3.15 ms of the few local reads (the row that was read)."""
+    report = parsed(F_19C_GLOBAL_EXADATA)
+    assert report["kind"] == "rac_global" and report["sections"]["not_understood"] == []
+    assert (report["key_events"]["db file sequential read"], report["key_event_waits"]["db file sequential read"],
+            report["key_event_names"]["db file sequential read"]) == (490.48, 276639951, "cell single block physical read")
+    # "User I/O  cell multiblock physical read  25,145,169 ... 940.23us"
+    assert (report["key_events"]["db file scattered read"], report["key_event_names"]["db file scattered read"]) == (
+        940.23, "cell multiblock physical read")
+    # the histograms of the same event: one printed event per section
+    printed = {(r["section"], r["event_printed"]) for r in report["event_histograms"]
+               if r["event"] == "db file sequential read"}
+    assert printed == {("Wait Event Histogram (Global)", "cell single block physical read")}
+    assert point_metrics(report)["lat_mean_ms"] == 0.49048
+    header = report["header"]
+    assert (header["version"], header["db_name"], header["cdb"], [i["instance"] for i in header["instances"]]) == (
+        "19.0.0.0.0", "DBU", True, ["DBU1", "DBU2"])

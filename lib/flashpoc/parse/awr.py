@@ -25,7 +25,8 @@ Both renderings are first reduced to the same shape -- a titled table with a hea
 string per column) and rows (one string per cell, as printed) -- and every section is then
 read by its column names, so the text and HTML renderings of one report give the same numbers.
 
-* Text: a table is located under its section title; its columns are the runs of ``-`` (or
+* Text: a table is located under its section title (a form feed before the title, as 11.2 spools
+  each page, is dropped); its columns are the runs of ``-`` (or
   ``~``) of the separator line under the header; a cell is the text between the end of the
   previous column and the end of its own column (numbers are right-aligned). Event names
   are truncated to the column width in text (e.g. ``gc current grant read-most``); the key
@@ -43,16 +44,17 @@ microseconds; a column headed ``(ms)`` without units in the cells is read as mil
 Abbreviated counts (``12.2K``, ``10.2M``, ``2.8E+04``) are expanded by powers of 1000 and
 the printed text is kept next to the number.
 
-Coverage, as seen in the fixtures (11.2.0.3, 11.2.0.4, 12.1.0.2, 12.2.0.1, 18c and 19c, single
-instance, RAC instance and global, container databases (root and PDB reports, HTML and text),
-Exadata; no 21c or 23ai report was found):
+Coverage, as seen in the fixtures (11.2.0.3, 11.2.0.4 (HTML and text), 12.1.0.2, 12.2.0.1, 18c
+and 19c, single instance, RAC instance and global, container databases (root and PDB reports,
+HTML and text), Exadata; no 21c or 23ai report was found):
 
 * instance reports (single instance or one RAC instance), text and HTML: header, load
   profile, top foreground events, key events, event histograms, IOStat by function, host
   CPU, tablespace/file IO (:func:`_io_stats`: reads, writes, buffer waits and their averages
   per tablespace and per file, and their container in a CDB; ``[]`` when the report prints "No
-  data exists", as most 12.2, 18c and 19c reports here do; the rows of a text report are not
-  read: not understood).
+  data exists", as most 12.2, 18c and 19c reports here do; a text report prints each row on two
+  lines, names then figures; 11.2.0.4 prints the tablespace table's cells in another order than
+  its header, read in that order where they add up to the files').
 * RAC global reports (``WORKLOAD REPOSITORY REPORT (RAC)``), text and HTML: header
   (database summary + instance list), key events from the ``(Global)`` foreground /
   background wait events (cluster-wide average), key-event histograms from ``Wait Event
@@ -116,7 +118,8 @@ EQUIVALENT_EVENTS: dict[str, str] = {
 """Events that stand for a key event on another platform: on Exadata the database's
 single-block reads wait on ``cell single block physical read`` (class User I/O) where other
 storage shows ``db file sequential read``, and buffered multiblock reads on ``cell multiblock
-physical read``. A report that prints the key event itself too uses that row. Smart scans
+physical read``. A report that prints both uses the one with the most waits (wait events and
+histograms alike): the event that carries the database's reads. Smart scans
 (``cell smart table scan``) are offloaded to the cells and are not ``direct path read``."""
 
 
@@ -344,7 +347,8 @@ def column_meaning(header: str) -> str | None:
 
     ``"event"``, ``"waits"`` (a count), ``"avg_wait"`` (``Avg wait``, ``Avg Wait (ms)``,
     ``Wait Avg(ms)``, ``Avg Wt(ms)``, ``Avg wait (ms)``), ``"total_time"`` (``Time (s)``,
-    ``Time(s)``, ``Total Wait Time (sec)``, ``Total Wait Time (s)``), ``"pct_time"`` (``% DB
+    ``Time(s)``, ``Total Wait Time (sec)``, ``Total Wait Time (s)``, and 11.2's text ``Tota
+    Time``, the cut ``Total Wait Time (sec)``: in seconds, as every total wait time), ``"pct_time"`` (``% DB
     time``, ``%Total Call Time``, ``% bg time``), ``"wait_class"``; ``None`` for any other.
     """
     text = re.sub(r"[^a-z%/]+", " ", _norm(header)).strip()
@@ -361,6 +365,8 @@ def column_meaning(header: str) -> str | None:
         return "pct_time"
     if "time" in words and "avg" not in words and "%" not in text and header_unit(header) == "s":
         return "total_time"
+    if words[:1] in (["tot"], ["tota"], ["total"]) and words[-1:] == ["time"] and header_unit(header) is None:
+        return "total_time"  # 11.2's text Top 10 cuts "Total Wait Time (sec)" to its 4 columns: "Tota Time"
     return None
 
 
@@ -383,6 +389,22 @@ def _dash_runs(line: str) -> list[tuple[int, int]]:
 
 def _is_dash(line: str) -> bool:
     return bool(_DASH_LINE_RE.match(line))
+
+
+def _is_title(line: str) -> bool:
+    """A section title line of a text report (``Foreground Wait Events   DB/Inst: ORCL/orcl1  Snaps: 2-3``)."""
+    return "DB/Inst:" in line and not line.startswith((" ", "-", "~"))
+
+
+def _column_names(header_lines: list[str], runs: list[tuple[int, int]]) -> list[str]:
+    """The name of each column (``runs`` of its rule), its header's words on every line joined."""
+    cells = [_slice_cells(line, runs) for line in header_lines]
+    return [" ".join(c[i] for c in cells if c[i]) for i in range(len(runs))]
+
+
+_FIGURE = r"(?:[\d,.]+[KMGTP]?|N/A|#+)"
+_FIGURES_RE = re.compile(rf"^\s*{_FIGURE}(?:\s+{_FIGURE})*\s*$")
+"""A line of figures only (counts, averages, ``N/A``, SQL*Plus's ``###`` for a number too wide)."""
 
 
 def _slice_cells(line: str, runs: list[tuple[int, int]]) -> list[str]:
@@ -420,7 +442,10 @@ class _TextReport:
     """Index of a text report: section titles and the tables under them."""
 
     def __init__(self, text: str):
-        self.lines = _without_sqlplus_pages(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+        # A report spooled to a file starts each page with a form feed (^L) before its section
+        # title (11.2's awrrpt): dropped, or no title would start its line.
+        text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "")
+        self.lines = _without_sqlplus_pages(text.split("\n"))
 
     def title_lines(self, title: str) -> list[int]:
         """Line numbers where a section with exactly this title starts."""
@@ -429,9 +454,14 @@ class _TextReport:
             if not line.startswith(title):
                 continue
             rest = line[len(title) :]
-            if rest.strip() == "" or (rest.startswith("  ") and "DB/Inst:" in rest):
+            # 11.2 runs a long title into its "DB/Inst:" ("... (64 msec to 2 sec)DB/Inst: ...")
+            if rest.strip() == "" or rest.startswith("DB/Inst:") or (rest.startswith("  ") and "DB/Inst:" in rest):
                 found.append(i)
         return found
+
+    def has(self, title: str) -> bool:
+        """Whether the report prints a section of this title (with rows or "No data exists")."""
+        return bool(self.title_lines(title))
 
     def no_data(self, start: int) -> bool:
         for line in self.lines[start + 1 : start + 6]:
@@ -456,7 +486,7 @@ class _TextReport:
         sep = None
         for j in range(start + (0 if title_is_header else 1), min(start + 40, len(lines))):
             line = lines[j]
-            if line.strip() and not line.startswith((" ", "-", "~")) and "DB/Inst:" in line:
+            if _is_title(line):
                 break  # the next section started
             if not _is_dash(line) or len(_dash_runs(line)) < 2:
                 continue
@@ -478,12 +508,11 @@ class _TextReport:
                 break
             header_lines.insert(0, line)
             k -= 1
-        header_cells = [_slice_cells(line, runs) for line in header_lines]
-        header = [" ".join(c[i] for c in header_cells if c[i]) for i in range(len(runs))]
+        header = _column_names(header_lines, runs)
         rows = []
         for line in lines[sep + 1 :]:
-            if not line.strip() or _is_dash(line):
-                break
+            if not line.strip() or _is_dash(line) or _is_title(line):
+                break  # 11.2 starts a continuation page right under the last row, without a blank line
             rows.append(_slice_cells(line, runs))
         return _Table(title, header, rows)
 
@@ -509,7 +538,7 @@ class _TextReport:
 _BLOCK_RE = re.compile(r"<(table|h[123])\b([^>]*)>", re.IGNORECASE)
 _END_HEADING_RE = {n: re.compile(rf"</h{n}\s*>", re.IGNORECASE) for n in "123"}
 _END_TABLE_RE = re.compile(r"</table\s*>", re.IGNORECASE)
-_ANY_TAG_RE = re.compile(r"<[^>]*>")
+_ANY_TAG_RE = re.compile(r"""<[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*>""")
 _SUMMARY_RE = re.compile(r"""\bsummary\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
 _DOUBLED_QUOTES_RE = re.compile(r'=""([^"<>]*)""')
 _HIDDEN_RE = re.compile(r"<!--.*?-->|<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
@@ -552,7 +581,9 @@ class _LazyTable(_Table):
         return self._rows
 
 
-_ROW_CELL_RE = re.compile(r"<(?:([tT][rR])|(/[tT][rR])|([tT][dDhH])|(/[tT][dDhH]))\b[^>]*>")
+_ROW_CELL_RE = re.compile(r"""<(?:([tT][rR])|(/[tT][rR])|([tT][dDhH])|(/[tT][dDhH]))\b[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*>""")
+"""A row or cell tag; a quoted attribute may hold a ``>`` (a re-saved report's ``<TD
+headers="%ofTotalWaits >=512us" align=right>``)."""
 
 
 def _html_rows(markup: str) -> tuple[list[str], list[list[str]]]:
@@ -622,6 +653,10 @@ class _HtmlReport:
                 heading = _html_text(text[match.end():stop])
                 self.headings.append(heading)
                 pos = end.end() if end else len(text)
+
+    def has(self, heading: str) -> bool:
+        """Whether the report prints a section under this heading."""
+        return heading in self.headings
 
     def by_summary(self, pattern: str) -> _Table | None:
         for _, summary, table in self.tables_list:
@@ -779,7 +814,8 @@ def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
         "load_profile": sections.read("Load Profile", lambda: _load_profile(report)),
         "top_events": sections.read("Top 10 Foreground Events by Total Wait Time", lambda: _top_events(report)),
         "key_events": _key_events(fg, bg),
-        "event_histograms": _histograms(report, sections, [t for t in _HISTOGRAM_TITLES if "(Global)" not in t]),
+        "event_histograms": _histograms(report, sections, [t for t in _HISTOGRAM_TITLES if "(Global)" not in t]
+                                        + [t for t in _HISTOGRAM_DETAIL_TITLES if report.has(t)]),
         "iostat_by_function": sections.read("IOStat by Function summary", lambda: _iostat_by_function(report)),
         "tablespace_io": None,
         "file_io": None,
@@ -789,8 +825,9 @@ def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
     }
     elapsed_s = None if out["header"] is None else out["header"]["elapsed_min"] * 60
     out["file_io"] = sections.read("File IO Stats", lambda: _io_stats(report, "File IO Stats", elapsed_s))
+    version = None if out["header"] is None else out["header"]["version"]
     out["tablespace_io"] = sections.read("Tablespace IO Stats", lambda: _tablespace_io(report, elapsed_s,
-                                                                                       out["file_io"]))
+                                                                                       out["file_io"], version))
     return {**out, "sections": sections.result()}
 
 
@@ -1013,16 +1050,33 @@ def _top_event_rows(table: _Table) -> list[dict[str, Any]]:
                 "avg_wait_us": parse_latency_us(_cell(row, c_avg), default_unit),
                 "avg_wait_printed": _cell(row, c_avg),
                 "pct_db_time": _float(_cell(row, c_pct), "top events % DB time"),
-                "wait_class": _cell(row, c_class) or None,
+                "wait_class": _wait_class(_cell(row, c_class)),
             }
         )
     return out
 
 
+WAIT_CLASSES: tuple[str, ...] = ("Administrative", "Application", "Cluster", "Commit", "Concurrency",
+                                 "Configuration", "Idle", "Network", "Other", "Queueing", "Scheduler",
+                                 "System I/O", "User I/O")
+"""Oracle's wait classes."""
+
+
+def _wait_class(cell: str) -> str | None:
+    """A wait class as printed, whole where a text report cut it to its column (``Concurrenc``,
+    ``Applicatio``, ``Configurat``); ``None`` when blank."""
+    text = cell.strip()
+    if len(text) >= 10 and text not in WAIT_CLASSES:
+        whole = [name for name in WAIT_CLASSES if name.startswith(text)]
+        text = whole[0] if len(whole) == 1 else text
+    return text or None
+
+
 def _key_event_rows(fg: _Table | None, bg: _Table | None) -> dict[str, tuple[str, float, int | None]]:
     """``{key event: (event as printed, average wait in us, waits)}`` from the foreground rows
-    for foreground key events and the background rows for background ones (the first row of an
-    event, or of its equivalent, that has an average)."""
+    for foreground key events and the background rows for background ones: the first row of each
+    printed event that has an average and, where both a key event and its equivalent are printed
+    (Exadata), the one with the most waits (:func:`_most_waits`)."""
     out: dict[str, tuple[str, float, int | None]] = {}
     for table, names in ((fg, KEY_EVENTS_FOREGROUND), (bg, KEY_EVENTS_BACKGROUND)):
         if table is None:
@@ -1032,17 +1086,26 @@ def _key_event_rows(fg: _Table | None, bg: _Table | None) -> dict[str, tuple[str
         unit = header_unit(table.header[c_avg])
         c_waits = table.col_by("waits", required=False)
         c_class = table.col_by("wait_class", required=False)
+        found: dict[str, dict[str, tuple[str, float, int | None]]] = {}
         for row in table.rows:
             key = key_event(row[c_event], _cell(row, c_class) or None)
-            exact = key == row[c_event].strip()
-            if key not in names or (key in out and (not exact or out[key][0].strip() == key)):
-                continue  # the first row of the event itself, else of its first equivalent
+            if key not in names or row[c_event].strip() in found.get(key, {}):
+                continue  # an event printed again (a later page): its first row
             value = parse_latency_us(_cell(row, c_avg), unit)
             if value is None:
                 continue
             waits = None if c_waits is None else _int_or_none(parse_count(_cell(row, c_waits)))
-            out[key] = (row[c_event], value, waits)
+            found.setdefault(key, {})[row[c_event].strip()] = (row[c_event], value, waits)
+        out.update({key: _most_waits(key, rows) for key, rows in found.items()})
     return {name: out[name] for name in KEY_EVENTS if name in out}
+
+
+def _most_waits(key: str, rows: dict[str, tuple[str, Any, int | None]]) -> tuple[str, Any, int | None]:
+    """Of the printed events that stand for ``key`` (the event itself, its Exadata equivalent), the
+    one with the most waits: on Exadata a few thousand ``db file sequential read`` of local files
+    (3.15 ms) are printed next to hundreds of millions of ``cell single block physical read``
+    (490 us), the database's single-block reads. Without waits, the event itself."""
+    return max(rows.values(), key=lambda row: (row[2] if row[2] is not None else -1, row[0].strip() == key))
 
 
 def _key_events(fg: _Table, bg: _Table) -> dict[str, float]:
@@ -1069,6 +1132,14 @@ _HISTOGRAM_TITLES: tuple[str, ...] = (
     "Wait Event Histogram (up to 1 hr)",
     "Wait Event Histogram (Global)",
 )
+
+_HISTOGRAM_DETAIL_TITLES: tuple[str, ...] = (
+    "Wait Event Histogram Detail (64 msec to 2 sec)",
+    "Wait Event Histogram Detail (4 sec to 2 min)",
+    "Wait Event Histogram Detail (4 min to 1 hr)",
+)
+"""The longer waits' pages of 11.2 and 12.1 (``Waits 64ms to 2s``, buckets ``<32ms`` ... ``>=2s``):
+read where a report prints them, never named absent (later versions print the ``(up to ...)`` pages)."""
 
 
 def _event_histograms(report: _TextReport | _HtmlReport, titles: Iterable[str]) -> list[dict[str, Any]] | None:
@@ -1104,7 +1175,18 @@ def _event_histograms(report: _TextReport | _HtmlReport, titles: Iterable[str]) 
                         "pct_printed": printed,
                     }
                 )
-    return out if found else None
+    return _one_event_per_key(out) if found else None
+
+
+def _one_event_per_key(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The histogram rows of one printed event per key event and section: where a key event and its
+    equivalent are both printed, the one with the most waits (:func:`_most_waits`)."""
+    events: dict[tuple[str, str], dict[str, tuple[str, None, int | None]]] = {}
+    for row in rows:
+        printed = row["event_printed"].strip()
+        events.setdefault((row["section"], row["event"]), {}).setdefault(printed, (printed, None, row["waits"]))
+    chosen = {place: _most_waits(place[1], found)[0] for place, found in events.items()}
+    return [row for row in rows if row["event_printed"].strip() == chosen[(row["section"], row["event"])]]
 
 
 def _iostat_by_function(report: _TextReport | _HtmlReport) -> list[dict[str, Any]] | None:
@@ -1133,7 +1215,7 @@ def _iostat_by_function(report: _TextReport | _HtmlReport) -> list[dict[str, Any
                 "write_data_per_s_printed": cells[6],
                 "write_mb_per_s": _data_mb(cells[6]),
                 "waits_count": _int_or_none(parse_count(cells[7])),
-                "avg_time_us": parse_latency_us(cells[8], unit),
+                "avg_time_us": parse_latency_us("" if cells[8] == "N/A" else cells[8], unit),  # text: no waits
             }
         )
     return out
@@ -1153,13 +1235,15 @@ IO_STATS_COLUMNS: dict[str, str] = {
     "writes": "writes",
     "avwrites/s": "writes_per_s",
     "writesavg/s": "writes_per_s",
+    "avwrites(ms)": "avg_write_ms",
     "bufferwaits": "buffer_waits",
     "avbufwt(ms)": "avg_buffer_wait_ms",
     "pdbname": "pdb_name",
 }
 """The columns of "Tablespace IO Stats" and "File IO Stats" (their header with every space taken
 out, in lower case: 11.2.0.3 prints ``Av Reads/s``, 11.2.0.4 and later ``Av Rds/s`` and
-``Writes avg/s``; a CDB or PDB report names each row's container in ``PDB Name``) -> the row key.
+``Writes avg/s``, 12.2 and later's tablespace table ``Av Writes(ms)``; a CDB or PDB report names
+each row's container in ``PDB Name``) -> the row key.
 A column of another name is left out."""
 
 _IO_STATS_REQUIRED = ("tablespace", "reads", "avg_read_ms", "writes", "buffer_waits", "avg_buffer_wait_ms")
@@ -1168,15 +1252,25 @@ _IO_STATS_NAMES = ("tablespace", "filename", "pdb_name")
 _PLAIN_NUMBER_RE = re.compile(r"\d{1,3}(?:,\d{3})*(?:\.\d+)?")
 
 
-def _io_stats(report: _TextReport | _HtmlReport, title: str, elapsed_s: float | None) -> list[dict[str, Any]] | None:
+_SHIFTED_11204 = {"single_block_reads_per_s": "writes", "avg_single_block_read_ms": "single_block_reads_per_s",
+                  "writes": "avg_single_block_read_ms"}
+"""11.2.0.4's Tablespace IO Stats (text and HTML) prints each row's cells in another order than its
+header: under ``1-bk Rds/s`` its writes, under ``Av 1-bk Rd(ms)`` its single-block reads per second,
+under ``Writes`` its average single-block read (each in the format of the column it stands under:
+``917,089``, ``544.81``, ``0``). Header key -> the key of the cell printed under it."""
+
+
+def _io_stats(report: _TextReport | _HtmlReport, title: str, elapsed_s: float | None,
+              shifted: bool = False) -> list[dict[str, Any]] | None:
     """The rows of "Tablespace IO Stats" or "File IO Stats" (``title``), in the report's order:
     ``tablespace`` (and ``filename``), ``reads``, ``writes``, ``buffer_waits`` (counts over the
     interval), ``avg_read_ms``, ``avg_buffer_wait_ms`` (milliseconds, as printed), and where the
-    version prints them ``reads_per_s``, ``writes_per_s``, ``blocks_per_read``,
+    version prints them ``reads_per_s``, ``writes_per_s``, ``avg_write_ms``, ``blocks_per_read``,
     ``single_block_reads_per_s``, ``avg_single_block_read_ms``, ``optimized_reads_pct``, and in a
     CDB or PDB report the row's container ``pdb_name`` (``PDB Name``). A blank
-    cell (a file without reads has no average) is None. ``[]`` when the report prints "No data
-    exists"; ``None`` when it has no such section.
+    cell (a file without reads has no average) or ``N/A`` (text) is None. ``[]`` when the report
+    prints "No data exists"; ``None`` when it has no such section. With ``shifted`` the cells are
+    read in 11.2.0.4's tablespace order (:data:`_SHIFTED_11204`).
 
     Cross-check: a row's printed ``reads_per_s`` and ``writes_per_s`` are its reads and writes over
     the report's elapsed time (``elapsed_s``, from the header), to their printed precision; a row
@@ -1184,14 +1278,9 @@ def _io_stats(report: _TextReport | _HtmlReport, title: str, elapsed_s: float | 
     """
     if isinstance(report, _TextReport):
         starts = report.title_lines(title)
-        if not starts:
-            return None
-        if all(report.no_data(s) for s in starts):
-            return []
-        # awrrpt prints each row on two lines (names, then numbers) under two rules; no real
-        # text report with rows was found to test that layout on, so it is not read
-        raise ParseError(f"section {title!r}: rows of a text report are not read (only its HTML rendering)")
-    tables = report.under_heading(title)
+        tables = None if not starts else [t for t in (_text_io_table(report, s, title) for s in starts) if t]
+    else:
+        tables = report.under_heading(title)
     if tables is None:
         return None
     out: list[dict[str, Any]] = []
@@ -1201,6 +1290,8 @@ def _io_stats(report: _TextReport | _HtmlReport, title: str, elapsed_s: float | 
         missing = [key for key in _IO_STATS_REQUIRED if key not in columns.values()]
         if missing:
             raise ParseError(f"section {title!r}: no column of {missing} in {table.header}")
+        if shifted:
+            columns = {i: _SHIFTED_11204.get(key, key) if key else None for i, key in columns.items()}
         read = [(i, key) for i, key in columns.items() if key is not None]
         for row in table.rows:
             entry: dict[str, Any] = {}
@@ -1211,6 +1302,8 @@ def _io_stats(report: _TextReport | _HtmlReport, title: str, elapsed_s: float | 
                 elif _PLAIN_NUMBER_RE.fullmatch(cell):  # most cells (hundreds of files): read at once
                     value = float(cell.replace(",", ""))
                     entry[key] = int(value) if key in _IO_STATS_COUNTS else value
+                elif cell == "N/A":  # text: a file without reads has no average
+                    entry[key] = None
                 elif key in _IO_STATS_COUNTS:
                     entry[key] = _int_or_none(parse_count(cell))
                 else:
@@ -1218,6 +1311,32 @@ def _io_stats(report: _TextReport | _HtmlReport, title: str, elapsed_s: float | 
             _check_io_rates(title, entry, elapsed_s)
             out.append(entry)
     return out
+
+
+def _text_io_table(report: _TextReport, start: int, title: str) -> _Table | None:
+    """One page of "Tablespace IO Stats" or "File IO Stats" of a text report (``None`` when it prints
+    "No data exists"): a row is printed on two lines, its names (``Tablespace``, ``Filename``)
+    under a first rule, its figures on the next line under a second rule; one table with the names'
+    columns first is returned, as the HTML rendering prints it."""
+    if report.no_data(start):
+        return None
+    lines = report.lines
+    rules = [j for j in range(start + 1, min(start + 20, len(lines))) if _is_dash(lines[j])][:2]
+    if len(rules) < 2 or rules[1] - rules[0] < 2 or not lines[rules[0] - 1].strip():
+        raise ParseError(f"section {title!r} (line {start + 1}): expected a names rule and a figures rule")
+    name_runs, figure_runs = _dash_runs(lines[rules[0]]), _dash_runs(lines[rules[1]])
+    header = (_slice_cells(lines[rules[0] - 1], name_runs)
+              + _column_names(lines[rules[0] + 1: rules[1]], figure_runs))
+    rows = []
+    j = rules[1] + 1
+    while j < len(lines) and lines[j].strip() and not _is_dash(lines[j]) and not _is_title(lines[j]):
+        names, figures = lines[j], lines[j + 1] if j + 1 < len(lines) else ""
+        if _FIGURES_RE.match(names) or not _FIGURES_RE.match(figures):
+            raise ParseError(f"section {title!r} (line {j + 1}): expected a line of names, then its figures, "
+                             f"got {names.strip()!r}, {figures.strip()!r}")
+        rows.append(_slice_cells(names, name_runs) + _slice_cells(figures, figure_runs))
+        j += 2
+    return _Table(title, header, rows)
 
 
 def _check_io_rates(title: str, row: dict[str, Any], elapsed_s: float | None) -> None:
@@ -1236,13 +1355,29 @@ def _check_io_rates(title: str, row: dict[str, Any], elapsed_s: float | None) ->
 
 
 def _tablespace_io(report: _TextReport | _HtmlReport, elapsed_s: float | None,
-                   files: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+                   files: list[dict[str, Any]] | None, version: str | None) -> list[dict[str, Any]] | None:
     """"Tablespace IO Stats" (:func:`_io_stats`), cross-checked with "File IO Stats": a
-    tablespace's reads, writes and buffer waits are the sums of its files' (11.2.0.4's HTML prints
-    the tablespace table's cells in another order than its header: refused, the file rows stay). A
-    tablespace is known by its name and its container (``pdb_name``): the PDBs of a CDB each have
-    a SYSTEM, a SYSAUX."""
-    rows = _io_stats(report, "Tablespace IO Stats", elapsed_s)
+    tablespace's reads, writes and buffer waits are the sums of its files'. A tablespace is known by
+    its name and its container (``pdb_name``): the PDBs of a CDB each have a SYSTEM, a SYSAUX.
+    A table whose cells are not under their header is refused, but for 11.2.0.4's order
+    (:data:`_SHIFTED_11204`), read that way only when every one of its tablespaces then adds up
+    to its files. An 11.2.0.4 report's table is read only where every tablespace adds up to its
+    files (without them its shifted cells could pass for others: small counts, rates of 0)."""
+    partial = not (version or "").startswith("11.2.0.4")
+    try:
+        return _summed_tablespaces(_io_stats(report, "Tablespace IO Stats", elapsed_s), files, partial=partial)
+    except ParseError as exc:
+        try:
+            return _summed_tablespaces(_io_stats(report, "Tablespace IO Stats", elapsed_s, shifted=True), files,
+                                       partial=False)
+        except ParseError:
+            raise exc from None
+
+
+def _summed_tablespaces(rows: list[dict[str, Any]] | None, files: list[dict[str, Any]] | None,
+                        partial: bool) -> list[dict[str, Any]] | None:
+    """``rows``, when each tablespace's reads, writes and buffer waits are its files' sums; unless
+    ``partial``, every tablespace must have files to add up."""
     sums: dict[tuple[str | None, str], list[int]] = {}
     for row in files or []:
         total = sums.setdefault((row.get("pdb_name"), row["tablespace"]), [0, 0, 0])
@@ -1251,6 +1386,9 @@ def _tablespace_io(report: _TextReport | _HtmlReport, elapsed_s: float | None,
     for row in rows or []:
         total = sums.get((row.get("pdb_name"), row["tablespace"]))
         printed = [row[key] or 0 for key in _IO_STATS_COUNTS]
+        if total is None and not partial:
+            raise ParseError(f"section 'Tablespace IO Stats': {row['tablespace']!r} has no files in 'File IO Stats' "
+                             f"to add up to: its cells may not be under their header (as 11.2.0.4 prints them)")
         if total is not None and total != printed:
             raise ParseError(f"section 'Tablespace IO Stats': {row['tablespace']!r} prints reads, writes and buffer "
                              f"waits {printed}, its files in 'File IO Stats' {total}: its cells are not under their "
