@@ -441,6 +441,10 @@ def _without_sqlplus_pages(lines: list[str]) -> list[str]:
 class _TextReport:
     """Index of a text report: section titles and the tables under them."""
 
+    io_rows_apart = False
+    """Whether the two-line rows of "Tablespace IO Stats" / "File IO Stats" may be separated by blank
+    lines (Statspack's File IO Stats): then only a rule or the next title ends the table."""
+
     def __init__(self, text: str):
         # A report spooled to a file starts each page with a form feed (^L) before its section
         # title (11.2's awrrpt): dropped, or no title would start its line.
@@ -953,12 +957,13 @@ def _html_snapshots(report: _HtmlReport) -> tuple[dict[str, Any], int | None]:
     return snap, instance_count
 
 
-def _database_identity(db: _Table, inst: _Table | None) -> dict[str, Any]:
+def _database_identity(db: _Table, inst: _Table | None, name_column: str = "DB Name") -> dict[str, Any]:
     """``db_name``, ``db_id``, ``version``, ``rac``, ``cdb`` from the database table's first row and
     ``instances`` (``[{"instance", "inst_num"}]``) from the instance table, or where there is none
     (11.2 prints ``Instance`` and ``Inst num`` in the database table) from the database table. A PDB
     report whose container does not see system data ("System Data Visible: NO") prints the
-    database's name, id, release and RAC blank: those are ``None``, not a failure."""
+    database's name, id, release and RAC blank: those are ``None``, not a failure. Statspack names the
+    database's column ``Database`` (``name_column``)."""
     row = db.rows[0]
     cdb_col = db.col("CDB", required=False)
     if inst is None or not inst.rows:
@@ -969,7 +974,7 @@ def _database_identity(db: _Table, inst: _Table | None) -> dict[str, Any]:
         instances.append({"instance": i_row[inst.col("Instance")], "inst_num": _whole(i_row[inst.col("Inst Num")])})
     rac = _cell(row, db.col("RAC")).strip()
     return {
-        "db_name": _cell(row, db.col("DB Name")).strip() or None,
+        "db_name": _cell(row, db.col(name_column)).strip() or None,
         "db_id": _whole(row[db.col("DB Id")]) if _cell(row, db.col("DB Id")).strip() else None,
         "version": _cell(row, db.col("Release")).strip() or None,
         "instances": instances,
@@ -1239,15 +1244,18 @@ IO_STATS_COLUMNS: dict[str, str] = {
     "bufferwaits": "buffer_waits",
     "avbufwt(ms)": "avg_buffer_wait_ms",
     "pdbname": "pdb_name",
+    "mxrdbkt": "max_read_bucket_ms",
 }
 """The columns of "Tablespace IO Stats" and "File IO Stats" (their header with every space taken
 out, in lower case: 11.2.0.3 prints ``Av Reads/s``, 11.2.0.4 and later ``Av Rds/s`` and
 ``Writes avg/s``, 12.2 and later's tablespace table ``Av Writes(ms)``; a CDB or PDB report names
-each row's container in ``PDB Name``) -> the row key.
+each row's container in ``PDB Name``; Statspack's File IO Stats prints ``Mx Rd Bkt``, the upper
+bound in ms of the slowest single-block read bucket with reads) -> the row key.
 A column of another name is left out."""
 
 _IO_STATS_REQUIRED = ("tablespace", "reads", "avg_read_ms", "writes", "buffer_waits", "avg_buffer_wait_ms")
 _IO_STATS_COUNTS = ("reads", "writes", "buffer_waits")
+_IO_STATS_WHOLE = (*_IO_STATS_COUNTS, "max_read_bucket_ms")
 _IO_STATS_NAMES = ("tablespace", "filename", "pdb_name")
 _PLAIN_NUMBER_RE = re.compile(r"\d{1,3}(?:,\d{3})*(?:\.\d+)?")
 
@@ -1266,8 +1274,9 @@ def _io_stats(report: _TextReport | _HtmlReport, title: str, elapsed_s: float | 
     ``tablespace`` (and ``filename``), ``reads``, ``writes``, ``buffer_waits`` (counts over the
     interval), ``avg_read_ms``, ``avg_buffer_wait_ms`` (milliseconds, as printed), and where the
     version prints them ``reads_per_s``, ``writes_per_s``, ``avg_write_ms``, ``blocks_per_read``,
-    ``single_block_reads_per_s``, ``avg_single_block_read_ms``, ``optimized_reads_pct``, and in a
-    CDB or PDB report the row's container ``pdb_name`` (``PDB Name``). A blank
+    ``single_block_reads_per_s``, ``avg_single_block_read_ms``, ``optimized_reads_pct``,
+    ``max_read_bucket_ms`` (Statspack), and in a CDB or PDB report the row's container ``pdb_name``
+    (``PDB Name``). A blank
     cell (a file without reads has no average) or ``N/A`` (text) is None. ``[]`` when the report
     prints "No data exists"; ``None`` when it has no such section. With ``shifted`` the cells are
     read in 11.2.0.4's tablespace order (:data:`_SHIFTED_11204`).
@@ -1301,7 +1310,7 @@ def _io_stats(report: _TextReport | _HtmlReport, title: str, elapsed_s: float | 
                     entry[key] = cell
                 elif _PLAIN_NUMBER_RE.fullmatch(cell):  # most cells (hundreds of files): read at once
                     value = float(cell.replace(",", ""))
-                    entry[key] = int(value) if key in _IO_STATS_COUNTS else value
+                    entry[key] = int(value) if key in _IO_STATS_WHOLE and value.is_integer() else value
                 elif cell == "N/A":  # text: a file without reads has no average
                     entry[key] = None
                 elif key in _IO_STATS_COUNTS:
@@ -1317,7 +1326,9 @@ def _text_io_table(report: _TextReport, start: int, title: str) -> _Table | None
     """One page of "Tablespace IO Stats" or "File IO Stats" of a text report (``None`` when it prints
     "No data exists"): a row is printed on two lines, its names (``Tablespace``, ``Filename``)
     under a first rule, its figures on the next line under a second rule; one table with the names'
-    columns first is returned, as the HTML rendering prints it."""
+    columns first is returned, as the HTML rendering prints it. Where the report's rows may be apart
+    (:attr:`_TextReport.io_rows_apart`) blank lines between them are skipped. A names line that is the
+    text's last line (a report cut there, its cut line dropped) ends the table: that row is lost."""
     if report.no_data(start):
         return None
     lines = report.lines
@@ -1329,8 +1340,15 @@ def _text_io_table(report: _TextReport, start: int, title: str) -> _Table | None
               + _column_names(lines[rules[0] + 1: rules[1]], figure_runs))
     rows = []
     j = rules[1] + 1
-    while j < len(lines) and lines[j].strip() and not _is_dash(lines[j]) and not _is_title(lines[j]):
-        names, figures = lines[j], lines[j + 1] if j + 1 < len(lines) else ""
+    while j < len(lines) and not _is_dash(lines[j]) and not _is_title(lines[j]):
+        if not lines[j].strip():
+            if not report.io_rows_apart:
+                break
+            j += 1
+            continue
+        if j + 1 == len(lines):
+            break
+        names, figures = lines[j], lines[j + 1]
         if _FIGURES_RE.match(names) or not _FIGURES_RE.match(figures):
             raise ParseError(f"section {title!r} (line {j + 1}): expected a line of names, then its figures, "
                              f"got {names.strip()!r}, {figures.strip()!r}")
@@ -1355,18 +1373,22 @@ def _check_io_rates(title: str, row: dict[str, Any], elapsed_s: float | None) ->
 
 
 def _tablespace_io(report: _TextReport | _HtmlReport, elapsed_s: float | None,
-                   files: list[dict[str, Any]] | None, version: str | None) -> list[dict[str, Any]] | None:
+                   files: list[dict[str, Any]] | None, version: str | None,
+                   may_shift: bool = True) -> list[dict[str, Any]] | None:
     """"Tablespace IO Stats" (:func:`_io_stats`), cross-checked with "File IO Stats": a
     tablespace's reads, writes and buffer waits are the sums of its files'. A tablespace is known by
     its name and its container (``pdb_name``): the PDBs of a CDB each have a SYSTEM, a SYSAUX.
     A table whose cells are not under their header is refused, but for 11.2.0.4's order
     (:data:`_SHIFTED_11204`), read that way only when every one of its tablespaces then adds up
     to its files. An 11.2.0.4 report's table is read only where every tablespace adds up to its
-    files (without them its shifted cells could pass for others: small counts, rates of 0)."""
+    files (without them its shifted cells could pass for others: small counts, rates of 0).
+    Without ``may_shift`` (Statspack, whose cells are under their header) only the header's order is read."""
     partial = not (version or "").startswith("11.2.0.4")
     try:
         return _summed_tablespaces(_io_stats(report, "Tablespace IO Stats", elapsed_s), files, partial=partial)
     except ParseError as exc:
+        if not may_shift:
+            raise
         try:
             return _summed_tablespaces(_io_stats(report, "Tablespace IO Stats", elapsed_s, shifted=True), files,
                                        partial=False)
