@@ -1419,35 +1419,40 @@ def _summed_tablespaces(rows: list[dict[str, Any]] | None, files: list[dict[str,
 
 
 def _host_cpu(report: _TextReport | _HtmlReport) -> dict[str, Any] | None:
-    if isinstance(report, _TextReport):
+    """``Host CPU``: the CPUs, load average at begin and end, %User, %System, %WIO, %Idle, each
+    column known by its header's last word (``%User``, Statspack's ``User``). The CPUs are a column
+    (11.2.0.4 and later) or in the title (11.2.0.3, Statspack: ``Host CPU  (CPUs: 12  Cores: 6 ...)``)."""
+    titled = report.find(r"^Host CPU\s+\(CPUs:", 200) if isinstance(report, _TextReport) else []
+    if titled:
+        table = report.table_at(titled[0], "Host CPU")
+    elif isinstance(report, _TextReport):
         table = report.table("Host CPU")
     else:
         table = report.by_summary(r"system load statistics")
     if table is None or not table.rows:
         return None
     row = table.rows[0]
+    last = {(_norm(head).split() or [""])[-1].lstrip("%"): i for i, head in enumerate(table.header)}
 
-    def pick(suffix: str) -> str:
-        for i, head in enumerate(table.header):
-            if _norm(head).endswith(suffix.lower()):
-                return _cell(row, i)
-        raise ParseError(f"section 'Host CPU': expected a column {suffix!r}, found {table.header}")
+    def pick(name: str) -> str:
+        if name not in last:
+            raise ParseError(f"section 'Host CPU': expected a column {name!r}, found {table.header}")
+        return _cell(row, last[name])
 
-    if any(_norm(h).endswith("cpus") for h in table.header):
-        cpus = _whole(pick("CPUs"))
+    if "cpus" in last:
+        cpus: int | None = _whole(pick("cpus"))
+    elif titled:
+        in_title = re.search(r"CPUs:\s*(\d+)", report.lines[titled[0]])
+        cpus = _whole(in_title.group(1)) if in_title else None
     else:
-        # 11.2.0.3 prints the CPUs in the title ("Host CPU (CPUs: 8 Cores: 2 Sockets: )"), not
-        # in a column: the host information table at the top of the report has them
+        # 11.2.0.3's HTML: the host information table at the top of the report has them
         host = None if isinstance(report, _TextReport) else report.by_summary(r"host information")
         cpus = _whole(_cell(host.rows[0], host.col("CPUs"))) if host is not None and host.rows else None
     return {
         "cpus": cpus,
-        "load_begin": _float(pick("Begin"), "Host CPU load begin"),
-        "load_end": _float(pick("End"), "Host CPU load end"),
-        "user_pct": _float(pick("%User"), "Host CPU %User"),
-        "system_pct": _float(pick("%System"), "Host CPU %System"),
-        "wio_pct": _float(pick("%WIO"), "Host CPU %WIO"),
-        "idle_pct": _float(pick("%Idle"), "Host CPU %Idle"),
+        **{key: _float(pick(name), f"Host CPU {name}") for key, name in (
+            ("load_begin", "begin"), ("load_end", "end"), ("user_pct", "user"), ("system_pct", "system"),
+            ("wio_pct", "wio"), ("idle_pct", "idle"))},
     }
 
 

@@ -34,7 +34,7 @@ are the runs of ``-``/``~`` of the rule under the header, found by meaning), wit
   bound of the slowest single-block read bucket with reads). Checked as AWR's: per-second columns
   against the counts, tablespace sums against the files; never in 11.2.0.4 AWR's shifted order.
 * ``Host CPU  (CPUs: 12  Cores: 6  Sockets: 1)``: the CPUs in its title, ``User``, ``System``,
-  ``Idle``, ``WIO`` columns.
+  ``Idle``, ``WIO`` columns (read as AWR's, each column by its header's last word without its ``%``).
 
 * ``IO Stat by Function - summary`` is read as AWR's ``IOStat by Function summary`` (``iostat_by_function``).
 Seen on one real report (11.2.0.4.0, single instance; tests/data/awr/PROVENANCE.md).
@@ -48,9 +48,9 @@ from typing import Any
 from flashpoc.errors import ParseError
 
 from .awr import (KEY_EVENTS_FOREGROUND, _SNAP_LINE_RE, STATSPACK_TITLE, _database_identity, _float, _histograms,
-                  _instance_efficiency, _io_stats, _iostat_by_function, _key_event_names, _key_event_waits,
-                  _key_events, _load_profile, _norm, _require, _section, _Sections, _statistic_number, _Table,
-                  _tablespace_io, _TextReport, _top_event_rows, _whole, parse_count)
+                  _host_cpu, _instance_efficiency, _io_stats, _iostat_by_function, _key_event_names,
+                  _key_event_waits, _key_events, _load_profile, _norm, _require, _section, _Sections,
+                  _statistic_number, _Table, _tablespace_io, _TextReport, _top_event_rows, parse_count)
 
 EVENT_CLASSES: dict[str, str] = {
     **{name: "User I/O" for name in (
@@ -280,23 +280,3 @@ def _check_rate(entry: dict[str, Any], elapsed_s: float | None, what: str) -> No
     if abs(computed - rate) > 0.055 + abs(computed) * 0.3 / elapsed_s + 1e-9:
         raise ParseError(f"{what}: Total {total:,.0f} over {elapsed_s:g} s is {computed:.2f}/s, the report prints "
                          f"{rate:g} per Second: its cells are not under their header")
-
-
-def _host_cpu(report: _StatspackText) -> dict[str, Any] | None:
-    """``Host CPU  (CPUs: 12  Cores: 6  Sockets: 1)``: load begin/end, User, System, Idle, WIO (%)."""
-    starts = report.find(r"^Host CPU\s+\(CPUs:", 200)
-    if not starts:
-        return None
-    table = _require(report.table_at(starts[0], "Host CPU"), "Host CPU")
-    cpus = re.search(r"CPUs:\s*(\d+)", report.lines[starts[0]])
-    last = {(_norm(h).split() or [""])[-1].lstrip("%"): i for i, h in enumerate(table.header)}
-    missing = [name for name in ("begin", "end", "user", "system", "idle", "wio") if name not in last]
-    if missing:
-        raise ParseError(f"section 'Host CPU': no column {missing} in {table.header}")
-    row = table.rows[0]
-    return {
-        "cpus": _whole(cpus.group(1)) if cpus else None,
-        **{key: _float(row[last[name]], f"Host CPU {name}") for key, name in (
-            ("load_begin", "begin"), ("load_end", "end"), ("user_pct", "user"), ("system_pct", "system"),
-            ("wio_pct", "wio"), ("idle_pct", "idle"))},
-    }
