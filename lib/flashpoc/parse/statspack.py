@@ -21,8 +21,8 @@ are the runs of ``-``/``~`` of the rule under the header, found by meaning), wit
   for the I/O events, else ``None``.
 * Wait events: ``Avg wait (ms)`` in whole milliseconds (an average under 0.5 ms prints 0): a key
   event with at least 50 s of ``Total Wait Time (s)`` has its average taken as that time over its
-  waits (:func:`_finer_averages`), others keep the printed one; an overflowed cell (``######``) of an
-  idle event is never read.
+  waits (:func:`_finer_averages`), others keep the printed one (named in ``key_events_whole_ms``: their
+  ``0`` is an average under 0.5 ms); an overflowed cell (``######``) of an idle event is never read.
 * ``Wait Event Histogram``: buckets ``<1ms`` ... ``>1s`` under a ``% of Waits`` group header.
 * ``Time Model System Stats`` (``time_model``: ``statistic``, ``time_s``, ``pct_db_time``) and
   ``Instance Activity Stats`` (``instance_activity``: ``statistic``, ``total``, ``per_second``,
@@ -119,8 +119,8 @@ def parse_statspack(text: str, *, allow_truncated: bool = False) -> dict[str, An
 
     Returns:
         The dict of :func:`flashpoc.parse.awr.parse_awr` for an instance report (``format``
-        ``"statspack"``, ``kind`` ``"instance"``), plus ``time_model`` and ``instance_activity`` (see
-        the module docstring); sections Statspack does not print, or that could not be read, are
+        ``"statspack"``, ``kind`` ``"instance"``), plus ``time_model``, ``instance_activity`` and
+        ``key_events_whole_ms`` (see the module docstring); sections Statspack does not print, or that could not be read, are
         ``None`` and named in ``sections``.
 
     Raises:
@@ -142,13 +142,15 @@ def parse_statspack(text: str, *, allow_truncated: bool = False) -> dict[str, An
     header = sections.read("header", lambda: _header(report))
     elapsed_s = None if header is None else header["elapsed_min"] * 60
     files = sections.read("File IO Stats", lambda: _io_stats(report, "File IO Stats", elapsed_s))
+    averages, whole_ms = _averages_and_whole_ms(fg, bg)
     out = {
         "format": "statspack",
         "kind": "instance",
         "header": header,
         "load_profile": sections.read("Load Profile", lambda: _load_profile(report)),
         "top_events": sections.read("Top 5 Timed Events", lambda: _top_events(report)),
-        "key_events": _finer_averages(fg, bg),
+        "key_events": averages,
+        "key_events_whole_ms": whole_ms,
         "event_histograms": _histograms(report, sections, ("Wait Event Histogram",)),
         "iostat_by_function": sections.read("IO Stat by Function - summary", lambda: _iostat_by_function(report)),
         # Statspack prints its tablespace cells under their header (every release): not 11.2.0.4's AWR order
@@ -177,8 +179,16 @@ def _finer_averages(fg: _Table | None, bg: _Table | None, min_total_s: float = F
     computed as that time over its Waits (``3,826`` s over ``10,924,627`` waits: 350.22 us), checked
     against the printed average (it must round to it, within 1 %); one that does not has its cells
     out of their columns and is left out. Other events keep the printed whole-millisecond average."""
+    return _averages_and_whole_ms(fg, bg, min_total_s)[0]
+
+
+def _averages_and_whole_ms(fg: _Table | None, bg: _Table | None,
+                           min_total_s: float = FINER_AVERAGE_MIN_S) -> tuple[dict[str, float], list[str]]:
+    """:func:`_finer_averages`, and the key events among them that keep the printed whole-millisecond
+    average (a ``0`` there is an average under 0.5 ms, not none)."""
     averages, waits, names = _key_events(fg, bg), _key_event_waits(fg, bg), _key_event_names(fg, bg)
     out: dict[str, float] = {}
+    whole: list[str] = []
     for key, printed in averages.items():
         table = fg if key in KEY_EVENTS_FOREGROUND else bg
         if table is None:
@@ -187,11 +197,12 @@ def _finer_averages(fg: _Table | None, bg: _Table | None, min_total_s: float = F
         total_s = parse_count(next(r for r in table.rows if r[c_event] == names[key])[c_time])
         if total_s is None or total_s < min_total_s or not waits.get(key):
             out[key] = printed
+            whole.append(key)
             continue
         finer = total_s * 1e6 / waits[key]
         if abs(finer - printed) <= 500.0 + 0.01 * finer:  # the printed cell is the average to the ms
             out[key] = round(finer, 2)
-    return out
+    return out, whole
 
 
 def _header(report: _StatspackText) -> dict[str, Any]:
