@@ -807,12 +807,18 @@ def _whole_rows(table: _Table) -> _Table:
     return table
 
 
+def _wait_event_tables(report: _TextReport | _HtmlReport, sections: _Sections,
+                       suffix: str = "") -> tuple[_Table | None, _Table | None]:
+    """The ``Foreground Wait Events`` and ``Background Wait Events`` tables (with ``suffix``: a RAC
+    global report's ``(Global)`` ones), each ``None`` where it cannot be read (named in ``sections``)."""
+    fg, bg = (sections.read(title, lambda t=title: _require(_section(report, t), t))
+              for title in (f"Foreground Wait Events{suffix}", f"Background Wait Events{suffix}"))
+    return fg, bg
+
+
 def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
     sections = _Sections()
-    fg = sections.read("Foreground Wait Events", lambda: _require(_section(report, "Foreground Wait Events"),
-                                                                 "Foreground Wait Events"))
-    bg = sections.read("Background Wait Events", lambda: _require(_section(report, "Background Wait Events"),
-                                                                 "Background Wait Events"))
+    fg, bg = _wait_event_tables(report, sections)
     out = {
         "header": sections.read("header", lambda: _instance_header(report)),
         "load_profile": sections.read("Load Profile", lambda: _load_profile(report)),
@@ -1461,10 +1467,7 @@ def _host_cpu(report: _TextReport | _HtmlReport) -> dict[str, Any] | None:
 
 def _parse_rac_global(report: _TextReport | _HtmlReport) -> dict[str, Any]:
     sections = _Sections()
-    fg = sections.read("Foreground Wait Events (Global)", lambda: _require(
-        _section(report, "Foreground Wait Events (Global)"), "Foreground Wait Events (Global)"))
-    bg = sections.read("Background Wait Events (Global)", lambda: _require(
-        _section(report, "Background Wait Events (Global)"), "Background Wait Events (Global)"))
+    fg, bg = _wait_event_tables(report, sections, " (Global)")
     out = {
         "header": sections.read("header", lambda: _rac_header(report)),
         "load_profile": None,

@@ -50,7 +50,7 @@ from flashpoc.errors import ParseError
 from .awr import (KEY_EVENTS_FOREGROUND, _SNAP_LINE_RE, STATSPACK_TITLE, _database_identity, _float, _histograms,
                   _host_cpu, _instance_efficiency, _io_stats, _iostat_by_function, _key_event_names,
                   _key_event_waits, _key_events, _load_profile, _norm, _require, _section, _Sections,
-                  _statistic_number, _Table, _tablespace_io, _TextReport, _top_event_rows, parse_count)
+                  _statistic_number, _Table, _tablespace_io, _TextReport, _top_event_rows, _wait_event_tables, parse_count)
 
 EVENT_CLASSES: dict[str, str] = {
     **{name: "User I/O" for name in (
@@ -135,10 +135,7 @@ def parse_statspack(text: str, *, allow_truncated: bool = False) -> dict[str, An
     if "End of Report" not in text[-2000:]:
         report.lines = report.lines[:-1]  # the line at the cut may be a row cut short
     sections = _Sections()
-    fg = sections.read("Foreground Wait Events", lambda: _require(_section(report, "Foreground Wait Events"),
-                                                                 "Foreground Wait Events"))
-    bg = sections.read("Background Wait Events", lambda: _require(_section(report, "Background Wait Events"),
-                                                                 "Background Wait Events"))
+    fg, bg = _wait_event_tables(report, sections)
     header = sections.read("header", lambda: _header(report))
     elapsed_s = None if header is None else header["elapsed_min"] * 60
     files = sections.read("File IO Stats", lambda: _io_stats(report, "File IO Stats", elapsed_s))
