@@ -100,16 +100,10 @@ def run_point(wb, spec: PointSpec, pid: str, on_line=None) -> tuple[dict[str, An
     if run.exit_code != 0:
         tail = "\n".join(run.console.strip().splitlines()[-15:])
         raise RemoteError(f"{db.name}: {purpose}: runit.sh exited {run.exit_code}:\n{tail}")
-    series_of = {"devices": cfg.settings.iostat_devices, "datafiles": cfg.database.datafiles or "local",
-                 "nfs_mounts": cfg.database.nfs_mounts}
     try:
-        metrics, intervals = read_slob_run(files, **series_of)
+        metrics, intervals = _read_point(cfg, files, sql_metrics)
     except (ParseError, FlashpocError) as error:
-        if sql_metrics is None:
-            raise RemoteError(f"{db.name}: {purpose}: {error}") from None
-        metrics = metrics_from_sql(sql_metrics)  # no report: the DBA_HIST rows stand in, their times the window
-        series, intervals = read_sql_run_series(files, sql_metrics["begin_snap"], sql_metrics["end_snap"], **series_of)
-        metrics.update(series)
+        raise RemoteError(f"{db.name}: {purpose}: {error}") from None
     if sql_metrics is not None:
         sampling = {key: sql_metrics.pop(key) for key in ("dbstat_samples", "dbstat_note") if key in sql_metrics}
         metrics.update({f"sql_{k}": v for k, v in sql_metrics.items()}, **sampling)
@@ -133,6 +127,26 @@ def run_point(wb, spec: PointSpec, pid: str, on_line=None) -> tuple[dict[str, An
     raw.update(sql_files)
     raw.update({name: data for name, data in run.files.items() if name != "slob.conf"})
     return row, raw
+
+
+def _read_point(cfg, files: dict[str, str | bytes], sql_metrics: dict[str, Any] | None
+                ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The point's metrics and time series from its files (:func:`read_slob_run`); where the run left
+    no report, from the snapshot rows' metrics (:func:`metrics_from_sql`), the series in the window of
+    their snapshot times (:func:`read_sql_run_series`).
+
+    Raises:
+        ParseError, FlashpocError: no report could be read, and no snapshot rows were taken.
+    """
+    series_of = {"devices": cfg.settings.iostat_devices, "datafiles": cfg.database.datafiles or "local",
+                 "nfs_mounts": cfg.database.nfs_mounts}
+    try:
+        return read_slob_run(files, **series_of)
+    except (ParseError, FlashpocError):
+        if sql_metrics is None:
+            raise
+    series, intervals = read_sql_run_series(files, sql_metrics["begin_snap"], sql_metrics["end_snap"], **series_of)
+    return {**metrics_from_sql(sql_metrics), **series}, intervals
 
 
 def with_snapshots(cfg, run, sample_every_s: float | None = None) -> tuple[SlobRun, dict[str, Any], dict[str, str]]:
