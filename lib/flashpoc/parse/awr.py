@@ -754,18 +754,30 @@ def parse_awr(text: str, *, allow_truncated: bool = False) -> dict[str, Any]:
         if is_statspack(text):
             return parse_statspack(text, allow_truncated=allow_truncated)
     fmt, kind = detect_awr_format(text)
-    if not allow_truncated and "End of Report" not in text[-2000:]:
-        raise ParseError(
-            f"AWR {fmt} report is truncated: its last line 'End of Report' was not found "
-            "(pass allow_truncated=True to parse the sections before the cut)"
-        )
+    truncated = is_truncated(text, f"AWR {fmt}", allow_truncated)
     report: _TextReport | _HtmlReport = _TextReport(text) if fmt == "text" else _HtmlReport(text)
+    if truncated and isinstance(report, _TextReport):
+        report.lines = report.lines[:-1]  # the line at the cut may be a row cut short: "40" read as "4"
     if kind == "rac_global":
         result = _parse_rac_global(report)
     else:
         result = _parse_instance(report)
         result["instance_efficiency"] = _instance_efficiency(text)
     return {"format": fmt, "kind": kind, **result}
+
+
+def is_truncated(text: str, what: str, allow_truncated: bool) -> bool:
+    """Whether the report ``text`` lacks its closing ``End of Report`` line (a text report's last
+    line is then left out by its reader: a row cut short would read as other numbers).
+
+    Raises:
+        ParseError: it does, and ``allow_truncated`` is not set (``what`` names the report).
+    """
+    truncated = "End of Report" not in text[-2000:]
+    if truncated and not allow_truncated:
+        raise ParseError(f"{what} report is truncated: its last line 'End of Report' was not found "
+                         "(pass allow_truncated=True to parse the sections before the cut)")
+    return truncated
 
 
 #: the whole printed number (up to a space, a tag or the line's end): a damaged one ("4-.92") is not read

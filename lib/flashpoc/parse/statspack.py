@@ -50,7 +50,8 @@ from flashpoc.errors import ParseError
 from .awr import (KEY_EVENTS_FOREGROUND, _SNAP_LINE_RE, STATSPACK_TITLE, _database_identity, _float, _histograms,
                   _host_cpu, _instance_efficiency, _io_stats, _iostat_by_function, _key_event_names,
                   _key_event_waits, _key_events, _load_profile, _norm, _require, _section, _Sections,
-                  _statistic_number, _Table, _tablespace_io, _TextReport, _top_event_rows, _wait_event_tables, parse_count)
+                  _statistic_number, _Table, _tablespace_io, _TextReport, _top_event_rows, _wait_event_tables,
+                  is_truncated, parse_count)
 
 EVENT_CLASSES: dict[str, str] = {
     **{name: "User I/O" for name in (
@@ -120,19 +121,17 @@ def parse_statspack(text: str, *, allow_truncated: bool = False) -> dict[str, An
     Returns:
         The dict of :func:`flashpoc.parse.awr.parse_awr` for an instance report (``format``
         ``"statspack"``, ``kind`` ``"instance"``), plus ``time_model``, ``instance_activity`` and
-        ``key_events_whole_ms`` (see the module docstring); sections Statspack does not print, or that could not be read, are
-        ``None`` and named in ``sections``.
+        ``key_events_whole_ms`` (see the module docstring); sections Statspack does not print, or
+        that could not be read, are ``None`` and named in ``sections``.
 
     Raises:
         ParseError: not a Statspack report, truncated, or no section could be read.
     """
     if not is_statspack(text):
         raise ParseError(f"not a Statspack report: expected {STATSPACK_TITLE!r} at its top")
-    if not allow_truncated and "End of Report" not in text[-2000:]:
-        raise ParseError("Statspack report is truncated: its last line 'End of Report' was not found "
-                         "(pass allow_truncated=True to parse the sections before the cut)")
+    truncated = is_truncated(text, "Statspack", allow_truncated)
     report = _StatspackText(text)
-    if "End of Report" not in text[-2000:]:
+    if truncated:
         report.lines = report.lines[:-1]  # the line at the cut may be a row cut short
     sections = _Sections()
     fg, bg = _wait_event_tables(report, sections)
