@@ -27,6 +27,10 @@ IO_WAIT_CLASSES = ("User I/O", "System I/O", "Commit")
 #: How many top I/O events the summary lists.
 TOP_IO_EVENTS = 5
 
+#: The summary's latencies: key -> the key event whose average it is.
+LATENCY_EVENTS = {"read_lat_ms": "db file sequential read", "redo_write_lat_ms": "log file parallel write",
+                  "dbwr_write_lat_ms": "db file parallel write", "commit_lat_ms": "log file sync"}
+
 
 def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
     """The sizing summary of a parsed AWR or Statspack report (:func:`flashpoc.parse.awr.parse_awr`).
@@ -35,7 +39,11 @@ def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
         ``db_name``, ``version``, ``scope``, ``begin_snap``, ``end_snap``, ``elapsed_s``,
         ``iops``, ``read_iops``, ``write_iops``, ``bw_mibps``, ``read_mibps``, ``write_mibps``,
         ``read_lat_ms``, ``redo_write_lat_ms``, ``dbwr_write_lat_ms``, ``commit_lat_ms`` (``log
-        file sync``), ``db_cpu_pct_of_db_time``, ``db_cpu_s_per_s``, ``buffer_hit_pct``,
+        file sync``), ``latency_whole_ms`` (those of these latencies that are the report's whole
+        milliseconds, as Statspack prints them: their 0 is under 0.5 ms), ``read_under_1ms_pct`` (the
+        share of ``db file sequential read`` waits under 1 ms of the report's histogram, ``None``
+        without), ``db_cpu_pct_of_db_time``, ``db_cpu_s_per_s``, ``buffer_hit_pct``, ``db_cpu_note``
+        (where the report's DB CPU exceeds its DB time, else ``None``),
         ``top_io_events`` (at most :data:`TOP_IO_EVENTS` rows ``event``, ``wait_class``,
         ``waits``, ``avg_wait_ms``, ``pct_db_time`` of the report's Top events in
         :data:`IO_WAIT_CLASSES`, by DB time; a Statspack report's Top 5 gives
@@ -66,15 +74,16 @@ def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
            for e in events[:TOP_IO_EVENTS]]
     keys = ("db_name", "version", "scope", "begin_snap", "end_snap", "elapsed_s", "iops", "read_iops", "write_iops",
             "bw_mibps", "read_mibps", "write_mibps")
+    whole = set(report.get("key_events_whole_ms") or ())
     return {
         **{k: m.get(k) for k in keys},
-        "read_lat_ms": read_ms,
-        "redo_write_lat_ms": ms("log_file_parallel_write_avg_wait_us"),
-        "dbwr_write_lat_ms": ms("db_file_parallel_write_avg_wait_us"),
-        "commit_lat_ms": ms("log_file_sync_avg_wait_us"),
+        **{key: ms(f"{event.replace(' ', '_')}_avg_wait_us") for key, event in LATENCY_EVENTS.items()},
+        "latency_whole_ms": [key for key, event in LATENCY_EVENTS.items() if event in whole],
+        "read_under_1ms_pct": m.get("db_file_sequential_read_under_1ms_pct"),
         "db_cpu_pct_of_db_time": m.get("db_cpu_pct_of_db_time"),
         "db_cpu_s_per_s": m.get("db_cpu_s_per_s"),
         "buffer_hit_pct": m.get("buffer_hit_pct"),
+        "db_cpu_note": _db_cpu_note(m),
         "top_io_events": top,
         "latency_note": note,
         "target": {"slo_ms": None if read_ms is None or note else max(read_ms, 0.001),
@@ -82,21 +91,42 @@ def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _db_cpu_note(m: Mapping[str, Any]) -> str | None:
+    """A note where the report's own DB CPU exceeds its DB time (a share over 100 %: its counters do
+    not hold together, as an 11.2 Time Model over a day can print), else ``None``."""
+    share, cpu, db_time, elapsed = (m.get(k) for k in ("db_cpu_pct_of_db_time", "db_cpu_s_per_s", "db_time_s_per_s",
+                                                        "elapsed_s"))
+    if share is None or share <= 100.0:
+        return None
+    seconds = f" ({cpu * elapsed:,.1f} s against {db_time * elapsed:,.1f} s)" if cpu and db_time and elapsed else ""
+    return (f"the report's own DB CPU exceeds its DB time{seconds}: its DB CPU share of {share:g} % cannot be read "
+            f"as \"storage is not the limit\"")
+
+
 #: The summary's measures as a table shows them: (key, label).
 SUMMARY_ROWS: tuple[tuple[str, str], ...] = (
     ("db_name", "Database"), ("version", "Version"), ("scope", "Scope"), ("elapsed_s", "Elapsed (s)"),
     ("iops", "IOPS (read + write requests/s)"), ("read_iops", "Read IOPS"), ("write_iops", "Write IOPS"),
     ("bw_mibps", "MiB/s (read + write)"), ("read_mibps", "Read MiB/s"), ("write_mibps", "Write MiB/s"),
-    ("read_lat_ms", "Read latency, db file sequential read (ms)"),
+    ("read_lat_ms", "Read latency, db file sequential read (ms)"), ("read_under_1ms_pct", "Read waits under 1 ms (%)"),
     ("redo_write_lat_ms", "Redo write, log file parallel write (ms)"),
     ("dbwr_write_lat_ms", "DBWR write, db file parallel write (ms)"), ("commit_lat_ms", "Commit, log file sync (ms)"),
     ("db_cpu_pct_of_db_time", "DB CPU (% of DB time)"), ("buffer_hit_pct", "Buffer hit (%)"),
 )
 
 
-def summary_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The summary as (measure, value) rows, the target last (what ``parse awr --summary`` prints)."""
-    rows = [{"measure": label, "value": summary.get(key)} for key, label in SUMMARY_ROWS]
+#: How a table shows a whole-millisecond latency of 0 (``latency_whole_ms``): an average under 0.5 ms.
+UNDER_HALF_MS = "< 0.5"
+
+
+def summary_rows(summary: Mapping[str, Any], *, text: bool = False) -> list[dict[str, Any]]:
+    """The summary as (measure, value) rows, the target last (what ``parse awr --summary`` prints);
+    ``Read waits under 1 ms (%)`` only where the report's histogram gives it. With ``text`` (a table
+    for people, not csv) a whole-millisecond latency of 0 shows as :data:`UNDER_HALF_MS`."""
+    whole = set(summary.get("latency_whole_ms") or ())
+    rows = [{"measure": label, "value": UNDER_HALF_MS if text and key in whole and summary.get(key) == 0
+             else summary.get(key)}
+            for key, label in SUMMARY_ROWS if key != "read_under_1ms_pct" or summary.get(key) is not None]
     target = summary.get("target") or {}
     rows.append({"measure": "Target: slo_ms", "value": target.get("slo_ms")})
     levels = target.get("iops_levels")

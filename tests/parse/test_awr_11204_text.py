@@ -211,3 +211,13 @@ def test_a_file_row_without_its_figures_loses_both_io_sections():
     reasons = {n["section"]: n["reason"] for n in report["sections"]["not_understood"]}
     assert "expected a line of names, then its figures, got 'SYSAUX" in reasons["File IO Stats"]
     assert "'SYSAUX' has no files in 'File IO Stats' to add up to" in reasons["Tablespace IO Stats"]
+
+
+def test_a_report_cut_in_the_middle_of_a_row_loses_the_row_never_changes_it():
+    """Read with allow_truncated, a text report cut inside File IO Stats' SYSTEM figures line
+    ("     31       0     5.2     1.0       0     5.2      40 ...", cut after "4" of "40") leaves that row
+    out: its writes are never read as 4."""
+    text = read_awr_file(F_INST1)
+    row = "     31       0     5.2     1.0       0     5.2      40"
+    cut = parse_awr(text[:text.index(row) + len(row) - 1], allow_truncated=True)
+    assert [(f["tablespace"], f["writes"]) for f in cut["file_io"]] == [("SYSAUX", 348)]

@@ -13,7 +13,8 @@ from flashpoc.awr_metrics import point_metrics
 from flashpoc.errors import ParseError
 from flashpoc.parse.awr import parse_awr, read_awr_file
 from flashpoc.parse.awr import _section
-from flashpoc.parse.statspack import _finer_averages, _StatspackText, is_statspack, parse_statspack
+from flashpoc.parse.statspack import (_averages_and_whole_ms, _finer_averages, _StatspackText, is_statspack,
+                                      parse_statspack)
 from flashpoc.sizing import sizing_summary
 
 REPORT = TESTS / "data" / "awr" / "11.2.0.4_single_prod_statspack.txt.gz"
@@ -99,6 +100,24 @@ def test_an_average_from_the_total_wait_time_where_it_is_long_enough():
     report = _StatspackText(damaged)
     fg, bg = _section(report, "Foreground Wait Events"), _section(report, "Background Wait Events")
     assert "log file parallel write" not in _finer_averages(fg, bg, min_total_s=5)
+
+
+def test_the_key_events_read_in_whole_milliseconds_are_named():
+    # none has 50 s of waits: all five keep the printed whole milliseconds (their 0 is under 0.5 ms)
+    assert PARSED["key_events_whole_ms"] == ["db file sequential read", "db file scattered read", "log file sync",
+                                             "log file parallel write", "db file parallel write"]
+    report = _StatspackText(TEXT)
+    fg, bg = _section(report, "Foreground Wait Events"), _section(report, "Background Wait Events")
+    averages, whole = _averages_and_whole_ms(fg, bg, min_total_s=5)
+    assert averages == _finer_averages(fg, bg, min_total_s=5)
+    # log file sync (6 s) and log file parallel write (10 s) computed finer; the others printed
+    assert whole == ["db file sequential read", "db file scattered read", "db file parallel write"]
+    summary = sizing_summary(PARSED)
+    assert summary["latency_whole_ms"] == ["read_lat_ms", "redo_write_lat_ms", "dbwr_write_lat_ms", "commit_lat_ms"]
+    # Wait Event Histogram "db file sequential read     237K 100.0"; Time Model "DB CPU  1,186.7  192.1"
+    assert summary["read_under_1ms_pct"] == 100.0
+    assert summary["db_cpu_note"] == ("the report's own DB CPU exceeds its DB time (1,186.7 s against 617.8 s): its DB "
+                                      "CPU share of 192.1 % cannot be read as \"storage is not the limit\"")
 
 
 def test_wait_event_histogram():

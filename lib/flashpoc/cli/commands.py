@@ -83,7 +83,8 @@ TABLE_COLUMNS = {
                 ("write_resp_ms", "Write (ms)"), ("resp_max_ms", "Max (ms)"), ("queue_depth", "Queue"),
                 ("cpu_sys_user_pct", "CPU (%)")],
     "awr": [("event", "Event"), ("waits", "Waits"), ("total_time_s", "Time (s)"), ("avg_wait_us", "Avg wait (us)"),
-            ("pct_db_time", "DB time (%)"), ("pct_total_call_time", "Call time (%)"), ("wait_class", "Wait class")],
+            ("pct_db_time", "DB time (%)", ".1f"), ("pct_total_call_time", "Call time (%)", ".1f"),
+            ("wait_class", "Wait class")],
     "slob": [("metric", "Metric"), ("value", "Value")],
 }
 
@@ -120,26 +121,28 @@ def _awr_summary(path: Path, fmt: str) -> int:
     """``parse awr --summary``: what the database needs (:func:`flashpoc.sizing.sizing_summary`)."""
     import textwrap
 
-    from ..sizing import sizing_summary, summary_rows
+    from ..sizing import UNDER_HALF_MS, sizing_summary, summary_rows
     from ..texttable import text_table
 
     summary = sizing_summary(_read_awr(path)[0])
     if fmt == "json":
         print(json.dumps(summary, indent=1, default=str))
         return 0
-    rows = summary_rows(summary)
     if fmt == "csv":
-        _print_rows(rows, fmt, "awr")
+        _print_rows(summary_rows(summary), fmt, "awr")
         return 0
     width = output_width()
-    print(text_table(rows, [("measure", "Measure"), ("value", "Value")], width))
-    if summary["latency_note"]:
-        print("\n" + textwrap.fill(f"Note: {summary['latency_note']}", width))
+    print(text_table(summary_rows(summary, text=True), [("measure", "Measure"), ("value", "Value")], width))
+    for note in (summary["latency_note"], summary["db_cpu_note"]):
+        if note:
+            print("\n" + textwrap.fill(f"Note: {note[0].upper()}{note[1:]}", width))
     top = summary["top_io_events"]
     if top:
         call_time = any("pct_total_call_time" in e for e in top)  # a Statspack Top 5
         print(f"\nTop I/O events (by {'total call time' if call_time else 'DB time'})")
-        share = ("pct_total_call_time", "Call time (%)") if call_time else ("pct_db_time", "DB time (%)")
+        share = ("pct_total_call_time", "Call time (%)", ".1f") if call_time else ("pct_db_time", "DB time (%)", ".1f")
+        if call_time:  # its averages are whole milliseconds: a 0 is under 0.5 ms
+            top = [{**e, "avg_wait_ms": UNDER_HALF_MS} if e["avg_wait_ms"] == 0 else e for e in top]
         print(text_table(top, [("event", "Event"), ("wait_class", "Wait class"), ("waits", "Waits", ",.0f"),
                                ("avg_wait_ms", "Avg wait (ms)"), share], width))
     return 0

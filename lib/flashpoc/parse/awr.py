@@ -441,6 +441,10 @@ def _without_sqlplus_pages(lines: list[str]) -> list[str]:
 class _TextReport:
     """Index of a text report: section titles and the tables under them."""
 
+    io_rows_apart = False
+    """Whether the two-line rows of "Tablespace IO Stats" / "File IO Stats" may be separated by blank
+    lines (Statspack's File IO Stats): then only a rule or the next title ends the table."""
+
     def __init__(self, text: str):
         # A report spooled to a file starts each page with a form feed (^L) before its section
         # title (11.2's awrrpt): dropped, or no title would start its line.
@@ -750,18 +754,30 @@ def parse_awr(text: str, *, allow_truncated: bool = False) -> dict[str, Any]:
         if is_statspack(text):
             return parse_statspack(text, allow_truncated=allow_truncated)
     fmt, kind = detect_awr_format(text)
-    if not allow_truncated and "End of Report" not in text[-2000:]:
-        raise ParseError(
-            f"AWR {fmt} report is truncated: its last line 'End of Report' was not found "
-            "(pass allow_truncated=True to parse the sections before the cut)"
-        )
+    truncated = is_truncated(text, f"AWR {fmt}", allow_truncated)
     report: _TextReport | _HtmlReport = _TextReport(text) if fmt == "text" else _HtmlReport(text)
+    if truncated and isinstance(report, _TextReport):
+        report.lines = report.lines[:-1]  # the line at the cut may be a row cut short: "40" read as "4"
     if kind == "rac_global":
         result = _parse_rac_global(report)
     else:
         result = _parse_instance(report)
         result["instance_efficiency"] = _instance_efficiency(text)
     return {"format": fmt, "kind": kind, **result}
+
+
+def is_truncated(text: str, what: str, allow_truncated: bool) -> bool:
+    """Whether the report ``text`` lacks its closing ``End of Report`` line (a text report's last
+    line is then left out by its reader: a row cut short would read as other numbers).
+
+    Raises:
+        ParseError: it does, and ``allow_truncated`` is not set (``what`` names the report).
+    """
+    truncated = "End of Report" not in text[-2000:]
+    if truncated and not allow_truncated:
+        raise ParseError(f"{what} report is truncated: its last line 'End of Report' was not found "
+                         "(pass allow_truncated=True to parse the sections before the cut)")
+    return truncated
 
 
 #: the whole printed number (up to a space, a tag or the line's end): a damaged one ("4-.92") is not read
@@ -803,12 +819,18 @@ def _whole_rows(table: _Table) -> _Table:
     return table
 
 
+def _wait_event_tables(report: _TextReport | _HtmlReport, sections: _Sections,
+                       suffix: str = "") -> tuple[_Table | None, _Table | None]:
+    """The ``Foreground Wait Events`` and ``Background Wait Events`` tables (with ``suffix``: a RAC
+    global report's ``(Global)`` ones), each ``None`` where it cannot be read (named in ``sections``)."""
+    fg, bg = (sections.read(title, lambda t=title: _require(_section(report, t), t))
+              for title in (f"Foreground Wait Events{suffix}", f"Background Wait Events{suffix}"))
+    return fg, bg
+
+
 def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
     sections = _Sections()
-    fg = sections.read("Foreground Wait Events", lambda: _require(_section(report, "Foreground Wait Events"),
-                                                                 "Foreground Wait Events"))
-    bg = sections.read("Background Wait Events", lambda: _require(_section(report, "Background Wait Events"),
-                                                                 "Background Wait Events"))
+    fg, bg = _wait_event_tables(report, sections)
     out = {
         "header": sections.read("header", lambda: _instance_header(report)),
         "load_profile": sections.read("Load Profile", lambda: _load_profile(report)),
@@ -953,12 +975,13 @@ def _html_snapshots(report: _HtmlReport) -> tuple[dict[str, Any], int | None]:
     return snap, instance_count
 
 
-def _database_identity(db: _Table, inst: _Table | None) -> dict[str, Any]:
+def _database_identity(db: _Table, inst: _Table | None, name_column: str = "DB Name") -> dict[str, Any]:
     """``db_name``, ``db_id``, ``version``, ``rac``, ``cdb`` from the database table's first row and
     ``instances`` (``[{"instance", "inst_num"}]``) from the instance table, or where there is none
     (11.2 prints ``Instance`` and ``Inst num`` in the database table) from the database table. A PDB
     report whose container does not see system data ("System Data Visible: NO") prints the
-    database's name, id, release and RAC blank: those are ``None``, not a failure."""
+    database's name, id, release and RAC blank: those are ``None``, not a failure. Statspack names the
+    database's column ``Database`` (``name_column``)."""
     row = db.rows[0]
     cdb_col = db.col("CDB", required=False)
     if inst is None or not inst.rows:
@@ -969,7 +992,7 @@ def _database_identity(db: _Table, inst: _Table | None) -> dict[str, Any]:
         instances.append({"instance": i_row[inst.col("Instance")], "inst_num": _whole(i_row[inst.col("Inst Num")])})
     rac = _cell(row, db.col("RAC")).strip()
     return {
-        "db_name": _cell(row, db.col("DB Name")).strip() or None,
+        "db_name": _cell(row, db.col(name_column)).strip() or None,
         "db_id": _whole(row[db.col("DB Id")]) if _cell(row, db.col("DB Id")).strip() else None,
         "version": _cell(row, db.col("Release")).strip() or None,
         "instances": instances,
@@ -1239,15 +1262,18 @@ IO_STATS_COLUMNS: dict[str, str] = {
     "bufferwaits": "buffer_waits",
     "avbufwt(ms)": "avg_buffer_wait_ms",
     "pdbname": "pdb_name",
+    "mxrdbkt": "max_read_bucket_ms",
 }
 """The columns of "Tablespace IO Stats" and "File IO Stats" (their header with every space taken
 out, in lower case: 11.2.0.3 prints ``Av Reads/s``, 11.2.0.4 and later ``Av Rds/s`` and
 ``Writes avg/s``, 12.2 and later's tablespace table ``Av Writes(ms)``; a CDB or PDB report names
-each row's container in ``PDB Name``) -> the row key.
+each row's container in ``PDB Name``; Statspack's File IO Stats prints ``Mx Rd Bkt``, the upper
+bound in ms of the slowest single-block read bucket with reads) -> the row key.
 A column of another name is left out."""
 
 _IO_STATS_REQUIRED = ("tablespace", "reads", "avg_read_ms", "writes", "buffer_waits", "avg_buffer_wait_ms")
 _IO_STATS_COUNTS = ("reads", "writes", "buffer_waits")
+_IO_STATS_WHOLE = (*_IO_STATS_COUNTS, "max_read_bucket_ms")
 _IO_STATS_NAMES = ("tablespace", "filename", "pdb_name")
 _PLAIN_NUMBER_RE = re.compile(r"\d{1,3}(?:,\d{3})*(?:\.\d+)?")
 
@@ -1266,8 +1292,9 @@ def _io_stats(report: _TextReport | _HtmlReport, title: str, elapsed_s: float | 
     ``tablespace`` (and ``filename``), ``reads``, ``writes``, ``buffer_waits`` (counts over the
     interval), ``avg_read_ms``, ``avg_buffer_wait_ms`` (milliseconds, as printed), and where the
     version prints them ``reads_per_s``, ``writes_per_s``, ``avg_write_ms``, ``blocks_per_read``,
-    ``single_block_reads_per_s``, ``avg_single_block_read_ms``, ``optimized_reads_pct``, and in a
-    CDB or PDB report the row's container ``pdb_name`` (``PDB Name``). A blank
+    ``single_block_reads_per_s``, ``avg_single_block_read_ms``, ``optimized_reads_pct``,
+    ``max_read_bucket_ms`` (Statspack), and in a CDB or PDB report the row's container ``pdb_name``
+    (``PDB Name``). A blank
     cell (a file without reads has no average) or ``N/A`` (text) is None. ``[]`` when the report
     prints "No data exists"; ``None`` when it has no such section. With ``shifted`` the cells are
     read in 11.2.0.4's tablespace order (:data:`_SHIFTED_11204`).
@@ -1301,7 +1328,7 @@ def _io_stats(report: _TextReport | _HtmlReport, title: str, elapsed_s: float | 
                     entry[key] = cell
                 elif _PLAIN_NUMBER_RE.fullmatch(cell):  # most cells (hundreds of files): read at once
                     value = float(cell.replace(",", ""))
-                    entry[key] = int(value) if key in _IO_STATS_COUNTS else value
+                    entry[key] = int(value) if key in _IO_STATS_WHOLE and value.is_integer() else value
                 elif cell == "N/A":  # text: a file without reads has no average
                     entry[key] = None
                 elif key in _IO_STATS_COUNTS:
@@ -1317,7 +1344,9 @@ def _text_io_table(report: _TextReport, start: int, title: str) -> _Table | None
     """One page of "Tablespace IO Stats" or "File IO Stats" of a text report (``None`` when it prints
     "No data exists"): a row is printed on two lines, its names (``Tablespace``, ``Filename``)
     under a first rule, its figures on the next line under a second rule; one table with the names'
-    columns first is returned, as the HTML rendering prints it."""
+    columns first is returned, as the HTML rendering prints it. Where the report's rows may be apart
+    (:attr:`_TextReport.io_rows_apart`) blank lines between them are skipped. A names line that is the
+    text's last line (a report cut there, its cut line dropped) ends the table: that row is lost."""
     if report.no_data(start):
         return None
     lines = report.lines
@@ -1329,8 +1358,15 @@ def _text_io_table(report: _TextReport, start: int, title: str) -> _Table | None
               + _column_names(lines[rules[0] + 1: rules[1]], figure_runs))
     rows = []
     j = rules[1] + 1
-    while j < len(lines) and lines[j].strip() and not _is_dash(lines[j]) and not _is_title(lines[j]):
-        names, figures = lines[j], lines[j + 1] if j + 1 < len(lines) else ""
+    while j < len(lines) and not _is_dash(lines[j]) and not _is_title(lines[j]):
+        if not lines[j].strip():
+            if not report.io_rows_apart:
+                break
+            j += 1
+            continue
+        if j + 1 == len(lines):
+            break
+        names, figures = lines[j], lines[j + 1]
         if _FIGURES_RE.match(names) or not _FIGURES_RE.match(figures):
             raise ParseError(f"section {title!r} (line {j + 1}): expected a line of names, then its figures, "
                              f"got {names.strip()!r}, {figures.strip()!r}")
@@ -1355,18 +1391,22 @@ def _check_io_rates(title: str, row: dict[str, Any], elapsed_s: float | None) ->
 
 
 def _tablespace_io(report: _TextReport | _HtmlReport, elapsed_s: float | None,
-                   files: list[dict[str, Any]] | None, version: str | None) -> list[dict[str, Any]] | None:
+                   files: list[dict[str, Any]] | None, version: str | None,
+                   may_shift: bool = True) -> list[dict[str, Any]] | None:
     """"Tablespace IO Stats" (:func:`_io_stats`), cross-checked with "File IO Stats": a
     tablespace's reads, writes and buffer waits are the sums of its files'. A tablespace is known by
     its name and its container (``pdb_name``): the PDBs of a CDB each have a SYSTEM, a SYSAUX.
     A table whose cells are not under their header is refused, but for 11.2.0.4's order
     (:data:`_SHIFTED_11204`), read that way only when every one of its tablespaces then adds up
     to its files. An 11.2.0.4 report's table is read only where every tablespace adds up to its
-    files (without them its shifted cells could pass for others: small counts, rates of 0)."""
+    files (without them its shifted cells could pass for others: small counts, rates of 0).
+    Without ``may_shift`` (Statspack, whose cells are under their header) only the header's order is read."""
     partial = not (version or "").startswith("11.2.0.4")
     try:
         return _summed_tablespaces(_io_stats(report, "Tablespace IO Stats", elapsed_s), files, partial=partial)
     except ParseError as exc:
+        if not may_shift:
+            raise
         try:
             return _summed_tablespaces(_io_stats(report, "Tablespace IO Stats", elapsed_s, shifted=True), files,
                                        partial=False)
@@ -1397,35 +1437,40 @@ def _summed_tablespaces(rows: list[dict[str, Any]] | None, files: list[dict[str,
 
 
 def _host_cpu(report: _TextReport | _HtmlReport) -> dict[str, Any] | None:
-    if isinstance(report, _TextReport):
+    """``Host CPU``: the CPUs, load average at begin and end, %User, %System, %WIO, %Idle, each
+    column known by its header's last word (``%User``, Statspack's ``User``). The CPUs are a column
+    (11.2.0.4 and later) or in the title (11.2.0.3, Statspack: ``Host CPU  (CPUs: 12  Cores: 6 ...)``)."""
+    titled = report.find(r"^Host CPU\s+\(CPUs:", 200) if isinstance(report, _TextReport) else []
+    if titled:
+        table = report.table_at(titled[0], "Host CPU")
+    elif isinstance(report, _TextReport):
         table = report.table("Host CPU")
     else:
         table = report.by_summary(r"system load statistics")
     if table is None or not table.rows:
         return None
     row = table.rows[0]
+    last = {(_norm(head).split() or [""])[-1].lstrip("%"): i for i, head in enumerate(table.header)}
 
-    def pick(suffix: str) -> str:
-        for i, head in enumerate(table.header):
-            if _norm(head).endswith(suffix.lower()):
-                return _cell(row, i)
-        raise ParseError(f"section 'Host CPU': expected a column {suffix!r}, found {table.header}")
+    def pick(name: str) -> str:
+        if name not in last:
+            raise ParseError(f"section 'Host CPU': expected a column {name!r}, found {table.header}")
+        return _cell(row, last[name])
 
-    if any(_norm(h).endswith("cpus") for h in table.header):
-        cpus = _whole(pick("CPUs"))
+    if "cpus" in last:
+        cpus: int | None = _whole(pick("cpus"))
+    elif titled:
+        in_title = re.search(r"CPUs:\s*(\d+)", report.lines[titled[0]])
+        cpus = _whole(in_title.group(1)) if in_title else None
     else:
-        # 11.2.0.3 prints the CPUs in the title ("Host CPU (CPUs: 8 Cores: 2 Sockets: )"), not
-        # in a column: the host information table at the top of the report has them
+        # 11.2.0.3's HTML: the host information table at the top of the report has them
         host = None if isinstance(report, _TextReport) else report.by_summary(r"host information")
         cpus = _whole(_cell(host.rows[0], host.col("CPUs"))) if host is not None and host.rows else None
     return {
         "cpus": cpus,
-        "load_begin": _float(pick("Begin"), "Host CPU load begin"),
-        "load_end": _float(pick("End"), "Host CPU load end"),
-        "user_pct": _float(pick("%User"), "Host CPU %User"),
-        "system_pct": _float(pick("%System"), "Host CPU %System"),
-        "wio_pct": _float(pick("%WIO"), "Host CPU %WIO"),
-        "idle_pct": _float(pick("%Idle"), "Host CPU %Idle"),
+        **{key: _float(pick(name), f"Host CPU {name}") for key, name in (
+            ("load_begin", "begin"), ("load_end", "end"), ("user_pct", "user"), ("system_pct", "system"),
+            ("wio_pct", "wio"), ("idle_pct", "idle"))},
     }
 
 
@@ -1434,10 +1479,7 @@ def _host_cpu(report: _TextReport | _HtmlReport) -> dict[str, Any] | None:
 
 def _parse_rac_global(report: _TextReport | _HtmlReport) -> dict[str, Any]:
     sections = _Sections()
-    fg = sections.read("Foreground Wait Events (Global)", lambda: _require(
-        _section(report, "Foreground Wait Events (Global)"), "Foreground Wait Events (Global)"))
-    bg = sections.read("Background Wait Events (Global)", lambda: _require(
-        _section(report, "Background Wait Events (Global)"), "Background Wait Events (Global)"))
+    fg, bg = _wait_event_tables(report, sections, " (Global)")
     out = {
         "header": sections.read("header", lambda: _rac_header(report)),
         "load_profile": None,

@@ -21,19 +21,20 @@ are the runs of ``-``/``~`` of the rule under the header, found by meaning), wit
   for the I/O events, else ``None``.
 * Wait events: ``Avg wait (ms)`` in whole milliseconds (an average under 0.5 ms prints 0): a key
   event with at least 50 s of ``Total Wait Time (s)`` has its average taken as that time over its
-  waits (:func:`_finer_averages`), others keep the printed one; an overflowed cell (``######``) of an
-  idle event is never read.
+  waits (:func:`_finer_averages`), others keep the printed one (named in ``key_events_whole_ms``: their
+  ``0`` is an average under 0.5 ms); an overflowed cell (``######``) of an idle event is never read.
 * ``Wait Event Histogram``: buckets ``<1ms`` ... ``>1s`` under a ``% of Waits`` group header.
 * ``Time Model System Stats`` (``time_model``: ``statistic``, ``time_s``, ``pct_db_time``) and
   ``Instance Activity Stats`` (``instance_activity``: ``statistic``, ``total``, ``per_second``,
   ``per_transaction``; names cut to 33 characters as printed), cross-checked: each row's Total over
   the report's elapsed time is its per Second, to the printed precision, else the section is refused.
-* ``Tablespace IO Stats`` / ``File IO Stats``: each row on two lines (the names, then the figures),
-  rows separated by blank lines in File IO; ``Mx Rd Bkt`` (``max_read_bucket_ms``: the upper bound of
-  the slowest single-block read bucket with reads); a blank or ``N/A`` cell is ``None``. Checked as
-  AWR's: per-second columns against the counts, tablespace sums against the files.
+* ``Tablespace IO Stats`` / ``File IO Stats``: read by the reader of a text AWR report's two-line rows
+  (the names, then the figures; a blank or ``N/A`` cell is ``None``), which also skips the blank lines
+  between File IO rows (``io_rows_apart``) and reads ``Mx Rd Bkt`` (``max_read_bucket_ms``: the upper
+  bound of the slowest single-block read bucket with reads). Checked as AWR's: per-second columns
+  against the counts, tablespace sums against the files; never in 11.2.0.4 AWR's shifted order.
 * ``Host CPU  (CPUs: 12  Cores: 6  Sockets: 1)``: the CPUs in its title, ``User``, ``System``,
-  ``Idle``, ``WIO`` columns.
+  ``Idle``, ``WIO`` columns (read as AWR's, each column by its header's last word without its ``%``).
 
 * ``IO Stat by Function - summary`` is read as AWR's ``IOStat by Function summary`` (``iostat_by_function``).
 Seen on one real report (11.2.0.4.0, single instance; tests/data/awr/PROVENANCE.md).
@@ -46,10 +47,11 @@ from typing import Any
 
 from flashpoc.errors import ParseError
 
-from .awr import (IO_STATS_COLUMNS, KEY_EVENTS_FOREGROUND, STATSPACK_TITLE, _check_io_rates, _dash_runs, _float,
-                  _histograms, _instance_efficiency, _int_or_none, _is_dash, _key_event_names, _key_event_waits,
-                  _key_events, _iostat_by_function, _load_profile, _norm, _require, _section, _Sections, _slice_cells,
-                  _statistic_number, _Table, _TextReport, _top_event_rows, _whole, parse_count)
+from .awr import (KEY_EVENTS_FOREGROUND, _SNAP_LINE_RE, STATSPACK_TITLE, _database_identity, _float, _histograms,
+                  _host_cpu, _instance_efficiency, _io_stats, _iostat_by_function, _key_event_names,
+                  _key_event_waits, _key_events, _load_profile, _norm, _require, _section, _Sections,
+                  _statistic_number, _Table, _tablespace_io, _TextReport, _top_event_rows, _wait_event_tables,
+                  is_truncated, parse_count)
 
 EVENT_CLASSES: dict[str, str] = {
     **{name: "User I/O" for name in (
@@ -70,12 +72,8 @@ Statspack Top 5 lists without one; an event not named here has no class (``None`
 _STATSPACK_TITLES = {"IOStat by Function summary": "IO Stat by Function - summary"}
 """AWR's title of a section -> Statspack's, where :mod:`flashpoc.parse.awr` reads the section by its AWR title
 (the columns are the same: 11.2's ``Avg Tm(ms)``, data volumes suffixed ``M`` in MiB)."""
-_IO_COLUMNS = {**IO_STATS_COLUMNS, "mxrdbkt": "max_read_bucket_ms"}
-_IO_REQUIRED = ("reads", "avg_read_ms", "writes", "buffer_waits", "avg_buffer_wait_ms")
-_IO_COUNTS = ("reads", "writes", "buffer_waits")
 _DB_INST_RE = re.compile(r"DB/Inst:\s+([^/\s]+)/")
 _MINUTES_RE = re.compile(r"^\s*DB time:\s+([\d,.]+) \(mins\)(?:\s+DB CPU:\s+([\d,.]+) \(mins\))?")
-_SNAP_RE = re.compile(r"^\s*(Begin|End) Snap:\s+(\d+)\s+(\d{2}-\w{3}-\d{2} \d{2}:\d{2}:\d{2})")
 _ELAPSED_RE = re.compile(r"^\s*Elapsed:\s+([\d,.]+) \(mins\)")
 
 
@@ -86,7 +84,10 @@ def is_statspack(text: str) -> bool:
 
 class _StatspackText(_TextReport):
     """A text report whose section titles may be followed by one space before ``DB/Inst:``
-    (``Wait Events (fg and bg) DB/Inst:``) and whose histogram buckets sit under a group header."""
+    (``Wait Events (fg and bg) DB/Inst:``), whose histogram buckets sit under a group header and whose
+    File IO Stats rows are separated by blank lines."""
+
+    io_rows_apart = True
 
     def __init__(self, text: str):
         super().__init__(text)
@@ -119,39 +120,38 @@ def parse_statspack(text: str, *, allow_truncated: bool = False) -> dict[str, An
 
     Returns:
         The dict of :func:`flashpoc.parse.awr.parse_awr` for an instance report (``format``
-        ``"statspack"``, ``kind`` ``"instance"``), plus ``time_model`` and ``instance_activity`` (see
-        the module docstring); sections Statspack does not print, or that could not be read, are
-        ``None`` and named in ``sections``.
+        ``"statspack"``, ``kind`` ``"instance"``), plus ``time_model``, ``instance_activity`` and
+        ``key_events_whole_ms`` (see the module docstring); sections Statspack does not print, or
+        that could not be read, are ``None`` and named in ``sections``.
 
     Raises:
         ParseError: not a Statspack report, truncated, or no section could be read.
     """
     if not is_statspack(text):
         raise ParseError(f"not a Statspack report: expected {STATSPACK_TITLE!r} at its top")
-    if not allow_truncated and "End of Report" not in text[-2000:]:
-        raise ParseError("Statspack report is truncated: its last line 'End of Report' was not found "
-                         "(pass allow_truncated=True to parse the sections before the cut)")
+    truncated = is_truncated(text, "Statspack", allow_truncated)
     report = _StatspackText(text)
-    if "End of Report" not in text[-2000:]:
+    if truncated:
         report.lines = report.lines[:-1]  # the line at the cut may be a row cut short
     sections = _Sections()
-    fg = sections.read("Foreground Wait Events", lambda: _require(_section(report, "Foreground Wait Events"),
-                                                                 "Foreground Wait Events"))
-    bg = sections.read("Background Wait Events", lambda: _require(_section(report, "Background Wait Events"),
-                                                                 "Background Wait Events"))
+    fg, bg = _wait_event_tables(report, sections)
     header = sections.read("header", lambda: _header(report))
     elapsed_s = None if header is None else header["elapsed_min"] * 60
     files = sections.read("File IO Stats", lambda: _io_stats(report, "File IO Stats", elapsed_s))
+    averages, whole_ms = _averages_and_whole_ms(fg, bg)
     out = {
         "format": "statspack",
         "kind": "instance",
         "header": header,
         "load_profile": sections.read("Load Profile", lambda: _load_profile(report)),
         "top_events": sections.read("Top 5 Timed Events", lambda: _top_events(report)),
-        "key_events": _finer_averages(fg, bg),
+        "key_events": averages,
+        "key_events_whole_ms": whole_ms,
         "event_histograms": _histograms(report, sections, ("Wait Event Histogram",)),
         "iostat_by_function": sections.read("IO Stat by Function - summary", lambda: _iostat_by_function(report)),
-        "tablespace_io": sections.read("Tablespace IO Stats", lambda: _tablespace_io(report, elapsed_s, files)),
+        # Statspack prints its tablespace cells under their header (every release): not 11.2.0.4's AWR order
+        "tablespace_io": sections.read("Tablespace IO Stats", lambda: _tablespace_io(report, elapsed_s, files, None,
+                                                                                     may_shift=False)),
         "file_io": files,
         "host_cpu": sections.read("Host CPU", lambda: _host_cpu(report)),
         "key_event_waits": _key_event_waits(fg, bg),
@@ -175,8 +175,16 @@ def _finer_averages(fg: _Table | None, bg: _Table | None, min_total_s: float = F
     computed as that time over its Waits (``3,826`` s over ``10,924,627`` waits: 350.22 us), checked
     against the printed average (it must round to it, within 1 %); one that does not has its cells
     out of their columns and is left out. Other events keep the printed whole-millisecond average."""
+    return _averages_and_whole_ms(fg, bg, min_total_s)[0]
+
+
+def _averages_and_whole_ms(fg: _Table | None, bg: _Table | None,
+                           min_total_s: float = FINER_AVERAGE_MIN_S) -> tuple[dict[str, float], list[str]]:
+    """:func:`_finer_averages`, and the key events among them that keep the printed whole-millisecond
+    average (a ``0`` there is an average under 0.5 ms, not none)."""
     averages, waits, names = _key_events(fg, bg), _key_event_waits(fg, bg), _key_event_names(fg, bg)
     out: dict[str, float] = {}
+    whole: list[str] = []
     for key, printed in averages.items():
         table = fg if key in KEY_EVENTS_FOREGROUND else bg
         if table is None:
@@ -185,11 +193,12 @@ def _finer_averages(fg: _Table | None, bg: _Table | None, min_total_s: float = F
         total_s = parse_count(next(r for r in table.rows if r[c_event] == names[key])[c_time])
         if total_s is None or total_s < min_total_s or not waits.get(key):
             out[key] = printed
+            whole.append(key)
             continue
         finer = total_s * 1e6 / waits[key]
         if abs(finer - printed) <= 500.0 + 0.01 * finer:  # the printed cell is the average to the ms
             out[key] = round(finer, 2)
-    return out
+    return out, whole
 
 
 def _header(report: _StatspackText) -> dict[str, Any]:
@@ -197,27 +206,23 @@ def _header(report: _StatspackText) -> dict[str, Any]:
     at = report.find(r"^Database\s+DB Id\s+Instance\s", 60)
     db = _require(report.table_at(at[0], "Database", title_is_header=True) if at else None,
                   "database information (Database, DB Id, Release)")
-    row = db.rows[0]
     snap: dict[str, Any] = {}
     for line in report.lines[:60]:
-        for regex in (_SNAP_RE, _ELAPSED_RE, _MINUTES_RE):
+        for regex in (_SNAP_LINE_RE, _ELAPSED_RE, _MINUTES_RE):
             match = regex.match(line)
             if match:
-                snap[match.group(1) if regex is _SNAP_RE else regex.pattern] = match.groups()
+                snap[match.group(1) if regex is _SNAP_LINE_RE else regex.pattern] = match.groups()
     if not {"Begin", "End", _ELAPSED_RE.pattern, _MINUTES_RE.pattern} <= set(snap):
         raise ParseError("Statspack report: snapshot lines (Begin Snap / End Snap / Elapsed / DB time) not found")
     named = next((m for m in map(_DB_INST_RE.search, report.lines) if m), None)
-    instance = row[db.col("Instance")].strip()
     minutes = snap[_MINUTES_RE.pattern]
-    rac = row[db.col("RAC")].strip()
+    database = _database_identity(db, None, name_column="Database")
     return {
-        "db_name": row[db.col("Database")].strip() or (named.group(1) if named else None),
-        "db_id": _whole(row[db.col("DB Id")]),
-        "version": row[db.col("Release")].strip() or None,
-        "instances": [{"instance": instance, "inst_num": _whole(row[db.col("Inst Num")])}],
+        **{key: database[key] for key in ("db_id", "version", "instances")},
+        "db_name": database["db_name"] or (named.group(1) if named else None),
         "instance_count": None,
-        "rac": (rac == "YES") if rac else None,
-        "cdb": None,
+        "rac": database["rac"],
+        "cdb": database["cdb"],
         "begin_snap": int(snap["Begin"][1]),
         "end_snap": int(snap["End"][1]),
         "begin_time": snap["Begin"][2],
@@ -282,107 +287,3 @@ def _check_rate(entry: dict[str, Any], elapsed_s: float | None, what: str) -> No
     if abs(computed - rate) > 0.055 + abs(computed) * 0.3 / elapsed_s + 1e-9:
         raise ParseError(f"{what}: Total {total:,.0f} over {elapsed_s:g} s is {computed:.2f}/s, the report prints "
                          f"{rate:g} per Second: its cells are not under their header")
-
-
-def _io_stats(report: _StatspackText, title: str, elapsed_s: float | None) -> list[dict[str, Any]] | None:
-    """The rows of ``Tablespace IO Stats`` or ``File IO Stats`` (the keys of
-    :func:`flashpoc.parse.awr._io_stats`, plus ``max_read_bucket_ms`` for files); ``None`` without
-    the section, ``[]`` when it prints no data."""
-    starts = report.title_lines(title)
-    if not starts:
-        return None
-    out: list[dict[str, Any]] = []
-    for start in starts:
-        if not report.no_data(start):
-            out += _io_page(report.lines, start, title, elapsed_s)
-    return out
-
-
-def _io_rules(lines: list[str], start: int, title: str) -> tuple[list[tuple[int, int]], int]:
-    """The column runs of the names' rule and the line number of the figures' rule of a page."""
-    rules = [j for j in range(start + 1, min(start + 15, len(lines))) if _is_dash(lines[j])]
-    if len(rules) < 2:
-        raise ParseError(f"section {title!r} (line {start + 1}): no name and figure rules found")
-    return _dash_runs(lines[rules[0]]), rules[1]
-
-
-def _io_page(lines: list[str], start: int, title: str, elapsed_s: float | None) -> list[dict[str, Any]]:
-    """One page of a two-line IO section: a name line (tablespace, file) then its figures."""
-    name_runs, rule = _io_rules(lines, start, title)
-    runs = _dash_runs(lines[rule])
-    header_lines = [ln for ln in lines[start + 1:rule] if ln.strip() and not _is_dash(ln) and ln[:1] == " "]
-    cells = [_slice_cells(ln, runs) for ln in header_lines]
-    header = [re.sub(r"\s+", "", "".join(c[i] for c in cells)).lower() for i in range(len(runs))]
-    keys = [_IO_COLUMNS.get(head) for head in header]
-    missing = [key for key in _IO_REQUIRED if key not in keys]
-    if missing:
-        raise ParseError(f"section {title!r}: no column of {missing} in {header}")
-    out: list[dict[str, Any]] = []
-    names: list[str] | None = None
-    for line in lines[rule + 1:]:
-        if not line.strip():
-            continue
-        if _is_dash(line) or (line[:1] != " " and "DB/Inst:" in line):
-            break  # the closing rule, or the next page's title
-        if line[:1] != " ":
-            if names is not None:
-                raise ParseError(f"section {title!r}: {names[0]!r} has no figures line: damaged report")
-            names = _slice_cells(line, name_runs)
-            continue
-        if names is None:
-            raise ParseError(f"section {title!r}: a figures line without its names line: {line.strip()!r}")
-        entry = {"tablespace": names[0], **({"filename": names[1]} if len(names) > 1 else {})}
-        for key, cell in zip(keys, _slice_cells(line, runs)):
-            if key is not None:
-                entry[key] = _io_value(key, cell, f"{title} {names[0]!r} {key}")
-        _check_io_rates(title, entry, elapsed_s)
-        out.append(entry)
-        names = None
-    return out
-
-
-def _io_value(key: str, cell: str, what: str) -> float | int | None:
-    if cell.strip() in ("", "N/A"):
-        return None
-    if key in _IO_COUNTS:
-        return _int_or_none(parse_count(cell))
-    value = _float(cell, what)
-    return int(value) if key == "max_read_bucket_ms" and value is not None and value.is_integer() else value
-
-
-def _tablespace_io(report: _StatspackText, elapsed_s: float | None,
-                   files: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
-    """``Tablespace IO Stats``, each tablespace's reads, writes and buffer waits checked against
-    the sums of its files' in ``File IO Stats`` (when that was read)."""
-    rows = _io_stats(report, "Tablespace IO Stats", elapsed_s)
-    sums: dict[str, list[int]] = {}
-    for row in files or ():
-        total = sums.setdefault(row["tablespace"], [0, 0, 0])
-        for i, key in enumerate(_IO_COUNTS):
-            total[i] += row[key] or 0
-    for row in rows or ():
-        printed = [row[key] or 0 for key in _IO_COUNTS]
-        if row["tablespace"] in sums and sums[row["tablespace"]] != printed:
-            raise ParseError(f"section 'Tablespace IO Stats': {row['tablespace']!r} prints reads, writes and buffer "
-                             f"waits {printed}, its files {sums[row['tablespace']]}: damaged report")
-    return rows
-
-
-def _host_cpu(report: _StatspackText) -> dict[str, Any] | None:
-    """``Host CPU  (CPUs: 12  Cores: 6  Sockets: 1)``: load begin/end, User, System, Idle, WIO (%)."""
-    starts = report.find(r"^Host CPU\s+\(CPUs:", 200)
-    if not starts:
-        return None
-    table = _require(report.table_at(starts[0], "Host CPU"), "Host CPU")
-    cpus = re.search(r"CPUs:\s*(\d+)", report.lines[starts[0]])
-    last = {(_norm(h).split() or [""])[-1].lstrip("%"): i for i, h in enumerate(table.header)}
-    missing = [name for name in ("begin", "end", "user", "system", "idle", "wio") if name not in last]
-    if missing:
-        raise ParseError(f"section 'Host CPU': no column {missing} in {table.header}")
-    row = table.rows[0]
-    return {
-        "cpus": _whole(cpus.group(1)) if cpus else None,
-        **{key: _float(row[last[name]], f"Host CPU {name}") for key, name in (
-            ("load_begin", "begin"), ("load_end", "end"), ("user_pct", "user"), ("system_pct", "system"),
-            ("wio_pct", "wio"), ("idle_pct", "idle"))},
-    }

@@ -400,12 +400,13 @@ def test_a_dnfs_point_samples_the_nfs_counters_and_keeps_no_disk_series(tmp_path
     assert not (stored / "dbstat.json").exists()
 
 
-def dnfs_point(tmp_path, monkeypatch, **replay):
+def dnfs_point(tmp_path, monkeypatch, run=RAC, statspack=False, **replay):
     """One SLOB point with database.datafiles dnfs and oracle: set, on the Oracle REPLAY DOUBLE
     serving the recorded samples of the database's counters (tests/data/oracle/README.md). The
-    sampler samples back to back (SAMPLE_S 0) and the replayed runit.sh lasts until the double has
-    served its last sample: the point takes every recorded sample, however busy the machine.
-    Returns the row, the point's directory and the double."""
+    sampler samples back to back (SAMPLE_S 0) and the replayed runit.sh (the replay run ``run``)
+    lasts until the double has served its last sample: the point takes every recorded sample,
+    however busy the machine. With ``statspack`` the database has no Diagnostics Pack and SLOB
+    takes Statspack snapshots. Returns the row, the point's directory and the double."""
     from flashpoc.engines.slob import measure
     from flashpoc.run import oracle
     from oracle_replay import ReplayDatabase
@@ -414,12 +415,15 @@ def dnfs_point(tmp_path, monkeypatch, **replay):
     db = ReplayDatabase(DATA / "oracle" / "facts_slob19c_rac2node.json",
                         DATA / "oracle" / "awr_rows_slob19c_rac2node_inst2_snap47_48.json",
                         dbstat_samples=DATA / "oracle" / "dbstat_samples_slob19c_rac2node_snap47_48.json",
-                        dbstat_done=served, **replay)
+                        dbstat_done=served, **({"pack_access": "NONE"} if statspack else {}), **replay)
     monkeypatch.setattr(oracle, "connect", db.connect)
     monkeypatch.setattr(measure, "SAMPLE_S", 0)
     monkeypatch.setenv("FLASHPOC_ORACLE_PASSWORD", SECRET)
-    cfg, _ = slob_campaign(tmp_path, {1: [RAC]}, hold=served, oracle={"dsn": "db1:1521/p30sdb", "user": "system"},
+    cfg, _ = slob_campaign(tmp_path, {1: [run]}, hold=served, oracle={"dsn": "db1:1521/p30sdb", "user": "system"},
                            database={"datafiles": "dnfs"})
+    if statspack:
+        cfg = cfg.model_copy(update={"settings": cfg.settings.model_copy(update={"database_statistics_type":
+                                                                                 "statspack"})})
     row = phases.run_sweep(cfg, {"slob-9010": [1]}, progress=False).iloc[0]
     return row, next((tmp_path / "results" / "slob" / "points" / "sweep").iterdir()), db
 
@@ -455,6 +459,23 @@ def test_a_dnfs_point_has_the_database_counters_as_its_time_series(tmp_path, mon
     assert not row["interval_steady"] and not row["snia_steady"] and row["snia_data_excursion_pct"] > 20
     assert [q for q, _ in db.queries].count("dbstat_sample") == 139 and db.open_connections == 0  # 138, one refused
     assert_secret_absent(SECRET, tmp_path / "results")
+
+
+def test_a_dnfs_point_without_a_report_takes_its_window_from_the_snapshot_rows(tmp_path, monkeypatch):
+    """A dNFS run that left no AWR report: the DBA_HIST rows give its figures and the end_interval_time
+    of its snapshots (47: 09:26:07.000, 48: 09:32:10.037) the window of its series, as the report's
+    Snap Time would (09:26:07 to 09:32:10); with Statspack, STATS$SNAPSHOT's snap_time the same."""
+    sys.path.insert(0, str(TESTS / "replay"))
+    for statspack in (False, True):
+        row, stored, _ = dnfs_point(tmp_path / str(statspack), monkeypatch,
+                                    run="19c-rac-s256-t1-wu4-update10-no-report", statspack=statspack)
+        assert row["scope"] == ("instance (STATS$)" if statspack else "instance (DBA_HIST)")
+        assert round(row["read_iops"], 1) == (29795.8 if statspack else 29792.8)  # instance 2's rows
+        assert "intervals_error" not in row or pd.isna(row["intervals_error"])
+        intervals = pd.read_csv(stored / "intervals.csv")
+        # the same 136 intervals as from the report's window: 15 before 09:26:07, 121 in it
+        assert len(intervals) == 136 and intervals["warmup"].sum() == 15 and row["intervals"] == 121
+        assert intervals[~intervals["warmup"]].iloc[0]["second"] == 48.0  # 09:26:07 to 09:26:10
 
 
 def test_a_sample_that_fails_mid_run_keeps_the_point(tmp_path, monkeypatch):

@@ -13,7 +13,8 @@ cluster's); see :mod:`flashpoc.engines.slob.parse`.
 With ``oracle`` set, each point also runs between two snapshots taken through python-oracledb,
 and the interval's metrics are read from the DBA_HIST views (``sql_*`` columns, a cross-check
 of the report); a run that leaves no AWR report (a site where runit.sh cannot produce text
-reports) takes its metrics from those rows instead (scope ``instance (DBA_HIST)``). When the
+reports) takes its metrics from those rows instead (scope ``instance (DBA_HIST)``), and its time
+series the window of their snapshot times. When the
 datafiles are on Direct NFS (``database: datafiles: dnfs``), the database's own cumulative I/O
 counters are also sampled while runit.sh runs (:class:`DbstatSampler`, ``dbstat.json``): they
 make the point's time series (:mod:`flashpoc.parse.dbstat`).
@@ -31,7 +32,7 @@ from ... import points
 from ...errors import FlashpocError, ParseError, RemoteError
 from ...parse.dbstat import DBSTAT_FILE, samples_text
 from .settings import SlobWorkload
-from .parse import read_slob_run
+from .parse import read_slob_run, read_sql_run_series
 from .plan import render_slob_conf
 from ...points import Measured, PointSpec
 from ...rows import base_row, interval_verdict
@@ -100,12 +101,9 @@ def run_point(wb, spec: PointSpec, pid: str, on_line=None) -> tuple[dict[str, An
         tail = "\n".join(run.console.strip().splitlines()[-15:])
         raise RemoteError(f"{db.name}: {purpose}: runit.sh exited {run.exit_code}:\n{tail}")
     try:
-        metrics, intervals = read_slob_run(files, cfg.settings.iostat_devices, datafiles=cfg.database.datafiles or "local",
-                                           nfs_mounts=cfg.database.nfs_mounts)
+        metrics, intervals = _read_point(cfg, files, sql_metrics)
     except (ParseError, FlashpocError) as error:
-        if sql_metrics is None:
-            raise RemoteError(f"{db.name}: {purpose}: {error}") from None
-        metrics, intervals = metrics_from_sql(sql_metrics), []  # no report: the DBA_HIST rows stand in
+        raise RemoteError(f"{db.name}: {purpose}: {error}") from None
     if sql_metrics is not None:
         sampling = {key: sql_metrics.pop(key) for key in ("dbstat_samples", "dbstat_note") if key in sql_metrics}
         metrics.update({f"sql_{k}": v for k, v in sql_metrics.items()}, **sampling)
@@ -129,6 +127,26 @@ def run_point(wb, spec: PointSpec, pid: str, on_line=None) -> tuple[dict[str, An
     raw.update(sql_files)
     raw.update({name: data for name, data in run.files.items() if name != "slob.conf"})
     return row, raw
+
+
+def _read_point(cfg, files: dict[str, str | bytes], sql_metrics: dict[str, Any] | None
+                ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The point's metrics and time series from its files (:func:`read_slob_run`); where the run left
+    no report, from the snapshot rows' metrics (:func:`metrics_from_sql`), the series in the window of
+    their snapshot times (:func:`read_sql_run_series`).
+
+    Raises:
+        ParseError, FlashpocError: no report could be read, and no snapshot rows were taken.
+    """
+    series_of = {"devices": cfg.settings.iostat_devices, "datafiles": cfg.database.datafiles or "local",
+                 "nfs_mounts": cfg.database.nfs_mounts}
+    try:
+        return read_slob_run(files, **series_of)
+    except (ParseError, FlashpocError):
+        if sql_metrics is None:
+            raise
+    series, intervals = read_sql_run_series(files, sql_metrics["begin_snap"], sql_metrics["end_snap"], **series_of)
+    return {**metrics_from_sql(sql_metrics), **series}, intervals
 
 
 def with_snapshots(cfg, run, sample_every_s: float | None = None) -> tuple[SlobRun, dict[str, Any], dict[str, str]]:

@@ -20,8 +20,9 @@ AWR report's.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -48,6 +49,8 @@ INTERVAL_SOURCES = {
 STATSPACK_REPORT = "statspack.txt"
 """The report runit.sh leaves with ``database_statistics_type statspack`` (read when there is no AWR report)."""
 RAC_REPORTS = ("awr_rac.txt", "awr_rac.html.gz", "awr_rac.html")
+SNAPSHOT_ROWS_FILES = ("awr_rows.json", "statspack_rows.json")
+"""The snapshot rows a point taken through ``oracle:`` keeps (DBA_HIST, or STATS$ without the Diagnostics Pack)."""
 RUN_FILES = (*INSTANCE_REPORTS, *RAC_REPORTS, STATSPACK_REPORT, "iostat.out", "mpstat.out", "vmstat.out", "tm.out")
 """The files SLOB's runit.sh leaves in a run directory that flashpoc reads (a directory with none
 of them is not a SLOB run)."""
@@ -115,13 +118,54 @@ def read_slob_run(files: Mapping[str, bytes | str], devices: str | None = None, 
         metrics.update(mpstat_window(file_text("mpstat.out", files["mpstat.out"]), header))
     if files.get("tm.out"):
         metrics.update(parse_tm(file_text("tm.out", files["tm.out"])))
-    metrics["intervals_source"] = INTERVAL_SOURCES[datafiles]
-    intervals: list[dict[str, Any]] = []
+    series, intervals = _series(lambda: _run_intervals(files, header, devices, datafiles, nfs_mounts), datafiles)
+    return {**metrics, **series}, intervals
+
+
+def read_sql_run_series(files: Mapping[str, bytes | str], begin_snap: int, end_snap: int, devices: str | None = None,
+                        *, datafiles: str = "local", nfs_mounts: str | None = None
+                        ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The time series of a run that left no report, its figures read from the snapshot rows
+    (``awr_rows.json``, ``statspack_rows.json``): its window is the ``end_interval_time`` of the
+    begin and end snapshots (the database's clock, to the second, as a report prints its Snap Time).
+
+    Returns:
+        ``({"intervals_source", and "intervals_error" when the series is lost}, intervals)`` as
+        :func:`read_slob_run` gives them.
+    """
+    return _series(lambda: _run_intervals(files, _snapshot_window(files, begin_snap, end_snap), devices, datafiles,
+                                          nfs_mounts), datafiles)
+
+
+def _series(intervals: Callable[[], list[dict[str, Any]]], datafiles: str) -> tuple[dict[str, Any],
+                                                                                    list[dict[str, Any]]]:
+    """``({"intervals_source"[, "intervals_error"]}, intervals())``: a series that cannot be read is
+    lost with its reason, never the point."""
+    source = {"intervals_source": INTERVAL_SOURCES[datafiles]}
     try:
-        intervals = _run_intervals(files, header, devices, datafiles, nfs_mounts)
+        return source, intervals()
     except ParseError as error:
-        metrics["intervals_error"] = str(error)
-    return metrics, intervals
+        return {**source, "intervals_error": str(error)}, []
+
+
+def _snapshot_window(files: Mapping[str, bytes | str], begin_snap: int, end_snap: int) -> dict[str, str]:
+    """``{"begin_time", "end_time"}`` as a report's header prints them (``17-Feb-20 09:26:07``): the
+    ``end_interval_time`` of the snapshot rows of ``begin_snap`` and ``end_snap``."""
+    name = _first(files, SNAPSHOT_ROWS_FILES)
+    if name is None:
+        raise ParseError("the run left no report and no snapshot rows (awr_rows.json, statspack_rows.json): "
+                         "its time series has no window")
+    try:
+        times = {int(row["snap_id"]): datetime.fromisoformat(str(row["end_interval_time"])[:19])
+                 for row in json.loads(file_text(name, files[name]))["snapshot"]}
+    except (ValueError, KeyError, TypeError) as error:
+        raise ParseError(f"{name}: the snapshots' end_interval_time cannot be read ({error}): "
+                         "its time series has no window") from None
+    missing = [snap for snap in (begin_snap, end_snap) if snap not in times]
+    if missing:
+        raise ParseError(f"{name}: no snapshot row of snap {missing[0]}: its time series has no window")
+    return {"begin_time": times[begin_snap].strftime("%d-%b-%y %H:%M:%S"),
+            "end_time": times[end_snap].strftime("%d-%b-%y %H:%M:%S")}
 
 
 def _instance_report(files: Mapping[str, bytes | str]) -> str:
