@@ -124,11 +124,21 @@ def summary_rows(summary: Mapping[str, Any], *, text: bool = False) -> list[dict
     ``Read waits under 1 ms (%)`` only where the report's histogram gives it. With ``text`` (a table
     for people, not csv) a whole-millisecond latency of 0 shows as :data:`UNDER_HALF_MS`."""
     whole = set(summary.get("latency_whole_ms") or ())
-    rows = [{"measure": label, "value": UNDER_HALF_MS if text and key in whole and summary.get(key) == 0
-             else summary.get(key)}
+
+    def shown(key: str) -> Any:
+        value = summary.get(key)
+        if text and key in whole and value == 0:
+            return UNDER_HALF_MS
+        if text and "_pct" in key and isinstance(value, (int, float)) and float(value).is_integer():
+            return f"{value:.1f}"  # a whole share as the reports print it (100.0, not 100)
+        return value
+
+    rows = [{"measure": label, "value": shown(key)}
             for key, label in SUMMARY_ROWS if key != "read_under_1ms_pct" or summary.get(key) is not None]
     target = summary.get("target") or {}
-    rows.append({"measure": "Target: slo_ms", "value": target.get("slo_ms")})
+    slo_ms = target.get("slo_ms")
+    rows.append({"measure": "Target: slo_ms",
+                 "value": "none (see the note)" if text and slo_ms is None and summary.get("latency_note") else slo_ms})
     levels = target.get("iops_levels")
     rows.append({"measure": "Target: report.iops_levels", "value": None if levels is None else levels[0]})
     return rows
