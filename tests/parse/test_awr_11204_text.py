@@ -7,23 +7,14 @@ text in a comment when a unit is converted).
 
 from __future__ import annotations
 
-from pathlib import Path
 
+from awr_reports import parsed
 from conftest import TESTS
 from flashpoc.parse.awr import _TextReport, parse_awr, read_awr_file
 
 DATA = TESTS / "data" / "awr"
 F_INST1 = DATA / "11.2.0.4_rac_inst1_text_awr.txt.gz"
 F_INST2 = DATA / "11.2.0.4_rac_inst2_text_awr.txt.gz"
-
-_CACHE: dict[Path, dict] = {}
-
-
-def parsed(path: Path) -> dict:
-    if path not in _CACHE:
-        _CACHE[path] = parse_awr(read_awr_file(path))
-    return _CACHE[path]
-
 
 def top_event(report: dict, event: str) -> dict:
     (row,) = [r for r in report["top_events"] if r["event"] == event]

@@ -11,22 +11,14 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+from awr_reports import parsed
 from conftest import TESTS
-from flashpoc.parse.awr import parse_awr, read_awr_file
+from flashpoc.parse.awr import parse_awr
 
 DATA = TESTS / "data" / "awr"
 F_11203 = DATA / "11.2.0.3_single_prod_awr_aix.html.gz"
 F_11204 = DATA / "11.2.0.4_single_prod_awr.html.gz"
 F_121 = DATA / "12.1.0.2_single_prod_awr.html.gz"
-
-_CACHE: dict[Path, dict] = {}
-
-
-def parsed(path: Path) -> dict:
-    if path not in _CACHE:
-        _CACHE[path] = parse_awr(read_awr_file(path))
-    return _CACHE[path]
-
 
 def row(rows: list[dict], **where) -> dict:
     found = [r for r in rows if all(r.get(k) == v for k, v in where.items())]

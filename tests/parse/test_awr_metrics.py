@@ -6,11 +6,9 @@ comment when the unit changes); sums and quotients are written out as the printe
 
 from __future__ import annotations
 
-import copy
-from pathlib import Path
-
 import pytest
 
+from awr_reports import parsed
 from conftest import DATA
 from flashpoc.awr_metrics import (
     HISTOGRAM_LIMITS,
@@ -22,7 +20,6 @@ from flashpoc.awr_metrics import (
 )
 from flashpoc.errors import ParseError
 from flashpoc.oracle_metrics import MIB
-from flashpoc.parse.awr import parse_awr, read_awr_file
 
 SLOB_RUN = DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10"
 F_TXT_INST = SLOB_RUN / "awr.txt"  # 19c RAC instance 2 (p30sdb2), snaps 47-48, text
@@ -30,16 +27,6 @@ F_HTML_INST = SLOB_RUN / "awr.html.gz"  # the same report, HTML
 F_TXT_RAC = SLOB_RUN / "awr_rac.txt"  # 19c RAC global, snaps 47-48, text
 F_HTML_RAC = SLOB_RUN / "awr_rac.html.gz"  # the same report, HTML
 F_SCAN = DATA / "awr" / "12.2.0.1_slob_update0_single_awr.html"  # 12.2 single instance SLOB scan run
-
-_CACHE: dict[Path, dict] = {}
-
-
-def parsed(path: Path) -> dict:
-    """Parse each fixture once; tests get a deep copy they may change."""
-    if path not in _CACHE:
-        _CACHE[path] = parse_awr(read_awr_file(path))
-    return copy.deepcopy(_CACHE[path])
-
 
 # --------------------------------------------------------------------------- 19c RAC instance 2
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from awr_reports import parsed
 from conftest import TESTS
 from flashpoc.awr_metrics import point_metrics
 from flashpoc.errors import ParseError
@@ -34,15 +34,6 @@ F_19C_PREAMBLE = DATA / "19c_single_awrrpt_with_sqlplus_prompt_preamble.html"
 F_11204 = DATA / "11.2.0.4_single_prod_awr.html.gz"
 F_121 = DATA / "12.1.0.2_single_prod_awr.html.gz"
 F_11203 = DATA / "11.2.0.3_single_prod_awr_aix.html.gz"
-
-_CACHE: dict[Path, dict] = {}
-
-
-def parsed(path: Path) -> dict:
-    if path not in _CACHE:
-        _CACHE[path] = parse_awr(read_awr_file(path))
-    return _CACHE[path]
-
 
 def histogram(report: dict, section: str, event: str) -> dict[str, str]:
     return {r["bucket"]: r["pct_printed"] for r in report["event_histograms"]

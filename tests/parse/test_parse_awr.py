@@ -8,12 +8,11 @@ unit is converted, the printed text is given in a comment next to the number.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from awr_reports import parsed
 from conftest import DATA
 from flashpoc.errors import ParseError
 from flashpoc.parse.awr import (
@@ -33,16 +32,6 @@ F_HTML_RAC = SLOB_RUN / "awr_rac.html.gz"  # the same report, HTML
 F_122 = DATA / "awr" / "12.2.0.1_single_prod_awr.html"
 F_18C = DATA / "awr" / "18c_rac_instance_prod_awr.htm"
 F_19C_PREAMBLE = DATA / "awr" / "19c_single_awrrpt_with_sqlplus_prompt_preamble.html"
-
-_CACHE: dict[Path, dict] = {}
-
-
-def parsed(path: Path) -> dict:
-    """Parse each fixture once (the HTML files are up to 2 MB)."""
-    if path not in _CACHE:
-        _CACHE[path] = parse_awr(read_awr_file(path))
-    return _CACHE[path]
-
 
 def load_row(report: dict, statistic: str) -> tuple:
     rows = [r for r in report["load_profile"] if r["statistic"] == statistic]
