@@ -25,7 +25,7 @@
 -- sees (not found in the Reference). The views documented to hold one container's figures are
 -- V$CON_SYSSTAT and V$CON_SYSTEM_EVENT ("When queried from a PDB, statistics in that PDB are
 -- returned", https://docs.oracle.com/database/122/REFRN/V-CON_SYSSTAT.htm). So through a PDB's
--- service the series may be that container's alone: the point says so (dbstat_note).
+-- service the series may be that container's alone: the point says so (dbstat_container_note).
 -- The counters are cumulative since each instance started: a value that goes down between two
 -- samples means an instance restarted. An event an instance never waited for has no row: NVL
 -- gives its 0. SYSTIMESTAMP is read once (the WITH clause), so every row's clock and epoch_s are
