@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from decimal import Decimal
 
 import pytest
 
@@ -171,6 +172,19 @@ def test_a_sample_that_is_not_a_number_is_refused(bad):
     text = samples_text(samples, 3, None)
     with pytest.raises(ParseError, match=r"sample 2: db_file_sequential_read_waits is .*not a number"):
         read_samples(text)
+
+
+def test_numbers_as_the_driver_may_fetch_them_are_stored_whole():
+    """python-oracledb may fetch a NUMBER as float or Decimal: an inst_id of 2.0 is stored as the
+    instance 2 (a float would not name it), a whole Decimal counter as int."""
+    sample = sampled((2,))[0]
+    row = sample["instances"][0]
+    sample["instances"] = [{**row, "inst_id": 2.0, "db_file_sequential_read_waits":
+                            Decimal(row["db_file_sequential_read_waits"])}]
+    stored = json.loads(samples_text([sample], 3, None))["samples"][0]["instances"][0]
+    assert stored["inst_id"] == 2 and type(stored["inst_id"]) is int
+    assert stored["db_file_sequential_read_waits"] == 172_345_678
+    assert read_samples(samples_text([sample], 3, None), 2)[0][0]["inst_ids"] == [2]
 
 
 def test_a_file_that_is_not_samples_is_refused():

@@ -56,8 +56,9 @@ def samples_text(samples: list[Mapping[str, Any]], every_s: float, note: str | N
 
 
 def _plain(value: Any) -> Any:
-    """A value of the driver as JSON keeps it: a Decimal as int or float, the rest unchanged."""
-    if value is None or isinstance(value, (bool, int, float, str)):
+    """A value of the driver as JSON keeps it: a whole number (a Decimal, a float such as an inst_id
+    fetched as 1.0) as int, another number as float, the rest unchanged."""
+    if value is None or isinstance(value, (bool, int, str)):
         return value
     number = float(value)
     return int(value) if number.is_integer() else number

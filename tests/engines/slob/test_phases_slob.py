@@ -572,6 +572,18 @@ def test_any_error_of_a_sample_ends_the_sampling_with_its_type_and_no_secret(tmp
     assert_secret_absent(SECRET, tmp_path / "results")
 
 
+def test_a_dnfs_point_sampled_through_a_pdb_says_its_series_may_be_the_container_s(tmp_path, monkeypatch):
+    """The Oracle Database Reference documents V$SYSSTAT and V$SYSTEM_EVENT as instance-wide when
+    queried from the root of a CDB and says nothing of a PDB's session: a point sampled through a
+    PDB's service says its series may be that container's alone; through the root, no such note."""
+    for con_name, noted in (("P30PDB", True), ("CDB$ROOT", False)):
+        row, _, _ = dnfs_point(tmp_path / con_name.replace("$", ""), monkeypatch,
+                               storage={"cdb": True, "con_name": con_name})
+        note = row.get("dbstat_container_note")
+        assert (isinstance(note, str) and note.startswith(f"sampled through container {con_name} of a CDB")) == noted
+        assert row["read_iops"] == 60656.2
+
+
 def test_datafiles_dnfs_against_a_database_without_direct_nfs(tmp_path):
     """The recorded facts of the 19c RAC SLOB run say v$dnfs_servers is empty: database.datafiles
     dnfs is warned about; local datafiles are not. The one comparison with v$dnfs_servers is the
