@@ -329,6 +329,10 @@ def test_interval_series_says_what_a_slob_points_series_counts():
     subtitle = chart.interval_series(intervals, detail).to_dict()["title"]["subtitle"]
     assert f"SLOB: {INTERVAL_SOURCES['knfs']}." in subtitle
     assert not any("iostat saw" in line for line in subtitle)
+    # a dNFS series says whose counters it sums: the cluster's or one instance's
+    detail = detail.assign(intervals_source=INTERVAL_SOURCES["dnfs"], intervals_scope="instance 2")
+    subtitle = chart.interval_series(intervals, detail).to_dict()["title"]["subtitle"]
+    assert f"SLOB: {INTERVAL_SOURCES['dnfs']} (series scope: instance 2)." in subtitle
 
 
 def test_latency_histogram_buckets_and_cumulative_share():

@@ -16,11 +16,15 @@ No Oracle server can run here. :class:`ReplayDatabase` stands in for
   (the HTML rendering of the same report, tests/data/slob/.../awr.html.gz);
 * ``dbstat_sample``: the next of the recorded samples of GV$SYSSTAT / GV$SYSTEM_EVENT given as
   ``dbstat_samples`` (tests/data/oracle/dbstat_samples_*.json: one row per sample and instance),
-  summed over the instances as the query's ``SUM`` over the GV$ views does (``dbstat_instances``
-  keeps some instances only: a database of those); once every sample has been served, the
-  driver's error. ``dbstat_failure=(n, message)`` answers sample n + 1 with the driver's error
-  instead. ``dbstat_done``, a path, is created when no further sample will be served (a test's
-  runit.sh replay waits for it, so that the run lasts as long as the recorded samples);
+  one row per instance as the query's GROUP BY inst_id gives them (``dbstat_instances`` keeps
+  some instances only: a database of those); once every sample has been served, the driver's
+  error. ``dbstat_failure=(n, message[, exception type])`` answers sample n + 1 with that error
+  (default the driver's) instead. ``dbstat_done``, a path, is created when no further sample
+  will be served (a test's runit.sh replay waits for it, so that the run lasts as long as the
+  recorded samples). ``dbstat_hold=(n, event)`` creates it once n samples are served instead, and
+  holds every later sample until the test sets ``event``; a connection's ``call_timeout`` (ms)
+  ends a held sample first with the driver's own error (DPY-4024), as python-oracledb does with a
+  round trip that takes longer, unless ``dbstat_stall`` (a stall no call timeout ends);
 * ``stats_*`` (Statspack): the same recorded rows, the way the STATS$ tables hold them:
   ``STATS$SNAPSHOT.snap_time`` is a DATE, so the snapshot times lose their fraction of a
   second, and there is no ``begin_interval_time``. Statspack keeps the same cumulative
@@ -44,10 +48,13 @@ from datetime import datetime
 from pathlib import Path
 
 import oracledb
+from oracledb import errors as driver_errors
 
 from flashpoc.errors import RemoteError
 from flashpoc.run.oracle import load_sql
 
+HOLD_LIMIT_S = 120
+"""Seconds a held sample waits for its test's event at most (a test that never releases it fails)."""
 SQL_FILES = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "lib" / "flashpoc" / "sql").glob("*.sql"))
 
 
@@ -71,18 +78,14 @@ def _facts_rows(facts: dict) -> dict[str, list[dict]]:
     }
 
 
-def _dbstat_answers(path: Path, instances: tuple[int, ...] | None) -> list[dict]:
-    """One answer of sql/dbstat_sample.sql per recorded sample: the counters of its instance rows
-    (those of ``instances``, default all) summed, with the sample's clock and epoch."""
-    answers: dict[int, dict] = {}
+def _dbstat_answers(path: Path, instances: tuple[int, ...] | None) -> list[list[dict]]:
+    """The rows sql/dbstat_sample.sql answers per recorded sample: one per instance (those of
+    ``instances``, default all), in inst_id order, with the sample's clock and epoch."""
+    answers: dict[int, list[dict]] = {}
     for row in json.loads(path.read_text()):
-        if instances is not None and row["inst_id"] not in instances:
-            continue
-        answer = answers.setdefault(row["sample"], {"clock": row["clock"], "epoch_s": row["epoch_s"]})
-        for key, value in row.items():
-            if key not in ("sample", "clock", "epoch_s", "inst_id"):
-                answer[key] = answer.get(key, 0) + value
-    return [answers[n] for n in sorted(answers)]
+        if instances is None or row["inst_id"] in instances:
+            answers.setdefault(row["sample"], []).append({k: v for k, v in row.items() if k != "sample"})
+    return [sorted(answers[n], key=lambda row: row["inst_id"]) for n in sorted(answers)]
 
 
 class ReplayDatabase:
@@ -94,7 +97,8 @@ class ReplayDatabase:
                  awr_report: Path | None = None, report_error: str = "ORA-01031: insufficient privileges",
                  awr_report_html: Path | None = None, dbstat_samples: Path | None = None,
                  dbstat_instances: tuple[int, ...] | None = None, dbstat_failure: tuple[int, str] | None = None,
-                 dbstat_done: Path | None = None):
+                 dbstat_done: Path | None = None, dbstat_hold: tuple[int, threading.Event] | None = None,
+                 dbstat_stall: bool = False):
         """``pack_access`` replaces the recorded ``control_management_pack_access`` (``"NONE"``:
         a site without the Diagnostics Pack, which flashpoc serves with Statspack); ``storage``
         adds recorded storage rows to the facts (``dnfs_servers``, ``dnfs_channels``,
@@ -124,6 +128,8 @@ class ReplayDatabase:
         self.dbstat = _dbstat_answers(dbstat_samples, dbstat_instances) if dbstat_samples else []
         self.dbstat_served = 0
         self.dbstat_failure, self.dbstat_done = dbstat_failure, dbstat_done
+        self.dbstat_hold, self.dbstat_stall = dbstat_hold, dbstat_stall
+        self.connections: list[_Connection] = []
         self.snap_ids = iter(sorted({r["snap_id"] for r in rows["snapshot"]}))
         self.by_text = {load_sql(name): name for name in SQL_FILES}
         self.statement_delay_s = statement_delay_s
@@ -135,19 +141,32 @@ class ReplayDatabase:
         self._numbers = itertools.count(1)
         self.open_connections = 0
 
-    def next_dbstat_sample(self) -> dict:
+    def next_dbstat_sample(self, call_timeout_ms: int) -> list[dict]:
         """The answer to sql/dbstat_sample.sql: the next recorded sample, or the driver's error."""
+        limit = len(self.dbstat) if self.dbstat_failure is None else min(len(self.dbstat), self.dbstat_failure[0])
         with self.lock:
             served = self.dbstat_served
-            limit = len(self.dbstat) if self.dbstat_failure is None else min(len(self.dbstat), self.dbstat_failure[0])
-            if served + 1 >= limit and self.dbstat_done is not None:
-                self.dbstat_done.touch()  # this answer is the last sample served
+            done_at = limit if self.dbstat_hold is None else min(limit, self.dbstat_hold[0])
+            if served + 1 >= done_at and self.dbstat_done is not None:
+                self.dbstat_done.touch()  # the last sample served before the run may end
+        if self.dbstat_hold is not None and served >= self.dbstat_hold[0]:
+            self._hold(call_timeout_ms)
+        with self.lock:
+            served = self.dbstat_served
             if served >= limit:
                 failing = self.dbstat_failure is not None and served >= self.dbstat_failure[0]
-                raise oracledb.DatabaseError(self.dbstat_failure[1] if failing
-                                             else "replay double: every recorded sample has been served")
+                error = self.dbstat_failure[2] if failing and len(self.dbstat_failure) > 2 else oracledb.DatabaseError
+                raise error(self.dbstat_failure[1] if failing else "replay double: every recorded sample has been served")
             self.dbstat_served += 1
             return self.dbstat[served]
+
+    def _hold(self, call_timeout_ms: int) -> None:
+        """Hold a sample until the test's event; a call timeout first raises the driver's own error."""
+        timeout_s = call_timeout_ms / 1000 if call_timeout_ms and not self.dbstat_stall else HOLD_LIMIT_S
+        if not self.dbstat_hold[1].wait(timeout_s):
+            if timeout_s == HOLD_LIMIT_S:
+                raise oracledb.DatabaseError(f"replay double: a held sample was not released within {HOLD_LIMIT_S} s")
+            driver_errors._raise_err(driver_errors.ERR_CALL_TIMEOUT_EXCEEDED, timeout=call_timeout_ms)
 
     @contextlib.contextmanager
     def connect(self, settings):
@@ -158,8 +177,11 @@ class ReplayDatabase:
         with self.lock:
             self.open_connections += 1
             self.log.append((number, "<login>", time.perf_counter()))
+        conn = _Connection(self, number)
+        with self.lock:
+            self.connections.append(conn)
         try:
-            yield _Connection(self, number)
+            yield conn
         finally:
             with self.lock:
                 self.open_connections -= 1
@@ -176,6 +198,7 @@ class _Var:
 class _Connection:
     def __init__(self, db: ReplayDatabase, number: int):
         self.db, self.number, self.commits = db, number, 0
+        self.call_timeout = 0  # ms, as python-oracledb's Connection.call_timeout (0: none)
 
     def cursor(self):
         return _Cursor(self)
@@ -229,9 +252,9 @@ class _Cursor:
             self._rows = [tuple(r.get(c) for c in columns) for r in rows]
             return
         if name == "dbstat_sample":
-            row = db.next_dbstat_sample()
-            self.description = [(c.upper(),) for c in row]
-            self._rows = [tuple(row.values())]
+            rows = db.next_dbstat_sample(self.conn.call_timeout)
+            self.description = [(c.upper(),) for c in rows[0]]
+            self._rows = [tuple(row.values()) for row in rows]
             return
         if name in ("awr_report_text", "awr_report_html") and name not in db.answers:
             raise oracledb.DatabaseError(db.report_error)

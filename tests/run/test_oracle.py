@@ -107,21 +107,21 @@ def test_sql_uses_bind_variables_and_no_formatting(name):
     assert not sql.rstrip().endswith(";") or sql.upper().rstrip().endswith("END;")
 
 
-def test_the_counters_sample_sums_every_instance_at_one_instant():
-    """sql/dbstat_sample.sql (a Direct NFS point's time series): the GV$ views summed with no
-    instance filter (on RAC the cluster's I/O, as the RAC AWR report counts it), the statistic and
-    event names as AWR prints them, and SYSTIMESTAMP read once for both the clock and the epoch."""
+def test_the_counters_sample_is_one_row_per_instance_at_one_instant():
+    """sql/dbstat_sample.sql (a Direct NFS point's time series): the GV$ views with no instance
+    filter, grouped by inst_id (one row per instance: the parser sums them for a cluster's point,
+    takes one for an instance's); the statistics of a point's IOPS (not the 'total' ones, which
+    count redo, control file and archive I/O too) and the event, named as the AWR report prints
+    them; SYSTIMESTAMP read once for the clock and the epoch of every row."""
     sql = oracle.load_sql("dbstat_sample")
     assert sql.count("SYSTIMESTAMP") == 1 and "TO_CHAR(utc.ts, 'HH24:MI:SS') AS clock" in sql
-    assert re.findall(r"FROM (\S+)\s+WHERE (\w+) = '([^']+)'", sql) == [
-        ("gv$sysstat", "name", "physical read total IO requests"),
-        ("gv$sysstat", "name", "physical write total IO requests"),
-        ("gv$system_event", "event", "db file sequential read"),
-        ("gv$system_event", "event", "db file sequential read")]
-    assert re.findall(r"NVL\(SUM\((\w+)\), 0\)", sql) == ["value", "value", "total_waits", "time_waited_micro"]
-    assert "inst_id" not in sql.lower() and "v$sysstat" not in sql.replace("gv$sysstat", "")
+    assert re.findall(r"WHEN name = '([^']+)'", sql) == ["physical read IO requests", "physical write IO requests"]
+    assert "WHERE name IN ('physical read IO requests', 'physical write IO requests')" in sql
+    assert "GROUP BY inst_id" in sql and "ON waits.inst_id = stat.inst_id" in sql
+    assert re.findall(r"FROM (gv\$\w+)", sql) == ["gv$sysstat", "gv$system_event"]
+    assert "WHERE event = 'db file sequential read'" in sql and "total IO" not in sql.split("WITH now")[1]
     text = AWR_TXT.read_text()  # the names as the AWR report prints them
-    for name in ("physical read total IO requests", "physical write total IO requests"):
+    for name in ("physical read IO requests", "physical write IO requests"):
         assert re.search(rf"^{name}\s+[\d,]+\s+[\d,.]+", text, flags=re.M)
 
 

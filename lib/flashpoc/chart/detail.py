@@ -106,12 +106,22 @@ def _interval_subtitle(detail: pd.DataFrame, windows: pd.DataFrame) -> list[str]
                         "its mean (thin line), 90 % and 110 % of it (short dashes), each round's mean (squares) and the "
                         "least-squares line across the window (thick long dashes).")
     if "slob" in engines:
-        # what each SLOB point's series counts: iostat's disks, the NFS mounts, or nothing (dNFS)
-        sources = sorted(set(detail["intervals_source"].dropna())) if "intervals_source" in detail else []
+        sources = _slob_series_sources(detail)
         subtitle.append("SLOB: " + ("; ".join(sources) if sources else
                                     "the disk I/O iostat saw on the host that ran runit.sh (on RAC one node's share)")
                         + ".")
     return subtitle
+
+
+def _slob_series_sources(detail: pd.DataFrame) -> list[str]:
+    """What the SLOB points' series count (``intervals_source``: iostat's disks, the NFS mounts or the
+    database's counters), each with its ``intervals_scope`` where it has one (dNFS: the cluster's or
+    one instance's)."""
+    if "intervals_source" not in detail:
+        return []
+    scopes = detail["intervals_scope"] if "intervals_scope" in detail else pd.Series(None, index=detail.index)
+    return sorted({f"{source} (series scope: {scope})" if isinstance(scope, str) else source
+                   for source, scope in zip(detail["intervals_source"], scopes) if isinstance(source, str)})
 
 
 def snia_windows(intervals: pd.DataFrame) -> pd.DataFrame:

@@ -20,16 +20,16 @@ OUT = HERE / "dbstat_samples_slob19c_rac2node_snap47_48.json"
 
 # the deltas over the snapshot window, per instance (README.md says where each is printed)
 TOTALS = {
-    2: {"physical_read_total_io_requests": 10_819_319, "physical_write_total_io_requests": 1_175_977,
+    2: {"physical_read_io_requests": 10_815_881, "physical_write_io_requests": 1_132_021,
         "db_file_sequential_read_waits": 10_927_396, "db_file_sequential_read_time_us": 3_827_220_000},
-    1: {"physical_read_total_io_requests": 22_026_972 - 10_819_319,
-        "physical_write_total_io_requests": 2_375_374 - 1_175_977,
+    1: {"physical_read_io_requests": 22_020_196 - 10_815_881,  # the RAC report's cluster total less instance 2's
+        "physical_write_io_requests": 2_313_742 - 1_132_021,
         "db_file_sequential_read_waits": 11_315_362, "db_file_sequential_read_time_us": 7_444_110_000},
 }
-WINDOW_S = 363.036            # the sampled window: 09:26:07.000 to 09:32:10.036 (see README.md)
-BEGIN = {1: {"physical_read_total_io_requests": 183_456_789, "physical_write_total_io_requests": 20_345_678,
+WINDOW_S = 363.037            # the sampled window: 09:26:07.000 to 09:32:10.037 (see README.md)
+BEGIN = {1: {"physical_read_io_requests": 183_456_789, "physical_write_io_requests": 20_345_678,
              "db_file_sequential_read_waits": 185_432_100, "db_file_sequential_read_time_us": 95_123_456_789},
-         2: {"physical_read_total_io_requests": 171_234_567, "physical_write_total_io_requests": 19_876_543,
+         2: {"physical_read_io_requests": 171_234_567, "physical_write_io_requests": 19_876_543,
              "db_file_sequential_read_waits": 172_345_678, "db_file_sequential_read_time_us": 64_321_987_654}}
 """The counters at the first sample: not in the reports (they print differences); arbitrary."""
 
@@ -49,15 +49,15 @@ def main() -> None:
     assert len(reports) == 137 and reports[0]["second"] == 3.0  # 09:25:25 ... 09:32:13, every 3 s
     start = datetime(2020, 2, 17, 9, 25, 22, tzinfo=timezone.utc).timestamp()
     # sample times: every 3 s from 09:25:22 to the begin snapshot (09:26:07.000), 121 intervals
-    # spread evenly over the window (to 09:32:10.036), one 3 s later (after the run)
+    # spread evenly over the window (to 09:32:10.037), one 3 s later (after the run)
     times = [start + 3 * k for k in range(16)]
     times += [round(times[-1] + j * WINDOW_S / 121, 3) for j in range(1, 122)]
     times.append(round(times[-1] + 3, 3))
     seconds = [b - a for a, b in zip(times, times[1:])]
-    window = range(15, 136)  # the intervals ending after 09:26:07 and by 09:32:10.036
+    window = range(15, 136)  # the intervals ending after 09:26:07 and by 09:32:10.037
     reads = [r["read_iops"] * s for r, s in zip(reports, seconds)]
-    shapes = {"physical_read_total_io_requests": reads,
-              "physical_write_total_io_requests": [r["write_iops"] * s for r, s in zip(reports, seconds)],
+    shapes = {"physical_read_io_requests": reads,
+              "physical_write_io_requests": [r["write_iops"] * s for r, s in zip(reports, seconds)],
               "db_file_sequential_read_waits": reads,
               "db_file_sequential_read_time_us": [r["read_iops"] * r["read_lat_mean_ms"] * s
                                                   for r, s in zip(reports, seconds)]}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 
 import pandas as pd
 import pytest
@@ -434,7 +435,7 @@ def test_a_dnfs_point_has_the_database_counters_as_its_time_series(tmp_path, mon
     intervals.csv and its steadiness verdicts, the cluster's (summed over the GV$ views). The
     point's figures stay the AWR report's."""
     sys.path.insert(0, str(TESTS / "replay"))
-    from flashpoc.engines.slob.parse import INTERVAL_SOURCES
+    from flashpoc.engines.slob.parse import CLUSTER_SCOPE, INTERVAL_SOURCES
 
     row, stored, db = dnfs_point(tmp_path, monkeypatch)
     assert row["read_iops"] == 60656.2 and row["intervals_source"] == INTERVAL_SOURCES["dnfs"]
@@ -442,8 +443,10 @@ def test_a_dnfs_point_has_the_database_counters_as_its_time_series(tmp_path, mon
     dbstat = json.loads((stored / "dbstat.json").read_text())
     assert len(dbstat["samples"]) == row["dbstat_samples"] == 138  # every recorded sample
     assert dbstat["samples"][15]["clock"] == "09:26:07"
-    assert row["dbstat_note"] == ("the sampling of the database's counters ended after 138 sample(s): Oracle query "
-                                  "sql/dbstat_sample.sql failed: replay double: every recorded sample has been served")
+    assert row["dbstat_note"] == ("the sampling of the database's counters ended after 138 sample(s): RemoteError: "
+                                  "Oracle query sql/dbstat_sample.sql failed: replay double: every recorded sample has "
+                                  "been served")
+    assert row["intervals_scope"] == CLUSTER_SCOPE  # the point's figures are the RAC global report's
     intervals = pd.read_csv(stored / "intervals.csv")
     assert len(intervals) == 136 and intervals["warmup"].sum() == 15 and row["intervals"] == 121
     first = intervals[~intervals["warmup"]].iloc[0]  # 09:26:07 to 09:26:10, both instances
@@ -472,7 +475,11 @@ def test_a_dnfs_point_without_a_report_takes_its_window_from_the_snapshot_rows(t
         assert row["scope"] == ("instance (STATS$)" if statspack else "instance (DBA_HIST)")
         assert round(row["read_iops"], 1) == (29795.8 if statspack else 29792.8)  # instance 2's rows
         assert "intervals_error" not in row or pd.isna(row["intervals_error"])
+        assert row["intervals_scope"] == "instance 2"  # the connected instance's, as its figures
         intervals = pd.read_csv(stored / "intervals.csv")
+        measured = intervals[~intervals["warmup"]]
+        seconds = measured["second"].diff().fillna(measured["second"].iloc[0] - 45.0)  # the first ends 3 s after 45 s
+        assert round((measured["read_iops"] * seconds).sum() / seconds.sum(), 1) == 29792.8  # the point's IOPS
         # the same 136 intervals as from the report's window: 15 before 09:26:07, 121 in it
         assert len(intervals) == 136 and intervals["warmup"].sum() == 15 and row["intervals"] == 121
         assert intervals[~intervals["warmup"]].iloc[0]["second"] == 48.0  # 09:26:07 to 09:26:10
@@ -486,11 +493,95 @@ def test_a_sample_that_fails_mid_run_keeps_the_point(tmp_path, monkeypatch):
                                 dbstat_failure=(40, "ORA-03113: end-of-file on communication channel"))
     assert row["read_iops"] == 60656.2 and row["iops"] == pytest.approx(67029.6)
     assert row["dbstat_samples"] == 40 and row["dbstat_note"] == (
-        "the sampling of the database's counters ended after 40 sample(s): Oracle query sql/dbstat_sample.sql "
-        "failed: ORA-03113: end-of-file on communication channel")
+        "the sampling of the database's counters ended after 40 sample(s): RemoteError: Oracle query "
+        "sql/dbstat_sample.sql failed: ORA-03113: end-of-file on communication channel")
     assert json.loads((stored / "dbstat.json").read_text())["note"] == row["dbstat_note"]
     intervals = pd.read_csv(stored / "intervals.csv")
     assert len(intervals) == 39 and intervals["warmup"].sum() == 15 and row["intervals"] == 24
+
+
+def test_a_dnfs_point_whose_run_ends_before_the_samples_run_out(tmp_path, monkeypatch):
+    """The normal finish: runit.sh ends once 136 samples are served (the last at 09:32:07, in the
+    window) while the database has more; the samples asked for after that are answered only once
+    the run is over. The sampler ends with the sample due then and the one after the run (09:32:10
+    and 09:32:13): no note, every sample kept, no sample refused, the series whole."""
+    from flashpoc.engines.slob import measure
+
+    run_over = threading.Event()
+    end_block = measure.DbstatSampler.__exit__
+
+    def after_the_run(sampler, *exc):
+        run_over.set()  # run() has returned: the sampler's block ends
+        return end_block(sampler, *exc)
+
+    monkeypatch.setattr(measure.DbstatSampler, "__exit__", after_the_run)
+    monkeypatch.setattr(measure, "CALL_TIMEOUT_MIN_S", 600.0)  # a held sample waits for the run, however slow
+    row, stored, db = dnfs_point(tmp_path, monkeypatch, dbstat_hold=(136, run_over))
+    assert "dbstat_note" not in row or pd.isna(row["dbstat_note"])
+    dbstat = json.loads((stored / "dbstat.json").read_text())
+    assert dbstat["note"] is None and len(dbstat["samples"]) == row["dbstat_samples"] == 138
+    assert [sample["clock"] for sample in dbstat["samples"][135:]] == ["09:32:07", "09:32:10", "09:32:13"]
+    assert [q for q, _ in db.queries].count("dbstat_sample") == 138 and db.open_connections == 0
+    intervals = pd.read_csv(stored / "intervals.csv")
+    assert len(intervals) == 136 and intervals["warmup"].sum() == 15 and row["intervals"] == 121
+
+
+def test_a_sample_that_takes_too_long_ends_at_the_call_timeout(tmp_path, monkeypatch):
+    """The sampling connection has a call timeout (3 sampling intervals, at least
+    CALL_TIMEOUT_MIN_S): the 41st sample, which the database never answers, ends with the
+    driver's own error when it passes; the point is kept with the 40 samples taken."""
+    from flashpoc.engines.slob import measure
+
+    monkeypatch.setattr(measure, "CALL_TIMEOUT_MIN_S", 0.5)
+    monkeypatch.setattr(measure, "JOIN_MARGIN_S", 120.0)  # the call timeout ends the sampling, not the wait for it
+    row, stored, db = dnfs_point(tmp_path, monkeypatch, dbstat_hold=(40, threading.Event()))
+    assert row["read_iops"] == 60656.2 and row["dbstat_samples"] == 40
+    assert row["dbstat_note"] == ("the sampling of the database's counters ended after 40 sample(s): RemoteError: "
+                                  "Oracle query sql/dbstat_sample.sql failed: DPY-4024: call timeout of 500 ms exceeded")
+    sampling = [conn for conn in db.connections if conn.call_timeout]
+    assert [conn.call_timeout for conn in sampling] == [500]  # the sampler's own connection, in ms
+    assert len(pd.read_csv(stored / "intervals.csv")) == 39
+
+
+def test_a_sampler_that_does_not_end_is_left_behind(tmp_path, monkeypatch):
+    """A stall no call timeout ends: the point waits for the sampling thread at most two call
+    timeouts and JOIN_MARGIN_S after the run, then goes on with a note and the samples taken (the
+    thread is a daemon)."""
+    from flashpoc.engines.slob import measure
+
+    monkeypatch.setattr(measure, "CALL_TIMEOUT_MIN_S", 0.1)
+    monkeypatch.setattr(measure, "JOIN_MARGIN_S", 0.0)
+    release = threading.Event()
+    try:
+        row, stored, _ = dnfs_point(tmp_path, monkeypatch, dbstat_hold=(40, release), dbstat_stall=True)
+    finally:
+        release.set()  # let the left thread end
+    assert row["read_iops"] == 60656.2 and row["dbstat_samples"] == 40
+    assert row["dbstat_note"] == ("the sampling of the database's counters did not end within 0.2 s after the run: "
+                                  "the point goes on with the 40 sample(s) taken")
+    assert json.loads((stored / "dbstat.json").read_text())["note"] == row["dbstat_note"]
+
+
+def test_any_error_of_a_sample_ends_the_sampling_with_its_type_and_no_secret(tmp_path, monkeypatch):
+    """Not only flashpoc's errors: whatever a sample raises ends the sampling with a note naming
+    its type; a password in its message is never stored."""
+    row, stored, _ = dnfs_point(tmp_path, monkeypatch, dbstat_failure=(40, f"driver fault near {SECRET}", TypeError))
+    assert row["dbstat_samples"] == 40 and row["dbstat_note"] == (
+        "the sampling of the database's counters ended after 40 sample(s): TypeError: driver fault near ***")
+    assert len(pd.read_csv(stored / "intervals.csv")) == 39
+    assert_secret_absent(SECRET, tmp_path / "results")
+
+
+def test_a_dnfs_point_sampled_through_a_pdb_says_its_series_may_be_the_container_s(tmp_path, monkeypatch):
+    """The Oracle Database Reference documents V$SYSSTAT and V$SYSTEM_EVENT as instance-wide when
+    queried from the root of a CDB and says nothing of a PDB's session: a point sampled through a
+    PDB's service says its series may be that container's alone; through the root, no such note."""
+    for con_name, noted in (("P30PDB", True), ("CDB$ROOT", False)):
+        row, _, _ = dnfs_point(tmp_path / con_name.replace("$", ""), monkeypatch,
+                               storage={"cdb": True, "con_name": con_name})
+        note = row.get("dbstat_container_note")
+        assert (isinstance(note, str) and note.startswith(f"sampled through container {con_name} of a CDB")) == noted
+        assert row["read_iops"] == 60656.2
 
 
 def test_datafiles_dnfs_against_a_database_without_direct_nfs(tmp_path):

@@ -105,7 +105,8 @@ def run_point(wb, spec: PointSpec, pid: str, on_line=None) -> tuple[dict[str, An
     except (ParseError, FlashpocError) as error:
         raise RemoteError(f"{db.name}: {purpose}: {error}") from None
     if sql_metrics is not None:
-        sampling = {key: sql_metrics.pop(key) for key in ("dbstat_samples", "dbstat_note") if key in sql_metrics}
+        sampling = {key: sql_metrics.pop(key) for key in ("dbstat_samples", "dbstat_note", "dbstat_container_note")
+                    if key in sql_metrics}
         metrics.update({f"sql_{k}": v for k, v in sql_metrics.items()}, **sampling)
     sessions = schemas * threads
     row = base_row(cfg, phase=phase, point_id=pid, engine="slob", workload=workload, iodepth=1,
@@ -145,7 +146,8 @@ def _read_point(cfg, files: dict[str, str | bytes], sql_metrics: dict[str, Any] 
     except (ParseError, FlashpocError):
         if sql_metrics is None:
             raise
-    series, intervals = read_sql_run_series(files, sql_metrics["begin_snap"], sql_metrics["end_snap"], **series_of)
+    series, intervals = read_sql_run_series(files, sql_metrics["begin_snap"], sql_metrics["end_snap"], **series_of,
+                                            instance=sql_metrics.get("instance_number"))
     return {**metrics_from_sql(sql_metrics), **series}, intervals
 
 
@@ -154,8 +156,8 @@ def with_snapshots(cfg, run, sample_every_s: float | None = None) -> tuple[SlobR
     or Statspack without the Diagnostics Pack (see :func:`flashpoc.engines.sqlscript.measure.between_snapshots`).
     With ``sample_every_s``, the database's counters are sampled while ``run()`` runs
     (:class:`DbstatSampler`) and kept as :data:`~flashpoc.parse.dbstat.DBSTAT_FILE`; a sampling that
-    ended early says why in the metrics' ``dbstat_note`` (the point is kept), and ``dbstat_samples``
-    counts the samples.
+    ended early says why in the metrics' ``dbstat_note`` (the point is kept), ``dbstat_samples``
+    counts the samples, and ``dbstat_container_note`` says when they were taken through a PDB.
 
     Returns:
         ``(run result, the interval's metrics, {file name: JSON text})``: the snapshot rows'
@@ -179,56 +181,82 @@ def with_snapshots(cfg, run, sample_every_s: float | None = None) -> tuple[SlobR
         metrics["dbstat_samples"] = len(sampler.samples)
         if sampler.note:
             metrics["dbstat_note"] = sampler.note
+        if interval.facts.get("cdb") and str(interval.facts.get("con_name")).upper() != "CDB$ROOT":
+            metrics["dbstat_container_note"] = (
+                f"sampled through container {interval.facts.get('con_name')} of a CDB: the Oracle Database Reference "
+                "says V$SYSSTAT and V$SYSTEM_EVENT return instance-wide data from the root, not what a PDB's session "
+                "sees, so the series may be this container's I/O alone (connect to the root's service for the "
+                "instance's)")
     return interval.result, metrics, files
+
+
+CALL_TIMEOUT_MIN_S = 10.0
+"""The least call timeout of the sampling connection (s): a few sampling intervals, at least this."""
+JOIN_MARGIN_S = 5.0
+"""Seconds the end of a point waits for the sampler beyond two call timeouts (a sample under way
+and the one after the run) before it goes on without it."""
 
 
 class DbstatSampler:
     """Samples the database's cumulative I/O counters (:func:`flashpoc.run.oracle.dbstat_sample`)
-    in a background thread with its own connection while its ``with`` block runs: one sample
-    before the block starts, one every ``every_s`` seconds, one after it ends.
+    in a background (daemon) thread with its own connection while its ``with`` block runs: one
+    sample before the block starts, one every ``every_s`` seconds, one after it ends.
 
-    Nothing it meets stops the block: a connection or a sample that fails ends the sampling and
-    leaves :attr:`note` saying why (the driver's message, which :func:`flashpoc.run.oracle.connect`
-    keeps free of the password); the samples taken so far are kept.
+    Nothing it meets stops or hangs the block: every round trip of its connection has a call
+    timeout (``Connection.call_timeout``: 3 x ``every_s``, at least :data:`CALL_TIMEOUT_MIN_S`);
+    the end of the block waits for the thread at most :attr:`join_s`, then goes on with a note.
+    Any exception ends the sampling and leaves :attr:`note` saying why (its type and message, the
+    password scrubbed: :func:`flashpoc.run.oracle.scrub_secrets`); the samples taken so far are kept.
 
     Attributes:
-        samples: the rows of ``sql/dbstat_sample.sql``, in order.
+        samples: the samples of ``sql/dbstat_sample.sql``, in order.
         note: why the sampling ended early, or None.
+        call_timeout_s: the sampling connection's call timeout (s).
+        join_s: how long the end of the block waits for the thread (s).
     """
 
     def __init__(self, settings, every_s: float):
         self.settings, self.every_s = settings, every_s
         self.samples: list[dict[str, Any]] = []
         self.note: str | None = None
+        self._taken: list[dict[str, Any]] = []  # the thread's; samples and note are set when the block ends
+        self._ended: str | None = None
+        self.call_timeout_s = max(CALL_TIMEOUT_MIN_S, 3 * every_s)
+        self.join_s = 2 * self.call_timeout_s + JOIN_MARGIN_S
         self._stop, self._first = threading.Event(), threading.Event()
         self._thread = threading.Thread(target=self._sample, name="flashpoc-dbstat", daemon=True)
 
     def __enter__(self) -> DbstatSampler:
         self._thread.start()
-        self._first.wait()  # the sample before the run is taken (or has failed)
+        self._first.wait(self.join_s)  # the sample before the run is taken (or has failed)
         return self
 
     def __exit__(self, *exc) -> None:
         self._stop.set()
-        self._thread.join()
+        self._thread.join(self.join_s)
+        self.samples, self.note = list(self._taken), self._ended
+        if self._thread.is_alive():  # a daemon: it ends on its own, or with flashpoc
+            self.note = (f"the sampling of the database's counters did not end within {self.join_s:g} s after the "
+                         f"run: the point goes on with the {len(self.samples)} sample(s) taken")
 
     def _sample(self) -> None:
         from ...run import oracle
 
         try:
             with oracle.connect(self.settings) as conn:
-                self.samples.append(oracle.dbstat_sample(conn))
+                conn.call_timeout = int(self.call_timeout_s * 1000)
+                self._taken.append(oracle.dbstat_sample(conn))
                 self._first.set()
                 due = time.monotonic()
                 while True:  # on a fixed grid: a slow answer does not push the later samples back
                     due += self.every_s
                     if self._stop.wait(max(0.0, due - time.monotonic())):
                         break
-                    self.samples.append(oracle.dbstat_sample(conn))
-                self.samples.append(oracle.dbstat_sample(conn))  # the one after the run
-        except FlashpocError as error:
-            self.note = (f"the sampling of the database's counters ended after {len(self.samples)} sample(s): "
-                         f"{error}")
+                    self._taken.append(oracle.dbstat_sample(conn))
+                self._taken.append(oracle.dbstat_sample(conn))  # the one after the run
+        except Exception as error:  # noqa: BLE001 - whatever it is, the point goes on with a note
+            said = oracle.scrub_secrets(self.settings, f"{type(error).__name__}: {error}")
+            self._ended = f"the sampling of the database's counters ended after {len(self._taken)} sample(s): {said}"
         finally:
             self._first.set()
 

@@ -41,11 +41,14 @@ device-mapper or md devices, which would count the same I/O twice over multipath
 INTERVAL_SOURCES = {
     "local": "iostat: the disks of the host that ran runit.sh (on RAC one node's share)",
     "knfs": "NFS client: READ/WRITE of the datafiles' NFS mounts (/proc/self/mountstats, as nfsiostat)",
-    "dnfs": "database: physical read/write total IO requests and db file sequential read waits summed over the "
-            "instances (gv$sysstat, gv$system_event sampled through oracle:), as Direct NFS I/O is seen by neither "
-            "iostat nor the kernel's NFS counters",
+    "dnfs": "database: physical read/write IO requests and db file sequential read waits (gv$sysstat, "
+            "gv$system_event sampled per instance through oracle:), as Direct NFS I/O is seen by neither iostat nor "
+            "the kernel's NFS counters",
 }
 """What a SLOB point's time series counts, by ``database: datafiles:`` (the point's ``intervals_source``)."""
+CLUSTER_SCOPE = "cluster (every instance summed, as the RAC global report)"
+"""A dNFS series' ``intervals_scope`` when the point's figures are the RAC global report's; else
+``instance N`` (the instance of the point's report or snapshot rows)."""
 STATSPACK_REPORT = "statspack.txt"
 """The report runit.sh leaves with ``database_statistics_type statspack`` (read when there is no AWR report)."""
 RAC_REPORTS = ("awr_rac.txt", "awr_rac.html.gz", "awr_rac.html")
@@ -118,30 +121,37 @@ def read_slob_run(files: Mapping[str, bytes | str], devices: str | None = None, 
         metrics.update(mpstat_window(file_text("mpstat.out", files["mpstat.out"]), header))
     if files.get("tm.out"):
         metrics.update(parse_tm(file_text("tm.out", files["tm.out"])))
-    series, intervals = _series(lambda: _run_intervals(files, header, devices, datafiles, nfs_mounts), datafiles)
+    instance = None if rac is not None else _report_instance(header) or 0  # 0: the report names none
+    series, intervals = _series(lambda: _run_intervals(files, header, devices, datafiles, nfs_mounts, instance),
+                                datafiles, instance)
     return {**metrics, **series}, intervals
 
 
 def read_sql_run_series(files: Mapping[str, bytes | str], begin_snap: int, end_snap: int, devices: str | None = None,
-                        *, datafiles: str = "local", nfs_mounts: str | None = None
+                        *, datafiles: str = "local", nfs_mounts: str | None = None, instance: int | None = None
                         ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The time series of a run that left no report, its figures read from the snapshot rows
-    (``awr_rows.json``, ``statspack_rows.json``): its window is the ``end_interval_time`` of the
-    begin and end snapshots (the database's clock, to the second, as a report prints its Snap Time).
+    (``awr_rows.json``, ``statspack_rows.json``) of ``instance`` (the connected instance): its
+    window is the ``end_interval_time`` of the begin and end snapshots (the database's clock, to
+    the second, as a report prints its Snap Time); a dNFS series is that instance's.
 
     Returns:
         ``({"intervals_source", and "intervals_error" when the series is lost}, intervals)`` as
         :func:`read_slob_run` gives them.
     """
     return _series(lambda: _run_intervals(files, _snapshot_window(files, begin_snap, end_snap), devices, datafiles,
-                                          nfs_mounts), datafiles)
+                                          nfs_mounts, instance), datafiles, instance)
 
 
-def _series(intervals: Callable[[], list[dict[str, Any]]], datafiles: str) -> tuple[dict[str, Any],
-                                                                                    list[dict[str, Any]]]:
-    """``({"intervals_source"[, "intervals_error"]}, intervals())``: a series that cannot be read is
-    lost with its reason, never the point."""
+def _series(intervals: Callable[[], list[dict[str, Any]]], datafiles: str, instance: int | None
+            ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``({"intervals_source"[, "intervals_scope"][, "intervals_error"]}, intervals())``: a series that
+    cannot be read is lost with its reason, never the point. A dNFS series' scope is the cluster's
+    (``instance`` None) or ``instance N``'s."""
     source = {"intervals_source": INTERVAL_SOURCES[datafiles]}
+    if datafiles == "dnfs":
+        source["intervals_scope"] = (CLUSTER_SCOPE if instance is None else f"instance {instance}" if instance
+                                     else "instance (not named by the report)")
     try:
         return source, intervals()
     except ParseError as error:
@@ -168,6 +178,13 @@ def _snapshot_window(files: Mapping[str, bytes | str], begin_snap: int, end_snap
             "end_time": times[end_snap].strftime("%d-%b-%y %H:%M:%S")}
 
 
+def _report_instance(header: Mapping[str, Any]) -> int | None:
+    """The instance number an instance report's header prints (``Inst Num``), or None (not printed)."""
+    instances = header.get("instances") or []
+    number = instances[0].get("inst_num") if len(instances) == 1 else None
+    return number if isinstance(number, int) else None
+
+
 def _instance_report(files: Mapping[str, bytes | str]) -> str:
     """The name of the run's instance report: its AWR report, else its Statspack report
     (``database_statistics_type statspack``); a ParseError when the run left neither."""
@@ -179,9 +196,10 @@ def _instance_report(files: Mapping[str, bytes | str]) -> str:
 
 
 def _run_intervals(files: Mapping[str, bytes | str], header: Mapping[str, Any], devices: str | None,
-                   datafiles: str, nfs_mounts: str | None) -> list[dict[str, Any]]:
+                   datafiles: str, nfs_mounts: str | None, instance: int | None) -> list[dict[str, Any]]:
     """The run's time series (see :func:`read_slob_run`): iostat.out's for local datafiles,
-    mountstats.out's NFS mounts' for ``knfs``, dbstat.json's database counters for ``dnfs``."""
+    mountstats.out's NFS mounts' for ``knfs``, dbstat.json's database counters for ``dnfs`` (of
+    ``instance``, or every instance summed)."""
     begin, end = _clock(header.get("begin_time")), _clock(header.get("end_time"))
     if datafiles == "local" and files.get("iostat.out"):
         return iostat_intervals(file_text("iostat.out", files["iostat.out"]), header, devices or PHYSICAL_DEVICES)
@@ -193,7 +211,9 @@ def _run_intervals(files: Mapping[str, bytes | str], header: Mapping[str, Any], 
         if not files.get(DBSTAT_FILE):
             raise ParseError("a Direct NFS point's time series is the database's own counters, sampled through "
                              "python-oracledb: set oracle: (no dbstat.json)")
-        return dbstat_intervals(file_text(DBSTAT_FILE, files[DBSTAT_FILE]), begin, end)
+        if instance == 0:
+            raise ParseError("the report names no instance (Inst Num): the series cannot be its instance's")
+        return dbstat_intervals(file_text(DBSTAT_FILE, files[DBSTAT_FILE]), begin, end, instance)
     return []
 
 

@@ -36,6 +36,7 @@ Typical use::
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -58,6 +59,13 @@ def _scrub(text: str, secrets: tuple[str, ...]) -> str:
         if secret:
             text = text.replace(secret, "***")
     return text
+
+
+def scrub_secrets(settings: OracleSettings, text: str) -> str:
+    """``text`` with the password and wallet password of ``settings`` (as their variables hold them
+    now) replaced by ``***``: for a message that did not come through :func:`connect`."""
+    names = (settings.password_env, settings.wallet_password_env)
+    return _scrub(text, tuple(os.environ.get(name) or "" for name in names if name))
 
 
 @contextlib.contextmanager

@@ -274,17 +274,21 @@ def awr_report_text(conn: Any, dbid: int, begin_snap: int, end_snap: int, instan
 
 
 def dbstat_sample(conn: Any) -> dict[str, Any]:
-    """One sample of the database's cumulative I/O counters over every instance
-    (``sql/dbstat_sample.sql``): ``clock`` (the database clock, ``HH24:MI:SS``), ``epoch_s``
-    (seconds since the epoch, UTC, to the ms) and the sums of ``physical_read_total_io_requests``,
-    ``physical_write_total_io_requests``, ``db_file_sequential_read_waits`` and
-    ``db_file_sequential_read_time_us`` (:mod:`flashpoc.parse.dbstat` makes them a time series).
+    """One sample of the database's cumulative I/O counters, per instance (``sql/dbstat_sample.sql``):
+    ``{"clock", "epoch_s", "instances": [{"inst_id", "physical_read_io_requests",
+    "physical_write_io_requests", "db_file_sequential_read_waits", "db_file_sequential_read_time_us"},
+    ...]}``: ``clock`` the database clock (``HH24:MI:SS``), ``epoch_s`` seconds since the epoch (UTC,
+    to the ms), one entry per instance in ``inst_id`` order (:mod:`flashpoc.parse.dbstat` makes them
+    a time series).
 
     Raises:
-        RemoteError: The query failed, or did not return one row.
+        RemoteError: The query failed, returned no row, or rows of different instants.
     """
     rows = _execute(conn, "dbstat_sample")
-    if len(rows) != 1:
-        raise RemoteError(f"Oracle query sql/dbstat_sample.sql returned {len(rows)} rows, not one")
-    return rows[0]
+    if not rows or len({(row["clock"], row["epoch_s"]) for row in rows}) != 1:
+        raise RemoteError(f"Oracle query sql/dbstat_sample.sql returned {len(rows)} rows, not one per instance "
+                          "at one instant")
+    return {"clock": rows[0]["clock"], "epoch_s": rows[0]["epoch_s"],
+            "instances": [{key: value for key, value in row.items() if key not in ("clock", "epoch_s")}
+                          for row in rows]}
 
