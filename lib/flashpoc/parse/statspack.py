@@ -149,9 +149,8 @@ def parse_statspack(text: str, *, allow_truncated: bool = False) -> dict[str, An
         "key_events_whole_ms": whole_ms,
         "event_histograms": _histograms(report, sections, ("Wait Event Histogram",)),
         "iostat_by_function": sections.read("IO Stat by Function - summary", lambda: _iostat_by_function(report)),
-        # Statspack prints its tablespace cells under their header (every release): not 11.2.0.4's AWR order
-        "tablespace_io": sections.read("Tablespace IO Stats", lambda: _tablespace_io(report, elapsed_s, files, None,
-                                                                                     may_shift=False)),
+        # Statspack prints its tablespace cells under their header (every release): no AWR version's order
+        "tablespace_io": sections.read("Tablespace IO Stats", lambda: _tablespace_io(report, elapsed_s, files, None)),
         "file_io": files,
         "host_cpu": sections.read("Host CPU", lambda: _host_cpu(report)),
         "key_event_waits": _key_event_waits(fg, bg),
