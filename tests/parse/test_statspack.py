@@ -254,3 +254,23 @@ def test_cells_out_of_their_columns_refuse_the_section_not_the_report():
 def test_not_a_statspack_report():
     with pytest.raises(ParseError, match="not a Statspack report"):
         parse_statspack("WORKLOAD REPOSITORY report for\n")
+
+
+def test_a_printed_whole_millisecond_read_latency_of_1_sets_no_slo_ms():
+    """A read latency printed '1' (whole ms: 0.5 to 1.5 ms) is as coarse as a printed 0: no slo_ms,
+    a note saying what it means, and the text table shows it as printed with its precision."""
+    from flashpoc.sizing import summary_rows
+
+    # Foreground Wait Events "db file sequential read  121,513  0  1  0  2.5  .1" with its Avg wait (ms) '1'
+    printed = "db file sequential read           121,513    0          1      0      2.5     .1"
+    assert TEXT.count(printed) == 1
+    summary = sizing_summary(parse_awr(TEXT.replace(printed, printed.replace("1      0", "1      1"))))
+    assert summary["read_lat_ms"] == 1.0 and "read_lat_ms" in summary["latency_whole_ms"]
+    assert summary["target"]["slo_ms"] is None
+    assert summary["latency_note"] == ("Statspack prints average waits in whole milliseconds: a read latency of 1 ms "
+                                       "is between 0.5 and 1.5 ms, too coarse for a latency target (set slo_ms "
+                                       "yourself)")
+    shown = {r["measure"]: r["value"] for r in summary_rows(summary, text=True)}
+    assert shown["Read latency, db file sequential read (ms)"] == "1 (whole ms)"
+    assert shown["Redo write, log file parallel write (ms)"] == "< 0.5"  # "log file parallel write ... 0"
+    assert {r["measure"]: r["value"] for r in summary_rows(summary)}["Read latency, db file sequential read (ms)"] == 1
