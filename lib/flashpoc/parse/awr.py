@@ -156,13 +156,15 @@ _LATENCY_FACTORS_US: dict[str, float] = {
 _COUNT_FACTORS: dict[str, float] = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 _DATA_FACTORS_MB: dict[str, float] = {"K": 1 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0**2, "P": 1024.0**3}
 
-_DIGITS = r"(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_DIGITS = r"(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+"""Digits, a comma only between groups of three before the point (``1,174,558``, ``.9``, ``2.8E+04``):
+a damaged ``38.4`` (``3,.4``) is not a number, never read as 3.4."""
 _NUMBER = rf"\+?{_DIGITS}"
 """A count, latency, share or size as AWR prints it: never negative (a ``-`` there is a corrupted
 report, refused rather than read as a number; only System Statistics deltas may be negative)."""
 _LATENCY_RE = re.compile(rf"^({_NUMBER})\s*(ns|us|ms|m|s)?$")
 _COUNT_RE = re.compile(rf"^({_NUMBER})\s*([KMGTP]?)$")
-_PCT_RE = re.compile(rf"^({_NUMBER})(?:\((\d+)\)?)?$")  # text may cut the ")": 0.0(2066
+_PCT_RE = re.compile(r"^(\+?(?:\d+(?:\.\d*)?|\.\d+))(?:\((\d+)\)?)?$")  # no comma; text may cut the ")": 0.0(2066
 _SIGNED_RE = re.compile(rf"[-+]?{_DIGITS}")
 _DASH_LINE_RE = re.compile(r"^[ \-~]*[-~]{2,}[ \-~]*$")
 _NO_DATA = "No data exists for this section of the report"
