@@ -78,8 +78,8 @@ def test_with_oracle_the_snapshot_rows_give_the_latency_a_statspack_report_print
     assert metrics["db_file_scattered_read_avg_wait_us"] is None
     assert metrics["latency_note"].endswith(
         "too coarse for a latency, the snapshot rows' exact averages (instance (DBA_HIST), the sql_* columns) "
-        "stand for db file sequential read, log file sync, log file parallel write, db file parallel write; none is stored "
-        "for db file scattered read")
+        "stand for db file sequential read, log file sync, log file parallel write, db file parallel write; none is "
+        "stored for db file scattered read")
 
 
 def test_the_statspack_histogram_of_a_run():
