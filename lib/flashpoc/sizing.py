@@ -48,7 +48,7 @@ def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
         ``waits``, ``avg_wait_ms``, ``pct_db_time`` of the report's Top events in
         :data:`IO_WAIT_CLASSES`, by DB time; a Statspack report's Top 5 gives
         ``pct_total_call_time`` instead, and ranks by it), ``latency_note`` (a Statspack report's
-        read latency under its whole-millisecond precision: no ``slo_ms`` then; else ``None``) and
+        read latency in whole milliseconds, 0 or more: no ``slo_ms`` then; else ``None``) and
         ``target`` (``slo_ms``, ``iops_levels``; a value the report lacks is ``None``).
 
     Raises:
@@ -61,10 +61,12 @@ def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
         return None if value is None else round(value / 1000.0, 3)
 
     read_ms = ms("db_file_sequential_read_avg_wait_us")
+    whole = set(report.get("key_events_whole_ms") or ())
     note = None
-    if report.get("format") == "statspack" and read_ms == 0:  # the printed whole ms (flashpoc.parse.statspack)
-        note = ("Statspack prints average waits in whole milliseconds: a read latency of 0 ms is under 0.5 ms, "
-                "too coarse for a latency target (set slo_ms yourself)")
+    if LATENCY_EVENTS["read_lat_ms"] in whole and read_ms is not None:  # printed whole ms (flashpoc.parse.statspack)
+        printed = "under 0.5 ms" if read_ms == 0 else f"between {read_ms - 0.5:g} and {read_ms + 0.5:g} ms"
+        note = (f"Statspack prints average waits in whole milliseconds: a read latency of {read_ms:g} ms is "
+                f"{printed}, too coarse for a latency target (set slo_ms yourself)")
     events = [e for e in report.get("top_events") or () if e.get("wait_class") in IO_WAIT_CLASSES]
     events.sort(key=lambda e: -(e.get("pct_db_time") or e.get("pct_total_call_time") or 0.0))
     top = [{"event": e["event"], "wait_class": e.get("wait_class"), "waits": e.get("waits"),
@@ -74,7 +76,6 @@ def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
            for e in events[:TOP_IO_EVENTS]]
     keys = ("db_name", "version", "scope", "begin_snap", "end_snap", "elapsed_s", "iops", "read_iops", "write_iops",
             "bw_mibps", "read_mibps", "write_mibps")
-    whole = set(report.get("key_events_whole_ms") or ())
     return {
         **{k: m.get(k) for k in keys},
         **{key: ms(f"{event.replace(' ', '_')}_avg_wait_us") for key, event in LATENCY_EVENTS.items()},
@@ -119,16 +120,22 @@ SUMMARY_ROWS: tuple[tuple[str, str], ...] = (
 UNDER_HALF_MS = "< 0.5"
 
 
+def whole_ms_text(value_ms: float) -> str:
+    """How a table shows an average printed in whole milliseconds (Statspack's), with its precision:
+    0 as :data:`UNDER_HALF_MS`, another as printed, named (``1 (whole ms)``: 0.5 to 1.5 ms)."""
+    return UNDER_HALF_MS if value_ms == 0 else f"{value_ms:,g} (whole ms)"
+
+
 def summary_rows(summary: Mapping[str, Any], *, text: bool = False) -> list[dict[str, Any]]:
     """The summary as (measure, value) rows, the target last (what ``parse awr --summary`` prints);
     ``Read waits under 1 ms (%)`` only where the report's histogram gives it. With ``text`` (a table
-    for people, not csv) a whole-millisecond latency of 0 shows as :data:`UNDER_HALF_MS`."""
+    for people, not csv) a whole-millisecond latency shows with its precision (:func:`whole_ms_text`)."""
     whole = set(summary.get("latency_whole_ms") or ())
 
     def shown(key: str) -> Any:
         value = summary.get(key)
-        if text and key in whole and value == 0:
-            return UNDER_HALF_MS
+        if text and key in whole and value is not None:
+            return whole_ms_text(value)
         if text and "_pct" in key and isinstance(value, (int, float)) and float(value).is_integer():
             return f"{value:.1f}"  # a whole share as the reports print it (100.0, not 100)
         return value

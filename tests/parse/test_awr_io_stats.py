@@ -11,9 +11,12 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+import pytest
+
 from awr_reports import parsed
 from conftest import TESTS
-from flashpoc.parse.awr import parse_awr
+from flashpoc.errors import ParseError
+from flashpoc.parse.awr import _HtmlReport, _io_stats, parse_awr
 
 DATA = TESTS / "data" / "awr"
 F_11203 = DATA / "11.2.0.3_single_prod_awr_aix.html.gz"
@@ -134,3 +137,23 @@ def test_a_changed_count_loses_the_section_never_changes_a_number():
     assert report["file_io"] is None
     assert [n["section"] for n in report["sections"]["not_understood"]] == ["File IO Stats"]
     assert "prints 56,070 reads and 2 reads/s" in report["sections"]["not_understood"][0]["reason"]
+
+
+def test_11203_buffer_waits_with_a_leading_digit_lose_the_section_not_the_report():
+    """USERS' buffer waits with a leading digit (15,839 read 115,839) no longer add up to its files':
+    11.2.0.3 prints no single-block columns, so its table is never read in 11.2.0.4's order (which
+    would map its writes away): Tablespace IO Stats is lost, the report and File IO Stats read."""
+    cell = "<td align=\"right\" class='awrc'>15,839</td>"
+    report = _edited(F_11203, cell, cell.replace("15,839", "115,839"))
+    assert report["tablespace_io"] is None and len(report["file_io"]) == 565
+    (refused,) = report["sections"]["not_understood"]
+    assert refused["section"] == "Tablespace IO Stats"
+    assert "'USERS' prints reads, writes and buffer waits [2195142, 84199, 115839]" in refused["reason"]
+
+
+def test_11204_order_needs_its_single_block_columns():
+    """A table without '1-bk Rds/s' and 'Av 1-bk Rd(ms)' (11.2.0.3's) is not in 11.2.0.4's order:
+    read that way it would lose its writes, so it is refused."""
+    text = gzip.decompress(F_11203.read_bytes()).decode("utf-8")
+    with pytest.raises(ParseError, match="not in 11.2.0.4's order"):
+        _io_stats(_HtmlReport(text), "Tablespace IO Stats", None, shifted=True)

@@ -8,6 +8,8 @@ unit is converted, the printed text is given in a comment next to the number.
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -32,6 +34,7 @@ F_HTML_RAC = SLOB_RUN / "awr_rac.html.gz"  # the same report, HTML
 F_122 = DATA / "awr" / "12.2.0.1_single_prod_awr.html"
 F_18C = DATA / "awr" / "18c_rac_instance_prod_awr.htm"
 F_19C_PREAMBLE = DATA / "awr" / "19c_single_awrrpt_with_sqlplus_prompt_preamble.html"
+F_121 = DATA / "awr" / "12.1.0.2_single_prod_awr.html.gz"
 
 def load_row(report: dict, statistic: str) -> tuple:
     rows = [r for r in report["load_profile"] if r["statistic"] == statistic]
@@ -612,3 +615,20 @@ def test_a_damaged_buffer_hit_is_lost_not_read_short():
     at = text.index("Buffer  Hit   %:   45.92") + len("Buffer  Hit   %:   4")
     assert parse_awr(text)["instance_efficiency"] == {"buffer_hit_pct": 45.92}
     assert parse_awr(text[:at] + "-" + text[at + 1:])["instance_efficiency"] is None
+
+
+def test_a_damaged_histogram_share_loses_the_section_not_the_report():
+    """Found by corrupting reports: "38.4" (12.1.0.2's Wait Event Histogram, log file sync <2ms) with
+    its 8 overwritten by a comma, "3,.4", raised ValueError out of parse_awr; it is no number (never
+    3.4): the histogram is not understood, the rest of the report is read."""
+    text = gzip.decompress(F_121.read_bytes()).decode("utf-8")
+    cell = "headers=\"%ofWaits &lt;2ms\" class='awrc'>38.4</td>"
+    assert text.count(cell) == 1
+    report = parse_awr(text.replace(cell, cell.replace("38.4", "3,.4")))
+    (refused,) = report["sections"]["not_understood"]
+    assert refused["section"] == "Wait Event Histogram" and "bad percentage '3,.4'" in refused["reason"]
+    assert report["load_profile"] == parsed(F_121)["load_profile"]
+    assert parse_count("3,216") == 3216 and parse_count("1,174,558") == 1174558
+    for damaged in ("3,.16", "31,6", "3,2166"):  # a comma out of its place: not a count
+        with pytest.raises(ParseError, match="expected a number"):
+            parse_count(damaged)

@@ -13,8 +13,7 @@ from flashpoc.awr_metrics import point_metrics
 from flashpoc.errors import ParseError
 from flashpoc.parse.awr import parse_awr, read_awr_file
 from flashpoc.parse.awr import _section
-from flashpoc.parse.statspack import (_averages_and_whole_ms, _finer_averages, _StatspackText, is_statspack,
-                                      parse_statspack)
+from flashpoc.parse.statspack import _key_event_figures, _StatspackText, is_statspack, parse_statspack
 from flashpoc.sizing import sizing_summary
 
 REPORT = TESTS / "data" / "awr" / "11.2.0.4_single_prod_statspack.txt.gz"
@@ -32,7 +31,8 @@ def test_a_statspack_report_is_read_where_an_awr_report_is():
     assert is_statspack(TEXT) and PARSED["format"] == "statspack" and PARSED["kind"] == "instance"
     assert PARSED == parse_statspack(TEXT)
     assert PARSED["sections"] == {
-        "read": ["Foreground Wait Events", "Background Wait Events", "header", "File IO Stats", "Load Profile",
+        "read": ["Foreground Wait Events", "Background Wait Events", "header", "File IO Stats", "key events",
+                 "Load Profile",
                  "Top 5 Timed Events", "Wait Event Histogram", "IO Stat by Function - summary", "Tablespace IO Stats",
                  "Host CPU", "Time Model System Stats", "Instance Activity Stats"],
         "absent": [], "not_understood": []}
@@ -83,41 +83,54 @@ def test_key_events_from_the_foreground_and_background_wait_events():
     assert PARSED["key_events"] == dict.fromkeys(PARSED["key_event_waits"], 0.0)  # whole milliseconds: "0"
 
 
+def _wait_events(text: str) -> tuple:
+    report = _StatspackText(text)
+    return _section(report, "Foreground Wait Events"), _section(report, "Background Wait Events")
+
+
 def test_an_average_from_the_total_wait_time_where_it_is_long_enough():
     # at least 50 s of total wait time is needed: no key event of this report has it, so the averages
     # above are the printed whole milliseconds; at 5 s, background "log file parallel write  61,304  0  10  0"
     # gives 10 s / 61,304 waits and foreground "log file sync  27,042  0  6  0" 6 s / 27,042 waits
-    report = _StatspackText(TEXT)
-    fg, bg = _section(report, "Foreground Wait Events"), _section(report, "Background Wait Events")
-    assert _finer_averages(fg, bg) == PARSED["key_events"]
-    finer = _finer_averages(fg, bg, min_total_s=5)
+    fg, bg = _wait_events(TEXT)
+    assert _key_event_figures(fg, bg) == {key: PARSED[key] for key in (
+        "key_events", "key_events_whole_ms", "key_event_waits", "key_event_names")}
+    finer = _key_event_figures(fg, bg, min_total_s=5)["key_events"]
     assert (finer["log file parallel write"], finer["log file sync"]) == (163.12, 221.88)
     assert finer["db file sequential read"] == 0.0  # 1 s: the printed "0"
     # a printed average the total time does not give (cells out of their columns): the event is left out
     damaged = TEXT.replace("log file parallel write            61,304    0         10      0",
                            "log file parallel write            61,304    0         10      9")
     assert damaged != TEXT
-    report = _StatspackText(damaged)
-    fg, bg = _section(report, "Foreground Wait Events"), _section(report, "Background Wait Events")
-    assert "log file parallel write" not in _finer_averages(fg, bg, min_total_s=5)
+    assert "log file parallel write" not in _key_event_figures(*_wait_events(damaged), min_total_s=5)["key_events"]
 
 
 def test_the_key_events_read_in_whole_milliseconds_are_named():
     # none has 50 s of waits: all five keep the printed whole milliseconds (their 0 is under 0.5 ms)
     assert PARSED["key_events_whole_ms"] == ["db file sequential read", "db file scattered read", "log file sync",
                                              "log file parallel write", "db file parallel write"]
-    report = _StatspackText(TEXT)
-    fg, bg = _section(report, "Foreground Wait Events"), _section(report, "Background Wait Events")
-    averages, whole = _averages_and_whole_ms(fg, bg, min_total_s=5)
-    assert averages == _finer_averages(fg, bg, min_total_s=5)
     # log file sync (6 s) and log file parallel write (10 s) computed finer; the others printed
-    assert whole == ["db file sequential read", "db file scattered read", "db file parallel write"]
+    assert _key_event_figures(*_wait_events(TEXT), min_total_s=5)["key_events_whole_ms"] == [
+        "db file sequential read", "db file scattered read", "db file parallel write"]
     summary = sizing_summary(PARSED)
     assert summary["latency_whole_ms"] == ["read_lat_ms", "redo_write_lat_ms", "dbwr_write_lat_ms", "commit_lat_ms"]
     # Wait Event Histogram "db file sequential read     237K 100.0"; Time Model "DB CPU  1,186.7  192.1"
     assert summary["read_under_1ms_pct"] == 100.0
     assert summary["db_cpu_note"] == ("the report's own DB CPU exceeds its DB time (1,186.7 s against 617.8 s): its DB "
                                       "CPU share of 192.1 % cannot be read as \"storage is not the limit\"")
+
+
+def test_a_damaged_key_event_cell_loses_the_key_events_not_the_report():
+    """A key event's Total Wait Time that is not a number ('10' read '1x') is not read as one: the
+    key events are not understood, the rest of the report (its wait event tables too) is read."""
+    damaged = TEXT.replace("log file parallel write            61,304    0         10      0",
+                           "log file parallel write            61,304    0         1x      0")
+    assert damaged != TEXT
+    report = parse_awr(damaged)
+    assert (report["key_events"], report["key_events_whole_ms"], report["key_event_waits"]) == ({}, [], {})
+    (refused,) = report["sections"]["not_understood"]
+    assert refused == {"section": "key events", "reason": "expected a number (optionally suffixed K/M/G/T/P), got '1x'"}
+    assert "Background Wait Events" in report["sections"]["read"] and report["header"] == PARSED["header"]
 
 
 def test_wait_event_histogram():
@@ -241,3 +254,23 @@ def test_cells_out_of_their_columns_refuse_the_section_not_the_report():
 def test_not_a_statspack_report():
     with pytest.raises(ParseError, match="not a Statspack report"):
         parse_statspack("WORKLOAD REPOSITORY report for\n")
+
+
+def test_a_printed_whole_millisecond_read_latency_of_1_sets_no_slo_ms():
+    """A read latency printed '1' (whole ms: 0.5 to 1.5 ms) is as coarse as a printed 0: no slo_ms,
+    a note saying what it means, and the text table shows it as printed with its precision."""
+    from flashpoc.sizing import summary_rows
+
+    # Foreground Wait Events "db file sequential read  121,513  0  1  0  2.5  .1" with its Avg wait (ms) '1'
+    printed = "db file sequential read           121,513    0          1      0      2.5     .1"
+    assert TEXT.count(printed) == 1
+    summary = sizing_summary(parse_awr(TEXT.replace(printed, printed.replace("1      0", "1      1"))))
+    assert summary["read_lat_ms"] == 1.0 and "read_lat_ms" in summary["latency_whole_ms"]
+    assert summary["target"]["slo_ms"] is None
+    assert summary["latency_note"] == ("Statspack prints average waits in whole milliseconds: a read latency of 1 ms "
+                                       "is between 0.5 and 1.5 ms, too coarse for a latency target (set slo_ms "
+                                       "yourself)")
+    shown = {r["measure"]: r["value"] for r in summary_rows(summary, text=True)}
+    assert shown["Read latency, db file sequential read (ms)"] == "1 (whole ms)"
+    assert shown["Redo write, log file parallel write (ms)"] == "< 0.5"  # "log file parallel write ... 0"
+    assert {r["measure"]: r["value"] for r in summary_rows(summary)}["Read latency, db file sequential read (ms)"] == 1

@@ -73,3 +73,43 @@ def _event_metrics(report: Mapping[str, Any]) -> dict[str, Any]:
             shares = dict.fromkeys(shares)  # no foreground wait: the histogram is other sessions' waits
         out.update({f"{event_key(event)}_under_{suffix}_pct": share for suffix, share in shares.items()})
     return out
+
+
+def whole_ms_latencies(metrics: Mapping[str, Any], report: Mapping[str, Any],
+                       exact: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What a point keeps of the latencies of ``metrics`` (:func:`flashpoc.awr_metrics.point_metrics`
+    of ``report``) that are a Statspack report's printed whole milliseconds (its ``key_events_whole_ms``:
+    a 0 is under 0.5 ms, a 1 anywhere from 0.5 to 1.5 ms): not those figures, a precision they lack.
+
+    Args:
+        metrics: the point's metrics from the report.
+        report: the parsed report.
+        exact: the same interval's metrics from the snapshot rows (STATS$ or DBA_HIST, in microseconds:
+            :func:`flashpoc.engines.slob.measure.metrics_from_sql`), or ``None``.
+
+    Returns:
+        The updates of ``metrics``: each such ``<event>_avg_wait_us``, and ``lat_mean_ms`` where the
+        point's ``latency_event`` is one of them, the exact figure of ``exact`` where it has one, else
+        ``None``; ``latency_note`` saying what was printed and what the point keeps. ``{}`` for a
+        report without whole-millisecond averages.
+    """
+    whole = [e for e in report.get("key_events_whole_ms") or ()
+             if metrics.get(f"{event_key(e)}_avg_wait_us") is not None]
+    if not whole:
+        return {}
+    exact = exact or {}
+    out: dict[str, Any] = {}
+    for event in whole:
+        out[f"{event_key(event)}_avg_wait_us"] = exact.get(f"{event_key(event)}_avg_wait_us")
+    if metrics.get("latency_event") in whole:
+        same = exact.get("latency_event") == metrics["latency_event"]
+        out["lat_mean_ms"] = exact.get("lat_mean_ms") if same else None
+    printed = ", ".join(f"{e} {metrics[f'{event_key(e)}_avg_wait_us'] / 1000.0:g} ms" for e in whole)
+    taken = [e for e in whole if out[f"{event_key(e)}_avg_wait_us"] is not None]
+    missing = [e for e in whole if e not in taken]
+    kept = [f"the snapshot rows' exact averages ({exact.get('scope')}, the sql_* columns) stand for "
+            + ("them" if not missing else ", ".join(taken))] if taken else []
+    kept += [f"none is stored for {'them' if not taken else ', '.join(missing)}"] if missing else []
+    out["latency_note"] = (f"the Statspack report prints average waits in whole milliseconds ({printed}; a 0 is "
+                           f"under 0.5 ms, a 1 from 0.5 to 1.5 ms): too coarse for a latency, {'; '.join(kept)}")
+    return out

@@ -83,6 +83,7 @@ TABLE_COLUMNS = {
                 ("write_resp_ms", "Write (ms)"), ("resp_max_ms", "Max (ms)"), ("queue_depth", "Queue"),
                 ("cpu_sys_user_pct", "CPU (%)")],
     "awr": [("event", "Event"), ("waits", "Waits"), ("total_time_s", "Time (s)"), ("avg_wait_us", "Avg wait (us)"),
+            ("avg_wait_ms", "Avg wait (ms)"),
             ("pct_db_time", "DB time (%)", ".1f"), ("pct_total_call_time", "Call time (%)", ".1f"),
             ("wait_class", "Wait class")],
     "slob": [("metric", "Metric"), ("value", "Value")],
@@ -121,7 +122,7 @@ def _awr_summary(path: Path, fmt: str) -> int:
     """``parse awr --summary``: what the database needs (:func:`flashpoc.sizing.sizing_summary`)."""
     import textwrap
 
-    from ..sizing import UNDER_HALF_MS, sizing_summary, summary_rows
+    from ..sizing import sizing_summary, summary_rows, whole_ms_text
     from ..texttable import text_table
 
     summary = sizing_summary(_read_awr(path)[0])
@@ -141,8 +142,9 @@ def _awr_summary(path: Path, fmt: str) -> int:
         call_time = any("pct_total_call_time" in e for e in top)  # a Statspack Top 5
         print(f"\nTop I/O events (by {'total call time' if call_time else 'DB time'})")
         share = ("pct_total_call_time", "Call time (%)", ".1f") if call_time else ("pct_db_time", "DB time (%)", ".1f")
-        if call_time:  # its averages are whole milliseconds: a 0 is under 0.5 ms
-            top = [{**e, "avg_wait_ms": UNDER_HALF_MS} if e["avg_wait_ms"] == 0 else e for e in top]
+        if call_time:  # its averages are whole milliseconds: a 0 is under 0.5 ms, a 2 is 1.5 to 2.5 ms
+            top = [{**e, "avg_wait_ms": whole_ms_text(e["avg_wait_ms"])} if e["avg_wait_ms"] is not None else e
+                   for e in top]
         print(text_table(top, [("event", "Event"), ("wait_class", "Wait class"), ("waits", "Waits", ",.0f"),
                                ("avg_wait_ms", "Avg wait (ms)"), share], width))
     return 0
@@ -159,11 +161,27 @@ def _read_awr(path: Path) -> tuple[Any, list[dict[str, Any]]]:
     return report, report["top_events"] or [{"event": k, "avg_wait_us": v} for k, v in report["key_events"].items()]
 
 
+def _awr_table_rows(report: dict[str, Any], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of ``parse awr``'s table: a Statspack report's averages printed in whole milliseconds
+    (its Top 5's, its key events in ``key_events_whole_ms``) in ms with their precision
+    (:func:`flashpoc.sizing.whole_ms_text`: ``< 0.5``, ``2 (whole ms)``), not in microseconds they lack."""
+    from ..sizing import whole_ms_text
+
+    if report.get("format") != "statspack":
+        return rows
+    whole = set(report.get("key_events_whole_ms") or ()) if not report["top_events"] else None
+    return [{**r, "avg_wait_us": None, "avg_wait_ms": whole_ms_text(r["avg_wait_us"] / 1000.0)}
+            if r.get("avg_wait_us") is not None and (whole is None or r["event"] in whole) else r for r in rows]
+
+
 #: what ``flashpoc parse --summary`` summarises, and how
 _SUMMARIES = {"awr": _awr_summary}
 
 #: outputs ``flashpoc parse`` reads besides the engines' own (:meth:`flashpoc.engines.base.Engine.read_output`)
 _READERS = {"awr": _read_awr}
+
+#: how ``flashpoc parse --format table`` shows what such a reader read: (whole, rows) -> rows
+_TABLE_ROWS = {"awr": _awr_table_rows}
 
 
 def _parse(path: Path, kind: str, fmt: str) -> int:
@@ -177,6 +195,7 @@ def _parse(path: Path, kind: str, fmt: str) -> int:
         return 0
     if fmt == "table":  # a listing of metrics shows their names in words
         rows = [{**r, "metric": human_header(r["metric"])} if "metric" in r else r for r in rows]
+        rows = _TABLE_ROWS[kind](whole, rows) if kind in _TABLE_ROWS else rows
     _print_rows(rows, fmt, kind)
     return 0
 

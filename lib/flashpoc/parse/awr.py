@@ -156,13 +156,15 @@ _LATENCY_FACTORS_US: dict[str, float] = {
 _COUNT_FACTORS: dict[str, float] = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 _DATA_FACTORS_MB: dict[str, float] = {"K": 1 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0**2, "P": 1024.0**3}
 
-_DIGITS = r"(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_DIGITS = r"(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+"""Digits, a comma only between groups of three before the point (``1,174,558``, ``.9``, ``2.8E+04``):
+a damaged ``38.4`` (``3,.4``) is not a number, never read as 3.4."""
 _NUMBER = rf"\+?{_DIGITS}"
 """A count, latency, share or size as AWR prints it: never negative (a ``-`` there is a corrupted
 report, refused rather than read as a number; only System Statistics deltas may be negative)."""
 _LATENCY_RE = re.compile(rf"^({_NUMBER})\s*(ns|us|ms|m|s)?$")
 _COUNT_RE = re.compile(rf"^({_NUMBER})\s*([KMGTP]?)$")
-_PCT_RE = re.compile(rf"^({_NUMBER})(?:\((\d+)\)?)?$")  # text may cut the ")": 0.0(2066
+_PCT_RE = re.compile(r"^(\+?(?:\d+(?:\.\d*)?|\.\d+))(?:\((\d+)\)?)?$")  # no comma; text may cut the ")": 0.0(2066
 _SIGNED_RE = re.compile(rf"[-+]?{_DIGITS}")
 _DASH_LINE_RE = re.compile(r"^[ \-~]*[-~]{2,}[ \-~]*$")
 _NO_DATA = "No data exists for this section of the report"
@@ -1318,6 +1320,9 @@ def _io_stats(report: _TextReport | _HtmlReport, title: str, elapsed_s: float | 
         if missing:
             raise ParseError(f"section {title!r}: no column of {missing} in {table.header}")
         if shifted:
+            if not set(_SHIFTED_11204) <= set(columns.values()):
+                raise ParseError(f"section {title!r}: not in 11.2.0.4's order, which has columns of "
+                                 f"{sorted(_SHIFTED_11204)}: {table.header}")
             columns = {i: _SHIFTED_11204.get(key, key) if key else None for i, key in columns.items()}
         read = [(i, key) for i, key in columns.items() if key is not None]
         for row in table.rows:
@@ -1391,21 +1396,21 @@ def _check_io_rates(title: str, row: dict[str, Any], elapsed_s: float | None) ->
 
 
 def _tablespace_io(report: _TextReport | _HtmlReport, elapsed_s: float | None,
-                   files: list[dict[str, Any]] | None, version: str | None,
-                   may_shift: bool = True) -> list[dict[str, Any]] | None:
+                   files: list[dict[str, Any]] | None, version: str | None) -> list[dict[str, Any]] | None:
     """"Tablespace IO Stats" (:func:`_io_stats`), cross-checked with "File IO Stats": a
     tablespace's reads, writes and buffer waits are the sums of its files'. A tablespace is known by
     its name and its container (``pdb_name``): the PDBs of a CDB each have a SYSTEM, a SYSAUX.
-    A table whose cells are not under their header is refused, but for 11.2.0.4's order
-    (:data:`_SHIFTED_11204`), read that way only when every one of its tablespaces then adds up
-    to its files. An 11.2.0.4 report's table is read only where every tablespace adds up to its
-    files (without them its shifted cells could pass for others: small counts, rates of 0).
-    Without ``may_shift`` (Statspack, whose cells are under their header) only the header's order is read."""
-    partial = not (version or "").startswith("11.2.0.4")
+    A table whose cells are not under their header is refused, but in an AWR report of 11.2.0.4
+    (``version``), which may print 11.2.0.4's order (:data:`_SHIFTED_11204`), read that way only
+    when every one of its tablespaces then adds up to its files. An 11.2.0.4 report's table is read
+    only where every tablespace adds up to its files (without them its shifted cells could pass for
+    others: small counts, rates of 0). Another release's table (and a Statspack report's, ``version``
+    ``None``: its cells are under their header) is read in its header's order only."""
+    in_11204 = (version or "").startswith("11.2.0.4")
     try:
-        return _summed_tablespaces(_io_stats(report, "Tablespace IO Stats", elapsed_s), files, partial=partial)
+        return _summed_tablespaces(_io_stats(report, "Tablespace IO Stats", elapsed_s), files, partial=not in_11204)
     except ParseError as exc:
-        if not may_shift:
+        if not in_11204:
             raise
         try:
             return _summed_tablespaces(_io_stats(report, "Tablespace IO Stats", elapsed_s, shifted=True), files,

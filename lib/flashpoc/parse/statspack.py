@@ -21,7 +21,7 @@ are the runs of ``-``/``~`` of the rule under the header, found by meaning), wit
   for the I/O events, else ``None``.
 * Wait events: ``Avg wait (ms)`` in whole milliseconds (an average under 0.5 ms prints 0): a key
   event with at least 50 s of ``Total Wait Time (s)`` has its average taken as that time over its
-  waits (:func:`_finer_averages`), others keep the printed one (named in ``key_events_whole_ms``: their
+  waits (:func:`_key_event_figures`), others keep the printed one (named in ``key_events_whole_ms``: their
   ``0`` is an average under 0.5 ms); an overflowed cell (``######``) of an idle event is never read.
 * ``Wait Event Histogram``: buckets ``<1ms`` ... ``>1s`` under a ``% of Waits`` group header.
 * ``Time Model System Stats`` (``time_model``: ``statistic``, ``time_s``, ``pct_db_time``) and
@@ -47,11 +47,11 @@ from typing import Any
 
 from flashpoc.errors import ParseError
 
-from .awr import (KEY_EVENTS_FOREGROUND, _SNAP_LINE_RE, STATSPACK_TITLE, _database_identity, _float, _histograms,
-                  _host_cpu, _instance_efficiency, _io_stats, _iostat_by_function, _key_event_names,
-                  _key_event_waits, _key_events, _load_profile, _norm, _require, _section, _Sections,
-                  _statistic_number, _Table, _tablespace_io, _TextReport, _top_event_rows, _wait_event_tables,
-                  is_truncated, parse_count)
+from .awr import (KEY_EVENTS_FOREGROUND, _SNAP_LINE_RE, STATSPACK_TITLE, _cell, _database_identity, _float,
+                  _histograms, _host_cpu, _instance_efficiency, _io_stats, _iostat_by_function,
+                  _key_event_names, _key_event_rows, _key_event_waits, _load_profile, _norm, _require,
+                  _section, _Sections, _statistic_number, _Table, _tablespace_io, _TextReport, _top_event_rows,
+                  _wait_event_tables, is_truncated, parse_count)
 
 EVENT_CLASSES: dict[str, str] = {
     **{name: "User I/O" for name in (
@@ -138,24 +138,21 @@ def parse_statspack(text: str, *, allow_truncated: bool = False) -> dict[str, An
     header = sections.read("header", lambda: _header(report))
     elapsed_s = None if header is None else header["elapsed_min"] * 60
     files = sections.read("File IO Stats", lambda: _io_stats(report, "File IO Stats", elapsed_s))
-    averages, whole_ms = _averages_and_whole_ms(fg, bg)
+    key_events = sections.read("key events", lambda: _key_event_figures(fg, bg)) or {
+        "key_events": {}, "key_events_whole_ms": [], "key_event_waits": {}, "key_event_names": {}}
     out = {
         "format": "statspack",
         "kind": "instance",
         "header": header,
         "load_profile": sections.read("Load Profile", lambda: _load_profile(report)),
         "top_events": sections.read("Top 5 Timed Events", lambda: _top_events(report)),
-        "key_events": averages,
-        "key_events_whole_ms": whole_ms,
+        **key_events,
         "event_histograms": _histograms(report, sections, ("Wait Event Histogram",)),
         "iostat_by_function": sections.read("IO Stat by Function - summary", lambda: _iostat_by_function(report)),
-        # Statspack prints its tablespace cells under their header (every release): not 11.2.0.4's AWR order
-        "tablespace_io": sections.read("Tablespace IO Stats", lambda: _tablespace_io(report, elapsed_s, files, None,
-                                                                                     may_shift=False)),
+        # Statspack prints its tablespace cells under their header (every release): no AWR version's order
+        "tablespace_io": sections.read("Tablespace IO Stats", lambda: _tablespace_io(report, elapsed_s, files, None)),
         "file_io": files,
         "host_cpu": sections.read("Host CPU", lambda: _host_cpu(report)),
-        "key_event_waits": _key_event_waits(fg, bg),
-        "key_event_names": _key_event_names(fg, bg),
         "time_model": sections.read("Time Model System Stats", lambda: _time_model(report)),
         "instance_activity": sections.read("Instance Activity Stats",
                                            lambda: _instance_activity(report, elapsed_s)),
@@ -169,36 +166,42 @@ FINER_AVERAGE_MIN_S = 50.0
 time is printed to the second, so the average is then known within 1 %."""
 
 
-def _finer_averages(fg: _Table | None, bg: _Table | None, min_total_s: float = FINER_AVERAGE_MIN_S) -> dict[str, float]:
-    """The key events' average waits (us): Statspack prints them in whole milliseconds (``0`` for any
+def _key_event_figures(fg: _Table | None, bg: _Table | None,
+                       min_total_s: float = FINER_AVERAGE_MIN_S) -> dict[str, Any] | None:
+    """The report's ``key_events`` (average waits, us), ``key_events_whole_ms`` (those that keep the
+    printed whole-millisecond average: a ``0`` there is an average under 0.5 ms, not none),
+    ``key_event_waits`` and ``key_event_names`` (as :mod:`flashpoc.parse.awr` reads them); ``None``
+    without wait event tables. Statspack prints the averages in whole milliseconds (``0`` for any
     flash read), so an event with at least ``min_total_s`` of Total Wait Time (s) has its average
     computed as that time over its Waits (``3,826`` s over ``10,924,627`` waits: 350.22 us), checked
     against the printed average (it must round to it, within 1 %); one that does not has its cells
-    out of their columns and is left out. Other events keep the printed whole-millisecond average."""
-    return _averages_and_whole_ms(fg, bg, min_total_s)[0]
+    out of their columns and is left out. Other events keep the printed whole-millisecond average.
 
-
-def _averages_and_whole_ms(fg: _Table | None, bg: _Table | None,
-                           min_total_s: float = FINER_AVERAGE_MIN_S) -> tuple[dict[str, float], list[str]]:
-    """:func:`_finer_averages`, and the key events among them that keep the printed whole-millisecond
-    average (a ``0`` there is an average under 0.5 ms, not none)."""
-    averages, waits, names = _key_events(fg, bg), _key_event_waits(fg, bg), _key_event_names(fg, bg)
+    Raises:
+        ParseError: a wait events table has no event, average or Total Wait Time column, or a key
+            event's cell there is not a number.
+    """
+    if fg is None and bg is None:
+        return None
+    rows = _key_event_rows(fg, bg)
     out: dict[str, float] = {}
     whole: list[str] = []
-    for key, printed in averages.items():
-        table = fg if key in KEY_EVENTS_FOREGROUND else bg
-        if table is None:
-            continue
+    for key, (name, printed, waits) in rows.items():
+        table = fg if key in KEY_EVENTS_FOREGROUND else bg  # the table the event was read from: not None
         c_event, c_time = table.col_by("event"), table.col_by("total_time")
-        total_s = parse_count(next(r for r in table.rows if r[c_event] == names[key])[c_time])
-        if total_s is None or total_s < min_total_s or not waits.get(key):
+        row = next((r for r in table.rows if _cell(r, c_event) == name), None)
+        if row is None:
+            raise ParseError(f"section {table.title!r}: no row of {name.strip()!r}")
+        total_s = parse_count(_cell(row, c_time))
+        if total_s is None or total_s < min_total_s or not waits:
             out[key] = printed
             whole.append(key)
             continue
-        finer = total_s * 1e6 / waits[key]
+        finer = total_s * 1e6 / waits
         if abs(finer - printed) <= 500.0 + 0.01 * finer:  # the printed cell is the average to the ms
             out[key] = round(finer, 2)
-    return out, whole
+    return {"key_events": out, "key_events_whole_ms": whole, "key_event_waits": _key_event_waits(fg, bg),
+            "key_event_names": _key_event_names(fg, bg)}
 
 
 def _header(report: _StatspackText) -> dict[str, Any]:

@@ -141,8 +141,8 @@ def _read_point(cfg, files: dict[str, str | bytes], sql_metrics: dict[str, Any] 
     """
     series_of = {"devices": cfg.settings.iostat_devices, "datafiles": cfg.database.datafiles or "local",
                  "nfs_mounts": cfg.database.nfs_mounts}
-    try:
-        return read_slob_run(files, **series_of)
+    try:  # the rows' exact averages stand for a Statspack report's whole milliseconds
+        return read_slob_run(files, exact=None if sql_metrics is None else metrics_from_sql(sql_metrics), **series_of)
     except (ParseError, FlashpocError):
         if sql_metrics is None:
             raise

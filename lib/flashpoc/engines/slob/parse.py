@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
-from ...awr_metrics import histogram_buckets, point_metrics
+from ...awr_metrics import histogram_buckets, point_metrics, whole_ms_latencies
 from ...errors import ParseError
 from ...parse.awr import decode_report, parse_awr
 from ...parse.dbstat import DBSTAT_FILE, dbstat_intervals
@@ -78,7 +78,8 @@ def slob_point_metrics(files: Mapping[str, bytes | str]) -> dict[str, Any]:
 
 
 def read_slob_run(files: Mapping[str, bytes | str], devices: str | None = None, *, datafiles: str = "local",
-                  nfs_mounts: str | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+                  nfs_mounts: str | None = None, exact: Mapping[str, Any] | None = None
+                  ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Metrics and time series of one SLOB run from its files (name -> contents), its AWR
     report read once.
 
@@ -89,13 +90,16 @@ def read_slob_run(files: Mapping[str, bytes | str], devices: str | None = None, 
         datafiles: ``local``, ``knfs`` or ``dnfs`` (``database: datafiles:``): which counters make
             the time series (:data:`INTERVAL_SOURCES`).
         nfs_mounts: regular expression of the datafiles' NFS mount points (``knfs``; default all).
+        exact: the interval's metrics from its snapshot rows (``oracle:``), whose exact averages stand
+            for a Statspack report's whole milliseconds (:func:`flashpoc.awr_metrics.whole_ms_latencies`).
 
     Returns:
         ``(metrics, intervals)``. ``metrics``: the keys of
         :func:`flashpoc.awr_metrics.point_metrics` (IOPS, MB/s, latencies in us and ms,
         histogram shares, DB and host CPU), plus ``awr_report`` / ``awr_rac_report`` (the file
-        names read), ``mpstat_usr_pct``, ``mpstat_sys_pct``, ``mpstat_iowait_pct``,
-        ``mpstat_idle_pct``, ``mpstat_intervals`` (when mpstat.out has intervals inside the
+        names read), ``latency_note`` (a Statspack report's whole-millisecond averages: not stored as
+        latencies, :func:`flashpoc.awr_metrics.whole_ms_latencies`), ``mpstat_usr_pct``, ``mpstat_sys_pct``,
+        ``mpstat_iowait_pct``, ``mpstat_idle_pct``, ``mpstat_intervals`` (when mpstat.out has intervals inside the
         snapshot window), ``tm_s`` (when tm.out is present), ``intervals_source`` and
         ``intervals_error`` (when iostat.out, mountstats.out or dbstat.json could not be read: the time series
         is lost, not the point; ``dnfs`` without dbstat.json: the point ran without ``oracle:``).
@@ -114,6 +118,8 @@ def read_slob_run(files: Mapping[str, bytes | str], devices: str | None = None, 
     if rac is not None and rac.get("kind") != "rac_global":
         rac, rac_name = None, None
     metrics = point_metrics(report, rac)
+    if rac is None:
+        metrics.update(whole_ms_latencies(metrics, report, exact))
     metrics["awr_report"] = name
     metrics["awr_rac_report"] = rac_name
     header = report.get("header") or {}
