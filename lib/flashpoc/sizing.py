@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .awr_metrics import point_metrics
+from .oracle_metrics import event_key
 
 #: Wait classes of the I/O events listed as the top I/O events.
 IO_WAIT_CLASSES = ("User I/O", "System I/O", "Commit")
@@ -28,7 +29,7 @@ IO_WAIT_CLASSES = ("User I/O", "System I/O", "Commit")
 TOP_IO_EVENTS = 5
 
 #: The summary's latencies: key -> the key event whose average it is.
-LATENCY_EVENTS = {"read_lat_ms": "db file sequential read", "redo_write_lat_ms": "log file parallel write",
+SUMMARY_LATENCIES = {"read_lat_ms": "db file sequential read", "redo_write_lat_ms": "log file parallel write",
                   "dbwr_write_lat_ms": "db file parallel write", "commit_lat_ms": "log file sync"}
 
 
@@ -60,10 +61,11 @@ def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
         value = m.get(key)
         return None if value is None else round(value / 1000.0, 3)
 
-    read_ms = ms("db_file_sequential_read_avg_wait_us")
+    latencies = {key: ms(f"{event_key(event)}_avg_wait_us") for key, event in SUMMARY_LATENCIES.items()}
+    read_ms = latencies["read_lat_ms"]
     whole = set(report.get("key_events_whole_ms") or ())
     note = None
-    if LATENCY_EVENTS["read_lat_ms"] in whole and read_ms is not None:  # printed whole ms (flashpoc.parse.statspack)
+    if SUMMARY_LATENCIES["read_lat_ms"] in whole and read_ms is not None:  # printed whole ms (flashpoc.parse.statspack)
         printed = "under 0.5 ms" if read_ms == 0 else f"between {read_ms - 0.5:g} and {read_ms + 0.5:g} ms"
         note = (f"Statspack prints average waits in whole milliseconds: a read latency of {read_ms:g} ms is "
                 f"{printed}, too coarse for a latency target (set slo_ms yourself)")
@@ -78,8 +80,8 @@ def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
             "bw_mibps", "read_mibps", "write_mibps")
     return {
         **{k: m.get(k) for k in keys},
-        **{key: ms(f"{event.replace(' ', '_')}_avg_wait_us") for key, event in LATENCY_EVENTS.items()},
-        "latency_whole_ms": [key for key, event in LATENCY_EVENTS.items() if event in whole],
+        **latencies,
+        "latency_whole_ms": [key for key, event in SUMMARY_LATENCIES.items() if event in whole],
         "read_under_1ms_pct": m.get("db_file_sequential_read_under_1ms_pct"),
         "db_cpu_pct_of_db_time": m.get("db_cpu_pct_of_db_time"),
         "db_cpu_s_per_s": m.get("db_cpu_s_per_s"),

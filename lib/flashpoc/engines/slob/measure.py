@@ -141,14 +141,15 @@ def _read_point(cfg, files: dict[str, str | bytes], sql_metrics: dict[str, Any] 
     """
     series_of = {"devices": cfg.settings.iostat_devices, "datafiles": cfg.database.datafiles or "local",
                  "nfs_mounts": cfg.database.nfs_mounts}
+    from_sql = None if sql_metrics is None else metrics_from_sql(sql_metrics)
     try:  # the rows' exact averages stand for a Statspack report's whole milliseconds
-        return read_slob_run(files, exact=None if sql_metrics is None else metrics_from_sql(sql_metrics), **series_of)
+        return read_slob_run(files, exact=from_sql, **series_of)
     except (ParseError, FlashpocError):
         if sql_metrics is None:
             raise
     series, intervals = read_sql_run_series(files, sql_metrics["begin_snap"], sql_metrics["end_snap"], **series_of,
                                             instance=sql_metrics.get("instance_number"))
-    return {**metrics_from_sql(sql_metrics), **series}, intervals
+    return {**from_sql, **series}, intervals
 
 
 def with_snapshots(cfg, run, sample_every_s: float | None = None) -> tuple[SlobRun, dict[str, Any], dict[str, str]]:
