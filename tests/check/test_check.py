@@ -253,7 +253,7 @@ def test_parse_facts_local(tmp_path):
     missing = tmp_path / "new dir"
     missing.mkdir()
     paths = [str(data), str(missing / "n.dat"), str(tmp_path / "absent" / "x.dat")]
-    result = local_host().run(f"sh -c {quote(facts_script('fio', paths))}", purpose="facts")
+    result = local_host().run(f"sh -c {quote(facts_script('fio', paths, creating=paths[1:]))}", purpose="facts")
     facts = parse_facts(result.stdout)
 
     assert facts["facts_version"] == 1

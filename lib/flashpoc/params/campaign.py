@@ -52,9 +52,9 @@ class Campaign(_Strict):
     destroy_data_on: list[Name] = Field(default_factory=list, max_length=4096,
                                         description="targets (by name) whose existing data (file system, partition "
                                                     "table, LVM or ASM header) write workloads may destroy")
-    #: the campaign as given, when this one holds its paths as made canonical on their hosts
-    #: (:func:`flashpoc.run.paths.settle_campaign`): its hashes are those of the parameters as given
-    _given: Campaign | None = PrivateAttr(None)
+    #: the paths as given where this campaign holds them as expanded on their hosts
+    #: (:func:`flashpoc.run.paths.with_paths`), by ``(hosts|targets, name, key)`` or ``(settings, key)``
+    _given_paths: dict[tuple[str, ...], str] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="wrap")
     @classmethod
@@ -172,8 +172,8 @@ class Campaign(_Strict):
 
     def params_hash(self) -> str:
         """Short stable hash of every parameter (the campaign's identity in the manifest)."""
-        if self._given is not None:
-            return self._given.params_hash()
+        if self._given_paths:  # its identity is that of the parameters as given
+            return self.as_given().params_hash()
         dumped = self.model_dump(mode="json")
         if self.array == ArraySettings():  # added later; unset, it leaves the hashes of earlier campaigns as they were
             dumped.pop("array")
@@ -187,8 +187,8 @@ class Campaign(_Strict):
     def measurement_hash(self) -> str:
         """Short hash of what defines the measurements (engine, fio settings, hosts,
         targets, workloads), not of report-only settings such as the SLO."""
-        if self._given is not None:
-            return self._given.measurement_hash()
+        if self._given_paths:
+            return self.as_given().measurement_hash()
         include = {"engine", "hosts", "targets"} | ({"workloads"} - self.engine_object.manifest_exclude)
         dumped = self.model_dump(mode="json", include=include)
         dumped[self.engine] = self.settings.model_dump(mode="json")  # as when each engine had a top-level key
@@ -213,6 +213,21 @@ class Campaign(_Strict):
         """Absolute directory of this campaign's results."""
         base = os.environ.get("FLASHPOC_RESULTS_DIR") or self.results_dir
         return resolve_path(base) / self.campaign
+
+    def as_given(self) -> Campaign:
+        """This campaign with the paths it holds as expanded on their hosts put back as given (a
+        copy of fewer hosts too: the paths are kept by host and target name)."""
+        given = self._given_paths
+
+        def back(model: BaseModel, *where: str) -> BaseModel:
+            keys = {key: given[(*where, key)] for key in type(model).model_fields if (*where, key) in given}
+            return model.model_copy(update=keys) if keys else model
+
+        out = self.model_copy(update={"hosts": [back(h, "hosts", h.name) for h in self.hosts],
+                                      "targets": [back(t, "targets", t.name) for t in self.targets],
+                                      "settings": back(self.settings, "settings") if self.settings else None})
+        out._given_paths = {}
+        return out
 
     def resolved(self) -> Campaign:
         """A copy with relative target paths and key files made absolute (see module docstring); a

@@ -6,7 +6,7 @@ Every parameter that names a path is typed with one of the annotated types below
 host), whether the workbook writes there and what a relative path is relative to.
 :func:`path_values` lists every path of a campaign with its key (``targets[0].path``,
 ``hosts[1].workdir``, ``engine.slob.home``) and the hosts it lives on, found through those types,
-so a new path key is covered as soon as it is typed as one (``tests/params/test_paths.py``
+so a new path key is covered as soon as it is typed as one (``tests/params/test_path_keys.py``
 refuses a text key that is neither a path nor named as no path).
 
 A path is judged once it is canonical: ``~`` and ``~user`` expanded, symbolic links resolved and
