@@ -287,6 +287,17 @@ def test_parse_facts_local(tmp_path):
             assert target["rotational"] in (True, False)
 
 
+def test_the_o_direct_probe_writes_only_next_to_a_file_the_campaign_creates(tmp_path):
+    folder = tmp_path / "d"
+    folder.mkdir()
+    os.utime(folder, ns=(0, 0))
+    path = str(folder / "x.dat")
+    read = collect_host_facts(local_host(), [path])["targets"][0]
+    assert read["direct"] is None and folder.stat().st_mtime_ns == 0  # no file was made there
+    made = collect_host_facts(local_host(), [path], creating=[path])["targets"][0]
+    assert made["direct"] in (True, False) and folder.stat().st_mtime_ns > 0 and not list(folder.iterdir())
+
+
 def test_collect_host_facts_quotes_paths_and_honours_fio_param(tmp_path):
     hostile = str(tmp_path / "it's a \"file\"; $(touch pwned) `touch pwned2`")
     facts = collect_host_facts(local_host(fio=str(tmp_path / "no-fio")), [hostile])
