@@ -38,6 +38,7 @@ from .params import Campaign, HostParams, TargetParams
 from .run import hosts as _hosts
 from .run.facts import collect_host_facts
 from .run.group import MAX_PARALLEL_HOSTS, Group
+from .run.paths import Settled, controller, merged, settle_host, with_paths
 
 COLUMNS = ["host", "check", "value", "status", "detail"]
 CAMPAIGN_ROW_HOST = "(campaign)"  # not a valid host name, so it cannot collide with one
@@ -340,19 +341,34 @@ def _where(params: HostParams) -> str:
     return f"{params.user + '@' if params.user else ''}{params.address}:{params.port}"
 
 
-def _check_host(campaign: Campaign, params: HostParams,
-                connect: Callable[[HostParams], Any]) -> tuple[list[Row], dict[str, Any] | None]:
-    paths = [t.path for t in campaign.targets_of(params)]
+def _check_host(campaign: Campaign, params: HostParams, connect: Callable[[HostParams], Any]
+                ) -> tuple[list[Row], dict[str, Any] | None, Settled | None]:
+    """The rows of one host, its facts and its paths (:func:`flashpoc.run.paths.settle_host`): its
+    paths are made canonical and judged first; a refused one is a ``fail`` row, and nothing more is
+    done on the host (the facts' O_DIRECT probe writes next to a file to create)."""
     try:
         with connect(params) as host:
-            facts = collect_host_facts(host, paths)
+            settled = settle_host(campaign, host)
+            if settled.problems:
+                return [_row(params.name, "reachable", "yes", "pass", _where(params))] + _path_rows(
+                    params.name, settled.problems), None, settled
+            mine = with_paths(campaign, settled.expanded)  # the paths as expanded on this host
+            params = next(h for h in mine.hosts if h.name == params.name)
+            targets = mine.targets_of(params)
+            facts = collect_host_facts(host, [t.path for t in targets],
+                                       creating=[t.path for t in targets if t.create and mine.written(t)])
     except (RemoteError, OSError, EOFError) as error:
-        return [_row(params.name, "reachable", "no", "fail", str(error) or type(error).__name__)], None
+        return [_row(params.name, "reachable", "no", "fail", str(error) or type(error).__name__)], None, None
     except Exception as error:  # noqa: BLE001 - one host's failure must not hide the others
         return [_row(params.name, "facts", None, "fail",
-                     f"collecting the host facts failed: {type(error).__name__}: {error}")], None
+                     f"collecting the host facts failed: {type(error).__name__}: {error}")], None, None
     rows = [_row(params.name, "reachable", "yes", "pass", _where(params))]
-    return rows + evaluate_facts(campaign, params, facts), facts
+    return rows + evaluate_facts(mine, params, facts), facts, settled
+
+
+def _path_rows(host: str, problems: list[str]) -> list[Row]:
+    """One ``fail`` row per refused path (:mod:`flashpoc.run.paths`), named after its key."""
+    return [_row(host, f"path {line.partition(': ')[0]}", None, "fail", line) for line in problems]
 
 
 def check_environment(campaign: Campaign, *,
@@ -372,9 +388,14 @@ def check_environment(campaign: Campaign, *,
     # a host that fails is its rows (_check_host answers for every host), so the others are still checked
     results = list(Group(campaign.hosts, max_workers=MAX_PARALLEL_HOSTS, strict=True).map(
         lambda params: _check_host(campaign, params, connect), purpose="check the host"))
-    rows = [row for host_rows, _ in results for row in host_rows]
-    facts_by_host = {params.name: facts for params, (_, facts) in zip(campaign.hosts, results)}
-    rows += get_engine(campaign.engine).check_campaign(campaign, facts_by_host, connect)
+    rows = [row for host_rows, _, _ in results for row in host_rows]
+    facts_by_host = {params.name: facts for params, (_, facts, _) in zip(campaign.hosts, results)}
+    own = settle_host(campaign, controller(), own=True)  # results, key files, the SQL script: this machine's
+    settled = [own] + [s for _, _, s in results if s is not None]
+    expanded, conflicts = merged(campaign, settled)
+    rows += _path_rows(CAMPAIGN_ROW_HOST, own.problems + conflicts)
+    if not any(s.problems for s in settled) and not conflicts:  # the engine's checks write job files in the workdirs
+        rows += get_engine(campaign.engine).check_campaign(expanded, facts_by_host, connect)
     df = pd.DataFrame(rows, columns=COLUMNS)
     df.attrs["facts"] = facts_by_host
     df.attrs["database_facts"] = next((r[environment.FACTS_KEY] for r in rows if environment.FACTS_KEY in r), None)

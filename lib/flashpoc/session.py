@@ -23,6 +23,7 @@ from .params import Campaign, HostParams, check_results_dir, workbook_root
 from .points import PointSpec
 from .run import hosts as hostlib
 from .run.facts import collect_host_facts
+from .run.paths import settle_campaign
 from .run.targets import target_sizes  # noqa: F401 - phases.target_sizes, as before
 from .store import CampaignStore, StoreError
 
@@ -148,6 +149,21 @@ def _require_checked(wb: Workbench) -> None:
                           "and run the check again after fixing it")
 
 
+def settle_paths(wb: Workbench) -> None:
+    """Make every path of the parameters canonical on the host where it lives and judge it
+    (:func:`flashpoc.run.paths.settle_campaign`) right before the phase writes anything (a symbolic
+    link may have changed since the check); from then on the campaign and its host connections use
+    each path as expanded on its host (``~`` and ``~user`` replaced), with the hashes of the
+    parameters as given.
+
+    Raises:
+        CheckFailed: one line per refused path, each naming its key, before any I/O.
+    """
+    wb.cfg = settle_campaign(wb.cfg, {h.name: wb.host(h) for h in wb.cfg.hosts})
+    for params in wb.cfg.hosts:
+        wb.host(params).params = params  # the cached connection's workdir, fio and vdbench, as expanded
+
+
 def safety_gate(wb: Workbench) -> None:
     """Probe every target the campaign may write, on every host that uses it, right before the
     phase writes anything: the check may be hours old, and a LUN may have been mapped, formatted
@@ -171,7 +187,8 @@ def safety_gate(wb: Workbench) -> None:
 
 
 def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
-    """Check the targets the campaign writes (:func:`safety_gate`), then create the scratch-file
+    """Judge every path (:func:`settle_paths`) and check the targets the campaign writes
+    (:func:`safety_gate`), then create the scratch-file
     targets that are missing or too small; return what was done.
 
     fio lays a scratch file out with its own job (its ``buffer_compress_percentage`` data);
@@ -183,6 +200,7 @@ def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
     """
     done: list[dict[str, Any]] = []
     engine = get_engine(wb.cfg.engine)
+    settle_paths(wb)  # every engine writes job files in the workdirs
     if not engine.uses_targets:
         return done
     safety_gate(wb)

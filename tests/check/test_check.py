@@ -253,7 +253,7 @@ def test_parse_facts_local(tmp_path):
     missing = tmp_path / "new dir"
     missing.mkdir()
     paths = [str(data), str(missing / "n.dat"), str(tmp_path / "absent" / "x.dat")]
-    result = local_host().run(f"sh -c {quote(facts_script('fio', paths))}", purpose="facts")
+    result = local_host().run(f"sh -c {quote(facts_script('fio', paths, creating=paths[1:]))}", purpose="facts")
     facts = parse_facts(result.stdout)
 
     assert facts["facts_version"] == 1
@@ -285,6 +285,17 @@ def test_parse_facts_local(tmp_path):
         if target["device"] is not None:  # a real disk behind the file system
             assert os.path.isdir(f"/sys/block/{target['device']}")
             assert target["rotational"] in (True, False)
+
+
+def test_the_o_direct_probe_writes_only_next_to_a_file_the_campaign_creates(tmp_path):
+    folder = tmp_path / "d"
+    folder.mkdir()
+    os.utime(folder, ns=(0, 0))
+    path = str(folder / "x.dat")
+    read = collect_host_facts(local_host(), [path])["targets"][0]
+    assert read["direct"] is None and folder.stat().st_mtime_ns == 0  # no file was made there
+    made = collect_host_facts(local_host(), [path], creating=[path])["targets"][0]
+    assert made["direct"] in (True, False) and folder.stat().st_mtime_ns > 0 and not list(folder.iterdir())
 
 
 def test_collect_host_facts_quotes_paths_and_honours_fio_param(tmp_path):

@@ -299,12 +299,14 @@ def test_the_report_states_what_differed_between_compared_campaigns(tmp_path, mo
     monkeypatch.setenv("FLASHPOC_ROOT", str(tmp_path))
     shm = Path("/dev/shm") / f"flashpoc-test-{uuid.uuid4().hex}"
     shm.mkdir()
-    (tmp_path / "in-memory").symlink_to(shm)  # a scratch file is never under /dev: reach it through a link
+    (shm / "scratch.dat").touch()
+    os.truncate(shm / "scratch.dat", 64 * 1024**2)
+    (tmp_path / "in-memory").symlink_to(shm)  # nothing is created under /dev, even through a link: only read
     try:
         disk = quick_campaign(tmp_path, campaign="disk")
-        memory = quick_campaign(tmp_path, campaign="memory",
+        memory = quick_campaign(tmp_path, campaign="memory", workloads=[{"name": "randread-4k", "rw": "randread"}],
                                 targets=[{"name": "scratch", "path": str(tmp_path / "in-memory" / "scratch.dat"),
-                                          "size": "64m", "create": True}])
+                                          "size": "64m"}])
         manifests = {}
         for values in (disk, memory):
             cfg = campaign_from_dict(values)

@@ -84,6 +84,11 @@ class Engine:
         """The campaign's workloads for this engine."""
         return cfg.workloads
 
+    def path_hosts(self, cfg: Campaign) -> list[HostParams]:
+        """The hosts the paths of its settings live on (:func:`flashpoc.params.paths.path_values`):
+        every host, by default."""
+        return list(cfg.hosts)
+
     # -- the environment check (:func:`flashpoc.check.check_environment` calls these) ------------
     def check_host(self, campaign: Campaign, host: str, host_params: HostParams, facts: dict[str, Any]) -> list:
         """Rows of the engine's own checks of one load host, from the host's facts."""

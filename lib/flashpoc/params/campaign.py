@@ -8,13 +8,14 @@ import os
 from pathlib import Path
 from typing import Any, TYPE_CHECKING
 
-from pydantic import (BaseModel, Field, SerializeAsAny, ValidationError, field_validator, model_serializer,
-                      model_validator)
+from pydantic import (BaseModel, Field, PrivateAttr, SerializeAsAny, ValidationError, field_validator,
+                      model_serializer, model_validator)
 
 from ..errors import ParameterError
-from .common import Name, Size, _Strict, _check_written_dir, parse_size, resolve_path
+from .common import Name, Size, _Strict, parse_size, resolve_path
 from .models import (DatabaseParams, HostParams, OracleParams, SqlWorkloadParams, TargetParams, Workload,
                      standard_workloads)
+from .paths import ResultsPath, fold
 from .settings import ArraySettings, PreconditionSettings, ProbeSettings, ReportSettings, SweepSettings
 
 if TYPE_CHECKING:
@@ -47,10 +48,13 @@ class Campaign(_Strict):
     array_cache: Size | None = Field(None, description="array cache size, e.g. '512g': the working set "
                                                        "should be 10x larger")
     array: ArraySettings = ArraySettings()
-    results_dir: str = "results"
+    results_dir: ResultsPath = "results"
     destroy_data_on: list[Name] = Field(default_factory=list, max_length=4096,
                                         description="targets (by name) whose existing data (file system, partition "
                                                     "table, LVM or ASM header) write workloads may destroy")
+    #: the paths as given where this campaign holds them as expanded on their hosts
+    #: (:func:`flashpoc.run.paths.with_paths`), by ``(hosts|targets, name, key)`` or ``(settings, key)``
+    _given_paths: dict[tuple[str, ...], str] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="wrap")
     @classmethod
@@ -85,7 +89,6 @@ class Campaign(_Strict):
     @field_validator("results_dir")
     @classmethod
     def _results(cls, value: str) -> str:
-        _check_written_dir(value)
         if ".." in value.split("/"):
             raise ValueError(f"{value!r} climbs out with '..': give an absolute path for results outside the workbook")
         return value
@@ -169,6 +172,8 @@ class Campaign(_Strict):
 
     def params_hash(self) -> str:
         """Short stable hash of every parameter (the campaign's identity in the manifest)."""
+        if self._given_paths:  # its identity is that of the parameters as given
+            return self.as_given().params_hash()
         dumped = self.model_dump(mode="json")
         if self.array == ArraySettings():  # added later; unset, it leaves the hashes of earlier campaigns as they were
             dumped.pop("array")
@@ -182,6 +187,8 @@ class Campaign(_Strict):
     def measurement_hash(self) -> str:
         """Short hash of what defines the measurements (engine, fio settings, hosts,
         targets, workloads), not of report-only settings such as the SLO."""
+        if self._given_paths:
+            return self.as_given().measurement_hash()
         include = {"engine", "hosts", "targets"} | ({"workloads"} - self.engine_object.manifest_exclude)
         dumped = self.model_dump(mode="json", include=include)
         dumped[self.engine] = self.settings.model_dump(mode="json")  # as when each engine had a top-level key
@@ -207,11 +214,29 @@ class Campaign(_Strict):
         base = os.environ.get("FLASHPOC_RESULTS_DIR") or self.results_dir
         return resolve_path(base) / self.campaign
 
+    def as_given(self) -> Campaign:
+        """This campaign with the paths it holds as expanded on their hosts put back as given (a
+        copy of fewer hosts too: the paths are kept by host and target name)."""
+        given = self._given_paths
+
+        def back(model: BaseModel, *where: str) -> BaseModel:
+            keys = {key: given[(*where, key)] for key in type(model).model_fields if (*where, key) in given}
+            return model.model_copy(update=keys) if keys else model
+
+        out = self.model_copy(update={"hosts": [back(h, "hosts", h.name) for h in self.hosts],
+                                      "targets": [back(t, "targets", t.name) for t in self.targets],
+                                      "settings": back(self.settings, "settings") if self.settings else None})
+        out._given_paths = {}
+        return out
+
     def resolved(self) -> Campaign:
-        """A copy with local target paths and key files made absolute (see module docstring)."""
+        """A copy with relative target paths and key files made absolute (see module docstring); a
+        target's ``~`` is expanded here only when no remote host uses it (its hosts expand it)."""
+        remote = {h.name for h in self.hosts if not h.is_local}
         targets = [
-            t.model_copy(update={"path": str(resolve_path(t.path))}) if not Path(t.path).is_absolute() else t
-            for t in self.targets
+            t.model_copy(update={"path": str(resolve_path(t.path))})
+            if not Path(t.path).is_absolute() and not (t.path.startswith("~") and remote & set(t.hosts or remote))
+            else t for t in self.targets
         ]
         hosts = [
             h.model_copy(update={k: str(resolve_path(getattr(h, k)))
@@ -324,10 +349,12 @@ def _check_targets(cfg: Campaign, host_names: set[str]) -> None:
                 raise ValueError(f"targets[{i}].hosts: no host named {name!r} (hosts: {sorted(host_names)})")
     by_path: dict[str, list[int]] = {}
     for i, target in enumerate(cfg.targets):
-        for j in by_path.get(target.path, []):
+        path = fold(target.path)  # 'x.dat' and './x.dat' are one file
+        for j in by_path.get(path, []):
             if set(cfg.targets[j].hosts or host_names) & set(target.hosts or host_names):
-                raise ValueError(f"targets[{i}].path: {target.path!r} is already targets[{j}]")
-        by_path.setdefault(target.path, []).append(i)
+                raise ValueError(f"targets[{i}].path: {target.path!r} is the file of targets[{j}].path "
+                                 f"({cfg.targets[j].path!r}): name each target once")
+        by_path.setdefault(path, []).append(i)
     if engine.uses_targets:
         largest = max(cfg.workloads, key=lambda w: parse_size(w.bs))
         for i, target in enumerate(cfg.targets):

@@ -8,8 +8,9 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from .common import (ADDRESS_RE, ENV_NAME_RE, FIO_RW, Flag, LOCAL_ADDRESSES, MAX_BLOCK_BYTES, MIN_WORKING_SET_BYTES,
-                     Name, Size, USER_RE, WRITE_MODES, _Strict, _check_path, _check_written_dir, in_system_dir,
-                     parse_size)
+                     Name, Size, USER_RE, WRITE_MODES, _Strict, in_system_dir, parse_size)
+from .paths import (DEVICE_DIR, ControllerPath, HostCommand, HostPath, HostWrittenDir, KnownHostsPath, TargetPath,
+                    fold)
 
 
 class HostParams(_Strict):
@@ -19,19 +20,19 @@ class HostParams(_Strict):
     address: str = Field("localhost", description="host name or IP; 'localhost' runs locally")
     user: str | None = Field(None, description="SSH user (default: the current user)")
     port: int = Field(22, ge=1, le=65535, description="SSH port")
-    key_file: str | None = Field(None, description="SSH private key; else the SSH agent")
+    key_file: ControllerPath | None = Field(None, description="SSH private key; else the SSH agent")
     key_passphrase_env: str | None = Field(
         None, description="NAME of the environment variable holding key_file's passphrase (never the passphrase; "
                           "or load the key into ssh-agent and leave this unset)")
-    known_hosts: str | None = Field(None, description="known_hosts file (default ~/.ssh/known_hosts)")
+    known_hosts: KnownHostsPath | None = Field(None, description="known_hosts file (default ~/.ssh/known_hosts)")
     trust_unknown_host_key: Flag = Field(
         False, description="accept and record a host key not in known_hosts (first contact only)"
     )
     connect_timeout_s: float = Field(10.0, gt=0, le=600)
     command_timeout_s: float = Field(3600.0, gt=0, le=7 * 86400, description="upper bound for one command")
-    fio: str = Field("fio", description="fio executable on this host")
-    workdir: str = Field("/tmp/flashpoc", description="directory for job files on this host")
-    vdbench: str | None = Field(None, description="vdbench install directory on this host (hd vdbench=)")
+    fio: HostCommand = Field("fio", description="fio executable on this host")
+    workdir: HostWrittenDir = Field("/tmp/flashpoc", description="directory for job files on this host")
+    vdbench: HostPath | None = Field(None, description="vdbench install directory on this host (hd vdbench=)")
     jvms: int | None = Field(None, ge=1, le=256, description="vdbench slave JVMs on this host (hd jvms=)")
 
     @field_validator("address")
@@ -47,16 +48,6 @@ class HostParams(_Strict):
         if value is not None and not USER_RE.match(value):
             raise ValueError(f"{value!r} is not a valid user name")
         return value
-
-    @field_validator("fio", "key_file", "known_hosts", "vdbench")
-    @classmethod
-    def _paths(cls, value: str | None) -> str | None:
-        return None if value is None else _check_path(value)
-
-    @field_validator("workdir")
-    @classmethod
-    def _workdir(cls, value: str) -> str:
-        return _check_written_dir(value)
 
     @field_validator("key_passphrase_env")
     @classmethod
@@ -80,18 +71,13 @@ class TargetParams(_Strict):
     """A LUN, device or file the workloads run against."""
 
     name: Name
-    path: str = Field(description="block device or file path on the hosts")
+    path: TargetPath = Field(description="block device or file path on the hosts")
     size: Size | None = Field(None, description="working set, e.g. '1g' (required for files)")
     create: Flag = Field(False, description="create and fill the file if missing (scratch files)")
     allow_write: Flag = Field(
         False, description="write workloads may overwrite this target (implied by create)"
     )
     hosts: list[str] | None = Field(None, max_length=1024, description="hosts that use this target (default all)")
-
-    @field_validator("path")
-    @classmethod
-    def _path(cls, value: str) -> str:
-        return _check_path(value)
 
     @field_validator("size")
     @classmethod
@@ -113,9 +99,11 @@ class TargetParams(_Strict):
     def _create_needs_size(self) -> TargetParams:
         if self.create and self.size is None:
             raise ValueError("a target with create: true needs a size")
-        if self.path.startswith("/dev/") and self.create:
-            raise ValueError("create: true is for files; a /dev path is never created")
-        where = in_system_dir(self.path) if not self.path.startswith("/dev/") else None
+        folded = fold(self.path)  # '/dev/../boot/x.dat' is '/boot/x.dat'
+        if folded.startswith(DEVICE_DIR) and self.create:
+            raise ValueError(f"path: {self.path!r} is under /dev, which is never created (create: true is for "
+                             "files)")
+        where = in_system_dir(folded) if not folded.startswith(DEVICE_DIR) else None
         if where and self.writable:
             raise ValueError(f"path: {self.path!r} is {where}, and {'create' if self.create else 'allow_write'}: "
                              "true would write it; put scratch files in a directory of your own")
@@ -272,7 +260,7 @@ class OracleParams(_Strict):
     user: str = Field("system", description="database user (AWR views need SELECT_CATALOG_ROLE)")
     password_env: str = Field("FLASHPOC_ORACLE_PASSWORD", description="NAME of the environment variable "
                                                                       "holding the password")
-    wallet_dir: str | None = None
+    wallet_dir: ControllerPath | None = None
     wallet_password_env: str | None = None
     connect_timeout_s: float = Field(5.0, gt=0, le=600)
     calibrate_io: CalibrateIOParams | None = Field(
@@ -291,11 +279,6 @@ class OracleParams(_Strict):
     def _env_name(cls, value: str | None) -> str | None:
         return check_env_name(value)
 
-    @field_validator("wallet_dir")
-    @classmethod
-    def _wallet(cls, value: str | None) -> str | None:
-        return None if value is None else _check_path(value)
-
     def settings(self):
         """The :class:`flashpoc.run.oracle.OracleSettings` of these parameters."""
         from ..run.oracle import OracleSettings
@@ -309,7 +292,7 @@ class SqlWorkloadParams(_Strict):
     """A DBA's own job: N concurrent sessions each running the same SQL*Plus script, timed,
     with AWR (or Statspack) snapshots around it; read through ``oracle``."""
 
-    script: str = Field(description="SQL*Plus script file (relative: to the workbook root)")
+    script: ControllerPath = Field(description="SQL*Plus script file (relative: to the workbook root)")
     sessions: int = Field(ge=1, le=1024, description="concurrent sessions, each running the whole script")
     label: Name = Field("run", description="name of this run in the comparison, e.g. 'undo-on-ssd'")
     description: str = ""
@@ -317,7 +300,3 @@ class SqlWorkloadParams(_Strict):
         "text", description="the AWR report stored with each run (generated through SQL with the Diagnostics Pack): "
                             "text (awr.txt), html (awr.html) or both")
 
-    @field_validator("script")
-    @classmethod
-    def _script(cls, value: str) -> str:
-        return _check_path(value)

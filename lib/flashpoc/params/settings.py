@@ -7,7 +7,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from .common import DEFAULT_CURVE_PCT, Flag, MAX_THREADS, Name, _Strict, _check_path
+from .common import DEFAULT_CURVE_PCT, Flag, MAX_THREADS, Name, _Strict
+from .paths import ControllerPath
 
 
 class ProbeSettings(_Strict):
@@ -144,12 +145,8 @@ class CompareWith(_Strict):
     campaign: Name = Field(description="the other campaign's name (its results are results_dir/campaign)")
     label: str | None = Field(None, min_length=1, max_length=60,
                               description="its name in charts and tables, e.g. 'C800 QLC' (default the campaign)")
-    results_dir: str | None = Field(None, description="where its results are (default this campaign's results_dir)")
-
-    @field_validator("results_dir")
-    @classmethod
-    def _results(cls, value: str | None) -> str | None:
-        return None if value is None else _check_path(value)
+    results_dir: ControllerPath | None = Field(None, description="where its results are (default this campaign's "
+                                                                 "results_dir)")
 
 
 class ReportSettings(_Strict):

@@ -2,10 +2,10 @@
 
 :func:`collect_host_facts` sends one POSIX shell script to a host (local or SSH) and
 :func:`parse_facts` turns its ``key=value`` output into a dict. The script only reads: it
-never writes to a target. To learn whether O_DIRECT works for a file that does not exist
-yet, it creates a 4 KiB temporary file next to it, reads it with ``iflag=direct`` and
-removes it (never under ``/dev``). A missing tool or an unreadable file gives ``unknown`` (``None`` once parsed),
-never a failed script.
+never writes to a target. To learn whether O_DIRECT works for a file the campaign creates and
+that does not exist yet, it creates a 4 KiB temporary file next to it (once its path is judged,
+:mod:`flashpoc.run.paths`), reads it with ``iflag=direct`` and removes it (never under ``/dev``).
+A missing tool or an unreadable file gives ``unknown`` (``None`` once parsed), never a failed script.
 
 The parsed dict (JSON-serialisable, for the results manifest)::
 
@@ -53,6 +53,7 @@ processes that have it open, as far as /proc shows them); ``none`` when nothing 
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from typing import Any
 
 from .. import safety
@@ -154,7 +155,8 @@ safety_facts() {
   put "$k.open_by" "$(orempty "${o% }")"
 }
 target_facts() {
-  k=target.$1; p=$2
+  # $3: yes for a file the campaign creates, whose directory the O_DIRECT probe may write a file in
+  k=target.$1; p=$2; creates=${3:-no}
   printf '%s.path=%s\n' "$k" "$p"
   if [ -b "$p" ]; then type=block; elif [ -f "$p" ]; then type=file
   elif [ -d "$p" ]; then type=directory; elif [ -e "$p" ]; then type=other; else type=missing; fi
@@ -184,7 +186,7 @@ target_facts() {
     case $type in
       block|file) if [ -r "$p" ]; then readdirect "$p"; fi ;;
       missing)
-        case $p in /dev/*) probe=no ;; *) probe=yes ;; esac
+        case $p in /dev/*) probe=no ;; *) probe=$creates ;; esac
         if [ $probe = yes ] && [ -d "$parent" ] && [ -w "$parent" ] && have mktemp; then
           tmp=$(mktemp "$parent/.flashpoc-direct.XXXXXX" 2>/dev/null)
           if [ -n "$tmp" ]; then
@@ -343,12 +345,15 @@ fi
 """
 
 
-def facts_script(fio: str, target_paths: list[str], *, sys_root: str = "/sys", proc_root: str = "/proc") -> str:
+def facts_script(fio: str, target_paths: list[str], *, sys_root: str = "/sys", proc_root: str = "/proc",
+                 creating: Collection[str] = ()) -> str:
     """Return the shell script that prints the facts of a host and of ``target_paths``.
 
     Args:
         fio: the fio executable on the host (a name looked up in PATH, or a path).
         target_paths: block devices or files, in the order they appear in the output.
+        creating: those of ``target_paths`` the campaign creates: only in their directory does the
+            O_DIRECT probe of a missing target write (and remove) its temporary file.
         sys_root, proc_root: where the transport, multipath, mount and link facts read sysfs
             and procfs (tests point them at captured trees).
 
@@ -360,18 +365,21 @@ def facts_script(fio: str, target_paths: list[str], *, sys_root: str = "/sys", p
             raise ValueError(f"{path!r} is not a usable path (empty or spans lines)")
     head = _SCRIPT_HEAD.strip("\n").replace("@HEADER_BYTES@", str(int(safety.HEADER_BYTES)))
     lines = [f"SYS={quote(sys_root)}; PROC={quote(proc_root)}", head, f"fio={quote(fio)}", _SCRIPT_FIO.strip("\n")]
-    lines += [f"target_facts {i} {quote(path)}" for i, path in enumerate(target_paths)]
+    lines += [f"target_facts {i} {quote(path)} {'yes' if path in creating else 'no'}"
+              for i, path in enumerate(target_paths)]
     lines.append("exit 0")
     return "\n".join(lines) + "\n"
 
 
-def collect_host_facts(host: LocalHost | SSHHost, target_paths: list[str]) -> dict[str, Any]:
+def collect_host_facts(host: LocalHost | SSHHost, target_paths: list[str], *,
+                       creating: Collection[str] = ()) -> dict[str, Any]:
     """Collect the facts of ``host`` and of its targets with one command (one round-trip).
 
     Args:
         host: a connected host from :func:`flashpoc.run.hosts.connect`; its ``fio``
             parameter names the fio executable.
         target_paths: paths of the targets this host uses.
+        creating: those the campaign creates (see :func:`facts_script`).
 
     Returns:
         The parsed facts (see the module docstring).
@@ -380,7 +388,7 @@ def collect_host_facts(host: LocalHost | SSHHost, target_paths: list[str]) -> di
         RemoteError: when the host cannot be reached or the script cannot run.
         ParseError: when the output is not the script's.
     """
-    script = facts_script(host.params.fio, list(target_paths))
+    script = facts_script(host.params.fio, list(target_paths), creating=creating)
     result = host.run(f"sh -c {quote(script)}", purpose="collect host facts",
                       timeout_s=FACTS_TIMEOUT_S)
     facts = parse_facts(result.stdout)

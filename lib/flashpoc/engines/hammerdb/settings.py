@@ -18,7 +18,8 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ...errors import ParameterError
-from ...params import ADDRESS_RE, Flag, _check_path, _format_errors, _Strict
+from ...params import ADDRESS_RE, Flag, _format_errors, _Strict
+from ...params.paths import HostPath
 
 #: a database, user or schema name HammerDB puts into SQL and connect strings
 DB_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
@@ -42,9 +43,9 @@ class HammerdbSettings(_Strict):
     """One campaign's HammerDB settings (the ``hammerdb:`` block)."""
 
     database: Literal["oracle", "postgresql"] = Field(description="the database HammerDB drives")
-    hammerdb_dir: str = Field("/opt/hammerdb/HammerDB-6.0",
+    hammerdb_dir: HostPath = Field("/opt/hammerdb/HammerDB-6.0",
                               description="HammerDB's directory on the load hosts (holding hammerdbcli)")
-    env_file: str | None = Field(None, description="file sourced on the load host before HammerDB starts "
+    env_file: HostPath | None = Field(None, description="file sourced on the load host before HammerDB starts "
                                                    "(e.g. one exporting the password variables)")
     host: str = Field("127.0.0.1", description="PostgreSQL: the database server's host name or address")
     port: int = Field(5432, ge=1, le=65535, description="PostgreSQL: the server's port")
@@ -115,11 +116,6 @@ class HammerdbSettings(_Strict):
         if value is not None and not SERVICE_RE.match(value):
             raise ValueError(f"{value!r} is not a net service name or EZConnect string (host:port/service)")
         return value
-
-    @field_validator("hammerdb_dir", "env_file")
-    @classmethod
-    def _paths(cls, value: str | None) -> str | None:
-        return None if value is None else _check_path(value)
 
     @model_validator(mode="after")
     def _per_database(self) -> HammerdbSettings:

@@ -6,7 +6,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ...params import Flag, Name, _check_path, _some_workloads, _Strict, check_env_name, check_regex, slob_size_bytes
+from ...params import Flag, Name, _some_workloads, _Strict, check_env_name, check_regex, slob_size_bytes
+from ...params.paths import HostPath, HostWrittenDir
 from .plan import SIZE_RE as SLOB_SIZE_RE
 from .plan import SlobConf
 
@@ -75,8 +76,9 @@ class SlobSettings(_Strict):
     """
 
     db_host: str | None = Field(None, description="host that runs runit.sh (default the first host)")
-    home: str = Field("SLOB", description="SLOB directory on the DB host (relative: to the user's home)")
-    env_file: str | None = Field(None, description="file sourced before runit.sh (ORACLE_HOME, ORACLE_SID, PATH)")
+    home: HostWrittenDir = Field("SLOB", description="SLOB directory on the DB host (relative: to the user's home; "
+                                                     "flashpoc writes its slob.conf there)")
+    env_file: HostPath | None = Field(None, description="file sourced before runit.sh (ORACLE_HOME, ORACLE_SID, PATH)")
     schemas: int | None = Field(None, ge=1, le=4096, description="SLOB schemas loaded by setup.sh (all are used)")
     scale: str | None = Field(None, description="SCALE per schema, e.g. '8G' or '655360M'")
     run_time_s: int = Field(300, ge=10, le=86400, description="RUN_TIME (s) per point")
@@ -110,11 +112,6 @@ class SlobSettings(_Strict):
     hash_defaults: ClassVar[dict[str, Any]] = {"datafiles": "local", "nfs_mounts": None}
     workloads: list[SlobWorkload] = Field(default_factory=lambda: [SlobWorkload(**w) for w in slob_seed_workloads()],
                                           max_length=256)
-
-    @field_validator("home", "env_file")
-    @classmethod
-    def _paths(cls, value: str | None) -> str | None:
-        return None if value is None else _check_path(value)
 
     @field_validator("sysdba_passwd_env")
     @classmethod
