@@ -29,8 +29,8 @@ def _format_loc(loc: tuple[Any, ...]) -> str:
     return out
 
 
-SUBKEY_RE = re.compile(r"^([a-z_]+)(?=: )")
-SECRET_KEY_RE = re.compile(r"(_env|password\w*)$")
+SUBKEY_RE = re.compile(r"^([a-z_]+)(?=: )", re.ASCII)
+SECRET_KEY_RE = re.compile(r"(_env|password\w*)$", re.ASCII)
 MAX_SHOWN_PROBLEMS = 3
 
 

@@ -21,10 +21,10 @@ from ...errors import ParameterError
 from ...params import ADDRESS_RE, Flag, _check_path, _format_errors, _Strict
 
 #: a database, user or schema name HammerDB puts into SQL and connect strings
-DB_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
+DB_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$", re.ASCII)
 #: an Oracle net service: a TNS alias or an EZConnect ``host[:port]/service``
-SERVICE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_/-]{0,252}$")
-ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+SERVICE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_/-]{0,252}$", re.ASCII)
+ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$", re.ASCII)
 MAX_MINUTES = 7 * 24 * 60
 
 
