@@ -27,10 +27,11 @@ from .models import (CalibrateIOParams, DatabaseParams, HostParams, OracleParams
                      Workload, check_env_name, check_regex, compile_pattern, slob_size_bytes,
                      standard_workloads)
 from .reader import (ALLOWED_TAGS, MAX_SHOWN_PROBLEMS, PARAMETERS_FILE, PARAMETER_KEYS, SECRET_KEY_RE, SUBKEY_RE,
-                     _Loader, _LoaderBase, _check_results_dir, _closing, _construct_mapping, _decode, _format_errors,
+                     _check_results_dir, _closing, _decode, _format_errors,
                      _format_loc, _format_problem, _line, _scan, _yaml_problem, campaign_from_dict,
                      campaign_from_parameters, check_results_dir, load_campaign, notebook_parameters,
-                     read_parameters_file)
+                     read_parameters_file, read_parameters_text)
+from .values import NumberSpelling, WrittenFloat, key_text, path_text, read_number, value_problem
 from .settings import (ArraySettings, CompareWith, ExtendSettings, PreconditionSettings, ProbeSettings, ReportSettings,
                        SweepSettings)
 
