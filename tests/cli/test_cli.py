@@ -10,7 +10,7 @@ import sys
 import pandas as pd
 import yaml
 
-from conftest import DATA, quick_campaign, require_fio
+from conftest import DATA, assert_secret_absent, quick_campaign, require_fio
 import flashpoc
 from flashpoc.cli import main
 
@@ -79,6 +79,34 @@ def test_validate(capsys, repo, tmp_path):
     code, out, err = run_cli(capsys, "validate", str(bad))
     assert code == 2 and "hosts[0].port: Input should be greater than or equal to 1 (got 0)" in err
     assert "Traceback" not in err
+
+
+def test_a_password_or_a_misspelt_number_stops_validate_and_run_before_anything_is_written(capsys, tmp_path):
+    """A password anywhere in the parameters or a number YAML readers disagree on (issue 28) stops
+    ``validate``, ``run`` and ``check`` with one line naming the key, before results/ exists: the password
+    is in no file the run leaves and in nothing it prints."""
+    secret = "Tiger-Secret-2828"
+    work = tmp_path / "work"
+    given = tmp_path / "given"
+    given.mkdir()
+    cases = {
+        "oracle.dsn: no password in the parameters": {"oracle": {"dsn": f"system/{secret}@db1:1521/orcl"}},
+        "oracle.user: no password in the parameters": {"oracle": {"dsn": "db1:1521/orcl", "user": f"system/{secret}"}},
+        "description: no password in the parameters": {"description": f"see https://poc:{secret}@share/poc"},
+        "hosts[0].password: no password in the parameters": {
+            "hosts": [{"name": "local", "address": "localhost", "workdir": str(work), "password": secret}]},
+        "fio.ramp_s: 010 has a leading zero": {"fio": {"runtime_s": 1, "ramp_s": "RAMP"}},
+    }
+    for i, (message, overrides) in enumerate(cases.items()):
+        params = given / f"p{i}.yaml"
+        values = quick_campaign(work, results_dir=str(work / "results"), **overrides)
+        params.write_text(yaml.safe_dump(values).replace("RAMP", "010"))
+        for command in ("validate", "run", "check"):
+            code, out, err = run_cli(capsys, command, str(params))
+            assert code == 2 and out == "" and err.count("\n") == 1, (command, err)
+            assert err.startswith(f"flashpoc: error: invalid parameters in {params}: {message}"), err
+            assert not (work / "results").exists()
+            assert_secret_absent(secret, tmp_path / "work", out, err)
 
 
 def test_check_command(capsys, tmp_path):

@@ -67,7 +67,10 @@ def test_the_corpus_covers_every_kind_of_mistake():
     for kind in ("not-utf8", "utf16", "binary", "deep-nesting", "list-as-key", "mapping-as-key", "alias-bomb",
                  "tab", "two-documents", "python-object-tag", "nan", "inf", "negative", "huge", "quoted",
                  "bool-max-threads", "size-exponent", "working-set-10-bytes", "workloads-empty", "results-dir-etc",
-                 "results-dir-escape", "empty-file"):
+                 "results-dir-escape", "empty-file", "leading-zero", "base-60", "yaml-1-1-directive", "fullwidth-digit",
+                 "arabic-indic-digit", "devanagari-digit", "kelvin-sign", "dsn-with-password", "user-with-password",
+                 "description-nul", "label-ansi", "bidi-override", "empty-key", "nfs-mounts-overflow",
+                 "iostat-devices-overflow", "hex", "digit-groups", "beyond-double"):
         assert kind in names, kind
 
 
@@ -133,6 +136,24 @@ def test_a_50_mb_file_is_refused_by_its_size_without_being_parsed(root, capsys):
     for command in COMMANDS:
         assert refuse(command, big, root, capsys) == (
             f"cannot read parameters file {big}: it holds {size:,} bytes; a parameters file is at most 1 MiB")
+
+
+def test_a_long_key_and_a_long_number_are_named_in_a_readable_line(root, capsys):
+    head = ("campaign: bad\nhosts:\n  - {name: h1, address: localhost}\ntargets:\n  - {name: scratch, path: "
+            "/tmp/flashpoc-bad/scratch.dat, size: 1g, create: true}\n")
+    cases = {
+        "long-key.yaml": (head + "? " + "k" * 200_000 + "\n: 1\n",
+                          "'" + "k" * 40 + "...' (200,000 characters): unknown key (check the spelling; see the "
+                          "notebooks' parameters cell)"),
+        "long-number.yaml": (head + "probe: {max_threads: " + "7" * 5001 + "}\n",
+                             "probe.max_threads: " + "7" * 20 + "... is a number of 5,001 digits: no parameter is near "
+                             "that; check the value; quote it if it is text"),
+    }
+    for name, (text, message) in cases.items():
+        path = root / name
+        path.write_text(text)
+        for command in COMMANDS:
+            assert refuse(command, path, root, capsys) == f"invalid parameters in {path}: {message}"
 
 
 def test_several_files_are_validated_each(root, capsys, repo):

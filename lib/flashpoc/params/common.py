@@ -5,18 +5,21 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import unicodedata
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-ADDRESS_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,252}$")
-USER_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9._-]{0,31}$")
-SIZE_RE = re.compile(r"^(\d+)([kmgtp]?)(i?b)?$", re.IGNORECASE)
-ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")  # an environment variable's name
-STEADYSTATE_RE = re.compile(r"^(iops|bw)(_slope)?:\d+(\.\d+)?%?$")
+# Every pattern of the parameters is compiled with re.ASCII: without it \d takes '４' (a fullwidth digit) or
+# '٤' (an Arabic-Indic one) and re.IGNORECASE takes the Kelvin sign for a k (tests/code checks it).
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", re.ASCII)
+ADDRESS_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,252}$", re.ASCII)
+USER_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9._-]{0,31}$", re.ASCII)
+SIZE_RE = re.compile(r"^(\d+)([kmgtp]?)(i?b)?$", re.IGNORECASE | re.ASCII)
+ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$", re.ASCII)  # an environment variable's name
+STEADYSTATE_RE = re.compile(r"^(iops|bw)(_slope)?:\d+(\.\d+)?%?$", re.ASCII)
 SIZE_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
 MAX_THREADS = 65536
 DEFAULT_CURVE_PCT = (10.0, 50.0, 70.0, 80.0, 90.0, 100.0)
@@ -37,6 +40,17 @@ WRITE_MODES = ("randwrite", "randrw", "write", "rw")
 FIO_RW = Literal["randread", "randwrite", "randrw", "read", "write", "rw"]
 
 
+def ascii_note(text: str) -> str:
+    """`` ('４' is U+FF14 FULLWIDTH DIGIT FOUR, not one of the digits 0-9)`` for the first character of
+    ``text`` that is not ASCII, where a number, a size or a rate is read (``" ('K' is U+212A KELVIN SIGN,
+    not an ASCII letter)"``); ``""`` when it is all ASCII."""
+    for ch in str(text):
+        if not ch.isascii():
+            what = "one of the digits 0-9" if unicodedata.numeric(ch, None) is not None else "an ASCII letter"
+            return f" ({ch!r} is U+{ord(ch):04X} {unicodedata.name(ch, 'a character')}, not {what})"
+    return ""
+
+
 def parse_size(text: str | int) -> int:
     """Return a size in bytes from ``4k``, ``1g``, ``250GiB`` or a plain byte count.
 
@@ -50,7 +64,7 @@ def parse_size(text: str | int) -> int:
     else:
         match = SIZE_RE.match(str(text).strip())
         if not match:
-            raise ValueError(f"{text!r} is not a size (use e.g. '4k', '128k', '1g', '250g')")
+            raise ValueError(f"{text!r} is not a size (use e.g. '4k', '128k', '1g', '250g'){ascii_note(text)}")
         value = int(match.group(1)) * SIZE_UNITS[match.group(2).lower()]
     if value <= 0:
         raise ValueError("a size must be greater than zero")

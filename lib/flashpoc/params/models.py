@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from ..errors import ParameterError
 from .common import (ADDRESS_RE, ENV_NAME_RE, FIO_RW, Flag, LOCAL_ADDRESSES, MAX_BLOCK_BYTES, MIN_WORKING_SET_BYTES,
                      Name, Size, USER_RE, WRITE_MODES, _Strict, in_system_dir, parse_size)
 from .paths import (DEVICE_DIR, ControllerPath, HostCommand, HostPath, HostWrittenDir, KnownHostsPath, TargetPath,
@@ -190,14 +191,36 @@ def standard_workloads() -> list[dict[str, Any]]:
     ]
 
 
+def _pattern(value: str) -> re.Pattern[str]:
+    """The user's regular expression ``value`` compiled (ASCII classes, as every pattern of the parameters),
+    else a ValueError saying why: whatever ``re.compile`` raises (re.error, an OverflowError for
+    ``a{4294967296}``, a RecursionError for thousands of nested groups) is one line."""
+    try:
+        return re.compile(value, re.ASCII)
+    except Exception as error:  # noqa: BLE001 - anything re.compile raises is the pattern's fault
+        shown = repr(value) if len(value) <= 60 else repr(value[:57]) + "..."
+        reason = " ".join(str(error).split())[:120] or type(error).__name__
+        raise ValueError(f"{shown} is not a regular expression flashpoc can use: {reason}") from None
+
+
 def check_regex(value: str | None) -> str | None:
-    """``value`` if it is a regular expression (or None), else a ValueError saying why."""
+    """``value`` if it is a regular expression (or None), else a ValueError saying why (:func:`_pattern`)."""
     if value is not None:
-        try:
-            re.compile(value)
-        except re.error as error:
-            raise ValueError(f"{value!r} is not a regular expression: {error}") from None
+        _pattern(value)
     return value
+
+
+def compile_pattern(value: str, key: str) -> re.Pattern[str]:
+    """The regular expression of the parameters ``key`` (e.g. ``database.nfs_mounts``) compiled where it
+    is used, under the guard the validation used (:func:`check_regex`).
+
+    Raises:
+        ParameterError: naming ``key`` and why.
+    """
+    try:
+        return _pattern(value)
+    except ValueError as error:
+        raise ParameterError(f"invalid parameters: {key}: {error}") from None
 
 
 def check_env_name(value: str | None) -> str | None:

@@ -9,28 +9,31 @@ import stat
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.constructor import ConstructorError, SafeConstructor
+from ruamel.yaml.error import YAMLError
+from ruamel.yaml.events import (AliasEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent, ScalarEvent,
+                                SequenceEndEvent, SequenceStartEvent)
+from ruamel.yaml.nodes import MappingNode, ScalarNode
+from ruamel.yaml.reader import ReaderError
+from ruamel.yaml.resolver import BaseResolver
 
 from ..errors import ParameterError
 from .campaign import Campaign
 from .common import MAX_DEPTH, MAX_FILE_BYTES, MAX_VALUES, in_system_dir, resolve_path, under_workbook, workbook_root
+from .values import NUMBER, NumberSpelling, number_hint, path_text, read_number, value_problem
 
 
 def _format_loc(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif str(part).startswith(("function-", "literal[")) or part in ("int", "float", "str", "list", "bool"):
-            continue  # the branches of a union (iorate: max, curve or a number) are one key
-        else:
-            out += ("." if out else "") + str(part)
-    return out
+    """The key path of a pydantic error's ``loc`` (:func:`path_text`): the branches of a union (iorate:
+    max, curve or a number) are one key."""
+    return path_text(tuple(part for part in loc if isinstance(part, int) or not (
+        str(part).startswith(("function-", "literal[")) or part in ("int", "float", "str", "list", "bool"))))
 
 
-SUBKEY_RE = re.compile(r"^([a-z_]+)(?=: )")
-SECRET_KEY_RE = re.compile(r"(_env|password\w*)$")
+SUBKEY_RE = re.compile(r"^([a-z_]+)(?=: )", re.ASCII)
+SECRET_KEY_RE = re.compile(r"(_env|password\w*)$", re.ASCII)
 MAX_SHOWN_PROBLEMS = 3
 
 
@@ -45,6 +48,8 @@ def _format_problem(item: dict[str, Any]) -> tuple[str, str]:
         msg = "required key is missing"
     elif isinstance(given, bool) and item["type"] in ("int_type", "float_type"):
         msg = f"expected a number, got {str(given).lower()} (a yes/no value)"
+    elif isinstance(given, str) and item["type"] in ("int_type", "float_type") and number_hint(given):
+        msg = f"expected a number, got {given[:40]!r} ({number_hint(given)})"
     elif item["type"] == "finite_number":
         msg = f"expected a finite number, got {given!r}"
     elif isinstance(given, (dict, list)) and item["type"].endswith("_type"):
@@ -83,6 +88,9 @@ def campaign_from_dict(values: dict[str, Any], source: str = "parameters") -> Ca
     """
     if not isinstance(values, dict):
         raise ParameterError(f"invalid parameters in {source}: expected a mapping of keys, got {type(values).__name__}")
+    problem = value_problem(values)
+    if problem:
+        raise ParameterError(f"invalid parameters in {source}: {problem}")
     cleaned = {k: v for k, v in values.items() if v is not None}
     try:
         return Campaign.model_validate(cleaned)
@@ -138,48 +146,84 @@ def check_results_dir(cfg: Campaign) -> Path:
 
 
 # -- parameters files ------------------------------------------------------------------------
-_LoaderBase = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when present: 10x faster
 ALLOWED_TAGS = {f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "seq", "map")}
 
 
-class _Loader(_LoaderBase):
-    """The safe YAML loader with stricter mappings (:func:`_construct_mapping`); dates stay text."""
+class _Resolver(BaseResolver):
+    """YAML 1.2's core schema whatever a ``%YAML`` directive says (:func:`_scan` refuses one but 1.2):
+    ``true``/``false``, ``null``/``~``, numbers (every spelling, for :func:`read_number`) and ``<<``
+    merges; everything else is text (``yes``, ``on``, ``1:04``, dates)."""
+
+    def __init__(self, version: Any = None, loader: Any = None, loadumper: Any = None) -> None:
+        super().__init__(loader or loadumper)
+        self._loader_version = version  # as ruamel.yaml's YAML expects of its resolver
+
+    @property
+    def processing_version(self) -> tuple[int, int]:
+        return (1, 2)
 
 
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in _LoaderBase.yaml_implicit_resolvers.items()}
+for _tag, _regexp, _first in (
+        ("bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$", re.ASCII), list("tTfF")),
+        ("null", re.compile(r"^(?:~|null|Null|NULL|)$", re.ASCII), ["~", "n", "N", ""]),
+        ("float", NUMBER, list("-+0123456789.")),  # ints too: read_number tells
+        ("merge", re.compile(r"^(?:<<)$", re.ASCII), ["<"])):
+    _Resolver.add_implicit_resolver_base(f"tag:yaml.org,2002:{_tag}", _regexp, _first)
 
 
 def _line(mark: Any) -> int:
     return mark.line + 1 if mark is not None else 0
 
 
-def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
-    """A mapping whose keys are words, each given once (YAML would keep the last); ``<<`` merges
-    stay possible and their keys may be given again."""
-    seen: set[str] = set()
-    for key_node, _ in node.value:
-        if key_node.tag == "tag:yaml.org,2002:merge":
-            continue
-        if not isinstance(key_node, yaml.ScalarNode):
-            raise ParameterError(f"line {_line(key_node.start_mark)}: a list or mapping cannot be a key")
-        key = loader.construct_object(key_node)
-        if isinstance(key, bool):
-            raise ParameterError(f"line {_line(key_node.start_mark)}: the key {key_node.value!r} reads as "
-                                 f"{str(key).lower()} (YAML takes yes, no, on and off for true and false): "
-                                 "keys are words such as campaign or hosts")
-        if not isinstance(key, str):
-            raise ParameterError(f"line {_line(key_node.start_mark)}: the key {key!r} is not a name "
-                                 "(keys are words such as campaign or hosts)")
-        if key in seen:
-            raise ParameterError(f"duplicate key {key!r} at line {_line(key_node.start_mark)}")
-        seen.add(key)
-    loader.flatten_mapping(node)
-    return {loader.construct_object(k, deep=deep): loader.construct_object(v, deep=deep) for k, v in node.value}
+class _Constructor(SafeConstructor):
+    """The safe constructor with numbers read as written (:func:`read_number`) and stricter mappings."""
+
+    def construct_number(self, node: ScalarNode) -> Any:
+        return read_number(self.construct_scalar(node))
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict:
+        """A mapping whose keys are words, each given once (YAML would keep the last); ``<<`` merges
+        stay possible and their keys may be given again."""
+        if not isinstance(node, MappingNode):
+            raise ConstructorError(None, None, f"expected a mapping, found {node.id}", node.start_mark)
+        seen: set[str] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            if not isinstance(key_node, ScalarNode):
+                raise ParameterError(f"line {_line(key_node.start_mark)}: a list or mapping cannot be a key")
+            key = self.construct_object(key_node)
+            if isinstance(key, bool):
+                raise ParameterError(f"line {_line(key_node.start_mark)}: the key {key_node.value!r} reads as "
+                                     f"{str(key).lower()}: keys are words such as campaign or hosts")
+            if not isinstance(key, str) or isinstance(key, NumberSpelling):
+                raise ParameterError(f"line {_line(key_node.start_mark)}: the key {key_node.value[:40]} is not a name "
+                                     "(keys are words such as campaign or hosts)")
+            if key in seen:
+                raise ParameterError(f"duplicate key {key!r} at line {_line(key_node.start_mark)}")
+            seen.add(key)
+        self.flatten_mapping(node)
+        return {self.construct_object(k, deep=deep): self.construct_object(v, deep=deep) for k, v in node.value}
 
 
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+for _tag in ("int", "float"):
+    _Constructor.add_constructor(f"tag:yaml.org,2002:{_tag}", _Constructor.construct_number)
+
+
+#: a text larger than this that libyaml's parser refuses is not read again by ruamel.yaml's own (slow) one
+MAX_PURE_BYTES = 64 * 1024
+#: characters YAML 1.1 (libyaml's parser) takes for line breaks and YAML 1.2 for text: refused
+_BREAKS_1_1 = re.compile("[\x85\u2028\u2029]", re.ASCII)
+
+
+def _yaml(pure: bool = False) -> YAML:
+    """A YAML 1.2 reader of parameters (:class:`_Resolver`, :class:`_Constructor`): on libyaml's parser
+    (ruamel.yaml.clib; ten times faster, and what it reads YAML 1.2 reads alike once NEL, LS and PS are
+    refused), or with ``pure`` (or without the C extension) on ruamel.yaml's own YAML 1.2 parser."""
+    reader = YAML(typ="safe", pure=pure)
+    reader.Resolver = _Resolver
+    reader.Constructor = _Constructor
+    return reader
 
 
 def _decode(data: bytes) -> str:
@@ -204,9 +248,9 @@ def _decode(data: bytes) -> str:
                          "UTF-8") from None
 
 
-def _yaml_problem(error: yaml.YAMLError, source: str) -> str:
+def _yaml_problem(error: YAMLError, source: str) -> str:
     """One line of a YAML error in ``source``: where and what."""
-    if isinstance(error, yaml.reader.ReaderError):  # a character YAML does not take
+    if isinstance(error, ReaderError):  # a character YAML does not take
         line = source[:error.position].count("\n") + 1
         return f"line {line}: the control character U+{error.character:04X} is not allowed in YAML text"
     mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
@@ -220,14 +264,16 @@ def _yaml_problem(error: yaml.YAMLError, source: str) -> str:
     return f"line {mark.line + 1}, column {mark.column + 1}: {text}"
 
 
-def _scan(text: str) -> None:
+def _scan(text: str, pure: bool = False) -> None:
     """Refuse, from the YAML events alone (before any value is built), what would take a parser's
     time, memory or stack: several documents, tags other than the plain ones, nesting deeper than
-    :data:`MAX_DEPTH`, more than :data:`MAX_VALUES` values once aliases are expanded (an alias bomb).
+    :data:`MAX_DEPTH`, more than :data:`MAX_VALUES` values once aliases are expanded (an alias bomb);
+    and a ``%YAML`` directive but 1.2 (the file is read as YAML 1.2 whatever it says). ``pure``: on
+    ruamel.yaml's own parser (:func:`_yaml`).
 
     Raises:
         ValueError: saying what and on which line.
-        yaml.YAMLError: the text is not YAML.
+        YAMLError: the text is not YAML.
     """
     stack: list[list] = []  # open collections: [values, height, anchor]
     anchors: dict[str, tuple[int, int]] = {}  # anchor -> (values, height) of its node
@@ -247,26 +293,29 @@ def _scan(text: str) -> None:
             raise ValueError(f"line {_line(event.start_mark)}: more than {MAX_VALUES} values once YAML aliases are "
                              "expanded (an alias bomb?)")
 
-    for event in yaml.parse(text, Loader=_Loader):
-        tag = getattr(event, "tag", None)
+    for event in _yaml(pure).parse(text):
+        tag = None if getattr(event, "tag", None) is None else str(event.tag)
         if tag is not None and tag not in ALLOWED_TAGS:
             raise ValueError(f"line {_line(event.start_mark)}: the YAML tag {tag.replace('tag:yaml.org,2002:', '!!')} "
                              "is not allowed: parameters are plain values")
-        if isinstance(event, yaml.DocumentStartEvent):
+        if isinstance(event, DocumentStartEvent):
+            if event.version not in (None, (1, 2)):
+                raise ValueError(f"%YAML {'.'.join(map(str, event.version))}: parameters are read as YAML 1.2 "
+                                 "(010 is 10, yes is a word): remove the directive")
             documents += 1
             if documents > 1:
                 raise ValueError(f"line {_line(event.start_mark)}: a second YAML document ('---'): one campaign "
                                  "per file")
-        elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+        elif isinstance(event, (MappingStartEvent, SequenceStartEvent)):
             stack.append([1, 0, event.anchor])
             if len(stack) > MAX_DEPTH:
                 raise ValueError(f"line {_line(event.start_mark)}: nested more than {MAX_DEPTH} levels deep")
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+        elif isinstance(event, (MappingEndEvent, SequenceEndEvent)):
             values, height, anchor = stack.pop()
             done((values, height + 1), anchor, event)
-        elif isinstance(event, yaml.ScalarEvent):
+        elif isinstance(event, ScalarEvent):
             done((1, 0), event.anchor, event)
-        elif isinstance(event, yaml.AliasEvent):
+        elif isinstance(event, AliasEvent):
             done(anchors.get(event.anchor, (1, 0)), None, event)
 
 
@@ -306,21 +355,50 @@ def read_parameters_file(path: str | Path) -> dict[str, Any]:
         text = _decode(data)
     except ValueError as error:
         raise ParameterError(f"cannot read parameters file {path}: {error}") from None
+    return read_parameters_text(text, str(path))
+
+
+def _load(text: str) -> Any:
+    """The value of YAML ``text`` once :func:`_scan` has passed it, read on libyaml's parser, and again on
+    ruamel.yaml's own where libyaml (YAML 1.1's grammar) refuses what YAML 1.2's may take (``{a: 1:04}``),
+    for a text of at most :data:`MAX_PURE_BYTES`.
+
+    Raises:
+        ValueError: :func:`_scan`'s refusals, a YAML 1.1 line break.
+        YAMLError: the text is not YAML 1.2.
+    """
+    found = _BREAKS_1_1.search(text)
+    if found:
+        raise ValueError(f"line {text.count(chr(10), 0, found.start()) + 1}: the character U+{ord(found.group()):04X} "
+                         "breaks a line to YAML 1.1 and not to YAML 1.2: a parameters file has none")
     try:
         _scan(text)
-        values = yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader (libyaml's or Python's)
+        return _yaml().load(text)
+    except YAMLError:
+        if len(text) > MAX_PURE_BYTES:
+            raise
+    _scan(text, pure=True)
+    return _yaml(pure=True).load(text)
+
+
+def read_parameters_text(text: str, source: str = "parameters") -> dict[str, Any]:
+    """The mapping of parameters YAML ``text`` (not yet validated), read as YAML 1.2 (:class:`_Resolver`,
+    numbers by :func:`~flashpoc.params.values.read_number`) once :func:`_scan` has passed it.
+
+    Raises:
+        ParameterError: one line naming ``source`` and what is wrong, with the line where YAML says.
+    """
+    try:
+        values = _load(text)
     except ValueError as error:  # ParameterError too
-        raise ParameterError(f"invalid parameters in {path}: {error}") from None
-    except yaml.YAMLError as error:
-        if "maximum nesting depth" in str(getattr(error, "problem", "")):  # PyYAML >= 6.0.4 stops deep nesting itself
-            raise ParameterError(f"invalid parameters in {path}: line {_line(error.problem_mark)}: nested more than "
-                                 f"{MAX_DEPTH} levels deep") from None
-        raise ParameterError(f"{path} is not valid YAML: {_yaml_problem(error, text)}") from None
+        raise ParameterError(f"invalid parameters in {source}: {error}") from None
+    except YAMLError as error:
+        raise ParameterError(f"{source} is not valid YAML: {_yaml_problem(error, text)}") from None
     if values is None:
-        raise ParameterError(f"invalid parameters in {path}: the file is empty (expected a mapping of keys such as "
+        raise ParameterError(f"invalid parameters in {source}: the file is empty (expected a mapping of keys such as "
                              "campaign, hosts, targets)")
     if not isinstance(values, dict):
-        raise ParameterError(f"invalid parameters in {path}: expected a mapping of keys at the top level, got "
+        raise ParameterError(f"invalid parameters in {source}: expected a mapping of keys at the top level, got "
                              f"{'a list' if isinstance(values, list) else 'a single value'}")
     return values
 

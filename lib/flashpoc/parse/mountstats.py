@@ -161,7 +161,7 @@ def op_interval(old: tuple[int, ...], new: tuple[int, ...], seconds: float) -> d
 
 
 def nfs_intervals(text: str, begin_clock: str | None, end_clock: str | None,
-                  mounts: str | None = None) -> list[dict[str, Any]]:
+                  mounts: str | re.Pattern[str] | None = None) -> list[dict[str, Any]]:
     """The per-interval I/O of the NFS mounts of a ``mountstats.out`` capture, in the columns of
     a point's time series (as :func:`flashpoc.engines.slob.parse.iostat_intervals`).
 
@@ -176,7 +176,8 @@ def nfs_intervals(text: str, begin_clock: str | None, end_clock: str | None,
         text: the capture.
         begin_clock: the measured window's start (``HH:MM:SS``, the DB host's clock), or None.
         end_clock: its end, or None.
-        mounts: regular expression of the mount points to add up (default: every NFS mount).
+        mounts: regular expression of the mount points to add up, as text or compiled (default: every NFS
+            mount).
 
     Returns:
         The rows; empty when the window is unknown or crosses midnight, or no sample pair is left.
@@ -191,7 +192,8 @@ def nfs_intervals(text: str, begin_clock: str | None, end_clock: str | None,
     pattern = re.compile(mounts) if mounts else None
     chosen = sorted({m for s in samples for m in s["mounts"] if pattern is None or pattern.search(m)})
     if not chosen:
-        raise ParseError("mountstats.out holds no NFS mount" + (f" matching {mounts!r}" if mounts else ""))
+        raise ParseError("mountstats.out holds no NFS mount"
+                         + (f" matching {getattr(mounts, 'pattern', mounts)!r}" if mounts else ""))
 
     def figures(old: Mapping[str, Any], new: Mapping[str, Any], seconds: float) -> dict[str, Any]:
         totals = {"READ": [0.0, 0.0], "WRITE": [0.0, 0.0]}  # ops/s, ops/s x exe ms

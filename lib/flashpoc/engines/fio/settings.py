@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from ...params import STEADYSTATE_RE, Flag, _Strict
+from ...params import STEADYSTATE_RE, Flag, _Strict, ascii_note
 
 
 class FioSettings(_Strict):
@@ -35,7 +35,7 @@ class FioSettings(_Strict):
     @classmethod
     def _ss(cls, value: str | None) -> str | None:
         if value is not None and not STEADYSTATE_RE.match(value):
-            raise ValueError(f"{value!r} is not a fio steady-state criterion (e.g. 'iops_slope:0.3%')")
+            raise ValueError(f"{value!r} is not a fio steady-state criterion (e.g. 'iops_slope:0.3%'){ascii_note(value)}")
         return value
 
 

@@ -24,7 +24,7 @@ from .settings import HammerdbSettings
 MARK = "@@flashpoc"
 JOB_ANSWERS = ("result", "timing", "tcount", "status")
 """``jobs <id> <what>`` answers written per job (besides ``jobs <id>``, the job's whole output)."""
-_PLAIN_WORD = re.compile(r"^[A-Za-z0-9._:/@+=,%-]+$")
+_PLAIN_WORD = re.compile(r"^[A-Za-z0-9._:/@+=,%-]+$", re.ASCII)
 _TCL_ESCAPES = {"\\": "\\\\", '"': '\\"', "$": "\\$", "[": "\\[", "]": "\\]", "{": "\\{", "}": "\\}",
                 "\n": "\\n", "\r": "\\r", "\t": "\\t", ";": "\\;"}
 

@@ -18,19 +18,15 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ...errors import ParameterError
-from ...params import ADDRESS_RE, Flag, _format_errors, _Strict
+from ...params import ADDRESS_RE, Flag, _format_errors, _Strict, value_problem
 from ...params.paths import HostPath
 
 #: a database, user or schema name HammerDB puts into SQL and connect strings
-DB_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
+DB_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$", re.ASCII)
 #: an Oracle net service: a TNS alias or an EZConnect ``host[:port]/service``
-SERVICE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_/-]{0,252}$")
-ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+SERVICE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_/-]{0,252}$", re.ASCII)
+ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$", re.ASCII)
 MAX_MINUTES = 7 * 24 * 60
-
-
-#: keys that would hold a password itself: refused, naming the key, without echoing the value
-PASSWORD_KEYS = ("password", "superuser_password", "pg_pass", "pg_superuserpass", "tpcc_pass", "system_password")
 
 
 def _env_name(value: str | None) -> str | None:
@@ -78,13 +74,8 @@ class HammerdbSettings(_Strict):
 
     @model_validator(mode="before")
     @classmethod
-    def _no_password(cls, values: Any) -> Any:
-        if isinstance(values, dict):
-            for key in PASSWORD_KEYS:
-                if key in values:
-                    env = "superuser_password_env" if "super" in key or key == "system_password" else "password_env"
-                    raise ValueError(f"{key}: no password in the parameters (they are kept with the results): "
-                                     f"export it on the load host and give the variable's NAME in {env}")
+    def _no_virtual_users(cls, values: Any) -> Any:
+        if isinstance(values, dict):  # a password (any key naming one) is refused before: params.values
             if "virtual_users" in values:
                 raise ValueError("virtual_users: the probe and the sweep choose each point's virtual users "
                                  "(probe.min_threads/max_threads, sweep.plan/max_threads count virtual users): "
@@ -149,6 +140,9 @@ def settings_from_dict(values: dict[str, Any], source: str = "parameters") -> Ha
     Raises:
         ParameterError: one line naming each bad key (``hammerdb.warehouses: ...``).
     """
+    problem = value_problem({"hammerdb": values})
+    if problem:
+        raise ParameterError(f"invalid parameters in {source}: {problem}")
     if isinstance(values, dict):
         values = {k: v for k, v in values.items() if v is not None}
     try:

@@ -3,7 +3,6 @@ database, and the SLOB data set against the array cache."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -11,7 +10,7 @@ from ...check import CAMPAIGN_ROW_HOST, Row, _row, check_database, database_fact
 from ...errors import RemoteError
 from ...params import Campaign, HostParams
 from ...run import hosts as _hosts
-from .datafiles import datafiles_facts, datafiles_rows
+from .datafiles import datafiles_facts, datafiles_rows, is_datafiles_mount
 
 
 
@@ -62,7 +61,7 @@ def _datafiles_row(database, host: str, nfs_mounts: str, database_connected: boo
     kNFS without a matching NFS mount fails (the series would be empty), dNFS without ``oracle:``
     (``database_connected``) warns (its series is the database's counters, sampled through it)."""
     mounts = list(dict.fromkeys(m for m in nfs_mounts.split(",") if m))  # a mount point listed twice, once
-    chosen = [m for m in mounts if not database.nfs_mounts or re.search(database.nfs_mounts, m)]
+    chosen = [m for m in mounts if is_datafiles_mount(database, m)]
     shown = ", ".join(mounts) if mounts else "no NFS mount"
     if database.datafiles in (None, "local"):
         return _row(host, "datafiles", f"local ({shown})", "warn" if mounts else "pass",

@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ...params import compile_pattern
 from ...run.hosts import quote
 
 NFS_MOUNTS_AWK = ('$1 == "device" && / with fstype nfs4? / {m = $5; d = $2; f = $8; next} '
@@ -40,6 +41,16 @@ def nfs_mounts(facts: Mapping[str, str]) -> list[dict[str, Any]]:
     return mounts
 
 
+def is_datafiles_mount(database: Any, path: str) -> bool:
+    """True when the NFS mount point ``path`` is one of the datafiles': it matches ``database.nfs_mounts``
+    (compiled under the parameters' guard), or any when that is unset.
+
+    Raises:
+        ParameterError: ``database.nfs_mounts`` is no regular expression (naming the key).
+    """
+    return not database.nfs_mounts or bool(compile_pattern(database.nfs_mounts, "database.nfs_mounts").search(path))
+
+
 def datafiles_facts(database: Any, facts: Mapping[str, str]) -> dict[str, Any]:
     """``{"stated": "local"|"knfs"|"dnfs", "mounts": [...]}``: the campaign's
     ``database.datafiles`` and, for NFS, the DB host's NFS mounts it means (those matching
@@ -47,7 +58,7 @@ def datafiles_facts(database: Any, facts: Mapping[str, str]) -> dict[str, Any]:
     stated = database.datafiles or "local"
     by_path: dict[str, dict[str, Any]] = {}
     for mount in [] if stated == "local" else nfs_mounts(facts):
-        if not database.nfs_mounts or re.search(database.nfs_mounts, mount["path"]):
+        if is_datafiles_mount(database, mount["path"]):
             by_path[mount["path"]] = mount  # mounted again over the same point: the later one is seen
     return {"stated": stated, "mounts": list(by_path.values())}
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from ...awr_metrics import histogram_buckets, point_metrics, whole_ms_latencies
 from ...errors import ParseError
+from ...params import compile_pattern
 from ...parse.awr import decode_report, parse_awr
 from ...parse.dbstat import DBSTAT_FILE, dbstat_intervals
 from ...parse.mountstats import nfs_intervals
@@ -212,7 +213,8 @@ def _run_intervals(files: Mapping[str, bytes | str], header: Mapping[str, Any], 
     if datafiles == "knfs":
         if not files.get("mountstats.out"):
             raise ParseError("the run left no mountstats.out (the NFS client's counters)")
-        return nfs_intervals(file_text("mountstats.out", files["mountstats.out"]), begin, end, nfs_mounts)
+        mounts = compile_pattern(nfs_mounts, "database.nfs_mounts") if nfs_mounts else None
+        return nfs_intervals(file_text("mountstats.out", files["mountstats.out"]), begin, end, mounts)
     if datafiles == "dnfs":
         if not files.get(DBSTAT_FILE):
             raise ParseError("a Direct NFS point's time series is the database's own counters, sampled through "
@@ -291,11 +293,13 @@ def iostat_intervals(text: str, header: Mapping[str, Any], devices: str = PHYSIC
     Raises:
         ParseError: iostat.out cannot be read, or it has no ``r/s``, ``w/s``, ``r_await`` or
             ``w_await`` column (``iostat -x`` of a sysstat that prints them is needed).
+        ParameterError: ``devices`` is no regular expression (naming ``engine.slob.iostat_devices``).
     """
+    pattern = compile_pattern(devices, "engine.slob.iostat_devices")
     begin, end = _clock(header.get("begin_time")), _clock(header.get("end_time"))
     if begin is None or end is None or end <= begin:
         return []
-    reports = _iostat_reports(text, devices)
+    reports = _iostat_reports(text, pattern)
     if reports is None:
         return []
     # a report with fewer devices than the others was cut short (the file ends mid-report): its
@@ -326,11 +330,10 @@ def iostat_intervals(text: str, header: Mapping[str, Any], devices: str = PHYSIC
     return rows
 
 
-def _iostat_reports(text: str, devices: str) -> dict[int, dict[str, Any]] | None:
-    """Per iostat report after the first: its clock time, the devices matching ``devices`` it
+def _iostat_reports(text: str, pattern: re.Pattern[str]) -> dict[int, dict[str, Any]] | None:
+    """Per iostat report after the first: its clock time, the devices matching ``pattern`` it
     lists, their r/s and w/s summed and weighted by their awaits; None when a report has no
     ``-t`` timestamp. Raises ParseError as :func:`iostat_intervals` says."""
-    pattern = re.compile(devices)
     reports: dict[int, dict[str, Any]] = {}
     for row in parse_iostat(text):
         if row["interval"] == 0 or not pattern.search(row["device"]):

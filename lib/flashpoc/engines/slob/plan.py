@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flashpoc.errors import ParameterError
-from flashpoc.params import ENV_NAME_RE
+from flashpoc.params import ENV_NAME_RE, ascii_note
 
 DEFAULT_PASSWD_ENV = "FLASHPOC_SYSDBA_PASSWD"
 """Environment variable on the DB host that holds the SYSDBA password, by default."""
@@ -30,13 +30,13 @@ DEFAULT_PASSWD_ENV = "FLASHPOC_SYSDBA_PASSWD"
 REDACTED = "<literal password redacted>"
 """What :func:`parse_slob_conf` returns for a literal ``SYSDBA_PASSWD`` value."""
 
-SIZE_RE = re.compile(r"^[1-9]\d*[MG]?$")
+SIZE_RE = re.compile(r"^[1-9]\d*[MG]?$", re.ASCII)
 """A SLOB size: ``8G``, ``655360M`` or a count of 8K blocks."""
-_DECIMAL_RE = re.compile(r"^(?:\d+\.?\d*|\.\d+)$")
+_DECIMAL_RE = re.compile(r"^(?:\d+\.?\d*|\.\d+)$", re.ASCII)
 """The name of an environment variable."""
-_ENV_REF_RE = re.compile(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::\?[^}]*)?\}|([A-Za-z_][A-Za-z0-9_]*))$")
-_SAFE_TEXT_RE = re.compile(r"^[A-Za-z0-9_.:/@()=,+-]+$")
-_ASSIGN_RE = re.compile(r"^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+_ENV_REF_RE = re.compile(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::\?[^}]*)?\}|([A-Za-z_][A-Za-z0-9_]*))$", re.ASCII)
+_SAFE_TEXT_RE = re.compile(r"^[A-Za-z0-9_.:/@()=,+-]+$", re.ASCII)
+_ASSIGN_RE = re.compile(r"^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.ASCII)
 
 INT_KEYS: tuple[str, ...] = (
     "UPDATE_PCT", "SCAN_PCT", "RUN_TIME", "WORK_LOOP", "WORK_UNIT", "LOAD_PARALLEL_DEGREE",
@@ -135,7 +135,7 @@ def _validate_work(conf: SlobConf) -> None:
         if not isinstance(value, str) or not SIZE_RE.match(value):
             raise ParameterError(
                 f"{name.upper()} must be a size like 8G or 655360M, or a block count, "
-                f"got {value!r}")
+                f"got {value!r}{ascii_note(value) if isinstance(value, str) else ''}")
     if conf.scan_pct > 0 and conf.scan_table_sz is None:
         raise ParameterError("SCAN_PCT > 0 needs SCAN_TABLE_SZ (the size of the scan table)")
     _check_int("WORK_UNIT", conf.work_unit, 1)
@@ -323,7 +323,7 @@ def slob_conf_from_dict(values: Mapping[str, str]) -> SlobConf:
         if name not in fields or name == "sysdba_passwd_env":
             raise ParameterError(f"slob.conf key {key!r} is not known to flashpoc")
         if key in INT_KEYS:
-            if not re.fullmatch(r"\d+", text):
+            if not re.fullmatch(r"\d+", text, re.ASCII):
                 raise ParameterError(f"{key} must be a non-negative integer, got {text!r}")
             kwargs[name] = int(text)
         elif key in FLOAT_KEYS:

@@ -6,7 +6,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ...params import Flag, Name, _some_workloads, _Strict, check_env_name, check_regex, slob_size_bytes
+from ...params import (Flag, Name, _some_workloads, _Strict, ascii_note, check_env_name, check_regex,
+                       slob_size_bytes)
 from ...params.paths import HostPath, HostWrittenDir
 from .plan import SIZE_RE as SLOB_SIZE_RE
 from .plan import SlobConf
@@ -135,7 +136,8 @@ class SlobSettings(_Strict):
     @classmethod
     def _scale(cls, value: str | None) -> str | None:
         if value is not None and not SLOB_SIZE_RE.match(value):
-            raise ValueError(f"{value!r} is not a SLOB size (e.g. '8G', '655360M' or a count of 8K blocks)")
+            raise ValueError(f"{value!r} is not a SLOB size (e.g. '8G', '655360M' or a count of 8K blocks)"
+                             f"{ascii_note(value)}")
         return value
 
     @field_validator("workloads", mode="before")

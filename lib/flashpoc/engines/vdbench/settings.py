@@ -56,7 +56,7 @@ class VdbenchSettings(_Strict):
     @field_validator("openflags")
     @classmethod
     def _flags(cls, value: str | None) -> str | None:
-        if value is not None and not re.match(r"^[a-z_]+(,[a-z_]+)*$|^\([a-z_]+(,[a-z_]+)*\)$", value):
+        if value is not None and not re.match(r"^[a-z_]+(,[a-z_]+)*$|^\([a-z_]+(,[a-z_]+)*\)$", value, re.ASCII):
             raise ValueError(f"{value!r} is not a vdbench openflags value (e.g. o_direct, o_sync)")
         return value
 

@@ -15,10 +15,10 @@ from ....params import Campaign, parse_size
 #: characters vdbench's parameter scanner treats specially (separators, quotes, substitutes)
 UNSAFE_CHARS = frozenset(',=()"[^{}?')
 #: a parmfile name (sd=, wd=, rd=); one that vdbench would read as a number is refused as well
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", re.ASCII)
 #: Java's Double.parseDouble, which vdbench tries on every value before keeping it as text
 _JAVA_DOUBLE = re.compile(r"^[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|"
-                          r"0[xX][0-9a-fA-F]*\.?[0-9a-fA-F]*[pP][+-]?\d+)[fFdD]?$")
+                          r"0[xX][0-9a-fA-F]*\.?[0-9a-fA-F]*[pP][+-]?\d+)[fFdD]?$", re.ASCII)
 _SIZE_UNITS = (("t", 1024**4), ("g", 1024**3), ("m", 1024**2), ("k", 1024))
 
 
