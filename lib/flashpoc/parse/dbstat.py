@@ -154,7 +154,8 @@ def dbstat_intervals(text: str, begin_clock: str | None, end_clock: str | None,
         instance: the instance whose counters make the series; None: every instance summed (the
             cluster's).
         cover: whether the samples must cover the window (a report's snapshots, taken while they were:
-            :func:`flashpoc.parse.sampled.check_cover`; not every N seconds, the last one is after the run).
+            :func:`flashpoc.parse.sampled.check_cover`; not every N seconds, the last one is after the run),
+            but where the file's note says the sampling ended early (the samples taken are kept).
 
     Returns:
         The rows; empty when the window is unknown or crosses midnight.
@@ -170,8 +171,9 @@ def dbstat_intervals(text: str, begin_clock: str | None, end_clock: str | None,
     samples, note = read_samples(text, instance)
     if len(samples) < 2:
         raise ParseError(f"{DBSTAT_FILE} holds {len(samples)} sample(s), no interval" + (f": {note}" if note else ""))
-    return window_intervals(samples, begin_clock, end_clock, _interval, cover=DBSTAT_FILE if cover else None,
-                            regular=False)
+    # a sampling that ended early says so in its note: its samples are whole as far as they go
+    return window_intervals(samples, begin_clock, end_clock, _interval,
+                            cover=DBSTAT_FILE if cover and note is None else None, regular=False)
 
 
 def _interval(old: Mapping[str, Any], new: Mapping[str, Any], seconds: float) -> dict[str, Any]:
