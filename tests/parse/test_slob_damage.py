@@ -186,3 +186,15 @@ def test_a_report_that_cannot_be_read_is_passed_over_for_its_twin_and_named():
     alone = {k: v for k, v in FILES[RUN].items() if k != "awr_rac.html.gz"}
     with pytest.raises(ParseError, match="truncated"):
         read({**alone, "awr_rac.txt": text[:len(text) // 2]})
+
+
+def test_an_mpstat_average_that_is_not_the_mean_of_its_samples_is_refused():
+    """mpstat prints its mean twice when it ends normally: its samples and its ``Average:`` line
+    (the layout of the real file, test_parse_osstat's). A figure changed in one of them is refused."""
+    from test_parse_osstat import MPSTAT_WITH_AVERAGE_PM as text
+
+    window = {"begin_time": "17-Feb-20 12:59:59", "end_time": "17-Feb-20 13:00:00"}
+    assert slob_parse.mpstat_window(text, window)["mpstat_usr_pct"] == 15.0
+    changed = text.replace("Average:     all   15.00", "Average:     all   19.00")
+    with pytest.raises(ParseError, match="Average usr_pct 19 is not the mean of its 2 samples"):
+        slob_parse.mpstat_window(changed, window)
