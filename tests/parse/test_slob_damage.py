@@ -198,3 +198,11 @@ def test_an_mpstat_average_that_is_not_the_mean_of_its_samples_is_refused():
     changed = text.replace("Average:     all   15.00", "Average:     all   19.00")
     with pytest.raises(ParseError, match="Average usr_pct 19 is not the mean of its 2 samples"):
         slob_parse.mpstat_window(changed, window)
+
+
+def test_an_iostat_out_cut_inside_its_first_reports_loses_the_series_named():
+    """Found by the generator: iostat.out cut after line 55 (inside report 1) held no report after
+    the one since boot, and the series was dropped without a word."""
+    text = FILES[RUN]["iostat.out"]
+    metrics = read({**FILES[RUN], "iostat.out": "".join(text.splitlines(keepends=True)[:55])})["metrics"]
+    assert "no report after its first" in metrics["intervals_error"] and damaged_files(metrics) == ["iostat.out"]

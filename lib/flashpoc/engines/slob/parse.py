@@ -429,9 +429,11 @@ def _in_order(reports: list[dict[str, Any]], begin: str, end: str, cover: bool) 
     across midnight (no guess).
 
     Raises:
-        ParseError: (``cover``) they do not cover the window, or a report up to its end is stamped
-            no later than the one before it.
+        ParseError: (``cover``) there are none or they do not cover the window, or a report up to
+            its end is stamped no later than the one before it.
     """
+    if not reports and cover:
+        raise ParseError("iostat.out: it holds no report after its first (since boot): cut short?")
     if not reports or reports[0]["clock"] is None:
         return False
     clocks = [r["clock"] for r in reports]
