@@ -120,3 +120,22 @@ def test_a_report_read_with_allow_truncated_says_it_was_cut(name):
     cut = parse_awr(text[:len(text) // 3], allow_truncated=True)
     assert cut["sections"]["truncated"] == TRUNCATED
     assert "truncated" not in parsed(RAC)["sections"]
+
+
+def test_a_header_title_line_lost_is_named_not_absent():
+    """Found by the generator: the RAC global report's 'Database Instances Included In Report'
+    title removed ran its rows into the database summary, and the header (snapshots, elapsed
+    time: every cluster figure) was reported absent, as if the report had none."""
+    report = without(RAC, "Database Instances Included In Report\n")
+    assert report["header"] is None and "header" in not_understood(report)
+    assert "every such report prints it" in not_understood(report)["header"]
+
+
+def test_a_report_cut_right_after_a_section_title_loses_what_follows_not_the_parse():
+    """Found by the generator: a report read with allow_truncated and cut right after the Load
+    Profile's title raised IndexError out of parse_awr."""
+    text = read_awr_file(DATA / "awr" / "19c_rac_cdb_pdb_report_text_sqlplus_pages_excerpt.txt")
+    lines = text.splitlines(keepends=True)
+    assert lines[29].startswith("Load Profile")
+    report = parse_awr("".join(lines[:30]), allow_truncated=True)
+    assert report["load_profile"] is None and report["sections"]["truncated"] == TRUNCATED

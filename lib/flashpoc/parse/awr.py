@@ -820,9 +820,22 @@ class _Disagree(ParseError):
     """Two sections that print the same figures disagree: either may be damaged."""
 
 
+def _always_printed(reader: Any, report: _TextReport | _HtmlReport) -> Any:
+    """``reader(report)`` of a section every report of its kind prints (its header): one not found
+    is damaged (its title line lost?), never absent."""
+    try:
+        return reader(report)
+    except _Absent as exc:
+        raise ParseError(f"{exc}: every such report prints it, its lines lost?") from None
+
+
 def _require(table: _Table | None, what: str) -> _Table:
-    if table is None or not table.rows:
-        raise _Absent(f"AWR report: section {what!r} not found or empty (truncated report?)")
+    """``table`` (its rows whole: :func:`_whole_rows`); a section the report does not print is
+    :class:`_Absent`, one printed with its header but no row is damaged (its rows lost)."""
+    if table is None:
+        raise _Absent(f"AWR report: section {what!r} not found (truncated report?)")
+    if not table.rows:
+        raise ParseError(f"AWR report: section {what!r} printed without a row: its lines lost?")
     return _whole_rows(table)
 
 
@@ -857,7 +870,7 @@ def _wait_event_tables(report: _TextReport | _HtmlReport, sections: _Sections,
 def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
     sections = _Sections()
     fg, bg = _wait_event_tables(report, sections)
-    header = sections.read("header", lambda: _instance_header(report))
+    header = sections.read("header", lambda: _always_printed(_instance_header, report))
     version = None if header is None else header["version"]
     profile = sections.read("Load Profile", lambda: _complete_load_profile(_load_profile(report), version))
     top = sections.read(_TOP_EVENTS, lambda: _top_events(report))
@@ -1116,7 +1129,7 @@ def _load_profile(report: _TextReport | _HtmlReport) -> list[dict[str, Any]]:
     if isinstance(report, _TextReport):
         starts = report.find(r"^Load Profile\s+Per Second\s+Per Transaction")
         table = None
-        if starts and _is_dash(report.lines[starts[0] + 1]):
+        if starts and starts[0] + 1 < len(report.lines) and _is_dash(report.lines[starts[0] + 1]):
             # The statistic names are wider than their '~' rule: cut them at the ':'.
             sep = starts[0] + 1
             runs = _dash_runs(report.lines[sep])
@@ -1599,7 +1612,7 @@ def _parse_rac_global(report: _TextReport | _HtmlReport) -> dict[str, Any]:
     sections = _Sections()
     fg, bg = _wait_event_tables(report, sections, " (Global)")
     out = {
-        "header": sections.read("header", lambda: _rac_header(report)),
+        "header": sections.read("header", lambda: _always_printed(_rac_header, report)),
         "load_profile": None,
         "top_events": None,
         "key_events": _key_events(fg, bg),
