@@ -139,3 +139,16 @@ def test_a_report_cut_right_after_a_section_title_loses_what_follows_not_the_par
     assert lines[29].startswith("Load Profile")
     report = parse_awr("".join(lines[:30]), allow_truncated=True)
     assert report["load_profile"] is None and report["sections"]["truncated"] == TRUNCATED
+
+
+def test_a_wait_event_name_with_a_byte_no_event_name_has_loses_its_table():
+    """Found by the generator: 'db file parallel write' of the global background events overwritten
+    ('db file p#####l write') filed its average under no key event: the point's DBWR latency was
+    empty, unsaid. Oracle's event names hold letters, digits, spaces and a few signs."""
+    line = next(ln for ln in read_awr_file(RAC).splitlines(keepends=True)
+                if ln.startswith("System I/O db file parallel write "))
+    text = read_awr_file(RAC).replace(line, line.replace("parallel", "p#####l"))
+    report = parse_awr(text)
+    assert "byte no event name has" in not_understood(report)["Background Wait Events (Global)"]
+    assert point_metrics(report)["db_file_parallel_write_avg_wait_us"] is None
+    assert point_metrics(parsed(RAC))["db_file_parallel_write_avg_wait_us"] == 11070.0

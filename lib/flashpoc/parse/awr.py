@@ -862,9 +862,30 @@ def _wait_event_tables(report: _TextReport | _HtmlReport, sections: _Sections,
                        suffix: str = "") -> tuple[_Table | None, _Table | None]:
     """The ``Foreground Wait Events`` and ``Background Wait Events`` tables (with ``suffix``: a RAC
     global report's ``(Global)`` ones), each ``None`` where it cannot be read (named in ``sections``)."""
-    fg, bg = (sections.read(title, lambda t=title: _require(_section(report, t), t))
+    fg, bg = (sections.read(title, lambda t=title: _named_events(_require(_section(report, t), t)))
               for title in (f"Foreground Wait Events{suffix}", f"Background Wait Events{suffix}"))
     return fg, bg
+
+
+_EVENT_NAME_RE = re.compile(r"[A-Za-z0-9 &()*/:_.,'+-]*", re.ASCII)
+"""The characters of Oracle's wait event names (V$EVENT_NAME): a name with another byte is a
+damaged row, whose figures would be filed under no event or another one."""
+
+
+def _named_events(table: _Table) -> _Table:
+    """``table`` (of wait events), when each row's event name is one Oracle could print."""
+    c_event = table.col_by("event")
+    for row in table.rows:
+        _event_name(row[c_event], table.title)
+    return table
+
+
+def _event_name(name: str, title: str) -> str:
+    """``name``, a wait event's as printed, refused (ParseError) when it holds a byte no event name has."""
+    if not _EVENT_NAME_RE.fullmatch(name.strip()):
+        raise ParseError(f"section {title!r}: the event name {name.strip()[:40]!r} holds a byte no event name has: "
+                         "damaged")
+    return name
 
 
 def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
@@ -1301,7 +1322,7 @@ def _event_histograms(report: _TextReport | _HtmlReport, titles: Iterable[str]) 
         c_event = table.col("Event")
         c_waits = 1
         for row in table.rows:
-            key = key_event(row[c_event])
+            key = key_event(_event_name(row[c_event], title))
             if key is None:
                 continue
             for i in range(c_waits + 1, len(table.header)):

@@ -29,6 +29,7 @@ AWR report's.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
@@ -473,17 +474,16 @@ def _iostat_reports(text: str, devices: str) -> dict[int, dict[str, Any]]:
         if missing:
             raise ParseError(f"iostat.out has no {', '.join(missing)} column: run iostat -x with await columns")
         clock = clock_24h(row.get("timestamp") or "")
-        slot = reports.setdefault(row["interval"], {"clock": clock, "r": 0.0, "w": 0.0, "r_lat": 0.0, "w_lat": 0.0,
-                                                    "devices": 0, "names": set()})
-        if row["device"] in slot["names"]:
+        slot = reports.setdefault(row["interval"], {"clock": clock, "rows": {}})
+        if row["device"] in slot["rows"]:
             raise ParseError(f"iostat.out: its report at {clock} lists {row['device']} twice: damaged")
-        slot["names"].add(row["device"])
-        slot["devices"] += 1
-        slot["r"] += row["r_per_s"]
-        slot["w"] += row["w_per_s"]
-        slot["r_lat"] += row["r_per_s"] * row["r_await_ms"]
-        slot["w_lat"] += row["w_per_s"] * row["w_await_ms"]
+        slot["rows"][row["device"]] = row
     stamped = {slot["clock"] is not None for slot in reports.values()}
     if len(stamped) > 1:
         raise ParseError("iostat.out: a report has no timestamp where the others have one: damaged")
+    for slot in reports.values():  # exact sums, whatever the order the devices are listed in
+        rows = slot.pop("rows").values()
+        slot.update(devices=len(rows), r=math.fsum(r["r_per_s"] for r in rows), w=math.fsum(r["w_per_s"] for r in rows),
+                    r_lat=math.fsum(r["r_per_s"] * r["r_await_ms"] for r in rows),
+                    w_lat=math.fsum(r["w_per_s"] * r["w_await_ms"] for r in rows))
     return reports
