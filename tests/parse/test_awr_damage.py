@@ -152,3 +152,27 @@ def test_a_wait_event_name_with_a_byte_no_event_name_has_loses_its_table():
     assert "byte no event name has" in not_understood(report)["Background Wait Events (Global)"]
     assert point_metrics(report)["db_file_parallel_write_avg_wait_us"] is None
     assert point_metrics(parsed(RAC))["db_file_parallel_write_avg_wait_us"] == 11070.0
+
+
+def test_a_histogram_section_lost_is_not_replaced_by_another_s_coarser_cells():
+    """Found by the generator: a line of "Wait Event Histogram (up to 32 ms)" removed (a cell of
+    'gc cr block 2-way') lost the section, and the share of direct path reads under 512 us was
+    taken from "Wait Event Histogram"'s seven cells (12.9) for the lost section's one (13.0)."""
+    path = DATA / "awr" / "12.2.0.1_rac_cdb_exadata_resaved_html_awr.html.gz"
+    lines = read_awr_file(path).splitlines(keepends=True)
+    assert lines[13529].startswith('<TD class=awrc headers="%ofTotalWaits <16ms"')
+    report = parse_awr("".join(lines[:13529] + lines[13530:]))
+    assert "Wait Event Histogram (up to 32 ms)" in not_understood(report)
+    assert point_metrics(parsed(path))["direct_path_read_under_512us_pct"] == 13.0
+    assert point_metrics(report)["direct_path_read_under_512us_pct"] is None
+
+
+def test_an_event_missing_from_a_histogram_section_its_waits_reach_loses_its_rows():
+    """'db file sequential read' waits 7.8 % of the time 512 us or more ("Wait Event Histogram"
+    '>=512'): "(up to 32 ms)" lists it; its line removed there, the share under 512 us would be
+    added up from seven coarser cells."""
+    line = "db file sequential read   824.2K  92.2   5.6   1.2    .7    .1    .0    .0    .0\n"
+    report = without(INSTANCE, line)
+    assert "no row of 'db file sequential read', whose waits of >=512" in (
+        not_understood(report)["Wait Event Histogram (up to 32 ms)"])
+    assert point_metrics(report)["db_file_sequential_read_under_512us_pct"] is None

@@ -1700,11 +1700,40 @@ def transactions_checked(rows: list[dict[str, Any]], printed: float, precision: 
 
 
 def _histograms(report: _TextReport | _HtmlReport, sections: _Sections, titles: Iterable[str]) -> list[dict[str, Any]]:
-    """The key events' rows of each histogram section, each section read on its own."""
+    """The key events' rows of each histogram section, each section read on its own; an event
+    missing from a section its waits reach (:func:`_histogram_gap`) loses its rows, named."""
     rows: list[dict[str, Any]] = []
     for title in titles:
         rows += sections.read(title, lambda t=title: _event_histograms(report, (t,)), empty=[]) or []
+    for event in dict.fromkeys(row["event"] for row in rows):
+        gap = _histogram_gap(rows, event)
+        if gap:
+            sections.not_understood.append({"section": gap[0], "reason": gap[1]})
+            rows = [row for row in rows if row["event"] != event]
     return rows
+
+
+_BOUND_RE = re.compile(r"(\d+)")
+
+
+def _histogram_gap(rows: list[dict[str, Any]], event: str) -> tuple[str, str] | None:
+    """``(section, why)`` where ``event`` has waits beyond a section's last bucket (``>=512us``
+    above 0) but no row in the section printed (with rows) that starts at that bound (``<512us``):
+    a line lost, whose share would be taken from coarser cells; else None."""
+    by_section: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_section.setdefault(row["section"], []).append(row)
+    starts = {_BOUND_RE.search(cells[0]["bucket"]).group(1): title for title, cells in by_section.items()
+              if _BOUND_RE.search(cells[0]["bucket"])}
+    for title, cells in by_section.items():
+        mine = [c for c in cells if c["event"] == event]
+        last = mine[-1] if mine else None
+        bound = _BOUND_RE.search(last["bucket"]) if last and last["bucket"].startswith(">") else None
+        following = starts.get(bound.group(1)) if bound and last["pct"] > 0 else None
+        if following and following != title and not any(c["event"] == event for c in by_section[following]):
+            return following, (f"no row of {event!r}, whose waits of {last['bucket']} {title!r} prints "
+                               f"({last['pct_printed']} %): a line lost?")
+    return None
 
 
 def _rac_header(report: _TextReport | _HtmlReport) -> dict[str, Any]:
