@@ -31,7 +31,9 @@ numbers would move a column), and what a report prints twice is cross-checked, b
 Events' (:func:`_top_events_unlike`), the Load Profile rows every report prints
 (:data:`_LOAD_PROFILE_ROWS`), a tablespace's I/O and its files' (both tables), a file's single-block
 reads and its reads, a RAC global report's transactions and its instances' (:func:`transactions_checked`,
-Statspack's with its Load Profile's).
+Statspack's with its Load Profile's), an event's histogram rows and the section its waits reach
+(:func:`_histogram_gap`); a wait event name with a byte no event name has is a damaged row
+(:data:`_EVENT_NAME_RE`), and a section every report prints not found is not understood, not absent.
 
 * Text: a table is located under its section title (a form feed before the title, as 11.2 spools
   each page, is dropped); its columns are the runs of ``-`` (or
