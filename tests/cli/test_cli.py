@@ -368,6 +368,25 @@ def test_parse_slob_run_directory(capsys):
     assert metrics["mpstat_intervals"] == 122
 
 
+def test_parse_says_what_a_damaged_output_lost(capsys, tmp_path):
+    """A SLOB run directory whose tm.out is gone: its metric ``damaged`` names it; an AWR report
+    with a Load Profile line lost: the report's other rows, and the loss on stderr."""
+    run = DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10"
+    copy = tmp_path / "run"
+    copy.mkdir()
+    for name in ("awr.txt", "awr_rac.txt", "mpstat.out", "iostat.out"):
+        (copy / name).write_bytes((run / name).read_bytes())
+    code, out, _ = run_cli(capsys, "parse", "slob", str(copy), "--format", "json")
+    metrics = json.loads(out)
+    assert code == 0 and metrics["tm_s"] is None and metrics["damaged"] == "tm.out: missing (lost: tm_s)"
+    report = tmp_path / "awr.txt"
+    report.write_text((run / "awr.txt").read_text().replace("           Transactions:           1,043.9\n", ""))
+    code, out, err = run_cli(capsys, "parse", "awr", str(report), "--format", "csv")
+    assert code == 0 and out.startswith("event,")
+    assert err == ("flashpoc: awr.txt: not understood: Load Profile: section 'Load Profile': no row of 'Transactions', "
+                   "which AWR prints in every report: a line lost?\n")
+
+
 def test_version_and_a_description_for_every_command(capsys):
     code, out, _ = run_cli_exit(capsys, "--version")
     assert code == 0 and out == f"flashpoc {flashpoc.__version__}\n"

@@ -103,16 +103,23 @@ def test_knfs_point_series_comes_from_the_nfs_mounts_not_the_local_disks():
     """Over kNFS the local sd/nvme disks iostat counts are not the database's I/O: the series is
     the NFS mounts'. The run's iostat.out (real, about 60k IOPS on its disks) is not used."""
     text = RDMA.read_text()
-    capture = _capture((5000, "09:26:04", text), (5003, "09:26:07", text), (5006, "09:26:10", text))
+    capture = _capture((5000, "09:26:04", text), (5003, "09:26:07", text), (5006, "09:26:10", text),
+                       *((5006 + 3 * i, f"09:{26 + (10 + 3 * i) // 60:02d}:{(10 + 3 * i) % 60:02d}", text)
+                         for i in range(1, 122)))  # up to 09:32:13, after the report's end snapshot
     local, iostat_rows = read_slob_run(_slob_files())
     assert local["intervals_source"] == INTERVAL_SOURCES["local"] and max(r["iops"] for r in iostat_rows) > 10000
     metrics, rows = read_slob_run(_slob_files(**{"mountstats.out": capture}), datafiles="knfs",
                                   nfs_mounts=r"^/storage/group$")
     assert metrics["intervals_source"] == INTERVAL_SOURCES["knfs"] and "intervals_error" not in metrics
-    assert [(r["second"], r["iops"], r["warmup"]) for r in rows] == [(3.0, 0.0, True), (6.0, 0.0, False)]
+    assert [(r["second"], r["iops"], r["warmup"]) for r in rows[:2]] == [(3.0, 0.0, True), (6.0, 0.0, False)]
+    assert len(rows) == 122 and rows[-1]["second"] == 366.0  # the interval ending 09:32:10
+    cut = capture[:capture.index(f"{SAMPLE_MARK}5366 09:32:10")]  # a capture that ends before the window does
+    short, none = read_slob_run(_slob_files(**{"mountstats.out": cut}), datafiles="knfs")
+    assert none == [] and short["damaged"].startswith("mountstats.out: its samples end at 09:32:07")
     assert metrics["read_iops"] == local["read_iops"]  # the point's figures stay the AWR report's
     missing, none = read_slob_run(_slob_files(), datafiles="knfs")
     assert none == [] and "no mountstats.out" in missing["intervals_error"]
+    assert missing["damaged"].startswith("mountstats.out: the run left no mountstats.out")
 
 
 def test_dnfs_point_without_the_database_counters_keeps_no_series_and_says_why():

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from conftest import DATA
 from flashpoc.errors import ParseError
 from flashpoc.parse.osstat import (
@@ -233,52 +230,3 @@ def test_iostat_intervals_need_timestamps_and_a_window():
     no_await = text.replace(" r_await w_await", "")
     with pytest.raises(ParseError):
         iostat_intervals(no_await, WINDOW)
-
-
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cut=st.integers(min_value=0, max_value=400_000))
-def test_a_cut_iostat_out_gives_an_error_or_the_same_numbers(cut):
-    """iostat.out cut anywhere (a copy that stopped, a full disk): a ParseError, or intervals
-    that are exactly those of the whole file up to the cut; never a short sum."""
-    from flashpoc.engines.slob.parse import iostat_intervals
-
-    text = (RUN / "iostat.out").read_text()
-    whole = {r["second"]: r for r in iostat_intervals(text, WINDOW)}
-    try:
-        rows = iostat_intervals(text[:cut], WINDOW)
-    except ParseError:
-        return
-    for row in rows:
-        assert row == whole[row["second"]]
-
-
-_RUN_FILES = {p.name: (p.read_bytes() if p.suffix == ".gz" else p.read_text()) for p in RUN.iterdir()}
-
-
-@pytest.fixture(scope="module")
-def clean_run():
-    from flashpoc.engines.slob.parse import read_slob_run
-
-    return read_slob_run(_RUN_FILES)
-
-
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
-@given(data=st.data())
-def test_a_corrupted_slob_run_loses_numbers_never_changes_one(clean_run, data):
-    """One file of the recorded SLOB run (iostat.out, mpstat.out, tm.out or an AWR report)
-    corrupted: a digit or separator overwritten (with a minus sign, a letter, markup) or a
-    span of bytes that cannot form a number (conftest.NOT_IN_A_NUMBER). The run's metrics and
-    time series are a ParseError, or the clean ones with numbers missing, never a different
-    number (found: a '-' made tm.out negative)."""
-
-    from conftest import assert_no_other_number, corrupt
-    from flashpoc.engines.slob.parse import read_slob_run
-
-    name = data.draw(st.sampled_from(["iostat.out", "mpstat.out", "tm.out", "awr.txt", "awr_rac.txt"]), label="file")
-    files = {**_RUN_FILES, name: corrupt(data, _RUN_FILES[name], r"[\d,.:]")}
-    try:
-        corrupted = read_slob_run(files)
-    except ParseError:
-        return
-    assert_no_other_number(clean_run, corrupted)

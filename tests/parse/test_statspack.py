@@ -31,10 +31,9 @@ def test_a_statspack_report_is_read_where_an_awr_report_is():
     assert is_statspack(TEXT) and PARSED["format"] == "statspack" and PARSED["kind"] == "instance"
     assert PARSED == parse_statspack(TEXT)
     assert PARSED["sections"] == {
-        "read": ["Foreground Wait Events", "Background Wait Events", "header", "File IO Stats", "key events",
-                 "Load Profile",
-                 "Top 5 Timed Events", "Wait Event Histogram", "IO Stat by Function - summary", "Tablespace IO Stats",
-                 "Host CPU", "Time Model System Stats", "Instance Activity Stats"],
+        "read": ["Foreground Wait Events", "Background Wait Events", "header", "File IO Stats", "Tablespace IO Stats",
+                 "key events", "Load Profile", "Top 5 Timed Events", "Wait Event Histogram",
+                 "IO Stat by Function - summary", "Host CPU", "Time Model System Stats", "Instance Activity Stats"],
         "absent": [], "not_understood": []}
 
 

@@ -15,7 +15,10 @@ is (``sh ./runit.sh -s SCHEMAS -t THREADS`` in the SLOB directory), it
   the SLOB directory, where runit.sh leaves them, and exits 0;
 * when installed with ``hold`` (a path), first waits until that file exists (up to
   :data:`HOLD_TIMEOUT_S`): a test makes the run last until something it replays alongside has
-  happened (the Oracle replay double's last recorded sample of the database's counters).
+  happened (the Oracle replay double's last recorded sample of the database's counters);
+* when installed with ``cut`` (file name -> byte count), leaves those recorded files cut short
+  after that many bytes, as a copy that stopped or a full disk leaves them (the damage a test
+  asks for, to a real file; never another content).
 
 It prints nothing on success: no recording of SLOB's console exists, and this double never
 makes one up. Its own refusals go to stderr, prefixed ``REPLAY DOUBLE``, with exit status 1.
@@ -59,7 +62,8 @@ exec {python} {script} "$@"
 """
 
 
-def install(home: Path, python: str, by_threads: dict[int, list[str]], hold: Path | None = None) -> Path:
+def install(home: Path, python: str, by_threads: dict[int, list[str]], hold: Path | None = None,
+            cut: dict[str, int] | None = None) -> Path:
     """Make ``home`` a scratch SLOB directory whose runit.sh is this replay double.
 
     Args:
@@ -67,6 +71,7 @@ def install(home: Path, python: str, by_threads: dict[int, list[str]], hold: Pat
         python: interpreter that can import flashpoc.
         by_threads: threads per schema -> names of candidate recordings in :data:`RECORDINGS`.
         hold: a file each run waits for before it leaves its files (None: no wait).
+        cut: recorded files each run leaves cut short: file name -> the bytes kept.
 
     Besides runit.sh the directory gets ``bin/sqlplus`` (a stand-in that only exists, for the
     check's "sqlplus on the PATH") and ``slob.env``, an environment file putting it on the PATH.
@@ -75,7 +80,7 @@ def install(home: Path, python: str, by_threads: dict[int, list[str]], hold: Pat
     (home / "runit.sh").write_text(RUNIT.format(python=python, script=Path(__file__).resolve()))
     (home / "setup.sh").write_text("#!/bin/sh\necho 'REPLAY DOUBLE: setup.sh is not replayed' >&2; exit 1\n")
     (home / "replay.json").write_text(json.dumps({**{str(t): names for t, names in by_threads.items()},
-                                                  "hold": str(hold) if hold else None}))
+                                                  "hold": str(hold) if hold else None, "cut": cut or {}}))
     # runit.sh needs sqlplus on the PATH; the environment file puts this stand-in there
     (home / "bin").mkdir(exist_ok=True)
     sqlplus = home / "bin" / "sqlplus"
@@ -145,7 +150,10 @@ def main(argv: list[str]) -> int:
     for path in recording["files"]:
         if path.name == "PROVENANCE.md":
             continue
-        shutil.copyfile(path, here / recording.get("rename", {}).get(path.name, path.name))
+        target = here / recording.get("rename", {}).get(path.name, path.name)
+        shutil.copyfile(path, target)
+        if target.name in replay.get("cut", {}):
+            target.write_bytes(target.read_bytes()[:replay["cut"][target.name]])
     return 0
 
 

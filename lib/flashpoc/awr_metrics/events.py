@@ -67,9 +67,12 @@ def _event_metrics(report: Mapping[str, Any]) -> dict[str, Any]:
     waits = report.get("key_event_waits") or {}
     foreground_read = any(name.startswith("Foreground Wait Events")
                           for name in (report.get("sections") or {}).get("read", ()))
+    # a histogram section lost (damaged) is not replaced by another's coarser cells: another figure
+    histogram_lost = any(d.get("section", "").startswith("Wait Event Histogram")
+                         for d in (report.get("sections") or {}).get("not_understood", ()))
     for event in HISTOGRAM_EVENTS:
         shares = histogram_shares(rows, event)
-        if foreground_read and (event not in key_events or waits.get(event) == 0):
+        if histogram_lost or (foreground_read and (event not in key_events or waits.get(event) == 0)):
             shares = dict.fromkeys(shares)  # no foreground wait: the histogram is other sessions' waits
         out.update({f"{event_key(event)}_under_{suffix}_pct": share for suffix, share in shares.items()})
     return out

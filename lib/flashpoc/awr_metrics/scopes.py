@@ -81,7 +81,10 @@ def _instance_metrics(report: Mapping[str, Any]) -> dict[str, Any]:
     out.update(_io_sums(out))
     out["buffer_hit_pct"] = (report.get("instance_efficiency") or {}).get("buffer_hit_pct")
     printed = [e.get("pct_db_time") for e in report.get("top_events") or () if e.get("event") == "DB CPU"]
-    out["db_cpu_pct_of_db_time"] = printed[0] if printed and printed[0] is not None else _cpu_share(out)
+    lost = printed or any(d.get("section", "").startswith("Top ")
+                          for d in (report.get("sections") or {}).get("not_understood", ()))
+    # computed only where the report prints no share: a printed one lost is not replaced by another figure
+    out["db_cpu_pct_of_db_time"] = printed[0] if printed else None if lost else _cpu_share(out)
     out.update(_event_metrics(report))
     out.update(_host_cpu_instance(report.get("host_cpu")))
     return _ordered(out)

@@ -184,6 +184,17 @@ _READERS = {"awr": _read_awr}
 _TABLE_ROWS = {"awr": _awr_table_rows}
 
 
+def _awr_losses(report: dict[str, Any]) -> list[str]:
+    """What a report lost (its sections not understood, or its cut), one line each."""
+    sections = report.get("sections") or {}
+    lines = [f"not understood: {d['section']}: {d['reason']}" for d in sections.get("not_understood") or ()]
+    return lines + ([f"cut short: {sections['truncated']}"] if sections.get("truncated") else [])
+
+
+#: what ``flashpoc parse`` says on stderr a reader lost (not with json, which holds it): whole -> lines
+_LOSSES = {"awr": _awr_losses}
+
+
 def _parse(path: Path, kind: str, fmt: str) -> int:
     from ..engines import get_engine
     from ..texttable import human_header
@@ -197,6 +208,8 @@ def _parse(path: Path, kind: str, fmt: str) -> int:
         rows = [{**r, "metric": human_header(r["metric"])} if "metric" in r else r for r in rows]
         rows = _TABLE_ROWS[kind](whole, rows) if kind in _TABLE_ROWS else rows
     _print_rows(rows, fmt, kind)
+    for line in _LOSSES[kind](whole) if kind in _LOSSES else ():
+        print(f"flashpoc: {path.name}: {line}", file=sys.stderr)
     return 0
 
 

@@ -25,6 +25,16 @@ Both renderings are first reduced to the same shape -- a titled table with a hea
 string per column) and rows (one string per cell, as printed) -- and every section is then
 read by its column names, so the text and HTML renderings of one report give the same numbers.
 
+A damaged report loses numbers, never changes one: an HTML row short of a cell is refused (its
+numbers would move a column), and what a report prints twice is cross-checked, both figures lost
+(named in ``not_understood``) where they disagree: the Top 10 events' waits and the Foreground Wait
+Events' (:func:`_top_events_unlike`), the Load Profile rows every report prints
+(:data:`_LOAD_PROFILE_ROWS`), a tablespace's I/O and its files' (both tables), a file's single-block
+reads and its reads, a RAC global report's transactions and its instances' (:func:`transactions_checked`,
+Statspack's with its Load Profile's), an event's histogram rows and the section its waits reach
+(:func:`_histogram_gap`); a wait event name with a byte no event name has is a damaged row
+(:data:`_EVENT_NAME_RE`), and a section every report prints not found is not understood, not absent.
+
 * Text: a table is located under its section title (a form feed before the title, as 11.2 spools
   each page, is dropped); its columns are the runs of ``-`` (or
   ``~``) of the separator line under the header; a cell is the text between the end of the
@@ -743,8 +753,10 @@ def parse_awr(text: str, *, allow_truncated: bool = False) -> dict[str, Any]:
         ``time_model_by_instance`` and ``system_statistics_global`` (rows ``statistic``,
         ``total``, ``per_second``, ``per_transaction``), ``key_event_names`` (the event each
         key event was read from) and ``sections`` (``read``, ``absent``: section names;
-        ``not_understood``: ``{"section", "reason"}``). Sections a kind of report does not
-        have, or that could not be read, are ``None`` (see the module docstring).
+        ``not_understood``: ``{"section", "reason"}``, also where two sections that print the same
+        figures disagree; ``truncated``: :data:`TRUNCATED`, only in a report read with
+        ``allow_truncated`` that is cut short). Sections a kind of report does not have, or that
+        could not be read, are ``None`` (see the module docstring).
 
     Raises:
         ParseError: The input is empty, not an AWR report, truncated (no ``End of Report``),
@@ -765,7 +777,13 @@ def parse_awr(text: str, *, allow_truncated: bool = False) -> dict[str, Any]:
     else:
         result = _parse_instance(report)
         result["instance_efficiency"] = _instance_efficiency(text)
+    if truncated:
+        result["sections"]["truncated"] = TRUNCATED
     return {"format": fmt, "kind": kind, **result}
+
+
+TRUNCATED = "no 'End of Report': the report is cut short, what was after the cut is not read"
+"""``sections["truncated"]`` of a report read with ``allow_truncated`` that is cut short (its named loss)."""
 
 
 def is_truncated(text: str, what: str, allow_truncated: bool) -> bool:
@@ -800,14 +818,35 @@ class _Absent(ParseError):
     """A section the report does not have (or prints without rows)."""
 
 
+class _Disagree(ParseError):
+    """Two sections that print the same figures disagree: either may be damaged."""
+
+
+def _always_printed(reader: Any, report: _TextReport | _HtmlReport) -> Any:
+    """``reader(report)`` of a section every report of its kind prints (its header): one not found
+    is damaged (its title line lost?), never absent."""
+    try:
+        return reader(report)
+    except _Absent as exc:
+        raise ParseError(f"{exc}: every such report prints it, its lines lost?") from None
+
+
 def _require(table: _Table | None, what: str) -> _Table:
-    if table is None or not table.rows:
-        raise _Absent(f"AWR report: section {what!r} not found or empty (truncated report?)")
+    """``table`` (its rows whole: :func:`_whole_rows`); a section the report does not print is
+    :class:`_Absent`, one printed with its header but no row is damaged (its rows lost)."""
+    if table is None:
+        raise _Absent(f"AWR report: section {what!r} not found (truncated report?)")
+    if not table.rows:
+        raise ParseError(f"AWR report: section {what!r} printed without a row: its lines lost?")
     return _whole_rows(table)
 
 
 def _section(report: _TextReport | _HtmlReport, title: str) -> _Table | None:
-    table = report.table(title)
+    return _whole_or_none(report.table(title))
+
+
+def _whole_or_none(table: _Table | None) -> _Table | None:
+    """:func:`_whole_rows` of a table the report may not print (None)."""
     return None if table is None else _whole_rows(table)
 
 
@@ -825,18 +864,45 @@ def _wait_event_tables(report: _TextReport | _HtmlReport, sections: _Sections,
                        suffix: str = "") -> tuple[_Table | None, _Table | None]:
     """The ``Foreground Wait Events`` and ``Background Wait Events`` tables (with ``suffix``: a RAC
     global report's ``(Global)`` ones), each ``None`` where it cannot be read (named in ``sections``)."""
-    fg, bg = (sections.read(title, lambda t=title: _require(_section(report, t), t))
+    fg, bg = (sections.read(title, lambda t=title: _named_events(_require(_section(report, t), t)))
               for title in (f"Foreground Wait Events{suffix}", f"Background Wait Events{suffix}"))
     return fg, bg
+
+
+_EVENT_NAME_RE = re.compile(r"[A-Za-z0-9 &()*/:_.,'+-]*", re.ASCII)
+"""The characters of Oracle's wait event names (V$EVENT_NAME): a name with another byte is a
+damaged row, whose figures would be filed under no event or another one."""
+
+
+def _named_events(table: _Table) -> _Table:
+    """``table`` (of wait events), when each row's event name is one Oracle could print."""
+    c_event = table.col_by("event")
+    for row in table.rows:
+        _event_name(row[c_event], table.title)
+    return table
+
+
+def _event_name(name: str, title: str) -> str:
+    """``name``, a wait event's as printed, refused (ParseError) when it holds a byte no event name has."""
+    if not _EVENT_NAME_RE.fullmatch(name.strip()):
+        raise ParseError(f"section {title!r}: the event name {name.strip()[:40]!r} holds a byte no event name has: "
+                         "damaged")
+    return name
 
 
 def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
     sections = _Sections()
     fg, bg = _wait_event_tables(report, sections)
+    header = sections.read("header", lambda: _always_printed(_instance_header, report))
+    version = None if header is None else header["version"]
+    profile = sections.read("Load Profile", lambda: _complete_load_profile(_load_profile(report), version))
+    top = sections.read(_TOP_EVENTS, lambda: _top_events(report))
+    if top is not None and fg is not None and (unlike := _top_events_unlike(top, fg)):
+        top, fg = sections.lose(_TOP_EVENTS, unlike), sections.lose("Foreground Wait Events", unlike)
     out = {
-        "header": sections.read("header", lambda: _instance_header(report)),
-        "load_profile": sections.read("Load Profile", lambda: _load_profile(report)),
-        "top_events": sections.read("Top 10 Foreground Events by Total Wait Time", lambda: _top_events(report)),
+        "header": header,
+        "load_profile": profile,
+        "top_events": top,
         "key_events": _key_events(fg, bg),
         "event_histograms": _histograms(report, sections, [t for t in _HISTOGRAM_TITLES if "(Global)" not in t]
                                         + [t for t in _HISTOGRAM_DETAIL_TITLES if report.has(t)]),
@@ -847,12 +913,84 @@ def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
         "key_event_waits": _key_event_waits(fg, bg),
         "key_event_names": _key_event_names(fg, bg),
     }
-    elapsed_s = None if out["header"] is None else out["header"]["elapsed_min"] * 60
-    out["file_io"] = sections.read("File IO Stats", lambda: _io_stats(report, "File IO Stats", elapsed_s))
-    version = None if out["header"] is None else out["header"]["version"]
-    out["tablespace_io"] = sections.read("Tablespace IO Stats", lambda: _tablespace_io(report, elapsed_s,
-                                                                                       out["file_io"], version))
+    elapsed_s = None if header is None else header["elapsed_min"] * 60
+    out["file_io"], out["tablespace_io"] = _io_sections(report, sections, elapsed_s, version)
     return {**out, "sections": sections.result()}
+
+
+_TOP_EVENTS = "Top 10 Foreground Events by Total Wait Time"
+_LOAD_PROFILE_ROWS = {(): ("DB Time(s)", "DB CPU(s)", "Transactions"),
+                      ("Read IO requests",): ("Read IO requests", "Write IO requests", "Read IO (MB)", "Write IO (MB)"),
+                      (12,): ("Background CPU(s)", "Redo size (bytes)")}
+"""Load Profile rows an AWR report prints whatever its workload: in every release (the key ``()``),
+as a group (the key names one of them: 11.2.0.4 on) and from a release on (the key ``(12,)``)."""
+
+
+def _complete_load_profile(rows: list[dict[str, Any]], version: str | None) -> list[dict[str, Any]]:
+    """The Load Profile ``rows``, when it has every row AWR prints (:data:`_LOAD_PROFILE_ROWS`): a
+    row lost (a line removed) would leave a point's figure empty unsaid."""
+    names = {row["statistic"] for row in rows}
+    major = int(version.split(".")[0]) if version and version.split(".")[0].isdigit() else None
+    for when, needed in _LOAD_PROFILE_ROWS.items():
+        due = (not when or (isinstance(when[0], str) and when[0] in names)
+               or (isinstance(when[0], int) and major is not None and major >= when[0]))
+        missing = [name for name in needed if due and name not in names]
+        if missing:
+            raise ParseError(f"section 'Load Profile': no row of {missing[0]!r}, which AWR prints in every report"
+                             + (f" of release {version}" if when else "") + ": a line lost?")
+    return rows
+
+
+def _top_events_unlike(top: list[dict[str, Any]], fg: _Table) -> str | None:
+    """Why the Top 10 events and the Foreground Wait Events table (which print the same events'
+    waits twice) disagree, or None: each Top 10 event (but DB CPU) is in the table with its waits,
+    to the Top 10's printed precision (``10.9M``)."""
+    c_event, c_waits = fg.col_by("event"), fg.col_by("waits", required=False)
+    if c_waits is None:
+        return None
+    waits = {" ".join(row[c_event].split()): parse_count(_cell(row, c_waits)) for row in reversed(fg.rows)}
+    for event in top:
+        name = " ".join(str(event["event"]).split())
+        if name == "DB CPU" or event["waits"] is None or not event["total_time_s"]:
+            continue  # a wait table shows only events of 1 ms or more in all
+        listed = [count for printed, count in waits.items() if printed.startswith(name) or name.startswith(printed)]
+        if not listed or all(count is None or abs(count - event["waits"]) > _count_precision(event["waits_printed"])
+                             for count in listed):
+            return (f"the Top 10 event {name!r} ({event['waits_printed']} waits) is not in the Foreground Wait "
+                    "Events with its waits: one of them is damaged")
+    return None
+
+
+def _count_precision(printed: str) -> float:
+    """Half the last printed unit of a count (``10.9M``: 50,000; ``3,216``: 0.5)."""
+    match = _COUNT_RE.match(printed.strip())
+    if match is None:
+        return 0.5
+    number, suffix = match.groups()
+    mantissa, _, exponent = number.lower().partition("e")
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    scale = 1000 ** ("KMGTP".index(suffix) + 1 if suffix else 0) * 10 ** int(exponent or 0)
+    return 0.5 * scale / 10 ** decimals
+
+
+def _io_sections(report: _TextReport | _HtmlReport, sections: _Sections, elapsed_s: float | None,
+                 version: str | None) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]] | None]:
+    """"File IO Stats" and "Tablespace IO Stats" (:func:`_tablespace_io`): where a tablespace does
+    not add up to its files, either table may be the damaged one, so both are not understood."""
+    files = sections.read("File IO Stats", lambda: _io_stats(report, "File IO Stats", elapsed_s))
+    disagree: list[str] = []
+
+    def tablespaces() -> list[dict[str, Any]] | None:
+        try:
+            return _tablespace_io(report, elapsed_s, files, version)
+        except _Disagree as exc:
+            disagree.append(str(exc))
+            raise
+
+    rows = sections.read("Tablespace IO Stats", tablespaces)
+    if disagree and files is not None:
+        files = sections.lose("File IO Stats", disagree[0])
+    return files, rows
 
 
 class _Sections:
@@ -878,6 +1016,13 @@ class _Sections:
             return empty
         self.read_ok.append(name)
         return value
+
+    def lose(self, name: str, reason: str) -> None:
+        """Name a section read before as not understood after all (a cross-check with another
+        failed); returns None, what the section then is."""
+        if name in self.read_ok:
+            self.read_ok.remove(name)
+        self.not_understood.append({"section": name, "reason": reason})
 
     def result(self) -> dict[str, Any]:
         if not self.read_ok:
@@ -1007,7 +1152,7 @@ def _load_profile(report: _TextReport | _HtmlReport) -> list[dict[str, Any]]:
     if isinstance(report, _TextReport):
         starts = report.find(r"^Load Profile\s+Per Second\s+Per Transaction")
         table = None
-        if starts and _is_dash(report.lines[starts[0] + 1]):
+        if starts and starts[0] + 1 < len(report.lines) and _is_dash(report.lines[starts[0] + 1]):
             # The statistic names are wider than their '~' rule: cut them at the ':'.
             sep = starts[0] + 1
             runs = _dash_runs(report.lines[sep])
@@ -1172,14 +1317,14 @@ def _event_histograms(report: _TextReport | _HtmlReport, titles: Iterable[str]) 
     out: list[dict[str, Any]] = []
     found = False
     for title in titles:
-        table = report.table(title)
+        table = _section(report, title)
         if table is None:
             continue
         found = True
         c_event = table.col("Event")
         c_waits = 1
         for row in table.rows:
-            key = key_event(row[c_event])
+            key = key_event(_event_name(row[c_event], title))
             if key is None:
                 continue
             for i in range(c_waits + 1, len(table.header)):
@@ -1215,7 +1360,7 @@ def _one_event_per_key(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _iostat_by_function(report: _TextReport | _HtmlReport) -> list[dict[str, Any]] | None:
-    table = report.table("IOStat by Function summary")
+    table = _section(report, "IOStat by Function summary")
     if table is None:
         return None
     # 'Avg Time' (12c+: cells carry their unit) or 'Avg Tm(ms)' (11.2: bare milliseconds)
@@ -1393,6 +1538,10 @@ def _check_io_rates(title: str, row: dict[str, Any], elapsed_s: float | None) ->
             raise ParseError(f"section {title!r}: {row.get('filename') or row['tablespace']!r} prints {row[count]:,} "
                              f"{count} and {row[rate]:g} {rate.replace('_per_s', '/s')}, not {computed:.1f}/s over "
                              f"the report's {elapsed_s:g} s: its cells are not under their header")
+    single, reads = row.get("single_block_reads_per_s"), row.get("reads_per_s")
+    if single is not None and reads is not None and single > reads + 0.5:  # each rounded: to 1, or to 0.01
+        raise ParseError(f"section {title!r}: {row.get('filename') or row['tablespace']!r} prints {single:g} "
+                         f"single-block reads/s of {reads:g} reads/s: its cells are not under their header")
 
 
 def _tablespace_io(report: _TextReport | _HtmlReport, elapsed_s: float | None,
@@ -1435,7 +1584,7 @@ def _summed_tablespaces(rows: list[dict[str, Any]] | None, files: list[dict[str,
             raise ParseError(f"section 'Tablespace IO Stats': {row['tablespace']!r} has no files in 'File IO Stats' "
                              f"to add up to: its cells may not be under their header (as 11.2.0.4 prints them)")
         if total is not None and total != printed:
-            raise ParseError(f"section 'Tablespace IO Stats': {row['tablespace']!r} prints reads, writes and buffer "
+            raise _Disagree(f"section 'Tablespace IO Stats': {row['tablespace']!r} prints reads, writes and buffer "
                              f"waits {printed}, its files in 'File IO Stats' {total}: its cells are not under their "
                              f"header")
     return rows
@@ -1449,9 +1598,9 @@ def _host_cpu(report: _TextReport | _HtmlReport) -> dict[str, Any] | None:
     if titled:
         table = report.table_at(titled[0], "Host CPU")
     elif isinstance(report, _TextReport):
-        table = report.table("Host CPU")
+        table = _section(report, "Host CPU")
     else:
-        table = report.by_summary(r"system load statistics")
+        table = _whole_or_none(report.by_summary(r"system load statistics"))
     if table is None or not table.rows:
         return None
     row = table.rows[0]
@@ -1486,7 +1635,7 @@ def _parse_rac_global(report: _TextReport | _HtmlReport) -> dict[str, Any]:
     sections = _Sections()
     fg, bg = _wait_event_tables(report, sections, " (Global)")
     out = {
-        "header": sections.read("header", lambda: _rac_header(report)),
+        "header": sections.read("header", lambda: _always_printed(_rac_header, report)),
         "load_profile": None,
         "top_events": None,
         "key_events": _key_events(fg, bg),
@@ -1504,24 +1653,98 @@ def _parse_rac_global(report: _TextReport | _HtmlReport) -> dict[str, Any]:
         "system_statistics_global": sections.read("System Statistics (Global)",
                                                   lambda: _system_statistics_global(report)),
     }
+    if out["system_statistics_global"]:
+        out["system_statistics_global"] = _global_statistics_checked(out["system_statistics_global"],
+                                                                     out["system_statistics_per_second"], sections)
     return {**out, "sections": sections.result()}
 
 
+_PAIRED_STATISTICS = (("physical read IO requests", "physical read bytes"),
+                      ("physical write IO requests", "physical write bytes"))
+"""Statistics that come in pairs: requests that moved moved bytes (AWR lists no statistic of 0)."""
+
+
+def _global_statistics_checked(rows: list[dict[str, Any]], per_instance: list[dict[str, Any]] | None,
+                               sections: _Sections) -> list[dict[str, Any]]:
+    """``System Statistics (Global)`` cross-checked with what the report prints twice: its
+    transactions against the instances' ``Txns/s`` summed (:func:`transactions_checked`), and each
+    statistic of :data:`_PAIRED_STATISTICS` with its pair (a lost one is named)."""
+    txns = [row.get("Txns/s") for row in per_instance or ()]
+    if txns and all(isinstance(v, (int, float)) for v in txns):
+        rows = transactions_checked(rows, sum(txns), 0.05 * (len(txns) + 1), "System Statistics (Global)",
+                                    "the instances' Txns/s summed", sections)
+    stats = {row["statistic"]: row for row in rows}
+    for first, second in _PAIRED_STATISTICS:
+        lone = [(a, b) for a, b in ((first, second), (second, first)) if (stats.get(a) or {}).get("total") and b not in stats]
+        if lone:
+            sections.not_understood.append({"section": "System Statistics (Global)", "reason": (
+                f"{lone[0][0]!r} is listed, {lone[0][1]!r} is not: a line lost?")})
+    return rows
+
+
+_TRANSACTIONS = ("user commits", "user rollbacks")
+
+
+def transactions_checked(rows: list[dict[str, Any]], printed: float, precision: float, section: str, what: str,
+                         sections: _Sections) -> list[dict[str, Any]]:
+    """``rows`` (statistics with ``per_second``) where ``user commits`` + ``user rollbacks`` per second
+    are the transactions per second the report prints again (``printed``, as ``what``, each figure
+    to ``precision``); else without those two rows, named as not understood in ``section`` (a line
+    lost would count fewer transactions)."""
+    stats = {row["statistic"]: row["per_second"] or 0.0 for row in rows}
+    listed = sum(stats.get(name, 0.0) for name in _TRANSACTIONS)
+    if ("user commits" in stats or printed) and abs(listed - printed) > precision + 0.001 * printed:
+        sections.not_understood.append({"section": section, "reason": (
+            f"user commits + user rollbacks {listed:g}/s are not {what} ({printed:g}/s): a line lost? "
+            "(both left out)")})
+        return [row for row in rows if row["statistic"] not in _TRANSACTIONS]
+    return rows
+
+
 def _histograms(report: _TextReport | _HtmlReport, sections: _Sections, titles: Iterable[str]) -> list[dict[str, Any]]:
-    """The key events' rows of each histogram section, each section read on its own."""
+    """The key events' rows of each histogram section, each section read on its own; an event
+    missing from a section its waits reach (:func:`_histogram_gap`) loses its rows, named."""
     rows: list[dict[str, Any]] = []
     for title in titles:
         rows += sections.read(title, lambda t=title: _event_histograms(report, (t,)), empty=[]) or []
+    for event in dict.fromkeys(row["event"] for row in rows):
+        gap = _histogram_gap(rows, event)
+        if gap:
+            sections.not_understood.append({"section": gap[0], "reason": gap[1]})
+            rows = [row for row in rows if row["event"] != event]
     return rows
+
+
+_BOUND_RE = re.compile(r"(\d+)")
+
+
+def _histogram_gap(rows: list[dict[str, Any]], event: str) -> tuple[str, str] | None:
+    """``(section, why)`` where ``event`` has waits beyond a section's last bucket (``>=512us``
+    above 0) but no row in the section printed (with rows) that starts at that bound (``<512us``):
+    a line lost, whose share would be taken from coarser cells; else None."""
+    by_section: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_section.setdefault(row["section"], []).append(row)
+    starts = {_BOUND_RE.search(cells[0]["bucket"]).group(1): title for title, cells in by_section.items()
+              if _BOUND_RE.search(cells[0]["bucket"])}
+    for title, cells in by_section.items():
+        mine = [c for c in cells if c["event"] == event]
+        last = mine[-1] if mine else None
+        bound = _BOUND_RE.search(last["bucket"]) if last and last["bucket"].startswith(">") else None
+        following = starts.get(bound.group(1)) if bound and last["pct"] > 0 else None
+        if following and following != title and not any(c["event"] == event for c in by_section[following]):
+            return following, (f"no row of {event!r}, whose waits of {last['bucket']} {title!r} prints "
+                               f"({last['pct_printed']} %): a line lost?")
+    return None
 
 
 def _rac_header(report: _TextReport | _HtmlReport) -> dict[str, Any]:
     if isinstance(report, _TextReport):
-        summary = report.table("Database Summary")
-        instances = report.table("Database Instances Included In Report")
+        summary = _section(report, "Database Summary")
+        instances = _section(report, "Database Instances Included In Report")
     else:
-        summary = report.by_summary(r"^Database Summary")
-        instances = report.by_summary(r"^Database Instances Included In Report")
+        summary = _whole_or_none(report.by_summary(r"^Database Summary"))
+        instances = _whole_or_none(report.by_summary(r"^Database Instances Included In Report"))
     summary = _require(summary, "Database Summary")
     instances = _require(instances, "Database Instances Included In Report")
     row = summary.rows[0]
@@ -1566,7 +1789,7 @@ def _rac_header(report: _TextReport | _HtmlReport) -> dict[str, Any]:
 
 
 def _rac_host_cpu(report: _TextReport | _HtmlReport) -> list[dict[str, Any]] | None:
-    table = report.table("OS Statistics By Instance")
+    table = _section(report, "OS Statistics By Instance")
     if table is None:
         return None
     heads = [_norm(h).split()[-1] if h else "" for h in table.header]
@@ -1597,7 +1820,7 @@ def _rac_host_cpu(report: _TextReport | _HtmlReport) -> list[dict[str, Any]] | N
 
 
 def _rac_per_instance(report: _TextReport | _HtmlReport, title: str) -> list[dict[str, Any]] | None:
-    table = report.table(title)
+    table = _section(report, title)
     if table is None:
         return None
     out = []
@@ -1621,7 +1844,7 @@ def _statistic_number(cell: str, what: str) -> float | None:
 def _system_statistics_global(report: _TextReport | _HtmlReport) -> list[dict[str, Any]] | None:
     """``System Statistics (Global)``: cluster-wide Total, per Second and per Trans of each statistic."""
     title = "System Statistics (Global)"
-    table = report.table(title)
+    table = _section(report, title)
     if table is None:
         return None
     c_stat = table.col("Statistic")

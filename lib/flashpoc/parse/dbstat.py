@@ -137,7 +137,7 @@ def _number(raw: Mapping[str, Any], key: str, number: int) -> float:
 
 
 def dbstat_intervals(text: str, begin_clock: str | None, end_clock: str | None,
-                     instance: int | None = None) -> list[dict[str, Any]]:
+                     instance: int | None = None, *, cover: bool = False) -> list[dict[str, Any]]:
     """The per-interval I/O of a :data:`DBSTAT_FILE`, in the columns of a point's time series (as
     :func:`flashpoc.parse.mountstats.nfs_intervals` gives them, with the same window rule:
     :func:`flashpoc.parse.sampled.window_intervals`).
@@ -153,6 +153,9 @@ def dbstat_intervals(text: str, begin_clock: str | None, end_clock: str | None,
         end_clock: its end, or None.
         instance: the instance whose counters make the series; None: every instance summed (the
             cluster's).
+        cover: whether the samples must cover the window (a report's snapshots, taken while they were:
+            :func:`flashpoc.parse.sampled.check_cover`; not every N seconds, the last one is after the run),
+            but where the file's note says the sampling ended early (the samples taken are kept).
 
     Returns:
         The rows; empty when the window is unknown or crosses midnight.
@@ -161,14 +164,16 @@ def dbstat_intervals(text: str, begin_clock: str | None, end_clock: str | None,
         ParseError: the file cannot be read, holds fewer than two samples (its note says why),
             a counter went down between two samples (an instance restarted: no difference holds)
             or the samples' times do not increase, or the instances are not there (see
-            :func:`read_samples`).
+            :func:`read_samples`), or (``cover``) the samples do not cover the window.
     """
     if not known_window(begin_clock, end_clock):
         return []
     samples, note = read_samples(text, instance)
     if len(samples) < 2:
         raise ParseError(f"{DBSTAT_FILE} holds {len(samples)} sample(s), no interval" + (f": {note}" if note else ""))
-    return window_intervals(samples, begin_clock, end_clock, _interval)
+    # a sampling that ended early says so in its note: its samples are whole as far as they go
+    return window_intervals(samples, begin_clock, end_clock, _interval,
+                            cover=DBSTAT_FILE if cover and note is None else None, regular=False)
 
 
 def _interval(old: Mapping[str, Any], new: Mapping[str, Any], seconds: float) -> dict[str, Any]:

@@ -85,6 +85,8 @@ def parse_mountstats(text: str) -> dict[str, dict[str, Any]]:
             match = _OP_RE.match(line)
             if not match:
                 raise ParseError(f"mountstats line {number}: expected 'OP: 8 or 9 counters', got {line!r}")
+            if match.group(1) in current["ops"]:  # a section lists each operation once: its device line lost?
+                raise ParseError(f"mountstats line {number}: {match.group(1)} listed twice under {current['mountpoint']}")
             current["ops"][match.group(1)] = tuple(int(v) for v in match.group(2).split())
     return mounts
 
@@ -161,7 +163,7 @@ def op_interval(old: tuple[int, ...], new: tuple[int, ...], seconds: float) -> d
 
 
 def nfs_intervals(text: str, begin_clock: str | None, end_clock: str | None,
-                  mounts: str | re.Pattern[str] | None = None) -> list[dict[str, Any]]:
+                  mounts: str | re.Pattern[str] | None = None, *, cover: bool = False) -> list[dict[str, Any]]:
     """The per-interval I/O of the NFS mounts of a ``mountstats.out`` capture, in the columns of
     a point's time series (as :func:`flashpoc.engines.slob.parse.iostat_intervals`).
 
@@ -178,13 +180,16 @@ def nfs_intervals(text: str, begin_clock: str | None, end_clock: str | None,
         end_clock: its end, or None.
         mounts: regular expression of the mount points to add up, as text or compiled (default: every NFS
             mount).
+        cover: whether the samples must cover the window (:func:`flashpoc.parse.sampled.check_cover`: the
+            window of a report's snapshots, taken while the capture ran).
 
     Returns:
         The rows; empty when the window is unknown or crosses midnight, or no sample pair is left.
 
     Raises:
-        ParseError: the capture cannot be read, no NFS mount (of ``mounts``) is in it, or a
-            counter went down.
+        ParseError: the capture cannot be read, no NFS mount (of ``mounts``) is in it, a counter
+            went down, a sample lacks a mount or an operation the samples around it have (a
+            damaged capture), or (``cover``) the samples do not cover the window.
     """
     if not known_window(begin_clock, end_clock):
         return []
@@ -194,6 +199,7 @@ def nfs_intervals(text: str, begin_clock: str | None, end_clock: str | None,
     if not chosen:
         raise ParseError("mountstats.out holds no NFS mount"
                          + (f" matching {getattr(mounts, 'pattern', mounts)!r}" if mounts else ""))
+    _no_holes(samples, chosen)
 
     def figures(old: Mapping[str, Any], new: Mapping[str, Any], seconds: float) -> dict[str, Any]:
         totals = {"READ": [0.0, 0.0], "WRITE": [0.0, 0.0]}  # ops/s, ops/s x exe ms
@@ -212,4 +218,19 @@ def nfs_intervals(text: str, begin_clock: str | None, end_clock: str | None,
                 "read_lat_mean_ms": r_lat / r if r else None,
                 "write_lat_mean_ms": w_lat / w if w else None}
 
-    return window_intervals(samples, begin_clock, end_clock, figures)
+    return window_intervals(samples, begin_clock, end_clock, figures, cover="mountstats.out" if cover else None)
+
+
+def _no_holes(samples: list[dict[str, Any]], chosen: list[str]) -> None:
+    """Refuse a capture where a mount, or one of its READ / WRITE operations, is missing from a
+    sample between samples that have it: a damaged sample, whose interval would count no I/O
+    (a mount mounted or unmounted during the run is in a run of samples, with no hole)."""
+    for mount in chosen:
+        for op in (None, "READ", "WRITE"):
+            have = [i for i, s in enumerate(samples) if mount in s["mounts"]
+                    and (op is None or op in s["mounts"][mount]["ops"])]
+            present = set(have)
+            hole = next((i for i in range(have[0], have[-1] + 1) if i not in present), None) if have else None
+            if hole is not None:
+                raise ParseError(f"mountstats.out: the sample at {samples[hole]['clock']} has no "
+                                 f"{mount if op is None else op + ' of ' + mount}, the samples around it have: damaged")

@@ -39,7 +39,7 @@ _TIMESTAMP_RE = re.compile(
     r"^\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}[ T]\d{1,2}:\d{2}:\d{2}(?:\s*[AP]M)?(?:[+-]\d{4}|Z)?$"
 )
 _CLOCK_RE = re.compile(r"^\d{1,2}:\d{2}:\d{2}$")
-_NUMBER_RE = re.compile(r"^\+?(?:\d+\.?\d*|\.\d+)$")
+_NUMBER_RE = re.compile(r"^\+?(?:\d+\.?\d*|\.\d+)$", re.ASCII)
 """Every iostat, mpstat, vmstat and tm.out value is a count, rate, share or time: never negative
 (a ``-`` there is a corrupted file, refused rather than read as a number)."""
 
@@ -126,7 +126,7 @@ def _number(token: str, where: str) -> float:
     return float(token)
 
 
-_NUMBERS_RE = re.compile(r"\+?(?:\d+\.?\d*|\.\d+)(?: \+?(?:\d+\.?\d*|\.\d+))*")
+_NUMBERS_RE = re.compile(r"\+?(?:\d+\.?\d*|\.\d+)(?: \+?(?:\d+\.?\d*|\.\d+))*", re.ASCII)
 """A run of :data:`_NUMBER_RE` numbers separated by single spaces: a whole line checked at once."""
 
 
@@ -396,7 +396,7 @@ def parse_vmstat(text: str) -> list[dict[str, Any]]:
             "timezone": timezone,
         }
         for key, token in zip(keys, tokens):
-            if not token.isdigit():
+            if not (token.isascii() and token.isdigit()):
                 raise ParseError(f"{where}: expected an integer for {key}, got {token!r}")
             row[key] = int(token)
         rows.append(row)
@@ -421,4 +421,4 @@ def parse_tm(text: str) -> dict[str, float | int]:
     if len(tokens) != 2 or tokens[0] != "Tm" or not _NUMBER_RE.match(tokens[1]):
         raise ParseError(f"tm.out: expected 'Tm <seconds>', got {lines[0][:40]!r}")
     value = float(tokens[1])
-    return {"tm_s": int(tokens[1]) if tokens[1].isdigit() else value}
+    return {"tm_s": int(tokens[1]) if tokens[1].isascii() and tokens[1].isdigit() else value}

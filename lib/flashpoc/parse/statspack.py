@@ -48,10 +48,10 @@ from typing import Any
 from flashpoc.errors import ParseError
 
 from .awr import (KEY_EVENTS_FOREGROUND, _SNAP_LINE_RE, STATSPACK_TITLE, _cell, _database_identity, _float,
-                  _histograms, _host_cpu, _instance_efficiency, _io_stats, _iostat_by_function,
+                  _histograms, _host_cpu, _instance_efficiency, _io_sections, _iostat_by_function,
                   _key_event_names, _key_event_rows, _key_event_waits, _load_profile, _norm, _require,
-                  _section, _Sections, _statistic_number, _Table, _tablespace_io, _TextReport, _top_event_rows,
-                  _wait_event_tables, is_truncated, parse_count)
+                  _section, _Sections, _statistic_number, _Table, _TextReport, _top_event_rows,
+                  _wait_event_tables, is_truncated, parse_count, transactions_checked, TRUNCATED)
 
 EVENT_CLASSES: dict[str, str] = {
     **{name: "User I/O" for name in (
@@ -137,7 +137,8 @@ def parse_statspack(text: str, *, allow_truncated: bool = False) -> dict[str, An
     fg, bg = _wait_event_tables(report, sections)
     header = sections.read("header", lambda: _header(report))
     elapsed_s = None if header is None else header["elapsed_min"] * 60
-    files = sections.read("File IO Stats", lambda: _io_stats(report, "File IO Stats", elapsed_s))
+    # Statspack prints its tablespace cells under their header (every release): no AWR version's order
+    files, tablespaces = _io_sections(report, sections, elapsed_s, None)
     key_events = sections.read("key events", lambda: _key_event_figures(fg, bg)) or {
         "key_events": {}, "key_events_whole_ms": [], "key_event_waits": {}, "key_event_names": {}}
     out = {
@@ -149,8 +150,7 @@ def parse_statspack(text: str, *, allow_truncated: bool = False) -> dict[str, An
         **key_events,
         "event_histograms": _histograms(report, sections, ("Wait Event Histogram",)),
         "iostat_by_function": sections.read("IO Stat by Function - summary", lambda: _iostat_by_function(report)),
-        # Statspack prints its tablespace cells under their header (every release): no AWR version's order
-        "tablespace_io": sections.read("Tablespace IO Stats", lambda: _tablespace_io(report, elapsed_s, files, None)),
+        "tablespace_io": tablespaces,
         "file_io": files,
         "host_cpu": sections.read("Host CPU", lambda: _host_cpu(report)),
         "time_model": sections.read("Time Model System Stats", lambda: _time_model(report)),
@@ -158,7 +158,12 @@ def parse_statspack(text: str, *, allow_truncated: bool = False) -> dict[str, An
                                            lambda: _instance_activity(report, elapsed_s)),
         "instance_efficiency": _instance_efficiency(text),
     }
-    return {**out, "sections": sections.result()}
+    printed = [row["per_second"] for row in out["load_profile"] or () if row["statistic"] == "Transactions"]
+    if out["instance_activity"] and printed and printed[0] is not None:  # printed twice: Load Profile, the stats
+        out["instance_activity"] = transactions_checked(out["instance_activity"], printed[0], 0.1,
+                                                        "Instance Activity Stats", "the Load Profile's Transactions",
+                                                        sections)
+    return {**out, "sections": {**sections.result(), **({"truncated": TRUNCATED} if truncated else {})}}
 
 
 FINER_AVERAGE_MIN_S = 50.0

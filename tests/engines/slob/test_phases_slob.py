@@ -35,8 +35,8 @@ RAC_DIR = DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10"
 SECRET = "Dnfs-Sampler-Secret-77!"  # a test password that must never be stored
 
 
-def slob_campaign(tmp_path, by_threads, host=None, hold=None, **overrides):
-    home = slob_replay.install(tmp_path / "SLOB", sys.executable, by_threads, hold=hold)
+def slob_campaign(tmp_path, by_threads, host=None, hold=None, cut=None, **overrides):
+    home = slob_replay.install(tmp_path / "SLOB", sys.executable, by_threads, hold=hold, cut=cut)
     values = {
         "campaign": "slob",
         "engine": "slob",

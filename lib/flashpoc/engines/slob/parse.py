@@ -9,6 +9,14 @@ point's IOPS the whole cluster's. A run of ``database_statistics_type statspack`
 "Host CPU" section (exactly the snapshot window); ``mpstat.out`` adds the DB host's CPU use seen
 by the OS over the same window (``mpstat_*_pct``: means of the ``all`` rows whose clock time lies
 between the snapshots' begin and end times), and ``tm.out`` the seconds runit.sh measured (``tm_s``).
+A damaged file costs its own numbers, never another's, and the point says so in its ``damaged``
+column (:mod:`flashpoc.damage`): a missing, empty or unreadable ``tm.out`` loses ``tm_s``; an
+``mpstat.out`` whose samples do not cover the snapshot window (cut short, a sample missing or
+printed twice: :func:`flashpoc.parse.sampled.check_cover`) or whose ``Average:`` line is not the
+mean of its samples loses the ``mpstat_*`` columns, never averaged over what remains; a series
+file that cannot be read, or does not cover the window, loses the time series
+(``intervals_error``); a report that cannot be read is passed over for its twin
+(``awr.txt`` for ``awr.html.gz``), named, else the point is refused.
 ``iostat.out`` gives the point's time series (:func:`iostat_intervals`), or, when the datafiles
 are on NFS through the kernel's client (``database: datafiles: knfs``), ``mountstats.out`` does
 (the NFS mounts' READ/WRITE, :func:`flashpoc.parse.mountstats.nfs_intervals`): the local disks
@@ -21,18 +29,21 @@ AWR report's.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
 from ...awr_metrics import histogram_buckets, point_metrics, whole_ms_latencies
+from ...damage import Loss, note_losses
 from ...errors import ParseError
 from ...params import compile_pattern
 from ...parse.awr import decode_report, parse_awr
 from ...parse.dbstat import DBSTAT_FILE, dbstat_intervals
 from ...parse.mountstats import nfs_intervals
 from ...parse.osstat import MPSTAT_SUMMARY_COLUMNS, clock_24h, cpu_summary, parse_iostat, parse_mpstat, parse_tm
+from ...parse.sampled import check_cover, clock_seconds, crosses_midnight, known_window
 
 INSTANCE_REPORTS = ("awr.txt", "awr.html.gz", "awr.html")
 
@@ -55,6 +66,13 @@ STATSPACK_REPORT = "statspack.txt"
 RAC_REPORTS = ("awr_rac.txt", "awr_rac.html.gz", "awr_rac.html")
 SNAPSHOT_ROWS_FILES = ("awr_rows.json", "statspack_rows.json")
 """The snapshot rows a point taken through ``oracle:`` keeps (DBA_HIST, or STATS$ without the Diagnostics Pack)."""
+MPSTAT_COLUMNS = (*(f"mpstat_{column}" for column in MPSTAT_SUMMARY_COLUMNS), "mpstat_intervals")
+"""The point's columns from ``mpstat.out`` (lost together when it is damaged)."""
+AVERAGE_TOLERANCE_PCT = 0.5
+"""How far (percentage points) mpstat's ``Average:`` line may be from the mean of its samples:
+mpstat averages its CPU ticks, not its printed two-decimal shares, so they differ a little."""
+SERIES_FILES = {"local": "iostat.out", "knfs": "mountstats.out", "dnfs": DBSTAT_FILE}
+"""The file of a point's time series, by ``database: datafiles:``."""
 RUN_FILES = (*INSTANCE_REPORTS, *RAC_REPORTS, STATSPACK_REPORT, "iostat.out", "mpstat.out", "vmstat.out", "tm.out")
 """The files SLOB's runit.sh leaves in a run directory that flashpoc reads (a directory with none
 of them is not a SLOB run)."""
@@ -100,22 +118,23 @@ def read_slob_run(files: Mapping[str, bytes | str], devices: str | None = None, 
         histogram shares, DB and host CPU), plus ``awr_report`` / ``awr_rac_report`` (the file
         names read), ``latency_note`` (a Statspack report's whole-millisecond averages: not stored as
         latencies, :func:`flashpoc.awr_metrics.whole_ms_latencies`), ``mpstat_usr_pct``, ``mpstat_sys_pct``,
-        ``mpstat_iowait_pct``, ``mpstat_idle_pct``, ``mpstat_intervals`` (when mpstat.out has intervals inside the
-        snapshot window), ``tm_s`` (when tm.out is present), ``intervals_source`` and
+        ``mpstat_iowait_pct``, ``mpstat_idle_pct``, ``mpstat_intervals`` (when mpstat.out covers the
+        snapshot window), ``tm_s`` (tm.out), ``intervals_source`` and
         ``intervals_error`` (when iostat.out, mountstats.out or dbstat.json could not be read: the time series
-        is lost, not the point; ``dnfs`` without dbstat.json: the point ran without ``oracle:``).
+        is lost, not the point; ``dnfs`` without dbstat.json: the point ran without ``oracle:``), and
+        ``damaged`` (:mod:`flashpoc.damage`) naming each file missing, empty or damaged, what was wrong
+        and the columns it cost (those are None).
         ``intervals``: :func:`iostat_intervals` of iostat.out (``knfs``: the NFS mounts' of
         mountstats.out; ``dnfs``: the database's counters of dbstat.json) in the report's window
         ([] without the file).
 
     Raises:
-        ParseError: there is neither an AWR report nor statspack.txt, or a report, mpstat.out or
-            tm.out cannot be read.
+        ParseError: there is neither an AWR report nor statspack.txt, or none of a report's twins
+            can be read.
     """
-    name = _instance_report(files)
-    report = parse_awr(file_text(name, files[name]))
-    rac_name = _first(files, RAC_REPORTS)
-    rac = parse_awr(file_text(rac_name, files[rac_name])) if rac_name else None
+    losses: list[Loss] = []
+    name, report = _read_report(files, (*INSTANCE_REPORTS, STATSPACK_REPORT), losses)
+    rac_name, rac = _read_report(files, RAC_REPORTS, losses, required=False)
     if rac is not None and rac.get("kind") != "rac_global":
         rac, rac_name = None, None
     metrics = point_metrics(report, rac)
@@ -124,14 +143,66 @@ def read_slob_run(files: Mapping[str, bytes | str], devices: str | None = None, 
     metrics["awr_report"] = name
     metrics["awr_rac_report"] = rac_name
     header = report.get("header") or {}
-    if files.get("mpstat.out"):
-        metrics.update(mpstat_window(file_text("mpstat.out", files["mpstat.out"]), header))
-    if files.get("tm.out"):
-        metrics.update(parse_tm(file_text("tm.out", files["tm.out"])))
+    metrics.update(_run_file(files, "mpstat.out", MPSTAT_COLUMNS, lambda text: mpstat_window(text, header), losses))
+    metrics.update(_run_file(files, "tm.out", ("tm_s",), parse_tm, losses))
     instance = None if rac is not None else _report_instance(header) or 0  # 0: the report names none
-    series, intervals = _series(lambda: _run_intervals(files, header, devices, datafiles, nfs_mounts, instance),
-                                datafiles, instance)
-    return {**metrics, **series}, intervals
+    series, intervals = _series(lambda: _run_intervals(files, header, devices, datafiles, nfs_mounts, instance, True),
+                                datafiles, instance, losses)
+    return note_losses({**metrics, **series}, losses), intervals
+
+
+def _read_report(files: Mapping[str, bytes | str], names: tuple[str, ...], losses: list[Loss], *,
+                 required: bool = True) -> tuple[str | None, dict[str, Any] | None]:
+    """``(name, parse)`` of the first of ``names`` the run left that can be read: one that is
+    empty or refused is passed over for the next (its twin in another rendering), with a
+    :class:`~flashpoc.damage.Loss` naming it in ``losses``.
+
+    Raises:
+        ParseError: none of them can be read (the first's reason), or (``required``) the run left none.
+    """
+    errors = []
+    for name in (n for n in names if n in files):
+        if not files[name]:
+            losses.append(Loss(name, "empty"))
+            continue
+        try:
+            report = parse_awr(file_text(name, files[name]))
+        except ParseError as error:
+            errors.append(error)
+            losses.append(Loss(name, f"not read ({error})"))
+            continue
+        return name, report
+    if errors:
+        raise errors[0]
+    if required:
+        raise ParseError("the run left no AWR report (awr.txt or awr.html.gz) nor statspack.txt: see console.txt "
+                         "and slob_debug.out of the point")
+    return None, None
+
+
+def _run_file(files: Mapping[str, bytes | str], name: str, columns: tuple[str, ...],
+              read: Callable[[str], dict[str, Any]], losses: list[Loss]) -> dict[str, Any]:
+    """``read`` of the run's file ``name``; a file missing, empty or that cannot be read loses
+    ``columns``, named in ``losses``."""
+    if name not in files:
+        losses.append(Loss(name, "missing", columns))
+        return {}
+    try:
+        text = file_text(name, files[name])
+        if not text.strip():
+            raise ParseError("empty")
+        return read(text)
+    except ParseError as error:
+        losses.append(Loss(name, str(error).removeprefix(f"{name}: "), columns))
+        return {}
+
+
+class _DamagedSeries(ParseError):
+    """A point's time series lost to its file (``file``): missing, or not read."""
+
+    def __init__(self, file: str, message: str):
+        super().__init__(message)
+        self.file = file
 
 
 def read_sql_run_series(files: Mapping[str, bytes | str], begin_snap: int, end_snap: int, devices: str | None = None,
@@ -146,14 +217,18 @@ def read_sql_run_series(files: Mapping[str, bytes | str], begin_snap: int, end_s
         ``({"intervals_source", and "intervals_error" when the series is lost}, intervals)`` as
         :func:`read_slob_run` gives them.
     """
-    return _series(lambda: _run_intervals(files, _snapshot_window(files, begin_snap, end_snap), devices, datafiles,
-                                          nfs_mounts, instance), datafiles, instance)
+    losses: list[Loss] = []
+    series, intervals = _series(lambda: _run_intervals(files, _snapshot_window(files, begin_snap, end_snap), devices,
+                                                       datafiles, nfs_mounts, instance, False), datafiles, instance,
+                                losses)
+    return note_losses(series, losses), intervals
 
 
-def _series(intervals: Callable[[], list[dict[str, Any]]], datafiles: str, instance: int | None
-            ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _series(intervals: Callable[[], list[dict[str, Any]]], datafiles: str, instance: int | None,
+            losses: list[Loss]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """``({"intervals_source"[, "intervals_scope"][, "intervals_error"]}, intervals())``: a series that
-    cannot be read is lost with its reason, never the point. A dNFS series' scope is the cluster's
+    cannot be read is lost with its reason, never the point; one lost to its file (missing, damaged,
+    not covering the window) is also named in ``losses``. A dNFS series' scope is the cluster's
     (``instance`` None) or ``instance N``'s."""
     source = {"intervals_source": INTERVAL_SOURCES[datafiles]}
     if datafiles == "dnfs":
@@ -162,6 +237,8 @@ def _series(intervals: Callable[[], list[dict[str, Any]]], datafiles: str, insta
     try:
         return source, intervals()
     except ParseError as error:
+        if isinstance(error, _DamagedSeries):
+            losses.append(Loss(error.file, f"{str(error).removeprefix(error.file + ': ')} (the time series is lost)"))
         return {**source, "intervals_error": str(error)}, []
 
 
@@ -176,11 +253,11 @@ def _snapshot_window(files: Mapping[str, bytes | str], begin_snap: int, end_snap
         times = {int(row["snap_id"]): datetime.fromisoformat(str(row["end_interval_time"])[:19])
                  for row in json.loads(file_text(name, files[name]))["snapshot"]}
     except (ValueError, KeyError, TypeError) as error:
-        raise ParseError(f"{name}: the snapshots' end_interval_time cannot be read ({error}): "
-                         "its time series has no window") from None
+        raise _DamagedSeries(name, f"{name}: the snapshots' end_interval_time cannot be read ({error}): "
+                                   "its time series has no window") from None
     missing = [snap for snap in (begin_snap, end_snap) if snap not in times]
     if missing:
-        raise ParseError(f"{name}: no snapshot row of snap {missing[0]}: its time series has no window")
+        raise _DamagedSeries(name, f"{name}: no snapshot row of snap {missing[0]}: its time series has no window")
     return {"begin_time": times[begin_snap].strftime("%d-%b-%y %H:%M:%S"),
             "end_time": times[end_snap].strftime("%d-%b-%y %H:%M:%S")}
 
@@ -192,37 +269,41 @@ def _report_instance(header: Mapping[str, Any]) -> int | None:
     return number if isinstance(number, int) else None
 
 
-def _instance_report(files: Mapping[str, bytes | str]) -> str:
-    """The name of the run's instance report: its AWR report, else its Statspack report
-    (``database_statistics_type statspack``); a ParseError when the run left neither."""
-    name = _first(files, (*INSTANCE_REPORTS, STATSPACK_REPORT))
-    if name is None:
-        raise ParseError("the run left no AWR report (awr.txt or awr.html.gz) nor statspack.txt: see console.txt "
-                         "and slob_debug.out of the point")
-    return name
-
-
 def _run_intervals(files: Mapping[str, bytes | str], header: Mapping[str, Any], devices: str | None,
-                   datafiles: str, nfs_mounts: str | None, instance: int | None) -> list[dict[str, Any]]:
+                   datafiles: str, nfs_mounts: str | None, instance: int | None, cover: bool) -> list[dict[str, Any]]:
     """The run's time series (see :func:`read_slob_run`): iostat.out's for local datafiles,
     mountstats.out's NFS mounts' for ``knfs``, dbstat.json's database counters for ``dnfs`` (of
-    ``instance``, or every instance summed)."""
+    ``instance``, or every instance summed); with ``cover``, its samples must cover the window (a
+    report's snapshots, taken while the run's samplers ran).
+
+    Raises:
+        _DamagedSeries: the series' file is missing or cannot be read (naming it).
+        ParseError: the series cannot be the point's (a report that names no instance).
+    """
+    name = SERIES_FILES[datafiles]
+    if datafiles == "dnfs" and instance == 0:
+        raise ParseError("the report names no instance (Inst Num): the series cannot be its instance's")
+    if name in files and not files[name]:
+        raise _DamagedSeries(name, f"{name} is empty")
+    if name not in files:
+        raise _DamagedSeries(name, {
+            "local": "the run left no iostat.out (iostat -x of the DB host's disks)",
+            "knfs": "the run left no mountstats.out (the NFS client's counters)",
+            "dnfs": "a Direct NFS point's time series is the database's own counters, sampled through "
+                    "python-oracledb: set oracle: (no dbstat.json)"}[datafiles])
     begin, end = _clock(header.get("begin_time")), _clock(header.get("end_time"))
-    if datafiles == "local" and files.get("iostat.out"):
-        return iostat_intervals(file_text("iostat.out", files["iostat.out"]), header, devices or PHYSICAL_DEVICES)
-    if datafiles == "knfs":
-        if not files.get("mountstats.out"):
-            raise ParseError("the run left no mountstats.out (the NFS client's counters)")
-        mounts = compile_pattern(nfs_mounts, "database.nfs_mounts") if nfs_mounts else None
-        return nfs_intervals(file_text("mountstats.out", files["mountstats.out"]), begin, end, mounts)
-    if datafiles == "dnfs":
-        if not files.get(DBSTAT_FILE):
-            raise ParseError("a Direct NFS point's time series is the database's own counters, sampled through "
-                             "python-oracledb: set oracle: (no dbstat.json)")
-        if instance == 0:
-            raise ParseError("the report names no instance (Inst Num): the series cannot be its instance's")
-        return dbstat_intervals(file_text(DBSTAT_FILE, files[DBSTAT_FILE]), begin, end, instance)
-    return []
+    try:
+        text = file_text(name, files[name])
+        if datafiles == "local":
+            return iostat_intervals(text, header, devices or PHYSICAL_DEVICES, cover=cover)
+        if datafiles == "knfs":
+            mounts = compile_pattern(nfs_mounts, "database.nfs_mounts") if nfs_mounts else None
+            return nfs_intervals(text, begin, end, mounts, cover=cover)
+        return dbstat_intervals(text, begin, end, instance, cover=cover)
+    except _DamagedSeries:
+        raise
+    except ParseError as error:
+        raise _DamagedSeries(name, str(error)) from None
 
 
 def point_wait_histogram(files: Mapping[str, bytes | str], event: str) -> list[dict[str, Any]]:
@@ -252,29 +333,53 @@ def mpstat_window(text: str, header: Mapping[str, Any]) -> dict[str, Any]:
     """Mean CPU use (%) of mpstat's ``all`` rows inside the AWR snapshot window.
 
     The window is the clock time from ``header["begin_time"]`` to ``header["end_time"]``; a
-    window that crosses midnight, or times that do not parse, give ``{}`` (no guess).
+    window that crosses midnight, samples that do, or times that do not parse, give ``{}`` (no guess).
+
+    Raises:
+        ParseError: mpstat.out cannot be read; its samples do not cover the window
+            (:func:`flashpoc.parse.sampled.check_cover`: cut short, a sample missing or printed
+            twice), or its ``Average:`` line is not the mean of its samples (within
+            :data:`AVERAGE_TOLERANCE_PCT`): never a mean of what remains.
     """
     begin, end = _clock(header.get("begin_time")), _clock(header.get("end_time"))
-    if begin is None or end is None or end <= begin:
+    if not known_window(begin, end):
         return {}
-    rows = [r for r in parse_mpstat(text) if r.get("cpu") == "all" and not r.get("is_average")
-            and begin <= str(r.get("time_24h")) <= end]
-    if not rows:
+    rows = parse_mpstat(text)
+    samples = [r for r in rows if r.get("cpu") == "all" and not r.get("is_average")]
+    clocks = [str(r["time_24h"]) for r in samples]
+    if crosses_midnight(clocks):
         return {}
-    summary = cpu_summary(rows)
+    check_cover(clocks, begin, end, "mpstat.out")
+    _check_average(rows, samples)
+    summary = cpu_summary([r for r in samples if begin <= str(r["time_24h"]) <= end])
     out: dict[str, Any] = {"mpstat_intervals": summary["intervals"]}
     for column in MPSTAT_SUMMARY_COLUMNS:
         out[f"mpstat_{column}"] = round(summary[f"{column}_mean"], 2)
     return out
 
 
-def iostat_intervals(text: str, header: Mapping[str, Any], devices: str = PHYSICAL_DEVICES) -> list[dict[str, Any]]:
+def _check_average(rows: list[dict[str, Any]], samples: list[dict[str, Any]]) -> None:
+    """Refuse an ``Average: all`` line (mpstat ended normally) that is not the mean of the file's
+    ``all`` samples: what mpstat prints twice disagrees."""
+    averages = [r for r in rows if r.get("is_average") and r.get("cpu") == "all"]
+    if not averages:
+        return
+    if len(averages) > 1:
+        raise ParseError("mpstat.out: its 'Average:' line of all CPUs is printed twice")
+    mean = cpu_summary(samples)
+    for column in MPSTAT_SUMMARY_COLUMNS:
+        if abs(mean[f"{column}_mean"] - averages[0][column]) > AVERAGE_TOLERANCE_PCT:
+            raise ParseError(f"mpstat.out: its Average {column} {averages[0][column]:g} is not the mean of its "
+                             f"{len(samples)} samples ({mean[f'{column}_mean']:.2f})")
+
+
+def iostat_intervals(text: str, header: Mapping[str, Any], devices: str = PHYSICAL_DEVICES, *,
+                     cover: bool = False) -> list[dict[str, Any]]:
     """The DB host's device I/O per iostat report of a SLOB run (``iostat -t -xm 3``).
 
     Report 0 (averages since boot) is left out. For each later report, IOPS are ``r/s + w/s``
     summed over the devices whose name matches ``devices`` and the mean latency is their
-    ``r_await`` / ``w_await`` weighted by ``r/s`` / ``w/s``; a report listing fewer of those
-    devices than the others (a file cut mid-report) is left out. ``iostat -t`` stamps a report at
+    ``r_await`` / ``w_await`` weighted by ``r/s`` / ``w/s``. ``iostat -t`` stamps a report at
     its end: reports stamped at or before the AWR begin snapshot are marked ``warmup``, and
     reports stamped after the end snapshot are left out. These are the devices of the host
     that ran runit.sh: on RAC, one node's share of the cluster's I/O.
@@ -283,6 +388,8 @@ def iostat_intervals(text: str, header: Mapping[str, Any], devices: str = PHYSIC
         text: iostat.out.
         header: the AWR report's header (``begin_time``/``end_time``, e.g. ``17-Feb-20 09:26:07``).
         devices: regular expression of the device names to add up.
+        cover: whether the reports must cover the window (:func:`flashpoc.parse.sampled.check_cover`:
+            a report's snapshots, taken while iostat ran).
 
     Returns:
         Rows ``second`` (end of the report, seconds after the first one started; the first
@@ -292,48 +399,76 @@ def iostat_intervals(text: str, header: Mapping[str, Any], devices: str = PHYSIC
 
     Raises:
         ParseError: iostat.out cannot be read, or it has no ``r/s``, ``w/s``, ``r_await`` or
-            ``w_await`` column (``iostat -x`` of a sysstat that prints them is needed).
+            ``w_await`` column (``iostat -x`` of a sysstat that prints them is needed); a report
+            lists a device twice, has no timestamp where the others have one, or (but the file's
+            last, cut short) lists fewer of the devices than the others; (``cover``) the reports
+            do not cover the window. A damaged file loses the series, never a report of it unsaid.
         ParameterError: ``devices`` is no regular expression (naming ``engine.slob.iostat_devices``).
     """
     pattern = compile_pattern(devices, "engine.slob.iostat_devices")
     begin, end = _clock(header.get("begin_time")), _clock(header.get("end_time"))
-    if begin is None or end is None or end <= begin:
+    if not known_window(begin, end):
         return []
     reports = _iostat_reports(text, pattern)
-    if reports is None:
-        return []
-    # a report with fewer devices than the others was cut short (the file ends mid-report): its
-    # sums would be too low, so it is left out
-    # (the time axis comes from every report, so one left out leaves a gap rather than moving the others)
     every = [reports[i] for i in sorted(reports)]
-    if len(every) < 2:
+    if not _in_order(every, begin, end, cover) or len(every) < 2:
         return []
-    seconds = [_seconds(r["clock"]) for r in every]
-    if any(b < a for a, b in zip(seconds, seconds[1:])):
-        return []  # the run crossed midnight: no guess
+    seconds = [clock_seconds(report["clock"]) for report in every]
     start = seconds[0] - (seconds[1] - seconds[0])
     full = max(r["devices"] for r in every)
     rows = []
-    for report, at in zip(every, seconds):
+    for number, (report, at) in enumerate(zip(every, seconds)):
         if report["clock"] > end:
             break
         if report["devices"] < full:
-            continue
-        total = report["r"] + report["w"]
-        rows.append({
-            "second": float(at - start), "iops": total, "read_iops": report["r"], "write_iops": report["w"],
-            "lat_mean_ms": (report["r_lat"] + report["w_lat"]) / total if total else None,
-            "read_lat_mean_ms": report["r_lat"] / report["r"] if report["r"] else None,
-            "write_lat_mean_ms": report["w_lat"] / report["w"] if report["w"] else None,
-            "warmup": report["clock"] <= begin,
-        })
+            if number < len(every) - 1:
+                raise ParseError(f"iostat.out: its report at {report['clock']} lists {report['devices']} of the "
+                                 f"{full} devices the others list: damaged")
+            continue  # the file's last report, cut short
+        rows.append(_iostat_row(report, at - start, begin))
     return rows
 
 
-def _iostat_reports(text: str, pattern: re.Pattern[str]) -> dict[int, dict[str, Any]] | None:
-    """Per iostat report after the first: its clock time, the devices matching ``pattern`` it
-    lists, their r/s and w/s summed and weighted by their awaits; None when a report has no
-    ``-t`` timestamp. Raises ParseError as :func:`iostat_intervals` says."""
+def _in_order(reports: list[dict[str, Any]], begin: str, end: str, cover: bool) -> bool:
+    """Whether iostat ``reports`` can be read in the window: False without ``-t`` timestamps or
+    across midnight (no guess).
+
+    Raises:
+        ParseError: (``cover``) there are none or they do not cover the window, or a report up to
+            its end is stamped no later than the one before it.
+    """
+    if not reports and cover:
+        raise ParseError("iostat.out: it holds no report after its first (since boot): cut short?")
+    if not reports or reports[0]["clock"] is None:
+        return False
+    clocks = [r["clock"] for r in reports]
+    if crosses_midnight(clocks):
+        return False
+    if cover:
+        check_cover(clocks, begin, end, "iostat.out")
+    used = clocks[:next((i + 1 for i, clock in enumerate(clocks) if clock > end), len(clocks))]
+    back = next((i for i, (a, b) in enumerate(zip(used, used[1:])) if b <= a), None)
+    if back is not None:
+        raise ParseError(f"iostat.out: its report at {used[back + 1]} follows one at {used[back]}: damaged")
+    return True
+
+
+def _iostat_row(report: Mapping[str, Any], second: float, begin: str) -> dict[str, Any]:
+    """The time series row of one iostat report (:func:`_iostat_reports`)."""
+    total = report["r"] + report["w"]
+    return {
+        "second": float(second), "iops": total, "read_iops": report["r"], "write_iops": report["w"],
+        "lat_mean_ms": (report["r_lat"] + report["w_lat"]) / total if total else None,
+        "read_lat_mean_ms": report["r_lat"] / report["r"] if report["r"] else None,
+        "write_lat_mean_ms": report["w_lat"] / report["w"] if report["w"] else None,
+        "warmup": report["clock"] <= begin,
+    }
+
+
+def _iostat_reports(text: str, pattern: re.Pattern[str]) -> dict[int, dict[str, Any]]:
+    """Per iostat report after the first: its clock time (None without ``-t`` timestamps), the
+    devices matching ``pattern`` it lists, their r/s and w/s summed and weighted by their awaits.
+    Raises ParseError as :func:`iostat_intervals` says."""
     reports: dict[int, dict[str, Any]] = {}
     for row in parse_iostat(text):
         if row["interval"] == 0 or not pattern.search(row["device"]):
@@ -342,18 +477,16 @@ def _iostat_reports(text: str, pattern: re.Pattern[str]) -> dict[int, dict[str, 
         if missing:
             raise ParseError(f"iostat.out has no {', '.join(missing)} column: run iostat -x with await columns")
         clock = clock_24h(row.get("timestamp") or "")
-        if clock is None:
-            return None
-        slot = reports.setdefault(row["interval"], {"clock": clock, "r": 0.0, "w": 0.0, "r_lat": 0.0, "w_lat": 0.0,
-                                                    "devices": 0})
-        slot["devices"] += 1
-        slot["r"] += row["r_per_s"]
-        slot["w"] += row["w_per_s"]
-        slot["r_lat"] += row["r_per_s"] * row["r_await_ms"]
-        slot["w_lat"] += row["w_per_s"] * row["w_await_ms"]
+        slot = reports.setdefault(row["interval"], {"clock": clock, "rows": {}})
+        if row["device"] in slot["rows"]:
+            raise ParseError(f"iostat.out: its report at {clock} lists {row['device']} twice: damaged")
+        slot["rows"][row["device"]] = row
+    stamped = {slot["clock"] is not None for slot in reports.values()}
+    if len(stamped) > 1:
+        raise ParseError("iostat.out: a report has no timestamp where the others have one: damaged")
+    for slot in reports.values():  # exact sums, whatever the order the devices are listed in
+        rows = slot.pop("rows").values()
+        slot.update(devices=len(rows), r=math.fsum(r["r_per_s"] for r in rows), w=math.fsum(r["w_per_s"] for r in rows),
+                    r_lat=math.fsum(r["r_per_s"] * r["r_await_ms"] for r in rows),
+                    w_lat=math.fsum(r["w_per_s"] * r["w_await_ms"] for r in rows))
     return reports
-
-
-def _seconds(clock: str) -> int:
-    hours, minutes, seconds = (int(part) for part in clock.split(":"))
-    return hours * 3600 + minutes * 60 + seconds

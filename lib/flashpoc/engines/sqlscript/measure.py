@@ -284,7 +284,7 @@ def run_job(cfg: Campaign, spec, pid: str) -> tuple[dict[str, Any], dict[str, st
     metrics = interval.metrics()
     metrics["awr_elapsed_s"] = metrics.pop("elapsed_s", None)  # the snapshot interval, not the run
     row.update(metrics)
-    row.update(load_profile(interval.rows, begin, end))
+    row.update(load_profile(interval.rows, begin, end, interval.rows_file))
     row["buffer_waits"] = buffer_waits(interval.rows, begin, end)
     row["file_io"] = file_io(interval.rows, begin, end)
     raw[interval.rows_file] = snapshot_rows_json(interval.rows)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...damage import Loss, note_losses
 from ...oracle_metrics import elapsed_seconds
 
 LOAD_PROFILE: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -26,36 +27,47 @@ LOAD_PROFILE: dict[str, tuple[str, tuple[str, ...]]] = {
 """Row key prefix -> (the Load Profile's label, the sysstat counters summed)."""
 
 
-def load_profile(rows: Mapping[str, Sequence[Mapping[str, Any]]], begin_snap: int, end_snap: int) -> dict[str, Any]:
+def load_profile(rows: Mapping[str, Sequence[Mapping[str, Any]]], begin_snap: int, end_snap: int,
+                 source: str = "awr_rows.json") -> dict[str, Any]:
     """The Load Profile of the interval: ``<key>_per_s`` and ``<key>_per_txn`` for each key of
-    :data:`LOAD_PROFILE` (``transactions_per_s`` only), None where a counter is missing or went
-    down (an instance restart) or there was no transaction."""
+    :data:`LOAD_PROFILE` (``transactions_per_s`` only); ``_per_txn`` None when there was no
+    transaction. A counter missing from a snapshot's rows, or that went down (an instance restart),
+    loses its figures, named in the ``damaged`` column (:mod:`flashpoc.damage`; ``source``: the
+    rows' file in the stored run)."""
     elapsed = elapsed_seconds(rows.get("snapshot", []), int(begin_snap), int(end_snap))
     values: dict[tuple[str, int], float] = {}
     for row in rows.get("sysstat", []):
         values[(row["stat_name"], int(row["snap_id"]))] = float(row["value"])
+    losses: list[Loss] = []
 
-    def delta(stats: tuple[str, ...]) -> float | None:
+    def delta(key: str, stats: tuple[str, ...]) -> float | None:
         total = 0.0
+        lost = (f"{key}_per_s",) + ((f"{key}_per_txn",) if key != "transactions" else ())
         for stat in stats:
             begin, end = values.get((stat, int(begin_snap))), values.get((stat, int(end_snap)))
             if begin is None or end is None:
                 if stat == "user rollbacks":  # a site reading only commits: transactions are its commits
                     continue
+                snap = begin_snap if begin is None else end_snap
+                losses.append(Loss(source, f"no {stat!r} row of snapshot {snap}", lost))
                 return None
             if end < begin:
+                losses.append(Loss(source, f"{stat!r} went down from snapshot {begin_snap} to {end_snap} "
+                                           "(an instance restart?)", lost))
                 return None
             total += end - begin
         return total
 
-    deltas = {key: delta(stats) for key, (_, stats) in LOAD_PROFILE.items()}
+    deltas = {key: delta(key, stats) for key, (_, stats) in LOAD_PROFILE.items()}
     transactions = deltas["transactions"]
     out: dict[str, Any] = {}
     for key, value in deltas.items():
         out[f"{key}_per_s"] = None if value is None else value / elapsed
         if key != "transactions":
             out[f"{key}_per_txn"] = None if value is None or not transactions else value / transactions
-    return out
+    if transactions is None:  # no transaction count: no figure per transaction, said
+        losses.append(Loss(source, "no transaction count", tuple(k for k in out if k.endswith("_per_txn"))))
+    return note_losses(out, losses) if losses else out
 
 
 def buffer_waits(rows: Mapping[str, Sequence[Mapping[str, Any]]], begin_snap: int, end_snap: int) -> list[dict[str, Any]]:
