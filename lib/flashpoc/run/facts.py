@@ -196,7 +196,7 @@ target_facts() {
   fi
   put "$k.direct" "$direct"
   [ -z "$direct_error" ] || put "$k.direct_error" "$direct_error"
-  case $type in block|file) safety_facts "$k" "$p" "$type" ;; esac
+  case $SAFETY$type in yesblock|yesfile) safety_facts "$k" "$p" "$type" ;; esac
   src=; dev=
   if [ "$type" = block ]; then
     src=$p
@@ -343,7 +343,8 @@ fi
 """
 
 
-def facts_script(fio: str, target_paths: list[str], *, sys_root: str = "/sys", proc_root: str = "/proc") -> str:
+def facts_script(fio: str, target_paths: list[str], *, sys_root: str = "/sys", proc_root: str = "/proc",
+                 data_safety: bool = True) -> str:
     """Return the shell script that prints the facts of a host and of ``target_paths``.
 
     Args:
@@ -351,6 +352,8 @@ def facts_script(fio: str, target_paths: list[str], *, sys_root: str = "/sys", p
         target_paths: block devices or files, in the order they appear in the output.
         sys_root, proc_root: where the transport, multipath, mount and link facts read sysfs
             and procfs (tests point them at captured trees).
+        data_safety: read what a write would destroy and who uses each path (``header_hex`` ...
+            ``open_by``); False for paths flashpoc never writes (the database's own devices).
 
     Raises:
         ValueError: when a path is empty or spans lines (it would break the output format).
@@ -359,19 +362,22 @@ def facts_script(fio: str, target_paths: list[str], *, sys_root: str = "/sys", p
         if not path or any(ch in path for ch in "\n\r\0"):
             raise ValueError(f"{path!r} is not a usable path (empty or spans lines)")
     head = _SCRIPT_HEAD.strip("\n").replace("@HEADER_BYTES@", str(int(safety.HEADER_BYTES)))
-    lines = [f"SYS={quote(sys_root)}; PROC={quote(proc_root)}", head, f"fio={quote(fio)}", _SCRIPT_FIO.strip("\n")]
+    lines = [f"SYS={quote(sys_root)}; PROC={quote(proc_root)}; SAFETY={'yes' if data_safety else 'no'}", head,
+             f"fio={quote(fio)}", _SCRIPT_FIO.strip("\n")]
     lines += [f"target_facts {i} {quote(path)}" for i, path in enumerate(target_paths)]
     lines.append("exit 0")
     return "\n".join(lines) + "\n"
 
 
-def collect_host_facts(host: LocalHost | SSHHost, target_paths: list[str]) -> dict[str, Any]:
+def collect_host_facts(host: LocalHost | SSHHost, target_paths: list[str], *, data_safety: bool = True
+                       ) -> dict[str, Any]:
     """Collect the facts of ``host`` and of its targets with one command (one round-trip).
 
     Args:
         host: a connected host from :func:`flashpoc.run.hosts.connect`; its ``fio``
             parameter names the fio executable.
         target_paths: paths of the targets this host uses.
+        data_safety: read the data-safety facts of each path (see :func:`facts_script`).
 
     Returns:
         The parsed facts (see the module docstring).
@@ -380,7 +386,7 @@ def collect_host_facts(host: LocalHost | SSHHost, target_paths: list[str]) -> di
         RemoteError: when the host cannot be reached or the script cannot run.
         ParseError: when the output is not the script's.
     """
-    script = facts_script(host.params.fio, list(target_paths))
+    script = facts_script(host.params.fio, list(target_paths), data_safety=data_safety)
     result = host.run(f"sh -c {quote(script)}", purpose="collect host facts",
                       timeout_s=FACTS_TIMEOUT_S)
     facts = parse_facts(result.stdout)
