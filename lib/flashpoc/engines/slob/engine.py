@@ -19,6 +19,10 @@ class SlobEngine(Engine):
     manifest_exclude = frozenset({"workloads"})  # SLOB's are slob.workloads; the schema refuses both
     datafiles_define_points = True  # database.datafiles picks each point's time series
 
+    def database_host(self, campaign):
+        """SLOB runs on the database's host."""
+        return campaign.db_host
+
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
         """SLOB on the database host and the database (not the load hosts' targets: SLOB has none)."""
         from .check import check_slob
