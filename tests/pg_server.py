@@ -1,14 +1,16 @@
 """A real PostgreSQL 15 cluster on 127.0.0.1, and the real HammerDB, for the tests that run it.
 
-``postgres_server`` (a fixture) makes a throwaway cluster with Debian's PostgreSQL 15 binaries
-(``initdb`` into a fresh directory, a password for the superuser ``postgres`` with scram-sha-256,
-``pg_ctl start`` on a free port of 127.0.0.1, no Unix socket outside the cluster's own directory)
-and removes it at teardown. Running as root, the server runs as the unprivileged ``postgres`` user
-(``setpriv``), as PostgreSQL refuses to run as root. Skips, saying why, where PostgreSQL 15 is absent.
+``postgres_server`` (a fixture; :func:`postgres_cluster` in a directory the test chooses) makes a
+throwaway cluster with Debian's PostgreSQL 15 binaries (``initdb`` into a fresh directory, a
+password for the superuser ``postgres`` with scram-sha-256, ``pg_ctl start`` on a free port of
+127.0.0.1, no Unix socket outside the cluster's own directory) and removes it at teardown. Running
+as root, the server runs as the unprivileged ``postgres`` user (``setpriv``), as PostgreSQL refuses
+to run as root. Skips, saying why, where PostgreSQL 15 is absent.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import secrets
@@ -52,6 +54,15 @@ def _as_server_user(argv: list[str], owner: pwd.struct_passwd | None) -> list[st
 @pytest.fixture
 def postgres_server() -> Iterator[PostgresServer]:
     """A PostgreSQL 15 cluster on 127.0.0.1 for this test, removed afterwards."""
+    with postgres_cluster() as server:
+        yield server
+
+
+@contextlib.contextmanager
+def postgres_cluster(base: Path | None = None) -> Iterator[PostgresServer]:
+    """A PostgreSQL 15 cluster on 127.0.0.1 in ``data`` of ``base`` (an existing, empty directory;
+    default a new one under the system's temporary directory), stopped and its files removed at the
+    end; skips the test, saying why, where it cannot run."""
     if not (PG_BIN / "initdb").is_file():
         pytest.skip(f"PostgreSQL 15 is not installed ({PG_BIN}/initdb is missing; apt-get install postgresql-15)")
     owner = None
@@ -60,7 +71,7 @@ def postgres_server() -> Iterator[PostgresServer]:
             owner = pwd.getpwnam("postgres")
         except KeyError:
             pytest.skip("running as root and there is no 'postgres' user to run the server as")
-    base = Path(tempfile.mkdtemp(prefix="flashpoc-pg-"))
+    base = base or Path(tempfile.mkdtemp(prefix="flashpoc-pg-"))
     data = base / "data"
     password = secrets.token_hex(12)
     (base / "pw").write_text(password + "\n")

@@ -399,6 +399,7 @@ def check_environment(campaign: Campaign, *,
     df = pd.DataFrame(rows, columns=COLUMNS)
     df.attrs["facts"] = facts_by_host
     df.attrs["database_facts"] = next((r[environment.FACTS_KEY] for r in rows if environment.FACTS_KEY in r), None)
+    df.attrs["database_storage"] = next((r[environment.STORAGE_KEY] for r in rows if environment.STORAGE_KEY in r), None)
     return df
 
 

@@ -71,6 +71,14 @@ def t_cdf(t: float, df: float) -> float:
     return 1.0 - tail if t >= 0 else tail
 
 
+def f_sf(f: float, df1: float, df2: float) -> float:
+    """P(F > f) for Fisher's F with ``df1`` and ``df2`` (> 0) degrees of freedom: the p-value of an F
+    test (1.0 for f <= 0)."""
+    if f <= 0:
+        return 1.0
+    return _betainc(df2 / 2.0, df1 / 2.0, df2 / (df2 + df1 * f))
+
+
 def t_critical(df: float, level: float = LEVEL) -> float:
     """The two-sided critical value of Student's t: P(|T| <= value) = ``level`` (12.706 for one
     degree of freedom, 4.303 for two, 1.960 as ``df`` grows)."""

@@ -107,7 +107,8 @@ def run_check(cfg: Campaign, *, connect=hostlib.connect) -> pd.DataFrame:
         facts = table.attrs.get("facts") or {}
         wb.store.write_manifest(manifest_params(wb.cfg), wb.cfg.params_hash(), engine=wb.cfg.engine,
                                 engine_versions=versions, host_facts=facts, workbook=workbook_root(),
-                                environment=environment_section(facts, table.attrs.get("database_facts")))
+                                environment=environment_section(facts, table.attrs.get("database_facts"),
+                                                                table.attrs.get("database_storage")))
         wb.store.write_json("check.json", {"params_hash": wb.cfg.params_hash(), "verdict": check.verdict(table)})
         return table
 

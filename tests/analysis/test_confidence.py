@@ -29,6 +29,19 @@ def test_t_critical_tends_to_the_normal_and_takes_fractional_degrees_of_freedom(
     assert T_TABLE[3] > confidence.t_critical(3.5) > T_TABLE[4]  # Welch's degrees of freedom are not whole
 
 
+#: Fisher's F, upper 5 % points (published tables): (df1, df2) -> value
+F_TABLE = {(1, 1): 161.45, (2, 1): 199.50, (1, 2): 18.51, (3, 2): 19.16, (1, 10): 4.96, (5, 20): 2.71}
+
+
+@pytest.mark.parametrize("dfs, value", sorted(F_TABLE.items()))
+def test_f_sf_at_the_published_upper_5_percent_points(dfs, value):
+    """The p-value of the lack-of-fit F test (analysis.fit._curve_fit): 5 % at the table's value (to
+    its two decimals), 1 at or below 0."""
+    assert confidence.f_sf(value, *dfs) == pytest.approx(0.05, abs=2e-4)
+    assert confidence.f_sf(value * 1.1, *dfs) < 0.05 < confidence.f_sf(value / 1.1, *dfs)
+    assert confidence.f_sf(0.0, *dfs) == 1.0
+
+
 def test_one_measurement_has_no_interval_and_says_so():
     one = confidence.summarize([12345.0])
     assert (one.n, one.mean, one.cv_pct, one.ci_low, one.ci_high) == (1, 12345.0, None, None, None)

@@ -49,11 +49,15 @@ def test_the_guide_probes_recorded_answers():
 def test_the_answer_is_steady_across_combinations_of_the_recorded_repeats():
     """Each ladder count's IOPS taken from any of the three recorded repeats: 3^5 = 243 probes made of
     real points. The answer is the median of the bootstrap's plateau starts (bagging), not the fitted
-    breakpoint alone, which gave 64 threads in only 156 of them (32 in 48, 128 in 39)."""
+    breakpoint alone, which gave 64 threads in only 156 of them (32 in 48, 128 in 39). Since a probe
+    never answers below a count that measured more beyond the noise, 21 that answered 64 answer 128
+    (128 threads measured 9-10 % more than 64 in them) and 6 that answered 32 answer 64 (64 measured
+    9-10 % more than 32): once 64 in 171, 32 in 36, 128 in 36
+    (test_probe_rising.py::test_a_recorded_combination_answers_where_it_stops_rising)."""
     probes = recorded()
     by_count = {t: [p for r in (1, 2, 5) for p in probes[("default", r)] if p.threads == t] for t in LADDER}
     answers = Counter(find_saturation(list(points)).threads for points in itertools.product(*by_count.values()))
-    assert answers == {64: 171, 32: 36, 128: 36}
+    assert answers == {64: 156, 32: 30, 128: 57}
 
 
 def test_the_share_of_the_plateau_reached_at_each_recorded_answer():

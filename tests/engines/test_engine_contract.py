@@ -199,6 +199,32 @@ def test_rows_have_the_common_schema_and_a_rerun_reuses_every_point(case, monkey
     assert phases.run_probe(cfg, progress=False)["points"] == probe["points"]
 
 
+TPROCC_RAMP = {1: 8305, 2: 15371, 3: 36686, 4: 50728}
+"""Issue 29's probe: a real HammerDB 6.0 TPROC-C run on PostgreSQL, NOPM at 1-4 virtual users as it
+printed them; the probe answered "stop rising at 1 virtual user" and the sweep ran 1."""
+
+
+def test_a_rising_probe_is_never_answered_below_its_best_point(case):
+    """The recorded rising series as every engine's probe (in its rate column: IOPS, HammerDB's NOPM)
+    at 1-4 of its threads: still rising, and the sweep goes to 4, the highest probed."""
+    name, values = case
+    engine = engines.get_engine(name)
+    if not engine.sweeps:
+        pytest.skip(f"{name} measures no probe or sweep points: its runs are the job's (test_a_job_run_*)")
+    sweep = {k: v for k, v in values.get("sweep", {}).items() if k != "max_threads"}  # up to the probe's answer
+    cfg = campaign_from_dict({**values, "probe": {**values["probe"], "max_threads": 4}, "sweep": sweep})
+    workload = cfg.workload(PLAN[name]) if engine.uses_targets else cfg.engine_workloads[0]
+    rows = [{**base_row(cfg, phase="probe", point_id=f"p{t}", engine=name, workload=workload, iodepth=1, threads=t,
+                        outstanding=t, hosts=[h.name for h in cfg.hosts], runtime_s=10, ramp_s=0, repeat=0,
+                        wall_s=10.0), "iops": float(rate), engine.rate_column: float(rate), engine.latency_column: 1.0}
+            for t, rate in TPROCC_RAMP.items()]
+    probe = phases.summarize_probe(cfg, rows)
+    sat = probe["saturation"]
+    assert sat["threads"] is None and sat["kind"] == "still_rising"
+    assert probe["followup_sweep"]["up_to"] == 4 and max(probe["followup_sweep"]["threads"]) >= 4
+    assert probe["answer"].startswith(f"No saturation found: {engine.rate_word} still rising at 4 {engine.threads_word}")
+
+
 def _job(case) -> tuple[str, dict, engines.base.Engine]:
     name, values = case
     engine = engines.get_engine(name)

@@ -71,10 +71,11 @@ def _facts_rows(facts: dict) -> dict[str, list[dict]]:
         "facts_dnfs": [{"dnfs_server_count": facts["dnfs_server_count"]}],
         "facts_asm": facts["asm_diskgroups"],
         "facts_slob_schemas": facts["slob_schemas"],
-        # the storage facts a recording may hold (none: no Direct NFS, no ASM disks recorded)
+        # the storage facts a recording may hold (none: no Direct NFS, no ASM disks, no file names recorded)
         "facts_dnfs_servers": facts.get("dnfs_servers") or [],
         "facts_dnfs_channels": facts.get("dnfs_channels") or [],
         "facts_asm_disks": facts.get("asm_disks") or [],
+        "facts_datafiles": [{"name": name} for name in facts.get("datafile_names") or []],
     }
 
 

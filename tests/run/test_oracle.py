@@ -53,6 +53,7 @@ BIND_SQL = {
     "facts_dnfs_servers": set(),
     "facts_dnfs_channels": set(),
     "facts_asm_disks": set(),
+    "facts_datafiles": set(),
     "calibrate_io": {"num_physical_disks", "max_latency", "max_iops", "max_mbps", "actual_latency"},
     "calibrate_io_status": set(),
     "dbstat_sample": set(),
@@ -272,6 +273,8 @@ def test_database_facts_shape():
         "v$asm_diskgroup": (["name", "state", "type", "total_mb", "free_mb"],
                             [("DATA", "MOUNTED", "EXTERN", 1_048_576, 524_288)]),
         "dba_segments": (["username", "segment_bytes", "segment_count"], [("USER1", 8 << 30, 3)]),
+        "v$datafile": (["name"], [("/u01/app/oracle/oradata/xydb/system01.dbf",),  # names as a real report prints
+                                  ("/u01/app/oracle/oradata/xydb/users01.dbf",)]),  # them (tests/data/awr, 11.2.0.4)
     })
     facts = oracle.database_facts(conn)
     assert facts["rac"] is True and facts["cdb"] is False and facts["dbid"] == 1451622190
@@ -282,6 +285,8 @@ def test_database_facts_shape():
     assert facts["dnfs_servers"] == facts["dnfs_channels"] == facts["asm_disks"] == []
     assert facts["asm_diskgroups"][0]["total_mb"] == 1_048_576
     assert facts["slob_schemas"] == [{"username": "USER1", "segment_bytes": 8 << 30, "segment_count": 3}]
+    assert facts["datafile_names"] == ["/u01/app/oracle/oradata/xydb/system01.dbf",
+                                       "/u01/app/oracle/oradata/xydb/users01.dbf"]
     slob_call = next(c for c in conn.calls if "dba_segments" in c[0])
     assert slob_call[1] == {"user_pattern": "USER%"}
     json.dumps(facts)

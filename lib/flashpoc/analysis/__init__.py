@@ -5,8 +5,8 @@ second, latencies are in milliseconds (ms), thread counts are the engine's threa
 vdbench threads).
 
 The package's modules: :mod:`~flashpoc.analysis.point` (the measured :class:`Point` and the checks
-of the numbers an analysis is given), :mod:`~flashpoc.analysis.fit` (the isotonic and concave curve
-fits, the noise, the fall past the peak, the bootstrap), :mod:`~flashpoc.analysis.saturation` (where
+of the numbers an analysis is given), :mod:`~flashpoc.analysis.fit` (the isotonic, concave and S
+curve fits, the noise, the fall past the peak, the bootstrap), :mod:`~flashpoc.analysis.saturation` (where
 IOPS stop rising: :func:`find_saturation`, :func:`plateau_share`, :func:`reach_threads`),
 :mod:`~flashpoc.analysis.curve` (the knee, IOPS at a latency SLO, Little's law),
 :mod:`~flashpoc.analysis.adaptive` (the thread counts a probe measures: :class:`AdaptiveProbe`) and
@@ -18,11 +18,12 @@ from __future__ import annotations
 # Every name keeps its old path (flashpoc.analysis.X): the package re-exports its modules' names.
 from .adaptive import MAX_REFINE_POINTS, PLATEAU_CONFIRMATIONS, AdaptiveProbe, linear_probe_threads, start_threads
 from .curve import _pooled_curve, find_knee, iops_at_latency, knee_interval, littles_law
-from .fit import (_RANGE_QUANTILES, _Z95, FALL_SHARE, MIN_DISTINCT_THREADS, _bootstrap, _central_range, _concave_fit,
-                  _fall_past_peak, _nnls, _pava, _plateau_start, _pool, _residuals)
+from .fit import (_EXACT, _RANGE_QUANTILES, _Z95, FALL_SHARE, LACK_OF_FIT_ALPHA, MIN_DISTINCT_THREADS, _basis_fit,
+                  _bootstrap, _central_range, _concave_fit, _curve_fit, _fall_past_peak, _isotonic_fit, _misfit, _nnls,
+                  _pava, _plateau_start, _pool, _ramp_fit, _residuals, _unit)
 from .point import Point, _check_gain, _check_points, _finite, _whole
 from .saturation import (_MAX_RANGE_SHARE, Saturation, _fit_plateau, _maybe_rising_text, _neighbour_rule,
-                         _plateau_text, _still_rising_text, _too_noisy_text, _unsupported, _up_to_peak, fall_text,
-                         find_saturation, plateau_share, reach_threads)
+                         _plateau_text, _still_rising_text, _too_noisy_text, _unbeaten, _unsupported, _up_to_peak,
+                         fall_text, find_saturation, plateau_share, reach_threads)
 from .steady import (SNIA_MAX_DATA_EXCURSION_PCT, SNIA_MAX_SLOPE_EXCURSION_PCT, SNIA_ROUNDS, STEADY_MAX_CV_PCT,
                      STEADY_MAX_DRIFT_PCT, interval_steadiness, snia_steady_state)

@@ -10,31 +10,38 @@ neighbours, because on a lab machine IOPS move by 10-15 % from one point to the 
    confirms as a plateau's end;
 1. repeated thread counts are pooled; the point-to-point noise is the relative scatter of the
    points around the least-squares non-decreasing concave curve (the shape of a saturating IOPS
-   curve), corrected for the parameters that fit used;
+   curve), corrected for the parameters that fit used; where the points reject that shape (lack-of-fit
+   F tests), around an S (a curve that bends upwards first, as TPROC-C's NOPM can over the first
+   virtual users) or the isotonic fit (:func:`~flashpoc.analysis.fit._curve_fit`): a shape's misfit
+   is no noise;
 2. a monotone (isotonic, pool-adjacent-violators) curve is fitted and its plateau grows down from
    the highest thread count: a lower level joins it unless the data show, one-sided at 95 %, that
    it is more than ``gain_pct`` % below the fitted maximum;
-3. a seeded residual bootstrap around the concave curve repeats step 2. The saturation point is
+3. a seeded residual bootstrap around that curve repeats step 2. The saturation point is
    the median of the resamples' plateau starts (a measured count), the plateau level the median
    IOPS of the points from there up; the plausible range is their central 90 %, the confidence
    the share that agree with the answer. A range reaching the highest count means "maybe still
-   rising", a range over half the probed span means "too noisy". Step 2's first count alone jumps
-   between neighbouring counts on noise (on a curve that creeps up slowly, from one repeat of the
-   probe to the next); the median of the resamples, a bagged estimate, is steadier
+   rising", a range over half the probed span means "too noisy". The answer is never below a count
+   that measured more than the answer's count by over ``gain_pct`` % and the noise (step 2's margin,
+   over the counts compared): the plateau then starts higher (:func:`_unbeaten`). Step 2's first
+   count alone jumps between neighbouring counts on noise (on a curve that creeps up slowly, from one
+   repeat of the probe to the next); the median of the resamples, a bagged estimate, is steadier
    (tests/analysis/test_probe_repeats.py, benchmarks/probe_replay.py).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from statistics import NormalDist
 
 import numpy as np
 
 from flashpoc.errors import AnalysisError
 
-from .fit import (_Z95, MIN_DISTINCT_THREADS, _bootstrap, _central_range, _concave_fit, _fall_past_peak, _plateau_start,
-                  _pool, _residuals)
+from .fit import (_Z95, MIN_DISTINCT_THREADS, _bootstrap, _central_range, _concave_fit, _curve_fit, _fall_past_peak,
+                  _plateau_start, _pool, _residuals)
 from .point import Point, _check_gain, _check_points, _finite, _whole
 
 
@@ -66,6 +73,8 @@ class Saturation:
             the points' noise): the counts above it, an overload past the peak, are left out of the
             fit; None when IOPS do not fall.
         fall_pct: How far (%) below the peak IOPS the first count past ``fall_threads`` measured.
+        noise: The points' relative noise (sigma) the answer was judged with: their scatter around the
+            fitted curve, to 6 decimals (0 when every point lies on it); None when no curve was fitted.
     """
 
     threads: int | None
@@ -79,6 +88,7 @@ class Saturation:
     kind: str = "plateau"
     fall_threads: int | None = None
     fall_pct: float | None = None
+    noise: float | None = None
 
 
 def fall_text(threads: int, pct: float, rate: str = "IOPS", unit: str = "threads") -> str:
@@ -125,7 +135,8 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
     gain = _check_gain(gain_pct)
     n_boot = _whole("n_boot", n_boot)
     method = (f"isotonic fit; plateau = levels not shown (one-sided 95 %) to be over {gain_pct:g} % "
-              f"below the fitted maximum; noise around a concave fit; residual bootstrap "
+              f"below the fitted maximum; noise around a concave fit (an S or isotonic one where the points "
+              f"reject it); no answer below a count measuring more beyond the noise; residual bootstrap "
               f"n={n_boot} seed={seed}")
     raw_t = [p.threads for p in pts]
     raw_y = [p.iops for p in pts]
@@ -162,12 +173,13 @@ def _fit_plateau(raw_t: list[int], raw_y: list[float], gain: float, n_boot: int,
                             f"at least {MIN_DISTINCT_THREADS} are needed to locate an IOPS plateau.")
     if max(raw_y) <= 0:
         return _unsupported("no_iops", "No IOPS were measured at any thread count (all points are 0 IOPS).")
-    fitted, dof = _concave_fit(threads, means, weights)
+    fitted, dof = _curve_fit(raw_t, raw_y, threads, means, weights)
     fitted_raw, rel, sigma = _residuals(raw_t, raw_y, threads, fitted, dof)
-    start = _plateau_start(threads, means, weights, gain, sigma)
+    start = threads.index(_unbeaten(threads, means, weights, threads[_plateau_start(threads, means, weights, gain,
+                                                                                      sigma)], gain, sigma))
     top = threads[-1]
     if start == len(threads) - 1 and not fell:  # a fall past the top count confirms it as the peak
-        return _unsupported("still_rising", _still_rising_text(threads, means))
+        return replace(_unsupported("still_rising", _still_rising_text(threads, means)), noise=round(sigma, 6))
     answers = _bootstrap(raw_t, fitted_raw, rel, dof, gain, sigma, n_boot, seed)
     # the answer is the median of the resamples' (bagging): the fitted breakpoint alone jumps
     # between neighbouring counts on noise
@@ -175,17 +187,35 @@ def _fit_plateau(raw_t: list[int], raw_y: list[float], gain: float, n_boot: int,
     sat = int(np.quantile(answers, 0.5, method="inverted_cdf")) if estimable else threads[start]
     if sat == top and not fell:
         sat = threads[start]
+    sat = _unbeaten(threads, means, weights, sat, gain, sigma)
     lo, hi = _central_range(answers, sat)
     confidence = float(np.mean(answers == sat))
     if hi == top and not fell:
         share = float(np.mean(answers == top))
-        return _unsupported("maybe_rising", _maybe_rising_text(sat, top, share, sigma), (lo, hi), confidence)
+        return replace(_unsupported("maybe_rising", _maybe_rising_text(sat, top, share, sigma), (lo, hi), confidence),
+                       noise=round(sigma, 6))
     if hi - lo > _MAX_RANGE_SHARE * (top - threads[0]):
-        return _unsupported("too_noisy", _too_noisy_text(threads, lo, hi, sigma), (lo, hi), confidence)
+        return replace(_unsupported("too_noisy", _too_noisy_text(threads, lo, hi, sigma), (lo, hi), confidence),
+                       noise=round(sigma, 6))
     level = float(np.median(np.asarray(raw_y)[np.asarray(raw_t) >= sat]))
     reason = _plateau_text(level, sat, (lo, hi), confidence, n_boot, sigma if estimable else None,
                            lowest=sat == threads[0])
-    return Saturation(sat, level, (lo, hi), confidence, True, reason, None, "")
+    return Saturation(sat, level, (lo, hi), confidence, True, reason, None, "", noise=round(sigma, 6))
+
+
+def _unbeaten(threads: list[int], means: list[float], weights: list[float], answer: int, gain: float,
+              sigma: float) -> int:
+    """The lowest measured count from ``answer`` up that no count above it beats: none measured more
+    (pooled) than it by over ``gain`` and the noise ``sigma``, one-sided at 95 % over the counts
+    above it (Bonferroni); the highest count when every lower one is beaten. What the answer's count
+    measured is what a sweep up to it reaches: a count above it that measured clearly more is where
+    the plateau starts, at the earliest."""
+    for i in range(threads.index(answer), len(threads)):
+        z = NormalDist().inv_cdf(1.0 - 0.05 / max(1, len(threads) - i - 1))  # over the counts above it
+        if all(m <= means[i] * (1.0 + gain + z * sigma * math.sqrt(1.0 / w + 1.0 / weights[i]))
+               for m, w in zip(means[i + 1:], weights[i + 1:])):
+            return threads[i]
+    return threads[-1]
 
 
 def _unsupported(kind: str, reason: str, plausible: tuple[int, int] | None = None,

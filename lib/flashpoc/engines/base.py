@@ -103,6 +103,11 @@ class Engine:
             rows += check_database(campaign)
         return rows
 
+    def database_host(self, campaign: Campaign) -> HostParams | None:
+        """The database's own host when ``database.host`` does not name it, where the check reads its
+        storage path (:mod:`flashpoc.check_storage`); None: the engine does not know it."""
+        return None
+
     def check_database_facts(self, campaign: Campaign, dbfacts: Any) -> list:
         """Rows of the database's facts: its own settings (no engine schema in it)."""
         from ..check_oracle import evaluate_database_facts

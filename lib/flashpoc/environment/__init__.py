@@ -11,7 +11,8 @@ pure: it turns them into
 * the manifest's engine-blind ``environment`` section (:func:`environment_section`);
 * the conditions a report states (:func:`conditions`) and, between the report's campaign and
   the compared ones, the conditions that differ (:func:`differences`), e.g.
-  ``transport: iSCSI (base) vs NVMe/TCP (nvme)``.
+  ``transport: iSCSI (base) vs NVMe/TCP (nvme)``;
+* the database's storage path, read on its host (:mod:`.storage`): its rows, section and conditions.
 
 Only :func:`condition_lines` reads files (the compared campaigns' manifests).
 """
@@ -24,6 +25,8 @@ from .database import database_rows, nfs_client_row
 from .hosts import (DATABASE_PARAMETERS, DNFS_MIN_WTMAX, FACTS_KEY, NETWORK_TRANSPORTS, NFS_MIN_TRANSFER, SLOW_LINK_MBPS,
                     TRANSPORT_NAMES, Row, _port_up, _row, _speed_text, _transport_kind, host_rows, link_rows,
                     nfs_option_rows, nfs_version, target_rows, transport_label)
+from .storage import (ASM_PREFIXES, DEVICE_KEYS, STORAGE_KEY, _found, oracle_paths, oracle_unread, postgresql_paths,
+                      storage_conditions, storage_rows, storage_section, storage_text)
 from .sections import (_database_conditions, _host_conditions, _read_manifest, calibrate_items, calibrate_text,
                        condition_lines, conditions, database_section, datafiles_text, differences, dnfs_text,
                        environment_section, manifest_conditions)

@@ -9,11 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from .hosts import DATABASE_PARAMETERS, _speed_text, nfs_version, transport_label
+from .storage import storage_conditions, storage_text
 
 
-def environment_section(host_facts: Mapping[str, Any], database: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def environment_section(host_facts: Mapping[str, Any], database: Mapping[str, Any] | None = None,
+                        storage: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The manifest's ``environment`` section: per host its links and, per target path, how it
-    is reached; the database's storage facts when there is a database."""
+    is reached; the database's storage facts when there is a database; the database's storage path
+    read on its host (``database_storage``, :mod:`.storage`) for a database campaign."""
     hosts = {}
     for name, facts in host_facts.items():
         if not facts:
@@ -28,6 +31,8 @@ def environment_section(host_facts: Mapping[str, Any], database: Mapping[str, An
     section: dict[str, Any] = {"hosts": hosts}
     if database:
         section["database"] = database_section(database)
+    if storage:
+        section["database_storage"] = dict(storage)
     return section
 
 
@@ -46,7 +51,8 @@ def conditions(section: Mapping[str, Any] | None) -> dict[str, str]:
     """The conditions of a campaign in words, by name (values per host when hosts differ):
     ``transport``, ``file system``, ``multipath paths``, ``NFS mount options``, ``network``, ``FC ports``,
     ``datafiles`` (a SLOB campaign's: ``kNFS: nas:/oradata on /u02 (NFS v3, tcp)``), ``Direct NFS``,
-    ``ASM``, one per database parameter, ``CALIBRATE_IO``."""
+    ``ASM``, one per database parameter, ``CALIBRATE_IO``; the database storage's (``database
+    transport``, ..., :func:`.storage.storage_conditions`)."""
     out: dict[str, str] = {}
     section = section or {}
     hosts = section.get("hosts") or {}
@@ -62,6 +68,7 @@ def conditions(section: Mapping[str, Any] | None) -> dict[str, str]:
                   for t in (h.get("targets") or {}).values()) or any(
             (h.get("datafiles") or {}).get("mounts") for h in hosts.values())
         out.update(_database_conditions(database, nfs))
+    out.update(storage_conditions(section.get("database_storage")))
     return out
 
 
@@ -193,9 +200,13 @@ def condition_lines(cfg: Any, manifest: Mapping[str, Any]) -> list[str]:
     database set up (from ``manifest``'s environment section) and, with ``report.compare``, the
     conditions that differed between the configurations (read from each campaign's manifest)."""
     own = manifest_conditions(manifest)
+    storage = storage_text((manifest.get("environment") or {}).get("database_storage"))
+    shown = {k: v for k, v in own.items() if not (storage and k.startswith("database "))}  # said below
     lines = []
-    if own:
-        lines.append("- **Storage path and database**: " + "; ".join(f"{k}: {v}" for k, v in own.items()) + ".")
+    if shown:
+        lines.append("- **Storage path and database**: " + "; ".join(f"{k}: {v}" for k, v in shown.items()) + ".")
+    if storage:
+        lines.append(f"- **Database storage** (the devices under the database's data, read on its host): {storage}.")
     if not cfg.report.compare:
         return lines
     from ..results import campaign_roots

@@ -193,7 +193,7 @@ class Campaign(_Strict):
         dumped = self.model_dump(mode="json", include=include)
         dumped[self.engine] = self.settings.model_dump(mode="json")  # as when each engine had a top-level key
         if self.engine_object.datafiles_define_points:  # stored in the engine's block before database: existed
-            dumped[self.engine].update(self.database.model_dump(mode="json"))
+            dumped[self.engine].update(self.database.model_dump(mode="json", exclude={"host"}))
             dumped[self.engine]["datafiles"] = self.database.datafiles or "local"
         for key, default in getattr(self.settings, "hash_defaults", {}).items():  # keys added later, unset
             if dumped[self.engine].get(key, default) == default:
@@ -238,13 +238,16 @@ class Campaign(_Strict):
             if not Path(t.path).is_absolute() and not (t.path.startswith("~") and remote & set(t.hosts or remote))
             else t for t in self.targets
         ]
-        hosts = [
-            h.model_copy(update={k: str(resolve_path(getattr(h, k)))
-                                 for k in ("key_file", "known_hosts")
-                                 if getattr(h, k) and not Path(getattr(h, k)).expanduser().is_absolute()})
-            for h in self.hosts
-        ]
-        return self.model_copy(update={"targets": targets, "hosts": hosts})
+        hosts = [_resolved_host(h) for h in self.hosts]
+        database = self.database if self.database.host is None else self.database.model_copy(
+            update={"host": _resolved_host(self.database.host)})
+        return self.model_copy(update={"targets": targets, "hosts": hosts, "database": database})
+
+
+def _resolved_host(host: HostParams) -> HostParams:
+    """``host`` with its key file and known_hosts made absolute."""
+    return host.model_copy(update={k: str(resolve_path(getattr(host, k))) for k in ("key_file", "known_hosts")
+                                   if getattr(host, k) and not Path(getattr(host, k)).expanduser().is_absolute()})
 
 
 def _engine_choice(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:

@@ -256,6 +256,11 @@ class DatabaseParams(_Strict):
     nfs_mounts: str | None = Field(None, max_length=200,
                                    description="regular expression of the NFS mount points of the datafiles "
                                                "(datafiles: knfs; default every NFS mount)")
+    host: HostParams | None = Field(None, description="the database's own host, reached like a host of hosts: "
+                                                      "(never a load host): the check reads the transport, paths "
+                                                      "and links of its ASM disks, datafiles' mounts or PostgreSQL "
+                                                      "data directory there; default SLOB's db_host, or the load "
+                                                      "host for HammerDB on a PostgreSQL at localhost")
 
     @field_validator("nfs_mounts")
     @classmethod

@@ -198,7 +198,7 @@ target_facts() {
   fi
   put "$k.direct" "$direct"
   [ -z "$direct_error" ] || put "$k.direct_error" "$direct_error"
-  case $type in block|file) safety_facts "$k" "$p" "$type" ;; esac
+  case $SAFETY$type in yesblock|yesfile) safety_facts "$k" "$p" "$type" ;; esac
   src=; dev=
   if [ "$type" = block ]; then
     src=$p
@@ -346,7 +346,7 @@ fi
 
 
 def facts_script(fio: str, target_paths: list[str], *, sys_root: str = "/sys", proc_root: str = "/proc",
-                 creating: Collection[str] = ()) -> str:
+                 creating: Collection[str] = (), data_safety: bool = True) -> str:
     """Return the shell script that prints the facts of a host and of ``target_paths``.
 
     Args:
@@ -356,6 +356,8 @@ def facts_script(fio: str, target_paths: list[str], *, sys_root: str = "/sys", p
             O_DIRECT probe of a missing target write (and remove) its temporary file.
         sys_root, proc_root: where the transport, multipath, mount and link facts read sysfs
             and procfs (tests point them at captured trees).
+        data_safety: read what a write would destroy and who uses each path (``header_hex`` ...
+            ``open_by``); False for paths flashpoc never writes (the database's own devices).
 
     Raises:
         ValueError: when a path is empty or spans lines (it would break the output format).
@@ -364,7 +366,8 @@ def facts_script(fio: str, target_paths: list[str], *, sys_root: str = "/sys", p
         if not path or any(ch in path for ch in "\n\r\0"):
             raise ValueError(f"{path!r} is not a usable path (empty or spans lines)")
     head = _SCRIPT_HEAD.strip("\n").replace("@HEADER_BYTES@", str(int(safety.HEADER_BYTES)))
-    lines = [f"SYS={quote(sys_root)}; PROC={quote(proc_root)}", head, f"fio={quote(fio)}", _SCRIPT_FIO.strip("\n")]
+    lines = [f"SYS={quote(sys_root)}; PROC={quote(proc_root)}; SAFETY={'yes' if data_safety else 'no'}", head,
+             f"fio={quote(fio)}", _SCRIPT_FIO.strip("\n")]
     lines += [f"target_facts {i} {quote(path)} {'yes' if path in creating else 'no'}"
               for i, path in enumerate(target_paths)]
     lines.append("exit 0")
@@ -372,7 +375,7 @@ def facts_script(fio: str, target_paths: list[str], *, sys_root: str = "/sys", p
 
 
 def collect_host_facts(host: LocalHost | SSHHost, target_paths: list[str], *,
-                       creating: Collection[str] = ()) -> dict[str, Any]:
+                       creating: Collection[str] = (), data_safety: bool = True) -> dict[str, Any]:
     """Collect the facts of ``host`` and of its targets with one command (one round-trip).
 
     Args:
@@ -380,6 +383,7 @@ def collect_host_facts(host: LocalHost | SSHHost, target_paths: list[str], *,
             parameter names the fio executable.
         target_paths: paths of the targets this host uses.
         creating: those the campaign creates (see :func:`facts_script`).
+        data_safety: read the data-safety facts of each path (see :func:`facts_script`).
 
     Returns:
         The parsed facts (see the module docstring).
@@ -388,7 +392,7 @@ def collect_host_facts(host: LocalHost | SSHHost, target_paths: list[str], *,
         RemoteError: when the host cannot be reached or the script cannot run.
         ParseError: when the output is not the script's.
     """
-    script = facts_script(host.params.fio, list(target_paths), creating=creating)
+    script = facts_script(host.params.fio, list(target_paths), creating=creating, data_safety=data_safety)
     result = host.run(f"sh -c {quote(script)}", purpose="collect host facts",
                       timeout_s=FACTS_TIMEOUT_S)
     facts = parse_facts(result.stdout)

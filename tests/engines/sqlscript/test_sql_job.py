@@ -106,8 +106,10 @@ def test_check_two_labelled_runs_and_their_report(tmp_path, monkeypatch):
         monkeypatch.setattr(oracle, "connect", ReplayDatabase(FACTS, ROWS, statement_delay_s=delay,
                                                               awr_report=AWR_TXT).connect)
         check = phases.run_check(cfg)
-        assert set(check["host"]) == {"local", "database"}  # no target, no working set rows
+        assert set(check["host"]) == {"local", "database", "(campaign)"}  # no target, no working set rows
         assert "working set" not in set(check["check"])
+        # no database.host: the database's storage path is not read, and the check says so
+        assert check[check["host"] == "(campaign)"]["check"].tolist() == ["database storage"]
         run_sql_workload(cfg)
     runs = latest_runs(cfg)
     assert list(runs["label"]) == ["undo-on-hdd", "undo-on-ssd"]
@@ -130,7 +132,9 @@ def test_check_two_labelled_runs_and_their_report(tmp_path, monkeypatch):
     page = (tmp_path / "results" / "undo" / "report" / "report.html").read_text()
     for printed in ("Speed-up over undo-on-hdd (x)", "DB host %iowait", "2,944,975.9", "2,821.2", "Elapsed time (min)",
                     "Buffer waits by block class", "undo header",
-                    "CPU time (%)", "P30SDB"):
+                    "CPU time (%)", "P30SDB",
+                    "<strong>Database storage</strong> (the devices under the database&#x27;s data, read on its host): "
+                    "not read (the database&#x27;s host is not known: name it in database.host"):
         assert printed in page, printed
     assert (tmp_path / "results" / "undo" / "report" / "sql_runs.svg").exists()
     for run in runs.itertuples():  # each run keeps the AWR report of its snapshots, and the report says where

@@ -98,10 +98,10 @@ def check_rows(s: HammerdbSettings, host: str, facts: dict[str, str]) -> list:
     return rows + [_row(host, "TPROC-C schema", value, "fail" if schema else "pass", detail)]
 
 
-def check_campaign_hosts(campaign, connect) -> list:
+def check_campaign_hosts(campaign, connect, seen: dict | None = None) -> list:
     """Rows of every load host of ``campaign``: its check script run in a new directory of the
     host's workdir (``<workdir>/<campaign>/check/hammerdb-<time>``); an unreachable host is one
-    ``fail`` row naming it."""
+    ``fail`` row naming it. ``seen`` gets each reached host's facts, by name."""
     import time
 
     from ...check import _row
@@ -118,4 +118,6 @@ def check_campaign_hosts(campaign, connect) -> list:
             rows.append(_row(params.name, VERSION_ROW, None, "fail", str(error) or type(error).__name__))
             continue
         rows += check_rows(s, params.name, facts)
+        if seen is not None:
+            seen[params.name] = facts
     return rows

@@ -41,10 +41,19 @@ class HammerdbEngine(Engine):
         return [TPROCC]
 
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
-        """HammerDB, the database and the TPROC-C schema, as each load host sees them."""
+        """HammerDB, the database and the TPROC-C schema, as each load host sees them; the
+        database's storage path (:func:`.storage.storage_rows`)."""
         from .check import check_campaign_hosts
+        from .storage import storage_rows
 
-        return check_campaign_hosts(campaign, connect)
+        seen: dict[str, dict] = {}
+        return check_campaign_hosts(campaign, connect, seen) + storage_rows(campaign, seen, connect)
+
+    def database_host(self, campaign):
+        """A PostgreSQL at localhost runs on the (first) load host; else the load host at its address."""
+        from .storage import database_host
+
+        return database_host(campaign)
 
     def check_versions(self, check) -> dict[str, str]:
         """HammerDB's version per load host as its banner printed it (``v6.0``)."""

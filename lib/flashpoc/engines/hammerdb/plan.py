@@ -221,6 +221,7 @@ if { [ catch { flashpoc::connect $::fp(superuser) $::fp(superuser_env) postgres 
 }
 flashpoc::fact connect ok
 pg_select $lda "select current_setting('server_version') as v" row { flashpoc::fact version $row(v) }
+catch { pg_select $lda "select current_setting('data_directory') as d" row { flashpoc::fact data_directory $row(d) } }
 set databases 0
 pg_select $lda "select count(*) as n from pg_database where datname = '$::fp(dbname)'" row { set databases $row(n) }
 flashpoc::fact database $databases
@@ -265,7 +266,8 @@ oralogoff $lda
 def check_script(s: HammerdbSettings) -> str:
     """The script of the check: HammerDB's Tcl and its database driver load, the database answers
     (as the superuser), the TPROC-C database (PostgreSQL) or schema user (Oracle) exists, and its
-    warehouse count; on Oracle the management pack (AWR needs the Diagnostics Pack). Facts are
+    warehouse count; on PostgreSQL its data directory, on Oracle the management pack (AWR needs the
+    Diagnostics Pack). Facts are
     printed as ``@@flashpoc check KEY VALUE`` lines (:func:`.parse.parse_check`); nothing is
     written to the database."""
     values = {"host": s.host, "port": s.port, "sslmode": s.sslmode, "superuser": s.superuser_name,

@@ -16,7 +16,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from ... import analysis, tables
+from ... import analysis, environment, tables
 from ...chart import _series_channels, _threads_x, series_domain
 from ...document import DocSection
 from .compare import comparison_display, comparison_table
@@ -218,7 +218,7 @@ def build_report(cfg, points: pd.DataFrame, *, write_files: bool = True, pdf: bo
     headline = f"**{cfg.campaign}**: {described}. The most new orders per minute: {_best(points)}."
     sections = [DocSection("summary", "Executive summary", [
                     headline, f"Saturation probe: {answer}" if answer else "No probe of these settings is stored."]),
-                *_conditions_and_method(cfg), *_comparison_sections(configs, comparison, by_users),
+                *_conditions_and_method(cfg, context.manifest), *_comparison_sections(configs, comparison, by_users),
                 DocSection("results", "Results", list(charts.values())),
                 DocSection("appendix", "Appendix A: every point", [tables.Table(table, notes=[POINTS_NOTE],
                                                                                  text_columns=["Configuration"])])]
@@ -241,16 +241,17 @@ def _charts(points: pd.DataFrame, knee_users: int | None, answer: str, domain: l
     return charts
 
 
-def _conditions_and_method(cfg) -> list[DocSection]:
-    """The report's test conditions (database, load host, point length, HammerDB's options) and
-    its method."""
+def _conditions_and_method(cfg, manifest: dict) -> list[DocSection]:
+    """The report's test conditions (database, load host, point length, HammerDB's options, the
+    storage path and what differed between configurations, from the check's ``manifest``) and its method."""
     engine, s = cfg.engine_object, cfg.settings
     return [DocSection("conditions", "Test conditions", [
                 f"- database: {s.database}, {s.warehouses} warehouses (TPROC-C schema)\n"
                 f"- load host: {', '.join(h.name for h in cfg.hosts)}\n"
                 f"- {engine.point_length_text(cfg, '')}\n"
                 f"- keying and thinking: {'on' if s.keying_and_thinking else 'off'}; all warehouses: "
-                f"{'yes' if s.all_warehouses else 'no'}; time profile: {'on' if s.time_profile else 'off'}"]),
+                f"{'yes' if s.all_warehouses else 'no'}; time profile: {'on' if s.time_profile else 'off'}"
+                + "".join("\n" + line for line in environment.condition_lines(cfg, manifest))]),
             DocSection("method", "Method", [engine.method_note, "Time series: " + engine.interval_text(cfg, 3)])]
 
 

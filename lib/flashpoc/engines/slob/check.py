@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...check import CAMPAIGN_ROW_HOST, Row, _row, check_database, database_facts, format_bytes, working_set_row
+from ...check_storage import oracle_storage_rows
 from ...errors import RemoteError
 from ...params import Campaign, HostParams
 from ...run import hosts as _hosts
@@ -118,7 +119,7 @@ def check_slob(campaign: Campaign, *, connect: Callable[[HostParams], Any] = _ho
         rows.append(_row(CAMPAIGN_ROW_HOST, "database", "not checked", "warn",
                          "no oracle: connection given, so the database (version, filesystemio_options, buffer "
                          "cache, AWR licence, SLOB schemas) is not checked; set oracle.dsn and oracle.user"))
-        return rows
+        return rows + oracle_storage_rows(campaign, [], connect)
     database = check_database(campaign, oracle_facts=oracle_facts)
-    return rows + database
+    return rows + database + oracle_storage_rows(campaign, database, connect)
 

@@ -23,6 +23,10 @@ class SlobEngine(Engine):
         """SLOB's home and environment file are the DB host's."""
         return [cfg.db_host]
 
+    def database_host(self, campaign):
+        """SLOB runs on the database's host."""
+        return campaign.db_host
+
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
         """SLOB on the database host and the database (not the load hosts' targets: SLOB has none)."""
         from .check import check_slob

@@ -34,10 +34,12 @@ class SqlScriptEngine(Engine):
             raise ValueError("targets: engine sqlscript writes no target (the DBA's job writes the database)")
 
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
-        """The database only: the job has no target, no working set on the array."""
+        """The database and its storage path: the job has no target, no working set on the array."""
         from ...check import check_database
+        from ...check_storage import oracle_storage_rows
 
-        return check_database(campaign)
+        database = check_database(campaign)
+        return database + oracle_storage_rows(campaign, database, connect)
 
     def workloads(self, cfg) -> list:
         """None: the job is ``sql_workload``."""

@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from ... import tables
+from ... import environment, tables
 from ...errors import AnalysisError, ReportError
 from ...store import CampaignStore
 from .measure import PHASE
@@ -202,7 +202,8 @@ def build_sql_report(cfg, *, write_files: bool = True, pdf: bool = True):
     sections = [
         DocSection("summary", "Executive summary", [speedup_text(runs), speedup_table(runs)]),
         DocSection("conditions", "Test conditions", [
-            database, f"The script: {cfg.sql_workload.script} ({_verbs(first.get('script'))}), run by each session."]),
+            database, f"The script: {cfg.sql_workload.script} ({_verbs(first.get('script'))}), run by each session.",
+            *_environment_lines(cfg, store)]),
         DocSection("method", "Method", [cfg.engine_object.method_note + " The database's numbers are the deltas "
                                         "of its counters between the two snapshots (DBA_HIST views, or STATS$ "
                                         "tables with Statspack), read through SQL."]),
@@ -224,6 +225,14 @@ def build_sql_report(cfg, *, write_files: bool = True, pdf: bool = True):
             except ReportError:
                 pass  # no Chromium: the HTML is the report
     return result
+
+
+def _environment_lines(cfg, store: CampaignStore) -> list[str]:
+    """The storage path and database the check recorded (its manifest), and what differed between
+    the configurations compared (:func:`flashpoc.environment.condition_lines`), as one list."""
+    manifest = environment._read_manifest(store.root)
+    lines = environment.condition_lines(cfg, manifest)
+    return ["\n".join(lines)] if lines else []
 
 
 def _listed(value: Any) -> list:

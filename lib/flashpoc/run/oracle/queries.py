@@ -118,18 +118,20 @@ def database_facts(conn: Any, slob_user_pattern: str = SLOB_USER_PATTERN) -> dic
     return facts
 
 
-def storage_facts(conn: Any) -> dict[str, list[dict[str, Any]]]:
+def storage_facts(conn: Any) -> dict[str, list[Any]]:
     """How the database reaches its storage: ``dnfs_servers`` (``v$dnfs_servers``: svrname,
     dirname, nfsversion, wtmax, rtmax), ``dnfs_channels`` (``v$dnfs_channels``: svrname, path,
-    local, processes) and ``asm_disks`` (``v$asm_disk``: diskgroup, name, path, total_mb,
-    failgroup, mode_status, state); empty lists without Direct NFS or ASM.
+    local, processes), ``asm_disks`` (``v$asm_disk``: diskgroup, name, path, total_mb,
+    failgroup, mode_status, state), empty lists without Direct NFS or ASM, and ``datafile_names``
+    (``v$datafile`` and ``v$tempfile``: each file's name).
 
     Raises:
         RemoteError: A query failed.
     """
     return {"dnfs_servers": _execute(conn, "facts_dnfs_servers"),
             "dnfs_channels": _execute(conn, "facts_dnfs_channels"),
-            "asm_disks": _execute(conn, "facts_asm_disks")}
+            "asm_disks": _execute(conn, "facts_asm_disks"),
+            "datafile_names": [row["name"] for row in _execute(conn, "facts_datafiles")]}
 
 
 def calibrate_io(conn: Any, num_physical_disks: int, max_latency_ms: int) -> dict[str, Any]:

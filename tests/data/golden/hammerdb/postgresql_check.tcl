@@ -83,6 +83,7 @@ if { [ catch { flashpoc::connect $::fp(superuser) $::fp(superuser_env) postgres 
 }
 flashpoc::fact connect ok
 pg_select $lda "select current_setting('server_version') as v" row { flashpoc::fact version $row(v) }
+catch { pg_select $lda "select current_setting('data_directory') as d" row { flashpoc::fact data_directory $row(d) } }
 set databases 0
 pg_select $lda "select count(*) as n from pg_database where datname = '$::fp(dbname)'" row { set databases $row(n) }
 flashpoc::fact database $databases
