@@ -154,7 +154,8 @@ def test_probe_and_sweep_on_two_hosts_equal_vdbench_s_own_reports(hosts, tmp_pat
 
 def test_a_host_that_cannot_be_reached_is_named_with_its_ssh_error(hosts, tmp_path, lun):
     """h2's sshd stops after the check: the probe stops before vdbench starts, naming h2 (the
-    targets are read on every host right before each invocation). With h2 back but out of the
+    parameters' paths are made canonical and the targets read on every host right before each
+    invocation). With h2 back but out of the
     controller's reach (h1 has no route to it), vdbench's master says only "Slave h2-0
     prematurely terminated"; the error quotes the slave's own output (its ssh's words, from
     h2-0.stdout.html) and says where vdbench's output directory is."""
@@ -164,7 +165,7 @@ def test_a_host_that_cannot_be_reached_is_named_with_its_ssh_error(hosts, tmp_pa
     h2.sshd.stop()
     try:
         with pytest.raises(RemoteError, match=rf"^h2: cannot connect to {re.escape(h2.sshd.address)}:{SSH_PORT} "
-                                              "to read the targets' (identities|sizes)"):
+                                              "to (make the parameters' paths canonical|read the targets' (identities|sizes))"):
             phases.run_probe(cfg, progress=False)
     finally:
         h2.revive()  # the same sshd (port, host key) again
