@@ -107,9 +107,9 @@ class Campaign(_Strict):
                              "that does")
         if engine.uses_targets and not self.targets:
             raise ValueError(f"targets: at least one target (LUN, device or file) is needed for engine {self.engine}")
-        engine.check_params(self, host_names)
         _check_targets(self, host_names)
         _check_names(self)
+        engine.check_params(self, host_names)
         return self
 
     # -- derived values -------------------------------------------------------------

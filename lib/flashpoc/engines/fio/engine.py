@@ -17,6 +17,15 @@ class FioEngine(Engine):
     rate_curves = True
     settings_model = FioSettings
 
+    def check_params(self, cfg, host_names: set[str]) -> None:
+        """What fio's job files need: each host runs one job over its own targets, so every host uses
+        a target."""
+        for i, host in enumerate(cfg.hosts):
+            if not cfg.targets_of(host):
+                raise ValueError(f"hosts[{i}] ({host.name}): no target is used by this host (the targets' hosts "
+                                 "leave it out), and fio runs one job per host over its targets: give it a target "
+                                 "or leave the host out")
+
     def check_host(self, campaign, host: str, host_params, facts) -> list:
         """fio on the host: present, its version."""
         from .check import _evaluate_fio

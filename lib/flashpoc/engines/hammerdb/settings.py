@@ -26,6 +26,8 @@ DB_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
 SERVICE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_/-]{0,252}$")
 ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 MAX_MINUTES = 7 * 24 * 60
+#: the most virtual users a point runs on one load host (a timed run's script refuses more)
+MAX_VIRTUAL_USERS = 10_000
 
 
 #: keys that would hold a password itself: refused, naming the key, without echoing the value

@@ -26,7 +26,7 @@ class VdbenchEngine(Engine):
 
     def check_params(self, cfg, host_names: set[str]) -> None:
         """A controller among the hosts; block sizes that are whole multiples of ``vdbench.dedupunit``; the
-        rate-curve plan sets the rates."""
+        rate-curve plan sets the rates; every rule of the parmfile on the parameters (:func:`.plan.check_params`)."""
         from ...params import parse_size
 
         vd = cfg.settings
@@ -41,6 +41,7 @@ class VdbenchEngine(Engine):
         if cfg.sweep.rate_steps and vd.iorate != "max":
             raise ValueError(f"vdbench.iorate: sweep.plan rate-curve runs iorate=curve at sweep.curve_pct itself; "
                              f"leave iorate at max (got {vd.iorate!r})")
+        plan.check_params(cfg)
 
     def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
         """A vdbench output directory."""

@@ -1,0 +1,116 @@
+"""An engine's rules are refused by ``flashpoc validate`` (and ``flashpoc run`` before anything runs)
+in one line naming the key, before results/ exists (issue 28): vdbench's timings and names once
+refused only in the check phase, fio's host without a target, HammerDB's bound on virtual users."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+
+from flashpoc.cli import main
+
+HOST = {"name": "local", "address": "localhost"}
+WORKLOAD = {"name": "wd1", "rw": "randread", "bs": "4k"}
+HAMMERDB = {"database": "postgresql", "password_env": "P", "superuser_password_env": "S", "warehouses": 1}
+SLOB = {"schemas": 2, "scale": "8G"}
+
+
+def base(engine: str, tmp_path) -> dict:
+    """A valid campaign of ``engine``, its results under ``tmp_path``."""
+    values = {"campaign": "c", "hosts": [HOST], "results_dir": str(tmp_path / "results")}
+    if engine in ("fio", "vdbench"):
+        values |= {"engine": {engine: {}}, "workloads": [WORKLOAD],
+                   "targets": [{"name": "sd1", "path": str(tmp_path / "sd1.dat"), "size": "64m", "create": True}]}
+    elif engine == "hammerdb":
+        values["engine"] = {"hammerdb": HAMMERDB}
+    else:
+        values["engine"] = {"slob": SLOB}
+    return values
+
+
+def merged(values: dict, change: dict) -> dict:
+    """``values`` with ``change`` merged in (a mapping into a mapping, anything else replaced)."""
+    out = dict(values)
+    for key, value in change.items():
+        out[key] = merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def two_hosts_one_target(tmp_path) -> dict:
+    return {"hosts": [HOST, {"name": "b", "address": "10.0.0.2"}],
+            "targets": [{"name": "sd1", "path": str(tmp_path / "sd1.dat"), "size": "64m", "create": True,
+                         "hosts": ["local"]}]}
+
+
+REFUSED = [
+    # vdbench: its parmfile's rules, once met only by the check's `vdbench -s` or a phase's parmfile
+    ("vdbench", {"engine": {"vdbench": {"elapsed_s": 1, "interval_s": 1}}},
+     r"vdbench\.elapsed_s: vdbench needs elapsed \(1\) at least twice the interval \(1\)"),
+    ("vdbench", {"engine": {"vdbench": {"elapsed_s": 10, "interval_s": 3}}},
+     r"vdbench\.elapsed_s: vdbench needs elapsed \(10\) a multiple of the interval \(3\)"),
+    ("vdbench", {"engine": {"vdbench": {"elapsed_s": 10, "interval_s": 2, "warmup_s": 3}}},
+     r"vdbench\.warmup_s: vdbench needs warmup \(3\) a multiple of the interval \(2\)"),
+    ("vdbench", {"engine": {"vdbench": {"interval_s": 2}}, "probe": {"runtime_s": 5}},
+     r"probe\.runtime_s: vdbench needs elapsed \(5\) a multiple of the interval \(2\)"),
+    ("vdbench", {"sweep": {"runtime_s": 1}}, r"sweep\.runtime_s: vdbench needs elapsed \(1\) at least twice"),
+    ("vdbench", {"engine": {"vdbench": {"interval_s": 2}}, "precondition": {"round_s": 9}},
+     r"precondition\.round_s: vdbench needs elapsed \(9\) a multiple of the interval \(2\)"),
+    ("vdbench", {"hosts": [{"name": "default", "address": "localhost"}]},
+     r"hosts\[0\]\.name: 'default' is vdbench's hd=default; rename the host"),
+    ("vdbench", {"hosts": [{**HOST, "vdbench": "opt/vdbench"}]},
+     r"hosts\[0\]\.vdbench: vdbench needs the absolute install directory, got 'opt/vdbench'"),
+    ("vdbench", {"hosts": [{**HOST, "vdbench": "/opt/vd,bench"}]},
+     r"hosts\[0\]\.vdbench: '/opt/vd,bench' has ',', which would break the vdbench parmfile line"),
+    ("vdbench", {"targets": [{"name": "sd1", "path": "/srv/poc/a,b.dat", "size": "1g"}]},
+     r"targets\[0\]\.path: '/srv/poc/a,b.dat' has ',', which would break the vdbench parmfile line"),
+    ("vdbench", {"targets": [{"name": "1k", "path": "/dev/sdz"}]},
+     r"targets\[0\]\.name: vdbench would read '1k' as a number; choose another name"),
+    ("vdbench", {"targets": [{"name": "concat", "path": "/dev/sdz"}]},
+     r"targets\[0\]\.name: vdbench refuses an sd named 'concat'"),
+    ("vdbench", {"targets": [{"name": "sd1", "path": "/srv/poc/lun.dat"}]},
+     r"targets\[0\]\.size: vdbench needs a size for the file /srv/poc/lun.dat"),
+    ("vdbench", {"targets": [{"name": "sd1", "path": "/dev/sdz"}], "engine": {"vdbench": {"openflags": None}}},
+     r"vdbench\.openflags: vdbench on Linux requires openflags \(e\.g\. o_direct\) for a /dev/ lun"),
+    ("vdbench", {"workloads": [{**WORKLOAD, "iodepth": 4}]},
+     r"workloads\[0\]\.iodepth: vdbench has no queue depth per thread"),
+    ("vdbench", {"workloads": [{**WORKLOAD, "skew": 50}]},
+     r"workloads\[0\]\.skew: each rd runs wd1 alone, and vdbench needs the skews of an rd's workloads to add up "
+     r"to 100 \(got 50\)"),
+    ("vdbench", {"workloads": [{**WORKLOAD, "name": "default"}]},
+     r"workloads\[0\]\.name: 'default' sets vdbench's defaults; choose another name"),
+    ("vdbench", {"hosts": [{"name": "h1", "address": "10.0.0.2", "user": "root"},
+                           {"name": "h2", "address": "10.0.0.2", "user": "root", "port": 2200}],
+                 "targets": [{"name": "sd1", "path": "/dev/sdz"}]},
+     r"hosts\[1\]\.address: 10\.0\.0\.2 is also another host's address, with other SSH settings"),
+    # fio: a host without a job
+    ("fio", two_hosts_one_target, r"hosts\[1\] \(b\): no target is used by this host"),
+    # HammerDB: at most 10,000 virtual users at any point
+    ("hammerdb", {"probe": {"max_threads": 20000, "step": 100}},
+     r"probe\.max_threads: a point could run 20,000 virtual users per load host, and a HammerDB run takes at "
+     r"most 10,000"),
+    ("hammerdb", {"probe": {"max_threads": 9000}, "sweep": {"extend_pct": 25}},
+     r"sweep\.extend_pct: a point could run 11,400 virtual users per load host"),
+    ("vdbench", {"hosts": [HOST, {"name": "h2", "address": "10.0.0.2"}],
+                 "targets": [{"name": "sd1", "path": "/dev/sdz"}]},
+     r"hosts\[1\]\.user: vdbench starts the slaves of h2 with 'ssh 10\.0\.0\.2 -l USER' \(hd user=; without it "
+     r"vdbench stops\): set the user"),
+]
+
+
+@pytest.mark.parametrize("engine, change, message", REFUSED,
+                         ids=[f"{engine}-{message.split(':')[0].replace(chr(92), '')}"
+                              for engine, _, message in REFUSED])
+def test_validate_and_run_refuse_an_engine_rule_in_one_line_before_results_exist(engine, change, message, tmp_path,
+                                                                                 capsys):
+    params = tmp_path / "p.yaml"
+    change = change(tmp_path) if callable(change) else change
+    params.write_text(yaml.safe_dump(merged(base(engine, tmp_path), change)))
+    for command in ("validate", "run"):
+        code = main([command, str(params)])
+        out, err = capsys.readouterr()
+        assert (code, out) == (2, ""), command
+        assert err.count("\n") == 1 and err.startswith(f"flashpoc: error: invalid parameters in {params}: "), err
+        assert re.search(message, err), err
+        assert not (tmp_path / "results").exists()
