@@ -1,6 +1,8 @@
 """An engine's rules are refused by ``flashpoc validate`` (and ``flashpoc run`` before anything runs)
 in one line naming the key, before results/ exists (issue 28): vdbench's timings and names once
-refused only in the check phase, fio's host without a target, HammerDB's bound on virtual users."""
+refused only in the check phase, fio's host without a target, HammerDB's bound on virtual users,
+and the judgment calls (keys the engine does not read, an address with a port, a multicast or
+broadcast vdbench controller address)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from flashpoc.cli import main
 HOST = {"name": "local", "address": "localhost"}
 WORKLOAD = {"name": "wd1", "rw": "randread", "bs": "4k"}
 HAMMERDB = {"database": "postgresql", "password_env": "P", "superuser_password_env": "S", "warehouses": 1}
+ORACLE = {**HAMMERDB, "database": "oracle", "service": "db1:1521/PDB1"}
 SLOB = {"schemas": 2, "scale": "8G"}
 
 
@@ -84,14 +87,41 @@ REFUSED = [
                            {"name": "h2", "address": "10.0.0.2", "user": "root", "port": 2200}],
                  "targets": [{"name": "sd1", "path": "/dev/sdz"}]},
      r"hosts\[1\]\.address: 10\.0\.0\.2 is also another host's address, with other SSH settings"),
-    # fio: a host without a job
+    ("vdbench", {"engine": {"vdbench": {"controller_address": "224.0.0.5"}}},
+     r"engine\.vdbench\.controller_address: 224\.0\.0\.5 is a multicast address: vdbench's slaves call the "
+     r"controller back at an address of its own"),
+    ("vdbench", {"engine": {"vdbench": {"controller_address": "255.255.255.255"}}},
+     r"engine\.vdbench\.controller_address: 255\.255\.255\.255 is the broadcast address"),
+    ("vdbench", {"engine": {"vdbench": {"controller_address": "0.0.0.0"}}},
+     r"engine\.vdbench\.controller_address: 0\.0\.0\.0 is no address the other hosts can reach"),
+    # fio: a host without a job; vdbench's workload keys; a steady-state window without its criterion
     ("fio", two_hosts_one_target, r"hosts\[1\] \(b\): no target is used by this host"),
-    # HammerDB: at most 10,000 virtual users at any point
+    ("fio", {"workloads": [{**WORKLOAD, "seekpct": 0.1}]},
+     r"workloads\[0\]\.seekpct: vdbench's seekpct, which fio has no place for"),
+    ("fio", {"workloads": [{**WORKLOAD, "skew": 100}]}, r"workloads\[0\]\.skew: vdbench's skew"),
+    ("fio", {"engine": {"fio": {"ss_dur_s": 30}}},
+     r"engine\.fio\.ss_dur_s: goes with steadystate \(fio's own criterion\), which is not set"),
+    ("fio", {"hosts": [{"name": "db1", "address": "db1:2222"}]},
+     r"hosts\[0\]\.address: 'db1:2222' holds a port after the name: give 'db1' here and port: 2222"),
+    # HammerDB: at most 10,000 virtual users at any point; its own point length; Oracle's keys
     ("hammerdb", {"probe": {"max_threads": 20000, "step": 100}},
      r"probe\.max_threads: a point could run 20,000 virtual users per load host, and a HammerDB run takes at "
      r"most 10,000"),
     ("hammerdb", {"probe": {"max_threads": 9000}, "sweep": {"extend_pct": 25}},
      r"sweep\.extend_pct: a point could run 11,400 virtual users per load host"),
+    ("hammerdb", {"probe": {"runtime_s": 60}},
+     r"probe\.runtime_s: a HammerDB point runs hammerdb\.rampup_minutes, then duration_minutes counted"),
+    ("hammerdb", {"engine": {"hammerdb": {**ORACLE, "dbname": "tpcc2"}}},
+     r"engine\.hammerdb\.dbname: only for PostgreSQL \(Oracle connects to service db1:1521/PDB1\)"),
+    ("hammerdb", {"engine": {"hammerdb": {"host": "db1:5433"}}},
+     r"engine\.hammerdb\.host: 'db1:5433' holds a port after the name: give 'db1' here and port: 5433"),
+    # an engine that writes no target
+    ("slob", {"precondition": {"write_rounds": 5}},
+     r"precondition\.write_rounds: engine slob writes no target \(its data is the database's\), so no round"),
+    ("slob", {"targets": [{"name": "f", "path": "/srv/poc/f.dat", "size": "1g", "create": True}]},
+     r"targets\[0\]\.create: engine slob writes no target"),
+    ("hammerdb", {"targets": [{"name": "lun", "path": "/dev/sdz", "allow_write": True}], "destroy_data_on": ["lun"]},
+     r"destroy_data_on: engine hammerdb writes no target \(its data is the database's\): nothing would be destroyed"),
     ("vdbench", {"hosts": [HOST, {"name": "h2", "address": "10.0.0.2"}],
                  "targets": [{"name": "sd1", "path": "/dev/sdz"}]},
      r"hosts\[1\]\.user: vdbench starts the slaves of h2 with 'ssh 10\.0\.0\.2 -l USER' \(hd user=; without it "

@@ -110,6 +110,7 @@ class Campaign(_Strict):
         _check_targets(self, host_names)
         _check_names(self)
         engine.check_params(self, host_names)
+        _check_unwritten(self)
         return self
 
     # -- derived values -------------------------------------------------------------
@@ -334,6 +335,20 @@ def _check_targets(cfg: Campaign, host_names: set[str]) -> None:
             if target.size_bytes is not None and target.size_bytes < parse_size(largest.bs):
                 raise ValueError(f"targets[{i}].size: {target.size} is smaller than the block size {largest.bs} "
                                  f"of workload {largest.name}")
+
+
+def _check_unwritten(cfg: Campaign) -> None:
+    """An engine that writes no target (its data is the database's) refuses what would write one."""
+    if cfg.engine_object.uses_targets:
+        return
+    why = f"engine {cfg.engine} writes no target (its data is the database's)"
+    if cfg.precondition.write_rounds:
+        raise ValueError(f"precondition.write_rounds: {why}, so no round would run; leave write_rounds out")
+    for i, target in enumerate(cfg.targets):
+        if target.create:
+            raise ValueError(f"targets[{i}].create: {why}, so no scratch file is created; leave create out")
+    if cfg.destroy_data_on:
+        raise ValueError(f"destroy_data_on: {why}: nothing would be destroyed")
 
 
 def _check_names(cfg: Campaign) -> None:

@@ -57,9 +57,14 @@ class HammerdbEngine(Engine):
     def check_params(self, cfg, host_names: set[str]) -> None:
         """HammerDB's one workload is TPROC-C: no ``workloads`` key; several load hosts each run
         HammerDB at the point's virtual users (:mod:`.measure`), at most :data:`.settings.MAX_VIRTUAL_USERS`
-        (:func:`most_virtual_users`)."""
+        (:func:`most_virtual_users`); a point's length is HammerDB's own (whole minutes), never a
+        phase's ``runtime_s``."""
         if "workloads" in cfg.model_fields_set:
             raise ValueError("workloads: with engine hammerdb the workload is HammerDB's TPROC-C; leave workloads out")
+        for phase in ("probe", "sweep"):
+            if getattr(cfg, phase).runtime_s is not None:
+                raise ValueError(f"{phase}.runtime_s: a HammerDB point runs hammerdb.rampup_minutes, then "
+                                 f"duration_minutes counted (whole minutes); leave {phase}.runtime_s out")
         most, key = most_virtual_users(cfg)
         if most > MAX_VIRTUAL_USERS:
             raise ValueError(f"{key}: a point could run {most:,} virtual users per load host, and a HammerDB run "
