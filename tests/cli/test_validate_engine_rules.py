@@ -2,7 +2,7 @@
 in one line naming the key, before results/ exists (issue 28): vdbench's timings and names once
 refused only in the check phase, fio's host without a target, HammerDB's bound on virtual users,
 and the judgment calls (keys the engine does not read, an address with a port, a multicast or
-broadcast vdbench controller address)."""
+broadcast vdbench controller address). What is allowed with a warning is printed, one line each."""
 
 from __future__ import annotations
 
@@ -144,3 +144,39 @@ def test_validate_and_run_refuse_an_engine_rule_in_one_line_before_results_exist
         assert err.count("\n") == 1 and err.startswith(f"flashpoc: error: invalid parameters in {params}: "), err
         assert re.search(message, err), err
         assert not (tmp_path / "results").exists()
+
+
+def test_one_machine_twice_and_one_workload_twice_are_warnings(tmp_path, capsys):
+    """Allowed (two HammerDB load hosts on 127.0.0.1 are one of the workbook's own tests), but said:
+    one line each, naming the key."""
+    params = tmp_path / "p.yaml"
+    values = merged(base("fio", tmp_path), {
+        "hosts": [HOST, {"name": "again", "address": "localhost"}, {"name": "n1", "address": "10.0.0.7"},
+                  {"name": "n2", "address": "10.0.0.7", "port": 22}, {"name": "n3", "address": "10.0.0.7", "port": 23}],
+        "workloads": [WORKLOAD, {**WORKLOAD, "name": "wd2", "description": "the same"}]})
+    params.write_text(yaml.safe_dump(values))
+    assert main(["validate", str(params)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1:] == [
+        f"{params}: warning: hosts[1].address: again is at the same address and port as hosts[0] (local), this "
+        "machine: one machine runs both, and its load counts as two hosts'",
+        f"{params}: warning: hosts[3].address: n2 is at the same address and port as hosts[2] (n1), 10.0.0.7:22: "
+        "one machine runs both, and its load counts as two hosts'",
+        f"{params}: warning: workloads[1]: wd2 is the same workload as workloads[0] (wd1) under another name: both "
+        "are measured, the same I/O twice"]
+
+
+@pytest.mark.parametrize("engine, change, warning", [
+    ("hammerdb", {"engine": {"hammerdb": {"build_virtual_users": 8}}},
+     "engine.hammerdb.build_virtual_users: only a schema build uses it, and build_schema is false"),
+    ("fio", {"engine": {"fio": {"server_port": 9000}}},
+     "engine.fio.server_port: one host runs its points alone, without fio's client and servers"),
+    ("vdbench", {"engine": {"vdbench": {"controller_address": "10.0.0.9"}}},
+     "engine.vdbench.controller_address: no host is remote, so vdbench starts every slave on its own machine "
+     "without it"),
+])
+def test_settings_the_campaign_does_not_use_are_a_warning(engine, change, warning, tmp_path, capsys):
+    params = tmp_path / "p.yaml"
+    params.write_text(yaml.safe_dump(merged(base(engine, tmp_path), change)))
+    assert main(["validate", str(params)]) == 0
+    assert capsys.readouterr().out.splitlines()[1:] == [f"{params}: warning: {warning}"]

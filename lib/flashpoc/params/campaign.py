@@ -12,6 +12,7 @@ from pydantic import (BaseModel, Field, SerializeAsAny, ValidationError, field_v
                       model_validator)
 
 from ..errors import ParameterError
+from .caveats import campaign_warnings
 from .common import Name, Size, _Strict, _check_written_dir, parse_size, resolve_path
 from .models import (DatabaseParams, HostParams, OracleParams, SqlWorkloadParams, TargetParams, Workload,
                      standard_workloads)
@@ -112,6 +113,13 @@ class Campaign(_Strict):
         engine.check_params(self, host_names)
         _check_unwritten(self)
         return self
+
+    @property
+    def warnings(self) -> list[str]:
+        """What these parameters hold that is no reason to refuse them but worth a look, one line
+        each, naming the key (:func:`.caveats.campaign_warnings`): ``flashpoc validate`` and ``flashpoc
+        run`` print them, and the environment check shows them as ``warn`` rows."""
+        return campaign_warnings(self)
 
     # -- derived values -------------------------------------------------------------
     @property

@@ -36,6 +36,13 @@ class FioEngine(Engine):
                                      f"{workload.rw} says random or sequential, and each point runs one workload): "
                                      f"leave {key} out, or use engine: vdbench")
 
+    def param_warnings(self, cfg) -> list[str]:
+        """Settings of several hosts (``multi_host``, ``server_port``) given to a campaign of one."""
+        defaults = type(cfg.settings).model_fields
+        return [f"engine.fio.{key}: one host runs its points alone, without fio's client and servers"
+                for key in ("multi_host", "server_port")
+                if len(cfg.hosts) == 1 and getattr(cfg.settings, key) != defaults[key].default]
+
     def check_host(self, campaign, host: str, host_params, facts) -> list:
         """fio on the host: present, its version."""
         from .check import _evaluate_fio

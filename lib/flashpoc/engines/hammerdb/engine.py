@@ -70,6 +70,13 @@ class HammerdbEngine(Engine):
             raise ValueError(f"{key}: a point could run {most:,} virtual users per load host, and a HammerDB run "
                              f"takes at most {MAX_VIRTUAL_USERS:,}")
 
+    def param_warnings(self, cfg) -> list[str]:
+        """``build_virtual_users`` without ``build_schema``: no schema is built, so none load it."""
+        s = cfg.settings
+        if not s.build_schema and s.build_virtual_users != type(s).model_fields["build_virtual_users"].default:
+            return ["engine.hammerdb.build_virtual_users: only a schema build uses it, and build_schema is false"]
+        return []
+
     def workloads(self, cfg) -> list:
         return [TPROCC]
 

@@ -43,6 +43,13 @@ class VdbenchEngine(Engine):
                              f"leave iorate at max (got {vd.iorate!r})")
         plan.check_params(cfg)
 
+    def param_warnings(self, cfg) -> list[str]:
+        """Settings of remote slaves (``controller_address``, ``shell``) given to a campaign without one."""
+        defaults = type(cfg.settings).model_fields
+        return [f"engine.vdbench.{key}: no host is remote, so vdbench starts every slave on its own machine "
+                "without it" for key in ("controller_address", "shell")
+                if not plan.remote_hosts(cfg) and getattr(cfg.settings, key) != defaults[key].default]
+
     def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
         """A vdbench output directory."""
         from ...errors import ParameterError
