@@ -334,6 +334,13 @@ def _clock_skew_rows(facts_by_host: dict[str, dict[str, Any] | None]) -> list[Ro
                  detail + ("; sync the clocks (chrony, NTP)" if status == "warn" else ""))]
 
 
+def parameter_rows(campaign: Campaign) -> list[Row]:
+    """One ``warn`` row per warning of the parameters (:attr:`flashpoc.params.Campaign.warnings`):
+    check ``parameters``, the key as its value."""
+    return [_row(CAMPAIGN_ROW_HOST, "parameters", key, "warn", text)
+            for key, _, text in (warning.partition(": ") for warning in campaign.warnings)]
+
+
 # -- collection ------------------------------------------------------------------------
 def _where(params: HostParams) -> str:
     if params.is_local:
@@ -396,6 +403,7 @@ def check_environment(campaign: Campaign, *,
     rows += _path_rows(CAMPAIGN_ROW_HOST, own.problems + conflicts)
     if not any(s.problems for s in settled) and not conflicts:  # the engine's checks write job files in the workdirs
         rows += get_engine(campaign.engine).check_campaign(expanded, facts_by_host, connect)
+    rows += parameter_rows(campaign)
     df = pd.DataFrame(rows, columns=COLUMNS)
     df.attrs["facts"] = facts_by_host
     df.attrs["database_facts"] = next((r[environment.FACTS_KEY] for r in rows if environment.FACTS_KEY in r), None)

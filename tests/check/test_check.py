@@ -381,6 +381,22 @@ def test_check_environment_local(tmp_path):
     assert not (tmp_path / "f.dat").exists()  # checking creates nothing
 
 
+def test_the_parameters_warnings_are_warn_rows_of_the_check(tmp_path):
+    """Validation's warnings (one machine named as two hosts, one workload under two names) are rows
+    of the check's table: host (campaign), check parameters, the key as the value, warn."""
+    twice = [{"name": "r", "rw": "randread"}, {"name": "r2", "rw": "randread"}]
+    df = check_environment(local_campaign(tmp_path, hosts=[{"name": "local", "address": "localhost"},
+                                                           {"name": "again", "address": "localhost"}], workloads=twice))
+    rows = df[df.check == "parameters"]
+    assert rows[["host", "value", "status"]].values.tolist() == [[CAMPAIGN_ROW_HOST, "hosts[1].address", "warn"],
+                                                                  [CAMPAIGN_ROW_HOST, "workloads[1]", "warn"]]
+    assert rows.detail.tolist() == [
+        "again is at the same address and port as hosts[0] (local), this machine: one machine runs both, and its "
+        "load counts as two hosts'",
+        "r2 is the same workload as workloads[0] (r) under another name: both are measured, the same I/O twice"]
+    assert verdict(df) != "pass"  # a warning is no clean pass
+
+
 @pytest.mark.skipif(shutil.which("fio") is None, reason="needs fio installed")
 def test_check_environment_local_fio_version(tmp_path):
     df = check_environment(local_campaign(tmp_path))

@@ -203,14 +203,20 @@ def test_a_batch_run_shows_each_point_and_ends_with_a_summary(batch_run):
 
 
 def test_run_stops_on_a_failed_check(tmp_path):
+    """... and says first what validation warned about (one machine named as two hosts), one line each."""
     require_fio()
     params = tmp_path / "bad-target.yaml"
     values = quick_campaign(tmp_path, targets=[{"name": "lun", "path": str(tmp_path / "absent.dat")}],
                             workloads=[{"name": "r", "rw": "randread", "bs": "4k"}])
+    values["hosts"].append({**values["hosts"][0], "name": "again"})
     params.write_text(yaml.safe_dump(values))
     out = subprocess.run([sys.executable, "-m", "flashpoc.cli", "run", str(params)], capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 1
+    said = " ".join(out.stdout.split())  # wrapped to the terminal's width
+    assert ("2 hosts, 1 target, 1 workload; phases check, probe, sweep, report warning: hosts[1].address: again is at "
+            "the same address and port as hosts[0] (local), this machine: one machine runs both, and its load counts "
+            "as two hosts' ") in said
     assert "phase check stopped: CheckFailed" in out.stderr and "absent.dat does not exist" in out.stderr
     assert "[probe]" not in out.stdout
     assert not (tmp_path / "results" / "quick" / "points").exists()

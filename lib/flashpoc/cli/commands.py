@@ -31,6 +31,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         terminal.say(f"flashpoc run {args.params}: campaign {cfg.campaign}, {cfg.engine}, "
                      + ", ".join(f"{v} {k[:-1] if v == 1 else k}" for k, v in n.items())
                      + f"; phases {', '.join(phases)}")
+        terminal.say(*(f"warning: {warning}" for warning in cfg.warnings))
         if {"probe", "sweep"} & set(phases) and cfg.engine_object.sweeps:
             terminal.say(point_legend(cfg.engine))
         if args.fresh:
@@ -69,6 +70,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             continue
         print(f"{path}: ok (campaign {cfg.campaign}, engine {cfg.engine}, {len(cfg.hosts)} hosts, "
               f"{len(cfg.targets)} targets, {len(cfg.engine_workloads)} workloads)")
+        for warning in cfg.warnings:
+            print(f"{path}: warning: {warning}")
     return 2 if refused else 0
 
 

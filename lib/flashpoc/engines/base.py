@@ -76,6 +76,11 @@ class Engine:
         """Refuse parameters this engine cannot run, with a ValueError naming the key (the schema
         turns it into one clear line)."""
 
+    def param_warnings(self, cfg: Campaign) -> list[str]:
+        """What the engine finds worth a warning in valid parameters, one line each starting with the
+        key (:attr:`flashpoc.params.Campaign.warnings`)."""
+        return []
+
     def direct_io(self, cfg: Campaign) -> bool:
         """True when the engine's I/O bypasses the hosts' page cache (the check warns otherwise)."""
         return True

@@ -12,6 +12,7 @@ from pydantic import (BaseModel, Field, PrivateAttr, SerializeAsAny, ValidationE
                       model_serializer, model_validator)
 
 from ..errors import ParameterError
+from .caveats import campaign_warnings
 from .common import Name, Size, _Strict, parse_size, resolve_path
 from .models import (DatabaseParams, HostParams, OracleParams, SqlWorkloadParams, TargetParams, Workload,
                      standard_workloads)
@@ -110,10 +111,18 @@ class Campaign(_Strict):
                              "that does")
         if engine.uses_targets and not self.targets:
             raise ValueError(f"targets: at least one target (LUN, device or file) is needed for engine {self.engine}")
-        engine.check_params(self, host_names)
         _check_targets(self, host_names)
         _check_names(self)
+        engine.check_params(self, host_names)
+        _check_unwritten(self)
         return self
+
+    @property
+    def warnings(self) -> list[str]:
+        """What these parameters hold that is no reason to refuse them but worth a look, one line
+        each, naming the key (:func:`.caveats.campaign_warnings`): ``flashpoc validate`` and ``flashpoc
+        run`` print them, and the environment check shows them as ``warn`` rows."""
+        return campaign_warnings(self)
 
     # -- derived values -------------------------------------------------------------
     @property
@@ -364,6 +373,20 @@ def _check_targets(cfg: Campaign, host_names: set[str]) -> None:
             if target.size_bytes is not None and target.size_bytes < parse_size(largest.bs):
                 raise ValueError(f"targets[{i}].size: {target.size} is smaller than the block size {largest.bs} "
                                  f"of workload {largest.name}")
+
+
+def _check_unwritten(cfg: Campaign) -> None:
+    """An engine that writes no target (its data is the database's) refuses what would write one."""
+    if cfg.engine_object.uses_targets:
+        return
+    why = f"engine {cfg.engine} writes no target (its data is the database's)"
+    if cfg.precondition.write_rounds:
+        raise ValueError(f"precondition.write_rounds: {why}, so no round would run; leave write_rounds out")
+    for i, target in enumerate(cfg.targets):
+        if target.create:
+            raise ValueError(f"targets[{i}].create: {why}, so no scratch file is created; leave create out")
+    if cfg.destroy_data_on:
+        raise ValueError(f"destroy_data_on: {why}: nothing would be destroyed")
 
 
 def _check_names(cfg: Campaign) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import posixpath
 import re
@@ -82,6 +83,23 @@ def _size_input(value: Any) -> Any:
         return str(value)
     if isinstance(value, float):
         raise ValueError(f"{value!r} is not a size: give whole bytes or a unit (e.g. '4k', '1g', '1536m')")
+    return value
+
+
+def check_address(value: str) -> str:
+    """``value`` if it is a host name or IP address, else a ValueError saying why: ``db1:2222`` (a
+    port after the name, not an IPv6 address) names the port's own key."""
+    if not ADDRESS_RE.match(value):
+        raise ValueError(f"{value!r} is not a host name or IP address")
+    if ":" in value:
+        try:
+            ipaddress.IPv6Address(value)
+        except ValueError:
+            name, _, port = value.rpartition(":")
+            if name and ":" not in name and port.isdigit():
+                raise ValueError(f"{value!r} holds a port after the name: give {name!r} here and port: "
+                                 f"{port}") from None
+            raise ValueError(f"{value!r} is not a host name or IP address") from None
     return value
 
 

@@ -8,8 +8,8 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from ..errors import ParameterError
-from .common import (ADDRESS_RE, ENV_NAME_RE, FIO_RW, Flag, LOCAL_ADDRESSES, MAX_BLOCK_BYTES, MIN_WORKING_SET_BYTES,
-                     Name, Size, USER_RE, WRITE_MODES, _Strict, in_system_dir, parse_size)
+from .common import (ENV_NAME_RE, FIO_RW, Flag, LOCAL_ADDRESSES, MAX_BLOCK_BYTES, MIN_WORKING_SET_BYTES,
+                     Name, Size, USER_RE, WRITE_MODES, _Strict, check_address, in_system_dir, parse_size)
 from .paths import (DEVICE_DIR, ControllerPath, HostCommand, HostPath, HostWrittenDir, KnownHostsPath, TargetPath,
                     fold)
 
@@ -39,9 +39,7 @@ class HostParams(_Strict):
     @field_validator("address")
     @classmethod
     def _address(cls, value: str) -> str:
-        if not ADDRESS_RE.match(value):
-            raise ValueError(f"{value!r} is not a host name or IP address")
-        return value
+        return check_address(value)
 
     @field_validator("user")
     @classmethod

@@ -246,7 +246,8 @@ def test_the_plateau_on_fewer_hosts_is_a_parmfile_of_those_hosts(tmp_path):
     hosts, only their hd= and sd= lines, the one plateau thread count."""
     cfg = vdbench_campaign(
         tmp_path,
-        hosts=[{"name": n, "address": a} for n, a in (("hd1", "10.0.0.1"), ("hd2", "localhost"), ("hd3", "10.0.0.3"))],
+        hosts=[{"name": n, "address": a, "user": "root"}
+               for n, a in (("hd1", "10.0.0.1"), ("hd2", "localhost"), ("hd3", "10.0.0.3"))],
         targets=[{"name": f"sd{i}", "path": f"/dev/sd{'abc'[i - 1]}", "hosts": [f"hd{i}"]} for i in (1, 2, 3)],
         vdbench={"elapsed_s": 10, "interval_s": 1, "controller": "hd2", "shell": "ssh"})
     wb = phases.Workbench(cfg, store=None)

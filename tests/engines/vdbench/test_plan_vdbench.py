@@ -328,9 +328,10 @@ Match all
     assert ssh_config(small()) is None  # one local host: no hd= lines
     assert ssh_config(small(hosts=[{"name": "h1", "address": "srv1", "user": "root"}],
                             vdbench={"shell": "vdbench"})) is None  # vdbench's own rsh daemon
-    with pytest.raises(ParameterError, match=r"^hosts\[1\]\.address: 10\.0\.0\.2 is also another host's address"):
-        ssh_config(small(hosts=[{"name": "h1", "address": "10.0.0.2", "user": "root"},
-                                {"name": "h2", "address": "10.0.0.2", "user": "root", "port": 2200}]))
+    # refused when the parameters are validated (vdbench names a remote host by its address only)
+    with pytest.raises(ParameterError, match=r": hosts\[1\]\.address: 10\.0\.0\.2 is also another host's address"):
+        small(hosts=[{"name": "h1", "address": "10.0.0.2", "user": "root"},
+                     {"name": "h2", "address": "10.0.0.2", "user": "root", "port": 2200}])
 
 
 def test_threads_per_host_as_vdbench_spreads_them():

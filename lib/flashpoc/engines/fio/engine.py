@@ -11,11 +11,37 @@ measure = LazyModule(f"{__package__}.measure")
 plan = LazyModule(f"{__package__}.plan")
 run = LazyModule(f"{__package__}.run")
 
+#: workload keys only vdbench reads
+VDBENCH_WORKLOAD_KEYS = ("seekpct", "skew")
+
 
 class FioEngine(Engine):
     name = "fio"
     rate_curves = True
     settings_model = FioSettings
+
+    def check_params(self, cfg, host_names: set[str]) -> None:
+        """What fio's job files need: each host runs one job over its own targets, so every host uses
+        a target; vdbench's workload keys (``seekpct``, ``skew``) have no place in a fio job and are
+        refused rather than silently left out (fio's ``rw`` says random or sequential)."""
+        for i, host in enumerate(cfg.hosts):
+            if not cfg.targets_of(host):
+                raise ValueError(f"hosts[{i}] ({host.name}): no target is used by this host (the targets' hosts "
+                                 "leave it out), and fio runs one job per host over its targets: give it a target "
+                                 "or leave the host out")
+        for i, workload in enumerate(cfg.workloads):
+            for key in VDBENCH_WORKLOAD_KEYS:
+                if getattr(workload, key) is not None:
+                    raise ValueError(f"workloads[{i}].{key}: vdbench's {key}, which fio has no place for (its rw "
+                                     f"{workload.rw} says random or sequential, and each point runs one workload): "
+                                     f"leave {key} out, or use engine: vdbench")
+
+    def param_warnings(self, cfg) -> list[str]:
+        """Settings of several hosts (``multi_host``, ``server_port``) given to a campaign of one."""
+        defaults = type(cfg.settings).model_fields
+        return [f"engine.fio.{key}: one host runs its points alone, without fio's client and servers"
+                for key in ("multi_host", "server_port")
+                if len(cfg.hosts) == 1 and getattr(cfg.settings, key) != defaults[key].default]
 
     def check_host(self, campaign, host: str, host_params, facts) -> list:
         """fio on the host: present, its version."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from ...params import STEADYSTATE_RE, Flag, _Strict, ascii_note
 
@@ -37,6 +37,17 @@ class FioSettings(_Strict):
         if value is not None and not STEADYSTATE_RE.match(value):
             raise ValueError(f"{value!r} is not a fio steady-state criterion (e.g. 'iops_slope:0.3%'){ascii_note(value)}")
         return value
+
+    @model_validator(mode="after")
+    def _window(self) -> FioSettings:
+        """``ss_dur_s`` and ``ss_ramp_s`` are the window of ``steadystate`` (the phases' until_steady has
+        its own): without it fio would never read them."""
+        if self.steadystate is None:
+            for key in ("ss_dur_s", "ss_ramp_s"):
+                if getattr(self, key) != type(self).model_fields[key].default:
+                    raise ValueError(f"{key}: goes with steadystate (fio's own criterion), which is not set: set "
+                                     f"steadystate or leave {key} out")
+        return self
 
 
 SETTINGS = FioSettings

@@ -3,15 +3,38 @@ the probe and the sweep vary the virtual users as other engines vary threads."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from ...plan.sweep import GUIDE_POINTS, plan_sweep
 from ..base import Engine, LazyModule
-from .settings import HammerdbSettings, HammerdbWorkload
+from .settings import MAX_VIRTUAL_USERS, HammerdbSettings, HammerdbWorkload
 
 measure = LazyModule(f"{__package__}.measure")
 
 #: HammerDB's one workload
 TPROCC = HammerdbWorkload()
+
+
+def most_virtual_users(cfg) -> tuple[int, str]:
+    """The most virtual users a point of ``cfg`` may run on a load host, and the key that sets it:
+    the probe's ``max_threads``, or the top of the sweep (:func:`flashpoc.plan.sweep.plan_sweep`) up
+    to ``sweep.max_threads``, else up to any answer the probe can give (at most its ``max_threads``)."""
+    s, reach = cfg.sweep, cfg.sweep.max_threads or cfg.probe.max_threads
+    if reach > MAX_VIRTUAL_USERS:
+        return reach, "sweep.max_threads" if s.max_threads else "probe.max_threads"
+
+    def top(answer: int) -> int:
+        return plan_sweep(answer, plan=s.plan, step=s.step, points=s.points, extend_pct=s.extend_pct)[-1]
+
+    # a top is below answer x (1 + extend_pct) + step: only the answers this close to the reach can pass its top
+    step = s.step or max(1, round(reach / GUIDE_POINTS))
+    answers = [reach] if s.max_threads else range(max(1, reach - math.ceil(step / (1 + s.extend_pct / 100))),
+                                                   reach + 1)
+    most = max(top(answer) for answer in answers)
+    if most > cfg.probe.max_threads:
+        return most, "sweep.extend_pct" if s.extend_pct else "sweep.max_threads"
+    return cfg.probe.max_threads, "probe.max_threads"
 
 
 class HammerdbEngine(Engine):
@@ -33,9 +56,26 @@ class HammerdbEngine(Engine):
 
     def check_params(self, cfg, host_names: set[str]) -> None:
         """HammerDB's one workload is TPROC-C: no ``workloads`` key; several load hosts each run
-        HammerDB at the point's virtual users (:mod:`.measure`)."""
+        HammerDB at the point's virtual users (:mod:`.measure`), at most :data:`.settings.MAX_VIRTUAL_USERS`
+        (:func:`most_virtual_users`); a point's length is HammerDB's own (whole minutes), never a
+        phase's ``runtime_s``."""
         if "workloads" in cfg.model_fields_set:
             raise ValueError("workloads: with engine hammerdb the workload is HammerDB's TPROC-C; leave workloads out")
+        for phase in ("probe", "sweep"):
+            if getattr(cfg, phase).runtime_s is not None:
+                raise ValueError(f"{phase}.runtime_s: a HammerDB point runs hammerdb.rampup_minutes, then "
+                                 f"duration_minutes counted (whole minutes); leave {phase}.runtime_s out")
+        most, key = most_virtual_users(cfg)
+        if most > MAX_VIRTUAL_USERS:
+            raise ValueError(f"{key}: a point could run {most:,} virtual users per load host, and a HammerDB run "
+                             f"takes at most {MAX_VIRTUAL_USERS:,}")
+
+    def param_warnings(self, cfg) -> list[str]:
+        """``build_virtual_users`` without ``build_schema``: no schema is built, so none load it."""
+        s = cfg.settings
+        if not s.build_schema and s.build_virtual_users != type(s).model_fields["build_virtual_users"].default:
+            return ["engine.hammerdb.build_virtual_users: only a schema build uses it, and build_schema is false"]
+        return []
 
     def workloads(self, cfg) -> list:
         return [TPROCC]

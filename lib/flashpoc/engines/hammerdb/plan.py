@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from .settings import HammerdbSettings
+from .settings import MAX_VIRTUAL_USERS, HammerdbSettings
 
 MARK = "@@flashpoc"
 JOB_ANSWERS = ("result", "timing", "tcount", "status")
@@ -185,8 +185,8 @@ def build_script(s: HammerdbSettings) -> str:
 
 def run_script(s: HammerdbSettings, virtual_users: int) -> str:
     """The script of one timed run at ``virtual_users`` (a point), with the transaction counter on."""
-    if not 1 <= virtual_users <= 10_000:
-        raise ValueError(f"virtual users must be between 1 and 10000, got {virtual_users}")
+    if not 1 <= virtual_users <= MAX_VIRTUAL_USERS:
+        raise ValueError(f"virtual users must be between 1 and {MAX_VIRTUAL_USERS}, got {virtual_users}")
     k = _keys(s)
     lines = _header(f"timed TPROC-C run on {s.database} at {virtual_users} virtual users")
     lines += _connection(s)

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ...errors import ParameterError
-from ...params import ADDRESS_RE, Flag, _format_errors, _Strict, value_problem
+from ...params import Flag, _format_errors, _Strict, check_address, value_problem
 from ...params.paths import HostPath
 
 #: a database, user or schema name HammerDB puts into SQL and connect strings
@@ -27,6 +27,10 @@ DB_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$", re.ASCII)
 SERVICE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_/-]{0,252}$", re.ASCII)
 ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$", re.ASCII)
 MAX_MINUTES = 7 * 24 * 60
+#: the most virtual users a point runs on one load host (a timed run's script refuses more)
+MAX_VIRTUAL_USERS = 10_000
+#: the keys of the PostgreSQL connection (Oracle connects to ``service``)
+POSTGRESQL_KEYS = ("host", "port", "sslmode", "dbname")
 
 
 def _env_name(value: str | None) -> str | None:
@@ -97,9 +101,7 @@ class HammerdbSettings(_Strict):
     @field_validator("host")
     @classmethod
     def _host(cls, value: str) -> str:
-        if not ADDRESS_RE.match(value):
-            raise ValueError(f"{value!r} is not a host name or IP address")
-        return value
+        return check_address(value)
 
     @field_validator("service")
     @classmethod
@@ -113,6 +115,10 @@ class HammerdbSettings(_Strict):
         if self.database == "oracle":
             if self.service is None:
                 raise ValueError("service: required key is missing (the Oracle net service HammerDB connects to)")
+            given = [k for k in POSTGRESQL_KEYS if getattr(self, k) != type(self).model_fields[k].default]
+            if given:
+                raise ValueError(f"{given[0]}: only for PostgreSQL (Oracle connects to service {self.service}): "
+                                 f"leave {given[0]} out")
         elif self.service is not None:
             raise ValueError("service: only for Oracle (PostgreSQL uses host, port and dbname)")
         return self

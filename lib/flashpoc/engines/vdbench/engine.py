@@ -26,7 +26,7 @@ class VdbenchEngine(Engine):
 
     def check_params(self, cfg, host_names: set[str]) -> None:
         """A controller among the hosts; block sizes that are whole multiples of ``vdbench.dedupunit``; the
-        rate-curve plan sets the rates."""
+        rate-curve plan sets the rates; every rule of the parmfile on the parameters (:func:`.plan.check_params`)."""
         from ...params import parse_size
 
         vd = cfg.settings
@@ -41,6 +41,14 @@ class VdbenchEngine(Engine):
         if cfg.sweep.rate_steps and vd.iorate != "max":
             raise ValueError(f"vdbench.iorate: sweep.plan rate-curve runs iorate=curve at sweep.curve_pct itself; "
                              f"leave iorate at max (got {vd.iorate!r})")
+        plan.check_params(cfg)
+
+    def param_warnings(self, cfg) -> list[str]:
+        """Settings of remote slaves (``controller_address``, ``shell``) given to a campaign without one."""
+        defaults = type(cfg.settings).model_fields
+        return [f"engine.vdbench.{key}: no host is remote, so vdbench starts every slave on its own machine "
+                "without it" for key in ("controller_address", "shell")
+                if not plan.remote_hosts(cfg) and getattr(cfg.settings, key) != defaults[key].default]
 
     def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
         """A vdbench output directory."""

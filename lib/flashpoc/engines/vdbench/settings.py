@@ -44,6 +44,10 @@ class VdbenchSettings(_Strict):
                 raise ValueError(f"{value!r} is not an IP address") from None
             if address.is_loopback or address.is_unspecified:
                 raise ValueError(f"{value} is no address the other hosts can reach")
+            if address.is_multicast or address == ipaddress.IPv4Address("255.255.255.255"):
+                kind = "a multicast" if address.is_multicast else "the broadcast"
+                raise ValueError(f"{value} is {kind} address: vdbench's slaves call the controller back at an "
+                                 "address of its own (one host's)")
         return value
 
     @field_validator("dedupunit")

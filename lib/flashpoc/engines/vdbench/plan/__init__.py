@@ -34,3 +34,4 @@ from .parmfile import (FILL_ELAPSED_S, FILL_THREADS, FILL_XFERSIZE, _HD_SETTINGS
                        fill_xfersize, render_fill_parmfile, render_parmfile)
 from .rd import (RunDefinition, WARMUP_INTERVALS, _run, format_threads, longer_run, probe_run, round_run, sweep_run,
                  warmup_s)
+from .rules import check_params

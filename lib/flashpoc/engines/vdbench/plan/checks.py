@@ -32,8 +32,10 @@ def vdbench_size(nbytes: int) -> str:
 
 # -- checks ---------------------------------------------------------------------------
 
-def _check_campaign(campaign: Campaign) -> None:
-    """What the schema allows but vdbench cannot take, or what would break a line."""
+def _check_campaign(campaign: Campaign, *, resolved: bool = True) -> None:
+    """What vdbench cannot take, or what would break a line: the parameters' rules (validation
+    checks them first, :func:`.rules.check_params`) and, with ``resolved``, that the target paths
+    were made absolute (``campaign.resolved()``: vdbench runs in its own directory)."""
     for i, host in enumerate(campaign.hosts):
         if host.name.lower() == "default":
             raise ParameterError(f"hosts[{i}].name: 'default' is vdbench's hd=default; rename the host")
@@ -49,7 +51,7 @@ def _check_campaign(campaign: Campaign) -> None:
         if target.name.lower() == "concat":
             raise ParameterError(f"targets[{i}].name: vdbench refuses an sd named 'concat'")
         _check_token(target.path, f"targets[{i}].path")
-        if not target.path.startswith("/"):
+        if resolved and not target.path.startswith("/"):
             raise ParameterError(f"targets[{i}].path: vdbench needs an absolute path (it runs in its own "
                                  f"directory), got {target.path!r}: pass campaign.resolved()")
         is_device = target.path.startswith("/dev/")

@@ -54,7 +54,7 @@ def render_parmfile(campaign: Campaign, workload_names: Sequence[str] | None,
             raise ParameterError(f"rd {r.name}: vdbench refuses duplicate rd names")
         seen_rds.add(r.name)
     _check_campaign(campaign)
-    _check_workloads(campaign, workloads, rds)
+    _check_workloads(campaign, workloads)
 
     sds = [t.name for t in campaign.targets]
     lines = [f"* flashpoc campaign {campaign.campaign}: vdbench parmfile (generated; edit the parameters instead)",
@@ -220,16 +220,15 @@ def _wd_line(workload: Workload, selector: str, with_xfersize: bool) -> str:
     return ",".join(parts)
 
 
-def _check_workloads(campaign: Campaign, workloads: list[Workload], rds: list[RunDefinition]) -> None:
+def _check_workloads(campaign: Campaign, workloads: list[Workload]) -> None:
+    """Each workload's name, queue depth and skew as vdbench takes them (an rd runs one workload)."""
     index = {w.name: i for i, w in enumerate(campaign.workloads)}
     for i, wl in ((index[w.name], w) for w in workloads):
         _check_name(wl.name, f"workloads[{i}].name")
         if wl.iodepth != 1:
             raise ParameterError(f"workloads[{i}].iodepth: vdbench has no queue depth per thread (its threads "
                                  "are the outstanding I/Os per sd); leave iodepth at 1 or use engine: fio")
-    for r in rds:
-        wl = campaign.workload(r.workload)
         # vdbench: the skews of an rd's workloads must add up to 100 (HandleSkew)
         if wl.skew is not None and abs(wl.skew - 100.0) > 1e-4:
-            raise ParameterError(f"workloads[{index[wl.name]}].skew: rd {r.name} runs {wl.name} alone, and vdbench "
-                                 f"needs the skews of an rd's workloads to add up to 100 (got {_num(wl.skew)})")
+            raise ParameterError(f"workloads[{i}].skew: each rd runs {wl.name} alone, and vdbench needs the skews "
+                                 f"of an rd's workloads to add up to 100 (got {_num(wl.skew)})")
