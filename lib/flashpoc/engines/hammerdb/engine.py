@@ -24,7 +24,7 @@ class HammerdbEngine(Engine):
     threads_word = "virtual users"
     rate_column, rate_word = "nopm", "NOPM"  # the probe finds where new orders per minute stop rising
     latency_column = "neword_p95_ms"
-    parse_table_columns = [("virtual_users", "Virtual users"), ("nopm", "NOPM"), ("tpm", "TPM"),
+    parse_table_columns = [("virtual_users", "Virtual users"), ("nopm", "NOPM"), ("tpm", "TPM"), ("errors", "Errors"),
                            ("neword_p50_ms", "NEWORD p50 (ms)"), ("neword_p95_ms", "NEWORD p95 (ms)"),
                            ("neword_p99_ms", "NEWORD p99 (ms)"), ("payment_p95_ms", "PAYMENT p95 (ms)"),
                            ("intervals", "Counter samples"), ("interval_steady", "Steady")]

@@ -33,7 +33,7 @@ from ...store import table_text
 from .awr import ROWS_FILE, read_awr_rows, snapshot_pair
 from .engine import TPROCC
 from .hosts import combine_hosts
-from .metrics import INTERVAL_COLUMNS, point_metrics, timed_window
+from .metrics import INTERVAL_COLUMNS, point_metrics
 from .parse import parse_files
 from .plan import build_script, run_script
 from .run import HammerdbRun, run_hammerdb
@@ -143,11 +143,11 @@ def _host_metrics(cfg, run: HammerdbRun, purpose: str, threads: int
     awr_files, awr_note = read_awr_rows(cfg.oracle, pair)  # Oracle: AWR's rows between HammerDB's snapshots
     files.update(awr_files)
     try:
-        metrics, series = point_metrics(result, timed_window(files), files)
+        metrics, series = point_metrics(result, files)
     except ParseError as error:  # AWR's rows do not give the interval: the point keeps HammerDB's numbers
         awr_note = f"no AWR metrics: {error}"
         without = {k: v for k, v in files.items() if k != ROWS_FILE}
-        metrics, series = point_metrics(result, timed_window(without), without)
+        metrics, series = point_metrics(result, without)
     if pair:
         metrics["awr_note"] = awr_note
     return metrics, series, files

@@ -48,16 +48,18 @@ def nopm_vs_users(points: pd.DataFrame, *, knee_users: int | None = None, answer
                   color_domain: Sequence[str] | None = None) -> alt.LayerChart:
     """NOPM against virtual users, one line per configuration; the knee (``knee_users``, e.g. the
     probe's answer) as a vertical rule, ``answer`` (the probe's answer in words) as the subtitle."""
-    data = _mean_per_point(points, ["nopm", "tpm"])
+    data = _mean_per_point(points, ["nopm", "tpm", "errors"])
     domain = list(color_domain) if color_domain is not None else series_domain(data)
     color, dash = _series_channels(data, domain)
     x = _threads_x(data["threads"]).title(TITLE_USERS)
     tooltip = [alt.Tooltip("threads:Q", title="Virtual users"), alt.Tooltip("nopm:Q", title="NOPM", format=",.0f"),
                alt.Tooltip("tpm:Q", title="TPM", format=",.0f")]
+    if "errors" in data:
+        tooltip.append(alt.Tooltip("errors:Q", title="Error lines", format=",.0f"))
     encodings = {"x": x, "y": alt.Y("nopm:Q", title=TITLE_NOPM, axis=alt.Axis(format=",.0f")), "color": color,
                  "strokeDash": dash, "order": alt.Order("threads:Q"), "tooltip": tooltip}
     lines = alt.Chart(data).mark_line(point=True).encode(**{k: v for k, v in encodings.items() if v is not None})
-    layers = [lines]
+    layers = [lines, *_error_marks(data, x, tooltip)]
     if knee_users is not None:
         label = f"knee: {knee_users} virtual user{'s' if knee_users != 1 else ''}"
         rule = pd.DataFrame({"threads": [knee_users], "label": [label]})
@@ -65,8 +67,23 @@ def nopm_vs_users(points: pd.DataFrame, *, knee_users: int | None = None, answer
         layers.append(alt.Chart(rule).mark_text(align="left", dx=4, dy=-6, color="#333333").encode(
             x="threads:Q", y=alt.value(0), text="label:N"))
     subtitle = [answer] if answer else ["Each point is one timed TPROC-C run."]
+    if len(layers) > 1 + (knee_users is not None) * 2:
+        subtitle.append(ERRORS_NOTE)
     return alt.layer(*layers).properties(title=alt.Title("HammerDB TPROC-C: NOPM vs virtual users",
                                                          subtitle=subtitle))
+
+
+#: the subtitle of a chart whose points with error lines are marked
+ERRORS_NOTE = "A red ring marks a point with error lines (HammerDB's Procedure Error lines; Errors in the table)."
+
+
+def _error_marks(data: pd.DataFrame, x: Any, tooltip: list) -> list[alt.Chart]:
+    """A red ring on each point with error lines (none without any)."""
+    if "errors" not in data or not (pd.to_numeric(data["errors"], errors="coerce") > 0).any():
+        return []
+    failed = data[pd.to_numeric(data["errors"], errors="coerce") > 0]
+    return [alt.Chart(failed).mark_point(shape="circle", size=220, filled=False, color="#d62728", strokeWidth=2)
+            .encode(x=x, y="nopm:Q", tooltip=tooltip)]
 
 
 def latency_vs_nopm(points: pd.DataFrame, *, color_domain: Sequence[str] | None = None) -> alt.Chart:
@@ -156,7 +173,7 @@ def _us_as_ms(value: Any) -> str:
 #: the points table's columns: (column, header with its unit, cell format); NOPM and TPM are per minute
 POINT_COLUMNS = (("config", "Configuration", tables.text), ("threads", "Virtual users", tables.count),
                  ("nopm", "NOPM", tables.count), ("tpm", "TPM", tables.count),
-                 ("neword_p50_ms", "NEWORD p50 (ms)", tables.ms), ("neword_p95_ms", "NEWORD p95 (ms)", tables.ms),
+                 ("errors", "Error lines", tables.count), ("neword_p50_ms", "NEWORD p50 (ms)", tables.ms), ("neword_p95_ms", "NEWORD p95 (ms)", tables.ms),
                  ("neword_p99_ms", "NEWORD p99 (ms)", tables.ms), ("payment_p95_ms", "PAYMENT p95 (ms)", tables.ms),
                  ("host_cpu_busy_pct", "Load host CPU (%)", tables.pct),
                  ("read_iops", "Read IOPS (AWR)", tables.count), ("write_iops", "Write IOPS (AWR)", tables.count),
@@ -166,6 +183,8 @@ POINT_COLUMNS = (("config", "Configuration", tables.text), ("threads", "Virtual 
                  ("nopm_hosts_spread_pct", "NOPM spread over load hosts (%)", tables.pct),
                  ("interval_tpm_cv_pct", "TPM CV (%)", tables.pct), ("interval_steady", "Steady", tables.text))
 POINTS_NOTE = ("NOPM: new orders per minute, TPM: the database's transactions per minute (HammerDB's TEST RESULT); "
+               "error lines: the transactions' errors HammerDB printed (per transaction in points.csv, "
+               "neword_errors...; a point with more than hammerdb.max_errors is not a measurement); "
                "response times from HammerDB's time profile; CPU over the timed test; TPM CV: the scatter of the "
                "transaction counter within it. Every column of every point: points.csv.")
 
@@ -188,9 +207,11 @@ def _best(points: pd.DataFrame) -> str:
     words = []
     for config, part in (points.groupby("config", sort=False) if "config" in points else [(None, points)]):
         best = part.loc[part["nopm"].idxmax()]
+        errors = best.get("errors")
+        told = f", {errors:,.0f} error lines" if pd.notna(errors) and errors else ""
         words.append(f"{(str(config) + ': ') if config is not None else ''}{best['nopm']:,.0f} NOPM "
                      f"({best['tpm']:,.0f} TPM) at {int(best['threads'])} virtual users, NEWORD p95 "
-                     f"{best['neword_p95_ms']:,.3f} ms")
+                     f"{best['neword_p95_ms']:,.3f} ms{told}")
     return "; ".join(words)
 
 
