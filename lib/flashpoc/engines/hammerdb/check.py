@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .parse import parse_check
 from .plan import check_script
-from .run import run_hammerdb
+from .run import attempt_dir, attempts_root, clear_stale, run_hammerdb
 from .settings import HammerdbSettings
 
 
@@ -99,20 +99,19 @@ def check_rows(s: HammerdbSettings, host: str, facts: dict[str, str]) -> list:
 
 
 def check_campaign_hosts(campaign, connect) -> list:
-    """Rows of every load host of ``campaign``: its check script run in a new directory of the
-    host's workdir (``<workdir>/<campaign>/check/hammerdb-<time>``); an unreachable host is one
-    ``fail`` row naming it."""
-    import time
-
+    """Rows of every load host of ``campaign``: its check script run as a new attempt in the host's
+    attempts folder (:mod:`.run`; what earlier attempts left there removed first); an unreachable
+    host is one ``fail`` row naming it."""
     from ...check import _row
     from ...errors import RemoteError
 
     s, rows = campaign.settings, []
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + f"-{time.time_ns() % 10**6:06d}"
     for params in campaign.hosts:
         try:
             with connect(params) as host:
-                facts, _ = check_hammerdb(host, s, f"{params.workdir}/{campaign.campaign}/check/hammerdb-{stamp}",
+                root = attempts_root(params.workdir, campaign.campaign, params.name)
+                clear_stale(host, root, purpose="check HammerDB")
+                facts, _ = check_hammerdb(host, s, attempt_dir(params.workdir, campaign.campaign, params.name, "check"),
                                           timeout_s=min(params.command_timeout_s, 300))
         except (RemoteError, OSError, EOFError) as error:
             rows.append(_row(params.name, VERSION_ROW, None, "fail", str(error) or type(error).__name__))

@@ -17,6 +17,9 @@ With several load hosts each one runs HammerDB at the point's virtual users, all
 (:class:`flashpoc.run.group.Group`: the point fails when one host fails, every failed host named);
 the row combines them (:func:`.hosts.combine_hosts`) and each host's files are stored under its
 name (``load1.console.txt``...).
+
+Each run is an attempt in a folder of its own on the load host (:mod:`.run`), what earlier attempts
+left there removed first: a failed or interrupted point is run again as a new attempt.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from .hosts import combine_hosts
 from .metrics import INTERVAL_COLUMNS, point_metrics
 from .parse import parse_files
 from .plan import build_script, run_script
-from .run import HammerdbRun, run_hammerdb
+from .run import HammerdbRun, attempt_dir, attempts_root, clear_stale, run_hammerdb
 
 #: seconds allowed beyond the rampup and duration for HammerDB's start, the virtual users' logins,
 #: the time profile's report and the job store's answers
@@ -53,9 +56,13 @@ def point_definition(cfg, virtual_users: int) -> dict[str, Any]:
             "hosts": [h.model_dump(mode="json", include={"name", "address", "port"}) for h in cfg.hosts]}
 
 
-def _run(wb, script: str, phase: str, pid: str, purpose: str, timeout_s: float, host=None) -> HammerdbRun:
+def _run(wb, script: str, what: str, purpose: str, timeout_s: float, host=None) -> HammerdbRun:
+    """Run ``script`` on ``host`` (the first load host) as a new attempt named ``what``, what
+    earlier attempts of the campaign left on that host removed first (:mod:`.run`)."""
     cfg, host = wb.cfg, host or wb.cfg.hosts[0]
-    return run_hammerdb(wb.host(host), script, f"{host.workdir}/{cfg.campaign}/{phase}/{pid}",
+    remote = wb.host(host)
+    clear_stale(remote, attempts_root(host.workdir, cfg.campaign, host.name), purpose=purpose)
+    return run_hammerdb(remote, script, attempt_dir(host.workdir, cfg.campaign, host.name, what),
                         hammerdb_dir=cfg.settings.hammerdb_dir, env_file=cfg.settings.env_file,
                         timeout_s=min(host.command_timeout_s, timeout_s), purpose=purpose)
 
@@ -70,7 +77,7 @@ def ensure_schema(wb) -> None:
     if not s.build_schema or wb.store.point_dir(BUILD_PHASE, BUILD_POINT).is_dir():
         return
     purpose = f"build the {s.warehouses}-warehouse TPROC-C schema"
-    run = _run(wb, build_script(s), BUILD_PHASE, BUILD_POINT, purpose, BUILD_S_PER_WAREHOUSE * s.warehouses)
+    run = _run(wb, build_script(s), f"{BUILD_PHASE}-{BUILD_POINT}", purpose, BUILD_S_PER_WAREHOUSE * s.warehouses)
     if run.exit_code != 0 or "SCHEMA COMPLETE" not in run.console:
         tail = " | ".join(line for line in run.console.strip().splitlines()[-8:] if line.strip())
         raise RemoteError(f"{run.host}: {purpose}: HammerDB did not complete the build (exit {run.exit_code}): {tail}")
@@ -100,9 +107,9 @@ def run_point(wb, spec: PointSpec, pid: str) -> tuple[dict[str, Any], dict[str, 
     script, timeout_s = run_script(s, threads), (s.rampup_minutes + s.duration_minutes) * 60 + RUN_MARGIN_S
     if several:  # one run per load host, started together, each in its own run directory
         runs = list(Group(cfg.hosts, strict=True).map(
-            lambda h: _run(wb, script, phase, f"{pid}/{h.name}", purpose, timeout_s, host=h), purpose=purpose))
+            lambda h: _run(wb, script, f"{phase}-{pid}", purpose, timeout_s, host=h), purpose=purpose))
     else:
-        runs = [_run(wb, script, phase, pid, purpose, timeout_s)]
+        runs = [_run(wb, script, f"{phase}-{pid}", purpose, timeout_s)]
     measured = {run.host: _host_metrics(cfg, run, purpose, threads) for run in runs}
     metrics, series = combine_hosts({h: (m, v) for h, (m, v, _) in measured.items()})
     row = base_row(cfg, phase=phase, point_id=pid, engine="hammerdb", workload=TPROCC, iodepth=1, threads=threads,
