@@ -44,7 +44,12 @@ def check_problems(s: HammerdbSettings, facts: dict[str, str], *, where: str = "
             problems.append(f"{at}build_schema is set but the TPROC-C {what} already exists on {target}: "
                             "HammerDB never builds over a schema; drop it first or set build_schema: false")
         return problems
-    if not exists or "warehouses" not in facts:
+    if exists and "user_connect_error" in facts:
+        where_to = f"database {s.dbname} on {target}" if s.database == "postgresql" else target
+        problems.append(f"{at}the TPROC-C {what} exists but {s.user} cannot log in to {where_to}: "
+                        f"{facts['user_connect_error']} (its password is read from {s.password_env} on the load "
+                        "host: password_env)")
+    elif not exists or "warehouses" not in facts:
         reason = facts.get("schema_error", f"no {what}")
         problems.append(f"{at}no TPROC-C schema on {target} ({reason}): set build_schema: true to build "
                         f"{s.warehouses} warehouses")

@@ -227,7 +227,7 @@ flashpoc::fact database $databases
 pg_disconnect $lda
 if { $databases == 0 } { exit }
 if { [ catch { flashpoc::connect $::fp(user) $::fp(user_env) $::fp(dbname) } lda ] } {
-    flashpoc::fact schema_error $lda
+    flashpoc::fact user_connect_error $lda
     exit
 }
 if { [ catch { pg_select $lda "select count(*) as n from warehouse" row { flashpoc::fact warehouses $row(n) } } err ] } {
@@ -259,6 +259,11 @@ if { [ catch { flashpoc::one $lda "select count(*) from $::fp(user).warehouse" }
     flashpoc::fact warehouses $n
 }
 oralogoff $lda
+if { [ catch { oralogon "$::fp(user)/[ flashpoc::env $::fp(user_env) ]@$::fp(service)" } lda ] } {
+    flashpoc::fact user_connect_error $lda
+} else {
+    oralogoff $lda
+}
 """
 
 
@@ -267,7 +272,8 @@ def check_script(s: HammerdbSettings) -> str:
     (as the superuser), the TPROC-C database (PostgreSQL) or schema user (Oracle) exists, and its
     warehouse count; on Oracle the management pack (AWR needs the Diagnostics Pack). Facts are
     printed as ``@@flashpoc check KEY VALUE`` lines (:func:`.parse.parse_check`); nothing is
-    written to the database."""
+    written to the database. The schema user logs in too, with its own password
+    (``user_connect_error``: a wrong password is said as one, not as a missing schema)."""
     values = {"host": s.host, "port": s.port, "sslmode": s.sslmode, "superuser": s.superuser_name,
               "superuser_env": s.superuser_password_env, "user": s.user, "user_env": s.password_env,
               "dbname": s.dbname, "service": s.service or ""}
