@@ -133,14 +133,32 @@ def _connection(s: HammerdbSettings) -> list[str]:
     return lines
 
 
+_KEYS = ("count_ware", "num_vu", "total_iterations", "rampup", "duration", "allwarehouse", "keyandthink")
+
+
 def _keys(s: HammerdbSettings) -> dict[str, str]:
     """The database's names of the TPROC-C keys (Oracle's carry no prefix but two)."""
     if s.database == "oracle":
-        return {k: k for k in ("count_ware", "num_vu", "total_iterations", "rampup", "duration",
-                               "allwarehouse", "keyandthink")} | {"driver": "ora_driver",
-                                                                  "timeprofile": "ora_timeprofile"}
-    return {k: f"pg_{k}" for k in ("count_ware", "num_vu", "total_iterations", "rampup", "duration",
-                                   "allwarehouse", "keyandthink", "driver", "timeprofile")}
+        return {k: k for k in _KEYS} | {"driver": "ora_driver", "timeprofile": "ora_timeprofile"}
+    return {k: f"pg_{k}" for k in (*_KEYS, "driver", "timeprofile")}
+
+
+#: HammerDB 6.0's monitor gathers the time profile as soon as each virtual user has stored its
+#: transactions' timings, and reads the user's clock timings, stored just after, at once: on a
+#: loaded host they are not there yet and the monitor fails (``key "msperclick" not found``,
+#: TPC-Council/HammerDB issue 774; v6.0's fallback for it never runs). The loaded driver script
+#: (``_ED(package)``, what HammerDB's ``customscript`` would load) is given a wait, before its
+#: ``xttimeproflog`` call, until every virtual user has stored them (``endms``, the last), at most
+#: :data:`CLICKS_WAIT_S` s, after which HammerDB goes on as it would have.
+CLICKS_WAIT_S = 300
+XTPROF_CALL = "xttimeproflog $totalvirtualusers $library"
+XTPROF_WAIT = (f"for {{set fp_w 0}} {{$fp_w < {CLICKS_WAIT_S * 10}}} {{incr fp_w}} {{ set fp_all 1; "
+               "for {set fp_f 2} {$fp_f <= $totalvirtualusers} {incr fp_f} { "
+               "if { [ catch { tsv::keylget allclicktimings $fp_f endms } ] } { set fp_all 0; break } }; "
+               "if { $fp_all } { break }; after 100 }; ")
+XTPROF_PATCH = ["# flashpoc: the monitor waits for every virtual user's clock timings (HammerDB issue 774)",
+                "set _ED(package) [ string map [ list {%s} {%s%s} ] $_ED(package) ]" % (XTPROF_CALL, XTPROF_WAIT,
+                                                                                   XTPROF_CALL)]
 
 
 def _logging() -> list[str]:
@@ -200,7 +218,8 @@ def run_script(s: HammerdbSettings, virtual_users: int) -> str:
     if s.database == "postgresql":
         _diset(lines, "tpcc", "pg_vacuum", "false")
     lines += _logging()
-    lines += ["loadscript", f"vuset vu {int(virtual_users)}", "vucreate", "tcstart"]
+    lines += ["loadscript", *(XTPROF_PATCH if s.time_profile else []), f"vuset vu {int(virtual_users)}", "vucreate",
+              "tcstart"]
     lines += _finish("vurun", ["vudestroy", "tcstop"])
     return "\n".join(lines) + "\n"
 
