@@ -94,6 +94,11 @@ class HammerdbEngine(Engine):
     def point_seconds(self, cfg, runtime_s: int) -> int:
         return runtime_s + cfg.settings.rampup_minutes * 60
 
+    def reusable(self, wb, phase: str, key: str, row: dict[str, Any]) -> bool:
+        """A stored point stands only with no more error lines than ``max_errors`` allows now
+        (:func:`.measure.reusable`)."""
+        return measure.reusable(wb, phase, key, row)
+
     def point_definition(self, wb, spec) -> dict[str, Any]:
         return measure.point_definition(wb.cfg, spec.threads)
 

@@ -19,11 +19,18 @@ the row combines them (:func:`.hosts.combine_hosts`) and each host's files are s
 name (``load1.console.txt``...).
 
 Each run is an attempt in a folder of its own on the load host (:mod:`.run`), what earlier attempts
-left there removed first: a failed or interrupted point is run again as a new attempt.
+left there removed first: a failed or interrupted point is run again as a new attempt. A point
+whose error lines (:mod:`.lines`, every transaction's summed over the load hosts) are more than
+``max_errors`` is refused as a measurement: an error names them and the run's files are kept in
+``points/refused/`` (so is a run that failed); a stored point with more errors than the
+parameters now allow (or one stored before errors were counted, whose files say how many) is not
+reused but moved there and measured again (:func:`reusable`).
 """
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -36,8 +43,8 @@ from ...store import table_text
 from .awr import ROWS_FILE, read_awr_rows, snapshot_pair
 from .engine import TPROCC
 from .hosts import combine_hosts
-from .metrics import INTERVAL_COLUMNS, point_metrics
-from .parse import parse_files
+from .metrics import ERROR_COLUMNS, INTERVAL_COLUMNS, error_columns, point_metrics
+from .parse import errors_text, parse_files
 from .plan import build_script, run_script
 from .run import HammerdbRun, attempt_dir, attempts_root, clear_stale, run_hammerdb
 
@@ -47,11 +54,13 @@ RUN_MARGIN_S = 600
 #: seconds a schema build may take per warehouse (HammerDB loads about 100 MB per warehouse)
 BUILD_S_PER_WAREHOUSE = 600
 BUILD_PHASE, BUILD_POINT = "build", "schema"
+#: where the files of a refused attempt, or of a stored point no longer taken, are kept (``points/refused/``)
+REFUSED_PHASE = "refused"
 
 
 def point_definition(cfg, virtual_users: int) -> dict[str, Any]:
     """Everything that defines a HammerDB point; its hash names the point on disk."""
-    settings = cfg.settings.model_dump(mode="json", exclude={"build_schema", "build_virtual_users"})
+    settings = cfg.settings.model_dump(mode="json", exclude={"build_schema", "build_virtual_users", "max_errors"})
     return {"engine": "hammerdb", "virtual_users": virtual_users, "hammerdb": settings,
             "hosts": [h.model_dump(mode="json", include={"name", "address", "port"}) for h in cfg.hosts]}
 
@@ -95,8 +104,9 @@ def run_point(wb, spec: PointSpec, pid: str) -> tuple[dict[str, Any], dict[str, 
     the settings ask for it and the campaign has not built it); its row and raw files.
 
     Raises:
-        RemoteError: naming the load host and the point when HammerDB fails or its outputs do not
-            give the point whole (nothing of it is stored).
+        RemoteError: naming the load host and the point when HammerDB fails, its outputs do not
+            give the point whole, or it printed more error lines than ``max_errors`` (nothing of
+            it is stored as a point; a run's files are kept in ``points/refused/``).
     """
     cfg = wb.cfg
     s = cfg.settings
@@ -105,25 +115,96 @@ def run_point(wb, spec: PointSpec, pid: str) -> tuple[dict[str, Any], dict[str, 
     several = len(cfg.hosts) > 1
     purpose = f"{phase} TPROC-C at {threads} virtual users" + (" per load host" if several else "")
     script, timeout_s = run_script(s, threads), (s.rampup_minutes + s.duration_minutes) * 60 + RUN_MARGIN_S
+    what = f"{phase}-{pid}"
     if several:  # one run per load host, started together, each in its own run directory
         runs = list(Group(cfg.hosts, strict=True).map(
-            lambda h: _run(wb, script, f"{phase}-{pid}", purpose, timeout_s, host=h), purpose=purpose))
+            lambda h: _run(wb, script, what, purpose, timeout_s, host=h), purpose=purpose))
     else:
-        runs = [_run(wb, script, f"{phase}-{pid}", purpose, timeout_s)]
-    measured = {run.host: _host_metrics(cfg, run, purpose, threads) for run in runs}
-    metrics, series = combine_hosts({h: (m, v) for h, (m, v, _) in measured.items()})
+        runs = [_run(wb, script, what, purpose, timeout_s)]
+    raw: dict[str, str | bytes] = {}
+    for run in runs:
+        prefix = f"{run.host}." if several else ""
+        raw.update({f"{prefix}{name}": text for name, text in {"script.tcl": run.script, "console.txt": run.console,
+                                                                **run.files}.items()})
+    try:
+        measured = {run.host: _host_metrics(cfg, run, purpose, threads) for run in runs}
+        metrics, series = combine_hosts({h: (m, v) for h, (m, v, _) in measured.items()})
+        _within_errors(metrics, s.max_errors, purpose)
+    except RemoteError as error:
+        where = _keep_refused(wb, what, raw)
+        raise RemoteError(f"{error} (the run's files: {where})") from None
     row = base_row(cfg, phase=phase, point_id=pid, engine="hammerdb", workload=TPROCC, iodepth=1, threads=threads,
                    outstanding=threads * len(runs), hosts=list(measured), runtime_s=s.duration_minutes * 60,
                    ramp_s=s.rampup_minutes * 60, repeat=repeat, wall_s=max(run.wall_s for run in runs))
     row.update(metrics)
-    raw: dict[str, str | bytes] = {}
-    for run in runs:
+    for run in runs:  # with AWR's rows, read after the run
         prefix = f"{run.host}." if several else ""
-        files = {"script.tcl": run.script, **measured[run.host][2]}
-        raw.update({f"{prefix}{name}": text for name, text in files.items()})
+        raw.update({f"{prefix}{name}": text for name, text in measured[run.host][2].items()})
     if series:
         raw["intervals.csv"] = table_text([{**r, "point_id": pid} for r in series], INTERVAL_COLUMNS)
     return row, raw
+
+
+def _within_errors(metrics: dict[str, Any], max_errors: int, purpose: str) -> None:
+    """Refuse a point whose error lines are more than ``max_errors`` (or cannot be counted).
+
+    Raises:
+        RemoteError: naming the errors per transaction and the threshold.
+    """
+    if metrics.get("errors") is None:
+        raise RemoteError(f"{purpose}: no file of the run gives its virtual users' lines, so its errors cannot be "
+                          "counted: not a measurement")
+    if metrics["errors"] > max_errors:
+        counts = tuple((c.removesuffix("_errors").upper(), metrics.get(c) or 0) for c in ERROR_COLUMNS[1:])
+        raise RemoteError(f"{purpose}: HammerDB printed {errors_text(counts)}, more than max_errors "
+                          f"({max_errors}): not a measurement")
+
+
+def _keep_refused(wb, what: str, raw: dict[str, str | bytes]) -> str:
+    """Keep a refused attempt's files in ``points/refused/<what>-<time>`` (atomically); where."""
+    name = f"{what}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}"
+    return str(wb.store.save_point(REFUSED_PHASE, name, None, raw))
+
+
+def reusable(wb, phase: str, key: str, row: dict[str, Any]) -> bool:
+    """Whether a stored point stands for a measurement with ``max_errors`` now: its error lines
+    (counted from its stored files when it was stored before they were, and written into its row)
+    are within it. A point that is not is moved to ``points/refused/`` (to be measured again)."""
+    errors = row.get("errors")
+    if errors is None:
+        errors = _stored_errors(wb, phase, key)
+        if errors is not None:
+            wb.store.annotate_point(phase, key, _stored_columns(wb, phase, key))
+    if errors is not None and errors <= wb.cfg.settings.max_errors:
+        return True
+    stored = wb.store.point_dir(phase, key)
+    archive = wb.store.point_dir(REFUSED_PHASE, f"{phase}-{key}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}")
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(stored, archive)
+    return False
+
+
+def _stored_columns(wb, phase: str, key: str) -> dict[str, int | None]:
+    """The error columns of a stored point's files, summed over its load hosts' (all None when a
+    host's files do not give them)."""
+    folder = wb.store.point_dir(phase, key)
+    files = {p.name: p.read_text(errors="replace") for p in folder.iterdir() if p.is_file()}
+    hosts = sorted({n.split(".", 1)[0] for n in files if n.endswith(".console.txt")}) or [None]
+    columns: dict[str, int | None] = dict.fromkeys(ERROR_COLUMNS, 0)
+    for host in hosts:
+        mine = {n.split(".", 1)[1]: t for n, t in files.items() if n.startswith(f"{host}.")} if host else files
+        try:
+            counted = error_columns(parse_files(mine))
+        except ParseError:
+            return dict.fromkeys(ERROR_COLUMNS)
+        for column in ERROR_COLUMNS:
+            columns[column] = None if counted[column] is None or columns[column] is None else (
+                columns[column] + counted[column])
+    return columns
+
+
+def _stored_errors(wb, phase: str, key: str) -> int | None:
+    return _stored_columns(wb, phase, key)["errors"]
 
 
 def _host_metrics(cfg, run: HammerdbRun, purpose: str, threads: int

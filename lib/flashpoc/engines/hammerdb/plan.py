@@ -133,7 +133,8 @@ def _connection(s: HammerdbSettings) -> list[str]:
     return lines
 
 
-_KEYS = ("count_ware", "num_vu", "total_iterations", "rampup", "duration", "allwarehouse", "keyandthink")
+_KEYS = ("count_ware", "num_vu", "total_iterations", "rampup", "duration", "allwarehouse", "keyandthink",
+         "raiseerror")
 
 
 def _keys(s: HammerdbSettings) -> dict[str, str]:
@@ -215,6 +216,8 @@ def run_script(s: HammerdbSettings, virtual_users: int) -> str:
     _diset(lines, "tpcc", k["allwarehouse"], _bool(s.all_warehouses))
     _diset(lines, "tpcc", k["timeprofile"], _bool(s.time_profile))
     _diset(lines, "tpcc", k["keyandthink"], _bool(s.keying_and_thinking))
+    # PostgreSQL's driver prints each error and goes on; Oracle's prints one only when it stops on it
+    _diset(lines, "tpcc", k["raiseerror"], _bool(s.database == "oracle"))
     if s.database == "postgresql":
         _diset(lines, "tpcc", "pg_vacuum", "false")
     lines += _logging()

@@ -1,8 +1,9 @@
 """The ``hammerdb:`` settings block: database, connection, schema and timed-driver settings.
 
 The defaults are a storage test's: the timed driver, every virtual user on all warehouses
-(``all_warehouses``), keying and thinking off, the time profile on, and no schema build unless
-``build_schema`` asks for one (and the check refuses a build over an existing schema). No password
+(``all_warehouses``), keying and thinking off, the time profile on, no error allowed in a point
+(``max_errors``), and no schema build unless ``build_schema`` asks for one (and the check refuses a
+build over an existing schema). No password
 is a setting: ``password_env`` and ``superuser_password_env`` NAME the environment variables that
 hold them on the load host, where the HammerDB scripts read them.
 
@@ -74,6 +75,10 @@ class HammerdbSettings(_Strict):
     time_profile: Flag = Field(True, description="per-transaction response times (xtprof)")
     all_warehouses: Flag = Field(True, description="every virtual user uses all warehouses")
     keying_and_thinking: Flag = Field(False, description="TPC-C keying and thinking times (off: a storage test)")
+    max_errors: int = Field(0, ge=0, le=2**31 - 1,
+                            description="error lines HammerDB may print in a point (all transactions) for it to "
+                                        "stay a measurement; above it the point is refused (PostgreSQL only: on "
+                                        "Oracle any error stops its virtual user and fails the point)")
 
     @model_validator(mode="before")
     @classmethod
@@ -128,6 +133,9 @@ class HammerdbSettings(_Strict):
                 raise ValueError("service: required key is missing (the Oracle net service HammerDB connects to)")
         elif self.service is not None:
             raise ValueError("service: only for Oracle (PostgreSQL uses host, port and dbname)")
+        if self.database == "oracle" and self.max_errors:
+            raise ValueError("max_errors: HammerDB's Oracle driver prints an error only when it stops the virtual "
+                             "user on it (raiseerror): with Oracle any error fails the point; leave max_errors at 0")
         return self
 
     @property

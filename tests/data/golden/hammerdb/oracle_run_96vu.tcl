@@ -74,6 +74,7 @@ diset tpcc duration 10
 diset tpcc allwarehouse true
 diset tpcc ora_timeprofile true
 diset tpcc keyandthink false
+diset tpcc raiseerror true
 giset timeprofile xt_unique_log_name 1
 vuset logtotemp 1
 vuset unique 1

@@ -74,6 +74,7 @@ diset tpcc pg_duration 5
 diset tpcc pg_allwarehouse true
 diset tpcc pg_timeprofile true
 diset tpcc pg_keyandthink false
+diset tpcc pg_raiseerror false
 diset tpcc pg_vacuum false
 giset timeprofile xt_unique_log_name 1
 vuset logtotemp 1
