@@ -107,9 +107,9 @@ def run_command(hammerdb_dir: str, run_dir: str, env_file: str | None = None) ->
     start = quote(f"echo $$ > {d}/{PID_FILE} && exec env TMP={d} ./hammerdbcli auto {d}/{SCRIPT_NAME}")
     hammerdb = f"sh -c {start} 2>&1; echo \"{EXIT_MARK}$?\""
     return (f"umask 077; trap {quote('rm -f ' + _secrets(d))} EXIT; trap 'exit 129' HUP INT TERM PIPE; n=0; "
-            f"{source}cd {quote(hammerdb_dir)} && {{ {{ {hammerdb}; }} < /dev/null | tee {d}/console.txt & t=$!; "
+            f"if {source}cd {quote(hammerdb_dir)}; then {{ {hammerdb}; }} < /dev/null | tee {d}/console.txt & t=$!; "
             f"while kill -0 $t 2>/dev/null; do {sample}; sleep {CPU_EVERY_S}; done; {sample}; "
-            f"{_stop(d)}; wait $t; rm -f {_secrets(d)}; }}")
+            f"{_stop(d)}; wait $t; rm -f {_secrets(d)}; else echo \"{EXIT_MARK}$?\"; fi")
 
 
 def clear_stale(host, root: str, *, purpose: str) -> None:
