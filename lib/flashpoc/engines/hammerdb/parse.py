@@ -197,7 +197,7 @@ def _failure(found: Found) -> ParseError | None:
     failed = sorted(vu for vu, status in found.finished.items() if status == "FAILED")
     if not failed:
         return None
-    errors = list(dict.fromkeys(found.errors))[:3]
+    errors = list(dict.fromkeys(" ".join(e.split()) for e in found.errors))[:3]  # one line each
     detail = f": {' | '.join(errors)}" if errors else ""
     counts = error_counts(found)
     told = f"; {errors_text(counts)}" if counts and any(n for _, n in counts) else ""
