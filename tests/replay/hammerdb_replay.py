@@ -13,9 +13,12 @@ what it does) and serves the real recording of that kind of run:
   the recording's run directory put back in place of ``RUN_DIR``;
 * a schema build (``# flashpoc: build ...``): the console of the shared fixtures' 2-warehouse
   build (``data/hammerdb/console/01_buildschema.txt``);
-* a timed run (``# flashpoc: timed TPROC-C run ...``): the files the recorded run of the same
+* a timed run or a fixed work (``# flashpoc: timed TPROC-C run ...``, ``# flashpoc: fixed-work
+  TPROC-C run on postgresql|oracle ...``; a PostgreSQL recording stands for an Oracle fixed work,
+  whose lines the test driver prints alike, its work the same): the files the recorded run of the same
   virtual users (``vuset vu N``) wrote in ``TMP`` (``replay.json``: virtual users -> folder of
-  ``data/hammerdb``, e.g. ``sweep_1vu``), copied into ``TMP``, and the console recorded with them
+  ``data/hammerdb``, e.g. ``sweep_1vu``), copied into ``TMP`` (not ``hostcpu.log``: the run command
+  samples this host's CPU, at another time than the recording's), and the console recorded with them
   (``console.txt``) printed; without one it prints nothing, as no console of that run alone was
   recorded and this double never makes one up.
 
@@ -101,6 +104,22 @@ def recorded_settings(folder: Path) -> dict[tuple[str, str], str]:
     return {(d, k): v.strip("{}") for d, k, v in re.findall(r"^diset (\S+) (\S+) (.*)$", script.read_text(), re.M)}
 
 
+WORK = re.compile(r"^(vuset (?:iterations|delay|repeat|vu) \S+|diset tpcc (?:pg_)?total_iterations \S+|"
+                  r"diset tpcc (?:pg_|ora_)?driver \S+)$", re.M)
+
+
+def other_work(script: str, folder: Path) -> str | None:
+    """Why the recording did other work than ``script`` asks (its users, iterations, transactions,
+    delays, driver: the same lines on PostgreSQL and Oracle but for the keys' prefix), or None."""
+    recorded = folder / "script.tcl"
+    if not recorded.exists():
+        return None
+    def work(text: str) -> list[str]:
+        return sorted(re.sub(r" (?:pg_|ora_)", " ", line) for line in WORK.findall(text))
+    mine, theirs = work(script), work(recorded.read_text())
+    return None if mine == theirs else f"the recording's work is {theirs}, the script's {mine}"
+
+
 def main(argv: list[str]) -> int:
     here, tmp = Path.cwd(), os.environ.get("TMP", "")
     if len(argv) != 2 or argv[0] != "auto" or not tmp:
@@ -119,16 +138,16 @@ def main(argv: list[str]) -> int:
             return refuse(reason)
         sys.stdout.write((DATA / "console" / "01_buildschema.txt").read_text())
         return 0
-    if title.startswith("# flashpoc: timed TPROC-C run on postgresql"):
+    if title.startswith(("# flashpoc: timed TPROC-C run on postgresql", "# flashpoc: fixed-work TPROC-C run on ")):
         users = re.search(r"^vuset vu (\d+)$", script, re.M)
         folder = json.loads((here / "replay.json").read_text()).get(users.group(1)) if users else None
         if folder is None:
             return refuse(f"no recorded run at {users.group(1) if users else '?'} virtual users")
-        reason = mismatch(script, recorded_settings(DATA / folder))
+        reason = mismatch(script, recorded_settings(DATA / folder)) or other_work(script, DATA / folder)
         if reason:
             return refuse(reason)
-        for path in sorted((DATA / folder).iterdir()):
-            if path.name != "console.txt":
+        for path in sorted((DATA / folder).iterdir()):  # HammerDB's files: not the run command's CPU samples
+            if path.name not in ("console.txt", "hostcpu.log"):
                 shutil.copyfile(path, Path(tmp) / path.name)
         if (DATA / folder / "console.txt").exists():  # the recording's console, its exit-status line left out
             console = (DATA / folder / "console.txt").read_text().replace("RUN_DIR", tmp)

@@ -13,8 +13,10 @@ one 1-minute timed run at 1 or 2 virtual users, HammerDB's shortest.
   HammerDB left running, the next run measures the point, and ``--fresh`` with a failing check
   loses no stored point (defects 2, 3).
 
-Slow (a schema build and six timed runs, about 15 minutes here): marked ``hammerdb``; skipped,
-saying why, without the kit or PostgreSQL 15."""
+- a fixed work (HammerDB's test driver) measured: its completion time, the work done.
+
+Slow (a schema build, six timed runs and a fixed work, about 15 minutes here): marked
+``hammerdb``; skipped, saying why, without the kit or PostgreSQL 15."""
 
 from __future__ import annotations
 
@@ -88,7 +90,9 @@ def _campaign(tmp_path: Path, tpcc: Tpcc, **settings):
         "engine": {"hammerdb": {"database": "postgresql", "hammerdb_dir": str(tpcc.hammerdb), "host": "127.0.0.1",
                                 "port": tpcc.server.port, "superuser": tpcc.server.superuser,
                                 "password_env": PASSWORD_ENV, "superuser_password_env": SUPERUSER_ENV, "warehouses": 1,
-                                "rampup_minutes": 0, "duration_minutes": 1, **settings}},
+                                **({} if settings.get("driver") == "test" else {"rampup_minutes": 0,
+                                                                                "duration_minutes": 1}),
+                                **settings}},
         "probe": {"strategy": "linear", "min_threads": 1, "max_threads": 1, "step": 1}})
 
 
@@ -268,3 +272,21 @@ def test_ctrl_c_leaves_no_password_and_the_next_run_measures(tpcc, tmp_path):
     assert _left_on_the_host(work, tpcc.password, tpcc.server.password) == []
     print(f"after Ctrl-C the next run measured {row['nopm']} NOPM; --fresh with a wrong password kept it")
 
+
+def test_a_fixed_work(tpcc, tmp_path):
+    """The Pure seed's method, small: HammerDB's test driver, 2 virtual users, 1 iteration of 300
+    transactions, 500 ms user and repeat delays; the completion time as the script timed vurun."""
+    cfg = _campaign(tmp_path, tpcc, driver="test", total_iterations=300, iterations=1, user_delay_ms=500,
+                    repeat_delay_ms=500)
+    row = _measure(cfg, 2)
+    point = cfg.results_path() / "points" / "probe" / row["point_id"]
+    (elapsed,) = re.findall(r"^@@flashpoc elapsed_ms (\d+)$", (point / "console.txt").read_text(), re.M)
+    assert row["completion_s"] == int(elapsed) / 1000 > 0 and row["runtime_s"] == round(row["completion_s"])
+    log = next(point.glob("hammerdb_*.log")).read_text()
+    kinds = re.findall(r"^Vuser \d+:(new order|payment|delivery|stock level|order status)$", log, re.M)
+    assert row["transactions"] == len(kinds) == 2 * 300 and row["errors"] == 0
+    assert row["neword_calls"] == kinds.count("new order") and row["virtual_users"] == 2
+    assert row["test_start"] <= row["test_end"] and 0 <= row["host_cpu_busy_pct"] <= 100
+    assert _left_on_the_host(tmp_path / "work", tpcc.password, tpcc.server.password) == []
+    print(f"fixed work: {row['completion_s']} s for {row['transactions']} transactions, load host CPU "
+          f"{row['host_cpu_busy_pct']} %")

@@ -40,7 +40,9 @@ from ...points import Measured, PointSpec
 from ...run.group import Group
 from ...rows import base_row
 from ...store import table_text
-from .awr import ROWS_FILE, read_awr_rows, snapshot_pair
+from ..sqlscript.measure import between_snapshots, snapshot_rows_json
+from .awr import ROWS_FILE, interval_columns, read_awr_rows, snapshot_pair
+from .fixedwork import fixed_work_hosts
 from .engine import TPROCC
 from .hosts import combine_hosts
 from .metrics import ERROR_COLUMNS, INTERVAL_COLUMNS, error_columns, point_metrics
@@ -60,7 +62,9 @@ REFUSED_PHASE = "refused"
 
 def point_definition(cfg, virtual_users: int) -> dict[str, Any]:
     """Everything that defines a HammerDB point; its hash names the point on disk."""
-    settings = cfg.settings.model_dump(mode="json", exclude={"build_schema", "build_virtual_users", "max_errors"})
+    other = {"rampup_minutes", "duration_minutes"} if cfg.settings.fixed_work else {"iterations", "user_delay_ms",
+                                                                                    "repeat_delay_ms"}
+    settings = cfg.settings.model_dump(mode="json", exclude={"build_schema", "build_virtual_users", "max_errors", *other})
     return {"engine": "hammerdb", "virtual_users": virtual_users, "hammerdb": settings,
             "hosts": [h.model_dump(mode="json", include={"name", "address", "port"}) for h in cfg.hosts]}
 
@@ -100,8 +104,9 @@ def run_points(wb, specs: list[PointSpec], keys: list[str], bar=None) -> Iterato
 
 
 def run_point(wb, spec: PointSpec, pid: str) -> tuple[dict[str, Any], dict[str, str | bytes]]:
-    """Run one timed TPROC-C point at ``spec.threads`` virtual users (the schema built first when
-    the settings ask for it and the campaign has not built it); its row and raw files.
+    """Run one TPROC-C point at ``spec.threads`` virtual users, a timed run or a fixed work
+    (:mod:`.fixedwork`), on every load host together (the schema built first when the settings ask
+    for it and the campaign has not built it); its row and raw files.
 
     Raises:
         RemoteError: naming the load host and the point when HammerDB fails, its outputs do not
@@ -110,39 +115,76 @@ def run_point(wb, spec: PointSpec, pid: str) -> tuple[dict[str, Any], dict[str, 
     """
     cfg = wb.cfg
     s = cfg.settings
-    phase, threads, repeat = spec.phase, spec.threads, spec.repeat
+    phase, threads = spec.phase, spec.threads
     ensure_schema(wb)
     several = len(cfg.hosts) > 1
-    purpose = f"{phase} TPROC-C at {threads} virtual users" + (" per load host" if several else "")
-    script, timeout_s = run_script(s, threads), (s.rampup_minutes + s.duration_minutes) * 60 + RUN_MARGIN_S
+    purpose = (f"{phase} {'fixed-work ' if s.fixed_work else ''}TPROC-C at {threads} virtual users"
+               + (" per load host" if several else ""))
     what = f"{phase}-{pid}"
-    if several:  # one run per load host, started together, each in its own run directory
-        runs = list(Group(cfg.hosts, strict=True).map(
-            lambda h: _run(wb, script, what, purpose, timeout_s, host=h), purpose=purpose))
-    else:
-        runs = [_run(wb, script, what, purpose, timeout_s)]
+    interval, runs = _run_hosts(wb, run_script(s, threads), what, purpose)
     raw: dict[str, str | bytes] = {}
     for run in runs:
         prefix = f"{run.host}." if several else ""
         raw.update({f"{prefix}{name}": text for name, text in {"script.tcl": run.script, "console.txt": run.console,
                                                                 **run.files}.items()})
     try:
-        measured = {run.host: _host_metrics(cfg, run, purpose, threads) for run in runs}
-        metrics, series = combine_hosts({h: (m, v) for h, (m, v, _) in measured.items()})
+        if s.fixed_work:
+            metrics, series, files = fixed_work_hosts(runs, purpose, threads), [], {}
+            metrics.update(_interval_metrics(cfg, interval, raw))
+        else:
+            measured = {run.host: _host_metrics(cfg, run, purpose, threads) for run in runs}
+            metrics, series = combine_hosts({h: (m, v) for h, (m, v, _) in measured.items()})
+            files = {f"{run.host}." * several + n: t for run in runs for n, t in measured[run.host][2].items()}
         _within_errors(metrics, s.max_errors, purpose)
     except RemoteError as error:
         where = _keep_refused(wb, what, raw)
         raise RemoteError(f"{error} (the run's files: {where})") from None
+    length = round(metrics["completion_s"]) if s.fixed_work else s.duration_minutes * 60
     row = base_row(cfg, phase=phase, point_id=pid, engine="hammerdb", workload=TPROCC, iodepth=1, threads=threads,
-                   outstanding=threads * len(runs), hosts=list(measured), runtime_s=s.duration_minutes * 60,
-                   ramp_s=s.rampup_minutes * 60, repeat=repeat, wall_s=max(run.wall_s for run in runs))
+                   outstanding=threads * len(runs), hosts=[run.host for run in runs], runtime_s=length,
+                   ramp_s=0 if s.fixed_work else s.rampup_minutes * 60, repeat=spec.repeat,
+                   wall_s=max(run.wall_s for run in runs))
     row.update(metrics)
-    for run in runs:  # with AWR's rows, read after the run
-        prefix = f"{run.host}." if several else ""
-        raw.update({f"{prefix}{name}": text for name, text in measured[run.host][2].items()})
+    raw.update(files)  # with AWR's rows, read after the run
     if series:
         raw["intervals.csv"] = table_text([{**r, "point_id": pid} for r in series], INTERVAL_COLUMNS)
     return row, raw
+
+
+def _run_hosts(wb, script: str, what: str, purpose: str) -> tuple[Any, list[HammerdbRun]]:
+    """The runs of ``script`` on every load host, started together (one on one host); a fixed work
+    on Oracle with an ``oracle:`` block between two snapshots (:func:`.sqlscript.measure.between_snapshots`,
+    whose interval is returned too; else None)."""
+    cfg = wb.cfg
+    s = cfg.settings
+    timeout_s = (10**9 if s.fixed_work  # a fixed work ends when done: the load host's command_timeout_s bounds it
+                 else (s.rampup_minutes + s.duration_minutes) * 60 + RUN_MARGIN_S)
+
+    def run_all() -> list[HammerdbRun]:
+        if len(cfg.hosts) > 1:
+            return list(Group(cfg.hosts, strict=True).map(
+                lambda h: _run(wb, script, what, purpose, timeout_s, host=h), purpose=purpose))
+        return [_run(wb, script, what, purpose, timeout_s)]
+
+    if s.fixed_work and s.database == "oracle" and cfg.oracle is not None:
+        interval = between_snapshots(cfg.oracle.settings(), run_all)
+        return interval, interval.result
+    return None, run_all()
+
+
+def _interval_metrics(cfg, interval, raw: dict[str, str | bytes]) -> dict[str, Any]:
+    """A fixed work's database metrics: on Oracle AWR's (or Statspack's) between the snapshots
+    flashpoc took around it, their rows kept in ``raw``; an ``awr_note`` where there are none."""
+    if cfg.settings.database != "oracle":
+        return {}
+    if interval is None:
+        return {"awr_note": "no AWR metrics: the campaign has no oracle block (dsn, user) to take the snapshots "
+                            "around the fixed work"}
+    raw[interval.rows_file] = snapshot_rows_json(interval.rows)
+    return {"awr_begin_snap": interval.begin_snap, "awr_end_snap": interval.end_snap,
+            "awr_dbid": interval.facts.get("dbid"), "awr_instance": interval.facts.get("instance_name"),
+            "awr_instance_number": interval.facts.get("instance_number"), "snapshots": interval.method,
+            **interval_columns(interval.metrics())}
 
 
 def _within_errors(metrics: dict[str, Any], max_errors: int, purpose: str) -> None:

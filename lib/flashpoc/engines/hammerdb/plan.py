@@ -203,16 +203,19 @@ def build_script(s: HammerdbSettings) -> str:
 
 
 def run_script(s: HammerdbSettings, virtual_users: int) -> str:
-    """The script of one timed run at ``virtual_users`` (a point), with the transaction counter on."""
+    """The script of one point at ``virtual_users``, with the transaction counter on: a timed run,
+    or with ``driver: test`` a fixed work (:func:`_fixed_work`)."""
     if not 1 <= virtual_users <= 10_000:
         raise ValueError(f"virtual users must be between 1 and 10000, got {virtual_users}")
     k = _keys(s)
-    lines = _header(f"timed TPROC-C run on {s.database} at {virtual_users} virtual users")
+    what = "fixed-work" if s.fixed_work else "timed"
+    lines = _header(f"{what} TPROC-C run on {s.database} at {virtual_users} virtual users")
     lines += _connection(s)
     _diset(lines, "tpcc", k["driver"], s.driver)
     _diset(lines, "tpcc", k["total_iterations"], s.total_iterations)
-    _diset(lines, "tpcc", k["rampup"], s.rampup_minutes)
-    _diset(lines, "tpcc", k["duration"], s.duration_minutes)
+    if not s.fixed_work:
+        _diset(lines, "tpcc", k["rampup"], s.rampup_minutes)
+        _diset(lines, "tpcc", k["duration"], s.duration_minutes)
     _diset(lines, "tpcc", k["allwarehouse"], _bool(s.all_warehouses))
     _diset(lines, "tpcc", k["timeprofile"], _bool(s.time_profile))
     _diset(lines, "tpcc", k["keyandthink"], _bool(s.keying_and_thinking))
@@ -221,10 +224,23 @@ def run_script(s: HammerdbSettings, virtual_users: int) -> str:
     if s.database == "postgresql":
         _diset(lines, "tpcc", "pg_vacuum", "false")
     lines += _logging()
+    if s.fixed_work:
+        return "\n".join(lines + _fixed_work(s, virtual_users)) + "\n"
     lines += ["loadscript", *(XTPROF_PATCH if s.time_profile else []), f"vuset vu {int(virtual_users)}", "vucreate",
               "tcstart"]
     lines += _finish("vurun", ["vudestroy", "tcstop"])
     return "\n".join(lines) + "\n"
+
+
+def _fixed_work(s: HammerdbSettings, virtual_users: int) -> list[str]:
+    """The test driver's run: each virtual user ``s.iterations`` times, ``s.user_delay_ms`` after
+    the one before, ``s.repeat_delay_ms`` after each iteration; ``vurun`` timed by the script
+    (``@@flashpoc elapsed_ms N``: the test completion time). The test driver keeps no job store."""
+    return [f"vuset iterations {int(s.iterations)}", f"vuset delay {int(s.user_delay_ms)}",
+            f"vuset repeat {int(s.repeat_delay_ms)}", "loadscript", f"vuset vu {int(virtual_users)}", "vucreate",
+            "tcstart", "set flashpoc_t0 [ clock milliseconds ]", "set flashpoc_ran [ vurun ]",
+            f'puts "{MARK} elapsed_ms [ expr {{ [ clock milliseconds ] - $flashpoc_t0 }} ]"', "vudestroy", "tcstop",
+            "exit"]
 
 
 CHECK_POSTGRESQL = """if { [ catch { package require Pgtcl } err ] } { flashpoc::fact driver_error $err; exit }

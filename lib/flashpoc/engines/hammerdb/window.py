@@ -30,8 +30,9 @@ from .lines import TIMESTAMP_LINE, line_text, vuser_message
 _TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%a %b %d %H:%M:%S UTC %Y", "%a %b %d %H:%M:%S GMT %Y")
 _STAMP = re.compile(r"^Timestamp (\d+) @ (.+?)\s*$")
 _WINDOW = {"start": re.compile(r"^Rampup complete, Taking start "), "end": re.compile(r"^Test complete, Taking end ")}
-_LOG_NAMED = re.compile(r"Logging activated to \S*?([^/\s]+\.log)\s*$", re.M)
+LOG_NAMED = re.compile(r"Logging activated to \S*?([^/\s]+\.log)\s*$", re.M)
 _CPU_SAMPLE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) (?:(\d+) )?(cpu(?: +\d+){4,})$")
+_RUN_MARK = re.compile(r"^@@flashpoc (?:jobid|elapsed_ms) ", re.M)
 #: the load host's CPU samples, and seconds between two (the run command's sampler)
 CPU_LOG, CPU_EVERY_S = "hostcpu.log", 2
 #: the CPU columns of a HammerDB row (the load host's, over the timed test)
@@ -99,7 +100,7 @@ def read_window(files: dict[str, str]) -> tuple[Window | None, Loss | None]:
                                                                        "Test complete, Taking end"))
     if not printed:
         return None, None
-    named = next((m.group(1) for text in others for m in _LOG_NAMED.finditer(text)), None)
+    named = next((m.group(1) for text in others for m in LOG_NAMED.finditer(text)), None)
     for name in logs:
         if _untimestamped(files[name]):  # a whole log without timestamps: no window was ever to be had
             return None, None
@@ -144,13 +145,15 @@ def _cpu_samples(text: str) -> tuple[list[tuple[datetime, int | None, str]], str
 
 def read_host_cpu(files: dict[str, str], window: Window | None) -> tuple[dict[str, float | None], Loss | None]:
     """The load host's CPU use (%) over ``window`` (between the first and the last sample of
-    ``hostcpu.log`` within it) and the loss naming the file when it is damaged or missing (a run
-    of flashpoc's, whose command samples the CPU, without it); None values without a window."""
+    ``hostcpu.log`` within it; for a window shorter than two samples apart, between the last sample
+    before it and the first after) and the loss naming the file when it is damaged or missing (a run
+    of flashpoc's, whose command samples the CPU, without it: its console marks the job id or the
+    completion time); None values without a window."""
     none = dict.fromkeys(CPU_COLUMNS)
     if window is None:
         return none, None
     if CPU_LOG not in files:
-        sampled = any("@@flashpoc jobid" in text for text in files.values())
+        sampled = any(_RUN_MARK.search(text) for text in files.values())  # the run command's: it samples
         return none, (Loss(CPU_LOG, "missing", CPU_COLUMNS) if sampled else None)
     samples, damage = _cpu_samples(files[CPU_LOG])
     if not damage and not (samples and samples[0][0] <= window[0] and samples[-1][0] >= window[1]):
@@ -158,8 +161,9 @@ def read_host_cpu(files: dict[str, str], window: Window | None) -> tuple[dict[st
     if damage:
         return none, Loss(CPU_LOG, damage, CPU_COLUMNS)
     inside = [cpu for when, _, cpu in samples if window[0] <= when <= window[1]]
-    if len(inside) < 2:
-        return none, None
+    if len(inside) < 2:  # a window shorter than two samples apart (a short fixed work): the samples around it
+        inside = [next(cpu for when, _, cpu in reversed(samples) if when <= window[0]),
+                  next(cpu for when, _, cpu in samples if when >= window[1])]
     try:
         return cpu_utilisation(inside[0], inside[-1]), None
     except ParseError as error:
