@@ -100,3 +100,25 @@ def _spec(cfg):
 def _row_of(tmp_path, recorded: str, max_errors: int) -> str:
     """The row a campaign stores of ``recorded`` (``max_errors`` high enough to store it), as JSON."""
     return json.dumps(_measure(_campaign(tmp_path / f"row-{recorded}", recorded, max_errors=max_errors)))
+
+
+def test_the_errors_are_in_the_points_table_and_marked_on_the_chart():
+    """A point with errors (stored within max_errors) shows them: the table's Error lines, a red
+    ring on the NOPM chart with the subtitle saying so; a point without none."""
+    import pandas as pd
+
+    from flashpoc.chart import themed_spec
+    from flashpoc.engines.hammerdb.metrics import run_metrics
+    from flashpoc.engines.hammerdb.report import ERRORS_NOTE, nopm_vs_users, points_table
+
+    rows = [{**run_metrics(read_files(folder))[1], "threads": 2, "workload": "tprocc", "config": config}
+            for config, folder in (("timeout", ERRORS), ("clean", CLEAN))]
+    points = pd.DataFrame(rows)
+    assert list(points_table(points)["Error lines"]) == ["0", "940"]  # by configuration: clean, timeout
+    spec = themed_spec(nopm_vs_users(points))
+    rings = [layer for layer in spec["layer"] if layer["mark"].get("shape") == "circle"]
+    assert len(rings) == 1 and ERRORS_NOTE in spec["title"]["subtitle"]
+    ringed = spec["datasets"][rings[0]["data"]["name"]]
+    assert [(r["config"], r["errors"], r["nopm"]) for r in ringed] == [("timeout", 940, 12566)]
+    clean = themed_spec(nopm_vs_users(points[points["config"] == "clean"]))
+    assert ERRORS_NOTE not in clean["title"]["subtitle"] and len(clean["layer"]) == 1
