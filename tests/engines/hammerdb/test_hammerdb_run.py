@@ -6,6 +6,7 @@ stores (which hold the settings, passwords included) are removed before the file
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -143,3 +144,36 @@ def test_check_without_a_database(tmp_path, monkeypatch):
     facts, problems = check_hammerdb(host, settings, str(tmp_path / "noenv"))
     assert problems == ["load1: environment variable FLASHPOC_T_SUPER is not set on this host (the HammerDB scripts "
                         "read the passwords there; env_file may export them)"]
+
+
+def test_what_a_killed_attempt_left_is_cleared_at_the_next_start(tmp_path):
+    """A workbook killed outright leaves its attempt: HammerDB still running (its pid file), its
+    settings stores with the passwords; an older flashpoc's run directories left stores too. The
+    next start stops it and removes them, but another load host's live attempt."""
+    import subprocess
+    import sys
+
+    from flashpoc.engines.hammerdb.run import PID_FILE, attempts_root, clear_stale
+
+    work = tmp_path / "work"
+    mine, other = Path(attempts_root(str(work), "oltp", "load1")), Path(attempts_root(str(work), "oltp", "load2"))
+    left = mine / "probe-tprocc_t00001_ab-20261127T000000-0a0b0c"
+    left.mkdir(parents=True)
+    hammerdb = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", "./hammerdbcli", "auto"])
+    (left / PID_FILE).write_text(f"{hammerdb.pid}\n")
+    for store in ("hammer.DB", "postgresql.db", "generic.db-journal"):
+        (left / store).write_text(SECRET)
+    older = work / "oltp" / "probe" / "tprocc_t00001_ab"  # an earlier flashpoc's run directory
+    older.mkdir(parents=True)
+    (older / "postgresql.db").write_text(SECRET)
+    (older / "console.txt").write_text("kept")
+    (other / "probe-x").mkdir(parents=True)
+    (other / "probe-x" / "hammer.DB").write_text("another host's attempt, running")
+    try:
+        clear_stale(LocalHost(HostParams(name="load1")), str(mine), purpose="probe")
+        assert hammerdb.wait(timeout=30) == -9  # stopped
+    finally:
+        hammerdb.kill()
+    assert not left.exists() and list(mine.iterdir()) == []
+    assert sorted(str(p.relative_to(work)) for p in work.rglob("*") if p.is_file()) == [
+        "oltp/hammerdb/load2/probe-x/hammer.DB", "oltp/probe/tprocc_t00001_ab/console.txt"]

@@ -114,12 +114,15 @@ def run_command(hammerdb_dir: str, run_dir: str, env_file: str | None = None) ->
 
 def clear_stale(host, root: str, *, purpose: str) -> None:
     """Stop what is left of earlier attempts under ``root`` (a HammerDB still running from a killed
-    workbook) and remove their folders, with every HammerDB settings store in them (passwords)."""
-    r = quote(root)
-    host.run(f"[ -d {r} ] || exit 0; for d in {r}/*/; do [ -d \"$d\" ] || continue; "
-             f"{_stop(chr(34) + '$d' + chr(34))}; done; "
-             f"find {r} -type f \\( -name {JOB_STORE} -o -name '{JOB_STORE}-*' -o -name '*.db' -o -name '*.db-*' \\) "
-             f"-exec rm -f {{}} +; rm -rf {r}/*", purpose=f"{purpose}: remove what earlier attempts left")
+    workbook) and remove their folders, with every HammerDB settings store in them (passwords);
+    also the stores an earlier flashpoc left in the campaign's folder (``<workdir>/<campaign>``,
+    where its run directories were), but under the other load hosts' attempts folders."""
+    r, campaign_dir = quote(root), root.rsplit("/", 2)[0]
+    stores = f"-type f \\( -name {JOB_STORE} -o -name '{JOB_STORE}-*' -o -name '*.db' -o -name '*.db-*' \\)"
+    host.run(f"[ -d {quote(campaign_dir)} ] && find {quote(campaign_dir)} -path {quote(campaign_dir + '/hammerdb')} "
+             f"-prune -o {stores} -exec rm -f {{}} +; [ -d {r} ] || exit 0; for d in {r}/*/; do "
+             f"[ -d \"$d\" ] || continue; {_stop(chr(34) + '$d' + chr(34))}; done; "
+             f"find {r} {stores} -exec rm -f {{}} +; rm -rf {r}/*", purpose=f"{purpose}: remove what earlier attempts left")
 
 
 def _remove(host, run_dir: str, *, purpose: str) -> None:
