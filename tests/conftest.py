@@ -103,8 +103,8 @@ def _imported_here(source: str) -> dict:
     return found
 
 
-SLOW_FIRST = ("test_hammerdb_measure_real", "test_hammerdb_real", "test_multihost", "test_hammerdb_hosts",
-              "test_cli", "test_notebooks", "test_vdbench_real", "test_disk_full", "test_browser", "test_resume",
+SLOW_FIRST = ("test_hammerdb_failures_real", "test_hammerdb_measure_real", "test_hammerdb_real", "test_multihost",
+              "test_hammerdb_hosts", "test_cli", "test_notebooks", "test_vdbench_real", "test_disk_full", "test_browser", "test_resume",
               "test_vdbench_multihost")
 """Modules whose tests (or groups: the network namespace hosts, the batch run) take longest, longest
 first: HammerDB's whole campaign, its build and minute-long run, the three hosts' module, HammerDB on

@@ -61,16 +61,12 @@ def postgres_server() -> Iterator[PostgresServer]:
 @contextlib.contextmanager
 def postgres_cluster(base: Path | None = None) -> Iterator[PostgresServer]:
     """A PostgreSQL 15 cluster on 127.0.0.1 in ``data`` of ``base`` (an existing, empty directory;
-    default a new one under the system's temporary directory), stopped and its files removed at the
-    end; skips the test, saying why, where it cannot run."""
+    default a new one under the system's temporary directory), for a fixture of any scope
+    (:func:`postgres_server`), stopped and its files removed at the end; skips the test, saying why,
+    where it cannot run."""
     if not (PG_BIN / "initdb").is_file():
         pytest.skip(f"PostgreSQL 15 is not installed ({PG_BIN}/initdb is missing; apt-get install postgresql-15)")
-    owner = None
-    if os.geteuid() == 0:
-        try:
-            owner = pwd.getpwnam("postgres")
-        except KeyError:
-            pytest.skip("running as root and there is no 'postgres' user to run the server as")
+    owner = _server_user()
     base = base or Path(tempfile.mkdtemp(prefix="flashpoc-pg-"))
     data = base / "data"
     password = secrets.token_hex(12)
@@ -85,10 +81,7 @@ def postgres_cluster(base: Path | None = None) -> Iterator[PostgresServer]:
                        check=True, capture_output=True, timeout=120)
         for attempt in range(3):  # a test running beside this one may take the free port before the server binds it
             port = _free_port()
-            options = f"-c listen_addresses=127.0.0.1 -p {port} -k {data} -c fsync=off -c max_connections=50"
-            started = subprocess.run(_as_server_user([str(PG_BIN / "pg_ctl"), "-D", str(data), "-o", options, "-w",
-                                                      "-t", "60", "-l", str(base / "server.log"), "start"], owner),
-                                     capture_output=True, timeout=90)
+            started = _pg_ctl(data, port, "start")
             if started.returncode == 0 or attempt == 2:
                 started.check_returncode()
                 break
@@ -100,6 +93,33 @@ def postgres_cluster(base: Path | None = None) -> Iterator[PostgresServer]:
         subprocess.run(_as_server_user([str(PG_BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w",
                                         "stop"], owner), capture_output=True, timeout=60)
         shutil.rmtree(base, ignore_errors=True)
+
+
+def _server_user() -> pwd.struct_passwd | None:
+    """The user the server runs as: ``postgres`` when running as root (PostgreSQL refuses root)."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        return pwd.getpwnam("postgres")
+    except KeyError:
+        pytest.skip("running as root and there is no 'postgres' user to run the server as")
+
+
+def _pg_ctl(data: Path, port: int, action: str) -> subprocess.CompletedProcess:
+    options = f"-c listen_addresses=127.0.0.1 -p {port} -k {data} -c fsync=off -c max_connections=50"
+    return subprocess.run(_as_server_user([str(PG_BIN / "pg_ctl"), "-D", str(data), "-o", options, "-w", "-t", "60",
+                                           "-l", str(data.parent / "server.log"), action], _server_user()),
+                          capture_output=True, timeout=90)
+
+
+def stop_postgres(server: PostgresServer) -> None:
+    """Stop ``server`` (fast shutdown), as a database that went down."""
+    _pg_ctl(server.data_dir, server.port, "stop").check_returncode()
+
+
+def start_postgres(server: PostgresServer) -> None:
+    """Start ``server`` again on its port."""
+    _pg_ctl(server.data_dir, server.port, "start").check_returncode()
 
 
 def real_hammerdb() -> Path:

@@ -3,7 +3,9 @@
 A :class:`PointSpec` says what to measure (phase, workload, threads, length, repeat, ...); a
 :class:`Point` is what was measured (or found stored): its id, its row and whether it was
 reused, known when the record is made. :func:`measure` owns what every engine shares: point ids,
-reuse of stored points (a steady sweep point is the probe's point of the same definition), saving
+reuse of stored points (a steady sweep point is the probe's point of the same definition; a
+stored point the engine no longer takes, :meth:`~flashpoc.engines.base.Engine.reusable`, is
+measured again), saving
 each point atomically as the engine hands it over, complete (with the columns its phase adds, e.g.
 :func:`flashpoc.extend.extended`), and the records in the specs' order. An engine
 provides only what is its own (:class:`flashpoc.engines.base.Engine`): what defines a point (the
@@ -213,16 +215,18 @@ def _stored(wb: Workbench, engine: Any, spec: PointSpec, key: str) -> list[dict[
     if engine.stores_groups:
         return wb.store.load_group(spec.phase, key)
     row = wb.store.load_point(spec.phase, key)
+    if row is not None and not engine.reusable(wb, spec.phase, key, row):
+        return None  # stored, but not a measurement by the parameters now: measured again
     if row is None and spec.phase == "sweep" and spec.steady is not None:
-        row = _from_probe(wb, spec, key)
+        row = _from_probe(wb, engine, spec, key)
     return None if row is None else [row]
 
 
-def _from_probe(wb: Workbench, spec: PointSpec, pid: str) -> dict[str, Any] | None:
+def _from_probe(wb: Workbench, engine: Any, spec: PointSpec, pid: str) -> dict[str, Any] | None:
     """The probe's stored point ``pid``, stored for the sweep too (as ``spec``, :func:`_completed`),
-    or None when the probe has none."""
+    or None when the probe has none (or one the engine does not reuse)."""
     row = wb.store.load_point("probe", pid)
-    if row is None:
+    if row is None or not engine.reusable(wb, "probe", pid, row):
         return None
     source = wb.store.point_dir("probe", pid)
     raw = {p.name: p.read_bytes() for p in sorted(source.iterdir()) if p.is_file() and p.name != "point.json"}

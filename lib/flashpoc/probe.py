@@ -219,7 +219,7 @@ def _on_fewer_hosts(wb: Workbench, count: int) -> Workbench:
 def point_values(cfg: Campaign, rows: list[dict[str, Any]]) -> list[analysis.Point]:
     """The probe's view of ``rows``: threads, the engine's rate (IOPS; HammerDB's NOPM) and latency."""
     engine = get_engine(cfg.engine)
-    return rows_mod.to_points(rows, engine.rate_column, engine.latency_column)
+    return rows_mod.to_points(rows, engine.rate_column, engine.probe_latency_column(cfg))
 
 
 def summarize_probe(cfg: Campaign, rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -235,7 +235,7 @@ def summarize_probe(cfg: Campaign, rows: list[dict[str, Any]]) -> dict[str, Any]
     engine = get_engine(cfg.engine)
     words = {} if engine.rate_column == "iops" else {"rate": engine.rate_column, "rate_word": engine.rate_word,
                                                       "threads_word": engine.threads_word}
-    extra = (engine.rate_column, engine.latency_column) if words else ()  # the engine's own columns
+    extra = (engine.rate_column, engine.probe_latency_column(cfg)) if words else ()  # the engine's own columns
     result = {
         "campaign": cfg.campaign,
         "measurement_hash": cfg.measurement_hash(),

@@ -259,15 +259,25 @@ class CampaignStore:
             del _HELD[path]
             os.close(fd)  # releases the lock
 
-    def clear(self) -> None:
-        """Remove every result of the campaign (all but the lock). Call only while holding :meth:`lock`."""
-        for path in self.root.iterdir():
-            if path.name == LOCK_FILE:
+    def clear(self, keep: tuple[str, ...] = ()) -> int:
+        """Remove every result of the campaign but the lock and ``keep`` (paths relative to the
+        campaign's folder, e.g. ``notebooks/01_environment_check.html``); the number of entries
+        removed. Call only while holding :meth:`lock`."""
+        kept = {self.root / name for name in keep}
+        removed = 0
+        for path in sorted(self.root.rglob("*"), key=lambda p: len(p.parts)):
+            if not path.exists() and not path.is_symlink():
+                continue  # under a folder removed already
+            if path.name == LOCK_FILE and path.parent == self.root or path in kept:
                 continue
+            if any(k.is_relative_to(path) for k in kept):
+                continue  # a folder holding something kept: its other entries go one by one
             if path.is_dir() and not path.is_symlink():
                 shutil.rmtree(path)
             else:
                 path.unlink()
+            removed += 1
+        return removed
 
     def remove_partial(self) -> list[Path]:
         """Remove what a killed writer left half-done: the temporary directories of points being

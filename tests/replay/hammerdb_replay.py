@@ -13,15 +13,20 @@ what it does) and serves the real recording of that kind of run:
   the recording's run directory put back in place of ``RUN_DIR``;
 * a schema build (``# flashpoc: build ...``): the console of the shared fixtures' 2-warehouse
   build (``data/hammerdb/console/01_buildschema.txt``);
-* a timed run (``# flashpoc: timed TPROC-C run ...``): the files the recorded run of the same
+* a timed run or a fixed work (``# flashpoc: timed TPROC-C run ...``, ``# flashpoc: fixed-work
+  TPROC-C run on postgresql|oracle ...``; a PostgreSQL recording stands for an Oracle fixed work,
+  whose lines the test driver prints alike, its work the same): the files the recorded run of the same
   virtual users (``vuset vu N``) wrote in ``TMP`` (``replay.json``: virtual users -> folder of
-  ``data/hammerdb``, e.g. ``sweep_1vu``), copied into ``TMP``; it prints nothing, as no console of
-  that run alone was recorded and this double never makes one up.
+  ``data/hammerdb``, e.g. ``sweep_1vu``), copied into ``TMP`` (not ``hostcpu.log``: the run command
+  samples this host's CPU, at another time than the recording's), and the console recorded with them
+  (``console.txt``) printed; without one it prints nothing, as no console of that run alone was
+  recorded and this double never makes one up.
 
 It refuses (on stderr, prefixed ``REPLAY DOUBLE``, exit status 1) a script whose ``diset`` of a
-key the recording's script set differs from the recording (its scripts are in the shared fixtures:
-``scripts/01_buildschema.tcl``, ``scripts/03_vu_sweep.tcl``), or a kind of run it has no recording
-of. Every call is appended to ``replay-calls.log`` in the scratch directory.
+key the recording's script set differs from the recording (the recording's own ``script.tcl``
+where the folder has it, else the shared fixtures' scripts: ``scripts/01_buildschema.tcl``,
+``scripts/03_vu_sweep.tcl``), or a kind of run it has no recording of. Every call is appended to
+``replay-calls.log`` in the scratch directory.
 """
 
 from __future__ import annotations
@@ -91,6 +96,30 @@ def mismatch(script: str, recorded: dict[tuple[str, str], str]) -> str | None:
     return None
 
 
+def recorded_settings(folder: Path) -> dict[tuple[str, str], str]:
+    """The ``diset`` of the recording's own script (``script.tcl``), else the sweep's (:data:`SWEEP`)."""
+    script = folder / "script.tcl"
+    if not script.exists():
+        return SWEEP
+    return {(d, k): v.strip("{}") for d, k, v in re.findall(r"^diset (\S+) (\S+) (.*)$", script.read_text(), re.M)}
+
+
+WORK = re.compile(r"^(vuset (?:iterations|delay|repeat|vu) \S+|diset tpcc (?:pg_)?total_iterations \S+|"
+                  r"diset tpcc (?:pg_|ora_)?driver \S+)$", re.M)
+
+
+def other_work(script: str, folder: Path) -> str | None:
+    """Why the recording did other work than ``script`` asks (its users, iterations, transactions,
+    delays, driver: the same lines on PostgreSQL and Oracle but for the keys' prefix), or None."""
+    recorded = folder / "script.tcl"
+    if not recorded.exists():
+        return None
+    def work(text: str) -> list[str]:
+        return sorted(re.sub(r" (?:pg_|ora_)", " ", line) for line in WORK.findall(text))
+    mine, theirs = work(script), work(recorded.read_text())
+    return None if mine == theirs else f"the recording's work is {theirs}, the script's {mine}"
+
+
 def main(argv: list[str]) -> int:
     here, tmp = Path.cwd(), os.environ.get("TMP", "")
     if len(argv) != 2 or argv[0] != "auto" or not tmp:
@@ -109,14 +138,20 @@ def main(argv: list[str]) -> int:
             return refuse(reason)
         sys.stdout.write((DATA / "console" / "01_buildschema.txt").read_text())
         return 0
-    if title.startswith("# flashpoc: timed TPROC-C run on postgresql"):
-        reason = mismatch(script, SWEEP)
+    if title.startswith(("# flashpoc: timed TPROC-C run on postgresql", "# flashpoc: fixed-work TPROC-C run on ")):
         users = re.search(r"^vuset vu (\d+)$", script, re.M)
         folder = json.loads((here / "replay.json").read_text()).get(users.group(1)) if users else None
-        if reason or folder is None:
-            return refuse(reason or f"no recorded run at {users.group(1) if users else '?'} virtual users")
-        for path in sorted((DATA / folder).iterdir()):
-            shutil.copyfile(path, Path(tmp) / path.name)
+        if folder is None:
+            return refuse(f"no recorded run at {users.group(1) if users else '?'} virtual users")
+        reason = mismatch(script, recorded_settings(DATA / folder)) or other_work(script, DATA / folder)
+        if reason:
+            return refuse(reason)
+        for path in sorted((DATA / folder).iterdir()):  # HammerDB's files: not the run command's CPU samples
+            if path.name not in ("console.txt", "hostcpu.log"):
+                shutil.copyfile(path, Path(tmp) / path.name)
+        if (DATA / folder / "console.txt").exists():  # the recording's console, its exit-status line left out
+            console = (DATA / folder / "console.txt").read_text().replace("RUN_DIR", tmp)
+            sys.stdout.write("".join(line for line in console.splitlines(True) if not EXIT_LINE.match(line.strip())))
         return 0
     return refuse(f"no recording of this kind of run: {title!r}")
 

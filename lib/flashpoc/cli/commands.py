@@ -11,7 +11,11 @@ from typing import Any
 
 from .. import __version__
 from ..errors import FlashpocError, ParameterError, ParseError
-from .notebooks import EXIT_CODES, PHASE_NAMES, Terminal, output_width, run_notebooks
+from .notebooks import EXIT_CODES, NOTEBOOKS, PHASE_NAMES, Terminal, output_width, run_notebooks
+
+#: what ``run --fresh`` keeps of a campaign's results: the check it has just run and passed
+CHECK_FILES = ("check.csv", "check.json", "manifest.json", f"notebooks/{NOTEBOOKS[0]}.ipynb",
+               f"notebooks/{NOTEBOOKS[0]}.html", "notebooks/kernels.log")
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -34,9 +38,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         terminal.say(*(f"warning: {warning}" for warning in cfg.warnings))
         if {"probe", "sweep"} & set(phases) and cfg.engine_object.sweeps:
             terminal.say(point_legend(cfg.engine))
-        if args.fresh:
-            store.clear()
-            terminal.say(f"removed earlier results in {store.root}")
+        if args.fresh:  # the check first (in any case), and nothing removed unless it passes
+            run_notebooks(Path(args.params), ["check"], terminal=terminal)
+            removed = store.clear(keep=CHECK_FILES)
+            terminal.say(f"the check passed: removed the earlier results in {store.root} ({removed} entries)")
+            phases = [p for p in phases if p != "check"]
         run_notebooks(Path(args.params), phases, terminal=terminal)
     summary = closing_summary(cfg, width=terminal.width, reported="report" in phases)
     terminal.say("", *summary, f"executed notebooks: {store.root / 'notebooks'}")
@@ -303,7 +309,8 @@ def build_parser() -> argparse.ArgumentParser:
                 "and offline .html) go to results/<campaign>/notebooks/.", _cmd_run)
     p.add_argument("params", help="the parameters file (YAML), e.g. parameters/demo-local.yaml")
     p.add_argument("--phases", help="comma-separated subset of check,probe,sweep,report (default all)")
-    p.add_argument("--fresh", action="store_true", help="remove the campaign's earlier results first")
+    p.add_argument("--fresh", action="store_true", help="run the environment check first and, once it passes, "
+                   "remove the campaign's earlier results (a failing check removes nothing)")
 
     p = command("check", "run the environment check and print its table",
                 "Check every host and target (reachable, OS, CPUs, memory, engine versions, targets, data safety) "

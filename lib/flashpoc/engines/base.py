@@ -211,6 +211,17 @@ class Engine:
         (:func:`flashpoc.points.point_id`), so a point of another definition is measured anew."""
         raise NotImplementedError
 
+    def probe_latency_column(self, cfg: Campaign) -> str:
+        """The row's column the probe weighs as latency (:attr:`latency_column`; HammerDB's fixed
+        work, which has no response times, its completion time)."""
+        return self.latency_column
+
+    def reusable(self, wb: Workbench, phase: str, key: str, row: dict[str, Any]) -> bool:
+        """Whether the stored ``row`` of the point ``key`` stands for a measurement now (by default
+        any stored point does). An engine whose parameters can refuse a stored point (HammerDB's
+        ``max_errors``) says no, and the loop measures it again."""
+        return True
+
     def storage_keys(self, wb: Workbench, specs: list[PointSpec]) -> list[str]:
         """The id each spec is stored under: its point id (by default from :meth:`point_definition`),
         or, with :attr:`stores_groups`, the id of the group it is measured and stored in."""

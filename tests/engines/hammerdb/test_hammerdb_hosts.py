@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -48,7 +49,11 @@ def test_two_load_hosts_on_the_replay_double(tmp_path):
     point = cfg.results_path() / "points" / "probe" / row["point_id"]
     for host in ("load1", "load2"):
         assert (point / f"{host}.script.tcl").is_file() and (point / f"{host}.{recorded['jobid']}_result.json").is_file()
-        assert (tmp_path / host / "two" / "probe" / row["point_id"] / host).is_dir()  # each its own run directory
+    calls = [json.loads(line) for line in (home / "replay-calls.log").read_text().splitlines()]
+    runs = [Path(c["argv"][1]).parent for c in calls if c["title"].startswith("# flashpoc: timed")]
+    for host in ("load1", "load2"):  # each host ran in an attempt folder of its own, removed once fetched
+        (mine,) = [r for r in runs if r.is_relative_to(tmp_path / host / "two" / "hammerdb" / host)]
+        assert mine.name.startswith(f"probe-{row['point_id']}-") and not mine.exists()
 
 
 @pytest.mark.ssh

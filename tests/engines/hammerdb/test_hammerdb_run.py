@@ -6,8 +6,11 @@ stores (which hold the settings, passwords included) are removed before the file
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pg_server import real_hammerdb
 
 from flashpoc.engines.hammerdb.check import check_hammerdb
@@ -17,7 +20,7 @@ from flashpoc.engines.hammerdb.run import run_command, run_hammerdb
 from flashpoc.engines.hammerdb.settings import settings_from_dict
 from flashpoc.errors import ParseError, RemoteError
 from flashpoc.params import HostParams
-from flashpoc.run.hosts import LocalHost, connect
+from flashpoc.run.hosts import LocalHost, connect, split_exit_status
 
 SECRET = "Tiger$Secret-42 'x'"
 
@@ -55,10 +58,33 @@ def test_run_dir_must_be_new(tmp_path):
                      timeout_s=10, purpose="timed run")
 
 
-def test_run_command_quotes_every_value():
-    command = run_command("/opt/hammer db", "/srv/run; rm -rf /", "/etc/x'y")
-    assert "'/opt/hammer db'" in command and "'/srv/run; rm -rf /'/script.tcl" in command
-    assert "'/etc/x'\"'\"'y'" in command
+FAKE_CLI = """#!/bin/sh
+# a stand-in for hammerdbcli: what it was given, and a settings store as HammerDB writes one
+printf 'argv=%s|TMP=%s|ENVED=%s\\n' "$2" "$TMP" "$ENVED"
+echo secret > "$TMP/postgresql.db"
+exit 3
+"""
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.text(alphabet="ab $;'\"`\\&|*?~!{}()<>#=", min_size=1, max_size=12))
+def test_run_command_quotes_every_value(tmp_path_factory, name):
+    """Every path in the command is quoted: run by a real shell with a stand-in hammerdbcli in
+    folders named with shell metacharacters, the stand-in gets exactly its paths, the env file is
+    sourced, the exit status comes back, and the settings store it wrote is gone."""
+    base = tmp_path_factory.mktemp("q")
+    home, run_dir, env_file = base / f"hdb {name}", base / f"run {name}", base / f"env {name}"
+    home.mkdir()
+    (home / "hammerdbcli").write_text(FAKE_CLI)
+    (home / "hammerdbcli").chmod(0o755)
+    env_file.write_text("export ENVED=yes\n")
+    run_dir.mkdir()
+    out = LocalHost(HostParams(name="load1")).run(run_command(str(home), str(run_dir), str(env_file)),
+                                                   purpose="quoting", timeout_s=60, check=False)
+    code, console = split_exit_status(out.stdout)
+    assert (code, console.strip()) == (3, f"argv={run_dir}/script.tcl|TMP={run_dir}|ENVED=yes")
+    assert sorted(p.name for p in run_dir.iterdir()) == ["console.txt", "hammerdb.pid", "hostcpu.log"]
+    assert all(p.stat().st_mode & 0o077 == 0 for p in run_dir.iterdir())  # 0600: only the load host's user
 
 
 @pytest.mark.ssh
@@ -79,8 +105,7 @@ def test_build_over_ssh_reads_passwords_from_the_env_file(sshd, tmp_path):
         parse_files({"console.txt": run.console, **run.files})
     for text in (run.console, *run.files.values()):
         assert "tpcc-pw-1234" not in text and "super-pw-5678" not in text
-    left = sorted(p.name for p in (tmp_path / "build").iterdir())
-    assert not [n for n in left if n.lower().endswith(".db")], left
+    assert not (tmp_path / "build").exists()  # the attempt's folder, with HammerDB's settings stores, removed
 
 
 @pytest.mark.hammerdb
@@ -119,3 +144,36 @@ def test_check_without_a_database(tmp_path, monkeypatch):
     facts, problems = check_hammerdb(host, settings, str(tmp_path / "noenv"))
     assert problems == ["load1: environment variable FLASHPOC_T_SUPER is not set on this host (the HammerDB scripts "
                         "read the passwords there; env_file may export them)"]
+
+
+def test_what_a_killed_attempt_left_is_cleared_at_the_next_start(tmp_path):
+    """A workbook killed outright leaves its attempt: HammerDB still running (its pid file), its
+    settings stores with the passwords; an older flashpoc's run directories left stores too. The
+    next start stops it and removes them, but another load host's live attempt."""
+    import subprocess
+    import sys
+
+    from flashpoc.engines.hammerdb.run import PID_FILE, attempts_root, clear_stale
+
+    work = tmp_path / "work"
+    mine, other = Path(attempts_root(str(work), "oltp", "load1")), Path(attempts_root(str(work), "oltp", "load2"))
+    left = mine / "probe-tprocc_t00001_ab-20261127T000000-0a0b0c"
+    left.mkdir(parents=True)
+    hammerdb = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", "./hammerdbcli", "auto"])
+    (left / PID_FILE).write_text(f"{hammerdb.pid}\n")
+    for store in ("hammer.DB", "postgresql.db", "generic.db-journal"):
+        (left / store).write_text(SECRET)
+    older = work / "oltp" / "probe" / "tprocc_t00001_ab"  # an earlier flashpoc's run directory
+    older.mkdir(parents=True)
+    (older / "postgresql.db").write_text(SECRET)
+    (older / "console.txt").write_text("kept")
+    (other / "probe-x").mkdir(parents=True)
+    (other / "probe-x" / "hammer.DB").write_text("another host's attempt, running")
+    try:
+        clear_stale(LocalHost(HostParams(name="load1")), str(mine), purpose="probe")
+        assert hammerdb.wait(timeout=30) == -9  # stopped
+    finally:
+        hammerdb.kill()
+    assert not left.exists() and list(mine.iterdir()) == []
+    assert sorted(str(p.relative_to(work)) for p in work.rglob("*") if p.is_file()) == [
+        "oltp/hammerdb/load2/probe-x/hammer.DB", "oltp/probe/tprocc_t00001_ab/console.txt"]

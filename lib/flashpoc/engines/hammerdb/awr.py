@@ -99,7 +99,14 @@ def awr_columns(files: dict[str, str], pair: dict[str, Any]) -> dict[str, Any]:
         raise ParseError(f"{ROWS_FILE}: not the AWR rows of a snapshot pair ({error})") from None
     except AnalysisError as error:
         raise ParseError(f"{ROWS_FILE}: {error}") from None
+    return interval_columns(metrics)
+
+
+def interval_columns(metrics: dict[str, Any]) -> dict[str, Any]:
+    """The row's columns of :func:`flashpoc.oracle_metrics.compute_awr_metrics`' metrics: the
+    database host's CPU as ``db_host_cpu_*`` (apart from the load host's), the snapshot interval
+    as ``awr_elapsed_s``."""
     out = {("db_" + k if k.startswith("host_cpu_") else k): v for k, v in metrics.items()
-           if k not in ("begin_snap", "end_snap", "elapsed_s")}
+           if k not in ("begin_snap", "end_snap", "elapsed_s", "snapshots")}
     out["awr_elapsed_s"] = metrics["elapsed_s"]  # the snapshot interval, not the timed test
     return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .parse import parse_check
 from .plan import check_script
-from .run import run_hammerdb
+from .run import attempt_dir, attempts_root, clear_stale, run_hammerdb
 from .settings import HammerdbSettings
 
 
@@ -44,7 +44,12 @@ def check_problems(s: HammerdbSettings, facts: dict[str, str], *, where: str = "
             problems.append(f"{at}build_schema is set but the TPROC-C {what} already exists on {target}: "
                             "HammerDB never builds over a schema; drop it first or set build_schema: false")
         return problems
-    if not exists or "warehouses" not in facts:
+    if exists and "user_connect_error" in facts:
+        where_to = f"database {s.dbname} on {target}" if s.database == "postgresql" else target
+        problems.append(f"{at}the TPROC-C {what} exists but {s.user} cannot log in to {where_to}: "
+                        f"{facts['user_connect_error']} (its password is read from {s.password_env} on the load "
+                        "host: password_env)")
+    elif not exists or "warehouses" not in facts:
         reason = facts.get("schema_error", f"no {what}")
         problems.append(f"{at}no TPROC-C schema on {target} ({reason}): set build_schema: true to build "
                         f"{s.warehouses} warehouses")
@@ -99,20 +104,19 @@ def check_rows(s: HammerdbSettings, host: str, facts: dict[str, str]) -> list:
 
 
 def check_campaign_hosts(campaign, connect, seen: dict | None = None) -> list:
-    """Rows of every load host of ``campaign``: its check script run in a new directory of the
-    host's workdir (``<workdir>/<campaign>/check/hammerdb-<time>``); an unreachable host is one
-    ``fail`` row naming it. ``seen`` gets each reached host's facts, by name."""
-    import time
-
+    """Rows of every load host of ``campaign``: its check script run as a new attempt in the host's
+    attempts folder (:mod:`.run`; what earlier attempts left there removed first); an unreachable
+    host is one ``fail`` row naming it. ``seen`` gets each reached host's facts, by name."""
     from ...check import _row
     from ...errors import RemoteError
 
     s, rows = campaign.settings, []
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + f"-{time.time_ns() % 10**6:06d}"
     for params in campaign.hosts:
         try:
             with connect(params) as host:
-                facts, _ = check_hammerdb(host, s, f"{params.workdir}/{campaign.campaign}/check/hammerdb-{stamp}",
+                root = attempts_root(params.workdir, campaign.campaign, params.name)
+                clear_stale(host, root, purpose="check HammerDB")
+                facts, _ = check_hammerdb(host, s, attempt_dir(params.workdir, campaign.campaign, params.name, "check"),
                                           timeout_s=min(params.command_timeout_s, 300))
         except (RemoteError, OSError, EOFError) as error:
             rows.append(_row(params.name, VERSION_ROW, None, "fail", str(error) or type(error).__name__))

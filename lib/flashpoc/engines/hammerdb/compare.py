@@ -13,7 +13,8 @@ campaign's label, the baseline first), one row per timed run. Two ways to line t
   reach, or already exceeds at its lightest load, gives no value. The levels are half and all of
   the lower of the two highest NOPM (:func:`flashpoc.compare.equal_iops_levels`).
 
-The measures (:data:`MEASURES`): NOPM and TPM (at equal users), the mean transaction completion
+The measures (:data:`MEASURES`): a fixed work's test completion time (at equal users: its change
+is the improvement, shorter being better), NOPM and TPM (at equal users), the mean transaction completion
 time and NEWORD p95 (HammerDB's time profile), the load host's CPU and, where the rows carry
 AWR's (Oracle), the database host's CPU, read and write IOPS, MiB/s and the read and redo write
 latencies. A measure neither configuration has is left out; one only one has shows "–".
@@ -33,6 +34,7 @@ from ...progress import threads_text
 
 #: (column, measure, unit, higher is better; None: neither, e.g. I/O done at equal NOPM)
 MEASURES: tuple[tuple[str, str, str, bool | None], ...] = (
+    ("completion_s", "Test completion time (fixed work)", "s", False),
     ("nopm", "NOPM", "new orders/min", True),
     ("tpm", "TPM", "transactions/min", True),
     ("txn_mean_ms", "Mean transaction completion time", "ms", False),
@@ -48,8 +50,9 @@ MEASURES: tuple[tuple[str, str, str, bool | None], ...] = (
 )
 #: the measures compared at equal NOPM (NOPM itself is the level; more or fewer TPM for the same new
 #: orders is neither better nor worse)
-AT_EQUAL_NOPM = tuple((c, m, u, None if c == "tpm" else h) for c, m, u, h in MEASURES if c != "nopm")
-_FORMATS = {"new orders/min": tables.count, "transactions/min": tables.count, "IOPS": tables.count,
+AT_EQUAL_NOPM = tuple((c, m, u, None if c == "tpm" else h) for c, m, u, h in MEASURES
+                      if c not in ("nopm", "completion_s"))
+_FORMATS = {"s": lambda v: tables.pct(v, 1), "new orders/min": tables.count, "transactions/min": tables.count, "IOPS": tables.count,
             "ms": tables.ms, "us": tables.count, "%": tables.pct, "MiB/s": tables.mibps}
 
 

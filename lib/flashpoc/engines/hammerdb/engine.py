@@ -1,5 +1,6 @@
-"""HammerDB's engine object: a point is one timed TPROC-C run at N virtual users (:mod:`.measure`);
-the probe and the sweep vary the virtual users as other engines vary threads."""
+"""HammerDB's engine object: a point is one TPROC-C run at N virtual users (:mod:`.measure`), a
+timed run or a fixed work (``driver: test``, :mod:`.fixedwork`); the probe and the sweep vary the
+virtual users as other engines vary threads."""
 
 from __future__ import annotations
 
@@ -47,12 +48,17 @@ class HammerdbEngine(Engine):
     threads_word = "virtual users"
     rate_column, rate_word = "nopm", "NOPM"  # the probe finds where new orders per minute stop rising
     latency_column = "neword_p95_ms"
-    parse_table_columns = [("virtual_users", "Virtual users"), ("nopm", "NOPM"), ("tpm", "TPM"),
+    parse_table_columns = [("virtual_users", "Virtual users"), ("completion_s", "Completion (s)"), ("nopm", "NOPM"),
+                           ("tpm", "TPM"), ("errors", "Errors"),
                            ("neword_p50_ms", "NEWORD p50 (ms)"), ("neword_p95_ms", "NEWORD p95 (ms)"),
                            ("neword_p99_ms", "NEWORD p99 (ms)"), ("payment_p95_ms", "PAYMENT p95 (ms)"),
                            ("intervals", "Counter samples"), ("interval_steady", "Steady")]
     method_note = ("HammerDB: a point is one timed TPROC-C run at N virtual users; NOPM (new orders per minute) and "
                    "the database's TPM are HammerDB's TEST RESULT, response times its time profile's (xtprof).")
+    fixed_work_note = ("HammerDB's test driver: a point is one fixed work at N virtual users, its headline the test "
+                       "completion time (how long HammerDB's vurun took, every virtual user's every iteration "
+                       "done); NOPM and TPM are the new orders and transactions done without error per minute of "
+                       "it, as HammerDB printed them (the virtual users' side, not the database's count).")
 
     def check_params(self, cfg, host_names: set[str]) -> None:
         """HammerDB's one workload is TPROC-C: no ``workloads`` key; several load hosts each run
@@ -105,25 +111,39 @@ class HammerdbEngine(Engine):
                 if r.value is not None and r.status == "pass"}
 
     def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
-        """A timed run's console or logs, a job-store answer, or a run directory: the whole parse and
-        the point's row (its metrics)."""
+        """A timed run's console or logs, a job-store answer, or a run directory (a fixed work's
+        too: its console marks the completion time): the whole parse and the point's row."""
         from ...errors import ParameterError
-        from .metrics import read_run
+        from .fixedwork import fixed_work_files, is_fixed_work
+        from .metrics import run_metrics
+        from .parse import read_files
 
         if not path.exists():
             raise ParameterError(f"cannot read {path}: no such file or directory")
-        whole, metrics, _ = read_run(path)
+        files = read_files(path)
+        if is_fixed_work(files):
+            metrics = fixed_work_files(files)
+            return {"fixed_work": True, "metrics": metrics}, [metrics]
+        whole, metrics, _ = run_metrics(files)
         return whole, [metrics]
 
     def describe(self, cfg, version: str, points) -> str:
-        return f"HammerDB {version} TPROC-C on {cfg.settings.database}"
+        work = " (fixed work, HammerDB's test driver)" if cfg.settings.fixed_work else ""
+        return f"HammerDB {version} TPROC-C{work} on {cfg.settings.database}"
 
     def point_length_text(self, cfg, runtime: str) -> str:
         s = cfg.settings
+        if s.fixed_work:
+            return (f"one fixed work per point (HammerDB's test driver): every virtual user {s.iterations} "
+                    f"iteration{'s' if s.iterations != 1 else ''} of {s.total_iterations:,} transactions, "
+                    f"{s.user_delay_ms} ms user delay, {s.repeat_delay_ms} ms repeat delay; the point lasts as long "
+                    "as the work takes (the test completion time).")
         return (f"one timed run per point: {s.rampup_minutes} min rampup, then {s.duration_minutes} min counted "
                 "(HammerDB's timed driver).")
 
     def interval_text(self, cfg, min_intervals: int) -> str:
+        if cfg.settings.fixed_work:
+            return "none: a fixed work's measure is its completion time (HammerDB's test driver has no timed test)."
         return ("HammerDB's transaction counter (TPM every 10 s); the samples within the timed test make the "
                 "steady-state verdict.")
 
@@ -138,10 +158,23 @@ class HammerdbEngine(Engine):
         return build_report(cfg, points, write_files=write_files, pdf=pdf)
 
     def point_runtime_s(self, cfg) -> int:
-        return cfg.settings.duration_minutes * 60
+        """Seconds a point measures; for a fixed work an estimate for the time left (its delays)."""
+        s = cfg.settings
+        if s.fixed_work:
+            return max(60, (s.iterations * s.repeat_delay_ms + s.user_delay_ms) // 1000)
+        return s.duration_minutes * 60
 
     def point_seconds(self, cfg, runtime_s: int) -> int:
-        return runtime_s + cfg.settings.rampup_minutes * 60
+        return runtime_s + (0 if cfg.settings.fixed_work else cfg.settings.rampup_minutes * 60)
+
+    def probe_latency_column(self, cfg) -> str:
+        """NEWORD p95; a fixed work (no time profile) its test completion time."""
+        return "completion_s" if cfg.settings.fixed_work else self.latency_column
+
+    def reusable(self, wb, phase: str, key: str, row: dict[str, Any]) -> bool:
+        """A stored point stands only with no more error lines than ``max_errors`` allows now
+        (:func:`.measure.reusable`)."""
+        return measure.reusable(wb, phase, key, row)
 
     def point_definition(self, wb, spec) -> dict[str, Any]:
         return measure.point_definition(wb.cfg, spec.threads)

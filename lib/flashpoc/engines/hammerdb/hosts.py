@@ -1,8 +1,8 @@
 """Several load hosts' runs of one HammerDB point combined into its row (pure).
 
 Each load host runs HammerDB at the point's virtual users, all started together. What each host
-counts on its own side is summed: the active virtual users and each transaction's calls (the
-hosts' time profiles). NOPM and TPM are not: HammerDB counts them in the database (new orders
+counts on its own side is summed: the active virtual users, each transaction's calls (the
+hosts' time profiles) and its error lines. NOPM and TPM are not: HammerDB counts them in the database (new orders
 from ``district``, the database's commits and rollbacks: PostgreSQL's ``pg_stat_database``,
 Oracle's AWR), so each host's HammerDB prints the database's total over its own timed test, which
 the other hosts' work is part of; adding them up would count that work again. The row keeps the
@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 #: what ``per_host`` keeps of each load host's row
-PER_HOST = ("nopm", "tpm", "virtual_users", "neword_p95_ms", "neword_calls", "host_cpu_busy_pct", "jobid",
+PER_HOST = ("nopm", "tpm", "virtual_users", "neword_p95_ms", "neword_calls", "errors", "host_cpu_busy_pct", "jobid",
             "test_start", "test_end")
 
 
@@ -32,7 +32,7 @@ def combine_hosts(per_host: dict[str, tuple[dict[str, Any], list[dict[str, Any]]
     rows = {h: m for h, (m, _) in per_host.items()}
     metrics = dict(first)
     metrics["virtual_users"] = sum(int(m["virtual_users"]) for m in rows.values())
-    for key in [k for k in first if k.endswith("_calls")]:
+    for key in [k for k in first if k.endswith(("_calls", "_errors")) or k == "errors"]:
         values = [m.get(key) for m in rows.values()]
         metrics[key] = None if any(v is None for v in values) else sum(values)
     cpu = [m.get("host_cpu_busy_pct") for m in rows.values()]

@@ -12,84 +12,35 @@ A run's numbers come from several places, and each one read is cross-checked aga
 - the job store's JSON answers (``<jobid>_result.json``, ``_timing.json``, ``_tcount.json``,
   ``_status.json``, ``<jobid>.json`` and ``jobs_result.json``), as the planner's script writes them.
 
-A number two sources disagree on is refused (:class:`~flashpoc.errors.ParseError` naming both); a
-truncated or corrupt source loses what it cannot give whole (a line is read only when complete)
-and never changes a number. A failed run (a virtual user ``FINISHED FAILED``, or no ``TEST RESULT``
+Each source is read by :mod:`.sources`. A number two sources disagree on is refused
+(:class:`~flashpoc.errors.ParseError` naming both); a truncated or corrupt source loses what it
+cannot give whole (a line is read only when complete) and never changes a number: the result's
+``damaged`` names it (:class:`~flashpoc.damage.Loss`), and so does a file the run wrote (named by the
+console or the job store) that is missing. The console, the virtual-user log and the job's output
+each hold every line the virtual users printed, so the error lines per transaction
+(:mod:`.lines`) are one count all three must agree on; so are the active virtual users and the
+users that printed lines and finished. A failed run (a virtual user ``FINISHED FAILED``, or no ``TEST RESULT``
 line) raises, naming what failed; so does a script that stopped itself (an ``@@flashpoc error``
 line of :mod:`.plan`'s scripts, e.g. a password variable not set on the load host).
 """
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ...damage import Loss
 from ...errors import ParseError
+from .plan import JOB_ANSWERS
+from .lines import (ERROR_LINE, JOBID, MARK_ERROR, TIMESTAMP_LINE, VUSER_LINE, Snapshot, line_text, number,
+                    parse_result_line)
+from .sources import (JOB_FILE, TRANSACTIONS, Found, Transaction, classify, read_job_answer, read_jobs_result,
+                      read_source_lines, read_tcount_log, read_xtprof)
 
-NUMBER = r"\d+(?:\.\d+)?"
-RESULT_NOPM_FIRST = re.compile(rf"TEST RESULT : System achieved ({NUMBER}) NOPM from ({NUMBER}) (\S+) TPM\s*$")
-RESULT_TPM_FIRST = re.compile(rf"TEST RESULT : System achieved ({NUMBER}) (\S+) TPM at ({NUMBER}) NOPM\s*$")
-ACTIVE_USERS = re.compile(r"^(\d+) Active Virtual Users configured\s*$")
-ACTIVE_SESSIONS = re.compile(r"^(\d+) VU \\?\* (\d+) AC \\?= (\d+) Active Sessions configured\s*$")
-VUSER_LINE = re.compile(r"^Vuser (\d+):(.*)$")
-TIMESTAMP_LINE = re.compile(r"^Timestamp \d+ @ ")
-FINISHED = re.compile(r"^Vuser (\d+):FINISHED (SUCCESS|FAILED)\s*$")
-JOBID = re.compile(r"(?:jobid=|^@@flashpoc jobid )([0-9A-F]{16,64})\s*$")
-ERROR_LINE = re.compile(r"(?i)\berror\b")
-MARK_JOBID = "@@flashpoc jobid"
-MARK_ERROR = re.compile(r"^@@flashpoc error (.+?)\s*$")
-SNAPSHOT = re.compile(r"^(Start|End) Snapshot (\d+) taken at (.+) of instance (\S+) \((\d+)\) of database (\S+) "
-                      r"\((\d+)\)\s*$")
-TCOUNT_LINE = re.compile(rf"^({NUMBER}) (\S+) tpm(?: @ (.+?))?\s*$")
-XT_SUMMARY = re.compile(r"^>>>>> SUMMARY OF (\d+) ACTIVE VIRTUAL USERS : MEDIAN ELAPSED TIME : (" + NUMBER + r")ms\s*$")
-XT_PROC = re.compile(r"^>>>>> PROC: (\w+)\s*$")
-XT_CALLS = re.compile(rf"^CALLS: (\d+)\tMIN: ({NUMBER})ms\tAVG: ({NUMBER})ms\tMAX: ({NUMBER})ms\tTOTAL: ({NUMBER})ms\s*$")
-XT_PCTL = re.compile(rf"^P99: ({NUMBER})ms\tP95: ({NUMBER})ms\tP75: ({NUMBER})ms\tP50: ({NUMBER})ms\tP25: ({NUMBER})ms"
-                     rf"\tSD: ({NUMBER})ms\tRATIO: ({NUMBER})%\s*$")
-TRANSACTIONS = ("NEWORD", "PAYMENT", "DELIVERY", "SLEV", "OSTAT")
-#: the response-time fields, in HammerDB's JSON names (milliseconds, but ``ratio_pct``)
-TIME_FIELDS = ("min_ms", "avg_ms", "max_ms", "total_ms", "p99_ms", "p95_ms", "p75_ms", "p50_ms", "p25_ms", "sd_ms",
-               "ratio_pct")
-
-
-def number(text: str) -> int | float:
-    """A number as HammerDB printed it: an int when it has no decimal point, else a float."""
-    return float(text) if "." in text else int(text)
-
-
-@dataclass(frozen=True)
-class Transaction:
-    """One transaction's calls and response times (milliseconds; ``ratio_pct`` in percent), over
-    every active virtual user (the time profile's summary)."""
-
-    name: str
-    calls: int
-    min_ms: float
-    avg_ms: float
-    max_ms: float
-    total_ms: float
-    p99_ms: float
-    p95_ms: float
-    p75_ms: float
-    p50_ms: float
-    p25_ms: float
-    sd_ms: float
-    ratio_pct: float
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """An AWR snapshot line of the Oracle timed driver (``Start``/``End Snapshot ... taken at ...``)."""
-
-    which: str
-    snap_id: int
-    taken_at: str
-    instance: str
-    instance_number: int
-    database: str
-    dbid: int
+__all__ = ["ERROR_LINE", "JOBID", "TIMESTAMP_LINE", "VUSER_LINE", "HammerdbResult", "Snapshot", "Transaction",
+           "TimeProfileBug", "line_text", "number", "parse_check", "parse_files", "parse_path", "parse_result_line",
+           "read_files"]
 
 
 @dataclass(frozen=True)
@@ -106,8 +57,12 @@ class HammerdbResult:
         tcount: the transaction counter's samples, ``(time as printed, tpm)``.
         tcount_metric: the counter's metric as printed (``PostgreSQL tpm``).
         snapshots: the AWR snapshot lines (Oracle).
+        errors: each transaction's error lines (:mod:`.lines`: ``(("NEWORD", 3), ...)``, every
+            transaction, 0 included), as every source that prints them agrees; None when none did.
         sources: the files each number came from.
-        problems: sources that could not be read whole (their numbers were left out).
+        damaged: the sources that could not be read whole (their numbers were left out), each
+            with what its loss cost (``lost``: ``tcount``, ``transactions``) where no other
+            source gave it.
     """
 
     database: str
@@ -119,13 +74,21 @@ class HammerdbResult:
     tcount: tuple[tuple[str, int | float], ...] = ()
     tcount_metric: str | None = None
     snapshots: tuple[Snapshot, ...] = ()
+    errors: tuple[tuple[str, int], ...] | None = None
     sources: tuple[str, ...] = ()
-    problems: tuple[str, ...] = ()
+    damaged: tuple[Loss, ...] = ()
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """What was damaged, in words (``FILE: WHAT``)."""
+        return tuple(loss.text() for loss in self.damaged)
 
     def to_dict(self) -> dict:
-        """The result as plain JSON-ready values."""
+        """The result as plain JSON-ready values (``damaged`` as the row's column says it)."""
         values = asdict(self)
         values["tcount"] = [{"time": t, "tpm": v} for t, v in self.tcount]
+        values["errors"] = None if self.errors is None else dict(self.errors)
+        values["damaged"] = "; ".join(self.problems) or None
         return values
 
     def rows(self) -> list[dict]:
@@ -136,196 +99,6 @@ class HammerdbResult:
         if not self.transactions:
             return [base]
         return [base | asdict(t) for t in self.transactions]
-
-
-@dataclass
-class _Found:
-    """What the sources said, each value with the source that said it."""
-
-    results: list[tuple[str, tuple[int | float, int | float, str]]] = field(default_factory=list)
-    users: list[tuple[str, int]] = field(default_factory=list)
-    jobids: list[tuple[str, str]] = field(default_factory=list)
-    finished: dict[int, str] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
-    script_errors: list[str] = field(default_factory=list)
-    timings: list[tuple[str, dict[str, Transaction]]] = field(default_factory=list)
-    tcounts: list[tuple[str, str, list[tuple[str, int | float]]]] = field(default_factory=list)
-    snapshots: list[tuple[str, Snapshot]] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    sources: list[str] = field(default_factory=list)
-
-
-def parse_result_line(line: str) -> tuple[int | float, int | float, str] | None:
-    """``(nopm, tpm, database)`` of a ``TEST RESULT`` line in either order, or None."""
-    match = RESULT_NOPM_FIRST.search(line)
-    if match:
-        return number(match.group(1)), number(match.group(2)), match.group(3)
-    match = RESULT_TPM_FIRST.search(line)
-    if match:
-        return number(match.group(3)), number(match.group(1)), match.group(2)
-    return None
-
-
-def _message(line: str) -> str:
-    """A console or log line without HammerDB's ``Vuser N:`` prefix."""
-    match = VUSER_LINE.match(line)
-    return match.group(2) if match else line
-
-
-def _read_lines(found: _Found, name: str, lines: list[str]) -> None:
-    """Result, users, job id, statuses, errors and snapshots of console or log lines."""
-    results, errors_open = [], False
-    for line in lines:
-        if TIMESTAMP_LINE.match(line):
-            continue
-        finished = FINISHED.match(line.strip())
-        if finished:
-            found.finished[int(finished.group(1))] = finished.group(2)
-        text = _message(line.rstrip())
-        result = parse_result_line(text)
-        if result:
-            results.append(result)
-        users = ACTIVE_USERS.match(text) or ACTIVE_SESSIONS.match(text)
-        if users:
-            found.users.append((name, int(users.group(1))))
-        jobid = JOBID.search(text)
-        if jobid:
-            found.jobids.append((name, jobid.group(1)))
-        snap = SNAPSHOT.match(text)
-        if snap:
-            found.snapshots.append((name, Snapshot(snap.group(1), int(snap.group(2)), snap.group(3), snap.group(4),
-                                            int(snap.group(5)), snap.group(6), int(snap.group(7)))))
-        refused = MARK_ERROR.match(text)
-        if refused:
-            found.script_errors.append(refused.group(1))
-        if ERROR_LINE.search(text) and not text.startswith(MARK_JOBID):
-            found.errors.append(text.strip())
-        elif found.errors and errors_open and text.strip() and not VUSER_LINE.match(line):
-            found.errors[-1] += f" ({text.strip()})"  # the reason, on the line after "Error in Virtual User N"
-        errors_open = bool(ERROR_LINE.search(text))
-    if len(results) > 1:
-        raise ParseError(f"{name} holds {len(results)} TEST RESULT lines (several runs in one file): give the "
-                         "files of one run")
-    found.results += [(name, r) for r in results]
-
-
-def _read_xtprof(found: _Found, name: str, text: str) -> None:
-    """The summary block of an xtprof time profile."""
-    lines = text.splitlines()
-    starts = [i for i, line in enumerate(lines) if XT_SUMMARY.match(line)]
-    if not starts:
-        found.problems.append(f"{name}: no SUMMARY block (cut short?)")
-        return
-    summary = XT_SUMMARY.match(lines[starts[-1]])
-    found.users.append((name, int(summary.group(1))))
-    timings: dict[str, Transaction] = {}
-    i = starts[-1] + 1
-    while i < len(lines):
-        proc = XT_PROC.match(lines[i])
-        if not proc:
-            break
-        calls = XT_CALLS.match(lines[i + 1]) if i + 1 < len(lines) else None
-        pctl = XT_PCTL.match(lines[i + 2]) if i + 2 < len(lines) else None
-        if not (calls and pctl):
-            found.problems.append(f"{name}: {proc.group(1)}'s lines are incomplete (left out)")
-            break
-        min_ms, avg_ms, max_ms, total_ms = (float(calls.group(k)) for k in range(2, 6))
-        p99, p95, p75, p50, p25, sd, ratio = (float(pctl.group(k)) for k in range(1, 8))
-        timings[proc.group(1)] = Transaction(proc.group(1), int(calls.group(1)), min_ms, avg_ms, max_ms, total_ms,
-                                             p99, p95, p75, p50, p25, sd, ratio)
-        i += 3
-    found.timings.append((name, timings))
-
-
-def _read_tcount_log(found: _Found, name: str, text: str) -> None:
-    samples, metric = [], None
-    for line in text.splitlines():
-        match = TCOUNT_LINE.match(line)
-        if match:
-            metric = f"{match.group(2)} tpm"
-            samples.append((match.group(3) or "", number(match.group(1))))
-    found.tcounts.append((name, metric or "", samples))
-
-
-def _load_json(found: _Found, name: str, text: str):
-    try:
-        return json.loads(text)
-    except ValueError:
-        found.problems.append(f"{name}: not valid JSON (cut short?); left out")
-        return None
-
-
-def _no_data(value) -> bool:
-    """HammerDB's "no data" answers: ``{"<id>": {"Jobid": "has", "no": ...}}`` or a message."""
-    if isinstance(value, dict) and len(value) == 1:
-        inner = next(iter(value.values()))
-        return isinstance(inner, str) or (isinstance(inner, dict) and inner.get("Jobid") == "has")
-    return isinstance(value, dict) and "message" in value
-
-
-def _read_job_answer(found: _Found, name: str, what: str, jobid: str, text: str) -> None:
-    """One ``jobs <jobid> <what>`` answer (JSON)."""
-    value = _load_json(found, name, text)
-    if value is None or _no_data(value):
-        return
-    if what == "result" and isinstance(value, list) and len(value) == 4:
-        _read_lines(found, name, [str(value[2]), str(value[3])])
-        found.jobids.append((name, str(value[0])))
-    elif what == "timing" and isinstance(value, dict):
-        timings = {}
-        for proc, fields in value.items():
-            try:
-                values = {k: float(fields[k if k != "sd_ms" else "sd"]) for k in TIME_FIELDS}
-                timings[proc] = Transaction(proc, int(fields["calls"]), **values)
-            except (KeyError, TypeError, ValueError):
-                found.problems.append(f"{name}: {proc}'s times are incomplete (left out)")
-        found.timings.append((name, timings))
-    elif what == "tcount" and isinstance(value, dict) and len(value) == 1:
-        metric, samples = next(iter(value.items()))
-        if isinstance(samples, dict) and all(re.fullmatch(NUMBER, str(v)) for v in samples.values()):
-            found.tcounts.append((name, metric, [(t, number(str(v))) for t, v in samples.items()]))
-        else:
-            found.problems.append(f"{name}: the transaction counter's answer is not a series: {metric[:120]}")
-    elif what in ("status", "output") and isinstance(value, list):
-        _read_lines(found, name, [str(v) for v in value[1::2]])
-
-
-def _read_jobs_result(found: _Found, name: str, text: str, jobid: str | None) -> None:
-    """``jobs result``: every job's NOPM/TPM/users, keyed by job id (only ``jobid``'s is read)."""
-    value = _load_json(found, name, text)
-    if not isinstance(value, dict):
-        return
-    with_results = {k: v for k, v in value.items() if isinstance(v, dict)}
-    if jobid is None and len(with_results) == 1:
-        jobid = next(iter(with_results))
-    entry = with_results.get(jobid) if jobid else None
-    if entry is None:
-        return
-    try:
-        found.results.append((name, (number(entry["nopm"]), number(entry["tpm"]), entry["db"])))
-        found.users.append((name, int(entry["activevu"])))
-    except (KeyError, TypeError, ValueError):
-        found.problems.append(f"{name}: {jobid}'s entry is incomplete (left out)")
-
-
-JOB_FILE = re.compile(r"^([0-9A-F]{16,64})(?:_(result|timing|tcount|status|vu1))?\.json$")
-
-
-def _classify(name: str, text: str) -> str:
-    """What a file is, by its name and (for a console) its first line."""
-    if name == "jobs_result.json":
-        return "jobs_result"
-    if JOB_FILE.match(name):
-        return "job"
-    if name.startswith("hdbxtprofile") or name.startswith("hdbetprofile"):
-        return "xtprof"
-    if name.startswith("hdbtcount"):
-        return "tcount"
-    if name.startswith("hammerdb") and name.endswith(".log"):
-        return "log"
-    if text.lstrip().startswith("HammerDB CLI") or "@@flashpoc jobid" in text or "TEST RESULT" in text:
-        return "console"
-    return "other"
 
 
 def parse_files(files: dict[str, str], jobid: str | None = None) -> HammerdbResult:
@@ -340,16 +113,16 @@ def parse_files(files: dict[str, str], jobid: str | None = None) -> HammerdbResu
         ParseError: the run failed (naming the virtual users and their errors), no source gives
             a result, or two sources disagree on a number.
     """
-    found = _Found()
-    kinds = {name: _classify(name, text) for name, text in files.items()}
+    found = Found()
+    kinds = {name: classify(name, text) for name, text in files.items()}
     for name, text in sorted(files.items()):
         kind = kinds[name]
         if kind in ("console", "log"):
-            _read_lines(found, name, text.splitlines())
+            read_source_lines(found, name, text.splitlines())
         elif kind == "xtprof":
-            _read_xtprof(found, name, text)
+            read_xtprof(found, name, text)
         elif kind == "tcount":
-            _read_tcount_log(found, name, text)
+            read_tcount_log(found, name, text)
         if kind != "other":
             found.sources.append(name)
     jobid = jobid or _one(found.jobids, "job id")
@@ -361,10 +134,25 @@ def parse_files(files: dict[str, str], jobid: str | None = None) -> HammerdbResu
     for name, text in sorted(files.items()):
         match = JOB_FILE.match(name) if kinds[name] == "job" else None
         if match and match.group(1) == jobid:
-            _read_job_answer(found, name, match.group(2) or "output", jobid, text)
+            read_job_answer(found, name, match.group(2) or "output", jobid, text)
         elif kinds[name] == "jobs_result":
-            _read_jobs_result(found, name, text, jobid)
+            read_jobs_result(found, name, text, jobid)
+    _missing_files(found, files, kinds, jobid)
     return _result(found, jobid)
+
+
+_NAMED_FILE = re.compile(r"(?:Logging activated to|Writing timing data to) \S*?([^/\s]+\.log)\s*$", re.M)
+
+
+def _missing_files(found: Found, files: dict[str, str], kinds: dict[str, str], jobid: str | None) -> None:
+    """A loss for each file the run wrote that is not among ``files``: the logs the console and
+    the virtual-user log name (``Logging activated to ...``, ``Writing timing data to ...``), and
+    the job store's answers of a job with one of them present (:data:`.plan.JOB_ANSWERS`)."""
+    named = {m.group(1) for name, text in files.items() if kinds[name] in ("console", "log")
+             for m in _NAMED_FILE.finditer(text)}
+    if jobid and any(JOB_FILE.match(n) and JOB_FILE.match(n).group(1) == jobid for n in files):
+        named |= {f"{jobid}.json", *(f"{jobid}_{what}.json" for what in JOB_ANSWERS)}
+    found.problems += [Loss(name, "missing") for name in sorted(named - set(files))]
 
 
 def _one(values: list[tuple[str, object]], what: str):
@@ -378,23 +166,56 @@ def _one(values: list[tuple[str, object]], what: str):
     return next(iter(distinct), None)
 
 
-def _failure(found: _Found) -> str | None:
+class TimeProfileBug(ParseError):
+    """The run's only failure is HammerDB 6.0's known time-profiler bug: its monitor read a virtual
+    user's clock timings before the user stored them (``key "msperclick" not found``,
+    TPC-Council/HammerDB issue 774); the run's TEST RESULT stands, its response times are lost."""
+
+
+MSPERCLICK = 'key "msperclick" not found'
+
+
+def error_counts(found: Found) -> tuple[tuple[str, int], ...] | None:
+    """Each transaction's error lines as every source that prints them agrees (0 included), or None."""
+    counts = _one(found.error_counts, "error lines per transaction")
+    if counts is None:
+        return None
+    given = dict(counts)
+    return tuple((name, given.get(name, 0)) for name in TRANSACTIONS) + tuple(
+        (name, n) for name, n in counts if name not in TRANSACTIONS)
+
+
+def errors_text(errors: tuple[tuple[str, int], ...] | None) -> str:
+    """``1016 errors (NEWORD 501, PAYMENT 188, ...)``: the transactions with errors."""
+    if not errors:
+        return "no error lines"
+    total = sum(n for _, n in errors)
+    return f"{total} error{'s' if total != 1 else ''} (" + ", ".join(f"{t} {n}" for t, n in errors if n) + ")"
+
+
+def _failure(found: Found) -> ParseError | None:
     failed = sorted(vu for vu, status in found.finished.items() if status == "FAILED")
     if not failed:
         return None
-    errors = list(dict.fromkeys(found.errors))[:3]
+    errors = list(dict.fromkeys(" ".join(e.split()) for e in found.errors))[:3]  # one line each
     detail = f": {' | '.join(errors)}" if errors else ""
-    return f"HammerDB virtual user{'s' if len(failed) > 1 else ''} {', '.join(map(str, failed))} FINISHED FAILED{detail}"
+    counts = error_counts(found)
+    told = f"; {errors_text(counts)}" if counts and any(n for _, n in counts) else ""
+    message = (f"the run failed: HammerDB virtual user{'s' if len(failed) > 1 else ''} {', '.join(map(str, failed))} "
+               f"FINISHED FAILED{detail}{told}")
+    if failed == [1] and found.results and errors and all(MSPERCLICK in e for e in errors):
+        return TimeProfileBug(f"{message} (HammerDB's time profiler, TPC-Council/HammerDB issue 774)")
+    return ParseError(message)
 
 
-def _result(found: _Found, jobid: str | None) -> HammerdbResult:
+def _result(found: Found, jobid: str | None) -> HammerdbResult:
     if found.script_errors:
         raise ParseError(f"the HammerDB script stopped: {'; '.join(dict.fromkeys(found.script_errors))}")
     failure = _failure(found)
     if failure:
-        raise ParseError(f"the run failed: {failure}")
+        raise failure
     if not found.results:
-        why = f" ({'; '.join(found.problems)})" if found.problems else ""
+        why = f" ({'; '.join(p.text() for p in found.problems)})" if found.problems else ""
         raise ParseError("no TEST RESULT line in the run's files: the run was cut short, is not a timed run, or "
                          f"these are not HammerDB's outputs{why}")
     nopm = _one([(s, r[0]) for s, r in found.results], "NOPM")
@@ -403,14 +224,31 @@ def _result(found: _Found, jobid: str | None) -> HammerdbResult:
     users = _one(found.users, "active virtual users")
     if users is None:
         raise ParseError("no source gives the number of active virtual users")
+    _check_users(found, users)
     transactions = _one_timing(found.timings)
-    metric, series = _one_tcount(found.tcounts)
+    if len(transactions) < len(TRANSACTIONS):
+        _lose(found, [p for p in found.problems if p.file.startswith("hdbxtprofile") or p.file.endswith("_timing.json")],
+              "transactions")
+    metric, series = _one_tcount(found)
     by_source: dict[str, tuple[Snapshot, ...]] = {}
     for source, snapshot in found.snapshots:
         by_source[source] = by_source.get(source, ()) + (snapshot,)
     snapshots = _one(list(by_source.items()), "AWR snapshots") or ()
-    return HammerdbResult(database, nopm, tpm, users, jobid, transactions, series, metric,
-                          snapshots, tuple(found.sources), tuple(found.problems))
+    return HammerdbResult(database, nopm, tpm, users, jobid, transactions, series, metric, snapshots,
+                          error_counts(found), tuple(found.sources), tuple(found.problems))
+
+
+def _check_users(found: Found, users: int) -> None:
+    """The active virtual users against the users that printed lines and finished (the monitor is
+    Vuser 1, the users 2..N+1): a figure the run's other lines contradict is refused."""
+    beyond = sorted(vu for vu in found.vusers if vu > users + 1)
+    if beyond:
+        raise ParseError(f"HammerDB reports {users} active virtual users but virtual user {beyond[-1]} printed "
+                         "lines (the monitor is Vuser 1): the sources do not make one run, refusing")
+    finished = sorted(found.finished)
+    if found.complete and finished and finished != list(range(1, users + 2)):
+        raise ParseError(f"HammerDB reports {users} active virtual users but virtual users "
+                         f"{', '.join(map(str, finished))} finished (the monitor is Vuser 1): refusing")
 
 
 def _one_timing(timings: list[tuple[str, dict[str, Transaction]]]) -> tuple[Transaction, ...]:
@@ -422,21 +260,49 @@ def _one_timing(timings: list[tuple[str, dict[str, Transaction]]]) -> tuple[Tran
     return tuple(sorted(merged.values(), key=lambda t: order.get(t.name, len(order))))
 
 
-def _one_tcount(tcounts: list[tuple[str, str, list]]) -> tuple[str | None, tuple]:
-    """The counter's series: the longest (the job store's, with its times, among equals); every
-    other source's values must be the same sequence or its beginning (a log cut short)."""
-    with_samples = [(s, m, v) for s, m, v in tcounts if v]
+def _one_tcount(found: Found) -> tuple[str | None, tuple]:
+    """The counter's series: every source's values must be the same sequence as the longest, or its
+    beginning (a log cut short); the longest must be shown by two sources when a third is shorter
+    (one source longer than all the others may hold a repeated line), and one of them must date
+    its samples (the job store's is taken among equals). Else the series is lost (``tcount`` in the
+    loss naming the sources): a shorter or longer one would count other samples."""
+    with_samples = [(s, m, v) for s, m, v in found.tcounts if v]
+    left_out = [p for p in found.problems if _is_counter(p.file)]
     if not with_samples:
+        _lose(found, left_out, "tcount")
         return None, ()
     _one([(s, m) for s, m, _ in with_samples], "transaction counter metric")
-    source, metric, samples = max(with_samples, key=lambda item: (len(item[2]), item[0].endswith(".json")))
-    values = [x for _, x in samples]
+    values = [x for _, x in max(with_samples, key=lambda item: len(item[2]))[2]]
     for other, _, other_samples in with_samples:
         mine = [x for _, x in other_samples]
         if mine != values[: len(mine)]:
             raise ParseError(f"the sources disagree on the transaction counter series ({other}: {mine}; "
-                             f"{source}: {values}): refusing to choose")
+                             f"{values}): refusing to choose")
+    longest = [item for item in with_samples if len(item[2]) == len(values)]
+    timed = [item for item in longest if all(t for t, _ in item[2])]
+    if (len(longest) == 1 and len(with_samples) > 1) or (timed == [] and (left_out or len(longest) < len(with_samples))):
+        counts = ", ".join(f"{s} {len(v)}" for s, _, v in with_samples)
+        lost = [Loss(s, f"the counter's samples differ in number between its sources ({counts})")
+                for s, _, _ in with_samples]
+        found.problems += lost
+        _lose(found, lost + left_out, "tcount")
+        return None, ()
+    if timed and _one([(s, tuple(t for t, _ in v)) for s, _, v in timed], "transaction counter's times"):
+        _, metric, samples = max(timed, key=lambda item: item[0].endswith(".json"))
+        return metric, tuple(samples)
+    _, metric, samples = longest[0]
     return metric, tuple(samples)
+
+
+def _is_counter(name: str) -> bool:
+    return name.startswith("hdbtcount") or name.endswith("_tcount.json")
+
+
+def _lose(found: Found, losses: list[Loss], what: str) -> None:
+    """Mark ``losses`` (of ``found.problems``) as costing ``what`` (a result field)."""
+    for loss in losses:
+        if loss in found.problems:
+            found.problems[found.problems.index(loss)] = Loss(loss.file, loss.what, (*loss.lost, what))
 
 
 def parse_path(path: str | Path, jobid: str | None = None) -> HammerdbResult:
@@ -475,7 +341,7 @@ def parse_check(console: str) -> dict[str, str]:
     """The facts a check script printed (``@@flashpoc check KEY VALUE``), with ``hammerdb`` (the
     version of the ``HammerDB CLI vX`` banner) and ``error`` (a script that stopped itself)."""
     facts: dict[str, str] = {}
-    for line in console.splitlines():
+    for line in map(line_text, console.splitlines()):
         fact = CHECK_FACT.match(line)
         banner = HAMMERDB_BANNER.match(line)
         refused = MARK_ERROR.match(line)

@@ -133,14 +133,33 @@ def _connection(s: HammerdbSettings) -> list[str]:
     return lines
 
 
+_KEYS = ("count_ware", "num_vu", "total_iterations", "rampup", "duration", "allwarehouse", "keyandthink",
+         "raiseerror")
+
+
 def _keys(s: HammerdbSettings) -> dict[str, str]:
     """The database's names of the TPROC-C keys (Oracle's carry no prefix but two)."""
     if s.database == "oracle":
-        return {k: k for k in ("count_ware", "num_vu", "total_iterations", "rampup", "duration",
-                               "allwarehouse", "keyandthink")} | {"driver": "ora_driver",
-                                                                  "timeprofile": "ora_timeprofile"}
-    return {k: f"pg_{k}" for k in ("count_ware", "num_vu", "total_iterations", "rampup", "duration",
-                                   "allwarehouse", "keyandthink", "driver", "timeprofile")}
+        return {k: k for k in _KEYS} | {"driver": "ora_driver", "timeprofile": "ora_timeprofile"}
+    return {k: f"pg_{k}" for k in (*_KEYS, "driver", "timeprofile")}
+
+
+#: HammerDB 6.0's monitor gathers the time profile as soon as each virtual user has stored its
+#: transactions' timings, and reads the user's clock timings, stored just after, at once: on a
+#: loaded host they are not there yet and the monitor fails (``key "msperclick" not found``,
+#: TPC-Council/HammerDB issue 774; v6.0's fallback for it never runs). The loaded driver script
+#: (``_ED(package)``, what HammerDB's ``customscript`` would load) is given a wait, before its
+#: ``xttimeproflog`` call, until every virtual user has stored them (``endms``, the last), at most
+#: :data:`CLICKS_WAIT_S` s, after which HammerDB goes on as it would have.
+CLICKS_WAIT_S = 300
+XTPROF_CALL = "xttimeproflog $totalvirtualusers $library"
+XTPROF_WAIT = (f"for {{set fp_w 0}} {{$fp_w < {CLICKS_WAIT_S * 10}}} {{incr fp_w}} {{ set fp_all 1; "
+               "for {set fp_f 2} {$fp_f <= $totalvirtualusers} {incr fp_f} { "
+               "if { [ catch { tsv::keylget allclicktimings $fp_f endms } ] } { set fp_all 0; break } }; "
+               "if { $fp_all } { break }; after 100 }; ")
+XTPROF_PATCH = ["# flashpoc: the monitor waits for every virtual user's clock timings (HammerDB issue 774)",
+                "set _ED(package) [ string map [ list {%s} {%s%s} ] $_ED(package) ]" % (XTPROF_CALL, XTPROF_WAIT,
+                                                                                   XTPROF_CALL)]
 
 
 def _logging() -> list[str]:
@@ -184,25 +203,44 @@ def build_script(s: HammerdbSettings) -> str:
 
 
 def run_script(s: HammerdbSettings, virtual_users: int) -> str:
-    """The script of one timed run at ``virtual_users`` (a point), with the transaction counter on."""
+    """The script of one point at ``virtual_users``, with the transaction counter on: a timed run,
+    or with ``driver: test`` a fixed work (:func:`_fixed_work`)."""
     if not 1 <= virtual_users <= MAX_VIRTUAL_USERS:
         raise ValueError(f"virtual users must be between 1 and {MAX_VIRTUAL_USERS}, got {virtual_users}")
     k = _keys(s)
-    lines = _header(f"timed TPROC-C run on {s.database} at {virtual_users} virtual users")
+    what = "fixed-work" if s.fixed_work else "timed"
+    lines = _header(f"{what} TPROC-C run on {s.database} at {virtual_users} virtual users")
     lines += _connection(s)
     _diset(lines, "tpcc", k["driver"], s.driver)
     _diset(lines, "tpcc", k["total_iterations"], s.total_iterations)
-    _diset(lines, "tpcc", k["rampup"], s.rampup_minutes)
-    _diset(lines, "tpcc", k["duration"], s.duration_minutes)
+    if not s.fixed_work:
+        _diset(lines, "tpcc", k["rampup"], s.rampup_minutes)
+        _diset(lines, "tpcc", k["duration"], s.duration_minutes)
     _diset(lines, "tpcc", k["allwarehouse"], _bool(s.all_warehouses))
     _diset(lines, "tpcc", k["timeprofile"], _bool(s.time_profile))
     _diset(lines, "tpcc", k["keyandthink"], _bool(s.keying_and_thinking))
+    # PostgreSQL's driver prints each error and goes on; Oracle's prints one only when it stops on it
+    _diset(lines, "tpcc", k["raiseerror"], _bool(s.database == "oracle"))
     if s.database == "postgresql":
         _diset(lines, "tpcc", "pg_vacuum", "false")
     lines += _logging()
-    lines += ["loadscript", f"vuset vu {int(virtual_users)}", "vucreate", "tcstart"]
+    if s.fixed_work:
+        return "\n".join(lines + _fixed_work(s, virtual_users)) + "\n"
+    lines += ["loadscript", *(XTPROF_PATCH if s.time_profile else []), f"vuset vu {int(virtual_users)}", "vucreate",
+              "tcstart"]
     lines += _finish("vurun", ["vudestroy", "tcstop"])
     return "\n".join(lines) + "\n"
+
+
+def _fixed_work(s: HammerdbSettings, virtual_users: int) -> list[str]:
+    """The test driver's run: each virtual user ``s.iterations`` times, ``s.user_delay_ms`` after
+    the one before, ``s.repeat_delay_ms`` after each iteration; ``vurun`` timed by the script
+    (``@@flashpoc elapsed_ms N``: the test completion time). The test driver keeps no job store."""
+    return [f"vuset iterations {int(s.iterations)}", f"vuset delay {int(s.user_delay_ms)}",
+            f"vuset repeat {int(s.repeat_delay_ms)}", "loadscript", f"vuset vu {int(virtual_users)}", "vucreate",
+            "tcstart", "set flashpoc_t0 [ clock milliseconds ]", "set flashpoc_ran [ vurun ]",
+            f'puts "{MARK} elapsed_ms [ expr {{ [ clock milliseconds ] - $flashpoc_t0 }} ]"', "vudestroy", "tcstop",
+            "exit"]
 
 
 CHECK_POSTGRESQL = """if { [ catch { package require Pgtcl } err ] } { flashpoc::fact driver_error $err; exit }
@@ -228,7 +266,7 @@ flashpoc::fact database $databases
 pg_disconnect $lda
 if { $databases == 0 } { exit }
 if { [ catch { flashpoc::connect $::fp(user) $::fp(user_env) $::fp(dbname) } lda ] } {
-    flashpoc::fact schema_error $lda
+    flashpoc::fact user_connect_error $lda
     exit
 }
 if { [ catch { pg_select $lda "select count(*) as n from warehouse" row { flashpoc::fact warehouses $row(n) } } err ] } {
@@ -260,6 +298,11 @@ if { [ catch { flashpoc::one $lda "select count(*) from $::fp(user).warehouse" }
     flashpoc::fact warehouses $n
 }
 oralogoff $lda
+if { [ catch { oralogon "$::fp(user)/[ flashpoc::env $::fp(user_env) ]@$::fp(service)" } lda ] } {
+    flashpoc::fact user_connect_error $lda
+} else {
+    oralogoff $lda
+}
 """
 
 
@@ -269,7 +312,8 @@ def check_script(s: HammerdbSettings) -> str:
     warehouse count; on PostgreSQL its data directory, on Oracle the management pack (AWR needs the
     Diagnostics Pack). Facts are
     printed as ``@@flashpoc check KEY VALUE`` lines (:func:`.parse.parse_check`); nothing is
-    written to the database."""
+    written to the database. The schema user logs in too, with its own password
+    (``user_connect_error``: a wrong password is said as one, not as a missing schema)."""
     values = {"host": s.host, "port": s.port, "sslmode": s.sslmode, "superuser": s.superuser_name,
               "superuser_env": s.superuser_password_env, "user": s.user, "user_env": s.password_env,
               "dbname": s.dbname, "service": s.service or ""}

@@ -25,7 +25,7 @@ TITLE_USERS = "Virtual users (count)"
 TITLE_NOPM = "NOPM (new orders per minute)"
 TITLE_NEWORD_P95 = "NEWORD p95 response time (ms)"
 #: the comparison table's columns: (column, header)
-COMPARED = (("nopm", "NOPM (new orders/min)"), ("tpm", "TPM (transactions/min)"),
+COMPARED = (("completion_s", "Completion time (s)"), ("nopm", "NOPM (new orders/min)"), ("tpm", "TPM (transactions/min)"),
             ("neword_p95_ms", "NEWORD p95 (ms)"), ("neword_avg_ms", "NEWORD mean (ms)"))
 
 
@@ -48,16 +48,18 @@ def nopm_vs_users(points: pd.DataFrame, *, knee_users: int | None = None, answer
                   color_domain: Sequence[str] | None = None) -> alt.LayerChart:
     """NOPM against virtual users, one line per configuration; the knee (``knee_users``, e.g. the
     probe's answer) as a vertical rule, ``answer`` (the probe's answer in words) as the subtitle."""
-    data = _mean_per_point(points, ["nopm", "tpm"])
+    data = _mean_per_point(points, ["nopm", "tpm", "errors"])
     domain = list(color_domain) if color_domain is not None else series_domain(data)
     color, dash = _series_channels(data, domain)
     x = _threads_x(data["threads"]).title(TITLE_USERS)
     tooltip = [alt.Tooltip("threads:Q", title="Virtual users"), alt.Tooltip("nopm:Q", title="NOPM", format=",.0f"),
                alt.Tooltip("tpm:Q", title="TPM", format=",.0f")]
+    if "errors" in data:
+        tooltip.append(alt.Tooltip("errors:Q", title="Error lines", format=",.0f"))
     encodings = {"x": x, "y": alt.Y("nopm:Q", title=TITLE_NOPM, axis=alt.Axis(format=",.0f")), "color": color,
                  "strokeDash": dash, "order": alt.Order("threads:Q"), "tooltip": tooltip}
     lines = alt.Chart(data).mark_line(point=True).encode(**{k: v for k, v in encodings.items() if v is not None})
-    layers = [lines]
+    layers = [lines, *_error_marks(data, x, tooltip)]
     if knee_users is not None:
         label = f"knee: {knee_users} virtual user{'s' if knee_users != 1 else ''}"
         rule = pd.DataFrame({"threads": [knee_users], "label": [label]})
@@ -65,8 +67,43 @@ def nopm_vs_users(points: pd.DataFrame, *, knee_users: int | None = None, answer
         layers.append(alt.Chart(rule).mark_text(align="left", dx=4, dy=-6, color="#333333").encode(
             x="threads:Q", y=alt.value(0), text="label:N"))
     subtitle = [answer] if answer else ["Each point is one timed TPROC-C run."]
+    if len(layers) > 1 + (knee_users is not None) * 2:
+        subtitle.append(ERRORS_NOTE)
     return alt.layer(*layers).properties(title=alt.Title("HammerDB TPROC-C: NOPM vs virtual users",
                                                          subtitle=subtitle))
+
+
+#: the subtitle of a chart whose points with error lines are marked
+ERRORS_NOTE = "A red ring marks a point with error lines (HammerDB's Procedure Error lines; Errors in the table)."
+
+
+def _error_marks(data: pd.DataFrame, x: Any, tooltip: list) -> list[alt.Chart]:
+    """A red ring on each point with error lines (none without any)."""
+    if "errors" not in data or not (pd.to_numeric(data["errors"], errors="coerce") > 0).any():
+        return []
+    failed = data[pd.to_numeric(data["errors"], errors="coerce") > 0]
+    return [alt.Chart(failed).mark_point(shape="circle", size=220, filled=False, color="#d62728", strokeWidth=2)
+            .encode(x=x, y="nopm:Q", tooltip=tooltip)]
+
+
+TITLE_COMPLETION = "Test completion time (s)"
+
+
+def completion_vs_users(points: pd.DataFrame, *, color_domain: Sequence[str] | None = None) -> alt.Chart:
+    """A fixed work's test completion time against virtual users, one line per configuration."""
+    data = _mean_per_point(points, ["completion_s", "transactions", "errors"])
+    domain = list(color_domain) if color_domain is not None else series_domain(data)
+    color, dash = _series_channels(data, domain)
+    x = _threads_x(data["threads"]).title(TITLE_USERS)
+    encodings = {"x": x, "y": alt.Y("completion_s:Q", title=TITLE_COMPLETION), "color": color, "strokeDash": dash,
+                 "order": alt.Order("threads:Q"),
+                 "tooltip": [alt.Tooltip("threads:Q", title="Virtual users"),
+                             alt.Tooltip("completion_s:Q", title="Completion time (s)", format=",.1f"),
+                             alt.Tooltip("transactions:Q", title="Transactions", format=",.0f")]}
+    chart = alt.Chart(data).mark_line(point=True).encode(**{k: v for k, v in encodings.items() if v is not None})
+    return chart.properties(title=alt.Title("HammerDB TPROC-C: test completion time vs virtual users",
+                                            subtitle=["Each point is one fixed work (HammerDB's test driver); "
+                                                      "shorter is better."]))
 
 
 def latency_vs_nopm(points: pd.DataFrame, *, color_domain: Sequence[str] | None = None) -> alt.Chart:
@@ -155,8 +192,10 @@ def _us_as_ms(value: Any) -> str:
 
 #: the points table's columns: (column, header with its unit, cell format); NOPM and TPM are per minute
 POINT_COLUMNS = (("config", "Configuration", tables.text), ("threads", "Virtual users", tables.count),
+                 ("completion_s", "Completion time (s)", lambda v: tables.pct(v, 1)),
+                 ("transactions", "Transactions", tables.count),
                  ("nopm", "NOPM", tables.count), ("tpm", "TPM", tables.count),
-                 ("neword_p50_ms", "NEWORD p50 (ms)", tables.ms), ("neword_p95_ms", "NEWORD p95 (ms)", tables.ms),
+                 ("errors", "Error lines", tables.count), ("neword_p50_ms", "NEWORD p50 (ms)", tables.ms), ("neword_p95_ms", "NEWORD p95 (ms)", tables.ms),
                  ("neword_p99_ms", "NEWORD p99 (ms)", tables.ms), ("payment_p95_ms", "PAYMENT p95 (ms)", tables.ms),
                  ("host_cpu_busy_pct", "Load host CPU (%)", tables.pct),
                  ("read_iops", "Read IOPS (AWR)", tables.count), ("write_iops", "Write IOPS (AWR)", tables.count),
@@ -166,6 +205,8 @@ POINT_COLUMNS = (("config", "Configuration", tables.text), ("threads", "Virtual 
                  ("nopm_hosts_spread_pct", "NOPM spread over load hosts (%)", tables.pct),
                  ("interval_tpm_cv_pct", "TPM CV (%)", tables.pct), ("interval_steady", "Steady", tables.text))
 POINTS_NOTE = ("NOPM: new orders per minute, TPM: the database's transactions per minute (HammerDB's TEST RESULT); "
+               "error lines: the transactions' errors HammerDB printed (per transaction in points.csv, "
+               "neword_errors...; a point with more than hammerdb.max_errors is not a measurement); "
                "response times from HammerDB's time profile; CPU over the timed test; TPM CV: the scatter of the "
                "transaction counter within it. Every column of every point: points.csv.")
 
@@ -183,14 +224,31 @@ def points_table(points: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(cells, columns=[h for _, h, _ in present])
 
 
+def _has(points: pd.DataFrame, column: str) -> bool:
+    return column in points and pd.to_numeric(points[column], errors="coerce").notna().any()
+
+
+def _fastest(points: pd.DataFrame) -> str:
+    """The shortest test completion time of each configuration (a fixed work), in words."""
+    words = []
+    for config, part in (points.groupby("config", sort=False) if "config" in points else [(None, points)]):
+        best = part.loc[pd.to_numeric(part["completion_s"], errors="coerce").idxmin()]
+        words.append(f"{(str(config) + ': ') if config is not None else ''}{best['completion_s']:,.1f} s at "
+                     f"{int(best['threads'])} virtual users ({best['transactions']:,.0f} transactions, "
+                     f"{best['errors']:,.0f} error lines)")
+    return "; ".join(words)
+
+
 def _best(points: pd.DataFrame) -> str:
     """The most NOPM of each configuration, in words."""
     words = []
     for config, part in (points.groupby("config", sort=False) if "config" in points else [(None, points)]):
         best = part.loc[part["nopm"].idxmax()]
+        errors = best.get("errors")
+        told = f", {errors:,.0f} error lines" if pd.notna(errors) and errors else ""
         words.append(f"{(str(config) + ': ') if config is not None else ''}{best['nopm']:,.0f} NOPM "
                      f"({best['tpm']:,.0f} TPM) at {int(best['threads'])} virtual users, NEWORD p95 "
-                     f"{best['neword_p95_ms']:,.3f} ms")
+                     f"{best['neword_p95_ms']:,.3f} ms{told}")
     return "; ".join(words)
 
 
@@ -215,7 +273,9 @@ def build_report(cfg, points: pd.DataFrame, *, write_files: bool = True, pdf: bo
     comparison = comparison_table(points, noise_pct=cfg.report.noise_pct) if len(configs) > 1 else pd.DataFrame()
     versions = sorted({str(v) for v in (context.manifest.get("engine_versions") or {}).values() if v})
     described = cfg.engine_object.describe(cfg, " / ".join(versions) or "(version not recorded)", points)
-    headline = f"**{cfg.campaign}**: {described}. The most new orders per minute: {_best(points)}."
+    best = (f"The shortest test completion time: {_fastest(points)}" if _has(points, "completion_s")
+            else f"The most new orders per minute: {_best(points)}")
+    headline = f"**{cfg.campaign}**: {described}. {best}."
     sections = [DocSection("summary", "Executive summary", [
                     headline, f"Saturation probe: {answer}" if answer else "No probe of these settings is stored."]),
                 *_conditions_and_method(cfg, context.manifest), *_comparison_sections(configs, comparison, by_users),
@@ -234,8 +294,11 @@ def build_report(cfg, points: pd.DataFrame, *, write_files: bool = True, pdf: bo
 def _charts(points: pd.DataFrame, knee_users: int | None, answer: str, domain: list[str]) -> dict[str, Any]:
     """NOPM against virtual users (the probe's knee ``knee_users`` and ``answer`` on it), NEWORD
     p95 against NOPM and, on Oracle with AWR read, the storage's latency next to it."""
-    charts = {"nopm_vs_users": nopm_vs_users(points, knee_users=knee_users, answer=answer, color_domain=domain),
-              "neword_p95_vs_nopm": latency_vs_nopm(points, color_domain=domain)}
+    charts = {"nopm_vs_users": nopm_vs_users(points, knee_users=knee_users, answer=answer, color_domain=domain)}
+    if _has(points, "completion_s"):
+        charts["completion_vs_users"] = completion_vs_users(points, color_domain=domain)
+    if _has(points, "neword_p95_ms"):
+        charts["neword_p95_vs_nopm"] = latency_vs_nopm(points, color_domain=domain)
     if has_awr(points):
         charts["storage_latency_vs_nopm"] = storage_latency_vs_nopm(points, color_domain=domain)
     return charts
@@ -252,7 +315,8 @@ def _conditions_and_method(cfg, manifest: dict) -> list[DocSection]:
                 f"- keying and thinking: {'on' if s.keying_and_thinking else 'off'}; all warehouses: "
                 f"{'yes' if s.all_warehouses else 'no'}; time profile: {'on' if s.time_profile else 'off'}"
                 + "".join("\n" + line for line in environment.condition_lines(cfg, manifest))]),
-            DocSection("method", "Method", [engine.method_note, "Time series: " + engine.interval_text(cfg, 3)])]
+            DocSection("method", "Method", [engine.fixed_work_note if s.fixed_work else engine.method_note,
+                                            "Time series: " + engine.interval_text(cfg, 3)])]
 
 
 def _comparison_sections(configs: list[str], comparison: pd.DataFrame, by_users: pd.DataFrame) -> list[DocSection]:

@@ -1,35 +1,51 @@
-"""Run a HammerDB script on a load host and fetch what it wrote (host I/O, through run/hosts.py).
+"""Run a HammerDB script on a load host in a folder of its own, fetch what it wrote, and leave
+nothing behind (host I/O, through run/hosts.py).
 
-HammerDB runs from its own directory, with ``TMP`` naming the run directory, where it writes its
-logs and its job store (``cd HAMMERDB_DIR && TMP=RUN_DIR ./hammerdbcli auto RUN_DIR/script.tcl``).
-The console goes to standard output and ``RUN_DIR/console.txt``; the exit status follows on an
-:data:`~flashpoc.run.hosts.EXIT_MARK` line. Before the files come back, HammerDB's SQLite files are
-removed from the run directory (the job store ``hammer.DB`` and the settings stores ``*.db``): they
-hold the settings, passwords included, and flashpoc keeps no secret.
+Every run (a point, a schema build, the check) is an attempt with its own folder under the load
+host's attempts folder of the campaign, ``<workdir>/<campaign>/hammerdb/<host>/<what>-<time>``
+(:func:`attempt_dir`): a failed or interrupted point is simply run again in a new one. HammerDB runs
+from its own directory with ``TMP`` naming the folder, where it writes its logs and its job store
+(``cd HAMMERDB_DIR && TMP=RUN_DIR ./hammerdbcli auto RUN_DIR/script.tcl``); the console goes to
+standard output and ``RUN_DIR/console.txt``, the exit status follows on an
+:data:`~flashpoc.run.hosts.EXIT_MARK` line. The folder is removed once its files are fetched, and
+on every other way out (an error, a timeout, Ctrl-C), HammerDB stopped first.
 
-The passwords are read by the script from environment variables of the load host: set there,
-or exported by ``env_file``, which is sourced first.
+HammerDB keeps its settings, passwords included, in SQLite files in ``TMP`` (the job store
+``hammer.DB``, the settings stores ``<database>.db``): the command runs with umask 077 (the folder
+0700, every file 0600) and removes them as HammerDB exits, whatever ends the command (a shell trap);
+should a run be killed outright, the next start of a run of the campaign on that host stops what
+is left of it and removes its folder (:func:`clear_stale`). While the command's reader is there
+(the workbook, over SSH or not) HammerDB runs; when it is gone (the console's ``tee`` cannot write)
+HammerDB is stopped, so an interrupted point never goes on loading the database under the next one.
+
+The passwords are read by the script from environment variables of the load host: set there, or
+exported by ``env_file``, which is sourced first.
 
 While HammerDB runs, the load host's CPU counters are sampled every :data:`CPU_EVERY_S` seconds
-into ``RUN_DIR/hostcpu.log`` (``<time> cpu ...``: the time as ``date`` prints it, then the ``cpu``
-line of /proc/stat), so that the point's CPU is that of its timed test
-(:func:`flashpoc.engines.hammerdb.metrics.host_cpu`).
+into ``RUN_DIR/hostcpu.log`` (``<time> <n> cpu ...``: the time as ``date`` prints it, the sample's
+number, then the ``cpu`` line of /proc/stat), so that the point's CPU is that of its timed test
+(:mod:`.window`).
 """
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...errors import RemoteError
 from ...run.hosts import EXIT_MARK, fetch_dir, quote, split_exit_status
+from .window import CPU_EVERY_S, CPU_LOG
+
+__all__ = ["CPU_EVERY_S", "CPU_LOG", "HammerdbRun", "attempt_dir", "clear_stale", "run_command", "run_hammerdb"]
 
 SCRIPT_NAME = "script.tcl"
 JOB_STORE = "hammer.DB"
+PID_FILE = "hammerdb.pid"
 MAX_RUN_BYTES = 256 * 1024**2
-#: the load host's CPU samples, and seconds between two
-CPU_LOG, CPU_EVERY_S = "hostcpu.log", 2
+#: HammerDB's files that hold the settings with the passwords (its SQLite stores and their journals)
+SECRET_FILES = (JOB_STORE, f"{JOB_STORE}-*", "*.db", "*.db-*")
 
 
 @dataclass(frozen=True)
@@ -44,7 +60,7 @@ class HammerdbRun:
         files: file name -> text of what HammerDB wrote in the run directory (logs, the time
             profile, the transaction counter log, the job store's JSON answers), job store excluded.
         wall_s: wall-clock seconds of the run, as seen by the workbook.
-        run_dir: the run directory on the host (HammerDB's ``TMP``).
+        run_dir: the run directory on the host (HammerDB's ``TMP``; removed since).
     """
 
     host: str
@@ -56,23 +72,73 @@ class HammerdbRun:
     run_dir: str
 
 
+def attempts_root(workdir: str, campaign: str, host: str) -> str:
+    """The folder of a campaign's HammerDB attempts on one load host."""
+    return f"{workdir}/{campaign}/hammerdb/{host}"
+
+
+def attempt_dir(workdir: str, campaign: str, host: str, what: str) -> str:
+    """A new attempt's folder: ``what`` (e.g. ``probe-tprocc_t0002_ab12cd34``), then when and a
+    random tag, so that no two attempts share one."""
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    return f"{attempts_root(workdir, campaign, host)}/{what.replace('/', '-')}-{stamp}-{secrets.token_hex(3)}"
+
+
+def _secrets(d: str) -> str:
+    return " ".join(f"{d}/{pattern}" for pattern in SECRET_FILES)
+
+
+def _stop(d: str) -> str:
+    """Shell words that stop the attempt's HammerDB (its pid file, if that process is hammerdbcli)."""
+    return (f"p=$(cat {d}/{PID_FILE} 2>/dev/null) && grep -qa hammerdbcli /proc/$p/cmdline 2>/dev/null && "
+            "kill -9 $p 2>/dev/null")
+
+
 def run_command(hammerdb_dir: str, run_dir: str, env_file: str | None = None) -> str:
-    """The shell command that runs ``run_dir/script.tcl`` with the HammerDB in ``hammerdb_dir``."""
+    """The shell command that runs ``run_dir/script.tcl`` with the HammerDB in ``hammerdb_dir``.
+
+    HammerDB's output goes through ``tee``: while ``tee`` lives (its reader does) the CPU is
+    sampled; when it ends before HammerDB (its reader is gone), HammerDB is stopped. The secrets
+    are removed on the way out, whatever ends the command."""
     d = quote(run_dir)
     source = f". {quote(env_file)} && " if env_file else ""
-    sample = f"echo \"$(date '+%Y-%m-%d %H:%M:%S') $(head -n1 /proc/stat)\" >> {d}/{CPU_LOG}"
-    return (f"{{ {source}cd {quote(hammerdb_dir)} && {{ TMP={d} ./hammerdbcli auto {d}/{SCRIPT_NAME} 2>&1 & "
-            f"p=$!; while kill -0 $p 2>/dev/null; do {sample}; sleep {CPU_EVERY_S}; done; {sample}; wait $p; }}; "
-            f"echo \"{EXIT_MARK}$?\"; rm -f {d}/{JOB_STORE} {d}/*.db; }} < /dev/null | tee {d}/console.txt")
+    sample = (f"echo \"$(date '+%Y-%m-%d %H:%M:%S') $n $(head -n1 /proc/stat)\" >> {d}/{CPU_LOG}; "
+              "n=$((n+1))")
+    start = quote(f"echo $$ > {d}/{PID_FILE} && exec env TMP={d} ./hammerdbcli auto {d}/{SCRIPT_NAME}")
+    hammerdb = f"sh -c {start} 2>&1; echo \"{EXIT_MARK}$?\""
+    return (f"umask 077; trap {quote('rm -f ' + _secrets(d))} EXIT; trap 'exit 129' HUP INT TERM PIPE; n=0; "
+            f"if {source}cd {quote(hammerdb_dir)}; then {{ {hammerdb}; }} < /dev/null | tee {d}/console.txt & t=$!; "
+            f"while kill -0 $t 2>/dev/null; do {sample}; sleep {CPU_EVERY_S}; done; {sample}; "
+            f"{_stop(d)}; wait $t; rm -f {_secrets(d)}; else echo \"{EXIT_MARK}$?\"; fi")
+
+
+def clear_stale(host, root: str, *, purpose: str) -> None:
+    """Stop what is left of earlier attempts under ``root`` (a HammerDB still running from a killed
+    workbook) and remove their folders, with every HammerDB settings store in them (passwords);
+    also the stores an earlier flashpoc left in the campaign's folder (``<workdir>/<campaign>``,
+    where its run directories were), but under the other load hosts' attempts folders."""
+    r, campaign_dir = quote(root), root.rsplit("/", 2)[0]
+    stores = f"-type f \\( -name {JOB_STORE} -o -name '{JOB_STORE}-*' -o -name '*.db' -o -name '*.db-*' \\)"
+    host.run(f"[ -d {quote(campaign_dir)} ] && find {quote(campaign_dir)} -path {quote(campaign_dir + '/hammerdb')} "
+             f"-prune -o {stores} -exec rm -f {{}} +; [ -d {r} ] || exit 0; for d in {r}/*/; do "
+             f"[ -d \"$d\" ] || continue; {_stop(chr(34) + '$d' + chr(34))}; done; "
+             f"find {r} {stores} -exec rm -f {{}} +; rm -rf {r}/*", purpose=f"{purpose}: remove what earlier attempts left")
+
+
+def _remove(host, run_dir: str, *, purpose: str) -> None:
+    """Stop the attempt's HammerDB, if it still runs, and remove its folder."""
+    d = quote(run_dir)
+    host.run(f"{_stop(d)}; rm -rf {d}", purpose=f"{purpose}: remove the attempt's folder", check=False)
 
 
 def run_hammerdb(host, script: str, run_dir: str, *, hammerdb_dir: str, env_file: str | None = None,
                  timeout_s: float, purpose: str,
                  on_line: Callable[[str], None] | None = None) -> HammerdbRun:
-    """Run ``script`` with HammerDB on ``host`` in a new ``run_dir`` and return its outputs.
+    """Run ``script`` with HammerDB on ``host`` in the new folder ``run_dir`` (:func:`attempt_dir`)
+    and return its outputs; the folder is removed on every way out.
 
     A run whose virtual users failed is returned, not raised: its console and logs say why
-    (:func:`flashpoc.engines.hammerdb.parse.parse_run` raises naming it).
+    (:func:`flashpoc.engines.hammerdb.parse.parse_files` raises naming it).
 
     Raises:
         RemoteError: the host cannot be reached, ``run_dir`` already exists (each run has its own),
@@ -80,19 +146,22 @@ def run_hammerdb(host, script: str, run_dir: str, *, hammerdb_dir: str, env_file
     """
     start = time.perf_counter()
     d = quote(run_dir)
-    made = host.run(f"[ ! -e {d} ] && mkdir -p {d} && echo made", purpose=f"{purpose}: create the run directory",
-                    check=False)
+    made = host.run(f"umask 077; [ ! -e {d} ] && mkdir -p {d} && echo made",
+                    purpose=f"{purpose}: create the run directory", check=False)
     if made.stdout.strip() != "made":
         raise RemoteError(f"{host.name}: {purpose}: the run directory {run_dir} already exists or cannot be "
                           "created (each HammerDB run writes into a new one)")
-    host.put_text(script, f"{run_dir}/{SCRIPT_NAME}", purpose=f"{purpose}: write the HammerDB script")
-    result = host.run(run_command(hammerdb_dir, run_dir, env_file), purpose=purpose, timeout_s=timeout_s,
-                      check=False, on_line=on_line)
-    code, console = split_exit_status(result.stdout)
-    if code is None:
-        detail = " | ".join((result.stderr or result.stdout).strip().splitlines()[-5:])
-        raise RemoteError(f"{host.name}: {purpose}: HammerDB did not complete (exit {result.exited}): {detail}")
-    fetched = fetch_dir(host, run_dir, purpose=f"{purpose}: fetch the HammerDB logs", max_bytes=MAX_RUN_BYTES)
+    try:
+        host.put_text(script, f"{run_dir}/{SCRIPT_NAME}", purpose=f"{purpose}: write the HammerDB script")
+        result = host.run(run_command(hammerdb_dir, run_dir, env_file), purpose=purpose, timeout_s=timeout_s,
+                          check=False, on_line=on_line)
+        code, console = split_exit_status(result.stdout)
+        if code is None:
+            detail = " | ".join((result.stderr or result.stdout).strip().splitlines()[-5:])
+            raise RemoteError(f"{host.name}: {purpose}: HammerDB did not complete (exit {result.exited}): {detail}")
+        fetched = fetch_dir(host, run_dir, purpose=f"{purpose}: fetch the HammerDB logs", max_bytes=MAX_RUN_BYTES)
+    finally:
+        _remove(host, run_dir, purpose=purpose)
     files = {name: data.decode("utf-8", errors="replace") for name, data in fetched.items()
-             if name not in (JOB_STORE, SCRIPT_NAME, "console.txt") and not name.endswith(".db")}
+             if name not in (JOB_STORE, SCRIPT_NAME, "console.txt", PID_FILE) and not name.endswith(".db")}
     return HammerdbRun(host.name, script, console, code, files, time.perf_counter() - start, run_dir)

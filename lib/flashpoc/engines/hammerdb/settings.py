@@ -1,8 +1,9 @@
-"""The ``hammerdb:`` settings block: database, connection, schema and timed-driver settings.
+"""The ``hammerdb:`` settings block: database, connection, schema and driver settings.
 
 The defaults are a storage test's: the timed driver, every virtual user on all warehouses
-(``all_warehouses``), keying and thinking off, the time profile on, and no schema build unless
-``build_schema`` asks for one (and the check refuses a build over an existing schema). No password
+(``all_warehouses``), keying and thinking off, the time profile on, no error allowed in a point
+(``max_errors``), and no schema build unless ``build_schema`` asks for one (and the check refuses a
+build over an existing schema). No password
 is a setting: ``password_env`` and ``superuser_password_env`` NAME the environment variables that
 hold them on the load host, where the HammerDB scripts read them.
 
@@ -13,7 +14,7 @@ hold them on the load host, where the HammerDB scripts read them.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
@@ -42,6 +43,10 @@ def _env_name(value: str | None) -> str | None:
 class HammerdbSettings(_Strict):
     """One campaign's HammerDB settings (the ``hammerdb:`` block)."""
 
+    #: keys added later, left out of the measurement hash at their defaults (stored probes stay current)
+    hash_defaults: ClassVar[dict[str, Any]] = {"max_errors": 0, "iterations": 1, "user_delay_ms": 500,
+                                               "repeat_delay_ms": 500}
+
     database: Literal["oracle", "postgresql"] = Field(description="the database HammerDB drives")
     hammerdb_dir: HostPath = Field("/opt/hammerdb/HammerDB-6.0",
                               description="HammerDB's directory on the load hosts (holding hammerdbcli)")
@@ -66,15 +71,29 @@ class HammerdbSettings(_Strict):
     build_schema: Flag = Field(False, description="build the schema first (never implied; the check refuses a "
                                                   "build over an existing schema)")
     build_virtual_users: int = Field(4, ge=1, le=1024, description="virtual users loading the schema")
-    driver: Literal["timed"] = Field("timed", description="HammerDB's driver script: timed")
+    driver: Literal["timed", "test"] = Field(
+        "timed", description="HammerDB's driver script: timed (a point is a timed run: NOPM over duration_minutes) "
+                             "or test (a fixed work: every virtual user runs iterations of total_iterations "
+                             "transactions; the point's headline is the test completion time)")
     rampup_minutes: int = Field(2, ge=0, le=MAX_MINUTES, description="whole minutes of rampup before counting "
                                                                      "(HammerDB's CLI takes whole minutes only)")
     duration_minutes: int = Field(5, ge=1, le=MAX_MINUTES, description="whole minutes counted")
     total_iterations: int = Field(10_000_000, ge=1, le=2**31 - 1,
-                                  description="transactions per virtual user at most (the timed driver stops first)")
+                                  description="transactions per virtual user at most (the timed driver stops first); "
+                                              "with driver test the transactions of each iteration")
+    iterations: int = Field(1, ge=1, le=1_000_000, description="driver test: iterations each virtual user runs "
+                                                                 "(HammerDB's vuset iterations)")
+    user_delay_ms: int = Field(500, ge=0, le=3_600_000, description="driver test: ms each virtual user starts after "
+                                                                      "the one before (HammerDB's User Delay)")
+    repeat_delay_ms: int = Field(500, ge=0, le=3_600_000, description="driver test: ms a virtual user waits after "
+                                                                        "each iteration (HammerDB's Repeat Delay)")
     time_profile: Flag = Field(True, description="per-transaction response times (xtprof)")
     all_warehouses: Flag = Field(True, description="every virtual user uses all warehouses")
     keying_and_thinking: Flag = Field(False, description="TPC-C keying and thinking times (off: a storage test)")
+    max_errors: int = Field(0, ge=0, le=2**31 - 1,
+                            description="error lines HammerDB may print in a point (all transactions) for it to "
+                                        "stay a measurement; above it the point is refused (PostgreSQL only: on "
+                                        "Oracle any error stops its virtual user and fails the point)")
 
     @model_validator(mode="before")
     @classmethod
@@ -121,7 +140,45 @@ class HammerdbSettings(_Strict):
                                  f"leave {given[0]} out")
         elif self.service is not None:
             raise ValueError("service: only for Oracle (PostgreSQL uses host, port and dbname)")
+        self._per_driver()
+        if self.database == "oracle" and self.max_errors:
+            raise ValueError("max_errors: HammerDB's Oracle driver prints an error only when it stops the virtual "
+                             "user on it (raiseerror): with Oracle any error fails the point; leave max_errors at 0")
         return self
+
+    def _per_driver(self) -> None:
+        """The test driver's keys only with it; its work said, and the timed driver's keys left out.
+
+        HammerDB's test driver has no monitor: no timed window (rampup, duration), no time profile
+        (the monitor gathers it) and, as its all-warehouses code counts a monitor that is not
+        there, no all_warehouses; both default to off with it. A key of the other driver is
+        refused when it says other than its default (a dump of the settings holds every key)."""
+        fields = type(self).model_fields
+        changed = {k for k in self.model_fields_set if getattr(self, k) != fields[k].default}
+        if self.driver == "timed":
+            for key in ("iterations", "user_delay_ms", "repeat_delay_ms"):
+                if key in changed:
+                    raise ValueError(f"{key}: only with driver: test (the fixed-work driver); the timed driver runs "
+                                     "for rampup_minutes and duration_minutes")
+            return
+        for key in ("rampup_minutes", "duration_minutes"):
+            if key in changed:
+                raise ValueError(f"{key}: not with driver: test, which runs a fixed work (iterations of "
+                                 "total_iterations transactions per virtual user) to its end")
+        if "total_iterations" not in self.model_fields_set:
+            raise ValueError("total_iterations: with driver: test give the transactions of each iteration of each "
+                             "virtual user (e.g. 1000)")
+        for key, why in (("time_profile", "the time profile is gathered by the timed driver's monitor"),
+                         ("all_warehouses", "its all-warehouses code counts a monitor the test driver has not "
+                                            "(HammerDB divides by zero at 1 virtual user)")):
+            if key in self.model_fields_set and getattr(self, key):
+                raise ValueError(f"{key}: not with driver: test ({why}); leave it out")
+            object.__setattr__(self, key, False)
+
+    @property
+    def fixed_work(self) -> bool:
+        """Whether a point is a fixed work (HammerDB's test driver) rather than a timed run."""
+        return self.driver == "test"
 
     @property
     def superuser_name(self) -> str:

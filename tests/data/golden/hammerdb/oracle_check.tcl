@@ -90,4 +90,9 @@ if { [ catch { flashpoc::one $lda "select count(*) from $::fp(user).warehouse" }
     flashpoc::fact warehouses $n
 }
 oralogoff $lda
+if { [ catch { oralogon "$::fp(user)/[ flashpoc::env $::fp(user_env) ]@$::fp(service)" } lda ] } {
+    flashpoc::fact user_connect_error $lda
+} else {
+    oralogoff $lda
+}
 exit

@@ -74,6 +74,7 @@ diset tpcc duration 10
 diset tpcc allwarehouse true
 diset tpcc ora_timeprofile true
 diset tpcc keyandthink false
+diset tpcc raiseerror true
 giset timeprofile xt_unique_log_name 1
 vuset logtotemp 1
 vuset unique 1
@@ -83,6 +84,8 @@ tcset unique 1
 tcset timestamps 1
 tcset refreshrate 10
 loadscript
+# flashpoc: the monitor waits for every virtual user's clock timings (HammerDB issue 774)
+set _ED(package) [ string map [ list {xttimeproflog $totalvirtualusers $library} {for {set fp_w 0} {$fp_w < 3000} {incr fp_w} { set fp_all 1; for {set fp_f 2} {$fp_f <= $totalvirtualusers} {incr fp_f} { if { [ catch { tsv::keylget allclicktimings $fp_f endms } ] } { set fp_all 0; break } }; if { $fp_all } { break }; after 100 }; xttimeproflog $totalvirtualusers $library} ] $_ED(package) ]
 vuset vu 96
 vucreate
 tcstart

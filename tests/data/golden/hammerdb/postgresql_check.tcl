@@ -90,7 +90,7 @@ flashpoc::fact database $databases
 pg_disconnect $lda
 if { $databases == 0 } { exit }
 if { [ catch { flashpoc::connect $::fp(user) $::fp(user_env) $::fp(dbname) } lda ] } {
-    flashpoc::fact schema_error $lda
+    flashpoc::fact user_connect_error $lda
     exit
 }
 if { [ catch { pg_select $lda "select count(*) as n from warehouse" row { flashpoc::fact warehouses $row(n) } } err ] } {
