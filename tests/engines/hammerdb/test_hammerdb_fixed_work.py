@@ -115,7 +115,9 @@ def _campaign(tmp_path, recorded, *, hosts=("load1",), **engine):
     home = hammerdb_replay.install(tmp_path / "HammerDB", sys.executable, {2: recorded})
     port = int(re.search(r"^diset connection pg_port (\d+)$", (DATA / recorded / "script.tcl").read_text(),
                          re.M).group(1))
-    values = {"database": "postgresql", "host": "127.0.0.1", "port": port, **engine}
+    values = {"database": "postgresql", **engine}
+    if values["database"] == "postgresql":  # Oracle connects to its service: host and port are refused there
+        values.update(host="127.0.0.1", port=port)
     return campaign_from_dict({
         "campaign": "fixed", "results_dir": str(tmp_path / "results"),
         "hosts": [{"name": h, "address": "localhost", "workdir": str(tmp_path / h)} for h in hosts],
