@@ -90,14 +90,7 @@ def key_results(report) -> list[str]:
             expected = report.cfg.array.expected_iops
             if expected:
                 most += f" ({float(r['max_iops']) / expected:.0%} of the {tables.count(expected)} expected of the array)"
-        at_slo = r.get(f"iops_at_{slo:g}ms")
-        status = r.get("slo_status")
-        if status == "above_all":
-            within = f"no point within {slo:g} ms"
-        elif status == "below_all":
-            within = f"every point within {slo:g} ms (the SLO was not reached)"
-        else:
-            within = f"{tables.count(at_slo)} IOPS within {slo:g} ms"
+        within = summary.slo_words(r, slo, kinds.get(r["workload"]) == KIND_THROUGHPUT)
         lines.append(f"{config}**{r['workload']}** ({described}): {most}; {within}.")
     return lines
 

@@ -7,6 +7,7 @@ from typing import Any
 import pandas as pd
 
 from .. import analysis, confidence
+from ..analysis import bounds
 from ..params import parse_size
 from ..engines.fio.parse import SHARE_LIMITS_US  # the limits of the db_file_sequential_read_under_<limit>_pct columns too
 from ..rows import SNIA_COLUMNS, to_points
@@ -70,11 +71,28 @@ def knees(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*keys, "threads", "iops", "lat_mean_ms"])
 
 
+def _rate_at_slo(group: pd.DataFrame, column: str, slo_ms: float) -> float | None:
+    """The most of ``column`` (MiB/s) within the SLO (:func:`flashpoc.analysis.iops_at_latency` on
+    that rate: the same crossings, so the same kind of bound as the IOPS'), None without it."""
+    if column not in group or group[column].isna().any():
+        return None
+    return round(analysis.iops_at_latency(to_points(group.to_dict("records"), rate=column), slo_ms).value, 1)
+
+
+def slo_bound(row: dict[str, Any], slo_ms: float, rate: str = "iops") -> bounds.Bound:
+    """The most ``rate`` (``iops`` or ``mibps``) within the SLO of a :func:`summary_table` row, as
+    the value or bound it is."""
+    return bounds.of(row.get(f"{rate}_at_{slo_ms:g}ms"), row.get("slo_status"), row.get("slo_note"))
+
+
 def summary_table(frame: pd.DataFrame, slo_ms: float) -> pd.DataFrame:
     """One row per workload (and configuration, with a ``config`` column): max IOPS, IOPS at the
     latency SLO, knee, latency percentiles, CPU.
 
-    Columns carry their units: ``*_iops``, ``*_ms``, ``*_pct``, ``*_mibps``.
+    Columns carry their units: ``*_iops``, ``*_ms``, ``*_pct``, ``*_mibps``. ``iops_at_<slo>ms``
+    and ``mibps_at_<slo>ms`` are a value or a bound (:func:`flashpoc.analysis.iops_at_latency`):
+    ``slo_status`` is its kind (``exact``, ``at_least``, ``at_most``: :mod:`flashpoc.analysis.bounds`),
+    ``slo_note`` why it is a bound, or why the curve is uneven.
     """
     slo_label = f"iops_at_{slo_ms:g}ms"
     keys = _series(frame)
@@ -97,8 +115,10 @@ def summary_table(frame: pd.DataFrame, slo_ms: float) -> pd.DataFrame:
             "max_iops_threads": int(best["threads"]),
             "max_iops_lat_mean_ms": round(float(best["lat_mean_ms"]), 3),
             "max_bw_mibps": round(float(group["bw_mibps"].max()), 1),
-            slo_label: None if at_slo["iops"] is None else round(at_slo["iops"]),
-            "slo_status": at_slo["status"],
+            slo_label: None if at_slo.value is None else round(at_slo.value),
+            "slo_status": at_slo.kind,
+            "slo_note": at_slo.why or None,
+            f"mibps_at_{slo_ms:g}ms": _rate_at_slo(group, "bw_mibps", slo_ms),
             "knee_threads": knee.threads if knee else None,
             "knee_iops": round(knee.iops) if knee else None,
             "knee_lat_mean_ms": round(knee.latency_ms, 3) if knee else None,
