@@ -245,3 +245,51 @@ def test_a_slob_manifest_written_before_still_reads():
     old = {"params": cfg.model_dump(mode="json")}
     assert "workloads" in old["params"]
     assert phases.campaign_from_manifest(old, "old manifest.json") == cfg
+
+
+def test_workloads_keep_their_order_and_a_change_across_them_is_the_mean_of_theirs(tmp_path, monkeypatch):
+    """Two real fio campaigns (psync, libaio) of two workloads listed write first: the comparison, its
+    sentences and the charts keep that order (not the alphabet's), and the change of host CPU at equal
+    threads across the two workloads is the mean of the two workloads' changes."""
+    require_fio()
+    monkeypatch.setenv("FLASHPOC_ROOT", str(tmp_path))
+    workloads = [{"name": "randwrite-4k", "rw": "randwrite", "bs": "4k"}, {"name": "randread-4k", "rw": "randread", "bs": "4k"}]
+    base = quick_campaign(tmp_path, campaign="psync", fio={"runtime_s": 1, "ramp_s": 0, "ioengine": "psync"},
+                          workloads=workloads, sweep={"plan": "guide", "max_threads": 2, "step": 1})
+    other = {**base, "campaign": "libaio", "fio": {**base["fio"], "ioengine": "libaio"}}
+    for values in (base, other):
+        cfg = campaign_from_dict(values)
+        phases.run_check(cfg)
+        phases.run_sweep(cfg, {w.name: [1, 2] for w in cfg.workloads}, progress=False)
+    cfg = campaign_from_dict({**base, "report": {"compare": [{"campaign": "libaio"}]}})
+    report = phases.build_report(cfg, pdf=False)
+    table = report.comparison
+    assert list(dict.fromkeys(table["workload"])) == ["randwrite-4k", "randread-4k"]
+    assert list(report.summary["workload"].drop_duplicates()) == ["randwrite-4k", "randread-4k"]
+    text = report.comparison_text
+    assert text.index("`randwrite-4k`, **libaio**") < text.index("`randread-4k`, **libaio**")
+    cpu = table[(table["metric"] == "host CPU at equal threads") & (table["at"] == "2 threads")]
+    assert list(cpu["workload"]) == ["randwrite-4k", "randread-4k"]
+    changes = list(cpu["delta_pct"])
+    mean = sum(changes) / 2
+    assert (f"- Across 2 workloads, **libaio** vs psync: Host CPU (%) at 2 threads {mean:+.1f} % on average (the "
+            f"mean of the per-workload changes: `randwrite-4k` {changes[0]:+,.1f} %, `randread-4k` "
+            f"{changes[1]:+,.1f} %; from {min(changes):+.1f} to {max(changes):+.1f} %).") in text
+    for name in ("hockey_stick", "load_vs_threads"):
+        dashes = [node for node in _encodings(report.charts[name].to_dict(), "strokeDash")]
+        assert dashes and all(d["sort"] == ["randwrite-4k", "randread-4k"] for d in dashes), name
+
+
+def _encodings(node, channel: str) -> list[dict]:
+    """Every ``channel`` encoding anywhere in a chart's spec."""
+    found = []
+    if isinstance(node, dict):
+        encoding = node.get("encoding")
+        if isinstance(encoding, dict) and isinstance(encoding.get(channel), dict):
+            found.append(encoding[channel])
+        for value in node.values():
+            found += _encodings(value, channel)
+    elif isinstance(node, list):
+        for value in node:
+            found += _encodings(value, channel)
+    return found

@@ -14,7 +14,7 @@ from ..analysis import bounds
 from ..analysis.bounds import AT_MOST, EXACT, MISSING, NOT_REACHED, Bound
 from ..progress import threads_text
 from ..rows import to_points
-from ..summary import KIND_THROUGHPUT, curve_points, workload_kinds
+from ..summary import KIND_THROUGHPUT, workload_kinds
 
 #: Columns that must be equal for two configurations' runs of a workload to be compared.
 DEFINING_COLUMNS: dict[str, str] = {
@@ -228,7 +228,8 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
 
     Returns:
         One row per workload, configuration and metric (:data:`COMPARISON_COLUMNS`): metric
-        ``max IOPS`` (IOPS), ``IOPS at latency`` (IOPS, ``at`` e.g. "1 ms"), ``mean latency at
+        ``max IOPS`` (IOPS), ``IOPS at latency`` (IOPS, ``at`` e.g. "1 ms"; sequential and large-block
+        I/O: ``MiB/s at latency``, MiB/s), ``mean latency at
         equal IOPS`` (ms), ``write latency at equal IOPS`` (ms, where writes exist), the Oracle
         write waits of :data:`ORACLE_WRITE_WAITS` (ms, SLOB points), ``host CPU
         per 10K IOPS`` (%), ``max MiB/s``, and at equal load (``at`` e.g. "64 threads") the
@@ -314,8 +315,8 @@ def _at_iops(column: str, level: float, per: float = 1.0) -> Any:
     """The repeat-wise answer: ``column`` of one curve at ``level`` IOPS, divided by ``per`` (None
     where the curve gives only a bound)."""
     def answer(curve: pd.DataFrame) -> float | None:
-        found = value_at_iops(curve, column, level)
-        return found.value / per if found.exact else None
+        found = _exact(value_at_iops(curve, column, level))
+        return None if found is None else found / per
     return answer
 
 
@@ -330,15 +331,24 @@ def _add_curve_metrics(add, group: pd.DataFrame, base: pd.DataFrame, other: pd.D
         add("max MiB/s", "MiB/s", "", *[_at(float(m["bw_mibps"].max())) for m in means], True,
             lambda curve: curve["bw_mibps"].max())
     throughput = mibps and workload_kinds(group).get(str(group["workload"].iloc[0])) == KIND_THROUGHPUT
-    for latency in latencies:
-        add("IOPS at latency", "IOPS", f"{latency:g} ms",
-            *[analysis.iops_at_latency(curve_points(g), latency) for g in (base, other)], True,
-            confidence.iops_at_slo(latency))
-        if throughput:
-            add("MiB/s at latency", "MiB/s", f"{latency:g} ms", *[analysis.iops_at_latency(to_points(
-                g.dropna(subset=["bw_mibps"]).to_dict("records"), rate="bw_mibps"), latency) for g in (base, other)], True)
+    metric, unit, rate = ("MiB/s at latency", "MiB/s", "bw_mibps") if throughput else ("IOPS at latency", "IOPS", "iops")
+    for latency in latencies:  # sequential and large-block I/O in MiB/s, small-block random I/O in IOPS
+        add(metric, unit, f"{latency:g} ms", *[rate_at_latency(g, latency, rate) for g in (base, other)], True,
+            lambda curve, latency=latency: _exact(rate_at_latency(curve, latency, rate)))
     for level in equal_iops_levels(*means, iops_levels):
         _add_at_iops(add, base, other, level)
+
+
+def rate_at_latency(curve: pd.DataFrame, latency: float, rate: str = "iops") -> Bound:
+    """The most ``rate`` (``iops``, ``bw_mibps``) one curve gives within ``latency`` ms
+    (:func:`flashpoc.analysis.iops_at_latency`: a value or a bound)."""
+    rows = curve.dropna(subset=[rate, "lat_mean_ms"]).sort_values("threads")
+    return analysis.iops_at_latency(to_points(rows.to_dict("records"), rate=rate), latency)
+
+
+def _exact(found: Bound) -> float | None:
+    """A repeat-wise answer: the value when it is one (an interval of bounds would say nothing)."""
+    return found.value if found.exact else None
 
 
 def _add_at_iops(add, base: pd.DataFrame, other: pd.DataFrame, level: float) -> None:

@@ -34,11 +34,11 @@ def comparison_text(table: pd.DataFrame, notes: Sequence[str] = ()) -> str:
     for (workload, config), rows in table.groupby(["workload", "config"], sort=False):
         baseline = rows["baseline"].iloc[0]
         parts = []
+        throughput = (rows["metric"] == "MiB/s at latency").any()  # sequential and large-block I/O: in MiB/s
         for r in rows.to_dict("records"):
-            if r["metric"] in ("max IOPS", "IOPS at latency", "MiB/s at latency"):
-                unit = "MiB/s" if r["metric"] == "MiB/s at latency" else "IOPS"
-                where = "max" if r["metric"] == "max IOPS" else f"at {r['at']}"
-                parts.append(_phrase(f"{unit} {where}", r, ",.0f"))
+            if r["metric"] in (("max MiB/s", "MiB/s at latency") if throughput else ("max IOPS", "IOPS at latency")):
+                where = "max" if r["metric"].startswith("max") else f"at {r['at']}"
+                parts.append(_phrase(f"{r['unit']} {where}", r, ",.0f"))
         for metric, what, fmt, unit in (("mean latency at equal IOPS", "mean latency", ".3f", " ms"),
                                         ("host CPU per 10K IOPS", "host CPU per 10K IOPS", ".1f", " %"),
                                         ("IOPS at equal threads", "IOPS", ",.0f", "")):
@@ -72,8 +72,7 @@ def _phrase(what: str, row: dict[str, Any], fmt: str, unit: str = "") -> str:
 
 
 #: The measures whose change is averaged over workloads (:func:`across_workloads`).
-ACROSS = ("max IOPS", "IOPS at latency", "MiB/s at latency", "IOPS at equal threads", "mean latency at equal threads",
-          "host CPU at equal threads", "DB CPU at equal threads")
+ACROSS = ("IOPS at latency", "MiB/s at latency", "host CPU at equal threads", "DB CPU at equal threads")
 
 
 def across_workloads(table: pd.DataFrame) -> list[str]:
