@@ -25,11 +25,20 @@ KIND_RANDOM, KIND_THROUGHPUT = "random", "throughput"
 SEQUENTIAL_RW = frozenset({"read", "write", "rw", "readwrite", "trim", "trimwrite"})
 
 
-def io_kind(rw: Any, bs: Any) -> str:
-    """:data:`KIND_THROUGHPUT` for sequential I/O (:data:`SEQUENTIAL_RW`) or blocks over
-    :data:`SMALL_BLOCK_BYTES`, whose measure is MiB/s; else :data:`KIND_RANDOM`, whose measure
-    is IOPS (SLOB's sessions, single-block reads and updates of 8 KiB blocks, too)."""
+#: A SLOB workload whose operations are at least this share (%) of full scans reads mostly by
+#: multiblock reads (``direct path read``): its measure is MiB/s.
+SLOB_SCAN_PCT = 50
+
+
+def io_kind(rw: Any, bs: Any, scan_pct: Any = None) -> str:
+    """:data:`KIND_THROUGHPUT` for sequential I/O (:data:`SEQUENTIAL_RW`), blocks over
+    :data:`SMALL_BLOCK_BYTES` or a SLOB workload of at least :data:`SLOB_SCAN_PCT` % scans, whose
+    measure is MiB/s; else :data:`KIND_RANDOM`, whose measure is IOPS (SLOB's sessions,
+    single-block reads and updates of 8 KiB blocks, too)."""
     if rw in SEQUENTIAL_RW:
+        return KIND_THROUGHPUT
+    scans = pd.to_numeric(pd.Series([scan_pct]), errors="coerce").iloc[0]
+    if rw == "slob" and not pd.isna(scans) and scans >= SLOB_SCAN_PCT:
         return KIND_THROUGHPUT
     try:
         size = parse_size(str(bs).strip().lower()) if isinstance(bs, (str, int)) and str(bs).strip() else 0
@@ -39,11 +48,11 @@ def io_kind(rw: Any, bs: Any) -> str:
 
 
 def workload_kinds(df: pd.DataFrame) -> dict[str, str]:
-    """Each workload's :func:`io_kind`, from its first row's ``rw`` and ``bs``."""
+    """Each workload's :func:`io_kind`, from its first row's ``rw``, ``bs`` and (SLOB) ``scan_pct``."""
     if "workload" not in df.columns:
         return {}
     firsts = df.drop_duplicates("workload")
-    return {str(r["workload"]): io_kind(r.get("rw"), r.get("bs")) for r in firsts.to_dict("records")}
+    return {str(r["workload"]): io_kind(r.get("rw"), r.get("bs"), r.get("scan_pct")) for r in firsts.to_dict("records")}
 
 
 #: Intervals a steady-state verdict needs (:func:`flashpoc.analysis.interval_steadiness`).
