@@ -96,12 +96,15 @@ class VdbenchEngine(Engine):
         return plan.data_text(cfg)
 
     def fill_targets(self, wb, host_params, targets: list, sizes: dict[str, int]) -> dict[str, dict[str, Any]]:
-        """One vdbench invocation fills every target of the host (:func:`.measure.fill_targets`);
-        vdbench counts the bytes of the whole invocation, so each record says which targets they
-        were written to together (``written_with``)."""
+        """One vdbench invocation fills every target of the host (:func:`.measure.fill_targets`):
+        each record has the bytes vdbench's SD report of that target counts (``output``), or, without
+        SD reports, the whole invocation's and which targets they were written to together (``written_with``)."""
         records = measure.fill_targets(wb, host_params, targets, sizes)
-        return {name: {"written_bytes": r["written_bytes"], "written_with": sorted(records), "seconds": r["seconds"],
-                       "block_bytes": r["xfersize_bytes"], "output": f"targets/{host_params.name}/fill.summary.html"}
+        folder = f"targets/{host_params.name}"
+        return {name: {"written_bytes": r["written_bytes"], **({"written_with": r["written_with"]}
+                                                               if r.get("written_with") else {}),
+                       "seconds": r["seconds"], "block_bytes": r["xfersize_bytes"],
+                       "output": f"{folder}/fill.summary.html" if r.get("written_with") else f"{folder}/fill.{name}.html"}
                 for name, r in records.items()}
 
     stores_groups = True  # one invocation's runs are stored together
