@@ -24,6 +24,7 @@ from .database import database_rows, nfs_client_row
 from .hosts import (DATABASE_PARAMETERS, DNFS_MIN_WTMAX, FACTS_KEY, NETWORK_TRANSPORTS, NFS_MIN_TRANSFER, SLOW_LINK_MBPS,
                     TRANSPORT_NAMES, Row, _port_up, _row, _speed_text, _transport_kind, host_rows, link_rows,
                     nfs_option_rows, nfs_version, target_rows, transport_label)
-from .sections import (_database_conditions, _host_conditions, _read_manifest, calibrate_items, calibrate_text,
+from .sections import (_OVER_FC, _OVER_NETWORK, _database_conditions, _host_conditions, _link_conditions,
+                       _read_manifest, calibrate_items, calibrate_text,
                        condition_lines, conditions, database_section, datafiles_text, differences, dnfs_text,
                        environment_section, manifest_conditions)
