@@ -235,9 +235,12 @@ def fill_text(context: Context) -> str:
 
 
 def point_length_text(cfg, points: pd.DataFrame) -> str:
-    """How long each point ran and what warm-up preceded it, per engine."""
+    """How long each point ran and what warm-up preceded it, per engine, and what its numbers average
+    where the engine's output says it (:meth:`flashpoc.engines.base.Engine.averaged_text`)."""
     runtime = _runtime_text(points).removeprefix(" of ").removesuffix(" each")
-    return get_engine(cfg.engine).point_length_text(cfg, runtime or "not recorded")
+    engine = get_engine(cfg.engine)
+    averaged = engine.averaged_text(cfg, points)  # what the engine's own output says it averaged
+    return engine.point_length_text(cfg, runtime or "not recorded") + (f" {averaged}" if averaged else "")
 
 
 def interval_text(cfg) -> str:

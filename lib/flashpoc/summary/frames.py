@@ -247,7 +247,8 @@ def distribution_text(detail: pd.DataFrame) -> str:
             "bucket bound at 512 us (its buckets end at 0.4, 0.6, 0.8, 1, 2, 4 ms and so on): the shares of I/Os "
             "under 1, 2 and 4 ms are read at its bucket bounds, and none is given under 512 us. vdbench counts "
             "every I/O of a run in its histogram, warm-up included (it cannot leave the warm-up out), while the "
-            "point's IOPS and mean latency are its average over the intervals after the warm-up (not shaded)")
+            "point's IOPS and mean latency are its average over the intervals its average line counts (not shaded; "
+            "vdbench 5.04.06 counts one interval more than its label says, the last of the warm-up)")
     counted = [f"{r['config'] + ', ' if r.get('config') else ''}`{r['workload']}` at {int(r['threads'])} threads: "
                f"histogram intervals {r['histogram_intervals']}, average {r['avg_intervals']}"
                for r in vdb.to_dict("records") if isinstance(r.get("histogram_intervals"), str)

@@ -150,6 +150,14 @@ def test_the_four_phases_through_flashpoc_run(tmp_path):
     assert report.count("<svg") >= 6
     assert "vdbench reports no latency percentiles" in report and "no bucket bound at 512 us" in report
     assert "warm-up included" in report
+    # what vdbench's averages counted, as its output shows (never "the warm-up left out"): the warm-up
+    # (warmup=2, 1-second intervals) was intervals 1-2; 2-4 holds its last interval, 1-4 all of it
+    counted = {r["avg_intervals"] for r in rows["sweep"]}
+    assert "<code>avg_</code> line) counted intervals " in report and "left out of its average" not in report
+    assert "; the warm-up was intervals 1-2: " in report
+    words = {"2-4": "2-4 holds its last interval", "1-4": "1-4 holds all of it"}
+    assert all(words[r] in report for r in counted)
+    assert "vdbench&#x27;s totals per point" in report and "Resp stddev (ms)" in report
     summary = pd.read_csv(root / "report" / "summary.csv")
     assert summary.loc[0, "target_data"] == "vdbench fill: compratio=2" and "clat_p99_ms_at_max" not in summary
     assert summary.loc[0, "max_iops"] == round(max(sweep[(t, None)]["iops"] for t in (1, 2)))

@@ -10,6 +10,7 @@ from .settings import VdbenchSettings
 
 measure = LazyModule(f"{__package__}.measure")
 plan = LazyModule(f"{__package__}.plan")
+report = LazyModule(f"{__package__}.report")
 
 
 class VdbenchEngine(Engine):
@@ -66,8 +67,17 @@ class VdbenchEngine(Engine):
         return " / ".join(sorted(set(self.check_versions(check).values()))) or None
 
     def point_length_text(self, cfg, runtime: str) -> str:
-        warm = "vdbench's own warm-up intervals (`warmup=`), left out of its average"
-        return f"{runtime}; {warm}. A point is one vdbench run (`rd=`) at one thread count."
+        warm = plan.warmup_s(cfg)
+        said = f"vdbench's own warm-up first (`warmup={warm}`)" if warm else "no warm-up (`warmup=` not set)"
+        return f"{runtime}; {said}. A point is one vdbench run (`rd=`) at one thread count."
+
+    def averaged_text(self, cfg, points) -> str:
+        """Which intervals vdbench's average counted, as its output shows (:func:`.report.averaged_text`)."""
+        return report.averaged_text(points, (plan.warmup_s(cfg) or 0) // cfg.settings.interval_s)
+
+    def point_tables(self, points) -> list:
+        """vdbench's totals per point (:func:`.report.totals_display`)."""
+        return [report.totals_display(points)]
 
     def interval_text(self, cfg, min_intervals: int) -> str:
         return (f"vdbench reports every {cfg.settings.interval_s} s (`interval=`); a steady-state verdict needs "
