@@ -122,3 +122,18 @@ def test_the_csv_keeps_the_bound(tmp_path):
     assert (row["config_value"], row["config_bound"], row["delta_bound"]) == (67783.8, "at_least", "at_least")
     # read back, the bound prints as one
     assert compare.comparison_display(stored).frame.set_index("Measure").loc["IOPS at 0.45 ms", "four"] == "≥ 67,784"
+
+
+def test_sequential_reads_are_read_in_mibps_within_the_slo_too():
+    """Item 6: four_workloads' 128K sequential reads ("rd3_seqread": 1 thread 856.30 MB/sec at 0.529 ms,
+    4 threads 1025.10 at 1.768, 8 threads 989.23 at 3.695): the figure within 1 ms is in MiB/s, 1 -> 4
+    threads crossing it at 920 MiB/s."""
+    points = _curve("four_workloads", "rd3_seqread", "seq").drop(columns="config").assign(
+        workload="seqread-128k", rw="read", bs="128k")
+    within = _crossing(856.30, 0.529, 1025.10, 1.768, 1.0)
+    assert round(within) == 920
+    (line,) = _key_results(points, 1.0)
+    assert line.endswith("up to 1,025 MiB/s (8,201 IOPS) at 1.768 ms; 920 MiB/s within 1 ms.")
+    table = summary.summary_table(points, 1.0)
+    assert table.loc[0, "mibps_at_1ms"] == round(within, 1)
+    assert summary.results_table(table, points, 1.0).frame.loc[0, "Within the 1 ms SLO"] == "920 MiB/s"
