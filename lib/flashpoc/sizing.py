@@ -74,11 +74,7 @@ def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
                 f"(set slo_ms yourself)")
     events = [e for e in report.get("top_events") or () if e.get("wait_class") in IO_WAIT_CLASSES]
     events.sort(key=lambda e: -(e.get("pct_db_time") or e.get("pct_total_call_time") or 0.0))
-    top = [{"event": e["event"], "wait_class": e.get("wait_class"), "waits": e.get("waits"),
-            "avg_wait_ms": None if e.get("avg_wait_us") is None else round(e["avg_wait_us"] / 1000.0, 3),
-            "pct_db_time": e.get("pct_db_time"),
-            **({"pct_total_call_time": e["pct_total_call_time"]} if "pct_total_call_time" in e else {})}
-           for e in events[:TOP_IO_EVENTS]]
+    top = [_top_event(e) for e in events[:TOP_IO_EVENTS]]
     keys = ("db_name", "version", "scope", "begin_snap", "end_snap", "elapsed_s", "iops", "read_iops", "write_iops",
             "bw_mibps", "read_mibps", "write_mibps")
     return {
@@ -95,6 +91,14 @@ def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
         "target": {"slo_ms": None if read_ms is None or note else max(read_ms, 0.001),
                    "iops_levels": None if m.get("iops") is None else [round(m["iops"])]},
     }
+
+
+def _top_event(e: Mapping[str, Any]) -> dict[str, Any]:
+    """A row of the summary's top I/O events from a report's Top events row."""
+    return {"event": e["event"], "wait_class": e.get("wait_class"), "waits": e.get("waits"),
+            "avg_wait_ms": None if e.get("avg_wait_us") is None else round(e["avg_wait_us"] / 1000.0, 3),
+            "pct_db_time": e.get("pct_db_time"),
+            **({"pct_total_call_time": e["pct_total_call_time"]} if "pct_total_call_time" in e else {})}
 
 
 def _db_cpu_note(m: Mapping[str, Any]) -> str | None:
