@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from conftest import DATA
-from flashpoc import compare, document, summary
+from flashpoc import compare, document, progress, summary
 from flashpoc.engines.vdbench.parse import parse_totals
 from flashpoc.params import campaign_from_dict
 
@@ -137,3 +137,19 @@ def test_sequential_reads_are_read_in_mibps_within_the_slo_too():
     table = summary.summary_table(points, 1.0)
     assert table.loc[0, "mibps_at_1ms"] == round(within, 1)
     assert summary.results_table(table, points, 1.0).frame.loc[0, "Within the 1 ms SLO"] == "920 MiB/s"
+
+
+def test_the_run_s_closing_summary_gives_the_figure_within_the_slo_in_the_workload_s_unit():
+    """Item 6 in what `flashpoc run` ends with: the sequential reads' figure within 1 ms in MiB/s
+    (920, as above), not their 7,362 IOPS there; the random reads (25,909.2 at 0.142 ms to 67,783.8
+    at 0.428) under 1 ms at every point: at least 67,784 IOPS."""
+    seq = _curve("four_workloads", "rd3_seqread", "seq").drop(columns="config").assign(
+        workload="seqread-128k", rw="read", bs="128k")
+    points = pd.concat([seq, FOUR.drop(columns="config")], ignore_index=True)
+    lines = progress.summary_lines(points, "four", 1.0)
+    within = _crossing(856.30, 0.529, 1025.10, 1.768, 1.0)
+    (seq_line,) = [line for line in lines if line.startswith("  seqread-128k ")]
+    (rand_line,) = [line for line in lines if line.startswith("  randread-4k ")]
+    assert f" {within:,.1f} MiB/s " in seq_line and "IOPS" not in seq_line
+    assert " >= 67,784 IOPS " in rand_line
+    assert "  >= : under 1 ms at the heaviest load measured: the array gives at least that within 1 ms" in lines
