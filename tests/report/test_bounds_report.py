@@ -21,6 +21,7 @@ import pytest
 from conftest import DATA
 from flashpoc import compare, document, progress, summary
 from flashpoc.engines.vdbench.parse import parse_totals
+from flashpoc.document.base import Context
 from flashpoc.params import campaign_from_dict
 
 LUNS = 4 * 512 * 2**20  # 4 SDs of 512 MiB, both runs
@@ -153,3 +154,19 @@ def test_the_run_s_closing_summary_gives_the_figure_within_the_slo_in_the_worklo
     assert f" {within:,.1f} MiB/s " in seq_line and "IOPS" not in seq_line
     assert " >= 67,784 IOPS " in rand_line
     assert "  >= : under 1 ms at the heaviest load measured: the array gives at least that within 1 ms" in lines
+
+
+def test_the_conditions_say_the_slo_figure_is_in_mibps_where_a_workload_is_measured_so():
+    seq = _curve("four_workloads", "rd3_seqread", "seq").drop(columns="config").assign(
+        workload="seqread-128k", rw="read", bs="128k")
+    values = {"campaign": "c", "hosts": [{"name": "h"}], "slo_ms": 1.0,
+              "targets": [{"name": "t", "path": "/srv/t.dat", "size": "1g", "create": True}]}
+
+    def slo_line(points: pd.DataFrame) -> str:
+        report = SimpleNamespace(cfg=campaign_from_dict(values), measured=points, points=points, configs=[])
+        (line,) = [i for i in document.front.conditions(report, Context()) if isinstance(i, str)]
+        return next(s for s in line.splitlines() if s.startswith("- **Latency SLO**"))
+
+    assert slo_line(seq).endswith("the IOPS within it (MiB/s for sequential and large-block I/O) are the customer's "
+                                  "usable performance.")
+    assert slo_line(FOUR.drop(columns="config")).endswith("the IOPS within it are the customer's usable performance.")

@@ -173,6 +173,11 @@ def _runtime_text(points: pd.DataFrame) -> str:
     return text
 
 
+def _any_throughput(points: pd.DataFrame) -> bool:
+    """Whether any workload of ``points`` is measured in MiB/s (sequential or large-block I/O)."""
+    return KIND_THROUGHPUT in summary.workload_kinds(points).values()
+
+
 def conditions(report, context: Context) -> list[Any]:
     """The conditions as a list, then the hosts, targets and workloads tables."""
     cfg, points = report.cfg, report.measured
@@ -180,7 +185,8 @@ def conditions(report, context: Context) -> list[Any]:
              f"- **Engine**: {engine_text(cfg, context, points)}.",
              f"- **Point length**: {point_length_text(cfg, points)}",
              f"- **Time series**: {interval_text(cfg)}",
-             f"- **Latency SLO**: {cfg.slo_ms:g} ms mean latency ({'`slo_ms`'}): the IOPS within it are the "
+             f"- **Latency SLO**: {cfg.slo_ms:g} ms mean latency ({'`slo_ms`'}): the IOPS within it "
+             f"{'(MiB/s for sequential and large-block I/O) ' if _any_throughput(points) else ''}are the "
              f"customer's usable performance.",
              f"- **Working set**: {working_set_text(cfg, points)}",
              f"- **Fill before measuring**: {fill_text(context)}"]
