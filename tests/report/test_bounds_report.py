@@ -112,6 +112,10 @@ def test_a_comparison_keeps_a_bound_as_a_bound():
     assert level["bound_note"] == "four: already above 20,000 IOPS at its lightest load (25,909 IOPS)"
     assert tuple(shown.loc["Mean latency (ms) at 20,000 IOPS", ["sweep", "four", "four vs sweep"]]) == (
         "0.470", "≤ 0.142", "≤ -69.8 %\nbetter")
+    # what makes each a bound, under the table in plain text (its notes are not markdown)
+    notes = compare.comparison_display(table).notes
+    assert "randread-4k, Mean latency (ms) at 20,000 IOPS: " + level["bound_note"] + "." in notes
+    assert not [note for note in notes if "`" in note]
 
 
 def test_the_csv_keeps_the_bound(tmp_path):

@@ -142,7 +142,7 @@ def comparison_display(table: pd.DataFrame) -> tables.Table:
         row[r["config"]] = b.cell(fmt)
         row[f"{r['config']} vs {baseline}"] = change_cell(r)
         if isinstance(r.get("bound_note"), str):
-            said[f"`{r['workload']}`, {row['Measure']}: {r['bound_note']}."] = None
+            said[f"{r['workload']}, {row['Measure']}: {r['bound_note']}."] = None
     columns = ["Workload", "Measure", baseline]
     for other in others:
         columns += [other, f"{other} vs {baseline}"]
