@@ -5,12 +5,14 @@ curves whose latency rises with load."""
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flashpoc import compare, summary
+from flashpoc import compare, progress, summary
 from flashpoc.analysis import Point, iops_at_latency
 from flashpoc.analysis.bounds import AT_LEAST, AT_MOST, EXACT, MISSING, NOT_REACHED, Bound, better, beyond, difference
 from flashpoc.tables import MISSING as DASH
@@ -110,6 +112,9 @@ def test_no_output_drops_a_bound(a, b, slo, level):
         assert "not reached" not in words and "not measured" not in words
         cell = summary.results_table(table_rows, points, slo).frame.iloc[0][f"Within the {slo:g} ms SLO"]
         assert cell != DASH
+    # and what `flashpoc run` ends with: a figure (or a bound) in IOPS for each curve
+    rows = [line for line in progress.summary_lines(points, "c", slo) if line.startswith("  4k-randread ")]
+    assert len(rows) == 2 and all(re.search(r"  (>= |<= )?[\d,]+ IOPS( |$)", line) for line in rows), rows
 
 
 @st.composite
