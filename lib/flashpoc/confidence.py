@@ -217,13 +217,13 @@ def max_iops(curve: pd.DataFrame) -> float | None:
 
 def iops_at_slo(slo_ms: float) -> Callable[[pd.DataFrame], float | None]:
     """The IOPS of a curve at ``slo_ms`` (:func:`flashpoc.analysis.iops_at_latency`, measured or
-    interpolated; None when the curve does not cross it)."""
+    interpolated; None when it is only a bound: an interval of bounds would say nothing)."""
     from . import analysis
     from .summary import curve_points
 
     def at(curve: pd.DataFrame) -> float | None:
         found = analysis.iops_at_latency(curve_points(curve), slo_ms)
-        return found["iops"] if found["status"] in ("exact", "interpolated") else None
+        return found.value if found.exact else None
 
     return at
 

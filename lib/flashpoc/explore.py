@@ -21,7 +21,7 @@ ALL = "(all workloads)"
 AUTO = "max IOPS within the SLO"
 
 VIEW_COLUMNS = ["config", "workload", "points", "max_iops", "max_iops_lat_mean_ms", "iops_at_slo", "slo_status",
-                "knee_iops", "knee_lat_mean_ms"]
+                "slo_note", "knee_iops", "knee_lat_mean_ms"]
 
 
 def view(points: pd.DataFrame, *, slo_ms: float, configs: Sequence[str] | None = None,

@@ -44,23 +44,37 @@ def load_comparison(cfg: Campaign) -> pd.DataFrame:
     if own.empty:
         raise _no_sweep(cfg)
     frames = [own.assign(config=cfg.report.label or cfg.campaign)]
-    for i, other in enumerate(cfg.report.compare):
-        root = _compared_root(cfg, other)
+    for i, (label, (campaign, root)) in enumerate(compared_campaigns(cfg).items()):
+        points = CampaignStore(root).current_points(campaign.measurement_hash(), "sweep")
+        if points.empty:
+            raise AnalysisError(f"report.compare[{i}] ({campaign.campaign}): no sweep points in {root} for its "
+                                "current parameters: run its sweep (03)")
+        frames.append(points.assign(config=label))
+    return pd.concat(frames, ignore_index=True)
+
+
+def compared_campaigns(cfg: Campaign) -> dict[str, tuple[Campaign, Path]]:
+    """Each ``report.compare`` campaign by its label: its parameters as its ``manifest.json`` (its
+    latest environment check) has them, resolved, and its results directory.
+
+    Raises:
+        AnalysisError: a campaign has no results or an unreadable manifest, naming it and its directory.
+    """
+    out = {}
+    for i, other in enumerate(cfg.resolved().report.compare):
+        root = _compared_root(cfg.resolved(), other)
         key = f"report.compare[{i}] ({other.campaign})"
         if not (root / "manifest.json").is_file():
             raise AnalysisError(f"{key}: no campaign results in {root} (no manifest.json): run that campaign's "
                                 f"phases first, or fix results_dir")
-        store = CampaignStore(root)
         try:
-            manifest = store.read_json("manifest.json")
-            measurement = campaign_from_manifest(manifest, str(root / "manifest.json")).resolved().measurement_hash()
+            manifest = CampaignStore(root).read_json("manifest.json")
+            campaign = campaign_from_manifest(manifest, str(root / "manifest.json")).resolved()
+            campaign.measurement_hash()
         except (FlashpocError, KeyError, ValueError) as error:
             raise AnalysisError(f"{key}: unreadable manifest.json in {root}: {error}") from None
-        points = store.current_points(measurement, "sweep")
-        if points.empty:
-            raise AnalysisError(f"{key}: no sweep points in {root} for its current parameters: run its sweep (03)")
-        frames.append(points.assign(config=other.label or other.campaign))
-    return pd.concat(frames, ignore_index=True)
+        out[other.label or other.campaign] = (campaign, root)
+    return out
 
 
 def _compared_root(cfg: Campaign, other) -> Path:

@@ -9,7 +9,8 @@ read`` average (foreground), the write latencies the redo (``log file parallel w
 (``db file parallel write``) averages.
 
 The target: ``slo_ms`` is the single-block read latency production sees today (to 0.001 ms, at
-least 0.001), ``iops_levels`` its IOPS (whole): set them as the campaign's ``slo_ms`` and
+least 0.001; none where the report prints it in whole milliseconds, as Statspack and 11.2's AWR
+do: a target is never finer than the report resolves), ``iops_levels`` its IOPS (whole): set them as the campaign's ``slo_ms`` and
 ``report: iops_levels:``, and the report gives each configuration's IOPS at that latency and
 its latency and CPU at that load (README, "Sizing from a production AWR report").
 """
@@ -48,8 +49,9 @@ def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
         ``top_io_events`` (at most :data:`TOP_IO_EVENTS` rows ``event``, ``wait_class``,
         ``waits``, ``avg_wait_ms``, ``pct_db_time`` of the report's Top events in
         :data:`IO_WAIT_CLASSES`, by DB time; a Statspack report's Top 5 gives
-        ``pct_total_call_time`` instead, and ranks by it), ``latency_note`` (a Statspack report's
-        read latency in whole milliseconds, 0 or more: no ``slo_ms`` then; else ``None``) and
+        ``pct_total_call_time`` instead, and ranks by it), ``latency_note`` (a read latency the report
+        prints in whole milliseconds, 0 or more, as Statspack and 11.2's AWR do: no ``slo_ms`` then;
+        else ``None``) and
         ``target`` (``slo_ms``, ``iops_levels``; a value the report lacks is ``None``).
 
     Raises:
@@ -65,17 +67,14 @@ def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
     read_ms = latencies["read_lat_ms"]
     whole = set(report.get("key_events_whole_ms") or ())
     note = None
-    if SUMMARY_LATENCIES["read_lat_ms"] in whole and read_ms is not None:  # printed whole ms (flashpoc.parse.statspack)
+    if SUMMARY_LATENCIES["read_lat_ms"] in whole and read_ms is not None:  # printed whole ms: Statspack, 11.2 AWR
         printed = "under 0.5 ms" if read_ms == 0 else f"between {read_ms - 0.5:g} and {read_ms + 0.5:g} ms"
-        note = (f"Statspack prints average waits in whole milliseconds: a read latency of {read_ms:g} ms is "
-                f"{printed}, too coarse for a latency target (set slo_ms yourself)")
+        note = (f"{'Statspack' if report.get('format') == 'statspack' else 'The report'} prints average waits in "
+                f"whole milliseconds: a read latency of {read_ms:g} ms is {printed}, too coarse for a latency target "
+                f"(set slo_ms yourself)")
     events = [e for e in report.get("top_events") or () if e.get("wait_class") in IO_WAIT_CLASSES]
     events.sort(key=lambda e: -(e.get("pct_db_time") or e.get("pct_total_call_time") or 0.0))
-    top = [{"event": e["event"], "wait_class": e.get("wait_class"), "waits": e.get("waits"),
-            "avg_wait_ms": None if e.get("avg_wait_us") is None else round(e["avg_wait_us"] / 1000.0, 3),
-            "pct_db_time": e.get("pct_db_time"),
-            **({"pct_total_call_time": e["pct_total_call_time"]} if "pct_total_call_time" in e else {})}
-           for e in events[:TOP_IO_EVENTS]]
+    top = [_top_event(e) for e in events[:TOP_IO_EVENTS]]
     keys = ("db_name", "version", "scope", "begin_snap", "end_snap", "elapsed_s", "iops", "read_iops", "write_iops",
             "bw_mibps", "read_mibps", "write_mibps")
     return {
@@ -92,6 +91,14 @@ def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
         "target": {"slo_ms": None if read_ms is None or note else max(read_ms, 0.001),
                    "iops_levels": None if m.get("iops") is None else [round(m["iops"])]},
     }
+
+
+def _top_event(e: Mapping[str, Any]) -> dict[str, Any]:
+    """A row of the summary's top I/O events from a report's Top events row."""
+    return {"event": e["event"], "wait_class": e.get("wait_class"), "waits": e.get("waits"),
+            "avg_wait_ms": None if e.get("avg_wait_us") is None else round(e["avg_wait_us"] / 1000.0, 3),
+            "pct_db_time": e.get("pct_db_time"),
+            **({"pct_total_call_time": e["pct_total_call_time"]} if "pct_total_call_time" in e else {})}
 
 
 def _db_cpu_note(m: Mapping[str, Any]) -> str | None:

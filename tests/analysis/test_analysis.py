@@ -8,7 +8,11 @@ import numpy as np
 import pytest
 
 from flashpoc.analysis import (
+    AT_LEAST,
+    AT_MOST,
+    EXACT,
     AdaptiveProbe,
+    Bound,
     Point,
     Saturation,
     find_knee,
@@ -115,24 +119,35 @@ def test_knee_none_without_a_convex_bend(seed):
 def test_iops_at_1ms_interpolates_between_100_and_200_threads(seed):
     result = iops_at_latency(seed, 1.0)
     expected = 558627.66 + (1 - 0.714) / (1.250 - 0.714) * (638711.22 - 558627.66)
-    assert result["status"] == "interpolated"
-    assert result["iops"] == pytest.approx(expected)
-    assert 558627.66 < result["iops"] < 638711.22
+    assert result.kind == EXACT and not result.why
+    assert result.value == pytest.approx(expected)
+    assert 558627.66 < result.value < 638711.22
 
 
-def test_iops_at_latency_statuses(seed):
-    assert iops_at_latency(seed, 1.25) == {"iops": 638711.22, "status": "exact"}
-    assert iops_at_latency(seed, 10.0) == {"iops": 655968.63, "status": "below_all"}  # at least
-    assert iops_at_latency(seed, 0.5) == {"iops": None, "status": "above_all"}
+def test_iops_at_latency_is_a_value_or_a_bound(seed):
+    assert iops_at_latency(seed, 1.25) == Bound(638711.22)
+    # every point under 10 ms: at least the most measured
+    assert iops_at_latency(seed, 10.0) == Bound(655968.63, AT_LEAST, "under 10 ms at every point measured")
+    # the lightest load (100 threads: 558,627.66 IOPS at 0.714 ms) is already over 0.5 ms: at most that
+    assert iops_at_latency(seed, 0.5) == Bound(558627.66, AT_MOST,
+                                               "over 0.5 ms already at its lightest load (100 threads, 0.714 ms)")
     with pytest.raises(AnalysisError, match="latency_ms"):
         iops_at_latency(seed, 0)
 
 
-def test_iops_at_latency_takes_the_first_crossing_in_thread_order():
-    # Latency dips after crossing the SLO: the first crossing (20 -> 30 threads) counts.
-    points = [Point(10, 100.0, 0.5), Point(20, 200.0, 0.9), Point(30, 300.0, 1.1), Point(40, 400.0, 0.8)]
+def test_iops_at_latency_is_never_below_a_point_measured_under_it():
+    # Latency dips after crossing the SLO (1.1 ms at 30 threads, 0.8 at 40, 1.3 at 50): the most IOPS
+    # within 1 ms is where 40 -> 50 threads crosses it, above the first crossing (250), and says why
+    points = [Point(10, 100.0, 0.5), Point(20, 200.0, 0.9), Point(30, 300.0, 1.1), Point(40, 400.0, 0.8),
+              Point(50, 450.0, 1.3)]
     result = iops_at_latency(list(reversed(points)), 1.0)
-    assert result == {"iops": pytest.approx(250.0), "status": "interpolated"}
+    assert result.kind == EXACT and result.value == pytest.approx(400 + 0.2 / 0.5 * 50)
+    assert result.why == ("an uneven curve: over 1 ms at 30 threads (1.100 ms), under it again at 40 threads "
+                          "(0.800 ms): the most IOPS measured within it count")
+    # the heaviest load under the SLO again: at least its IOPS
+    bound = iops_at_latency(points[:4], 1.0)
+    assert (bound.value, bound.kind) == (400.0, AT_LEAST)
+    assert bound.why.startswith("under 1 ms at its heaviest load measured; an uneven curve")
 
 
 # --- noise: the fit against the neighbour rule ------------------------------------------------

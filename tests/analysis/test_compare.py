@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from flashpoc import compare, phases
+from flashpoc.analysis.bounds import AT_MOST, MISSING, NOT_REACHED, Bound
 from flashpoc.errors import AnalysisError
 from flashpoc.params import campaign_from_dict, load_campaign
 from flashpoc.store import CampaignStore
@@ -39,9 +40,13 @@ def test_iops_at_equal_latency_latency_and_cpu_at_equal_iops():
     # 0.15 ms: A between 30,000 IOPS at 0.133 ms and 32,000 at 0.25 ms; B between 40,000 at 0.1 and 45,000 at 0.178
     a, b, pct, better = value(table, "IOPS at latency", "0.15 ms")
     assert (round(a, 1), round(b, 1), round(pct, 2), better) == (30290.6, 43205.1, 42.64, "B")
-    # 0.09 ms: A's lightest point (0.1 ms) is already above it; no delta against nothing
-    a, b, pct, _ = value(table, "IOPS at latency", "0.09 ms")
-    assert a is None and round(b, 1) == 26923.1 and pct is None
+    # 0.09 ms: A's lightest point (10,000 IOPS at 0.1 ms) is already above it: at most 10,000 IOPS
+    # within it, so B's 26,923 is at least +169 %, beyond the 10 % noise: B is better
+    a, b, pct, better = value(table, "IOPS at latency", "0.09 ms")
+    assert (a, round(b, 1), round(pct, 1), better) == (10000, 26923.1, 169.2, "B")
+    row = table[table["at"] == "0.09 ms"].iloc[0]
+    assert (row["baseline_bound"], row["config_bound"], row["delta_bound"]) == ("at_most", "exact", "at_least")
+    assert row["bound_note"] == "A: over 0.09 ms already at its lightest load (1 thread, 0.100 ms)"
     # equal IOPS: half and all of the lower max IOPS (32,000)
     assert sorted(set(table.loc[table["metric"] == "mean latency at equal IOPS", "at"])) == \
         ["16,000 IOPS", "32,000 IOPS"]
@@ -54,7 +59,8 @@ def test_iops_at_equal_latency_latency_and_cpu_at_equal_iops():
     assert (a, round(b, 4), round(pct, 1), better) == (9.375, 4.5956, -51.0, "B")
     text = compare.comparison_text(table)
     assert "`4k-randread`, **B** vs A: IOPS max 32,000 -> 45,000 (+40.6 %)" in text
-    assert "IOPS at 0.09 ms: not reached by A" in text
+    assert ("IOPS at 0.09 ms ≤ 10,000 -> 26,923 (≥ +169.2 %; A: over 0.09 ms already at its lightest load "
+            "(1 thread, 0.100 ms))") in text
 
 
 def test_equal_load_per_direction_and_in_mibps():
@@ -81,17 +87,23 @@ def test_equal_load_per_direction_and_in_mibps():
     assert "IOPS at 8 threads 32,000 -> 45,000 (+40.6 %)" in compare.comparison_text(table)
 
 
-def test_values_are_never_extrapolated():
+def test_values_are_never_extrapolated_and_outside_the_curve_are_bounds():
     a = curves().query("config == 'A'")
-    assert compare.value_at_iops(a, "lat_mean_ms", 5000) == {"value": None, "status": "below_all"}
-    assert compare.value_at_iops(a, "lat_mean_ms", 40000) == {"value": None, "status": "above_all"}
-    assert compare.value_at_iops(a, "lat_mean_ms", 19000) == {"value": 0.105, "status": "exact"}
-    assert compare.value_at_iops(a, "write_lat_mean_ms", 19000)["status"] == "missing"
+    # 5,000 IOPS: A's lightest load (10,000 IOPS at 0.1 ms) already does more: at most 0.1 ms there
+    assert compare.value_at_iops(a, "lat_mean_ms", 5000) == Bound(
+        0.1, AT_MOST, "already above 5,000 IOPS at its lightest load (10,000 IOPS)")
+    assert compare.value_at_iops(a, "lat_mean_ms", 40000) == Bound(None, NOT_REACHED, "at most 32,000 IOPS measured")
+    assert compare.value_at_iops(a, "lat_mean_ms", 19000) == Bound(0.105)
+    assert compare.value_at_iops(a, "write_lat_mean_ms", 19000).kind == MISSING
     table = compare.comparison_table(curves(), slo_ms=1.0, iops_levels=[40000])
     a, b, pct, better = value(table, "mean latency at equal IOPS", "40,000 IOPS")
     assert (a, b, pct, better) == (None, 0.1, None, None)  # A never reached 40,000 IOPS
-    # every point of both curves is under 1 ms: "at least", so no delta
-    assert value(table, "IOPS at latency", "1 ms")[:3] == (None, None, None)
+    assert "Mean latency at 40,000 IOPS not reached -> 0.100 ms (A: at most 32,000 IOPS measured)" in \
+        compare.comparison_text(table).replace("mean latency", "Mean latency")
+    # every point of both curves is under 1 ms: both "at least", so no change can be read
+    assert value(table, "IOPS at latency", "1 ms")[:3] == (32000, 45000, None)
+    shown = compare.comparison_display(table).frame.set_index("Measure")
+    assert tuple(shown.loc["IOPS at 1 ms", ["A", "B", "B vs A"]]) == ("≥ 32,000", "≥ 45,000", "–")
 
 
 @pytest.mark.parametrize("change, what", [
@@ -233,3 +245,51 @@ def test_a_slob_manifest_written_before_still_reads():
     old = {"params": cfg.model_dump(mode="json")}
     assert "workloads" in old["params"]
     assert phases.campaign_from_manifest(old, "old manifest.json") == cfg
+
+
+def test_workloads_keep_their_order_and_a_change_across_them_is_the_mean_of_theirs(tmp_path, monkeypatch):
+    """Two real fio campaigns (psync, libaio) of two workloads listed write first: the comparison, its
+    sentences and the charts keep that order (not the alphabet's), and the change of host CPU at equal
+    threads across the two workloads is the mean of the two workloads' changes."""
+    require_fio()
+    monkeypatch.setenv("FLASHPOC_ROOT", str(tmp_path))
+    workloads = [{"name": "randwrite-4k", "rw": "randwrite", "bs": "4k"}, {"name": "randread-4k", "rw": "randread", "bs": "4k"}]
+    base = quick_campaign(tmp_path, campaign="psync", fio={"runtime_s": 1, "ramp_s": 0, "ioengine": "psync"},
+                          workloads=workloads, sweep={"plan": "guide", "max_threads": 2, "step": 1})
+    other = {**base, "campaign": "libaio", "fio": {**base["fio"], "ioengine": "libaio"}}
+    for values in (base, other):
+        cfg = campaign_from_dict(values)
+        phases.run_check(cfg)
+        phases.run_sweep(cfg, {w.name: [1, 2] for w in cfg.workloads}, progress=False)
+    cfg = campaign_from_dict({**base, "report": {"compare": [{"campaign": "libaio"}]}})
+    report = phases.build_report(cfg, pdf=False)
+    table = report.comparison
+    assert list(dict.fromkeys(table["workload"])) == ["randwrite-4k", "randread-4k"]
+    assert list(report.summary["workload"].drop_duplicates()) == ["randwrite-4k", "randread-4k"]
+    text = report.comparison_text
+    assert text.index("`randwrite-4k`, **libaio**") < text.index("`randread-4k`, **libaio**")
+    cpu = table[(table["metric"] == "host CPU at equal threads") & (table["at"] == "2 threads")]
+    assert list(cpu["workload"]) == ["randwrite-4k", "randread-4k"]
+    changes = list(cpu["delta_pct"])
+    mean = sum(changes) / 2
+    assert (f"- Across 2 workloads, **libaio** vs psync: Host CPU (%) at 2 threads {mean:+.1f} % on average (the "
+            f"mean of the per-workload changes: `randwrite-4k` {changes[0]:+,.1f} %, `randread-4k` "
+            f"{changes[1]:+,.1f} %; from {min(changes):+.1f} to {max(changes):+.1f} %).") in text
+    for name in ("hockey_stick", "load_vs_threads"):
+        dashes = [node for node in _encodings(report.charts[name].to_dict(), "strokeDash")]
+        assert dashes and all(d["sort"] == ["randwrite-4k", "randread-4k"] for d in dashes), name
+
+
+def _encodings(node, channel: str) -> list[dict]:
+    """Every ``channel`` encoding anywhere in a chart's spec."""
+    found = []
+    if isinstance(node, dict):
+        encoding = node.get("encoding")
+        if isinstance(encoding, dict) and isinstance(encoding.get(channel), dict):
+            found.append(encoding[channel])
+        for value in node.values():
+            found += _encodings(value, channel)
+    elif isinstance(node, list):
+        for value in node:
+            found += _encodings(value, channel)
+    return found

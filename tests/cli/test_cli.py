@@ -298,6 +298,25 @@ def test_parse_awr_sizing_summary(capsys, monkeypatch):
     assert code == 2 and err.strip() == "flashpoc: error: --summary: only with awr (a production AWR report), not slob"
 
 
+def test_parse_awr_sizing_summary_never_sets_a_target_finer_than_the_report(capsys):
+    """11.2's AWR prints 'Avg wait (ms)' in whole milliseconds: the bundled 11.2.0.4 report's
+    "db file sequential read  1,938,901  0  41  0" is an average under 0.5 ms, not 0.001 ms; the
+    summary sets no slo_ms and says why, next to its histogram's share under 1 ms ("1940.1K  99.9")."""
+    report = DATA / "awr" / "11.2.0.4_single_prod_awr.html.gz"
+    code, out, _ = run_cli(capsys, "parse", "awr", "--summary", str(report), "--format", "json")
+    summary = json.loads(out)
+    assert code == 0 and summary["target"]["slo_ms"] is None and summary["target"]["iops_levels"] == [1391]
+    assert "read_lat_ms" in summary["latency_whole_ms"] and summary["read_under_1ms_pct"] == 99.9
+    assert summary["latency_note"] == ("The report prints average waits in whole milliseconds: a read latency of 0 "
+                                       "ms is under 0.5 ms, too coarse for a latency target (set slo_ms yourself)")
+    code, out, _ = run_cli(capsys, "parse", "awr", "--summary", str(report))
+    assert re.search(r"^Target: slo_ms\s+none \(see the note\)$", out, re.M)
+    assert re.search(r"^Read latency, db file sequential read \(ms\)\s+< 0.5$", out, re.M)
+    # the 11.2.0.3 sample: its IO requests from its Instance Activity Stats (1,130.82 + 65.12 per second)
+    code, out, _ = run_cli(capsys, "parse", "awr", "--summary", str(DATA / "awr" / "11.2.0.3_single_prod_awr_aix.html.gz"))
+    assert code == 0 and re.search(r"^IOPS \(read \+ write requests/s\)\s+1,195.9$", out, re.M)
+
+
 def test_parse_awr_reads_a_statspack_report(capsys):
     """`flashpoc parse awr` and `--summary` on a real Statspack report (spreport.sql output, 11.2.0.4)."""
     report = DATA / "awr" / "11.2.0.4_single_prod_statspack.txt.gz"

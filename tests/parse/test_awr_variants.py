@@ -163,11 +163,12 @@ def test_11204_html_report():
     assert metrics["db_file_sequential_read_under_1ms_pct"] == 99.9
 
 
-def test_11203_html_report_host_cpu_and_no_io_requests():
+def test_11203_html_report_host_cpu_and_its_io_requests():
     """An 11.2.0.3 HTML report: 'Top 5 Timed Foreground Events' ('Avg wait (ms)'), a Host CPU
     table without a CPUs column (the title prints 'Host CPU (CPUs: 8 Cores: 2 Sockets: )'; the
-    section was not understood) and a Load Profile without IO requests, so no IOPS: refused in
-    one line, not guessed from blocks."""
+    section was not understood) and a Load Profile without IO requests (only 'Physical reads',
+    blocks): its IOPS are the same statistics 11.2.0.4's Load Profile prints, read from its
+    Instance Activity Stats, never guessed from blocks."""
     report = parsed(F_11203)
     assert (report["header"]["version"], report["header"]["db_time_min"]) == ("11.2.0.3.0", 721.35)
     assert report["sections"]["not_understood"] == []
@@ -177,8 +178,18 @@ def test_11203_html_report_host_cpu_and_no_io_requests():
     # "Load Average Begin 14.47, End 17.52, %User 57.3, %System 35.0, %WIO 3.3, %Idle 7.8"; CPUs 8 (host table)
     assert report["host_cpu"] == {"cpus": 8, "load_begin": 14.47, "load_end": 17.52, "user_pct": 57.3,
                                   "system_pct": 35.0, "wio_pct": 3.3, "idle_pct": 7.8}
+    # Instance Activity Stats per Second: "physical read IO requests 4,089,416 1,130.82", "physical write IO
+    # requests 235,497 65.12", "physical read bytes ... 439,040,074.19", "physical write bytes ... 746,155.23"
+    metrics = point_metrics(report)
+    assert (metrics["read_iops"], metrics["write_iops"], metrics["iops"]) == (1130.82, 65.12, 1195.94)
+    assert metrics["read_mibps"] == pytest.approx(439040074.19 / 2**20) and \
+        metrics["write_mibps"] == pytest.approx(746155.23 / 2**20)
+    assert "Instance Activity Stats" in report["sections"]["read"]
+    # its averages are whole milliseconds ('Avg wait (ms)' "1" for db file sequential read): said so
+    assert "db file sequential read" in report["key_events_whole_ms"]
+    without = {**report, "instance_activity": None}
     with pytest.raises(ParseError, match="no 'Read IO requests'") as info:
-        point_metrics(report)
+        point_metrics(without)
     assert "\n" not in str(info.value)
 
 

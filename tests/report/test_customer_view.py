@@ -3,6 +3,8 @@ no folder of the machine that ran the campaign, sentences that read, verdicts sa
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 
 from flashpoc import document
@@ -106,3 +108,43 @@ def test_the_probe_names_its_follow_up_sweep_in_words():
              "workload": "randread-4k", "gain_pct": 2, "points": [],
              "followup_sweep": {"threads": [2, 28, 42, 48, 60], "forthreads": "(2,28,42,48,60)", "points": 5}}
     assert "Follow-up sweep: threads 2, 28, 42, 48, 60 (5 points per workload)." in probe_text(probe)
+
+
+def test_a_comparison_names_each_campaign_s_data_and_only_the_links_its_storage_used(tmp_path, monkeypatch):
+    """Two real fio campaigns on this machine's scratch files, one filled with 75 % compressible data
+    of which half dedups, the other with fio's incompressible default: the Targets table gives each
+    campaign its own data, "What differed" names the data, and a link no target was reached over
+    (a local file: no network transport) is no condition of the test."""
+    from conftest import quick_campaign, require_fio
+    from flashpoc import environment, phases
+
+    require_fio()
+    monkeypatch.setenv("FLASHPOC_ROOT", str(tmp_path))
+    reduced = quick_campaign(tmp_path, campaign="reduced", workloads=[{"name": "randread-4k", "rw": "randread",
+                                                                        "bs": "4k"}],
+                             fio={"runtime_s": 1, "ramp_s": 0, "buffer_compress_percentage": 75,
+                                  "dedupe_percentage": 50})
+    plain = {**reduced, "campaign": "plain", "fio": {"runtime_s": 1, "ramp_s": 0},
+             "targets": [{"name": "scratch", "path": str(tmp_path / "plain.dat"), "size": "64m", "create": True}]}
+    for values in (plain, reduced):
+        cfg = campaign_from_dict(values)
+        phases.run_check(cfg)
+        phases.run_sweep(cfg, {"randread-4k": [1, 2]}, progress=False)
+    cfg = campaign_from_dict({**reduced, "report": {"label": "A", "compare": [{"campaign": "plain", "label": "B"}]}})
+    report = phases.build_report(cfg, pdf=False)
+    (targets,) = [i for s in report.sections for i in s.items if getattr(i, "caption", "") == "Targets"]
+    shown = targets.frame.set_index("Configuration")
+    assert shown.loc["A", "Data"] == "fio buffer_compress_percentage=75 dedupe_percentage=50, refill_buffers"
+    assert shown.loc["B", "Data"] == "fio random data (incompressible, no dedup), refill_buffers"
+    assert (shown.loc["A", "Path"], shown.loc["B", "Path"]) == ("scratch.dat", "plain.dat")  # each its own
+    conditions = "\n".join(i for s in report.sections if s.key == "conditions" for i in s.items if isinstance(i, str))
+    assert ("data on the targets: fio buffer_compress_percentage=75 dedupe_percentage=50, refill_buffers (A) vs fio "
+            "random data (incompressible, no dedup), refill_buffers (B)") in conditions
+    assert "network:" not in conditions and "fastest link" not in conditions
+    # the same host's links are a condition of a target reached over the network
+    manifest = json.loads((tmp_path / "results" / "reduced" / "manifest.json").read_text())
+    local = manifest["environment"]["hosts"]["local"]
+    assert "network" not in environment.conditions(manifest["environment"])
+    iscsi = {"hosts": {"local": {**local, "links": {"net": [{"name": "eth0", "speed_mbps": 10000, "state": "up"}]},
+                                 "targets": {"/dev/sdb": {"transport": "iSCSI"}}}}}
+    assert environment.conditions(iscsi)["network"] == "fastest link 10 Gb/s"

@@ -9,6 +9,7 @@ of the numbers an analysis is given), :mod:`~flashpoc.analysis.fit` (the isotoni
 curve fits, the noise, the fall past the peak, the bootstrap), :mod:`~flashpoc.analysis.saturation` (where
 IOPS stop rising: :func:`find_saturation`, :func:`plateau_share`, :func:`reach_threads`),
 :mod:`~flashpoc.analysis.curve` (the knee, IOPS at a latency SLO, Little's law),
+:mod:`~flashpoc.analysis.bounds` (a value or a bound: :class:`Bound`),
 :mod:`~flashpoc.analysis.adaptive` (the thread counts a probe measures: :class:`AdaptiveProbe`) and
 :mod:`~flashpoc.analysis.steady` (steady state of a point's intervals, SNIA's window).
 """
@@ -16,8 +17,10 @@ IOPS stop rising: :func:`find_saturation`, :func:`plateau_share`, :func:`reach_t
 from __future__ import annotations
 
 # Every name keeps its old path (flashpoc.analysis.X): the package re-exports its modules' names.
+from .bounds import (_DASH, _FLIP, _SIGNS, _WORDS, AT_LEAST, AT_MOST, EXACT, KINDS, MISSING, NOT_REACHED, Bound, _as_number,
+                     beyond, better, difference, of)
 from .adaptive import MAX_REFINE_POINTS, PLATEAU_CONFIRMATIONS, AdaptiveProbe, linear_probe_threads, start_threads
-from .curve import _pooled_curve, find_knee, iops_at_latency, knee_interval, littles_law
+from .curve import _pooled_curve, _threads, find_knee, iops_at_latency, knee_interval, littles_law
 from .fit import (_EXACT, _RANGE_QUANTILES, _Z95, FALL_SHARE, LACK_OF_FIT_ALPHA, MIN_DISTINCT_THREADS, _basis_fit,
                   _bootstrap, _central_range, _concave_fit, _curve_fit, _fall_past_peak, _isotonic_fit, _misfit, _nnls,
                   _pava, _plateau_start, _pool, _ramp_fit, _residuals, _unit)

@@ -10,6 +10,7 @@ import numpy as np
 
 from flashpoc.errors import AnalysisError
 
+from .bounds import AT_LEAST, AT_MOST, EXACT, Bound
 from .fit import _central_range
 from .point import Point, _check_points, _finite, _whole
 
@@ -93,22 +94,28 @@ def knee_interval(points: Sequence[Point], *, n_boot: int = 200, seed: int = 0) 
     return _central_range(knees, knee.threads)
 
 
-def iops_at_latency(points: Sequence[Point], latency_ms: float) -> dict:
-    """IOPS the curve delivers at a latency SLO, interpolated between measured points.
+def _threads(count: int) -> str:
+    return f"{count} thread{'' if count == 1 else 's'}"
 
-    The points are walked in thread order (repeats averaged) up to the first one at or above
-    ``latency_ms``; IOPS are interpolated linearly in latency between it and the point before.
-    Nothing is extrapolated.
+
+def iops_at_latency(points: Sequence[Point], latency_ms: float) -> Bound:
+    """The most IOPS the curve delivers within a latency SLO, as measured or as a bound.
+
+    The points are pooled by thread count (repeats averaged) and joined in thread order; where two
+    neighbours lie either side of ``latency_ms`` the IOPS are interpolated linearly in latency
+    between them. The answer is the most IOPS of a point within the SLO or of such a crossing, so it
+    is never below a point measured under the SLO: on an uneven curve (latency over the SLO at one
+    load and back under it at a heavier one) ``why`` says so. Nothing is extrapolated.
 
     Args:
         points: Measured points.
         latency_ms: The latency SLO in ms (> 0).
 
     Returns:
-        ``{"iops": float | None, "status": str}`` with status ``"interpolated"``, ``"exact"`` (a
-        point sits on the SLO), ``"below_all"`` (every point is under the SLO: iops is the highest
-        measured IOPS, meaning "at least") or ``"above_all"`` (the first point already exceeds the
-        SLO: iops is None).
+        A :class:`~flashpoc.analysis.bounds.Bound` of IOPS: exact (a point on the SLO, or
+        interpolated); at least the most IOPS within it when the heaviest load measured is still
+        within it (``why``: every point was, or the heaviest was); at most the lightest load's IOPS
+        when every point is over the SLO.
 
     Raises:
         AnalysisError: No points, a non-Point, or ``latency_ms`` not finite and > 0.
@@ -117,16 +124,23 @@ def iops_at_latency(points: Sequence[Point], latency_ms: float) -> dict:
     slo = _finite("latency_ms", latency_ms)
     if slo <= 0:
         raise AnalysisError(f"latency_ms must be > 0 (ms), got {latency_ms!r}")
-    _, iops, lat = _pooled_curve(pts)
-    for i, (y, l) in enumerate(zip(iops, lat)):
-        if l == slo:
-            return {"iops": y, "status": "exact"}
-        if l > slo:
-            if i == 0:
-                return {"iops": None, "status": "above_all"}
-            y0, l0 = iops[i - 1], lat[i - 1]
-            return {"iops": y0 + (slo - l0) / (l - l0) * (y - y0), "status": "interpolated"}
-    return {"iops": max(iops), "status": "below_all"}
+    threads, iops, lat = _pooled_curve(pts)
+    under = [i for i, value in enumerate(lat) if value <= slo]
+    if not under:
+        return Bound(iops[0], AT_MOST, f"over {slo:g} ms already at its lightest load ({_threads(threads[0])}, "
+                                       f"{lat[0]:.3f} ms)")
+    found = [iops[i] for i in under]
+    found += [iops[i - 1] + (slo - lat[i - 1]) / (lat[i] - lat[i - 1]) * (iops[i] - iops[i - 1])
+              for i in range(1, len(lat)) if (lat[i - 1] - slo) * (lat[i] - slo) < 0]
+    back = next(((i, j) for i in range(len(lat)) for j in range(i + 1, len(lat)) if lat[i] > slo >= lat[j]), None)
+    why = "" if back is None else (
+        f"an uneven curve: over {slo:g} ms at {_threads(threads[back[0]])} ({lat[back[0]]:.3f} ms), under it again at "
+        f"{_threads(threads[back[1]])} ({lat[back[1]]:.3f} ms): the most IOPS measured within it count")
+    if len(under) == len(lat):
+        return Bound(max(found), AT_LEAST, f"under {slo:g} ms at every point measured")
+    if under[-1] == len(lat) - 1:
+        return Bound(max(found), AT_LEAST, f"under {slo:g} ms at its heaviest load measured; {why}")
+    return Bound(max(found), EXACT, why)
 
 
 def littles_law(point: Point, tolerance: float = 0.2) -> dict:

@@ -81,7 +81,8 @@ def _event_metrics(report: Mapping[str, Any]) -> dict[str, Any]:
 def whole_ms_latencies(metrics: Mapping[str, Any], report: Mapping[str, Any],
                        exact: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """What a point keeps of the latencies of ``metrics`` (:func:`flashpoc.awr_metrics.point_metrics`
-    of ``report``) that are a Statspack report's printed whole milliseconds (its ``key_events_whole_ms``:
+    of ``report``) that are printed in whole milliseconds (its ``key_events_whole_ms``: a Statspack report's,
+    an 11.2 AWR report's ``Avg wait (ms)``:
     a 0 is under 0.5 ms, a 1 anywhere from 0.5 to 1.5 ms): not those figures, a precision they lack.
 
     Args:
@@ -113,6 +114,7 @@ def whole_ms_latencies(metrics: Mapping[str, Any], report: Mapping[str, Any],
     kept = [f"the snapshot rows' exact averages ({exact.get('scope')}, the sql_* columns) stand for "
             + ("them" if not missing else ", ".join(taken))] if taken else []
     kept += [f"none is stored for {'them' if not taken else ', '.join(missing)}"] if missing else []
-    out["latency_note"] = (f"the Statspack report prints average waits in whole milliseconds ({printed}; a 0 is "
+    kind = "Statspack" if report.get("format") == "statspack" else "AWR"  # 11.2's AWR prints whole ms too
+    out["latency_note"] = (f"the {kind} report prints average waits in whole milliseconds ({printed}; a 0 is "
                            f"under 0.5 ms, a 1 from 0.5 to 1.5 ms): too coarse for a latency, {'; '.join(kept)}")
     return out

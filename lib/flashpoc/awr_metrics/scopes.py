@@ -68,16 +68,19 @@ def _header_metrics(header: Mapping[str, Any]) -> dict[str, Any]:
 
 def _instance_metrics(report: Mapping[str, Any]) -> dict[str, Any]:
     profile = {row["statistic"]: row["per_second"] for row in report.get("load_profile") or ()}
-    missing = [name for name in ("Read IO requests", "Write IO requests") if profile.get(name) is None]
-    if missing:
-        raise ParseError(
-            f"AWR metrics: the instance report's Load Profile has no {' / '.join(repr(m) for m in missing)} "
-            f"row (kind {report.get('kind')!r}; a report older than 11.2, or not an AWR instance report?)"
-        )
     out: dict[str, Any] = {"scope": "instance", **_header_metrics(report.get("header") or {}), "instances": 1}
     for metric, (stat, scale) in _LOAD_PROFILE_RATES.items():
         value = profile.get(stat)
         out[metric] = None if value is None else _round(value * scale)
+    missing = [name for name in ("Read IO requests", "Write IO requests") if profile.get(name) is None]
+    if missing:  # 11.2.0.3: the Load Profile's rows are these statistics (11.2.0.4's print both, equal)
+        stats = {row["statistic"]: row["per_second"] for row in report.get("instance_activity") or ()}
+        if any(stats.get(s) is None for s in ("physical read IO requests", "physical write IO requests")):
+            raise ParseError(
+                f"AWR metrics: the instance report's Load Profile has no {' / '.join(repr(m) for m in missing)} "
+                f"row and its Instance Activity Stats no 'physical read IO requests' / 'physical write IO "
+                f"requests' (kind {report.get('kind')!r}; a report older than 11.2, or not an AWR instance report?)")
+        out.update({k: v for k, v in _sysstat_rates(stats).items() if k != "transactions_per_s" or out[k] is None})
     out.update(_io_sums(out))
     out["buffer_hit_pct"] = (report.get("instance_efficiency") or {}).get("buffer_hit_pct")
     printed = [e.get("pct_db_time") for e in report.get("top_events") or () if e.get("event") == "DB CPU"]

@@ -34,7 +34,8 @@ from __future__ import annotations
 from .detail import (HISTOGRAM_EDGES_US, MAX_INTERVALS, SHARE_MARKS_MS, _DIRECTION_NAMES, _WARM_UP, _bucket_label,
                      _downsample, _point_lines, _snia_layers, _verdict, _whole_ticks, interval_series,
                      latency_histogram, precondition_rounds, snia_windows)
-from .encodings import (_DASHES, _dash_channel, _has_configs, _in_domain_order, _iops_x, _keys, _knee_layers,
+from .encodings import (_DASHES, _dash_channel, _has_configs, _in_domain_order, _in_given_order, _iops_x, _keys,
+                        _knee_layers,
                         _latency_y, _mean_per_point, _melt, _point_name, _present, _require, _saturation_layers,
                         _series_channels, _series_tooltip, _slo_layers, _threads_x)
 from .oracle import (ORACLE_DB_TIME, ORACLE_HOST_CPU, ORACLE_LATENCIES, ORACLE_WRITE_LATENCIES, _known_columns, db_cpu,

@@ -38,7 +38,18 @@ def _mean_per_point(df: pd.DataFrame, metrics: list[str], who: str) -> pd.DataFr
         data[column] = pd.to_numeric(data[column], errors="coerce").astype(float)
     out = data.groupby(keys, as_index=False, sort=True).mean()
     out["threads"] = out["threads"].astype(int)
-    return out
+    return _in_given_order(out, df)
+
+
+def _in_given_order(out: pd.DataFrame, given: pd.DataFrame) -> pd.DataFrame:
+    """``out`` with its configurations and workloads in their order of first appearance in ``given``
+    (the report's: the baseline first, workloads as the parameters list them), threads ascending."""
+    series = [c for c in ("config", "workload") if c in out and c in given]
+    if not series:
+        return out
+    rank = {c: {v: i for i, v in enumerate(dict.fromkeys(given[c].astype(str)))} for c in series}
+    return out.sort_values([*series, "threads"], kind="stable", key=lambda column: column.astype(str).map(
+        rank[column.name]) if column.name in rank else column).reset_index(drop=True)
 
 
 def _melt(df: pd.DataFrame, columns: dict[str, str], var: str, value: str, who: str) -> pd.DataFrame:
@@ -84,10 +95,12 @@ def _series_channels(
     )
     second = None
     if field == "config" and "workload" in df.columns:
+        workloads = list(dict.fromkeys(df["workload"].astype(str)))  # as given: the parameters' order
         if facet:
-            second = alt.Column("workload:N", title="Workload")
+            second = alt.Column("workload:N", title="Workload", sort=workloads)
         else:
-            second = alt.StrokeDash("workload:N", title="Workload", legend=alt.Legend(symbolType="stroke"))
+            second = alt.StrokeDash("workload:N", title="Workload", sort=workloads, scale=alt.Scale(domain=workloads),
+                                    legend=alt.Legend(symbolType="stroke"))
     return color, second
 
 

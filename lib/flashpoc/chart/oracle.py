@@ -143,12 +143,14 @@ def db_time_shares(
 def wait_histogram(
     buckets: pd.DataFrame,
     *,
-    title: str = "Single-block read wait histogram at the detail point (AWR)",
+    title: str | None = None,
     color_domain: Sequence[str] | None = None,
 ) -> alt.VConcatChart:
     """Bars: the share (%) of an event's waits in each AWR histogram bucket (``<512us``,
     ``512us-1ms``, ... ``>=32ms``) at one point per workload, one panel per workload, the
-    configurations side by side in their own colours (never added together).
+    configurations side by side in their own colours (never added together). The title names
+    the events it shows (by default: "Single-block read wait histogram ..." only for ``db file
+    sequential read``; a scan's ``direct path read`` is a multiblock read).
 
     ``buckets``: [config,] workload, threads, iops, event, bucket, lower_us, share_pct,
     within_pct (:func:`flashpoc.oracle_report.wait_histograms`).
@@ -171,7 +173,15 @@ def wait_histogram(
                         alt.Tooltip("within_pct:Q", title="Waits within (%)", format=".1f")]}))
         panels.append(bars.properties(width=560, height=200, title=alt.Title(
             workload, subtitle=[_point_name(row) for row in data.drop_duplicates(_keys(data)).to_dict("records")])))
-    return alt.vconcat(*panels, spacing=16).properties(title=alt.Title(title))
+    return alt.vconcat(*panels, spacing=16).properties(title=alt.Title(title or _wait_histogram_title(buckets)))
+
+
+def _wait_histogram_title(buckets: pd.DataFrame) -> str:
+    """The title of :func:`wait_histogram` after the events its bars count."""
+    events = list(dict.fromkeys(buckets["event"].dropna().astype(str))) if "event" in buckets else []
+    if events == ["db file sequential read"]:
+        return "Single-block read (db file sequential read) wait histogram at the detail points (AWR)"
+    return f"Read wait histogram at the detail points (AWR): {', '.join(events) or 'reads'}"
 
 
 def sql_runs(runs: pd.DataFrame, *, title: str = "A DBA's job: elapsed time and DB host CPU per run") -> alt.HConcatChart:

@@ -30,7 +30,7 @@ def hockey_stick(
     knees: pd.DataFrame | None = None,
     slo_ms: float | None = None,
     *,
-    title: str = "IOPS vs mean latency",
+    title: str | None = None,
     color_domain: Sequence[str] | None = None,
     latency: str = "lat_mean_ms",
     latency_title: str = TITLE_LAT_MEAN,
@@ -47,7 +47,8 @@ def hockey_stick(
     workload, threads, iops, lat_mean_ms, drawn as dark diamonds named "knee" in the legend
     (no text beside them, which would overlap). ``slo_ms``: a dashed horizontal rule labelled
     e.g. "SLO 1 ms", drawn in a panel whose highest latency is at least half of it (else the
-    panel's subtitle says every point is under it).
+    panel's subtitle says every point is under it). ``title``: by default what the panels measure
+    ("IOPS vs mean latency", "Throughput vs mean latency" or both).
     """
     metrics = ["iops", latency, *(["bw_mibps"] if "bw_mibps" in df.columns else [])]
     data = intervals.with_intervals(df, _mean_per_point(df, metrics, "hockey_stick"), metrics).dropna(subset=[latency])
@@ -61,6 +62,9 @@ def hockey_stick(
     lead = "Each point is one thread count; lines follow increasing threads."
     if intervals.has_intervals(data, "iops"):
         lead += " " + intervals.NOTE
+    if title is None:
+        measures = " and ".join({KIND_RANDOM: "IOPS", KIND_THROUGHPUT: "throughput"}[k] for k, _ in parts)
+        title = f"{measures[0].upper()}{measures[1:]} vs mean latency"
     if len(panels) == 1:
         notes = panels[0].title.subtitle if isinstance(panels[0].title, alt.Title) else []
         return panels[0].properties(title=alt.Title(title, subtitle=[lead, *notes]))

@@ -20,6 +20,7 @@ same sections make report.html (and its PDF) and what notebook 04 shows
 from __future__ import annotations
 
 from .. import summary
+from ..engines import get_engine
 
 # Every name keeps its old path (flashpoc.document.X): the package re-exports its modules' names.
 from .back import (CHART_PURPOSES, FILE_PURPOSES, GLOSSARY, LEADS, comparison, files_table, glossary, method,
@@ -52,7 +53,8 @@ def compose(report, context: Context) -> list[DocSection]:
     sections += [DocSection("appendix", "Appendix A: every point", [
                      "Every measured point of the sweep, in the order of the workloads and their threads. "
                      "`points.csv` has every column of every point, under its machine name.",
-                     summary.points_display(report.measured)]),
+                     summary.points_display(report.measured),
+                     *get_engine(report.cfg.engine).point_tables(report.measured)]),
                  DocSection("appendix", "Appendix B: files", [
                      "Paths are relative to the campaign's folder (`results/<campaign>/`).",
                      files_table(report, context)]),

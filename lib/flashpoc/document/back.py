@@ -30,9 +30,12 @@ def method(report) -> list[Any]:
         "How each number is read:",
         "",
         "- **Max IOPS** (and MiB/s): the highest measured point of a curve; its mean latency is that point's.",
-        f"- **IOPS within the SLO**: where the curve crosses {cfg.slo_ms:g} ms mean latency, interpolated "
-        "between the two measured points around it and never extrapolated. When every point is under the SLO "
-        "the array was not pushed to it: the value is 'at least' the highest measured.",
+        f"- **IOPS within the SLO** (MiB/s for sequential and large-block I/O): the most of any point under "
+        f"{cfg.slo_ms:g} ms mean latency or of a place where the curve crosses it, interpolated between the two "
+        "measured points around it and never extrapolated. When the heaviest load measured is still under the SLO "
+        "the array was not pushed to it: the value is 'at least' the most measured; when the lightest is already "
+        "over it, 'at most' the lightest load's. A curve over the SLO at one load and under it again at a "
+        "heavier one is uneven: the text says so.",
         "- **Knee**: the point of the curve farthest below the straight line from its first to its last point "
         "(Kneedle): beyond it, more load buys latency rather than IOPS.",
         f"- **Steady state**, by two rules: the scatter of a point's interval IOPS (stdev / mean) and the "
@@ -247,8 +250,10 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("p50, p90, p99, p99.9", "Percentiles: 50 % (the median), 90 %, 99 % and 99.9 % of I/Os completed within "
                              "this latency; p99.9 is the slowest 1 in 1,000."),
     ("SLO", "Service level objective: the latency the application needs (here a mean latency, slo_ms)."),
-    ("IOPS within the SLO", "The IOPS at which the curve reaches the SLO latency, interpolated between two "
-                            "measured points; 'at least' when no point reached it."),
+    ("IOPS within the SLO", "The most IOPS (MiB/s for sequential and large-block I/O) at a mean latency within "
+                            "the SLO: a point under it, or where the curve crosses it, interpolated between two "
+                            "measured points; 'at least' when the heaviest load measured was still under it, 'at "
+                            "most' when the lightest was already over it."),
     ("Hockey stick", "Latency against IOPS: flat while the array keeps up, then steep: the curve's shape."),
     ("Knee", "Where the hockey stick bends: beyond it more load buys latency rather than IOPS."),
     ("Threads", "The engine's workers per host (fio numjobs; vdbench threads per SD; SLOB sessions per schema), "

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from .. import analysis, environment, hostlimit, summary, tables
 from ..engines import get_engine
+from ..errors import AnalysisError
 from ..params import parse_size, under_workbook
+from ..results import compared_campaigns
 from ..summary import KIND_THROUGHPUT
 from ..workingset import judge_working_set
 from .base import Context
@@ -90,14 +93,7 @@ def key_results(report) -> list[str]:
             expected = report.cfg.array.expected_iops
             if expected:
                 most += f" ({float(r['max_iops']) / expected:.0%} of the {tables.count(expected)} expected of the array)"
-        at_slo = r.get(f"iops_at_{slo:g}ms")
-        status = r.get("slo_status")
-        if status == "above_all":
-            within = f"no point within {slo:g} ms"
-        elif status == "below_all":
-            within = f"every point within {slo:g} ms (the SLO was not reached)"
-        else:
-            within = f"{tables.count(at_slo)} IOPS within {slo:g} ms"
+        within = summary.slo_words(r, slo, kinds.get(r["workload"]) == KIND_THROUGHPUT)
         lines.append(f"{config}**{r['workload']}** ({described}): {most}; {within}.")
     return lines
 
@@ -177,6 +173,11 @@ def _runtime_text(points: pd.DataFrame) -> str:
     return text
 
 
+def _any_throughput(points: pd.DataFrame) -> bool:
+    """Whether any workload of ``points`` is measured in MiB/s (sequential or large-block I/O)."""
+    return KIND_THROUGHPUT in summary.workload_kinds(points).values()
+
+
 def conditions(report, context: Context) -> list[Any]:
     """The conditions as a list, then the hosts, targets and workloads tables."""
     cfg, points = report.cfg, report.measured
@@ -184,20 +185,52 @@ def conditions(report, context: Context) -> list[Any]:
              f"- **Engine**: {engine_text(cfg, context, points)}.",
              f"- **Point length**: {point_length_text(cfg, points)}",
              f"- **Time series**: {interval_text(cfg)}",
-             f"- **Latency SLO**: {cfg.slo_ms:g} ms mean latency ({'`slo_ms`'}): the IOPS within it are the "
+             f"- **Latency SLO**: {cfg.slo_ms:g} ms mean latency ({'`slo_ms`'}): the IOPS within it "
+             f"{'(MiB/s for sequential and large-block I/O) ' if _any_throughput(points) else ''}are the "
              f"customer's usable performance.",
              f"- **Working set**: {working_set_text(cfg, points)}",
              f"- **Fill before measuring**: {fill_text(context)}"]
     if report.configs:
         others = [f"{o.label or o.campaign} (campaign `{o.campaign}`)" for o in cfg.report.compare]
         lines.append(f"- **Compared with**: {', '.join(others)}; their conditions are in their own reports.")
-    lines += environment.condition_lines(cfg, context.manifest)
+    campaigns = _campaigns(report, context)
+    data = {label: target_data(own, root) for label, _, own, root in campaigns if label is not None}
+    lines += environment.condition_lines(cfg, context.manifest, data)
     items: list[Any] = ["\n".join(lines)]
     items.append(hosts_table(cfg, context))
-    if cfg.targets:
-        items.append(targets_table(cfg, points))
+    if any(campaign.targets for _, campaign, _, _ in campaigns):
+        items.append(targets_table(cfg, points, campaigns))
     items.append(workloads_table(report))
     return items
+
+
+def _campaigns(report, context: Context) -> list[tuple[str | None, Any, pd.DataFrame, Any]]:
+    """(label, campaign, its points, its results folder) of the report's campaign and, in a
+    comparison, of each compared one (label None for a single campaign)."""
+    cfg, points = report.cfg, report.measured
+    if not report.configs:
+        return [(None, cfg, points, context.root)]
+    own = report.configs[0]
+    found = [(own, cfg, points[points["config"] == own], context.root)]
+    try:
+        compared = compared_campaigns(cfg)
+    except AnalysisError:  # the points were read; only their folders' parameters are missing
+        compared = {}
+    return found + [(label, campaign, points[points["config"] == label], root)
+                    for label, (campaign, root) in compared.items()]
+
+
+def target_data(points: pd.DataFrame, root: Any) -> str | None:
+    """What a campaign's targets hold, in its engine's words: its points' ``target_data``
+    (vdbench: the fill's data, or "not written by flashpoc"), else the data its precondition
+    filled them with (``precondition.json``), else None."""
+    from ..precondition import read_status
+
+    data = points["target_data"].dropna() if "target_data" in points else pd.Series(dtype=object)
+    if not data.empty:
+        return str(data.iloc[-1])
+    said = read_status(Path(root)).get("data") if root is not None else None
+    return said if isinstance(said, str) else None
 
 
 def fill_text(context: Context) -> str:
@@ -208,9 +241,12 @@ def fill_text(context: Context) -> str:
 
 
 def point_length_text(cfg, points: pd.DataFrame) -> str:
-    """How long each point ran and what warm-up preceded it, per engine."""
+    """How long each point ran and what warm-up preceded it, per engine, and what its numbers average
+    where the engine's output says it (:meth:`flashpoc.engines.base.Engine.averaged_text`)."""
     runtime = _runtime_text(points).removeprefix(" of ").removesuffix(" each")
-    return get_engine(cfg.engine).point_length_text(cfg, runtime or "not recorded")
+    engine = get_engine(cfg.engine)
+    averaged = engine.averaged_text(cfg, points)  # what the engine's own output says it averaged
+    return engine.point_length_text(cfg, runtime or "not recorded") + (f" {averaged}" if averaged else "")
 
 
 def interval_text(cfg) -> str:
@@ -264,19 +300,25 @@ def hosts_table(cfg, context: Context) -> tables.Table:
     return tables.table(rows, caption="Load hosts", text_columns=["Host", "Address", "System", "Engine version"])
 
 
-def targets_table(cfg, points: pd.DataFrame) -> tables.Table:
-    """Each target: its path, its size (the working set it gives), the hosts that use it, and
-    (vdbench) what its data is."""
-    data = points["target_data"].dropna() if "target_data" in points else pd.Series(dtype=object)
+def targets_table(cfg, points: pd.DataFrame, campaigns: Sequence[tuple[str | None, Any, pd.DataFrame, Any]] = ()
+                  ) -> tables.Table:
+    """Each target: its path, its size (the working set it gives), the hosts that use it, and what
+    its data is (:func:`target_data`). ``campaigns`` (label, campaign, its points, its folder): in a
+    comparison each campaign's own targets and data, under its label; by default ``cfg``'s."""
+    campaigns = list(campaigns) or [(None, cfg, points, None)]
     rows = []
-    for t in cfg.targets:
-        row = {"Target": t.name, "Path": under_workbook(t.path), "Size": _size_text(t.size),
-               "Hosts": ", ".join(t.hosts) if t.hosts else "all",
-               "Kind": "scratch file (created)" if t.create else ("writable" if t.allow_write else "read only")}
-        if not data.empty:
-            row["Data"] = str(data.iloc[-1])
-        rows.append(row)
-    return tables.table(rows, caption="Targets", text_columns=["Target", "Path", "Hosts", "Kind", "Data"])
+    for label, campaign, own, root in campaigns:
+        data = target_data(own, root)
+        for t in campaign.targets:
+            row = {"Configuration": label} if label is not None else {}
+            row.update({"Target": t.name, "Path": under_workbook(t.path), "Size": _size_text(t.size),
+                        "Hosts": ", ".join(t.hosts) if t.hosts else "all",
+                        "Kind": "scratch file (created)" if t.create else ("writable" if t.allow_write else "read only")})
+            if data is not None:
+                row["Data"] = data
+            rows.append(row)
+    return tables.table(rows, caption="Targets", text_columns=["Configuration", "Target", "Path", "Hosts", "Kind",
+                                                               "Data"])
 
 
 def _size_text(value: Any) -> str:

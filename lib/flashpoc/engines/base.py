@@ -168,6 +168,16 @@ class Engine:
         """The time series of a point in words (a steady-state verdict needs ``min_intervals``)."""
         return "none."
 
+    def averaged_text(self, cfg: Campaign, points: Any) -> str:
+        """What a point's numbers average, as the engine's own output says it of the stored ``points``
+        ("" when the point length says it: the measured seconds after the warm-up)."""
+        return ""
+
+    def point_tables(self, points: Any) -> list:
+        """Tables of the engine's own numbers per point for the report's appendix
+        (:class:`flashpoc.tables.Table`; none by default: the table of every point has the common ones)."""
+        return []
+
     def own_data_text(self, cfg: Campaign) -> str | None:
         """The data the engine reads when it is not the campaign's targets (SLOB's schemas), else None."""
         return None

@@ -27,6 +27,7 @@ from .hosts import (DATABASE_PARAMETERS, DNFS_MIN_WTMAX, FACTS_KEY, NETWORK_TRAN
                     nfs_option_rows, nfs_version, target_rows, transport_label)
 from .storage import (ASM_PREFIXES, DEVICE_KEYS, STORAGE_KEY, _found, oracle_paths, oracle_unread, postgresql_paths,
                       storage_conditions, storage_rows, storage_section, storage_text)
-from .sections import (_database_conditions, _host_conditions, _read_manifest, calibrate_items, calibrate_text,
+from .sections import (_OVER_FC, _OVER_NETWORK, _database_conditions, _host_conditions, _link_conditions,
+                       _read_manifest, calibrate_items, calibrate_text,
                        condition_lines, conditions, database_section, datafiles_text, differences, dnfs_text,
                        environment_section, manifest_conditions)

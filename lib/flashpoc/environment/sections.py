@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .hosts import DATABASE_PARAMETERS, _speed_text, nfs_version, transport_label
+from .hosts import DATABASE_PARAMETERS, TRANSPORT_NAMES, _speed_text, nfs_version, transport_label
 from .storage import storage_conditions, storage_text
 
 
@@ -90,19 +90,35 @@ def _host_conditions(hosts: Mapping[str, Any]) -> dict[str, dict[str, str]]:
                          if (t.get("fstype") or "").startswith("nfs") and t.get("mount_options")})
         if mounts:
             found.setdefault("NFS mount options", {})[host] = "; ".join(mounts)
-        links = facts.get("links") or {}
-        up = [n["speed_mbps"] for n in links.get("net") or [] if n.get("state") == "up" and n.get("speed_mbps")]
-        if up:
-            found.setdefault("network", {})[host] = f"fastest link {_speed_text(max(up))}"
-        fc = sorted({p.get("speed") for p in links.get("fc") or [] if p.get("speed")})
-        if fc:
-            found.setdefault("FC ports", {})[host] = ", ".join(fc)
-        ib = sorted({p.get("rate") for p in links.get("ib") or [] if p.get("rate")})
-        if ib:
-            found.setdefault("InfiniBand ports", {})[host] = ", ".join(ib)
+        _link_conditions(found, host, facts, labels)
         if facts.get("datafiles"):
             found.setdefault("datafiles", {})[host] = datafiles_text(facts["datafiles"])
     return found
+
+
+#: How the targets are reached over the host's network links (:data:`TRANSPORT_NAMES` of the
+#: network transports, and NFS of any version) and over its FC ports.
+_OVER_NETWORK = tuple(TRANSPORT_NAMES[k] for k in ("iscsi", "nvme-tcp", "nvme-rdma")) + ("NFS",)
+_OVER_FC = (TRANSPORT_NAMES["fc"], TRANSPORT_NAMES["nvme-fc"])
+
+
+def _link_conditions(found: dict[str, dict[str, str]], host: str, facts: Mapping[str, Any], labels: list[str]) -> None:
+    """The links a host's storage went over: its network (and InfiniBand) links when a target is
+    reached over the network (``labels``: its targets' transports) or its database's datafiles are
+    (NFS, Direct NFS), its FC ports when a target is on FC; a link nothing in the test used is no condition of it."""
+    links = facts.get("links") or {}
+    datafiles = facts.get("datafiles") or {}
+    network = any(label.startswith(_OVER_NETWORK) for label in labels) or bool(
+        datafiles.get("mounts") or datafiles.get("stated") in ("knfs", "dnfs"))
+    up = [n["speed_mbps"] for n in links.get("net") or [] if n.get("state") == "up" and n.get("speed_mbps")]
+    if up and network:
+        found.setdefault("network", {})[host] = f"fastest link {_speed_text(max(up))}"
+    fc = sorted({p.get("speed") for p in links.get("fc") or [] if p.get("speed")})
+    if fc and any(label in _OVER_FC for label in labels):
+        found.setdefault("FC ports", {})[host] = ", ".join(fc)
+    ib = sorted({p.get("rate") for p in links.get("ib") or [] if p.get("rate")})
+    if ib and network:
+        found.setdefault("InfiniBand ports", {})[host] = ", ".join(ib)
 
 
 def datafiles_text(datafiles: Mapping[str, Any]) -> str:
@@ -195,10 +211,12 @@ def manifest_conditions(manifest: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
-def condition_lines(cfg: Any, manifest: Mapping[str, Any]) -> list[str]:
+def condition_lines(cfg: Any, manifest: Mapping[str, Any], data: Mapping[str, str | None] | None = None) -> list[str]:
     """The report's condition bullets about the environment: how the targets were reached and the
     database set up (from ``manifest``'s environment section) and, with ``report.compare``, the
-    conditions that differed between the configurations (read from each campaign's manifest)."""
+    conditions that differed between the configurations (read from each campaign's manifest), the
+    data on their targets too (``data``: each configuration's, by label, in its engine's words:
+    its reducibility, which an array's data reduction answers to)."""
     own = manifest_conditions(manifest)
     storage = storage_text((manifest.get("environment") or {}).get("database_storage"))
     shown = {k: v for k, v in own.items() if not (storage and k.startswith("database "))}  # said below
@@ -213,8 +231,11 @@ def condition_lines(cfg: Any, manifest: Mapping[str, Any]) -> list[str]:
 
     roots = campaign_roots(cfg)
     labels = list(roots)
-    by_label = {labels[0]: own}
+    by_label = {labels[0]: dict(own)}
     by_label.update({label: manifest_conditions(_read_manifest(roots[label])) for label in labels[1:]})
+    for label, said in (data or {}).items():
+        if said and label in by_label:
+            by_label[label]["data on the targets"] = said
     differ = differences(by_label)
     if differ:
         lines.append("- **What differed between the configurations** (as the checks recorded it): "

@@ -746,8 +746,11 @@ def parse_awr(text: str, *, allow_truncated: bool = False) -> dict[str, Any]:
 
     Returns:
         A dict with ``format``, ``kind``, ``header``, ``load_profile``, ``top_events``,
-        ``key_events``, ``event_histograms``, ``iostat_by_function``, ``tablespace_io``,
-        ``file_io``, ``host_cpu``, ``key_event_waits``, for instance reports
+        ``key_events``, ``key_events_whole_ms`` (those printed in whole milliseconds, 11.2's
+        ``Avg wait (ms)``), ``event_histograms``, ``iostat_by_function``, ``tablespace_io``,
+        ``file_io``, ``host_cpu``, ``key_event_waits``, for instance reports whose Load Profile has no
+        ``Read IO requests`` (11.2.0.3 and older) ``instance_activity`` (the ``Instance Activity Stats``,
+        rows as ``system_statistics_global``'s), for instance reports
         ``instance_efficiency`` (``buffer_hit_pct``: "Buffer Hit %", or ``None``), and for RAC global reports
         ``host_cpu_by_instance``, ``system_statistics_per_second``,
         ``time_model_by_instance`` and ``system_statistics_global`` (rows ``statistic``,
@@ -904,6 +907,7 @@ def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
         "load_profile": profile,
         "top_events": top,
         "key_events": _key_events(fg, bg),
+        "key_events_whole_ms": _key_events_whole_ms(fg, bg),
         "event_histograms": _histograms(report, sections, [t for t in _HISTOGRAM_TITLES if "(Global)" not in t]
                                         + [t for t in _HISTOGRAM_DETAIL_TITLES if report.has(t)]),
         "iostat_by_function": sections.read("IOStat by Function summary", lambda: _iostat_by_function(report)),
@@ -913,6 +917,9 @@ def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
         "key_event_waits": _key_event_waits(fg, bg),
         "key_event_names": _key_event_names(fg, bg),
     }
+    if not _has_io_requests(out["load_profile"]):  # 11.2.0.3 and older: the same statistics, in full
+        out["instance_activity"] = sections.read("Instance Activity Stats", lambda: _system_statistics_global(
+            report, "Instance Activity Stats"))
     elapsed_s = None if header is None else header["elapsed_min"] * 60
     out["file_io"], out["tablespace_io"] = _io_sections(report, sections, elapsed_s, version)
     return {**out, "sections": sections.result()}
@@ -1282,6 +1289,20 @@ def _key_events(fg: _Table, bg: _Table) -> dict[str, float]:
     return {name: avg for name, (_, avg, _) in _key_event_rows(fg, bg).items()}
 
 
+def _key_events_whole_ms(fg: _Table | None, bg: _Table | None) -> list[str]:
+    """The key events whose average the report prints in whole milliseconds (11.2's ``Avg wait (ms)``
+    column: ``0`` for any average under 0.5 ms), as a Statspack report's ``key_events_whole_ms``:
+    a latency no finer than 1 ms. Later reports print ``Avg wait`` cells with their unit and decimals."""
+    whole = []
+    for name, (printed, _, _) in _key_event_rows(fg, bg).items():
+        table = fg if name in KEY_EVENTS_FOREGROUND else bg
+        c_event, c_avg = table.col_by("event"), table.col_by("avg_wait")
+        cell = next((_cell(r, c_avg) for r in table.rows if r[c_event] == printed), "")
+        if header_unit(table.header[c_avg]) == "ms" and re.fullmatch(r"\s*\d[\d,]*\s*", cell):
+            whole.append(name)
+    return whole
+
+
 def _key_event_waits(fg: _Table | None, bg: _Table | None) -> dict[str, int]:
     """Waits of the rows :func:`_key_events` takes its averages from (same row selection)."""
     return {name: waits for name, (_, _, waits) in _key_event_rows(fg, bg).items() if waits is not None}
@@ -1639,6 +1660,7 @@ def _parse_rac_global(report: _TextReport | _HtmlReport) -> dict[str, Any]:
         "load_profile": None,
         "top_events": None,
         "key_events": _key_events(fg, bg),
+        "key_events_whole_ms": _key_events_whole_ms(fg, bg),
         "event_histograms": _histograms(report, sections, ("Wait Event Histogram (Global)",)),
         "iostat_by_function": None,
         "tablespace_io": None,
@@ -1841,9 +1863,16 @@ def _statistic_number(cell: str, what: str) -> float | None:
     return _float(cell, what, signed=True)
 
 
-def _system_statistics_global(report: _TextReport | _HtmlReport) -> list[dict[str, Any]] | None:
-    """``System Statistics (Global)``: cluster-wide Total, per Second and per Trans of each statistic."""
-    title = "System Statistics (Global)"
+def _has_io_requests(profile: list[dict[str, Any]] | None) -> bool:
+    """Whether a Load Profile has its ``Read IO requests`` row (11.2.0.4 and later print it; 11.2.0.3's
+    has only ``Physical reads``, blocks, and its Instance Activity Stats the requests)."""
+    return any(row.get("statistic") == "Read IO requests" for row in profile or ())
+
+
+def _system_statistics_global(report: _TextReport | _HtmlReport,
+                              title: str = "System Statistics (Global)") -> list[dict[str, Any]] | None:
+    """``System Statistics (Global)``: cluster-wide Total, per Second and per Trans of each statistic;
+    with ``title`` another table of those columns (an instance report's ``Instance Activity Stats``)."""
     table = _section(report, title)
     if table is None:
         return None

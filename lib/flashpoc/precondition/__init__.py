@@ -36,7 +36,7 @@ from .fills import (FILL_MIN_RATE, RECORD_DIR, SAMPLE_BYTES, STATUS_FILE, Unfill
 from .rounds import (MAX_EXCURSION, MAX_SLOPE_EXCURSION, ROUNDS_DIR, ROUNDS_FILL_FILE, SUPERSEDED_DIR, WINDOW,
                      fill_stamp, run_write_rounds, snia_window, supersede_rounds)
 from .status import (FILL_STATUS, _record, fill_table, load_status, precondition_items, read_status, rounds_display,
-                     rounds_table, status_text)
+                     rounds_table, status_text, written_text)
 
 if TYPE_CHECKING:
     from ..session import Workbench

@@ -60,6 +60,16 @@ FILL_STATUS = {"filled": "filled by this campaign", "fill reused": "filled by th
                "unfilled": "not filled: reads warned"}
 
 
+def written_text(record: dict[str, Any]) -> str:
+    """The bytes a fill record says were written: '256 MiB', or, where the engine counted several
+    targets together (``written_with``), '512 MiB to sd1, sd2 together'."""
+    from .. import tables
+
+    together = [t for t in record.get("written_with") or [] if t]
+    said = tables.size(record.get("written_bytes"))
+    return f"{said} to {', '.join(together)} together" if len(together) > 1 else said
+
+
 def fill_table(root: Path | None, status: dict[str, Any]):
     """The fill per host and target (a :class:`flashpoc.tables.Table`): what was done
     (:data:`FILL_STATUS`), the bytes the engine wrote, the data and its reducibility, the engine,
@@ -78,7 +88,7 @@ def fill_table(root: Path | None, status: dict[str, Any]):
         elif record and record.get("filled_from"):
             said += f" (from {record['filled_from']}: the same LUN)"
         rows.append({"Host": done["host"], "Target": done["target"], "Fill": said,
-                     "Written": tables.size((record or {}).get("written_bytes")),
+                     "Written": written_text(record or {}),
                      "Data (reducibility)": tables.text((record or {}).get("data")),
                      "Engine": tables.text((record or {}).get("engine")),
                      "Filled (UTC)": tables.utc((record or {}).get("completed_utc")),
@@ -87,8 +97,8 @@ def fill_table(root: Path | None, status: dict[str, Any]):
                      if sample.get("gzip_bytes") and sample.get("bytes") else tables.MISSING})
     return tables.table(rows, caption="Fill of each target before measuring", text_columns=[
         "Host", "Target", "Fill", "Data (reducibility)", "Engine", "Filled (UTC)", "Sample SHA-256"], notes=[
-        "Written: the bytes the engine's own output says it wrote. Sample: 1 MiB read back at the start, middle "
-        "and end of the working set; its SHA-256 (first 16 of 64 hex digits, all of it in "
+        "Written: the bytes the engine's own output says it wrote to the target (vdbench: its SD report). Sample: "
+        "1 MiB read back at the start, middle and end of the working set; its SHA-256 (first 16 of 64 hex digits, all of it in "
         f"{RECORD_DIR}/<host>/<target>.json) and its size after gzip -1 in % of its own: about 100 % is "
         "incompressible data, 50 % compresses 2:1."])
 
@@ -160,7 +170,7 @@ def status_text(root: Path | None, status: dict[str, Any]) -> str:
             ratio = (f"; a {tables.size(sample['bytes'])} sample compresses to "
                      f"{100 * sample['gzip_bytes'] / sample['bytes']:.0f} % with gzip -1"
                      if sample.get("gzip_bytes") and sample.get("bytes") else "")
-            parts.append(f"{where}: {tables.size(record.get('written_bytes'))} written by {record.get('engine')} "
+            parts.append(f"{where}: {written_text(record)} written by {record.get('engine')} "
                          f"({record.get('data')}) on {tables.utc(record.get('completed_utc'))} UTC{ratio}")
         elif done["action"] == "filled elsewhere":
             parts.append(f"{where}: holds data written outside flashpoc (`precondition.filled_elsewhere`)")

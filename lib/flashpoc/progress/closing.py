@@ -49,15 +49,34 @@ def probe_lines(cfg) -> list[str]:
 
 SUMMARY_COLUMNS = [("workload", "Workload"), ("max_iops", "Max IOPS", ",.0f"), ("max_bw_mibps", "MiB/s", ",.1f"),
                    ("max_iops_threads", "at threads"), ("max_iops_lat_mean_ms", "latency (ms)", ".3f"),
-                   ("at_slo", "IOPS at SLO"), ("knee_threads", "knee at", ".0f"), ("knee_iops", "knee IOPS", ",.0f")]
+                   ("at_slo", "within SLO"), ("knee_threads", "knee at", ".0f"), ("knee_iops", "knee IOPS", ",.0f")]
+
+
+def summary_lines(points, campaign: str, slo_ms: float, width: int = 100) -> list[str]:
+    """The table a batch run ends with: each workload's max IOPS, the most within the SLO (MiB/s for
+    sequential and large-block I/O, a bound where it is one) and knee, and what a bound means."""
+    from .. import summary
+    from ..texttable import text_table
+
+    kinds = summary.workload_kinds(points)
+    rows = []
+    for r in summary.summary_table(points, slo_ms).to_dict("records"):
+        throughput = kinds.get(str(r["workload"])) == summary.KIND_THROUGHPUT
+        bound = summary.slo_bound(r, slo_ms, "mibps" if throughput else "iops")
+        cell = bound.cell(lambda v: f"{v:,.1f} MiB/s" if throughput else f"{v:,.0f} IOPS")
+        rows.append({**r, "at_slo": cell.replace("≥ ", ">= ").replace("≤ ", "<= ")})
+    lines = [f"Summary of {campaign} (SLO: mean latency {slo_ms:g} ms):", ""]
+    lines += ["  " + line for line in text_table(rows, SUMMARY_COLUMNS, width - 2).splitlines()]
+    notes = {"at_least": f">= : under {slo_ms:g} ms at the heaviest load measured: the array gives at "
+                         f"least that within {slo_ms:g} ms",
+             "at_most": f"<= : over {slo_ms:g} ms already at the lightest load measured: at most that"}
+    return lines + [f"  {notes[s]}" for s in notes if s in {r.get("slo_status") for r in rows}]
 
 
 def closing_summary(cfg, width: int = 100, *, reported: bool = True) -> list[str]:
-    """What a batch run ends with: each workload's max IOPS, IOPS at the SLO and knee, the probe's
-    answer and verdict, the points that were not steady, and where the report is (``reported``:
-    written by this run, else said to be older). Empty without sweep points."""
-    from .. import summary
-    from ..texttable import text_table
+    """What a batch run ends with: :func:`summary_lines`, the probe's answer and verdict, the
+    points that were not steady, and where the report is (``reported``: written by this run, else
+    said to be older). Empty without sweep points."""
     from ..results import load_results
 
     cfg = cfg.resolved()
@@ -66,17 +85,7 @@ def closing_summary(cfg, width: int = 100, *, reported: bool = True) -> list[str
         return []
     lines = [f"Summary of {cfg.campaign}:"]
     if "iops" in points:  # an engine whose points are not I/O (HammerDB's NOPM): its probe and report say it
-        rows = []
-        for r in summary.summary_table(points, cfg.slo_ms).to_dict("records"):
-            at_slo, status = r.get(f"iops_at_{cfg.slo_ms:g}ms"), r.get("slo_status")
-            rows.append({**r, "at_slo": "none" if status == "above_all" else
-                         f">= {at_slo:,.0f}" if status == "below_all" else f"{at_slo:,.0f}"})
-        lines = [f"Summary of {cfg.campaign} (SLO: mean latency {cfg.slo_ms:g} ms):", ""]
-        lines += ["  " + line for line in text_table(rows, SUMMARY_COLUMNS, width - 2).splitlines()]
-        notes = {"below_all": f">= : every point was within the SLO: the array gives at least that at "
-                              f"{cfg.slo_ms:g} ms",
-                 "above_all": f"none: no point was within {cfg.slo_ms:g} ms"}
-        lines += [f"  {notes[s]}" for s in notes if s in {r.get("slo_status") for r in rows}]
+        lines = summary_lines(points, cfg.campaign, cfg.slo_ms, width)
     lines += ["", *probe_lines(cfg), steadiness_line(points)]
     report = cfg.results_path() / "report" / "report.html"
     if report.exists():

@@ -8,8 +8,9 @@ import pandas as pd
 
 from .. import analysis, tables
 from ..params import parse_size
-from .frames import (KIND_THROUGHPUT, MIN_VERDICT_INTERVALS, _ended_by_fio, _series, snia_rule_text, verdict,
-                     workload_kinds)
+from ..analysis import bounds
+from .frames import (KIND_THROUGHPUT, MIN_VERDICT_INTERVALS, _ended_by_fio, _series, slo_bound, snia_rule_text,
+                     verdict, workload_kinds)
 
 
 # --- tables to read (flashpoc.tables.Table): the report's and notebook 04's -----------------
@@ -80,7 +81,6 @@ def results_table(table: pd.DataFrame, points: pd.DataFrame, slo_ms: float) -> t
     threads and mean latency there, the IOPS within the SLO, the knee, and the caveats on them
     (steady state, Little's law, a maximum at the sweep's end). ``table``: :func:`summary_table`;
     ``points``: the sweep points it was made from."""
-    slo_col = f"iops_at_{slo_ms:g}ms"
     kinds = workload_kinds(points)
     keys = _series(points)
     rows = []
@@ -94,23 +94,37 @@ def results_table(table: pd.DataFrame, points: pd.DataFrame, slo_ms: float) -> t
         row["Max IOPS"] = f"{tables.count(r['max_iops'])}\n{r['max_iops_threads']} threads"
         row["MiB/s at max"] = tables.mibps(best.get("bw_mibps"))
         row["Mean latency at max (ms)"] = tables.ms(r["max_iops_lat_mean_ms"])
-        row[f"IOPS within the {slo_ms:g} ms SLO"] = _slo_cell(r.get(slo_col), r.get("slo_status"), group, slo_ms)
+        row[f"Within the {slo_ms:g} ms SLO"] = _slo_cell(slo_bound(r, slo_ms, "mibps" if throughput else "iops"),
+                                                        throughput)
         row["Knee"] = _knee_cell(r, group, throughput)
         row["Caveats"] = "\n".join(_point_caveats(group, best)) or tables.MISSING
         rows.append(row)
-    notes = [f"IOPS within the SLO are read off the curve between the two measured points around {slo_ms:g} ms, "
-             "never extrapolated; 'at least' when every point was under it. The knee is where latency starts to "
-             "climb faster than IOPS. Every column of every point: summary.csv and points.csv."]
+    notes = [f"Within the SLO: the most IOPS (MiB/s for sequential and large-block I/O) at a mean latency of at "
+             f"most {slo_ms:g} ms, read off the curve between the two measured points around {slo_ms:g} ms, never "
+             "extrapolated: '≥' (at least) when the heaviest load measured was still under it, '≤' (at most) when "
+             "the lightest was already over it. The knee is where latency starts to climb faster than IOPS. Every "
+             "column of every point: summary.csv and points.csv."]
     text_columns = [c for c in ("Configuration", "Workload", "Caveats") if rows and c in rows[0]]
     return tables.table(rows, notes=notes, text_columns=text_columns)
 
 
-def _slo_cell(iops: Any, status: Any, group: pd.DataFrame, slo_ms: float) -> str:
-    if status == "above_all":
-        return f"none\n(lightest load {tables.ms(group['lat_mean_ms'].iloc[0])} ms)"
-    if status == "below_all":
-        return f"at least {tables.count(iops)}\n(every point under it)"
-    return tables.count(iops)
+def _slo_cell(bound: bounds.Bound, throughput: bool) -> str:
+    """The most within the SLO, its unit, and why it is a bound or the curve is uneven."""
+    text = bound.cell(tables.mibps if throughput else tables.count)
+    if bound.known:
+        text += " MiB/s" if throughput else " IOPS"
+    return text + (f"\n({bound.why})" if bound.why else "")
+
+
+def slo_words(row: dict[str, Any], slo_ms: float, throughput: bool) -> str:
+    """What a :func:`flashpoc.summary.summary_table` row gives within the SLO, in a sentence's
+    words: "12,267 IOPS within 0.5 ms", "under 1 ms at every point measured: at least 80,303 IOPS",
+    "over 1 ms already at its lightest load (...): at most 2,345 IOPS"; MiB/s for ``throughput``."""
+    bound = slo_bound(row, slo_ms, "mibps" if throughput else "iops")
+    said = bound.words(tables.mibps if throughput else tables.count, "MiB/s" if throughput else "IOPS")
+    if bound.exact:
+        return f"{said} within {slo_ms:g} ms" + (f" ({bound.why})" if bound.why else "")
+    return f"{bound.why}: {said}" if bound.why else f"{said} within {slo_ms:g} ms"
 
 
 def _knee_cell(row: dict[str, Any], group: pd.DataFrame, throughput: bool) -> str:

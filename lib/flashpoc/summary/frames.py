@@ -7,6 +7,7 @@ from typing import Any
 import pandas as pd
 
 from .. import analysis, confidence
+from ..analysis import bounds
 from ..params import parse_size
 from ..engines.fio.parse import SHARE_LIMITS_US  # the limits of the db_file_sequential_read_under_<limit>_pct columns too
 from ..rows import SNIA_COLUMNS, to_points
@@ -24,11 +25,20 @@ KIND_RANDOM, KIND_THROUGHPUT = "random", "throughput"
 SEQUENTIAL_RW = frozenset({"read", "write", "rw", "readwrite", "trim", "trimwrite"})
 
 
-def io_kind(rw: Any, bs: Any) -> str:
-    """:data:`KIND_THROUGHPUT` for sequential I/O (:data:`SEQUENTIAL_RW`) or blocks over
-    :data:`SMALL_BLOCK_BYTES`, whose measure is MiB/s; else :data:`KIND_RANDOM`, whose measure
-    is IOPS (SLOB's sessions, single-block reads and updates of 8 KiB blocks, too)."""
+#: A SLOB workload whose operations are at least this share (%) of full scans reads mostly by
+#: multiblock reads (``direct path read``): its measure is MiB/s.
+SLOB_SCAN_PCT = 50
+
+
+def io_kind(rw: Any, bs: Any, scan_pct: Any = None) -> str:
+    """:data:`KIND_THROUGHPUT` for sequential I/O (:data:`SEQUENTIAL_RW`), blocks over
+    :data:`SMALL_BLOCK_BYTES` or a SLOB workload of at least :data:`SLOB_SCAN_PCT` % scans, whose
+    measure is MiB/s; else :data:`KIND_RANDOM`, whose measure is IOPS (SLOB's sessions,
+    single-block reads and updates of 8 KiB blocks, too)."""
     if rw in SEQUENTIAL_RW:
+        return KIND_THROUGHPUT
+    scans = pd.to_numeric(pd.Series([scan_pct]), errors="coerce").iloc[0]
+    if rw == "slob" and not pd.isna(scans) and scans >= SLOB_SCAN_PCT:
         return KIND_THROUGHPUT
     try:
         size = parse_size(str(bs).strip().lower()) if isinstance(bs, (str, int)) and str(bs).strip() else 0
@@ -38,11 +48,11 @@ def io_kind(rw: Any, bs: Any) -> str:
 
 
 def workload_kinds(df: pd.DataFrame) -> dict[str, str]:
-    """Each workload's :func:`io_kind`, from its first row's ``rw`` and ``bs``."""
+    """Each workload's :func:`io_kind`, from its first row's ``rw``, ``bs`` and (SLOB) ``scan_pct``."""
     if "workload" not in df.columns:
         return {}
     firsts = df.drop_duplicates("workload")
-    return {str(r["workload"]): io_kind(r.get("rw"), r.get("bs")) for r in firsts.to_dict("records")}
+    return {str(r["workload"]): io_kind(r.get("rw"), r.get("bs"), r.get("scan_pct")) for r in firsts.to_dict("records")}
 
 
 #: Intervals a steady-state verdict needs (:func:`flashpoc.analysis.interval_steadiness`).
@@ -70,11 +80,28 @@ def knees(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*keys, "threads", "iops", "lat_mean_ms"])
 
 
+def _rate_at_slo(group: pd.DataFrame, column: str, slo_ms: float) -> float | None:
+    """The most of ``column`` (MiB/s) within the SLO (:func:`flashpoc.analysis.iops_at_latency` on
+    that rate: the same crossings, so the same kind of bound as the IOPS'), None without it."""
+    if column not in group or group[column].isna().any():
+        return None
+    return round(analysis.iops_at_latency(to_points(group.to_dict("records"), rate=column), slo_ms).value, 1)
+
+
+def slo_bound(row: dict[str, Any], slo_ms: float, rate: str = "iops") -> bounds.Bound:
+    """The most ``rate`` (``iops`` or ``mibps``) within the SLO of a :func:`summary_table` row, as
+    the value or bound it is."""
+    return bounds.of(row.get(f"{rate}_at_{slo_ms:g}ms"), row.get("slo_status"), row.get("slo_note"))
+
+
 def summary_table(frame: pd.DataFrame, slo_ms: float) -> pd.DataFrame:
     """One row per workload (and configuration, with a ``config`` column): max IOPS, IOPS at the
     latency SLO, knee, latency percentiles, CPU.
 
-    Columns carry their units: ``*_iops``, ``*_ms``, ``*_pct``, ``*_mibps``.
+    Columns carry their units: ``*_iops``, ``*_ms``, ``*_pct``, ``*_mibps``. ``iops_at_<slo>ms``
+    and ``mibps_at_<slo>ms`` are a value or a bound (:func:`flashpoc.analysis.iops_at_latency`):
+    ``slo_status`` is its kind (``exact``, ``at_least``, ``at_most``: :mod:`flashpoc.analysis.bounds`),
+    ``slo_note`` why it is a bound, or why the curve is uneven.
     """
     slo_label = f"iops_at_{slo_ms:g}ms"
     keys = _series(frame)
@@ -97,8 +124,10 @@ def summary_table(frame: pd.DataFrame, slo_ms: float) -> pd.DataFrame:
             "max_iops_threads": int(best["threads"]),
             "max_iops_lat_mean_ms": round(float(best["lat_mean_ms"]), 3),
             "max_bw_mibps": round(float(group["bw_mibps"].max()), 1),
-            slo_label: None if at_slo["iops"] is None else round(at_slo["iops"]),
-            "slo_status": at_slo["status"],
+            slo_label: None if at_slo.value is None else round(at_slo.value),
+            "slo_status": at_slo.kind,
+            "slo_note": at_slo.why or None,
+            f"mibps_at_{slo_ms:g}ms": _rate_at_slo(group, "bw_mibps", slo_ms),
             "knee_threads": knee.threads if knee else None,
             "knee_iops": round(knee.iops) if knee else None,
             "knee_lat_mean_ms": round(knee.latency_ms, 3) if knee else None,
@@ -218,7 +247,8 @@ def distribution_text(detail: pd.DataFrame) -> str:
             "bucket bound at 512 us (its buckets end at 0.4, 0.6, 0.8, 1, 2, 4 ms and so on): the shares of I/Os "
             "under 1, 2 and 4 ms are read at its bucket bounds, and none is given under 512 us. vdbench counts "
             "every I/O of a run in its histogram, warm-up included (it cannot leave the warm-up out), while the "
-            "point's IOPS and mean latency are its average over the intervals after the warm-up (not shaded)")
+            "point's IOPS and mean latency are its average over the intervals its average line counts (not shaded; "
+            "vdbench 5.04.06 counts one interval more than its label says, the last of the warm-up)")
     counted = [f"{r['config'] + ', ' if r.get('config') else ''}`{r['workload']}` at {int(r['threads'])} threads: "
                f"histogram intervals {r['histogram_intervals']}, average {r['avg_intervals']}"
                for r in vdb.to_dict("records") if isinstance(r.get("histogram_intervals"), str)

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from conftest import TESTS
+from flashpoc.analysis.bounds import AT_MOST, Bound
 from flashpoc.engines.hammerdb.compare import comparison_display, comparison_table, value_at_nopm
 from flashpoc.engines.hammerdb.metrics import host_cpu, read_run, timed_window
 from flashpoc.engines.hammerdb.parse import read_files
@@ -78,11 +79,16 @@ def test_equal_users_and_equal_nopm():
     base, other, better = _value(table, "9,300 NOPM", "NEWORD p95")
     assert base == pytest.approx(10.603 + share * (8.824 - 10.603)) and other == 21.617 and better == "fsync-on"
     assert pd.isna(_value(table, "9,300 NOPM", "TPM")[2])  # more TPM for the same new orders: neither better
-    # 4,650 NOPM: fsync-on does more at its lightest load (8,243): no value, never extrapolated;
-    # fsync-off's lies between 1 user (4,235) and 2 users (7,666)
-    base, other, _ = _value(table, "4,650 NOPM", "NEWORD p95")
-    assert pd.isna(base) and other == pytest.approx(22.188 + (4650 - 4235) / (7666 - 4235) * (21.393 - 22.188))
-    assert value_at_nopm(_points()[lambda p: p["config"] == "fsync-on"], "neword_p95_ms", 4650)["status"] == "below_all"
+    # 4,650 NOPM: fsync-on does more at its lightest load (8,243 NOPM at a p95 of 10.603 ms): never
+    # extrapolated, but at most 10.603 ms there; fsync-off's lies between 1 user (4,235) and 2 users (7,666)
+    base, other, better = _value(table, "4,650 NOPM", "NEWORD p95")
+    expected = 22.188 + (4650 - 4235) / (7666 - 4235) * (21.393 - 22.188)
+    assert base == 10.603 and other == pytest.approx(expected) and better == "fsync-on"
+    row = table[(table["at"] == "4,650 NOPM") & (table["metric"] == "NEWORD p95")].iloc[0]
+    assert (row["baseline_bound"], row["delta_bound"]) == ("at_most", "at_least")
+    assert row["delta_pct"] == pytest.approx((expected - 10.603) / 10.603 * 100)
+    assert value_at_nopm(_points()[lambda p: p["config"] == "fsync-on"], "neword_p95_ms", 4650) == Bound(
+        10.603, AT_MOST, "already above 4,650 NOPM at its lightest load (8,243 NOPM)")
     assert "NOPM" not in set(table[table["at"].str.endswith("NOPM")]["metric"])  # the level itself is not a measure
     # no AWR in these rows (PostgreSQL): no storage measure is shown
     assert not table["metric"].str.contains("AWR").any()
@@ -94,4 +100,4 @@ def test_the_comparison_to_read():
     nopm = shown[(shown["At"] == "3 virtual users") & (shown["Measure"] == "NOPM (new orders/min)")].iloc[0]
     assert (nopm["fsync-on"], nopm["fsync-off"], nopm["fsync-off vs fsync-on"]) == ("9,067", "9,300", "+2.6 %\nwithin measurement noise")
     p95 = shown[(shown["At"] == "4,650 NOPM") & (shown["Measure"] == "NEWORD p95 (ms)")].iloc[0]
-    assert p95["fsync-on"] == "not reached" and p95["fsync-off vs fsync-on"] == "–"
+    assert p95["fsync-on"] == "≤ 10.6" and p95["fsync-off vs fsync-on"] == "≥ +108.4 %\nworse"

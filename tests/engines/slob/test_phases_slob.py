@@ -21,7 +21,7 @@ import pytest
 
 from conftest import DATA, TESTS, assert_secret_absent
 from ssh_server import free_port
-from flashpoc import phases
+from flashpoc import phases, summary
 from flashpoc.engines.slob.check import check_slob
 from flashpoc.errors import CheckFailed, ParameterError, RemoteError
 from flashpoc.params import campaign_from_dict
@@ -598,3 +598,35 @@ def test_datafiles_dnfs_against_a_database_without_direct_nfs(tmp_path):
     row = next(r for r in rows if r["check"] == "nfs client")
     assert row["status"] == "warn" and "v$dnfs_servers is empty" in row["detail"]
     assert len([r for r in rows if "dnfs" in r["detail"].lower() and r["status"] != "pass"]) == 1
+
+
+def test_a_slob_scan_is_read_in_mibps_and_its_histogram_is_of_direct_path_reads(tmp_path):
+    """SLOB at SCAN_PCT=100 reads by multiblock reads: the replayed 12.2 scan run ("direct path read
+    6,904,693 waits, 3.82ms"; Load Profile "Read IO (MB): 500.6", "Write IO (MB): 0.0" per second) is measured in
+    MiB/s in the key results, its SLO figure and its charts, and its wait histogram is not titled a
+    single-block read's."""
+    home = tmp_path / "SLOB"
+    slob = {"home": str(home), "env_file": str(home / "slob.env"), "schemas": 256, "scale": "32768", "run_time_s": 360,
+            "workloads": [{"name": "slob-scan", "update_pct": 0, "scan_pct": 100, "scan_table_sz": "1G"}]}
+    cfg, _ = slob_campaign(tmp_path, {1: [SINGLE], 2: [SINGLE]}, slob=slob,
+                           probe={"workload": "slob-scan", "strategy": "linear", "min_threads": 1, "max_threads": 2,
+                                  "step": 1})
+    phases.run_check(cfg)
+    rows = phases.run_sweep(cfg, {"slob-scan": [1, 2]}, progress=False)
+    assert set(rows["latency_event"]) == {"direct path read"} and set(rows["lat_mean_ms"]) == {3.82}
+    mibps = rows["bw_mibps"].iloc[0]
+    assert mibps == 500.6
+    report = phases.build_report(cfg, pdf=False)
+    (line,) = [line for line in report.headline.splitlines() if "slob-scan" in line]
+    assert f"up to {mibps:,.0f} MiB/s" in line
+    # 3.82 ms at the lightest load already: at most its MiB/s within the 1 ms SLO, in MiB/s
+    assert line.endswith(f"over 1 ms already at its lightest load (1 thread, 3.820 ms): at most {mibps:,.0f} MiB/s.")
+    cell = summary.results_table(report.summary, report.points, 1.0).frame.loc[0, "Within the 1 ms SLO"]
+    assert cell.startswith(f"≤ {mibps:,.0f} MiB/s")
+    spec = report.charts["hockey_stick"].to_dict()
+    assert spec["title"]["text"] == "Throughput vs mean latency" and spec["layer"][0]["encoding"]["x"]["field"] == \
+        "bw_mibps"
+    load = report.charts["load_vs_threads"].to_dict()
+    assert load["encoding"]["y"]["field"] == "bw_mibps"
+    title = report.charts["wait_histogram"].to_dict()["title"]["text"]
+    assert title == "Read wait histogram at the detail points (AWR): direct path read"

@@ -132,6 +132,18 @@ def test_probe_sweep_and_report_on_vdbench(tmp_path, monkeypatch):
     drawn = [row for data in series["datasets"].values() for row in data if "iops" in row]
     assert [r["iops"] for r in drawn][:2] == [49210.0, 72791.0]
     assert report.files["report.html"].exists()
+    # what vdbench averaged, as its output shows (no warmup=: every interval, 1-10, though labelled avg_2-10)
+    html = report.files["report.html"].read_text()
+    assert ("no warm-up (<code>warmup=</code> not set). A point is one vdbench run (<code>rd=</code>) at one thread "
+            "count. vdbench&#x27;s average (its <code>avg_</code> line) counted intervals 1-10 in all 5 points.") in html and "left out of its average" not in html
+    # vdbench's totals of each point in a table: totals.html's avg_2-10 line at 16 threads,
+    # "72704.70 284.00 4096 100.00 0.844 0.844 0.000 31.323 0.602 61.4 67.6 41.8"
+    (totals,) = [i for s in report.sections for i in s.items if getattr(i, "caption", "") == "vdbench's totals per point"]
+    row = totals.frame[totals.frame["Threads"] == "16"].iloc[0]
+    assert [row[c] for c in ("Averaged (intervals)", "IOPS", "MiB/s", "Resp (ms)", "Read resp (ms)", "Resp max (ms)",
+                             "Resp stddev (ms)", "Queue depth", "CPU sys+u (%)")] == [
+        "1-10", "72,705", "284", "0.844", "0.844", "31.3", "0.602", "61.4", "67.6"]
+    assert "Write resp (ms)" not in totals.frame  # reads only
 
 
 def test_a_read_workload_is_planned_alone_so_vdbench_opens_read_only(tmp_path):

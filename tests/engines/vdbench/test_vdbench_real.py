@@ -150,6 +150,14 @@ def test_the_four_phases_through_flashpoc_run(tmp_path):
     assert report.count("<svg") >= 6
     assert "vdbench reports no latency percentiles" in report and "no bucket bound at 512 us" in report
     assert "warm-up included" in report
+    # what vdbench's averages counted, as its output shows (never "the warm-up left out"): the warm-up
+    # (warmup=2, 1-second intervals) was intervals 1-2; 2-4 holds its last interval, 1-4 all of it
+    counted = {r["avg_intervals"] for r in rows["sweep"]}
+    assert "<code>avg_</code> line) counted intervals " in report and "left out of its average" not in report
+    assert "; the warm-up was intervals 1-2: " in report
+    words = {"2-4": "2-4 holds its last interval", "1-4": "1-4 holds all of it"}
+    assert all(words[r] in report for r in counted)
+    assert "vdbench&#x27;s totals per point" in report and "Resp stddev (ms)" in report
     summary = pd.read_csv(root / "report" / "summary.csv")
     assert summary.loc[0, "target_data"] == "vdbench fill: compratio=2" and "clat_p99_ms_at_max" not in summary
     assert summary.loc[0, "max_iops"] == round(max(sweep[(t, None)]["iops"] for t in (1, 2)))
@@ -223,3 +231,29 @@ def test_vdbench_s_own_format_run_is_never_a_point_and_never_writes_a_read_only_
         assert "vdbench opened sd1, sd2 for writing although rr only reads" in str(info.value)
         assert "vdbench's output directory: local:" in str(info.value)
         assert [p.name for p in (tmp_path / "results" / "real" / "points" / "sweep").iterdir()] == [group.name]
+
+
+def test_the_fill_records_the_bytes_vdbench_wrote_to_each_target(tmp_path):
+    """One vdbench invocation fills two scratch files of 16 and 8 MiB: each record holds the bytes
+    vdbench's own SD report of that file counts (16 and 8 MiB), not the invocation's 24 MiB, and
+    the report's fill table and conditions say so."""
+    from flashpoc.engines.vdbench.parse import parse_summary
+    from flashpoc.precondition import fill_table, read_status, status_text
+
+    targets = [{"name": "sd1", "path": str(tmp_path / "sd1.dat"), "size": "16m", "create": True},
+               {"name": "sd2", "path": str(tmp_path / "sd2.dat"), "size": "8m", "create": True}]
+    cfg = campaign_from_dict(campaign_values(tmp_path, targets=targets))
+    phases.run_check(cfg)
+    with phases.open_campaign(cfg) as wb:
+        phases.prepare_targets(wb)
+    folder = tmp_path / "results" / "real" / "targets" / "local"
+    for name, size in (("sd1", 16 * MIB), ("sd2", 8 * MIB)):
+        record = json.loads((folder / f"{name}.json").read_text())
+        rows = parse_summary((folder / f"fill.{name}.html").read_text(), f"fill.{name}.html")
+        counted = sum(r["iops"] * 1 * r["bytes_per_io"] for r in rows if r["rd"] == "fill" and r["row_type"] == "interval")
+        assert record["written_bytes"] == round(counted) == size and "written_with" not in record
+        assert record["output"] == f"targets/local/fill.{name}.html"
+    root = tmp_path / "results" / "real"
+    shown = fill_table(root, read_status(root)).frame.set_index("Target")
+    assert (shown.loc["sd1", "Written"], shown.loc["sd2", "Written"]) == ("16 MiB", "8 MiB")
+    assert "sd2 on local: 8 MiB written by vdbench" in status_text(root, read_status(root))

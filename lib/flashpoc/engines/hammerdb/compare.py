@@ -9,8 +9,9 @@ campaign's label, the baseline first), one row per timed run. Two ways to line t
   nearest half of it), repeats averaged.
 * **At equal NOPM** (the same work done): each measure read off the NOPM curve, walked in
   virtual-user order up to the first point at or above the NOPM level and interpolated linearly
-  in NOPM (:func:`flashpoc.compare.value_at_iops` on the NOPM curve); a level a curve does not
-  reach, or already exceeds at its lightest load, gives no value. The levels are half and all of
+  in NOPM (:func:`flashpoc.compare.value_at_iops` on the NOPM curve); a level a curve already
+  exceeds at its lightest load gives at most that run's value (a bound, and its change a bound
+  too), a level it does not reach none. The levels are half and all of
   the lower of the two highest NOPM (:func:`flashpoc.compare.equal_iops_levels`).
 
 The measures (:data:`MEASURES`): a fixed work's test completion time (at equal users: its change
@@ -27,9 +28,10 @@ from typing import Any
 
 import pandas as pd
 
-from ... import confidence, tables
-from ...compare import (COMPARISON_COLUMNS, NOISE_PCT, _at_threads, _better, _delta, _reached, change_cell, configs,
-                        equal_iops_levels, equal_threads, value_at_iops)
+from ... import tables
+from ...analysis.bounds import MISSING, Bound
+from ...compare import (COMPARISON_COLUMNS, NOISE_PCT, _at, _at_threads, change_cell, comparison_row, configs,
+                        equal_iops_levels, equal_threads, row_bounds, value_at_iops)
 from ...progress import threads_text
 
 #: (column, measure, unit, higher is better; None: neither, e.g. I/O done at equal NOPM)
@@ -56,14 +58,15 @@ _FORMATS = {"s": lambda v: tables.pct(v, 1), "new orders/min": tables.count, "tr
             "ms": tables.ms, "us": tables.count, "%": tables.pct, "MiB/s": tables.mibps}
 
 
-def value_at_nopm(group: pd.DataFrame, column: str, nopm: float) -> dict[str, Any]:
+def value_at_nopm(group: pd.DataFrame, column: str, nopm: float) -> Bound:
     """``column`` where one configuration's NOPM curve reaches ``nopm`` (its points, in
-    virtual-user order, interpolated in NOPM; :func:`flashpoc.compare.value_at_iops`)."""
+    virtual-user order, interpolated in NOPM; :func:`flashpoc.compare.value_at_iops`): a value, or
+    at most the lightest run's where that run already did more, or not reached."""
     if column not in group:
-        return {"value": None, "status": "missing"}
+        return Bound(None, MISSING)
     curve = pd.DataFrame({"threads": group["threads"], "iops": group["nopm"],
                           "value": pd.to_numeric(group[column], errors="coerce")})
-    return value_at_iops(curve, "value", nopm)
+    return value_at_iops(curve, "value", nopm, unit="NOPM")
 
 
 def comparison_table(points: pd.DataFrame, *, users: Sequence[int] = (), nopm: Sequence[float] = (),
@@ -92,51 +95,52 @@ def comparison_table(points: pd.DataFrame, *, users: Sequence[int] = (), nopm: S
     for config in names[1:]:
         other = points[points["config"].astype(str) == config]
 
-        def add(metric: str, unit: str, at: str, a: float | None, b: float | None, higher: bool | None) -> None:
-            if a is None and b is None:  # neither curve reaches this level: a row would say nothing
+        def add(metric: str, unit: str, at: str, a: Bound, b: Bound, higher: bool | None) -> None:
+            if not a.known and not b.known:  # neither curve says anything at this level: a row would say nothing
                 return
-            delta, pct = _delta(a, b)
-            noise = confidence.noise_verdict(pct, None, noise_pct)
-            better = None if higher is None else _better(delta, higher, baseline, config)
-            rows.append({"workload": "tprocc", "metric": metric, "unit": unit, "at": at, "baseline": baseline,
-                         "config": config, "baseline_value": a, "config_value": b, "delta": delta,
-                         "delta_pct": pct, "delta_low": None, "delta_high": None, "runs": None, "noise": noise,
-                         "better": confidence.NOISE if better and confidence.is_noise(noise) else better})
+            rows.append(comparison_row({"workload": "tprocc", "metric": metric, "unit": unit, "at": at,
+                                        "baseline": baseline, "config": config}, a, b, higher, noise_pct))
 
         for count in equal_threads(base, other, users):
             at = threads_text(count, "virtual users")
             for column, metric, unit, higher in (m for m in MEASURES if m[0] in have):
-                add(metric, unit, at, _at_threads(base, count, column), _at_threads(other, count, column), higher)
+                add(metric, unit, at, _at(_at_threads(base, count, column)), _at(_at_threads(other, count, column)),
+                    higher)
         levels = equal_iops_levels(base.assign(iops=base["nopm"]), other.assign(iops=other["nopm"]), nopm)
         for level in levels:
             at = f"{level:,.0f} NOPM"
             for column, metric, unit, higher in (m for m in AT_EQUAL_NOPM if m[0] in have):
-                add(metric, unit, at, value_at_nopm(base, column, level)["value"],
-                    value_at_nopm(other, column, level)["value"], higher)
+                add(metric, unit, at, value_at_nopm(base, column, level), value_at_nopm(other, column, level), higher)
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
 
 
 def comparison_display(table: pd.DataFrame) -> tables.Table:
     """:func:`comparison_table` to read: one row per place (equal users, equal NOPM) and measure,
     the baseline's value, then each other configuration's and its change ("better" or "worse"
-    where more or less is better). A value a curve does not reach shows "not reached"."""
+    where more or less is better). A bound shows as one ("≤ 10.603"); a level a curve does not reach
+    shows "not reached"."""
     if table.empty:
         return tables.table([])
     baseline = str(table["baseline"].iloc[0])
     others = list(dict.fromkeys(table["config"].astype(str)))
     rows: dict[tuple, dict[str, str]] = {}
+    said: dict[str, None] = {}
     for r in table.to_dict("records"):
         fmt = _FORMATS.get(r["unit"], tables.pct)
+        a, b, _ = row_bounds(r)
         row = rows.setdefault((r["at"], r["metric"]), {"At": r["at"], "Measure": f"{r['metric']} ({r['unit']})",
-                                                       baseline: _reached(r["baseline_value"], fmt)})
-        row[r["config"]] = _reached(r["config_value"], fmt)
+                                                       baseline: a.cell(fmt)})
+        row[r["config"]] = b.cell(fmt)
         row[f"{r['config']} vs {baseline}"] = change_cell(r)
+        if isinstance(r.get("bound_note"), str):
+            said[f"{r['at']}, {r['metric']}: {r['bound_note']}."] = None
     columns = ["At", "Measure", baseline] + [c for other in others for c in (other, f"{other} vs {baseline}")]
     return tables.table(rows.values(), columns=columns, text_columns=["At", "Measure"], notes=[
         f"Baseline: {baseline}. At equal NOPM the values are read off each configuration's NOPM curve, "
-        "interpolated between the two runs around the level, never extrapolated: a level a curve does not reach "
-        "(or already exceeds at its fewest virtual users) gives no value. Transaction completion time: the mean "
-        "over every transaction of HammerDB's time profile. A change smaller than the stated point-to-point "
-        "noise (report.noise_pct) is within measurement noise: neither better nor worse. "
-        "Every value: comparison.csv."])
+        "interpolated between the two runs around the level, never extrapolated: a level a curve already exceeds "
+        "at its fewest virtual users gives at most that run's value ('≤'), and its change is a bound too; a level "
+        "it does not reach shows 'not reached'. Transaction completion time: the mean over every transaction of "
+        "HammerDB's time profile. A change smaller than the stated point-to-point noise (report.noise_pct) is "
+        "within measurement noise: neither better nor worse. Every value, with its kind of bound: comparison.csv.",
+        *said])
 

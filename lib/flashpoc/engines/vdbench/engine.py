@@ -10,6 +10,7 @@ from .settings import VdbenchSettings
 
 measure = LazyModule(f"{__package__}.measure")
 plan = LazyModule(f"{__package__}.plan")
+report = LazyModule(f"{__package__}.report")
 
 
 class VdbenchEngine(Engine):
@@ -74,8 +75,17 @@ class VdbenchEngine(Engine):
         return " / ".join(sorted(set(self.check_versions(check).values()))) or None
 
     def point_length_text(self, cfg, runtime: str) -> str:
-        warm = "vdbench's own warm-up intervals (`warmup=`), left out of its average"
-        return f"{runtime}; {warm}. A point is one vdbench run (`rd=`) at one thread count."
+        warm = plan.warmup_s(cfg)
+        said = f"vdbench's own warm-up first (`warmup={warm}`)" if warm else "no warm-up (`warmup=` not set)"
+        return f"{runtime}; {said}. A point is one vdbench run (`rd=`) at one thread count."
+
+    def averaged_text(self, cfg, points) -> str:
+        """Which intervals vdbench's average counted, as its output shows (:func:`.report.averaged_text`)."""
+        return report.averaged_text(points, (plan.warmup_s(cfg) or 0) // cfg.settings.interval_s)
+
+    def point_tables(self, points) -> list:
+        """vdbench's totals per point (:func:`.report.totals_display`)."""
+        return [report.totals_display(points)]
 
     def interval_text(self, cfg, min_intervals: int) -> str:
         return (f"vdbench reports every {cfg.settings.interval_s} s (`interval=`); a steady-state verdict needs "
@@ -104,12 +114,15 @@ class VdbenchEngine(Engine):
         return plan.data_text(cfg)
 
     def fill_targets(self, wb, host_params, targets: list, sizes: dict[str, int]) -> dict[str, dict[str, Any]]:
-        """One vdbench invocation fills every target of the host (:func:`.measure.fill_targets`);
-        vdbench counts the bytes of the whole invocation, so each record says which targets they
-        were written to together (``written_with``)."""
+        """One vdbench invocation fills every target of the host (:func:`.measure.fill_targets`):
+        each record has the bytes vdbench's SD report of that target counts (``output``), or, without
+        SD reports, the whole invocation's and which targets they were written to together (``written_with``)."""
         records = measure.fill_targets(wb, host_params, targets, sizes)
-        return {name: {"written_bytes": r["written_bytes"], "written_with": sorted(records), "seconds": r["seconds"],
-                       "block_bytes": r["xfersize_bytes"], "output": f"targets/{host_params.name}/fill.summary.html"}
+        folder = f"targets/{host_params.name}"
+        return {name: {"written_bytes": r["written_bytes"], **({"written_with": r["written_with"]}
+                                                               if r.get("written_with") else {}),
+                       "seconds": r["seconds"], "block_bytes": r["xfersize_bytes"],
+                       "output": f"{folder}/fill.summary.html" if r.get("written_with") else f"{folder}/fill.{name}.html"}
                 for name, r in records.items()}
 
     stores_groups = True  # one invocation's runs are stored together

@@ -31,7 +31,7 @@ from ..run import IntervalProgress, master_setup, run_vdbench
 from ....store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text
 
 # Every name keeps its old path (flashpoc.engines.vdbench.measure.X): the package re-exports its modules' names.
-from .fill import FILL_DIR, fill_record, fill_targets, make_fill_targets, target_data
+from .fill import FILL_DIR, fill_record, fill_targets, make_fill_targets, target_data, written_per_target
 from .output import (failure, first_counted, histogram_first, histogram_table, interval_table, per_host, point_row,
                      run_histogram, run_intervals, total_columns)
 

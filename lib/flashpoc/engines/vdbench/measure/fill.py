@@ -11,7 +11,7 @@ from typing import Any
 
 from ....errors import CheckFailed, RemoteError
 from ....params import HostParams, TargetParams
-from ..parse import parse_output_dir
+from ..parse import parse_output_dir, parse_summary
 from ..plan import data_text, fill_xfersize, render_fill_parmfile
 from ....precondition import fill_timeout_s, make_scratch_files
 from ..run import run_vdbench
@@ -76,20 +76,47 @@ def fill_targets(wb, host_params: HostParams, targets: list[TargetParams], sizes
     if not totals or written < 0.99 * expected:
         raise RemoteError(f"{host_params.name}: {purpose}: vdbench wrote {written:,} bytes of {expected:,}; the files "
                           f"are not filled; {where}")
+    each = written_per_target(run.files, [t.name for t in targets], cfg.settings.interval_s, written,
+                              f"{host_params.name}: {purpose}: {where}")
     folder = wb.store.root / FILL_DIR / host_params.name
     for name, text in (("fill.parmfile", parmfile), ("fill.console.txt", run.console),
                        ("fill.totals.html", run.files.get("totals.html", "")),
-                       ("fill.summary.html", run.files.get("summary.html", ""))):
+                       ("fill.summary.html", run.files.get("summary.html", "")),
+                       *((f"fill.{t.name}.html", run.files[f"{t.name}.html"]) for t in targets if each)):
         write_atomic(folder / name, text)
     completed = datetime.now(timezone.utc).isoformat(timespec="seconds")
     records = {}
     for target in targets:
         records[target.name] = {"host": host_params.name, "target": target.name, "path": target.path,
                                 "size_bytes": target.size_bytes, "data": data_text(cfg), "xfersize_bytes": xfer,
-                                "written_bytes": written, "seconds": round(time.perf_counter() - start, 1),
-                                "completed_utc": completed}
+                                "written_bytes": each[target.name] if each else written,
+                                **({} if each or len(targets) == 1 else {"written_with": sorted(t.name for t in targets)}),
+                                "seconds": round(time.perf_counter() - start, 1), "completed_utc": completed}
         wb.store.write_json(f"{FILL_DIR}/{host_params.name}/{target.name}.json", records[target.name])
     return records
+
+
+def written_per_target(files: dict[str, str], names: list[str], interval_s: int, written: int, where: str
+                       ) -> dict[str, int] | None:
+    """The bytes the fill wrote to each target, from vdbench's own SD report of each (``<sd>.html``:
+    its interval lines' rate x interval x bytes per I/O), which must add up to the run's total
+    (``written``, from summary.html) to 1 %; None when an SD report is missing (the total is then
+    the targets' together).
+
+    Raises:
+        RemoteError: the SD reports do not add up to the total (``where``: the host, purpose and output).
+    """
+    if not all(f"{name}.html" in files for name in names):
+        return None
+    each = {}
+    for name in names:
+        rows = parse_summary(files[f"{name}.html"], f"{name}.html")
+        each[name] = round(sum((r.get("iops") or 0) * interval_s * (r.get("bytes_per_io") or 0) for r in rows
+                               if r.get("rd") == "fill" and r.get("row_type") == "interval"))
+    if abs(sum(each.values()) - written) > 0.01 * written:
+        raise RemoteError(f"{where}: vdbench's SD reports add up to {sum(each.values()):,} bytes written, its summary "
+                          f"to {written:,}: the output is damaged")
+    return each
 
 
 def make_fill_targets(host, name: str, targets: list[TargetParams]) -> None:

@@ -1,29 +1,5 @@
-"""Compare configurations at equal latency, equal IOPS and equal load (pure: DataFrames in, DataFrames out).
-
-A POC ends with a decision between configurations (A-series TLC vs C-series QLC, iSCSI vs
-NVMe-oF, kernel NFS vs dNFS). The input is the sweep points of several campaigns in one table
-with a ``config`` column (the campaign's label); the first configuration is the baseline.
-
-Every number is read off the measured curves, never extrapolated:
-
-* **IOPS at equal latency** (the SLO and the chosen latencies):
-  :func:`flashpoc.analysis.iops_at_latency`, interpolated in latency between the two measured
-  points around it.
-* **Latency at equal IOPS**: :func:`value_at_iops`, walking the curve in thread order up to the
-  first point at or above the IOPS and interpolating linearly in IOPS; an IOPS level below the
-  lightest measured load or above the highest gives no value.
-* **At equal load** (the same threads or users, as the seeds compare DB-host CPU at 128 and 256
-  users): IOPS, MiB/s and latency, in total and per direction, and host CPU, at thread counts both
-  configurations measured (:func:`equal_threads`).
-* **Host CPU per 10K IOPS at equal IOPS**: host CPU busy (%) interpolated the same way, divided
-  by the IOPS in tens of thousands (the NVMe-oF vs iSCSI finding: 40-45 % less CPU at equal
-  load).
-
-A workload is compared only when it is the same test in both configurations: same engine,
-access pattern, block size, read share and queue depth (SLOB: update and scan share), and
-working sets within :data:`WORKING_SET_TOLERANCE_PCT` of each other. Anything else is listed
-by :func:`comparability` and left out of the deltas, never compared silently.
-"""
+"""The comparison table: every compared value of each configuration against the baseline, as a value or a
+bound (:mod:`flashpoc.analysis.bounds`), with its change and whether it is noise."""
 
 from __future__ import annotations
 
@@ -33,9 +9,12 @@ from typing import Any
 
 import pandas as pd
 
-from . import analysis, confidence, tables
-from .summary import curve_points
-from .progress import threads_text
+from .. import analysis, confidence
+from ..analysis import bounds
+from ..analysis.bounds import AT_MOST, EXACT, MISSING, NOT_REACHED, Bound
+from ..progress import threads_text
+from ..rows import to_points
+from ..summary import KIND_THROUGHPUT, workload_kinds
 
 #: Columns that must be equal for two configurations' runs of a workload to be compared.
 DEFINING_COLUMNS: dict[str, str] = {
@@ -58,7 +37,11 @@ ORACLE_WRITE_WAITS: dict[str, str] = {
 }
 
 COMPARISON_COLUMNS = ["workload", "metric", "unit", "at", "baseline", "config", "baseline_value", "config_value",
-                      "delta", "delta_pct", "better", "delta_low", "delta_high", "runs", "noise"]
+                      "delta", "delta_pct", "better", "delta_low", "delta_high", "runs", "noise",
+                      "baseline_bound", "config_bound", "delta_bound", "bound_note"]
+"""The columns of :func:`comparison_table`; ``*_bound`` is each value's kind (:data:`flashpoc.analysis.bounds.KINDS`:
+``exact``, ``at_least``, ``at_most``, ``not_reached``, ``missing``), ``delta_pct`` has ``delta``'s kind, and
+``bound_note`` says what makes a value a bound."""
 
 #: the point-to-point noise (%) a difference without repeats must pass to be more than noise
 NOISE_PCT = 10.0
@@ -129,7 +112,7 @@ def comparability(points: pd.DataFrame) -> tuple[list[str], list[str]]:
     return comparable, notes
 
 
-def value_at_iops(group: pd.DataFrame, column: str, iops: float) -> dict[str, Any]:
+def value_at_iops(group: pd.DataFrame, column: str, iops: float, unit: str = "IOPS") -> Bound:
     """A column's value where one curve reaches ``iops``, interpolated linearly in IOPS.
 
     The curve is walked in thread order (repeats averaged) up to the first point at or above
@@ -137,45 +120,39 @@ def value_at_iops(group: pd.DataFrame, column: str, iops: float) -> dict[str, An
 
     Args:
         group: the points of one configuration and workload (threads, iops, ``column``).
-        column: e.g. ``lat_mean_ms`` (ms) or ``host_cpu_busy_pct`` (%).
+        column: e.g. ``lat_mean_ms`` (ms) or ``host_cpu_busy_pct`` (%): a measure that does not
+            fall as the load rises.
         iops: the IOPS level (> 0).
+        unit: the level's unit in words (``NOPM`` for a NOPM curve).
 
     Returns:
-        ``{"value": float | None, "status": str}``: ``"exact"``, ``"interpolated"``,
-        ``"below_all"`` (the lightest measured load already exceeds ``iops``), ``"above_all"``
-        (the curve never reaches it) or ``"missing"`` (no values of ``column`` on the way).
+        A :class:`~flashpoc.analysis.bounds.Bound`: exact (measured or interpolated); at most the
+        lightest point's value when that point already exceeds ``iops`` (less load, no more
+        latency or CPU); :data:`~flashpoc.analysis.bounds.NOT_REACHED` when the curve never reaches
+        it; :data:`~flashpoc.analysis.bounds.MISSING` without values of ``column`` on the way.
     """
     if column not in group:
-        return {"value": None, "status": "missing"}
+        return Bound(None, MISSING)
     curve = (group.dropna(subset=["iops", column]).groupby("threads", sort=True)[["iops", column]].mean())
     if curve.empty:
-        return {"value": None, "status": "missing"}
+        return Bound(None, MISSING)
     previous = None
     for _, row in curve.iterrows():
         y, v = float(row["iops"]), float(row[column])
         if y == iops:
-            return {"value": v, "status": "exact"}
+            return Bound(v)
         if y > iops:
             if previous is None:
-                return {"value": None, "status": "below_all"}
+                return Bound(v, AT_MOST, f"already above {iops:,.0f} {unit} at its lightest load ({y:,.0f} {unit})")
             y0, v0 = previous
-            return {"value": v0 + (iops - y0) / (y - y0) * (v - v0), "status": "interpolated"}
+            return Bound(v0 + (iops - y0) / (y - y0) * (v - v0))
         previous = (y, v)
-    return {"value": None, "status": "above_all"}
+    return Bound(None, NOT_REACHED, f"at most {curve['iops'].max():,.0f} {unit} measured")
 
 
-def _delta(base: float | None, other: float | None) -> tuple[float | None, float | None]:
-    if base is None or other is None:
-        return None, None
-    return other - base, (None if base == 0 else (other - base) / base * 100.0)
-
-
-def _better(delta: float | None, higher_is_better: bool, baseline: str, config: str) -> str | None:
-    if delta is None:
-        return None
-    if delta == 0:
-        return "equal"
-    return config if (delta > 0) == higher_is_better else baseline
+def _at(value: float | None) -> Bound:
+    """A measured value (or none) as a :class:`~flashpoc.analysis.bounds.Bound`."""
+    return Bound(value, EXACT if value is not None else MISSING)
 
 
 def _iops_text(iops: float) -> str:
@@ -210,6 +187,7 @@ EQUAL_LOAD_MEASURES: tuple[tuple[str, str, str, bool], ...] = (
     ("read_lat_mean_ms", "read latency at equal threads", "ms", False),
     ("write_lat_mean_ms", "write latency at equal threads", "ms", False),
     ("host_cpu_busy_pct", "host CPU at equal threads", "%", False),
+    ("db_cpu_s_per_s", "DB CPU at equal threads", "s/s", False),
 )
 
 
@@ -250,7 +228,8 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
 
     Returns:
         One row per workload, configuration and metric (:data:`COMPARISON_COLUMNS`): metric
-        ``max IOPS`` (IOPS), ``IOPS at latency`` (IOPS, ``at`` e.g. "1 ms"), ``mean latency at
+        ``max IOPS`` (IOPS), ``IOPS at latency`` (IOPS, ``at`` e.g. "1 ms"; sequential and large-block
+        I/O: ``MiB/s at latency``, MiB/s), ``mean latency at
         equal IOPS`` (ms), ``write latency at equal IOPS`` (ms, where writes exist), the Oracle
         write waits of :data:`ORACLE_WRITE_WAITS` (ms, SLOB points), ``host CPU
         per 10K IOPS`` (%), ``max MiB/s``, and at equal load (``at`` e.g. "64 threads") the
@@ -262,8 +241,10 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
         gives its own max IOPS, IOPS at a latency, value at equal IOPS or threads), ``runs`` the
         repeats used ('3 vs 3'); ``noise`` says whether the difference is within measurement noise
         (:func:`flashpoc.confidence.noise_verdict`: the interval spans zero, or, without repeats,
-        the difference is below ``noise_pct``). Values a curve does not reach are None, with
-        no delta. Workloads :func:`comparability` rejects are left out.
+        the difference is below ``noise_pct``). A value is a bound where the curve gives only
+        one (``*_bound``, ``bound_note``: every point under a latency, a level below the lightest
+        load), and its change a bound too; a level a curve never reaches is ``not_reached``, with no
+        change. Workloads :func:`comparability` rejects are left out.
     """
     names = configs(points)
     if len(names) < 2:
@@ -287,61 +268,118 @@ def comparison_table(points: pd.DataFrame, *, slo_ms: float, latencies_ms: Seque
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
 
 
+def comparison_row(where: dict[str, Any], a: Bound, b: Bound, higher_is_better: bool | None, noise_pct: float,
+                   interval: Any = None) -> dict[str, Any]:
+    """One row of a comparison table (:data:`COMPARISON_COLUMNS`): ``where`` (workload, metric, unit,
+    at, baseline, config), the baseline's and the configuration's value as the bounds they are, their
+    difference (a bound too: :func:`flashpoc.analysis.bounds.difference`), whether it is noise and
+    the better configuration (None where more or less is neither, ``higher_is_better`` None).
+
+    ``interval(delta, delta_pct)``: the 95 % interval of an exact difference from repeats
+    (:func:`_noise`); without it the stated point-to-point noise decides. A bound is beyond noise
+    when the whole bound is (at least +596 % against a 10 % noise), and only then better or worse."""
+    delta, pct = bounds.difference(a, b)
+    if delta.exact:
+        noise = interval(delta.value, pct.value) if interval else {
+            "delta_low": None, "delta_high": None, "runs": None,
+            "noise": confidence.noise_verdict(pct.value, None, noise_pct)}
+    else:
+        beyond = bounds.beyond(pct, noise_pct)
+        noise = {"delta_low": None, "delta_high": None, "runs": None,
+                 "noise": f"beyond the {noise_pct:g} % point-to-point noise (a bound)" if beyond else None}
+    verdict = None if higher_is_better is None else bounds.better(delta, higher_is_better)
+    if not delta.exact and not bounds.beyond(pct, noise_pct):
+        verdict = None
+    better = None if verdict is None else where["config"] if verdict else where["baseline"]
+    if higher_is_better is not None and delta.exact and delta.value == 0:
+        better = "equal"
+    if higher_is_better is not None and confidence.is_noise(noise["noise"]):
+        better = confidence.NOISE
+    note = "; ".join(f"{where[side]}: {value.why}" for side, value in (("baseline", a), ("config", b)) if value.why)
+    return {**where, "baseline_value": a.value, "config_value": b.value, "delta": delta.value, "delta_pct": pct.value,
+            **noise, "better": better, "baseline_bound": a.kind, "config_bound": b.kind, "delta_bound": delta.kind,
+            "bound_note": note or None}
+
+
 def _adder(rows: list[dict[str, Any]], workload: str, baseline: str, config: str, base: pd.DataFrame,
            other: pd.DataFrame, noise_pct: float):
     """A function appending one row of :func:`comparison_table` to ``rows`` for ``config`` against ``baseline``."""
-    def add(metric: str, unit: str, at: str, a: float | None, b: float | None, higher_is_better: bool,
-            answer: Any = None) -> None:
-        delta, pct = _delta(a, b)
-        noise = _noise(base, other, answer, delta, pct, noise_pct)
-        better = _better(delta, higher_is_better, baseline, config)
-        rows.append({"workload": workload, "metric": metric, "unit": unit, "at": at, "baseline": baseline,
-                     "config": config, "baseline_value": a, "config_value": b, "delta": delta,
-                     "delta_pct": pct, **noise,
-                     "better": confidence.NOISE if confidence.is_noise(noise["noise"]) else better})
+    def add(metric: str, unit: str, at: str, a: Bound, b: Bound, higher_is_better: bool, answer: Any = None) -> None:
+        where = {"workload": workload, "metric": metric, "unit": unit, "at": at, "baseline": baseline, "config": config}
+        rows.append(comparison_row(where, a, b, higher_is_better, noise_pct,
+                                   lambda delta, pct: _noise(base, other, answer, delta, pct, noise_pct)))
     return add
 
 
 def _at_iops(column: str, level: float, per: float = 1.0) -> Any:
-    """The repeat-wise answer: ``column`` of one curve at ``level`` IOPS, divided by ``per``."""
+    """The repeat-wise answer: ``column`` of one curve at ``level`` IOPS, divided by ``per`` (None
+    where the curve gives only a bound)."""
     def answer(curve: pd.DataFrame) -> float | None:
-        found = value_at_iops(curve, column, level)["value"]
+        found = _exact(value_at_iops(curve, column, level))
         return None if found is None else found / per
     return answer
 
 
 def _add_curve_metrics(add, group: pd.DataFrame, base: pd.DataFrame, other: pd.DataFrame,
                        latencies: Sequence[float], iops_levels: Sequence[float]) -> None:
-    """The rows of :func:`comparison_table` read from the curves: max IOPS and MiB/s, IOPS at each
-    latency, and latencies and host CPU at equal IOPS."""
+    """The rows of :func:`comparison_table` read from the curves: max IOPS and MiB/s, IOPS (and, for
+    sequential and large-block I/O, MiB/s) at each latency, and latencies and host CPU at equal IOPS."""
     means = [confidence.mean_rows(g) for g in (base, other)]  # repeats: each point's mean, never its best
-    add("max IOPS", "IOPS", "", *[float(m["iops"].max()) for m in means], True, confidence.max_iops)
-    if "bw_mibps" in group and base["bw_mibps"].notna().any() and other["bw_mibps"].notna().any():
-        add("max MiB/s", "MiB/s", "", *[float(m["bw_mibps"].max()) for m in means], True,
+    add("max IOPS", "IOPS", "", *[_at(float(m["iops"].max())) for m in means], True, confidence.max_iops)
+    mibps = "bw_mibps" in group and base["bw_mibps"].notna().any() and other["bw_mibps"].notna().any()
+    if mibps:
+        add("max MiB/s", "MiB/s", "", *[_at(float(m["bw_mibps"].max())) for m in means], True,
             lambda curve: curve["bw_mibps"].max())
-    for latency in latencies:
-        a = analysis.iops_at_latency(curve_points(base), latency)
-        b = analysis.iops_at_latency(curve_points(other), latency)
-        # "below_all" means "at least": no delta between lower bounds
-        values = [r["iops"] if r["status"] in ("exact", "interpolated") else None for r in (a, b)]
-        add("IOPS at latency", "IOPS", f"{latency:g} ms", *values, True, confidence.iops_at_slo(latency))
+    throughput = mibps and workload_kinds(group).get(str(group["workload"].iloc[0])) == KIND_THROUGHPUT
+    metric, unit, rate = ("MiB/s at latency", "MiB/s", "bw_mibps") if throughput else ("IOPS at latency", "IOPS", "iops")
+    for latency in latencies:  # sequential and large-block I/O in MiB/s, small-block random I/O in IOPS
+        add(metric, unit, f"{latency:g} ms", *[rate_at_latency(g, latency, rate) for g in (base, other)], True,
+            lambda curve, latency=latency: _exact(rate_at_latency(curve, latency, rate)))
     for level in equal_iops_levels(*means, iops_levels):
-        at = _iops_text(level)
-        add("mean latency at equal IOPS", "ms", at, value_at_iops(base, "lat_mean_ms", level)["value"],
-            value_at_iops(other, "lat_mean_ms", level)["value"], False, _at_iops("lat_mean_ms", level))
-        if has_writes(base) and has_writes(other):
-            add("write latency at equal IOPS", "ms", at,
-                value_at_iops(base, "write_lat_mean_ms", level)["value"],
-                value_at_iops(other, "write_lat_mean_ms", level)["value"], False,
-                _at_iops("write_lat_mean_ms", level))
-        for column, metric in ORACLE_WRITE_WAITS.items():
-            waits = [value_at_iops(g, column, level)["value"] for g in (base, other)]
-            if any(v is not None for v in waits):
-                add(metric, "ms", at, *waits, False, _at_iops(column, level))
-        cpu = [value_at_iops(g, "host_cpu_busy_pct", level)["value"] for g in (base, other)]
-        if any(v is not None for v in cpu):
-            add("host CPU per 10K IOPS", "%", at, *[None if v is None else v / (level / 1e4) for v in cpu],
-                False, _at_iops("host_cpu_busy_pct", level, level / 1e4))
+        _add_at_iops(add, base, other, level)
+
+
+def rate_at_latency(curve: pd.DataFrame, latency: float, rate: str = "iops") -> Bound:
+    """The most ``rate`` (``iops``, ``bw_mibps``) one curve gives within ``latency`` ms
+    (:func:`flashpoc.analysis.iops_at_latency`: a value or a bound)."""
+    rows = curve.dropna(subset=[rate, "lat_mean_ms"]).sort_values("threads")
+    return analysis.iops_at_latency(to_points(rows.to_dict("records"), rate=rate), latency)
+
+
+def _exact(found: Bound) -> float | None:
+    """A repeat-wise answer: the value when it is one (an interval of bounds would say nothing)."""
+    return found.value if found.exact else None
+
+
+def _add_at_iops(add, base: pd.DataFrame, other: pd.DataFrame, level: float) -> None:
+    """The rows of :func:`comparison_table` at one IOPS level: mean and write latency, the Oracle
+    write waits and host CPU per 10K IOPS, each as the value or bound each curve gives there."""
+    at = _iops_text(level)
+    add("mean latency at equal IOPS", "ms", at, value_at_iops(base, "lat_mean_ms", level),
+        value_at_iops(other, "lat_mean_ms", level), False, _at_iops("lat_mean_ms", level))
+    if has_writes(base) and has_writes(other):
+        add("write latency at equal IOPS", "ms", at, value_at_iops(base, "write_lat_mean_ms", level),
+            value_at_iops(other, "write_lat_mean_ms", level), False, _at_iops("write_lat_mean_ms", level))
+    for column, metric in ORACLE_WRITE_WAITS.items():
+        waits = [value_at_iops(g, column, level) for g in (base, other)]
+        if any(w.known for w in waits):
+            add(metric, "ms", at, *waits, False, _at_iops(column, level))
+    cpu = [value_at_iops(g, "host_cpu_busy_pct", level) for g in (base, other)]
+    if any(v.known for v in cpu):
+        add("host CPU per 10K IOPS", "%", at, *[v.scaled(1 / (level / 1e4)) for v in cpu],
+            False, _at_iops("host_cpu_busy_pct", level, level / 1e4))
+
+
+def load_text(group: pd.DataFrame, threads: int, unit: str = "threads") -> str:
+    """The load at ``threads`` in words: "64 threads"; for SLOB, whose threads are per schema, the
+    sessions: "256 sessions (256 schemas x 1 thread)"."""
+    if "sessions" in group and "schemas" in group:
+        at = group[group["threads"].astype(int) == threads]
+        sessions, schemas = (pd.to_numeric(at[c], errors="coerce").dropna() for c in ("sessions", "schemas"))
+        if not sessions.empty and not schemas.empty:
+            return (f"{threads_text(int(sessions.iloc[0]), 'sessions')} ({int(schemas.iloc[0]):,} schemas x "
+                    f"{threads_text(threads, 'threads')})")
+    return threads_text(threads, unit)
 
 
 def _add_equal_load(add, group: pd.DataFrame, base: pd.DataFrame, other: pd.DataFrame, threads: Sequence[int]) -> None:
@@ -353,16 +391,14 @@ def _add_equal_load(add, group: pd.DataFrame, base: pd.DataFrame, other: pd.Data
                 continue
             a, b = _at_threads(base, count, column), _at_threads(other, count, column)
             if a is not None and b is not None and (a or b):  # a direction neither did is left out
-                add(metric, unit, threads_text(count), a, b, higher,
+                add(metric, unit, load_text(base, count), _at(a), _at(b), higher,
                     lambda curve, count=count, column=column: _at_threads(curve, count, column))
 
 
-def _noise(base: pd.DataFrame, other: pd.DataFrame, answer: Any, delta: float | None, pct: float | None,
+def _noise(base: pd.DataFrame, other: pd.DataFrame, answer: Any, delta: float, pct: float | None,
            noise_pct: float) -> dict[str, Any]:
     """The interval of a difference from the repeat-wise answers of both curves (Welch), the
     repeats it used, and whether the difference is noise (:func:`flashpoc.confidence.noise_verdict`)."""
-    if delta is None:
-        return {"delta_low": None, "delta_high": None, "runs": None, "noise": None}
     a, b = ([] if answer is None else confidence.repeat_answers(c, answer) for c in (base, other))
     difference = confidence.welch(a, b)
     return {"delta_low": None if difference is None else difference.low,
@@ -377,112 +413,3 @@ def has_writes(points: pd.DataFrame) -> bool:
             and "write_iops" in points and (points["write_iops"].fillna(0) > 0).any())
 
 
-def comparison_text(table: pd.DataFrame, notes: Sequence[str] = ()) -> str:
-    """Markdown: one sentence per workload and configuration with the headline deltas (max
-    IOPS, IOPS at each latency, latency at the highest equal-IOPS level), then the notes."""
-    lines = []
-    for (workload, config), rows in table.groupby(["workload", "config"], sort=False):
-        baseline = rows["baseline"].iloc[0]
-        parts = []
-        for r in rows.to_dict("records"):
-            if r["metric"] in ("max IOPS", "IOPS at latency"):
-                where = "max" if r["metric"] == "max IOPS" else f"at {r['at']}"
-                parts.append(_phrase(f"IOPS {where}", r, ",.0f"))
-        latency = rows[rows["metric"] == "mean latency at equal IOPS"]
-        if not latency.empty:
-            r = latency.iloc[-1].to_dict()
-            parts.append(_phrase(f"mean latency at {r['at']}", r, ".3f", " ms"))
-        cpu = rows[rows["metric"] == "host CPU per 10K IOPS"]
-        if not cpu.empty:
-            r = cpu.iloc[-1].to_dict()
-            parts.append(_phrase(f"host CPU per 10K IOPS at {r['at']}", r, ".1f", " %"))
-        load = rows[rows["metric"] == "IOPS at equal threads"]
-        if not load.empty:
-            r = load.iloc[-1].to_dict()
-            parts.append(_phrase(f"IOPS at {r['at']}", r, ",.0f"))
-        lines.append(f"- `{workload}`, **{config}** vs {baseline}: " + "; ".join(parts) + ".")
-    lines += [f"- {note}" for note in notes]
-    return "\n".join(lines)
-
-
-def _phrase(what: str, row: dict[str, Any], fmt: str, unit: str = "") -> str:
-    a, b = row["baseline_value"], row["config_value"]
-    if a is None or b is None or pd.isna(a) or pd.isna(b):
-        missing = row["baseline"] if a is None or pd.isna(a) else row["config"]
-        return f"{what}: not reached by {missing}"
-    pct = row["delta_pct"]
-    change = "" if pct is None or pd.isna(pct) else f" ({pct:+.1f} %)"
-    low, high = row.get("delta_low"), row.get("delta_high")
-    if low is not None and not pd.isna(low):
-        change += f", 95 % interval of the difference {low:+{fmt}}..{high:+{fmt}}{unit}"
-    if confidence.is_noise(row.get("noise")):
-        change += f": **{row['noise']}**"
-    return f"{what} {a:{fmt}}{unit} -> {b:{fmt}}{unit}{change}"
-
-
-def _measure_label(what: str, unit: str) -> str:
-    """'Read IOPS at {at}', 'Mean latency (ms) at {at}': the unit unless the name says it."""
-    return f"{what[0].upper()}{what[1:]}{'' if unit in what else f' ({unit})'} at {{at}}"
-
-
-_MEASURES = {"max IOPS": "Max IOPS", "IOPS at latency": "IOPS at {at}", "mean latency at equal IOPS":
-             "Mean latency (ms) at {at}", "write latency at equal IOPS": "Write latency (ms) at {at}",
-             "host CPU per 10K IOPS": "Host CPU per 10K IOPS (%) at {at}", "max MiB/s": "Max MiB/s",
-             ORACLE_WRITE_WAITS["redo_write_lat_ms"]: "Redo write wait (ms) at {at}",
-             ORACLE_WRITE_WAITS["dbwr_write_lat_ms"]: "DBWR write wait (ms) at {at}",
-             **{metric: _measure_label(metric.removesuffix(" at equal threads"), unit)
-                for _, metric, unit, _ in EQUAL_LOAD_MEASURES}}
-_FORMATS = {"IOPS": tables.count, "ms": tables.ms, "%": tables.pct, "MiB/s": tables.mibps}
-
-
-def comparison_display(table: pd.DataFrame) -> tables.Table:
-    """:func:`comparison_table` to read: one row per workload and measure, the baseline's value,
-    then each other configuration's value and its change against the baseline ("better" or
-    "worse" for that configuration). Values a curve does not reach show as "not reached"."""
-    if table.empty:
-        return tables.table([])
-    baseline = str(table["baseline"].iloc[0])
-    others = list(dict.fromkeys(table["config"].astype(str)))
-    rows: dict[tuple, dict[str, str]] = {}
-    for r in table.to_dict("records"):
-        fmt = _FORMATS.get(r["unit"], tables.pct)
-        key = (r["workload"], r["metric"], r["at"])
-        row = rows.setdefault(key, {"Workload": r["workload"],
-                                    "Measure": _MEASURES.get(r["metric"], r["metric"]).format(at=r["at"]),
-                                    baseline: _reached(r["baseline_value"], fmt)})
-        row[r["config"]] = _reached(r["config_value"], fmt)
-        row[f"{r['config']} vs {baseline}"] = change_cell(r)
-    columns = ["Workload", "Measure", baseline]
-    for other in others:
-        columns += [other, f"{other} vs {baseline}"]
-    return tables.table(rows.values(), columns=columns, text_columns=["Workload", "Measure"],
-                        notes=[f"Baseline: {baseline}. Values between measured points are interpolated, never "
-                               "extrapolated: a level a curve never reaches gives no value and no change. "
-                               "With repeats, each change has its 95 % interval (Welch, over the repeat-wise "
-                               "answers); a change whose interval spans zero, or, without repeats, one smaller "
-                               "than the stated point-to-point noise, is within measurement noise: neither "
-                               "better nor worse. Every value: comparison.csv."])
-
-
-def change_cell(r: dict[str, Any]) -> str:
-    """A comparison row's change to read: its % of the baseline, "better" or "worse" where more or
-    less is better, then its 95 % interval and the words when it is noise (:func:`_interval_cell`)."""
-    change = tables.signed_pct(r["delta_pct"])
-    if r["better"] in (r["config"], r["baseline"]) and change != tables.MISSING:
-        change += "\nbetter" if r["better"] == r["config"] else "\nworse"
-    return change + _interval_cell(r)
-
-
-def _interval_cell(r: dict[str, Any]) -> str:
-    """The 95 % interval of a change in % of the baseline, and the words when it is noise."""
-    text = ""
-    low, base = r.get("delta_low"), r.get("baseline_value")
-    if low is not None and not pd.isna(low) and base:
-        text += f"\n95 %: {low / base * 100:+.1f}..{r['delta_high'] / base * 100:+.1f} %"
-    if confidence.is_noise(r.get("noise")):
-        text += f"\n{confidence.NOISE}"
-    return text
-
-
-def _reached(value: Any, fmt) -> str:
-    return "not reached" if value is None or pd.isna(value) else fmt(value)
