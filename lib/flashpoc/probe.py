@@ -279,7 +279,8 @@ def with_host_limit(result: dict[str, Any], rows: list[dict[str, Any]], scaling:
 
 def probe_answer_text(probe: dict[str, Any]) -> str:
     """The probe's answer in words, one paragraph (plain text, also valid Markdown): where IOPS
-    stop rising with its plausible range and confidence, or that no saturation was found and
+    stop rising with its plausible range and confidence and where they reach 95 % of the most measured,
+    with that count's share of the plateau and its interval, or that no saturation was found and
     why; when the most IOPS were measured elsewhere than at the answer, that they are within the
     noise of the plateau; when IOPS fall past the peak, that they were left out of the fit and what
     the hosts-or-array verdict says; when the probe reached its own limit (``probe.max_threads``) or the

@@ -132,7 +132,8 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
     plateau's start again in each resample: the saturation point is their median (steadier from
     one probe to the next than the fit's own start), the plausible range their central 90 %.
     The highest counts whose IOPS fall clearly below the peak (``fall_threads``) are left out: an
-    overload past the peak, not the plateau.
+    overload past the peak, not the plateau. With a plateau, ``reach_threads`` is the fewest measured
+    count whose IOPS reach ``REACH_SHARE`` of the most a count measured, with its share of the plateau.
 
     Args:
         points: Measured points; repeated thread counts are pooled (their IOPS averaged).
