@@ -279,7 +279,8 @@ def with_host_limit(result: dict[str, Any], rows: list[dict[str, Any]], scaling:
 
 def probe_answer_text(probe: dict[str, Any]) -> str:
     """The probe's answer in words, one paragraph (plain text, also valid Markdown): where IOPS
-    stop rising with its plausible range and confidence, or that no saturation was found and
+    stop rising with its plausible range and confidence and where they reach 95 % of the most measured,
+    with that count's share of the plateau and its interval, or that no saturation was found and
     why; when the most IOPS were measured elsewhere than at the answer, that they are within the
     noise of the plateau; when IOPS fall past the peak, that they were left out of the fit and what
     the hosts-or-array verdict says; when the probe reached its own limit (``probe.max_threads``) or the
@@ -312,8 +313,8 @@ def _answer_words(probe: dict[str, Any], levels: dict[int, float], rate: str, un
     n, conf = int(sat["threads"]), float(sat.get("confidence") or 0.0)
     lo, hi = sat.get("range_threads") or (n, n)
     plausible = f"plausible {lo}-{hi} {unit}" if lo != hi else "no other count plausible"
-    words = [f"{rate} stop rising at {threads_text(n, unit)}: a plateau of {sat['max_iops']:,.0f} {rate} (the median of its points; {plausible}, "
-             f"confidence {conf:.0%})."]
+    words = [f"{rate} {_reach_words(sat, n, rate, unit)}: a plateau of {sat['max_iops']:,.0f} {rate} (the median of its "
+             f"points; {plausible}, confidence {conf:.0%})."]
     over = levels[best] / sat["max_iops"] - 1.0 if best is not None and sat.get("max_iops") else 0.0
     if best is not None and best != n and over * 100 >= float(probe.get("gain_pct") or 2.0):
         words.append(f"More {rate} were measured at {threads_text(best, unit)} ({levels[best]:,.0f}, {over:+.1%} over the "
@@ -326,6 +327,23 @@ def _answer_words(probe: dict[str, Any], levels: dict[int, float], rate: str, un
                      f"{hi} {unit}; longer points (probe.runtime_s) or more repeats where it is uncertain "
                      f"(probe.refine_points) firm it up.")
     return words
+
+
+def _reach_words(sat: dict[str, Any], n: int, rate: str, unit: str) -> str:
+    """Where the rate stops rising (``n``) and where it first reaches ``analysis.REACH_SHARE`` of the most
+    measured, with that count's share of the plateau and its 90 % interval (:attr:`analysis.Saturation.reach_threads`);
+    where it stops rising only, for a probe.json written before the share was kept."""
+    reach = sat.get("reach_threads")
+    if not reach or sat.get("reach_share") is None:
+        return f"stop rising at {threads_text(n, unit)}"
+    low, high = sat["reach_share_range"]
+    share = f"{sat['reach_share']:.1%} of the plateau"
+    if low < high:
+        share += f" (90% interval {100 * low:.1f}-{high:.1%})"
+    most = f"reach {analysis.REACH_SHARE:.0%} of the most measured"
+    if reach == n:
+        return f"stop rising and {most} at {threads_text(n, unit)}, {share}"
+    return f"stop rising at {threads_text(n, unit)} and {most} at {threads_text(reach, unit)}, {share}"
 
 
 def _no_answer_words(probe: dict[str, Any], rate: str, unit: str, stopped_at: int | None) -> list[str]:

@@ -38,7 +38,8 @@ def _levels(probe: dict[str, Any]) -> dict[int, float]:
 
 
 def sweep_reach(cfg: Campaign, probe: dict[str, Any] | None) -> tuple[int, str]:
-    """How far the sweep goes, and why: ``sweep.max_threads`` when set, else the probe's answer,
+    """How far the sweep goes, and why: ``sweep.max_threads`` when set, else the probe's answer (the
+    higher of where the rate stops rising and where it reaches ``REACH_SHARE`` of the most measured),
     else (no saturation found: never a dead end) the highest thread count the probe measured, or
     the peak when IOPS fell past it.
 
@@ -51,8 +52,8 @@ def sweep_reach(cfg: Campaign, probe: dict[str, Any] | None) -> tuple[int, str]:
         raise AnalysisError(f"no probe result in {cfg.resolved().results_path()}: run the saturation probe (02) "
                             "first, or set sweep.max_threads")
     sat = probe["saturation"]
-    if sat.get("threads"):
-        return int(sat["threads"]), "answer"
+    if sat.get("threads"):  # the range from where the rate stops rising to where it reaches REACH_SHARE of the most
+        return max(int(sat["threads"]), int(sat.get("reach_threads") or 0)), "answer"
     if cfg.probe.strict:
         raise AnalysisError(f"probe.strict: the probe found no saturation ({sat.get('reason')}); extend the probe "
                             "or set sweep.max_threads")

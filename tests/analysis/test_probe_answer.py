@@ -36,16 +36,17 @@ def test_a_weak_answer_at_the_probes_limit_says_so_and_what_to_do(tmp_path):
     sat = result["saturation"]
     assert (sat["threads"], sat["range_threads"], f"{sat['confidence']:.0%}") == (5, (4, 7), "39%")
     answer = result["answer"]
-    assert answer.startswith("IOPS stop rising at 5 threads: a plateau of 63,500 IOPS (the median of its points; "
-                             "plausible 4-7 threads, "
-                             "confidence 39%).")
+    assert answer.startswith("IOPS stop rising and reach 95% of the most measured at 5 threads, 100.8% of the plateau "
+                             "(90% interval 92.4-109.2%): a plateau of 63,500 IOPS (the median of its points; "
+                             "plausible 4-7 threads, confidence 39%).")
     assert "More IOPS were measured at 8 threads (66,500, +4.7% over the plateau level)" in answer
     assert "8 threads is the probe's limit (probe.max_threads)" in answer and "raise probe.max_threads" in answer
     assert "The confidence is low (39%)" in answer and "probe.runtime_s" in answer
     assert answer.endswith("The sweep runs up to 5 threads (the answer).")
     # stated once, the same way: notebook 02's text opens with the same words
     text = phases.probe_text(result)
-    assert text.startswith("**IOPS stop rising at 5 threads: a plateau of 63,500 IOPS")
+    assert text.startswith("**IOPS stop rising and reach 95% of the most measured at 5 threads, 100.8% of the plateau "
+                           "(90% interval 92.4-109.2%): a plateau of 63,500 IOPS")
     assert text.count("IOPS stop rising") == 1 and "More IOPS were measured at 8 threads" in text
 
 
@@ -54,7 +55,8 @@ def test_a_clear_answer_adds_no_warning(tmp_path):
     result = phases.summarize_probe(campaign(tmp_path), rows(clear))
     assert result["saturation"]["threads"] == 4 and result["saturation"]["confidence"] >= phases.LOW_CONFIDENCE
     assert "low" not in result["answer"] and "limit" not in result["answer"]
-    assert result["answer"] == ("IOPS stop rising at 4 threads: a plateau of 64,100 IOPS (the median of its points; "
+    assert result["answer"] == ("IOPS stop rising and reach 95% of the most measured at 4 threads, 99.8% of the plateau "
+                                "(90% interval 99.5-100.2%): a plateau of 64,100 IOPS (the median of its points; "
                                 "no other count plausible, "
                                 "confidence 100%). The sweep runs up to 4 threads (the answer).")
 

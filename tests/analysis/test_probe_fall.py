@@ -63,7 +63,8 @@ def answer_of(tmp_path, repeat: int, count: int) -> dict:
 def test_the_answer_says_the_fall_was_left_out_and_what_the_verdict_says(tmp_path):
     result = answer_of(tmp_path, 2, 5)
     answer = result["answer"]
-    assert answer.startswith("IOPS stop rising at 128 threads: a plateau of 92,152 IOPS")
+    assert answer.startswith("IOPS stop rising and reach 95% of the most measured at 128 threads, 100.0% of the "
+                             "plateau: a plateau of 92,152 IOPS")
     # the recorded points hold no host CPU figures: the verdict rests on the plateau alone
     assert result["host_limit"]["verdict"] == "array"
     assert ("IOPS fall past 128 threads (24.7 % below the peak): overload past the peak, left out of the fit; "

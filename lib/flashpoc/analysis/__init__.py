@@ -25,8 +25,8 @@ from .fit import (_EXACT, _RANGE_QUANTILES, _Z95, FALL_SHARE, LACK_OF_FIT_ALPHA,
                   _bootstrap, _central_range, _concave_fit, _curve_fit, _fall_past_peak, _isotonic_fit, _misfit, _nnls,
                   _pava, _plateau_start, _pool, _ramp_fit, _residuals, _unit)
 from .point import Point, _check_gain, _check_points, _finite, _whole
-from .saturation import (_MAX_RANGE_SHARE, Saturation, _fit_plateau, _maybe_rising_text, _neighbour_rule,
-                         _plateau_text, _still_rising_text, _too_noisy_text, _unbeaten, _unsupported, _up_to_peak,
-                         fall_text, find_saturation, plateau_share, reach_threads)
+from .saturation import (_MAX_RANGE_SHARE, REACH_SHARE, Saturation, _fit_plateau, _maybe_rising_text,
+                         _neighbour_rule, _plateau_text, _reach, _still_rising_text, _too_noisy_text, _unbeaten,
+                         _unsupported, _up_to_peak, fall_text, find_saturation, plateau_share, reach_threads)
 from .steady import (SNIA_MAX_DATA_EXCURSION_PCT, SNIA_MAX_SLOPE_EXCURSION_PCT, SNIA_ROUNDS, STEADY_MAX_CV_PCT,
                      STEADY_MAX_DRIFT_PCT, interval_steadiness, snia_steady_state)

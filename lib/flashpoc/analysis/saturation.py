@@ -26,7 +26,13 @@ neighbours, because on a lab machine IOPS move by 10-15 % from one point to the 
    over the counts compared): the plateau then starts higher (:func:`_unbeaten`). Step 2's first
    count alone jumps between neighbouring counts on noise (on a curve that creeps up slowly, from one
    repeat of the probe to the next); the median of the resamples, a bagged estimate, is steadier
-   (tests/analysis/test_probe_repeats.py, benchmarks/probe_replay.py).
+   (tests/analysis/test_probe_repeats.py, benchmarks/probe_replay.py);
+4. where IOPS reach the plateau is a range, not one count: on a curve that creeps up a few % over a
+   doubling of threads, where the last 2 % are gained moves by a doubling from one repeat to the next.
+   With a plateau, the answer also names the fewest measured count whose IOPS (pooled) reach
+   ``REACH_SHARE`` of the most any count measured (``reach_threads``), and its IOPS as a share of
+   the plateau level with an interval (``reach_share``, ``reach_share_range``): the range to sweep
+   runs from it to the plateau's start.
 """
 
 from __future__ import annotations
@@ -47,6 +53,8 @@ from .point import Point, _check_gain, _check_points, _finite, _whole
 
 # Above this share of the probed thread range, the plausible range is no answer.
 _MAX_RANGE_SHARE = 0.5
+# The answer's count reaches this share of the most IOPS any count measured (Saturation.reach_threads).
+REACH_SHARE = 0.95
 
 
 @dataclass(frozen=True)
@@ -75,6 +83,12 @@ class Saturation:
         fall_pct: How far (%) below the peak IOPS the first count past ``fall_threads`` measured.
         noise: The points' relative noise (sigma) the answer was judged with: their scatter around the
             fitted curve, to 6 decimals (0 when every point lies on it); None when no curve was fitted.
+        reach_threads: With a plateau, the fewest measured count whose IOPS (its points' mean) reach
+            ``REACH_SHARE`` of the most IOPS a count measured (up to a fall past the peak); None without one.
+        reach_share: That count's IOPS over the plateau level (``max_iops``), to 4 decimals.
+        reach_share_range: Its 90 % interval (low, high): the normal approximation of the ratio of the
+            two means with the points' noise (``noise``), to 4 decimals; the share itself twice when
+            the noise is not estimable.
     """
 
     threads: int | None
@@ -89,6 +103,9 @@ class Saturation:
     fall_threads: int | None = None
     fall_pct: float | None = None
     noise: float | None = None
+    reach_threads: int | None = None
+    reach_share: float | None = None
+    reach_share_range: tuple[float, float] | None = None
 
 
 def fall_text(threads: int, pct: float, rate: str = "IOPS", unit: str = "threads") -> str:
@@ -115,7 +132,8 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
     plateau's start again in each resample: the saturation point is their median (steadier from
     one probe to the next than the fit's own start), the plausible range their central 90 %.
     The highest counts whose IOPS fall clearly below the peak (``fall_threads``) are left out: an
-    overload past the peak, not the plateau.
+    overload past the peak, not the plateau. With a plateau, ``reach_threads`` is the fewest measured
+    count whose IOPS reach ``REACH_SHARE`` of the most a count measured, with its share of the plateau.
 
     Args:
         points: Measured points; repeated thread counts are pooled (their IOPS averaged).
@@ -200,7 +218,25 @@ def _fit_plateau(raw_t: list[int], raw_y: list[float], gain: float, n_boot: int,
     level = float(np.median(np.asarray(raw_y)[np.asarray(raw_t) >= sat]))
     reason = _plateau_text(level, sat, (lo, hi), confidence, n_boot, sigma if estimable else None,
                            lowest=sat == threads[0])
-    return Saturation(sat, level, (lo, hi), confidence, True, reason, None, "", noise=round(sigma, 6))
+    plateau_points = int(np.sum(np.asarray(raw_t) >= sat))
+    return Saturation(sat, level, (lo, hi), confidence, True, reason, None, "", noise=round(sigma, 6),
+                      **_reach(threads, means, weights, level, plateau_points, sigma if estimable else 0.0))
+
+
+def _reach(threads: list[int], means: list[float], weights: list[float], level: float, plateau_points: int,
+           sigma: float) -> dict:
+    """:attr:`Saturation.reach_threads`, ``reach_share`` and ``reach_share_range`` of the pooled
+    ``means`` up to the peak, the plateau ``level`` (the median of its ``plateau_points`` points) and
+    the points' relative noise ``sigma``: the fewest count measuring at least ``REACH_SHARE`` of the
+    highest mean, its mean over the level, and that share times 1 -+ 1.645 x sigma x sqrt(1/n + 1/m)
+    over its n points and the plateau's m (90 %, the two means taken as independent)."""
+    i = next(j for j, m in enumerate(means) if m >= REACH_SHARE * max(means))
+    if level <= 0:
+        return {"reach_threads": threads[i]}
+    share = means[i] / level
+    half = _Z95 * sigma * math.sqrt(1.0 / weights[i] + 1.0 / plateau_points)
+    return {"reach_threads": threads[i], "reach_share": round(share, 4),
+            "reach_share_range": (round(share * (1.0 - half), 4), round(share * (1.0 + half), 4))}
 
 
 def _unbeaten(threads: list[int], means: list[float], weights: list[float], answer: int, gain: float,
