@@ -309,3 +309,44 @@ def test_an_interval_without_io_has_no_latency():
     spec = chart.interval_series(table.assign(workload="seq"), detail).to_dict()
     drawn = [r for data in spec["datasets"].values() for r in data if r.get("iops") == 0]
     assert len(drawn) == 9 and all(r["lat_mean_ms"] is None for r in drawn)
+
+
+def test_the_check_asks_every_host_and_runs_the_slaves_shells_side_by_side(tmp_path):
+    """Five hosts: each one's vdbench-and-Java question waits until all five have been asked, and each
+    of the four slaves' shells on the controller until all four run (a barrier): asked one after the
+    other, as the check did, the first would wait alone and the check fail. Every row comes, in the
+    hosts' order, each shell over a connection of its own to the controller."""
+    import re
+    import threading
+
+    from flashpoc.engines.vdbench.check import check_vdbench
+    from flashpoc.run.fake import FakeHost, Reply
+
+    names = [f"hd{i}" for i in range(1, 6)]
+    asked, shells = threading.Barrier(len(names), timeout=30), threading.Barrier(len(names) - 1, timeout=30)
+    connections = []
+
+    def together(barrier, reply):
+        def answer(command, stdin):
+            barrier.wait()
+            return reply
+        return answer
+
+    def connect(params):
+        connections.append(params.name)
+        return FakeHost(params=params, commands={
+            re.compile(r"echo vdbench=yes"): together(asked, "vdbench=yes\nopenjdk version \"17.0.13\"\n"),
+            re.compile(r"vdbench -s -f"): Reply("Vdbench distribution: vdbench50406\n@@flashpoc rc 0\n"),
+            re.compile(r"java FlashpocLocalHost\.java"): "flashpoc-localhost vm 10.0.0.1\nname=vm\nown=10.0.0.1\n",
+            re.compile(r"/bin/bash --norc -c"): together(shells, Reply()),
+        })
+
+    cfg = vdbench_campaign(tmp_path, hosts=[{"name": n, "address": f"10.0.0.{i}", "user": "root", "vdbench": "/opt/vdbench"}
+                                            for i, n in enumerate(names, 1)],
+                           vdbench={"elapsed_s": 10, "interval_s": 1, "shell": "ssh", "controller_address": "10.0.0.1"})
+    rows = check_vdbench(cfg, connect=connect)
+    assert [(r["host"], r["check"], r["status"]) for r in rows] == [
+        ("hd1", "vdbench", "pass"), ("hd1", "java", "pass"), ("hd1", "vdbench -s parmfile", "pass"),
+        ("hd1", "slaves call back", "pass"), *[("hd1", f"ssh to {n}", "pass") for n in names[1:]],
+        *[(n, check, "pass") for n in names[1:] for check in ("vdbench", "java")]]
+    assert sorted(connections) == sorted(names + ["hd1"] * 4)
