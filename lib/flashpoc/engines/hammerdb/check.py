@@ -9,6 +9,7 @@ each; :func:`check_hammerdb` runs the script through the host interface.
 
 from __future__ import annotations
 
+from ...run.group import Group
 from .parse import parse_check
 from .plan import check_script
 from .run import run_hammerdb
@@ -107,15 +108,18 @@ def check_campaign_hosts(campaign, connect) -> list:
     from ...check import _row
     from ...errors import RemoteError
 
-    s, rows = campaign.settings, []
+    s = campaign.settings
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + f"-{time.time_ns() % 10**6:06d}"
-    for params in campaign.hosts:
+
+    def host_rows(params) -> list:
         try:
             with connect(params) as host:
                 facts, _ = check_hammerdb(host, s, f"{params.workdir}/{campaign.campaign}/check/hammerdb-{stamp}",
                                           timeout_s=min(params.command_timeout_s, 300))
         except (RemoteError, OSError, EOFError) as error:
-            rows.append(_row(params.name, VERSION_ROW, None, "fail", str(error) or type(error).__name__))
-            continue
-        rows += check_rows(s, params.name, facts)
-    return rows
+            return [_row(params.name, VERSION_ROW, None, "fail", str(error) or type(error).__name__)]
+        return check_rows(s, params.name, facts)
+
+    done = Group(campaign.hosts).map(host_rows, purpose="check HammerDB")  # side by side: a HammerDB start takes seconds
+    return [row for p in campaign.hosts for row in (done.succeeded.get(p.name) or
+                                                   [_row(p.name, VERSION_ROW, None, "fail", str(done.failed[p.name]))])]
