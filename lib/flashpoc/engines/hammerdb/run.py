@@ -61,8 +61,10 @@ def run_command(hammerdb_dir: str, run_dir: str, env_file: str | None = None) ->
     d = quote(run_dir)
     source = f". {quote(env_file)} && " if env_file else ""
     sample = f"echo \"$(date '+%Y-%m-%d %H:%M:%S') $(head -n1 /proc/stat)\" >> {d}/{CPU_LOG}"
-    return (f"{{ {source}cd {quote(hammerdb_dir)} && {{ TMP={d} ./hammerdbcli auto {d}/{SCRIPT_NAME} 2>&1 & "
-            f"p=$!; while kill -0 $p 2>/dev/null; do {sample}; sleep {CPU_EVERY_S}; done; {sample}; wait $p; }}; "
+    # the sampler runs beside HammerDB and is stopped when it ends (not polled: that waited out its sleep)
+    return (f"{{ {source}cd {quote(hammerdb_dir)} && {{ {{ while :; do {sample}; sleep {CPU_EVERY_S}; done; }} "
+            f">/dev/null 2>&1 & s=$!; TMP={d} ./hammerdbcli auto {d}/{SCRIPT_NAME} 2>&1; r=$?; kill $s; "
+            f"wait $s 2>/dev/null; {sample}; (exit $r); }}; "
             f"echo \"{EXIT_MARK}$?\"; rm -f {d}/{JOB_STORE} {d}/*.db; }} < /dev/null | tee {d}/console.txt")
 
 
