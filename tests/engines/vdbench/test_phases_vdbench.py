@@ -350,3 +350,47 @@ def test_the_check_asks_every_host_and_runs_the_slaves_shells_side_by_side(tmp_p
         ("hd1", "slaves call back", "pass"), *[("hd1", f"ssh to {n}", "pass") for n in names[1:]],
         *[(n, check, "pass") for n in names[1:] for check in ("vdbench", "java")]]
     assert sorted(connections) == sorted(names + ["hd1"] * 4)
+
+
+def test_the_slaves_shells_open_at_most_eight_connections_to_the_controller_at_once(tmp_path):
+    """Sixteen hosts: the controller's sshd drops new connections at random beyond 10 not yet
+    logged in (MaxStartups 10:30:100; 2 of 15 shells failed so on 16 namespace hosts), so the 15
+    slaves' shells run at most 8 at a time; the first 8 wait for one another (a barrier), so 8 do run
+    together, and every one gives its row."""
+    import re
+    import threading
+
+    from flashpoc.engines.vdbench.check import SHELLS_AT_ONCE, check_vdbench
+    from flashpoc.run.fake import FakeHost, Reply
+
+    names = [f"hd{i:02d}" for i in range(1, 17)]
+    together, lock = threading.Barrier(SHELLS_AT_ONCE, timeout=30), threading.Lock()
+    state = {"started": 0, "running": 0, "most": 0}
+
+    def shell(command, stdin):
+        with lock:
+            state["started"] += 1
+            state["running"] += 1
+            state["most"] = max(state["most"], state["running"])
+            first = state["started"] <= SHELLS_AT_ONCE
+        if first:
+            together.wait()
+        with lock:
+            state["running"] -= 1
+        return Reply()
+
+    def connect(params):
+        return FakeHost(params=params, commands={
+            re.compile(r"echo vdbench=yes"): "vdbench=yes\nopenjdk version \"17.0.13\"\n",
+            re.compile(r"vdbench -s -f"): Reply("Vdbench distribution: vdbench50406\n@@flashpoc rc 0\n"),
+            re.compile(r"java FlashpocLocalHost\.java"): "flashpoc-localhost vm 10.0.0.1\nname=vm\nown=10.0.0.1\n",
+            re.compile(r"/bin/bash --norc -c"): shell,
+        })
+
+    cfg = vdbench_campaign(tmp_path, hosts=[{"name": n, "address": f"10.0.0.{i}", "user": "root", "vdbench": "/opt/vdbench"}
+                                            for i, n in enumerate(names, 1)],
+                           vdbench={"elapsed_s": 10, "interval_s": 1, "shell": "ssh", "controller_address": "10.0.0.1"})
+    rows = check_vdbench(cfg, connect=connect)
+    assert SHELLS_AT_ONCE == 8 and state == {"started": 15, "running": 0, "most": 8}
+    assert [(r["check"], r["status"]) for r in rows if r["check"].startswith("ssh to")] == [
+        (f"ssh to {n}", "pass") for n in names[1:]]
