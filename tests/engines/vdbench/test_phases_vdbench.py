@@ -394,3 +394,38 @@ def test_the_slaves_shells_open_at_most_eight_connections_to_the_controller_at_o
     assert SHELLS_AT_ONCE == 8 and state == {"started": 15, "running": 0, "most": 8}
     assert [(r["check"], r["status"]) for r in rows if r["check"].startswith("ssh to")] == [
         (f"ssh to {n}", "pass") for n in names[1:]]
+
+
+def test_the_targets_are_read_on_every_host_side_by_side_before_vdbench_starts(tmp_path):
+    """Sixteen hosts: each one's targets' sizes wait until all sixteen have been asked (a barrier):
+    one after the other, as before, the first would wait alone. A missing and a short target are
+    both named, in the hosts' order, and vdbench is not started."""
+    import re
+    import threading
+    from types import SimpleNamespace
+
+    from flashpoc.engines.vdbench.measure import require_targets
+    from flashpoc.errors import CheckFailed
+    from flashpoc.run.fake import FakeHost
+
+    names = [f"hd{i:02d}" for i in range(1, 17)]
+    asked = threading.Barrier(len(names), timeout=30)
+    found = {"hd07": "missing", "hd12": "4096"}
+
+    def sizes(name):
+        def answer(command, stdin):
+            asked.wait()
+            return f"{found.get(name, 16 * 1024**2)}\n"
+        return answer
+
+    cfg = vdbench_campaign(tmp_path, hosts=[{"name": n, "address": f"10.0.0.{i}", "vdbench": "/opt/vdbench"}
+                                            for i, n in enumerate(names, 1)],
+                           targets=[{"name": "lun1", "path": "/dev/mapper/lun1", "size": "16m"}],
+                           vdbench={"elapsed_s": 10, "interval_s": 1, "controller_address": "10.0.0.1"})
+    hosts = {p.name: FakeHost(params=p, commands={re.compile(r"blockdev --getsize64"): sizes(p.name)})
+             for p in cfg.hosts}
+    with pytest.raises(CheckFailed) as failed:
+        require_targets(SimpleNamespace(cfg=cfg, host=lambda p: hosts[p.name]), "sweep rr")
+    assert str(failed.value).splitlines()[1:3] == [
+        "- hd07: target lun1 (/dev/mapper/lun1) does not exist",
+        "- hd12: target lun1 (/dev/mapper/lun1) is 4,096 bytes, smaller than its size 16m (16,777,216 bytes)"]
