@@ -49,6 +49,9 @@ bench: venv os-packages
 	$(BIN)/python benchmarks/report_scale.py
 	$(BIN)/python benchmarks/check_fanout.py
 	$(BIN)/python benchmarks/awr_parse.py
+	$(BIN)/python benchmarks/vdbench_overhead.py
+	$(BIN)/python benchmarks/hammerdb_overhead.py
+	$(BIN)/python benchmarks/multihost_point.py
 
 clean:
 	rm -rf $(VENV) .engines results/scratch

@@ -37,3 +37,8 @@ def summary(values: list[float]) -> str:
     """``mean +- stdev (n=N)`` of seconds."""
     sd = statistics.stdev(values) if len(values) > 1 else 0.0
     return f"{statistics.mean(values):.3f} s +- {sd:.3f} (n={len(values)})"
+
+
+def load_average() -> str:
+    """This machine's load average over 1, 5 and 15 minutes, as ``uptime`` prints it."""
+    return ", ".join(f"{value:.2f}" for value in os.getloadavg())

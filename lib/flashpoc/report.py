@@ -61,7 +61,7 @@ def save_chart(chart: alt.TopLevelMixin, directory: str | Path, name: str) -> di
         "png": directory / f"{name}.png",
         "json": directory / f"{name}.vl.json",
     }
-    svg = render_svg(spec)
+    svg = render_svg(chart)  # the chart's one SVG, which report.html embeds too
     write_atomic(paths["svg"], svg)
     write_atomic(paths["png"], vl_convert.svg_to_png(svg, scale=PNG_SCALE))  # the same pixels as from the spec
     write_atomic(paths["json"], json.dumps(spec, indent=2, sort_keys=True) + "\n")

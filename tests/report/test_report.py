@@ -220,3 +220,26 @@ def test_page_text_lists_headings_and_quotes(tmp_path):
     assert "<p>Intro line</p>\n<ul><li>one</li><li>two</li></ul>" in page
     assert "<ol><li>first</li><li>second</li></ol>" in page and "<h3>Sub</h3>" in page
     assert "<blockquote><p><strong>Key</strong></p>\n<ul><li>a</li></ul></blockquote>" in page
+
+
+def test_a_chart_is_made_once_for_its_files_and_report_html(tmp_path, points, monkeypatch):
+    """The report saves each chart (SVG, PNG, spec) and then draws it in report.html: its spec is
+    made once (Altair's to_dict, with the data, was made again for the page), and the page's figure
+    is the saved SVG; a new chart of the same data is made anew."""
+    made = []
+    original = alt.LayerChart.to_dict
+
+    def counted(self, *args, **kwargs):
+        made.append(id(self))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(alt.LayerChart, "to_dict", counted)
+    figure = chart.hockey_stick(points, slo_ms=0.5)
+    paths = report.save_chart(figure, tmp_path, "hockey_stick")
+    page = report.write_html_report(tmp_path / "report.html", "POC", [("Charts", [figure])]).read_text()
+    assert made.count(id(figure)) == 1
+    saved = report.namespace_svg_ids(report.strip_xml_prolog(paths["svg"].read_text()), "s1-0-")
+    assert saved in page
+    again = chart.hockey_stick(points, slo_ms=0.5)
+    report.save_chart(again, tmp_path, "again")
+    assert made.count(id(again)) == 1 and len(made) == 2

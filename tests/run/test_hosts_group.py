@@ -169,3 +169,26 @@ def test_closing_a_campaign_stops_the_fio_servers_ignoring_hosts_that_fail_or_ar
     assert [len(hosts[n].calls) for n in "abc"] == [1, 1, 0] and [hosts[n].closed for n in "abc"] == [1, 1, 1]
     with open_campaign(cfg):  # released: it opens again
         pass
+
+
+def test_the_local_host_writes_a_file_whole_without_a_shell(tmp_path, monkeypatch):
+    """This machine's put_text writes through the atomic write (parents made, the old file replaced
+    whole, nothing half-written left beside it) and starts no process; a file that cannot be
+    written is a RemoteError naming the host and the purpose."""
+    import subprocess
+
+    from flashpoc.run.hosts import LocalHost
+
+    def no_process(*args, **kwargs):
+        raise AssertionError(f"a process was started: {args}")
+
+    host = LocalHost(HostParams(name="controller"))
+    target = tmp_path / "clients" / "p1" / "job-h01.fio"
+    monkeypatch.setattr(subprocess, "Popen", no_process)
+    host.put_text("old\n", str(target))
+    host.put_text("[global]\nrw=randread\n", str(target), purpose="write a client job file")
+    assert target.read_text() == "[global]\nrw=randread\n" and sorted(p.name for p in target.parent.iterdir()) == [
+        "job-h01.fio"]
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(RemoteError, match=r"^controller: write a client job file failed: cannot write .*file/job"):
+        host.put_text("y", str(tmp_path / "file" / "job"), purpose="write a client job file")

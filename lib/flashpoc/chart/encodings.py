@@ -10,7 +10,8 @@ import pandas as pd
 
 from ..errors import AnalysisError
 from ..progress import threads_text
-from .theme import ANNOTATION_COLOR, FORMAT_IOPS, PALETTE, TITLE_IOPS, TITLE_LAT_MEAN, TITLE_MIBPS, TITLE_THREADS
+from .theme import (ANNOTATION_COLOR, FORMAT_IOPS, MAX_ROWS, PALETTE, TITLE_IOPS, TITLE_LAT_MEAN, TITLE_MIBPS,
+                    TITLE_THREADS)
 
 
 # --- helpers ------------------------------------------------------------------------------
@@ -59,6 +60,25 @@ def _melt(df: pd.DataFrame, columns: dict[str, str], var: str, value: str, who: 
     long = wide.melt(id_vars=keys, value_vars=list(columns), var_name=var, value_name=value)
     long[var] = long[var].map(columns)
     return long.dropna(subset=[value]).reset_index(drop=True)
+
+
+def within_rows(data: pd.DataFrame, panels: list[str], x: str, limit: int = MAX_ROWS) -> tuple[pd.DataFrame, int]:
+    """``data`` cut to at most ``limit`` rows (a chart embeds at most :data:`MAX_ROWS`), and the
+    step ``n`` it took: in each panel (the ``panels`` columns' values) every ``n``-th of its ``x``
+    values is kept, its first and last always, for every series alike (each host's line at the same
+    thread counts), with ``n`` the smallest that fits; ``n`` is 1 when every row fits. At fewer
+    than two ``x`` values a panel keeps what it has."""
+    if len(data) <= limit:
+        return data, 1
+    groups = data.groupby(panels, sort=False)[x] if panels else data[x]
+    rank = (groups.rank(method="dense") - 1).astype(int)
+    last = (groups.transform("nunique") if panels else pd.Series(data[x].nunique(), data.index)) - 1
+    step = 2
+    while True:
+        keep = (rank % step == 0) | (rank == last)
+        if keep.sum() <= limit or step > int(last.max()):
+            return data[keep].reset_index(drop=True), step
+        step += 1
 
 
 def _present(encodings: dict[str, Any]) -> dict[str, Any]:

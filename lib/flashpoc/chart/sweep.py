@@ -13,8 +13,8 @@ from ..hostlimit import ALL_HOSTS
 from ..summary import KIND_RANDOM, KIND_THROUGHPUT, workload_kinds
 from . import intervals
 from .encodings import (_dash_channel, _has_configs, _iops_x, _knee_layers, _mean_per_point, _melt, _present, _require,
-                        _saturation_layers, _series_channels, _series_tooltip, _slo_layers, _threads_x)
-from .theme import (FORMAT_IOPS, HOST_PALETTE, TITLE_THREADS, TITLE_CLAT, TITLE_CLAT_LOG, TITLE_CPU, TITLE_IOPS,
+                        _saturation_layers, _series_channels, _series_tooltip, _slo_layers, _threads_x, within_rows)
+from .theme import (FORMAT_IOPS, HOST_PALETTE, MAX_ROWS, TITLE_THREADS, TITLE_CLAT, TITLE_CLAT_LOG, TITLE_CPU, TITLE_IOPS,
                     TITLE_LAT_MEAN, TITLE_MIBPS, _CPU_METRICS, _PERCENTILES)
 
 
@@ -291,12 +291,16 @@ def per_host_iops(
     others still rise is the bottleneck; equal lines that flatten together point at the array.
 
     ``table``: :func:`flashpoc.hostlimit.per_host_table` (workload, threads, host, iops,
-    iops_share_pct, host_cpu_busy_pct); its ``(all hosts)`` rows are left out.
+    iops_share_pct, host_cpu_busy_pct); its ``(all hosts)`` rows are left out. A table of more
+    than :data:`MAX_ROWS` rows (16 hosts x 200 points, compared with another campaign) draws every
+    n-th thread count of each workload (:func:`~.encodings.within_rows`), the subtitle says so;
+    a mark on each point only while the chart draws at most :data:`POINT_MARKS` of them.
     """
     _require(table, ["workload", "threads", "host", "iops"], "per_host_iops")
     data = table[table["host"] != ALL_HOSTS]
     keys = [k for k in ("config", "workload", "threads", "host") if k in data]
     data = data.groupby(keys, as_index=False, sort=True).mean(numeric_only=True)
+    data, step = within_rows(data, [k for k in ("config", "workload") if k in data], "threads")
     hosts = sorted(data["host"].astype(str).unique())
     encodings: dict[str, Any] = {
         "x": _threads_x(data["threads"]),
@@ -312,8 +316,21 @@ def per_host_iops(
                     alt.Tooltip("iops_share_pct:Q", title="Share of the IOPS (%)", format=".1f"),
                     alt.Tooltip("host_cpu_busy_pct:Q", title="Host CPU busy (%)", format=".1f")],
     }
-    chart = alt.Chart(data).mark_line(point=True).encode(**_present(encodings))
-    return chart.properties(width=280, title=alt.Title(title))
+    chart = alt.Chart(data).mark_line(point=len(data) <= POINT_MARKS).encode(**_present(encodings))
+    subtitle = ([f"Every {_ordinal(step)} thread count of each workload drawn (a chart holds at most {MAX_ROWS:,} "
+                 "points); per_host.csv has every one."] if step > 1 else [])
+    return chart.properties(width=280, title=alt.Title(title, subtitle=subtitle) if subtitle else alt.Title(title))
+
+
+#: a chart of lines draws a mark on each point while it has at most this many (beyond, the marks
+#: hide the lines, and make the SVG, the PNG and the printed PDF slow and large)
+POINT_MARKS = 1000
+
+
+def _ordinal(n: int) -> str:
+    """2nd, 3rd, 4th, 11th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def latency_shares(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -114,11 +115,29 @@ def use_theme() -> str:
 
 def themed_spec(chart: alt.TopLevelMixin | dict[str, Any]) -> dict[str, Any]:
     """The Vega-Lite spec of ``chart`` in the house theme, whichever theme is active (a spec
-    given as a dict is returned as it is), as strict JSON (:func:`json_safe`)."""
+    given as a dict is returned as it is), as strict JSON (:func:`json_safe`).
+
+    A chart's spec is made once (the report saves each chart, then draws it in report.html: one
+    spec, one SVG); a chart is not changed once made (Altair's methods return new charts), and the
+    spec returned is not to be changed either."""
     if not isinstance(chart, alt.TopLevelMixin):
         return json_safe(chart)
+    return _made(chart)["spec"]
+
+
+_MADE: dict[int, tuple[weakref.ref, dict[str, Any]]] = {}
+"""What was made of each chart still alive, by its id: its spec and, once rendered, its SVG."""
+
+
+def _made(chart: alt.TopLevelMixin) -> dict[str, Any]:
+    key = id(chart)
+    held = _MADE.get(key)
+    if held is not None and held[0]() is chart:
+        return held[1]
     with alt.theme.enable(THEME_NAME):
-        return json_safe(chart.to_dict())
+        made = {"spec": json_safe(chart.to_dict())}
+    _MADE[key] = (weakref.ref(chart, lambda _dead: _MADE.pop(key, None)), made)
+    return made
 
 
 def json_safe(value: Any) -> Any:
@@ -154,10 +173,16 @@ def series_domain(points: pd.DataFrame, workloads: Sequence[str] = ()) -> list[s
 def render_svg(chart: alt.TopLevelMixin | dict[str, Any]) -> str:
     """Render a chart (in the house theme) or a Vega-Lite spec to an SVG string with vl-convert, locally.
 
-    The last few renderings are kept: the report saves each chart as SVG and embeds the same
-    SVG in report.html (and the notebook shows it), so each is rendered once.
+    Each chart is rendered once (:func:`themed_spec`), and the last few specs given as dicts are
+    kept: the report saves each chart as SVG and embeds the same SVG in report.html (and the
+    notebook shows it).
     """
-    return _svg_of(json.dumps(themed_spec(chart), sort_keys=True))
+    if not isinstance(chart, alt.TopLevelMixin):
+        return _svg_of(json.dumps(themed_spec(chart), sort_keys=True))
+    made = _made(chart)
+    if "svg" not in made:
+        made["svg"] = _svg_of(json.dumps(made["spec"], sort_keys=True))
+    return made["svg"]
 
 
 @functools.lru_cache(maxsize=16)

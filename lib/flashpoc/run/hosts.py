@@ -25,8 +25,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import RemoteError
+from ..errors import FlashpocError, RemoteError
 from ..params import HostParams
+from ..store import write_atomic
 
 _INLINE_STDIN_MAX = 64 * 1024  # bytes of stdin sent inside the command line
 
@@ -147,6 +148,14 @@ class LocalHost(_Host):
 
     def __init__(self, params: HostParams):
         self.params = params
+
+    def put_text(self, text: str, path: str, *, purpose: str = "write a file") -> None:
+        """Write ``text`` to ``path`` here, atomically (parent directory created), without a shell:
+        a point on 16 hosts writes 16 job files here."""
+        try:
+            write_atomic(path, text)
+        except FlashpocError as error:
+            raise RemoteError(f"{self.name}: {purpose} failed: {error}") from None
 
     def _run(self, command: str, *, purpose: str, timeout_s: float, stdin: str | None,
              on_line: Callable[[str], None] | None) -> CommandResult:

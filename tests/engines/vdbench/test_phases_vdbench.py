@@ -322,3 +322,123 @@ def test_an_interval_without_io_has_no_latency():
     spec = chart.interval_series(table.assign(workload="seq"), detail).to_dict()
     drawn = [r for data in spec["datasets"].values() for r in data if r.get("iops") == 0]
     assert len(drawn) == 9 and all(r["lat_mean_ms"] is None for r in drawn)
+
+
+def test_the_check_asks_every_host_and_runs_the_slaves_shells_side_by_side(tmp_path):
+    """Five hosts: each one's vdbench-and-Java question waits until all five have been asked, and each
+    of the four slaves' shells on the controller until all four run (a barrier): asked one after the
+    other, as the check did, the first would wait alone and the check fail. Every row comes, in the
+    hosts' order, each shell over a connection of its own to the controller."""
+    import re
+    import threading
+
+    from flashpoc.engines.vdbench.check import check_vdbench
+    from flashpoc.run.fake import FakeHost, Reply
+
+    names = [f"hd{i}" for i in range(1, 6)]
+    asked, shells = threading.Barrier(len(names), timeout=30), threading.Barrier(len(names) - 1, timeout=30)
+    connections = []
+
+    def together(barrier, reply):
+        def answer(command, stdin):
+            barrier.wait()
+            return reply
+        return answer
+
+    def connect(params):
+        connections.append(params.name)
+        return FakeHost(params=params, commands={
+            re.compile(r"echo vdbench=yes"): together(asked, "vdbench=yes\nopenjdk version \"17.0.13\"\n"),
+            re.compile(r"vdbench -s -f"): Reply("Vdbench distribution: vdbench50406\n@@flashpoc rc 0\n"),
+            re.compile(r"java FlashpocLocalHost\.java"): "flashpoc-localhost vm 10.0.0.1\nname=vm\nown=10.0.0.1\n",
+            re.compile(r"/bin/bash --norc -c"): together(shells, Reply()),
+        })
+
+    cfg = vdbench_campaign(tmp_path, hosts=[{"name": n, "address": f"10.0.0.{i}", "user": "root", "vdbench": "/opt/vdbench"}
+                                            for i, n in enumerate(names, 1)],
+                           vdbench={"elapsed_s": 10, "interval_s": 1, "shell": "ssh", "controller_address": "10.0.0.1"})
+    rows = check_vdbench(cfg, connect=connect)
+    assert [(r["host"], r["check"], r["status"]) for r in rows] == [
+        ("hd1", "vdbench", "pass"), ("hd1", "java", "pass"), ("hd1", "vdbench -s parmfile", "pass"),
+        ("hd1", "slaves call back", "pass"), *[("hd1", f"ssh to {n}", "pass") for n in names[1:]],
+        *[(n, check, "pass") for n in names[1:] for check in ("vdbench", "java")]]
+    assert sorted(connections) == sorted(names + ["hd1"] * 4)
+
+
+def test_the_slaves_shells_open_at_most_eight_connections_to_the_controller_at_once(tmp_path):
+    """Sixteen hosts: the controller's sshd drops new connections at random beyond 10 not yet
+    logged in (MaxStartups 10:30:100; 2 of 15 shells failed so on 16 namespace hosts), so the 15
+    slaves' shells run at most 8 at a time; the first 8 wait for one another (a barrier), so 8 do run
+    together, and every one gives its row."""
+    import re
+    import threading
+
+    from flashpoc.engines.vdbench.check import SHELLS_AT_ONCE, check_vdbench
+    from flashpoc.run.fake import FakeHost, Reply
+
+    names = [f"hd{i:02d}" for i in range(1, 17)]
+    together, lock = threading.Barrier(SHELLS_AT_ONCE, timeout=30), threading.Lock()
+    state = {"started": 0, "running": 0, "most": 0}
+
+    def shell(command, stdin):
+        with lock:
+            state["started"] += 1
+            state["running"] += 1
+            state["most"] = max(state["most"], state["running"])
+            first = state["started"] <= SHELLS_AT_ONCE
+        if first:
+            together.wait()
+        with lock:
+            state["running"] -= 1
+        return Reply()
+
+    def connect(params):
+        return FakeHost(params=params, commands={
+            re.compile(r"echo vdbench=yes"): "vdbench=yes\nopenjdk version \"17.0.13\"\n",
+            re.compile(r"vdbench -s -f"): Reply("Vdbench distribution: vdbench50406\n@@flashpoc rc 0\n"),
+            re.compile(r"java FlashpocLocalHost\.java"): "flashpoc-localhost vm 10.0.0.1\nname=vm\nown=10.0.0.1\n",
+            re.compile(r"/bin/bash --norc -c"): shell,
+        })
+
+    cfg = vdbench_campaign(tmp_path, hosts=[{"name": n, "address": f"10.0.0.{i}", "user": "root", "vdbench": "/opt/vdbench"}
+                                            for i, n in enumerate(names, 1)],
+                           vdbench={"elapsed_s": 10, "interval_s": 1, "shell": "ssh", "controller_address": "10.0.0.1"})
+    rows = check_vdbench(cfg, connect=connect)
+    assert SHELLS_AT_ONCE == 8 and state == {"started": 15, "running": 0, "most": 8}
+    assert [(r["check"], r["status"]) for r in rows if r["check"].startswith("ssh to")] == [
+        (f"ssh to {n}", "pass") for n in names[1:]]
+
+
+def test_the_targets_are_read_on_every_host_side_by_side_before_vdbench_starts(tmp_path):
+    """Sixteen hosts: each one's targets' sizes wait until all sixteen have been asked (a barrier):
+    one after the other, as before, the first would wait alone. A missing and a short target are
+    both named, in the hosts' order, and vdbench is not started."""
+    import re
+    import threading
+    from types import SimpleNamespace
+
+    from flashpoc.engines.vdbench.measure import require_targets
+    from flashpoc.errors import CheckFailed
+    from flashpoc.run.fake import FakeHost
+
+    names = [f"hd{i:02d}" for i in range(1, 17)]
+    asked = threading.Barrier(len(names), timeout=30)
+    found = {"hd07": "missing", "hd12": "4096"}
+
+    def sizes(name):
+        def answer(command, stdin):
+            asked.wait()
+            return f"{found.get(name, 16 * 1024**2)}\n"
+        return answer
+
+    cfg = vdbench_campaign(tmp_path, hosts=[{"name": n, "address": f"10.0.0.{i}", "vdbench": "/opt/vdbench"}
+                                            for i, n in enumerate(names, 1)],
+                           targets=[{"name": "lun1", "path": "/dev/mapper/lun1", "size": "16m"}],
+                           vdbench={"elapsed_s": 10, "interval_s": 1, "controller_address": "10.0.0.1"})
+    hosts = {p.name: FakeHost(params=p, commands={re.compile(r"blockdev --getsize64"): sizes(p.name)})
+             for p in cfg.hosts}
+    with pytest.raises(CheckFailed) as failed:
+        require_targets(SimpleNamespace(cfg=cfg, host=lambda p: hosts[p.name]), "sweep rr")
+    assert str(failed.value).splitlines()[1:3] == [
+        "- hd07: target lun1 (/dev/mapper/lun1) does not exist",
+        "- hd12: target lun1 (/dev/mapper/lun1) is 4,096 bytes, smaller than its size 16m (16,777,216 bytes)"]

@@ -9,6 +9,7 @@ each; :func:`check_hammerdb` runs the script through the host interface.
 
 from __future__ import annotations
 
+from ...run.group import Group
 from .parse import parse_check
 from .plan import check_script
 from .run import attempt_dir, attempts_root, clear_stale, run_hammerdb
@@ -110,8 +111,9 @@ def check_campaign_hosts(campaign, connect, seen: dict | None = None) -> list:
     from ...check import _row
     from ...errors import RemoteError
 
-    s, rows = campaign.settings, []
-    for params in campaign.hosts:
+    s = campaign.settings
+
+    def host_rows(params) -> list:
         try:
             with connect(params) as host:
                 root = attempts_root(params.workdir, campaign.campaign, params.name)
@@ -119,9 +121,11 @@ def check_campaign_hosts(campaign, connect, seen: dict | None = None) -> list:
                 facts, _ = check_hammerdb(host, s, attempt_dir(params.workdir, campaign.campaign, params.name, "check"),
                                           timeout_s=min(params.command_timeout_s, 300))
         except (RemoteError, OSError, EOFError) as error:
-            rows.append(_row(params.name, VERSION_ROW, None, "fail", str(error) or type(error).__name__))
-            continue
-        rows += check_rows(s, params.name, facts)
+            return [_row(params.name, VERSION_ROW, None, "fail", str(error) or type(error).__name__)]
         if seen is not None:
             seen[params.name] = facts
-    return rows
+        return check_rows(s, params.name, facts)
+
+    done = Group(campaign.hosts).map(host_rows, purpose="check HammerDB")  # side by side: a HammerDB start takes seconds
+    return [row for p in campaign.hosts for row in (done.succeeded.get(p.name) or
+                                                   [_row(p.name, VERSION_ROW, None, "fail", str(done.failed[p.name]))])]

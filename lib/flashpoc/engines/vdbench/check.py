@@ -12,9 +12,13 @@ from ...check import CAMPAIGN_ROW_HOST, Row, _row
 from ...errors import RemoteError
 from ...params import Campaign, HostParams
 from ...run import hosts as _hosts
+from ...run.group import Group
 
 
 VDBENCH_BANNER_RE = re.compile(r"Vdbench distribution: (\S+)")
+#: connections to the controller at once for the slaves' shells: sshd drops new connections at
+#: random beyond 10 not yet logged in (its MaxStartups 10:30:100)
+SHELLS_AT_ONCE = 8
 
 
 def check_vdbench(campaign: Campaign, *,
@@ -22,37 +26,49 @@ def check_vdbench(campaign: Campaign, *,
     """vdbench rows of the check: vdbench and Java on every host, ``vdbench -s`` accepting the
     probe's parmfile on the controller, and with remote hosts, on the controller as vdbench's master will run: the address its slaves will
     call back ("slaves call back") and, for ``shell=ssh``/``rsh``, the command that starts each
-    remote slave ("ssh to HOST").
+    remote slave ("ssh to HOST"). The hosts are checked side by side (:class:`~flashpoc.run.group.Group`),
+    and so are the slaves' shells, each over a connection of its own to the controller; the rows
+    come in the hosts' order.
     """
     from ...errors import ParameterError
     from .plan import probe_run, render_parmfile
-    from .run import find_vdbench_and_java, run_vdbench, vdbench_executable
 
     campaign = campaign.resolved()
-    rows: list[Row] = []
     try:
         parmfile = render_parmfile(campaign, [w.name for w in campaign.workloads], probe_run(campaign))
     except ParameterError as error:
-        return rows + [_row(CAMPAIGN_ROW_HOST, "vdbench parmfile", None, "fail", str(error))]
+        return [_row(CAMPAIGN_ROW_HOST, "vdbench parmfile", None, "fail", str(error))]
     ctl_name = campaign.settings.controller or campaign.hosts[0].name
-    for params in campaign.hosts:
-        try:
-            with connect(params) as host:
-                exe = vdbench_executable(host)
-                found, java = find_vdbench_and_java(host, exe)
-                rows.append(_row(params.name, "vdbench", exe if found else "missing", "pass" if found else "fail",
-                                 exe if found else f"{exe} not found: install vdbench or set the host's vdbench: dir"))
-                rows.append(_row(params.name, "java", java or "missing", "pass" if java else "fail",
-                                 "" if java else "java not found: vdbench needs a Java runtime"))
-                if params.name == ctl_name and found:
-                    rows += _vdbench_controller_rows(campaign, params, host, parmfile, run_vdbench)
-        except (RemoteError, OSError, EOFError) as error:
-            rows.append(_row(params.name, "vdbench", None, "fail", str(error)))
+    done = Group(campaign.hosts).map(lambda params: _host_rows(campaign, params, ctl_name, parmfile, connect),
+                                     purpose="check vdbench")
+    return [row for p in campaign.hosts for row in (done.succeeded.get(p.name) or
+                                                   [_row(p.name, "vdbench", None, "fail", str(done.failed[p.name]))])]
+
+
+def _host_rows(campaign: Campaign, params: HostParams, ctl_name: str, parmfile: str,
+               connect: Callable[[HostParams], Any]) -> list[Row]:
+    """One host's rows: vdbench and Java, and on the controller its own (:func:`_vdbench_controller_rows`);
+    a host that cannot be reached is one ``fail`` row."""
+    from .run import find_vdbench_and_java, run_vdbench, vdbench_executable
+
+    rows: list[Row] = []
+    try:
+        with connect(params) as host:
+            exe = vdbench_executable(host)
+            found, java = find_vdbench_and_java(host, exe)
+            rows.append(_row(params.name, "vdbench", exe if found else "missing", "pass" if found else "fail",
+                             exe if found else f"{exe} not found: install vdbench or set the host's vdbench: dir"))
+            rows.append(_row(params.name, "java", java or "missing", "pass" if java else "fail",
+                             "" if java else "java not found: vdbench needs a Java runtime"))
+            if params.name == ctl_name and found:
+                rows += _vdbench_controller_rows(campaign, params, host, parmfile, run_vdbench, connect)
+    except (RemoteError, OSError, EOFError) as error:
+        rows.append(_row(params.name, "vdbench", None, "fail", str(error)))
     return rows
 
 
 def _vdbench_controller_rows(campaign: Campaign, params: HostParams, host: Any, parmfile: str,
-                             run_vdbench: Callable[..., Any]) -> list[Row]:
+                             run_vdbench: Callable[..., Any], connect: Callable[[HostParams], Any]) -> list[Row]:
     """The controller's rows: ``vdbench -s`` on the parmfile, then, with remote hosts, the
     address vdbench gives its slaves and the very command it starts each remote slave with."""
     from .plan import remote_hosts
@@ -73,10 +89,16 @@ def _vdbench_controller_rows(campaign: Campaign, params: HostParams, host: Any, 
     rows.append(_controller_address_row(campaign, params, host, run_dir, setup))
     if campaign.settings.shell == "vdbench":
         return rows
-    for other in remote:
-        if other.name != params.name:
-            rows.append(_slave_shell_row(campaign, params, other, host, run_dir, setup))
-    return rows
+
+    def slave_row(other: HostParams) -> Row:
+        with connect(params) as own:  # a connection of its own: the shells run side by side
+            return _slave_shell_row(campaign, params, other, own, run_dir, setup)
+
+    others = [other for other in remote if other.name != params.name]
+    shells = Group(others, max_workers=SHELLS_AT_ONCE).map(slave_row, purpose="run the slaves' shells")
+    return rows + [shells[o.name] if o.name in shells.succeeded else
+                   _row(params.name, f"{campaign.settings.shell} to {o.name}", "no answer", "fail",
+                        str(shells.failed[o.name])) for o in others]
 
 
 def _controller_address_row(campaign: Campaign, params: HostParams, host: Any, run_dir: str, setup: Any) -> Row:

@@ -25,6 +25,8 @@ from .... import points
 from ....errors import CheckFailed, RemoteError
 from ....params import Workload
 from ....points import Measured, PointSpec
+from ....run.group import Group
+from ....run.targets import target_sizes
 from ..parse import parse_output_dir
 from ..plan import RunDefinition, outstanding_ios, probe_run, longer_run, render_parmfile, round_run, sweep_run
 from ..run import IntervalProgress, master_setup, run_vdbench
@@ -225,15 +227,13 @@ def require_targets(wb, purpose: str) -> None:
     Raises:
         CheckFailed: naming each host, target and what was found; vdbench was not started.
     """
-    from ....phases import target_sizes
-
     problems = []
-    for host_params in wb.cfg.hosts:
-        targets = wb.cfg.targets_of(host_params)
-        if not targets:
-            continue
-        sizes = target_sizes(wb.host(host_params), targets)
-        for target in targets:
+    hosts = [wb.host(h) for h in wb.cfg.hosts if wb.cfg.targets_of(h)]  # asked side by side, every failure named
+    found = Group(hosts, strict=True).map(lambda host: target_sizes(host, wb.cfg.targets_of(host.params)),
+                                          purpose=f"{purpose}: read the targets' sizes")
+    for host in hosts:
+        host_params, sizes = host.params, found[host.name]
+        for target in wb.cfg.targets_of(host_params):
             size = sizes[target.path]
             name = f"{host_params.name}: target {target.name} ({target.path})"
             if size == "missing":
