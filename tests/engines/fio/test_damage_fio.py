@@ -10,6 +10,7 @@ its interval logs, any of which may be cut or removed); a fill's output.
 from __future__ import annotations
 
 import csv
+import json
 import io
 from functools import lru_cache
 from pathlib import Path
@@ -354,3 +355,42 @@ def test_a_figure_one_host_lost_is_lost_for_the_point_not_the_other_host_s():
     point = fio_measure._aggregate_hosts({"a": a, "b": b})
     assert point["lat_mean_ms"] is None and point["clat_p99_ms"] == 3.5 and point["iops"] == 400.0
     assert point["damaged"] == b["damaged"]
+
+
+# --- the real fio: a point whose output arrives damaged, through the measure loop --------------------
+
+
+def test_a_real_fio_point_whose_output_is_damaged_is_refused_or_stored_with_its_loss_named(tmp_path, monkeypatch):
+    """Real fio runs each point; what it printed is damaged on its way back (an interval log
+    emptied, the JSON cut short) before the measure loop reads it. The point with the damaged
+    log is stored with its numbers, no series and a ``damaged`` that names the log (points.csv
+    too); the one with the cut JSON is refused and nothing is stored for it."""
+    import dataclasses
+
+    import pandas as pd
+
+    from conftest import require_fio
+    from flashpoc import phases
+
+    require_fio()
+    cfg = campaign_from_dict(quick_campaign(tmp_path, fio={"runtime_s": 3, "ramp_s": 1, "interval_s": 1}))
+    assert phases.run_check(cfg).query("status == 'fail'").empty
+    real, damage = fio_measure.run_fio_job, {}
+
+    def run_damaged(*args, **kwargs):
+        return damage["now"](real(*args, **kwargs))
+
+    monkeypatch.setattr(fio_measure, "run_fio_job", run_damaged)
+    damage["now"] = lambda run: dataclasses.replace(run, logs={**run.logs, "flashpoc_lat.1.log": ""})
+    row = phases.run_sweep(cfg, {"randread-4k": [1]}, progress=False).iloc[0]
+    assert row["damaged"].startswith("flashpoc_lat.1.log of local: is empty (lost: intervals, ")
+    assert pd.isna(row["intervals"]) and row["iops"] > 0
+    points_dir = tmp_path / "results" / "quick" / "points" / "sweep" / row["point_id"]
+    stored = json.loads((points_dir / "point.json").read_text())
+    assert stored["damaged"] == row["damaged"] and not (points_dir / "intervals.csv").exists()
+    assert "damaged" in pd.read_csv(tmp_path / "results" / "quick" / "points.csv").columns
+
+    damage["now"] = lambda run: dataclasses.replace(run, output=run.output[: len(run.output) // 2])
+    with pytest.raises(ParseError, match="fio JSON is truncated"):
+        phases.run_sweep(cfg, {"randread-4k": [2]}, progress=False)
+    assert [p.name for p in points_dir.parent.iterdir()] == [row["point_id"]]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ... import points
 from ... import rows as rows_mod
-from ...damage import DAMAGED, Loss, note_loss
+from ...damage import DAMAGED, Loss, carry, note_loss
 from ...errors import ParseError, RemoteError
 from ...params import Campaign, HostParams, Workload
 from ...points import Measured, PointSpec
@@ -92,10 +92,7 @@ def _aggregate_hosts(per_host: dict[str, dict[str, Any]]) -> dict[str, Any]:
         else:
             out[key] = next((v for v in values.values() if v is not None), None)
     out["percentiles_exact"] = False
-    damaged = "; ".join(dict.fromkeys(s[DAMAGED] for s in per_host.values() if s.get(DAMAGED)))
-    if damaged:
-        out[DAMAGED] = damaged
-    return out
+    return carry(out, *(s.get(DAMAGED) for s in per_host.values()))
 
 
 def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *,

@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from flashpoc.damage import DAMAGED, Loss, note_loss
+from flashpoc.damage import DAMAGED, Loss, carry, note_loss
 from flashpoc.errors import ParseError
 
 from . import crosscheck
@@ -307,10 +307,7 @@ def summarize_fio_point(
                                       directions) and exact
     summary["percentiles_exact"] = exact
     summary.update(_summarize_entries(counted))
-    damaged = "; ".join(dict.fromkeys(row[DAMAGED] for row in rows if row[DAMAGED]))
-    if damaged:
-        summary[DAMAGED] = damaged
-    return summary
+    return carry(summary, *(row[DAMAGED] for row in rows))
 
 
 def _summarize_entries(counted: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
