@@ -239,6 +239,21 @@ def test_parse_vdbench_output_directory(capsys):
     assert (last["cpu_sys_user_pct"], last["cpu_sys_pct"]) == (67.6, 41.8)
 
 
+def test_parse_vdbench_names_a_missing_file(capsys, tmp_path):
+    """An output directory copied without its flatfile.html: the rows lack the flatfile's columns
+    and say so, under the table and in each row."""
+    import shutil
+
+    shutil.copytree(DATA / "vdbench" / "rr_3threads_2s", tmp_path / "out")
+    (tmp_path / "out" / "flatfile.html").unlink()
+    said = "flatfile.html: missing (vdbench writes it with totals.html)"
+    code, out, _ = run_cli(capsys, "parse", "vdbench", str(tmp_path / "out"), "--format", "json")
+    rows = json.loads(out)
+    assert code == 0 and [r["damaged"] for r in rows] == [said] * 3 and "lunsize_gb" not in rows[0]
+    code, out, _ = run_cli(capsys, "parse", "vdbench", str(tmp_path / "out"))
+    assert code == 0 and out.rstrip().endswith(f"damaged: {said}")
+
+
 def test_parse_vdbench_failed_run_says_why(capsys):
     code, out, err = run_cli(capsys, "parse", "vdbench", str(DATA / "vdbench" / "error_missing_lun"))
     assert code == 2 and out == "" and err.startswith("flashpoc: error: ") and "Undefined size for sd=sd1" in err

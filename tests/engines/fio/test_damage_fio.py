@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import TESTS, flat_numbers, quick_campaign
-from damage import assert_loses_never_changes, damage_files, damage_text
+from damage import SIGN, TEXT_DAMAGE, assert_loses_never_changes, damage_files, damage_text
 from flashpoc.engines.fio import measure as fio_measure
 from flashpoc.engines.fio.intervals import read_interval_logs
 from flashpoc.engines.fio.parse import (parse_fill_output, parse_fio_histogram, parse_fio_output,
@@ -41,6 +41,8 @@ OPTION_ECHOES = ("iodepth", "numjobs")
 """Row columns that echo the job file's options (``job options`` over ``global options``), not
 measurements: a removed option line cannot be told, so they are left out of the comparison."""
 
+KINDS = TEXT_DAMAGE + (SIGN,)
+"""Every damage of tests/damage.py, a minus sign before a number too."""
 
 def generated(examples: int):
     """Seeded (derandomized, no example database) and bounded: the whole module takes a few seconds."""
@@ -74,7 +76,7 @@ def clean_document(path: Path) -> tuple[str, dict]:
 def test_a_damaged_fio_output_loses_numbers_and_says_so_never_changes_one(data):
     path = data.draw(st.sampled_from(DOCUMENTS), label="fixture")
     text, clean = clean_document(path)
-    damaged, _ = damage_text(data, text)
+    damaged, _ = damage_text(data, text, KINDS)
     assert_loses_never_changes(lambda: read_document(damaged, source(path)), clean, source(path))
 
 
@@ -118,7 +120,7 @@ def test_a_damaged_point_loses_numbers_and_names_the_file_never_changes_one(data
     ``<log> of <host>``, the output as ``<host>.json``)."""
     folder = data.draw(st.sampled_from(POINTS), label="point")
     files, clean = clean_point(folder)
-    damaged, name, _ = damage_files(data, files)
+    damaged, name, _ = damage_files(data, files, kinds=KINDS)
     named = "local.json" if name == "out.json" else name
     assert_loses_never_changes(lambda: read_point(damaged), clean, named)
 
@@ -146,7 +148,7 @@ def test_a_damaged_fill_output_is_refused_or_read_whole(data):
     """The fill's output cut, emptied or changed: refused, or exactly the bytes fio wrote (a
     fill is never taken as done on another number)."""
     text, clean = clean_fill()
-    damaged, _ = damage_text(data, text)
+    damaged, _ = damage_text(data, text, KINDS)
     assert_loses_never_changes(lambda: parse_fill_output(damaged), clean, "fill.json",
                                numbers=lambda result: flat_numbers(result), loss_named=lambda result, name: False)
 
@@ -188,6 +190,8 @@ def without_line(name: str, line: str) -> str:
     # a minus sign over the space before a figure: valid JSON, another number
     (F_333_RANDRW, '"usr_cpu" : 2.380000', '"usr_cpu" :-2.380000', "jobs[0].usr_cpu is -2.38: fio prints it unsigned"),
     (F_333_JSONPLUS, '"stddev" : 97571.072342', '"stddev" :-97571.072342', "is -97571.072342: fio prints it unsigned"),
+    ("fio-2.1.4_legacy_5jobs_usec_clat.json", '"groupid" : 1,', '"groupid" :-1,',  # found by the generated test
+     "jobs[1].groupid is -1: fio prints it unsigned"),
 ])
 def test_a_figure_fio_prints_twice_changed_is_refused(name, old, new, message):
     """A figure changed into another valid number where fio derives it from others it prints

@@ -910,13 +910,8 @@ def _optional_float(value: Any, where: str) -> float | None:
 
 
 def _optional_int(value: Any, where: str) -> int | None:
-    """Return an integral JSON number as int, None when absent."""
-    if value is None:
-        return None
-    number = _number(value, where)
-    if number != int(number):
-        raise ParseError(f"fio JSON {where} is not an integer: {number!r}")
-    return int(number)
+    """Return an unsigned integral JSON number (a group id, an error number) as int, None when absent."""
+    return None if value is None else _count(value, where)
 
 
 def _optional_str(value: Any, where: str) -> str | None:

@@ -629,8 +629,9 @@ def parse_output_dir(
         empty for a clean run). ``opened`` is :func:`open_modes`. ``unfinished`` names the
         runs that started but that no file has an average of (vdbench stopped during them),
         e.g. ``["rd1 threads=16"]``; they have no row. ``missing`` names the files vdbench wrote
-        that ``files`` lacks (:func:`missing_files`), and ``damaged`` (only when some are) says
-        so, as :mod:`flashpoc.damage` does: what they held is not in the result.
+        that ``files`` lacks (:func:`missing_files`), and ``damaged`` (only when some are, or a
+        run has no histogram: :func:`runs_without_histogram`) says so, as :mod:`flashpoc.damage`
+        does: what they held is not in the result.
 
     Raises:
         ParseError: totals.html is missing, a file fails to parse, or the files disagree
@@ -641,9 +642,8 @@ def parse_output_dir(
             the same numbers to the precision printed; a host or slave report that
             summary.html or a host report links to must be one; and with ``expected_runs``,
             a run the parmfile asked for that is missing; a histogram bucket's count that is not
-            its printed share, a histogram cut off (a section without its max bucket, a run
-            that did I/O without one). A damaged or cut file is refused rather than a run lost
-            or a number changed.
+            its printed share, a histogram section cut off before its max bucket. A damaged or
+            cut file is refused rather than a run lost or a number changed.
     """
     if "totals.html" not in files:
         raise ParseError(
@@ -657,26 +657,24 @@ def parse_output_dir(
     _check_numbers(reports, logged, flat_rows, flat_printed)
     if expected_runs is not None:
         _check_expected_runs(result["totals"], result["unfinished"], expected_runs)
-    _check_histogram_runs(result)
     missing = missing_files(files)
     result["missing"] = [loss.file for loss in missing]
-    if missing:
-        result[DAMAGED] = "; ".join(loss.text() for loss in missing)
+    bare = [Loss("histogram.html", f"no bucket of run {index} (cut off, or vdbench wrote none)")
+            for index in runs_without_histogram(result)]
+    if missing or bare:
+        result[DAMAGED] = "; ".join(loss.text() for loss in [*missing, *bare])
     return result
 
 
-def _check_histogram_runs(result: Mapping[str, Any]) -> None:
-    """Refuse histogram.html when a run that did I/O (its totals.html average) has no bucket there:
-    vdbench writes every run's histogram, so its sections were cut off."""
+def runs_without_histogram(result: Mapping[str, Any]) -> list[int]:
+    """The runs of a parsed output directory (:func:`parse_output_dir`) that did I/O (their
+    totals.html average) but have no bucket in histogram.html: its end cut off, or a run vdbench
+    wrote no histogram for (one that ended at its files' end, its own format run)."""
     if "histogram" not in result["histograms"]:
-        return
+        return []
     have = {row["run_index"] for row in result["histograms"]["histogram"]}
-    for total in result["totals"]:
-        rate = total.get("iops") if total.get("iops") is not None else total.get("reqstdops_rate")
-        own = str(total["rd"]).lower().endswith("_format")  # vdbench's own format run: no histogram
-        if rate and not own and total["run_index"] not in have:
-            raise ParseError(f"histogram.html has no bucket of run {total['run_index']} ({_describe(total)}), "
-                             f"which did {rate:,} I/O per second in totals.html: cut off or damaged")
+    return [total["run_index"] for total in result["totals"] if total["run_index"] not in have
+            and (total.get("iops") if total.get("iops") is not None else total.get("reqstdops_rate"))]
 
 
 READ_FILES = ("totals.html", "summary.html", "flatfile.html", "histogram.html", "logfile.html", "status.html",

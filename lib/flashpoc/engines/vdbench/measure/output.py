@@ -9,7 +9,7 @@ from ....damage import DAMAGED, Loss, carry, note_loss
 from ....errors import RemoteError
 from ....params import Workload
 from ...fio.parse import SHARE_LIMITS_US
-from ..parse import histogram_shares, vdbench_failure
+from ..parse import histogram_shares, runs_without_histogram, vdbench_failure
 from ..plan import RunDefinition, outstanding_ios, threads_per_host
 from ....rows import add_littles_law, base_row, interval_verdict
 
@@ -94,6 +94,8 @@ def measured_columns(total: dict[str, Any], parsed: dict[str, Any], interval_s: 
     for name, columns in lost.items():
         if name in missing:
             note_loss(row, Loss(name, "missing", columns))
+    if total["run_index"] in runs_without_histogram(parsed):
+        note_loss(row, Loss("histogram.html", f"no bucket of run {total['run_index']}", lost["histogram.html"]))
     if any(name.endswith(".stdout.html") for name in missing):
         row["opened_for_write"] = None  # a slave's openings unknown
     return carry(row, parsed.get(DAMAGED))
