@@ -426,7 +426,8 @@ def parse_histogram(text: str, name: str = "histogram.html") -> list[dict[str, A
 
 def _parse_histogram(text: str, name: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Return the rows of :func:`parse_histogram` and the context of every run (with or
-    without statistics), in file order."""
+    without statistics), in file order. Long because it is one pass over the lines, each kind
+    (a run's start, a section's title, a table's header, a bucket) taken in turn with its checks."""
     lines = _lines(text, name)
     runs: list[dict[str, Any]] = []
     run: dict[str, Any] | None = None
@@ -488,17 +489,22 @@ def _parse_histogram(text: str, name: str) -> tuple[list[dict[str, Any]], list[d
             in_table = False
     if not recognized:
         raise ParseError(f"{name} is not a vdbench histogram: no 'response time histogram' title")
-    if section is not None and (previous is None or previous["bucket_hi_us"] is not None):
-        raise ParseError(f"{name} ends in the {section!r} section of run {run_index}, before its 'max' bucket "
-                         "(cut off?): vdbench writes a run's histogram whole")
-    _check_shares(rows, shares, name)
+    _check_whole(rows, shares, name, section)
     return rows, runs
 
 
-def _check_shares(rows: Sequence[Mapping[str, Any]], shares: Sequence[tuple[int, str]], name: str) -> None:
-    """Refuse a bucket whose count is not its printed share (%, ``shares``: line number and the
-    share as printed, one per row) of its section's I/Os to the precision printed: vdbench prints
-    every count twice, so a changed count (or a bucket line lost) is told."""
+def _check_whole(rows: Sequence[Mapping[str, Any]], shares: Sequence[tuple[int, str]], name: str,
+                 section: str | None) -> None:
+    """Refuse a histogram whose last section (``section``, None when none is open) ends before its
+    max bucket (cut off: vdbench writes a run's histogram whole), or with a bucket whose count is
+    not its printed share (%, ``shares``: line number and the share as printed, one per row) of its
+    section's I/Os to the precision printed: vdbench prints every count twice, so a changed count
+    (or a bucket line lost) is told."""
+    last = rows[-1] if rows else None
+    if section is not None and (last is None or last["section"] != section or last["bucket_hi_us"] is not None):
+        run = "" if last is None else f" of run {last['run_index']}"
+        raise ParseError(f"{name} ends in the {section!r} section{run}, before its 'max' bucket (cut off?): vdbench "
+                         "writes a run's histogram whole")
     totals: dict[tuple[int, str], int] = {}
     for row in rows:
         totals[(row["run_index"], row["section"])] = totals.get((row["run_index"], row["section"]), 0) + row["count"]
@@ -657,6 +663,12 @@ def parse_output_dir(
     _check_numbers(reports, logged, flat_rows, flat_printed)
     if expected_runs is not None:
         _check_expected_runs(result["totals"], result["unfinished"], expected_runs)
+    return _name_losses(result, files)
+
+
+def _name_losses(result: dict[str, Any], files: Mapping[str, str]) -> dict[str, Any]:
+    """``result`` with its ``missing`` files (:func:`missing_files`) and, when some are or a run
+    has no histogram (:func:`runs_without_histogram`), its ``damaged`` text."""
     missing = missing_files(files)
     result["missing"] = [loss.file for loss in missing]
     bare = [Loss("histogram.html", f"no bucket of run {index} (cut off, or vdbench wrote none)")
