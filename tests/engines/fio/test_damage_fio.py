@@ -60,9 +60,15 @@ def read_document(text: str, name: str) -> dict:
     point's summary (with the JSON+ bins, when it has them)."""
     rows = parse_fio_output(text, source=name)
     histogram = parse_fio_histogram(text)
-    return {"rows": {f"{r['entry_index']}/{r['direction']}": {k: v for k, v in r.items() if k not in OPTION_ECHOES}
+    return {"rows": {f"{r['entry_index']}/{r['direction']}": {k: counted(v) for k, v in r.items()
+                                                             if k not in OPTION_ECHOES}
                      for r in rows},
-            "summary": summarize_fio_point(rows, histogram)}
+            "summary": {k: counted(v) for k, v in summarize_fio_point(rows, histogram).items()}}
+
+
+def counted(value):
+    """A verdict (fio's steady state attained) as 0 or 1, so that the invariant compares it too."""
+    return int(value) if isinstance(value, bool) else value
 
 
 @lru_cache(maxsize=None)
@@ -285,6 +291,33 @@ def test_a_lost_json_plus_bin_leaves_the_histogram_out_and_says_so():
     changed = edited(F_333_JSONPLUS, '"99.900000" : 468992', '"99.900000" : 460992')
     assert "jobs[0].read.clat_ns.bins give percentile 99.9 as 468992, fio printed 460992" in parse_fio_output(
         changed)[0]["damaged"]
+
+
+F_333_STEADY = "fio-3.33_randread_steadystate_iops_slope.json"
+
+
+@pytest.mark.parametrize(("old", "new", "said"), [
+    ('"attained" : 1', '"attained" : 0', "attained 0 but the criterion -0.002276% is below iops_slope:0.300000%"),
+    ('"ss" : "iops_slope:0.300000%"', '"ss" : "iops_slope:0.000300%"',
+     "attained 1 but the criterion -0.002276% is not below iops_slope:0.000300%"),
+    ('"criterion" : "-0.002276%"', '"criterion" : "-0.002876%"',
+     "criterion -0.002876 is not slope -1.200000 in percent of the mean"),
+    ('"criterion" : "-0.002276%"', '"criterion" : "-0.0022#6%"', "criterion '-0.0022#6%' is not a criterion fio"),
+    ('"attained" : 1', '"attained" :-1', "attained -1 is not 0 or 1"),
+    ('"slope" : -1.200000', '"slope" : -1.800000', "slope -1.8 is not the data's (-1.200000)"),
+    ('54633', '54933', "data.iops_mean 52722 is not the mean of its 5 values"),
+    ('"iops_mean" : 52722', '"iops_mean" : 52782', "data.iops_mean 52782 is not the mean"),
+])
+def test_a_changed_steady_state_figure_loses_the_verdict_and_says_so(old, new, said):
+    """fio's steady state (``--ss``) prints its verdict (attained), the criterion and the data it
+    computed it from: one of them changed (a digit, a sign) loses the point's fio verdict and the
+    criterion, named; each was read as printed before (a point said steady that fio did not)."""
+    (row,) = parse_fio_output(edited(F_333_STEADY, old, new), source="out.json")
+    assert row["steadystate_attained"] is None and row["steadystate_criterion"] is None
+    assert row["damaged"].startswith("out.json: jobs[0].steadystate")
+    assert said in row["damaged"] and row["damaged"].endswith("(lost: steadystate_attained, steadystate_criterion)")
+    assert summarize_fio_point([row])["steadystate_attained"] is None
+    assert parse_fio_output(edited(F_333_STEADY, old, old))[0]["steadystate_attained"] is True
 
 
 def test_a_zero_percentile_among_printed_ones_is_lost_and_named():

@@ -233,7 +233,7 @@ def test_fio333_steadystate_attained():
 
 def test_steadystate_not_attained_in_any_entry_gives_false():
     document = json.loads(load(F_333_STEADY))
-    document["jobs"][0]["steadystate"]["attained"] = 0
+    document["jobs"][0]["steadystate"].update(attained=0, ss="iops_slope:0.001000%")  # as fio with that limit
     rows = parse_fio_output(json.dumps(document))
     assert rows[0]["steadystate_attained"] is False
     assert summarize_fio_point(rows)["steadystate_attained"] is False

@@ -14,10 +14,12 @@ prints them side by side; on real outputs of fio 2.1.4 to 3.36 they agree exactl
   latency, and every mean lies between its minimum and maximum;
 * the printed percentiles grow with the percent, and a JSON+ histogram (``clat_ns.bins``) holds
   ``total_ios`` I/Os and gives, as fio computes it, every printed percentile;
-* client/server: the ``All clients`` entry counts the I/Os and bytes of the clients' entries.
+* client/server: the ``All clients`` entry counts the I/Os and bytes of the clients' entries;
+* a job's steady state (``--ss``): ``attained`` says whether its criterion is below the limit of
+  ``ss``, the criterion is the slope or deviation of its ``data`` (in percent of their mean).
 
 A disagreement in what every other number rests on (IOPS, bandwidth, bytes, runtime) refuses
-the output (:class:`~flashpoc.errors.ParseError`); one in a latency figure loses the figures it
+the output (:class:`~flashpoc.errors.ParseError`); one in a latency or steady-state figure loses the figures it
 could have changed: the functions here return ``(what is wrong, the row columns lost)``.
 """
 
@@ -171,4 +173,67 @@ def aggregate_problem(aggregate: Mapping[str, Any], clients: Sequence[Mapping[st
             if mine[key] != sum(theirs):
                 return (f"{where}.{direction}.{key} {mine[key]} is not the clients' sum ({sum(theirs)}): "
                         "a damaged figure")
+    return None
+
+
+#: fio's steady-state criterion as it prints it (``"iops_slope:0.300000%"``): the figure, slope or
+#: not, the limit (6 decimals) and ``%`` when the limit is a percent of the mean
+STEADY_KIND = re.compile(r"^(iops|bw)(_slope)?:(\d+\.\d+)(%?)$")
+#: a criterion fio computed (``"%f%s"``: ``"-0.002276%"``, ``"-109.000000"``)
+STEADY_VALUE = re.compile(r"^-?\d+\.\d{6}%?$")
+#: the row columns a steady-state block's figures give
+STEADY_COLUMNS = ("steadystate_attained", "steadystate_criterion")
+
+
+def steadystate_problem(block: Mapping[str, Any], where: str) -> str | None:
+    """What a job's ``steadystate`` block says against itself, or None when it agrees: fio
+    ``attained`` its criterion (0 or 1) exactly when the criterion it computed (not 0: it computed
+    one) is below the limit of ``ss``; its data's mean (``iops_mean``, ``bw_mean``) is their sum
+    over their count, in whole units; the slope of a ``_slope`` criterion is the least-squares
+    slope of the data in their order, the ``max_deviation`` of another the largest distance from
+    their mean; the criterion is that figure, in percent of the mean with a ``%`` limit."""
+    kind, text, attained = block.get("ss"), block.get("criterion"), block.get("attained")
+    if not isinstance(text, str) or not STEADY_VALUE.match(text):
+        return f"{where}.criterion {text!r} is not a criterion fio computed"
+    if attained not in (0, 1) or isinstance(attained, bool):
+        return f"{where}.attained {attained!r} is not 0 or 1"
+    match = STEADY_KIND.match(kind) if isinstance(kind, str) else None
+    if match is None:
+        return f"{where}.ss {kind!r} is not a steady-state criterion fio knows"
+    value, limit, percent = float(text.rstrip("%")), float(match[3]), match[4] == "%"
+    if text.endswith("%") != percent:
+        return f"{where}.criterion {text} and ss {kind} are not in the same unit"
+    if value and (abs(value) < limit - PRINTED) != bool(attained):
+        return f"{where}: attained {attained} but the criterion {text} is {'not ' * attained}below {kind}"
+    return _steady_data_problem(block, where, match[1], bool(match[2]), value, percent)
+
+
+def _steady_data_problem(block: Mapping[str, Any], where: str, figure: str, slope: bool, value: float,
+                         percent: bool) -> str | None:
+    """:func:`steadystate_problem`'s check of the data against the mean, slope or deviation and
+    criterion fio computed from them."""
+    data = block.get("data")
+    series = data.get(figure) if isinstance(data, Mapping) else None
+    mean = data.get(f"{figure}_mean") if isinstance(data, Mapping) else None
+    if (not isinstance(series, list) or not series or not isinstance(mean, int)
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in series)):
+        return f"{where}.data has no {figure} series and {figure}_mean as fio prints them"
+    if sum(series) // len(series) != mean:
+        return f"{where}.data.{figure}_mean {mean} is not the mean of its {len(series)} values"
+    if not value:
+        return None  # fio computed no criterion (its window was never full)
+    count, exact = len(series), sum(series) / len(series)
+    if slope:
+        xs = (count - 1) / 2
+        spread = sum((x - xs) ** 2 for x in range(count)) or 1.0
+        computed, printed_key = sum((x - xs) * y for x, y in enumerate(series)) / spread, "slope"
+    else:
+        computed, printed_key = max(abs(y - exact) for y in series), "max_deviation"
+    printed = block.get(printed_key)
+    if not isinstance(printed, (int, float)) or abs(printed - computed) > PRINTED + RUNNING * abs(computed):
+        return f"{where}.{printed_key} {printed!r} is not the data's ({computed:f})"
+    # fio divides by the mean in whole units for a slope, the exact mean for a deviation
+    bounds = [100 * printed / m for m in (mean, exact) if m] if percent else [printed]
+    if not bounds or not min(bounds) - 2 * PRINTED <= value <= max(bounds) + 2 * PRINTED:
+        return f"{where}.criterion {value:f} is not {printed_key} {printed:f}{' in percent of the mean' * percent}"
     return None

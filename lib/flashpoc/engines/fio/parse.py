@@ -592,7 +592,8 @@ def _entry_facts(
     global_options: Mapping[str, str],
 ) -> tuple[dict[str, Any], list[crosscheck.Problem]]:
     """Return the per-entry row values (names, CPU, error, options and steady state) and what is
-    missing of what fio always prints there (a damaged key)."""
+    missing of what fio always prints there (a damaged key) or disagrees (the steady state's
+    figures, :func:`.crosscheck.steadystate_problem`)."""
     problems: list[crosscheck.Problem] = []
     for key, column in ENTRY_FIGURES.items():
         if key not in entry:
@@ -609,8 +610,10 @@ def _entry_facts(
         if steadystate.get("attained") is not None:
             attained = bool(_number(steadystate["attained"], f"{where}.steadystate.attained"))
         criterion = _optional_str(steadystate.get("criterion"), f"{where}.steadystate.criterion")
-        problems += [(f"{where}.steadystate has no '{key}'", (f"steadystate_{key}",))
-                     for key in ("attained", "criterion") if key not in steadystate]
+        missing = [key for key in ("attained", "criterion") if key not in steadystate]
+        problems += [(f"{where}.steadystate has no '{key}'", (f"steadystate_{key}",)) for key in missing]
+        found = None if missing else crosscheck.steadystate_problem(steadystate, f"{where}.steadystate")
+        problems += [(found, crosscheck.STEADY_COLUMNS)] if found else []
     return {
         "jobname": jobname,
         "groupid": _optional_int(entry.get("groupid"), f"{where}.groupid"),
