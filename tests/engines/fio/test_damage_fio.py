@@ -33,9 +33,10 @@ from flashpoc.params import campaign_from_dict
 from flashpoc.store import HISTOGRAM_FILE, INTERVALS_FILE
 
 DATA = TESTS / "data" / "fio"
-DOCUMENTS = sorted([p for p in DATA.iterdir() if p.suffix in (".json", ".txt")]
-                   + [DATA / "intervals-fio-3.33" / "out.json", DATA / "point-fio-3.33" / "out.json"])
-POINTS = [DATA / "point-fio-3.33", DATA / "intervals-fio-3.33"]
+POINT_JOBS = {DATA / "point-fio-3.33": 3, DATA / "intervals-fio-3.33": 3, DATA / "steady-fio-3.33": 1}
+"""Each point folder and the jobs fio ran (``numjobs``)."""
+POINTS = sorted(POINT_JOBS)
+DOCUMENTS = sorted([p for p in DATA.iterdir() if p.suffix in (".json", ".txt")] + [p / "out.json" for p in POINTS])
 FILL = DATA / "fill-fio-3.33" / "fill.json"
 OPTION_ECHOES = ("iodepth", "numjobs")
 """Row columns that echo the job file's options (``job options`` over ``global options``), not
@@ -60,15 +61,16 @@ def read_document(text: str, name: str) -> dict:
     point's summary (with the JSON+ bins, when it has them)."""
     rows = parse_fio_output(text, source=name)
     histogram = parse_fio_histogram(text)
-    return {"rows": {f"{r['entry_index']}/{r['direction']}": {k: counted(v) for k, v in r.items()
-                                                             if k not in OPTION_ECHOES}
+    return {"rows": {f"{r['entry_index']}/{r['direction']}": counted({k: v for k, v in r.items()
+                                                                     if k not in OPTION_ECHOES})
                      for r in rows},
-            "summary": {k: counted(v) for k, v in summarize_fio_point(rows, histogram).items()}}
+            "summary": counted(summarize_fio_point(rows, histogram))}
 
 
-def counted(value):
-    """A verdict (fio's steady state attained) as 0 or 1, so that the invariant compares it too."""
-    return int(value) if isinstance(value, bool) else value
+def counted(row: dict) -> dict:
+    """``row`` with fio's steady-state verdict as 0 or 1, so that the invariant compares it too."""
+    attained = row.get("steadystate_attained")
+    return {**row, "steadystate_attained": None if attained is None else int(attained)}
 
 
 @lru_cache(maxsize=None)
@@ -97,13 +99,13 @@ def point_files(folder: Path) -> dict[str, str]:
     return {p.name: p.read_text() for p in sorted(folder.iterdir()) if p.name == "out.json" or p.suffix == ".log"}
 
 
-def read_point(files: dict[str, str]) -> dict:
+def read_point(files: dict[str, str], jobs: int) -> dict:
     """The point as the measure loop reads it (:func:`flashpoc.engines.fio.measure._host_results`,
-    host ``local``, fio's 3 jobs): its metrics, and its interval and histogram tables, keyed by
-    their second and bin."""
+    host ``local``, fio's ``jobs`` jobs): its metrics, and its interval and histogram tables, keyed
+    by their second and bin."""
     run = FioRun("local", "", files.get("out.json", ""), "", "cpu  1 0 1 8 0 0 0 0 0 0", "cpu  2 0 2 16 0 0 0 0 0 0",
                  5.0, {name: text for name, text in files.items() if name.endswith(".log")})
-    _, metrics, raw = fio_measure._host_results(interval_campaign(), [run], "p", jobs=3)
+    _, metrics, raw = fio_measure._host_results(interval_campaign(), [run], "p", jobs=jobs)
     tables = {name: list(csv.DictReader(io.StringIO(text))) for name, text in raw.items()
               if name in (INTERVALS_FILE, HISTOGRAM_FILE)}
     return {"metrics": metrics,
@@ -115,7 +117,7 @@ def read_point(files: dict[str, str]) -> dict:
 @lru_cache(maxsize=None)
 def clean_point(folder: Path) -> tuple[dict[str, str], dict]:
     files = point_files(folder)
-    return files, read_point(files)
+    return files, read_point(files, POINT_JOBS[folder])
 
 
 @generated(60)
@@ -128,18 +130,32 @@ def test_a_damaged_point_loses_numbers_and_names_the_file_never_changes_one(data
     files, clean = clean_point(folder)
     damaged, name, _ = damage_files(data, files, kinds=KINDS)
     named = "local.json" if name == "out.json" else name
-    assert_loses_never_changes(lambda: read_point(damaged), clean, named)
+    assert_loses_never_changes(lambda: read_point(damaged, POINT_JOBS[folder]), clean, named)
 
 
 def test_both_points_are_read_whole():
     """The clean folders: no damage said, every window before the run's last (fio ran 4,005 and
     4,002 ms after its ramp: windows 1-3 of 1 s, seconds 2-4 after the ramp), the histogram
     holding every I/O fio counted."""
-    for folder in POINTS:
+    for folder in (DATA / "point-fio-3.33", DATA / "intervals-fio-3.33"):
         files, point = clean_point(folder)
         assert "damaged" not in point["metrics"] and point["metrics"]["intervals"] == 3
         assert sorted(point["intervals"]) == ["2.0", "3.0", "4.0"]
         assert sum(point["histogram"].values()) == sum(r["total_ios"] for r in parse_fio_output(files["out.json"]))
+
+
+def test_a_point_that_fio_s_steady_state_ended_between_two_windows_keeps_its_whole_window():
+    """fio attained its steady state after 1,767 ms: window 1 (logged at 1,009 ms) is whole, the
+    partial one after it is the run's last (not logged). The series was empty (every window
+    before floor(1.767) - 1 = 0), so the point had no interval verdict; now it holds window 1, its
+    IOPS as logged (2,397) and its latency (416,757 ns)."""
+    files, point = clean_point(DATA / "steady-fio-3.33")
+    assert "damaged" not in point["metrics"] and point["metrics"]["intervals"] == 1
+    (window,) = point["intervals"].values()
+    assert window["iops"] == 2397.0 and window["lat_mean_ms"] == 0.416757
+    series, damage = read_interval_logs({n: t for n, t in files.items() if n.endswith(".log")}, window_ms=1000,
+                                        runtime_ms=1767, jobs=1)
+    assert damage is None and [(r["second"], r["iops"]) for r in series] == [(1.0, 2397.0)]
 
 
 @lru_cache(maxsize=None)
@@ -358,7 +374,7 @@ def test_a_damaged_interval_log_loses_the_series_and_names_the_log(name, damage,
     loses its interval series and verdict, which the row names. They were computed over the
     windows left (an emptied log: 0 intervals, a cut one: 3 of 4, another spread) unsaid."""
     files, clean = clean_point(DATA / "point-fio-3.33")
-    point = read_point({**files, name: damage(files[name])})
+    point = read_point({**files, name: damage(files[name])}, 3)
     assert point["metrics"]["damaged"].startswith(said)
     assert point["metrics"]["damaged"].endswith("(lost: intervals, interval_iops_cv_pct, interval_iops_drift_pct, "
                                                 "interval_steady, snia_round_intervals, snia_mean_iops, "

@@ -29,6 +29,11 @@ INTERVAL_KEYS: tuple[str, ...] = (
 )
 """Keys of every row returned by :func:`parse_fio_interval_logs` and :func:`merge_intervals`."""
 
+LAST_SLACK = 0.25
+"""A window that ends less than this share of a window before the run's end (4,000 ms of a 4,005
+ms run) is the run's last, which some jobs do not log: the series ends before it. One that ends
+earlier (1,000 ms of a 1,855 ms run that fio's steady state ended) is whole in every job's log."""
+
 _LOG_NAME = re.compile(r"^(?P<prefix>.*)_(?P<kind>iops|lat)\.(?P<job>\d+)\.log$")
 _DIRECTION_NAMES = {0: "read", 1: "write", 2: "trim"}
 
@@ -81,7 +86,7 @@ def read_interval_logs(logs: Mapping[str, str], *, window_ms: int, fio_version: 
     is not fio log format (or a negative figure), a job whose iops or lat log is missing (of
     ``jobs`` jobs, when given), a window or a direction missing (a line lost), or a lat log
     without the latency of an iops log's window. Given the run's ``runtime_ms`` (as fio's JSON
-    says it), the series is the windows before the run's last, which every job logs whole: a log
+    says it), the series is the windows before the run's last (:data:`LAST_SLACK`), which every job logs whole: a log
     that ends before them is cut short; without it, the windows before each log's last are
     checked and the windows every job logged are kept.
 
@@ -102,7 +107,7 @@ def read_interval_logs(logs: Mapping[str, str], *, window_ms: int, fio_version: 
         if not read:
             return [], (name, "is empty")
         values[name] = read
-    last = None if runtime_ms is None else math.floor(runtime_ms / window_ms) - 1
+    last = None if runtime_ms is None else math.floor((runtime_ms - window_ms * LAST_SLACK) / window_ms)
     damage = _gaps(iops_logs, lat_logs, values, window_ms, last)
     if damage is not None:
         return [], damage
@@ -177,9 +182,11 @@ def _log_values(text: str, name: str, window_ms: int) -> dict[tuple[int, int], f
         except ValueError:
             return name, f"line {number} is not 'time, value, direction, ...': {line!r:.80}"
         # fio logs a window at its end (1000 ms, 999 as its clock goes) or later on a busy host (2150
-        # ms is window 2's): a job's last, shorter window (4400 ms) falls in the one before it
-        key = (math.floor((time_ms + window_ms / 10) / window_ms), direction)
-        values.setdefault(key, value)
+        # ms is window 2's); a line logged LAST_SLACK or more after a window's end is the run's last,
+        # partial window (4400 ms, 1766 ms), logged when the job ended: not a window of the series
+        window = math.floor((time_ms + window_ms / 10) / window_ms)
+        if time_ms - window * window_ms < window_ms * LAST_SLACK:
+            values.setdefault((window, direction), value)
     return values
 
 
