@@ -10,12 +10,13 @@ The damage is drawn by hypothesis (``st.data()``), so a failure shrinks to the s
   removed, duplicated or swapped with the next, or a span overwritten by bytes that cannot turn
   one printed number into another (:data:`conftest.NOT_IN_A_NUMBER`: no parser could tell a
   digit changed into another digit, except where the engine prints the figure twice, which the
-  readers cross-check: test those by hand);
+  readers cross-check: test those by hand); with :data:`SIGN`, a minus sign put before a number;
 - :func:`damage_files`: one file of an output folder removed or damaged as above.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -27,6 +28,11 @@ from flashpoc.errors import ParseError
 
 TEXT_DAMAGE = ("cut", "cut at a line end", "emptied", "line removed", "line repeated", "lines swapped",
                "bytes overwritten")
+SIGN = "a minus sign before a number"
+"""A damage not in :data:`TEXT_DAMAGE` (pass ``kinds=TEXT_DAMAGE + (SIGN,)``): the character before a
+printed number (a space, a colon) overwritten by ``-``, which makes the number negative, not
+invalid, wherever a number may be signed (JSON): the one byte of :data:`conftest.NOT_IN_A_NUMBER`
+that can make another number, drawn where it does."""
 
 
 def damage_text(data: Any, text: str, kinds: tuple[str, ...] = TEXT_DAMAGE) -> tuple[str, str]:
@@ -41,6 +47,11 @@ def damage_text(data: Any, text: str, kinds: tuple[str, ...] = TEXT_DAMAGE) -> t
         return "".join(lines[:keep]), f"cut after line {keep}"
     if kind == "emptied" or not lines:
         return "", "emptied"
+    if kind == SIGN:
+        before = [m.start() for m in re.finditer(r"[^\w.\-+](?=\d)", text)]
+        if before:
+            at = before[data.draw(st.integers(0, len(before) - 1), label="number")]
+            return text[:at] + "-" + text[at + 1:], f"a minus sign at {at}"
     at = data.draw(st.integers(0, len(lines) - 1), label="line")
     if kind == "line removed":
         return "".join(lines[:at] + lines[at + 1:]), f"line {at + 1} removed"

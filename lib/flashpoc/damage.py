@@ -53,6 +53,16 @@ def note_losses(row: MutableMapping[str, Any], losses: Iterable[Loss]) -> Mutabl
     return row
 
 
+def carry(row: MutableMapping[str, Any], *texts: str | None) -> MutableMapping[str, Any]:
+    """Add to ``row``'s :data:`DAMAGED` column the texts of ``texts`` (other rows' or a whole
+    output's :data:`DAMAGED` columns, None when undamaged), each text once: a figure computed
+    from damaged rows says what they lost. Returns ``row``."""
+    found = [t for text in ((row.get(DAMAGED) or ""), *texts) if text for t in text.split("; ") if t]
+    if found:
+        row[DAMAGED] = "; ".join(dict.fromkeys(found))
+    return row
+
+
 def damaged_files(row: MutableMapping[str, Any] | dict[str, Any]) -> list[str]:
     """The files the row's :data:`DAMAGED` column names, in its order."""
     return [t.split(": ", 1)[0] for t in (row.get(DAMAGED) or "").split("; ") if t]

@@ -42,7 +42,7 @@ def _vdbench_intervals(threads: int) -> list[dict]:
     parsed = parse_output_dir(read_output_dir(DATA / "vdbench" / "rr_threads_sweep"))
     total = next(t for t in parsed["totals"] if t["threads"] == threads)
     rd = RunDefinition("rd1", "wd1", (1, 2, 4, 8, 16), elapsed_s=10, interval_s=1)
-    return interval_table("p", rd, total, parsed)
+    return interval_table("p", rd.interval_s, total, parsed)
 
 
 def test_snia_rule_on_vdbench_interval_lines():

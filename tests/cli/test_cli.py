@@ -39,6 +39,20 @@ def test_parse_fio_client_server_text_preamble(capsys):
     assert code == 0 and len(rows) == 11 and aggregate[0]["iops"] == 93198.150858
 
 
+def test_parse_fio_says_what_a_damaged_output_cost(capsys, tmp_path):
+    """A percentile line of fio's output removed: the row has no p99.9 and its ``damaged`` column
+    names the file and the figure, in the JSON and under the table."""
+    text = (FIO / "fio-3.33_randread_4k_numjobs4_group_reporting_jsonplus.json").read_text()
+    damaged = tmp_path / "out.json"
+    damaged.write_text(text.replace('            "99.900000" : 468992,\n', ""))
+    said = "out.json: jobs[0].read.clat_ns.percentile has no 99.9 (lost: clat_p99_9_us)"
+    code, out, _ = run_cli(capsys, "parse", "fio", str(damaged), "--format", "json")
+    (row,) = json.loads(out)
+    assert code == 0 and row["clat_p99_9_us"] is None and row["damaged"] == said
+    code, out, _ = run_cli(capsys, "parse", "fio", str(damaged))
+    assert code == 0 and out.rstrip().endswith(f"damaged: {said}") and "p99.9 (us)" not in out
+
+
 def test_parse_errors_are_messages_not_tracebacks(capsys, tmp_path):
     broken = tmp_path / "cut.json"
     broken.write_text((FIO / "fio-3.36_randrw_128k_1job_file.json").read_text()[:3000])
@@ -257,6 +271,21 @@ def test_parse_vdbench_output_directory(capsys):
     last = rows[-1]  # totals.html: avg_2-10 of threads=16
     assert (last["iops"], last["mb_per_s"], last["resp_ms"], last["queue_depth"]) == (72704.7, 284.0, 0.844, 61.4)
     assert (last["cpu_sys_user_pct"], last["cpu_sys_pct"]) == (67.6, 41.8)
+
+
+def test_parse_vdbench_names_a_missing_file(capsys, tmp_path):
+    """An output directory copied without its flatfile.html: the rows lack the flatfile's columns
+    and say so, under the table and in each row."""
+    import shutil
+
+    shutil.copytree(DATA / "vdbench" / "rr_3threads_2s", tmp_path / "out")
+    (tmp_path / "out" / "flatfile.html").unlink()
+    said = "flatfile.html: missing (vdbench writes it with totals.html)"
+    code, out, _ = run_cli(capsys, "parse", "vdbench", str(tmp_path / "out"), "--format", "json")
+    rows = json.loads(out)
+    assert code == 0 and [r["damaged"] for r in rows] == [said] * 3 and "lunsize_gb" not in rows[0]
+    code, out, _ = run_cli(capsys, "parse", "vdbench", str(tmp_path / "out"))
+    assert code == 0 and out.rstrip().endswith(f"damaged: {said}")
 
 
 def test_parse_vdbench_failed_run_says_why(capsys):

@@ -1,6 +1,6 @@
 """The one mechanism that says what a damaged engine output cost: flashpoc.damage."""
 
-from flashpoc.damage import DAMAGED, Loss, damaged_files, note_loss, note_losses
+from flashpoc.damage import DAMAGED, Loss, carry, damaged_files, note_loss, note_losses
 
 
 def test_a_loss_empties_its_columns_and_names_its_file():
@@ -21,3 +21,10 @@ def test_losses_are_joined_once_each_in_order():
 
 def test_an_undamaged_row_names_no_file():
     assert damaged_files({"iops": 1.0}) == []
+
+
+def test_carry_adds_other_rows_texts_once_each():
+    row = {"iops": 1.0, DAMAGED: "a.json: x"}
+    carry(row, None, "b.json: y; a.json: x", "")
+    assert row[DAMAGED] == "a.json: x; b.json: y"
+    assert DAMAGED not in carry({"iops": 1.0}, None, "")

@@ -58,3 +58,15 @@ def test_steadiness_text_names_the_unsteady_points(points):
     assert summary.steadiness_text(short).startswith("No point ran the 3 intervals a steady-state verdict needs "
                                                      "(5 points with fewer")
     assert summary.steadiness_text(summary.steadiness_table(points)).startswith("(no interval time series")
+
+
+def test_the_all_points_table_says_which_point_s_output_was_damaged(points):
+    """A stored point whose engine output was damaged (its ``damaged`` column): the report's table
+    of every point says so in its Checks and names the file and what it cost in a note."""
+    said = "totals.html: missing (lost: iops)"
+    damaged = points.assign(damaged=[None, None, said, None, None])
+    table = summary.points_display(damaged)
+    checks = table.frame["Checks"].tolist()
+    assert [c.endswith("damaged output") for c in checks] == [False, False, True, False, False]
+    assert f"Damaged output (wd1, 4 threads): {said}; the point lost these figures, no other is changed." in table.notes
+    assert not any("Damaged" in note for note in summary.points_display(points).notes)

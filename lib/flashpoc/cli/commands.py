@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..damage import DAMAGED
 from ..errors import FlashpocError, ParameterError, ParseError
 from .notebooks import EXIT_CODES, NOTEBOOKS, PHASE_NAMES, Terminal, output_width, run_notebooks
 
@@ -217,6 +218,9 @@ def _parse(path: Path, kind: str, fmt: str) -> int:
         rows = [{**r, "metric": human_header(r["metric"])} if "metric" in r else r for r in rows]
         rows = _TABLE_ROWS[kind](whole, rows) if kind in _TABLE_ROWS else rows
     _print_rows(rows, fmt, kind)
+    if fmt == "table":  # what a damaged output cost (the json and csv formats have it in each row)
+        for text in dict.fromkeys(r[DAMAGED] for r in rows if r.get(DAMAGED)):
+            print(f"damaged: {text}")
     for line in _LOSSES[kind](whole) if kind in _LOSSES else ():
         print(f"flashpoc: {path.name}: {line}", file=sys.stderr)
     return 0

@@ -7,6 +7,7 @@ from typing import Any
 import pandas as pd
 
 from .. import analysis, tables
+from ..damage import DAMAGED
 from ..params import parse_size
 from ..analysis import bounds
 from .frames import (KIND_THROUGHPUT, MIN_VERDICT_INTERVALS, _ended_by_fio, _series, slo_bound, snia_rule_text,
@@ -267,6 +268,9 @@ def points_display(points: pd.DataFrame) -> tables.Table:
              f"than {MIN_VERDICT_INTERVALS} intervals; SNIA steady or not (the SNIA PTS rule, with at least "
              f"{analysis.SNIA_ROUNDS} intervals); 'Little's law off' when IOPS x latency is more than 20 % "
              "from the outstanding I/Os (the engine did not keep the I/Os it was asked to)."]
+    notes += [f"Damaged output ({r['workload']}, {tables.count(r.get('threads'))} threads): {r[DAMAGED]}; the point "
+              "lost these figures, no other is changed." for r in points.to_dict("records")
+              if isinstance(r.get(DAMAGED), str) and r[DAMAGED]]
     return tables.table(rows, notes=notes, text_columns=[c for c in ("Configuration", "Workload", "Checks")
                                                           if rows and c in rows[0]])
 
@@ -324,6 +328,8 @@ def _checks_cell(row: dict[str, Any]) -> str:
     law = row.get("littles_law_ok")
     if law is not None and not pd.isna(law) and not bool(law):
         words.append("Little's law off")
+    if isinstance(row.get(DAMAGED), str) and row[DAMAGED]:
+        words.append("damaged output")
     return ", ".join(words) or tables.MISSING
 
 

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from conftest import TESTS
 from flashpoc.errors import ParseError
+from flashpoc.engines.fio import intervals
 from flashpoc.engines.fio import parse as fio
 from flashpoc.engines.fio.parse import (
     HISTOGRAM_KEYS,
@@ -232,7 +233,7 @@ def test_fio333_steadystate_attained():
 
 def test_steadystate_not_attained_in_any_entry_gives_false():
     document = json.loads(load(F_333_STEADY))
-    document["jobs"][0]["steadystate"]["attained"] = 0
+    document["jobs"][0]["steadystate"].update(attained=0, ss="iops_slope:0.001000%")  # as fio with that limit
     rows = parse_fio_output(json.dumps(document))
     assert rows[0]["steadystate_attained"] is False
     assert summarize_fio_point(rows)["steadystate_attained"] is False
@@ -515,7 +516,7 @@ def _interval_logs() -> dict[str, str]:
 
 
 def test_interval_logs_sum_jobs_and_weight_latency_by_iops():
-    rows = fio.parse_fio_interval_logs(_interval_logs(), window_ms=1000, fio_version="fio-3.33")
+    rows = intervals.parse_fio_interval_logs(_interval_logs(), window_ms=1000, fio_version="fio-3.33")
     # job 2 alone logged a 4000 ms IOPS window: only windows 1-3, which all three jobs logged, count
     assert [r["second"] for r in rows] == [1.0, 2.0, 3.0]
     first = rows[0]
@@ -528,11 +529,11 @@ def test_interval_logs_sum_jobs_and_weight_latency_by_iops():
     assert first["lat_mean_ms"] == pytest.approx(
         (22722 * first["read_lat_mean_ms"] + 9521 * first["write_lat_mean_ms"]) / 32243)
     assert rows[2]["read_iops"] == 6941 + 6953 + 6987
-    assert list(first) == list(fio.INTERVAL_KEYS)
+    assert list(first) == list(intervals.INTERVAL_KEYS)
 
 
 def test_interval_series_agrees_with_the_run_summary():
-    rows = fio.parse_fio_interval_logs(_interval_logs(), window_ms=1000, fio_version="fio-3.33")
+    rows = intervals.parse_fio_interval_logs(_interval_logs(), window_ms=1000, fio_version="fio-3.33")
     summary = summarize_fio_point(parse_fio_output((INTERVALS / "out.json").read_text()))
     mean_read = sum(r["read_iops"] for r in rows) / len(rows)
     # the JSON's 21,197.8 read IOPS include the last, slower part-second the windows leave out
@@ -542,30 +543,32 @@ def test_interval_series_agrees_with_the_run_summary():
 
 def test_interval_logs_of_fio_2_are_read_in_microseconds():
     logs = {"a_iops.1.log": "1000, 100, 0, 4096\n", "a_lat.1.log": "1000, 250, 0, 4096\n"}
-    assert fio.parse_fio_interval_logs(logs, window_ms=1000, fio_version="fio-2.1.4")[0]["lat_mean_ms"] == 0.25
-    assert fio.parse_fio_interval_logs(logs, window_ms=1000)[0]["lat_mean_ms"] == 0.00025
+    assert intervals.parse_fio_interval_logs(logs, window_ms=1000, fio_version="fio-2.1.4")[0]["lat_mean_ms"] == 0.25
+    assert intervals.parse_fio_interval_logs(logs, window_ms=1000)[0]["lat_mean_ms"] == 0.00025
 
 
 @pytest.mark.parametrize("logs, message", [
     ({}, "no fio interval logs"),
     ({"flashpoc_clat.1.log": "1000, 5, 0, 0, 0\n"}, "no fio interval logs"),
-    ({"flashpoc_iops.1.log": "1000, 5, 0, 0, 0\n"}, "jobs [1] have iops logs but jobs [] have lat logs"),
+    ({"flashpoc_iops.1.log": "1000, 5, 0, 0, 0\n"}, "fio log flashpoc_lat.1.log: missing (job 1 has the iops log)"),
     ({"flashpoc_iops.1.log": "1000, 5, 0, 0, 0\n", "flashpoc_lat.1.log": "fio: short read\n"},
-     "flashpoc_lat.1.log line 1"),
-    ({"flashpoc_iops.1.log": "1000, 5\n", "flashpoc_lat.1.log": "1000, 5, 0\n"}, "flashpoc_iops.1.log line 1"),
+     "flashpoc_lat.1.log: line 1 is not"),
+    ({"flashpoc_iops.1.log": "1000, 5\n", "flashpoc_lat.1.log": "1000, 5, 0\n"}, "flashpoc_iops.1.log: line 1 is not"),
+    ({"flashpoc_iops.1.log": "1000, -5, 0, 0, 0\n", "flashpoc_lat.1.log": "1000, 5, 0\n"},
+     "flashpoc_iops.1.log: line 1 is not"),  # a minus sign over the space before a figure
 ])
 def test_interval_logs_refuse_what_is_not_fio_log_format(logs, message):
     with pytest.raises(ParseError, match=re.escape(message)):
-        fio.parse_fio_interval_logs(logs, window_ms=1000)
+        intervals.parse_fio_interval_logs(logs, window_ms=1000)
 
 
 def test_merge_intervals_sums_hosts_and_keeps_common_seconds():
-    rows = fio.parse_fio_interval_logs(_interval_logs(), window_ms=1000, fio_version="fio-3.33")
-    merged = fio.merge_intervals([rows, rows[:2]])
+    rows = intervals.parse_fio_interval_logs(_interval_logs(), window_ms=1000, fio_version="fio-3.33")
+    merged = intervals.merge_intervals([rows, rows[:2]])
     assert [r["second"] for r in merged] == [1.0, 2.0]
     assert merged[0]["iops"] == 2 * 32243
     assert merged[0]["read_lat_mean_ms"] == pytest.approx(rows[0]["read_lat_mean_ms"])
-    assert fio.merge_intervals([rows]) == rows
+    assert intervals.merge_intervals([rows]) == rows
 
 
 def test_latency_distribution_matches_fio_printed_percentiles():
@@ -607,11 +610,11 @@ def test_a_cut_interval_log_gives_an_error_or_the_same_numbers(data):
     """One job's log cut anywhere: a ParseError, or windows with exactly the whole logs'
     numbers (a window the cut job no longer has is left out, not summed short)."""
     logs = _interval_logs()
-    whole = {r["second"]: r for r in fio.parse_fio_interval_logs(logs, window_ms=1000, fio_version="fio-3.33")}
+    whole = {r["second"]: r for r in intervals.parse_fio_interval_logs(logs, window_ms=1000, fio_version="fio-3.33")}
     name = data.draw(st.sampled_from(sorted(n for n in logs if "_clat." not in n)), label="log")
     cut = data.draw(st.integers(min_value=0, max_value=len(logs[name])), label="cut")
     try:
-        rows = fio.parse_fio_interval_logs({**logs, name: logs[name][:cut]}, window_ms=1000, fio_version="fio-3.33")
+        rows = intervals.parse_fio_interval_logs({**logs, name: logs[name][:cut]}, window_ms=1000, fio_version="fio-3.33")
     except ParseError:
         return
     for row in rows:

@@ -1005,7 +1005,7 @@ def test_numbers_that_disagree_between_files_are_refused(names, old, new, messag
     ("summary.html", "2   20236.00", "2   2<x>6.00", "not a number"),
     ("totals.html", "elapsed=2; For loops: xfersize=4k threads=4",
      "elapsed=2#; For loops: xfersize=4k threads=4", "totals.html has run 2 as 'rd1 xfersize=4k threads=4', "
-     "elapsed_s=None, summary.html, logfile.html and 5 more as 'rd1 xfersize=4k threads=4', elapsed_s=2"),
+     "elapsed_s=None, summary.html, logfile.html and 6 more as 'rd1 xfersize=4k threads=4', elapsed_s=2"),
     ("totals.html", "For loops: xfersize=4k threads=4", "For loops: xfersize=4k threads=#4", "not a thread count"),
     ("summary.html", "02:15:51.052         2", "02:15:51.0#2         2", "a damaged time or interval label"),
     ("totals.html", "02:15:54.054   avg_2-2", "02:15:54.054   avg_2-#", "a damaged time or interval label"),

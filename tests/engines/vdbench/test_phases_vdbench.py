@@ -312,7 +312,7 @@ def test_an_interval_without_io_has_no_latency():
     parsed = parse_output_dir(read_output_dir(DATA / "vdbench-public" / "vdbench50407_8host_sd_37rds_xfersize_sweep"))
     total = next(t for t in parsed["totals"] if t["rd"] == "seq_read_128k")
     rd = RunDefinition("seq_read_128k", "wd1", (1,), elapsed_s=60, interval_s=1)
-    table = pd.DataFrame(phases_vdbench.interval_table("p", rd, total, parsed))
+    table = pd.DataFrame(phases_vdbench.interval_table("p", rd.interval_s, total, parsed))
     idle = table[table["iops"] == 0]
     assert list(idle["second"]) == [3, 10, 22, 30, 34, 39, 53, 55, 57]
     assert idle[["lat_mean_ms", "read_lat_mean_ms"]].isna().all().all()

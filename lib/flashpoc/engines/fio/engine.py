@@ -73,7 +73,7 @@ class FioEngine(Engine):
             text = path.read_text(errors="replace")
         except OSError as error:
             raise ParameterError(f"cannot read {path}: {error.strerror}") from None
-        rows = parse_fio_output(text)
+        rows = parse_fio_output(text, source=path.name)
         return rows, rows
 
     def describe(self, cfg, version: str, points) -> str:

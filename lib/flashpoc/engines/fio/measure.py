@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ... import points
 from ... import rows as rows_mod
+from ...damage import DAMAGED, Loss, carry, note_loss
 from ...errors import ParseError, RemoteError
 from ...params import Campaign, HostParams, Workload
 from ...points import Measured, PointSpec
@@ -20,8 +21,9 @@ from ...run.group import Group
 from ...run.targets import make_target_directory
 from ...store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text, write_atomic
 from . import run as run_fio
-from .parse import (histogram_table, latency_distribution, merge_intervals, parse_fill_output, parse_fio_histogram,
-                    parse_fio_interval_logs, parse_fio_output, summarize_fio_point)
+from .intervals import merge_intervals, read_interval_logs
+from .parse import (histogram_table, histogram_whole, latency_distribution, parse_fill_output, parse_fio_histogram,
+                    parse_fio_output, summarize_fio_point)
 from .plan import FILL_BS, outstanding_ios, rate_per_job, render_fill_job, render_job, render_layout_job
 from .run import FioRun, fio_version, run_fio_job
 
@@ -67,27 +69,30 @@ def _rate_per_job(cfg: Campaign, spec: PointSpec) -> int | None:
 
 
 def _aggregate_hosts(per_host: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Combine per-host summaries: rates summed, latencies and CPU IOPS-weighted."""
+    """Combine per-host summaries: rates summed, latencies and CPU IOPS-weighted; a figure some
+    host lost (a damaged output, its ``damaged`` text carried) is lost, not the others' alone."""
     if len(per_host) == 1:
         return dict(next(iter(per_host.values())))
     out: dict[str, Any] = {}
     weights = {h: (s.get("iops") or 0.0) for h, s in per_host.items()}
     total_w = sum(weights.values()) or 1.0
-    keys = set().union(*(s.keys() for s in per_host.values()))
+    keys = set().union(*(s.keys() for s in per_host.values())) - {DAMAGED}
     for key in sorted(keys):
         values = {h: s.get(key) for h, s in per_host.items()}
         numbers = {h: v for h, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-        if key in _SUMMED:
+        if numbers and len(numbers) < len(values):
+            out[key] = None  # a host lost it: the others' figure would be another number
+        elif key in _SUMMED:
             out[key] = sum(numbers.values())
         elif key == "steadystate_attained":
             flags = [v for v in values.values() if v is not None]
             out[key] = None if not flags else all(flags)
-        elif numbers and len(numbers) == len(values):
+        elif numbers:
             out[key] = sum(v * weights[h] for h, v in numbers.items()) / total_w
         else:
             out[key] = next((v for v in values.values() if v is not None), None)
     out["percentiles_exact"] = False
-    return out
+    return carry(out, *(s.get(DAMAGED) for s in per_host.values()))
 
 
 def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *,
@@ -125,7 +130,7 @@ def run_point(wb: Workbench, spec: PointSpec, pid: str) -> tuple[dict[str, Any],
     started = time.perf_counter()
     runs, clients_output = _run_on_hosts(wb, spec, pid, per_job, purpose)
     wall_s = time.perf_counter() - started
-    per_host, metrics, raw = _host_results(cfg, runs, pid)
+    per_host, metrics, raw = _host_results(cfg, runs, pid, threads)
     outstanding = outstanding_ios(workload, threads) * len(cfg.hosts)
     row = rows_mod.base_row(cfg, phase=phase, point_id=pid, engine=cfg.engine, workload=workload,
                             iodepth=workload.iodepth, threads=threads, outstanding=outstanding,
@@ -145,7 +150,7 @@ def run_point(wb: Workbench, spec: PointSpec, pid: str) -> tuple[dict[str, Any],
                            for h, s in per_host.items()}
     if clients_output is not None:
         raw["clients.json"] = clients_output
-        row["all_clients_iops"] = summarize_fio_point(parse_fio_output(clients_output)).get("iops")
+        row["all_clients_iops"] = summarize_fio_point(parse_fio_output(clients_output, source="clients.json"))["iops"]
     return row, raw
 
 
@@ -173,37 +178,53 @@ def _run_on_hosts(wb: Workbench, spec: PointSpec, pid: str, per_job: int | None,
     return list(Group(cfg.hosts, strict=True).map(on_host, purpose=purpose)), None
 
 
-def _host_results(cfg: Campaign, runs: list[FioRun],
-                  pid: str) -> tuple[dict[str, dict], dict[str, Any], dict[str, str]]:
-    """Parse the hosts' runs of point ``pid``: each host's summary, the point's metrics (the hosts
-    aggregated, their latency bins merged, the interval verdict) and its raw files (each host's
-    job, output and stderr, the histogram and interval tables)."""
-    per_host, raw, bins, host_intervals = {}, {}, [], []
+def _host_results(cfg: Campaign, runs: list[FioRun], pid: str,
+                  jobs: int | None = None) -> tuple[dict[str, dict], dict[str, Any], dict[str, str]]:
+    """Parse the hosts' runs of point ``pid`` (``jobs``: fio's jobs on each host, its threads): each
+    host's summary, the point's metrics (the hosts aggregated, their latency bins merged, the
+    interval verdict) and its raw files (each host's job, output and stderr, the histogram and
+    interval tables). A damaged output or interval log loses what it holds and the row's
+    ``damaged`` names it (:mod:`flashpoc.damage`); an output that disagrees with itself in its
+    IOPS, bandwidth or bytes is refused (ParseError)."""
+    per_host, raw, bins, host_intervals, losses, whole = {}, {}, [], [], [], True
     for run in runs:
-        rows = parse_fio_output(run.output)
+        rows = parse_fio_output(run.output, source=f"{run.host}.json")
         histogram = parse_fio_histogram(run.output)
         summary = summarize_fio_point(rows, histogram)
         summary.update(cpu_utilisation(run.cpu_before, run.cpu_after))
         per_host[run.host] = summary
         bins += histogram
+        whole = whole and histogram_whole(rows, histogram)
         if cfg.settings.interval_s:
-            host_intervals.append(parse_fio_interval_logs(run.logs, window_ms=cfg.settings.interval_s * 1000,
-                                                          fio_version=summary.get("fio_version")))
+            series, damage = read_interval_logs(run.logs, window_ms=cfg.settings.interval_s * 1000,
+                                                fio_version=summary.get("fio_version"),
+                                                runtime_ms=summary.get("runtime_ms"), jobs=jobs)
+            host_intervals.append(series)
+            if damage is not None:
+                losses.append(Loss(f"{damage[0]} of {run.host}", damage[1], _VERDICT))
         raw[f"{run.host}.job.fio"] = run.job
         raw[f"{run.host}.json"] = run.output
         if run.stderr.strip():
             raw[f"{run.host}.stderr.txt"] = run.stderr
     metrics = _aggregate_hosts(per_host)
-    if len(per_host) > 1 and bins:
-        metrics.update(latency_distribution(bins), percentiles_exact=True)  # exact: the hosts' bins merged
-    if bins:
+    if len(per_host) > 1 and bins:  # exact: the hosts' bins merged, when no host lost some
+        distribution = latency_distribution(bins)
+        metrics.update(distribution if whole else dict.fromkeys(distribution), percentiles_exact=whole)
+    if bins and whole:
         raw[HISTOGRAM_FILE] = table_text([{**r, "point_id": pid} for r in histogram_table(bins)], HISTOGRAM_COLUMNS)
-    if host_intervals:
+    if losses:
+        for loss in losses:
+            note_loss(metrics, loss)
+    elif host_intervals:
         intervals = [{**r, "point_id": pid, "second": r["second"] + cfg.settings.ramp_s, "warmup": False}
                      for r in merge_intervals(host_intervals)]
         raw[INTERVALS_FILE] = table_text(intervals, INTERVAL_COLUMNS)
         metrics.update(rows_mod.interval_verdict(intervals))
     return per_host, metrics, raw
+
+
+#: the row columns of a point's interval series (:func:`flashpoc.rows.interval_verdict`), lost with a damaged log
+_VERDICT = tuple(rows_mod.interval_verdict([]))
 
 
 def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: int, runtime_s: int,

@@ -29,7 +29,10 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from flashpoc.damage import DAMAGED, Loss, carry, note_loss
 from flashpoc.errors import ParseError
+
+from . import crosscheck
 
 DIRECTIONS: tuple[str, ...] = ("read", "write", "trim")
 """fio's I/O directions, in the order rows are emitted."""
@@ -81,19 +84,10 @@ ROW_KEYS: tuple[str, ...] = (
     "ioengine",
     "steadystate_attained",
     "steadystate_criterion",
+    DAMAGED,
 )
-"""Keys of every row returned by :func:`parse_fio_output`, in order."""
-
-INTERVAL_KEYS: tuple[str, ...] = (
-    "second",
-    "iops",
-    "read_iops",
-    "write_iops",
-    "lat_mean_ms",
-    "read_lat_mean_ms",
-    "write_lat_mean_ms",
-)
-"""Keys of every row returned by :func:`parse_fio_interval_logs` and :func:`merge_intervals`."""
+"""Keys of every row returned by :func:`parse_fio_output`, in order (``damaged``: what a damaged
+output cost the row, see :mod:`flashpoc.damage`; None when nothing)."""
 
 HISTOGRAM_KEYS: tuple[str, ...] = (
     "entry_index",
@@ -106,14 +100,13 @@ HISTOGRAM_KEYS: tuple[str, ...] = (
 """Keys of every row returned by :func:`parse_fio_histogram`, in order."""
 
 # The JSON object starts at the first line beginning with "{"; progress lines end in "\r".
-_LOG_NAME = re.compile(r"_(?P<kind>iops|lat)\.(?P<job>\d+)\.log$")
 _JSON_START = re.compile(r"(?:\A|[\r\n])\{")
 # Strings (possibly unterminated at the end of the text) and brackets, to tell truncation
 # from other syntax errors.
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*("?)|[{}\[\]]', re.DOTALL)
 
 
-def parse_fio_output(text: str) -> list[dict[str, Any]]:
+def parse_fio_output(text: str, source: str = "fio output") -> list[dict[str, Any]]:
     """Parse fio JSON or JSON+ output into one row per job entry and direction with I/O.
 
     Args:
@@ -121,27 +114,31 @@ def parse_fio_output(text: str) -> list[dict[str, Any]]:
             (progress lines, ``hostname=...`` or ``<host> job: (g=0) ...`` lines printed when
             the JSON goes to stdout); the JSON starts at the first line beginning with ``{``
             and any text after it is ignored.
+        source: the file's name, as a damaged row's ``damaged`` text names it.
 
     Returns:
         Rows with the keys in :data:`ROW_KEYS` (``None`` where fio did not report a value),
         one per entry of ``jobs`` (or ``client_stats``) and per direction (read, write, trim)
         whose ``io_bytes`` or ``iops`` is above zero, in entry order then direction order.
         Latencies are microseconds whatever the fio version; ``is_aggregate`` marks the
-        ``All clients`` entry of client/server output.
+        ``All clients`` entry of client/server output. What fio prints twice is checked
+        (:mod:`.crosscheck`): a latency figure that disagrees, or one fio always prints that is
+        missing or unreadable (a damaged key), is None and the row's ``damaged`` says so.
 
     Raises:
         ParseError: The text holds no JSON object, the JSON is truncated or invalid, it has
-            neither ``jobs`` nor ``client_stats``, a value has the wrong type, or no entry
-            did any I/O.
+            neither ``jobs`` nor ``client_stats``, a value has the wrong type or a sign, IOPS,
+            bandwidth, bytes and runtime disagree, or no entry did any I/O.
     """
     document = _load_fio_json(text)
     fio_version = _fio_version(document)
     section, entries = _entries(document)
     global_options = _options(document.get("global options"), "'global options'")
+    document_problems = [] if fio_version is not None else [("the output has no 'fio version'", ("fio_version",))]
     rows: list[dict[str, Any]] = []
     for index, entry in enumerate(entries):
         where = f"{section}[{index}]"
-        entry_facts = _entry_facts(entry, where, section, global_options)
+        entry_facts, problems = _entry_facts(entry, where, section, global_options)
         for direction in DIRECTIONS:
             stats = entry.get(direction)
             if stats is None:
@@ -149,16 +146,13 @@ def parse_fio_output(text: str) -> list[dict[str, Any]]:
             direction_where = f"{where}.{direction}"
             if not isinstance(stats, Mapping):
                 raise ParseError(f"fio JSON {direction_where} is not an object: {stats!r:.80}")
-            metrics = _direction_metrics(stats, direction_where)
+            metrics, found = _direction_metrics(stats, direction_where, _is_fio2(fio_version, stats))
             if metrics is None:
                 continue
-            row = {
-                "fio_version": fio_version,
-                "entry_index": index,
-                **entry_facts,
-                "direction": direction,
-                **metrics,
-            }
+            row = {"fio_version": fio_version, "entry_index": index, **entry_facts, "direction": direction,
+                   **metrics, DAMAGED: None}
+            for what, lost in [*document_problems, *problems, *found]:
+                note_loss(row, Loss(source, what, lost))
             rows.append({key: row[key] for key in ROW_KEYS})
     if not rows:
         raise ParseError(
@@ -179,12 +173,13 @@ def parse_fio_histogram(text: str) -> list[dict[str, Any]]:
         Rows with the keys in :data:`HISTOGRAM_KEYS`, one per bin of ``clat_ns.bins``:
         ``clat_ns`` is the bin's latency in nanoseconds and ``count`` the number of I/Os in
         it. Sorted by entry index, direction (read, write, trim) and ``clat_ns``. Empty when
-        the output has no bins (plain JSON output).
+        the output has no bins (plain JSON output). A direction's bins that disagree with fio's
+        other figures (their count is not ``total_ios``, or they do not give a printed percentile:
+        damaged) or are unreadable are left out; :func:`parse_fio_output`'s row says so.
 
     Raises:
-        ParseError: The text is not fio JSON (see :func:`parse_fio_output`), a bin is not
-            ``"<ns>": <count>``, or the bins are fio 2.x's index-keyed ``clat.bins``, which
-            this parser does not convert.
+        ParseError: The text is not fio JSON (see :func:`parse_fio_output`), or the bins are fio
+            2.x's index-keyed ``clat.bins``, which this parser does not convert.
     """
     document = _load_fio_json(text)
     section, entries = _entries(document)
@@ -198,7 +193,10 @@ def parse_fio_histogram(text: str) -> list[dict[str, Any]]:
             else None
         )
         for order, direction in enumerate(DIRECTIONS):
-            for clat_ns, count in _direction_bins(entry.get(direction), f"{where}.{direction}"):
+            stats = entry.get(direction)
+            _refuse_fio2_bins(stats, f"{where}.{direction}")
+            bins, problem = _checked_bins(stats, f"{where}.{direction}")
+            for clat_ns, count in [] if problem else bins:
                 rows.append(
                     {
                         "entry_index": index,
@@ -214,18 +212,25 @@ def parse_fio_histogram(text: str) -> list[dict[str, Any]]:
     return [{key: row[key] for key in HISTOGRAM_KEYS} for row in rows]
 
 
-def _direction_bins(stats: Any, where: str) -> list[tuple[int, int]]:
-    """``(clat_ns, count)`` of each bin of one direction's ``clat_ns.bins`` (``stats`` is the
-    direction's object at ``where``); none when it has no bins. Raises ParseError as
-    :func:`parse_fio_histogram` says."""
-    if not isinstance(stats, Mapping):
-        return []
-    legacy = stats.get("clat")
+def _refuse_fio2_bins(stats: Any, where: str) -> None:
+    """Refuse fio 2.x's index-keyed ``clat.bins``, which this parser does not convert."""
+    legacy = stats.get("clat") if isinstance(stats, Mapping) else None
     if isinstance(legacy, Mapping) and "bins" in legacy:
         raise ParseError(
             f"fio JSON {where}.clat.bins is fio 2.x's index-keyed "
             "histogram; only fio 3.x clat_ns.bins (keys in ns) is supported"
         )
+
+
+def _direction_bins(stats: Any, where: str) -> list[tuple[int, int]]:
+    """``(clat_ns, count)`` of each bin of one direction's ``clat_ns.bins`` (``stats`` is the
+    direction's object at ``where``); none when it has no bins.
+
+    Raises:
+        ParseError: a bin is not ``"<ns>": <count>``.
+    """
+    if not isinstance(stats, Mapping):
+        return []
     clat = stats.get("clat_ns")
     if not isinstance(clat, Mapping) or clat.get("bins") is None:
         return []
@@ -235,18 +240,14 @@ def _direction_bins(stats: Any, where: str) -> list[tuple[int, int]]:
         raise ParseError(f"fio JSON {bins_where} is not an object: {bins!r:.80}")
     out = []
     for key, count in bins.items():
-        try:
-            clat_ns = int(key)
-        except ValueError:
-            raise ParseError(
-                f"fio JSON {bins_where} has key {key!r}; expected a latency in ns"
-            ) from None
+        if not key.isdigit():
+            raise ParseError(f"fio JSON {bins_where} has key {key!r}; expected a latency in ns")
         count = _number(count, f"{bins_where}[{key!r}]")
         if count < 0 or count != int(count):
             raise ParseError(
                 f"fio JSON {bins_where}[{key!r}] is {count!r}; expected a count >= 0"
             )
-        out.append((clat_ns, int(count)))
+        out.append((int(key), int(count)))
     return out
 
 
@@ -295,30 +296,32 @@ def summarize_fio_point(
         fallback = [row for row in rows if not row["is_aggregate"]]
     else:
         counted, fallback = list(rows), []
-    bins = _select_histogram(histogram, counted, aggregate_indices)
+    bins, binned = _select_histogram(histogram, counted, fallback)
+    json_plus = bool(bins) or any(BINS_LEFT_OUT in (row[DAMAGED] or "") for row in rows)
 
     summary: dict[str, Any] = {}
     exact = True
     for prefix, directions in (("", DIRECTIONS), ("read_", ("read",)), ("write_", ("write",))):
-        exact = _summarize_directions(summary, counted, fallback, bins, prefix, directions) and exact
+        whole = not json_plus or _bins_whole(bins, [row for row in binned if row["direction"] in directions])
+        exact = _summarize_directions(summary, counted, fallback, bins if whole else None, prefix,
+                                      directions) and exact
     summary["percentiles_exact"] = exact
     summary.update(_summarize_entries(counted))
-    return summary
+    return carry(summary, *(row[DAMAGED] for row in rows))
 
 
 def _summarize_entries(counted: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """What :func:`summarize_fio_point` gives per fio entry (job or client) of the counted rows:
-    mean CPU, steady state attained, runtime, fio's version and the number of entries."""
+    mean CPU, steady state attained, runtime, fio's version and the number of entries (a figure
+    one entry lost is lost: a mean of the others would be another number)."""
     summary: dict[str, Any] = {}
     entries = {row["entry_index"]: row for row in counted}
     summary["usr_cpu_pct"] = _mean(row["usr_cpu_pct"] for row in entries.values())
     summary["sys_cpu_pct"] = _mean(row["sys_cpu_pct"] for row in entries.values())
-    attained = [
-        row["steadystate_attained"]
-        for row in entries.values()
-        if row["steadystate_attained"] is not None
-    ]
-    summary["steadystate_attained"] = all(attained) if attained else None
+    steady = [row for row in entries.values()
+              if row["steadystate_attained"] is not None or row["steadystate_criterion"] is not None]
+    attained = [row["steadystate_attained"] for row in steady]
+    summary["steadystate_attained"] = all(attained) if attained and None not in attained else None
     runtimes = [row["runtime_ms"] for row in counted if row["runtime_ms"] is not None]
     summary["runtime_ms"] = max(runtimes) if runtimes else None
     summary["fio_version"] = counted[0]["fio_version"]
@@ -327,18 +330,19 @@ def _summarize_entries(counted: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def _summarize_directions(summary: dict[str, Any], counted: Sequence[Mapping[str, Any]],
-                          fallback: Sequence[Mapping[str, Any]], bins: Sequence[Mapping[str, Any]], prefix: str,
-                          directions: Sequence[str]) -> bool:
+                          fallback: Sequence[Mapping[str, Any]], bins: Sequence[Mapping[str, Any]] | None,
+                          prefix: str, directions: Sequence[str]) -> bool:
     """Add the ``<prefix>`` IOPS, bandwidth, mean latency, percentiles and shares of the counted
     rows in ``directions`` to ``summary`` (see :func:`summarize_fio_point`); whether the
-    percentiles are exact."""
+    percentiles are exact. ``bins`` None: a JSON+ output some of whose bins were left out
+    (damaged): no shares, and only a percentile fio printed for the one row counted."""
     exact = True
     part = [row for row in counted if row["direction"] in directions]
     summary[f"{prefix}iops"] = float(sum(row["iops"] for row in part))
     summary[f"{prefix}bw_mibps"] = float(sum(row["bw_mibps"] for row in part))
     lat_mean_us = _weighted_mean(part, "lat_mean_us")
     summary[f"{prefix}lat_mean_ms"] = None if lat_mean_us is None else lat_mean_us / 1000
-    from_bins = _distribution(bins, directions, prefix) if part else {}
+    from_bins = _distribution(bins, directions, prefix) if part and bins is not None else {}
     for name in SUMMARY_PERCENTILES:
         key = f"{prefix}clat_{name}_ms"
         if not part or key in from_bins:
@@ -347,11 +351,39 @@ def _summarize_directions(summary: dict[str, Any], counted: Sequence[Mapping[str
             value_us, value_exact = _rows_percentile(
                 part, fallback, directions, f"clat_{name}_us"
             )
-            summary[key] = None if value_us is None else value_us / 1000
+            if bins is None and not value_exact:
+                value_us = None  # an estimate where fio's exact bins were lost would be another number
+            summary[key] = None if value_us is None else _ms(value_us, value_exact)
             exact = exact and value_exact
     for limit in SHARE_LIMITS_US:
         summary[f"{prefix}clat_under_{limit}_pct"] = from_bins.get(f"{prefix}clat_under_{limit}_pct")
     return exact
+
+
+def _ms(value_us: float, printed: bool) -> float:
+    """A latency in ms from microseconds; one fio printed (a whole number of ns) as ns / 1e6, the
+    same number as the JSON+ bins give for it."""
+    return round(value_us * 1000) / 1e6 if printed else value_us / 1000
+
+
+def histogram_whole(rows: Sequence[Mapping[str, Any]], histogram: Iterable[Mapping[str, Any]]) -> bool:
+    """Whether ``histogram`` (:func:`parse_fio_histogram`) holds the JSON+ bins of every row of
+    ``rows`` (:func:`parse_fio_output`) with I/O (the clients' when an ``All clients`` entry has
+    none), none left out as damaged; True for an output without bins (plain JSON)."""
+    counted = [row for row in rows if row["is_aggregate"]] or list(rows)
+    fallback = [row for row in rows if not row["is_aggregate"]] if len(counted) < len(rows) else []
+    bins, binned = _select_histogram(histogram, counted, fallback)
+    if not bins and not any(BINS_LEFT_OUT in (row[DAMAGED] or "") for row in rows):
+        return True
+    return _bins_whole(bins, binned)
+
+
+def _bins_whole(bins: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether every row of ``rows`` (the rows the bins come from) has its JSON+ bins among
+    ``bins``, none of them left out as damaged (:data:`BINS_LEFT_OUT`)."""
+    have = {(row["entry_index"], row["direction"]) for row in bins}
+    return all((row["entry_index"], row["direction"]) in have and BINS_LEFT_OUT not in (row[DAMAGED] or "")
+               for row in rows)
 
 
 def latency_distribution(histogram: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
@@ -392,122 +424,6 @@ def histogram_table(histogram: Iterable[Mapping[str, Any]]) -> list[dict[str, An
     return [{"direction": direction, "clat_us": clat_ns / 1000.0, "count": count}
             for (direction, clat_ns), count in sorted(merged.items(), key=lambda item: (order[item[0][0]], item[0][1]))
             if count]
-
-
-def parse_fio_interval_logs(logs: Mapping[str, str], *, window_ms: int,
-                            fio_version: str | None = None) -> list[dict[str, Any]]:
-    """Per-second (per-window) IOPS and mean completion latency from fio's per-job logs.
-
-    fio writes, with ``write_iops_log=NAME``, ``write_lat_log=NAME`` and
-    ``log_avg_msec=<window_ms>``, one ``NAME_iops.<job>.log`` and one ``NAME_lat.<job>.log``
-    per job (and ``_clat``/``_slat`` logs, not read). Each line is ``time (ms since the job's measurement start), value, direction
-    (0 read, 1 write, 2 trim), block size, offset[, priority]``; an iops log's value is the
-    job's IOPS averaged over the window, a lat log's value the job's mean total latency (submission
-    to completion, as the point's ``lat_mean_ms``) in the window (ns in fio 3.x, us in fio 2.x). The ramp time is not logged.
-
-    A line belongs to the window it ends (jobs' clocks differ by a millisecond or so, so
-    999 ms and 1003 ms both end window 1). Only windows that every job logged, in every
-    direction any job logged there and with a latency for each IOPS value, are kept: the last window of some jobs is cut by the end of
-    the run, and a sum over fewer jobs would show a false dip.
-
-    Args:
-        logs: file name -> text; files other than ``*_iops.<job>.log`` and
-            ``*_lat.<job>.log`` (e.g. the ``_clat`` and ``_slat`` logs) are ignored.
-        window_ms: fio's ``log_avg_msec``.
-        fio_version: e.g. ``fio-3.33`` (fio 2.x logs latencies in us; default fio 3.x, ns).
-
-    Returns:
-        Rows with :data:`INTERVAL_KEYS`: ``second`` (end of the window, seconds after the ramp),
-        ``iops`` (all directions), ``read_iops``, ``write_iops`` (sums over jobs) and the
-        IOPS-weighted mean latencies (ms) ``lat_mean_ms``, ``read_lat_mean_ms``,
-        ``write_lat_mean_ms`` (None for a direction without I/O in the window).
-
-    Raises:
-        ParseError: no iops logs, a job with an iops log but no lat log, or a line that is
-            not fio log format (the message names the file and line).
-    """
-    iops_logs, lat_logs = _job_logs(logs)
-    lat_unit_us = 1.0 if (fio_version or "").startswith("fio-2.") else 0.001
-    if window_ms <= 0:
-        raise ParseError(f"fio log window must be > 0 ms, got {window_ms}")
-    windows = _sum_windows(iops_logs, lat_logs, window_ms, lat_unit_us)
-    rows = []
-    for window in sorted(windows):
-        slot = windows[window]
-        directions = set().union(*slot["jobs"].values())
-        if (len(slot["jobs"]) < len(iops_logs) or not slot["whole"]
-                or any(seen != directions for seen in slot["jobs"].values())):
-            continue  # a job missing from the window, or missing a direction or latency there
-        row: dict[str, Any] = {"second": window * window_ms / 1000.0}
-        for prefix, directions in (("", (0, 1, 2)), ("read_", (0,)), ("write_", (1,))):
-            total = sum(slot["iops"][d] for d in directions)
-            weighted = sum(slot["lat"][d] for d in directions)
-            row[f"{prefix}iops"] = float(total)
-            row[f"{prefix}lat_mean_ms"] = weighted / total if total > 0 else None
-        rows.append({key: row[key] for key in INTERVAL_KEYS})
-    return rows
-
-
-def _job_logs(logs: Mapping[str, str]) -> tuple[dict[int, tuple[str, str]], dict[int, tuple[str, str]]]:
-    """The iops and the lat log of each job among ``logs``: ``{job: (file name, text)}`` each.
-
-    Raises:
-        ParseError: no iops logs, or a job with one log but not the other.
-    """
-    by_job: dict[str, dict[int, tuple[str, str]]] = {"iops": {}, "lat": {}}
-    for name, text in logs.items():
-        match = _LOG_NAME.search(name)
-        if match:
-            by_job[match["kind"]][int(match["job"])] = (name, text)
-    iops_logs, lat_logs = by_job["iops"], by_job["lat"]
-    if not iops_logs:
-        raise ParseError("no fio interval logs (NAME_iops.<job>.log) to parse")
-    if set(iops_logs) != set(lat_logs):
-        raise ParseError(f"fio interval logs: jobs {sorted(iops_logs)} have iops logs but jobs "
-                         f"{sorted(lat_logs)} have lat logs")
-    return iops_logs, lat_logs
-
-
-def _sum_windows(iops_logs: Mapping[int, tuple[str, str]], lat_logs: Mapping[int, tuple[str, str]],
-                 window_ms: int, lat_unit_us: float) -> dict[int, dict[str, Any]]:
-    """Per window: the jobs that logged it (with their directions), the IOPS and the IOPS x
-    latency (ms) summed per direction, and whether every I/O had its latency."""
-    windows: dict[int, dict[str, Any]] = {}
-    for job in sorted(iops_logs):
-        iops = _log_values(iops_logs[job][1], iops_logs[job][0], window_ms)
-        lat = _log_values(lat_logs[job][1], lat_logs[job][0], window_ms)
-        for (window, direction), value in iops.items():
-            slot = windows.setdefault(window, {"jobs": {}, "iops": Counter(), "lat": Counter(), "whole": True})
-            slot["jobs"].setdefault(job, set()).add(direction)
-            slot["iops"][direction] += value
-            if (window, direction) in lat:
-                slot["lat"][direction] += value * lat[(window, direction)] * lat_unit_us / 1000.0
-            elif value:
-                slot["whole"] = False  # I/O without its latency (a cut lat log): no mean to give
-    return windows
-
-
-def merge_intervals(per_host: Sequence[Sequence[Mapping[str, Any]]]) -> list[dict[str, Any]]:
-    """Combine the interval rows of several hosts: IOPS summed, latencies IOPS-weighted.
-
-    Only seconds every host reported are kept (hosts start within a second of each other;
-    their windows are matched by ``second``).
-    """
-    if len(per_host) == 1:
-        return [dict(row) for row in per_host[0]]
-    by_second = [{row["second"]: row for row in host_rows} for host_rows in per_host]
-    merged = []
-    for second in sorted(set.intersection(*(set(index) for index in by_second)) if by_second else ()):
-        rows = [index[second] for index in by_second]
-        out: dict[str, Any] = {"second": second}
-        for prefix in ("", "read_", "write_"):
-            total = sum(row[f"{prefix}iops"] for row in rows)
-            weighted = sum(row[f"{prefix}iops"] * row[f"{prefix}lat_mean_ms"] for row in rows
-                           if row[f"{prefix}lat_mean_ms"] is not None)
-            out[f"{prefix}iops"] = total
-            out[f"{prefix}lat_mean_ms"] = weighted / total if total > 0 else None
-        merged.append({key: out[key] for key in INTERVAL_KEYS})
-    return merged
 
 
 # --- decoding -------------------------------------------------------------------------------
@@ -613,7 +529,13 @@ def _fio_version(document: Mapping[str, Any]) -> str | None:
 
 
 def _entries(document: Mapping[str, Any]) -> tuple[str, list[Mapping[str, Any]]]:
-    """Return (section name, entries) from ``client_stats`` if present, else ``jobs``."""
+    """Return (section name, entries) from ``client_stats`` if present, else ``jobs``.
+
+    Raises:
+        ParseError: the section is not a list of objects, or (client/server) an entry has no job
+            name or is not what its name says: the ``All clients`` entry must count the clients'
+            I/Os, and no other entry may (a damaged name would count the clients twice).
+    """
     for section in ("client_stats", "jobs"):
         if section in document:
             entries = document[section]
@@ -624,6 +546,8 @@ def _entries(document: Mapping[str, Any]) -> tuple[str, list[Mapping[str, Any]]]
                     raise ParseError(
                         f"fio JSON {section}[{index}] is not an object: {entry!r:.80}"
                     )
+            if section == "client_stats":
+                _check_clients(entries)
             return section, entries
     raise ParseError(
         "fio JSON has neither 'jobs' nor 'client_stats' "
@@ -631,7 +555,34 @@ def _entries(document: Mapping[str, Any]) -> tuple[str, list[Mapping[str, Any]]]
     )
 
 
+def _check_clients(entries: Sequence[Mapping[str, Any]]) -> None:
+    """The checks of :func:`_entries` on ``client_stats``."""
+    names = [entry.get("jobname") for entry in entries]
+    for index, name in enumerate(names):
+        if not isinstance(name, str):
+            raise ParseError(f"fio JSON client_stats[{index}] has no jobname (damaged?): the All clients "
+                             "entry cannot be told from the clients'")
+    aggregates = [index for index, name in enumerate(names) if name == AGGREGATE_JOBNAME]
+    for index in aggregates:
+        clients = [entry for i, entry in enumerate(entries) if i not in aggregates]
+        problem = crosscheck.aggregate_problem(entries[index], clients, f"client_stats[{index}]", DIRECTIONS)
+        if problem:
+            raise ParseError(f"fio JSON {problem}")
+    if aggregates or len(entries) < 3:
+        return
+    for index, entry in enumerate(entries):  # an All clients entry whose name was damaged
+        others = [e for i, e in enumerate(entries) if i != index]
+        if crosscheck.aggregate_problem(entry, others, "", DIRECTIONS) is None and any(
+                isinstance(entry.get(d), Mapping) and entry[d].get("total_ios") for d in DIRECTIONS):
+            raise ParseError(f"fio JSON client_stats[{index}] ({names[index]!r}) counts the other entries' I/Os: "
+                             f"fio's {AGGREGATE_JOBNAME!r} entry with a damaged name?")
+
+
 # --- one entry ------------------------------------------------------------------------------
+
+
+ENTRY_FIGURES = {"usr_cpu": "usr_cpu_pct", "sys_cpu": "sys_cpu_pct", "error": "error", "groupid": "groupid"}
+"""The figures fio prints in every job entry (of every version): key -> row column."""
 
 
 def _entry_facts(
@@ -639,8 +590,16 @@ def _entry_facts(
     where: str,
     section: str,
     global_options: Mapping[str, str],
-) -> dict[str, Any]:
-    """Return the per-entry row values: names, CPU, error, options and steady state."""
+) -> tuple[dict[str, Any], list[crosscheck.Problem]]:
+    """Return the per-entry row values (names, CPU, error, options and steady state) and what is
+    missing of what fio always prints there (a damaged key) or disagrees (the steady state's
+    figures, :func:`.crosscheck.steadystate_problem`)."""
+    problems: list[crosscheck.Problem] = []
+    for key, column in ENTRY_FIGURES.items():
+        if key not in entry:
+            problems.append((f"{where} has no '{key}'", (column,)))
+    printed = [("jobname", "jobname")] + ([("hostname", "hostname")] if section == "client_stats" else [])
+    problems += [(f"{where} has no '{key}'", (column,)) for key, column in printed if key not in entry]
     jobname = _optional_str(entry.get("jobname"), f"{where}.jobname")
     options = {**global_options, **_options(entry.get("job options"), f"{where}.'job options'")}
     steadystate = entry.get("steadystate")
@@ -651,6 +610,10 @@ def _entry_facts(
         if steadystate.get("attained") is not None:
             attained = bool(_number(steadystate["attained"], f"{where}.steadystate.attained"))
         criterion = _optional_str(steadystate.get("criterion"), f"{where}.steadystate.criterion")
+        missing = [key for key in ("attained", "criterion") if key not in steadystate]
+        problems += [(f"{where}.steadystate has no '{key}'", (f"steadystate_{key}",)) for key in missing]
+        found = None if missing else crosscheck.steadystate_problem(steadystate, f"{where}.steadystate")
+        problems += [(found, crosscheck.STEADY_COLUMNS)] if found else []
     return {
         "jobname": jobname,
         "groupid": _optional_int(entry.get("groupid"), f"{where}.groupid"),
@@ -670,74 +633,149 @@ def _entry_facts(
         "ioengine": options.get("ioengine"),
         "steadystate_attained": attained,
         "steadystate_criterion": criterion,
-    }
+    }, problems
 
 
-def _direction_metrics(stats: Mapping[str, Any], where: str) -> dict[str, Any] | None:
-    """Return one direction's metrics, or None when the direction did no I/O."""
+def _is_fio2(fio_version: str | None, stats: Mapping[str, Any]) -> bool:
+    """Whether a direction is fio 2.x's (io_bytes in KiB, latencies in us): by its ``fio version``,
+    else by the keys only fio 3.x prints (any one of them: a damaged key hides one)."""
+    if fio_version is not None and re.match(r"fio-\d", fio_version):
+        return fio_version.startswith("fio-2.")
+    return not any(key in stats for key in ("io_kbytes", "total_ios", "clat_ns", "lat_ns", "slat_ns"))
+
+
+def _direction_metrics(stats: Mapping[str, Any], where: str,
+                       fio2: bool) -> tuple[dict[str, Any] | None, list[crosscheck.Problem]]:
+    """One direction's metrics (None when it did no I/O) and what is wrong with them (see
+    :mod:`.crosscheck`).
+
+    Raises:
+        ParseError: a rate figure is missing, not a number, signed, or disagrees with the others.
+    """
     for key in ("io_bytes", "iops", "bw", "runtime"):
         if key not in stats:
             raise ParseError(f"fio JSON {where} has no '{key}'")
-    io_bytes = _number(stats["io_bytes"], f"{where}.io_bytes")
-    iops = _number(stats["iops"], f"{where}.iops")
+    io_bytes = _count(stats["io_bytes"], f"{where}.io_bytes")
+    iops = _unsigned(stats["iops"], f"{where}.iops")
     if io_bytes <= 0 and iops <= 0:
-        return None
-    if io_bytes != int(io_bytes):
-        raise ParseError(f"fio JSON {where}.io_bytes is not an integer: {io_bytes!r}")
-    io_bytes = int(io_bytes)
-    if "io_kbytes" not in stats:
-        io_bytes *= 1024  # fio 2.x: io_bytes is KiB (no io_kbytes next to it)
-
-    if "clat_ns" in stats or "lat_ns" in stats:
-        clat_key, lat_key, per_us = "clat_ns", "lat_ns", 1000  # fio 3.x: nanoseconds
-    else:
-        clat_key, lat_key, per_us = "clat", "lat", 1  # fio 2.x: microseconds
-    clat_where, lat_where = f"{where}.{clat_key}", f"{where}.{lat_key}"
-    clat = _optional_mapping(stats.get(clat_key), clat_where)
-    lat = _optional_mapping(stats.get(lat_key), lat_where)
-
-    def latency(block: Mapping[str, Any], key: str, block_where: str) -> float | None:
-        value = _optional_float(block.get(key), f"{block_where}.{key}")
-        return None if value is None else value / per_us
+        return None, []
+    runtime = _count(stats["runtime"], f"{where}.runtime")
+    bw = _count(stats["bw"], f"{where}.bw")
+    io_bytes *= crosscheck.io_unit(where, io_bytes, bw, runtime, fio2)
+    total_ios = None if stats.get("total_ios") is None else _count(stats["total_ios"], f"{where}.total_ios")
+    problems: list[crosscheck.Problem] = []
+    if not fio2:
+        crosscheck.check_rates(stats, where, io_bytes, iops, runtime, total_ios)
+        if total_ios is None:
+            problems.append((f"{where} has no 'total_ios' (iops not cross-checked)", ("total_ios",)))
+    blocks, names, found = _latency_blocks(stats, where, fio2)
+    problems += found + crosscheck.latency_problems(blocks, where, names)
+    per_us = 1 if fio2 else 1000
+    lat, clat = blocks.get("lat", {}), blocks.get("clat", {})
+    def in_us(figures: Mapping[str, Any], key: str) -> float | None:
+        return None if figures.get(key) is None else figures[key] / per_us
 
     metrics: dict[str, Any] = {
-        "iops": float(iops),
-        "bw_mibps": float(_number(stats["bw"], f"{where}.bw")) / 1024,
-        "io_bytes": io_bytes,
-        "runtime_ms": _number(stats["runtime"], f"{where}.runtime"),
-        "total_ios": _optional_int(stats.get("total_ios"), f"{where}.total_ios"),
-        "lat_mean_us": latency(lat, "mean", lat_where),
-        "lat_max_us": latency(lat, "max", lat_where),
-        "clat_mean_us": latency(clat, "mean", clat_where),
-        "clat_stddev_us": latency(clat, "stddev", clat_where),
+        "iops": float(iops), "bw_mibps": bw / 1024, "io_bytes": io_bytes, "runtime_ms": runtime,
+        "total_ios": total_ios, "lat_mean_us": in_us(lat, "mean"), "lat_max_us": in_us(lat, "max"),
+        "clat_mean_us": in_us(clat, "mean"), "clat_stddev_us": in_us(clat, "stddev"),
     }
-    percentiles = _percentiles(clat.get("percentile"), f"{clat_where}.percentile")
+    percentiles, found = _percentiles(clat.get("percentile"), f"{where}.{names['clat']}.percentile")
+    problems += found
     for name, percent in PERCENTILES.items():
-        value = percentiles.get(percent)
-        # fio prints 0 for percentiles it did not compute; a direction with I/O has none at 0.
-        metrics[f"clat_{name}_us"] = value / per_us if value else None
-    return metrics
+        metrics[f"clat_{name}_us"] = None if percentiles.get(percent) is None else percentiles[percent] / per_us
+    if "bins" in clat and not fio2:
+        bins_problem = _checked_bins(stats, where)[1]
+        if bins_problem is not None:
+            problems.append((f"{where}.{names['clat']}.bins {bins_problem}: {BINS_LEFT_OUT}", ()))
+    return metrics, problems
 
 
-def _percentiles(block: Any, where: str) -> dict[float, float]:
-    """Return fio's ``percentile`` object as {percent: value}; keys like ``"99.900000"``."""
+LATENCY_FIGURES = ("min", "max", "mean", "stddev")
+"""The figures fio prints in every latency block (``lat_ns``, ``clat_ns``, ``slat_ns``)."""
+
+
+def _latency_blocks(stats: Mapping[str, Any], where: str, fio2: bool
+                    ) -> tuple[dict[str, dict[str, Any]], dict[str, str], list[crosscheck.Problem]]:
+    """A direction's latency blocks (``lat``, ``clat``, ``slat``: their numbers as printed, the
+    ``percentile`` and ``bins`` objects of clat kept as they are), each block's key as fio names
+    it, and what is missing of what fio always prints (a damaged key)."""
+    names = {block: block if fio2 else f"{block}_ns" for block in ("lat", "clat", "slat")}
+    blocks: dict[str, dict[str, Any]] = {}
+    problems: list[crosscheck.Problem] = []
+    for block, key in names.items():
+        columns = crosscheck.LATENCY_COLUMNS.get(block, {})
+        lost = (*columns.values(), *(("lat_max_us",) if block == "lat" else ()),
+                *((*(f"clat_{n}_us" for n in PERCENTILES),) if block == "clat" else ()))
+        if key not in stats:
+            problems.append((f"{where} has no '{key}'", lost))
+            continue
+        raw = _optional_mapping(stats[key], f"{where}.{key}")
+        figures: dict[str, Any] = {k: v for k, v in raw.items() if k in ("percentile", "bins")}
+        for name, value in raw.items():
+            if name in (*LATENCY_FIGURES, "N"):
+                figures[name] = _unsigned(value, f"{where}.{key}.{name}")
+        for name in LATENCY_FIGURES:
+            if name not in figures:
+                column = {**columns, **({"max": "lat_max_us"} if block == "lat" else {})}.get(name)
+                problems.append((f"{where}.{key} has no '{name}'", (column,) if column else ()))
+        blocks[block] = figures
+    return blocks, names, problems
+
+
+def _percentiles(block: Any, where: str) -> tuple[dict[float, float], list[crosscheck.Problem]]:
+    """fio's ``percentile`` object as ``{percent: value}`` (keys like ``"99.900000"``; fio 2.x's
+    ``"0.00"`` padding left out), every printed one, and what is wrong with it: a key that is no
+    percent, one of :data:`PERCENTILES` missing where fio printed others, values that do not grow
+    with the percent. None of them when fio printed none, or only zeros (it computed none)."""
     if block is None:
-        return {}
+        return {}, []
     if not isinstance(block, Mapping):
         raise ParseError(f"fio JSON {where} is not an object: {block!r:.80}")
     out: dict[float, float] = {}
+    problems: list[crosscheck.Problem] = []
     for key, value in block.items():
-        try:
-            percent = float(key)
-        except ValueError:
-            raise ParseError(f"fio JSON {where} has key {key!r}; expected a percent") from None
-        if percent <= 0:
-            continue  # fio 2.x pads the list with "0.00" : 0 entries
-        value = _number(value, f"{where}[{key!r}]")
-        for wanted in PERCENTILES.values():
-            if abs(percent - wanted) < 1e-6:
-                out[wanted] = value
-    return out
+        if not crosscheck.PERCENT_KEY.match(key):
+            problems.append((f"{where} has key {key!r}, not a percent", ()))
+            continue
+        value = _unsigned(value, f"{where}[{key!r}]")
+        if float(key) > 0:
+            out[float(key)] = value
+    if not any(out.values()):
+        return {}, problems
+    problems += crosscheck.percentile_problems(out, PERCENTILES, where)
+    kept: dict[float, float] = {}
+    for name, wanted in PERCENTILES.items():
+        found = [value for percent, value in out.items() if abs(percent - wanted) < 1e-6]
+        if found:
+            kept[wanted] = found[0]
+        else:
+            problems.append((f"{where} has no {wanted:g}", (f"clat_{name}_us",)))
+    return {**out, **kept}, problems
+
+
+BINS_LEFT_OUT = "the histogram is left out"
+"""What a direction's ``damaged`` text says when its JSON+ bins disagree with fio's other figures."""
+
+
+def _checked_bins(stats: Any, where: str) -> tuple[list[tuple[int, int]], str | None]:
+    """``(clat_ns, count)`` of each bin of one direction's ``clat_ns.bins`` (none when it has
+    none) and what is wrong with them (:func:`.crosscheck.bins_problem`; an unreadable bin)."""
+    try:
+        bins = _direction_bins(stats, where)
+    except ParseError as error:
+        return [], str(error).removeprefix(f"fio JSON {where}.clat_ns.bins ")
+    if not bins:
+        return [], None
+    total_ios = stats.get("total_ios")
+    printed = _optional_mapping(stats["clat_ns"].get("percentile"), f"{where}.clat_ns.percentile")
+    values = {float(k): v for k, v in printed.items() if crosscheck.PERCENT_KEY.match(k) and float(k) > 0
+              and isinstance(v, (int, float)) and not isinstance(v, bool)}
+    counts: dict[int, int] = {}
+    for clat_ns, count in bins:
+        counts[clat_ns] = counts.get(clat_ns, 0) + count
+    total = total_ios if isinstance(total_ios, int) and not isinstance(total_ios, bool) else None
+    return bins, crosscheck.bins_problem(counts, total, values)
 
 
 def _options(block: Any, where: str) -> dict[str, str]:
@@ -767,21 +805,22 @@ def _option_int(options: Mapping[str, str], key: str, where: str) -> int | None:
 def _select_histogram(
     histogram: Iterable[Mapping[str, Any]] | None,
     counted: Sequence[Mapping[str, Any]],
-    aggregate_indices: set[int],
-) -> list[Mapping[str, Any]]:
-    """Return the histogram rows of the counted entries.
+    fallback: Sequence[Mapping[str, Any]],
+) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+    """The histogram rows of the counted entries, and the rows they are of.
 
-    If the aggregate entries have no bins, the per-client bins are used (their merge is the
-    aggregate's histogram).
+    If the aggregate entries have no bins, the per-client bins (``fallback``'s) are used (their
+    merge is the aggregate's histogram).
     """
     if histogram is None:
-        return []
+        return [], []
     histogram = list(histogram)
     counted_indices = {row["entry_index"] for row in counted}
     selected = [row for row in histogram if row["entry_index"] in counted_indices]
-    if not selected and aggregate_indices:
-        selected = [row for row in histogram if row["entry_index"] not in aggregate_indices]
-    return selected
+    if not selected and fallback:
+        clients = {row["entry_index"] for row in fallback}
+        return [row for row in histogram if row["entry_index"] in clients], list(fallback)
+    return selected, list(counted)
 
 
 def _distribution(bins: Iterable[Mapping[str, Any]], directions: Sequence[str], prefix: str) -> dict[str, Any]:
@@ -801,37 +840,7 @@ def _distribution(bins: Iterable[Mapping[str, Any]], directions: Sequence[str], 
     return out
 
 
-def _log_values(text: str, where: str, window_ms: int) -> dict[tuple[int, int], float]:
-    """{(window, direction): value} of one fio log (the first line of a window counts)."""
-    values: dict[tuple[int, int], float] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        fields = [field.strip() for field in line.split(",")]
-        try:
-            if len(fields) < 3:
-                raise ValueError
-            time_ms, value, direction = int(fields[0]), float(fields[1]), int(fields[2])
-        except ValueError:
-            raise ParseError(f"fio log {where} line {number} is not 'time, value, direction, ...': {line!r:.80}") from None
-        # a line at the end of its window (1000 ms, or 999/1003 as clocks go) is window 1; a
-        # shorter last window of a job (e.g. 4400 ms) is the next one (5)
-        key = (math.ceil((time_ms - window_ms / 10) / window_ms), direction)
-        values.setdefault(key, value)
-    return values
-
-
-def _bins_percentile(bins: Mapping[int, int], percent: float) -> int:
-    """Return fio's percentile of a histogram: the first bin whose cumulative count reaches it."""
-    total = sum(bins.values())
-    threshold = percent / 100.0 * total
-    cumulative = 0
-    value = 0
-    for value in sorted(bins):
-        cumulative += bins[value]
-        if cumulative >= threshold:
-            return value
-    return value  # pragma: no cover - the last bin always reaches 100 %
+_bins_percentile = crosscheck.bins_percentile
 
 
 def _rows_percentile(
@@ -840,24 +849,22 @@ def _rows_percentile(
     directions: Sequence[str],
     key: str,
 ) -> tuple[float | None, bool]:
-    """Return (percentile in us, exact) from rows: one row's value, else an IOPS-weighted mean."""
-    with_value = [row for row in part if row[key] is not None]
-    if not with_value:
-        with_value = [
-            row for row in fallback if row["direction"] in directions and row[key] is not None
-        ]
-        if not with_value:
-            return None, True
-        return _weighted_mean(with_value, key), False
+    """Return (percentile in us, exact) from rows: one row's value, else an IOPS-weighted mean
+    (None when one of the rows lost its value: the others' mean would be another number)."""
+    if all(row[key] is None for row in part):
+        clients = [row for row in fallback if row["direction"] in directions]
+        value = _weighted_mean(clients, key)
+        return value, value is None
     if len(part) == 1:
-        return with_value[0][key], True
-    return _weighted_mean(with_value, key), False
+        return part[0][key], True
+    return _weighted_mean(part, key), False
 
 
 def _weighted_mean(rows: Sequence[Mapping[str, Any]], key: str) -> float | None:
-    """Return the IOPS-weighted mean of ``row[key]`` (plain mean if no row has IOPS)."""
-    pairs = [(row["iops"], row[key]) for row in rows if row[key] is not None]
-    if not pairs:
+    """Return the IOPS-weighted mean of ``row[key]`` (plain mean if no row has IOPS); None when
+    a row has none (lost: the mean of the others would be another number)."""
+    pairs = [(row["iops"], row[key]) for row in rows]
+    if not pairs or any(value is None for _, value in pairs):
         return None
     weight = sum(iops for iops, _ in pairs)
     if weight <= 0:
@@ -866,9 +873,9 @@ def _weighted_mean(rows: Sequence[Mapping[str, Any]], key: str) -> float | None:
 
 
 def _mean(values: Iterable[float | None]) -> float | None:
-    """Return the mean of the values that are not None, or None."""
-    present = [value for value in values if value is not None]
-    return sum(present) / len(present) if present else None
+    """Return the mean of the values, or None when one is None (lost) or there are none."""
+    values = list(values)
+    return sum(values) / len(values) if values and None not in values else None
 
 
 # --- typed access ---------------------------------------------------------------------------
@@ -883,19 +890,31 @@ def _number(value: Any, where: str) -> int | float:
     return value
 
 
-def _optional_float(value: Any, where: str) -> float | None:
-    """Return a JSON number as float, None when absent."""
-    return None if value is None else float(_number(value, where))
-
-
-def _optional_int(value: Any, where: str) -> int | None:
-    """Return an integral JSON number as int, None when absent."""
-    if value is None:
-        return None
+def _unsigned(value: Any, where: str) -> int | float:
+    """A JSON number that fio prints unsigned (a count, a rate, a latency, a percentage): a sign
+    is damage (a ``-`` over the space before a number makes another number)."""
     number = _number(value, where)
+    if number < 0:
+        raise ParseError(f"fio JSON {where} is {number!r}: fio prints it unsigned (damaged?)")
+    return number
+
+
+def _count(value: Any, where: str) -> int:
+    """A JSON number that fio prints as a whole, unsigned count (bytes, I/Os, ms, KiB/s)."""
+    number = _unsigned(value, where)
     if number != int(number):
         raise ParseError(f"fio JSON {where} is not an integer: {number!r}")
     return int(number)
+
+
+def _optional_float(value: Any, where: str) -> float | None:
+    """Return an unsigned JSON number as float, None when absent."""
+    return None if value is None else float(_unsigned(value, where))
+
+
+def _optional_int(value: Any, where: str) -> int | None:
+    """Return an unsigned integral JSON number (a group id, an error number) as int, None when absent."""
+    return None if value is None else _count(value, where)
 
 
 def _optional_str(value: Any, where: str) -> str | None:
@@ -917,24 +936,31 @@ def _optional_mapping(value: Any, where: str) -> Mapping[str, Any]:
 def parse_fill_output(text: str) -> dict[str, int]:
     """Bytes each job of a fill (:func:`flashpoc.engines.fio.plan.render_fill_job`) wrote, by job
     name (the target's), from fio's own ``write.io_bytes``; a job that fio reports with an error,
-    or without a whole number of bytes written, is refused rather than counted.
+    or without a whole number of bytes written that its other figures agree with
+    (:mod:`.crosscheck`), is refused rather than counted.
 
     Raises:
-        ParseError: the output is not fio's JSON, or a job's figures are missing or broken.
+        ParseError: the output is not fio's JSON, or a job's figures are missing, broken or
+            disagree (its ``error`` is one: a damaged key would hide a failed fill).
     """
     document = _load_fio_json(text)
     jobs = document.get("jobs")
     if not isinstance(jobs, list) or not jobs:
         raise ParseError("fio fill output has no jobs[]")
+    fio_version = _fio_version(document)
     written: dict[str, int] = {}
     for i, job in enumerate(jobs):
         where = f"jobs[{i}]"
         if not isinstance(job, dict) or not isinstance(job.get("jobname"), str):
             raise ParseError(f"{where}: no jobname")
-        if job.get("error"):
+        if not isinstance(job.get("error"), int) or isinstance(job["error"], bool):
+            raise ParseError(f"{where} ({job['jobname']}): error is {job.get('error')!r}, not fio's error number")
+        if job["error"]:
             raise ParseError(f"{where} ({job['jobname']}): fio reports error {job['error']}")
-        io_bytes = (job.get("write") or {}).get("io_bytes") if isinstance(job.get("write"), dict) else None
-        if not isinstance(io_bytes, int) or isinstance(io_bytes, bool) or io_bytes < 0:
-            raise ParseError(f"{where} ({job['jobname']}): write.io_bytes is {io_bytes!r}, not a byte count")
-        written[job["jobname"]] = written.get(job["jobname"], 0) + io_bytes
+        write = job.get("write")
+        if not isinstance(write, dict) or not isinstance(write.get("io_bytes"), int) or write["io_bytes"] < 0:
+            raise ParseError(f"{where} ({job['jobname']}): write.io_bytes is "
+                             f"{write.get('io_bytes') if isinstance(write, dict) else None!r}, not a byte count")
+        metrics, _ = _direction_metrics(write, f"{where}.write", _is_fio2(fio_version, write))
+        written[job["jobname"]] = written.get(job["jobname"], 0) + (metrics["io_bytes"] if metrics else 0)
     return written

@@ -54,6 +54,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
+from flashpoc.damage import DAMAGED, Loss
 from flashpoc.errors import ParseError
 
 LOOP_KEYS: tuple[str, ...] = (
@@ -425,7 +426,8 @@ def parse_histogram(text: str, name: str = "histogram.html") -> list[dict[str, A
 
 def _parse_histogram(text: str, name: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Return the rows of :func:`parse_histogram` and the context of every run (with or
-    without statistics), in file order."""
+    without statistics), in file order. Long because it is one pass over the lines, each kind
+    (a run's start, a section's title, a table's header, a bucket) taken in turn with its checks."""
     lines = _lines(text, name)
     runs: list[dict[str, Any]] = []
     run: dict[str, Any] | None = None
@@ -433,6 +435,7 @@ def _parse_histogram(text: str, name: str) -> tuple[list[dict[str, Any]], list[d
     section: str | None = None
     in_table = False
     rows: list[dict[str, Any]] = []
+    shares: list[tuple[int, str]] = []
     previous: dict[str, Any] | None = None
     sections: set[str] = set()
     recognized = False
@@ -465,6 +468,9 @@ def _parse_histogram(text: str, name: str) -> tuple[list[dict[str, Any]], list[d
             in_table = True
             continue
         if not in_table:
+            if _BUCKET.match(line):
+                raise ParseError(f"{name} line {number}: a bucket line outside a table (its section's "
+                                 "'min(ms) < max(ms)' header or title lost?)")
             continue
         bucket = _BUCKET.match(line)
         if bucket is None:
@@ -477,12 +483,37 @@ def _parse_histogram(text: str, name: str) -> tuple[list[dict[str, Any]], list[d
         assert run is not None and section is not None
         row = _histogram_row(bucket, run, section, previous, f"{name} line {number}")
         rows.append(row)
+        shares.append((number, bucket["pct"]))
         previous = row
         if row["bucket_hi_us"] is None:
             in_table = False
     if not recognized:
         raise ParseError(f"{name} is not a vdbench histogram: no 'response time histogram' title")
+    _check_whole(rows, shares, name, section)
     return rows, runs
+
+
+def _check_whole(rows: Sequence[Mapping[str, Any]], shares: Sequence[tuple[int, str]], name: str,
+                 section: str | None) -> None:
+    """Refuse a histogram whose last section (``section``, None when none is open) ends before its
+    max bucket (cut off: vdbench writes a run's histogram whole), or with a bucket whose count is
+    not its printed share (%, ``shares``: line number and the share as printed, one per row) of its
+    section's I/Os to the precision printed: vdbench prints every count twice, so a changed count
+    (or a bucket line lost) is told."""
+    last = rows[-1] if rows else None
+    if section is not None and (last is None or last["section"] != section or last["bucket_hi_us"] is not None):
+        run = "" if last is None else f" of run {last['run_index']}"
+        raise ParseError(f"{name} ends in the {section!r} section{run}, before its 'max' bucket (cut off?): vdbench "
+                         "writes a run's histogram whole")
+    totals: dict[tuple[int, str], int] = {}
+    for row in rows:
+        totals[(row["run_index"], row["section"])] = totals.get((row["run_index"], row["section"]), 0) + row["count"]
+    for row, (number, printed) in zip(rows, shares):
+        total = totals[(row["run_index"], row["section"])]
+        share = 100.0 * row["count"] / total if total else 0.0
+        if abs(share - float(printed)) > _half_unit(printed) + 1e-9:
+            raise ParseError(f"{name} line {number}: {row['count']:,} I/Os are {share:.4f} % of the section's "
+                             f"{total:,}, vdbench printed {printed} % (a damaged count, or a bucket line lost?)")
 
 
 def _histogram_section(title: str, sections: set[str], run_index: int, name: str, number: int) -> str:
@@ -603,7 +634,10 @@ def parse_output_dir(
         vdbench wrote to errorlog.html after its preamble (data validation and I/O errors;
         empty for a clean run). ``opened`` is :func:`open_modes`. ``unfinished`` names the
         runs that started but that no file has an average of (vdbench stopped during them),
-        e.g. ``["rd1 threads=16"]``; they have no row.
+        e.g. ``["rd1 threads=16"]``; they have no row. ``missing`` names the files vdbench wrote
+        that ``files`` lacks (:func:`missing_files`), and ``damaged`` (only when some are, or a
+        run has no histogram: :func:`runs_without_histogram`) says so, as :mod:`flashpoc.damage`
+        does: what they held is not in the result.
 
     Raises:
         ParseError: totals.html is missing, a file fails to parse, or the files disagree
@@ -613,8 +647,9 @@ def parse_output_dir(
             logfile's copy of every summary line the same, and flatfile.html's ``avg_`` rows
             the same numbers to the precision printed; a host or slave report that
             summary.html or a host report links to must be one; and with ``expected_runs``,
-            a run the parmfile asked for that is missing. A damaged or cut file is refused
-            rather than a run lost or a number changed.
+            a run the parmfile asked for that is missing; a histogram bucket's count that is not
+            its printed share, a histogram section cut off before its max bucket. A damaged or
+            cut file is refused rather than a run lost or a number changed.
     """
     if "totals.html" not in files:
         raise ParseError(
@@ -628,15 +663,67 @@ def parse_output_dir(
     _check_numbers(reports, logged, flat_rows, flat_printed)
     if expected_runs is not None:
         _check_expected_runs(result["totals"], result["unfinished"], expected_runs)
+    return _name_losses(result, files)
+
+
+def _name_losses(result: dict[str, Any], files: Mapping[str, str]) -> dict[str, Any]:
+    """``result`` with its ``missing`` files (:func:`missing_files`) and, when some are or a run
+    has no histogram (:func:`runs_without_histogram`), its ``damaged`` text."""
+    missing = missing_files(files)
+    result["missing"] = [loss.file for loss in missing]
+    bare = [Loss("histogram.html", f"no bucket of run {index} (cut off, or vdbench wrote none)")
+            for index in runs_without_histogram(result)]
+    if missing or bare:
+        result[DAMAGED] = "; ".join(loss.text() for loss in [*missing, *bare])
     return result
 
 
+def runs_without_histogram(result: Mapping[str, Any]) -> list[int]:
+    """The runs of a parsed output directory (:func:`parse_output_dir`) that did I/O (their
+    totals.html average) but have no bucket in histogram.html: its end cut off, or a run vdbench
+    wrote no histogram for (one that ended at its files' end, its own format run)."""
+    if "histogram" not in result["histograms"]:
+        return []
+    have = {row["run_index"] for row in result["histograms"]["histogram"]}
+    return [total["run_index"] for total in result["totals"] if total["run_index"] not in have
+            and (total.get("iops") if total.get("iops") is not None else total.get("reqstdops_rate"))]
+
+
+READ_FILES = ("totals.html", "summary.html", "flatfile.html", "histogram.html", "logfile.html", "status.html",
+              "errorlog.html")
+"""The files of an output directory that :func:`parse_output_dir` reads by name (besides the host and
+slave reports, the ``*.histogram.html`` histograms and the slaves' ``*.stdout.html``)."""
+
+
+WRITTEN = ("summary.html", "flatfile.html", "histogram.html", "logfile.html", "errorlog.html")
+"""The files vdbench 5.04.01 to 5.04.07 writes with every totals.html, whatever the run."""
+
+
+def missing_files(files: Mapping[str, str]) -> list[Loss]:
+    """The files vdbench wrote that :func:`parse_output_dir` would read but ``files`` lacks (removed
+    or not copied): those it writes with every totals.html (:data:`WRITTEN`) and those another file
+    links to (summary.html its host reports, a host report its slaves' reports and stdout, a report
+    its histogram, ...); each a :class:`~flashpoc.damage.Loss` naming the file and why it should be there."""
+    reports = set(_links(files.get("summary.html", ""), "Link to HOST reports:"))
+    reports |= {name for host in files if host.endswith(".html") and _report_kind(files[host]) == "host"
+                for name in _links(files[host], "Link to slave summary report:")}
+    linked = {name: "vdbench writes it with totals.html" for name in WRITTEN if name not in files} if (
+        "totals.html" in files) else {}
+    for name in sorted(files):
+        if name.endswith(".html"):
+            for target in _HREF.findall(files[name]):
+                read = target in READ_FILES or target in reports or target.endswith((".histogram.html", ".stdout.html"))
+                if read and target not in files:
+                    linked.setdefault(target, f"{name} links it")
+    return [Loss(name, f"missing ({why})") for name, why in sorted(linked.items())]
+
+
 def _parse_files(files: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]],
-                                                     list[dict[str, str]], list[dict[str, Any]] | None]:
+                                                     list[dict[str, str]], dict[str, list[dict[str, Any]]]]:
     """Parse each file of an output directory on its own, before they are checked against each
     other: the result of :func:`parse_output_dir` (``unfinished`` still empty), the parsed summary
-    reports by file name, flatfile.html's values as printed, and histogram.html's runs (None
-    without it)."""
+    reports by file name, flatfile.html's values as printed, and the runs of each histogram
+    (histogram.html and every ``*.histogram.html``) by file name."""
     reports = {"totals.html": _parse_report(files["totals.html"], "totals.html", marker="Run totals")}
     flat_rows, flat_printed = (
         _parse_flatfile(files["flatfile.html"]) if "flatfile.html" in files else ([], [])
@@ -652,7 +739,7 @@ def _parse_files(files: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, li
         "opened": open_modes(files),
         "unfinished": [],
     }
-    histogram_runs: list[dict[str, Any]] | None = None
+    histogram_runs: dict[str, list[dict[str, Any]]] = {}
     for name in sorted(files):
         text = files[name]
         if not name.endswith(".html"):
@@ -661,9 +748,9 @@ def _parse_files(files: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, li
             reports[name] = _parse_report(text, name, marker="summary report")
             result["summary"] = _summary_rows(reports[name])
         elif name == "histogram.html":
-            result["histograms"]["histogram"], histogram_runs = _parse_histogram(text, name)
+            result["histograms"]["histogram"], histogram_runs[name] = _parse_histogram(text, name)
         elif name.endswith(".histogram.html"):
-            result["histograms"][name[: -len(".histogram.html")]] = parse_histogram(text, name)
+            result["histograms"][name[: -len(".histogram.html")]], histogram_runs[name] = _parse_histogram(text, name)
         else:
             kind = _report_kind(text)
             if kind is not None:
@@ -802,17 +889,8 @@ def read_output_dir(path: str | Path) -> dict[str, str]:
 
 
 def parse_vdbench_dir(path: str | Path) -> list[dict[str, Any]]:
-    """Parse an output directory into one row per run: totals enriched from the flatfile.
-
-    Each :func:`parse_totals` row gets, from the flatfile's ``avg_`` row of the same run
-    (same ``run_index``, checked against ``rd`` and the ``avg_`` label): the loop keys that
-    are None (the requested ``threads``, ``xfersize``, ``rdpct``, ``seekpct``... of a run
-    without loops; whole numbers as int), and the flatfile columns the row does not have
-    (``reqrate``, ``lunsize_gb``, ``dedupratio``, ``cpu_user_pct``, ``cpu_wait_pct``, the fsd
-    ``*_std``/``*_max`` columns...), except those in :data:`FLATFILE_DUPLICATES`. The row's
-    own values (e.g. ``queue_depth`` as printed in totals.html) are kept.
-    ``flatfile_matched`` tells whether the run had a flatfile ``avg_`` row. A run that
-    vdbench did not finish (:func:`parse_output_dir`'s ``unfinished``) is refused.
+    """Parse an output directory into one row per run: totals enriched from the flatfile
+    (:func:`vdbench_rows` of its files, :func:`read_output_dir`).
 
     Args:
         path: The output directory.
@@ -822,16 +900,37 @@ def parse_vdbench_dir(path: str | Path) -> list[dict[str, Any]]:
         started no run and nothing shows a failure.
 
     Raises:
+        ParseError: as :func:`vdbench_rows` says.
+    """
+    return vdbench_rows(read_output_dir(path), str(path))
+
+
+def vdbench_rows(files: Mapping[str, str], where: str) -> list[dict[str, Any]]:
+    """One row per run of an output directory's ``files`` (:func:`read_output_dir`; ``where``
+    says where they are, for messages): totals enriched from the flatfile.
+
+    Each :func:`parse_totals` row gets, from the flatfile's ``avg_`` row of the same run
+    (same ``run_index``, checked against ``rd`` and the ``avg_`` label): the loop keys that
+    are None (the requested ``threads``, ``xfersize``, ``rdpct``, ``seekpct``... of a run
+    without loops; whole numbers as int), and the flatfile columns the row does not have
+    (``reqrate``, ``lunsize_gb``, ``dedupratio``, ``cpu_user_pct``, ``cpu_wait_pct``, the fsd
+    ``*_std``/``*_max`` columns...), except those in :data:`FLATFILE_DUPLICATES`. The row's
+    own values (e.g. ``queue_depth`` as printed in totals.html) are kept.
+    ``flatfile_matched`` tells whether the run had a flatfile ``avg_`` row. A run that
+    vdbench did not finish (:func:`parse_output_dir`'s ``unfinished``) is refused. A file the
+    directory lacks (:func:`missing_files`, e.g. a removed flatfile.html) is named in every row's
+    ``damaged`` column.
+
+    Raises:
         ParseError: A file does not parse, the files disagree (see :func:`parse_output_dir`),
             or the run failed or stopped (the message is vdbench's, from
-            :func:`vdbench_failure`, where it has one).
+            :func:`vdbench_failure`, where it has one, its lines joined by `` / ``).
     """
-    files = read_output_dir(path)
 
     def refuse_a_failed_run() -> None:
         failure = vdbench_failure(files, files.get("console.txt"))
-        if failure is not None:
-            raise ParseError(f"vdbench run in {path} failed:\n{failure}")
+        if failure is not None:  # one line: vdbench's lines joined
+            raise ParseError(f"vdbench run in {where} failed: {' / '.join(failure.splitlines())}")
 
     try:
         parsed = parse_output_dir(files)
@@ -842,12 +941,13 @@ def parse_vdbench_dir(path: str | Path) -> list[dict[str, Any]]:
     if not totals or parsed["unfinished"]:
         refuse_a_failed_run()
     if parsed["unfinished"]:
-        raise ParseError(f"vdbench in {path} did not finish {', '.join(parsed['unfinished'])}: "
+        raise ParseError(f"vdbench in {where} did not finish {', '.join(parsed['unfinished'])}: "
                          "no file has its average")
     if not totals:
         return []
     averages = {row["run_index"]: row for row in parsed["flatfile"] if row["is_avg"]}
-    return [_with_flatfile(total, averages.get(total["run_index"])) for total in totals]
+    damaged = {DAMAGED: parsed[DAMAGED]} if parsed.get(DAMAGED) else {}
+    return [{**_with_flatfile(total, averages.get(total["run_index"])), **damaged} for total in totals]
 
 
 def _with_flatfile(total: Mapping[str, Any], flat: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -930,7 +1030,7 @@ def _check_runs(
     reports: Mapping[str, list[dict[str, Any]]],
     logged: list[dict[str, Any]] | None,
     flat_rows: list[dict[str, Any]],
-    histogram_runs: list[dict[str, Any]] | None,
+    histogram_runs: Mapping[str, list[dict[str, Any]]],
 ) -> list[str]:
     """Check that every file holds the same runs, finished alike; return the unfinished ones.
 
@@ -976,7 +1076,7 @@ def _run_sources(
     reports: Mapping[str, list[dict[str, Any]]],
     logged: list[dict[str, Any]] | None,
     flat_rows: list[dict[str, Any]],
-    histogram_runs: list[dict[str, Any]] | None,
+    histogram_runs: Mapping[str, list[dict[str, Any]]],
 ) -> list[tuple[str, str, list[dict[str, Any]], list[bool] | None]]:
     """The files :func:`_check_runs` compares: ``(file name, level of :func:`_same_run`, its runs,
     whether each run has an average (None for a file that prints no averages))``."""
@@ -986,8 +1086,8 @@ def _run_sources(
             sources.append((name, "report", reports[name], [run["averaged"] for run in reports[name]]))
     if logged is not None:
         sources.append(("logfile.html", "report", logged, [run["averaged"] for run in logged]))
-    if histogram_runs is not None:
-        sources.append(("histogram.html", "report", histogram_runs, None))
+    for name, runs in sorted(histogram_runs.items()):  # every histogram (of the run, an sd, a host...) lists every run
+        sources.append((name, "report", runs, None))
     if "status.html" in files:
         sources.append(("status.html", "status", _status_runs(files["status.html"]), None))
     if "flatfile.html" in files:

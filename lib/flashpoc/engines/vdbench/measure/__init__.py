@@ -34,8 +34,8 @@ from ....store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTER
 
 # Every name keeps its old path (flashpoc.engines.vdbench.measure.X): the package re-exports its modules' names.
 from .fill import FILL_DIR, fill_record, fill_targets, make_fill_targets, target_data, written_per_target
-from .output import (failure, first_counted, histogram_first, histogram_table, interval_table, per_host, point_row,
-                     run_histogram, run_intervals, total_columns)
+from .output import (failure, first_counted, histogram_first, histogram_table, interval_table, measured_columns,
+                     per_host, point_row, run_histogram, run_intervals, total_columns)
 
 
 def controller(wb):
@@ -150,8 +150,8 @@ def invoke(wb, phase: str, rd: RunDefinition, group: str, *, bar=None,
                       (repeats or {}).get(int(total["threads"]), 0)) for pid, total in ids]
     raw = {f"output__{name}": text for name, text in run.files.items()}  # output/<name>, flattened
     raw.update({"parmfile": parmfile, "console.txt": run.console})
-    raw[INTERVALS_FILE] = table_text([r for pid, total in ids for r in interval_table(pid, rd, total, parsed)],
-                                     INTERVAL_COLUMNS)
+    raw[INTERVALS_FILE] = table_text([r for pid, total in ids
+                                      for r in interval_table(pid, rd.interval_s, total, parsed)], INTERVAL_COLUMNS)
     histograms = [r for pid, total in ids for r in histogram_table(pid, total, parsed)]
     if histograms:
         raw[HISTOGRAM_FILE] = table_text(histograms, HISTOGRAM_COLUMNS)
@@ -191,14 +191,19 @@ def run_totals(workload: Workload, rd: RunDefinition, group: str, parsed: dict[s
     (``name``: the host and purpose its errors begin with, ``where``: where its output is).
 
     Raises:
-        RemoteError: a read-only workload opened a target for writing, no run of ``rd`` was
-            reported, or two runs have the same point id.
+        RemoteError: a read-only workload opened a target for writing (or a slave's stdout,
+            which says how it opened them, is missing), no run of ``rd`` was reported, or two
+            runs have the same point id.
     """
     opened = sorted(sd for sd, write in parsed["opened"].items() if write)
     if opened and not workload.writes:
         raise RemoteError(f"{name}: vdbench opened {', '.join(opened)} for writing although "
                           f"{workload.name} only reads ('Opening sd=...; write: true' in its *.stdout.html): a "
                           f"read-only workload must not write. Nothing was stored; {where}")
+    unknown = [file for file in parsed.get("missing") or () if file.endswith(".stdout.html")]
+    if unknown and not workload.writes:
+        raise RemoteError(f"{name}: {', '.join(unknown)} missing: whether vdbench opened a target for writing "
+                          f"although {workload.name} only reads cannot be told. Nothing was stored; {where}")
     totals = [total for total in parsed["totals"] if rd.owns(total["rd"])]
     if not totals:
         raise RemoteError(f"{name}: vdbench finished but reported no run of rd={rd.name} in "

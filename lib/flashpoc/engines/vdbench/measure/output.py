@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ....damage import DAMAGED, Loss, carry, note_loss
 from ....errors import RemoteError
 from ....params import Workload
 from ...fio.parse import SHARE_LIMITS_US
-from ..parse import histogram_shares, vdbench_failure
+from ..parse import histogram_shares, runs_without_histogram, vdbench_failure
 from ..plan import RunDefinition, outstanding_ios, threads_per_host
 from ....rows import add_littles_law, base_row, interval_verdict
 
@@ -24,50 +25,80 @@ def point_row(wb, phase: str, pid: str, rd: RunDefinition, total: dict[str, Any]
               wall_s: float, data: str | None = None, repeat: int = 0) -> dict[str, Any]:
     """The tidy row of one vdbench run (totals avg line + its interval rows).
 
-    Besides the metrics: ``vdbench_rd`` (the run's name as vdbench printed it: ``rd1``, or a
-    curve step ``rd1_(50%)``), ``iorate_requested`` (the I/O rate asked for; None at
-    ``iorate=max`` and for the full-speed run of a curve), ``curve_pct`` (the curve step, %
-    of the full-speed run's IOPS), ``avg_intervals`` (the intervals vdbench's average counts,
-    see :func:`first_counted`), ``histogram_intervals`` (those its histogram counts: every one,
-    warm-up included, see :func:`histogram_first`) and ``target_data`` (what the targets hold,
+    Besides the metrics (:func:`measured_columns`): ``vdbench_rd`` (the run's name as vdbench
+    printed it: ``rd1``, or a curve step ``rd1_(50%)``), ``iorate_requested`` (the I/O rate asked
+    for; None at ``iorate=max`` and for the full-speed run of a curve), ``curve_pct`` (the curve
+    step, % of the full-speed run's IOPS) and ``target_data`` (what the targets hold,
     :func:`target_data`).
     """
     cfg = wb.cfg
     workload: Workload = cfg.workload(rd.workload)
     threads = int(total["threads"])
     outstanding = outstanding_ios(threads, cfg)
-    table = interval_table(pid, rd, total, parsed)
+    measured = measured_columns(total, parsed, rd.interval_s)
+    first = first_counted(total, parsed)
+    ramp_s = None if measured["avg_intervals"] is None else (first - 1) * rd.interval_s  # None: summary.html lost
+    row = base_row(cfg, phase=phase, point_id=pid, engine="vdbench", workload=workload,
+                   iodepth=1, threads=threads, outstanding=outstanding, hosts=[h.name for h in cfg.hosts],
+                   runtime_s=rd.elapsed_s, ramp_s=ramp_s, repeat=repeat, wall_s=wall_s)
+    rate = total.get("iorate_setting")
+    row.update({
+        **measured,
+        "vdbench_loop": total.get("loop"),
+        "vdbench_rd": total.get("rd"),
+        "iorate_requested": rate if isinstance(rate, (int, float)) else None,
+        "curve_pct": rd.curve_pct(total["rd"]),
+        "target_data": data,
+    })
+    add_littles_law(row)
+    if len(cfg.hosts) > 1:
+        row["per_host"] = per_host(total, parsed, threads_per_host(cfg, threads))
+    return row
+
+
+def measured_columns(total: dict[str, Any], parsed: dict[str, Any], interval_s: int) -> dict[str, Any]:
+    """What one run of a vdbench output directory (``parsed``: :func:`~..parse.parse_output_dir`)
+    measured, as a point's columns: its totals.html average (:func:`total_columns`),
+    ``avg_intervals`` (the intervals vdbench's average counts, see :func:`first_counted`),
+    ``histogram_intervals`` (those its histogram counts: every one, warm-up included, see
+    :func:`histogram_first`), the interval verdict of its summary.html intervals, the median
+    Little's-law ratio of its intervals, whether vdbench opened an sd for writing and the
+    histogram's latency shares. ``interval_s`` is vdbench's ``interval=``."""
+    table = interval_table("", interval_s, total, parsed)
     shares = histogram_shares(run_histogram(total, parsed), SHARE_LIMITS_US)
     first = first_counted(total, parsed)
-    hist_first = histogram_first(total, parsed, rd.interval_s)
-    intervals = [r for r in run_intervals(total, parsed) if r["interval"] >= first]
+    hist_first = histogram_first(total, parsed, interval_s)
+    intervals = [r for r in run_intervals(total, parsed) if first is not None and r["interval"] >= first]
     verdict = interval_verdict(table)
     # Little's law per interval: vdbench's measured queue depth against IOPS x response time
     law_ratios = sorted(r["queue_depth"] / (r["iops"] * r["resp_ms"] / 1000.0) for r in intervals
                         if r.get("queue_depth") and r.get("iops") and r.get("resp_ms"))
-    row = base_row(cfg, phase=phase, point_id=pid, engine="vdbench", workload=workload,
-                   iodepth=1, threads=threads, outstanding=outstanding, hosts=[h.name for h in cfg.hosts],
-                   runtime_s=rd.elapsed_s, ramp_s=(first - 1) * rd.interval_s, repeat=repeat, wall_s=wall_s)
-    rate = total.get("iorate_setting")
-    row.update({
+    row = {
         **total_columns(total),
         "avg_intervals": f"{first}-{total.get('interval_end')}",
         "histogram_intervals": f"{hist_first}-{total.get('interval_end')}" if hist_first is not None else None,
         **verdict,
         "steadystate_attained": verdict["interval_steady"],
         "interval_littles_law_ratio": round(law_ratios[len(law_ratios) // 2], 3) if law_ratios else None,
-        "vdbench_loop": total.get("loop"),
-        "vdbench_rd": total.get("rd"),
-        "iorate_requested": rate if isinstance(rate, (int, float)) else None,
-        "curve_pct": rd.curve_pct(total["rd"]),
         "opened_for_write": any(parsed["opened"].values()) if parsed["opened"] else None,
-        "target_data": data,
         **shares,
-    })
-    add_littles_law(row)
-    if len(cfg.hosts) > 1:
-        row["per_host"] = per_host(total, parsed, threads_per_host(cfg, threads))
-    return row
+    }
+    missing = set(parsed.get("missing") or ())
+    series = (*verdict, "steadystate_attained", "avg_intervals", "interval_littles_law_ratio", "histogram_intervals")
+    if first is None:
+        note_loss(row, Loss("summary.html", f"the intervals of run {total['run_index']} do not average to its "
+                                            f"{total.get('interval_label')} line, to its precision", series))
+    lost = {"summary.html": series,
+            "histogram.html": (*(f"{prefix}clat_under_{limit}_pct" for prefix in ("", "read_", "write_")
+                                 for limit in SHARE_LIMITS_US), "histogram_intervals")}
+    for name, columns in lost.items():
+        if name in missing:
+            note_loss(row, Loss(name, "missing", columns))
+    if total["run_index"] in runs_without_histogram(parsed):
+        note_loss(row, Loss("histogram.html", f"no bucket of run {total['run_index']}", lost["histogram.html"]))
+    if any(name.endswith(".stdout.html") for name in missing):
+        row["opened_for_write"] = None  # a slave's openings unknown
+    return carry(row, parsed.get(DAMAGED))
 
 
 def total_columns(total: dict[str, Any]) -> dict[str, Any]:
@@ -140,7 +171,7 @@ def run_intervals(total: dict[str, Any], parsed: dict[str, Any]) -> list[dict[st
             and not r.get("is_avg") and isinstance(r.get("interval"), int)]
 
 
-def first_counted(total: dict[str, Any], parsed: dict[str, Any]) -> int:
+def first_counted(total: dict[str, Any], parsed: dict[str, Any]) -> int | None:
     """The first interval vdbench's average counts (its IOPS, latency and CPU).
 
     The label says ``avg_<first>-<last>``, but vdbench 5.04.06 counts one interval more: the
@@ -150,8 +181,9 @@ def first_counted(total: dict[str, Any], parsed: dict[str, Any]) -> int:
     statistics asynchronously), it can count from another interval still (seen: every interval,
     1-4, under the label ``avg_3-4``). The interval whose mean IOPS over ``first..last`` matches
     the average line to its printed precision is taken (the nearest match; on a tie the label's
-    neighbour, then the label, then the others nearest the label); the label when none does (a rate not printed to the
-    IOPS' precision, a damaged summary).
+    neighbour, then the label, then the others nearest the label); the label when summary.html
+    has no interval of the run (it is missing); None when no start matches (the intervals or the
+    average damaged: every real output matches).
     """
     start = total.get("interval_start") or 2
     end = total.get("interval_end")
@@ -170,7 +202,9 @@ def first_counted(total: dict[str, Any], parsed: dict[str, Any]) -> int:
     order = sorted(range(1, end + 1), key=lambda first: (first != start - 1, abs(first - start), first))
     matching = [(g, rank, first) for rank, first in enumerate(order)
                 if (g := gap(first)) is not None and g <= tolerance]
-    return min(matching)[2] if matching else start
+    if matching:
+        return min(matching)[2]
+    return None if any(isinstance(v, (int, float)) for v in lines.values()) else start
 
 
 def histogram_first(total: dict[str, Any], parsed: dict[str, Any], interval_s: int) -> int | None:
@@ -191,17 +225,19 @@ def histogram_first(total: dict[str, Any], parsed: dict[str, Any], interval_s: i
     return None
 
 
-def interval_table(point_id: str, rd: RunDefinition, total: dict[str, Any], parsed: dict[str, Any]) -> list[dict]:
+def interval_table(point_id: str, interval_s: int, total: dict[str, Any], parsed: dict[str, Any]) -> list[dict]:
     """The rows of one vdbench run's ``intervals.csv``: every interval line of summary.html,
     those before the first interval vdbench's average counts (:func:`first_counted`) marked
-    warm-up; ``second`` is the interval number x ``interval=`` seconds. An interval without
-    I/O has no latency (None, not vdbench's printed 0.000)."""
+    warm-up; ``second`` is the interval number x ``interval=`` seconds (``interval_s``). An
+    interval without I/O has no latency (None, not vdbench's printed 0.000)."""
     first = first_counted(total, parsed)
+    if first is None:
+        return []  # its intervals do not add up to its average: lost (measured_columns says so)
     out = []
     for r in run_intervals(total, parsed):
         read_share = (r.get("read_pct") or 0.0) / 100.0
         iops = r["iops"]
-        out.append({"point_id": point_id, "second": r["interval"] * rd.interval_s, "iops": iops,
+        out.append({"point_id": point_id, "second": r["interval"] * interval_s, "iops": iops,
                     "read_iops": iops * read_share, "write_iops": iops * (1.0 - read_share),
                     "lat_mean_ms": r.get("resp_ms") if iops else None,
                     "read_lat_mean_ms": r.get("read_resp_ms") if iops and read_share > 0 else None,
