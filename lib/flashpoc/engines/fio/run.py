@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...errors import ParseError, RemoteError
@@ -48,7 +50,7 @@ class FioRun:
     logs: dict[str, str]
 
 
-def point_command(fio: str, run_dir: str, *, readonly: bool) -> str:
+def point_command(fio: str, run_dir: str, *, readonly: bool, live: bool = False) -> str:
     """Return the shell command that runs one point; the job text comes on stdin.
 
     Args:
@@ -56,13 +58,54 @@ def point_command(fio: str, run_dir: str, *, readonly: bool) -> str:
         run_dir: directory on the host for job.fio, out.json and the interval logs (created;
             interval logs of an earlier attempt are removed first).
         readonly: pass ``--readonly`` so fio refuses to issue any write.
+        live: fio prints its status line every second on the command's standard output (:data:`LIVE_STATUS`,
+            read by :func:`status_rates`) before the results; else fio's standard output goes to standard error.
     """
     return (
         f"mkdir -p {quote(run_dir)} && cd {quote(run_dir)} && rm -f {LOG_NAME}_*.log out.json && cat > job.fio && "
         f"c0=$(head -n1 /proc/stat) && "
-        f"{quote(fio)} job.fio --output-format=json+ --output=out.json{' --readonly' if readonly else ''} 1>&2; "
+        f"{quote(fio)} job.fio --output-format=json+ --output=out.json{' --readonly' if readonly else ''}"
+        f"{LIVE_STATUS if live else ' 1>&2'}; "
         + _report(f"{LOG_NAME}_iops.*.log {LOG_NAME}_lat.*.log")
     )
+
+
+#: fio's options that print its status line (``Jobs: 1 (f=1): [r(1)][50.0%][r=15.7MiB/s][r=4010 IOPS][eta
+#: 00m:03s]``) every second even when its output is not a terminal: the IOPS and bandwidth of the
+#: last second, its only numbers while a point runs (its logs and latencies are written when the
+#: point ends). fio ends each with a carriage return and adds a line feed every other second. With
+#: ``--output`` fio prints nothing else on its standard output.
+LIVE_STATUS = " --eta=always --eta-newline=1 --eta-interval=1"
+_STATUS = re.compile(r"\]\[(?P<pct>[0-9.]+)%\]\[(?P<bw>(?:[rwt]=[0-9.]+[kKMGTP]?i?B/s,?)+)\]"
+                     r"\[(?P<iops>(?:[rwt]=[0-9.]+[kMGTP]?,?)+) IOPS\]")
+_IOPS = re.compile(r"[rwt]=([0-9.]+)([kMGTP]?)")
+_BANDWIDTH = re.compile(r"[rwt]=([0-9.]+)([kKMGTP]?)(i?)B/s")
+_POWERS = "KMGTP"
+
+
+def status_rates(status: str) -> dict[str, float] | None:
+    """The numbers of one fio status line: IOPS and MiB/s of the last second (reads, writes and
+    trims summed; fio rounds them to 3 or 4 digits, ``23.4k``) and ``done_pct``, how much of the
+    job's time (ramp and runtime) has passed; None for a line without them (before the jobs run)."""
+    match = _STATUS.search(status)
+    if match is None:
+        return None
+    iops = sum(float(n) * 1000.0 ** (_POWERS.index(k.upper()) + 1 if k else 0)
+               for n, k in _IOPS.findall(match["iops"]))
+    mibps = sum(float(n) * (1024.0 if iec else 1000.0) ** (_POWERS.index(k.upper()) + 1 if k else 0)
+                for n, k, iec in _BANDWIDTH.findall(match["bw"])) / 1024.0**2
+    return {"iops": iops, "bw_mibps": mibps, "done_pct": float(match["pct"])}
+
+
+def status_reader(on_rates: Callable[[dict[str, float]], None]) -> Callable[[str], None]:
+    """A line handler for a live point's standard output: ``on_rates`` with the numbers of each
+    status line in it (:func:`status_rates`; a line may hold several, separated by carriage returns)."""
+    def on_line(line: str) -> None:
+        for status in line.split("\r"):
+            rates = status_rates(status)
+            if rates is not None:
+                on_rates(rates)
+    return on_line
 
 
 def _report(logs: str) -> str:
@@ -101,7 +144,8 @@ def split_point_output(stdout: str) -> tuple[int, str, str, str, dict[str, str]]
         raise ParseError("the fio point command printed incomplete markers") from None
 
 
-def run_fio_job(host, job: str, run_dir: str, *, readonly: bool, timeout_s: float, purpose: str) -> FioRun:
+def run_fio_job(host, job: str, run_dir: str, *, readonly: bool, timeout_s: float, purpose: str,
+                on_rates: Callable[[dict[str, float]], None] | None = None) -> FioRun:
     """Run one fio job on ``host`` and return its output.
 
     Args:
@@ -111,13 +155,16 @@ def run_fio_job(host, job: str, run_dir: str, *, readonly: bool, timeout_s: floa
         readonly: run fio with ``--readonly``.
         timeout_s: seconds before the run is abandoned.
         purpose: words for error messages, e.g. "probe randread-4k 16 threads".
+        on_rates: called with the IOPS and MiB/s of each second while fio runs (:func:`status_rates`).
 
     Raises:
         RemoteError: naming the host and purpose, with fio's own error text.
     """
     start = time.perf_counter()
-    result: CommandResult = host.run(point_command(host.params.fio, run_dir, readonly=readonly),
-                                     purpose=purpose, timeout_s=timeout_s, stdin=job, check=False)
+    live = on_rates is not None
+    result: CommandResult = host.run(point_command(host.params.fio, run_dir, readonly=readonly, live=live),
+                                     purpose=purpose, timeout_s=timeout_s, stdin=job, check=False,
+                                     on_line=status_reader(on_rates) if live else None)
     wall = time.perf_counter() - start
     try:
         rc, cpu0, cpu1, output, logs = split_point_output(result.stdout)
@@ -205,20 +252,22 @@ _STOP_SERVER = (f"if [ -f {SERVER_PIDFILE} ]; then pid=$(cat {SERVER_PIDFILE}); 
                 f"pkill -KILL -g \"$pid\" -f fio; rm -f {SERVER_PIDFILE}; fi;")
 
 
-def client_command(fio: str, run_dir: str, clients: list[tuple[str, str]], port: int) -> str:
+def client_command(fio: str, run_dir: str, clients: list[tuple[str, str]], port: int, *, live: bool = False) -> str:
     """The controller's command of one client/server point: ``fio --client=ADDR,PORT JOBFILE``
     per host (job files already in ``run_dir``), output and interval logs printed as
-    :func:`point_command` prints them (fio names the logs it receives ``<log>.<address>``)."""
+    :func:`point_command` prints them (fio names the logs it receives ``<log>.<address>``); ``live``:
+    the client's status line of every host's jobs before them, as :func:`point_command`'s."""
     pairs = " ".join(f"--client={quote(f'{address},{port}')} {quote(job)}" for address, job in clients)
     return (
         f"cd {quote(run_dir)} && rm -f {LOG_NAME}_*.log* out.json && c0=$(head -n1 /proc/stat) && "
-        f"{quote(fio)} {pairs} --output-format=json+ --output=out.json 1>&2; "
+        f"{quote(fio)} {pairs} --output-format=json+ --output=out.json{LIVE_STATUS if live else ' 1>&2'}; "
         + _report(f"{LOG_NAME}_iops.*.log.* {LOG_NAME}_lat.*.log.*")
     )
 
 
 def run_clients(controller, hosts: list, jobs: dict[str, str], run_dir: str, port: int, *,
-                timeout_s: float, purpose: str) -> tuple[list[FioRun], str]:
+                timeout_s: float, purpose: str,
+                on_rates: Callable[[dict[str, float]], None] | None = None) -> tuple[list[FioRun], str]:
     """Run one point on every host at once through their fio servers: one :class:`FioRun` per
     host, and the whole ``fio --client`` output (every host's jobs and fio's ``All clients``
     aggregate).
@@ -232,6 +281,7 @@ def run_clients(controller, hosts: list, jobs: dict[str, str], run_dir: str, por
         timeout_s: seconds before the point is abandoned: the client's run, then, when it
             fails, asking each host whether it still answers (:func:`_answer_s` of them).
         purpose: words for error messages.
+        on_rates: called with the IOPS and MiB/s of each second while the point runs (:func:`status_rates`).
 
     Raises:
         RemoteError: naming the host(s) that did not answer or whose server refused the job.
@@ -252,8 +302,9 @@ def run_clients(controller, hosts: list, jobs: dict[str, str], run_dir: str, por
     before = group.map(cpu, purpose=f"{purpose}: read the CPU counters")
     start = time.perf_counter()
     try:
-        result = controller.run(client_command(controller.params.fio, run_dir, clients, port),
-                                purpose=purpose, timeout_s=timeout_s - answer_s, check=False)
+        result = controller.run(client_command(controller.params.fio, run_dir, clients, port, live=on_rates is not None),
+                                purpose=purpose, timeout_s=timeout_s - answer_s, check=False,
+                                on_line=status_reader(on_rates) if on_rates is not None else None)
     except RemoteError as error:
         raise RemoteError(_silent_hosts(group, purpose, answer_s) or str(error)) from None
     wall = time.perf_counter() - start

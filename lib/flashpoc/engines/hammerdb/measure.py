@@ -36,7 +36,7 @@ from .hosts import combine_hosts
 from .metrics import INTERVAL_COLUMNS, point_metrics, timed_window
 from .parse import parse_files
 from .plan import build_script, run_script
-from .run import HammerdbRun, run_hammerdb
+from .run import HammerdbRun, counter_reader, run_hammerdb
 
 #: seconds allowed beyond the rampup and duration for HammerDB's start, the virtual users' logins,
 #: the time profile's report and the job store's answers
@@ -53,11 +53,12 @@ def point_definition(cfg, virtual_users: int) -> dict[str, Any]:
             "hosts": [h.model_dump(mode="json", include={"name", "address", "port"}) for h in cfg.hosts]}
 
 
-def _run(wb, script: str, phase: str, pid: str, purpose: str, timeout_s: float, host=None) -> HammerdbRun:
+def _run(wb, script: str, phase: str, pid: str, purpose: str, timeout_s: float, host=None,
+         on_line=None) -> HammerdbRun:
     cfg, host = wb.cfg, host or wb.cfg.hosts[0]
     return run_hammerdb(wb.host(host), script, f"{host.workdir}/{cfg.campaign}/{phase}/{pid}",
                         hammerdb_dir=cfg.settings.hammerdb_dir, env_file=cfg.settings.env_file,
-                        timeout_s=min(host.command_timeout_s, timeout_s), purpose=purpose)
+                        timeout_s=min(host.command_timeout_s, timeout_s), purpose=purpose, on_line=on_line)
 
 
 def ensure_schema(wb) -> None:
@@ -80,12 +81,14 @@ def ensure_schema(wb) -> None:
 
 def run_points(wb, specs: list[PointSpec], keys: list[str], bar=None) -> Iterator[Measured]:
     """HammerDB measures its points one by one (:func:`run_point`), through the loop (:mod:`flashpoc.points`)."""
-    return points.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid))
+    return points.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid, bar))
 
 
-def run_point(wb, spec: PointSpec, pid: str) -> tuple[dict[str, Any], dict[str, str | bytes]]:
+def run_point(wb, spec: PointSpec, pid: str, bar: Any = None) -> tuple[dict[str, Any], dict[str, str | bytes]]:
     """Run one timed TPROC-C point at ``spec.threads`` virtual users (the schema built first when
-    the settings ask for it and the campaign has not built it); its row and raw files.
+    the settings ask for it and the campaign has not built it); its row and raw files. The first load
+    host's transaction counter goes to ``bar`` as it prints it (:func:`.run.counter_reader`: every
+    host counts the database's transactions).
 
     Raises:
         RemoteError: naming the load host and the point when HammerDB fails or its outputs do not
@@ -98,11 +101,13 @@ def run_point(wb, spec: PointSpec, pid: str) -> tuple[dict[str, Any], dict[str, 
     several = len(cfg.hosts) > 1
     purpose = f"{phase} TPROC-C at {threads} virtual users" + (" per load host" if several else "")
     script, timeout_s = run_script(s, threads), (s.rampup_minutes + s.duration_minutes) * 60 + RUN_MARGIN_S
+    counter = counter_reader(getattr(bar, "interval", None), s.rampup_minutes * 60)
     if several:  # one run per load host, started together, each in its own run directory
         runs = list(Group(cfg.hosts, strict=True).map(
-            lambda h: _run(wb, script, phase, f"{pid}/{h.name}", purpose, timeout_s, host=h), purpose=purpose))
+            lambda h: _run(wb, script, phase, f"{pid}/{h.name}", purpose, timeout_s, host=h,
+                           on_line=counter if h is cfg.hosts[0] else None), purpose=purpose))
     else:
-        runs = [_run(wb, script, phase, pid, purpose, timeout_s)]
+        runs = [_run(wb, script, phase, pid, purpose, timeout_s, on_line=counter)]
     measured = {run.host: _host_metrics(cfg, run, purpose, threads) for run in runs}
     metrics, series = combine_hosts({h: (m, v) for h, (m, v, _) in measured.items()})
     row = base_row(cfg, phase=phase, point_id=pid, engine="hammerdb", workload=TPROCC, iodepth=1, threads=threads,
