@@ -16,13 +16,15 @@ offline. The stop button ends the loop before its next point begins, as Ctrl-C e
 running point is measured to its end and stored, and :class:`flashpoc.errors.Stopped` (a
 ``KeyboardInterrupt``) is raised; the completed points are reused by the next run.
 
-While a point runs the kernel is busy: the button's click reaches it through jupyter-ui-poll,
-asked from the kernel's main thread at every event of the loop (each point, each interval the
-engine prints, each status), so an engine that prints no interval sees the click when its point ends.
+While a point runs the kernel's main thread is busy measuring: the button's clicks are handled by a
+subshell of the kernel (ipykernel 7: a thread of its own, to which ipykernel routes the messages of a
+comm that last spoke from it), made for the view and removed when it closes. A kernel without
+subshells shows no stop button (its stop is the kernel's interrupt, Ctrl-C's).
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 import os
 import threading
@@ -79,35 +81,41 @@ class LiveView:
         self.stop_requested = False
         self.redraws = {"curves": 0, "intervals": 0}
         self._run = ""
-        self._drawn = 0.0
+        self._drawn = self._curves_drawn = 0.0
+        self._stale = False
         self._lock = threading.Lock()
-        self._box = _Widgets(self) if widgets else None
-        self._poll, self._events = _ui_poll() if widgets else (None, None)
+        self._subshell = _Subshell.make() if widgets else None
+        self._box = _Widgets(self, self._subshell) if widgets else None
         self._handle = display(self._box.box if self._box else progress, display_id=True)
 
     # -- the loop's events (:class:`flashpoc.progress.Progress` calls these) ------------------
     def update(self, progress: Progress) -> None:
         """The progress changed (a point, a status): its text redrawn."""
         if self._box is None:
-            self._handle.update(progress)
+            if self._handle is not None:  # None outside a kernel (a script, a test)
+                self._handle.update(progress)
             return
         self._box.status.value = self.status_html(progress)
-        self.poll()
 
     def begin(self, progress: Progress, workload: str, threads: int | str) -> None:
-        """A point begins: a new series of intervals (the stop button is read first)."""
-        self.poll()
+        """A point begins: the curves drawn if points came too fast to draw each, a new series of intervals."""
+        if self._stale:
+            self._draw_curves(progress)
         with self._lock:
             self.series, self._run = [], ""
             self.series_title = f"{workload} at {threads_text(threads, progress.unit)}: each interval as it ends"
 
     def point(self, progress: Progress, row: dict[str, Any]) -> None:
-        """A point is stored (or reused): the curves redrawn with it."""
+        """A point is stored (or reused): the curves redrawn with it, at most once per
+        :data:`INTERVAL_REDRAW_S` (stored points reused one after the other are drawn together)."""
         self.rows.append(dict(row))
-        if self._box is not None:
-            self._box.show(self._box.curves, self.curves(progress))
-            self.redraws["curves"] += 1
-            self._draw_intervals(progress, force=True)
+        if self._box is None:
+            return
+        if time.monotonic() - self._curves_drawn < INTERVAL_REDRAW_S:
+            self._stale = True
+            return
+        self._draw_curves(progress)
+        self._draw_intervals(progress, force=True)
 
     def interval(self, progress: Progress, values: dict[str, Any], second: float, run: str, warmup: bool) -> None:
         """An interval of the running point (a new ``run`` name starts a new series)."""
@@ -116,9 +124,10 @@ class LiveView:
                 self.series, self._run = [], run
                 if run:
                     self.series_title = f"{run}: each interval as it ends"
+            if self.series and self.series[-1]["second"] == round(float(second), 3):
+                self.series.pop()  # the same interval printed again (fio's last second): the later one
             self.series.append({"second": round(float(second), 3), "warmup": bool(warmup), **values})
         self._draw_intervals(progress)
-        self.poll()
 
     def answer(self, progress: Progress, text: str) -> None:
         """The probe's answer so far."""
@@ -129,10 +138,9 @@ class LiveView:
         """The loop ended: the box makes way for the progress as text and the finished curve as SVG."""
         from IPython.display import display
 
-        if self._events is not None:
-            self._events.__exit__(None, None, None)
-            self._poll = self._events = None
-        if self._box is not None:
+        if self._subshell is not None:
+            self._subshell.remove()
+        if self._box is not None and self._handle is not None:
             self._handle.update(progress)
         figure = self.curves(progress)
         if figure is not None:
@@ -192,6 +200,13 @@ class LiveView:
         seen = [str(r.get("workload")) for r in self.rows]
         return list(dict.fromkeys([*progress.colors, *seen]))
 
+    def _draw_curves(self, progress: Progress) -> None:
+        self._stale, self._curves_drawn = False, time.monotonic()
+        figure = self.curves(progress)
+        if figure is not None:
+            self._box.show(self._box.curves, figure)
+            self.redraws["curves"] += 1
+
     def _draw_intervals(self, progress: Progress, *, force: bool = False) -> None:
         now = time.monotonic()
         if self._box is None or (not force and now - self._drawn < INTERVAL_REDRAW_S):
@@ -211,29 +226,22 @@ class LiveView:
             self._box.button.disabled = True
             self._box.button.description = "Stopping after this point"
 
-    def poll(self) -> None:
-        """Let the kernel handle the clicks waiting for it (from its main thread only)."""
-        if self._poll is None or threading.current_thread() is not threading.main_thread():
-            return
-        try:
-            self._poll(10)
-        except Exception:  # a kernel jupyter-ui-poll cannot drive: the click is seen when the cell ends
-            self._poll = None
-
 
 class _Widgets:
     """The ipywidgets of a :class:`LiveView`: status, stop button, curves, intervals."""
 
-    def __init__(self, view: LiveView) -> None:
+    def __init__(self, view: LiveView, subshell: _Subshell | None) -> None:
         import ipywidgets as widgets
 
         self.status = widgets.HTML("")
         self.button = widgets.Button(description="Stop after this point", icon="stop", button_style="warning",
                                      tooltip="End the run before its next point, as Ctrl-C does: the running point "
-                                             "is measured to its end and stored")
+                                             "is measured to its end and stored", layout=widgets.Layout(width="max-content"))
         self.button.on_click(lambda _: view.stop())
+        if subshell is not None:
+            subshell.route(self.button)
         self.curves, self.series = widgets.Output(), widgets.Output()
-        self.box = widgets.VBox([self.status, self.button, self.curves, self.series])
+        self.box = widgets.VBox([self.status, *([self.button] if subshell else []), self.curves, self.series])
         self.box.add_class("flashpoc-live")
 
     @staticmethod
@@ -244,12 +252,46 @@ class _Widgets:
         out.outputs = ({"output_type": "display_data", "data": data, "metadata": {}},)
 
 
-def _ui_poll() -> tuple[Any, Any]:
-    """jupyter-ui-poll's poll function and its context, entered (None, None where it cannot run)."""
-    try:
-        from jupyter_ui_poll import ui_events
+class _Subshell:
+    """A subshell of the running ipykernel (7 or later) that handles the stop button's clicks while
+    the main thread measures: ipykernel routes a comm's messages to the subshell it last spoke from
+    (``_reply_subshell_id``). Made and removed on the kernel's shell channel thread, as a frontend's
+    request would."""
 
-        events = ui_events()
-        return events.__enter__(), events
-    except Exception:  # no kernel it knows: the stop button is read when the cell ends
-        return None, None
+    def __init__(self, kernel: Any, subshell_id: str) -> None:
+        self.kernel, self.id = kernel, subshell_id
+
+    @classmethod
+    def make(cls) -> _Subshell | None:
+        """A new subshell, or None where the kernel has none (then there is no stop button)."""
+        try:
+            from ipykernel.kernelbase import Kernel
+        except ImportError:
+            return None
+        kernel = Kernel.instance() if Kernel.initialized() else None
+        thread = getattr(kernel, "shell_channel_thread", None)
+        if thread is None or not getattr(kernel, "_supports_kernel_subshells", False):
+            return None
+        made: list[str] = []
+        done = threading.Event()
+
+        def create() -> None:
+            try:
+                made.append(thread.manager._create_subshell())
+            finally:
+                done.set()
+        thread.io_loop.add_callback(create)
+        return cls(kernel, made[0]) if done.wait(10) and made else None
+
+    def route(self, widget: Any) -> None:
+        """The frontend's messages of ``widget`` (its clicks) go to this subshell."""
+        widget.comm._reply_subshell_id = self.id
+
+    def remove(self) -> None:
+        """Stop the subshell (later, on the shell channel thread)."""
+        thread, subshell_id = self.kernel.shell_channel_thread, self.id
+
+        def delete() -> None:
+            with contextlib.suppress(Exception):  # already gone with the kernel: nothing to stop
+                thread.manager._delete_subshell(subshell_id)
+        thread.io_loop.add_callback(delete)

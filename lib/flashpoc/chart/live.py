@@ -39,7 +39,8 @@ def live_curves(points: pd.DataFrame, words: dict[str, str], *, title: str = "",
         load = load_vs_threads(points, color_domain=color_domain, title="Load vs threads")
     else:
         curve, load = _rate_charts(points, words, color_domain)
-    return alt.hconcat(curve, load, spacing=40).properties(title=alt.Title(title) if title else alt.Undefined)
+    figure = alt.hconcat(curve, load, spacing=40).properties(title=alt.Title(title) if title else alt.Undefined)
+    return figure.configure_view(continuousWidth=440, continuousHeight=280)  # side by side in a notebook's width
 
 
 def _rate_charts(points: pd.DataFrame, words: dict[str, str], color_domain: Sequence[str] | None
@@ -80,7 +81,8 @@ def live_intervals(series: Sequence[dict[str, Any]], *, title: str, color: str =
     frame["interval"] = ["warm-up" if w else "measured" for w in frame.get("warmup", pd.Series(False, frame.index))]
     shade = alt.Color("interval:N", title="Interval", scale=alt.Scale(domain=["measured", "warm-up"],
                                                                      range=[color, "#aaaaaa"]))
-    x = alt.X("second:Q", title="Time since the point began (s)", axis=alt.Axis(format="d", tickMinStep=1))
+    x = alt.X("second:Q", title="Time since the point began (s)", scale=alt.Scale(domainMin=0),
+              axis=alt.Axis(format="d", tickMinStep=1))
     panels = []
     for column in values:
         name = INTERVAL_TITLES.get(column, column)

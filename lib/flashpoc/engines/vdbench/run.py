@@ -275,10 +275,13 @@ class IntervalProgress:
         """The latest interval line's number, IOPS, MiB/s, read share and response times (ms), read
         as summary.html's lines are (:func:`.parse.parse_summary`, under the run's column header);
         None when it cannot be read."""
-        if not self._line:
+        match = INTERVAL_LINE.match(self._line)
+        if match is None:
             return None
+        # alone under its header, the line is read as the run's first interval (the reader wants them in order)
+        first = self._line[:match.start(1)] + "1".rjust(len(match.group(1))) + self._line[match.end(1):]
         try:
-            rows = parse_summary("\n".join([*self._head, self._line]) + "\n", "the console")
+            rows = parse_summary("\n".join([*self._head, first]) + "\n", "the console")
         except ParseError:
             return None
-        return dict(rows[-1]) if rows else None
+        return {**rows[-1], "interval": int(match.group(1))} if rows else None
