@@ -114,7 +114,7 @@ def run_point(wb: Workbench, spec: PointSpec, pid: str, bar: Any = None) -> tupl
     and ``iorate_requested`` (the IOPS asked for). A point that ends once steady (``spec.steady``,
     :func:`flashpoc.engines.fio.plan.until_steady`) says in ``measured_s`` when it did. While it runs,
     fio's status line gives ``bar`` (:meth:`flashpoc.progress.Progress.interval`) each second's IOPS
-    and MiB/s (one host, or the client of several): fio prints no latency before the point ends.
+    and MiB/s (a single host): fio prints no latency before the point ends.
 
     Raises:
         RemoteError: naming the host and point when a host fails.
@@ -125,7 +125,8 @@ def run_point(wb: Workbench, spec: PointSpec, pid: str, bar: Any = None) -> tupl
     per_job = _rate_per_job(cfg, spec)
     purpose = f"{phase} {workload.name} {threads} threads" + (f" at {rate[0]:g} % of its maximum" if rate else "")
     started = time.perf_counter()
-    runs, clients_output = _run_on_hosts(wb, spec, pid, per_job, purpose, _live_rates(bar, cfg.settings.ramp_s, runtime_s + cfg.settings.ramp_s))
+    live = _live_rates(bar, cfg.settings.ramp_s, runtime_s + cfg.settings.ramp_s)
+    runs, clients_output = _run_on_hosts(wb, spec, pid, per_job, purpose, live)
     wall_s = time.perf_counter() - started
     per_host, metrics, raw = _host_results(cfg, runs, pid)
     outstanding = outstanding_ios(workload, threads) * len(cfg.hosts)
@@ -158,6 +159,7 @@ def _live_rates(bar: Any, ramp_s: int, seconds: int) -> Any:
     interval = getattr(bar, "interval", None)
     if interval is None:
         return None
+
     def on_rates(rates: dict[str, float]) -> None:
         second = rates.pop("done_pct") / 100.0 * seconds
         interval(rates, second=round(second, 1), warmup=second <= ramp_s)
@@ -169,7 +171,7 @@ def _run_on_hosts(wb: Workbench, spec: PointSpec, pid: str, per_job: int | None,
     """Run the point's fio job on every host (at once; through fio's client/server mode when
     ``fio.multi_host`` says so): the hosts' runs and fio --client's whole output (with its All
     clients aggregate), None when there was no client. ``on_rates`` takes each second's rates of
-    one host or of the client (each host of ``multi_host: per-host`` prints its own: none)."""
+    a single host (several hosts: none, see :func:`.run.client_command`)."""
     cfg = wb.cfg
 
     def on_host(host_params: HostParams, on_rates: Any = None) -> FioRun:
@@ -185,7 +187,7 @@ def _run_on_hosts(wb: Workbench, spec: PointSpec, pid: str, per_job: int | None,
         return [on_host(cfg.hosts[0], on_rates)], None
     if cfg.settings.multi_host == "client-server":
         return _client_server_runs(wb, spec.phase, spec.workload, spec.threads, spec.runtime_s, pid, purpose,
-                                   spec.steady, per_job, on_rates)
+                                   spec.steady, per_job)
     # every host at once: the point fails when a host fails, every failed host named
     return list(Group(cfg.hosts, strict=True).map(on_host, purpose=purpose)), None
 
@@ -225,7 +227,7 @@ def _host_results(cfg: Campaign, runs: list[FioRun],
 
 def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: int, runtime_s: int,
                        pid: str, purpose: str, steady: tuple[str, int] | None = None,
-                       rate_iops: int | None = None, on_rates: Any = None) -> tuple[list[FioRun], str]:
+                       rate_iops: int | None = None) -> tuple[list[FioRun], str]:
     """One point on every host through fio's own client/server mode: a ``fio --server`` on each
     host (started once per phase, read-only for read-only workloads), one ``fio --client`` here;
     the hosts' runs and the client's whole output."""
@@ -240,7 +242,7 @@ def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: 
     controller = hostlib.connect(HostParams(name="controller", address="localhost"))
     return run_fio.run_clients(controller, hosts, jobs, f"{controller.params.workdir}/{cfg.campaign}/clients/{phase}/{pid}",
                                cfg.settings.server_port, timeout_s=_point_timeout_s(cfg, cfg.hosts, runtime_s),
-                               purpose=purpose, on_rates=on_rates)
+                               purpose=purpose)
 
 
 def _point_timeout_s(cfg: Campaign, hosts: list[HostParams], runtime_s: int) -> float:

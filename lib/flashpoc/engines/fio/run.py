@@ -252,22 +252,21 @@ _STOP_SERVER = (f"if [ -f {SERVER_PIDFILE} ]; then pid=$(cat {SERVER_PIDFILE}); 
                 f"pkill -KILL -g \"$pid\" -f fio; rm -f {SERVER_PIDFILE}; fi;")
 
 
-def client_command(fio: str, run_dir: str, clients: list[tuple[str, str]], port: int, *, live: bool = False) -> str:
+def client_command(fio: str, run_dir: str, clients: list[tuple[str, str]], port: int) -> str:
     """The controller's command of one client/server point: ``fio --client=ADDR,PORT JOBFILE``
     per host (job files already in ``run_dir``), output and interval logs printed as
-    :func:`point_command` prints them (fio names the logs it receives ``<log>.<address>``); ``live``:
-    the client's status line of every host's jobs before them, as :func:`point_command`'s."""
+    :func:`point_command` prints them (fio names the logs it receives ``<log>.<address>``). fio 3.33's
+    client prints no status line with a JSON output: such a point hands no interval to a live view."""
     pairs = " ".join(f"--client={quote(f'{address},{port}')} {quote(job)}" for address, job in clients)
     return (
         f"cd {quote(run_dir)} && rm -f {LOG_NAME}_*.log* out.json && c0=$(head -n1 /proc/stat) && "
-        f"{quote(fio)} {pairs} --output-format=json+ --output=out.json{LIVE_STATUS if live else ' 1>&2'}; "
+        f"{quote(fio)} {pairs} --output-format=json+ --output=out.json 1>&2; "
         + _report(f"{LOG_NAME}_iops.*.log.* {LOG_NAME}_lat.*.log.*")
     )
 
 
 def run_clients(controller, hosts: list, jobs: dict[str, str], run_dir: str, port: int, *,
-                timeout_s: float, purpose: str,
-                on_rates: Callable[[dict[str, float]], None] | None = None) -> tuple[list[FioRun], str]:
+                timeout_s: float, purpose: str) -> tuple[list[FioRun], str]:
     """Run one point on every host at once through their fio servers: one :class:`FioRun` per
     host, and the whole ``fio --client`` output (every host's jobs and fio's ``All clients``
     aggregate).
@@ -281,8 +280,6 @@ def run_clients(controller, hosts: list, jobs: dict[str, str], run_dir: str, por
         timeout_s: seconds before the point is abandoned: the client's run, then, when it
             fails, asking each host whether it still answers (:func:`_answer_s` of them).
         purpose: words for error messages.
-        on_rates: called with the IOPS and MiB/s of each second while the point runs (:func:`status_rates`).
-
     Raises:
         RemoteError: naming the host(s) that did not answer or whose server refused the job.
     """
@@ -302,9 +299,8 @@ def run_clients(controller, hosts: list, jobs: dict[str, str], run_dir: str, por
     before = group.map(cpu, purpose=f"{purpose}: read the CPU counters")
     start = time.perf_counter()
     try:
-        result = controller.run(client_command(controller.params.fio, run_dir, clients, port, live=on_rates is not None),
-                                purpose=purpose, timeout_s=timeout_s - answer_s, check=False,
-                                on_line=status_reader(on_rates) if on_rates is not None else None)
+        result = controller.run(client_command(controller.params.fio, run_dir, clients, port),
+                                purpose=purpose, timeout_s=timeout_s - answer_s, check=False)
     except RemoteError as error:
         raise RemoteError(_silent_hosts(group, purpose, answer_s) or str(error)) from None
     wall = time.perf_counter() - start
