@@ -36,3 +36,7 @@ class ReportError(FlashpocError):
 class Stopped(KeyboardInterrupt):
     """A probe or sweep was stopped between points (the live view's stop button), as Ctrl-C stops
     it: the points completed are stored and reused by the next run."""
+
+    def _render_traceback_(self) -> list[str]:
+        """What IPython shows of it in a notebook: its message, not a traceback (a stop asked for is no fault)."""
+        return [f"Stopped: {self}"]

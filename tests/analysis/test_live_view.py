@@ -105,6 +105,7 @@ def test_the_view_draws_each_point_and_the_running_points_intervals():
     values = [v for d in spec["datasets"].values() for v in d if "iops" in v]
     assert sorted({v["iops"] for v in values}) == [23592.4, 47184.8]  # both points, as stored
     assert "#E69F00" in str(spec)  # randread-4k in its colour of the report (second in the domain)
+    assert spec["config"]["legend"]["orient"] == "bottom"  # the workloads' legend within a notebook's width
     assert view.redraws["curves"] == 2 and view.redraws["intervals"] >= 2
     view.stop()
     with pytest.raises(Stopped, match="stopped with the stop button after 2 points"):
@@ -146,3 +147,12 @@ def test_the_probes_answer_so_far_is_the_fit_of_the_points_measured(tmp_path):
     assert answer_so_far(cfg, rows) == (f"IOPS stop rising at {sat['threads']} threads (plausible {lo}-{hi}, "
                                         f"confidence {sat['confidence']:.0%})")
     assert answer_so_far(cfg, rows[:2]).startswith("none yet: ")  # two counts give no fit
+
+
+def test_a_stop_shows_its_message_in_a_notebook_not_a_traceback(capsys):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shell.run_cell("from flashpoc.errors import Stopped\nraise Stopped('sweep: stopped with the stop button after 2 points')")
+    shown = capsys.readouterr().out
+    assert shown.strip() == "Stopped: sweep: stopped with the stop button after 2 points"

@@ -98,7 +98,7 @@ def test_live_view_grows_and_stops_in_jupyterlab(lab, browser, workbook, tmp_pat
     # then the finished curve (its SVG rendered in the kernel) and the stop, as the cell's error
     shown = _wait(page, lambda: (lambda t: t if "stopped with the stop button" in t else "")(
         " ".join(page.locator(".jp-OutputArea-output").all_inner_texts())), 120, tmp_path, "stopped-error")
-    assert "Stopped" in shown
+    assert "Stopped: sweep: stopped with the stop button" in shown and "Traceback" not in shown  # its message only
     page.wait_for_timeout(1000)
     page.screenshot(path=str(tmp_path / "after-stop.png"), full_page=True)
     stored = list((workbook / "results" / "live" / "points" / "sweep").glob("*/point.json"))

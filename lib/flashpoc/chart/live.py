@@ -40,7 +40,8 @@ def live_curves(points: pd.DataFrame, words: dict[str, str], *, title: str = "",
     else:
         curve, load = _rate_charts(points, words, color_domain)
     figure = alt.hconcat(curve, load, spacing=40).properties(title=alt.Title(title) if title else alt.Undefined)
-    return figure.configure_view(continuousWidth=440, continuousHeight=280)  # side by side in a notebook's width
+    # side by side in a notebook's width, the workloads' legend under them (at the right it is cut off)
+    return figure.configure_view(continuousWidth=440, continuousHeight=280).configure_legend(orient="bottom")
 
 
 def _rate_charts(points: pd.DataFrame, words: dict[str, str], color_domain: Sequence[str] | None
