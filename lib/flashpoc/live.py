@@ -6,8 +6,10 @@ of the kernel draws itself as a :class:`LiveView`:
 - in JupyterLab, an ipywidgets box: the progress (points done, elapsed, ETA, what runs now, the
   last point), the probe's answer so far, the hockey stick and the load against threads of every
   point stored so far (in the report's colours), the running point's intervals as the engine
-  hands them over, and a stop button. The charts are redrawn once per point and at most once per
-  :data:`INTERVAL_REDRAW_S` for the intervals, never per I/O, as Vega-Lite that JupyterLab draws;
+  hands them over, and a stop button. The charts are redrawn once per point or interval, never per
+  I/O, as Vega-Lite that JupyterLab draws, and each at most once per :data:`INTERVAL_REDRAW_S` or
+  :data:`REDRAW_SHARE` times the seconds its last redraw took, whichever is longer: the view takes
+  at most about 1/REDRAW_SHARE of a run's time, however short its points;
 - in batch (``flashpoc run``) and wherever no one watches, nothing per point.
 
 When the loop ends the box makes way for static outputs, the same in both: the progress as text,
@@ -29,14 +31,17 @@ import html
 import os
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from . import chart, progress as progress_mod
 from .chart.live import INTERVAL_TITLES, curve_frame, live_curves, live_intervals, series_color
 from .progress import BATCH_ENV, Progress, engine_words, numbers_text, summary_text, threads_text
 
-#: the fewest seconds between two redraws of the intervals' chart
+#: the fewest seconds between two redraws of a chart
 INTERVAL_REDRAW_S = 1.0
+#: a chart is redrawn no sooner than this many times the seconds its last redraw took
+REDRAW_SHARE = 20
 
 
 def enable() -> None:
@@ -81,7 +86,8 @@ class LiveView:
         self.stop_requested = False
         self.redraws = {"curves": 0, "intervals": 0}
         self._run = ""
-        self._drawn = self._curves_drawn = 0.0
+        self._last = {"curves": 0.0, "intervals": 0.0}  # when each chart was last drawn (monotonic)
+        self._cost = {"curves": 0.0, "intervals": 0.0}  # and how many seconds that took
         self._stale = False
         self._lock = threading.Lock()
         self._subshell = _Subshell.make() if widgets else None
@@ -99,19 +105,20 @@ class LiveView:
 
     def begin(self, progress: Progress, workload: str, threads: int | str) -> None:
         """A point begins: the curves drawn if points came too fast to draw each, a new series of intervals."""
-        if self._stale:
+        if self._stale and self._due("curves"):
             self._draw_curves(progress)
         with self._lock:
             self.series, self._run = [], ""
             self.series_title = f"{workload} at {threads_text(threads, progress.unit)}: each interval as it ends"
 
     def point(self, progress: Progress, row: dict[str, Any]) -> None:
-        """A point is stored (or reused): the curves redrawn with it, at most once per
-        :data:`INTERVAL_REDRAW_S` (stored points reused one after the other are drawn together)."""
+        """A point is stored (or reused): the curves redrawn with it when due (:meth:`_due`; else
+        before the next point or with a later interval: stored points reused one after the other are
+        drawn together)."""
         self.rows.append(dict(row))
         if self._box is None:
             return
-        if time.monotonic() - self._curves_drawn < INTERVAL_REDRAW_S:
+        if not self._due("curves"):
             self._stale = True
             return
         self._draw_curves(progress)
@@ -200,22 +207,34 @@ class LiveView:
         seen = [str(r.get("workload")) for r in self.rows]
         return list(dict.fromkeys([*progress.colors, *seen]))
 
-    def _draw_curves(self, progress: Progress) -> None:
-        self._stale, self._curves_drawn = False, time.monotonic()
-        figure = self.curves(progress)
+    def _due(self, chart_name: str) -> bool:
+        """Whether ``chart_name`` ("curves", "intervals") may be redrawn now: :data:`INTERVAL_REDRAW_S`
+        and :data:`REDRAW_SHARE` times its last redraw's seconds have passed since it."""
+        wait = max(INTERVAL_REDRAW_S, REDRAW_SHARE * self._cost[chart_name])
+        return time.monotonic() - self._last[chart_name] >= wait
+
+    def _draw(self, chart_name: str, out: Any, make: Callable[[], Any]) -> None:
+        """``make()``'s figure shown in ``out``; when and how long it took kept for :meth:`_due`."""
+        start = time.monotonic()
+        figure = make()
         if figure is not None:
-            self._box.show(self._box.curves, figure)
-            self.redraws["curves"] += 1
+            self._box.show(out, figure)
+            self.redraws[chart_name] += 1
+        self._last[chart_name] = now = time.monotonic()
+        self._cost[chart_name] = now - start
+
+    def _draw_curves(self, progress: Progress) -> None:
+        self._stale = False
+        self._draw("curves", self._box.curves, lambda: self.curves(progress))
 
     def _draw_intervals(self, progress: Progress, *, force: bool = False) -> None:
-        now = time.monotonic()
-        if self._box is None or (not force and now - self._drawn < INTERVAL_REDRAW_S):
+        if self._box is None:
             return
-        self._drawn = now
-        figure = self.intervals(progress)
-        if figure is not None:
-            self._box.show(self._box.series, figure)
-            self.redraws["intervals"] += 1
+        if self._stale and self._due("curves"):  # points that came too fast to draw, drawn now
+            self._draw_curves(progress)
+        if not force and not self._due("intervals"):
+            return
+        self._draw("intervals", self._box.series, lambda: self.intervals(progress))
         self._box.status.value = self.status_html(progress)
 
     # -- the stop button -------------------------------------------------------------------
@@ -248,7 +267,7 @@ class _Widgets:
     def show(out: Any, figure: Any) -> None:
         """``figure`` in the output area ``out``, as Vega-Lite alone: JupyterLab draws it, and no
         SVG is rendered in the kernel per redraw."""
-        data = {chart.VEGALITE_MIME_TYPE: chart.themed_spec(figure), "text/plain": "<Chart: live view>"}
+        data = {chart.VEGALITE_MIME_TYPE: chart.themed_spec(figure, validate=False), "text/plain": "<Chart: live view>"}
         out.outputs = ({"output_type": "display_data", "data": data, "metadata": {}},)
 
 

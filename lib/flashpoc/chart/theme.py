@@ -112,13 +112,14 @@ def use_theme() -> str:
     return THEME_NAME
 
 
-def themed_spec(chart: alt.TopLevelMixin | dict[str, Any]) -> dict[str, Any]:
+def themed_spec(chart: alt.TopLevelMixin | dict[str, Any], *, validate: bool = True) -> dict[str, Any]:
     """The Vega-Lite spec of ``chart`` in the house theme, whichever theme is active (a spec
-    given as a dict is returned as it is), as strict JSON (:func:`json_safe`)."""
+    given as a dict is returned as it is), as strict JSON (:func:`json_safe`); ``validate=False``
+    skips Altair's schema check (a third of the time: a chart redrawn again and again, checked once)."""
     if not isinstance(chart, alt.TopLevelMixin):
         return json_safe(chart)
     with alt.theme.enable(THEME_NAME):
-        return json_safe(chart.to_dict())
+        return json_safe(chart.to_dict(validate=validate))
 
 
 def json_safe(value: Any) -> Any:
