@@ -37,6 +37,9 @@ def test_fio_status_lines_give_each_seconds_iops_and_mibps_as_printed():
     assert [status_rates(s) for s in re.split(r"[\r\n]+", text) if s] == [
         None, {"iops": 89500.0, "bw_mibps": 350.0, "done_pct": 60.0}, {"iops": 75700.0, "bw_mibps": 296.0, "done_pct": 80.0},
         {"iops": 75600.0, "bw_mibps": 295.0, "done_pct": 100.0}]  # "Jobs: 2 (f=2)", before the jobs run: none
+    text = (DATA / "fio" / "fio-3.33_status_lines_randread_4k_2jobs_2s.txt").read_text()
+    assert [status_rates(s) for s in re.split(r"[\r\n]+", text) if s] == [  # a 2 s job: fio tells no share done
+        None, {"iops": 87800.0, "bw_mibps": 343.0, "done_pct": None}]
 
 
 def test_a_live_fio_job_hands_its_seconds_over_while_it_runs_and_keeps_its_output(tmp_path):

@@ -155,13 +155,16 @@ def run_point(wb: Workbench, spec: PointSpec, pid: str, bar: Any = None) -> tupl
 def _live_rates(bar: Any, ramp_s: int, seconds: int) -> Any:
     """What hands fio's rates of each second to ``bar`` while a point runs (None without a bar that
     takes intervals); the second from fio's own share of the job's ``seconds`` (ramp and runtime)
-    done, the ramp's marked warm-up."""
+    done (else since the point began), the ramp's marked warm-up."""
     interval = getattr(bar, "interval", None)
     if interval is None:
         return None
 
+    start = time.monotonic()
+
     def on_rates(rates: dict[str, float]) -> None:
-        second = rates.pop("done_pct") / 100.0 * seconds
+        done = rates.pop("done_pct")
+        second = done / 100.0 * seconds if done is not None else time.monotonic() - start
         interval(rates, second=round(second, 1), warmup=second <= ramp_s)
     return on_rates
 

@@ -76,7 +76,7 @@ def point_command(fio: str, run_dir: str, *, readonly: bool, live: bool = False)
 #: point ends). fio ends each with a carriage return and adds a line feed every other second. With
 #: ``--output`` fio prints nothing else on its standard output.
 LIVE_STATUS = " --eta=always --eta-newline=1 --eta-interval=1"
-_STATUS = re.compile(r"\]\[(?P<pct>[0-9.]+)%\]\[(?P<bw>(?:[rwt]=[0-9.]+[kKMGTP]?i?B/s,?)+)\]"
+_STATUS = re.compile(r"\]\[(?P<pct>[0-9.]+|-\.-)%\]\[(?P<bw>(?:[rwt]=[0-9.]+[kKMGTP]?i?B/s,?)+)\]"
                      r"\[(?P<iops>(?:[rwt]=[0-9.]+[kMGTP]?,?)+) IOPS\]")
 _IOPS = re.compile(r"[rwt]=([0-9.]+)([kMGTP]?)")
 _BANDWIDTH = re.compile(r"[rwt]=([0-9.]+)([kKMGTP]?)(i?)B/s")
@@ -86,7 +86,8 @@ _POWERS = "KMGTP"
 def status_rates(status: str) -> dict[str, float] | None:
     """The numbers of one fio status line: IOPS and MiB/s of the last second (reads, writes and
     trims summed; fio rounds them to 3 or 4 digits, ``23.4k``) and ``done_pct``, how much of the
-    job's time (ramp and runtime) has passed; None for a line without them (before the jobs run)."""
+    job's time (ramp and runtime) has passed (None where fio prints ``-.-%``: a job too short to tell);
+    None for a line without them (before the jobs run)."""
     match = _STATUS.search(status)
     if match is None:
         return None
@@ -94,7 +95,7 @@ def status_rates(status: str) -> dict[str, float] | None:
                for n, k in _IOPS.findall(match["iops"]))
     mibps = sum(float(n) * (1024.0 if iec else 1000.0) ** (_POWERS.index(k.upper()) + 1 if k else 0)
                 for n, k, iec in _BANDWIDTH.findall(match["bw"])) / 1024.0**2
-    return {"iops": iops, "bw_mibps": mibps, "done_pct": float(match["pct"])}
+    return {"iops": iops, "bw_mibps": mibps, "done_pct": None if match["pct"] == "-.-" else float(match["pct"])}
 
 
 def status_reader(on_rates: Callable[[dict[str, float]], None]) -> Callable[[str], None]:
