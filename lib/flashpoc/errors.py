@@ -31,3 +31,12 @@ class OfflineExportError(FlashpocError):
 
 class ReportError(FlashpocError):
     """A part of the report (its PDF) could not be made; the message says why and what to do."""
+
+
+class Stopped(KeyboardInterrupt):
+    """A probe or sweep was stopped between points (the live view's stop button), as Ctrl-C stops
+    it: the points completed are stored and reused by the next run."""
+
+    def _render_traceback_(self) -> list[str]:
+        """What IPython shows of it in a notebook: its message, not a traceback (a stop asked for is no fault)."""
+        return [f"Stopped: {self}"]

@@ -59,12 +59,13 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
             rows.extend(points.rows_of(points.measure(wb, specs, bar)))
             if len(specs) == 1 and probe.remeasure_unsteady and rows[-1].get("steadystate_attained") is False:
                 rows.append(points.measure_one(wb, specs[0].again(specs[0].repeat + 1), bar))  # once more
+            bar.answer(lambda: answer_so_far(wb.cfg, rows))
 
         engine = get_engine(wb.cfg.engine)
         stepper = adaptive_probe(wb.cfg, _host_cpus(wb))
         plan = engine.linear_probe_threads(wb.cfg) if probe.strategy == "linear" else None
         with Progress("probe", f"probe {workload.name} ({probe.strategy})", **_progress_plan(wb.cfg, engine, stepper, plan),
-                      enabled=progress, engine=engine) as bar:
+                      enabled=progress, engine=engine, colors=wb.cfg.workload_names) as bar:
             if plan is not None:
                 for round_counts in [plan] if engine.measures_rounds else [[t] for t in plan]:
                     measure(round_counts)
@@ -220,6 +221,21 @@ def point_values(cfg: Campaign, rows: list[dict[str, Any]]) -> list[analysis.Poi
     """The probe's view of ``rows``: threads, the engine's rate (IOPS; HammerDB's NOPM) and latency."""
     engine = get_engine(cfg.engine)
     return rows_mod.to_points(rows, engine.rate_column, engine.probe_latency_column(cfg))
+
+
+def answer_so_far(cfg: Campaign, rows: list[dict[str, Any]]) -> str:
+    """The probe's answer from the points measured so far, in one line (the live view's): where
+    the rate stops rising, its plausible range and confidence, or why the points give none yet."""
+    engine = get_engine(cfg.engine)
+    try:
+        sat = analysis.find_saturation(point_values(cfg, rows), gain_pct=cfg.probe.gain_pct)
+    except AnalysisError as error:
+        return f"none yet: {error}"
+    if not sat.threads:
+        return f"none yet: {sat.reason}"
+    lo, hi = sat.range_threads or (sat.threads, sat.threads)
+    return (f"{engine.rate_word} stop rising at {threads_text(sat.threads, engine.threads_word)} "
+            f"(plausible {lo}-{hi}, confidence {sat.confidence:.0%})")
 
 
 def summarize_probe(cfg: Campaign, rows: list[dict[str, Any]]) -> dict[str, Any]:

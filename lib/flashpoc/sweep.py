@@ -123,7 +123,7 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
         runtime = sweep_runtime_s(wb.cfg)
         engine = get_engine(wb.cfg.engine)
         with Progress("sweep", "sweep", total=plan_points(wb.cfg, plan), detail=sweep_plan_lines(wb.cfg, plan),
-                      enabled=progress, engine=engine) as bar:
+                      enabled=progress, engine=engine, colors=wb.cfg.workload_names) as bar:
             if wb.cfg.sweep.rate_steps and not engine.own_rate_curve:
                 return _finish_sweep(wb, ratecurve.measure_rate_curves(wb, plan, bar, runtime))
             specs = [point_spec(wb.cfg, "sweep", wb.cfg.workload(name), threads, runtime)

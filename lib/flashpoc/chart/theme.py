@@ -113,29 +113,30 @@ def use_theme() -> str:
     return THEME_NAME
 
 
-def themed_spec(chart: alt.TopLevelMixin | dict[str, Any]) -> dict[str, Any]:
+def themed_spec(chart: alt.TopLevelMixin | dict[str, Any], *, validate: bool = True) -> dict[str, Any]:
     """The Vega-Lite spec of ``chart`` in the house theme, whichever theme is active (a spec
-    given as a dict is returned as it is), as strict JSON (:func:`json_safe`).
+    given as a dict is returned as it is), as strict JSON (:func:`json_safe`); ``validate=False``
+    skips Altair's schema check (a third of the time: a chart redrawn again and again, checked once).
 
     A chart's spec is made once (the report saves each chart, then draws it in report.html: one
     spec, one SVG); a chart is not changed once made (Altair's methods return new charts), and the
     spec returned is not to be changed either."""
     if not isinstance(chart, alt.TopLevelMixin):
         return json_safe(chart)
-    return _made(chart)["spec"]
+    return _made(chart, validate)["spec"]
 
 
 _MADE: dict[int, tuple[weakref.ref, dict[str, Any]]] = {}
 """What was made of each chart still alive, by its id: its spec and, once rendered, its SVG."""
 
 
-def _made(chart: alt.TopLevelMixin) -> dict[str, Any]:
+def _made(chart: alt.TopLevelMixin, validate: bool = True) -> dict[str, Any]:
     key = id(chart)
     held = _MADE.get(key)
     if held is not None and held[0]() is chart:
         return held[1]
     with alt.theme.enable(THEME_NAME):
-        made = {"spec": json_safe(chart.to_dict())}
+        made = {"spec": json_safe(chart.to_dict(validate=validate))}
     _MADE[key] = (weakref.ref(chart, lambda _dead: _MADE.pop(key, None)), made)
     return made
 

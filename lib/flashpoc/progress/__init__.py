@@ -10,6 +10,11 @@ sweep). It shows itself in two places:
   appended to it as one JSON line, which :mod:`flashpoc.cli` follows while papermill runs the
   notebook and prints with :func:`point_line`, :func:`status_line` and :func:`end_line`.
 
+With a live view enabled (:func:`flashpoc.live.enable`, notebooks 02 and 03), the notebook shows
+instead the curve growing point by point, the running point's intervals as the engine hands them
+over (:meth:`Progress.interval`), the probe's answer so far (:meth:`Progress.answer`) and a stop
+button: a stop ends the loop before its next point begins (:class:`flashpoc.errors.Stopped`).
+
 It says what is known: points done of the total, or of at most N when only a bound is known (the
 adaptive probe stops as soon as IOPS stop rising), the time elapsed, and the time left from the
 mean time of the points measured so far: none before a point was measured, and an upper bound,
@@ -23,8 +28,10 @@ import html
 import json
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
+
+from ..errors import Stopped
 
 # Every name keeps its old path (flashpoc.progress.X): the package re-exports its modules' names.
 from .closing import (HOST_VERDICTS, SUMMARY_COLUMNS, check_lines, closing_summary, probe_lines, steadiness_line,
@@ -39,6 +46,9 @@ EVENTS_ENV = "FLASHPOC_PROGRESS"
 BATCH_ENV = "FLASHPOC_BATCH"
 #: seconds between two redraws of the notebook display for a status change (points always redraw)
 REDRAW_S = 1.0
+#: what draws a loop in a notebook instead of its text (:func:`flashpoc.live.enable` sets it): called
+#: with the :class:`Progress`, it returns the view (``update(progress)`` and the events' methods) or None
+LIVE_VIEW: Callable[[Progress], Any] | None = None
 
 
 class Progress:
@@ -53,17 +63,23 @@ class Progress:
         enabled: show it in the notebook (the terminal's events are written whatever this says).
         engine: the campaign's engine (:class:`flashpoc.engines.base.Engine`): its word for what
             ``threads`` count (HammerDB's virtual users); threads when not given.
+        colors: the campaign's workloads in the order of its parameters: the live view draws the
+            curve in the report's colours (a loop without them, the plateau on fewer hosts, none).
 
     Call :meth:`begin` before a point runs, :meth:`point` with its row when it is done (or
     reused), :meth:`advance` when an engine reports points done before their rows exist (vdbench
     runs a whole thread list in one invocation), :meth:`status` for what the engine says in the
-    meantime, :meth:`close` at the end (or use it as a context manager).
+    meantime, :meth:`interval` with each interval the engine prints while a point runs,
+    :meth:`answer` with the probe's answer so far, :meth:`close` at the end (or use it as a
+    context manager).
     """
 
     def __init__(self, phase: str, title: str, *, total: int | None = None, bound: int | None = None,
-                 detail: Iterable[str] = (), enabled: bool = True, engine: Any = None) -> None:
+                 detail: Iterable[str] = (), enabled: bool = True, engine: Any = None,
+                 colors: Sequence[str] = ()) -> None:
         self.phase, self.title = phase, title
         self.unit = engine.threads_word if engine is not None else "threads"
+        self.colors = list(colors)
         self.total, self.bound = total, bound
         self.done = self.reused = 0
         self.started = self._mark = time.monotonic()
@@ -73,13 +89,25 @@ class Progress:
         self.closed = False
         self._events = os.environ.get(EVENTS_ENV)
         self._batch = bool(os.environ.get(BATCH_ENV))
-        self._handle = _notebook_display(self) if enabled else None
+        self._view = LIVE_VIEW(self) if enabled and LIVE_VIEW is not None else None
+        self._handle = self._view or (_notebook_display(self) if enabled else None)
         self._drawn = 0.0
         self._emit("start", detail=list(detail))
 
     # -- what the phases call ------------------------------------------------------------
     def begin(self, workload: str, threads: int | str) -> None:
-        """A point starts: ``workload`` at ``threads``."""
+        """A point starts: ``workload`` at ``threads``.
+
+        Raises:
+            Stopped: the live view's stop button was pressed: no point begins after it.
+        """
+        if self._view is not None:
+            self._view.begin(self, workload, threads)
+            if self._view.stop_requested:
+                self.now = "stopped"
+                self._redraw(force=True)
+                raise Stopped(f"{self.title}: stopped with the stop button after {self.done} points; the completed "
+                              "points are stored and reused by the next run")
         self._mark = time.monotonic()
         self.now = f"measuring {workload} at {threads_text(threads, self.unit)}"
         self._emit("begin", workload=workload, threads=threads, unit=self.unit)
@@ -100,6 +128,8 @@ class Progress:
         self.last = point_numbers(row)
         self.now = ""
         self._emit("point", point=self.last)
+        if self._view is not None:
+            self._view.point(self, row)
         self._redraw(force=True)
 
     def advance(self, count: int = 1, text: str = "") -> None:
@@ -118,6 +148,22 @@ class Progress:
         self._emit("status", text=text)
         self._redraw()
 
+    def interval(self, values: dict[str, Any], *, second: float | None = None, run: str = "",
+                 warmup: bool = False) -> None:
+        """One interval of the running point as the engine prints it, before the point ends:
+        ``values`` by the columns of its time series (``iops``, ``lat_mean_ms``, ``tpm``...);
+        ``second``: its end since the point began (default: now); ``run``: the engine's name
+        for what runs when one invocation measures several points (a new name starts a new
+        series); ``warmup``: an interval its result leaves out. Only a live view shows them."""
+        if self._view is not None:
+            elapsed = time.monotonic() - self._mark
+            self._view.interval(self, values, elapsed if second is None else second, run, warmup)
+
+    def answer(self, text: Callable[[], str]) -> None:
+        """The probe's answer so far: ``text`` is called only when a live view shows it."""
+        if self._view is not None:
+            self._view.answer(self, text())
+
     def grow(self, count: int) -> None:
         """``count`` more points than planned (e.g. a round of refine points)."""
         if self.total is not None:
@@ -131,6 +177,8 @@ class Progress:
         self.now = ""
         self._emit("end")
         self._redraw(force=True)
+        if self._view is not None:
+            self._view.close(self)
 
     def __enter__(self) -> Progress:
         return self

@@ -106,18 +106,20 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
 
 
 def run_points(wb: Workbench, specs: list[PointSpec], keys: list[str], bar: Any = None) -> Iterator[Measured]:
-    """fio measures its points one by one (:func:`run_point`)."""
-    return points.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid))
+    """fio measures its points one by one (:func:`run_point`), each second's rates handed to ``bar``."""
+    return points.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid, bar))
 
 
-def run_point(wb: Workbench, spec: PointSpec, pid: str) -> tuple[dict[str, Any], dict[str, str]]:
+def run_point(wb: Workbench, spec: PointSpec, pid: str, bar: Any = None) -> tuple[dict[str, Any], dict[str, str]]:
     """Run one point on every host at once (fio's client/server mode with ``fio.multi_host:
     client-server``); its row and raw files.
 
     A rate step (``spec.rate``: ``(pct, total IOPS)``, at ``pct`` % of the uncontrolled maximum)
     runs fio's ``rate_iops`` on each job (:func:`.plan.rate_per_job`); its row has ``curve_pct``
     and ``iorate_requested`` (the IOPS asked for). A point that ends once steady (``spec.steady``,
-    :func:`flashpoc.engines.fio.plan.until_steady`) says in ``measured_s`` when it did.
+    :func:`flashpoc.engines.fio.plan.until_steady`) says in ``measured_s`` when it did. While it runs,
+    fio's status line gives ``bar`` (:meth:`flashpoc.progress.Progress.interval`) each second's IOPS
+    and MiB/s (a single host): fio prints no latency before the point ends.
 
     Raises:
         RemoteError: naming the host and point when a host fails.
@@ -128,7 +130,8 @@ def run_point(wb: Workbench, spec: PointSpec, pid: str) -> tuple[dict[str, Any],
     per_job = _rate_per_job(cfg, spec)
     purpose = f"{phase} {workload.name} {threads} threads" + (f" at {rate[0]:g} % of its maximum" if rate else "")
     started = time.perf_counter()
-    runs, clients_output = _run_on_hosts(wb, spec, pid, per_job, purpose)
+    live = _live_rates(bar, cfg.settings.ramp_s, runtime_s + cfg.settings.ramp_s)
+    runs, clients_output = _run_on_hosts(wb, spec, pid, per_job, purpose, live)
     wall_s = time.perf_counter() - started
     per_host, metrics, raw = _host_results(cfg, runs, pid, threads)
     outstanding = outstanding_ios(workload, threads) * len(cfg.hosts)
@@ -154,23 +157,42 @@ def run_point(wb: Workbench, spec: PointSpec, pid: str) -> tuple[dict[str, Any],
     return row, raw
 
 
+def _live_rates(bar: Any, ramp_s: int, seconds: int) -> Any:
+    """What hands fio's rates of each second to ``bar`` while a point runs (None without a bar that
+    takes intervals); the second from fio's own share of the job's ``seconds`` (ramp and runtime)
+    done (else since the point began), the ramp's marked warm-up."""
+    interval = getattr(bar, "interval", None)
+    if interval is None:
+        return None
+
+    start = time.monotonic()
+
+    def on_rates(rates: dict[str, float]) -> None:
+        done = rates.pop("done_pct")
+        second = done / 100.0 * seconds if done is not None else time.monotonic() - start
+        interval(rates, second=round(second, 1), warmup=second <= ramp_s)
+    return on_rates
+
+
 def _run_on_hosts(wb: Workbench, spec: PointSpec, pid: str, per_job: int | None,
-                  purpose: str) -> tuple[list[FioRun], str | None]:
+                  purpose: str, on_rates: Any = None) -> tuple[list[FioRun], str | None]:
     """Run the point's fio job on every host (at once; through fio's client/server mode when
     ``fio.multi_host`` says so): the hosts' runs and fio --client's whole output (with its All
-    clients aggregate), None when there was no client."""
+    clients aggregate), None when there was no client. ``on_rates`` takes each second's rates of
+    a single host (several hosts: none, see :func:`.run.client_command`)."""
     cfg = wb.cfg
 
-    def on_host(host_params: HostParams) -> FioRun:
+    def on_host(host_params: HostParams, on_rates: Any = None) -> FioRun:
         targets = cfg.targets_of(host_params)
         job = render_job(cfg, spec.workload, spec.threads, targets, runtime_s=spec.runtime_s, steady=spec.steady,
                          rate_iops=per_job)
         run_dir = f"{host_params.workdir}/{cfg.campaign}/{spec.phase}/{pid}"
         return run_fio_job(wb.host(host_params), job, run_dir, readonly=not spec.workload.writes,
-                           timeout_s=_point_timeout_s(cfg, [host_params], spec.runtime_s), purpose=purpose)
+                           timeout_s=_point_timeout_s(cfg, [host_params], spec.runtime_s), purpose=purpose,
+                           on_rates=on_rates)
 
     if len(cfg.hosts) == 1:
-        return [on_host(cfg.hosts[0])], None
+        return [on_host(cfg.hosts[0], on_rates)], None
     if cfg.settings.multi_host == "client-server":
         return _client_server_runs(wb, spec.phase, spec.workload, spec.threads, spec.runtime_s, pid, purpose,
                                    spec.steady, per_job)

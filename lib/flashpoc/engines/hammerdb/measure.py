@@ -48,7 +48,7 @@ from .hosts import combine_hosts
 from .metrics import ERROR_COLUMNS, INTERVAL_COLUMNS, error_columns, point_metrics
 from .parse import errors_text, parse_files
 from .plan import build_script, run_script
-from .run import HammerdbRun, attempt_dir, attempts_root, clear_stale, run_hammerdb
+from .run import HammerdbRun, attempt_dir, attempts_root, clear_stale, counter_reader, run_hammerdb
 
 #: seconds allowed beyond the rampup and duration for HammerDB's start, the virtual users' logins,
 #: the time profile's report and the job store's answers
@@ -69,15 +69,16 @@ def point_definition(cfg, virtual_users: int) -> dict[str, Any]:
             "hosts": [h.model_dump(mode="json", include={"name", "address", "port"}) for h in cfg.hosts]}
 
 
-def _run(wb, script: str, what: str, purpose: str, timeout_s: float, host=None) -> HammerdbRun:
+def _run(wb, script: str, what: str, purpose: str, timeout_s: float, host=None, on_line=None) -> HammerdbRun:
     """Run ``script`` on ``host`` (the first load host) as a new attempt named ``what``, what
-    earlier attempts of the campaign left on that host removed first (:mod:`.run`)."""
+    earlier attempts of the campaign left on that host removed first (:mod:`.run`); ``on_line``
+    gets each console line as HammerDB prints it."""
     cfg, host = wb.cfg, host or wb.cfg.hosts[0]
     remote = wb.host(host)
     clear_stale(remote, attempts_root(host.workdir, cfg.campaign, host.name), purpose=purpose)
     return run_hammerdb(remote, script, attempt_dir(host.workdir, cfg.campaign, host.name, what),
                         hammerdb_dir=cfg.settings.hammerdb_dir, env_file=cfg.settings.env_file,
-                        timeout_s=min(host.command_timeout_s, timeout_s), purpose=purpose)
+                        timeout_s=min(host.command_timeout_s, timeout_s), purpose=purpose, on_line=on_line)
 
 
 def ensure_schema(wb) -> None:
@@ -100,13 +101,15 @@ def ensure_schema(wb) -> None:
 
 def run_points(wb, specs: list[PointSpec], keys: list[str], bar=None) -> Iterator[Measured]:
     """HammerDB measures its points one by one (:func:`run_point`), through the loop (:mod:`flashpoc.points`)."""
-    return points.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid))
+    return points.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid, bar))
 
 
-def run_point(wb, spec: PointSpec, pid: str) -> tuple[dict[str, Any], dict[str, str | bytes]]:
+def run_point(wb, spec: PointSpec, pid: str, bar: Any = None) -> tuple[dict[str, Any], dict[str, str | bytes]]:
     """Run one TPROC-C point at ``spec.threads`` virtual users, a timed run or a fixed work
     (:mod:`.fixedwork`), on every load host together (the schema built first when the settings ask
-    for it and the campaign has not built it); its row and raw files.
+    for it and the campaign has not built it); its row and raw files. The first load host's
+    transaction counter goes to ``bar`` as it prints it (:func:`.run.counter_reader`: every host
+    counts the database's transactions).
 
     Raises:
         RemoteError: naming the load host and the point when HammerDB fails, its outputs do not
@@ -121,7 +124,8 @@ def run_point(wb, spec: PointSpec, pid: str) -> tuple[dict[str, Any], dict[str, 
     purpose = (f"{phase} {'fixed-work ' if s.fixed_work else ''}TPROC-C at {threads} virtual users"
                + (" per load host" if several else ""))
     what = f"{phase}-{pid}"
-    interval, runs = _run_hosts(wb, run_script(s, threads), what, purpose)
+    counter = counter_reader(getattr(bar, "interval", None), 0 if s.fixed_work else s.rampup_minutes * 60)
+    interval, runs = _run_hosts(wb, run_script(s, threads), what, purpose, counter)
     raw: dict[str, str | bytes] = {}
     for run in runs:
         prefix = f"{run.host}." if several else ""
@@ -151,8 +155,9 @@ def run_point(wb, spec: PointSpec, pid: str) -> tuple[dict[str, Any], dict[str, 
     return row, raw
 
 
-def _run_hosts(wb, script: str, what: str, purpose: str) -> tuple[Any, list[HammerdbRun]]:
-    """The runs of ``script`` on every load host, started together (one on one host); a fixed work
+def _run_hosts(wb, script: str, what: str, purpose: str, counter=None) -> tuple[Any, list[HammerdbRun]]:
+    """The runs of ``script`` on every load host, started together (one on one host), the first
+    host's console lines handed to ``counter`` (:func:`.run.counter_reader`); a fixed work
     on Oracle with an ``oracle:`` block between two snapshots (:func:`.sqlscript.measure.between_snapshots`,
     whose interval is returned too; else None)."""
     cfg = wb.cfg
@@ -163,8 +168,9 @@ def _run_hosts(wb, script: str, what: str, purpose: str) -> tuple[Any, list[Hamm
     def run_all() -> list[HammerdbRun]:
         if len(cfg.hosts) > 1:
             return list(Group(cfg.hosts, strict=True).map(
-                lambda h: _run(wb, script, what, purpose, timeout_s, host=h), purpose=purpose))
-        return [_run(wb, script, what, purpose, timeout_s)]
+                lambda h: _run(wb, script, what, purpose, timeout_s, host=h,
+                               on_line=counter if h is cfg.hosts[0] else None), purpose=purpose))
+        return [_run(wb, script, what, purpose, timeout_s, on_line=counter)]
 
     if s.fixed_work and s.database == "oracle" and cfg.oracle is not None:
         interval = between_snapshots(cfg.oracle.settings(), run_all)

@@ -35,6 +35,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...errors import RemoteError
+from .lines import number
+from .sources import TCOUNT_LINE
 from ...run.hosts import EXIT_MARK, fetch_dir, quote, split_exit_status
 from .window import CPU_EVERY_S, CPU_LOG
 
@@ -170,3 +172,22 @@ def run_hammerdb(host, script: str, run_dir: str, *, hammerdb_dir: str, env_file
     files = {name: data.decode("utf-8", errors="replace") for name, data in fetched.items()
              if name not in (JOB_STORE, SCRIPT_NAME, "console.txt", PID_FILE) and not name.endswith(".db")}
     return HammerdbRun(host.name, script, console, code, files, time.perf_counter() - start, run_dir)
+
+
+def counter_reader(interval: Callable[..., None] | None, rampup_s: float) -> Callable[[str], None] | None:
+    """A console line handler that hands each line of HammerDB's transaction counter (``21978
+    PostgreSQL tpm``: the database's transactions per minute over its last interval) to
+    ``interval`` (:meth:`flashpoc.progress.Progress.interval`) as it is printed, timed by its arrival
+    since the handler was made, those of the rampup marked warm-up; None without ``interval``.
+    The counter is the only number HammerDB prints while it runs: NOPM and the response times
+    come when the timed test ends."""
+    if interval is None:
+        return None
+    start = time.monotonic()
+
+    def on_line(line: str) -> None:
+        match = TCOUNT_LINE.match(line.strip())
+        if match:
+            second = time.monotonic() - start
+            interval({"tpm": number(match.group(1))}, second=round(second, 1), warmup=second <= rampup_s)
+    return on_line

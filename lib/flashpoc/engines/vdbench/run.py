@@ -24,8 +24,10 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from ...errors import RemoteError
+from ...errors import ParseError, RemoteError
+from .parse import parse_summary
 from ...run.hosts import EXIT_MARK, CommandResult, fetch_dir, join, quote, split_exit_status
 
 #: an interval line of the console: time, interval number, then the numbers
@@ -243,7 +245,8 @@ class IntervalProgress:
     """Turns console lines into progress: the run (rd and loop values) and interval counts.
 
     Call it with each console line; ``intervals`` counts interval lines seen, ``run`` is the
-    latest ``Starting RD=...`` description, and ``on_interval`` is called after each one.
+    latest ``Starting RD=...`` description, and ``on_interval`` is called after each one, whose
+    numbers :meth:`values` reads.
     """
 
     def __init__(self, on_interval: Callable[[IntervalProgress], None] | None = None):
@@ -251,13 +254,34 @@ class IntervalProgress:
         self.runs = 0
         self.run = ""
         self.on_interval = on_interval
+        self._head: list[str] = []  # the run's Starting RD line and column header
+        self._line = ""  # its latest interval line
 
     def __call__(self, line: str) -> None:
         started = START_LINE.search(line)
         if started:
             self.runs += 1
             self.run = f"{started.group(1)} {started.group(2) or ''}".strip()
+            self._head, self._line = [line], ""
         elif INTERVAL_LINE.match(line):
             self.intervals += 1
+            self._line = line
             if self.on_interval is not None:
                 self.on_interval(self)
+        elif self._head and not self._line and len(self._head) < 8:
+            self._head.append(line)
+
+    def values(self) -> dict[str, Any] | None:
+        """The latest interval line's number, IOPS, MiB/s, read share and response times (ms), read
+        as summary.html's lines are (:func:`.parse.parse_summary`, under the run's column header);
+        None when it cannot be read."""
+        match = INTERVAL_LINE.match(self._line)
+        if match is None:
+            return None
+        # alone under its header, the line is read as the run's first interval (the reader wants them in order)
+        first = self._line[:match.start(1)] + "1".rjust(len(match.group(1))) + self._line[match.end(1):]
+        try:
+            rows = parse_summary("\n".join([*self._head, first]) + "\n", "the console")
+        except ParseError:
+            return None
+        return {**rows[-1], "interval": int(match.group(1))} if rows else None

@@ -161,7 +161,8 @@ def invoke(wb, phase: str, rd: RunDefinition, group: str, *, bar=None,
 
 class RunsProgress:
     """The progress of one invocation on ``bar`` (None: none): a step per finished run of ``rd``
-    (vdbench prints its numbers only when the last one ends), the current run's interval in between."""
+    (vdbench prints its numbers only when the last one ends), the current run's interval in between,
+    and each interval's numbers as the console prints them (:meth:`interval`)."""
 
     def __init__(self, bar, rd: RunDefinition) -> None:
         self.bar, self.rd, self.done_runs = bar, rd, 0
@@ -178,6 +179,20 @@ class RunsProgress:
             else:
                 run_interval = progress.intervals - self.done_runs * intervals_per_run
                 bar.status(f"vdbench {progress.run}: interval {run_interval} of {intervals_per_run}")
+            self.interval(progress)
+
+    def interval(self, progress: IntervalProgress) -> None:
+        """The latest interval's IOPS, MiB/s and response time to the bar (a run's own series; the
+        intervals vdbench's average leaves out as warm-up, those up to ``warmup=``)."""
+        values = progress.values()
+        if values is None or not hasattr(self.bar, "interval"):
+            return
+        iops = values.get("iops")
+        second = int(values["interval"]) * self.rd.interval_s
+        self.bar.interval({"iops": iops, "bw_mibps": values.get("mb_per_s"),
+                           "lat_mean_ms": values.get("resp_ms") if iops else None},
+                          second=second, run=f"vdbench {progress.run}",
+                          warmup=second <= (self.rd.warmup_s or self.rd.interval_s))
 
     def finish(self) -> None:
         """The runs not yet counted, once the invocation has ended."""
