@@ -43,13 +43,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from .. import check, phases
+    from .. import check, phases, tables
     from ..params import load_campaign
     from ..texttable import text_table
 
     table = phases.run_check(load_campaign(args.params))
     columns = [("host", "Host"), ("check", "Check"), ("status", "Status"), ("value", "Value"), ("detail", "Detail")]
-    print(text_table(table.to_dict("records"), columns, output_width()))
+    rows = [{**r, "value": tables.with_unit(r["value"], r.get("unit"))} for r in table.to_dict("records")]
+    print(text_table(rows, columns, output_width()))  # numbers in their units; check.csv keeps them as numbers
     print(f"\nverdict: {check.verdict(table)}")
     return 1 if check.verdict(table) == "fail" else 0
 

@@ -62,12 +62,13 @@ def database_rows(facts: Mapping[str, Any], host: str = "database", datafiles: s
             continue
         value = parameters.get(name)
         rows.append(_row(host, name, value if value is not None else "default", "pass",
-                         f"{name} = {value}" if value is not None else f"not set: Oracle's default ({default})"))
+                         f"{name} = {value}" if value is not None else f"not set: Oracle's default ({default})",
+                         "bytes" if name != "awr_pdb_autoflush_enabled" else None))
     calibrated = facts.get("calibrate_io")
     if calibrated:
         rows.append(_row(host, "calibrate_io", calibrated.get("max_iops"), "pass",
                          f"DBMS_RESOURCE_MANAGER.CALIBRATE_IO: {calibrate_text(calibrated)}; reads only, one run: "
-                         f"a second run on a warm array cache can read much higher"))
+                         f"a second run on a warm array cache can read much higher", "IOPS"))
     return rows
 
 
