@@ -9,6 +9,8 @@ import re
 import papermill
 import pytest
 import yaml
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from conftest import REPO
 from flashpoc.errors import ParameterError
@@ -398,3 +400,63 @@ def test_engine_given_by_name_alone_takes_its_default_settings():
     by_block = campaign_from_dict({**base, "engine": {"vdbench": None}})
     assert by_name == by_block and by_name.settings.elapsed_s == 60 and by_name.settings.iorate == "max"
     assert campaign_from_dict({**base, "engine": {"vdbench": {"elapsed_s": 5}}}).settings.elapsed_s == 5
+
+
+def _key_paths(node, path=()):
+    """Every (key path, key) of a parameters mapping: keys of mappings, through lists by index."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield (*path, key), key
+            yield from _key_paths(value, (*path, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _key_paths(value, (*path, i))
+
+
+def _renamed(node, path, new):
+    """A copy of ``node`` with the key at ``path`` renamed ``new`` (its value kept)."""
+    if len(path) == 1:
+        return {new if k == path[0] else k: v for k, v in node.items()}
+    head, rest = path[0], path[1:]
+    if isinstance(node, list):
+        return [_renamed(v, rest, new) if i == head else v for i, v in enumerate(node)]
+    return {k: _renamed(v, rest, new) if k == head else v for k, v in node.items()}
+
+
+def _one_typo(key: str, kind: int, at: int) -> str:
+    """``key`` with one slip of the finger at ``at``: a letter left out, doubled, or two swapped."""
+    at %= len(key)
+    if kind == 0:
+        return key[:at] + key[at + 1:]
+    if kind == 1:
+        return key[:at] + key[at] + key[at:]
+    at = min(at, len(key) - 2)
+    return key[:at] + key[at + 1] + key[at] + key[at + 2:]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_misspelled_key_gets_did_you_mean_naming_the_key_its_place_allows(data):
+    """A misspelled key got "unknown key (check the spelling)": the one line now names the nearest key its
+    place allows (difflib), at any depth of every shipped parameters file: top level, an engine block, a host,
+    a SLOB workload. The suggestion is the key that was meant, or one at least as close to the typo."""
+    import difflib
+
+    from flashpoc.params.suggest import known_keys
+
+    path = data.draw(st.sampled_from(PARAM_FILES), label="file")
+    values = yaml.safe_load(path.read_text())
+    where, key = data.draw(st.sampled_from([p for p in _key_paths(values) if len(p[1]) >= 4]), label="key")
+    typo = _one_typo(key, data.draw(st.integers(0, 2)), data.draw(st.integers(0, 50)))
+    allowed = known_keys(where)
+    assume(typo != key and typo not in allowed and where[:-1] != ("engine",))  # an engine's name lists the engines
+    with pytest.raises(ParameterError) as refused:
+        campaign_from_dict(_renamed(values, where, typo))
+    message = str(refused.value)
+    assert "\n" not in message
+    shown = "".join(f"[{p}]" if isinstance(p, int) else ("." if i else "") + p for i, p in enumerate(where[:-1]))
+    found = re.search(rf"{re.escape((shown + '.' if shown else '') + typo)}: unknown key; did you mean (\w+)\?",
+                      message)
+    assert found, message
+    ratio = difflib.SequenceMatcher(None, typo, key).ratio()
+    assert found[1] == key or difflib.SequenceMatcher(None, typo, found[1]).ratio() >= ratio, (key, found[1])

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from ..errors import ParameterError
 from .campaign import Campaign
 from .common import MAX_DEPTH, MAX_FILE_BYTES, MAX_VALUES, in_system_dir, resolve_path, under_workbook, workbook_root
+from .suggest import did_you_mean
 
 
 def _format_loc(loc: tuple[Any, ...]) -> str:
@@ -40,7 +41,9 @@ def _format_problem(item: dict[str, Any]) -> tuple[str, str]:
     msg = item["msg"].removeprefix("Value error, ").replace("\n", " ")
     given = item.get("input")
     if item["type"] == "extra_forbidden":
-        msg = "unknown key (check the spelling; see the notebooks' parameters cell)"
+        nearest = did_you_mean(tuple(item["loc"]))
+        msg = (f"unknown key; did you mean {nearest}?" if nearest else
+               "unknown key (check the spelling; see the notebooks' parameters cell)")
     elif item["type"] == "missing":
         msg = "required key is missing"
     elif isinstance(given, bool) and item["type"] in ("int_type", "float_type"):
