@@ -347,7 +347,7 @@ def test_parse_slob_run_directory(capsys):
 def test_version_and_a_description_for_every_command(capsys):
     code, out, _ = run_cli_exit(capsys, "--version")
     assert code == 0 and out == f"flashpoc {flashpoc.__version__}\n"
-    commands = ("run", "check", "validate", "parse", "saturation")
+    commands = ("run", "check", "validate", "parse", "saturation", "lab")
     code, out, _ = run_cli_exit(capsys, "--help")
     assert code == 0 and all(re.search(rf"^    {name}\s+\S", out, re.M) for name in commands)
     assert "exit codes:\n  0    done" in out and "\n  2    bad input" in out

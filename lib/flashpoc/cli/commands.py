@@ -42,6 +42,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_lab(args: argparse.Namespace) -> int:
+    from ..params import workbook_root
+    from .lab import run_lab
+
+    params, extra = args.params, [a for i, a in enumerate(args.jupyter_args) if i or a != "--"]
+    if params is not None and params.startswith("-"):  # `flashpoc lab -- --port=9`: no parameters file
+        params, extra = None, [params, *extra]
+    return run_lab(workbook_root(), Path(params) if params else None, extra)
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
     from .. import check, phases, tables
     from ..params import load_campaign
@@ -290,6 +300,7 @@ _INTERRUPTED = "interrupted (completed points are stored and reused by the next 
 COMMAND_EXIT_CODES = {
     "run": {0: "done (the environment check passed, with or without warnings)",
             1: "the environment check failed or a phase stopped", 2: _BAD_INPUT, 130: _INTERRUPTED},
+    "lab": {0: "JupyterLab ended (else its own exit status)", 2: _BAD_INPUT},
     "check": {0: "the check passed, with or without warnings", 1: "a check failed", 2: _BAD_INPUT,
               130: "interrupted"},
     "validate": {0: "every file is valid", 2: "a file was refused (one line each), or bad arguments"},
@@ -348,6 +359,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("params", help="the parameters file (YAML), e.g. parameters/demo-local.yaml")
     p.add_argument("--phases", help="comma-separated subset of check,probe,sweep,report (default all)")
     p.add_argument("--fresh", action="store_true", help="remove the campaign's earlier results first")
+
+    p = command("lab", "JupyterLab on the workbook: working copies of the notebooks, the templates kept clean",
+                "Start JupyterLab on the workbook. With a parameters file, each phase notebook has a working copy "
+                "in results/<campaign>/notebooks/ (where a batch run leaves its executed notebooks) naming the "
+                "file, and the first one opens: saving one there records the run with the campaign, its offline "
+                "HTML beside it. A phase notebook of notebooks/ run here is saved without its outputs (the "
+                "template stays as committed) and recorded with its campaign the same way; a parameters cell "
+                "naming no file runs the lab's. Arguments after -- go to jupyter lab.", _cmd_lab)
+    p.add_argument("params", nargs="?", help="the parameters file (YAML) whose campaign the notebooks run")
+    p.add_argument("jupyter_args", nargs=argparse.REMAINDER, help="-- then options for jupyter lab (e.g. --port)")
 
     p = command("check", "run the environment check and print its table",
                 "Check every host and target (reachable, OS, CPUs, memory, engine versions, targets, data safety) "
@@ -411,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
     workbook (:func:`workbook_for`), which the notebooks' kernels inherit."""
     args = build_parser().parse_args(argv)
     params = getattr(args, "params", None)
-    root = workbook_for([params] if isinstance(params, str) else params) if params else None
+    root = workbook_for([params] if isinstance(params, str) else params or []) if hasattr(args, "params") else None
     try:
         with _environment(**({ROOT_ENV: str(root)} if root else {})):
             return args.func(args)

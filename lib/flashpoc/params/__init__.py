@@ -25,8 +25,9 @@ from .common import (ADDRESS_RE, DEFAULT_CURVE_PCT, ENV_NAME_RE, FIO_RW, Flag, L
                      resolve_path, system_dir, under_workbook, workbook_root)
 from .models import (CalibrateIOParams, DatabaseParams, HostParams, OracleParams, SqlWorkloadParams, TargetParams,
                      Workload, check_env_name, check_regex, slob_size_bytes, standard_workloads)
-from .reader import (ALLOWED_TAGS, MAX_SHOWN_PROBLEMS, PARAMETERS_FILE, PARAMETER_KEYS, SECRET_KEY_RE, SUBKEY_RE,
-                     _Loader, _LoaderBase, _check_results_dir, _closing, _construct_mapping, _decode, _format_errors,
+from .reader import (ALLOWED_TAGS, MAX_SHOWN_PROBLEMS, PARAMETERS_ENV, PARAMETERS_FILE, PARAMETER_KEYS,
+                     SECRET_KEY_RE, SUBKEY_RE, _Loader, _LoaderBase, _check_results_dir, _closing, _construct_mapping,
+                     _decode, _format_errors,
                      _format_loc, _format_problem, _line, _scan, _yaml_problem, campaign_from_dict,
                      campaign_from_parameters, check_results_dir, load_campaign, notebook_parameters,
                      read_parameters_file)
