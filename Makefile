@@ -35,12 +35,13 @@ test: venv os-packages
 	@tools/install-engines.sh $(ENGINES) .engines
 	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
-# JupyterLab on the workbook: notebooks/ open, parameters/ beside it in the file browser (a notebook's
-# parameters_file is relative to it); as root Jupyter wants --allow-root. LAB_ARGS: more options.
+# JupyterLab on the workbook (flashpoc lab): working copies of the four notebooks for the campaign of
+# PARAMS in results/<campaign>/notebooks/, the first one open; the templates in notebooks/ stay clean
+# (saved without outputs) and a run of them is recorded with its campaign. `make lab PARAMS=`: no
+# campaign. LAB_ARGS: options for jupyter lab (e.g. --port=8889).
 LAB_ARGS ?=
 lab: venv
-	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks \
-		$$(test "$$(id -u)" = 0 && echo --allow-root) $(LAB_ARGS)
+	$(BIN)/flashpoc lab $(PARAMS) -- $(LAB_ARGS)
 
 bench: venv os-packages
 	$(BIN)/python benchmarks/overhead.py

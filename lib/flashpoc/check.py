@@ -33,6 +33,7 @@ import pandas as pd
 
 from . import environment, safety
 from .engines import get_engine
+from .environment import _row
 from .errors import CheckFailed, RemoteError
 from .params import Campaign, HostParams, TargetParams
 from .run import hosts as _hosts
@@ -40,17 +41,13 @@ from .run.facts import collect_host_facts
 from .run.group import MAX_PARALLEL_HOSTS, Group
 from .run.paths import Settled, controller, merged, settle_host, with_paths
 
-COLUMNS = ["host", "check", "value", "status", "detail"]
+COLUMNS = ["host", "check", "value", "unit", "status", "detail"]
 CAMPAIGN_ROW_HOST = "(campaign)"  # not a valid host name, so it cannot collide with one
 CLOCK_SKEW_WARN_MS = 500.0
 """A host clock further than this from the controller's or another host's (beyond the error
 of the reading) is a warning: per-second time series of the hosts no longer line up."""
 
 Row = dict[str, Any]
-
-
-def _row(host: str, check: str, value: Any, status: str, detail: str = "") -> Row:
-    return {"host": host, "check": check, "value": value, "status": status, "detail": detail}
 
 
 def format_bytes(value: int | None) -> str:
@@ -89,7 +86,7 @@ def evaluate_facts(campaign: Campaign, host_params: HostParams, facts: dict[str,
                      "online CPUs" if cpus else "could not count the CPUs"))
     memory = facts.get("mem_total_bytes")
     rows.append(_row(host, "memory", memory, "pass" if memory else "warn",
-                     format_bytes(memory) if memory else "could not read MemTotal from /proc/meminfo"))
+                     "MemTotal (/proc/meminfo)" if memory else "could not read MemTotal from /proc/meminfo", unit="bytes"))
     rows.append(_clock_row(host, facts))
     rows += get_engine(campaign.engine).check_host(campaign, host, host_params, facts)
     by_path = {t["path"]: t for t in facts.get("targets") or []}
@@ -111,8 +108,8 @@ def _clock_row(host: str, facts: dict[str, Any]) -> Row:
               f"(+/- {rtt / 2:,.0f} ms)")
     if abs(offset) - rtt / 2 > CLOCK_SKEW_WARN_MS:
         return _row(host, "clock", offset, "warn",
-                    f"{detail}: time series and the times in results are off by as much; sync it (chrony, NTP)")
-    return _row(host, "clock", offset, "pass", detail)
+                    f"{detail}: time series and the times in results are off by as much; sync it (chrony, NTP)", "ms")
+    return _row(host, "clock", offset, "pass", detail, "ms")
 
 
 def _evaluate_target(campaign: Campaign, host: str, target: TargetParams, facts: dict[str, Any]) -> list[Row]:
@@ -173,12 +170,12 @@ def _size_row(host: str, target: TargetParams, facts: dict[str, Any]) -> Row:
     if wanted is not None and actual < wanted:
         hint = "; remove it to have it created again" if target.create and kind == "file" else ""
         return _row(host, check, actual, "fail",
-                    f"{format_bytes(actual)} is smaller than size {target.size} ({format_bytes(wanted)}){hint}")
+                    f"{format_bytes(actual)} is smaller than size {target.size} ({format_bytes(wanted)}){hint}", "bytes")
     if wanted is None and actual == 0:
-        return _row(host, check, actual, "fail", "empty, and no size parameter to lay it out")
+        return _row(host, check, actual, "fail", "empty, and no size parameter to lay it out", "bytes")
     if wanted is None:
-        return _row(host, check, actual, "pass", f"{format_bytes(actual)}, all of it used")
-    return _row(host, check, actual, "pass", f"{format_bytes(actual)}; working set {format_bytes(wanted)}")
+        return _row(host, check, actual, "pass", f"{format_bytes(actual)}, all of it used", "bytes")
+    return _row(host, check, actual, "pass", f"{format_bytes(actual)}; working set {format_bytes(wanted)}", "bytes")
 
 
 def _free_space_row(host: str, target: TargetParams, facts: dict[str, Any], creating: bool) -> Row:
@@ -188,8 +185,8 @@ def _free_space_row(host: str, target: TargetParams, facts: dict[str, Any], crea
         return _row(host, check, None, "warn", "cannot read the free space (df)")
     if creating and wanted is not None and free < wanted:
         return _row(host, check, free, "fail",
-                    f"{format_bytes(free)} free, {format_bytes(wanted)} needed to create {target.path}")
-    return _row(host, check, free, "pass", format_bytes(free))
+                    f"{format_bytes(free)} free, {format_bytes(wanted)} needed to create {target.path}", "bytes")
+    return _row(host, check, free, "pass", f"free on the file system of {_parent(target.path)}", "bytes")
 
 
 def _direct_row(campaign: Campaign, host: str, target: TargetParams, facts: dict[str, Any], creating: bool) -> Row:
@@ -256,7 +253,7 @@ def working_set_row(total: int | None, array_cache: str | None, unsized: list[st
     verdict = judge_working_set(total, array_cache, list(unsized))
     ratio = verdict["ratio"]
     return _row(CAMPAIGN_ROW_HOST, CHECK_NAME, None if ratio is None else round(ratio, 1), verdict["status"],
-                verdict["detail"])
+                verdict["detail"], "x")
 
 
 def evaluate_campaign(campaign: Campaign, facts_by_host: dict[str, dict[str, Any] | None]) -> list[Row]:
@@ -282,12 +279,13 @@ def evaluate_campaign(campaign: Campaign, facts_by_host: dict[str, dict[str, Any
     rows += _shared_target_rows(campaign, facts_by_host) + _clock_skew_rows(facts_by_host)
     if unknown:
         return [_row(CAMPAIGN_ROW_HOST, "working set", total, "warn",
-                     f"{detail}; size unknown: {', '.join(unknown)}")] + rows
+                     f"{detail}; size unknown: {', '.join(unknown)}", "bytes")] + rows
     memories = [f.get("mem_total_bytes") for f in facts_by_host.values() if f and f.get("mem_total_bytes")]
     if not campaign.engine_object.direct_io(campaign) and memories and total <= max(memories):
         return [_row(CAMPAIGN_ROW_HOST, "working set", total, "warn",
-                     f"{detail}; fits in host memory ({format_bytes(max(memories))}) and fio.direct is false")] + rows
-    return [_row(CAMPAIGN_ROW_HOST, "working set", total, "pass", detail)] + rows
+                     f"{detail}; fits in host memory ({format_bytes(max(memories))}) and fio.direct is false",
+                     "bytes")] + rows
+    return [_row(CAMPAIGN_ROW_HOST, "working set", total, "pass", detail, "bytes")] + rows
 
 
 def _shared_target_rows(campaign: Campaign, facts_by_host: dict[str, dict[str, Any] | None]) -> list[Row]:
@@ -331,7 +329,7 @@ def _clock_skew_rows(facts_by_host: dict[str, dict[str, Any] | None]) -> list[Ro
     detail = f"{late} is {spread:,.0f} ms ahead of {early} (+/- {error * 2:,.0f} ms)"
     status = "warn" if spread - 2 * error > CLOCK_SKEW_WARN_MS else "pass"
     return [_row(CAMPAIGN_ROW_HOST, "clock skew between hosts", round(spread, 1), status,
-                 detail + ("; sync the clocks (chrony, NTP)" if status == "warn" else ""))]
+                 detail + ("; sync the clocks (chrony, NTP)" if status == "warn" else ""), "ms")]
 
 
 def parameter_rows(campaign: Campaign) -> list[Row]:

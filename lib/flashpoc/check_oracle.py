@@ -32,6 +32,7 @@ import re
 from typing import Any
 
 from .check import COLUMNS, format_bytes
+from .environment import _row
 
 __all__ = ["COLUMNS", "evaluate_database_facts", "facts_text"]
 
@@ -52,8 +53,6 @@ SLOB_USER_RE = re.compile(r"^USER(\d+)$", re.IGNORECASE)
 Row = dict[str, Any]
 
 
-def _row(host: str, check: str, value: Any, status: str, detail: str = "") -> Row:
-    return {"host": host, "check": check, "value": value, "status": status, "detail": detail}
 
 
 def _gib(value: float) -> str:

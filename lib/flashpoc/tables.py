@@ -85,6 +85,23 @@ def size(value: Any) -> str:
     return MISSING  # pragma: no cover - the loop returns
 
 
+UNITS = {"bytes": size, "ms": lambda v: f"{v:,.1f} ms", "x": lambda v: f"{v:,.1f}x", "IOPS": lambda v: f"{v:,.0f} IOPS"}
+"""The units a table's number may be recorded in (a machine table's ``unit`` column, e.g. the environment
+check's: the value is in that unit) and how it is shown: bytes in binary units (``23.5 GiB``), milliseconds
+and ratios with one decimal and their unit. A number without a unit is a count (``256``)."""
+
+
+def with_unit(value: Any, unit: Any = None) -> str:
+    """A value of a machine table in words: a number in its ``unit`` (:data:`UNITS`), yes/no, a whole
+    number with separators, else as recorded."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    number = _number(value)
+    if number is not None and isinstance(unit, str) and unit in UNITS:
+        return UNITS[unit](number)
+    return count(number) if number is not None and number == int(number) else text(value)
+
+
 def verdict(value: Any) -> bool | None:
     """A stored verdict (True, False, 'True', 'false', 1, 0) as a bool; None when there is none."""
     if value is None or (isinstance(value, float) and pd.isna(value)) or value is pd.NA:

@@ -10,6 +10,8 @@ import shutil
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import require_fio
 from flashpoc.check import (
@@ -550,3 +552,54 @@ def test_without_a_java_compiler_the_check_resolves_as_java_does_with_getent():
                                            "name=db1\nown=10.0.0.5\n", "10.0.0.5", ["10.0.0.6"])
     assert failed["status"] == "fail" and failed["detail"].startswith(
         "could not resolve the host name db1 as vdbench's Java does: Error: Could not find or load main class")
+
+
+def _shown(rows) -> dict[str, str]:
+    """The check's Value column as the notebook's table shows it (summary.frame_display), by check."""
+    from flashpoc import summary
+
+    table = summary.frame_display(pd.DataFrame(rows, columns=COLUMNS)).frame
+    return dict(zip(table["Check"], table["Value"]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(memory=st.integers(1, 2**50), lun=st.integers(10 * GIB, 2**50), free=st.integers(0, 2**50),
+       offset=st.floats(-5000, 5000, allow_nan=False), other=st.floats(-5000, 5000, allow_nan=False))
+def test_the_check_table_shows_every_number_in_its_unit(memory, lun, free, offset, other):
+    """The check table showed memory as 25,276,510,208 and the clock as -0.8: a number of bytes, or of
+    milliseconds, without its unit. Every number of a row that has a unit is shown in it (bytes in binary
+    units as the report's sizes, milliseconds and ratios with theirs), a number without one is a count
+    (under 10,000 here: CPUs, queue depths); check.csv keeps the number and its unit."""
+    from flashpoc import tables
+
+    facts = copy.deepcopy(FACTS)
+    facts.update(mem_total_bytes=memory, clock_offset_ms=offset)
+    facts["targets"][0]["size_bytes"], facts["targets"][1]["free_bytes"] = lun, free
+    campaign = make_campaign(hosts=[{"name": "db1", "address": "db1.example.com"},
+                                    {"name": "db2", "address": "db2.example.com"}], array_cache="64g")
+    rows = evaluate_facts(campaign, campaign.hosts[0], facts)
+    rows += evaluate_campaign(campaign, {"db1": facts, "db2": {**facts, "clock_offset_ms": other}})
+    shown, by_check = _shown(rows), rows_by_check(rows)
+    assert shown["memory"] == tables.size(memory) and re.fullmatch(r"[\d,.]+ (B|KiB|MiB|GiB|TiB)", shown["memory"])
+    assert shown["target lun1: size"] == tables.size(lun) and shown["target scratch: free space"] == tables.size(free)
+    assert shown["working set"] == tables.size(lun + 10 * GIB)
+    assert shown["clock"] == f"{offset:,.1f} ms"
+    assert shown["clock skew between hosts"] == f"{by_check['clock skew between hosts']['value']:,.1f} ms"
+    assert shown["working set vs array cache"].endswith("x")
+    for row in rows:
+        value = row["value"]
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and row["unit"] is None:
+            assert abs(value) < 10_000 and shown[row["check"]] == f"{value:,}", row  # a count
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    assert frame.set_index("check").loc["memory", ["value", "unit"]].tolist() == [memory, "bytes"]  # check.csv's
+
+
+def test_the_check_of_this_machine_shows_its_memory_in_gib(tmp_path):
+    """A real check of this machine: its memory as /proc/meminfo's MemTotal in GiB, the clock in ms."""
+    with open("/proc/meminfo") as meminfo:
+        kib = next(int(line.split()[1]) for line in meminfo if line.startswith("MemTotal:"))
+    table = check_environment(local_campaign(tmp_path))
+    shown = _shown(table.to_dict("records"))
+    assert shown["memory"] == f"{kib * 1024 / GIB:,.1f} GiB"
+    assert re.fullmatch(r"-?[\d,]+\.\d ms", shown["clock"])
+    assert table.set_index("check").loc["memory", "unit"] == "bytes"

@@ -178,7 +178,7 @@ def test_filesystemio_options_without_asm():
     row = rows["filesystemio_options"]
     assert (row["value"], row["status"]) == ("not set", "warn")
     assert "OS page cache" in row["detail"] and "filesystemio_options=SETALL" in row["detail"]
-    assert rows["asm"] == {"host": "database", "check": "asm", "value": "none", "status": "pass",
+    assert rows["asm"] == {"host": "database", "check": "asm", "value": "none", "unit": None, "status": "pass",
                            "detail": "no ASM (file system or raw devices)"}
 
     facts["parameters"]["filesystemio_options"] = "ASYNCH"

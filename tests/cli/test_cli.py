@@ -13,6 +13,7 @@ import yaml
 from conftest import DATA, assert_secret_absent, quick_campaign, require_fio
 import flashpoc
 from flashpoc.cli import main
+from flashpoc.cli.commands import COMMAND_EXIT_CODES
 
 FIO = DATA / "fio"
 
@@ -67,7 +68,9 @@ def test_saturation_on_the_seed_poc(capsys):
     code, out, _ = run_cli(capsys, "saturation", str(DATA / "seed_probe.csv"))
     assert code == 0
     assert "saturation threads: 300" in out
-    assert "max IOPS:           655,956.88" in out  # the plateau's median point, as printed in the seed
+    assert "plateau IOPS:       655,956.88 (the median of the plateau's points)" in out  # as printed in the seed
+    assert "most IOPS measured: 655,968.63 at 300 threads" in out  # more than the plateau's level: said so
+    assert "max IOPS" not in out
     assert "follow-up sweep:    forthreads=(10-300,10) (30 points)" in out
     code, out, _ = run_cli(capsys, "saturation", str(DATA / "seed_probe.csv"), "--format", "json")
     result = json.loads(out)
@@ -78,11 +81,12 @@ def test_saturation_says_when_it_cannot_answer(capsys, tmp_path):
     rising = tmp_path / "rising.csv"
     rising.write_text("threads,iops,latency_ms\n1,1000,0.1\n2,2000,0.1\n4,4000,0.1\n8,8000,0.1\n")
     code, out, _ = run_cli(capsys, "saturation", str(rising))
-    assert code == 1 and out.startswith("no saturation answer: IOPS still rising at 8 threads")
+    assert code == 1 and out.splitlines()[0] == f"read:               4 points from {rising}"
+    assert out.splitlines()[1].startswith("no saturation answer: IOPS still rising at 8 threads")
     bad = tmp_path / "bad.csv"
     bad.write_text("threads,iops\n1,100\n")
     code, _, err = run_cli(capsys, "saturation", str(bad))
-    assert code == 2 and "missing column(s) ['latency_ms']" in err
+    assert code == 2 and "missing column(s) latency_ms or lat_mean_ms" in err
 
 
 def test_validate(capsys, repo, tmp_path):
@@ -444,7 +448,7 @@ def test_parse_says_what_a_damaged_output_lost(capsys, tmp_path):
 def test_version_and_a_description_for_every_command(capsys):
     code, out, _ = run_cli_exit(capsys, "--version")
     assert code == 0 and out == f"flashpoc {flashpoc.__version__}\n"
-    commands = ("run", "check", "validate", "parse", "saturation")
+    commands = ("run", "check", "validate", "parse", "saturation", "lab")
     code, out, _ = run_cli_exit(capsys, "--help")
     assert code == 0 and all(re.search(rf"^    {name}\s+\S", out, re.M) for name in commands)
     assert "exit codes:\n  0    done" in out and "\n  2    bad input" in out
@@ -453,6 +457,12 @@ def test_version_and_a_description_for_every_command(capsys):
         usage, description = out.split("\n\n")[:2]
         assert code == 0 and usage.startswith(f"usage: flashpoc {name}") and len(description.split()) >= 15, out
         assert "exit codes:" in out and max(len(line) for line in out.splitlines()) <= 100
+        codes = re.findall(r"^  (\d+) +(\S.*)$", out.split("exit codes:\n")[1], re.M)
+        assert codes and codes[0][0] == "0", out  # each code the command returns, with when
+        assert [int(c) for c, _ in codes] == sorted(COMMAND_EXIT_CODES[name]), out
+    _, out, _ = run_cli_exit(capsys, "saturation", "--help")
+    assert re.search(r"^  0 +an answer", out, re.M) and re.search(r"^  1 +no answer", out, re.M)
+    assert "environment check" not in out.split("exit codes:")[1]  # saturation runs no check
 
 
 def run_cli_exit(capsys, *argv):
@@ -622,3 +632,138 @@ def test_what_notebook_kernels_write_to_stderr_goes_to_a_log_not_the_terminal(ca
     with _kernel_stderr(log / "x.log"):  # a file, not a folder: the log cannot be opened
         subprocess.run(["sh", "-c", "echo hidden >&2"], check=True)
     assert capfd.readouterr().err == ""
+
+
+def test_saturation_reads_a_campaigns_own_points_csv(batch_run, capsys):
+    """``flashpoc saturation results/<campaign>/points.csv`` wanted a latency_ms column, and the workbook's
+    points.csv has lat_mean_ms: it reads its probe's points (the sweep's are of other workloads and
+    counts), and says the most IOPS measured beside the plateau's level."""
+    from flashpoc.analysis import Point, find_saturation
+
+    root, _, _ = batch_run
+    path = root / "results" / "quick" / "points.csv"
+    points = pd.read_csv(path)
+    probe = points[points["phase"] == "probe"]
+    code, out, err = run_cli(capsys, "saturation", str(path), "--format", "json")
+    result = json.loads(out)
+    expected = find_saturation([Point(int(r.threads), float(r.iops), float(r.lat_mean_ms), int(r.outstanding_ios))
+                                for r in probe.itertuples()])
+    assert err == "" and code == (0 if expected.supported else 1)
+    assert (result["threads"], result["plateau_iops"], result["reason"]) == \
+        (expected.threads, expected.max_iops, expected.reason)
+    best = probe.loc[probe["iops"].idxmax()]
+    assert result["most_iops_measured"] == {"iops": best["iops"], "threads": int(best["threads"])}
+    code, out, _ = run_cli(capsys, "saturation", str(path))
+    workload = probe["workload"].iloc[0]
+    assert out.startswith(f"read:               {len(probe)} points of the probe ({workload}) from {path}\n")
+    sweep = points[points["phase"] == "sweep"]
+    if sweep["workload"].nunique() > 1:  # without the probe's points: one workload must be chosen
+        only = root / "sweep.csv"
+        sweep.to_csv(only, index=False)
+        code, _, err = run_cli(capsys, "saturation", str(only))
+        assert code == 2 and "choose one with --workload" in err
+        code, out, _ = run_cli(capsys, "saturation", str(only), "--workload", workload)
+        assert f"points ({workload}) from" in out
+
+
+def test_parse_vdbench_reads_a_stored_point_folder(capsys, tmp_path):
+    """A campaign keeps each vdbench run's output directory in its point folder, flattened
+    (output__totals.html, ...) beside the point's row: ``parse vdbench`` refused that folder; it reads it as
+    the output directory it came from (the real vdbench 5.04.06 run of tests/data/vdbench)."""
+    from flashpoc.engines.vdbench.parse import read_output_dir, stored_output_files
+
+    source = DATA / "vdbench" / "rr_threads_sweep"
+    point = tmp_path / "points" / "probe" / "rd1_0123456789"
+    point.mkdir(parents=True)
+    for name, text in stored_output_files(read_output_dir(source)).items():
+        (point / name).write_text(text)
+    (point / "points.json").write_text("[]")
+    (point / "parmfile").write_text((source / "parmfile.html").read_text() if (source / "parmfile.html").exists()
+                                    else "")
+    code, out, _ = run_cli(capsys, "parse", "vdbench", str(source), "--format", "json")
+    code_stored, stored, err = run_cli(capsys, "parse", "vdbench", str(point), "--format", "json")
+    assert (code, code_stored, err) == (0, 0, "")
+    assert json.loads(stored) == json.loads(out)
+    assert [r["iops"] for r in json.loads(stored)][-1] == 72704.7  # totals.html: avg_2-10 of threads=16
+
+
+def test_flashpoc_run_from_another_folder_writes_one_campaign_folder(tmp_path):
+    """``flashpoc run`` started in one folder on a parameters file in a workbook elsewhere stopped on a
+    FileNotFoundError traceback (.../results/<campaign>/check.csv, looked for under the current folder) with
+    its results split over two folders. Relative paths resolve against one workbook root for the command
+    and its notebooks' kernels: the parameters file's workbook, here."""
+    require_fio()
+    import shutil
+
+    from conftest import REPO
+
+    workbook, elsewhere = tmp_path / "workbook", tmp_path / "elsewhere"
+    shutil.copytree(REPO / "notebooks", workbook / "notebooks")
+    (workbook / "parameters").mkdir(parents=True)
+    elsewhere.mkdir()
+    values = quick_campaign(workbook, campaign="away", probe={"strategy": "linear", "min_threads": 1,
+                                                              "max_threads": 2, "step": 1})
+    values["targets"][0]["path"] = "results/scratch/away.dat"  # relative: to the workbook root
+    values["results_dir"] = "results"
+    params = workbook / "parameters" / "away.yaml"
+    params.write_text(yaml.safe_dump(values))
+    env = {k: v for k, v in __import__("os").environ.items() if k not in ("FLASHPOC_ROOT", "FLASHPOC_RESULTS_DIR")}
+    out = subprocess.run([sys.executable, "-m", "flashpoc.cli", "run", str(params), "--phases", "check,probe"],
+                         cwd=elsewhere, capture_output=True, text=True, timeout=900, env=env)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr[-2000:]
+    assert list(elsewhere.iterdir()) == []  # nothing written where it was started
+    campaign = workbook / "results" / "away"
+    assert {"check.csv", "probe.json", "points.csv", "notebooks"} <= {p.name for p in campaign.iterdir()}
+    assert (workbook / "results" / "scratch" / "away.dat").is_file()
+    assert f"executed notebooks: {campaign / 'notebooks'}" in " ".join(out.stdout.split())  # wrapped to 100
+
+
+def test_the_workbook_root_of_a_command(tmp_path, monkeypatch):
+    """The current folder's workbook, else the parameters file's, else the one whose notebooks flashpoc runs;
+    $FLASHPOC_ROOT first."""
+    from conftest import REPO
+    from flashpoc.cli.commands import workbook_for
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    for book in (first, second):
+        (book / "notebooks").mkdir(parents=True)
+        (book / "parameters").mkdir()
+    monkeypatch.delenv("FLASHPOC_ROOT", raising=False)
+    monkeypatch.chdir(first / "notebooks")
+    assert workbook_for([str(second / "parameters" / "x.yaml")]) == first
+    monkeypatch.chdir(tmp_path)
+    assert workbook_for([str(second / "parameters" / "x.yaml")]) == second
+    assert workbook_for([str(tmp_path / "x.yaml")]) == REPO
+    monkeypatch.setenv("FLASHPOC_ROOT", str(second))
+    assert workbook_for([str(first / "parameters" / "x.yaml")]) == second
+
+
+def test_ctrl_c_while_papermill_ends_on_another_error_is_an_interrupt_not_a_traceback(tmp_path):
+    """Ctrl-C was sometimes followed by nbclient's DeadKernelError traceback: the KeyboardInterrupt landed
+    inside papermill, whose cleanup then found the kernel (which got the Ctrl-C too) dead and raised that
+    instead. Papermill here does just that (the interrupt, then DeadKernelError from its cleanup): the run
+    ends as interrupted, exit 130, one line, no traceback."""
+    params = tmp_path / "quick.yaml"
+    params.write_text(yaml.safe_dump(quick_campaign(tmp_path)))
+    script = f"""
+import os, signal, sys, time
+import papermill
+from nbclient.exceptions import DeadKernelError
+
+def execute_notebook(*args, **kwargs):  # papermill: Ctrl-C while a cell runs, the kernel dies with it
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(3)
+    finally:
+        raise DeadKernelError("Kernel died")
+
+papermill.execute_notebook = execute_notebook
+from flashpoc.cli import main
+sys.exit(main(["run", {str(params)!r}, "--phases", "check"]))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                         env={**__import__("os").environ, "FLASHPOC_ROOT": str(tmp_path)})
+    assert "Traceback" not in out.stderr + out.stdout, out.stderr[-2000:]
+    assert out.returncode == 130
+    assert out.stderr.splitlines()[-1] == ("flashpoc: error: interrupted; completed points are stored and reused on "
+                                           "the next run")

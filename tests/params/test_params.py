@@ -9,6 +9,8 @@ import re
 import papermill
 import pytest
 import yaml
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from conftest import REPO
 from flashpoc.errors import ParameterError
@@ -398,3 +400,151 @@ def test_engine_given_by_name_alone_takes_its_default_settings():
     by_block = campaign_from_dict({**base, "engine": {"vdbench": None}})
     assert by_name == by_block and by_name.settings.elapsed_s == 60 and by_name.settings.iorate == "max"
     assert campaign_from_dict({**base, "engine": {"vdbench": {"elapsed_s": 5}}}).settings.elapsed_s == 5
+
+
+def _key_paths(node, path=()):
+    """Every (key path, key) of a parameters mapping: keys of mappings, through lists by index."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield (*path, key), key
+            yield from _key_paths(value, (*path, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _key_paths(value, (*path, i))
+
+
+def _renamed(node, path, new):
+    """A copy of ``node`` with the key at ``path`` renamed ``new`` (its value kept)."""
+    if len(path) == 1:
+        return {new if k == path[0] else k: v for k, v in node.items()}
+    head, rest = path[0], path[1:]
+    if isinstance(node, list):
+        return [_renamed(v, rest, new) if i == head else v for i, v in enumerate(node)]
+    return {k: _renamed(v, rest, new) if k == head else v for k, v in node.items()}
+
+
+def _one_typo(key: str, kind: int, at: int) -> str:
+    """``key`` with one slip of the finger at ``at``: a letter left out, doubled, or two swapped."""
+    at %= len(key)
+    if kind == 0:
+        return key[:at] + key[at + 1:]
+    if kind == 1:
+        return key[:at] + key[at] + key[at:]
+    at = min(at, len(key) - 2)
+    return key[:at] + key[at + 1] + key[at] + key[at + 2:]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_misspelled_key_gets_did_you_mean_naming_the_key_its_place_allows(data):
+    """A misspelled key got "unknown key (check the spelling)": the one line now names the nearest key its
+    place allows (difflib), at any depth of every shipped parameters file: top level, an engine block, a host,
+    a SLOB workload. The suggestion is the key that was meant, or one at least as close to the typo."""
+    import difflib
+
+    from flashpoc.params.suggest import known_keys
+
+    path = data.draw(st.sampled_from(PARAM_FILES), label="file")
+    values = yaml.safe_load(path.read_text())
+    where, key = data.draw(st.sampled_from([p for p in _key_paths(values) if len(p[1]) >= 4]), label="key")
+    typo = _one_typo(key, data.draw(st.integers(0, 2)), data.draw(st.integers(0, 50)))
+    allowed = known_keys(where)
+    assume(typo != key and typo not in allowed and where[:-1] != ("engine",))  # an engine's name lists the engines
+    with pytest.raises(ParameterError) as refused:
+        campaign_from_dict(_renamed(values, where, typo))
+    message = str(refused.value)
+    assert "\n" not in message
+    shown = "".join(f"[{p}]" if isinstance(p, int) else ("." if i else "") + p for i, p in enumerate(where[:-1]))
+    found = re.search(rf"{re.escape((shown + '.' if shown else '') + typo)}: unknown key; did you mean (\w+)\?",
+                      message)
+    assert found, message
+    ratio = difflib.SequenceMatcher(None, typo, key).ratio()
+    assert found[1] == key or difflib.SequenceMatcher(None, typo, found[1]).ratio() >= ratio, (key, found[1])
+
+
+#: the shipped files that follow a seed's method, each a campaign of it
+SEED_FILES = ["slob-tr4969-aff-a.yaml", "slob-tr4969-aff-c.yaml", "slob-anf-knfs.yaml", "slob-anf-dnfs.yaml",
+              "hammerdb-pure-iscsi.yaml", "hammerdb-pure-nvmeof.yaml", "guide-vdbench-5hosts.yaml", "dba-job-undo.yaml"]
+
+
+@pytest.mark.parametrize("name", [*SEED_FILES, "undo-insert-job.sql"])
+def test_a_seed_file_names_its_seed_method_and_what_to_edit(name):
+    """Each seed's file says, in its header comment, which seed method it follows and what a user edits."""
+    header = []
+    for line in (REPO / "parameters" / name).read_text().splitlines():
+        if not line.startswith(("#", "REM")):
+            break
+        header.append(line)
+    text = "\n".join(header)
+    assert re.search(r"^(#|REM) Seed method: \S", text, re.M) and re.search(r"^(#|REM) Edit: \S", text, re.M), text
+
+
+def _seed(name):
+    return load_campaign(REPO / "parameters" / name)
+
+
+def test_the_tr4969_files_follow_the_tr():
+    """16 schemas x SCALE=655360M (10 TiB), 20-minute points, 3 repeats, the A-series against the C-series."""
+    a, c = _seed("slob-tr4969-aff-a.yaml"), _seed("slob-tr4969-aff-c.yaml")
+    for cfg in (a, c):
+        s = cfg.settings
+        assert (cfg.engine, s.schemas, s.scale, s.run_time_s, cfg.sweep.repeats) == ("slob", 16, "655360M", 1200, 3)
+        assert s.schemas * s.scale_bytes == 10 * 1024**4
+    assert [(x.campaign, x.label) for x in a.report.compare] == [(c.campaign, c.report.label)]
+
+
+def test_the_anf_pair_follows_the_seeds_slob_conf():
+    """kNFS against dNFS, the same SLOB settings: SCAN_TABLE_SZ=50G (not SLOB's default 1M), RUN_TIME=600,
+    SCALE=75G, WORK_UNIT=64, REDO_STRESS=LITE, LOAD_PARALLEL_DEGREE=12, 80/20 and full scans."""
+    from flashpoc.engines.slob.measure import point_conf
+    from flashpoc.engines.slob.plan import parse_slob_conf
+
+    knfs, dnfs = _seed("slob-anf-knfs.yaml"), _seed("slob-anf-dnfs.yaml")
+    assert (knfs.database.datafiles, dnfs.database.datafiles) == ("knfs", "dnfs")
+    assert [(x.campaign, x.label) for x in knfs.report.compare] == [(dnfs.campaign, "dNFS")]
+    for cfg in (knfs, dnfs):
+        mixes = {}
+        for workload in cfg.engine_workloads:
+            conf = parse_slob_conf(point_conf(cfg, workload, 4))
+            mixes[(conf["UPDATE_PCT"], conf["SCAN_PCT"])] = conf
+            assert {k: conf[k] for k in ("SCAN_TABLE_SZ", "RUN_TIME", "WORK_LOOP", "SCALE", "WORK_UNIT", "REDO_STRESS",
+                                         "LOAD_PARALLEL_DEGREE")} == {
+                "SCAN_TABLE_SZ": "50G", "RUN_TIME": "600", "WORK_LOOP": "0", "SCALE": "75G", "WORK_UNIT": "64",
+                "REDO_STRESS": "LITE", "LOAD_PARALLEL_DEGREE": "12"}
+        assert set(mixes) == {("20", "0"), ("0", "100")}
+
+
+def test_the_pure_pair_runs_hammerdb_on_four_hosts_up_to_96_users():
+    iscsi, nvme = _seed("hammerdb-pure-iscsi.yaml"), _seed("hammerdb-pure-nvmeof.yaml")
+    for cfg in (iscsi, nvme):
+        assert (cfg.engine, cfg.settings.database, len(cfg.hosts), cfg.sweep.max_threads) == ("hammerdb", "oracle", 4,
+                                                                                               96)
+        assert cfg.oracle is not None  # AWR's storage figures beside NOPM
+    assert [(x.campaign, x.label) for x in iscsi.report.compare] == [(nvme.campaign, "NVMe-oF")]
+    assert iscsi.report.equal_threads == [48, 96]
+
+
+def test_the_vdbench_guide_file_follows_the_guide():
+    cfg = _seed("guide-vdbench-5hosts.yaml")
+    assert len(cfg.hosts) == 5 and [t.size for t in cfg.targets] == ["250g"] * 4
+    assert (cfg.probe.strategy, cfg.probe.min_threads, cfg.probe.max_threads, cfg.probe.step) == ("linear", 100, 500,
+                                                                                                   100)
+    assert (cfg.sweep.plan, cfg.sweep.step, cfg.settings.elapsed_s, cfg.settings.interval_s) == ("guide", 10, 60, 1)
+
+
+def test_the_undo_job_is_the_seeds():
+    """20 sessions, each 30,000 one-row inserts of about 1,000 bytes into its own table with a composite
+    index, a commit every 1,000 rows."""
+    from flashpoc.engines.sqlscript.plan import split_sql_script
+
+    cfg = _seed("dba-job-undo.yaml")
+    assert cfg.sql_workload.sessions == 20
+    create, index, job, drop = [s.for_session(7).text for s in
+                                split_sql_script((REPO / cfg.sql_workload.script).read_text())]
+    widths = [int(w) for w in re.findall(r"(?:NUMBER|VARCHAR2)\((\d+)\)", create)] + [7] * create.count(" DATE ")
+    assert 950 <= sum(widths) <= 1050, widths  # NUMBER(p) stores at most p digits in fewer bytes: about 1,000
+    columns = re.fullmatch(r"CREATE INDEX load_S0007_ix ON load_S0007 \(([\w, ]+)\)", index)[1].split(",")
+    assert len(columns) >= 2  # composite
+    assert re.search(r"FOR i IN 1 \.\. 30000 LOOP\s+INSERT INTO load_S0007 .*?VALUES \(7, i,", job, re.S)
+    assert re.search(r"IF MOD\(i, 1000\) = 0 THEN\s+COMMIT;", job) and job.count("COMMIT") == 1
+    assert drop == "DROP TABLE load_S0007 PURGE"

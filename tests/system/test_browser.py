@@ -57,6 +57,12 @@ def workbook(tmp_path, monkeypatch):
 @pytest.fixture
 def lab(workbook):
     """JupyterLab serving the workbook on 127.0.0.1; yields its base URL (with token)."""
+    yield from _serve(workbook, [sys.executable, "-m", "jupyter", "lab", f"--ServerApp.root_dir={workbook}"])
+
+
+def _serve(workbook, command: list[str]):
+    """Run ``command`` (a JupyterLab start, plus the test's options) in ``workbook``; yield its base URL and
+    token, then stop it."""
     port, token = free_port(), "flashpoc-browser-test"
     settings = workbook / ".lab-settings"
     # every cell stays in the page (no windowing), and no news prompt
@@ -69,8 +75,8 @@ def lab(workbook):
                JUPYTERLAB_SETTINGS_DIR=str(settings))
     for _ in range(3):  # a test running beside this one may take the free port first: then lab exits, try another
         server = subprocess.Popen(
-            [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-             "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={workbook}",
+            [*command, "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+             "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
              "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
              "--LabApp.extension_manager=readonly", "--MappingKernelManager.kernel_info_timeout=300",
              *(["--allow-root"] if os.geteuid() == 0 else [])],
@@ -280,3 +286,58 @@ def test_report_notebook_in_jupyterlab_and_offline_html(lab, browser, workbook, 
     assert static >= 4 and charts == static, (charts, static)
     assert blocked == [], blocked  # the page asked for nothing off this machine
     offline.screenshot(path=str(tmp_path / "offline-html.png"), full_page=True)
+
+
+@pytest.fixture
+def lab_campaign(tmp_path, monkeypatch):
+    """A workbook (the phase notebooks as committed, a parameters file) and JupyterLab on it started as a user
+    starts it, ``flashpoc lab parameters/quick.yaml``; yields (workbook, base URL, token)."""
+    require_fio()
+    import yaml
+
+    monkeypatch.delenv("FLASHPOC_ROOT", raising=False)
+    workbook = tmp_path / "workbook"
+    shutil.copytree(REPO / "notebooks", workbook / "notebooks")
+    (workbook / "parameters").mkdir()
+    values = quick_campaign(tmp_path, campaign="labrun", results_dir="results")  # the workbook's results/
+    (workbook / "parameters" / "quick.yaml").write_text(yaml.safe_dump(values))
+    command = [sys.executable, "-m", "flashpoc.cli", "lab", "parameters/quick.yaml", "--"]
+    for base, token in _serve(workbook, command):
+        yield workbook, base, token
+
+
+def test_a_notebook_run_in_jupyterlab_leaves_the_templates_clean_and_is_recorded(lab_campaign, browser, tmp_path):
+    """Run in JupyterLab, notebook 01 was saved with its outputs into notebooks/ (git showed the templates
+    modified) and results/<campaign>/notebooks/ held nothing. Started by ``flashpoc lab FILE``, JupyterLab
+    finds a working copy of each notebook in the campaign's folder; the template itself, run (its parameters
+    cell names no file: the lab's) and saved, stays byte for byte as committed, and the run is recorded with
+    the campaign as a batch run's is (the executed .ipynb and its offline .html), its check table in units."""
+    workbook, base, token = lab_campaign
+    committed = {p.name: p.read_bytes() for p in (REPO / "notebooks").glob("*.ipynb")}
+    campaign = workbook / "results" / "labrun" / "notebooks"
+    assert sorted(p.name for p in campaign.glob("*.ipynb")) == sorted(committed)  # the working copies
+    copy = json.loads((campaign / "01_environment_check.ipynb").read_text())
+    assert any("parameters/quick.yaml" in "".join(c["source"]) for c in copy["cells"])  # naming the file
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    _local_only(page)
+    page.goto(f"{base}/lab/tree/notebooks/01_environment_check.ipynb?token={token}")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=180_000)
+    cells = json.loads(committed["01_environment_check.ipynb"])["cells"]
+    _run_all_cells(page, tmp_path, sum(c["cell_type"] == "code" for c in cells))
+    table = page.locator(".jp-OutputArea-output table").first
+    table.scroll_into_view_if_needed()
+    shown = table.inner_text()
+    assert re.search(r"memory\s+[\d.,]+ GiB", shown) and re.search(r"clock\s+-?[\d.,]+ ms", shown), shown
+    table.screenshot(path=str(tmp_path / "check-table.png"))
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^File$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Save Notebook$")).click()
+    page.wait_for_function("() => !document.querySelector('.lm-TabBar-tab.jp-mod-dirty')", timeout=60_000)
+
+    assert {p.name: p.read_bytes() for p in (workbook / "notebooks").glob("*.ipynb")} == committed  # git diff: clean
+    recorded = json.loads((campaign / "01_environment_check.ipynb").read_text())
+    outputs = [o for c in recorded["cells"] for o in c.get("outputs", [])]
+    assert any("GiB" in "".join(o.get("data", {}).get("text/html", "")) for o in outputs), outputs[:2]
+    html = (campaign / "01_environment_check.html").read_text()
+    assert "GiB" in html and "Environment check" in html
+    assert (workbook / "results" / "labrun" / "check.csv").is_file()  # the check ran for the campaign

@@ -39,7 +39,8 @@ from .encodings import (_DASHES, _dash_channel, _has_configs, _in_domain_order, 
                         _latency_y, _mean_per_point, _melt, _point_name, _present, _require, _saturation_layers,
                         _series_channels, _series_tooltip, _slo_layers, _threads_x)
 from .oracle import (ORACLE_DB_TIME, ORACLE_HOST_CPU, ORACLE_LATENCIES, ORACLE_WRITE_LATENCIES, _known_columns, db_cpu,
-                     db_time_shares, oracle_latencies, oracle_write_latency, sql_runs, wait_histogram)
+                     db_time_shares, oracle_latencies, oracle_write_latency, sql_cpu_over_time, sql_runs,
+                     wait_histogram)
 from .sweep import (KIND_TITLES, LOAD_TITLES, _hockey_panel, _knees_of, _lines_vs_threads, hockey_stick, host_cpu,
                     latency_percentiles, latency_shares, load_vs_threads, per_host_iops, probe_curve, rate_curve,
                     write_latency)

@@ -217,3 +217,33 @@ def sql_runs(runs: pd.DataFrame, *, title: str = "A DBA's job: elapsed time and 
                  alt.Tooltip("pct:Q", title="%", format=".1f")],
     ).properties(width=220, title=alt.Title("%user vs %iowait per run (AWR Host CPU)"))
     return alt.hconcat(elapsed, cpu).properties(title=alt.Title(title))
+
+
+SQL_CPU = {"us_pct": "%user", "sy_pct": "%sys", "wa_pct": "%iowait"}
+"""vmstat's CPU columns drawn over a DBA's job, and their labels."""
+
+
+def sql_cpu_over_time(runs: pd.DataFrame, *,
+                      title: str = "The database host's CPU during the job (vmstat)") -> alt.FacetChart:
+    """One panel per run of a DBA's job: the database host's %user, %sys and %iowait at each vmstat
+    sample (seconds into the job), on one 0-100 % scale so the runs compare at a glance.
+
+    ``runs``: one row per run with ``config`` (its label) and ``cpu_series`` (a list of samples with
+    ``second`` and the :data:`SQL_CPU` columns; runs without are left out).
+    """
+    _require(runs, ["config", "cpu_series"], "sql_cpu_over_time")
+    domain = list(dict.fromkeys(runs["config"].astype(str)))
+    samples = [{"config": run["config"], "second": s["second"], "metric": label, "pct": s[key]}
+               for run in runs.to_dict("records") if isinstance(run["cpu_series"], list)
+               for s in run["cpu_series"] for key, label in SQL_CPU.items()]
+    data = pd.DataFrame(samples, columns=["config", "second", "metric", "pct"])
+    metrics = list(SQL_CPU.values())
+    return alt.Chart(data).mark_line(point=True).encode(
+        x=alt.X("second:Q", title="Seconds into the job"),
+        y=alt.Y("pct:Q", title="Share of the host's CPU time (%)", scale=alt.Scale(domain=[0, 100])),
+        color=alt.Color("metric:N", title="CPU", sort=metrics, scale=alt.Scale(domain=metrics, range=list(PALETTE))),
+        tooltip=[alt.Tooltip("config:N", title="Run"), alt.Tooltip("second:Q", title="Second"),
+                 alt.Tooltip("metric:N", title="CPU"), alt.Tooltip("pct:Q", title="%")],
+    ).properties(width=520, height=160).facet(
+        row=alt.Row("config:N", title=None, sort=domain, header=alt.Header(labelFontSize=12, labelFontWeight="bold")),
+    ).properties(title=alt.Title(title))

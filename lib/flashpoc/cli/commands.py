@@ -12,7 +12,7 @@ from typing import Any
 from .. import __version__
 from ..damage import DAMAGED
 from ..errors import FlashpocError, ParameterError, ParseError
-from .notebooks import EXIT_CODES, NOTEBOOKS, PHASE_NAMES, Terminal, output_width, run_notebooks
+from .notebooks import EXIT_CODES, NOTEBOOKS, PHASE_NAMES, Terminal, _environment, output_width, run_notebooks
 
 #: what ``run --fresh`` keeps of a campaign's results: the check it has just run and passed
 CHECK_FILES = ("check.csv", "check.json", "manifest.json", f"notebooks/{NOTEBOOKS[0]}.ipynb",
@@ -50,14 +50,25 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_lab(args: argparse.Namespace) -> int:
+    from ..params import workbook_root
+    from .lab import run_lab
+
+    params, extra = args.params, [a for i, a in enumerate(args.jupyter_args) if i or a != "--"]
+    if params is not None and params.startswith("-"):  # `flashpoc lab -- --port=9`: no parameters file
+        params, extra = None, [params, *extra]
+    return run_lab(workbook_root(), Path(params) if params else None, extra)
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
-    from .. import check, phases
+    from .. import check, phases, tables
     from ..params import load_campaign
     from ..texttable import text_table
 
     table = phases.run_check(load_campaign(args.params))
     columns = [("host", "Host"), ("check", "Check"), ("status", "Status"), ("value", "Value"), ("detail", "Detail")]
-    print(text_table(table.to_dict("records"), columns, output_width()))
+    rows = [{**r, "value": tables.with_unit(r["value"], r.get("unit"))} for r in table.to_dict("records")]
+    print(text_table(rows, columns, output_width()))  # numbers in their units; check.csv keeps them as numbers
     print(f"\nverdict: {check.verdict(table)}")
     return 1 if check.verdict(table) == "fail" else 0
 
@@ -226,41 +237,79 @@ def _parse(path: Path, kind: str, fmt: str) -> int:
     return 0
 
 
+#: the columns ``flashpoc saturation`` reads: each one's names, the first its own, then the workbook's (points.csv)
+SATURATION_COLUMNS = {"threads": ("threads",), "iops": ("iops",), "latency_ms": ("latency_ms", "lat_mean_ms"),
+                      "outstanding": ("outstanding", "outstanding_ios")}
+
+
+def _saturation_points(path: str, workload: str | None) -> tuple[list[Any], str]:
+    """The points of ``path`` (a CSV of threads, iops, latency_ms, or the workbook's points.csv: its probe's
+    points, of ``workload`` when it holds several) and what they are, in words.
+
+    Raises:
+        ParameterError: the file cannot be read, lacks a column, holds several workloads and no
+            ``workload`` chose one, or holds a value that is no number.
+    """
+    import pandas as pd
+
+    from ..analysis import Point
+
+    try:
+        frame = pd.read_csv(path)
+    except (OSError, ValueError) as error:
+        raise ParameterError(f"cannot read {path} as CSV: {error}") from None
+    names = {key: next((n for n in options if n in frame.columns), None) for key, options in SATURATION_COLUMNS.items()}
+    missing = [" or ".join(SATURATION_COLUMNS[k]) for k in ("threads", "iops", "latency_ms") if names[k] is None]
+    if missing:
+        raise ParameterError(f"{path}: missing column(s) {', '.join(missing)} (expected threads, iops, latency_ms; "
+                             "optional outstanding; or a campaign's points.csv)")
+    what = "points"
+    if "phase" in frame and (frame["phase"] == "probe").any():
+        frame, what = frame[frame["phase"] == "probe"], "points of the probe"
+    if "workload" in frame:
+        found = list(dict.fromkeys(frame["workload"].astype(str)))
+        if workload is None and len(found) > 1:
+            raise ParameterError(f"{path}: {what} of {len(found)} workloads ({', '.join(found)}): choose one with "
+                                 "--workload")
+        chosen = workload or (found[0] if found else None)
+        if chosen not in found:
+            raise ParameterError(f"--workload: {chosen} is not in {path} (it has {', '.join(found) or 'none'})")
+        frame, what = frame[frame["workload"].astype(str) == chosen], f"{what} ({chosen})"
+    outstanding = names["outstanding"]
+    try:
+        points = [Point(int(r[names["threads"]]), float(r[names["iops"]]), float(r[names["latency_ms"]]),
+                        int(r[outstanding]) if outstanding and pd.notna(r[outstanding]) else None)
+                  for r in frame.to_dict("records")]
+    except (TypeError, ValueError) as error:
+        raise ParameterError(f"{path}: non-numeric value ({error})") from None
+    return points, f"{len(points)} {what}"
+
+
 def _cmd_saturation(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    import pandas as pd
-
-    from ..analysis import Point, find_saturation
+    from ..analysis import find_saturation
     from ..plan.sweep import format_forthreads, plan_sweep
 
-    try:
-        frame = pd.read_csv(args.points)
-    except (OSError, ValueError) as error:
-        raise ParameterError(f"cannot read {args.points} as CSV: {error}") from None
-    missing = {"threads", "iops", "latency_ms"} - set(frame.columns)
-    if missing:
-        raise ParameterError(f"{args.points}: missing column(s) {sorted(missing)} "
-                             "(expected threads, iops, latency_ms; optional outstanding)")
-    try:
-        points = [Point(int(r.threads), float(r.iops), float(r.latency_ms),
-                        int(r.outstanding) if "outstanding" in frame and pd.notna(r.outstanding) else None)
-                  for r in frame.itertuples()]
-    except (TypeError, ValueError) as error:
-        raise ParameterError(f"{args.points}: non-numeric value ({error})") from None
+    points, what = _saturation_points(args.points, args.workload)
     sat = find_saturation(points, gain_pct=args.gain_pct)
     result = asdict(sat)
+    result["plateau_iops"] = result.pop("max_iops")  # the plateau's level (its points' median), not the most measured
+    best = max(points, key=lambda p: p.iops) if points else None
+    result["most_iops_measured"] = {"iops": best.iops, "threads": best.threads} if best else None
     if sat.threads:
         sweep = plan_sweep(sat.threads, plan="guide", step=args.step)
         result["followup_sweep"] = {"forthreads": format_forthreads(sweep), "points": len(sweep)}
     if args.format == "json":
         print(json.dumps(result, indent=1))
         return 0 if sat.supported else 1
+    print(f"read:               {what} from {args.points}")
     if not sat.supported:
         print(f"no saturation answer: {sat.reason}")
         return 1
     print(f"saturation threads: {sat.threads}")
-    print(f"max IOPS:           {sat.max_iops:,.2f}")
+    print(f"plateau IOPS:       {sat.max_iops:,.2f} (the median of the plateau's points)")
+    print(f"most IOPS measured: {best.iops:,.2f} at {best.threads} threads")
     if sat.range_threads:
         print(f"plausible range:    {sat.range_threads[0]}-{sat.range_threads[1]} threads "
               f"(confidence {sat.confidence:.0%})")
@@ -269,6 +318,27 @@ def _cmd_saturation(args: argparse.Namespace) -> int:
           f"({result['followup_sweep']['points']} points)")
     print(f"reason:             {sat.reason}")
     return 0
+
+
+_BAD_INPUT = "bad input: arguments, parameters, or a file that cannot be read or parsed"
+_INTERRUPTED = "interrupted (completed points are stored and reused by the next run)"
+#: the exit codes each command returns, and when (``--help`` lists them under "exit codes:")
+COMMAND_EXIT_CODES = {
+    "run": {0: "done (the environment check passed, with or without warnings)",
+            1: "the environment check failed or a phase stopped", 2: _BAD_INPUT, 130: _INTERRUPTED},
+    "lab": {0: "JupyterLab ended (else its own exit status)", 2: _BAD_INPUT},
+    "check": {0: "the check passed, with or without warnings", 1: "a check failed", 2: _BAD_INPUT,
+              130: "interrupted"},
+    "validate": {0: "every file is valid", 2: "a file was refused (one line each), or bad arguments"},
+    "parse": {0: "parsed", 2: "bad input: arguments, or a file or folder that cannot be read or parsed as that output"},
+    "saturation": {0: "an answer: the saturation threads and the follow-up sweep",
+                   1: "no answer (the points do not show a plateau: the reason says why)", 2: _BAD_INPUT},
+}
+
+
+def exit_codes_text(command: str) -> str:
+    """The "exit codes:" section of ``command``'s ``--help`` (:data:`COMMAND_EXIT_CODES`)."""
+    return "exit codes:\n" + "\n".join(f"  {code:<4} {when}" for code, when in COMMAND_EXIT_CODES[command].items())
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -300,7 +370,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
 
     def command(name: str, summary: str, description: str, func) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=summary, description=description, epilog=EXIT_CODES, formatter_class=formatter)
+        p = sub.add_parser(name, help=summary, description=description, epilog=exit_codes_text(name),
+                           formatter_class=formatter)
         p.set_defaults(func=func)
         return p
 
@@ -315,6 +386,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--phases", help="comma-separated subset of check,probe,sweep,report (default all)")
     p.add_argument("--fresh", action="store_true", help="run the environment check first and, once it passes, "
                    "remove the campaign's earlier results (a failing check removes nothing)")
+
+    p = command("lab", "JupyterLab on the workbook: working copies of the notebooks, the templates kept clean",
+                "Start JupyterLab on the workbook. With a parameters file, each phase notebook has a working copy "
+                "in results/<campaign>/notebooks/ (where a batch run leaves its executed notebooks) naming the "
+                "file, and the first one opens: saving one there records the run with the campaign, its offline "
+                "HTML beside it. A phase notebook of notebooks/ run here is saved without its outputs (the "
+                "template stays as committed) and recorded with its campaign the same way; a parameters cell "
+                "naming no file runs the lab's. Arguments after -- go to jupyter lab.", _cmd_lab)
+    p.add_argument("params", nargs="?", help="the parameters file (YAML) whose campaign the notebooks run")
+    p.add_argument("jupyter_args", nargs=argparse.REMAINDER, help="-- then options for jupyter lab (e.g. --port)")
 
     p = command("check", "run the environment check and print its table",
                 "Check every host and target (reachable, OS, CPUs, memory, engine versions, targets, data safety) "
@@ -343,21 +424,45 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("saturation", "the saturation threads of a CSV of threads, IOPS and latency",
                 "Find the thread count beyond which IOPS stop rising in a CSV of threads,iops,latency_ms (as a "
-                "probe measured them), with its plausible range and confidence, the POC guide's neighbour rule, and "
-                "the follow-up sweep; exit 1 when the points give no answer.", _cmd_saturation)
-    p.add_argument("points", help="CSV with columns threads, iops, latency_ms (optional outstanding)")
+                "probe measured them) or a campaign's points.csv (its probe's points), with its plausible range and "
+                "confidence, the plateau's IOPS and the most IOPS measured, the POC guide's neighbour rule, and the "
+                "follow-up sweep.", _cmd_saturation)
+    p.add_argument("points", help="CSV with columns threads, iops, latency_ms (optional outstanding), or a "
+                                  "campaign's points.csv (lat_mean_ms, outstanding_ios; its probe's points)")
+    p.add_argument("--workload", help="the workload of a points.csv that holds several")
     p.add_argument("--gain-pct", type=float, default=2.0, help="a gain below this %% is no gain (default 2)")
     p.add_argument("--step", type=int, default=None, help="step of the follow-up sweep (default max/30)")
     p.add_argument("--format", choices=["text", "json"], default="text")
     return parser
 
 
+ROOT_ENV = "FLASHPOC_ROOT"
+
+
+def workbook_for(params: list[str]) -> Path | None:
+    """The workbook root a command on ``params`` (parameters files) resolves relative paths against, so
+    that it is the same wherever flashpoc is started and in the notebooks' kernels (which run in the
+    workbook's notebooks/): ``$FLASHPOC_ROOT``; else the workbook holding the current directory; else
+    the one holding the (first) parameters file; else the one whose notebooks this flashpoc runs
+    (:func:`~flashpoc.cli.notebooks._notebook_dir`); None when there is none."""
+    from ..params import find_workbook
+
+    if os.environ.get(ROOT_ENV):
+        return Path(os.environ[ROOT_ENV]).resolve()
+    starts = [Path.cwd(), *(Path(p).resolve().parent for p in params[:1]), Path(__file__).resolve().parents[3]]
+    return next((root for root in map(find_workbook, starts) if root is not None), None)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run a subcommand and turn flashpoc errors into one line and an exit code
-    (:data:`EXIT_CODES`)."""
+    (:data:`EXIT_CODES`). A command on parameters files runs with ``$FLASHPOC_ROOT`` set to their
+    workbook (:func:`workbook_for`), which the notebooks' kernels inherit."""
     args = build_parser().parse_args(argv)
+    params = getattr(args, "params", None)
+    root = workbook_for([params] if isinstance(params, str) else params or []) if hasattr(args, "params") else None
     try:
-        return args.func(args)
+        with _environment(**({ROOT_ENV: str(root)} if root else {})):
+            return args.func(args)
     except ParameterError as error:
         print(f"flashpoc: error: {error}", file=sys.stderr)
         return 2

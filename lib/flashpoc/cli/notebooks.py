@@ -235,32 +235,73 @@ def run_notebooks(params_file: Path, phases: list[str], *, terminal: Terminal | 
     return written
 
 
+INTERRUPT_GRACE_S = 60.0
+"""Seconds an interrupted run waits for its notebook's kernel to stop the cell it runs (Ctrl-C reaches the
+kernel and fio as well: the point under way is dropped) and papermill to save the notebook, before it exits."""
+
+
 def _execute_phase(phase: str, notebook: Path, output: Path, values: dict[str, Any], events: Path,
                    terminal: Terminal) -> str | None:
     """Run one phase's ``notebook`` with papermill into ``output`` while ``terminal`` follows the
     kernels' progress in ``events``; return why the phase stopped (its notebook saved with the
-    error), or None when it ran through."""
-    import papermill
-    from papermill.exceptions import PapermillExecutionError
+    error), or None when it ran through.
 
+    Papermill runs in a thread of its own and this (the main) thread only waits for it, so that a
+    Ctrl-C always lands here as one KeyboardInterrupt, whatever papermill is doing (starting the kernel,
+    saving the notebook, shutting the kernel down: a KeyboardInterrupt there left a dead kernel behind
+    and papermill's DeadKernelError as a traceback); the interrupt then waits up to
+    :data:`INTERRUPT_GRACE_S` for the kernel, which got the Ctrl-C too, and papermill to end, and is
+    raised whatever papermill ended with.
+    """
     from ..progress import BATCH_ENV, EVENTS_ENV
-    from ..store import StoreError
 
     follower = _Follower(events, terminal)
     follower.start()
-    try:  # FLASHPOC_BATCH: the kernels' progress displays redraw per point only
-        with _environment(**{BATCH_ENV: "1", EVENTS_ENV: str(events)}), \
-                _kernel_stderr(output.parent / "kernels.log"):
+    outcome: dict[str, BaseException] = {}
+
+    def execute() -> None:
+        import papermill
+
+        try:
             papermill.execute_notebook(str(notebook), str(output), parameters=values,
                                        cwd=str(notebook.parent), kernel_name="python3", progress_bar=False,
                                        extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
-    except PapermillExecutionError as error:  # saved with the error before it was raised
-        return f"phase {phase} stopped: {error.ename}: {error.evalue}"
-    except StoreError as error:  # the executed notebook could not be saved
-        raise FlashpocError(f"phase {phase} stopped: {error}") from None
+        except BaseException as error:  # noqa: BLE001 - handed to the main thread
+            outcome["error"] = error
+
+    papermill_thread = threading.Thread(target=execute, name=f"flashpoc-papermill-{phase}", daemon=True)
+    try:  # FLASHPOC_BATCH: the kernels' progress displays redraw per point only
+        with _environment(**{BATCH_ENV: "1", EVENTS_ENV: str(events)}), \
+                _kernel_stderr(output.parent / "kernels.log"):
+            papermill_thread.start()
+            try:
+                while papermill_thread.is_alive():
+                    papermill_thread.join(0.25)
+            except KeyboardInterrupt:
+                papermill_thread.join(INTERRUPT_GRACE_S)
+                raise
     finally:
         follower.finish()
-    return None
+    return _phase_outcome(phase, outcome.get("error"))
+
+
+def _phase_outcome(phase: str, error: BaseException | None) -> str | None:
+    """Why the phase stopped (papermill's ``error``: the notebook was saved with it), None when it ran
+    through; an executed notebook that could not be saved, or papermill's own failure (a kernel that
+    died), is raised in one line naming the phase."""
+    from papermill.exceptions import PapermillExecutionError
+
+    from ..store import StoreError
+
+    if error is None:
+        return None
+    if isinstance(error, PapermillExecutionError):  # saved with the error before it was raised
+        return f"phase {phase} stopped: {error.ename}: {error.evalue}"
+    if isinstance(error, StoreError):  # the executed notebook could not be saved
+        raise FlashpocError(f"phase {phase} stopped: {error}") from None
+    if isinstance(error, Exception):  # e.g. nbclient's DeadKernelError: the kernel died (killed, out of memory)
+        raise FlashpocError(f"phase {phase} stopped: {type(error).__name__}: {error}") from None
+    raise error
 
 
 def _export_html(phase: str, output: Path, stopped: str | None) -> Path:

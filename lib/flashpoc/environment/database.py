@@ -55,19 +55,19 @@ def database_rows(facts: Mapping[str, Any], host: str = "database", datafiles: s
         else:
             rows.append(_row(host, f"asm disks {group.get('name')}", len(members), "pass", detail))
     parameters = facts.get("parameters") or {}
-    for name, default in (("log_buffer", "derived from the SGA and CPU_COUNT"),
-                          ("sga_max_size", "sga_target or memory_target"),
-                          ("awr_pdb_autoflush_enabled", "FALSE: no automatic AWR snapshots in a PDB")):
+    for name, default, unit in (("log_buffer", "derived from the SGA and CPU_COUNT", "bytes"),
+                                ("sga_max_size", "sga_target or memory_target", "bytes"),
+                                ("awr_pdb_autoflush_enabled", "FALSE: no automatic AWR snapshots in a PDB", None)):
         if name not in parameters:
             continue
         value = parameters.get(name)
         rows.append(_row(host, name, value if value is not None else "default", "pass",
-                         f"{name} = {value}" if value is not None else f"not set: Oracle's default ({default})"))
+                         f"{name} = {value}" if value is not None else f"not set: Oracle's default ({default})", unit))
     calibrated = facts.get("calibrate_io")
     if calibrated:
         rows.append(_row(host, "calibrate_io", calibrated.get("max_iops"), "pass",
                          f"DBMS_RESOURCE_MANAGER.CALIBRATE_IO: {calibrate_text(calibrated)}; reads only, one run: "
-                         f"a second run on a warm array cache can read much higher"))
+                         f"a second run on a warm array cache can read much higher", "IOPS"))
     return rows
 
 

@@ -31,8 +31,11 @@ DATABASE_PARAMETERS = ("log_buffer", "sga_max_size", "sga_target", "db_cache_siz
 """The instance parameters a report's conditions list (those the database facts hold)."""
 
 
-def _row(host: str, check: str, value: Any, status: str, detail: str = "") -> Row:
-    return {"host": host, "check": check, "value": value, "status": status, "detail": detail}
+def _row(host: str, check: str, value: Any, status: str, detail: str = "", unit: str | None = None) -> Row:
+    """A row of the environment check; ``unit``: what a number ``value`` counts (``bytes``, ``ms``,
+    :data:`flashpoc.check.UNITS`), so that the table shows it in words (``23.5 GiB``) while check.csv keeps
+    the number."""
+    return {"host": host, "check": check, "value": value, "unit": unit, "status": status, "detail": detail}
 
 
 # -- host side -----------------------------------------------------------------------------

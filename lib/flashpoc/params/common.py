@@ -188,10 +188,13 @@ def workbook_root(start: Path | None = None) -> Path:
     if env:
         return Path(env).resolve()
     here = (start or Path.cwd()).resolve()
-    for candidate in (here, *here.parents):
-        if (candidate / "notebooks").is_dir() and (candidate / "parameters").is_dir():
-            return candidate
-    return here
+    return find_workbook(here) or here
+
+
+def find_workbook(start: Path) -> Path | None:
+    """The nearest directory at or above ``start`` that holds both ``notebooks/`` and ``parameters/``, or None."""
+    here = Path(start).resolve()
+    return next((c for c in (here, *here.parents) if (c / "notebooks").is_dir() and (c / "parameters").is_dir()), None)
 
 
 def under_workbook(path: str | Path, root: Path | None = None) -> str:

@@ -325,4 +325,6 @@ class SqlWorkloadParams(_Strict):
     awr_report: Literal["text", "html", "both"] = Field(
         "text", description="the AWR report stored with each run (generated through SQL with the Diagnostics Pack): "
                             "text (awr.txt), html (awr.html) or both")
+    cpu_every_s: int = Field(5, ge=0, le=3600, description="seconds between the database host's vmstat samples "
+                                                           "during the job (its CPU and iowait over time); 0: none")
 

@@ -22,6 +22,7 @@ from ruamel.yaml.resolver import BaseResolver
 from ..errors import ParameterError
 from .campaign import Campaign
 from .common import MAX_DEPTH, MAX_FILE_BYTES, MAX_VALUES, in_system_dir, resolve_path, under_workbook, workbook_root
+from .suggest import did_you_mean
 from .values import NUMBER, NumberSpelling, number_hint, path_text, read_number, value_problem
 
 
@@ -43,7 +44,9 @@ def _format_problem(item: dict[str, Any]) -> tuple[str, str]:
     msg = item["msg"].removeprefix("Value error, ").replace("\n", " ")
     given = item.get("input")
     if item["type"] == "extra_forbidden":
-        msg = "unknown key (check the spelling; see the notebooks' parameters cell)"
+        nearest = did_you_mean(tuple(item["loc"]))
+        msg = (f"unknown key; did you mean {nearest}?" if nearest else
+               "unknown key (check the spelling; see the notebooks' parameters cell)")
     elif item["type"] == "missing":
         msg = "required key is missing"
     elif isinstance(given, bool) and item["type"] in ("int_type", "float_type"):
@@ -105,6 +108,9 @@ PARAMETER_KEYS = [key for key, field in Campaign.model_fields.items() if not fie
 
 #: the notebooks' parameter naming a parameters file (see :func:`campaign_from_parameters`)
 PARAMETERS_FILE = "parameters_file"
+#: the parameters file of a JupyterLab started by ``flashpoc lab FILE``: a notebook whose parameters cell
+#: names none runs it
+PARAMETERS_ENV = "FLASHPOC_PARAMETERS"
 
 
 def notebook_parameters(values: dict[str, Any], parameters_file: str | Path | None = None,
@@ -424,9 +430,10 @@ def campaign_from_parameters(namespace: dict[str, Any]) -> Campaign:
     """Build the campaign from a notebook's parameter variables (e.g. ``globals()``).
 
     ``parameters_file`` names a parameters file (relative to the workbook root, like every path
-    of the parameters); every campaign key that is not None overrides the file's value of that
-    key (a whole top-level key: ``sweep = {"points": 3}`` replaces the file's ``sweep:``). Without
-    a file, None means the schema's default. ``flashpoc run`` injects ``parameters_file`` and
+    of the parameters; when None, ``$FLASHPOC_PARAMETERS``, which ``flashpoc lab FILE`` sets); every
+    campaign key that is not None overrides the file's value of that key (a whole top-level key:
+    ``sweep = {"points": 3}`` replaces the file's ``sweep:``). Without a file, None means the
+    schema's default. ``flashpoc run`` injects ``parameters_file`` and
     every key (the file's values, None for those it leaves out).
 
     Raises:
@@ -435,6 +442,8 @@ def campaign_from_parameters(namespace: dict[str, Any]) -> Campaign:
     source = "the notebook's parameters"
     values: dict[str, Any] = {}
     name = namespace.get(PARAMETERS_FILE)
+    if name is None and os.environ.get(PARAMETERS_ENV):  # JupyterLab started by `flashpoc lab FILE`
+        name = os.environ[PARAMETERS_ENV]
     if name is not None:
         if not isinstance(name, (str, Path)) or not str(name).strip():
             raise ParameterError(f"{PARAMETERS_FILE}: expected the path of a parameters file (YAML), got {name!r}")

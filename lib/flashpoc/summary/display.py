@@ -275,20 +275,12 @@ def points_display(points: pd.DataFrame) -> tables.Table:
                                                           if rows and c in rows[0]])
 
 
-def _value_text(value: Any) -> str:
-    """A check's value: yes/no, a whole number with separators, else as recorded."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    number = tables.number(value)
-    return tables.count(number) if number is not None and number == int(number) else tables.text(value)
-
-
 #: The columns of the notebooks' tables of machine rows (the check, the probe's points and hosts,
 #: the sweep's points): each one's header and formatter, in the report's words (POINT_COLUMNS).
 FRAME_COLUMNS: dict[str, tuple[str, Any]] = {
     "config": ("Configuration", tables.text), "workload": ("Workload", tables.text), "host": ("Host", tables.text),
     **{column: (header, fmt) for column, header, fmt in POINT_COLUMNS},
-    "check": ("Check", tables.text), "value": ("Value", _value_text), "status": ("Status", tables.text),
+    "check": ("Check", tables.text), "value": ("Value", tables.with_unit), "status": ("Status", tables.text),
     "detail": ("Detail", tables.text), "repeat": ("Repeat", tables.count),
     "iorate_requested": ("Requested rate (IOPS)", tables.count), "read_iops": ("Read IOPS", tables.count),
     "write_iops": ("Write IOPS", tables.count), "clat_p99_9_ms": ("p99.9 (ms)", tables.ms),
@@ -309,7 +301,11 @@ _WORD_COLUMNS = {"config", "workload", "host", "check", "value", "status", "deta
 def frame_display(frame: pd.DataFrame, caption: str = "") -> tables.Table:
     """A table of machine rows (the environment check's, the probe's points or hosts, the sweep's
     points) to read in a notebook: the report's headers with units and its number formats, every
-    cell whole (no truncated text), no index. A column not in :data:`FRAME_COLUMNS` keeps its name."""
+    cell whole (no truncated text), no index. A column not in :data:`FRAME_COLUMNS` keeps its name; a
+    ``unit`` column (the check's) is folded into the value it qualifies (``23.5 GiB``, :func:`flashpoc.tables.with_unit`)."""
+    if "unit" in frame and "value" in frame:
+        frame = frame.assign(value=[tables.with_unit(v, u) for v, u in zip(frame["value"], frame["unit"])])
+        frame = frame.drop(columns="unit")
     columns = [(c, *FRAME_COLUMNS.get(c, (c, tables.text))) for c in frame.columns]
     rows = [{header: fmt(r.get(column)) for column, header, fmt in columns} for r in frame.to_dict("records")]
     text = [header for column, header, _ in columns if column in _WORD_COLUMNS or column not in FRAME_COLUMNS]

@@ -16,10 +16,13 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import DATA
 from flashpoc.engines.sqlscript.profile import file_io
-from flashpoc.engines.sqlscript.report import file_io_table
+from flashpoc.engines.sqlscript.report import (file_io_table, file_placement, file_placement_table, file_role,
+                                               placement_text)
 from flashpoc.parse.awr import parse_awr, read_awr_file
 
 ROWS = DATA / "oracle" / "filestats_xydb_11.2.0.4_snap36006_36007.json"
@@ -101,3 +104,58 @@ def test_the_report_table_hottest_first_with_units():
     assert undo[:9] == ["undo-on-hdd", "UNDOTBS1", "/u01/app/oracle/oradata/xydb/undotbs01.dbf", "0", "0.0", "–",
                         "9,498", "2.6", "1,984"]
     assert printed(float(undo[9]), 2) == "0.11"  # the report prints 0.11; the table has 3 decimals under 10 ms
+
+
+def moved_undo(rows: dict, filename: str) -> dict:
+    """The recorded rows with UNDOTBS1's file at ``filename``: the seed's second configuration (UNDO moved)."""
+    rows = copy.deepcopy(rows)
+    for r in rows["filestatxs"]:
+        if r["tsname"] == "UNDOTBS1":
+            r["filename"] = filename
+    return rows
+
+
+def test_where_the_files_are_in_each_run():
+    """Seed 003 moved UNDO to flash: the placement table names, per tablespace, each run's directory or
+    ASM disk group and its count of files, as the runs' File IO rows name them, and marks what moved."""
+    hdd = file_io(recorded(), 36006, 36007)
+    ssd = file_io(moved_undo(recorded(), "+FLASH/XYDB/DATAFILE/undotbs1.263.1"), 36006, 36007)
+    runs = pd.DataFrame([{"label": "undo-on-hdd", "file_io": hdd}, {"label": "undo-on-ssd", "file_io": ssd}])
+    table = file_placement_table(runs)
+    frame = table.frame.set_index("Tablespace")
+    assert list(table.frame.columns) == ["Files", "Tablespace", "undo-on-hdd", "undo-on-ssd", "Moved"]
+    assert list(frame.loc["UNDOTBS1"]) == ["UNDO", "/u01/app/oracle/oradata/xydb (1 file)", "+FLASH (1 file)", "yes"]
+    assert table.frame["Files"].iloc[0] == "UNDO" and set(table.frame["Files"]) == {"UNDO", "SYSTEM", "data"}
+    assert list(frame.loc["TS_DC"]) == ["data", *["/home/loie/db/oracle/oradata/dev (5 files)"] * 2, ""]
+    assert list(frame.loc["SYSTEM"]) == ["SYSTEM", *["/u01/app/oracle/oradata/xydb (2 files)"] * 2, ""]
+    assert placement_text(runs) == ("Between the runs the files of UNDOTBS1 (UNDO): /u01/app/oracle/oradata/xydb in "
+                                    "undo-on-hdd, +FLASH in undo-on-ssd.")
+    assert placement_text(runs.iloc[:1]) is None
+
+
+def test_temp_files_are_temp_and_a_run_without_a_file_shows_none():
+    rows = recorded()
+    undo = [r for r in rows["filestatxs"] if r["tsname"] == "UNDOTBS1"]
+    rows["tempstatxs"] = [{**copy.deepcopy(r), "tsname": "TEMPX", "filename": "/temp/temp01.dbf"} for r in undo]
+    runs = pd.DataFrame([{"label": "a", "file_io": file_io(rows, 36006, 36007)},
+                         {"label": "b", "file_io": file_io(recorded(), 36006, 36007)}])
+    frame = file_placement_table(runs).frame.set_index("Tablespace")
+    assert list(frame.loc["TEMPX"]) == ["TEMP", "/temp (1 file)", "–", ""]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["UNDOTBS2", "TEMP", "SYSAUX", "DATA1", "users"]),
+                          st.sampled_from(["+DATA", "/u01/oradata", "/flash/o", "C:\\oradata"]),
+                          st.text(alphabet="abc01.", min_size=1, max_size=6)), min_size=1, max_size=12),
+       st.booleans())
+def test_every_file_is_placed_once_where_its_name_says(files, temp):
+    """Any set of files: each counted once, under its tablespace, in the folder or disk group its name starts with."""
+    sep = {"C:\\oradata": "\\"}
+    rows = [{"tablespace": ts, "filename": f"{where}{sep.get(where, '/')}{name}", "temp": temp and ts == "TEMP"}
+            for ts, where, name in files]
+    rows = list({r["filename"]: r for r in rows}.values())
+    placed = file_placement(pd.DataFrame([{"label": "run", "file_io": rows}]))
+    assert sum(n for by_run in placed.values() for n in by_run["run"].values()) == len(rows)
+    for r in rows:
+        where = next(w for w in ("+DATA", "/u01/oradata", "/flash/o", "C:\\oradata") if r["filename"].startswith(w))
+        assert where in placed[(file_role(r), r["tablespace"])]["run"]

@@ -145,6 +145,55 @@ def test_check_two_labelled_runs_and_their_report(tmp_path, monkeypatch):
     assert list(stored["label"]) == ["undo-on-hdd", "undo-on-ssd"]
 
 
+def vmstat_lines(text: str) -> list[list[str]]:
+    """The sample lines of ``vmstat -t -n`` output, split (its two header lines left out)."""
+    return [line.split() for line in text.splitlines()[2:]]
+
+
+def test_the_database_hosts_cpu_over_the_job(tmp_path, monkeypatch):
+    """Seed 003 shows the DB host's CPU and iowait during the job: vmstat runs on the database host (here
+    this machine, for real) while the sessions run; each sample after vmstat's first (since boot) is a row
+    of the run as vmstat printed it, vmstat.out is stored with the run, and the report has the table and
+    the chart of them. Without vmstat (or with cpu_every_s 0) the job runs and the report says why."""
+    from flashpoc.engines.sqlscript import hostcpu
+    from flashpoc.engines.sqlscript.report import host_cpu_table
+    from flashpoc.run import oracle
+
+    (tmp_path / "job.sql").write_text(SCRIPT)
+    for label, every, command in (("undo-on-hdd", 1, "vmstat"), ("undo-on-ssd", 1, "flashpoc-no-such-vmstat"),
+                                  ("no-vmstat", 0, "vmstat")):
+        cfg = campaign_from_dict({**SMALLEST, "sql_workload": {"script": str(tmp_path / "job.sql"), "sessions": 2,
+                                                               "label": label, "cpu_every_s": every},
+                                  "results_dir": str(tmp_path / "results")})
+        monkeypatch.setattr(oracle, "connect", ReplayDatabase(FACTS, ROWS, statement_delay_s=0.9).connect)
+        monkeypatch.setattr(hostcpu, "VMSTAT", command)
+        run_sql_workload(cfg)
+    runs = latest_runs(cfg)
+    hdd = runs.iloc[0]
+    stored = (tmp_path / "results" / "undo" / "points" / "sql" / hdd["run_id"] / "vmstat.out").read_text()
+    lines = vmstat_lines(stored)[1:]  # the first: since boot
+    assert len(lines) >= 2 and len(hdd["cpu_series"]) == len(lines) and hdd["cpu_host"] == "local"
+    for sample, line in zip(hdd["cpu_series"], lines):
+        assert [sample[k] for k in ("us_pct", "sy_pct", "id_pct", "wa_pct")] == [int(v) for v in line[12:16]]
+        assert sample["clock"] == line[-1]
+    seconds = [s["second"] for s in hdd["cpu_series"]]
+    assert 0 < seconds[0] and all(b > a for a, b in zip(seconds, seconds[1:])) and seconds[-1] <= hdd["elapsed_s"] + 2
+    table = host_cpu_table(runs)
+    row = table.frame.set_index("Run").loc["undo-on-hdd"]
+    wa, us = [int(line[15]) for line in lines], [int(line[12]) for line in lines]
+    assert (row["Samples"], row["%iowait max"], row["%user mean"]) == (str(len(lines)), str(max(wa)),
+                                                                      f"{sum(us) / len(us):.1f}")
+    assert list(table.frame["Run"]) == ["undo-on-hdd"]  # the others have no samples, and say why
+    assert any(n.startswith("undo-on-ssd: vmstat.out of local could not be read") and "not found" in n
+               for n in table.notes), table.notes
+    assert "no-vmstat: sql_workload.cpu_every_s is 0: no vmstat during the job." in table.notes
+    phases.build_report(cfg, pdf=False)
+    page = (tmp_path / "results" / "undo" / "report" / "report.html").read_text()
+    assert "The database host&#x27;s CPU during the job (vmstat), per run" in page or \
+        "The database host's CPU during the job (vmstat), per run" in page
+    assert (tmp_path / "results" / "undo" / "report" / "sql_cpu.svg").exists()
+
+
 SITECUSTOMIZE = """\
 # Test only: the notebooks' kernels reach the Oracle REPLAY DOUBLE instead of a database.
 import os
@@ -218,6 +267,6 @@ def test_a_sweep_report_has_a_dba_job_section_when_the_campaign_ran_the_job(tmp_
     assert "A DBA's own job" in headings and headings.index("A DBA's own job") < headings.index("Appendix A: every point")
     section = next(s for s in report.sections if s.heading == "A DBA's own job")
     assert [type(i).__name__ for i in section.items] == ["str", "Table", "HConcatChart", "Table", "Table", "Table",
-                                                              "str"]
+                                                              "Table", "Table", "str"]
     page = report.files["report.html"].read_text()
     assert "Speed-up over undo-on-ssd (x)" in page and "2,944,975.9" in page

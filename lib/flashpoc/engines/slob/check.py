@@ -110,7 +110,7 @@ def check_slob(campaign: Campaign, *, connect: Callable[[HostParams], Any] = _ho
         rows = [_row(db.name, "SLOB home", None, "fail", str(error))]
     data_bytes = slob.schemas * slob.scale_bytes
     detail = f"{slob.schemas} schemas x SCALE {slob.scale} = {format_bytes(data_bytes)}"
-    rows.append(_row(CAMPAIGN_ROW_HOST, "SLOB data set", data_bytes, "pass", detail))
+    rows.append(_row(CAMPAIGN_ROW_HOST, "SLOB data set", data_bytes, "pass", detail, "bytes"))
     ws = working_set_row(data_bytes, campaign.array_cache)
     if ws["status"] == "warn":
         ws["detail"] += "; load more or larger schemas (setup.sh)"

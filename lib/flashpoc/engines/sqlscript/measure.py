@@ -30,10 +30,11 @@ from typing import Any
 
 import pandas as pd
 
-from ...errors import ParameterError, RemoteError
+from ...errors import ParameterError, ParseError, RemoteError
 from ...oracle_metrics import compute_awr_metrics
 from ...params import Campaign, resolve_path
 from ...run.oracle_reports import AWR_REPORT_CHOICES, AWR_REPORT_FILES, awr_report
+from .hostcpu import HostCpu, cpu_series
 from .plan import script_summary, split_sql_script
 from .profile import buffer_waits, file_io, load_profile
 from ...store import CampaignStore
@@ -263,9 +264,14 @@ def run_job(cfg: Campaign, spec, pid: str) -> tuple[dict[str, Any], dict[str, st
             raise RemoteError(f"sql_workload {job.name}: {len(errors)} of {len(result[1])} "
                               f"session(s) failed (snapshots {begin}-{end}): " + "; ".join(errors[:3]))
 
-    interval = between_snapshots(
-        settings, lambda: oracle.run_sessions(settings, statements, spec.threads, connect=connect),
-        connect=connect, check=failed_sessions, report=cfg.sql_workload.awr_report)
+    cpu = HostCpu(cfg.db_host, cfg.sql_workload.cpu_every_s)
+
+    def sessions_with_vmstat():
+        with cpu:
+            return oracle.run_sessions(settings, statements, spec.threads, connect=connect)
+
+    interval = between_snapshots(settings, sessions_with_vmstat, connect=connect, check=failed_sessions,
+                                 report=cfg.sql_workload.awr_report)
     (elapsed, sessions), facts, begin, end = (interval.result, interval.facts, interval.begin_snap,
                                               interval.end_snap)
     times = [s.elapsed_s for s in sessions]
@@ -293,7 +299,26 @@ def run_job(cfg: Campaign, spec, pid: str) -> tuple[dict[str, Any], dict[str, st
     row["awr_reports"] = list(files)
     row["awr_report_note"] = interval.report_note
     raw.update(files)
+    row.update(host_cpu_row(cfg.db_host.name, cpu))
+    if cpu.text is not None:
+        raw["vmstat.out"] = cpu.text
     return row, raw
+
+
+def host_cpu_row(host: str, cpu: HostCpu) -> dict[str, Any]:
+    """A run's columns of the database host's CPU over the job: ``cpu_host``, ``cpu_series``
+    (:func:`.hostcpu.cpu_series` of what vmstat printed) and ``cpu_note`` (why there is none)."""
+    series: list[dict[str, Any]] = []
+    note = cpu.note
+    if cpu.text is not None:
+        try:
+            series = cpu_series(cpu.text)
+        except ParseError as error:
+            said = next(iter(cpu.text.strip().splitlines()), "(empty)")[:200]
+            note = f"vmstat.out of {host} could not be read ({error}); it says: {said}"
+        if not series and note is None:
+            note = f"vmstat printed no sample on {host} during the job (shorter than sql_workload.cpu_every_s)"
+    return {"cpu_host": host, "cpu_series": series, "cpu_note": note}
 
 
 def sql_runs_table(cfg: Campaign) -> pd.DataFrame:

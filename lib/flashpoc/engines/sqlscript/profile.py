@@ -97,7 +97,8 @@ FILE_COUNTERS: tuple[str, ...] = ("phyrds", "phywrts", "readtim", "phyblkrd", "w
 
 def file_io(rows: Mapping[str, Sequence[Mapping[str, Any]]], begin_snap: int, end_snap: int) -> list[dict[str, Any]]:
     """The AWR report's "File IO Stats" of the interval, data files (``filestatxs``) and temp files
-    (``tempstatxs``): per file with I/O or buffer waits, its ``tablespace``, ``filename``,
+    (``tempstatxs``): per file with I/O or buffer waits, its ``tablespace``, ``filename``, ``temp``
+    (a temp file),
     ``reads``, ``reads_per_s``, ``avg_read_ms`` (``readtim`` in centiseconds over the reads),
     ``blocks_per_read``, ``writes``, ``writes_per_s``, ``buffer_waits`` (``wait_count``) and
     ``avg_buffer_wait_ms`` (``time`` in centiseconds over them); the read averages are None
@@ -112,7 +113,7 @@ def file_io(rows: Mapping[str, Sequence[Mapping[str, Any]]], begin_snap: int, en
             counters = {c: float(row[c] or 0) for c in FILE_COUNTERS}
             values.setdefault((table, row["tsname"], row["filename"]), {})[int(row["snap_id"])] = counters
     out = []
-    for (_, tablespace, filename), snaps in values.items():
+    for (table, tablespace, filename), snaps in values.items():
         end = snaps.get(int(end_snap))
         begin = snaps.get(int(begin_snap), dict.fromkeys(FILE_COUNTERS, 0.0))
         if end is None or any(end[c] < begin[c] for c in FILE_COUNTERS):
@@ -120,7 +121,7 @@ def file_io(rows: Mapping[str, Sequence[Mapping[str, Any]]], begin_snap: int, en
         d = {c: end[c] - begin[c] for c in FILE_COUNTERS}
         if d["phyrds"] + d["phywrts"] + d["wait_count"] == 0:
             continue
-        out.append({"tablespace": tablespace, "filename": filename,
+        out.append({"tablespace": tablespace, "filename": filename, "temp": table == "tempstatxs",
                     "reads": int(d["phyrds"]), "reads_per_s": d["phyrds"] / elapsed,
                     "avg_read_ms": d["readtim"] * 10 / d["phyrds"] if d["phyrds"] else None,
                     "blocks_per_read": d["phyblkrd"] / d["phyrds"] if d["phyrds"] else None,

@@ -123,14 +123,110 @@ def file_io_table(runs: pd.DataFrame) -> tables.Table:
                         notes=notes)
 
 
+def host_cpu_table(runs: pd.DataFrame) -> tables.Table:
+    """Each run's database host CPU during the job from its vmstat samples: the host, the samples, the
+    mean and the highest %user and %iowait, the mean %sys and %idle (vmstat prints whole percents)."""
+    rows = []
+    notes = ["vmstat -t on the database host while the sessions ran, one sample every sql_workload.cpu_every_s "
+             "seconds (its first line, the average since boot, left out): the CPU over time that AWR's Host CPU "
+             "gives as one average of the snapshot interval (the runs table)."]
+    for run in runs.to_dict("records"):
+        series = _listed(run.get("cpu_series"))
+        if not series:
+            notes.append(f"{run['label']}: {run.get('cpu_note') or 'no vmstat samples (an earlier run)'}.")
+            continue
+        frame = pd.DataFrame(series)
+        rows.append({"Run": run["label"], "Host": run.get("cpu_host") or tables.MISSING,
+                     "Samples": tables.count(len(frame)), "Seconds": f"{frame['second'].iloc[-1]:,.0f}",
+                     "%user mean": tables.pct(frame["us_pct"].mean()), "%user max": str(frame["us_pct"].max()),
+                     "%sys mean": tables.pct(frame["sy_pct"].mean()),
+                     "%iowait mean": tables.pct(frame["wa_pct"].mean()), "%iowait max": str(frame["wa_pct"].max()),
+                     "%idle mean": tables.pct(frame["id_pct"].mean())})
+    columns = ["Run", "Host", "Samples", "Seconds", "%user mean", "%user max", "%sys mean", "%iowait mean",
+               "%iowait max", "%idle mean"]
+    return tables.table(rows, columns=columns, notes=notes,
+                        caption="The database host's CPU during the job (vmstat), per run")
+
+
+def _has_cpu_series(runs: pd.DataFrame) -> bool:
+    return "cpu_series" in runs and any(_listed(series) for series in runs["cpu_series"])
+
+
+FILE_ROLES = ("UNDO", "TEMP", "SYSTEM", "data")
+"""The kinds of file :func:`file_placement_table` lines up, in its order."""
+
+
+def file_role(file: dict[str, Any]) -> str:
+    """What a file of a run's File IO rows holds: TEMP (a temp file, or of a TEMP tablespace in a run
+    stored before the rows said so), UNDO (a tablespace named UNDO..., as Oracle names its undo
+    tablespaces), SYSTEM (SYSTEM, SYSAUX), else data."""
+    name = str(file.get("tablespace", "")).upper()
+    if file.get("temp") or (file.get("temp") is None and name.startswith("TEMP")):
+        return "TEMP"
+    if name.startswith("UNDO"):
+        return "UNDO"
+    return "SYSTEM" if name in ("SYSTEM", "SYSAUX") else "data"
+
+
+def file_location(filename: str) -> str:
+    """Where a database file sits as its name says: the ASM disk group (``+DATA``) or the directory."""
+    if filename.startswith("+"):
+        return filename.split("/", 1)[0]
+    sep = "\\" if "\\" in filename and "/" not in filename else "/"
+    return (filename.rsplit(sep, 1)[0] or sep) if sep in filename else filename
+
+
+def file_placement(runs: pd.DataFrame) -> dict[tuple[str, str], dict[str, dict[str, int]]]:
+    """``{(role, tablespace): {run label: {location: files}}}`` of the runs' File IO rows, by
+    :data:`FILE_ROLES` then tablespace."""
+    found: dict[tuple[str, str], dict[str, dict[str, int]]] = {}
+    for run in runs.to_dict("records"):
+        for f in _listed(run.get("file_io")):
+            at = found.setdefault((file_role(f), f["tablespace"]), {}).setdefault(run["label"], {})
+            at[file_location(f["filename"])] = at.get(file_location(f["filename"]), 0) + 1
+    return dict(sorted(found.items(), key=lambda item: (FILE_ROLES.index(item[0][0]), item[0][1])))
+
+
+def file_placement_table(runs: pd.DataFrame) -> tables.Table:
+    """Which files (UNDO, TEMP, SYSTEM, data) sit where in each run: per tablespace, each run's
+    directories or ASM disk groups with their count of files, as the run's File IO rows name them;
+    a tablespace whose place differs between runs is marked."""
+    labels = list(dict.fromkeys(runs["label"].astype(str)))
+    rows = []
+    for (role, tablespace), by_run in file_placement(runs).items():
+        places = {label: "; ".join(f"{where} ({n} file{'s' if n > 1 else ''})" for where, n in by_run[label].items())
+                  if label in by_run else tables.MISSING for label in labels}
+        moved = len({frozenset(by_run[label]) for label in labels if label in by_run}) > 1
+        rows.append({"Files": role, "Tablespace": tablespace, **places, "Moved": "yes" if moved else ""})
+    notes = ["From each run's AWR File IO rows (DBA_HIST_FILESTATXS, DBA_HIST_TEMPSTATXS): a file that did no I/O "
+             "during a run is not in its rows (–). UNDO: a tablespace named UNDO..., as Oracle names undo "
+             "tablespaces. The online redo logs are not in these rows: their writes are the log file parallel write "
+             "latency of the runs table. The rows name files, not devices: which device holds a directory is the "
+             "database host's to say (df on it)."]
+    return tables.table(rows, columns=["Files", "Tablespace", *labels, "Moved"], notes=notes,
+                        caption="Where the job's files are in each run (directory or ASM disk group)")
+
+
+def placement_text(runs: pd.DataFrame) -> str | None:
+    """Markdown: the tablespaces whose place differs between the runs (the change the runs compare), or None."""
+    moves = []
+    for (role, tablespace), by_run in file_placement(runs).items():
+        if len({frozenset(places) for places in by_run.values()}) > 1:
+            moves.append(f"{tablespace} ({role}): " + ", ".join(f"{', '.join(places)} in {label}"
+                                                                 for label, places in by_run.items()))
+    return ("Between the runs the files of " + "; ".join(moves) + ".") if moves else None
+
+
 def dba_job_items(cfg, runs: pd.DataFrame) -> list[Any]:
     """The DBA-job section: the speed-up in words, the runs table, the chart, the Load Profile."""
-    from ...chart import sql_runs
+    from ...chart import sql_cpu_over_time, sql_runs
 
     if runs.empty:
         return ["(no run of the DBA's job is stored: run notebook 03 with `sql_workload` set)"]
-    return [speedup_text(runs), speedup_table(runs), sql_runs(runs), load_profile_table(runs),
-            buffer_waits_table(runs), file_io_table(runs)]
+    placement = [text for text in [placement_text(runs)] if text]
+    cpu = [sql_cpu_over_time(runs)] if _has_cpu_series(runs) else []
+    return [speedup_text(runs), speedup_table(runs), sql_runs(runs), host_cpu_table(runs), *cpu, *placement,
+            file_placement_table(runs), load_profile_table(runs), buffer_waits_table(runs), file_io_table(runs)]
 
 
 def speedup_text(runs: pd.DataFrame) -> str:
@@ -191,10 +287,11 @@ def build_sql_report(cfg, *, write_files: bool = True, pdf: bool = True):
     store = CampaignStore(cfg.results_path())
     out = store.root / "report"
     charts = {"sql_runs": chart.sql_runs(runs)}
+    if _has_cpu_series(runs):
+        charts["sql_cpu"] = chart.sql_cpu_over_time(runs)
     files: dict[str, Path] = {}
     if write_files:
-        for kind, path in report.save_chart(charts["sql_runs"], out, "sql_runs").items():
-            files[f"sql_runs.{kind}"] = path
+        files.update(report.save_charts(charts, out))
         files["sql_runs.csv"] = store.write_table("report/sql_runs.csv", runs.drop(columns=["script"], errors="ignore"))
     first = runs.iloc[0]
     database = (f"Database {first.get('db_name')} (Oracle {first.get('version')}, instance {first.get('instance_number')}"
@@ -246,6 +343,8 @@ def _ratio(value: Any) -> str:
 
 
 def _file_note(name: str) -> str:
+    if name.startswith("sql_cpu."):
+        return "the database host's CPU during each run (vmstat)"
     return {"sql_runs.csv": "every run's row (elapsed, AWR metrics, Load Profile)"}.get(name, "the runs' chart")
 
 

@@ -873,7 +873,9 @@ def read_output_dir(path: str | Path) -> dict[str, str]:
 
     Returns:
         File name -> text for every ``*.html`` and ``*.txt`` file directly in ``path``
-        (``console.txt`` if the run's console was saved there).
+        (``console.txt`` if the run's console was saved there). A point folder of a campaign
+        (``points/<phase>/<point>/``) holds the output directory flattened (:func:`stored_output_files`):
+        its files are read under their own names again, with the run's ``console.txt``.
 
     Raises:
         ParseError: ``path`` is not a directory.
@@ -885,7 +887,20 @@ def read_output_dir(path: str | Path) -> dict[str, str]:
     for entry in sorted(directory.iterdir()):
         if entry.is_file() and entry.suffix.lower() in (".html", ".txt"):
             files[entry.name] = _decode(entry.read_bytes())
+    if any(name.startswith(STORED_PREFIX) for name in files):  # a stored point: its output/, and its console
+        files = {name[len(STORED_PREFIX):] if name.startswith(STORED_PREFIX) else name: text
+                 for name, text in files.items() if name.startswith(STORED_PREFIX) or name == "console.txt"}
     return files
+
+
+STORED_PREFIX = "output__"
+"""How a stored point keeps vdbench's output directory: each file ``output/<name>`` as ``output__<name>``
+beside the point's own files (its row, parmfile, console, intervals)."""
+
+
+def stored_output_files(files: dict[str, str]) -> dict[str, str]:
+    """vdbench's output directory (name -> text) as a stored point keeps it (:data:`STORED_PREFIX`)."""
+    return {f"{STORED_PREFIX}{name}": text for name, text in files.items()}
 
 
 def parse_vdbench_dir(path: str | Path) -> list[dict[str, Any]]:

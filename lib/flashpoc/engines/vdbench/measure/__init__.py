@@ -27,7 +27,7 @@ from ....params import Workload
 from ....points import Measured, PointSpec
 from ....run.group import Group
 from ....run.targets import target_sizes
-from ..parse import parse_output_dir
+from ..parse import parse_output_dir, stored_output_files
 from ..plan import RunDefinition, outstanding_ios, probe_run, longer_run, render_parmfile, round_run, sweep_run
 from ..run import IntervalProgress, master_setup, run_vdbench
 from ....store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text
@@ -148,7 +148,7 @@ def invoke(wb, phase: str, rd: RunDefinition, group: str, *, bar=None,
     data = target_data(wb)
     rows = [point_row(wb, phase, pid, rd, total, parsed, run.wall_s / max(1, len(ids)), data,
                       (repeats or {}).get(int(total["threads"]), 0)) for pid, total in ids]
-    raw = {f"output__{name}": text for name, text in run.files.items()}  # output/<name>, flattened
+    raw = stored_output_files(run.files)  # output/<name>, flattened
     raw.update({"parmfile": parmfile, "console.txt": run.console})
     raw[INTERVALS_FILE] = table_text([r for pid, total in ids
                                       for r in interval_table(pid, rd.interval_s, total, parsed)], INTERVAL_COLUMNS)
