@@ -34,8 +34,8 @@ from typing import Any
 import pandas as pd
 
 from . import analysis, confidence, tables
-from .summary import curve_points
-from .progress import threads_text
+from .rows import curve_points
+from .tables import threads_text
 
 #: Columns that must be equal for two configurations' runs of a workload to be compared.
 DEFINING_COLUMNS: dict[str, str] = {

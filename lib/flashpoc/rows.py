@@ -97,3 +97,9 @@ def to_points(rows: Iterable[Mapping[str, Any]], rate: str = "iops", latency: st
     :attr:`~flashpoc.engines.base.Engine.rate_column`, e.g. HammerDB's NOPM)."""
     return [analysis.Point(int(r["threads"]), float(r[rate]), float(r[latency]), int(r["outstanding_ios"]))
             for r in rows]
+
+
+def curve_points(frame: Any) -> list[analysis.Point]:
+    """The (threads, IOPS, mean latency ms, outstanding I/Os) points of one curve (a DataFrame of
+    rows), by threads."""
+    return to_points(frame.sort_values("threads").to_dict("records"))

@@ -9,7 +9,7 @@ import pandas as pd
 from .. import analysis, confidence
 from ..params import parse_size
 from ..engines.fio.parse import SHARE_LIMITS_US  # the limits of the db_file_sequential_read_under_<limit>_pct columns too
-from ..rows import SNIA_COLUMNS, to_points
+from ..rows import SNIA_COLUMNS, curve_points, to_points
 from ..tables import verdict
 
 
@@ -47,11 +47,6 @@ def workload_kinds(df: pd.DataFrame) -> dict[str, str]:
 
 #: Intervals a steady-state verdict needs (:func:`flashpoc.analysis.interval_steadiness`).
 MIN_VERDICT_INTERVALS = 3
-
-
-def curve_points(frame: pd.DataFrame) -> list[analysis.Point]:
-    """The (threads, IOPS, mean latency ms, outstanding I/Os) points of one curve, by threads."""
-    return to_points(frame.sort_values("threads").to_dict("records"))
 
 
 _series = confidence.series_keys

@@ -29,7 +29,7 @@ import pandas as pd
 from ... import confidence, tables
 from ...compare import (COMPARISON_COLUMNS, NOISE_PCT, _at_threads, _better, _delta, _reached, change_cell, configs,
                         equal_iops_levels, equal_threads, value_at_iops)
-from ...progress import threads_text
+from ...tables import threads_text
 
 #: (column, measure, unit, higher is better; None: neither, e.g. I/O done at equal NOPM)
 MEASURES: tuple[tuple[str, str, str, bool | None], ...] = (
