@@ -8,7 +8,7 @@ import pandas as pd
 
 from .. import analysis, confidence
 from ..params import parse_size
-from ..engines.fio.parse import SHARE_LIMITS_US  # the limits of the db_file_sequential_read_under_<limit>_pct columns too
+from ..records import SHARE_LIMITS_US
 from ..rows import SNIA_COLUMNS, curve_points, to_points
 from ..tables import verdict
 

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from flashpoc.errors import ParseError
+from flashpoc.records import SHARE_LIMITS_US
 
 DIRECTIONS: tuple[str, ...] = ("read", "write", "trim")
 """fio's I/O directions, in the order rows are emitted."""
@@ -49,9 +50,6 @@ PERCENTILES: dict[str, float] = {
 
 SUMMARY_PERCENTILES: tuple[str, ...] = ("p50", "p90", "p99", "p99_9")
 """Percentiles reported by :func:`summarize_fio_point`, as ``clat_<name>_ms``."""
-
-SHARE_LIMITS_US: dict[str, int] = {"512us": 512, "1ms": 1000, "2ms": 2000, "4ms": 4000}
-"""Latency limits (us) of the ``clat_under_<limit>_pct`` shares computed from JSON+ bins."""
 
 ROW_KEYS: tuple[str, ...] = (
     "fio_version",
