@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from ..params import Campaign, HostParams
-    from ..phases import Workbench
+    from ..session import Workbench
     from ..points import Measured, PointSpec
 
 

@@ -25,6 +25,7 @@ from .... import points
 from ....errors import CheckFailed, RemoteError
 from ....params import Workload
 from ....points import Measured, PointSpec
+from ....run.targets import target_sizes
 from ..parse import parse_output_dir
 from ..plan import RunDefinition, outstanding_ios, probe_run, longer_run, render_parmfile, round_run, sweep_run
 from ..run import IntervalProgress, master_setup, run_vdbench
@@ -225,8 +226,6 @@ def require_targets(wb, purpose: str) -> None:
     Raises:
         CheckFailed: naming each host, target and what was found; vdbench was not started.
     """
-    from ....phases import target_sizes
-
     problems = []
     for host_params in wb.cfg.hosts:
         targets = wb.cfg.targets_of(host_params)
