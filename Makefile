@@ -33,6 +33,7 @@ engines:
 test: venv os-packages
 	@tools/install-os-packages.sh openssh-server openssh-client default-jre-headless chromium fdisk e2fsprogs iproute2 mount procps postgresql-15 libtommath1
 	@tools/install-engines.sh $(ENGINES) .engines
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 # JupyterLab on the workbook (flashpoc lab): working copies of the four notebooks for the campaign of

@@ -219,7 +219,7 @@ def iops_at_slo(slo_ms: float) -> Callable[[pd.DataFrame], float | None]:
     """The IOPS of a curve at ``slo_ms`` (:func:`flashpoc.analysis.iops_at_latency`, measured or
     interpolated; None when it is only a bound: an interval of bounds would say nothing)."""
     from . import analysis
-    from .summary import curve_points
+    from .rows import curve_points
 
     def at(curve: pd.DataFrame) -> float | None:
         found = analysis.iops_at_latency(curve_points(curve), slo_ms)
@@ -230,7 +230,7 @@ def iops_at_slo(slo_ms: float) -> Callable[[pd.DataFrame], float | None]:
 
 def _knee(what: str) -> Callable[[pd.DataFrame], float | None]:
     from . import analysis
-    from .summary import curve_points
+    from .rows import curve_points
 
     def knee(curve: pd.DataFrame) -> float | None:
         point = analysis.find_knee(curve_points(curve))

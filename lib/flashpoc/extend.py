@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from .analysis import SNIA_ROUNDS
-from .summary import verdict
+from .tables import verdict
 
 #: each longer run is this many times the one before (the last one: ``max_s``)
 GROWTH = 2

@@ -34,7 +34,7 @@ from typing import Any
 import pandas as pd
 
 from .tables import number
-from .progress import threads_text
+from .tables import threads_text
 
 HOST_CPU_BUSY_LIMIT_PCT = 90.0
 """A host at least this % busy (user + system) limits the load it generates."""

@@ -29,7 +29,7 @@ from .engines import get_engine
 from .extend import extended
 
 if TYPE_CHECKING:
-    from .phases import Workbench
+    from .session import Workbench
 
 
 @dataclass(frozen=True)

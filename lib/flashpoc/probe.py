@@ -16,7 +16,8 @@ from . import rows as rows_mod
 from .errors import AnalysisError, FlashpocError
 from .params import Campaign
 from .plan.sweep import format_forthreads, threads_list_text
-from .progress import Progress, threads_text
+from .progress import Progress
+from .tables import threads_text
 from .session import (Workbench, _require_checked, open_campaign, point_spec, point_steadiness,
                       prepare_targets, probe_runtime_s)
 from .store import StoreError

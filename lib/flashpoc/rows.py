@@ -9,7 +9,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 from . import analysis
-from .params import Campaign, Workload
+import pandas as pd
+
+from .params import Campaign, Workload, parse_size
 
 
 def base_row(cfg: Campaign, *, phase: str, point_id: str, engine: str, workload: Workload, iodepth: int,
@@ -97,3 +99,50 @@ def to_points(rows: Iterable[Mapping[str, Any]], rate: str = "iops", latency: st
     :attr:`~flashpoc.engines.base.Engine.rate_column`, e.g. HammerDB's NOPM)."""
     return [analysis.Point(int(r["threads"]), float(r[rate]), float(r[latency]), int(r["outstanding_ios"]))
             for r in rows]
+
+
+def curve_points(frame: Any) -> list[analysis.Point]:
+    """The (threads, IOPS, mean latency ms, outstanding I/Os) points of one curve (a DataFrame of
+    rows), by threads."""
+    return to_points(frame.sort_values("threads").to_dict("records"))
+
+
+#: Block sizes up to this are small blocks (Oracle's largest ``db_block_size`` is 32 KiB).
+SMALL_BLOCK_BYTES = 32 * 1024
+
+#: Kinds of workload: small-block random I/O is measured in IOPS, the other kind in MiB/s.
+KIND_RANDOM, KIND_THROUGHPUT = "random", "throughput"
+
+
+#: The ``rw`` modes of sequential I/O (fio's, which vdbench workloads use too).
+SEQUENTIAL_RW = frozenset({"read", "write", "rw", "readwrite", "trim", "trimwrite"})
+
+
+#: A SLOB workload whose operations are at least this share (%) of full scans reads mostly by
+#: multiblock reads (``direct path read``): its measure is MiB/s.
+SLOB_SCAN_PCT = 50
+
+
+def io_kind(rw: Any, bs: Any, scan_pct: Any = None) -> str:
+    """:data:`KIND_THROUGHPUT` for sequential I/O (:data:`SEQUENTIAL_RW`), blocks over
+    :data:`SMALL_BLOCK_BYTES` or a SLOB workload of at least :data:`SLOB_SCAN_PCT` % scans, whose
+    measure is MiB/s; else :data:`KIND_RANDOM`, whose measure is IOPS (SLOB's sessions,
+    single-block reads and updates of 8 KiB blocks, too)."""
+    if rw in SEQUENTIAL_RW:
+        return KIND_THROUGHPUT
+    scans = pd.to_numeric(pd.Series([scan_pct]), errors="coerce").iloc[0]
+    if rw == "slob" and not pd.isna(scans) and scans >= SLOB_SCAN_PCT:
+        return KIND_THROUGHPUT
+    try:
+        size = parse_size(str(bs).strip().lower()) if isinstance(bs, (str, int)) and str(bs).strip() else 0
+    except ValueError:
+        size = 0
+    return KIND_THROUGHPUT if size > SMALL_BLOCK_BYTES else KIND_RANDOM
+
+
+def workload_kinds(df: pd.DataFrame) -> dict[str, str]:
+    """Each workload's :func:`io_kind`, from its first row's ``rw``, ``bs`` and (SLOB) ``scan_pct``."""
+    if "workload" not in df.columns:
+        return {}
+    firsts = df.drop_duplicates("workload")
+    return {str(r["workload"]): io_kind(r.get("rw"), r.get("bs"), r.get("scan_pct")) for r in firsts.to_dict("records")}

@@ -14,7 +14,8 @@ from .engines import get_engine
 from .errors import AnalysisError
 from .params import Campaign
 from .plan.sweep import plan_note, plan_sweep, threads_list_text
-from .progress import Progress, threads_text
+from .progress import Progress
+from .tables import threads_text
 from .session import (Workbench, _require_checked, open_campaign, point_spec, point_steadiness,
                       prepare_targets, probe_runtime_s, sweep_runtime_s)
 from .store import CampaignStore, StoreError

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import math
+import numbers
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,16 @@ import pandas as pd
 
 #: What an empty cell shows: the value does not exist (not measured, not reached).
 MISSING = "–"
+
+
+def threads_text(threads: int | str, unit: str = "threads") -> str:
+    """``1 thread``, ``8 threads`` (``unit``: the engine's word, e.g. ``4 virtual users``); a text
+    (a thread list) as it is."""
+    if isinstance(threads, float) and threads.is_integer():
+        threads = int(threads)
+    if not isinstance(threads, numbers.Integral):
+        return str(threads)
+    return f"{int(threads)} {unit.removesuffix('s') if threads == 1 else unit}"
 
 
 def _number(value: Any) -> float | None:

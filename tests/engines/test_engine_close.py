@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import example_engine
-from flashpoc import engines, session
+from flashpoc import registry, session
 from flashpoc.engines.base import Engine
 from flashpoc.params import campaign_from_dict
 from test_session import held
@@ -28,8 +28,8 @@ class ClosingEngine(example_engine.DdEngine):
 
 def campaign(tmp_path, monkeypatch, engine: Engine):
     """A small campaign of ``engine``, registered as ``ddread`` for the test."""
-    monkeypatch.setattr(engines, "_REGISTRY", dict(engines._REGISTRY))
-    engines.register("ddread", engine)
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    registry.register("ddread", engine)
     data = tmp_path / "data.img"
     data.write_bytes(bytes(1024 * 1024))
     return campaign_from_dict({

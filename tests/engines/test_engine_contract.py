@@ -1,4 +1,4 @@
-"""The contract every registered engine keeps (issue 18), run over ``engines.engine_names()`` and
+"""The contract every registered engine keeps (issue 18), run over ``registry.engine_names()`` and
 a minimal engine defined in the tests (tests/example_engine.py, registered with
 ``engines.register``): point ids deterministic and unique, rows of the common schema, a rerun that
 reuses every stored point without running the engine, the safety gate before any write, the
@@ -28,7 +28,7 @@ import pytest
 
 import example_engine
 from conftest import DATA, TESTS, quick_campaign, real_vdbench, require_fio
-from flashpoc import engines, phases, points
+from flashpoc import engines, phases, points, registry
 from flashpoc.errors import CheckFailed
 from flashpoc.params import campaign_from_dict
 from flashpoc.rows import base_row
@@ -127,11 +127,11 @@ REAL = {"fio": pytest.mark.fio, "vdbench": pytest.mark.vdbench}
 """The markers of the cases that run the real engine (the others replay recorded runs, or run dd)."""
 
 
-@pytest.fixture(params=[pytest.param(name, marks=REAL.get(name, ())) for name in [*engines.engine_names(), "ddread"]])
+@pytest.fixture(params=[pytest.param(name, marks=REAL.get(name, ())) for name in [*registry.engine_names(), "ddread"]])
 def case(request, tmp_path, monkeypatch) -> tuple[str, dict]:
     """(engine name, the parameters of a small campaign of it); the example engine registered for the test."""
-    monkeypatch.setattr(engines, "_REGISTRY", dict(engines._REGISTRY))
-    engines.register("ddread", example_engine.ENGINE)  # the one registry line of a new engine
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    registry.register("ddread", example_engine.ENGINE)  # the one registry line of a new engine
     name = request.param
     if name not in CASES:
         pytest.skip(f"engine {name} has no contract case yet: add one to CASES in {Path(__file__).name}")
@@ -149,7 +149,7 @@ def test_point_ids_are_deterministic_and_apart(case):
     each spec of an engine that stores points one by one has its own id."""
     name, values = case
     cfg = campaign_from_dict(values)
-    engine = engines.get_engine(name)
+    engine = registry.get_engine(name)
     if not engine.sweeps:
         pytest.skip(f"{name} measures no probe or sweep points: its runs are the job's (test_a_job_run_*)")
     workload = cfg.workload(PLAN[name]) if engine.uses_targets else cfg.engine_workloads[0]
@@ -174,7 +174,7 @@ RECORDED = {"hammerdb": [11088, 9341]}
 def test_rows_have_the_common_schema_and_a_rerun_reuses_every_point(case, monkeypatch):
     name, values = case
     cfg = campaign_from_dict(values)
-    engine = engines.get_engine(name)
+    engine = registry.get_engine(name)
     if not engine.sweeps:
         pytest.skip(f"{name} measures no probe or sweep points: its runs are the job's (test_a_job_run_*)")
     plan = {PLAN[name]: [1, 2]}
@@ -208,7 +208,7 @@ def test_a_rising_probe_is_never_answered_below_its_best_point(case):
     """The recorded rising series as every engine's probe (in its rate column: IOPS, HammerDB's NOPM)
     at 1-4 of its threads: still rising, and the sweep goes to 4, the highest probed."""
     name, values = case
-    engine = engines.get_engine(name)
+    engine = registry.get_engine(name)
     if not engine.sweeps:
         pytest.skip(f"{name} measures no probe or sweep points: its runs are the job's (test_a_job_run_*)")
     sweep = {k: v for k, v in values.get("sweep", {}).items() if k != "max_threads"}  # up to the probe's answer
@@ -227,7 +227,7 @@ def test_a_rising_probe_is_never_answered_below_its_best_point(case):
 
 def _job(case) -> tuple[str, dict, engines.base.Engine]:
     name, values = case
-    engine = engines.get_engine(name)
+    engine = registry.get_engine(name)
     if engine.sweeps:
         pytest.skip(f"{name} measures probe and sweep points, not a DBA's job")
     return name, values, engine
@@ -282,7 +282,7 @@ def test_a_job_run_has_its_row_and_a_rerun_reuses_it_without_running(case, monke
 
 def test_the_safety_gate_refuses_a_write_workload_on_a_target_holding_data(case, monkeypatch, tmp_path):
     name, values = case
-    engine = engines.get_engine(name)
+    engine = registry.get_engine(name)
     if not engine.uses_targets:
         pytest.skip(f"{name} writes no target of the campaign: its data lives in the database")
     lun = tmp_path / "lun7.img"
@@ -313,7 +313,7 @@ def test_the_engine_version_lands_in_the_manifest(case):
     table = phases.run_check(cfg)
     manifest = json.loads((Path(values["results_dir"]) / cfg.campaign / "manifest.json").read_text())
     assert manifest["engine"] == name
-    assert manifest["engine_versions"] == engines.get_engine(name).check_versions(table)
+    assert manifest["engine_versions"] == registry.get_engine(name).check_versions(table)
     if name in VERSION:
         hosts = [h["name"] for h in values["hosts"]]
         assert list(manifest["engine_versions"]) == hosts
@@ -330,7 +330,7 @@ def test_points_stored_before_the_one_loop_keep_their_ids_and_are_reused(stored,
     shutil.copytree(DATA / "stored" / stored, root)
     manifest = json.loads((root / "manifest.json").read_text())
     cfg = campaign_from_manifest(manifest, stored)
-    engine = engines.get_engine(cfg.engine)
+    engine = registry.get_engine(cfg.engine)
     versions = {host: said.format(v) for host, v in manifest["engine_versions"].items()}
     wb = Workbench(cfg, CampaignStore(root), engine_versions=versions)
     _forbid_runs(monkeypatch, engine)

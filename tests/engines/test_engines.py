@@ -13,23 +13,23 @@ from pathlib import Path
 import pytest
 from pydantic import Field
 
-from flashpoc import engines
+from flashpoc import registry
 from flashpoc.engines.base import Engine
 from flashpoc.errors import ParameterError
 from flashpoc.params import PARAMETER_KEYS, Campaign, _Strict, campaign_from_dict
 
-LIB = Path(engines.__file__).resolve().parent.parent
+LIB = Path(registry.__file__).resolve().parent
 NAME_COMPARISON = re.compile(r"engine *(==|!=|in)")
 
 
 def test_every_engine_the_parameters_accept_is_registered_under_its_own_name():
-    assert {"fio", "vdbench", "slob", "hammerdb"} <= set(engines.engine_names())
-    for name in engines.engine_names():
-        settings = engines.engine_settings(name)  # before the engine is imported, as the parameters ask
-        engine = engines.get_engine(name)
+    assert {"fio", "vdbench", "slob", "hammerdb"} <= set(registry.engine_names())
+    for name in registry.engine_names():
+        settings = registry.engine_settings(name)  # before the engine is imported, as the parameters ask
+        engine = registry.get_engine(name)
         assert isinstance(engine, Engine) and engine.name == name
-        assert engines.get_engine(name) is engine  # imported once
-        assert engines.engine_settings(name) is settings is engine.settings_model
+        assert registry.get_engine(name) is engine  # imported once
+        assert registry.engine_settings(name) is settings is engine.settings_model
 
 
 def test_a_new_engine_brings_its_settings_without_a_new_key(monkeypatch):
@@ -42,7 +42,7 @@ def test_a_new_engine_brings_its_settings_without_a_new_key(monkeypatch):
         name = "example"
         settings_model = ExampleSettings
 
-    monkeypatch.setitem(engines._REGISTRY, "example", Example())
+    monkeypatch.setitem(registry._REGISTRY, "example", Example())
     base = {"campaign": "c", "hosts": [{"name": "h", "address": "localhost"}],
             "targets": [{"name": "t", "path": "/dev/x", "size": "1g", "allow_write": True}]}
     cfg = campaign_from_dict({**base, "engine": {"example": {"speed": 3}}})
@@ -54,16 +54,16 @@ def test_a_new_engine_brings_its_settings_without_a_new_key(monkeypatch):
 
 def test_an_unknown_engine_is_a_key_error_naming_it():
     with pytest.raises(KeyError, match="orion"):
-        engines.get_engine("orion")
+        registry.get_engine("orion")
 
 
 def test_a_registered_engine_is_found_by_name(monkeypatch):
     class Example(Engine):
         name = "example"
 
-    monkeypatch.setitem(engines._REGISTRY, "example", Example())
-    assert engines.get_engine("example").name == "example"
-    assert "example" in engines.engine_names()
+    monkeypatch.setitem(registry._REGISTRY, "example", Example())
+    assert registry.get_engine("example").name == "example"
+    assert "example" in registry.engine_names()
 
 
 def test_no_module_outside_the_engines_compares_the_engine_name():

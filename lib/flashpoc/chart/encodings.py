@@ -9,7 +9,7 @@ import altair as alt
 import pandas as pd
 
 from ..errors import AnalysisError
-from ..progress import threads_text
+from ..tables import threads_text
 from .theme import (ANNOTATION_COLOR, FORMAT_IOPS, MAX_ROWS, PALETTE, TITLE_IOPS, TITLE_LAT_MEAN, TITLE_MIBPS,
                     TITLE_THREADS)
 

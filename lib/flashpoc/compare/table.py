@@ -12,9 +12,9 @@ import pandas as pd
 from .. import analysis, confidence
 from ..analysis import bounds
 from ..analysis.bounds import AT_MOST, EXACT, MISSING, NOT_REACHED, Bound
-from ..progress import threads_text
+from ..tables import threads_text
 from ..rows import to_points
-from ..summary import KIND_THROUGHPUT, workload_kinds
+from ..rows import KIND_THROUGHPUT, workload_kinds
 
 #: Columns that must be equal for two configurations' runs of a workload to be compared.
 DEFINING_COLUMNS: dict[str, str] = {

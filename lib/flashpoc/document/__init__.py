@@ -20,7 +20,7 @@ same sections make report.html (and its PDF) and what notebook 04 shows
 from __future__ import annotations
 
 from .. import summary
-from ..engines import get_engine
+from ..registry import get_engine
 
 # Every name keeps its old path (flashpoc.document.X): the package re-exports its modules' names.
 from .back import (CHART_PURPOSES, FILE_PURPOSES, GLOSSARY, LEADS, comparison, files_table, glossary, method,

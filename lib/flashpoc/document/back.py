@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import environment, summary, tables
-from ..engines import get_engine
+from ..registry import get_engine
 from .base import Context, DocSection
 
 

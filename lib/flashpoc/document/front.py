@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from .. import analysis, environment, hostlimit, summary, tables
-from ..engines import get_engine
+from ..registry import get_engine
 from ..errors import AnalysisError
 from ..params import parse_size, under_workbook
 from ..results import compared_campaigns

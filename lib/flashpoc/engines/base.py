@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from ..params import Campaign, HostParams
-    from ..phases import Workbench
+    from ..session import Workbench
     from ..points import Measured, PointSpec
 
 
@@ -323,3 +323,11 @@ class Engine:
         """A database wait event's histogram per bucket from a stored point's files
         (:func:`flashpoc.awr_metrics.histogram_buckets` rows); ``[]`` for engines that read no AWR."""
         return []
+
+
+def database_versions(check: Any) -> dict[str, str]:
+    """The database's version by host, from the check's ``database`` rows: the version of an engine
+    whose numbers are the database's (SLOB, a DBA's job)."""
+    if check.empty or "check" not in check:
+        return {}
+    return {str(r.host): str(r.value) for r in check[check["check"] == "database"].itertuples()}

@@ -6,21 +6,19 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any, TYPE_CHECKING
+from typing import Any
 
 from pydantic import (BaseModel, Field, PrivateAttr, SerializeAsAny, ValidationError, field_validator,
                       model_serializer, model_validator)
 
 from ..errors import ParameterError
+from ..registry import engine_names, engine_settings, get_engine
 from .caveats import campaign_warnings
 from .common import Name, Size, _Strict, parse_size, resolve_path
 from .models import (DatabaseParams, HostParams, OracleParams, SqlWorkloadParams, TargetParams, Workload,
                      standard_workloads)
 from .paths import ResultsPath, fold
 from .settings import ArraySettings, PreconditionSettings, ProbeSettings, ReportSettings, SweepSettings
-
-if TYPE_CHECKING:
-    from ..engines.slob.settings import SlobWorkload
 
 
 class Campaign(_Strict):
@@ -127,14 +125,12 @@ class Campaign(_Strict):
     # -- derived values -------------------------------------------------------------
     @property
     def engine_object(self):
-        """The campaign's engine (:func:`flashpoc.engines.get_engine`)."""
-        from ..engines import get_engine
-
+        """The campaign's engine (:func:`flashpoc.registry.get_engine`)."""
         return get_engine(self.engine)
 
     @property
-    def engine_workloads(self) -> list[Workload] | list[SlobWorkload]:
-        """The workloads of the campaign's engine (``slob.workloads`` for SLOB)."""
+    def engine_workloads(self) -> list[Any]:
+        """The workloads of the campaign's engine (:class:`Workload`; ``slob.workloads`` for SLOB)."""
         return self.engine_object.workloads(self)
 
     @property
@@ -143,18 +139,18 @@ class Campaign(_Strict):
         return [w.name for w in self.engine_workloads]
 
     @property
-    def probe_workload(self) -> Workload | SlobWorkload:
-        """The workload the saturation probe uses."""
+    def probe_workload(self) -> Any:
+        """The workload the saturation probe uses (a :class:`Workload`, or SLOB's ``SlobWorkload``)."""
         name = self.probe.workload or self.workload_names[0]
         return self.workload(name)
 
     @property
-    def sweep_workloads(self) -> list[Workload] | list[SlobWorkload]:
+    def sweep_workloads(self) -> list[Any]:
         """The workloads of the fine sweep, in parameter order."""
         names = self.sweep.workloads or self.workload_names
         return [self.workload(n) for n in names]
 
-    def workload(self, name: str) -> Workload | SlobWorkload:
+    def workload(self, name: str) -> Any:
         """Return the workload called ``name``."""
         for workload in self.engine_workloads:
             if workload.name == name:
@@ -269,8 +265,6 @@ def _engine_choice(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str,
     top-level key named after the engine (``fio:``, ``vdbench:``, ``slob:``), load the same; such a
     block of another engine is validated and left unused, as it always was.
     """
-    from ..engines import engine_names
-
     problems: list[dict[str, Any]] = []
 
     def problem(loc: tuple[Any, ...], message: str) -> None:
@@ -304,8 +298,6 @@ def _engine_choice(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str,
     if name in names:
         data["settings"] = _engine_settings(name, settings, where, problems)
         if "hosts" not in data:  # an engine that needs no load host names its own (sqlscript: this machine)
-            from ..engines import get_engine
-
             default = [dict(h) for h in get_engine(name).default_hosts]
             if default:
                 data["hosts"] = default
@@ -315,8 +307,6 @@ def _engine_choice(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str,
 def _engine_settings(name: str, given: Any, where: tuple[Any, ...], problems: list[dict[str, Any]]) -> Any:
     """``given`` validated by engine ``name``'s settings model (None: its defaults); its problems,
     named under ``where``, are added to ``problems``."""
-    from ..engines import engine_settings
-
     try:
         return engine_settings(name).model_validate({} if given is None else given)
     except ValidationError as error:

@@ -20,6 +20,7 @@ from ruamel.yaml.reader import ReaderError
 from ruamel.yaml.resolver import BaseResolver
 
 from ..errors import ParameterError
+from ..registry import engine_names
 from .campaign import Campaign
 from .common import MAX_DEPTH, MAX_FILE_BYTES, MAX_VALUES, in_system_dir, resolve_path, under_workbook, workbook_root
 from .suggest import did_you_mean
@@ -455,8 +456,6 @@ def campaign_from_parameters(namespace: dict[str, Any]) -> Campaign:
             where = "" if absolute else f" (relative to the workbook root {workbook_root()})"
             raise ParameterError(f"{PARAMETERS_FILE}: {error}{where}") from None
         source = f"{path} and the notebook's parameters"
-    from ..engines import engine_names
-
     given = {k: namespace[k] for k in [*PARAMETER_KEYS, *engine_names()] if namespace.get(k) is not None}
     if not values and not given:
         raise ParameterError(f"no parameters: set {PARAMETERS_FILE} in the parameters cell (e.g. "

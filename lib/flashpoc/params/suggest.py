@@ -26,7 +26,7 @@ def known_keys(loc: tuple[Any, ...]) -> list[str]:
     """The keys allowed where the last key of ``loc`` (a pydantic error's location: keys and list indexes,
     ``("hosts", 0, "wrokdir")``) stands: the campaign's, an engine block's (``engine.fio``, or the earlier
     top-level ``fio:``), or a nested model's; [] where it cannot tell."""
-    from ..engines import engine_names, engine_settings
+    from ..registry import engine_names, engine_settings
 
     parts = [p for p in loc[:-1] if not isinstance(p, int)]
     model: type[BaseModel] | None = Campaign

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 import pandas as pd
 
-from ..progress import threads_text
+from ..tables import threads_text
 from .fills import RECORD_DIR, STATUS_FILE, record_path
 from .rounds import MAX_EXCURSION, MAX_SLOPE_EXCURSION, WINDOW
 

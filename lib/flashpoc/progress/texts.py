@@ -3,21 +3,10 @@
 from __future__ import annotations
 
 import json
-import numbers
 from pathlib import Path
 from typing import Any
 
-from ..tables import number
-
-
-def threads_text(threads: int | str, unit: str = "threads") -> str:
-    """``1 thread``, ``8 threads`` (``unit``: the engine's word, e.g. ``4 virtual users``); a text
-    (a thread list) as it is."""
-    if isinstance(threads, float) and threads.is_integer():
-        threads = int(threads)
-    if not isinstance(threads, numbers.Integral):
-        return str(threads)
-    return f"{int(threads)} {unit.removesuffix('s') if threads == 1 else unit}"
+from ..tables import number, threads_text
 
 
 def engine_words(name: Any) -> dict[str, str]:

@@ -8,60 +8,14 @@ import pandas as pd
 
 from .. import analysis, confidence
 from ..analysis import bounds
-from ..params import parse_size
-from ..engines.fio.parse import SHARE_LIMITS_US  # the limits of the db_file_sequential_read_under_<limit>_pct columns too
-from ..rows import SNIA_COLUMNS, to_points
+from ..records import SHARE_LIMITS_US
+from ..rows import (KIND_RANDOM, KIND_THROUGHPUT, SEQUENTIAL_RW, SLOB_SCAN_PCT, SMALL_BLOCK_BYTES,  # noqa: F401
+                    SNIA_COLUMNS, curve_points, io_kind, to_points, workload_kinds)
 from ..tables import verdict
-
-
-#: Block sizes up to this are small blocks (Oracle's largest ``db_block_size`` is 32 KiB).
-SMALL_BLOCK_BYTES = 32 * 1024
-
-#: Kinds of workload: small-block random I/O is measured in IOPS, the other kind in MiB/s.
-KIND_RANDOM, KIND_THROUGHPUT = "random", "throughput"
-
-
-#: The ``rw`` modes of sequential I/O (fio's, which vdbench workloads use too).
-SEQUENTIAL_RW = frozenset({"read", "write", "rw", "readwrite", "trim", "trimwrite"})
-
-
-#: A SLOB workload whose operations are at least this share (%) of full scans reads mostly by
-#: multiblock reads (``direct path read``): its measure is MiB/s.
-SLOB_SCAN_PCT = 50
-
-
-def io_kind(rw: Any, bs: Any, scan_pct: Any = None) -> str:
-    """:data:`KIND_THROUGHPUT` for sequential I/O (:data:`SEQUENTIAL_RW`), blocks over
-    :data:`SMALL_BLOCK_BYTES` or a SLOB workload of at least :data:`SLOB_SCAN_PCT` % scans, whose
-    measure is MiB/s; else :data:`KIND_RANDOM`, whose measure is IOPS (SLOB's sessions,
-    single-block reads and updates of 8 KiB blocks, too)."""
-    if rw in SEQUENTIAL_RW:
-        return KIND_THROUGHPUT
-    scans = pd.to_numeric(pd.Series([scan_pct]), errors="coerce").iloc[0]
-    if rw == "slob" and not pd.isna(scans) and scans >= SLOB_SCAN_PCT:
-        return KIND_THROUGHPUT
-    try:
-        size = parse_size(str(bs).strip().lower()) if isinstance(bs, (str, int)) and str(bs).strip() else 0
-    except ValueError:
-        size = 0
-    return KIND_THROUGHPUT if size > SMALL_BLOCK_BYTES else KIND_RANDOM
-
-
-def workload_kinds(df: pd.DataFrame) -> dict[str, str]:
-    """Each workload's :func:`io_kind`, from its first row's ``rw``, ``bs`` and (SLOB) ``scan_pct``."""
-    if "workload" not in df.columns:
-        return {}
-    firsts = df.drop_duplicates("workload")
-    return {str(r["workload"]): io_kind(r.get("rw"), r.get("bs"), r.get("scan_pct")) for r in firsts.to_dict("records")}
 
 
 #: Intervals a steady-state verdict needs (:func:`flashpoc.analysis.interval_steadiness`).
 MIN_VERDICT_INTERVALS = 3
-
-
-def curve_points(frame: pd.DataFrame) -> list[analysis.Point]:
-    """The (threads, IOPS, mean latency ms, outstanding I/Os) points of one curve, by threads."""
-    return to_points(frame.sort_values("threads").to_dict("records"))
 
 
 _series = confidence.series_keys

@@ -28,7 +28,7 @@ from .plan import FILL_BS, outstanding_ios, rate_per_job, render_fill_job, rende
 from .run import FioRun, fio_version, run_fio_job
 
 if TYPE_CHECKING:
-    from ...phases import Workbench
+    from ...session import Workbench
 
 #: metrics summed over hosts; the other metrics are IOPS-weighted means over hosts
 _SUMMED = ("iops", "read_iops", "write_iops", "bw_mibps", "read_bw_mibps", "write_bw_mibps")

@@ -31,6 +31,7 @@ from typing import Any
 
 from flashpoc.damage import DAMAGED, Loss, carry, note_loss
 from flashpoc.errors import ParseError
+from flashpoc.records import SHARE_LIMITS_US
 
 from . import crosscheck
 
@@ -52,9 +53,6 @@ PERCENTILES: dict[str, float] = {
 
 SUMMARY_PERCENTILES: tuple[str, ...] = ("p50", "p90", "p99", "p99_9")
 """Percentiles reported by :func:`summarize_fio_point`, as ``clat_<name>_ms``."""
-
-SHARE_LIMITS_US: dict[str, int] = {"512us": 512, "1ms": 1000, "2ms": 2000, "4ms": 4000}
-"""Latency limits (us) of the ``clat_under_<limit>_pct`` shares computed from JSON+ bins."""
 
 ROW_KEYS: tuple[str, ...] = (
     "fio_version",

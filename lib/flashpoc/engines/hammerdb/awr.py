@@ -25,6 +25,7 @@ from typing import Any
 
 from ...errors import AnalysisError, ParseError, RemoteError
 from ...oracle_metrics import compute_awr_metrics
+from ...run.oracle_snapshots import snapshot_rows_json
 from .parse import Snapshot
 
 #: the stored rows of a point's AWR interval
@@ -64,7 +65,6 @@ def read_awr_rows(oracle_params, pair: dict[str, Any], *, connect=None) -> tuple
         return {}, ("no AWR metrics: the campaign has no oracle block (dsn, user) to read AWR's rows of "
                     f"snapshots {pair['awr_begin_snap']}-{pair['awr_end_snap']} through SQL")
     from ...run import oracle
-    from ..sqlscript.measure import snapshot_rows_json
 
     try:
         with (connect or oracle.connect)(oracle_params.settings()) as conn:

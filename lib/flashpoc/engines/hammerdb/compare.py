@@ -32,7 +32,7 @@ from ... import tables
 from ...analysis.bounds import MISSING, Bound
 from ...compare import (COMPARISON_COLUMNS, NOISE_PCT, _at, _at_threads, change_cell, comparison_row, configs,
                         equal_iops_levels, equal_threads, row_bounds, value_at_iops)
-from ...progress import threads_text
+from ...tables import threads_text
 
 #: (column, measure, unit, higher is better; None: neither, e.g. I/O done at equal NOPM)
 MEASURES: tuple[tuple[str, str, str, bool | None], ...] = (

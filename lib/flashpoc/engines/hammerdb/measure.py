@@ -40,7 +40,7 @@ from ...points import Measured, PointSpec
 from ...run.group import Group
 from ...rows import base_row
 from ...store import table_text
-from ..sqlscript.measure import between_snapshots, snapshot_rows_json
+from ...run.oracle_snapshots import between_snapshots, snapshot_rows_json
 from .awr import ROWS_FILE, interval_columns, read_awr_rows, snapshot_pair
 from .fixedwork import fixed_work_hosts
 from .engine import TPROCC

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Engine, LazyModule
+from ..base import Engine, LazyModule, database_versions
 from .settings import SlobSettings
 
 measure = LazyModule(f"{__package__}.measure")
@@ -50,9 +50,7 @@ class SlobEngine(Engine):
 
     def check_versions(self, check) -> dict[str, str]:
         """SLOB's numbers are the database's: its version (the check's "database" row)."""
-        if check.empty or "check" not in check:
-            return {}
-        return {str(r.host): str(r.value) for r in check[check["check"] == "database"].itertuples()}
+        return database_versions(check)
 
     def check_params(self, cfg, host_names: set[str]) -> None:
         """SLOB's own settings: its database host, schemas, SCALE and workloads."""

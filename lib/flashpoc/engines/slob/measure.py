@@ -36,6 +36,7 @@ from .parse import read_slob_run, read_sql_run_series
 from .plan import render_slob_conf
 from ...points import Measured, PointSpec
 from ...rows import base_row, interval_verdict
+from ...run.oracle_snapshots import between_snapshots, snapshot_rows_json
 from ...store import INTERVAL_COLUMNS, INTERVALS_FILE, table_text
 from .run import SAMPLE_S, SlobRun, run_slob
 
@@ -154,7 +155,7 @@ def _read_point(cfg, files: dict[str, str | bytes], sql_metrics: dict[str, Any] 
 
 def with_snapshots(cfg, run, sample_every_s: float | None = None) -> tuple[SlobRun, dict[str, Any], dict[str, str]]:
     """Call ``run()`` between two snapshots taken through python-oracledb (``cfg.oracle``): AWR,
-    or Statspack without the Diagnostics Pack (see :func:`flashpoc.engines.sqlscript.measure.between_snapshots`).
+    or Statspack without the Diagnostics Pack (see :func:`flashpoc.run.oracle_snapshots.between_snapshots`).
     With ``sample_every_s``, the database's counters are sampled while ``run()`` runs
     (:class:`DbstatSampler`) and kept as :data:`~flashpoc.parse.dbstat.DBSTAT_FILE`; a sampling that
     ended early says why in the metrics' ``dbstat_note`` (the point is kept), ``dbstat_samples``
@@ -164,8 +165,6 @@ def with_snapshots(cfg, run, sample_every_s: float | None = None) -> tuple[SlobR
         ``(run result, the interval's metrics, {file name: JSON text})``: the snapshot rows'
         file, and dbstat.json when sampled.
     """
-    from ..sqlscript.measure import between_snapshots, snapshot_rows_json
-
     settings = cfg.oracle.settings()
     sampler = DbstatSampler(settings, sample_every_s) if sample_every_s is not None else None
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Engine
-from ..slob.engine import SlobEngine
+from ..base import Engine, database_versions
 from .settings import SqlScriptSettings
 
 
@@ -48,7 +47,9 @@ class SqlScriptEngine(Engine):
     def describe(self, cfg, version: str, points: Any) -> str:
         return f"a DBA's SQL*Plus script in {cfg.sql_workload.sessions} sessions (Oracle {version})"
 
-    check_versions = SlobEngine.check_versions  # the job's numbers are the database's: its version
+    def check_versions(self, check) -> dict[str, str]:
+        """The job's numbers are the database's: its version (the check's "database" row)."""
+        return database_versions(check)
 
     def skipped_text(self, cfg, phase: str) -> str | None:
         return (f"**Skipped**: this campaign runs only a DBA's own job (`engine: sqlscript`): no {phase} of the "

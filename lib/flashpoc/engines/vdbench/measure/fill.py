@@ -15,6 +15,7 @@ from ..parse import parse_output_dir, parse_summary
 from ..plan import data_text, fill_xfersize, render_fill_parmfile
 from ....precondition import fill_timeout_s, make_scratch_files
 from ..run import run_vdbench
+from ....run.targets import target_sizes
 from ....store import write_atomic
 from .output import failure, run_intervals
 
@@ -128,8 +129,6 @@ def make_fill_targets(host, name: str, targets: list[TargetParams]) -> None:
         CheckFailed: a target is missing or short: vdbench's own format run would extend it.
     """
     make_scratch_files(host, [t for t in targets if t.create])
-    from ....phases import target_sizes
-
     found = target_sizes(host, targets)  # a missing or short target would be extended by vdbench's own format run
     short = [f"{t.name} ({t.path}): {found[t.path]}" for t in targets
              if not isinstance(found[t.path], int) or (t.size_bytes and found[t.path] < t.size_bytes)]

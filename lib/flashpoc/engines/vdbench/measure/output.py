@@ -8,7 +8,7 @@ from typing import Any
 from ....damage import DAMAGED, Loss, carry, note_loss
 from ....errors import RemoteError
 from ....params import Workload
-from ...fio.parse import SHARE_LIMITS_US
+from ....records import SHARE_LIMITS_US
 from ..parse import histogram_shares, runs_without_histogram, vdbench_failure
 from ..plan import RunDefinition, outstanding_ios, threads_per_host
 from ....rows import add_littles_law, base_row, interval_verdict
