@@ -156,7 +156,10 @@ def test_a_wrong_password_then_a_stopped_database_then_the_point(tpcc, tmp_path,
 
 def test_transactions_failing_on_a_statement_timeout_refuse_the_point(tpcc, tmp_path):
     """Issue 29's run: with a 4 ms statement timeout HammerDB printed thousands of 'Procedure Error'
-    lines and flashpoc stored a normal point; it is refused, its errors counted per transaction."""
+    lines and flashpoc stored a normal point; it is refused, its errors counted per transaction.
+    On a loaded host the timeout may also cancel a query of HammerDB's own outside the transactions
+    (the timed driver's monitor), failing a virtual user: then the run failed, and its error still
+    counts the transactions' errors."""
     cfg = _campaign(tmp_path, tpcc)
     _psql(tpcc, "ALTER ROLE tpcc SET statement_timeout = '4ms'")
     try:
@@ -165,8 +168,8 @@ def test_transactions_failing_on_a_statement_timeout_refuse_the_point(tpcc, tmp_
     finally:
         _psql(tpcc, "ALTER ROLE tpcc RESET statement_timeout")
     message = str(refused.value)
-    said = re.search(r"HammerDB printed (\d+) errors \(([^)]*)\), more than max_errors \(0\): not a measurement "
-                     r"\(the run's files: (\S+)\)$", message)
+    said = re.search(r"(?:: HammerDB printed |FINISHED FAILED: .*; )(\d+) errors \(([^)]*)\)(?:, more than max_errors "
+                     r"\(0\): not a measurement)? \(the run's files: (\S+)\)$", message)
     assert said, message
     (kept,) = [Path(said.group(3))]
     console = (kept / "console.txt").read_text()

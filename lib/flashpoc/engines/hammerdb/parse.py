@@ -18,7 +18,8 @@ cannot give whole (a line is read only when complete) and never changes a number
 ``damaged`` names it (:class:`~flashpoc.damage.Loss`), and so does a file the run wrote (named by the
 console or the job store) that is missing. The console, the virtual-user log and the job's output
 each hold every line the virtual users printed, so the error lines per transaction
-(:mod:`.lines`) are one count all three must agree on; so are the active virtual users and the
+(:mod:`.lines`) are one count the console and the job's output must agree on, and the log may
+hold fewer of, never more (:func:`error_counts`); so are the active virtual users and the
 users that printed lines and finished. A failed run (a virtual user ``FINISHED FAILED``, or no ``TEST RESULT``
 line) raises, naming what failed; so does a script that stopped itself (an ``@@flashpoc error``
 line of :mod:`.plan`'s scripts, e.g. a password variable not set on the load host).
@@ -37,6 +38,7 @@ from .lines import (ERROR_LINE, JOBID, MARK_ERROR, TIMESTAMP_LINE, VUSER_LINE, S
                     parse_result_line)
 from .sources import (JOB_FILE, TRANSACTIONS, Found, Transaction, classify, read_job_answer, read_jobs_result,
                       read_source_lines, read_tcount_log, read_xtprof)
+from .window import is_vuser_log
 
 __all__ = ["ERROR_LINE", "JOBID", "TIMESTAMP_LINE", "VUSER_LINE", "HammerdbResult", "Snapshot", "Transaction",
            "TimeProfileBug", "line_text", "number", "parse_check", "parse_files", "parse_path", "parse_result_line",
@@ -176,10 +178,21 @@ MSPERCLICK = 'key "msperclick" not found'
 
 
 def error_counts(found: Found) -> tuple[tuple[str, int], ...] | None:
-    """Each transaction's error lines as every source that prints them agrees (0 included), or None."""
-    counts = _one(found.error_counts, "error lines per transaction")
+    """Each transaction's error lines as every source that prints them agrees (0 included), or None.
+
+    The console and the job's output get each line as a virtual user prints it; the virtual-user
+    log gets it after, asynchronously (HammerDB's ``puts`` in ``src/generic/genvu.tcl`` sends
+    ``logtofile`` with ``thread::send -async``), and a line a user prints after HammerDB closed the
+    log (virtual users destroyed while still running, a failed run) is not in it: the log may count
+    fewer error lines than they, never more."""
+    whole = [(name, counts) for name, counts in found.error_counts if not is_vuser_log(name)]
+    counts = _one(whole or found.error_counts, "error lines per transaction")
     if counts is None:
         return None
+    for name, logged in found.error_counts if whole else ():
+        if is_vuser_log(name) and any(n > dict(counts).get(t, 0) for t, n in logged):
+            raise ParseError(f"the sources disagree on the error lines per transaction ({whole[0][0]}: {counts}; "
+                             f"{name}: {logged}): refusing to choose")
     given = dict(counts)
     return tuple((name, given.get(name, 0)) for name in TRANSACTIONS) + tuple(
         (name, n) for name, n in counts if name not in TRANSACTIONS)
