@@ -27,7 +27,9 @@ def test_every_load_host_is_checked_side_by_side():
 
     def connect(params):
         return FakeHost(params=params, commands={
+            re.compile(r"^\[ -d \S+ \] && find "): "",  # what earlier attempts left, removed first
             re.compile(r"mkdir -p .* && echo made$"): "made\n",
+            re.compile(r"; rm -rf \S+/hammerdb/load\d/check-\S+$"): "",  # the attempt's folder, once read
             re.compile(r"hammerdbcli auto"): hammerdb,
             re.compile(r"tar czf - "): "",
         })
