@@ -59,7 +59,7 @@ def pdf_problems(pdf: Path, headings: Sequence[str]) -> list[str]:
                  if line.strip() and not re.fullmatch(r"Page \d+ of \d+", line.strip())]
         if lines and lines[-1] in headings:
             problems.append(f"page {n} ends with the heading {lines[-1]!r}")
-    if pages and len(pages[0].split()) < 250:
+    if pages and len(pages[0].split()) < 200:
         problems.append(f"page 1 holds {len(pages[0].split())} words: much of it empty")
     return problems
 
