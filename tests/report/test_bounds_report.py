@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 
 from conftest import DATA
+from documents import summary_problems
 from flashpoc import compare, document, progress, summary
 from flashpoc.engines.vdbench.parse import parse_totals
 from flashpoc.document.base import Context
@@ -174,3 +175,24 @@ def test_the_conditions_say_the_slo_figure_is_in_mibps_where_a_workload_is_measu
     assert slo_line(seq).endswith("the IOPS within it (MiB/s for sequential and large-block I/O) are the customer's "
                                   "usable performance.")
     assert slo_line(FOUR.drop(columns="config")).endswith("the IOPS within it are the customer's usable performance.")
+
+
+def test_a_comparison_s_executive_summary_answers_in_a_sentence_with_its_bound():
+    """Issue 30, item 10: a comparison's summary is one sentence per workload and configuration, the
+    bound kept ("≥ 67,784 ... ≥ +57 %", from the printed 67,783.8 IOPS against the sweep's 43,284 at
+    0.45 ms), in at most 150 words without a parameter's name. It held every configuration's key
+    results and every delta of "Against the baseline" (now in the comparison's section)."""
+    points = pd.concat([SWEEP, FOUR], ignore_index=True)
+    cfg = campaign_from_dict({"campaign": "c", "hosts": [{"name": "h"}], "slo_ms": 0.45, "targets": [
+        {"name": "t", "path": "/srv/t.dat", "size": "1g", "create": True}]})
+    table = compare.comparison_table(points, slo_ms=0.45)
+    report = SimpleNamespace(cfg=cfg, points=points, measured=points, summary=summary.summary_table(points, 0.45),
+                             configs=["sweep", "four"], comparison=table, steadiness=pd.DataFrame(), host_limit=None,
+                             comparison_text=compare.comparison_text(table))
+    items = document.executive_summary(report, Context())
+    assert summary_problems(items) == []
+    most = _crossing(34595.40, 0.443, 65627.10, 0.468, 0.45)
+    change = (67783.8 - most) / most * 100
+    assert f"> - **randread-4k**: four ≥ 67,784 IOPS within 0.45 ms against {most:,.0f} for sweep (≥ +{change:.0f} %)." \
+        in items[0].splitlines()
+    assert not [item for item in items if isinstance(item, str) and "Against the baseline" in item]

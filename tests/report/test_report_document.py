@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from conftest import quick_campaign, require_fio
+from documents import chart_text_pt_in_print, pdf_problems, summary_problems
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 WORKLOADS = [{"name": "4k-randread", "rw": "randread", "bs": "4k"},
@@ -131,10 +132,11 @@ def test_the_page_at_992_px_and_its_pdf(campaign, tmp_path):
             order = page.evaluate("""() => {
                 const key = document.querySelector('blockquote'), chart = document.querySelector('figure.chart');
                 return [key.innerText, key.getBoundingClientRect().top, chart.getBoundingClientRect().top]; }""")
-            assert "Key results" in order[0] and "Saturation probe" in order[0] and order[1] < order[2]
-            drawn = page.evaluate("""() => [...document.querySelectorAll('figure.chart svg')]
+            assert "The answers" in order[0] and "Saturation probe" in order[0] and order[1] < order[2]
+            drawn = page.evaluate("""() => new Set([...document.querySelectorAll('figure.chart svg')]
                 .filter(s => s.getBoundingClientRect().width > 150 && s.getBoundingClientRect().height > 100
-                             && s.querySelectorAll('path, line, rect').length > 10).length""")
+                             && s.querySelectorAll('path, line, rect').length > 10)
+                .map(s => s.parentElement.dataset.chart)).size""")  # a chart printed in parts counts once
             assert drawn == len(report.charts) and drawn >= 6
             height = page.evaluate("document.body.scrollHeight")
             for n, top in enumerate(range(0, height, 2400)):
@@ -145,3 +147,40 @@ def test_the_page_at_992_px_and_its_pdf(campaign, tmp_path):
     pdf = (root / "report" / "report.pdf").read_bytes()
     assert pdf.startswith(b"%PDF") and len(re.findall(rb"/Type\s*/Page[^s]", pdf)) >= 4
     assert report.files["report.pdf"] == root / "report" / "report.pdf"
+
+
+def test_the_executive_summary_is_what_a_manager_repeats(campaign):
+    """Issue 30, item 10: the answers first, one sentence per workload, at most 150 words, no parameter's
+    name, the probe answered once. It held the probe's whole account (its fit, "raise probe.max_threads",
+    the sweep's reach) and the hosts-or-array verdict's suggestion."""
+    report, _ = campaign
+    (summary,) = [s for s in report.sections if s.key == "summary"]
+    assert summary_problems(summary.items) == []
+    answers = summary.items[0]
+    assert answers.startswith("> **The answers**")
+    for workload in ("4k-randread", "8k-oltp", "128k-seqread"):
+        assert answers.count(f"**{workload}**") == 1
+    row = report.summary.set_index("workload").loc["4k-randread"]
+    assert f"{row['max_iops']:,.0f} IOPS" in answers  # the number measured, as the table prints it
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
+def test_the_pdf_reads_on_paper(campaign):
+    """Issue 30, item 11: every page numbered, no heading alone at a page's foot, page 1 full, and no
+    chart scaled on the page until its text is under 8 pt (the histogram's stacked panels printed at
+    about 4 pt, the facet rows at 7.3 pt)."""
+    pytest.importorskip("pypdf", reason="pypdf (the test extras) reads the PDF's text")
+    from playwright.sync_api import sync_playwright
+
+    report, root = campaign
+    headings = [s.heading for s in report.sections] + ["Against the baseline", "Key results"]
+    assert pdf_problems(root / "report" / "report.pdf", headings) == []
+    with sync_playwright() as play:
+        browser = play.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page()
+            page.goto((root / "report" / "report.html").as_uri())
+            sizes = chart_text_pt_in_print(page)
+        finally:
+            browser.close()
+    assert len(sizes) >= len(report.charts) and min(sizes) >= 8.0, sizes

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import textwrap
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -115,8 +116,9 @@ def use_theme() -> str:
 
 def themed_spec(chart: alt.TopLevelMixin | dict[str, Any], *, validate: bool = True) -> dict[str, Any]:
     """The Vega-Lite spec of ``chart`` in the house theme, whichever theme is active (a spec
-    given as a dict is returned as it is), as strict JSON (:func:`json_safe`); ``validate=False``
-    skips Altair's schema check (a third of the time: a chart redrawn again and again, checked once).
+    given as a dict is returned as it is), as strict JSON (:func:`json_safe`), its titles in lines
+    (:func:`wrap_titles`); ``validate=False`` skips Altair's schema check (a third of the time: a
+    chart redrawn again and again, checked once).
 
     A chart's spec is made once (the report saves each chart, then draws it in report.html: one
     spec, one SVG); a chart is not changed once made (Altair's methods return new charts), and the
@@ -136,9 +138,40 @@ def _made(chart: alt.TopLevelMixin, validate: bool = True) -> dict[str, Any]:
     if held is not None and held[0]() is chart:
         return held[1]
     with alt.theme.enable(THEME_NAME):
-        made = {"spec": json_safe(chart.to_dict(validate=validate))}
+        made = {"spec": wrap_titles(json_safe(chart.to_dict(validate=validate)))}
     _MADE[key] = (weakref.ref(chart, lambda _dead: _MADE.pop(key, None)), made)
     return made
+
+
+#: Characters per line of a chart's title and of its subtitle (:func:`wrap_titles`): a sentence of a
+#: subtitle made a chart thousands of pixels wide.
+TITLE_CHARS, SUBTITLE_CHARS = 70, 95
+_DATA_KEYS = ("data", "datasets", "values")
+
+
+def wrap_titles(spec: Any) -> Any:
+    """``spec`` with every title's text and subtitle broken into lines of at most :data:`TITLE_CHARS`
+    and :data:`SUBTITLE_CHARS` characters (Vega-Lite draws a list as lines)."""
+    if isinstance(spec, list):
+        return [wrap_titles(item) for item in spec]
+    if not isinstance(spec, dict):
+        return spec
+    out = {key: value if key in _DATA_KEYS else wrap_titles(value) for key, value in spec.items()}
+    title = out.get("title")
+    if isinstance(title, str) and len(title) > TITLE_CHARS:
+        out["title"] = textwrap.wrap(title, TITLE_CHARS)
+    elif isinstance(title, dict) and "text" in title:
+        out["title"] = {**title, **{key: _lines(title[key], width) for key, width in
+                                    (("text", TITLE_CHARS), ("subtitle", SUBTITLE_CHARS)) if key in title}}
+    return out
+
+
+def _lines(text: Any, width: int) -> Any:
+    """A title's text (a str or lines) as lines of at most ``width`` characters."""
+    lines = [text] if isinstance(text, str) else text if isinstance(text, list) else None
+    if lines is None or all(len(str(line)) <= width for line in lines):
+        return text
+    return [wrapped for line in lines for wrapped in (textwrap.wrap(str(line), width) or [""])]
 
 
 def json_safe(value: Any) -> Any:

@@ -6,8 +6,9 @@ probe.json) into sections of text, tables (:class:`flashpoc.tables.Table`) and c
 same sections make report.html (and its PDF) and what notebook 04 shows
 (:meth:`flashpoc.phases.Report.show`), so both read the same:
 
-1. Executive summary: what was tested, the key results and the verdicts (the saturation
-   probe's, hosts or array), and the results table with the caveats next to the numbers.
+1. Executive summary: the answers first (a sentence per workload or comparison, the saturation
+   probe's answer and the hosts-or-array verdict once), what was tested, the results table with
+   its caveats.
 2. Test conditions: date, engine and version, hosts, targets and sizes, point length and
    warm-up, the working set against the array's cache.
 3. Method: how each number is measured and read.
@@ -29,8 +30,8 @@ from .base import Context, DocSection
 from .repeats import repeats_section
 from .front import (_cache_verdict, _ranges, _recorded_version, _runtime_text, _size_text, conditions, engine_text,
                     executive_summary, fill_text, headline, hosts_table, interval_text, key_results, measured_when,
-                    point_length_text, targets_table, targets_text, tested_text, title_lines, verdict_lines,
-                    working_set_text, workloads_table)
+                    point_length_text, probe_sentence, targets_table, targets_text, tested_text, title_lines,
+                    verdict_lines, working_set_text, workloads_table)
 
 
 def compose(report, context: Context) -> list[DocSection]:

@@ -66,9 +66,9 @@ def comparison(report) -> list[Any]:
             "SLO and the chosen latencies, mean latency and host CPU at equal IOPS (half and all of the lower "
             "maximum), max IOPS and MiB/s, and at equal load (the same threads or users: `report.equal_threads`, "
             "by default the highest count both measured and the one nearest half of it) IOPS, MiB/s and latency, "
-            "in total and per direction, and host CPU. Workloads run differently are named and not compared (the executive "
-            "summary lists them, with the deltas in words).",
-            report.comparison_display]
+            "in total and per direction, and host CPU. Workloads run differently are named and not compared (listed "
+            "below, with the deltas in words).",
+            report.comparison_display, "### Against the baseline\n\n" + report.comparison_text]
 
 
 # --- 5. results ---------------------------------------------------------------------------

@@ -11,8 +11,10 @@ import pandas as pd
 
 from .. import analysis, environment, hostlimit, summary, tables
 from ..registry import get_engine
+from ..compare import row_bounds
 from ..errors import AnalysisError
 from ..params import parse_size, under_workbook
+from ..tables import threads_text
 from ..results import compared_campaigns
 from ..summary import KIND_THROUGHPUT
 from ..workingset import judge_working_set
@@ -34,27 +36,48 @@ def title_lines(report, context: Context) -> list[str]:
 # --- 1. executive summary -----------------------------------------------------------------
 
 
+#: The most words the executive summary's text may have (its tables apart): what a manager reads and repeats.
+SUMMARY_WORDS = 150
+
+
 def executive_summary(report, context: Context) -> list[Any]:
-    """What was tested (one paragraph), the key results and verdicts (a highlighted block), the
-    results table with its caveats."""
+    """The answers first (a highlighted block: one sentence per workload, or per workload and compared
+    configuration, then the saturation probe's answer and the hosts-or-array verdict, each once), then what was
+    tested in one sentence and the results table. Plain words: parameter names, the probe's account and the
+    deltas in full belong to the Method, Comparison and Results sections."""
     cfg = report.cfg
-    items: list[Any] = [tested_text(report, context)]
-    lines = [f"> **Key results** (latency SLO: {cfg.slo_ms:g} ms mean)", ">"]
-    if report.configs:
-        lines.append(f"> Configurations: **{report.configs[0]}** (the baseline) against "
-                     + ", ".join(f"**{c}**" for c in report.configs[1:]) + "; the deltas are below.")
-        lines.append(">")
-    lines += [f"> - {line}" for line in key_results(report)]
-    unsteady = summary.unsteady_summary(report.steadiness)
-    if unsteady:
-        lines += [">", f"> {unsteady}"]
-    for paragraph in verdict_lines(report, context):
-        lines += [">", *(f"> {line}" for line in paragraph.splitlines() if line.strip())]
-    items.append("\n".join(lines))
-    items.append(summary.results_table(report.summary, report.points, cfg.slo_ms))
-    if report.configs and not report.comparison.empty:
-        items.append("### Against the baseline\n\n" + report.comparison_text)
-    return items
+    lines = [f"> **The answers** (latency SLO: {cfg.slo_ms:g} ms mean)", ">"]
+    answers = comparison_answers(report) if report.configs and not report.comparison.empty else answer_lines(report)
+    lines += [f"> - {line}" for line in answers]
+    said = [*verdict_lines(report, context), summary.unsteady_summary(report.steadiness, named=False)]
+    said = [line for line in said if line]
+    for line in said:
+        lines += [">", f"> {line}"]
+    return ["\n".join(lines), tested_text(report, context),
+            summary.results_table(report.summary, report.points, cfg.slo_ms)]
+
+
+def comparison_answers(report) -> list[str]:
+    """One sentence per workload and compared configuration: what it gives within the SLO (else at its
+    most) against the baseline, each side the figure or bound it is, and the change."""
+    lines = []
+    table = report.comparison
+    for (workload, config), rows in table.groupby(["workload", "config"], sort=False):
+        chosen = None
+        for metric in ("MiB/s at latency", "IOPS at latency", "max MiB/s", "max IOPS"):
+            found = rows[rows["metric"] == metric]
+            if not found.empty:
+                chosen = found.iloc[0].to_dict()
+                break
+        if chosen is None:
+            continue
+        a, b, pct = row_bounds(chosen)
+        fmt = tables.mibps if chosen["unit"] == "MiB/s" else tables.count
+        where = f"within {chosen['at']}" if chosen["metric"].endswith("latency") else "at most"
+        change = f" ({pct.cell(lambda v: f'{v:+,.0f} %')})" if pct.known else ""
+        lines.append(f"**{workload}**: {config} {b.cell(fmt)} {chosen['unit']} {where} against "
+                     f"{a.cell(fmt)} for {chosen['baseline']}{change}.")
+    return lines
 
 
 def tested_text(report, context: Context) -> str:
@@ -73,18 +96,19 @@ def tested_text(report, context: Context) -> str:
             f"{len(points)} points{runtime}.")
 
 
-def key_results(report) -> list[str]:
-    """One line per workload (and configuration): the most it gave and what it gave within the SLO."""
+def _workload_results(report) -> list[dict[str, Any]]:
+    """Per workload (and configuration) of the summary table: ``label`` ("B, **w**"), ``described``
+    (its I/O), ``most`` (the most it gave, at what latency), ``within`` (what it gave within the SLO,
+    :func:`flashpoc.summary.slo_words`) and ``status`` (the summary's ``slo_status``: "at_least" when
+    every point was under the SLO)."""
     slo = report.cfg.slo_ms
     kinds = summary.workload_kinds(report.points)
-    lines = []
+    found = []
     for r in report.summary.to_dict("records"):
-        config = f"{r['config']}, " if r.get("config") else ""
         group = report.points[report.points["workload"] == r["workload"]]
         if r.get("config"):
             group = group[group["config"] == r["config"]]
         best = group.loc[group["iops"].idxmax()]
-        described = summary.io_text(best.to_dict())
         if kinds.get(r["workload"]) == KIND_THROUGHPUT:
             most = (f"up to {tables.mibps(best.get('bw_mibps'))} MiB/s ({tables.count(r['max_iops'])} IOPS) at "
                     f"{tables.ms(r['max_iops_lat_mean_ms'])} ms")
@@ -93,9 +117,22 @@ def key_results(report) -> list[str]:
             expected = report.cfg.array.expected_iops
             if expected:
                 most += f" ({float(r['max_iops']) / expected:.0%} of the {tables.count(expected)} expected of the array)"
-        within = summary.slo_words(r, slo, kinds.get(r["workload"]) == KIND_THROUGHPUT)
-        lines.append(f"{config}**{r['workload']}** ({described}): {most}; {within}.")
-    return lines
+        found.append({"label": (f"{r['config']}, " if r.get("config") else "") + f"**{r['workload']}**",
+                      "described": summary.io_text(best.to_dict()), "most": most, "status": r.get("slo_status"),
+                      "within": summary.slo_words(r, slo, kinds.get(r["workload"]) == KIND_THROUGHPUT)})
+    return found
+
+
+def key_results(report) -> list[str]:
+    """One line per workload (and configuration): the most it gave and what it gave within the SLO."""
+    return [f"{r['label']} ({r['described']}): {r['most']}; {r['within']}." for r in _workload_results(report)]
+
+
+def answer_lines(report) -> list[str]:
+    """The executive summary's sentence per workload (and configuration): what it gives within the SLO
+    first, then the most it gave where that is more (not when every point was under the SLO: the same)."""
+    return [f"{r['label']} ({r['described']}): {r['within']}" + ("" if r["status"] == "at_least" else f"; {r['most']}")
+            + "." for r in _workload_results(report)]
 
 
 def headline(report) -> str:
@@ -106,20 +143,30 @@ def headline(report) -> str:
 
 
 def verdict_lines(report, context: Context) -> list[str]:
-    """The saturation probe's answer (its first paragraph, as the probe gives it) and the
-    verdict on hosts or array, each a paragraph."""
-    from ..probe import probe_text
-
+    """The saturation probe's answer in one sentence (:func:`probe_sentence`) and the verdict on hosts or
+    array (its first line), each a line; their account is in Results: saturation probe."""
     lines = []
     if context.probe is not None:
-        first = probe_text(context.probe).strip().split("\n\n")[0]
-        lines.append(f"**Saturation probe** ({context.probe.get('workload')}): {first}")
+        lines.append(f"**Saturation probe** ({context.probe.get('workload')}): {probe_sentence(context.probe)}")
     if report.host_limit:
         text = hostlimit.host_limit_text(report.host_limit).strip()
         head = re.sub(r"^(\**)Hosts or array:\s*(\w)", lambda m: m[1] + m[2].upper(), text.split("\n", 1)[0])
-        suggestion = report.host_limit.get("suggestion") or ""
-        lines.append(f"**Hosts or array**: {head}" + (f" {suggestion}" if suggestion else ""))
+        head = re.sub(r"^(\**)(\w)", lambda m: m[1] + m[2].lower(), head)  # after a colon
+        lines.append(f"**Hosts or array**: {head}")
     return lines
+
+
+def probe_sentence(probe) -> str:
+    """The probe's answer a manager can repeat: where the rate stops rising and at how much, or that it did
+    not stop within the counts probed (the fit's account and what to do are in Results)."""
+    sat = probe.get("saturation") or {}
+    rate, unit = probe.get("rate_word", "IOPS"), probe.get("threads_word", "threads")
+    if sat.get("threads"):
+        return (f"{rate} stop rising at {threads_text(int(sat['threads']), unit)}, at about "
+                f"{tables.count(sat.get('max_iops'))} {rate}.")
+    counts = [int(p["threads"]) for p in probe.get("points") or [] if p.get("threads") is not None]
+    upto = f" up to {threads_text(max(counts), unit)}" if counts else ""
+    return f"no saturation found{upto} (Results: saturation probe says why)."
 
 
 # --- 2. test conditions -------------------------------------------------------------------

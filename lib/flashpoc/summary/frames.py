@@ -298,16 +298,17 @@ def _ended_by_fio(table: pd.DataFrame) -> pd.DataFrame:
     return table[table["fio_steadystate"].notna()] if "fio_steadystate" in table else table.iloc[0:0]
 
 
-def unsteady_summary(table: pd.DataFrame) -> str | None:
-    """One sentence for the executive summary (Markdown, its label in bold): the points not steady,
-    by rule; None when every judged point was steady (or none was judged)."""
+def unsteady_summary(table: pd.DataFrame, *, named: bool = True) -> str | None:
+    """One sentence (Markdown, its label in bold): the points not steady, by rule, each named unless
+    ``named`` is False (the executive summary counts them only); None when every judged point was
+    steady (or none was judged)."""
     parts = []
     for points, column, rule in ((table, "snia_steady", "the SNIA PTS rule"),
                                  (table, "interval_steady", "interval scatter and drift"),
                                  (_ended_by_fio(table), "steadystate_attained", "fio's own steadystate")):
         judged, unsteady = judged_points(points, column)
         if not unsteady.empty:
-            parts.append(f"by {rule}, {len(unsteady)} of {len(judged)} "
-                         f"({'; '.join(_where(r) for r in unsteady.to_dict('records'))})")
+            where = f" ({'; '.join(_where(r) for r in unsteady.to_dict('records'))})" if named else ""
+            parts.append(f"by {rule}, {len(unsteady)} of {len(judged)}{where}")
     return ("**Points not steady**: " + "; ".join(parts) + ". Their averages hide a trend or swings: see "
             "Results: steady state.") if parts else None

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from conftest import TESTS
-from flashpoc.chart import PALETTE, themed_spec
+from documents import summary_problems
+from flashpoc.chart import PALETTE, render_svg, themed_spec
+from flashpoc.chart.pages import MIN_TEXT_PT, svg_text_pt
 from flashpoc.engines.hammerdb.metrics import read_run
 from flashpoc.engines.hammerdb.report import compare_at_equal_users, knee, latency_vs_nopm, nopm_vs_users
 
@@ -91,6 +95,7 @@ def test_the_report_of_a_hammerdb_campaign_and_a_comparison(tmp_path):
     cfg = _stored_campaign(tmp_path, "sweep", ["sweep_1vu", "sweep_2vu", "sweep_4vu"], compare=["timed"])
     report = build_report(cfg, pdf=False)
     assert [s.key for s in report.sections] == ["summary", "conditions", "method", "comparison", "results", "appendix"]
+    assert summary_problems(report.sections[0].items) == []
     assert report.configs == ["sweep", "timed"]
     assert report.headline.startswith("**sweep**: HammerDB v6.0 TPROC-C on postgresql.")
     assert "sweep: 11,088 NOPM (25,984 TPM) at 1 virtual users, NEWORD p95 8.804 ms" in report.headline
@@ -108,3 +113,16 @@ def test_the_report_of_a_hammerdb_campaign_and_a_comparison(tmp_path):
     points = pd.read_csv(tmp_path / "sweep" / "report" / "points.csv")
     assert sorted(zip(points["config"], points["threads"], points["nopm"])) == [
         ("sweep", 1, 11088), ("sweep", 2, 9341), ("sweep", 4, 6594), ("timed", 2, 5533)]
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789,.%()", min_size=1, max_size=14),
+                min_size=1, max_size=160))
+@example(["the", "probe's", "answer", "in", "one", "paragraph"] * 25)
+def test_no_answer_makes_the_nopm_chart_too_wide_to_print(words):
+    """Issue 30, item 11: the probe's answer, a paragraph, as the chart's subtitle drew it 5,200 px wide,
+    its text at about 1 pt on an A4 page. Any subtitle is drawn in lines: the chart's smallest text
+    prints at 8 pt or more."""
+    sweep = points("sweep_1vu", "sweep_2vu", "sweep_4vu", config="pg15")
+    chart = nopm_vs_users(sweep, knee_users=1, answer=" ".join(words))
+    assert svg_text_pt(render_svg(chart)) >= MIN_TEXT_PT

@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 
 from conftest import DATA, TESTS, assert_secret_absent
+from documents import html_chart_text_pt, summary_problems
 from ssh_server import free_port
 from flashpoc import phases, summary
 from flashpoc.engines.slob.check import check_slob
@@ -121,6 +122,9 @@ def test_check_probe_sweep_and_report_on_slob(tmp_path):
     assert {"hockey_stick", "oracle_latency", "host_cpu", "db_cpu", "read_latency_shares",
             "interval_series", "oracle_write_latency", "db_time_shares", "wait_histogram"} <= set(report.charts)
     assert report.files["report.html"].exists()
+    assert summary_problems(next(s for s in report.sections if s.key == "summary").items) == []
+    sizes = html_chart_text_pt(report.files["report.html"].read_text())  # as printed: 8 pt or more
+    assert len(sizes) >= len(report.charts) and min(sizes) >= 8.0, sizes
     # the read wait histogram per AWR bucket at each workload's detail point, from the reports stored with it
     bars = {(v["workload"], v["bucket"]): v["share_pct"] for v in _chart_values(report.charts["wait_histogram"])}
     # RAC: Wait Event Histogram (Global) of db file sequential read, <1us ... <512us added up to 81.7

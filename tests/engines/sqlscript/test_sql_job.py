@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from conftest import DATA, REPO, TESTS
+from documents import summary_problems
 from flashpoc import phases
 from flashpoc.errors import ParameterError
 from flashpoc.params import campaign_from_dict, load_campaign
@@ -129,6 +130,7 @@ def test_check_two_labelled_runs_and_their_report(tmp_path, monkeypatch):
     report = phases.build_report(cfg, pdf=False)
     assert report.points.empty and report.configs == []
     assert [s.key for s in report.sections] == ["summary", "conditions", "method", "results", "appendix"]
+    assert summary_problems(report.sections[0].items) == []
     page = (tmp_path / "results" / "undo" / "report" / "report.html").read_text()
     for printed in ("Speed-up over undo-on-hdd (x)", "DB host %iowait", "2,944,975.9", "2,821.2", "Elapsed time (min)",
                     "Buffer waits by block class", "undo header",

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from conftest import DATA, require_java
+from documents import html_chart_text_pt, summary_problems
 from flashpoc import phases, progress
 from flashpoc.engines.vdbench import measure as phases_vdbench
 from flashpoc.errors import RemoteError
@@ -118,6 +119,9 @@ def test_probe_sweep_and_report_on_vdbench(tmp_path, monkeypatch):
 
     report = phases.build_report(cfg)
     assert report.summary.loc[0, "max_iops"] == 72705
+    assert summary_problems(next(s for s in report.sections if s.key == "summary").items) == []
+    sizes = html_chart_text_pt(report.files["report.html"].read_text())  # as printed: 8 pt or more
+    assert len(sizes) >= len(report.charts) and min(sizes) >= 8.0, sizes
     assert "latency_percentiles" not in report.charts and "hockey_stick" in report.charts
     # vdbench keeps intervals (a time series and a verdict per point) and histogram.html's buckets
     assert {"interval_series", "latency_histogram"} <= set(report.charts)

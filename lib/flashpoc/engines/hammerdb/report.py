@@ -18,7 +18,7 @@ import pandas as pd
 
 from ... import analysis, environment, tables
 from ...chart import _series_channels, _threads_x, series_domain
-from ...document import DocSection
+from ...document import DocSection, probe_sentence
 from .compare import comparison_display, comparison_table
 
 TITLE_USERS = "Virtual users (count)"
@@ -277,7 +277,8 @@ def build_report(cfg, points: pd.DataFrame, *, write_files: bool = True, pdf: bo
             else f"The most new orders per minute: {_best(points)}")
     headline = f"**{cfg.campaign}**: {described}. {best}."
     sections = [DocSection("summary", "Executive summary", [
-                    headline, f"Saturation probe: {answer}" if answer else "No probe of these settings is stored."]),
+                    headline, f"**Saturation probe**: {probe_sentence(probe)}" if answer
+                    else "No probe of these settings is stored."]),
                 *_conditions_and_method(cfg, context.manifest), *_comparison_sections(configs, comparison, by_users),
                 DocSection("results", "Results", list(charts.values())),
                 DocSection("appendix", "Appendix A: every point", [tables.Table(table, notes=[POINTS_NOTE],
