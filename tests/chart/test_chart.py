@@ -280,9 +280,10 @@ FIO_RUN = DATA / "fio" / "intervals-fio-3.33"
 
 def _recorded_detail():
     from flashpoc.engines.fio import parse as fio
+    from flashpoc.engines.fio.intervals import parse_fio_interval_logs
 
     logs = {p.name: p.read_text() for p in FIO_RUN.glob("*.log")}
-    intervals = pd.DataFrame(fio.parse_fio_interval_logs(logs, window_ms=1000, fio_version="fio-3.33"))
+    intervals = pd.DataFrame(parse_fio_interval_logs(logs, window_ms=1000, fio_version="fio-3.33"))
     intervals = intervals.assign(workload="oltp", threads=3, second=intervals["second"] + 1, warmup=False)
     histogram = pd.DataFrame(fio.histogram_table(fio.parse_fio_histogram((FIO_RUN / "out.json").read_text())))
     histogram = histogram.assign(workload="oltp", threads=3)

@@ -440,7 +440,8 @@ def test_the_targets_are_read_on_every_host_side_by_side_before_vdbench_starts(t
             return f"{found.get(name, 16 * 1024**2)}\n"
         return answer
 
-    cfg = vdbench_campaign(tmp_path, hosts=[{"name": n, "address": f"10.0.0.{i}", "vdbench": "/opt/vdbench"}
+    cfg = vdbench_campaign(tmp_path, hosts=[{"name": n, "address": f"10.0.0.{i}", "user": "root",
+                                             "vdbench": "/opt/vdbench"}
                                             for i, n in enumerate(names, 1)],
                            targets=[{"name": "lun1", "path": "/dev/mapper/lun1", "size": "16m"}],
                            vdbench={"elapsed_s": 10, "interval_s": 1, "controller_address": "10.0.0.1"})
