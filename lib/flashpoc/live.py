@@ -57,12 +57,7 @@ def disable() -> None:
 
 def view_of(progress: Progress) -> LiveView | None:
     """The live view of ``progress`` in a running kernel (widgets unless in batch), else None."""
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return None
-    shell = get_ipython()
-    if shell is None or getattr(shell, "kernel", None) is None:
+    if not progress_mod.in_kernel():
         return None
     return LiveView(progress, widgets=not os.environ.get(BATCH_ENV))
 

@@ -251,14 +251,20 @@ class Progress:
         self._handle.update(self)
 
 
-def _notebook_display(progress: Progress):
-    """A display handle in a running IPython kernel, else None (a script, a test)."""
+def in_kernel() -> bool:
+    """Whether this runs in a Jupyter kernel (a notebook, papermill), not a script or a test."""
     try:
         from IPython import get_ipython
-        from IPython.display import display
     except ImportError:
-        return None
+        return False
     shell = get_ipython()
-    if shell is None or getattr(shell, "kernel", None) is None:
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def _notebook_display(progress: Progress):
+    """A display handle in a running IPython kernel, else None (a script, a test)."""
+    if not in_kernel():
         return None
+    from IPython.display import display
+
     return display(progress, display_id=True)
