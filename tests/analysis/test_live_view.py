@@ -25,19 +25,19 @@ from flashpoc.run.hosts import connect
 
 
 def test_fio_status_lines_give_each_seconds_iops_and_mibps_as_printed():
-    """fio's status lines as fio 3.33 printed them (tests/data/fio, PROVENANCE-fio-local.md)."""
+    """fio's status lines as fio 3.33 printed them (tests/data/fio/status, PROVENANCE-fio-local.md)."""
     seen = []
     reader = status_reader(seen.append)
-    for line in (DATA / "fio" / "fio-3.33_status_lines_randrw80_4k_2jobs.txt").read_text().split("\n"):
+    for line in (DATA / "fio" / "status" / "fio-3.33_status_lines_randrw80_4k_2jobs.txt").read_text().split("\n"):
         reader(line)
     assert seen == [{"iops": 1151.0 + 303.0, "bw_mibps": pytest.approx((4604 + 1213) / 1024), "done_pct": 60.0},
                     {"iops": 1955.0 + 498.0, "bw_mibps": pytest.approx((7820 + 1992) / 1024), "done_pct": 80.0},
                     {"iops": 1696.0 + 457.0, "bw_mibps": pytest.approx((6786 + 1829) / 1024), "done_pct": 100.0}]
-    text = (DATA / "fio" / "fio-3.33_status_lines_randread_4k_2jobs.txt").read_text()
+    text = (DATA / "fio" / "status" / "fio-3.33_status_lines_randread_4k_2jobs.txt").read_text()
     assert [status_rates(s) for s in re.split(r"[\r\n]+", text) if s] == [
         None, {"iops": 89500.0, "bw_mibps": 350.0, "done_pct": 60.0}, {"iops": 75700.0, "bw_mibps": 296.0, "done_pct": 80.0},
         {"iops": 75600.0, "bw_mibps": 295.0, "done_pct": 100.0}]  # "Jobs: 2 (f=2)", before the jobs run: none
-    text = (DATA / "fio" / "fio-3.33_status_lines_randread_4k_2jobs_2s.txt").read_text()
+    text = (DATA / "fio" / "status" / "fio-3.33_status_lines_randread_4k_2jobs_2s.txt").read_text()
     assert [status_rates(s) for s in re.split(r"[\r\n]+", text) if s] == [  # a 2 s job: fio tells no share done
         None, {"iops": 87800.0, "bw_mibps": 343.0, "done_pct": None}]
 

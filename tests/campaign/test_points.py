@@ -22,11 +22,11 @@ def test_a_failure_keeps_the_points_before_it_and_repeats_are_found_together(tmp
     measured = []
     run_point = fio_measure.run_point
 
-    def third_fails(wb, spec, pid):
+    def third_fails(wb, spec, pid, bar=None):
         if len(measured) == 2:
             raise RemoteError(f"local: probe {spec.workload.name} {spec.threads} threads: the host went away")
         measured.append(pid)
-        return run_point(wb, spec, pid)
+        return run_point(wb, spec, pid, bar)
 
     with phases.open_campaign(cfg) as wb:
         phases.prepare_targets(wb)

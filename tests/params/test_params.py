@@ -443,6 +443,7 @@ def test_a_misspelled_key_gets_did_you_mean_naming_the_key_its_place_allows(data
     import difflib
 
     from flashpoc.params.suggest import known_keys
+    from flashpoc.params.values import SECRET_KEY
 
     path = data.draw(st.sampled_from(PARAM_FILES), label="file")
     values = yaml.safe_load(path.read_text())
@@ -455,6 +456,9 @@ def test_a_misspelled_key_gets_did_you_mean_naming_the_key_its_place_allows(data
     message = str(refused.value)
     assert "\n" not in message
     shown = "".join(f"[{p}]" if isinstance(p, int) else ("." if i else "") + p for i, p in enumerate(where[:-1]))
+    if SECRET_KEY.search(typo) and not typo.lower().endswith("_env"):  # passwordenv: it may hold a password
+        assert f"{(shown + '.' if shown else '') + typo}: no password in the parameters" in message, message
+        return
     found = re.search(rf"{re.escape((shown + '.' if shown else '') + typo)}: unknown key; did you mean (\w+)\?",
                       message)
     assert found, message

@@ -80,7 +80,8 @@ def _instance_metrics(report: Mapping[str, Any]) -> dict[str, Any]:
                 f"AWR metrics: the instance report's Load Profile has no {' / '.join(repr(m) for m in missing)} "
                 f"row and its Instance Activity Stats no 'physical read IO requests' / 'physical write IO "
                 f"requests' (kind {report.get('kind')!r}; a report older than 11.2, or not an AWR instance report?)")
-        out.update({k: v for k, v in _sysstat_rates(stats).items() if k != "transactions_per_s" or out[k] is None})
+        # the Load Profile's Transactions only: where it is lost it is not replaced by user commits
+        out.update({k: v for k, v in _sysstat_rates(stats).items() if k != "transactions_per_s" and out.get(k) is None})
     out.update(_io_sums(out))
     out["buffer_hit_pct"] = (report.get("instance_efficiency") or {}).get("buffer_hit_pct")
     printed = [e.get("pct_db_time") for e in report.get("top_events") or () if e.get("event") == "DB CPU"]

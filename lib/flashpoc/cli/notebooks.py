@@ -66,13 +66,15 @@ class Terminal:
 
     def say(self, *lines: str) -> None:
         """Print ``lines`` above the status line, each wrapped to the width (continued under its
-        text, after its ``[phase]`` prefix, indentation and bullet)."""
+        text, after its ``[phase]`` prefix, indentation and bullet) between words only: a path longer
+        than the width stays whole, to be copied."""
         with self._lock:
             self._erase()
             for line in lines:
                 lead = re.match(r"(\[\w+\] )?( *)(- )?", line).group(0)
                 parts = [line] if len(line) <= self.width else textwrap.wrap(
-                    line, self.width, subsequent_indent=" " * len(lead), break_on_hyphens=False)
+                    line, self.width, subsequent_indent=" " * len(lead), break_on_hyphens=False,
+                    break_long_words=False)
                 for part in parts:
                     print(part, file=self.stream)
             self._draw()

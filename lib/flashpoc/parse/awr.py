@@ -900,6 +900,9 @@ def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
     version = None if header is None else header["version"]
     profile = sections.read("Load Profile", lambda: _complete_load_profile(_load_profile(report), version))
     top = sections.read(_TOP_EVENTS, lambda: _top_events(report))
+    if top is not None and fg is None and _FOREGROUND in sections.absent:  # printed beside its Top 10
+        sections.absent.remove(_FOREGROUND)
+        sections.lose(_FOREGROUND, f"not found beside the {_TOP_EVENTS} it details: its title lost?")
     if top is not None and fg is not None and (unlike := _top_events_unlike(top, fg)):
         top, fg = sections.lose(_TOP_EVENTS, unlike), sections.lose("Foreground Wait Events", unlike)
     out = {
@@ -917,7 +920,7 @@ def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
         "key_event_waits": _key_event_waits(fg, bg),
         "key_event_names": _key_event_names(fg, bg),
     }
-    if not _has_io_requests(out["load_profile"]):  # 11.2.0.3 and older: the same statistics, in full
+    if not _has_io_requests(out["load_profile"]) and _before_11204(version):  # the same statistics, in full
         out["instance_activity"] = sections.read("Instance Activity Stats", lambda: _system_statistics_global(
             report, "Instance Activity Stats"))
     elapsed_s = None if header is None else header["elapsed_min"] * 60
@@ -926,6 +929,7 @@ def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
 
 
 _TOP_EVENTS = "Top 10 Foreground Events by Total Wait Time"
+_FOREGROUND = "Foreground Wait Events"
 _LOAD_PROFILE_ROWS = {(): ("DB Time(s)", "DB CPU(s)", "Transactions"),
                       ("Read IO requests",): ("Read IO requests", "Write IO requests", "Read IO (MB)", "Write IO (MB)"),
                       (12,): ("Background CPU(s)", "Redo size (bytes)")}
@@ -1861,6 +1865,13 @@ def _statistic_number(cell: str, what: str) -> float | None:
     if cell.strip() in ("", "N/A"):
         return None
     return _float(cell, what, signed=True)
+
+
+def _before_11204(version: str | None) -> bool:
+    """Whether ``version`` (the header's, ``11.2.0.3.0``) is a release whose Load Profile has no
+    ``Read IO requests`` row (before 11.2.0.4): in a later one that row is lost, not absent."""
+    numbers = [int(n) for n in re.findall(r"\d+", version or "")[:4]]
+    return bool(numbers) and numbers < [11, 2, 0, 4]
 
 
 def _has_io_requests(profile: list[dict[str, Any]] | None) -> bool:
