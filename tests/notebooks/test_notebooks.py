@@ -231,8 +231,10 @@ def test_make_lab_serves_the_workbook(tmp_path):
     bin_dir = Path(sys.executable).parent  # the test's environment; -o: no reinstall of the venv
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp_path / "config"), JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
                JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"), JUPYTER_DATA_DIR=str(tmp_path / "data"))
+    env.pop("FLASHPOC_ROOT", None)  # the workbook is the one make runs in, as for a user
     log = tmp_path / "lab.log"
-    lab = subprocess.Popen(["make", "-C", str(REPO), "-o", f"{bin_dir}/flashpoc", "lab", f"BIN={bin_dir}",
+    # PARAMS= : the lab of no campaign (with one it opens the campaign's working copies: tests/cli/test_lab.py)
+    lab = subprocess.Popen(["make", "-C", str(REPO), "-o", f"{bin_dir}/flashpoc", "lab", f"BIN={bin_dir}", "PARAMS=",
                             f"LAB_ARGS=--no-browser --ip=127.0.0.1 --port={port} --IdentityProvider.token={token} "
                             "--LabApp.news_url= --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
                            stdin=subprocess.DEVNULL, stdout=log.open("w"), stderr=subprocess.STDOUT, env=env,
