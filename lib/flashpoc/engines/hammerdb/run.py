@@ -104,20 +104,14 @@ def run_command(hammerdb_dir: str, run_dir: str, env_file: str | None = None) ->
     are removed on the way out, whatever ends the command."""
     d = quote(run_dir)
     source = f". {quote(env_file)} && " if env_file else ""
-    # the sample's number is the lines already written: the samples stay numbered whoever writes one
-    sample = (f"echo \"$(date '+%Y-%m-%d %H:%M:%S') $(cat {d}/{CPU_LOG} 2>/dev/null | wc -l) "
-              f"$(head -n1 /proc/stat)\" >> {d}/{CPU_LOG}")
-    # the sampler runs beside HammerDB and is stopped when tee ends (not polled: that waited out its sleep)
-    sampler = f"{{ while :; do {sample}; sleep {CPU_EVERY_S}; done; }} >/dev/null 2>&1 & s=$!"
+    sample = (f"echo \"$(date '+%Y-%m-%d %H:%M:%S') $n $(head -n1 /proc/stat)\" >> {d}/{CPU_LOG}; "
+              "n=$((n+1))")
     start = quote(f"echo $$ > {d}/{PID_FILE} && exec env TMP={d} ./hammerdbcli auto {d}/{SCRIPT_NAME}")
     hammerdb = f"sh -c {start} 2>&1; echo \"{EXIT_MARK}$?\""
-    on_exit = quote("[ -n \"${s:-}\" ] && kill $s 2>/dev/null; rm -f " + _secrets(d))
-    return (f"umask 077; trap {on_exit} EXIT; trap 'exit 129' HUP INT TERM PIPE; "
-            f"if {source}cd {quote(hammerdb_dir)}; then {sampler}; "
-            f"{{ {hammerdb}; }} < /dev/null | tee {d}/console.txt & t=$!; "
-            f"wait $t; kill $s 2>/dev/null; wait $s 2>/dev/null; s=; {sample}; "
-            f"{_stop(d)}; rm -f {_secrets(d)}; else echo \"{EXIT_MARK}$?\"; fi")
-
+    return (f"umask 077; trap {quote('rm -f ' + _secrets(d))} EXIT; trap 'exit 129' HUP INT TERM PIPE; n=0; "
+            f"if {source}cd {quote(hammerdb_dir)}; then {{ {hammerdb}; }} < /dev/null | tee {d}/console.txt & t=$!; "
+            f"while kill -0 $t 2>/dev/null; do {sample}; sleep {CPU_EVERY_S}; done; {sample}; "
+            f"{_stop(d)}; wait $t; rm -f {_secrets(d)}; else echo \"{EXIT_MARK}$?\"; fi")
 
 def clear_stale(host, root: str, *, purpose: str) -> None:
     """Stop what is left of earlier attempts under ``root`` (a HammerDB still running from a killed
