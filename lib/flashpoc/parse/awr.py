@@ -901,7 +901,6 @@ def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
     profile = sections.read("Load Profile", lambda: _complete_load_profile(_load_profile(report), version))
     top = sections.read(_TOP_EVENTS, lambda: _top_events(report))
     if top is not None and fg is None and _FOREGROUND in sections.absent:  # printed beside its Top 10
-        sections.absent.remove(_FOREGROUND)
         sections.lose(_FOREGROUND, f"not found beside the {_TOP_EVENTS} it details: its title lost?")
     if top is not None and fg is not None and (unlike := _top_events_unlike(top, fg)):
         top, fg = sections.lose(_TOP_EVENTS, unlike), sections.lose("Foreground Wait Events", unlike)
@@ -1029,10 +1028,11 @@ class _Sections:
         return value
 
     def lose(self, name: str, reason: str) -> None:
-        """Name a section read before as not understood after all (a cross-check with another
-        failed); returns None, what the section then is."""
-        if name in self.read_ok:
-            self.read_ok.remove(name)
+        """Name a section read before, or found absent, as not understood after all (a cross-check
+        with another failed); returns None, what the section then is."""
+        for found in (self.read_ok, self.absent):
+            if name in found:
+                found.remove(name)
         self.not_understood.append({"section": name, "reason": reason})
 
     def result(self) -> dict[str, Any]:
