@@ -162,7 +162,7 @@ def test_a_host_failing_in_the_host_scaling_keeps_the_probe_answer(tmp_path, mon
     cfg = campaign_from_dict(quick_campaign(
         tmp_path, hosts=[{"name": n, "address": "localhost", "workdir": str(tmp_path / "work" / n)} for n in "ab"],
         fio={"runtime_s": 1, "ramp_s": 0, "multi_host": "per-host"},
-        probe={"strategy": "linear", "min_threads": 1, "max_threads": 3, "step": 1, "gain_pct": 50}))
+        probe={"strategy": "linear", "min_threads": 1, "max_threads": 4, "step": 1, "gain_pct": 50}))
     from flashpoc.engines.fio import measure as fio_measure
 
     measure = fio_measure.run_point
@@ -173,10 +173,13 @@ def test_a_host_failing_in_the_host_scaling_keeps_the_probe_answer(tmp_path, mon
         return measure(wb, spec, *args, **kwargs)
 
     monkeypatch.setattr(fio_measure, "run_point", fail_on_one_host)
+    # four points on two hosts of a machine this size: a plateau (its answer is what the scaling re-measures)
     with pytest.raises(RemoteError, match="^a: probe randread-4k"):
-        phases.run_probe(cfg, progress=False)
+        answer = phases.run_probe(cfg, progress=False)
+        pytest.fail(f"no host scaling: the probe answered {answer['answer']!r} on "
+                    f"{[(p['threads'], p['iops']) for p in answer['points']]}")
     stored = json.loads((tmp_path / "results" / "quick" / "probe.json").read_text())
-    assert stored["saturation"]["threads"] and [p["threads"] for p in stored["points"]] == [1, 2, 3]
+    assert stored["saturation"]["threads"] and [p["threads"] for p in stored["points"]] == [1, 2, 3, 4]
     assert all(set(p["per_host"]) == {"a", "b"} for p in stored["points"])
     assert "host_scaling" not in stored
 

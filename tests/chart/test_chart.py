@@ -7,6 +7,8 @@ import re
 import altair as alt
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from flashpoc import chart
 from flashpoc.errors import AnalysisError
@@ -415,3 +417,20 @@ def test_load_vs_threads_random_in_iops_sequential_in_mibps_configurations_overl
     overlaid = chart.load_vs_threads(both).to_dict()
     panel = overlaid["vconcat"][0]["encoding"]
     assert panel["color"]["field"] == "config" and panel["strokeDash"]["field"] == "workload"
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(["if", "else", "datum", "width", "NaN", "true", "IOPS", "(ms)", "at", "1"]),
+                min_size=1, max_size=40))
+def test_any_words_in_titles_and_texts_are_drawn_as_written(words):
+    """Whatever words a title, a subtitle, an axis title or a mark's text holds (user text: a
+    workload's or a configuration's name), the chart is drawn and shows them: Vega reads a text
+    that is exactly ``if`` as an expression and stopped the chart ("Unrecognized signal name")."""
+    text = " ".join(words)
+    base = alt.Chart(pd.DataFrame({"x": [1.0, 2.0], "y": [3.0, 4.0]})).encode(
+        x=alt.X("x:Q", title=words[-1]), y=alt.Y("y:Q", title=words[0]))
+    figure = (base.mark_line() + base.mark_text(text=words[0])).properties(
+        title=alt.Title(words[0], subtitle=[text, words[-1]]))
+    svg = chart.render_svg(figure)
+    shown = set(re.sub(r"<[^>]*>", " ", svg.replace("\u2060", "")).replace("&amp;", "&").split())
+    assert set(words) <= shown

@@ -151,7 +151,8 @@ _DATA_KEYS = ("data", "datasets", "values")
 
 def wrap_titles(spec: Any) -> Any:
     """``spec`` with every title's text and subtitle broken into lines of at most :data:`TITLE_CHARS`
-    and :data:`SUBTITLE_CHARS` characters (Vega-Lite draws a list as lines)."""
+    and :data:`SUBTITLE_CHARS` characters (Vega-Lite draws a list as lines), and every text drawn as
+    written (:func:`_drawn_as_written`)."""
     if isinstance(spec, list):
         return [wrap_titles(item) for item in spec]
     if not isinstance(spec, dict):
@@ -161,9 +162,27 @@ def wrap_titles(spec: Any) -> Any:
     if isinstance(title, str) and len(title) > TITLE_CHARS:
         out["title"] = textwrap.wrap(title, TITLE_CHARS)
     elif isinstance(title, dict) and "text" in title:
-        out["title"] = {**title, **{key: _lines(title[key], width) for key, width in
+        out["title"] = {**title, **{key: _drawn_as_written(_lines(title[key], width)) for key, width in
                                     (("text", TITLE_CHARS), ("subtitle", SUBTITLE_CHARS)) if key in title}}
+    for key in _TEXT_KEYS & out.keys():
+        out[key] = _drawn_as_written(out[key])
     return out
+
+
+_TEXT_KEYS = {"title", "subtitle", "text"}
+#: Texts Vega reads as an expression, not as the text written: a title, subtitle or mark text that
+#: is exactly ``if`` stops the chart ("Unrecognized signal name: "if"", Vega 6).
+_READ_AS_EXPRESSION = {"if"}
+
+
+def _drawn_as_written(text: Any) -> Any:
+    """``text`` (a str, lines, or anything else left as it is) with every line Vega would read as an
+    expression followed by an invisible word joiner (U+2060), so that it is drawn as written."""
+    if isinstance(text, list):
+        return [_drawn_as_written(line) for line in text]
+    if isinstance(text, str) and text in _READ_AS_EXPRESSION:
+        return text + "\u2060"
+    return text
 
 
 def _lines(text: Any, width: int) -> Any:
