@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import signal
 import sys
 import tempfile
 import textwrap
@@ -238,8 +239,9 @@ def run_notebooks(params_file: Path, phases: list[str], *, terminal: Terminal | 
 
 
 INTERRUPT_GRACE_S = 60.0
-"""Seconds an interrupted run waits for its notebook's kernel to stop the cell it runs (Ctrl-C reaches the
-kernel and fio as well: the point under way is dropped) and papermill to save the notebook, before it exits."""
+"""Seconds an interrupted run waits for its notebook's kernel to stop the cell it runs (the Ctrl-C is passed
+on to the kernel: the point under way is dropped, its engine stopped and its files removed) and papermill to
+save the notebook, before it exits."""
 
 
 def _execute_phase(phase: str, notebook: Path, output: Path, values: dict[str, Any], events: Path,
@@ -251,8 +253,8 @@ def _execute_phase(phase: str, notebook: Path, output: Path, values: dict[str, A
     Papermill runs in a thread of its own and this (the main) thread only waits for it, so that a
     Ctrl-C always lands here as one KeyboardInterrupt, whatever papermill is doing (starting the kernel,
     saving the notebook, shutting the kernel down: a KeyboardInterrupt there left a dead kernel behind
-    and papermill's DeadKernelError as a traceback); the interrupt then waits up to
-    :data:`INTERRUPT_GRACE_S` for the kernel, which got the Ctrl-C too, and papermill to end, and is
+    and papermill's DeadKernelError as a traceback); the interrupt is passed on to the kernel
+    (:func:`_interrupt`), then waits up to :data:`INTERRUPT_GRACE_S` for it and papermill to end, and is
     raised whatever papermill ended with.
     """
     from ..progress import BATCH_ENV, EVENTS_ENV
@@ -260,6 +262,7 @@ def _execute_phase(phase: str, notebook: Path, output: Path, values: dict[str, A
     follower = _Follower(events, terminal)
     follower.start()
     outcome: dict[str, BaseException] = {}
+    kernels: list[Any] = []
 
     def execute() -> None:
         import papermill
@@ -267,7 +270,8 @@ def _execute_phase(phase: str, notebook: Path, output: Path, values: dict[str, A
         try:
             papermill.execute_notebook(str(notebook), str(output), parameters=values,
                                        cwd=str(notebook.parent), kernel_name="python3", progress_bar=False,
-                                       extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
+                                       extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
+                                       kernel_manager_class=_recorded_in(kernels))
         except BaseException as error:  # noqa: BLE001 - handed to the main thread
             outcome["error"] = error
 
@@ -280,11 +284,37 @@ def _execute_phase(phase: str, notebook: Path, output: Path, values: dict[str, A
                 while papermill_thread.is_alive():
                     papermill_thread.join(0.25)
             except KeyboardInterrupt:
+                _interrupt(kernels)
                 papermill_thread.join(INTERRUPT_GRACE_S)
                 raise
     finally:
         follower.finish()
     return _phase_outcome(phase, outcome.get("error"))
+
+
+def _recorded_in(kernels: list[Any]) -> type:
+    """The kernel manager papermill starts the notebook's kernel with (Jupyter's own), each one
+    made appended to ``kernels`` so that a Ctrl-C can be passed on to it (:func:`_interrupt`)."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class RecordedKernelManager(AsyncKernelManager):
+        def __init__(self, **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            kernels.append(self)
+
+    return RecordedKernelManager
+
+
+def _interrupt(kernels: list[Any]) -> None:
+    """Pass a Ctrl-C on to the notebook kernels that were started: Jupyter starts each in a session of
+    its own, out of the terminal's reach, so a Ctrl-C reached flashpoc alone and the point under way ran
+    on (its attempt folder and password files left behind). Jupyter interrupts a local kernel the same
+    way: SIGINT to its process group."""
+    for manager in kernels:
+        pgid = getattr(manager.provisioner, "pgid", None) if manager.provisioner is not None else None
+        if pgid:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pgid, signal.SIGINT)
 
 
 def _phase_outcome(phase: str, error: BaseException | None) -> str | None:

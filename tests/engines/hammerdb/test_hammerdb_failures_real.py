@@ -245,8 +245,6 @@ def _running_attempt(work: Path, timeout_s: float = 300) -> Path:
     raise AssertionError(f"no running attempt in {work} within {timeout_s} s")
 
 
-@pytest.mark.xfail(reason="known defect (issue 29, open): since the live view and the lab landed, the interrupted "
-                   "attempt's folder is still there when flashpoc run has exited 130", strict=False)
 def test_ctrl_c_leaves_no_password_and_the_next_run_measures(tpcc, tmp_path):
     params, work = _params(tmp_path, tpcc), tmp_path / "work"
     first = _run(params)
