@@ -156,13 +156,16 @@ def test_a_host_failing_in_the_host_scaling_keeps_the_probe_answer(tmp_path, mon
     """Two load hosts (both this machine, one fio per host): the probe's points run on both, then
     the plateau again on one host; when that fails (a host error injected there) the error
     reaches the caller and the probe's answer is already stored."""
+    from dataclasses import replace
+
+    from flashpoc import probe as probe_module
     from flashpoc.errors import RemoteError
 
     require_fio()
     cfg = campaign_from_dict(quick_campaign(
         tmp_path, hosts=[{"name": n, "address": "localhost", "workdir": str(tmp_path / "work" / n)} for n in "ab"],
         fio={"runtime_s": 1, "ramp_s": 0, "multi_host": "per-host"},
-        probe={"strategy": "linear", "min_threads": 1, "max_threads": 4, "step": 1, "gain_pct": 50}))
+        probe={"strategy": "linear", "min_threads": 1, "max_threads": 3, "step": 1, "gain_pct": 50}))
     from flashpoc.engines.fio import measure as fio_measure
 
     measure = fio_measure.run_point
@@ -173,13 +176,22 @@ def test_a_host_failing_in_the_host_scaling_keeps_the_probe_answer(tmp_path, mon
         return measure(wb, spec, *args, **kwargs)
 
     monkeypatch.setattr(fio_measure, "run_point", fail_on_one_host)
-    # four points on two hosts of a machine this size: a plateau (its answer is what the scaling re-measures)
+    # the scaling follows an answer: on a loaded machine the fio processes' share of the CPUs grows with
+    # their number (7,049, 11,118, 14,828, 25,338 IOPS at 1-4 threads beside the whole suite on 2 CPUs),
+    # so where the probe finds no plateau it is taken at the best measured count (this test is of the
+    # failure path; the answer's own rules are tests/analysis/test_probe_*.py's)
+    found = probe_module.analysis.find_saturation
+
+    def plateau_or_best(points, **kwargs):
+        sat = found(points, **kwargs)
+        best = max(points, key=lambda p: p.iops)
+        return sat if sat.threads else replace(sat, threads=best.threads, max_iops=best.iops, supported=True)
+
+    monkeypatch.setattr(probe_module.analysis, "find_saturation", plateau_or_best)
     with pytest.raises(RemoteError, match="^a: probe randread-4k"):
-        answer = phases.run_probe(cfg, progress=False)
-        pytest.fail(f"no host scaling: the probe answered {answer['answer']!r} on "
-                    f"{[(p['threads'], p['iops']) for p in answer['points']]}")
+        phases.run_probe(cfg, progress=False)
     stored = json.loads((tmp_path / "results" / "quick" / "probe.json").read_text())
-    assert stored["saturation"]["threads"] and [p["threads"] for p in stored["points"]] == [1, 2, 3, 4]
+    assert stored["saturation"]["threads"] and [p["threads"] for p in stored["points"]] == [1, 2, 3]
     assert all(set(p["per_host"]) == {"a", "b"} for p in stored["points"])
     assert "host_scaling" not in stored
 
@@ -285,6 +297,9 @@ def test_a_point_on_several_hosts_names_every_host_that_failed(tmp_path):
     """Three load hosts (this machine), two without fio: the point fails naming both with the
     shell's reason, after the third host's real run, and nothing is stored."""
     from flashpoc.engines.fio.measure import measure_point
+    from dataclasses import replace
+
+    from flashpoc import probe as probe_module
     from flashpoc.errors import RemoteError
 
     require_fio()

@@ -14,7 +14,7 @@ from statistics import NormalDist
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from flashpoc.analysis import Point, find_saturation
@@ -107,6 +107,10 @@ def rising_series(draw) -> list[Point]:
 
 @settings(max_examples=150, deadline=None)
 @given(rising_series())
+@example([Point(1, 1000.0, 1.0), Point(2, 2000.0, 1.0), Point(3, 4000.0, 1.0), Point(4, 8000.0, 1.0),
+          Point(5, 16000.0, 1.0), Point(5, 17000.0, 1.0), Point(6, 24000.0, 1.0)])  # was: plateau from 5
+@example([Point(1, 1000.0, 1.0), Point(2, 2000.0, 1.0), Point(3, 4000.0, 1.0), Point(3, 4250.0, 1.0),
+          Point(4, 4687.5, 1.0)])  # was: plateau from 3
 def test_a_rising_series_is_never_answered_below_its_best_point(points):
     sat = find_saturation(points)
     best = max(p.threads for p in points)

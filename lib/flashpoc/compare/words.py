@@ -4,7 +4,7 @@ change printed as the value or bound it is (:mod:`flashpoc.analysis.bounds`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -122,40 +122,45 @@ def measure_label(metric: str, at: str) -> str:
     return _MEASURES.get(metric, metric).format(at=at)
 
 
-def comparison_display(table: pd.DataFrame) -> tables.Table:
-    """:func:`comparison_table` to read: one row per workload and measure, the baseline's value,
-    then each other configuration's value and its change against the baseline ("better" or
-    "worse" for that configuration). A bound shows as one ("≥ 85,427", "≥ +596.4 %"), what makes
-    it one is noted under the table; a level a curve never reaches shows "not reached"."""
+def comparison_display(table: pd.DataFrame, *, place: Callable[[dict[str, Any]], dict[str, str]] | None = None,
+                       formats: dict[str, Callable[[Any], str]] | None = None,
+                       note: str | None = None) -> tables.Table:
+    """:func:`comparison_table` to read: one row per place and measure (``place`` gives a row's leading
+    text columns; by default its workload and measure), the baseline's value, then each other
+    configuration's value and its change against the baseline ("better" or "worse" for that
+    configuration), each value written by the ``formats`` of its unit. A bound shows as one
+    ("≥ 85,427", "≥ +596.4 %"), what makes it one is noted under the table after ``note`` (by default
+    how an IOPS comparison reads its values); a level a curve never reaches shows "not reached"."""
     if table.empty:
         return tables.table([])
+    place = place or (lambda r: {"Workload": r["workload"], "Measure": measure_label(r["metric"], r["at"])})
+    formats = formats or _FORMATS
     baseline = str(table["baseline"].iloc[0])
     others = list(dict.fromkeys(table["config"].astype(str)))
     rows: dict[tuple, dict[str, str]] = {}
     said: dict[str, None] = {}
     for r in table.to_dict("records"):
-        fmt = _FORMATS.get(r["unit"], tables.pct)
+        fmt = formats.get(r["unit"], tables.pct)
         a, b, _ = row_bounds(r)
-        key = (r["workload"], r["metric"], r["at"])
-        row = rows.setdefault(key, {"Workload": r["workload"], "Measure": measure_label(r["metric"], r["at"]),
-                                    baseline: a.cell(fmt)})
+        where = place(r)
+        row = rows.setdefault(tuple(where.values()), {**where, baseline: a.cell(fmt)})
         row[r["config"]] = b.cell(fmt)
         row[f"{r['config']} vs {baseline}"] = change_cell(r)
         if isinstance(r.get("bound_note"), str):
-            said[f"{r['workload']}, {row['Measure']}: {r['bound_note']}."] = None
-    columns = ["Workload", "Measure", baseline]
-    for other in others:
-        columns += [other, f"{other} vs {baseline}"]
-    return tables.table(rows.values(), columns=columns, text_columns=["Workload", "Measure"],
-                        notes=[f"Baseline: {baseline}. Values between measured points are interpolated, never "
-                               "extrapolated. Outside them a value is a bound: '≥' (at least: every point was "
-                               "under the latency) or '≤' (at most: the lightest load already did more), and its "
-                               "change a bound too; a level a curve never reaches shows 'not reached', with no "
-                               "change. With repeats, each change has its 95 % interval (Welch, over the "
-                               "repeat-wise answers); a change whose interval spans zero, or, without repeats, one "
-                               "smaller than the stated point-to-point noise, is within measurement noise: neither "
-                               "better nor worse. Every value, with its kind of bound: comparison.csv.",
-                               *said])
+            said[f"{', '.join(where.values())}: {r['bound_note']}."] = None
+    leading = list(place(table.iloc[0].to_dict()))
+    columns = [*leading, baseline] + [c for other in others for c in (other, f"{other} vs {baseline}")]
+    return tables.table(rows.values(), columns=columns, text_columns=leading,
+                        notes=[f"Baseline: {baseline}. " + (note or _IOPS_NOTE), *said])
+
+
+_IOPS_NOTE = ("Values between measured points are interpolated, never extrapolated. Outside them a value is a "
+              "bound: '≥' (at least: every point was under the latency) or '≤' (at most: the lightest load already "
+              "did more), and its change a bound too; a level a curve never reaches shows 'not reached', with no "
+              "change. With repeats, each change has its 95 % interval (Welch, over the repeat-wise answers); a "
+              "change whose interval spans zero, or, without repeats, one smaller than the stated point-to-point "
+              "noise, is within measurement noise: neither better nor worse. Every value, with its kind of bound: "
+              "comparison.csv.")
 
 
 def change_cell(r: dict[str, Any]) -> str:

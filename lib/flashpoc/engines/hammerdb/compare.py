@@ -30,6 +30,7 @@ import pandas as pd
 
 from ... import tables
 from ...analysis.bounds import MISSING, Bound
+from ...compare import comparison_display as _display
 from ...compare import (COMPARISON_COLUMNS, NOISE_PCT, _at, _at_threads, change_cell, comparison_row, configs,
                         equal_iops_levels, equal_threads, row_bounds, value_at_iops)
 from ...tables import threads_text
@@ -115,32 +116,15 @@ def comparison_table(points: pd.DataFrame, *, users: Sequence[int] = (), nopm: S
 
 
 def comparison_display(table: pd.DataFrame) -> tables.Table:
-    """:func:`comparison_table` to read: one row per place (equal users, equal NOPM) and measure,
-    the baseline's value, then each other configuration's and its change ("better" or "worse"
-    where more or less is better). A bound shows as one ("≤ 10.603"); a level a curve does not reach
-    shows "not reached"."""
-    if table.empty:
-        return tables.table([])
-    baseline = str(table["baseline"].iloc[0])
-    others = list(dict.fromkeys(table["config"].astype(str)))
-    rows: dict[tuple, dict[str, str]] = {}
-    said: dict[str, None] = {}
-    for r in table.to_dict("records"):
-        fmt = _FORMATS.get(r["unit"], tables.pct)
-        a, b, _ = row_bounds(r)
-        row = rows.setdefault((r["at"], r["metric"]), {"At": r["at"], "Measure": f"{r['metric']} ({r['unit']})",
-                                                       baseline: a.cell(fmt)})
-        row[r["config"]] = b.cell(fmt)
-        row[f"{r['config']} vs {baseline}"] = change_cell(r)
-        if isinstance(r.get("bound_note"), str):
-            said[f"{r['at']}, {r['metric']}: {r['bound_note']}."] = None
-    columns = ["At", "Measure", baseline] + [c for other in others for c in (other, f"{other} vs {baseline}")]
-    return tables.table(rows.values(), columns=columns, text_columns=["At", "Measure"], notes=[
-        f"Baseline: {baseline}. At equal NOPM the values are read off each configuration's NOPM curve, "
+    """:func:`comparison_table` to read (:func:`flashpoc.compare.comparison_display`): one row per
+    place (equal users, equal NOPM) and measure, the baseline's value, then each other configuration's
+    and its change ("better" or "worse" where more or less is better). A bound shows as one
+    ("≤ 10.603"); a level a curve does not reach shows "not reached"."""
+    return _display(table, place=lambda r: {"At": r["at"], "Measure": f"{r['metric']} ({r['unit']})"},
+                    formats=_FORMATS, note=(
+        "At equal NOPM the values are read off each configuration's NOPM curve, "
         "interpolated between the two runs around the level, never extrapolated: a level a curve already exceeds "
         "at its fewest virtual users gives at most that run's value ('≤'), and its change is a bound too; a level "
         "it does not reach shows 'not reached'. Transaction completion time: the mean over every transaction of "
         "HammerDB's time profile. A change smaller than the stated point-to-point noise (report.noise_pct) is "
-        "within measurement noise: neither better nor worse. Every value, with its kind of bound: comparison.csv.",
-        *said])
-
+        "within measurement noise: neither better nor worse. Every value, with its kind of bound: comparison.csv."))
