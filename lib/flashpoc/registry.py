@@ -19,6 +19,10 @@ _REGISTRY: dict[str, Any] = {
 }
 
 
+DEFAULT_ENGINE = "fio"
+"""The engine of a campaign whose parameters name none: fio, embedded."""
+
+
 def register(name: str, engine: Any) -> None:
     """Register ``engine`` (an :class:`~flashpoc.engines.base.Engine`, or the name of a module
     holding one as ``ENGINE``) as ``name``."""

@@ -17,7 +17,7 @@ from typing import Any
 
 # Every name keeps its old path (flashpoc.params.X): the package re-exports its modules' names.
 from .campaign import Campaign, _engine_choice, _engine_settings, _some_workloads, _unique
-from .common import (ADDRESS_RE, DEFAULT_CURVE_PCT, ENV_NAME_RE, FIO_RW, Flag, LOCAL_ADDRESSES, MAX_BLOCK_BYTES,
+from .common import (ADDRESS_RE, DEFAULT_CURVE_PCT, ENV_NAME_RE, FIO_RW, EngineSettings, Flag, LOCAL_ADDRESSES, MAX_BLOCK_BYTES,
                      MAX_DEPTH, MAX_FILE_BYTES, MAX_SIZE_BYTES, MAX_TEXT, MAX_THREADS, MAX_VALUES,
                      MIN_WORKING_SET_BYTES, NAME_RE, Name, PATH_FORBIDDEN, SCRATCH_DIRS, SIZE_RE, SIZE_UNITS,
                      STEADYSTATE_RE, SYSTEM_DIRS, Size, USER_RE, WRITE_MODES, _Strict, _check_name, _check_path,

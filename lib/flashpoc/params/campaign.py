@@ -12,7 +12,7 @@ from pydantic import (BaseModel, Field, PrivateAttr, SerializeAsAny, ValidationE
                       model_serializer, model_validator)
 
 from ..errors import ParameterError
-from ..registry import engine_names, engine_settings, get_engine
+from ..registry import DEFAULT_ENGINE, engine_names, engine_settings, get_engine
 from .caveats import campaign_warnings
 from .common import Name, Size, _Strict, parse_size, resolve_path
 from .models import (DatabaseParams, HostParams, OracleParams, SqlWorkloadParams, TargetParams, Workload,
@@ -26,7 +26,7 @@ class Campaign(_Strict):
 
     campaign: Name = Field(description="campaign name: results go to results_dir/campaign")
     description: str = ""
-    engine: str = Field("fio", description="the load generator and its settings: a name (fio, vdbench, slob, "
+    engine: str = Field(DEFAULT_ENGINE, description="the load generator and its settings: a name (fio, vdbench, slob, "
                                            "sqlscript) or {name: {settings}}, e.g. {vdbench: {elapsed_s: 60}}")
     hosts: list[HostParams] = Field(min_length=1, max_length=1024)
     targets: list[TargetParams] = Field(default_factory=list, max_length=4096,
@@ -200,17 +200,14 @@ class Campaign(_Strict):
         if self.engine_object.datafiles_define_points:  # stored in the engine's block before database: existed
             dumped[self.engine].update(self.database.model_dump(mode="json", exclude={"host"}))
             dumped[self.engine]["datafiles"] = self.database.datafiles or "local"
-        for key, default in getattr(self.settings, "hash_defaults", {}).items():  # keys added later, unset
+        for key, default in self.settings.hash_defaults.items():  # keys added later, unset
             if dumped[self.engine].get(key, default) == default:
                 dumped[self.engine].pop(key, None)
         for host in dumped["hosts"]:  # added later; unset, it leaves the hashes of earlier campaigns as they were
             if host.get("key_passphrase_env") is None:
                 host.pop("key_passphrase_env", None)
-        if "vdbench" in dumped:  # how vdbench's slaves reach the controller does not define a point
-            dumped["vdbench"].pop("controller_address", None)
-        if len(self.hosts) == 1 and "fio" in dumped:  # how several hosts run does not define a one-host point
-            dumped["fio"].pop("multi_host", None)
-            dumped["fio"].pop("server_port", None)
+        for key in self.settings.not_defining_a_point(len(self.hosts)):  # e.g. how hosts reach each other
+            dumped[self.engine].pop(key, None)
         text = json.dumps(dumped, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -273,7 +270,7 @@ def _engine_choice(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str,
     if "settings" in data:
         problems.append({"type": "extra_forbidden", "loc": ("settings",), "input": data.pop("settings")})
     block = data.get("engine")
-    name, settings, where = "fio", None, ("engine", "fio")
+    name, settings, where = DEFAULT_ENGINE, None, ("engine", DEFAULT_ENGINE)
     if isinstance(block, str):
         name, where = block, ("engine", block)
     elif isinstance(block, dict) and len(block) == 1:
@@ -294,7 +291,7 @@ def _engine_choice(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str,
             problem((other,), f"the {other} settings are given twice: keep them under engine.{other} only")
         else:
             _engine_settings(other, given, (other,), problems)
-    data["engine"] = name if name in names else "fio"
+    data["engine"] = name if name in names else DEFAULT_ENGINE
     if name in names:
         data["settings"] = _engine_settings(name, settings, where, problems)
         if "hosts" not in data:  # an engine that needs no load host names its own (sqlscript: this machine)

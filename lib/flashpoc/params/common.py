@@ -8,7 +8,7 @@ import posixpath
 import re
 import unicodedata
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -179,6 +179,20 @@ class _Strict(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True, strict=True,
                               allow_inf_nan=False, str_max_length=MAX_TEXT)
+
+
+class EngineSettings(_Strict):
+    """Base of an engine's settings block (``engine: {name: {...}}``, its folder's ``settings.SETTINGS``):
+    what the campaign asks of every engine's settings, each engine answering for its own keys."""
+
+    hash_defaults: ClassVar[dict[str, Any]] = {}
+    """Keys added after campaigns were measured, with their defaults: left at them, they leave the
+    measurement hash of those campaigns as it was (their stored points are reused)."""
+
+    def not_defining_a_point(self, n_hosts: int) -> tuple[str, ...]:
+        """The keys that do not change what a point on ``n_hosts`` load hosts measures (left out of
+        the measurement hash): none, unless the engine says otherwise."""
+        return ()
 
 
 def workbook_root(start: Path | None = None) -> Path:

@@ -6,10 +6,10 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ...params import STEADYSTATE_RE, Flag, _Strict, ascii_note
+from ...params import STEADYSTATE_RE, EngineSettings, Flag, ascii_note
 
 
-class FioSettings(_Strict):
+class FioSettings(EngineSettings):
     """Settings of the fio engine shared by every run point."""
 
     ioengine: Literal["libaio", "io_uring", "psync", "sync", "posixaio"] = "libaio"
@@ -48,6 +48,11 @@ class FioSettings(_Strict):
                     raise ValueError(f"{key}: goes with steadystate (fio's own criterion), which is not set: set "
                                      f"steadystate or leave {key} out")
         return self
+
+    def not_defining_a_point(self, n_hosts: int) -> tuple[str, ...]:
+        """How several hosts run (client-server or one fio per host, the servers' port) does not
+        define a point on one host."""
+        return ("multi_host", "server_port") if n_hosts == 1 else ()
 
 
 SETTINGS = FioSettings

@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ...errors import ParameterError
-from ...params import Flag, _format_errors, _Strict, check_address, value_problem
+from ...params import EngineSettings, Flag, _format_errors, _Strict, check_address, value_problem
 from ...params.paths import HostPath
 
 #: a database, user or schema name HammerDB puts into SQL and connect strings
@@ -40,7 +40,7 @@ def _env_name(value: str | None) -> str | None:
     return value
 
 
-class HammerdbSettings(_Strict):
+class HammerdbSettings(EngineSettings):
     """One campaign's HammerDB settings (the ``hammerdb:`` block)."""
 
     #: keys added later, left out of the measurement hash at their defaults (stored probes stay current)

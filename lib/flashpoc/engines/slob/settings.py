@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ...params import (Flag, Name, _some_workloads, _Strict, ascii_note, check_env_name, check_regex,
+from ...params import (EngineSettings, Flag, Name, _some_workloads, _Strict, ascii_note, check_env_name, check_regex,
                        slob_size_bytes)
 from ...params.paths import HostPath, HostWrittenDir
 from .plan import SIZE_RE as SLOB_SIZE_RE
@@ -69,7 +69,7 @@ def slob_seed_workloads() -> list[dict[str, Any]]:
     ]
 
 
-class SlobSettings(_Strict):
+class SlobSettings(EngineSettings):
     """The SLOB engine: where SLOB lives on the DB host and the slob.conf shared by every point.
 
     Threads of the probe and sweep are SLOB's threads per schema (``runit.sh -t``); every run

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from ...params import _Strict
+from ...params import EngineSettings
 
 
-class SqlScriptSettings(_Strict):
+class SqlScriptSettings(EngineSettings):
     """A campaign that runs only a DBA's job has no engine settings of its own (an unknown key is
     refused, naming it)."""
 

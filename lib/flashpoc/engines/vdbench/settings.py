@@ -8,10 +8,10 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ...params import Flag, Size, _Strict, parse_size
+from ...params import EngineSettings, Flag, Size, parse_size
 
 
-class VdbenchSettings(_Strict):
+class VdbenchSettings(EngineSettings):
     """Settings of the vdbench engine: general parameters and the run definition (rd=)."""
 
     controller: str | None = Field(None, description="host that runs vdbench (the master; default the first)")
@@ -82,6 +82,10 @@ class VdbenchSettings(_Strict):
         if self.curve is not None and not all(0 < c <= 100 for c in self.curve):
             raise ValueError("curve: the values are percentages of the maximum (0-100]")
         return self
+
+    def not_defining_a_point(self, n_hosts: int) -> tuple[str, ...]:
+        """How vdbench's slaves reach the controller does not define a point."""
+        return ("controller_address",)
 
 
 SETTINGS = VdbenchSettings
