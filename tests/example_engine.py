@@ -16,7 +16,7 @@ from pydantic import Field
 from flashpoc import points
 from flashpoc.engines.base import Engine
 from flashpoc.errors import ParseError
-from flashpoc.params import _Strict, parse_size
+from flashpoc.params import EngineSettings, parse_size
 from flashpoc.rows import add_littles_law, base_row
 from flashpoc.run.hosts import quote
 
@@ -24,7 +24,7 @@ from flashpoc.run.hosts import quote
 COPIED = re.compile(r"^(\d+) bytes .* copied, ([0-9.e+-]+) s, ", re.M)
 
 
-class DdSettings(_Strict):
+class DdSettings(EngineSettings):
     """The ``engine: {ddread: {...}}`` block."""
 
     blocks: int = Field(256, ge=1, description="blocks each dd reads per point")
