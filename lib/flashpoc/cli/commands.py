@@ -93,21 +93,13 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 2 if refused else 0
 
 
-#: the columns ``parse --format table`` shows (key, header); csv and json have every column
+#: the columns ``parse awr --format table`` shows (key, header); an engine's are its
+#: ``parse_table_columns``; csv and json have every column
 TABLE_COLUMNS = {
-    "fio": [("hostname", "Host"), ("jobname", "Job"), ("direction", "Direction"), ("rw", "Pattern"), ("bs", "Block"),
-            ("numjobs", "Jobs"), ("iodepth", "Depth"), ("iops", "IOPS"), ("bw_mibps", "MiB/s"),
-            ("lat_mean_us", "Mean lat (us)"), ("clat_p50_us", "p50 (us)"), ("clat_p99_us", "p99 (us)"),
-            ("clat_p99_9_us", "p99.9 (us)"), ("usr_cpu_pct", "usr CPU (%)"), ("sys_cpu_pct", "sys CPU (%)")],
-    "vdbench": [("rd", "Run"), ("threads", "Threads"), ("xfersize", "xfersize (bytes)"), ("rdpct", "Read (%)"),
-                ("iops", "IOPS"), ("mb_per_s", "MB/s"), ("resp_ms", "Resp (ms)"), ("read_resp_ms", "Read (ms)"),
-                ("write_resp_ms", "Write (ms)"), ("resp_max_ms", "Max (ms)"), ("queue_depth", "Queue"),
-                ("cpu_sys_user_pct", "CPU (%)")],
     "awr": [("event", "Event"), ("waits", "Waits"), ("total_time_s", "Time (s)"), ("avg_wait_us", "Avg wait (us)"),
             ("avg_wait_ms", "Avg wait (ms)"),
             ("pct_db_time", "DB time (%)", ".1f"), ("pct_total_call_time", "Call time (%)", ".1f"),
             ("wait_class", "Wait class")],
-    "slob": [("metric", "Metric"), ("value", "Value")],
 }
 
 

@@ -19,6 +19,11 @@ class FioEngine(Engine):
     name = "fio"
     rate_curves = True
     settings_model = FioSettings
+    parse_table_columns = [("hostname", "Host"), ("jobname", "Job"), ("direction", "Direction"), ("rw", "Pattern"),
+                           ("bs", "Block"), ("numjobs", "Jobs"), ("iodepth", "Depth"), ("iops", "IOPS"),
+                           ("bw_mibps", "MiB/s"), ("lat_mean_us", "Mean lat (us)"), ("clat_p50_us", "p50 (us)"),
+                           ("clat_p99_us", "p99 (us)"), ("clat_p99_9_us", "p99.9 (us)"), ("usr_cpu_pct", "usr CPU (%)"),
+                           ("sys_cpu_pct", "sys CPU (%)")]
 
     def check_params(self, cfg, host_names: set[str]) -> None:
         """What fio's job files need: each host runs one job over its own targets, so every host uses

@@ -13,6 +13,7 @@ measure = LazyModule(f"{__package__}.measure")
 class SlobEngine(Engine):
     name = "slob"
     settings_model = SlobSettings
+    parse_table_columns = [("metric", "Metric"), ("value", "Value")]
     uses_targets = False  # its data lives in the database (setup.sh loads it)
     scales_hosts = False  # one database host
     measures_oracle = True  # its rows are AWR's

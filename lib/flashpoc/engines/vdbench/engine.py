@@ -18,6 +18,10 @@ class VdbenchEngine(Engine):
     rate_curves = True  # its own iorate=curve, in its sweep
     rate_curve_title = "vdbench iorate=curve: mean latency at each requested I/O rate"
     settings_model = VdbenchSettings
+    parse_table_columns = [("rd", "Run"), ("threads", "Threads"), ("xfersize", "xfersize (bytes)"),
+                           ("rdpct", "Read (%)"), ("iops", "IOPS"), ("mb_per_s", "MB/s"), ("resp_ms", "Resp (ms)"),
+                           ("read_resp_ms", "Read (ms)"), ("write_resp_ms", "Write (ms)"), ("resp_max_ms", "Max (ms)"),
+                           ("queue_depth", "Queue"), ("cpu_sys_user_pct", "CPU (%)")]
 
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
         """Also vdbench itself: Java, a simulated parmfile, SSH between the hosts."""
