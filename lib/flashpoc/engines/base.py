@@ -119,6 +119,12 @@ class Engine:
 
         return evaluate_database_facts(dbfacts, host="database", slob=False)
 
+    def distribution_note(self, rows: Any) -> str:
+        """Markdown for the report: what the latency distribution of this engine's detail points
+        (``rows``, a DataFrame) rests on where the engine gives less than fio's bins; empty when it
+        gives as much."""
+        return ""
+
     #: the columns ``flashpoc parse ENGINE PATH --format table`` shows (key, header) of its rows
     parse_table_columns: ClassVar[list[tuple[str, str]]] = []
     #: what a point's ``threads`` count, in the report's words

@@ -9,6 +9,7 @@ import pandas as pd
 from .. import analysis, confidence
 from ..analysis import bounds
 from ..records import SHARE_LIMITS_US
+from ..registry import get_engine
 from ..rows import (KIND_RANDOM, KIND_THROUGHPUT, SEQUENTIAL_RW, SLOB_SCAN_PCT, SMALL_BLOCK_BYTES,  # noqa: F401
                     SNIA_COLUMNS, curve_points, io_kind, to_points, workload_kinds)
 from ..tables import verdict
@@ -191,23 +192,13 @@ def distribution_table(detail: pd.DataFrame) -> pd.DataFrame:
 
 
 def distribution_text(detail: pd.DataFrame) -> str:
-    """Markdown: what the latency distribution of the detail points rests on, where an engine
-    gives less than fio's bins (vdbench: no percentiles, no bucket bound at 512 us, and the
-    intervals its histogram counts, warm-up included); empty for fio."""
-    if "engine" not in detail or "vdbench" not in set(detail["engine"]):
+    """Markdown: what the latency distribution of the detail points rests on, where an engine gives
+    less than fio's bins (each engine's ``distribution_note`` of its own points); empty for fio."""
+    if "engine" not in detail:
         return ""
-    vdb = detail[detail["engine"] == "vdbench"]
-    text = ("vdbench reports no latency percentiles (p50, p99, p99.9), and its response-time histogram has no "
-            "bucket bound at 512 us (its buckets end at 0.4, 0.6, 0.8, 1, 2, 4 ms and so on): the shares of I/Os "
-            "under 1, 2 and 4 ms are read at its bucket bounds, and none is given under 512 us. vdbench counts "
-            "every I/O of a run in its histogram, warm-up included (it cannot leave the warm-up out), while the "
-            "point's IOPS and mean latency are its average over the intervals its average line counts (not shaded; "
-            "vdbench 5.04.06 counts one interval more than its label says, the last of the warm-up)")
-    counted = [f"{r['config'] + ', ' if r.get('config') else ''}`{r['workload']}` at {int(r['threads'])} threads: "
-               f"histogram intervals {r['histogram_intervals']}, average {r['avg_intervals']}"
-               for r in vdb.to_dict("records") if isinstance(r.get("histogram_intervals"), str)
-               and isinstance(r.get("avg_intervals"), str)]
-    return text + (f" ({'; '.join(counted)})." if counted else ".")
+    notes = (get_engine(name).distribution_note(detail[detail["engine"] == name])
+             for name in dict.fromkeys(detail["engine"].dropna().astype(str)))
+    return " ".join(note for note in notes if note)
 
 
 #: The steady-state columns of a row: today's scatter-and-drift rule, the SNIA PTS rule
