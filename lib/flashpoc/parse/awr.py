@@ -903,7 +903,7 @@ def _parse_instance(report: _TextReport | _HtmlReport) -> dict[str, Any]:
     if top is not None and fg is None and _FOREGROUND in sections.absent:  # printed beside its Top 10
         sections.lose(_FOREGROUND, f"not found beside the {_TOP_EVENTS} it details: its title lost?")
     if top is not None and fg is not None and (unlike := _top_events_unlike(top, fg)):
-        top, fg = sections.lose(_TOP_EVENTS, unlike), sections.lose("Foreground Wait Events", unlike)
+        top, fg = sections.lose(_TOP_EVENTS, unlike), sections.lose(_FOREGROUND, unlike)
     out = {
         "header": header,
         "load_profile": profile,

@@ -113,6 +113,7 @@ def run_command(hammerdb_dir: str, run_dir: str, env_file: str | None = None) ->
             f"while kill -0 $t 2>/dev/null; do {sample}; sleep {CPU_EVERY_S}; done; {sample}; "
             f"{_stop(d)}; wait $t; rm -f {_secrets(d)}; else echo \"{EXIT_MARK}$?\"; fi")
 
+
 def clear_stale(host, root: str, *, purpose: str) -> None:
     """Stop what is left of earlier attempts under ``root`` (a HammerDB still running from a killed
     workbook) and remove their folders, with every HammerDB settings store in them (passwords);
