@@ -1,7 +1,7 @@
 """AWR parse speed and ``flashpoc parse`` start-up, measured in one run.
 
 For each real AWR report of the test data (text and HTML, 0.3-2.1 MB; and the Statspack report,
-0.18 MB, which ``parse_awr`` hands to :mod:`flashpoc.parse.statspack`): the best of 5
+0.18 MB, which ``parse_awr`` hands to :mod:`flashpoc.oracle.statspack`): the best of 5
 ``parse_awr`` calls, next to the best of 5 bare passes of the standard library's
 ``html.parser`` over the same HTML (what the parser used to do before reading any section,
 so a lower bound of the old parse time). Then the wall time of the ``flashpoc parse awr``
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from _common import REPO
 
-from flashpoc.parse.awr import parse_awr, read_awr_file
+from flashpoc.oracle.awr import parse_awr, read_awr_file
 from flashpoc.engines.slob.parse import slob_point_metrics
 
 REPEATS = 5

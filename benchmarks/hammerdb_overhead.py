@@ -29,7 +29,7 @@ from flashpoc.engines.hammerdb.parse import parse_files
 from flashpoc.engines.hammerdb.plan import build_script, run_script
 from flashpoc.engines.hammerdb.settings import settings_from_dict
 from flashpoc.params import HostParams
-from flashpoc.run.hosts import LocalHost
+from flashpoc.hosts.host import LocalHost
 
 MARKS = {"first line": None, "test starts": "Timing test period", "result": "TEST RESULT"}
 

@@ -2,7 +2,7 @@
 
 Two campaigns of the same points (2 workloads x N thread counts of ``runtime_s`` s each, real fio
 on a scratch file) are measured one after the other, the first without a view, the second with a
-:class:`flashpoc.live.LiveView` (its widgets and charts made as in JupyterLab; outside a kernel
+:class:`flashpoc.present.live.LiveView` (its widgets and charts made as in JupyterLab; outside a kernel
 their messages go nowhere, so the cost is the kernel's side: the charts' Vega-Lite per point and
 per interval), and the ratio of their wall times is printed, with the seconds spent in the view's
 own methods (its cost whatever else loads the machine). Then the view alone is fed 200 points
@@ -32,7 +32,8 @@ import time
 
 from _common import campaign_values, scratch_root
 
-from flashpoc import live, phases, progress
+from flashpoc.present import live, progress
+from flashpoc import phases
 from flashpoc.params import campaign_from_dict
 
 WORKLOADS = [{"name": "randread-4k", "rw": "randread", "bs": "4k"},
@@ -77,7 +78,7 @@ def timed(view: live.LiveView) -> live.LiveView:
 def redraw_at(rows: list[dict], points: int) -> tuple[float, float]:
     """Seconds of one redraw of the curves at ``points`` points (copies of ``rows`` at more thread
     counts), and the seconds the view spends when those points come back to back (as stored points
-    are reused: most redraws wait, :func:`flashpoc.live.LiveView._due`)."""
+    are reused: most redraws wait, :func:`flashpoc.present.live.LiveView._due`)."""
     bar = progress.Progress("sweep", "sweep", total=points, colors=[w["name"] for w in WORKLOADS], enabled=False)
     many = [dict(rows[i % len(rows)], threads=i // len(WORKLOADS) + 1) for i in range(points)]
     view = live.LiveView(bar, widgets=True)

@@ -91,7 +91,7 @@ from probe_strategies import (DEFAULT, GUIDE, REPEATS, SPREADS, campaign, platea
                               share_goal, spreads)
 
 from flashpoc import analysis, phases
-from flashpoc.errors import FlashpocError
+from flashpoc.core.errors import FlashpocError
 
 
 class Unrecorded(Exception):

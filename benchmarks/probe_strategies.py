@@ -174,8 +174,9 @@ from pathlib import Path
 
 from _common import campaign_values, scratch_root
 
-from flashpoc import analysis, phases, rows as rows_mod
-from flashpoc.errors import FlashpocError
+from flashpoc import analysis, phases
+from flashpoc.analysis import rows as rows_mod
+from flashpoc.core.errors import FlashpocError
 from flashpoc.params import campaign_from_dict
 
 REPEATS = 3

@@ -2,7 +2,7 @@
 independent small campaigns with ``sweep.repeats: 1`` and as many with ``sweep.repeats: 3`` (run
 alternately, so that a drift of the disk touches both alike), each a sweep of 4K random reads at
 a few thread counts; the spread over the campaigns of max IOPS and of IOPS at the SLO (the
-answers as the report gives them: the mean of the repeat-wise answers, :mod:`flashpoc.confidence`).
+answers as the report gives them: the mean of the repeat-wise answers, :mod:`flashpoc.analysis.confidence`).
 The answer's spread should shrink as the repeats grow (by about sqrt(3) for independent noise).
 
     .venv/bin/python benchmarks/repeats_spread.py [--threads 1,4,16,64] [--runtime 2] [--campaigns 6]
@@ -32,9 +32,10 @@ import statistics
 
 from _common import campaign_values, scratch_root
 
-from flashpoc import confidence, phases
+from flashpoc.analysis import confidence
+from flashpoc import phases
 from flashpoc.params import campaign_from_dict
-from flashpoc.results import load_results
+from flashpoc.campaign.results import load_results
 
 
 def answers(values: dict, slo_ms: float) -> tuple[float | None, float | None]:

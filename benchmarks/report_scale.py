@@ -37,9 +37,9 @@ from _common import REPO, campaign_values, load_average, scratch_root
 
 from flashpoc import phases
 from flashpoc.params import campaign_from_dict
-from flashpoc.rows import interval_verdict
-from flashpoc.session import manifest_params
-from flashpoc.store import (HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, CampaignStore,
+from flashpoc.analysis.rows import interval_verdict
+from flashpoc.campaign.session import manifest_params
+from flashpoc.core.store import (HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, CampaignStore,
                             table_text, write_atomic)
 
 HOSTS, TARGETS, INTERVALS = 16, 64, 300
@@ -179,7 +179,7 @@ def measure(values_file: Path) -> None:
     """In a process of its own: build the report of the campaign in ``values_file``; print seconds
     (and those of its steps: importing the chart library, writing the chart files, report.html and
     the PDF), report.html's bytes and this process's memory peak as one JSON line."""
-    from flashpoc import report as report_module
+    from flashpoc.present import report as report_module
 
     steps: dict[str, float] = {}
 

@@ -7,7 +7,7 @@ import copy
 from functools import lru_cache
 from pathlib import Path
 
-from flashpoc.parse.awr import parse_awr, read_awr_file
+from flashpoc.oracle.awr import parse_awr, read_awr_file
 
 
 @lru_cache(maxsize=None)
@@ -16,6 +16,6 @@ def _parsed(path: Path) -> dict:
 
 
 def parsed(path: Path) -> dict:
-    """``path``'s report as :func:`flashpoc.parse.awr.parse_awr` reads it, parsed once; a deep copy
+    """``path``'s report as :func:`flashpoc.oracle.awr.parse_awr` reads it, parsed once; a deep copy
     the test may change."""
     return copy.deepcopy(_parsed(Path(path)))

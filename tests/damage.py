@@ -2,7 +2,7 @@
 
 A damaged output is refused in one line (a ParseError), or read to exactly the clean output's
 numbers, or read with a *named* loss: a number the clean read had is missing or None only where
-the result's ``damaged`` text (:data:`flashpoc.damage.DAMAGED`, anywhere in the result) names
+the result's ``damaged`` text (:data:`flashpoc.core.damage.DAMAGED`, anywhere in the result) names
 the damaged file. A number is never changed.
 
 The damage is drawn by hypothesis (``st.data()``), so a failure shrinks to the smallest one:
@@ -23,8 +23,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 from conftest import NOT_IN_A_NUMBER, flat_numbers
-from flashpoc.damage import DAMAGED
-from flashpoc.errors import ParseError
+from flashpoc.core.damage import DAMAGED
+from flashpoc.core.errors import ParseError
 
 TEXT_DAMAGE = ("cut", "cut at a line end", "emptied", "line removed", "line repeated", "lines swapped",
                "bytes overwritten")
@@ -79,7 +79,7 @@ def damage_files(data: Any, files: Mapping[str, str], *, removable: bool = True,
 
 
 def damaged_texts(result: Any) -> list[str]:
-    """Every :data:`~flashpoc.damage.DAMAGED` text anywhere in a reader's result."""
+    """Every :data:`~flashpoc.core.damage.DAMAGED` text anywhere in a reader's result."""
     found: list[str] = []
     if isinstance(result, Mapping):
         if isinstance(result.get(DAMAGED), str):

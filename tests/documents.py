@@ -81,7 +81,7 @@ def chart_text_pt_in_print(page) -> list[float]:
 
 def html_chart_text_pt(html: str) -> list[float]:
     """The smallest text of each chart of report.html, in points, as printed on the page
-    (:func:`flashpoc.chart.pages.svg_text_pt`: its own width and height against the page's)."""
-    from flashpoc.chart.pages import svg_text_pt
+    (:func:`flashpoc.present.chart.pages.svg_text_pt`: its own width and height against the page's)."""
+    from flashpoc.present.chart.pages import svg_text_pt
 
     return [svg_text_pt(svg) for svg in re.findall(r"<svg\b.*?</svg>", html, flags=re.DOTALL)]

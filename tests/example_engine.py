@@ -13,12 +13,12 @@ from typing import Any
 
 from pydantic import Field
 
-from flashpoc import points
+from flashpoc.campaign import points
 from flashpoc.engines.base import Engine
-from flashpoc.errors import ParseError
+from flashpoc.core.errors import ParseError
 from flashpoc.params import EngineSettings, parse_size
-from flashpoc.rows import add_littles_law, base_row
-from flashpoc.run.hosts import quote
+from flashpoc.analysis.rows import add_littles_law, base_row
+from flashpoc.hosts.host import quote
 
 #: dd's last line: "<bytes> bytes (...) copied, <seconds> s, <rate>"
 COPIED = re.compile(r"^(\d+) bytes .* copied, ([0-9.e+-]+) s, ", re.M)

@@ -1,12 +1,10 @@
 """flashpoc: storage proof-of-concept workbook for Oracle databases on all-flash arrays.
 
-Stages: :mod:`flashpoc.params` (validated campaign parameters), :mod:`flashpoc.plan`
-(pure job planning), :mod:`flashpoc.run` (the only modules that touch hosts),
-:mod:`flashpoc.parse` (pure output parsing), :mod:`flashpoc.store` (results on disk),
-:mod:`flashpoc.analysis` (saturation, knee, SLO), :mod:`flashpoc.chart` and
-:mod:`flashpoc.report` (charts and offline reports), :mod:`flashpoc.session`,
-:mod:`flashpoc.probe`, :mod:`flashpoc.sweep`, :mod:`flashpoc.results` and
-:mod:`flashpoc.reporting` (the four phases), gathered in :mod:`flashpoc.phases` for the notebooks.
+The package is cut into layers, each importing only from those below it (docs/architecture.md):
+:mod:`flashpoc.core`, :mod:`flashpoc.params`, :mod:`flashpoc.hosts`, :mod:`flashpoc.oracle`,
+:mod:`flashpoc.analysis`, :mod:`flashpoc.engines`, :mod:`flashpoc.jobs`, :mod:`flashpoc.campaign`
+(the phases' actions), :mod:`flashpoc.present` (tables, charts, the report) and the faces,
+:mod:`flashpoc.cli` and :mod:`flashpoc.phases` (the names the notebooks import).
 """
 
 __version__ = "0.1.0"
@@ -18,7 +16,7 @@ def __getattr__(name: str):
     """``flashpoc.Campaign`` etc. come from :mod:`flashpoc.params`, imported on first use: it
     loads pydantic, which a command such as ``flashpoc parse`` does not need (start-up)."""
     if name in __all__:
-        from . import params
+        from flashpoc import params
 
         return getattr(params, name)
     raise AttributeError(f"module 'flashpoc' has no attribute {name!r}")

@@ -4,23 +4,23 @@ check -> probe -> sweep -> report. Each phase takes a validated :class:`Campaign
 what it measured under ``results/<campaign>/`` and returns tables for display. Points that
 are already stored with the same defining parameters are reused, not measured again.
 
-Each phase lives in its own module: :mod:`flashpoc.session` (a campaign opened for running,
-the environment check, the safety gate, the targets), :mod:`flashpoc.probe`,
-:mod:`flashpoc.sweep`, :mod:`flashpoc.results` (stored points read back) and
-:mod:`flashpoc.reporting`. This module gathers the names the notebooks, the CLI, the tests and
+Each phase lives in its own module: :mod:`flashpoc.campaign.session` (a campaign opened for running,
+the environment check, the safety gate, the targets), :mod:`flashpoc.campaign.probe`,
+:mod:`flashpoc.campaign.sweep`, :mod:`flashpoc.campaign.results` (stored points read back) and
+:mod:`flashpoc.present.reporting`. This module gathers the names the notebooks, the CLI, the tests and
 the benchmarks call; new code imports the phase modules.
 """
 
 from __future__ import annotations
 
-from .engines.fio.measure import measure_point
-from .probe import (LOW_CONFIDENCE, _on_fewer_hosts, adaptive_probe, probe_answer_text, probe_hosts_table,
+from flashpoc.engines.fio.measure import measure_point
+from flashpoc.campaign.probe import (LOW_CONFIDENCE, _on_fewer_hosts, adaptive_probe, probe_answer_text, probe_hosts_table,
                     probe_point_bound, probe_table, probe_text, run_probe, summarize_probe, with_host_limit)
-from .reporting import Report, build_report, hosts_text
-from .results import campaign_roots, load_comparison, load_point_details, load_results
-from .session import (Workbench, campaign_from_manifest, manifest_params, open_campaign,
+from flashpoc.present.reporting import Report, build_report, hosts_text
+from flashpoc.campaign.results import campaign_roots, load_comparison, load_point_details, load_results
+from flashpoc.campaign.session import (Workbench, campaign_from_manifest, manifest_params, open_campaign,
                       point_steadiness, prepare_targets, run_check, safety_gate, target_sizes)
-from .sweep import (SWEEP_COLUMNS, _levels, plan_campaign_sweep, plan_points, probe_points_reused, run_sweep,
+from flashpoc.campaign.sweep import (SWEEP_COLUMNS, _levels, plan_campaign_sweep, plan_points, probe_points_reused, run_sweep,
                     sweep_plan_lines, sweep_plan_text, sweep_reach, sweep_table, sweep_threads, sweep_top)
 
 __all__ = [

@@ -22,7 +22,7 @@ from flashpoc.analysis import (
     littles_law,
     start_threads,
 )
-from flashpoc.errors import AnalysisError
+from flashpoc.core.errors import AnalysisError
 
 # The POC's vdbench probe: forthreads=(100-500,100), 4 SDs per thread.
 SEED_THREADS = [100, 200, 300, 400, 500]

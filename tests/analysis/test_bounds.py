@@ -12,10 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flashpoc import compare, progress, summary
+from flashpoc.analysis import compare
+from flashpoc.present import progress, summary
 from flashpoc.analysis import Point, iops_at_latency
 from flashpoc.analysis.bounds import AT_LEAST, AT_MOST, EXACT, MISSING, NOT_REACHED, Bound, better, beyond, difference
-from flashpoc.tables import MISSING as DASH
+from flashpoc.core.tables import MISSING as DASH
 
 
 def test_a_bound_against_a_value_is_a_bound_of_the_change():

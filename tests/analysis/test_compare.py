@@ -8,11 +8,12 @@ import json
 import pandas as pd
 import pytest
 
-from flashpoc import compare, phases
+from flashpoc.analysis import compare
+from flashpoc import phases
 from flashpoc.analysis.bounds import AT_MOST, MISSING, NOT_REACHED, Bound
-from flashpoc.errors import AnalysisError
+from flashpoc.core.errors import AnalysisError
 from flashpoc.params import campaign_from_dict, load_campaign
-from flashpoc.store import CampaignStore
+from flashpoc.core.store import CampaignStore
 
 from conftest import REPO, quick_campaign, require_fio
 
@@ -188,7 +189,8 @@ def test_explorer_controls_redraw_the_view(tmp_path):
     points.to_json(tmp_path / "points.json", orient="records")
     code = f"""
 import json, pandas as pd
-from flashpoc import chart, explore, phases
+from flashpoc.present import chart, explore
+from flashpoc import phases
 chart.enable_offline_renderer()  # as notebook 04 does
 points = pd.read_json({str(tmp_path / "points.json")!r}, orient="records")
 box = explore.explorer(phases.Report("", pd.DataFrame(), points, pd.DataFrame(), {{}}, {{}}, slo_ms=0.15))

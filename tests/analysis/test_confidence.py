@@ -1,4 +1,4 @@
-"""Repeats with confidence (flashpoc.confidence): Student's t against its published table, the
+"""Repeats with confidence (flashpoc.analysis.confidence): Student's t against its published table, the
 statistics of real repeated fio points against a computation from the stored rows, intervals on
 the charts, and comparisons that say when a difference is noise, in the table, the text and the
 rendered report."""
@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 from conftest import quick_campaign, require_fio
-from flashpoc import chart, compare, confidence
+from flashpoc.present import chart
+from flashpoc.analysis import compare, confidence
 
 #: Student's t, two-sided 95 % (published tables, 3 decimals): degrees of freedom -> value
 T_TABLE = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 10: 2.228, 20: 2.086, 30: 2.042, 120: 1.980}
@@ -190,7 +191,7 @@ def test_comparison_deltas_carry_welch_intervals_and_the_noise_words(compared):
 
 
 def test_the_summary_reads_max_iops_off_each_point_s_mean_never_its_best_repeat():
-    from flashpoc import summary
+    from flashpoc.present import summary
 
     rows = [{"workload": "w", "threads": t, "iops": 10000.0 * t, "lat_mean_ms": 0.1 * t, "bw_mibps": 40.0 * t,
              "bs": "4k", "outstanding_ios": t, "repeat": 0, "littles_law_ok": True} for t in (1, 2)]
@@ -215,8 +216,8 @@ def test_the_comparison_s_max_iops_is_the_mean_curve_s_never_a_best_repeat():
 def test_without_repeats_the_report_says_there_is_no_interval_and_shows_the_probe_s_repeats():
     from types import SimpleNamespace
 
-    from flashpoc.document import Context
-    from flashpoc.document.repeats import repeats_section
+    from flashpoc.present.document import Context
+    from flashpoc.present.document.repeats import repeats_section
     from flashpoc.params import campaign_from_dict
 
     cfg = campaign_from_dict(quick_campaign(__import__("pathlib").Path("/nonexistent"),

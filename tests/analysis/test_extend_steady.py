@@ -1,4 +1,4 @@
-"""A sweep point extended until steady (``sweep.extend_until_steady``, flashpoc.extend): the lengths
+"""A sweep point extended until steady (``sweep.extend_until_steady``, flashpoc.campaign.extend): the lengths
 it is measured again at, the rule that decides, and real runs of fio (its own steadystate ends a
 longer run once steady) and vdbench (judged by the SNIA PTS rule on its intervals)."""
 
@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from conftest import quick_campaign, require_fio
-from flashpoc import extend, phases
+from flashpoc.campaign import extend
+from flashpoc import phases
 from flashpoc.params import campaign_from_dict
 
 
@@ -61,7 +62,7 @@ def test_fio_measures_a_point_not_steady_again_longer_and_its_steadystate_ends_i
         "extended_runs_s": runs, "steady_rule": row["steady_rule"], "extended_steady": True}
     points = phases.load_results(cfg, "sweep")
     assert points["point_id"].tolist() == [row["point_id"]]  # the longer point stands for its thread count
-    from flashpoc.summary import steadiness_display, steadiness_table
+    from flashpoc.present.summary import steadiness_display, steadiness_table
 
     (said,) = steadiness_display(steadiness_table(points)).frame.to_dict("records")
     assert said["Ended by"] == (f"extended until steady: {', '.join(map(str, runs))} s run; fio steadystate "
@@ -89,7 +90,7 @@ def test_vdbench_runs_a_point_again_longer_when_the_snia_rule_on_its_intervals_s
     SNIA PTS rule; not steady, it runs again for 10 s (the limit). Whichever happens on this
     machine, the decision is the rule's on vdbench's own intervals, and the row says which lengths ran."""
     from flashpoc.analysis import snia_steady_state
-    from flashpoc.store import CampaignStore
+    from flashpoc.core.store import CampaignStore
 
     from test_precondition import vdbench_values
 
@@ -117,7 +118,7 @@ def test_vdbench_runs_a_point_again_longer_when_the_snia_rule_on_its_intervals_s
 def test_extend_until_steady_unset_leaves_the_hashes_of_earlier_campaigns_and_bad_values_get_one_line(tmp_path):
     import hashlib
 
-    from flashpoc.errors import ParameterError
+    from flashpoc.core.errors import ParameterError
 
     cfg = campaign_from_dict(quick_campaign(tmp_path))
     earlier = cfg.model_dump(mode="json")
@@ -156,7 +157,7 @@ def test_the_lengths_run_are_the_planned_one_then_each_longer_one_asked_for():
 
 
 def test_only_the_last_run_of_a_sweep_point_outside_rate_curves_gets_the_columns(tmp_path):
-    from flashpoc.points import PointSpec
+    from flashpoc.campaign.points import PointSpec
 
     cfg = campaign_from_dict(quick_campaign(tmp_path, sweep={"extend_until_steady": {"max_s": 4}}))
     sweep = PointSpec("sweep", cfg.workload("randread-4k"), 1, 1)
@@ -171,7 +172,7 @@ def test_only_the_last_run_of_a_sweep_point_outside_rate_curves_gets_the_columns
 def test_each_run_is_stored_once_with_its_columns(tmp_path, monkeypatch):
     """The measure loop stores the last run of an extended point with the extension's columns: no
     stored record is written again (fio: 1 s, then 2 s, never steady by a criterion it cannot meet)."""
-    from flashpoc.store import CampaignStore
+    from flashpoc.core.store import CampaignStore
 
     saved, rewritten = [], []
     save_point = CampaignStore.save_point

@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 
 from conftest import DATA
-from flashpoc import hostlimit
+from flashpoc.analysis import hostlimit
 from flashpoc.engines.fio.parse import parse_fio_output
 from flashpoc.engines.vdbench.parse import parse_output_dir, read_output_dir
 from flashpoc.engines.vdbench.measure import per_host
-from flashpoc.rows import add_littles_law
+from flashpoc.analysis.rows import add_littles_law
 
 
 
@@ -206,7 +206,7 @@ def test_scaling_host_counts(hosts, counts):
 
 
 def test_per_host_chart_has_a_line_per_host(vdbench_rows):
-    from flashpoc import chart
+    from flashpoc.present import chart
 
     spec = chart.per_host_iops(hostlimit.per_host_table(pd.DataFrame(vdbench_rows))).to_dict()
     data = next(iter(spec["datasets"].values()))
@@ -220,7 +220,7 @@ def test_the_report_gives_the_share_of_the_expected_iops():
     """The recorded vdbench sweep's max (72,704.7 IOPS at 16 threads) is 36 % of 200,000."""
     from types import SimpleNamespace
 
-    from flashpoc import document, summary
+    from flashpoc.present import document, summary
     from flashpoc.params import campaign_from_dict
     from flashpoc.engines.vdbench.parse import parse_totals
 

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import DATA
 from flashpoc.analysis import Point, find_knee, knee_interval
-from flashpoc.errors import AnalysisError
+from flashpoc.core.errors import AnalysisError
 
 
 

@@ -1,6 +1,6 @@
 """The live view's parts: each engine's intervals read as they are printed (fio's status line, vdbench's
 console intervals, HammerDB's transaction counter, from real outputs), the view's charts and texts
-(:class:`flashpoc.live.LiveView`, outside a kernel), and its stop with real fio: the running point is
+(:class:`flashpoc.present.live.LiveView`, outside a kernel), and its stop with real fio: the running point is
 stored, none begins after it, and the next run reuses what was done."""
 
 from __future__ import annotations
@@ -12,15 +12,16 @@ import time
 import pytest
 
 from conftest import DATA, quick_campaign, require_fio
-from flashpoc import live, phases, progress
+from flashpoc.present import live, progress
+from flashpoc import phases
 from flashpoc.engines.fio.run import run_fio_job, status_rates, status_reader
 from flashpoc.engines.fio.plan import render_job, render_layout_job
 from flashpoc.engines.hammerdb.run import counter_reader
 from flashpoc.engines.vdbench.run import IntervalProgress
-from flashpoc.errors import Stopped
+from flashpoc.core.errors import Stopped
 from flashpoc.params import campaign_from_dict
-from flashpoc.probe import answer_so_far, summarize_probe
-from flashpoc.run.hosts import connect
+from flashpoc.campaign.probe import answer_so_far, summarize_probe
+from flashpoc.hosts.host import connect
 
 
 
@@ -157,7 +158,7 @@ def test_a_stop_shows_its_message_in_a_notebook_not_a_traceback(capsys):
     from IPython.core.interactiveshell import InteractiveShell
 
     shell = InteractiveShell.instance()
-    shell.run_cell("from flashpoc.errors import Stopped\nraise Stopped('sweep: stopped with the stop button after 2 points')")
+    shell.run_cell("from flashpoc.core.errors import Stopped\nraise Stopped('sweep: stopped with the stop button after 2 points')")
     shown = capsys.readouterr().out
     assert shown.strip() == "Stopped: sweep: stopped with the stop button after 2 points"
 

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import quick_campaign, require_fio
 from flashpoc import phases
-from flashpoc.errors import AnalysisError, CheckFailed
+from flashpoc.core.errors import AnalysisError, CheckFailed
 from flashpoc.params import campaign_from_dict
 
 
@@ -158,8 +158,8 @@ def test_a_host_failing_in_the_host_scaling_keeps_the_probe_answer(tmp_path, mon
     reaches the caller and the probe's answer is already stored."""
     from dataclasses import replace
 
-    from flashpoc import probe as probe_module
-    from flashpoc.errors import RemoteError
+    from flashpoc.campaign import probe as probe_module
+    from flashpoc.core.errors import RemoteError
 
     require_fio()
     cfg = campaign_from_dict(quick_campaign(
@@ -299,8 +299,8 @@ def test_a_point_on_several_hosts_names_every_host_that_failed(tmp_path):
     from flashpoc.engines.fio.measure import measure_point
     from dataclasses import replace
 
-    from flashpoc import probe as probe_module
-    from flashpoc.errors import RemoteError
+    from flashpoc.campaign import probe as probe_module
+    from flashpoc.core.errors import RemoteError
 
     require_fio()
     hosts = [{"name": n, "address": "localhost", "workdir": str(tmp_path / "work" / n),

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import quick_campaign
 from flashpoc import phases
-from flashpoc.errors import AnalysisError
+from flashpoc.core.errors import AnalysisError
 from flashpoc.params import campaign_from_dict
 
 

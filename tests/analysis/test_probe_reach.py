@@ -9,7 +9,7 @@ import csv
 import pytest
 
 from flashpoc.analysis import AdaptiveProbe, Point, find_saturation, reach_threads
-from flashpoc.errors import AnalysisError
+from flashpoc.core.errors import AnalysisError
 from test_probe_repeats import SEED, recorded
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import TESTS
 from flashpoc.analysis import Point, find_saturation, plateau_share
-from flashpoc.errors import AnalysisError
+from flashpoc.core.errors import AnalysisError
 
 DATA = TESTS / "data" / "probe" / "probe_repeats_randread4k.csv"
 SEED = TESTS / "data" / "seed_probe.csv"

@@ -10,9 +10,10 @@ import re
 import pytest
 
 from conftest import quick_campaign, require_fio
-from flashpoc import analysis, phases, progress
+from flashpoc import analysis, phases
+from flashpoc.present import progress
 from flashpoc.params import campaign_from_dict
-from flashpoc.plan.sweep import plan_note, plan_sweep
+from flashpoc.analysis.sweep_plan import plan_note, plan_sweep
 
 
 def events_of(path) -> list[dict]:
@@ -164,7 +165,8 @@ def test_a_large_io_point_line_shows_mib_per_s_and_fits_100_columns():
 def test_a_progress_line_takes_numbers_as_the_tables_do():
     """One "number or None" helper (tables.number) for the tables, the progress lines and the
     host-limit verdict: a yes/no value or an infinity is no measured number."""
-    from flashpoc import hostlimit, tables
+    from flashpoc.analysis import hostlimit
+    from flashpoc.core import tables
 
     assert progress.number is hostlimit.number is tables.number
     point = progress.point_numbers({"workload": "w", "threads": 2, "iops": "23592.5", "bw_mibps": float("inf"),
@@ -174,7 +176,7 @@ def test_a_progress_line_takes_numbers_as_the_tables_do():
 
 def test_the_linear_probe_says_its_counts_as_the_guide_does(tmp_path):
     """The linear probe's progress names its counts in the POC guide's words, not in vdbench's syntax."""
-    from flashpoc import probe
+    from flashpoc.campaign import probe
 
     cfg = campaign_from_dict(quick_campaign(tmp_path, probe={"strategy": "linear", "min_threads": 8,
                                                              "max_threads": 40, "step": 8}))

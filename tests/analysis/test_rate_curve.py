@@ -11,9 +11,9 @@ import pytest
 
 from conftest import quick_campaign, require_fio
 from flashpoc import phases
-from flashpoc.errors import ParameterError
+from flashpoc.core.errors import ParameterError
 from flashpoc.params import campaign_from_dict
-from flashpoc.plan.sweep import plan_note, plan_sweep
+from flashpoc.analysis.sweep_plan import plan_note, plan_sweep
 from test_precondition import vdbench_values
 
 

@@ -9,8 +9,9 @@ import json
 import pytest
 
 from conftest import DATA
-from flashpoc import analysis, rows
-from flashpoc.errors import AnalysisError
+from flashpoc import analysis
+from flashpoc.analysis import rows
+from flashpoc.core.errors import AnalysisError
 
 
 
@@ -100,7 +101,7 @@ def vdbench_sweep():
 
 
 def test_report_says_which_points_were_not_steady_by_which_rule(vdbench_sweep):
-    from flashpoc import summary
+    from flashpoc.present import summary
 
     table = summary.steadiness_table(vdbench_sweep)
     text = summary.steadiness_text(table)
@@ -116,7 +117,7 @@ def test_report_says_which_points_were_not_steady_by_which_rule(vdbench_sweep):
 
 
 def test_snia_determination_table_has_allowed_and_measured_excursions(vdbench_sweep):
-    from flashpoc import summary
+    from flashpoc.present import summary
 
     shown = summary.steadiness_display(summary.steadiness_table(vdbench_sweep)).frame
     first = shown.iloc[0].to_dict()
@@ -134,7 +135,7 @@ def test_short_points_leave_the_snia_columns_out():
     short points have): no SNIA verdict anywhere, so the table has no columns of dashes, only the
     scatter rule's verdict, and its note says why."""
     import pandas as pd
-    from flashpoc import summary
+    from flashpoc.present import summary
 
     records = []
     for threads in (1, 2):
@@ -148,7 +149,7 @@ def test_short_points_leave_the_snia_columns_out():
 
 def test_fio_steadystate_says_it_ended_the_point():
     import pandas as pd
-    from flashpoc import summary
+    from flashpoc.present import summary
 
     row = {"workload": "w", "threads": 4, "iops": 52722.0, "intervals": 5, **rows.snia_verdict(
         [54633, 50656, 50562, 55608, 52151]), "interval_iops_cv_pct": 4.3, "interval_iops_drift_pct": -0.1,
@@ -168,7 +169,7 @@ def test_detail_chart_draws_the_snia_window_of_the_vdbench_intervals():
     rounds' means, 90 % and 110 % of the window mean 11,232.4 (10,109.2 and 12,355.6) and the
     least-squares line from 10,094.6 (the mean less 2 x 568.9) rising 568.9 a round."""
     import pandas as pd
-    from flashpoc import chart
+    from flashpoc.present import chart
 
     table = pd.DataFrame(_vdbench_intervals(1)).assign(workload="wd1")
     window = chart.snia_windows(table)
@@ -189,7 +190,7 @@ def test_detail_chart_draws_the_snia_window_of_the_vdbench_intervals():
 
 
 def test_the_cli_line_counts_the_snia_verdicts(vdbench_sweep):
-    from flashpoc import progress
+    from flashpoc.present import progress
 
     line = progress.steadiness_line(vdbench_sweep)
     assert line.startswith("steady state: 1 of 5 points steady; not steady: wd1 at 1 thread (scatter 20.4 %")

@@ -1,12 +1,12 @@
-"""Tests of flashpoc.plan.sweep: the fine thread sweep after the saturation probe."""
+"""Tests of flashpoc.analysis.sweep_plan: the fine thread sweep after the saturation probe."""
 
 from __future__ import annotations
 
 import pytest
 
 from flashpoc.analysis import Point, find_saturation
-from flashpoc.errors import ParameterError
-from flashpoc.plan.sweep import format_forthreads, plan_sweep
+from flashpoc.core.errors import ParameterError
+from flashpoc.analysis.sweep_plan import format_forthreads, plan_sweep
 
 
 def test_guide_follow_up_of_the_seed_is_30_runs():

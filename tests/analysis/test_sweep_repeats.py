@@ -15,7 +15,7 @@ import yaml
 from conftest import quick_campaign, real_vdbench, require_fio
 from flashpoc import phases
 from flashpoc.params import campaign_from_dict
-from flashpoc.results import load_results
+from flashpoc.campaign.results import load_results
 
 
 def sweep_rows(root) -> list[dict]:

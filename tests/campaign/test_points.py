@@ -1,4 +1,4 @@
-"""The one measure loop (flashpoc.points) on the real fio: records in the specs' order, repeats
+"""The one measure loop (flashpoc.campaign.points) on the real fio: records in the specs' order, repeats
 findable together, each point stored as it is done (a failure keeps the points before it), and
 records that cannot be changed after they are made."""
 
@@ -9,11 +9,12 @@ import json
 import pytest
 
 from conftest import quick_campaign, require_fio
-from flashpoc import phases, points
+from flashpoc import phases
+from flashpoc.campaign import points
 from flashpoc.engines.fio import measure as fio_measure
-from flashpoc.errors import RemoteError
+from flashpoc.core.errors import RemoteError
 from flashpoc.params import campaign_from_dict
-from flashpoc.points import PointSpec
+from flashpoc.campaign.points import PointSpec
 
 
 def test_a_failure_keeps_the_points_before_it_and_repeats_are_found_together(tmp_path, monkeypatch):

@@ -1,4 +1,4 @@
-"""The precondition (flashpoc.precondition): every target filled once with the campaign's data before
+"""The precondition (flashpoc.campaign.precondition): every target filled once with the campaign's data before
 anything is measured, by the REAL engine (fio; vdbench from `make engines`), on files of a few MiB.
 
 What it shows: the record's numbers are the engine's own (fio's write.io_bytes, vdbench's intervals),
@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from conftest import quick_campaign, real_vdbench, require_fio
-from flashpoc import phases, precondition
-from flashpoc.errors import CheckFailed
+from flashpoc import phases
+from flashpoc.campaign import precondition
+from flashpoc.core.errors import CheckFailed
 from flashpoc.params import campaign_from_dict
 
 MIB = 1024**2
@@ -258,7 +259,7 @@ def test_write_workloads_run_rounds_until_steady_kept_as_points_and_charted(tmp_
     assert [r["iops"] for r in again] == [r["iops"] for r in rounds] and all(r["reused"] for r in again)
 
     # the convergence chart: one line per workload, SNIA's window and its 90 % / 110 % lines
-    from flashpoc import chart
+    from flashpoc.present import chart
 
     table = precondition.rounds_table(precondition.load_status(cfg))
     assert table["iops"].tolist() == [r["iops"] for r in rounds]
@@ -350,7 +351,7 @@ def test_the_sample_is_read_from_the_target_once(tmp_path, monkeypatch):
     import shutil
 
     from flashpoc.params import HostParams, TargetParams
-    from flashpoc.run.hosts import connect
+    from flashpoc.hosts.host import connect
 
     target = tmp_path / "t.dat"
     target.write_bytes(os.urandom(6 * MIB))

@@ -1,4 +1,4 @@
-"""A campaign opened for running (flashpoc.session) and the phase modules split out of phases.py."""
+"""A campaign opened for running (flashpoc.campaign.session) and the phase modules split out of phases.py."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ import sys
 import pytest
 
 from conftest import quick_campaign
-from flashpoc import phases, session
+from flashpoc import phases
+from flashpoc.campaign import session
 from flashpoc.params import campaign_from_dict
-from flashpoc.store import LOCK_FILE, StoreError
+from flashpoc.core.store import LOCK_FILE, StoreError
 
 PHASE_MODULES = ["session", "probe", "sweep", "results", "reporting", "phases"]
 #: The modules of the packages that were one long module each (params, chart, document, summary, cli).

@@ -8,7 +8,7 @@ import os
 import pandas as pd
 import pytest
 
-from flashpoc.store import FORMAT_VERSION, CampaignStore, StoreError
+from flashpoc.core.store import FORMAT_VERSION, CampaignStore, StoreError
 
 
 def test_points_round_trip_and_table(tmp_path):
@@ -109,7 +109,7 @@ def test_taking_the_campaign_removes_what_a_killed_run_left_half_written(tmp_pat
 
 LOCKER = """
 import sys
-from flashpoc.store import CampaignStore, StoreError
+from flashpoc.core.store import CampaignStore, StoreError
 try:
     with CampaignStore(sys.argv[1]).lock():
         print("let in")

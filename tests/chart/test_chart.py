@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flashpoc import chart
-from flashpoc.errors import AnalysisError
+from flashpoc.present import chart
+from flashpoc.core.errors import AnalysisError
 
 from conftest import DATA
 

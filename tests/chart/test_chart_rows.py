@@ -8,7 +8,7 @@ import pandas as pd
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from flashpoc import chart
+from flashpoc.present import chart
 
 
 def per_host_table(configs: int, workloads: int, threads: list[int], hosts: int) -> pd.DataFrame:

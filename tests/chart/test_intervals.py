@@ -1,11 +1,11 @@
-"""The 95 % intervals of repeated points on the charts (flashpoc.chart.intervals): a point is what
-flashpoc.confidence says it is, so each step of a rate curve gets its own interval."""
+"""The 95 % intervals of repeated points on the charts (flashpoc.present.chart.intervals): a point is what
+flashpoc.analysis.confidence says it is, so each step of a rate curve gets its own interval."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from flashpoc.chart import intervals
+from flashpoc.present.chart import intervals
 
 
 def test_two_rate_curve_steps_at_the_same_threads_get_their_own_intervals():

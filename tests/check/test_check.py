@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import require_fio
-from flashpoc.check import (
+from flashpoc.campaign.check import (
     CAMPAIGN_ROW_HOST,
     COLUMNS,
     check_environment,
@@ -25,12 +25,12 @@ from flashpoc.check import (
     verdict,
 )
 from flashpoc.engines.fio.check import controller_fio_row, parse_fio_version
-from flashpoc import safety
-from flashpoc.errors import CheckFailed, ParseError, RemoteError
+from flashpoc.hosts import safety
+from flashpoc.core.errors import CheckFailed, ParseError, RemoteError
 from flashpoc.params import HostParams, campaign_from_dict
-from flashpoc.run.facts import collect_host_facts, facts_script, parse_facts
-from flashpoc.run.fake import FakeHost
-from flashpoc.run.hosts import LocalHost, quote
+from flashpoc.hosts.facts import collect_host_facts, facts_script, parse_facts
+from flashpoc.hosts.fake import FakeHost
+from flashpoc.hosts.host import LocalHost, quote
 
 MIB = 1024**2
 GIB = 1024**3
@@ -408,7 +408,7 @@ def test_check_environment_local_fio_version(tmp_path):
 
 def test_check_environment_one_dead_host_does_not_hide_the_others(tmp_path):
     require_fio()  # the live host's fio row
-    from flashpoc.run.hosts import connect as real_connect
+    from flashpoc.hosts.host import connect as real_connect
 
     def connect(params):
         if params.name.startswith("down"):  # every command ends as on a host that does not answer
@@ -443,7 +443,7 @@ def test_check_environment_unexpected_error_is_a_facts_row(tmp_path):
 
 
 def test_a_host_clock_far_from_the_controller_or_the_other_hosts_is_a_warning():
-    from flashpoc.check import evaluate_campaign
+    from flashpoc.campaign.check import evaluate_campaign
 
     assert evaluate(FACTS)["clock"]["status"] == "pass"
     assert evaluate(FACTS)["clock"]["detail"] == "12 ms ahead of the controller (+/- 2 ms)"
@@ -461,7 +461,7 @@ def test_a_host_clock_far_from_the_controller_or_the_other_hosts_is_a_warning():
 
 
 def test_a_target_of_another_size_on_one_host_is_a_warning():
-    from flashpoc.check import evaluate_campaign
+    from flashpoc.campaign.check import evaluate_campaign
 
     campaign = make_campaign(hosts=[{"name": "db1", "address": "db1.example.com"},
                                     {"name": "db2", "address": "db2.example.com"}])
@@ -556,7 +556,7 @@ def test_without_a_java_compiler_the_check_resolves_as_java_does_with_getent():
 
 def _shown(rows) -> dict[str, str]:
     """The check's Value column as the notebook's table shows it (summary.frame_display), by check."""
-    from flashpoc import summary
+    from flashpoc.present import summary
 
     table = summary.frame_display(pd.DataFrame(rows, columns=COLUMNS)).frame
     return dict(zip(table["Check"], table["Value"]))
@@ -570,7 +570,7 @@ def test_the_check_table_shows_every_number_in_its_unit(memory, lun, free, offse
     milliseconds, without its unit. Every number of a row that has a unit is shown in it (bytes in binary
     units as the report's sizes, milliseconds and ratios with theirs), a number without one is a count
     (under 10,000 here: CPUs, queue depths); check.csv keeps the number and its unit."""
-    from flashpoc import tables
+    from flashpoc.core import tables
 
     facts = copy.deepcopy(FACTS)
     facts.update(mem_total_bytes=memory, clock_offset_ms=offset)

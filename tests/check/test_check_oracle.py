@@ -1,4 +1,4 @@
-"""Database check (flashpoc.check_oracle): rows for a recorded facts dict and variations of it.
+"""Database check (flashpoc.campaign.check_oracle): rows for a recorded facts dict and variations of it.
 
 The facts come from tests/data/oracle/facts_slob19c_rac2node.json, built from the real AWR
 report of a SLOB 2.5 run on a 2-node 19c RAC (tests/data/oracle/README.md says where every value
@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 
 from conftest import DATA, TESTS
-from flashpoc.check import COLUMNS, format_bytes
-from flashpoc.check_oracle import evaluate_database_facts, facts_text
+from flashpoc.campaign.check import COLUMNS, format_bytes
+from flashpoc.campaign.check_oracle import evaluate_database_facts, facts_text
 from flashpoc.params import slob_size_bytes
 
 FACTS_FILE = DATA / "oracle" / "facts_slob19c_rac2node.json"
@@ -414,7 +414,7 @@ def test_a_fio_campaign_with_oracle_checks_the_database(tmp_path, monkeypatch):
 
     from conftest import require_fio
     from flashpoc import phases
-    from flashpoc.run import oracle
+    from flashpoc.oracle import db as oracle
 
     require_fio()
     sys.path.insert(0, str(TESTS / "replay"))
@@ -440,7 +440,8 @@ def test_a_fio_campaign_whose_database_is_unreachable_fails_the_check(tmp_path, 
     password variable that is not set fails before any network I/O."""
     from conftest import require_fio
     from ssh_server import free_port
-    from flashpoc import check, phases
+    from flashpoc.campaign import check
+    from flashpoc import phases
 
     require_fio()
     port = free_port()

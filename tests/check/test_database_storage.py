@@ -1,5 +1,5 @@
-"""The database's storage path in the check, for every database campaign (flashpoc.check_storage,
-flashpoc.environment.storage): the paths the database names (v$datafile / v$tempfile outside ASM,
+"""The database's storage path in the check, for every database campaign (flashpoc.campaign.check_storage,
+flashpoc.campaign.environment.storage): the paths the database names (v$datafile / v$tempfile outside ASM,
 v$asm_disk, PostgreSQL's data directory), read on its host with the target facts.
 
 Oracle cannot run here: a SLOB campaign's database is the Oracle REPLAY DOUBLE answering flashpoc's
@@ -16,13 +16,14 @@ import json
 import sys
 
 from conftest import DATA, TESTS
-from flashpoc import environment, phases
-from flashpoc.environment.storage import oracle_paths, oracle_unread, postgresql_paths
+from flashpoc.campaign import environment
+from flashpoc import phases
+from flashpoc.campaign.environment.storage import oracle_paths, oracle_unread, postgresql_paths
 from flashpoc.params import HostParams, campaign_from_dict
-from flashpoc.run import oracle
-from flashpoc.run.facts import collect_host_facts
-from flashpoc.run.hosts import LocalHost
-from flashpoc.session import manifest_params
+from flashpoc.oracle import db as oracle
+from flashpoc.hosts.facts import collect_host_facts
+from flashpoc.hosts.host import LocalHost
+from flashpoc.campaign.session import manifest_params
 from test_environment import captured, run_functions  # noqa: F401  (the captured sysfs and procfs trees)
 from test_phases_slob import RAC, slob_campaign
 

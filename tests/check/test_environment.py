@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from conftest import TESTS
-from flashpoc import check, environment
+from flashpoc.campaign import check, environment
 from flashpoc.params import HostParams, campaign_from_dict
-from flashpoc.run.facts import collect_host_facts, facts_script, parse_facts
-from flashpoc.run.hosts import LocalHost, connect, quote
+from flashpoc.hosts.facts import collect_host_facts, facts_script, parse_facts
+from flashpoc.hosts.host import LocalHost, connect, quote
 
 DATA = TESTS / "data" / "sysfs"
 
@@ -222,7 +222,7 @@ def test_direct_nfs_servers_and_calibrate_io_in_the_check_and_the_manifest(tmp_p
 
     from conftest import require_fio
     from flashpoc import phases
-    from flashpoc.run import oracle
+    from flashpoc.oracle import db as oracle
 
     require_fio()
     servers = json.loads((ORACLE_DATA / "dnfs_servers_ronekins_12cR2.json").read_text())["dnfs_servers"]
@@ -257,7 +257,7 @@ def test_direct_nfs_servers_and_calibrate_io_in_the_check_and_the_manifest(tmp_p
 def test_calibrate_io_is_off_unless_asked(tmp_path, monkeypatch):
     from conftest import require_fio
     from flashpoc import phases
-    from flashpoc.run import oracle
+    from flashpoc.oracle import db as oracle
 
     require_fio()
     db = replay_database()
@@ -268,7 +268,7 @@ def test_calibrate_io_is_off_unless_asked(tmp_path, monkeypatch):
 
 
 def test_calibrate_io_parameters_are_checked_before_any_io(tmp_path):
-    from flashpoc.errors import ParameterError
+    from flashpoc.core.errors import ParameterError
 
     with pytest.raises(ParameterError, match=r"oracle\.calibrate_io\.num_physical_disks"):
         fio_campaign_with_oracle(tmp_path, calibrate_io={"num_physical_disks": 0})
@@ -349,7 +349,7 @@ def test_the_stated_datafiles_against_v_dnfs_servers(tmp_path, monkeypatch):
     state where the datafiles are."""
     from conftest import require_fio
     from flashpoc import phases
-    from flashpoc.run import oracle
+    from flashpoc.oracle import db as oracle
 
     require_fio()
     servers = json.loads((ORACLE_DATA / "dnfs_servers_ronekins_12cR2.json").read_text())["dnfs_servers"]

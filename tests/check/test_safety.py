@@ -13,11 +13,13 @@ import time
 import pytest
 
 from conftest import quick_campaign, require_fio
-from flashpoc import check, phases, safety
-from flashpoc.errors import CheckFailed, ParameterError
+from flashpoc.campaign import check
+from flashpoc import phases
+from flashpoc.hosts import safety
+from flashpoc.core.errors import CheckFailed, ParameterError
 from flashpoc.params import HostParams, campaign_from_dict
-from flashpoc.run.facts import collect_host_facts
-from flashpoc.run.hosts import connect
+from flashpoc.hosts.facts import collect_host_facts
+from flashpoc.hosts.host import connect
 
 MIB = 1024**2
 

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from conftest import REPO
-from flashpoc import check
+from flashpoc.campaign import check
 from flashpoc.params import campaign_from_dict, load_campaign
-from flashpoc.workingset import judge_working_set
+from flashpoc.analysis.workingset import judge_working_set
 
 GIB = 1024**3
 
@@ -62,7 +62,7 @@ def test_the_guides_1000g_luns_pass_the_fallback():
 
 
 def test_the_reports_conditions_say_it_in_the_checks_words(tmp_path):
-    from flashpoc import document
+    from flashpoc.present import document
 
     points = pd.DataFrame({"working_set_bytes": [64 * 1024**2]})
     text = document.working_set_text(_quick(tmp_path), points)

@@ -13,14 +13,14 @@ import pytest
 #: the packages that were one long module each, and the modules they hold now
 SPLIT = {"engines.vdbench.plan": ("checks", "rd", "parmfile", "hosts"),
          "engines.vdbench.measure": ("output", "fill"),
-         "engines.sqlscript.plan": ("statements", "commands", "lexer", "parser"),
-         "awr_metrics": ("scopes", "events", "histograms"),
-         "precondition": ("fills", "rounds", "status"),
+         "jobs.sqlscript.plan": ("statements", "commands", "lexer", "parser"),
+         "oracle.awr_metrics": ("scopes", "events", "histograms"),
+         "campaign.precondition": ("fills", "rounds", "status"),
          "analysis": ("point", "fit", "saturation", "curve", "adaptive", "steady", "bounds"),
-         "compare": ("table", "words"),
-         "run.oracle": ("settings", "listener", "queries", "sessions"),
-         "progress": ("texts", "closing"),
-         "environment": ("hosts", "sections", "database")}
+         "analysis.compare": ("table", "words"),
+         "oracle.db": ("settings", "listener", "queries", "sessions"),
+         "present.progress": ("texts", "closing"),
+         "campaign.environment": ("hosts", "sections", "database")}
 
 
 @pytest.mark.parametrize("name", [f"{package}.{module}" for package, modules in SPLIT.items() for module in modules])

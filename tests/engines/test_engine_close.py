@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 import example_engine
-from flashpoc import registry, session
+from flashpoc.core import registry
+from flashpoc.campaign import session
 from flashpoc.engines.base import Engine
 from flashpoc.params import campaign_from_dict
 from test_session import held

@@ -28,12 +28,14 @@ import pytest
 
 import example_engine
 from conftest import DATA, TESTS, quick_campaign, real_vdbench, require_fio
-from flashpoc import engines, phases, points, registry
-from flashpoc.errors import CheckFailed
+from flashpoc import engines, phases
+from flashpoc.campaign import points
+from flashpoc.core import registry
+from flashpoc.core.errors import CheckFailed
 from flashpoc.params import campaign_from_dict
-from flashpoc.rows import base_row
-from flashpoc.session import Workbench, campaign_from_manifest, point_spec
-from flashpoc.store import CampaignStore
+from flashpoc.analysis.rows import base_row
+from flashpoc.campaign.session import Workbench, campaign_from_manifest, point_spec
+from flashpoc.core.store import CampaignStore
 
 sys.path.insert(0, str(TESTS / "replay"))
 import hammerdb_replay  # noqa: E402
@@ -94,7 +96,7 @@ JOB_SCRIPT = ("CREATE TABLE load_&session_name (id NUMBER);\n"
 
 def sqlscript_case(tmp_path: Path, monkeypatch, label: str = "undo-on-hdd") -> dict:
     """The DBA's job alone, on the Oracle REPLAY DOUBLE (tests/replay/oracle_replay.py: recorded rows)."""
-    from flashpoc.run import oracle
+    from flashpoc.oracle import db as oracle
 
     monkeypatch.setattr(oracle, "connect", ReplayDatabase(
         DATA / "oracle" / "facts_slob19c_rac2node.json", DATA / "oracle" / "awr_rows_slob19c_rac2node_inst2_snap47_48.json",
@@ -241,7 +243,7 @@ def test_a_job_run_id_is_deterministic_and_apart(case):
     """A run of the job is the loop's point of phase ``sql`` at N sessions, stored as
     ``<label>_s<sessions>_<hash of label, sessions, script and database>``; another label, other
     sessions or another script is another run."""
-    from flashpoc.engines.sqlscript.measure import job_spec
+    from flashpoc.jobs.sqlscript.measure import job_spec
 
     name, values, engine = _job(case)
     cfg = campaign_from_dict(values).resolved()
@@ -260,8 +262,8 @@ def test_a_job_run_id_is_deterministic_and_apart(case):
 
 
 def test_a_job_run_has_its_row_and_a_rerun_reuses_it_without_running(case, monkeypatch):
-    from flashpoc.engines.sqlscript.measure import TABLE_COLUMNS, run_sql_workload, sql_runs_table
-    from flashpoc.run import oracle
+    from flashpoc.jobs.sqlscript.measure import TABLE_COLUMNS, run_sql_workload, sql_runs_table
+    from flashpoc.oracle import db as oracle
 
     name, values, engine = _job(case)
     cfg = campaign_from_dict(values)
@@ -349,8 +351,8 @@ def test_a_job_run_stored_before_the_loop_keeps_its_id_and_is_reused(tmp_path, m
     """tests/data/stored/sql-format1: a run of the DBA's job the code before the loop stored (its
     own skeleton: run id, reuse, save). On the loop the same job has the same id and its run is
     reused as stored, without connecting to the database."""
-    from flashpoc.engines.sqlscript.measure import run_sql_workload
-    from flashpoc.run import oracle
+    from flashpoc.jobs.sqlscript.measure import run_sql_workload
+    from flashpoc.oracle import db as oracle
 
     shutil.copytree(DATA / "stored" / "sql-format1", tmp_path / "results" / "sql-format1")
     (stored,) = (tmp_path / "results" / "sql-format1" / "points" / "sql").iterdir()

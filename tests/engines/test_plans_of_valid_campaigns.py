@@ -15,10 +15,10 @@ from flashpoc.engines.hammerdb.plan import build_script, check_script, run_scrip
 from flashpoc.engines.slob.measure import point_conf
 from flashpoc.engines.vdbench.measure import run_definition
 from flashpoc.engines.vdbench.plan import render_fill_parmfile, render_parmfile, probe_run, ssh_config
-from flashpoc.errors import ParameterError
+from flashpoc.core.errors import ParameterError
 from flashpoc.params import campaign_from_dict
-from flashpoc.plan.sweep import plan_sweep
-from flashpoc.session import probe_runtime_s, sweep_runtime_s
+from flashpoc.analysis.sweep_plan import plan_sweep
+from flashpoc.campaign.session import probe_runtime_s, sweep_runtime_s
 
 RUNS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

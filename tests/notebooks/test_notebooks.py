@@ -27,7 +27,7 @@ import pytest
 import yaml
 
 from conftest import REPO, quick_campaign, require_fio
-from flashpoc.errors import ParameterError
+from flashpoc.core.errors import ParameterError
 from flashpoc.params import (PARAMETER_KEYS, PARAMETERS_FILE, campaign_from_dict, campaign_from_parameters, load_campaign,
                              notebook_parameters, read_parameters_file)
 

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from conftest import REPO
-from flashpoc.errors import ParameterError
+from flashpoc.core.errors import ParameterError
 from flashpoc.params import Campaign, campaign_from_dict, load_campaign, parse_size
 
 DATA = REPO / "tests" / "data"
@@ -539,7 +539,7 @@ def test_the_vdbench_guide_file_follows_the_guide():
 def test_the_undo_job_is_the_seeds():
     """20 sessions, each 30,000 one-row inserts of about 1,000 bytes into its own table with a composite
     index, a commit every 1,000 rows."""
-    from flashpoc.engines.sqlscript.plan import split_sql_script
+    from flashpoc.jobs.sqlscript.plan import split_sql_script
 
     cfg = _seed("dba-job-undo.yaml")
     assert cfg.sql_workload.sessions == 20

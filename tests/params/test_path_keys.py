@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from flashpoc import cli
 from flashpoc.engines import engine_names, engine_settings
-from flashpoc.errors import ParameterError
+from flashpoc.core.errors import ParameterError
 from flashpoc.params import Campaign, campaign_from_dict
 from flashpoc.params.paths import fold, path_values, role_of
 

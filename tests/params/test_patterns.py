@@ -8,7 +8,7 @@ import pytest
 
 from flashpoc.engines.slob.datafiles import is_datafiles_mount
 from flashpoc.engines.slob.parse import iostat_intervals
-from flashpoc.errors import ParameterError
+from flashpoc.core.errors import ParameterError
 from flashpoc.params import DatabaseParams, compile_pattern
 
 

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from ruamel.yaml import YAML
 
 from conftest import REPO
-from flashpoc.errors import ParameterError
+from flashpoc.core.errors import ParameterError
 from flashpoc.params import (NumberSpelling, campaign_from_dict, key_text, path_text, read_number, read_parameters_file,
                              read_parameters_text, value_problem)
 

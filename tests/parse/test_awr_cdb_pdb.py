@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from flashpoc.awr_metrics import point_metrics
-from flashpoc.parse.awr import parse_awr, read_awr_file
+from flashpoc.oracle.awr_metrics import point_metrics
+from flashpoc.oracle.awr import parse_awr, read_awr_file
 from test_awr_variants import DATA, F_121, F_11203, F_11204, parsed
 
 F_PDB_122_RAC = DATA / "12.2.0.1_rac_cdb_pdb_report_awr.html.gz"

@@ -11,8 +11,8 @@ import pytest
 
 from awr_reports import parsed
 from conftest import DATA
-from flashpoc.awr_metrics import point_metrics
-from flashpoc.parse.awr import TRUNCATED, parse_awr, read_awr_file
+from flashpoc.oracle.awr_metrics import point_metrics
+from flashpoc.oracle.awr import TRUNCATED, parse_awr, read_awr_file
 
 RUN = DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10"
 INSTANCE = RUN / "awr.txt"

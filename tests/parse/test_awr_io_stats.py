@@ -15,8 +15,8 @@ import pytest
 
 from awr_reports import parsed
 from conftest import TESTS
-from flashpoc.errors import ParseError
-from flashpoc.parse.awr import _HtmlReport, _io_stats, parse_awr
+from flashpoc.core.errors import ParseError
+from flashpoc.oracle.awr import _HtmlReport, _io_stats, parse_awr
 
 DATA = TESTS / "data" / "awr"
 F_11203 = DATA / "11.2.0.3_single_prod_awr_aix.html.gz"

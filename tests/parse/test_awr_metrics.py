@@ -1,4 +1,4 @@
-"""Tests for flashpoc.awr_metrics on real AWR reports (tests/data/slob, tests/data/awr).
+"""Tests for flashpoc.oracle.awr_metrics on real AWR reports (tests/data/slob, tests/data/awr).
 
 Every expected number is printed in the fixture named next to it (the printed text is in the
 comment when the unit changes); sums and quotients are written out as the printed operands.
@@ -10,7 +10,7 @@ import pytest
 
 from awr_reports import parsed
 from conftest import DATA
-from flashpoc.awr_metrics import (
+from flashpoc.oracle.awr_metrics import (
     HISTOGRAM_LIMITS,
     bucket_bound,
     histogram_buckets,
@@ -18,8 +18,8 @@ from flashpoc.awr_metrics import (
     latency_event,
     point_metrics,
 )
-from flashpoc.errors import ParseError
-from flashpoc.oracle_metrics import MIB
+from flashpoc.core.errors import ParseError
+from flashpoc.oracle.metrics import MIB
 
 SLOB_RUN = DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10"
 F_TXT_INST = SLOB_RUN / "awr.txt"  # 19c RAC instance 2 (p30sdb2), snaps 47-48, text

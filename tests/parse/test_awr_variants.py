@@ -18,9 +18,9 @@ import pytest
 
 from awr_reports import parsed
 from conftest import TESTS
-from flashpoc.awr_metrics import point_metrics
-from flashpoc.errors import ParseError
-from flashpoc.parse.awr import column_meaning, header_unit, key_event, parse_awr, read_awr_file
+from flashpoc.oracle.awr_metrics import point_metrics
+from flashpoc.core.errors import ParseError
+from flashpoc.oracle.awr import column_meaning, header_unit, key_event, parse_awr, read_awr_file
 
 DATA = TESTS / "data" / "awr"
 F_64US = DATA / "19c_rac_instance_slob_d8s_s40_histogram_64us_one_row_awr.txt.gz"
@@ -417,7 +417,7 @@ def test_flashpoc_parse_awr_loads_no_pydantic():
     import subprocess
     import sys
 
-    code = ("import sys, flashpoc.cli, flashpoc.parse.awr; assert 'pydantic' not in sys.modules, 'pydantic'; "
+    code = ("import sys, flashpoc.cli, flashpoc.oracle.awr; assert 'pydantic' not in sys.modules, 'pydantic'; "
             "import flashpoc; assert flashpoc.Campaign.__name__ == 'Campaign'; print('ok')")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr

@@ -1,6 +1,6 @@
-"""The one mechanism that says what a damaged engine output cost: flashpoc.damage."""
+"""The one mechanism that says what a damaged engine output cost: flashpoc.core.damage."""
 
-from flashpoc.damage import DAMAGED, Loss, carry, damaged_files, note_loss, note_losses
+from flashpoc.core.damage import DAMAGED, Loss, carry, damaged_files, note_loss, note_losses
 
 
 def test_a_loss_empties_its_columns_and_names_its_file():

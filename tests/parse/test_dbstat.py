@@ -19,9 +19,9 @@ import pytest
 
 from conftest import DATA, TESTS
 from flashpoc.engines.slob.parse import CLUSTER_SCOPE, INTERVAL_SOURCES, read_slob_run
-from flashpoc.errors import ParseError
-from flashpoc.parse.dbstat import DBSTAT_FILE, dbstat_intervals, read_samples, samples_text
-from flashpoc.run import oracle
+from flashpoc.core.errors import ParseError
+from flashpoc.oracle.dbstat import DBSTAT_FILE, dbstat_intervals, read_samples, samples_text
+from flashpoc.oracle import db as oracle
 
 sys.path.insert(0, str(TESTS / "replay"))
 from oracle_replay import ReplayDatabase  # noqa: E402

@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 
 from conftest import DATA
 from damage import assert_loses_never_changes, damage_text
-from flashpoc.errors import ParseError
-from flashpoc.parse.dbstat import dbstat_intervals, samples_text
-from flashpoc.parse.host import cpu_utilisation
-from flashpoc.parse.mountstats import SAMPLE_MARK, nfs_intervals
+from flashpoc.core.errors import ParseError
+from flashpoc.oracle.dbstat import dbstat_intervals, samples_text
+from flashpoc.hosts.metrics import cpu_utilisation
+from flashpoc.hosts.mountstats import SAMPLE_MARK, nfs_intervals
 from test_dbstat import sampled
 
 WINDOW = ("09:26:07", "09:32:10")  # the recorded SLOB run's AWR snapshots

@@ -19,8 +19,8 @@ import pytest
 from conftest import DATA, REPO
 from flashpoc.engines.slob.parse import INTERVAL_SOURCES, read_slob_run
 from flashpoc.engines.slob.run import mountstats_sampler
-from flashpoc.errors import ParseError
-from flashpoc.parse.mountstats import SAMPLE_MARK, nfs_intervals, op_interval, parse_mountstats, read_capture
+from flashpoc.core.errors import ParseError
+from flashpoc.hosts.mountstats import SAMPLE_MARK, nfs_intervals, op_interval, parse_mountstats, read_capture
 
 RDMA = DATA / "nfs" / "mountstats-el8.7-rdma.qa"
 V3_RPC10 = DATA / "nfs" / "mountstats3.qa"
@@ -197,7 +197,7 @@ def test_the_report_says_why_a_dnfs_point_has_no_time_series():
     """A dNFS point run without oracle: has no series: the report says why."""
     import pandas as pd
 
-    from flashpoc.reporting import Report
+    from flashpoc.present.reporting import Report
 
     metrics, _ = read_slob_run(_slob_files(), datafiles="dnfs")
     empty = pd.DataFrame()
@@ -234,7 +234,7 @@ def test_datafiles_keeps_the_hash_of_earlier_campaigns_unless_set():
 def test_the_datafiles_keys_are_the_databases_not_slobs():
     """Where the datafiles are is stated once, as ``database:``; the engine's block refuses the
     keys with one line naming the new one, and so does ``oracle.nfs_client``."""
-    from flashpoc.errors import ParameterError
+    from flashpoc.core.errors import ParameterError
     from flashpoc.params import campaign_from_dict, load_campaign
 
     seed = load_campaign(REPO / "parameters" / "slob-seed-8020.yaml")

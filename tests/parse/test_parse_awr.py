@@ -1,4 +1,4 @@
-"""Tests for flashpoc.parse.awr on real AWR reports (tests/data/awr, tests/data/slob).
+"""Tests for flashpoc.oracle.awr on real AWR reports (tests/data/awr, tests/data/slob).
 
 The files are byte-for-byte copies of the project's recorded fixtures (see the PROVENANCE.md files next to
 them; the duplicate copies of the SLOB run's text reports in fixtures/awr were not copied; the
@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from awr_reports import parsed
 from conftest import DATA
 from damage import assert_loses_never_changes, damage_text
-from flashpoc.awr_metrics import point_metrics
-from flashpoc.errors import ParseError
-from flashpoc.parse.awr import (
+from flashpoc.oracle.awr_metrics import point_metrics
+from flashpoc.core.errors import ParseError
+from flashpoc.oracle.awr import (
     KEY_EVENTS,
     detect_awr_format,
     parse_awr,
@@ -601,7 +601,7 @@ def _allow_truncated(path) -> bool:
 
 
 def _metrics(report: dict) -> dict | None:
-    """The point's figures of a report (flashpoc.awr_metrics.point_metrics), None where it gives none."""
+    """The point's figures of a report (flashpoc.oracle.awr_metrics.point_metrics), None where it gives none."""
     try:
         return point_metrics(report)
     except ParseError:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from conftest import DATA
-from flashpoc.errors import ParseError
-from flashpoc.parse.osstat import (
+from flashpoc.core.errors import ParseError
+from flashpoc.hosts.osstat import (
     column_key, cpu_summary, parse_iostat, parse_iostat_cpu, parse_mpstat, parse_tm, parse_vmstat,
 )
 

@@ -1,5 +1,5 @@
 """A damaged SLOB run directory (tests/data/slob: the files runit.sh left) loses numbers, never
-changes one, and the point's ``damaged`` column names the file (flashpoc.damage).
+changes one, and the point's ``damaged`` column names the file (flashpoc.core.damage).
 
 Generated: hypothesis draws one damage of tests/damage.py (a file cut at any offset or at a line's
 end, emptied, a line removed, repeated or swapped, bytes overwritten, a file removed) to every real
@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 import flashpoc.engines.slob.parse as slob_parse
 from conftest import DATA, flat_numbers
 from damage import assert_loses_never_changes, damage_files
-from flashpoc.damage import damaged_files
-from flashpoc.errors import ParseError
+from flashpoc.core.damage import damaged_files
+from flashpoc.core.errors import ParseError
 
 RUNS = sorted(p for p in (DATA / "slob").iterdir() if p.is_dir() and any(p.glob("*.out")))
 """Every recorded SLOB run directory."""

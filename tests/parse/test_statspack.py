@@ -1,5 +1,5 @@
 """A real Statspack report (tests/data/awr/11.2.0.4_single_prod_statspack.txt.gz, see PROVENANCE.md) read
-like an AWR report: :func:`flashpoc.parse.statspack.parse_statspack`, reached through ``parse_awr``.
+like an AWR report: :func:`flashpoc.oracle.statspack.parse_statspack`, reached through ``parse_awr``.
 
 Expected values are the printed cells (the printed text in a comment).
 """
@@ -9,12 +9,12 @@ from __future__ import annotations
 import pytest
 
 from conftest import TESTS
-from flashpoc.awr_metrics import point_metrics
-from flashpoc.errors import ParseError
-from flashpoc.parse.awr import parse_awr, read_awr_file
-from flashpoc.parse.awr import _section
-from flashpoc.parse.statspack import _key_event_figures, _StatspackText, is_statspack, parse_statspack
-from flashpoc.sizing import sizing_summary
+from flashpoc.oracle.awr_metrics import point_metrics
+from flashpoc.core.errors import ParseError
+from flashpoc.oracle.awr import parse_awr, read_awr_file
+from flashpoc.oracle.awr import _section
+from flashpoc.oracle.statspack import _key_event_figures, _StatspackText, is_statspack, parse_statspack
+from flashpoc.oracle.sizing import sizing_summary
 
 REPORT = TESTS / "data" / "awr" / "11.2.0.4_single_prod_statspack.txt.gz"
 TEXT = read_awr_file(REPORT)
@@ -258,7 +258,7 @@ def test_not_a_statspack_report():
 def test_a_printed_whole_millisecond_read_latency_of_1_sets_no_slo_ms():
     """A read latency printed '1' (whole ms: 0.5 to 1.5 ms) is as coarse as a printed 0: no slo_ms,
     a note saying what it means, and the text table shows it as printed with its precision."""
-    from flashpoc.sizing import summary_rows
+    from flashpoc.oracle.sizing import summary_rows
 
     # Foreground Wait Events "db file sequential read  121,513  0  1  0  2.5  .1" with its Avg wait (ms) '1'
     printed = "db file sequential read           121,513    0          1      0      2.5     .1"

@@ -1,8 +1,8 @@
 """Oracle REPLAY DOUBLE for tests: not a database; it serves recorded rows.
 
 No Oracle server can run here. :class:`ReplayDatabase` stands in for
-:func:`flashpoc.run.oracle.connect`: its connections answer flashpoc's own SQL files
-(recognised by their exact text, :func:`flashpoc.run.oracle.load_sql`) from recordings:
+:func:`flashpoc.oracle.db.connect`: its connections answer flashpoc's own SQL files
+(recognised by their exact text, :func:`flashpoc.oracle.db.load_sql`) from recordings:
 
 * ``facts_*``: the rows behind a recorded facts dict (tests/data/oracle/facts_*.json, see
   the README there), laid out as each SQL file's columns;
@@ -50,8 +50,8 @@ from pathlib import Path
 import oracledb
 from oracledb import errors as driver_errors
 
-from flashpoc.errors import RemoteError
-from flashpoc.run.oracle import load_sql
+from flashpoc.core.errors import RemoteError
+from flashpoc.oracle.db import load_sql
 
 HOLD_LIMIT_S = 120
 """Seconds a held sample waits for its test's event at most (a test that never releases it fails)."""
@@ -90,7 +90,7 @@ def _dbstat_answers(path: Path, instances: tuple[int, ...] | None) -> list[list[
 
 
 class ReplayDatabase:
-    """The recorded database; :meth:`connect` replaces :func:`flashpoc.run.oracle.connect`."""
+    """The recorded database; :meth:`connect` replaces :func:`flashpoc.oracle.db.connect`."""
 
     def __init__(self, facts_file: Path, awr_rows_file: Path, *, statement_delay_s: float = 0.0,
                  fail_on: dict[str, str] | None = None, refuse_logins_after: int | None = None,

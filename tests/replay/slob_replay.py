@@ -117,7 +117,7 @@ def wait_for(path: Path) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    from flashpoc.errors import ParameterError
+    from flashpoc.core.errors import ParameterError
     from flashpoc.engines.slob.plan import parse_slob_conf
 
     args = dict(zip(argv[::2], argv[1::2]))

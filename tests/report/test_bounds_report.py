@@ -20,9 +20,10 @@ import pytest
 
 from conftest import DATA
 from documents import summary_problems
-from flashpoc import compare, document, progress, summary
+from flashpoc.analysis import compare
+from flashpoc.present import document, progress, summary
 from flashpoc.engines.vdbench.parse import parse_totals
-from flashpoc.document.base import Context
+from flashpoc.present.document.base import Context
 from flashpoc.params import campaign_from_dict
 
 LUNS = 4 * 512 * 2**20  # 4 SDs of 512 MiB, both runs

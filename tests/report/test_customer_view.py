@@ -7,7 +7,7 @@ import json
 
 import pandas as pd
 
-from flashpoc import document
+from flashpoc.present import document
 from flashpoc.params import campaign_from_dict
 
 
@@ -41,7 +41,8 @@ def test_the_notebooks_tables_read_like_the_reports():
     """Notebooks 01-03 showed their rows as pandas printed them: machine names (lat_mean_ms,
     host_cpu_busy_pct, steadystate_attained), an index column, IOPS as 2697.0 and details cut
     at 50 characters. They show the report's headers with units and its numbers."""
-    from flashpoc import phases, summary
+    from flashpoc import phases
+    from flashpoc.present import summary
 
     keys = ("threads", "outstanding_ios", "iops", "lat_mean_ms", "clat_p99_ms", "host_cpu_busy_pct",
             "steadystate_attained", "measured_s", "repeat", "point_id", "hosts")  # what probe.json keeps
@@ -71,8 +72,8 @@ def test_a_batch_run_s_explorer_says_what_it_does_rather_than_print_a_widget(mon
     run the explorer says in words what its controls do in JupyterLab."""
     from types import SimpleNamespace
 
-    from flashpoc import explore
-    from flashpoc.progress import BATCH_ENV
+    from flashpoc.present import explore
+    from flashpoc.present.progress import BATCH_ENV
 
     rows = _stored_points("sweep")
     report = SimpleNamespace(points=pd.DataFrame(rows), configs=[], slo_ms=1.0)
@@ -84,7 +85,7 @@ def test_a_batch_run_s_explorer_says_what_it_does_rather_than_print_a_widget(mon
 def test_a_table_note_is_plain_text():
     """A table's notes are printed as they are (no Markdown): the fill table's note showed its
     record's path between literal backticks."""
-    from flashpoc.precondition.status import fill_table
+    from flashpoc.campaign.precondition.status import fill_table
 
     table = fill_table(None, {"targets": [{"host": "local", "target": "scratch", "action": "unfilled"}]})
     assert "targets/<host>/<target>.json)" in table.notes[0] and "`" not in " ".join(table.notes)
@@ -94,7 +95,7 @@ def test_a_table_note_is_plain_text():
 
 def test_the_load_hosts_section_of_one_host_says_so_in_a_sentence():
     """The section opened with an aside in parentheses, '(one load host per point: ...)'."""
-    from flashpoc.reporting import hosts_text
+    from flashpoc.present.reporting import hosts_text
 
     text = hosts_text(pd.DataFrame(), None)
     assert text.startswith("One load host ran every point. With several, this section shows each host's IOPS")
@@ -102,7 +103,7 @@ def test_the_load_hosts_section_of_one_host_says_so_in_a_sentence():
 
 def test_the_probe_names_its_follow_up_sweep_in_words():
     """The probe's text named the follow-up sweep in vdbench's syntax, 'threads (2,28,42,48,60)'."""
-    from flashpoc.probe import probe_text
+    from flashpoc.campaign.probe import probe_text
 
     probe = {"saturation": {"threads": None}, "runs": 5, "device_time_s": 16.1, "strategy": "adaptive",
              "workload": "randread-4k", "gain_pct": 2, "points": [],
@@ -116,7 +117,8 @@ def test_a_comparison_names_each_campaign_s_data_and_only_the_links_its_storage_
     campaign its own data, "What differed" names the data, and a link no target was reached over
     (a local file: no network transport) is no condition of the test."""
     from conftest import quick_campaign, require_fio
-    from flashpoc import environment, phases
+    from flashpoc.campaign import environment
+    from flashpoc import phases
 
     require_fio()
     monkeypatch.setenv("FLASHPOC_ROOT", str(tmp_path))

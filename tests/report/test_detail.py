@@ -1,4 +1,4 @@
-"""The detail point of each curve and the steady-state text (flashpoc.summary), on real numbers:
+"""The detail point of each curve and the steady-state text (flashpoc.present.summary), on real numbers:
 the recorded vdbench sweep tests/data/vdbench/rr_threads_sweep (totals.html avg_2-10 lines)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from conftest import DATA
-from flashpoc import summary
+from flashpoc.present import summary
 from flashpoc.engines.vdbench.parse import parse_totals
 
 

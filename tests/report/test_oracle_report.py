@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 
 from conftest import DATA
-from flashpoc.awr_metrics import point_metrics
-from flashpoc.compare import comparison_table
-from flashpoc.oracle_report import db_cpu_text
-from flashpoc.parse.awr import parse_awr, read_awr_file
+from flashpoc.oracle.awr_metrics import point_metrics
+from flashpoc.analysis.compare import comparison_table
+from flashpoc.present.oracle_report import db_cpu_text
+from flashpoc.oracle.awr import parse_awr, read_awr_file
 
 RAC_INSTANCE = DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10" / "awr.txt"
 PROD = DATA / "awr" / "12.2.0.1_single_prod_awr.html"

@@ -11,8 +11,8 @@ import nbformat
 import pandas as pd
 import pytest
 
-from flashpoc import chart, report
-from flashpoc.errors import ParameterError
+from flashpoc.present import chart, report
+from flashpoc.core.errors import ParameterError
 
 #: Any http(s) URL in a src= or href= attribute (the strict check: not even hyperlinks).
 EXTERNAL_ATTR = re.compile(r"""\b(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", re.IGNORECASE)
@@ -170,14 +170,14 @@ def test_export_notebook_html_is_offline_with_inline_svg(tmp_path):
         nbformat.v4.new_code_cell(
             "import altair as alt\n"
             "import pandas as pd\n"
-            "import flashpoc.chart\n"
-            "flashpoc.chart.use_theme()\n"
-            "flashpoc.chart.enable_offline_renderer()\n"
+            "import flashpoc.present.chart\n"
+            "flashpoc.present.chart.use_theme()\n"
+            "flashpoc.present.chart.enable_offline_renderer()\n"
             "df = pd.DataFrame({'workload': ['r', 'r', 'w', 'w'], 'threads': [1, 2, 1, 2],\n"
             "                   'iops': [1000.0, 1800.0, 800.0, 1200.0], 'lat_mean_ms': [0.2, 0.3, 0.4, 0.6]})\n"
             "df"
         ),
-        nbformat.v4.new_code_cell("flashpoc.chart.hockey_stick(df, slo_ms=1)"),
+        nbformat.v4.new_code_cell("flashpoc.present.chart.hockey_stick(df, slo_ms=1)"),
         nbformat.v4.new_code_cell("alt.Chart(df).mark_bar().encode(x='workload:N', y='sum(iops):Q')"),
     ]
     NotebookClient(nb, timeout=60, kernel_name="python3",
@@ -201,7 +201,7 @@ def test_export_notebook_html_is_offline_with_inline_svg(tmp_path):
 
 def test_print_pdf_says_why_there_is_no_pdf(tmp_path, monkeypatch):
     """No Chromium, or one that prints nothing: one clear ReportError, and no PDF file left behind."""
-    from flashpoc.errors import ReportError
+    from flashpoc.core.errors import ReportError
 
     page = report.write_html_report(tmp_path / "r.html", "t", [("S", ["text"])])
     monkeypatch.setenv("FLASHPOC_CHROMIUM", str(tmp_path / "no-such-browser"))

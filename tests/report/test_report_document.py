@@ -69,7 +69,7 @@ def test_every_json_file_is_strict_and_every_chart_colours_a_workload_alike(camp
     """No NaN or Infinity in any JSON file of the report (interval_series.vl.json had NaN), and a
     workload has the same colour in every chart: the domain is the campaign's workloads in the
     order of its parameters, even in charts that show only some of them."""
-    from flashpoc.chart import PALETTE
+    from flashpoc.present.chart import PALETTE
 
     report, root = campaign
     files = sorted((root / "report").glob("*.json"))

@@ -1,4 +1,4 @@
-"""Several hosts through one Group (flashpoc.run.group) and the library's FakeHost (flashpoc.run.fake)."""
+"""Several hosts through one Group (flashpoc.hosts.group) and the library's FakeHost (flashpoc.hosts.fake)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import pytest
 
 from conftest import require_fio
 from flashpoc.engines.fio.run import fio_version
-from flashpoc.errors import ParseError, RemoteError
+from flashpoc.core.errors import ParseError, RemoteError
 from flashpoc.params import HostParams
-from flashpoc.run.fake import Call, FakeHost, Reply, UnexpectedCommand
-from flashpoc.run.group import MAX_PARALLEL_HOSTS, Group, GroupError
-from flashpoc.run.hosts import CommandResult, LocalHost
+from flashpoc.hosts.fake import Call, FakeHost, Reply, UnexpectedCommand
+from flashpoc.hosts.group import MAX_PARALLEL_HOSTS, Group, GroupError
+from flashpoc.hosts.host import CommandResult, LocalHost
 
 
 def local(name: str, **params) -> LocalHost:
@@ -154,7 +154,7 @@ def test_closing_a_campaign_stops_the_fio_servers_ignoring_hosts_that_fail_or_ar
     every connection is closed and the campaign released."""
     from conftest import quick_campaign
     from flashpoc.params import campaign_from_dict
-    from flashpoc.session import open_campaign
+    from flashpoc.campaign.session import open_campaign
 
     cfg = campaign_from_dict(quick_campaign(tmp_path, hosts=[{"name": n, "address": "localhost"} for n in "abc"]))
     stop = re.compile(r"^cd .* && if \[ -f fio-server\.pid \]")
@@ -177,7 +177,7 @@ def test_the_local_host_writes_a_file_whole_without_a_shell(tmp_path, monkeypatc
     written is a RemoteError naming the host and the purpose."""
     import subprocess
 
-    from flashpoc.run.hosts import LocalHost
+    from flashpoc.hosts.host import LocalHost
 
     def no_process(*args, **kwargs):
         raise AssertionError(f"a process was started: {args}")

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from flashpoc.check import check_environment, verdict
-from flashpoc.errors import RemoteError
+from flashpoc.campaign.check import check_environment, verdict
+from flashpoc.core.errors import RemoteError
 from flashpoc.params import HostParams, campaign_from_dict
-from flashpoc.run.hosts import SSHHost, connect, join, quote
+from flashpoc.hosts.host import SSHHost, connect, join, quote
 from ssh_server import free_port  # the sshd fixture comes from conftest.py
 
 pytestmark = pytest.mark.ssh
@@ -165,7 +165,7 @@ def test_closed_port_names_the_host_within_the_connect_timeout(sshd):
 def test_a_group_of_ssh_hosts_names_every_host_it_cannot_reach(sshd):
     """Three SSH hosts, two on closed ports: one error names both with their address, and the
     host that answers gives its output."""
-    from flashpoc.run.group import Group, GroupError
+    from flashpoc.hosts.group import Group, GroupError
 
     p1, p2 = free_port(), free_port()
     hosts = [connect(params(sshd, name="gone1", port=p1, connect_timeout_s=2)), connect(params(sshd)),
@@ -281,7 +281,7 @@ def test_a_key_with_a_passphrase_in_ssh_agent(sshd, protected_key, tmp_path, mon
 
 def test_a_passphrase_variable_needs_a_key_file_and_a_name(tmp_path):
     from conftest import quick_campaign
-    from flashpoc.errors import ParameterError
+    from flashpoc.core.errors import ParameterError
 
     def hosts(**fields):
         return quick_campaign(tmp_path, hosts=[{"name": "db1", "address": "10.0.0.7", **fields}])

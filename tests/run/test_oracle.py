@@ -19,14 +19,14 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA
-from flashpoc import oracle_metrics
-from flashpoc.errors import AnalysisError, ParameterError, RemoteError
-from flashpoc.run import oracle
+from flashpoc.oracle import metrics as oracle_metrics
+from flashpoc.core.errors import AnalysisError, ParameterError, RemoteError
+from flashpoc.oracle import db as oracle
 from ssh_server import free_port
 
 ROWS_FILE = DATA / "oracle" / "awr_rows_slob19c_rac2node_inst2_snap47_48.json"
 AWR_TXT = DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10" / "awr.txt"
-SQL_DIR = Path(oracle_metrics.__file__).resolve().parent / "sql"  # flashpoc/sql/, beside oracle_metrics.py
+SQL_DIR = Path(oracle_metrics.__file__).resolve().parent.parent / "sql"  # flashpoc/sql/, beside the oracle package
 SECRET = "Tiger-Secret-4242!"  # a known test secret that must never leak
 PASSWORD_ENV = "FLASHPOC_TEST_ORACLE_PASSWORD"
 

@@ -3,7 +3,7 @@
 /etc, /usr, /var/spool), with one invariant: a one-line refusal naming the key, or a campaign whose
 every path the workbook writes is, made canonical independently (Python's expanduser and
 realpath), outside the system directories (a target's device under /dev aside). Every host is this
-machine, reached through its shell (flashpoc.run.paths on a LocalHost)."""
+machine, reached through its shell (flashpoc.hosts.paths on a LocalHost)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings, strategies as st
 
 from conftest import REPO
-from flashpoc.errors import CheckFailed, ParameterError
+from flashpoc.core.errors import CheckFailed, ParameterError
 from flashpoc.params import campaign_from_dict, in_system_dir, read_parameters_file, workbook_root
 from flashpoc.params.paths import path_values
-from flashpoc.run.hosts import LocalHost
-from flashpoc.run.paths import settle_campaign
+from flashpoc.hosts.host import LocalHost
+from flashpoc.hosts.paths import settle_campaign
 
 SHIPPED = sorted((REPO / "parameters").glob("*.yaml"))
 USERS = [u for u in ("news", "mail", "root", "nobody", "daemon") if any(p.pw_name == u for p in pwd.getpwall())]

@@ -1,4 +1,4 @@
-"""Paths made canonical on the host where they live (flashpoc.run.paths), through the real host
+"""Paths made canonical on the host where they live (flashpoc.hosts.paths), through the real host
 interface: this machine and a real sshd on 127.0.0.1. A symbolic link into a system directory,
 ``~user`` and one file named as two targets are refused, naming the key, before anything is written
 (the file system is compared before and after); ``~`` is expanded by the host's own rules and the
@@ -19,10 +19,10 @@ import pytest
 
 from conftest import quick_campaign, require_fio
 from flashpoc import phases
-from flashpoc.errors import CheckFailed
+from flashpoc.core.errors import CheckFailed
 from flashpoc.params import HostParams, campaign_from_dict
-from flashpoc.run.hosts import LocalHost, connect
-from flashpoc.run.paths import canonical_paths, settle_campaign
+from flashpoc.hosts.host import LocalHost, connect
+from flashpoc.hosts.paths import canonical_paths, settle_campaign
 
 
 def home_of(user: str) -> str:

@@ -1,4 +1,4 @@
-"""Host I/O on targets (flashpoc.run.targets) on this machine through the real LocalHost."""
+"""Host I/O on targets (flashpoc.hosts.targets) on this machine through the real LocalHost."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ import os
 import re
 
 from flashpoc.params import HostParams, TargetParams
-from flashpoc.run.hosts import LocalHost
+from flashpoc.hosts.host import LocalHost
 
 KIB = 1024
 
 
 def test_sizes_identities_scratch_files_and_a_sample_read_back(tmp_path):
-    from flashpoc.run.targets import make_scratch_files, make_target_directory, read_back, target_identities, target_sizes
+    from flashpoc.hosts.targets import make_scratch_files, make_target_directory, read_back, target_identities, target_sizes
 
     host = LocalHost(HostParams(name="local"))
     data = os.urandom(256 * KIB)

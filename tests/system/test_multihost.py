@@ -18,7 +18,7 @@ import yaml
 
 from conftest import quick_campaign, require_fio
 from flashpoc import phases
-from flashpoc.errors import RemoteError
+from flashpoc.core.errors import RemoteError
 from flashpoc.engines.fio.parse import parse_fio_output
 from flashpoc.params import campaign_from_dict
 from netns import netns_hosts
@@ -43,7 +43,7 @@ def test_hosts_made_side_by_side_get_a_bridge_and_a_subnet_of_their_own(tmp_path
     its own bridge and /24 (they were named after the pid, so a second set in one process failed
     and two sessions could share a subnet), and each host answers SSH on its own address."""
     from flashpoc.params import HostParams
-    from flashpoc.run.hosts import connect
+    from flashpoc.hosts.host import connect
 
     with netns_hosts(tmp_path / "a", 1) as (first,), netns_hosts(tmp_path / "b", 1) as (second,):
         assert first.netns != second.netns and first.link != second.link

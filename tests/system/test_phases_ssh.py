@@ -10,7 +10,7 @@ import pytest
 
 from conftest import holders, quick_campaign, require_fio
 from flashpoc import phases
-from flashpoc.errors import RemoteError
+from flashpoc.core.errors import RemoteError
 from flashpoc.params import campaign_from_dict
 
 pytestmark = pytest.mark.ssh

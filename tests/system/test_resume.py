@@ -18,7 +18,7 @@ import yaml
 from conftest import REPO, holders, quick_campaign, require_fio
 from flashpoc import phases
 from flashpoc.params import campaign_from_dict
-from flashpoc.store import StoreError
+from flashpoc.core.store import StoreError
 from ssh_server import freeze, process_tree, thaw
 
 PLAN = {"randread-4k": [1, 2, 3, 4], "randwrite-4k": [1, 2, 3, 4]}

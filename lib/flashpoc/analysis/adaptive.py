@@ -8,11 +8,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from flashpoc.errors import AnalysisError
+from flashpoc.core.errors import AnalysisError
 
-from .fit import MIN_DISTINCT_THREADS
-from .point import Point, _check_gain, _check_points, _finite, _whole
-from .saturation import find_saturation
+from flashpoc.analysis.fit import MIN_DISTINCT_THREADS
+from flashpoc.analysis.point import Point, _check_gain, _check_points, _finite, _whole
+from flashpoc.analysis.saturation import find_saturation
 
 
 MAX_REFINE_POINTS = 1

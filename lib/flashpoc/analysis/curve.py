@@ -8,11 +8,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from flashpoc.errors import AnalysisError
+from flashpoc.core.errors import AnalysisError
 
-from .bounds import AT_LEAST, AT_MOST, EXACT, Bound
-from .fit import _central_range
-from .point import Point, _check_points, _finite, _whole
+from flashpoc.analysis.bounds import AT_LEAST, AT_MOST, EXACT, Bound
+from flashpoc.analysis.fit import _central_range
+from flashpoc.analysis.point import Point, _check_points, _finite, _whole
 
 
 def _pooled_curve(points: Sequence[Point]) -> tuple[list[int], list[float], list[float]]:

@@ -1,5 +1,5 @@
 """The measured point every analysis takes, and the checks of the numbers an analysis is given:
-a bad value raises :class:`~flashpoc.errors.AnalysisError` naming it."""
+a bad value raises :class:`~flashpoc.core.errors.AnalysisError` naming it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from flashpoc.errors import AnalysisError
+from flashpoc.core.errors import AnalysisError
 
 
 @dataclass(frozen=True)

@@ -44,11 +44,11 @@ from statistics import NormalDist
 
 import numpy as np
 
-from flashpoc.errors import AnalysisError
+from flashpoc.core.errors import AnalysisError
 
-from .fit import (_Z95, MIN_DISTINCT_THREADS, _bootstrap, _central_range, _concave_fit, _curve_fit, _fall_past_peak,
+from flashpoc.analysis.fit import (_Z95, MIN_DISTINCT_THREADS, _bootstrap, _central_range, _concave_fit, _curve_fit, _fall_past_peak,
                   _plateau_start, _pool, _residuals)
-from .point import Point, _check_gain, _check_points, _finite, _whole
+from flashpoc.analysis.point import Point, _check_gain, _check_points, _finite, _whole
 
 
 # Above this share of the probed thread range, the plausible range is no answer.

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .point import _whole
+from flashpoc.analysis.point import _whole
 
 
 STEADY_MAX_CV_PCT = 10.0

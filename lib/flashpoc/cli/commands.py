@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from ..damage import DAMAGED
-from ..errors import FlashpocError, ParameterError, ParseError
-from .notebooks import EXIT_CODES, NOTEBOOKS, PHASE_NAMES, Terminal, _environment, output_width, run_notebooks
+from flashpoc import __version__
+from flashpoc.core.damage import DAMAGED
+from flashpoc.core.errors import FlashpocError, ParameterError, ParseError
+from flashpoc.cli.notebooks import EXIT_CODES, NOTEBOOKS, PHASE_NAMES, Terminal, _environment, output_width, run_notebooks
 
 #: what ``run --fresh`` keeps of a campaign's results: the check it has just run and passed
 CHECK_FILES = ("check.csv", "check.json", "manifest.json", f"notebooks/{NOTEBOOKS[0]}.ipynb",
@@ -20,9 +20,9 @@ CHECK_FILES = ("check.csv", "check.json", "manifest.json", f"notebooks/{NOTEBOOK
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from ..params import load_campaign
-    from ..progress import closing_summary, point_legend
-    from ..store import CampaignStore
+    from flashpoc.params import load_campaign
+    from flashpoc.present.progress import closing_summary, point_legend
+    from flashpoc.core.store import CampaignStore
 
     cfg = load_campaign(args.params)
     phases = args.phases.split(",") if args.phases else list(PHASE_NAMES)
@@ -51,8 +51,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_lab(args: argparse.Namespace) -> int:
-    from ..params import workbook_root
-    from .lab import run_lab
+    from flashpoc.params import workbook_root
+    from flashpoc.cli.lab import run_lab
 
     params, extra = args.params, [a for i, a in enumerate(args.jupyter_args) if i or a != "--"]
     if params is not None and params.startswith("-"):  # `flashpoc lab -- --port=9`: no parameters file
@@ -61,9 +61,11 @@ def _cmd_lab(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from .. import check, phases, tables
-    from ..params import load_campaign
-    from ..texttable import text_table
+    from flashpoc.campaign import check
+    from flashpoc import phases
+    from flashpoc.core import tables
+    from flashpoc.params import load_campaign
+    from flashpoc.core.texttable import text_table
 
     table = phases.run_check(load_campaign(args.params))
     columns = [("host", "Host"), ("check", "Check"), ("status", "Status"), ("value", "Value"), ("detail", "Detail")]
@@ -74,7 +76,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from ..params import load_campaign
+    from flashpoc.params import load_campaign
 
     refused = 0
     for path in args.params:
@@ -106,14 +108,14 @@ TABLE_COLUMNS = {
 def _print_rows(rows: list[dict[str, Any]], fmt: str, engine: str) -> None:
     import pandas as pd
 
-    from ..texttable import text_table
+    from flashpoc.core.texttable import text_table
 
     if fmt == "json":
         print(json.dumps(rows, indent=1, default=str))
     elif fmt == "csv":
         print(pd.DataFrame(rows).to_csv(index=False), end="")
     else:
-        from ..engines import get_engine
+        from flashpoc.engines import get_engine
 
         columns = TABLE_COLUMNS.get(engine) or get_engine(engine).parse_table_columns
         print(text_table(rows, columns, output_width()))
@@ -132,11 +134,11 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 
 def _awr_summary(path: Path, fmt: str) -> int:
-    """``parse awr --summary``: what the database needs (:func:`flashpoc.sizing.sizing_summary`)."""
+    """``parse awr --summary``: what the database needs (:func:`flashpoc.oracle.sizing.sizing_summary`)."""
     import textwrap
 
-    from ..sizing import sizing_summary, summary_rows, whole_ms_text
-    from ..texttable import text_table
+    from flashpoc.oracle.sizing import sizing_summary, summary_rows, whole_ms_text
+    from flashpoc.core.texttable import text_table
 
     summary = sizing_summary(_read_awr(path)[0])
     if fmt == "json":
@@ -166,7 +168,7 @@ def _awr_summary(path: Path, fmt: str) -> int:
 def _read_awr(path: Path) -> tuple[Any, list[dict[str, Any]]]:
     """An AWR report (not an engine: what SLOB and the SQL script are measured by): the whole
     parse, and its top events (else its key events) as rows."""
-    from ..parse.awr import parse_awr, read_awr_file
+    from flashpoc.oracle.awr import parse_awr, read_awr_file
 
     if not path.is_file():
         raise ParameterError(f"cannot read {path}: not a file")
@@ -177,8 +179,8 @@ def _read_awr(path: Path) -> tuple[Any, list[dict[str, Any]]]:
 def _awr_table_rows(report: dict[str, Any], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows of ``parse awr``'s table: a Statspack report's averages printed in whole milliseconds
     (its Top 5's, its key events in ``key_events_whole_ms``) in ms with their precision
-    (:func:`flashpoc.sizing.whole_ms_text`: ``< 0.5``, ``2 (whole ms)``), not in microseconds they lack."""
-    from ..sizing import whole_ms_text
+    (:func:`flashpoc.oracle.sizing.whole_ms_text`: ``< 0.5``, ``2 (whole ms)``), not in microseconds they lack."""
+    from flashpoc.oracle.sizing import whole_ms_text
 
     if report.get("format") != "statspack":
         return rows
@@ -209,8 +211,8 @@ _LOSSES = {"awr": _awr_losses}
 
 
 def _parse(path: Path, kind: str, fmt: str) -> int:
-    from ..engines import get_engine
-    from ..texttable import human_header
+    from flashpoc.engines import get_engine
+    from flashpoc.core.texttable import human_header
 
     read = _READERS.get(kind) or get_engine(kind).read_output
     whole, rows = read(path)
@@ -244,7 +246,7 @@ def _saturation_points(path: str, workload: str | None) -> tuple[list[Any], str]
     """
     import pandas as pd
 
-    from ..analysis import Point
+    from flashpoc.analysis import Point
 
     try:
         frame = pd.read_csv(path)
@@ -280,8 +282,8 @@ def _saturation_points(path: str, workload: str | None) -> tuple[list[Any], str]
 def _cmd_saturation(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from ..analysis import find_saturation
-    from ..plan.sweep import format_forthreads, plan_sweep
+    from flashpoc.analysis import find_saturation
+    from flashpoc.analysis.sweep_plan import format_forthreads, plan_sweep
 
     points, what = _saturation_points(args.points, args.workload)
     sat = find_saturation(points, gain_pct=args.gain_pct)
@@ -351,7 +353,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``flashpoc`` command. Long because it declares every subcommand and option
     in one place, in the order ``--help`` shows them."""
-    from ..engines import engine_names
+    from flashpoc.engines import engine_names
 
     formatter = _Formatter
     parser = _Parser(prog="flashpoc", formatter_class=formatter, epilog=EXIT_CODES,
@@ -437,7 +439,7 @@ def workbook_for(params: list[str]) -> Path | None:
     workbook's notebooks/): ``$FLASHPOC_ROOT``; else the workbook holding the current directory; else
     the one holding the (first) parameters file; else the one whose notebooks this flashpoc runs
     (:func:`~flashpoc.cli.notebooks._notebook_dir`); None when there is none."""
-    from ..params import find_workbook
+    from flashpoc.params import find_workbook
 
     if os.environ.get(ROOT_ENV):
         return Path(os.environ[ROOT_ENV]).resolve()

@@ -31,12 +31,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..errors import FlashpocError, ParameterError
-from ..params import PARAMETERS_ENV, PARAMETERS_FILE, campaign_from_parameters, find_workbook, load_campaign
-from ..params import under_workbook, workbook_root
-from ..report import export_notebook_html
-from ..store import StoreError, write_atomic
-from .notebooks import NOTEBOOKS, _notebook_dir
+from flashpoc.core.errors import FlashpocError, ParameterError
+from flashpoc.params import PARAMETERS_ENV, PARAMETERS_FILE, campaign_from_parameters, find_workbook, load_campaign
+from flashpoc.params import under_workbook, workbook_root
+from flashpoc.present.report import export_notebook_html
+from flashpoc.core.store import StoreError, write_atomic
+from flashpoc.cli.notebooks import NOTEBOOKS, _notebook_dir
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..errors import FlashpocError
+from flashpoc.core.errors import FlashpocError
 
 
 NOTEBOOKS = ("01_environment_check", "02_saturation_probe", "03_thread_sweep", "04_report")
@@ -41,7 +41,7 @@ def output_width(stream=None) -> int:
 
 def _notebook_dir() -> Path:
     """The phase notebooks: the workbook root's notebooks/, else those beside this package."""
-    from ..params import workbook_root
+    from flashpoc.params import workbook_root
 
     candidates = [workbook_root() / "notebooks", Path(__file__).resolve().parents[3] / "notebooks"]
     for path in candidates:
@@ -54,7 +54,7 @@ def _notebook_dir() -> Path:
 class Terminal:
     """Where ``flashpoc run`` shows its progress: lines on stdout and, when stdout is a terminal,
     a live status line under them (a bar, the count, the times and what runs now), rewritten in
-    place. The progress events come from the notebooks' kernels (:mod:`flashpoc.progress`)."""
+    place. The progress events come from the notebooks' kernels (:mod:`flashpoc.present.progress`)."""
 
     def __init__(self, stream=None) -> None:
         self.stream = stream or sys.stdout
@@ -82,8 +82,8 @@ class Terminal:
             self.stream.flush()
 
     def event(self, event: dict[str, Any]) -> None:
-        """Show one progress event (see :class:`flashpoc.progress.Progress`)."""
-        from ..progress import end_line, point_line
+        """Show one progress event (see :class:`flashpoc.present.progress.Progress`)."""
+        from flashpoc.present.progress import end_line, point_line
 
         kind, phase = event.get("event"), f"[{event.get('phase')}]"
         with self._lock:
@@ -123,14 +123,14 @@ class Terminal:
             self.stream.flush()
 
     def _say_reused(self) -> None:
-        from ..progress import reused_line
+        from flashpoc.present.progress import reused_line
 
         if self._reused:
             (event, count), self._reused = self._reused, None
             self.say(reused_line(event, count))
 
     def _draw(self) -> None:
-        from ..progress import status_line
+        from flashpoc.present.progress import status_line
 
         if self.live and self._status:
             event, since = self._status
@@ -158,7 +158,7 @@ class _Follower(threading.Thread):
             self.terminal.tick()
 
     def _poll(self) -> None:
-        from ..progress import read_events
+        from flashpoc.present.progress import read_events
 
         events, self.offset = read_events(self.path, self.offset)
         for event in events:
@@ -197,7 +197,7 @@ def run_notebooks(params_file: Path, phases: list[str], *, terminal: Terminal | 
     while papermill runs; after each phase the terminal gets its result (the check's verdict, the
     probe's answer).
 
-    The campaign is held (:meth:`flashpoc.store.CampaignStore.lock`) for the whole run, from
+    The campaign is held (:meth:`flashpoc.core.store.CampaignStore.lock`) for the whole run, from
     before the check: another process running it is refused before anything is written, while
     this run's notebook kernels are let in. Every executed notebook and its HTML export is
     written atomically (papermill saves it through :class:`_AtomicNotebookWriter`).
@@ -206,9 +206,9 @@ def run_notebooks(params_file: Path, phases: list[str], *, terminal: Terminal | 
         FlashpocError: when a notebook fails (the message names it and the error) or a file
             cannot be written (naming it), or another process runs the campaign.
     """
-    from ..params import load_campaign, notebook_parameters, read_parameters_file, workbook_root
-    from ..progress import check_lines, duration_text, probe_lines
-    from ..store import CampaignStore
+    from flashpoc.params import load_campaign, notebook_parameters, read_parameters_file, workbook_root
+    from flashpoc.present.progress import check_lines, duration_text, probe_lines
+    from flashpoc.core.store import CampaignStore
 
     terminal = terminal or Terminal()
     given = read_parameters_file(params_file)
@@ -257,7 +257,7 @@ def _execute_phase(phase: str, notebook: Path, output: Path, values: dict[str, A
     (:func:`_interrupt`), then waits up to :data:`INTERRUPT_GRACE_S` for it and papermill to end, and is
     raised whatever papermill ended with.
     """
-    from ..progress import BATCH_ENV, EVENTS_ENV
+    from flashpoc.present.progress import BATCH_ENV, EVENTS_ENV
 
     follower = _Follower(events, terminal)
     follower.start()
@@ -323,7 +323,7 @@ def _phase_outcome(phase: str, error: BaseException | None) -> str | None:
     died), is raised in one line naming the phase."""
     from papermill.exceptions import PapermillExecutionError
 
-    from ..store import StoreError
+    from flashpoc.core.store import StoreError
 
     if error is None:
         return None
@@ -339,8 +339,8 @@ def _phase_outcome(phase: str, error: BaseException | None) -> str | None:
 def _export_html(phase: str, output: Path, stopped: str | None) -> Path:
     """Export the executed notebook ``output`` to HTML beside it; a failure names the file (and why
     the phase ``stopped``, when it did)."""
-    from ..report import export_notebook_html
-    from ..store import StoreError
+    from flashpoc.present.report import export_notebook_html
+    from flashpoc.core.store import StoreError
 
     html = output.with_suffix(".html")
     try:
@@ -402,7 +402,7 @@ class _AtomicNotebookWriter:
 
     @staticmethod
     def write(buf: str, path: str) -> None:
-        from ..store import write_atomic
+        from flashpoc.core.store import write_atomic
 
         write_atomic(path, _without_machine_paths(buf))
 
@@ -417,7 +417,7 @@ def _without_machine_paths(text: str) -> str:
     names it, the executed one relative to the workbook root; no folder of the machine that ran it."""
     import nbformat
 
-    from ..params import under_workbook
+    from flashpoc.params import under_workbook
 
     notebook = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
     recorded = notebook.metadata.get("papermill")

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from ..params import Campaign, HostParams
-    from ..session import Workbench
-    from ..points import Measured, PointSpec
+    from flashpoc.params import Campaign, HostParams
+    from flashpoc.campaign.session import Workbench
+    from flashpoc.campaign.points import Measured, PointSpec
 
 
 class LazyModule:
@@ -48,7 +48,7 @@ class Engine:
     #: so they enter the measurement hash, in its own block as when they were its keys
     datafiles_define_points: ClassVar[bool] = False
     #: it runs rate-controlled points (``sweep.plan: rate-curve``: specs with ``rate``,
-    #: :class:`flashpoc.points.PointSpec`, or its own curve: :attr:`own_rate_curve`)
+    #: :class:`flashpoc.campaign.points.PointSpec`, or its own curve: :attr:`own_rate_curve`)
     rate_curves: ClassVar[bool] = False
     #: its sweep runs the rate curve itself (vdbench's ``iorate=curve``) rather than one point per step
     own_rate_curve: ClassVar[bool] = False
@@ -94,14 +94,14 @@ class Engine:
         every host, by default."""
         return list(cfg.hosts)
 
-    # -- the environment check (:func:`flashpoc.check.check_environment` calls these) ------------
+    # -- the environment check (:func:`flashpoc.campaign.check.check_environment` calls these) ------------
     def check_host(self, campaign: Campaign, host: str, host_params: HostParams, facts: dict[str, Any]) -> list:
         """Rows of the engine's own checks of one load host, from the host's facts."""
         return []
 
     def check_campaign(self, campaign: Campaign, facts_by_host: dict[str, Any], connect: Any) -> list:
         """The campaign-level rows: the targets over every host, then the database when there is one."""
-        from ..check import check_database, evaluate_campaign
+        from flashpoc.campaign.check import check_database, evaluate_campaign
 
         rows = evaluate_campaign(campaign, facts_by_host)
         if campaign.oracle is not None:
@@ -110,12 +110,12 @@ class Engine:
 
     def database_host(self, campaign: Campaign) -> HostParams | None:
         """The database's own host when ``database.host`` does not name it, where the check reads its
-        storage path (:mod:`flashpoc.check_storage`); None: the engine does not know it."""
+        storage path (:mod:`flashpoc.campaign.check_storage`); None: the engine does not know it."""
         return None
 
     def check_database_facts(self, campaign: Campaign, dbfacts: Any) -> list:
         """Rows of the database's facts: its own settings (no engine schema in it)."""
-        from ..check_oracle import evaluate_database_facts
+        from flashpoc.campaign.check_oracle import evaluate_database_facts
 
         return evaluate_database_facts(dbfacts, host="database", slob=False)
 
@@ -145,8 +145,8 @@ class Engine:
         """
         raise NotImplementedError
 
-    # -- the report's words (:mod:`flashpoc.document` calls these) -------------------------
-    #: the host fact (:func:`flashpoc.run.facts.collect_host_facts`) holding the engine's version, if any
+    # -- the report's words (:mod:`flashpoc.present.document` calls these) -------------------------
+    #: the host fact (:func:`flashpoc.hosts.facts.collect_host_facts`) holding the engine's version, if any
     host_version_fact: ClassVar[str | None] = None
     #: what a point's numbers are, for the report's method section ("" when the defaults say it)
     method_note: ClassVar[str] = ""
@@ -181,7 +181,7 @@ class Engine:
 
     def point_tables(self, points: Any) -> list:
         """Tables of the engine's own numbers per point for the report's appendix
-        (:class:`flashpoc.tables.Table`; none by default: the table of every point has the common ones)."""
+        (:class:`flashpoc.core.tables.Table`; none by default: the table of every point has the common ones)."""
         return []
 
     def own_data_text(self, cfg: Campaign) -> str | None:
@@ -224,7 +224,7 @@ class Engine:
 
     def point_definition(self, wb: Workbench, spec: PointSpec) -> dict[str, Any]:
         """Everything that defines the point ``spec``: its hash names the point on disk
-        (:func:`flashpoc.points.point_id`), so a point of another definition is measured anew."""
+        (:func:`flashpoc.campaign.points.point_id`), so a point of another definition is measured anew."""
         raise NotImplementedError
 
     def probe_latency_column(self, cfg: Campaign) -> str:
@@ -241,7 +241,7 @@ class Engine:
     def storage_keys(self, wb: Workbench, specs: list[PointSpec]) -> list[str]:
         """The id each spec is stored under: its point id (by default from :meth:`point_definition`),
         or, with :attr:`stores_groups`, the id of the group it is measured and stored in."""
-        from ..points import point_id
+        from flashpoc.campaign.points import point_id
 
         return [point_id(spec, self.point_definition(wb, spec)) for spec in specs]
 
@@ -249,13 +249,13 @@ class Engine:
                    ) -> Iterator[Measured]:
         """Measure ``specs`` (none of them stored; ``keys``: their :meth:`storage_keys`), yielding
         each point's (or group's) rows and raw files as soon as it is done: the loop
-        (:func:`flashpoc.points.measure`) stores each before the next is measured."""
+        (:func:`flashpoc.campaign.points.measure`) stores each before the next is measured."""
         raise NotImplementedError
 
     def measure_point(self, wb: Workbench, phase: str, workload: Any, threads: int, *, runtime_s: int,
                       repeat: int = 0, steady: tuple[str, int] | None = None) -> dict[str, Any]:
         """Measure one point (or reuse it when stored) through the loop and return its row."""
-        from ..points import PointSpec, measure_one
+        from flashpoc.campaign.points import PointSpec, measure_one
 
         return measure_one(wb, PointSpec(phase, workload, threads, runtime_s, repeat=repeat, steady=steady))
 
@@ -265,7 +265,7 @@ class Engine:
         missing or too small); what was done, one dict per target."""
         return []
 
-    # -- the precondition (:mod:`flashpoc.precondition` calls these) ---------------------------
+    # -- the precondition (:mod:`flashpoc.campaign.precondition` calls these) ---------------------------
     def fill_data(self, cfg: Campaign) -> str | None:
         """What the engine's fill writes (its data pattern and reducibility, in the engine's own
         words), or None when the engine cannot fill targets."""
@@ -288,8 +288,8 @@ class Engine:
     def measure_longer(self, wb: Workbench, phase: str, workload: Any, threads: int, runtime_s: int
                        ) -> dict[str, Any]:
         """A point of ``phase`` measured again for ``runtime_s`` seconds, ended the way the phase ends
-        its points (a point extended until steady, :mod:`flashpoc.extend`), stored (or reused); its row."""
-        from ..session import point_steadiness
+        its points (a point extended until steady, :mod:`flashpoc.campaign.extend`), stored (or reused); its row."""
+        from flashpoc.campaign.session import point_steadiness
 
         return self.measure_point(wb, phase, workload, threads, runtime_s=runtime_s,
                                   steady=point_steadiness(wb.cfg, phase, runtime_s))
@@ -300,7 +300,7 @@ class Engine:
 
     def linear_probe_threads(self, cfg: Campaign) -> list[int]:
         """The thread counts of the linear probe."""
-        from ..analysis import linear_probe_threads
+        from flashpoc.analysis import linear_probe_threads
 
         probe = cfg.probe
         return linear_probe_threads(probe.min_threads, probe.max_threads, probe.step)
@@ -317,17 +317,17 @@ class Engine:
 
     def build_report(self, cfg: Campaign, points: Any, *, write_files: bool, pdf: bool) -> Any:
         """The report of ``points`` (the sweep's, with ``config`` when campaigns are compared) when the
-        engine writes its own (:class:`flashpoc.reporting.Report`), or None for the storage report."""
+        engine writes its own (:class:`flashpoc.present.reporting.Report`), or None for the storage report."""
         return None
 
     def close(self, wb: Workbench) -> None:
         """Stop what the engine left running for the campaign ``wb`` (fio: its servers), when the
-        campaign closes (:meth:`flashpoc.session.Workbench.close`, before the host connections close
+        campaign closes (:meth:`flashpoc.campaign.session.Workbench.close`, before the host connections close
         and the campaign is released, which happen even when this fails); by default nothing."""
 
     def wait_histogram(self, point_dir: Any, event: str) -> list[dict[str, Any]]:
         """A database wait event's histogram per bucket from a stored point's files
-        (:func:`flashpoc.awr_metrics.histogram_buckets` rows); ``[]`` for engines that read no AWR."""
+        (:func:`flashpoc.oracle.awr_metrics.histogram_buckets` rows); ``[]`` for engines that read no AWR."""
         return []
 
 

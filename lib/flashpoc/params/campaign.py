@@ -11,14 +11,14 @@ from typing import Any
 from pydantic import (BaseModel, Field, PrivateAttr, SerializeAsAny, ValidationError, field_validator,
                       model_serializer, model_validator)
 
-from ..errors import ParameterError
-from ..registry import DEFAULT_ENGINE, engine_names, engine_settings, get_engine
-from .caveats import campaign_warnings
-from .common import Name, Size, _Strict, parse_size, resolve_path
-from .models import (DatabaseParams, HostParams, OracleParams, SqlWorkloadParams, TargetParams, Workload,
+from flashpoc.core.errors import ParameterError
+from flashpoc.core.registry import DEFAULT_ENGINE, engine_names, engine_settings, get_engine
+from flashpoc.params.caveats import campaign_warnings
+from flashpoc.params.common import Name, Size, _Strict, parse_size, resolve_path
+from flashpoc.params.models import (DatabaseParams, HostParams, OracleParams, SqlWorkloadParams, TargetParams, Workload,
                      standard_workloads)
-from .paths import ResultsPath, fold
-from .settings import ArraySettings, PreconditionSettings, ProbeSettings, ReportSettings, SweepSettings
+from flashpoc.params.paths import ResultsPath, fold
+from flashpoc.params.settings import ArraySettings, PreconditionSettings, ProbeSettings, ReportSettings, SweepSettings
 
 
 class Campaign(_Strict):
@@ -52,7 +52,7 @@ class Campaign(_Strict):
                                         description="targets (by name) whose existing data (file system, partition "
                                                     "table, LVM or ASM header) write workloads may destroy")
     #: the paths as given where this campaign holds them as expanded on their hosts
-    #: (:func:`flashpoc.run.paths.with_paths`), by ``(hosts|targets, name, key)`` or ``(settings, key)``
+    #: (:func:`flashpoc.hosts.paths.with_paths`), by ``(hosts|targets, name, key)`` or ``(settings, key)``
     _given_paths: dict[tuple[str, ...], str] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="wrap")
@@ -125,7 +125,7 @@ class Campaign(_Strict):
     # -- derived values -------------------------------------------------------------
     @property
     def engine_object(self):
-        """The campaign's engine (:func:`flashpoc.registry.get_engine`)."""
+        """The campaign's engine (:func:`flashpoc.core.registry.get_engine`)."""
         return get_engine(self.engine)
 
     @property

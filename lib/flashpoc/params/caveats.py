@@ -9,8 +9,8 @@ import ipaddress
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .campaign import Campaign
-    from .models import HostParams
+    from flashpoc.params.campaign import Campaign
+    from flashpoc.params.models import HostParams
 
 
 def campaign_warnings(cfg: Campaign) -> list[str]:

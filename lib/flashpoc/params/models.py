@@ -7,10 +7,10 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ..errors import ParameterError
-from .common import (ENV_NAME_RE, FIO_RW, Flag, LOCAL_ADDRESSES, MAX_BLOCK_BYTES, MIN_WORKING_SET_BYTES,
+from flashpoc.core.errors import ParameterError
+from flashpoc.params.common import (ENV_NAME_RE, FIO_RW, Flag, LOCAL_ADDRESSES, MAX_BLOCK_BYTES, MIN_WORKING_SET_BYTES,
                      Name, Size, USER_RE, WRITE_MODES, _Strict, check_address, in_system_dir, parse_size)
-from .paths import (DEVICE_DIR, ControllerPath, HostCommand, HostPath, HostWrittenDir, KnownHostsPath, TargetPath,
+from flashpoc.params.paths import (DEVICE_DIR, ControllerPath, HostCommand, HostPath, HostWrittenDir, KnownHostsPath, TargetPath,
                     fold)
 
 
@@ -306,8 +306,8 @@ class OracleParams(_Strict):
         return check_env_name(value)
 
     def settings(self):
-        """The :class:`flashpoc.run.oracle.OracleSettings` of these parameters."""
-        from ..run.oracle import OracleSettings
+        """The :class:`flashpoc.oracle.db.OracleSettings` of these parameters."""
+        from flashpoc.oracle.db import OracleSettings
 
         return OracleSettings(dsn=self.dsn, user=self.user, password_env=self.password_env,
                               wallet_dir=self.wallet_dir, wallet_password_env=self.wallet_password_env,

@@ -11,7 +11,7 @@ refuses a text key that is neither a path nor named as no path).
 
 A path is judged once it is canonical: ``~`` and ``~user`` expanded, symbolic links resolved and
 ``.``, ``..`` and repeated slashes folded, on the host where it lives
-(:func:`flashpoc.run.paths.canonical_paths`). Validation, which does no I/O, judges what the text
+(:func:`flashpoc.hosts.paths.canonical_paths`). Validation, which does no I/O, judges what the text
 alone says (:func:`fold`: ``/dev/../boot/x.dat`` is ``/boot/x.dat``); the check phase and the
 phases judge the canonical path on each host (:func:`refusal`, :func:`same_files`) before anything
 is written there.
@@ -26,7 +26,7 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel
 
-from .common import USER_RE, _check_path, in_system_dir
+from flashpoc.params.common import USER_RE, _check_path, in_system_dir
 
 DEVICE_DIR = "/dev/"
 """Block devices live here: a target under it may be written (never created); the data-safety check guards it."""
@@ -90,7 +90,7 @@ def fold(path: str) -> str:
     """``path`` with ``.``, ``..`` and repeated slashes folded as far as the text says: a leading
     ``~`` or ``~user`` is kept (what it stands for is known on its host only) and a relative path
     stays relative (a ``..`` it starts with is kept). Symbolic links are not followed: the canonical
-    path on its host (:func:`flashpoc.run.paths.canonical_paths`) follows them."""
+    path on its host (:func:`flashpoc.hosts.paths.canonical_paths`) follows them."""
     if path.startswith("/"):
         return "/" + posixpath.normpath(path).lstrip("/")  # normpath keeps a leading '//'
     if not path.startswith("~"):

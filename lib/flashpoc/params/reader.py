@@ -19,12 +19,12 @@ from ruamel.yaml.nodes import MappingNode, ScalarNode
 from ruamel.yaml.reader import ReaderError
 from ruamel.yaml.resolver import BaseResolver
 
-from ..errors import ParameterError
-from ..registry import engine_names
-from .campaign import Campaign
-from .common import MAX_DEPTH, MAX_FILE_BYTES, MAX_VALUES, in_system_dir, resolve_path, under_workbook, workbook_root
-from .suggest import did_you_mean
-from .values import NUMBER, NumberSpelling, number_hint, path_text, read_number, value_problem
+from flashpoc.core.errors import ParameterError
+from flashpoc.core.registry import engine_names
+from flashpoc.params.campaign import Campaign
+from flashpoc.params.common import MAX_DEPTH, MAX_FILE_BYTES, MAX_VALUES, in_system_dir, resolve_path, under_workbook, workbook_root
+from flashpoc.params.suggest import did_you_mean
+from flashpoc.params.values import NUMBER, NumberSpelling, number_hint, path_text, read_number, value_problem
 
 
 def _format_loc(loc: tuple[Any, ...]) -> str:

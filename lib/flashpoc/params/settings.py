@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from .common import DEFAULT_CURVE_PCT, Flag, MAX_THREADS, Name, _Strict
-from .paths import ControllerPath
+from flashpoc.params.common import DEFAULT_CURVE_PCT, Flag, MAX_THREADS, Name, _Strict
+from flashpoc.params.paths import ControllerPath
 
 
 class ProbeSettings(_Strict):
@@ -53,7 +53,7 @@ class ProbeSettings(_Strict):
 
 
 class ExtendSettings(_Strict):
-    """A sweep point not steady at its length measured again longer, up to ``max_s`` (:mod:`flashpoc.extend`)."""
+    """A sweep point not steady at its length measured again longer, up to ``max_s`` (:mod:`flashpoc.campaign.extend`)."""
 
     max_s: int = Field(..., ge=1, le=86400, description="the longest a point is run (s): lengths double up to it")
 
@@ -121,7 +121,7 @@ class SweepSettings(_Strict):
 
 class PreconditionSettings(_Strict):
     """Before the probe: fill every target once with the campaign's data (an all-flash array answers
-    reads of never-written blocks from metadata), recorded per target (:mod:`flashpoc.precondition`)."""
+    reads of never-written blocks from metadata), recorded per target (:mod:`flashpoc.campaign.precondition`)."""
 
     fill: Flag = Field(True, description="fill each target the campaign may write (create or allow_write) once, "
                        "sequentially in 1 MiB writes of the engine's data (fio buffer_compress_percentage/"

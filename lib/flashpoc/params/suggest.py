@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .campaign import Campaign
+from flashpoc.params.campaign import Campaign
 
 
 def _model_in(annotation: Any) -> type[BaseModel] | None:
@@ -26,7 +26,7 @@ def known_keys(loc: tuple[Any, ...]) -> list[str]:
     """The keys allowed where the last key of ``loc`` (a pydantic error's location: keys and list indexes,
     ``("hosts", 0, "wrokdir")``) stands: the campaign's, an engine block's (``engine.fio``, or the earlier
     top-level ``fio:``), or a nested model's; [] where it cannot tell."""
-    from ..registry import engine_names, engine_settings
+    from flashpoc.core.registry import engine_names, engine_settings
 
     parts = [p for p in loc[:-1] if not isinstance(p, int)]
     model: type[BaseModel] | None = Campaign

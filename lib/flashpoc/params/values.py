@@ -11,7 +11,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
-from .common import MAX_DEPTH, MAX_VALUES, ascii_note
+from flashpoc.params.common import MAX_DEPTH, MAX_VALUES, ascii_note
 
 MAX_NUMBER_DIGITS = 100
 """Digits of a number at most: every bound of the schema has fewer than 20, so more is a mistake."""

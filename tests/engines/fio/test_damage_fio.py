@@ -28,9 +28,9 @@ from flashpoc.engines.fio.intervals import read_interval_logs
 from flashpoc.engines.fio.parse import (parse_fill_output, parse_fio_histogram, parse_fio_output,
                                         summarize_fio_point)
 from flashpoc.engines.fio.run import FioRun
-from flashpoc.errors import ParseError
+from flashpoc.core.errors import ParseError
 from flashpoc.params import campaign_from_dict
-from flashpoc.store import HISTOGRAM_FILE, INTERVALS_FILE
+from flashpoc.core.store import HISTOGRAM_FILE, INTERVALS_FILE
 
 DATA = TESTS / "data" / "fio"
 POINT_JOBS = {DATA / "point-fio-3.33": 3, DATA / "intervals-fio-3.33": 3, DATA / "steady-fio-3.33": 1}

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import TESTS
-from flashpoc.errors import ParseError
+from flashpoc.core.errors import ParseError
 from flashpoc.engines.fio import intervals
 from flashpoc.engines.fio import parse as fio
 from flashpoc.engines.fio.parse import (

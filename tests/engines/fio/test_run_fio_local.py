@@ -8,13 +8,13 @@ import re
 import pytest
 
 from conftest import quick_campaign, require_fio
-from flashpoc.errors import RemoteError
+from flashpoc.core.errors import RemoteError
 from flashpoc.params import campaign_from_dict
 from flashpoc.engines.fio.parse import parse_fio_output, summarize_fio_point
-from flashpoc.parse.host import cpu_utilisation
+from flashpoc.hosts.metrics import cpu_utilisation
 from flashpoc.engines.fio.plan import render_job, render_layout_job
 from flashpoc.engines.fio.run import run_fio_job
-from flashpoc.run.hosts import connect
+from flashpoc.hosts.host import connect
 
 
 @pytest.fixture
@@ -118,7 +118,7 @@ def test_client_server_on_this_machine_and_a_read_only_server_refuses_writes(tmp
 
 
 def _fake_hosts(answers: dict[str, object]) -> list:
-    from flashpoc.run.fake import FakeHost
+    from flashpoc.hosts.fake import FakeHost
 
     return [FakeHost(name, commands={"head -n1 /proc/stat": answer, "true": ""}) for name, answer in answers.items()]
 
@@ -127,7 +127,7 @@ def test_client_server_hosts_whose_counters_cannot_be_read_are_all_named():
     """Two hosts of three fail to read /proc/stat before a client/server point: the error names
     both (the thread pool before the host Group raised the first host's error only)."""
     from flashpoc.engines.fio.run import run_clients
-    from flashpoc.run.fake import FakeHost, Reply
+    from flashpoc.hosts.fake import FakeHost, Reply
 
     cannot = Reply(stderr="head: cannot open '/proc/stat' for reading: No such file or directory", exited=1)
     hosts = _fake_hosts({"db1": cannot, "db2": "cpu  4705 356 584 3699176 23060 0 277 0 0 0\n", "db3": cannot})
@@ -145,7 +145,7 @@ def test_client_server_hosts_whose_counters_cannot_be_read_are_all_named():
 
 def test_after_a_failed_client_run_every_host_that_no_longer_answers_is_named():
     from flashpoc.engines.fio.run import run_clients
-    from flashpoc.run.fake import FakeHost
+    from flashpoc.hosts.fake import FakeHost
 
     stat = "cpu  4705 356 584 3699176 23060 0 277 0 0 0\n"
     hosts = _fake_hosts({"db1": stat, "db2": stat, "db3": stat})

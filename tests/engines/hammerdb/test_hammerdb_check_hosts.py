@@ -10,7 +10,7 @@ import threading
 from conftest import DATA
 from flashpoc.engines.hammerdb.check import check_campaign_hosts
 from flashpoc.params import campaign_from_dict
-from flashpoc.run.fake import FakeHost, Reply
+from flashpoc.hosts.fake import FakeHost, Reply
 
 CONSOLE = (DATA / "hammerdb" / "check_build" / "console.txt").read_text()
 

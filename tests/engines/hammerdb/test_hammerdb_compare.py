@@ -17,7 +17,7 @@ from flashpoc.analysis.bounds import AT_MOST, Bound
 from flashpoc.engines.hammerdb.compare import comparison_display, comparison_table, value_at_nopm
 from flashpoc.engines.hammerdb.metrics import host_cpu, read_run, timed_window
 from flashpoc.engines.hammerdb.parse import read_files
-from flashpoc.parse.host import cpu_utilisation
+from flashpoc.hosts.metrics import cpu_utilisation
 
 DATA = TESTS / "data" / "hammerdb"
 #: the TEST RESULT lines of the recorded runs (NOPM, TPM) and their time profiles' NEWORD p95 (ms)

@@ -17,7 +17,7 @@ from conftest import TESTS
 from damage import assert_loses_never_changes, damage_files, damaged_texts
 from flashpoc.engines.hammerdb.metrics import run_metrics
 from flashpoc.engines.hammerdb.parse import read_files
-from flashpoc.errors import ParseError
+from flashpoc.core.errors import ParseError
 
 DATA = TESTS / "data" / "hammerdb"
 

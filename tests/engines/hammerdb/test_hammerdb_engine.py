@@ -15,7 +15,7 @@ from conftest import TESTS
 from flashpoc import engines
 from flashpoc.engines.hammerdb.check import check_rows
 from flashpoc.engines.hammerdb.settings import settings_from_dict
-from flashpoc.errors import ParameterError
+from flashpoc.core.errors import ParameterError
 from flashpoc.params import campaign_from_dict
 
 DATA = TESTS / "data" / "hammerdb"
@@ -135,7 +135,7 @@ def _recorded_rows(cfg, users=(1, 2, 4)):
     """Probe rows as the engine stores them, with the recorded runs' metrics (1, 2 and 4 virtual users)."""
     from flashpoc.engines.hammerdb.engine import TPROCC
     from flashpoc.engines.hammerdb.metrics import read_run
-    from flashpoc.rows import base_row
+    from flashpoc.analysis.rows import base_row
 
     rows = []
     for n in users:
@@ -147,7 +147,7 @@ def _recorded_rows(cfg, users=(1, 2, 4)):
 
 def test_the_probe_looks_for_the_nopm_plateau_in_virtual_users():
     from flashpoc import analysis
-    from flashpoc.probe import summarize_probe
+    from flashpoc.campaign.probe import summarize_probe
 
     cfg = campaign_from_dict({"campaign": "oltp", "hosts": [{"name": "load1", "address": "localhost"}],
                               "engine": {"hammerdb": SETTINGS},

@@ -19,7 +19,7 @@ sys.path.insert(0, str(TESTS / "replay"))
 import hammerdb_replay  # noqa: E402
 
 from flashpoc.engines.hammerdb.parse import read_files  # noqa: E402
-from flashpoc.errors import RemoteError  # noqa: E402
+from flashpoc.core.errors import RemoteError  # noqa: E402
 from flashpoc.params import campaign_from_dict  # noqa: E402
 from flashpoc.phases import open_campaign  # noqa: E402
 
@@ -92,7 +92,7 @@ def test_a_stored_point_with_errors_is_never_reused_as_a_clean_one(tmp_path):
 
 
 def _spec(cfg):
-    from flashpoc.points import PointSpec
+    from flashpoc.campaign.points import PointSpec
 
     return PointSpec("probe", cfg.probe_workload, 2, 60)
 
@@ -107,7 +107,7 @@ def test_the_errors_are_in_the_points_table_and_marked_on_the_chart():
     ring on the NOPM chart with the subtitle saying so; a point without none."""
     import pandas as pd
 
-    from flashpoc.chart import themed_spec
+    from flashpoc.present.chart import themed_spec
     from flashpoc.engines.hammerdb.metrics import run_metrics
     from flashpoc.engines.hammerdb.report import ERRORS_NOTE, nopm_vs_users, points_table
 

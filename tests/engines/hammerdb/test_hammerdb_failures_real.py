@@ -39,10 +39,10 @@ from flashpoc.engines.hammerdb import plan
 from flashpoc.engines.hammerdb.check import check_hammerdb
 from flashpoc.engines.hammerdb.plan import build_script
 from flashpoc.engines.hammerdb.run import run_hammerdb
-from flashpoc.errors import RemoteError
+from flashpoc.core.errors import RemoteError
 from flashpoc.params import HostParams, campaign_from_dict
 from flashpoc.phases import open_campaign
-from flashpoc.run.hosts import LocalHost
+from flashpoc.hosts.host import LocalHost
 
 pytestmark = pytest.mark.hammerdb
 PASSWORD_ENV, SUPERUSER_ENV = "FLASHPOC_TPCC_PASSWORD", "FLASHPOC_PG_PASSWORD"

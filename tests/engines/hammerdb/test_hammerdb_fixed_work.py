@@ -33,10 +33,10 @@ from flashpoc.engines.hammerdb.parse import read_files  # noqa: E402
 from flashpoc.engines.hammerdb.plan import run_script  # noqa: E402
 from flashpoc.engines.hammerdb.report import points_table  # noqa: E402
 from flashpoc.engines.hammerdb.settings import settings_from_dict  # noqa: E402
-from flashpoc.errors import ParameterError, ParseError  # noqa: E402
+from flashpoc.core.errors import ParameterError, ParseError  # noqa: E402
 from flashpoc.params import campaign_from_dict  # noqa: E402
 from flashpoc.phases import open_campaign  # noqa: E402
-from flashpoc.run import oracle  # noqa: E402
+from flashpoc.oracle import db as oracle  # noqa: E402
 
 DATA = TESTS / "data" / "hammerdb"
 ON, OFF = DATA / "fixedwork_sync_on_2vu", DATA / "fixedwork_sync_off_2vu"
@@ -180,7 +180,8 @@ def test_a_fixed_work_campaign_probe_sweep_and_report(tmp_path):
     """A campaign of fixed works through the probe, the sweep and the report (1 and 2 virtual
     users, the recordings at each): the probe weighs NOPM and the completion time, the report's
     headline is the shortest completion time, its chart the completion time against virtual users."""
-    from flashpoc import phases, reporting
+    from flashpoc import phases
+    from flashpoc.present import reporting
 
     cfg = _campaign(tmp_path, "fixedwork_sync_on_2vu")
     hammerdb_replay.install(tmp_path / "HammerDB", sys.executable, {1: "fixedwork_sync_on_1vu", 2: "fixedwork_sync_on_2vu"})

@@ -18,7 +18,7 @@ from flashpoc.engines.hammerdb.lines import line_text, transaction_error
 from flashpoc.engines.hammerdb.metrics import intervals, run_metrics
 from flashpoc.engines.hammerdb.parse import parse_files, read_files
 from flashpoc.engines.hammerdb.window import timed_window
-from flashpoc.errors import ParseError
+from flashpoc.core.errors import ParseError
 
 DATA = TESTS / "data" / "hammerdb"
 ERRORS = DATA / "errors_statement_timeout"

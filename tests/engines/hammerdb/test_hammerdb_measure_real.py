@@ -19,7 +19,7 @@ import yaml
 from pg_server import postgres_server, real_hammerdb  # noqa: F401
 
 from conftest import REPO
-from flashpoc.errors import RemoteError
+from flashpoc.core.errors import RemoteError
 from flashpoc.params import load_campaign
 from flashpoc.phases import open_campaign
 

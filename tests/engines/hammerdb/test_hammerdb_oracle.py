@@ -20,13 +20,13 @@ from conftest import DATA, TESTS
 sys.path.insert(0, str(TESTS / "replay"))
 from oracle_replay import ReplayDatabase  # noqa: E402
 
-from flashpoc.chart import themed_spec  # noqa: E402
+from flashpoc.present.chart import themed_spec  # noqa: E402
 from flashpoc.engines.hammerdb.awr import ROWS_FILE, read_awr_rows, snapshot_pair  # noqa: E402
 from flashpoc.engines.hammerdb.compare import comparison_table  # noqa: E402
 from flashpoc.engines.hammerdb.metrics import read_run  # noqa: E402
 from flashpoc.engines.hammerdb.parse import parse_files  # noqa: E402
 from flashpoc.engines.hammerdb.report import points_table, storage_latency_vs_nopm  # noqa: E402
-from flashpoc.errors import ParseError  # noqa: E402
+from flashpoc.core.errors import ParseError  # noqa: E402
 from flashpoc.params import OracleParams  # noqa: E402
 
 FACTS = DATA / "oracle" / "facts_slob19c_rac2node.json"

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import TESTS
 from flashpoc.engines.hammerdb.parse import parse_files, parse_path, parse_result_line
-from flashpoc.errors import ParseError
+from flashpoc.core.errors import ParseError
 
 DATA = TESTS / "data" / "hammerdb"
 TIMED = DATA / "timed_2vu"

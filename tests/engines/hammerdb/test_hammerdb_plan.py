@@ -13,7 +13,7 @@ import pytest
 from conftest import DATA, REPO
 from flashpoc.engines.hammerdb.plan import build_script, check_script, run_script, tcl_word
 from flashpoc.engines.hammerdb.settings import settings_from_dict
-from flashpoc.errors import ParameterError
+from flashpoc.core.errors import ParameterError
 
 GOLDEN = DATA / "golden" / "hammerdb"
 ENGINE = REPO / ".engines" / "hammerdb" / "HammerDB-6.0"

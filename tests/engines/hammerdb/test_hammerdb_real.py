@@ -17,9 +17,9 @@ from flashpoc.engines.hammerdb.parse import parse_files
 from flashpoc.engines.hammerdb.plan import build_script, run_script
 from flashpoc.engines.hammerdb.run import run_hammerdb
 from flashpoc.engines.hammerdb.settings import settings_from_dict
-from flashpoc.errors import ParseError
+from flashpoc.core.errors import ParseError
 from flashpoc.params import HostParams
-from flashpoc.run.hosts import LocalHost
+from flashpoc.hosts.host import LocalHost
 
 pytestmark = pytest.mark.hammerdb
 PASSWORD_ENV, SUPERUSER_ENV = "FLASHPOC_TEST_TPCC_PASSWORD", "FLASHPOC_TEST_PG_PASSWORD"

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from conftest import TESTS
 from documents import summary_problems
-from flashpoc.chart import PALETTE, render_svg, themed_spec
-from flashpoc.chart.pages import MIN_TEXT_PT, svg_text_pt
+from flashpoc.present.chart import PALETTE, render_svg, themed_spec
+from flashpoc.present.chart.pages import MIN_TEXT_PT, svg_text_pt
 from flashpoc.engines.hammerdb.metrics import read_run
 from flashpoc.engines.hammerdb.report import compare_at_equal_users, knee, latency_vs_nopm, nopm_vs_users
 
@@ -66,9 +66,9 @@ def _stored_campaign(tmp_path, name, runs, label=None, compare=()):
     """A HammerDB campaign whose sweep points are the recorded runs (their rows as the engine stores them)."""
     from flashpoc.engines.hammerdb.engine import TPROCC
     from flashpoc.params import campaign_from_dict
-    from flashpoc.rows import base_row
-    from flashpoc.session import manifest_params
-    from flashpoc.store import CampaignStore
+    from flashpoc.analysis.rows import base_row
+    from flashpoc.campaign.session import manifest_params
+    from flashpoc.core.store import CampaignStore
 
     cfg = campaign_from_dict({
         "campaign": name, "results_dir": str(tmp_path), "hosts": [{"name": "load1", "address": "localhost"}],

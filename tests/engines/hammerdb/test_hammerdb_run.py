@@ -18,9 +18,9 @@ from flashpoc.engines.hammerdb.parse import parse_files
 from flashpoc.engines.hammerdb.plan import build_script, run_script
 from flashpoc.engines.hammerdb.run import run_command, run_hammerdb
 from flashpoc.engines.hammerdb.settings import settings_from_dict
-from flashpoc.errors import ParseError, RemoteError
+from flashpoc.core.errors import ParseError, RemoteError
 from flashpoc.params import HostParams
-from flashpoc.run.hosts import LocalHost, connect, split_exit_status
+from flashpoc.hosts.host import LocalHost, connect, split_exit_status
 
 SECRET = "Tiger$Secret-42 'x'"
 

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 from pg_server import postgres_cluster, real_hammerdb
 
-from flashpoc import environment, phases
+from flashpoc.campaign import environment
+from flashpoc import phases
 from flashpoc.engines.hammerdb.report import _conditions_and_method
 from flashpoc.params import campaign_from_dict
 

@@ -22,9 +22,9 @@ import hammerdb_replay  # noqa: E402
 from flashpoc import phases  # noqa: E402
 from flashpoc.engines.hammerdb.metrics import read_run  # noqa: E402
 from flashpoc.engines.hammerdb.report import points_table  # noqa: E402
-from flashpoc.errors import ParameterError  # noqa: E402
+from flashpoc.core.errors import ParameterError  # noqa: E402
 from flashpoc.params import campaign_from_dict  # noqa: E402
-from flashpoc.progress import (EVENTS_ENV, point_legend, point_line, status_line, steadiness_line,  # noqa: E402
+from flashpoc.present.progress import (EVENTS_ENV, point_legend, point_line, status_line, steadiness_line,  # noqa: E402
                                threads_text)
 
 DATA = TESTS / "data" / "hammerdb"
@@ -113,8 +113,9 @@ def test_the_probe_answer_names_virtual_users_when_nopm_still_rises():
     """The real recorded campaign whose NOPM rose up to its last count (tests/engines/hammerdb/test_hammerdb_compare.py's fsync-off)."""
     from dataclasses import asdict
 
-    from flashpoc import analysis, rows
-    from flashpoc.probe import probe_answer_text
+    from flashpoc import analysis
+    from flashpoc.analysis import rows
+    from flashpoc.campaign.probe import probe_answer_text
 
     points = []
     for users in (1, 2, 3):

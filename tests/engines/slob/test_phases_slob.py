@@ -22,9 +22,10 @@ import pytest
 from conftest import DATA, TESTS, assert_secret_absent
 from documents import html_chart_text_pt, summary_problems
 from ssh_server import free_port
-from flashpoc import phases, summary
+from flashpoc import phases
+from flashpoc.present import summary
 from flashpoc.engines.slob.check import check_slob
-from flashpoc.errors import CheckFailed, ParameterError, RemoteError
+from flashpoc.core.errors import CheckFailed, ParameterError, RemoteError
 from flashpoc.params import campaign_from_dict
 
 sys.path.insert(0, str(TESTS / "replay"))
@@ -270,7 +271,7 @@ def test_hostile_slob_paths_are_quoted_on_the_db_host(tmp_path, monkeypatch):
     assert next(r for r in rows if r["check"] == "SLOB home")["status"] == "fail"
     with pytest.raises(CheckFailed, match="SLOB home: no directory"):  # the check stops the sweep
         phases.run_sweep(cfg, {"slob-9010": [1]}, progress=False)
-    from flashpoc.run.hosts import connect
+    from flashpoc.hosts.host import connect
     from flashpoc.engines.slob.run import run_slob
 
     with connect(cfg.db_host) as host, pytest.raises(RemoteError, match="no runit.sh in"):
@@ -283,7 +284,7 @@ def test_awr_through_sql_around_each_point(tmp_path, monkeypatch):
     """With oracle: set, snapshots are taken through python-oracledb around runit.sh (the Oracle
     REPLAY DOUBLE serves the rows recorded from the same run's instance-2 AWR report), the
     DBA_HIST metrics come along as sql_* columns, and a run without a report uses them."""
-    from flashpoc.run import oracle
+    from flashpoc.oracle import db as oracle
 
     sys.path.insert(0, str(TESTS / "replay"))
     from oracle_replay import ReplayDatabase
@@ -361,7 +362,7 @@ def test_calibrate_io_of_the_check_is_shown_next_to_the_slob_results(tmp_path, m
     """oracle.calibrate_io: the check runs CALIBRATE_IO (the replay double answers with a public 18c
     run, tests/data/oracle/README.md), the manifest keeps it and the report shows it with the SLOB
     latencies and in its conditions."""
-    from flashpoc.run import oracle
+    from flashpoc.oracle import db as oracle
 
     sys.path.insert(0, str(TESTS / "replay"))
     from oracle_replay import ReplayDatabase
@@ -413,7 +414,7 @@ def dnfs_point(tmp_path, monkeypatch, run=RAC, statspack=False, **replay):
     however busy the machine. With ``statspack`` the database has no Diagnostics Pack and SLOB
     takes Statspack snapshots. Returns the row, the point's directory and the double."""
     from flashpoc.engines.slob import measure
-    from flashpoc.run import oracle
+    from flashpoc.oracle import db as oracle
     from oracle_replay import ReplayDatabase
 
     served = tmp_path / "samples-served"

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from conftest import DATA
-from flashpoc.errors import ParameterError
+from flashpoc.core.errors import ParameterError
 from flashpoc.engines.slob.plan import (
     REDACTED, SEED_8020, SEED_SCAN, parse_slob_conf, render_slob_conf, slob_conf_from_dict,
 )

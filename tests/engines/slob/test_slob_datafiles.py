@@ -20,8 +20,8 @@ from conftest import DATA, TESTS
 from flashpoc import phases
 from flashpoc.engines.slob.check import evaluate_slob_host
 from flashpoc.engines.slob.datafiles import datafiles_facts, datafiles_rows, nfs_mounts
-from flashpoc.environment import conditions, environment_section
-from flashpoc.parse.mountstats import parse_mountstats
+from flashpoc.campaign.environment import conditions, environment_section
+from flashpoc.hosts.mountstats import parse_mountstats
 
 sys.path.insert(0, str(TESTS / "replay"))
 import slob_replay  # noqa: E402

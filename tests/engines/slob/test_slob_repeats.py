@@ -21,7 +21,8 @@ import statistics
 import pytest
 
 from test_phases_slob import SINGLE, slob_campaign
-from flashpoc import compare, confidence, phases
+from flashpoc.analysis import compare, confidence
+from flashpoc import phases
 
 SWEEP = {"plan": "guide", "max_threads": 2, "step": 1, "repeats": 2}
 THREADS = {"slob-read": [1, 2]}

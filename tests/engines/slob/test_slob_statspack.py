@@ -17,8 +17,8 @@ import pytest
 from conftest import DATA
 from flashpoc.engines.slob.measure import _read_point
 from flashpoc.engines.slob.parse import point_wait_histogram, read_slob_run
-from flashpoc.errors import ParseError
-from flashpoc.oracle_metrics import compute_awr_metrics
+from flashpoc.core.errors import ParseError
+from flashpoc.oracle.metrics import compute_awr_metrics
 from flashpoc.params import campaign_from_dict
 
 SLOB_RUN = DATA / "slob" / "slob2.5_19c_rac2node_s256_t1_wu4_update10"

@@ -16,9 +16,9 @@ import pytest
 
 from conftest import DATA, TESTS
 from ssh_server import free_port
-from flashpoc.errors import ParameterError, RemoteError
+from flashpoc.core.errors import ParameterError, RemoteError
 from flashpoc.params import campaign_from_dict
-from flashpoc.engines.sqlscript.measure import run_sql_workload, sql_run_text, sql_runs_table
+from flashpoc.jobs.sqlscript.measure import run_sql_workload, sql_run_text, sql_runs_table
 
 sys.path.insert(0, str(TESTS / "replay"))
 from oracle_replay import ReplayDatabase  # noqa: E402

@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from flashpoc.errors import ParameterError
-from flashpoc.engines.sqlscript.plan import (
+from flashpoc.core.errors import ParameterError
+from flashpoc.jobs.sqlscript.plan import (
     SkippedCommand, SqlScript, Statement, scan_sql_script, script_summary, split_sql_script,
 )
 

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA, TESTS
-from flashpoc.engines.sqlscript.measure import run_sql_workload
-from flashpoc.engines.sqlscript.report import awr_reports_text, latest_runs
-from flashpoc.errors import ParameterError
+from flashpoc.jobs.sqlscript.measure import run_sql_workload
+from flashpoc.jobs.sqlscript.report import awr_reports_text, latest_runs
+from flashpoc.core.errors import ParameterError
 from flashpoc.params import campaign_from_dict
-from flashpoc.parse.awr import parse_awr
+from flashpoc.oracle.awr import parse_awr
 
 sys.path.insert(0, str(TESTS / "replay"))
 from oracle_replay import ReplayDatabase  # noqa: E402

@@ -1,6 +1,6 @@
 """The DBA's job reads the snapshot rows of its interval: a counter they lack, or that went down,
 loses its Load Profile figures and names the rows in the run's ``damaged`` column, never a silent
-empty cell (flashpoc.damage). The rows are the recorded ones of the SLOB run's snapshots 47-48."""
+empty cell (flashpoc.core.damage). The rows are the recorded ones of the SLOB run's snapshots 47-48."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import copy
 
 import pytest
 
-from flashpoc.damage import damaged_files
-from flashpoc.engines.sqlscript.profile import load_profile
+from flashpoc.core.damage import damaged_files
+from flashpoc.jobs.sqlscript.profile import load_profile
 from test_sql_file_io import SLOB_ROWS, recorded
 
 ROWS = recorded(SLOB_ROWS)

@@ -20,10 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import DATA
-from flashpoc.engines.sqlscript.profile import file_io
-from flashpoc.engines.sqlscript.report import (file_io_table, file_placement, file_placement_table, file_role,
+from flashpoc.jobs.sqlscript.profile import file_io
+from flashpoc.jobs.sqlscript.report import (file_io_table, file_placement, file_placement_table, file_role,
                                                placement_text)
-from flashpoc.parse.awr import parse_awr, read_awr_file
+from flashpoc.oracle.awr import parse_awr, read_awr_file
 
 ROWS = DATA / "oracle" / "filestats_xydb_11.2.0.4_snap36006_36007.json"
 REPORT = DATA / "awr" / "11.2.0.4_single_prod_awr.html.gz"

@@ -5,7 +5,7 @@ process and through ``flashpoc run`` (papermill).
 No Oracle server runs here: the database is tests/replay/oracle_replay.py, a REPLAY DOUBLE
 serving rows reconstructed from the real 19c SLOB AWR report (tests/data/oracle/README.md). For
 ``flashpoc run`` the notebooks' kernels load it through a ``sitecustomize`` module put first on
-their PYTHONPATH by the test (it replaces :func:`flashpoc.run.oracle.connect`); the notebooks,
+their PYTHONPATH by the test (it replaces :func:`flashpoc.oracle.db.connect`); the notebooks,
 papermill, the check of this machine, the sessions and the report are real.
 """
 
@@ -24,11 +24,11 @@ import yaml
 from conftest import DATA, REPO, TESTS
 from documents import summary_problems
 from flashpoc import phases
-from flashpoc.errors import ParameterError
+from flashpoc.core.errors import ParameterError
 from flashpoc.params import campaign_from_dict, load_campaign
-from flashpoc.engines.sqlscript.measure import run_sql_workload
-from flashpoc.engines.sqlscript.plan import split_sql_script
-from flashpoc.engines.sqlscript.report import (buffer_waits_table, latest_runs, load_profile_table, speedup_table,
+from flashpoc.jobs.sqlscript.measure import run_sql_workload
+from flashpoc.jobs.sqlscript.plan import split_sql_script
+from flashpoc.jobs.sqlscript.report import (buffer_waits_table, latest_runs, load_profile_table, speedup_table,
                                                speedup_text)
 
 sys.path.insert(0, str(TESTS / "replay"))
@@ -97,7 +97,7 @@ def test_check_two_labelled_runs_and_their_report(tmp_path, monkeypatch):
     runs' times and speed-up, the DB host's %user and %iowait and the Load Profile as the AWR
     report of the recorded interval prints them (Host CPU %User 6.0, %WIO 12.8; Redo size
     2,944,975.9/s and 2,821.2 per transaction; Executes 10,439.6/s; Transactions 1,043.9/s)."""
-    from flashpoc.run import oracle
+    from flashpoc.oracle import db as oracle
 
     (tmp_path / "job.sql").write_text(SCRIPT)
     for label, delay in (("undo-on-hdd", 0.02), ("undo-on-ssd", 0.005)):
@@ -157,9 +157,9 @@ def test_the_database_hosts_cpu_over_the_job(tmp_path, monkeypatch):
     this machine, for real) while the sessions run; each sample after vmstat's first (since boot) is a row
     of the run as vmstat printed it, vmstat.out is stored with the run, and the report has the table and
     the chart of them. Without vmstat (or with cpu_every_s 0) the job runs and the report says why."""
-    from flashpoc.engines.sqlscript import hostcpu
-    from flashpoc.engines.sqlscript.report import host_cpu_table
-    from flashpoc.run import oracle
+    from flashpoc.jobs.sqlscript import hostcpu
+    from flashpoc.jobs.sqlscript.report import host_cpu_table
+    from flashpoc.oracle import db as oracle
 
     (tmp_path / "job.sql").write_text(SCRIPT)
     for label, every, command in (("undo-on-hdd", 1, "vmstat"), ("undo-on-ssd", 1, "flashpoc-no-such-vmstat"),
@@ -206,10 +206,10 @@ if os.environ.get("FLASHPOC_TEST_ORACLE_REPLAY"):
     sys.path.insert(0, os.environ["FLASHPOC_TEST_ORACLE_REPLAY"])
     from oracle_replay import ReplayDatabase
 
-    import flashpoc.run.oracle
+    import flashpoc.oracle.db
 
     facts, rows, report = map(Path, os.environ["FLASHPOC_TEST_ORACLE_FILES"].split(os.pathsep))
-    flashpoc.run.oracle.connect = ReplayDatabase(facts, rows, awr_report=report).connect
+    flashpoc.oracle.db.connect = ReplayDatabase(facts, rows, awr_report=report).connect
 """
 
 
@@ -253,7 +253,7 @@ def test_a_sweep_report_has_a_dba_job_section_when_the_campaign_ran_the_job(tmp_
     """A fio campaign (real fio, two 1 s points) that also ran its sql_workload: its report has the
     DBA-job section after the results, with the runs table, the chart and the Load Profile."""
     from conftest import quick_campaign, require_fio
-    from flashpoc.run import oracle
+    from flashpoc.oracle import db as oracle
 
     require_fio()
     (tmp_path / "job.sql").write_text(SCRIPT)

@@ -23,7 +23,7 @@ from flashpoc.engines.vdbench.measure import run_totals
 from flashpoc.engines.vdbench.measure.output import interval_table, measured_columns
 from flashpoc.engines.vdbench.parse import parse_output_dir, read_output_dir, vdbench_rows
 from flashpoc.engines.vdbench.plan import RunDefinition
-from flashpoc.errors import ParseError, RemoteError
+from flashpoc.core.errors import ParseError, RemoteError
 from flashpoc.params import Workload, campaign_from_dict
 
 SETS = sorted(f"{group}/{path.name}" for group in ("vdbench", "vdbench-public", "vdbench-ssh")

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import DATA
-from flashpoc.errors import ParseError
+from flashpoc.core.errors import ParseError
 from flashpoc.engines.vdbench.parse import (
     LOOP_KEYS,
     SD_METRIC_KEYS,

@@ -18,9 +18,10 @@ import pytest
 
 from conftest import DATA, require_java
 from documents import html_chart_text_pt, summary_problems
-from flashpoc import phases, progress
+from flashpoc import phases
+from flashpoc.present import progress
 from flashpoc.engines.vdbench import measure as phases_vdbench
-from flashpoc.errors import RemoteError
+from flashpoc.core.errors import RemoteError
 from flashpoc.params import campaign_from_dict
 from test_run_vdbench import replay_install
 
@@ -314,7 +315,7 @@ def test_an_interval_without_io_has_no_latency():
     """vdbench prints 0.000 ms for an interval without I/O (the recorded 5.04.07 sweep, run
     seq_read_128k: intervals 3, 10, 22... did no I/O): intervals.csv keeps the interval and its
     0 IOPS but no latency, and the chart draws none."""
-    from flashpoc import chart
+    from flashpoc.present import chart
     from flashpoc.engines.vdbench.parse import parse_output_dir, read_output_dir
     from flashpoc.engines.vdbench.plan import RunDefinition
 
@@ -342,7 +343,7 @@ def test_the_check_asks_every_host_and_runs_the_slaves_shells_side_by_side(tmp_p
     import threading
 
     from flashpoc.engines.vdbench.check import check_vdbench
-    from flashpoc.run.fake import FakeHost, Reply
+    from flashpoc.hosts.fake import FakeHost, Reply
 
     names = [f"hd{i}" for i in range(1, 6)]
     asked, shells = threading.Barrier(len(names), timeout=30), threading.Barrier(len(names) - 1, timeout=30)
@@ -383,7 +384,7 @@ def test_the_slaves_shells_open_at_most_eight_connections_to_the_controller_at_o
     import threading
 
     from flashpoc.engines.vdbench.check import SHELLS_AT_ONCE, check_vdbench
-    from flashpoc.run.fake import FakeHost, Reply
+    from flashpoc.hosts.fake import FakeHost, Reply
 
     names = [f"hd{i:02d}" for i in range(1, 17)]
     together, lock = threading.Barrier(SHELLS_AT_ONCE, timeout=30), threading.Lock()
@@ -427,8 +428,8 @@ def test_the_targets_are_read_on_every_host_side_by_side_before_vdbench_starts(t
     from types import SimpleNamespace
 
     from flashpoc.engines.vdbench.measure import require_targets
-    from flashpoc.errors import CheckFailed
-    from flashpoc.run.fake import FakeHost
+    from flashpoc.core.errors import CheckFailed
+    from flashpoc.hosts.fake import FakeHost
 
     names = [f"hd{i:02d}" for i in range(1, 17)]
     asked = threading.Barrier(len(names), timeout=30)

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA, REPO
-from flashpoc.errors import ParameterError
+from flashpoc.core.errors import ParameterError
 from flashpoc.params import campaign_from_dict, load_campaign
-from flashpoc.plan.sweep import plan_sweep
+from flashpoc.analysis.sweep_plan import plan_sweep
 from flashpoc.engines.vdbench.plan import (RunDefinition, data_text, fill_xfersize, format_threads, outstanding_ios, probe_run,
                                    render_fill_parmfile, render_parmfile, ssh_config, sweep_run, threads_per_host)
 

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import DATA, TESTS
 from flashpoc.params import HostParams
-from flashpoc.run.hosts import connect
+from flashpoc.hosts.host import connect
 from flashpoc.engines.vdbench.run import IntervalProgress, run_vdbench
 
 REPLAY = TESTS / "replay" / "vdbench_replay.py"

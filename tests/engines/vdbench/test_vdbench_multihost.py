@@ -20,7 +20,7 @@ import pytest
 from conftest import real_vdbench
 from flashpoc import phases
 from flashpoc.engines.vdbench import measure as phases_vdbench
-from flashpoc.errors import RemoteError
+from flashpoc.core.errors import RemoteError
 from flashpoc.params import campaign_from_dict
 from netns import netns_hosts
 from ssh_server import start_sshd

@@ -23,7 +23,7 @@ import yaml
 from conftest import real_vdbench
 from flashpoc import phases
 from flashpoc.engines.vdbench import measure as phases_vdbench
-from flashpoc.errors import CheckFailed, RemoteError
+from flashpoc.core.errors import CheckFailed, RemoteError
 from flashpoc.params import campaign_from_dict
 from flashpoc.engines.vdbench.plan import sweep_run
 
@@ -238,7 +238,7 @@ def test_the_fill_records_the_bytes_vdbench_wrote_to_each_target(tmp_path):
     vdbench's own SD report of that file counts (16 and 8 MiB), not the invocation's 24 MiB, and
     the report's fill table and conditions say so."""
     from flashpoc.engines.vdbench.parse import parse_summary
-    from flashpoc.precondition import fill_table, read_status, status_text
+    from flashpoc.campaign.precondition import fill_table, read_status, status_text
 
     targets = [{"name": "sd1", "path": str(tmp_path / "sd1.dat"), "size": "16m", "create": True},
                {"name": "sd2", "path": str(tmp_path / "sd2.dat"), "size": "8m", "create": True}]

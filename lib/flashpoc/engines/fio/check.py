@@ -7,10 +7,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ...check import CAMPAIGN_ROW_HOST, Row, _row
-from ...errors import RemoteError
-from ...params import HostParams
-from .run import fio_version
+from flashpoc.campaign.check import CAMPAIGN_ROW_HOST, Row, _row
+from flashpoc.core.errors import RemoteError
+from flashpoc.params import HostParams
+from flashpoc.engines.fio.run import fio_version
 
 MIN_FIO_VERSION = (3, 0)
 FIO_VERSION_RE = re.compile(r"fio-(\d+)\.(\d+)")

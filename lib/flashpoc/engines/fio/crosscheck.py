@@ -19,7 +19,7 @@ prints them side by side; on real outputs of fio 2.1.4 to 3.36 they agree exactl
   ``ss``, the criterion is the slope or deviation of its ``data`` (in percent of their mean).
 
 A disagreement in what every other number rests on (IOPS, bandwidth, bytes, runtime) refuses
-the output (:class:`~flashpoc.errors.ParseError`); one in a latency or steady-state figure loses the figures it
+the output (:class:`~flashpoc.core.errors.ParseError`); one in a latency or steady-state figure loses the figures it
 could have changed: the functions here return ``(what is wrong, the row columns lost)``.
 """
 
@@ -29,7 +29,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from flashpoc.errors import ParseError
+from flashpoc.core.errors import ParseError
 
 Problem = tuple[str, tuple[str, ...]]
 """What is wrong with a figure, and the row columns it costs."""

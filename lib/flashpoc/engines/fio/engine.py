@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Engine, LazyModule
-from .settings import FioSettings
+from flashpoc.engines.base import Engine, LazyModule
+from flashpoc.engines.fio.settings import FioSettings
 
 measure = LazyModule(f"{__package__}.measure")
 plan = LazyModule(f"{__package__}.plan")
@@ -50,13 +50,13 @@ class FioEngine(Engine):
 
     def check_host(self, campaign, host: str, host_params, facts) -> list:
         """fio on the host: present, its version."""
-        from .check import _evaluate_fio
+        from flashpoc.engines.fio.check import _evaluate_fio
 
         return [_evaluate_fio(host, host_params, facts)]
 
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
         """With several hosts in client/server mode, also fio on this machine (the client)."""
-        from .check import _controller_fio_row
+        from flashpoc.engines.fio.check import _controller_fio_row
 
         rows = super().check_campaign(campaign, facts_by_host, connect)
         if len(campaign.hosts) > 1 and campaign.settings.multi_host == "client-server":
@@ -71,8 +71,8 @@ class FioEngine(Engine):
 
     def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
         """A fio JSON(+) output file."""
-        from ...errors import ParameterError
-        from .parse import parse_fio_output
+        from flashpoc.core.errors import ParameterError
+        from flashpoc.engines.fio.parse import parse_fio_output
 
         try:
             text = path.read_text(errors="replace")

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from flashpoc.errors import ParseError
+from flashpoc.core.errors import ParseError
 
 INTERVAL_KEYS: tuple[str, ...] = (
     "second",

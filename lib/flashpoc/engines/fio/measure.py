@@ -8,27 +8,27 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from ... import points
-from ... import rows as rows_mod
-from ...damage import DAMAGED, Loss, carry, note_loss
-from ...errors import ParseError, RemoteError
-from ...params import Campaign, HostParams, Workload
-from ...points import Measured, PointSpec
-from ...parse.host import cpu_utilisation
-from ...precondition import fill_timeout_s
-from ...run import hosts as hostlib
-from ...run.group import Group
-from ...run.targets import make_target_directory
-from ...store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text, write_atomic
-from . import run as run_fio
-from .intervals import merge_intervals, read_interval_logs
-from .parse import (histogram_table, histogram_whole, latency_distribution, parse_fill_output, parse_fio_histogram,
+from flashpoc.campaign import points
+from flashpoc.analysis import rows as rows_mod
+from flashpoc.core.damage import DAMAGED, Loss, carry, note_loss
+from flashpoc.core.errors import ParseError, RemoteError
+from flashpoc.params import Campaign, HostParams, Workload
+from flashpoc.campaign.points import Measured, PointSpec
+from flashpoc.hosts.metrics import cpu_utilisation
+from flashpoc.campaign.precondition import fill_timeout_s
+from flashpoc.hosts import host as hostlib
+from flashpoc.hosts.group import Group
+from flashpoc.hosts.targets import make_target_directory
+from flashpoc.core.store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text, write_atomic
+from flashpoc.engines.fio import run as run_fio
+from flashpoc.engines.fio.intervals import merge_intervals, read_interval_logs
+from flashpoc.engines.fio.parse import (histogram_table, histogram_whole, latency_distribution, parse_fill_output, parse_fio_histogram,
                     parse_fio_output, summarize_fio_point)
-from .plan import FILL_BS, outstanding_ios, rate_per_job, render_fill_job, render_job, render_layout_job
-from .run import FioRun, fio_version, run_fio_job
+from flashpoc.engines.fio.plan import FILL_BS, outstanding_ios, rate_per_job, render_fill_job, render_job, render_layout_job
+from flashpoc.engines.fio.run import FioRun, fio_version, run_fio_job
 
 if TYPE_CHECKING:
-    from ...session import Workbench
+    from flashpoc.campaign.session import Workbench
 
 #: metrics summed over hosts; the other metrics are IOPS-weighted means over hosts
 _SUMMED = ("iops", "read_iops", "write_iops", "bw_mibps", "read_bw_mibps", "write_bw_mibps")
@@ -98,8 +98,8 @@ def _aggregate_hosts(per_host: dict[str, dict[str, Any]]) -> dict[str, Any]:
 def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *,
                   runtime_s: int | None = None, repeat: int = 0, steady: tuple[str, int] | None = None,
                   rate: tuple[float, float] | None = None) -> dict[str, Any]:
-    """One point through the loop (:func:`flashpoc.points.measure`); its row. ``runtime_s``
-    defaults to ``fio.runtime_s``; see :class:`flashpoc.points.PointSpec` for the rest."""
+    """One point through the loop (:func:`flashpoc.campaign.points.measure`); its row. ``runtime_s``
+    defaults to ``fio.runtime_s``; see :class:`flashpoc.campaign.points.PointSpec` for the rest."""
     spec = PointSpec(phase, workload, threads, runtime_s or wb.cfg.settings.runtime_s, repeat=repeat, steady=steady,
                      rate=rate)
     return points.measure_one(wb, spec)
@@ -118,7 +118,7 @@ def run_point(wb: Workbench, spec: PointSpec, pid: str, bar: Any = None) -> tupl
     runs fio's ``rate_iops`` on each job (:func:`.plan.rate_per_job`); its row has ``curve_pct``
     and ``iorate_requested`` (the IOPS asked for). A point that ends once steady (``spec.steady``,
     :func:`flashpoc.engines.fio.plan.until_steady`) says in ``measured_s`` when it did. While it runs,
-    fio's status line gives ``bar`` (:meth:`flashpoc.progress.Progress.interval`) each second's IOPS
+    fio's status line gives ``bar`` (:meth:`flashpoc.present.progress.Progress.interval`) each second's IOPS
     and MiB/s (a single host): fio prints no latency before the point ends.
 
     Raises:
@@ -206,7 +206,7 @@ def _host_results(cfg: Campaign, runs: list[FioRun], pid: str,
     host's summary, the point's metrics (the hosts aggregated, their latency bins merged, the
     interval verdict) and its raw files (each host's job, output and stderr, the histogram and
     interval tables). A damaged output or interval log loses what it holds and the row's
-    ``damaged`` names it (:mod:`flashpoc.damage`); an output that disagrees with itself in its
+    ``damaged`` names it (:mod:`flashpoc.core.damage`); an output that disagrees with itself in its
     IOPS, bandwidth or bytes is refused (ParseError)."""
     per_host, raw, bins, host_intervals, losses, whole = {}, {}, [], [], [], True
     for run in runs:
@@ -245,7 +245,7 @@ def _host_results(cfg: Campaign, runs: list[FioRun], pid: str,
     return per_host, metrics, raw
 
 
-#: the row columns of a point's interval series (:func:`flashpoc.rows.interval_verdict`), lost with a damaged log
+#: the row columns of a point's interval series (:func:`flashpoc.analysis.rows.interval_verdict`), lost with a damaged log
 _VERDICT = tuple(rows_mod.interval_verdict([]))
 
 

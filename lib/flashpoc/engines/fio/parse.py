@@ -1,7 +1,7 @@
 """Parse fio ``--output-format=json`` / ``json+`` output into tidy rows.
 
 Pure functions: text in, rows (dicts) out. Nothing here reads files, prints or exits;
-every problem with the input raises :class:`flashpoc.errors.ParseError`.
+every problem with the input raises :class:`flashpoc.core.errors.ParseError`.
 
 Units in the rows follow the key names: ``iops``, ``bw_mibps`` (MiB/s), ``io_bytes``,
 ``*_ms`` (milliseconds), ``*_us`` (microseconds), ``*_pct`` (percent), ``clat_ns``.
@@ -29,11 +29,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from flashpoc.damage import DAMAGED, Loss, carry, note_loss
-from flashpoc.errors import ParseError
-from flashpoc.records import SHARE_LIMITS_US
+from flashpoc.core.damage import DAMAGED, Loss, carry, note_loss
+from flashpoc.core.errors import ParseError
+from flashpoc.core.records import SHARE_LIMITS_US
 
-from . import crosscheck
+from flashpoc.engines.fio import crosscheck
 
 DIRECTIONS: tuple[str, ...] = ("read", "write", "trim")
 """fio's I/O directions, in the order rows are emitted."""
@@ -85,7 +85,7 @@ ROW_KEYS: tuple[str, ...] = (
     DAMAGED,
 )
 """Keys of every row returned by :func:`parse_fio_output`, in order (``damaged``: what a damaged
-output cost the row, see :mod:`flashpoc.damage`; None when nothing)."""
+output cost the row, see :mod:`flashpoc.core.damage`; None when nothing)."""
 
 HISTOGRAM_KEYS: tuple[str, ...] = (
     "entry_index",

@@ -7,8 +7,8 @@ host (fio's ``filename=a:b`` list). Outstanding I/Os per host = threads x iodept
 
 from __future__ import annotations
 
-from ...params import Campaign, TargetParams, Workload
-from .settings import FioSettings
+from flashpoc.params import Campaign, TargetParams, Workload
+from flashpoc.engines.fio.settings import FioSettings
 
 PERCENTILES = "1:5:10:25:50:75:90:95:99:99.5:99.9:99.95:99.99"
 

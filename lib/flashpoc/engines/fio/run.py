@@ -15,11 +15,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...errors import ParseError, RemoteError
-from .parse import split_client_output, text_before_json
-from .plan import LOG_NAME
-from ...run.group import Group
-from ...run.hosts import CommandResult, quote
+from flashpoc.core.errors import ParseError, RemoteError
+from flashpoc.engines.fio.parse import split_client_output, text_before_json
+from flashpoc.engines.fio.plan import LOG_NAME
+from flashpoc.hosts.group import Group
+from flashpoc.hosts.host import CommandResult, quote
 
 MARK = "@@flashpoc"
 
@@ -150,7 +150,7 @@ def run_fio_job(host, job: str, run_dir: str, *, readonly: bool, timeout_s: floa
     """Run one fio job on ``host`` and return its output.
 
     Args:
-        host: a :mod:`flashpoc.run.hosts` host.
+        host: a :mod:`flashpoc.hosts.host` host.
         job: job file text.
         run_dir: directory on the host for the job and its output.
         readonly: run fio with ``--readonly``.

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ...params import STEADYSTATE_RE, EngineSettings, Flag, ascii_note
+from flashpoc.params import STEADYSTATE_RE, EngineSettings, Flag, ascii_note
 
 
 class FioSettings(EngineSettings):

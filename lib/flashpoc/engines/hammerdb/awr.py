@@ -7,7 +7,7 @@ The timed driver takes an AWR snapshot after the rampup and another after the te
 :func:`read_awr_rows` reads that instance's DBA_HIST rows between the two snapshots through
 python-oracledb (the campaign's ``oracle:`` block: dsn, user, password variable), stored with
 the point as ``awr_rows.json``; :func:`awr_columns` (pure) turns the stored rows into the row's
-metrics with :func:`flashpoc.oracle_metrics.compute_awr_metrics`: read and write IOPS and MiB/s,
+metrics with :func:`flashpoc.oracle.metrics.compute_awr_metrics`: read and write IOPS and MiB/s,
 the average waits of ``db file sequential read``, ``log file parallel write``, ``db file parallel
 write`` and ``log file sync`` (us), DB CPU (s/s), and the database host's CPU (``db_host_cpu_*``,
 apart from the load host's ``host_cpu_*``). On RAC the rows are those of the instance HammerDB's
@@ -23,10 +23,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from ...errors import AnalysisError, ParseError, RemoteError
-from ...oracle_metrics import compute_awr_metrics
-from ...run.oracle_snapshots import snapshot_rows_json
-from .parse import Snapshot
+from flashpoc.core.errors import AnalysisError, ParseError, RemoteError
+from flashpoc.oracle.metrics import compute_awr_metrics
+from flashpoc.oracle.snapshots import snapshot_rows_json
+from flashpoc.engines.hammerdb.parse import Snapshot
 
 #: the stored rows of a point's AWR interval
 ROWS_FILE = "awr_rows.json"
@@ -64,7 +64,7 @@ def read_awr_rows(oracle_params, pair: dict[str, Any], *, connect=None) -> tuple
     if oracle_params is None:
         return {}, ("no AWR metrics: the campaign has no oracle block (dsn, user) to read AWR's rows of "
                     f"snapshots {pair['awr_begin_snap']}-{pair['awr_end_snap']} through SQL")
-    from ...run import oracle
+    from flashpoc.oracle import db as oracle
 
     try:
         with (connect or oracle.connect)(oracle_params.settings()) as conn:
@@ -103,7 +103,7 @@ def awr_columns(files: dict[str, str], pair: dict[str, Any]) -> dict[str, Any]:
 
 
 def interval_columns(metrics: dict[str, Any]) -> dict[str, Any]:
-    """The row's columns of :func:`flashpoc.oracle_metrics.compute_awr_metrics`' metrics: the
+    """The row's columns of :func:`flashpoc.oracle.metrics.compute_awr_metrics`' metrics: the
     database host's CPU as ``db_host_cpu_*`` (apart from the load host's), the snapshot interval
     as ``awr_elapsed_s``."""
     out = {("db_" + k if k.startswith("host_cpu_") else k): v for k, v in metrics.items()

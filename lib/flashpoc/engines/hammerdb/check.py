@@ -9,11 +9,11 @@ each; :func:`check_hammerdb` runs the script through the host interface.
 
 from __future__ import annotations
 
-from ...run.group import Group
-from .parse import parse_check
-from .plan import check_script
-from .run import attempt_dir, attempts_root, clear_stale, run_hammerdb
-from .settings import HammerdbSettings
+from flashpoc.hosts.group import Group
+from flashpoc.engines.hammerdb.parse import parse_check
+from flashpoc.engines.hammerdb.plan import check_script
+from flashpoc.engines.hammerdb.run import attempt_dir, attempts_root, clear_stale, run_hammerdb
+from flashpoc.engines.hammerdb.settings import HammerdbSettings
 
 
 def check_problems(s: HammerdbSettings, facts: dict[str, str], *, where: str = "") -> list[str]:
@@ -82,7 +82,7 @@ def check_rows(s: HammerdbSettings, host: str, facts: dict[str, str]) -> list:
     """The check's rows of one load host from the facts its check script printed (pure): HammerDB
     and its version, the database (reached as the superuser, its version), the TPROC-C schema (its
     warehouses against the settings, or its absence when the settings ask for a build)."""
-    from ...check import _row
+    from flashpoc.campaign.check import _row
 
     problems = check_problems(s, facts)
     if "hammerdb" not in facts or "tcl" not in facts:
@@ -108,8 +108,8 @@ def check_campaign_hosts(campaign, connect, seen: dict | None = None) -> list:
     """Rows of every load host of ``campaign``: its check script run as a new attempt in the host's
     attempts folder (:mod:`.run`; what earlier attempts left there removed first); an unreachable
     host is one ``fail`` row naming it. ``seen`` gets each reached host's facts, by name."""
-    from ...check import _row
-    from ...errors import RemoteError
+    from flashpoc.campaign.check import _row
+    from flashpoc.core.errors import RemoteError
 
     s = campaign.settings
 

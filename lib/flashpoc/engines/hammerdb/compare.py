@@ -5,14 +5,14 @@ The input is the sweep points of several campaigns in one table with a ``config`
 campaign's label, the baseline first), one row per timed run. Two ways to line them up:
 
 * **At equal virtual users** (the same load offered): each measure at the user counts both
-  configurations ran (:func:`flashpoc.compare.equal_threads`: the highest both ran and the one
+  configurations ran (:func:`flashpoc.analysis.compare.equal_threads`: the highest both ran and the one
   nearest half of it), repeats averaged.
 * **At equal NOPM** (the same work done): each measure read off the NOPM curve, walked in
   virtual-user order up to the first point at or above the NOPM level and interpolated linearly
-  in NOPM (:func:`flashpoc.compare.value_at_iops` on the NOPM curve); a level a curve already
+  in NOPM (:func:`flashpoc.analysis.compare.value_at_iops` on the NOPM curve); a level a curve already
   exceeds at its lightest load gives at most that run's value (a bound, and its change a bound
   too), a level it does not reach none. The levels are half and all of
-  the lower of the two highest NOPM (:func:`flashpoc.compare.equal_iops_levels`).
+  the lower of the two highest NOPM (:func:`flashpoc.analysis.compare.equal_iops_levels`).
 
 The measures (:data:`MEASURES`): a fixed work's test completion time (at equal users: its change
 is the improvement, shorter being better), NOPM and TPM (at equal users), the mean transaction completion
@@ -28,12 +28,12 @@ from typing import Any
 
 import pandas as pd
 
-from ... import tables
-from ...analysis.bounds import MISSING, Bound
-from ...compare import comparison_display as _display
-from ...compare import (COMPARISON_COLUMNS, NOISE_PCT, _at, _at_threads, change_cell, comparison_row, configs,
+from flashpoc.core import tables
+from flashpoc.analysis.bounds import MISSING, Bound
+from flashpoc.analysis.compare import comparison_display as _display
+from flashpoc.analysis.compare import (COMPARISON_COLUMNS, NOISE_PCT, _at, _at_threads, change_cell, comparison_row, configs,
                         equal_iops_levels, equal_threads, row_bounds, value_at_iops)
-from ...tables import threads_text
+from flashpoc.core.tables import threads_text
 
 #: (column, measure, unit, higher is better; None: neither, e.g. I/O done at equal NOPM)
 MEASURES: tuple[tuple[str, str, str, bool | None], ...] = (
@@ -61,7 +61,7 @@ _FORMATS = {"s": lambda v: tables.pct(v, 1), "new orders/min": tables.count, "tr
 
 def value_at_nopm(group: pd.DataFrame, column: str, nopm: float) -> Bound:
     """``column`` where one configuration's NOPM curve reaches ``nopm`` (its points, in
-    virtual-user order, interpolated in NOPM; :func:`flashpoc.compare.value_at_iops`): a value, or
+    virtual-user order, interpolated in NOPM; :func:`flashpoc.analysis.compare.value_at_iops`): a value, or
     at most the lightest run's where that run already did more, or not reached."""
     if column not in group:
         return Bound(None, MISSING)
@@ -77,11 +77,11 @@ def comparison_table(points: pd.DataFrame, *, users: Sequence[int] = (), nopm: S
     Args:
         points: the sweep points (``config``, ``threads`` = virtual users, ``nopm`` and the
             :data:`MEASURES` columns they have).
-        users: virtual-user counts to compare at (default :func:`flashpoc.compare.equal_threads`).
-        nopm: NOPM levels to compare at (default :func:`flashpoc.compare.equal_iops_levels` of the NOPM).
+        users: virtual-user counts to compare at (default :func:`flashpoc.analysis.compare.equal_threads`).
+        nopm: NOPM levels to compare at (default :func:`flashpoc.analysis.compare.equal_iops_levels` of the NOPM).
 
     Returns:
-        One row per configuration, place and measure, in :data:`flashpoc.compare.COMPARISON_COLUMNS`
+        One row per configuration, place and measure, in :data:`flashpoc.analysis.compare.COMPARISON_COLUMNS`
         (``workload`` tprocc, ``metric`` the measure, ``at`` e.g. ``"4 virtual users"`` or
         ``"9,300 NOPM"``); ``delta`` = config - baseline, ``delta_pct`` in % of the baseline,
         ``better`` the better configuration (None where more or less is neither).
@@ -116,7 +116,7 @@ def comparison_table(points: pd.DataFrame, *, users: Sequence[int] = (), nopm: S
 
 
 def comparison_display(table: pd.DataFrame) -> tables.Table:
-    """:func:`comparison_table` to read (:func:`flashpoc.compare.comparison_display`): one row per
+    """:func:`comparison_table` to read (:func:`flashpoc.analysis.compare.comparison_display`): one row per
     place (equal users, equal NOPM) and measure, the baseline's value, then each other configuration's
     and its change ("better" or "worse" where more or less is better). A bound shows as one
     ("≤ 10.603"); a level a curve does not reach shows "not reached"."""

@@ -7,9 +7,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...plan.sweep import GUIDE_POINTS, plan_sweep
-from ..base import Engine, LazyModule
-from .settings import MAX_VIRTUAL_USERS, HammerdbSettings, HammerdbWorkload
+from flashpoc.analysis.sweep_plan import GUIDE_POINTS, plan_sweep
+from flashpoc.engines.base import Engine, LazyModule
+from flashpoc.engines.hammerdb.settings import MAX_VIRTUAL_USERS, HammerdbSettings, HammerdbWorkload
 
 measure = LazyModule(f"{__package__}.measure")
 
@@ -19,7 +19,7 @@ TPROCC = HammerdbWorkload()
 
 def most_virtual_users(cfg) -> tuple[int, str]:
     """The most virtual users a point of ``cfg`` may run on a load host, and the key that sets it:
-    the probe's ``max_threads``, or the top of the sweep (:func:`flashpoc.plan.sweep.plan_sweep`) up
+    the probe's ``max_threads``, or the top of the sweep (:func:`flashpoc.analysis.sweep_plan.plan_sweep`) up
     to ``sweep.max_threads``, else up to any answer the probe can give (at most its ``max_threads``)."""
     s, reach = cfg.sweep, cfg.sweep.max_threads or cfg.probe.max_threads
     if reach > MAX_VIRTUAL_USERS:
@@ -89,21 +89,21 @@ class HammerdbEngine(Engine):
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
         """HammerDB, the database and the TPROC-C schema, as each load host sees them; the
         database's storage path (:func:`.storage.storage_rows`)."""
-        from .check import check_campaign_hosts
-        from .storage import storage_rows
+        from flashpoc.engines.hammerdb.check import check_campaign_hosts
+        from flashpoc.engines.hammerdb.storage import storage_rows
 
         seen: dict[str, dict] = {}
         return check_campaign_hosts(campaign, connect, seen) + storage_rows(campaign, seen, connect)
 
     def database_host(self, campaign):
         """A PostgreSQL at localhost runs on the (first) load host; else the load host at its address."""
-        from .storage import database_host
+        from flashpoc.engines.hammerdb.storage import database_host
 
         return database_host(campaign)
 
     def check_versions(self, check) -> dict[str, str]:
         """HammerDB's version per load host as its banner printed it (``v6.0``)."""
-        from .check import VERSION_ROW
+        from flashpoc.engines.hammerdb.check import VERSION_ROW
 
         if check.empty or "check" not in check:
             return {}
@@ -113,10 +113,10 @@ class HammerdbEngine(Engine):
     def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
         """A timed run's console or logs, a job-store answer, or a run directory (a fixed work's
         too: its console marks the completion time): the whole parse and the point's row."""
-        from ...errors import ParameterError
-        from .fixedwork import fixed_work_files, is_fixed_work
-        from .metrics import run_metrics
-        from .parse import read_files
+        from flashpoc.core.errors import ParameterError
+        from flashpoc.engines.hammerdb.fixedwork import fixed_work_files, is_fixed_work
+        from flashpoc.engines.hammerdb.metrics import run_metrics
+        from flashpoc.engines.hammerdb.parse import read_files
 
         if not path.exists():
             raise ParameterError(f"cannot read {path}: no such file or directory")
@@ -153,7 +153,7 @@ class HammerdbEngine(Engine):
 
     def build_report(self, cfg, points, *, write_files: bool, pdf: bool):
         """An OLTP report: NOPM against virtual users, NEWORD p95 against NOPM (:mod:`.report`)."""
-        from .report import build_report
+        from flashpoc.engines.hammerdb.report import build_report
 
         return build_report(cfg, points, write_files=write_files, pdf=pdf)
 

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ...damage import Loss, note_losses
-from ...errors import ParseError, RemoteError
-from .lines import MARK_ERROR, TIMESTAMP_LINE, line_text, transaction_error, vuser_message
-from .parse import TRANSACTIONS, errors_text
-from .window import CPU_COLUMNS, LOG_NAMED, Window, is_vuser_log, parse_time, read_host_cpu
+from flashpoc.core.damage import Loss, note_losses
+from flashpoc.core.errors import ParseError, RemoteError
+from flashpoc.engines.hammerdb.lines import MARK_ERROR, TIMESTAMP_LINE, line_text, transaction_error, vuser_message
+from flashpoc.engines.hammerdb.parse import TRANSACTIONS, errors_text
+from flashpoc.engines.hammerdb.window import CPU_COLUMNS, LOG_NAMED, Window, is_vuser_log, parse_time, read_host_cpu
 
 KINDS = {"new order": "NEWORD", "payment": "PAYMENT", "delivery": "DELIVERY", "stock level": "SLEV",
          "order status": "OSTAT"}

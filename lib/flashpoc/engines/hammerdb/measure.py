@@ -14,7 +14,7 @@ its outputs stored (atomically) in ``points/build/schema`` (a rerun finds it and
 from the first load host.
 
 With several load hosts each one runs HammerDB at the point's virtual users, all started together
-(:class:`flashpoc.run.group.Group`: the point fails when one host fails, every failed host named);
+(:class:`flashpoc.hosts.group.Group`: the point fails when one host fails, every failed host named);
 the row combines them (:func:`.hosts.combine_hosts`) and each host's files are stored under its
 name (``load1.console.txt``...).
 
@@ -34,21 +34,21 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from ... import points
-from ...errors import ParseError, RemoteError
-from ...points import Measured, PointSpec
-from ...run.group import Group
-from ...rows import base_row
-from ...store import table_text
-from ...run.oracle_snapshots import between_snapshots, snapshot_rows_json
-from .awr import ROWS_FILE, interval_columns, read_awr_rows, snapshot_pair
-from .fixedwork import fixed_work_hosts
-from .engine import TPROCC
-from .hosts import combine_hosts
-from .metrics import ERROR_COLUMNS, INTERVAL_COLUMNS, error_columns, point_metrics
-from .parse import errors_text, parse_files
-from .plan import build_script, run_script
-from .run import HammerdbRun, attempt_dir, attempts_root, clear_stale, counter_reader, run_hammerdb
+from flashpoc.campaign import points
+from flashpoc.core.errors import ParseError, RemoteError
+from flashpoc.campaign.points import Measured, PointSpec
+from flashpoc.hosts.group import Group
+from flashpoc.analysis.rows import base_row
+from flashpoc.core.store import table_text
+from flashpoc.oracle.snapshots import between_snapshots, snapshot_rows_json
+from flashpoc.engines.hammerdb.awr import ROWS_FILE, interval_columns, read_awr_rows, snapshot_pair
+from flashpoc.engines.hammerdb.fixedwork import fixed_work_hosts
+from flashpoc.engines.hammerdb.engine import TPROCC
+from flashpoc.engines.hammerdb.hosts import combine_hosts
+from flashpoc.engines.hammerdb.metrics import ERROR_COLUMNS, INTERVAL_COLUMNS, error_columns, point_metrics
+from flashpoc.engines.hammerdb.parse import errors_text, parse_files
+from flashpoc.engines.hammerdb.plan import build_script, run_script
+from flashpoc.engines.hammerdb.run import HammerdbRun, attempt_dir, attempts_root, clear_stale, counter_reader, run_hammerdb
 
 #: seconds allowed beyond the rampup and duration for HammerDB's start, the virtual users' logins,
 #: the time profile's report and the job store's answers
@@ -100,7 +100,7 @@ def ensure_schema(wb) -> None:
 
 
 def run_points(wb, specs: list[PointSpec], keys: list[str], bar=None) -> Iterator[Measured]:
-    """HammerDB measures its points one by one (:func:`run_point`), through the loop (:mod:`flashpoc.points`)."""
+    """HammerDB measures its points one by one (:func:`run_point`), through the loop (:mod:`flashpoc.campaign.points`)."""
     return points.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid, bar))
 
 

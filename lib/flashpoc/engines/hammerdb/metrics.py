@@ -18,7 +18,7 @@ timestamps the window is unknown: no sample is counted and there is no verdict.
 
 The load host's CPU (``host_cpu_busy_pct``...) is that of the timed test too (:mod:`.window`).
 A damaged file loses the numbers it gives, named in the row's ``damaged`` column
-(:mod:`flashpoc.damage`). On Oracle the row also holds the AWR snapshot pair HammerDB printed and,
+(:mod:`flashpoc.core.damage`). On Oracle the row also holds the AWR snapshot pair HammerDB printed and,
 when its rows were read (``awr_rows.json``), AWR's metrics between them (:mod:`.awr`).
 """
 
@@ -27,11 +27,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ...analysis import interval_steadiness
-from ...damage import Loss, note_losses
-from .awr import awr_columns, snapshot_pair
-from .parse import TRANSACTIONS, HammerdbResult, parse_files, read_files
-from .window import CPU_COLUMNS, host_cpu, parse_time, read_host_cpu, read_window, timed_window
+from flashpoc.analysis import interval_steadiness
+from flashpoc.core.damage import Loss, note_losses
+from flashpoc.engines.hammerdb.awr import awr_columns, snapshot_pair
+from flashpoc.engines.hammerdb.parse import TRANSACTIONS, HammerdbResult, parse_files, read_files
+from flashpoc.engines.hammerdb.window import CPU_COLUMNS, host_cpu, parse_time, read_host_cpu, read_window, timed_window
 
 __all__ = ["CPU_COLUMNS", "ERROR_COLUMNS", "INTERVAL_COLUMNS", "ROW_FIELDS", "completion_ms", "host_cpu",
            "intervals", "parse_time", "point_metrics", "read_run", "run_metrics", "timed_window"]

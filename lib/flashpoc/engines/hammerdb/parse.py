@@ -13,9 +13,9 @@ A run's numbers come from several places, and each one read is cross-checked aga
   ``_status.json``, ``<jobid>.json`` and ``jobs_result.json``), as the planner's script writes them.
 
 Each source is read by :mod:`.sources`. A number two sources disagree on is refused
-(:class:`~flashpoc.errors.ParseError` naming both); a truncated or corrupt source loses what it
+(:class:`~flashpoc.core.errors.ParseError` naming both); a truncated or corrupt source loses what it
 cannot give whole (a line is read only when complete) and never changes a number: the result's
-``damaged`` names it (:class:`~flashpoc.damage.Loss`), and so does a file the run wrote (named by the
+``damaged`` names it (:class:`~flashpoc.core.damage.Loss`), and so does a file the run wrote (named by the
 console or the job store) that is missing. The console, the virtual-user log and the job's output
 each hold every line the virtual users printed, so the error lines per transaction
 (:mod:`.lines`) are one count the console and the job's output must agree on, and the log may
@@ -31,14 +31,14 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ...damage import Loss
-from ...errors import ParseError
-from .plan import JOB_ANSWERS
-from .lines import (ERROR_LINE, JOBID, MARK_ERROR, TIMESTAMP_LINE, VUSER_LINE, Snapshot, line_text, number,
+from flashpoc.core.damage import Loss
+from flashpoc.core.errors import ParseError
+from flashpoc.engines.hammerdb.plan import JOB_ANSWERS
+from flashpoc.engines.hammerdb.lines import (ERROR_LINE, JOBID, MARK_ERROR, TIMESTAMP_LINE, VUSER_LINE, Snapshot, line_text, number,
                     parse_result_line)
-from .sources import (JOB_FILE, TRANSACTIONS, Found, Transaction, classify, read_job_answer, read_jobs_result,
+from flashpoc.engines.hammerdb.sources import (JOB_FILE, TRANSACTIONS, Found, Transaction, classify, read_job_answer, read_jobs_result,
                       read_source_lines, read_tcount_log, read_xtprof)
-from .window import is_vuser_log
+from flashpoc.engines.hammerdb.window import is_vuser_log
 
 __all__ = ["ERROR_LINE", "JOBID", "TIMESTAMP_LINE", "VUSER_LINE", "HammerdbResult", "Snapshot", "Transaction",
            "TimeProfileBug", "line_text", "number", "parse_check", "parse_files", "parse_path", "parse_result_line",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from .settings import MAX_VIRTUAL_USERS, HammerdbSettings
+from flashpoc.engines.hammerdb.settings import MAX_VIRTUAL_USERS, HammerdbSettings
 
 MARK = "@@flashpoc"
 JOB_ANSWERS = ("result", "timing", "tcount", "status")

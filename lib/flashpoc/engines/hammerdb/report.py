@@ -4,7 +4,7 @@ NOPM (:mod:`.compare`).
 
 Each takes the points as stored (one row per timed run: ``threads`` = virtual users, ``nopm``,
 ``tpm``, ``neword_p95_ms``; ``config`` when several campaigns are compared) and draws with the
-report's palette and series channels (:mod:`flashpoc.chart`), so a configuration has one colour in
+report's palette and series channels (:mod:`flashpoc.present.chart`), so a configuration has one colour in
 every chart; every axis title carries its unit.
 """
 
@@ -16,10 +16,12 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from ... import analysis, environment, tables
-from ...chart import _series_channels, _threads_x, series_domain
-from ...document import DocSection, probe_sentence
-from .compare import comparison_display, comparison_table
+from flashpoc import analysis
+from flashpoc.campaign import environment
+from flashpoc.core import tables
+from flashpoc.present.chart import _series_channels, _threads_x, series_domain
+from flashpoc.present.document import DocSection, probe_sentence
+from flashpoc.engines.hammerdb.compare import comparison_display, comparison_table
 
 TITLE_USERS = "Virtual users (count)"
 TITLE_NOPM = "NOPM (new orders per minute)"
@@ -258,8 +260,8 @@ def build_report(cfg, points: pd.DataFrame, *, write_files: bool = True, pdf: bo
     NOPM, the configurations at equal virtual users, every point; written under ``report/`` as
     charts (SVG, PNG, Vega-Lite JSON), CSV tables and report.html (and report.pdf with ``pdf`` and
     a Chromium to print it)."""
-    from ...reporting import Report, campaign_context, points_csv
-    from ...store import CampaignStore
+    from flashpoc.present.reporting import Report, campaign_context, points_csv
+    from flashpoc.core.store import CampaignStore
 
     store = CampaignStore(cfg.results_path())
     context = campaign_context(store, store.current_probe(cfg.measurement_hash()))
@@ -336,9 +338,9 @@ def _write_files(cfg, store, charts: dict[str, Any], tables_by_name: dict[str, p
                  sections: list[DocSection], context, pdf: bool) -> dict[str, Any]:
     """Write the charts, the tables (file name -> table) and report.html under report/, and print
     report.pdf with ``pdf`` (without a Chromium, ``context`` says why there is none); each file's path."""
-    from ...errors import ReportError
-    from ...report import print_pdf, write_html_report
-    from ...reporting import write_report_files
+    from flashpoc.core.errors import ReportError
+    from flashpoc.present.report import print_pdf, write_html_report
+    from flashpoc.present.reporting import write_report_files
 
     files: dict[str, Any] = write_report_files(store, charts, tables_by_name, pdf)
     title = f"OLTP performance report (HammerDB TPROC-C): {cfg.campaign}"

@@ -7,7 +7,7 @@ host's attempts folder of the campaign, ``<workdir>/<campaign>/hammerdb/<host>/<
 from its own directory with ``TMP`` naming the folder, where it writes its logs and its job store
 (``cd HAMMERDB_DIR && TMP=RUN_DIR ./hammerdbcli auto RUN_DIR/script.tcl``); the console goes to
 standard output and ``RUN_DIR/console.txt``, the exit status follows on an
-:data:`~flashpoc.run.hosts.EXIT_MARK` line. The folder is removed once its files are fetched, and
+:data:`~flashpoc.hosts.host.EXIT_MARK` line. The folder is removed once its files are fetched, and
 on every other way out (an error, a timeout, Ctrl-C), HammerDB stopped first.
 
 HammerDB keeps its settings, passwords included, in SQLite files in ``TMP`` (the job store
@@ -34,11 +34,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...errors import RemoteError
-from .lines import number
-from .sources import TCOUNT_LINE
-from ...run.hosts import EXIT_MARK, fetch_dir, quote, split_exit_status
-from .window import CPU_EVERY_S, CPU_LOG
+from flashpoc.core.errors import RemoteError
+from flashpoc.engines.hammerdb.lines import number
+from flashpoc.engines.hammerdb.sources import TCOUNT_LINE
+from flashpoc.hosts.host import EXIT_MARK, fetch_dir, quote, split_exit_status
+from flashpoc.engines.hammerdb.window import CPU_EVERY_S, CPU_LOG
 
 __all__ = ["CPU_EVERY_S", "CPU_LOG", "HammerdbRun", "attempt_dir", "clear_stale", "run_command", "run_hammerdb"]
 
@@ -172,7 +172,7 @@ def run_hammerdb(host, script: str, run_dir: str, *, hammerdb_dir: str, env_file
 def counter_reader(interval: Callable[..., None] | None, rampup_s: float) -> Callable[[str], None] | None:
     """A console line handler that hands each line of HammerDB's transaction counter (``21978
     PostgreSQL tpm``: the database's transactions per minute over its last interval) to
-    ``interval`` (:meth:`flashpoc.progress.Progress.interval`) as it is printed, timed by its arrival
+    ``interval`` (:meth:`flashpoc.present.progress.Progress.interval`) as it is printed, timed by its arrival
     since the handler was made, those of the rampup marked warm-up; None without ``interval``.
     The counter is the only number HammerDB prints while it runs: NOPM and the response times
     come when the timed test ends."""

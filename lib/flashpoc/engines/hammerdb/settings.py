@@ -8,7 +8,7 @@ is a setting: ``password_env`` and ``superuser_password_env`` NAME the environme
 hold them on the load host, where the HammerDB scripts read them.
 
 :func:`settings_from_dict` validates a mapping and raises
-:class:`~flashpoc.errors.ParameterError` with one line naming the key, before any I/O.
+:class:`~flashpoc.core.errors.ParameterError` with one line naming the key, before any I/O.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from ...errors import ParameterError
-from ...params import EngineSettings, Flag, _format_errors, _Strict, check_address, value_problem
-from ...params.paths import HostPath
+from flashpoc.core.errors import ParameterError
+from flashpoc.params import EngineSettings, Flag, _format_errors, _Strict, check_address, value_problem
+from flashpoc.params.paths import HostPath
 
 #: a database, user or schema name HammerDB puts into SQL and connect strings
 DB_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$", re.ASCII)

@@ -8,7 +8,7 @@ the source that said it, for :mod:`.parse` to cross-check:
 - the job store's JSON answers (``<jobid>_result.json``, ``_timing.json``, ``_tcount.json``,
   ``_status.json``, ``<jobid>.json``, the job's output) and ``jobs_result.json``.
 
-A source that cannot be read whole is left out with a :class:`~flashpoc.damage.Loss` naming it
+A source that cannot be read whole is left out with a :class:`~flashpoc.core.damage.Loss` naming it
 (``Found.problems``); a line is read only when complete.
 """
 
@@ -18,10 +18,10 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from ...damage import Loss
-from ...errors import ParseError
-from .lines import NUMBER, Snapshot, number, read_lines
-from .window import parse_time
+from flashpoc.core.damage import Loss
+from flashpoc.core.errors import ParseError
+from flashpoc.engines.hammerdb.lines import NUMBER, Snapshot, number, read_lines
+from flashpoc.engines.hammerdb.window import parse_time
 
 TCOUNT_LINE = re.compile(rf"^({NUMBER}) (\S+) tpm(?: @ (.+?))?\s*$")
 XT_SUMMARY = re.compile(r"^>>>>> SUMMARY OF (\d+) ACTIVE VIRTUAL USERS : MEDIAN ELAPSED TIME : (" + NUMBER + r")ms\s*$")

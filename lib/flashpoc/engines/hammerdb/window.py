@@ -1,5 +1,5 @@
 """The timed test's window and the load host's CPU over it, from a run's files (pure); a damaged
-file loses them with a :class:`~flashpoc.damage.Loss` naming it, never shifts them.
+file loses them with a :class:`~flashpoc.core.damage.Loss` naming it, never shifts them.
 
 The window is when the timed driver's monitor printed ``Rampup complete, Taking start ...`` and
 ``Test complete, Taking end ...``, as the virtual-user log dates them (``vuset timestamps 1``):
@@ -22,10 +22,10 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from ...damage import Loss
-from ...errors import ParseError
-from ...parse.host import cpu_utilisation
-from .lines import TIMESTAMP_LINE, line_text, vuser_message
+from flashpoc.core.damage import Loss
+from flashpoc.core.errors import ParseError
+from flashpoc.hosts.metrics import cpu_utilisation
+from flashpoc.engines.hammerdb.lines import TIMESTAMP_LINE, line_text, vuser_message
 
 _TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%a %b %d %H:%M:%S UTC %Y", "%a %b %d %H:%M:%S GMT %Y")
 _STAMP = re.compile(r"^Timestamp (\d+) @ (.+?)\s*$")

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...check import CAMPAIGN_ROW_HOST, Row, _row, check_database, database_facts, format_bytes, working_set_row
-from ...check_storage import oracle_storage_rows
-from ...errors import RemoteError
-from ...params import Campaign, HostParams
-from ...run import hosts as _hosts
-from .datafiles import datafiles_facts, datafiles_rows, is_datafiles_mount
+from flashpoc.campaign.check import CAMPAIGN_ROW_HOST, Row, _row, check_database, database_facts, format_bytes, working_set_row
+from flashpoc.campaign.check_storage import oracle_storage_rows
+from flashpoc.core.errors import RemoteError
+from flashpoc.params import Campaign, HostParams
+from flashpoc.hosts import host as _hosts
+from flashpoc.engines.slob.datafiles import datafiles_facts, datafiles_rows, is_datafiles_mount
 
 
 
@@ -97,7 +97,7 @@ def check_slob(campaign: Campaign, *, connect: Callable[[HostParams], Any] = _ho
         facts_by_host: the hosts' facts of the check: the DB host's gets ``datafiles``
             (:func:`.datafiles.datafiles_facts`), which the manifest's environment records.
     """
-    from .run import slob_host_facts
+    from flashpoc.engines.slob.run import slob_host_facts
 
     slob, db = campaign.settings, campaign.db_host
     try:

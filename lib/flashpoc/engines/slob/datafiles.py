@@ -16,8 +16,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...params import compile_pattern
-from ...run.hosts import quote
+from flashpoc.params import compile_pattern
+from flashpoc.hosts.host import quote
 
 NFS_MOUNTS_AWK = ('$1 == "device" && / with fstype nfs4? / {m = $5; d = $2; f = $8; next} '
                   '$1 == "device" {m = ""; next} '
@@ -65,7 +65,7 @@ def datafiles_facts(database: Any, facts: Mapping[str, str]) -> dict[str, Any]:
 
 def datafiles_rows(host: str, datafiles: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Each datafile mount's ``transport`` and ``nfs options`` rows, as a target's."""
-    from ...environment import target_rows
+    from flashpoc.campaign.environment import target_rows
 
     return [row for mount in datafiles.get("mounts") or []
             for row in target_rows(host, f"datafiles {mount['path']}", mount)]

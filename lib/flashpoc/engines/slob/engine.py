@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Engine, LazyModule, database_versions
-from .settings import SlobSettings
+from flashpoc.engines.base import Engine, LazyModule, database_versions
+from flashpoc.engines.slob.settings import SlobSettings
 
 measure = LazyModule(f"{__package__}.measure")
 
@@ -30,14 +30,14 @@ class SlobEngine(Engine):
 
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
         """SLOB on the database host and the database (not the load hosts' targets: SLOB has none)."""
-        from .check import check_slob
+        from flashpoc.engines.slob.check import check_slob
 
         return check_slob(campaign, connect=connect, facts_by_host=facts_by_host)
 
     def check_database_facts(self, campaign, dbfacts) -> list:
         """The database against SLOB's schemas and SCALE."""
-        from ...check_oracle import evaluate_database_facts
-        from ...params import slob_size_bytes
+        from flashpoc.campaign.check_oracle import evaluate_database_facts
+        from flashpoc.params import slob_size_bytes
 
         slob = campaign.settings
         scan = [w.scan_table_sz for w in slob.workloads if w.scan_table_sz]
@@ -55,8 +55,8 @@ class SlobEngine(Engine):
 
     def check_params(self, cfg, host_names: set[str]) -> None:
         """SLOB's own settings: its database host, schemas, SCALE and workloads."""
-        from ...errors import ParameterError
-        from ...params import _unique
+        from flashpoc.core.errors import ParameterError
+        from flashpoc.params import _unique
 
         if "workloads" in cfg.model_fields_set:
             raise ValueError("workloads: with engine slob the workloads go under slob.workloads "
@@ -80,8 +80,8 @@ class SlobEngine(Engine):
 
     def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
         """A SLOB run directory: its metrics, and one (metric, value) row each."""
-        from ...errors import ParameterError
-        from .parse import RUN_FILES, slob_point_metrics
+        from flashpoc.core.errors import ParameterError
+        from flashpoc.engines.slob.parse import RUN_FILES, slob_point_metrics
 
         expected = f"expected the files SLOB's runit.sh leaves: {', '.join(RUN_FILES)}"
         if not path.is_dir():
@@ -96,7 +96,7 @@ class SlobEngine(Engine):
     def wait_histogram(self, point_dir, event: str) -> list[dict[str, Any]]:
         """``event``'s AWR histogram per bucket from the reports stored with the point (the RAC
         global report's when there is one, as the point's metrics)."""
-        from .parse import INSTANCE_REPORTS, RAC_REPORTS, point_wait_histogram
+        from flashpoc.engines.slob.parse import INSTANCE_REPORTS, RAC_REPORTS, point_wait_histogram
 
         files = {name: (point_dir / name).read_bytes() for name in (*INSTANCE_REPORTS, *RAC_REPORTS)
                  if (point_dir / name).is_file()}

@@ -17,7 +17,7 @@ reports) takes its metrics from those rows instead (scope ``instance (DBA_HIST)`
 series the window of their snapshot times. When the
 datafiles are on Direct NFS (``database: datafiles: dnfs``), the database's own cumulative I/O
 counters are also sampled while runit.sh runs (:class:`DbstatSampler`, ``dbstat.json``): they
-make the point's time series (:mod:`flashpoc.parse.dbstat`).
+make the point's time series (:mod:`flashpoc.oracle.dbstat`).
 """
 
 from __future__ import annotations
@@ -28,17 +28,17 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from ... import points
-from ...errors import FlashpocError, ParseError, RemoteError
-from ...parse.dbstat import DBSTAT_FILE, samples_text
-from .settings import SlobWorkload
-from .parse import read_slob_run, read_sql_run_series
-from .plan import render_slob_conf
-from ...points import Measured, PointSpec
-from ...rows import base_row, interval_verdict
-from ...run.oracle_snapshots import between_snapshots, snapshot_rows_json
-from ...store import INTERVAL_COLUMNS, INTERVALS_FILE, table_text
-from .run import SAMPLE_S, SlobRun, run_slob
+from flashpoc.campaign import points
+from flashpoc.core.errors import FlashpocError, ParseError, RemoteError
+from flashpoc.oracle.dbstat import DBSTAT_FILE, samples_text
+from flashpoc.engines.slob.settings import SlobWorkload
+from flashpoc.engines.slob.parse import read_slob_run, read_sql_run_series
+from flashpoc.engines.slob.plan import render_slob_conf
+from flashpoc.campaign.points import Measured, PointSpec
+from flashpoc.analysis.rows import base_row, interval_verdict
+from flashpoc.oracle.snapshots import between_snapshots, snapshot_rows_json
+from flashpoc.core.store import INTERVAL_COLUMNS, INTERVALS_FILE, table_text
+from flashpoc.engines.slob.run import SAMPLE_S, SlobRun, run_slob
 
 #: seconds allowed beyond RUN_TIME for runit.sh's start, AWR snapshots and reports
 REPORT_MARGIN_S = 1800
@@ -155,9 +155,9 @@ def _read_point(cfg, files: dict[str, str | bytes], sql_metrics: dict[str, Any] 
 
 def with_snapshots(cfg, run, sample_every_s: float | None = None) -> tuple[SlobRun, dict[str, Any], dict[str, str]]:
     """Call ``run()`` between two snapshots taken through python-oracledb (``cfg.oracle``): AWR,
-    or Statspack without the Diagnostics Pack (see :func:`flashpoc.run.oracle_snapshots.between_snapshots`).
+    or Statspack without the Diagnostics Pack (see :func:`flashpoc.oracle.snapshots.between_snapshots`).
     With ``sample_every_s``, the database's counters are sampled while ``run()`` runs
-    (:class:`DbstatSampler`) and kept as :data:`~flashpoc.parse.dbstat.DBSTAT_FILE`; a sampling that
+    (:class:`DbstatSampler`) and kept as :data:`~flashpoc.oracle.dbstat.DBSTAT_FILE`; a sampling that
     ended early says why in the metrics' ``dbstat_note`` (the point is kept), ``dbstat_samples``
     counts the samples, and ``dbstat_container_note`` says when they were taken through a PDB.
 
@@ -198,7 +198,7 @@ and the one after the run) before it goes on without it."""
 
 
 class DbstatSampler:
-    """Samples the database's cumulative I/O counters (:func:`flashpoc.run.oracle.dbstat_sample`)
+    """Samples the database's cumulative I/O counters (:func:`flashpoc.oracle.db.dbstat_sample`)
     in a background (daemon) thread with its own connection while its ``with`` block runs: one
     sample before the block starts, one every ``every_s`` seconds, one after it ends.
 
@@ -206,7 +206,7 @@ class DbstatSampler:
     timeout (``Connection.call_timeout``: 3 x ``every_s``, at least :data:`CALL_TIMEOUT_MIN_S`);
     the end of the block waits for the thread at most :attr:`join_s`, then goes on with a note.
     Any exception ends the sampling and leaves :attr:`note` saying why (its type and message, the
-    password scrubbed: :func:`flashpoc.run.oracle.scrub_secrets`); the samples taken so far are kept.
+    password scrubbed: :func:`flashpoc.oracle.db.scrub_secrets`); the samples taken so far are kept.
 
     Attributes:
         samples: the samples of ``sql/dbstat_sample.sql``, in order.
@@ -240,7 +240,7 @@ class DbstatSampler:
                          f"run: the point goes on with the {len(self.samples)} sample(s) taken")
 
     def _sample(self) -> None:
-        from ...run import oracle
+        from flashpoc.oracle import db as oracle
 
         try:
             with oracle.connect(self.settings) as conn:
@@ -262,7 +262,7 @@ class DbstatSampler:
 
 
 def metrics_from_sql(sql: dict[str, Any]) -> dict[str, Any]:
-    """A point's metrics from :func:`flashpoc.oracle_metrics.compute_awr_metrics` output, for a run
+    """A point's metrics from :func:`flashpoc.oracle.metrics.compute_awr_metrics` output, for a run
     that left no AWR report: the connected instance's IOPS (read + write IO requests/s), MiB/s,
     the foreground ``db file sequential read`` average as the latency (ms), the background
     write events, the read histogram shares and host CPU."""

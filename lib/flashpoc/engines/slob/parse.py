@@ -1,28 +1,28 @@
 """The metrics of one SLOB run from the files runit.sh left (pure: file contents in, numbers out).
 
-A SLOB point is read from its AWR reports (:mod:`flashpoc.awr_metrics`): the instance report
+A SLOB point is read from its AWR reports (:mod:`flashpoc.oracle.awr_metrics`): the instance report
 (``awr.txt``, else ``awr.html.gz`` / ``awr.html``) and, on RAC, the global report of the same
 snapshots (``awr_rac.txt``, else ``awr_rac.html.gz`` / ``awr_rac.html``), which makes the
 point's IOPS the whole cluster's. A run of ``database_statistics_type statspack`` leaves
 ``statspack.txt`` instead: without an AWR report the point is read from it (``scope``
-``instance (Statspack report)``, :mod:`flashpoc.parse.statspack`). Host CPU comes from the AWR
+``instance (Statspack report)``, :mod:`flashpoc.oracle.statspack`). Host CPU comes from the AWR
 "Host CPU" section (exactly the snapshot window); ``mpstat.out`` adds the DB host's CPU use seen
 by the OS over the same window (``mpstat_*_pct``: means of the ``all`` rows whose clock time lies
 between the snapshots' begin and end times), and ``tm.out`` the seconds runit.sh measured (``tm_s``).
 A damaged file costs its own numbers, never another's, and the point says so in its ``damaged``
-column (:mod:`flashpoc.damage`): a missing, empty or unreadable ``tm.out`` loses ``tm_s``; an
+column (:mod:`flashpoc.core.damage`): a missing, empty or unreadable ``tm.out`` loses ``tm_s``; an
 ``mpstat.out`` whose samples do not cover the snapshot window (cut short, a sample missing or
-printed twice: :func:`flashpoc.parse.sampled.check_cover`) or whose ``Average:`` line is not the
+printed twice: :func:`flashpoc.hosts.sampled.check_cover`) or whose ``Average:`` line is not the
 mean of its samples loses the ``mpstat_*`` columns, never averaged over what remains; a series
 file that cannot be read, or does not cover the window, loses the time series
 (``intervals_error``); a report that cannot be read is passed over for its twin
 (``awr.txt`` for ``awr.html.gz``), named, else the point is refused.
 ``iostat.out`` gives the point's time series (:func:`iostat_intervals`), or, when the datafiles
 are on NFS through the kernel's client (``database: datafiles: knfs``), ``mountstats.out`` does
-(the NFS mounts' READ/WRITE, :func:`flashpoc.parse.mountstats.nfs_intervals`): the local disks
+(the NFS mounts' READ/WRITE, :func:`flashpoc.hosts.mountstats.nfs_intervals`): the local disks
 are not the database's I/O then. Direct NFS (``dnfs``) I/O is in neither: a dNFS point's series
 is the database's own counters sampled during the run through python-oracledb (``dbstat.json``,
-:func:`flashpoc.parse.dbstat.dbstat_intervals`), which needs ``oracle:``; its figures stay the
+:func:`flashpoc.oracle.dbstat.dbstat_intervals`), which needs ``oracle:``; its figures stay the
 AWR report's.
 """
 
@@ -35,15 +35,15 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
-from ...awr_metrics import histogram_buckets, point_metrics, whole_ms_latencies
-from ...damage import Loss, note_losses
-from ...errors import ParseError
-from ...params import compile_pattern
-from ...parse.awr import decode_report, parse_awr
-from ...parse.dbstat import DBSTAT_FILE, dbstat_intervals
-from ...parse.mountstats import nfs_intervals
-from ...parse.osstat import MPSTAT_SUMMARY_COLUMNS, clock_24h, cpu_summary, parse_iostat, parse_mpstat, parse_tm
-from ...parse.sampled import check_cover, clock_seconds, crosses_midnight, known_window
+from flashpoc.oracle.awr_metrics import histogram_buckets, point_metrics, whole_ms_latencies
+from flashpoc.core.damage import Loss, note_losses
+from flashpoc.core.errors import ParseError
+from flashpoc.params import compile_pattern
+from flashpoc.oracle.awr import decode_report, parse_awr
+from flashpoc.oracle.dbstat import DBSTAT_FILE, dbstat_intervals
+from flashpoc.hosts.mountstats import nfs_intervals
+from flashpoc.hosts.osstat import MPSTAT_SUMMARY_COLUMNS, clock_24h, cpu_summary, parse_iostat, parse_mpstat, parse_tm
+from flashpoc.hosts.sampled import check_cover, clock_seconds, crosses_midnight, known_window
 
 INSTANCE_REPORTS = ("awr.txt", "awr.html.gz", "awr.html")
 
@@ -79,7 +79,7 @@ of them is not a SLOB run)."""
 
 
 def file_text(name: str, data: bytes | str) -> str:
-    """Text of a run file; ``*.gz`` contents are gunzipped (:func:`flashpoc.parse.awr.decode_report`).
+    """Text of a run file; ``*.gz`` contents are gunzipped (:func:`flashpoc.oracle.awr.decode_report`).
 
     Raises:
         ParseError: a ``.gz`` file that is not valid gzip.
@@ -110,19 +110,19 @@ def read_slob_run(files: Mapping[str, bytes | str], devices: str | None = None, 
             the time series (:data:`INTERVAL_SOURCES`).
         nfs_mounts: regular expression of the datafiles' NFS mount points (``knfs``; default all).
         exact: the interval's metrics from its snapshot rows (``oracle:``), whose exact averages stand
-            for a Statspack report's whole milliseconds (:func:`flashpoc.awr_metrics.whole_ms_latencies`).
+            for a Statspack report's whole milliseconds (:func:`flashpoc.oracle.awr_metrics.whole_ms_latencies`).
 
     Returns:
         ``(metrics, intervals)``. ``metrics``: the keys of
-        :func:`flashpoc.awr_metrics.point_metrics` (IOPS, MB/s, latencies in us and ms,
+        :func:`flashpoc.oracle.awr_metrics.point_metrics` (IOPS, MB/s, latencies in us and ms,
         histogram shares, DB and host CPU), plus ``awr_report`` / ``awr_rac_report`` (the file
         names read), ``latency_note`` (a Statspack report's whole-millisecond averages: not stored as
-        latencies, :func:`flashpoc.awr_metrics.whole_ms_latencies`), ``mpstat_usr_pct``, ``mpstat_sys_pct``,
+        latencies, :func:`flashpoc.oracle.awr_metrics.whole_ms_latencies`), ``mpstat_usr_pct``, ``mpstat_sys_pct``,
         ``mpstat_iowait_pct``, ``mpstat_idle_pct``, ``mpstat_intervals`` (when mpstat.out covers the
         snapshot window), ``tm_s`` (tm.out), ``intervals_source`` and
         ``intervals_error`` (when iostat.out, mountstats.out or dbstat.json could not be read: the time series
         is lost, not the point; ``dnfs`` without dbstat.json: the point ran without ``oracle:``), and
-        ``damaged`` (:mod:`flashpoc.damage`) naming each file missing, empty or damaged, what was wrong
+        ``damaged`` (:mod:`flashpoc.core.damage`) naming each file missing, empty or damaged, what was wrong
         and the columns it cost (those are None).
         ``intervals``: :func:`iostat_intervals` of iostat.out (``knfs``: the NFS mounts' of
         mountstats.out; ``dnfs``: the database's counters of dbstat.json) in the report's window
@@ -155,7 +155,7 @@ def _read_report(files: Mapping[str, bytes | str], names: tuple[str, ...], losse
                  required: bool = True) -> tuple[str | None, dict[str, Any] | None]:
     """``(name, parse)`` of the first of ``names`` the run left that can be read: one that is
     empty or refused is passed over for the next (its twin in another rendering), with a
-    :class:`~flashpoc.damage.Loss` naming it in ``losses``.
+    :class:`~flashpoc.core.damage.Loss` naming it in ``losses``.
 
     Raises:
         ParseError: none of them can be read (the first's reason), or (``required``) the run left none.
@@ -307,7 +307,7 @@ def _run_intervals(files: Mapping[str, bytes | str], header: Mapping[str, Any], 
 
 
 def point_wait_histogram(files: Mapping[str, bytes | str], event: str) -> list[dict[str, Any]]:
-    """``event``'s wait histogram per bucket (:func:`flashpoc.awr_metrics.histogram_buckets`) from
+    """``event``'s wait histogram per bucket (:func:`flashpoc.oracle.awr_metrics.histogram_buckets`) from
     a run's files: the RAC global report's when there is one, else the instance report's; ``[]``
     without a report or a histogram of the event."""
     for names in (RAC_REPORTS, (*INSTANCE_REPORTS, STATSPACK_REPORT)):
@@ -337,7 +337,7 @@ def mpstat_window(text: str, header: Mapping[str, Any]) -> dict[str, Any]:
 
     Raises:
         ParseError: mpstat.out cannot be read; its samples do not cover the window
-            (:func:`flashpoc.parse.sampled.check_cover`: cut short, a sample missing or printed
+            (:func:`flashpoc.hosts.sampled.check_cover`: cut short, a sample missing or printed
             twice), or its ``Average:`` line is not the mean of its samples (within
             :data:`AVERAGE_TOLERANCE_PCT`): never a mean of what remains.
     """
@@ -388,7 +388,7 @@ def iostat_intervals(text: str, header: Mapping[str, Any], devices: str = PHYSIC
         text: iostat.out.
         header: the AWR report's header (``begin_time``/``end_time``, e.g. ``17-Feb-20 09:26:07``).
         devices: regular expression of the device names to add up.
-        cover: whether the reports must cover the window (:func:`flashpoc.parse.sampled.check_cover`:
+        cover: whether the reports must cover the window (:func:`flashpoc.hosts.sampled.check_cover`:
             a report's snapshots, taken while iostat ran).
 
     Returns:

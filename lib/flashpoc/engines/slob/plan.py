@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from flashpoc.errors import ParameterError
+from flashpoc.core.errors import ParameterError
 from flashpoc.params import ENV_NAME_RE, ascii_note
 
 DEFAULT_PASSWD_ENV = "FLASHPOC_SYSDBA_PASSWD"

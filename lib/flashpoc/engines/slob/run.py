@@ -23,10 +23,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...errors import RemoteError
-from ...parse.mountstats import SAMPLE_MARK
-from ...run.hosts import EXIT_MARK, fetch_dir, quote, split_exit_status
-from .datafiles import nfs_mounts_script
+from flashpoc.core.errors import RemoteError
+from flashpoc.hosts.mountstats import SAMPLE_MARK
+from flashpoc.hosts.host import EXIT_MARK, fetch_dir, quote, split_exit_status
+from flashpoc.engines.slob.datafiles import nfs_mounts_script
 
 RUN_FILES: tuple[str, ...] = (
     "awr.txt", "awr_rac.txt", "awr.html.gz", "awr_rac.html.gz", "awr.html", "awr_rac.html",
@@ -42,7 +42,7 @@ MAX_RUN_BYTES = 256 * 1024**2
 
 MOUNTSTATS_FILE = "mountstats.out"
 """The run's samples of the NFS client's counters (``database: datafiles: knfs``/``dnfs``), see
-:mod:`flashpoc.parse.mountstats`."""
+:mod:`flashpoc.hosts.mountstats`."""
 SAMPLE_S = 3
 """Seconds between two samples of /proc/self/mountstats (iostat's interval in SLOB's runit.sh)."""
 
@@ -122,7 +122,7 @@ def run_slob(host, conf: str, run_dir: str, *, home: str, schemas: int, threads:
     A run that exits non-zero is returned, not raised; its console says why.
 
     Args:
-        host: the DB host (a :mod:`flashpoc.run.hosts` host); commands run under bash.
+        host: the DB host (a :mod:`flashpoc.hosts.host` host); commands run under bash.
         conf: slob.conf text (:func:`flashpoc.engines.slob.plan.render_slob_conf`).
         run_dir: directory on the DB host for this point's files.
         home: the SLOB directory.

@@ -6,11 +6,11 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ...params import (EngineSettings, Flag, Name, _some_workloads, _Strict, ascii_note, check_env_name, check_regex,
+from flashpoc.params import (EngineSettings, Flag, Name, _some_workloads, _Strict, ascii_note, check_env_name, check_regex,
                        slob_size_bytes)
-from ...params.paths import HostPath, HostWrittenDir
-from .plan import SIZE_RE as SLOB_SIZE_RE
-from .plan import SlobConf
+from flashpoc.params.paths import HostPath, HostWrittenDir
+from flashpoc.engines.slob.plan import SIZE_RE as SLOB_SIZE_RE
+from flashpoc.engines.slob.plan import SlobConf
 
 
 class SlobWorkload(_Strict):

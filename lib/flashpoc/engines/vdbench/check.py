@@ -8,11 +8,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ...check import CAMPAIGN_ROW_HOST, Row, _row
-from ...errors import RemoteError
-from ...params import Campaign, HostParams
-from ...run import hosts as _hosts
-from ...run.group import Group
+from flashpoc.campaign.check import CAMPAIGN_ROW_HOST, Row, _row
+from flashpoc.core.errors import RemoteError
+from flashpoc.params import Campaign, HostParams
+from flashpoc.hosts import host as _hosts
+from flashpoc.hosts.group import Group
 
 
 VDBENCH_BANNER_RE = re.compile(r"Vdbench distribution: (\S+)")
@@ -26,12 +26,12 @@ def check_vdbench(campaign: Campaign, *,
     """vdbench rows of the check: vdbench and Java on every host, ``vdbench -s`` accepting the
     probe's parmfile on the controller, and with remote hosts, on the controller as vdbench's master will run: the address its slaves will
     call back ("slaves call back") and, for ``shell=ssh``/``rsh``, the command that starts each
-    remote slave ("ssh to HOST"). The hosts are checked side by side (:class:`~flashpoc.run.group.Group`),
+    remote slave ("ssh to HOST"). The hosts are checked side by side (:class:`~flashpoc.hosts.group.Group`),
     and so are the slaves' shells, each over a connection of its own to the controller; the rows
     come in the hosts' order.
     """
-    from ...errors import ParameterError
-    from .plan import probe_run, render_parmfile
+    from flashpoc.core.errors import ParameterError
+    from flashpoc.engines.vdbench.plan import probe_run, render_parmfile
 
     campaign = campaign.resolved()
     try:
@@ -49,7 +49,7 @@ def _host_rows(campaign: Campaign, params: HostParams, ctl_name: str, parmfile: 
                connect: Callable[[HostParams], Any]) -> list[Row]:
     """One host's rows: vdbench and Java, and on the controller its own (:func:`_vdbench_controller_rows`);
     a host that cannot be reached is one ``fail`` row."""
-    from .run import find_vdbench_and_java, run_vdbench, vdbench_executable
+    from flashpoc.engines.vdbench.run import find_vdbench_and_java, run_vdbench, vdbench_executable
 
     rows: list[Row] = []
     try:
@@ -71,8 +71,8 @@ def _vdbench_controller_rows(campaign: Campaign, params: HostParams, host: Any, 
                              run_vdbench: Callable[..., Any], connect: Callable[[HostParams], Any]) -> list[Row]:
     """The controller's rows: ``vdbench -s`` on the parmfile, then, with remote hosts, the
     address vdbench gives its slaves and the very command it starts each remote slave with."""
-    from .plan import remote_hosts
-    from .run import master_setup
+    from flashpoc.engines.vdbench.plan import remote_hosts
+    from flashpoc.engines.vdbench.run import master_setup
 
     run_dir = f"{params.workdir}/{campaign.campaign}/check"
     setup = master_setup(campaign)
@@ -106,8 +106,8 @@ def _controller_address_row(campaign: Campaign, params: HostParams, host: Any, r
     one-line Java program run the way vdbench runs, with ``vdbench.controller_address``'s hosts
     file; ``getent ahosts`` where Java cannot run a source file, as Java 8 or a JRE without its
     compiler cannot; :func:`.run.resolve_own_address`)."""
-    from .plan import remote_hosts
-    from .run import resolve_own_address
+    from flashpoc.engines.vdbench.plan import remote_hosts
+    from flashpoc.engines.vdbench.run import resolve_own_address
 
     out = resolve_own_address(host, run_dir, setup)
     return controller_address_row(params.name, out, campaign.settings.controller_address,
@@ -182,7 +182,7 @@ def _slave_shell_row(campaign: Campaign, params: HostParams, other: HostParams, 
     ADDRESS -l USER VDBENCH_DIR/vdbench SlaveJvm ...`` through ``/bin/bash -c``, stdin not a
     terminal, with the ssh wrapper first on the PATH), its remote part replaced by
     ``test -x VDBENCH_DIR/vdbench``."""
-    from .run import run_slave_shell
+    from flashpoc.engines.vdbench.run import run_slave_shell
 
     shell = campaign.settings.shell
     name = f"{shell} to {other.name}"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..base import Engine, LazyModule
-from .settings import VdbenchSettings
+from flashpoc.engines.base import Engine, LazyModule
+from flashpoc.engines.vdbench.settings import VdbenchSettings
 
 measure = LazyModule(f"{__package__}.measure")
 plan = LazyModule(f"{__package__}.plan")
@@ -41,14 +41,14 @@ class VdbenchEngine(Engine):
 
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
         """Also vdbench itself: Java, a simulated parmfile, SSH between the hosts."""
-        from .check import check_vdbench
+        from flashpoc.engines.vdbench.check import check_vdbench
 
         return super().check_campaign(campaign, facts_by_host, connect) + check_vdbench(campaign, connect=connect)
 
     def check_params(self, cfg, host_names: set[str]) -> None:
         """A controller among the hosts; block sizes that are whole multiples of ``vdbench.dedupunit``; the
         rate-curve plan sets the rates; every rule of the parmfile on the parameters (:func:`.plan.check_params`)."""
-        from ...params import parse_size
+        from flashpoc.params import parse_size
 
         vd = cfg.settings
         if vd.controller is not None and vd.controller not in host_names:
@@ -73,8 +73,8 @@ class VdbenchEngine(Engine):
 
     def read_output(self, path) -> tuple[Any, list[dict[str, Any]]]:
         """A vdbench output directory."""
-        from ...errors import ParameterError
-        from .parse import parse_vdbench_dir
+        from flashpoc.core.errors import ParameterError
+        from flashpoc.engines.vdbench.parse import parse_vdbench_dir
 
         if not path.is_dir():
             raise ParameterError(f"{path} is not a vdbench output directory")

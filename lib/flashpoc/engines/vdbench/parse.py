@@ -2,7 +2,7 @@
 
 Pure functions: text in, rows (dicts) out. The only file reading is :func:`read_output_dir`
 (and :func:`parse_vdbench_dir`, which calls it); every problem with the input raises
-:class:`flashpoc.errors.ParseError` naming the file and what was expected.
+:class:`flashpoc.core.errors.ParseError` naming the file and what was expected.
 
 Units follow the key names: ``iops`` (I/O per second), ``mb_per_s`` (vdbench MB/s, where
 MB = 1024**2 bytes), ``bytes_per_io``, ``*_ms`` (milliseconds), ``*_pct`` (percent),
@@ -54,8 +54,8 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from flashpoc.damage import DAMAGED, Loss
-from flashpoc.errors import ParseError
+from flashpoc.core.damage import DAMAGED, Loss
+from flashpoc.core.errors import ParseError
 
 LOOP_KEYS: tuple[str, ...] = (
     "threads",
@@ -636,7 +636,7 @@ def parse_output_dir(
         runs that started but that no file has an average of (vdbench stopped during them),
         e.g. ``["rd1 threads=16"]``; they have no row. ``missing`` names the files vdbench wrote
         that ``files`` lacks (:func:`missing_files`), and ``damaged`` (only when some are, or a
-        run has no histogram: :func:`runs_without_histogram`) says so, as :mod:`flashpoc.damage`
+        run has no histogram: :func:`runs_without_histogram`) says so, as :mod:`flashpoc.core.damage`
         does: what they held is not in the result.
 
     Raises:
@@ -703,7 +703,7 @@ def missing_files(files: Mapping[str, str]) -> list[Loss]:
     """The files vdbench wrote that :func:`parse_output_dir` would read but ``files`` lacks (removed
     or not copied): those it writes with every totals.html (:data:`WRITTEN`) and those another file
     links to (summary.html its host reports, a host report its slaves' reports and stdout, a report
-    its histogram, ...); each a :class:`~flashpoc.damage.Loss` naming the file and why it should be there."""
+    its histogram, ...); each a :class:`~flashpoc.core.damage.Loss` naming the file and why it should be there."""
     reports = set(_links(files.get("summary.html", ""), "Link to HOST reports:"))
     reports |= {name for host in files if host.endswith(".html") and _report_kind(files[host]) == "host"
                 for name in _links(files[host], "Link to slave summary report:")}

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from ... import tables
+from flashpoc.core import tables
 
 #: The columns of vdbench's totals a point's row keeps: (row column, header, formatter), in
 #: totals.html's order.

@@ -26,9 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import ParseError, RemoteError
-from .parse import parse_summary
-from ...run.hosts import EXIT_MARK, CommandResult, fetch_dir, join, quote, split_exit_status
+from flashpoc.core.errors import ParseError, RemoteError
+from flashpoc.engines.vdbench.parse import parse_summary
+from flashpoc.hosts.host import EXIT_MARK, CommandResult, fetch_dir, join, quote, split_exit_status
 
 #: an interval line of the console: time, interval number, then the numbers
 INTERVAL_LINE = re.compile(r"^\S+\s+(\d+)\s+\d+(?:\.\d+)?\s")
@@ -78,7 +78,7 @@ class MasterSetup:
 
 def master_setup(campaign) -> MasterSetup:
     """The :class:`MasterSetup` of a campaign (no I/O)."""
-    from .plan import remote_hosts, ssh_config
+    from flashpoc.engines.vdbench.plan import remote_hosts, ssh_config
 
     address = campaign.settings.controller_address
     names = tuple(dict.fromkeys(h.address for h in remote_hosts(campaign) if not _is_ip(h.address)))
@@ -218,7 +218,7 @@ def run_vdbench(host, parmfile: str, run_dir: str, *, timeout_s: float, purpose:
     vdbench's own error message (see :func:`flashpoc.engines.vdbench.parse.vdbench_failure`).
 
     Args:
-        host: the controller (a :mod:`flashpoc.run.hosts` host).
+        host: the controller (a :mod:`flashpoc.hosts.host` host).
         parmfile: parameter file text.
         run_dir: directory on the controller for the parmfile, console and output.
         timeout_s: seconds before the run is abandoned (and stopped on the host).

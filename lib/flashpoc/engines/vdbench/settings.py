@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ...params import EngineSettings, Flag, Size, parse_size
+from flashpoc.params import EngineSettings, Flag, Size, parse_size
 
 
 class VdbenchSettings(EngineSettings):

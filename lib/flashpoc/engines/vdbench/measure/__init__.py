@@ -21,20 +21,20 @@ import hashlib
 from collections.abc import Iterator
 from typing import Any
 
-from .... import points
-from ....errors import CheckFailed, RemoteError
-from ....params import Workload
-from ....points import Measured, PointSpec
-from ....run.group import Group
-from ....run.targets import target_sizes
-from ..parse import parse_output_dir, stored_output_files
-from ..plan import RunDefinition, outstanding_ios, probe_run, longer_run, render_parmfile, round_run, sweep_run
-from ..run import IntervalProgress, master_setup, run_vdbench
-from ....store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text
+from flashpoc.campaign import points
+from flashpoc.core.errors import CheckFailed, RemoteError
+from flashpoc.params import Workload
+from flashpoc.campaign.points import Measured, PointSpec
+from flashpoc.hosts.group import Group
+from flashpoc.hosts.targets import target_sizes
+from flashpoc.engines.vdbench.parse import parse_output_dir, stored_output_files
+from flashpoc.engines.vdbench.plan import RunDefinition, outstanding_ios, probe_run, longer_run, render_parmfile, round_run, sweep_run
+from flashpoc.engines.vdbench.run import IntervalProgress, master_setup, run_vdbench
+from flashpoc.core.store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text
 
 # Every name keeps its old path (flashpoc.engines.vdbench.measure.X): the package re-exports its modules' names.
-from .fill import FILL_DIR, fill_record, fill_targets, make_fill_targets, target_data, written_per_target
-from .output import (failure, first_counted, histogram_first, histogram_table, interval_table, measured_columns,
+from flashpoc.engines.vdbench.measure.fill import FILL_DIR, fill_record, fill_targets, make_fill_targets, target_data, written_per_target
+from flashpoc.engines.vdbench.measure.output import (failure, first_counted, histogram_first, histogram_table, interval_table, measured_columns,
                      per_host, point_row, run_histogram, run_intervals, total_columns)
 
 
@@ -99,7 +99,7 @@ def run_points(wb, specs: list[PointSpec], keys: list[str], bar=None) -> Iterato
 def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None,
                    repeats: dict[int, int] | None = None) -> list[dict[str, Any]]:
     """The rows of the invocation ``rd`` (measured, or reused when stored) through the loop
-    (:func:`flashpoc.points.measure`): ``rd`` is the run definition of ``phase`` at its thread counts
+    (:func:`flashpoc.campaign.points.measure`): ``rd`` is the run definition of ``phase`` at its thread counts
     (:func:`run_definition`). ``repeats`` (threads -> earlier measurements of that count) makes it a
     repeat."""
     workload: Workload = wb.cfg.workload(rd.workload)

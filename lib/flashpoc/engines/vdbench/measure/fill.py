@@ -9,15 +9,15 @@ import time
 from datetime import datetime, timezone
 from typing import Any
 
-from ....errors import CheckFailed, RemoteError
-from ....params import HostParams, TargetParams
-from ..parse import parse_output_dir, parse_summary
-from ..plan import data_text, fill_xfersize, render_fill_parmfile
-from ....precondition import fill_timeout_s, make_scratch_files
-from ..run import run_vdbench
-from ....run.targets import target_sizes
-from ....store import write_atomic
-from .output import failure, run_intervals
+from flashpoc.core.errors import CheckFailed, RemoteError
+from flashpoc.params import HostParams, TargetParams
+from flashpoc.engines.vdbench.parse import parse_output_dir, parse_summary
+from flashpoc.engines.vdbench.plan import data_text, fill_xfersize, render_fill_parmfile
+from flashpoc.campaign.precondition import fill_timeout_s, make_scratch_files
+from flashpoc.engines.vdbench.run import run_vdbench
+from flashpoc.hosts.targets import target_sizes
+from flashpoc.core.store import write_atomic
+from flashpoc.engines.vdbench.measure.output import failure, run_intervals
 
 
 #: where the records of the scratch-file fills live in the campaign's results (one JSON per host and target)

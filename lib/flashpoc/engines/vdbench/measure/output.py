@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....damage import DAMAGED, Loss, carry, note_loss
-from ....errors import RemoteError
-from ....params import Workload
-from ....records import SHARE_LIMITS_US
-from ..parse import histogram_shares, runs_without_histogram, vdbench_failure
-from ..plan import RunDefinition, outstanding_ios, threads_per_host
-from ....rows import add_littles_law, base_row, interval_verdict
+from flashpoc.core.damage import DAMAGED, Loss, carry, note_loss
+from flashpoc.core.errors import RemoteError
+from flashpoc.params import Workload
+from flashpoc.core.records import SHARE_LIMITS_US
+from flashpoc.engines.vdbench.parse import histogram_shares, runs_without_histogram, vdbench_failure
+from flashpoc.engines.vdbench.plan import RunDefinition, outstanding_ios, threads_per_host
+from flashpoc.analysis.rows import add_littles_law, base_row, interval_verdict
 
 
 def failure(run, purpose: str, where: str) -> RemoteError:

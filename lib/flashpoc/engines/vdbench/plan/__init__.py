@@ -20,18 +20,18 @@ Every SD is named after its target and every WD after its workload, so vdbench's
 reports and ``Starting RD=`` lines join back to the campaign. Target paths are written as
 given: pass ``campaign.resolved()`` so that relative scratch paths become absolute (vdbench
 runs in its own directory). Values that vdbench cannot read, or that would break a parmfile
-line, raise :class:`~flashpoc.errors.ParameterError` naming the key.
+line, raise :class:`~flashpoc.core.errors.ParameterError` naming the key.
 """
 
 from __future__ import annotations
 
 # Every name keeps its old path (flashpoc.engines.vdbench.plan.X): the package re-exports its modules' names.
-from .checks import (NAME_RE, UNSAFE_CHARS, _JAVA_DOUBLE, _SIZE_UNITS, _check_campaign, _check_iorate, _check_name,
+from flashpoc.engines.vdbench.plan.checks import (NAME_RE, UNSAFE_CHARS, _JAVA_DOUBLE, _SIZE_UNITS, _check_campaign, _check_iorate, _check_name,
                      _check_timing, _check_token, _nonempty, _num, _reads_as_number, _seq, _whole, _xfer, vdbench_size)
-from .hosts import outstanding_ios, remote_hosts, ssh_config, threads_per_host
-from .parmfile import (FILL_ELAPSED_S, FILL_THREADS, FILL_XFERSIZE, _HD_SETTINGS, _check_workloads, _general_lines,
+from flashpoc.engines.vdbench.plan.hosts import outstanding_ios, remote_hosts, ssh_config, threads_per_host
+from flashpoc.engines.vdbench.plan.parmfile import (FILL_ELAPSED_S, FILL_THREADS, FILL_XFERSIZE, _HD_SETTINGS, _check_workloads, _general_lines,
                        _host_lines, _host_settings, _sd_lines, _sd_selector, _seekpct, _wd_line, data_text,
                        fill_xfersize, render_fill_parmfile, render_parmfile)
-from .rd import (RunDefinition, WARMUP_INTERVALS, _run, format_threads, longer_run, probe_run, round_run, sweep_run,
+from flashpoc.engines.vdbench.plan.rd import (RunDefinition, WARMUP_INTERVALS, _run, format_threads, longer_run, probe_run, round_run, sweep_run,
                  warmup_s)
-from .rules import check_params
+from flashpoc.engines.vdbench.plan.rules import check_params

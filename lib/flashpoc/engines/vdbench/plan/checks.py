@@ -8,8 +8,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ....errors import ParameterError
-from ....params import Campaign, parse_size
+from flashpoc.core.errors import ParameterError
+from flashpoc.params import Campaign, parse_size
 
 
 #: characters vdbench's parameter scanner treats specially (separators, quotes, substitutes)

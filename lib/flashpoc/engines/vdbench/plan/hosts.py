@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 
-from ....errors import ParameterError
-from ....params import Campaign, HostParams
-from .checks import _whole
+from flashpoc.core.errors import ParameterError
+from flashpoc.params import Campaign, HostParams
+from flashpoc.engines.vdbench.plan.checks import _whole
 
 
 def remote_hosts(campaign: Campaign) -> list[HostParams]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ....errors import ParameterError
-from ....params import Campaign, HostParams, TargetParams, Workload, parse_size
-from .checks import _check_campaign, _check_name, _num, vdbench_size
-from .rd import RunDefinition
+from flashpoc.core.errors import ParameterError
+from flashpoc.params import Campaign, HostParams, TargetParams, Workload, parse_size
+from flashpoc.engines.vdbench.plan.checks import _check_campaign, _check_name, _num, vdbench_size
+from flashpoc.engines.vdbench.plan.rd import RunDefinition
 
 
 _HD_SETTINGS = ("vdbench", "user", "shell", "jvms")

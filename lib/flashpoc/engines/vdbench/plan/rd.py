@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from ....errors import ParameterError
-from ....params import Campaign, Workload
-from ....plan.sweep import format_forthreads
-from .checks import _check_iorate, _check_name, _check_timing, _nonempty, _num, _seq, _whole, _xfer
+from flashpoc.core.errors import ParameterError
+from flashpoc.params import Campaign, Workload
+from flashpoc.analysis.sweep_plan import format_forthreads
+from flashpoc.engines.vdbench.plan.checks import _check_iorate, _check_name, _check_timing, _nonempty, _num, _seq, _whole, _xfer
 
 
 #: intervals of ``warmup=`` on every run when ``vdbench.warmup_s`` is not set: vdbench 5.04.06
@@ -125,7 +125,7 @@ class RunDefinition:
 
 def format_threads(threads: Sequence[int]) -> str:
     """vdbench ``forthreads`` text: ``(1-16,d)`` for doubling counts, else as
-    :func:`~flashpoc.plan.sweep.format_forthreads` (``(10-300,10)`` or ``(2,4,6,10)``)."""
+    :func:`~flashpoc.analysis.sweep_plan.format_forthreads` (``(10-300,10)`` or ``(2,4,6,10)``)."""
     counts = list(threads)
     if len(counts) >= 3 and all(b == 2 * a for a, b in zip(counts, counts[1:])):
         return f"({counts[0]}-{counts[-1]},d)"
@@ -159,7 +159,7 @@ def probe_run(campaign: Campaign, *, name: str = "rd1", threads: Sequence[int] |
 
 def sweep_run(campaign: Campaign, threads: Sequence[int], workload: Workload | str, *,
               name: str = "rd1") -> RunDefinition:
-    """The fine sweep of ``workload`` over ``threads`` (e.g. :func:`~flashpoc.plan.sweep.plan_sweep`'s
+    """The fine sweep of ``workload`` over ``threads`` (e.g. :func:`~flashpoc.analysis.sweep_plan.plan_sweep`'s
     ``10, 20, ..., 300``: ``forthreads=(10-300,10)``), ``sweep.runtime_s`` (else
     ``vdbench.elapsed_s``) seconds per point, at ``vdbench.iorate`` (with ``iorate: curve``,
     each thread count's full-speed run is followed by one run per ``curve`` step), with the

@@ -4,12 +4,12 @@ them before any I/O, and the check and the plan never meet them."""
 
 from __future__ import annotations
 
-from ....errors import ParameterError
-from ....params import Campaign
-from .checks import _check_campaign, _check_timing
-from .hosts import remote_hosts, ssh_config
-from .parmfile import _check_workloads
-from .rd import warmup_s
+from flashpoc.core.errors import ParameterError
+from flashpoc.params import Campaign
+from flashpoc.engines.vdbench.plan.checks import _check_campaign, _check_timing
+from flashpoc.engines.vdbench.plan.hosts import remote_hosts, ssh_config
+from flashpoc.engines.vdbench.plan.parmfile import _check_workloads
+from flashpoc.engines.vdbench.plan.rd import warmup_s
 
 
 def check_params(campaign: Campaign) -> None:

@@ -1,0 +1,254 @@
+"""The one measure loop of every engine, and its records.
+
+A :class:`PointSpec` says what to measure (phase, workload, threads, length, repeat, ...); a
+:class:`Point` is what was measured (or found stored): its id, its row and whether it was
+reused, known when the record is made. :func:`measure` owns what every engine shares: point ids,
+reuse of stored points (a steady sweep point is the probe's point of the same definition; a
+stored point the engine no longer takes, :meth:`~flashpoc.engines.base.Engine.reusable`, is
+measured again), saving
+each point atomically as the engine hands it over, complete (with the columns its phase adds, e.g.
+:func:`flashpoc.campaign.extend.extended`), and the records in the specs' order. An engine
+provides only what is its own (:class:`flashpoc.engines.base.Engine`): what defines a point (the
+hash that names it on disk) and ``run_points``, which measures a list of specs, one at a time or
+several in one invocation (vdbench's thread list), yielding each result as it comes.
+
+Rows on disk keep their format: a point's ``point.json`` (or, for an engine that stores an
+invocation's points together, the group's ``points.json``) without ``reused``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from flashpoc.analysis import rows as rows_mod
+from flashpoc.engines import get_engine
+from flashpoc.campaign.extend import extended
+
+if TYPE_CHECKING:
+    from flashpoc.campaign.session import Workbench
+
+
+@dataclass(frozen=True)
+class PointSpec:
+    """A point to measure.
+
+    Attributes:
+        phase: the phase it is stored under ("probe", "sweep", "precondition").
+        workload: the engine's workload (:class:`flashpoc.params.Workload`, SLOB's, ...).
+        threads: the engine's threads (per host, per SD or per schema: the engine's unit).
+        runtime_s: measured seconds (with ``steady``: the most).
+        repeat: 0 for the first measurement, 1.. for measurements of the same point again.
+        steady: ``(criterion, window_s)``: the point ends once its IOPS are steady, or None.
+        rate: ``(pct, total IOPS)``: a rate-curve step at ``pct`` % of the uncontrolled maximum.
+    """
+
+    phase: str
+    workload: Any
+    threads: int
+    runtime_s: int
+    repeat: int = 0
+    steady: tuple[str, int] | None = None
+    rate: tuple[float, float] | None = None
+
+    @property
+    def key(self) -> tuple[str, str, int, float | None]:
+        """What the repeats of one point share: phase, workload, threads and rate step."""
+        return (self.phase, self.workload.name, self.threads, self.rate[0] if self.rate else None)
+
+    def again(self, repeat: int) -> PointSpec:
+        """The same point, measured again as repeat ``repeat``."""
+        return dataclasses.replace(self, repeat=repeat)
+
+
+@dataclass(frozen=True)
+class Point:
+    """A measured (or reused) point: its spec, id, row (read-only) and whether it was reused."""
+
+    spec: PointSpec
+    point_id: str
+    reused: bool
+    row: Mapping[str, Any]
+
+    @classmethod
+    def of(cls, spec: PointSpec, row: Mapping[str, Any], key: str, *, reused: bool) -> Point:
+        """The record of ``row`` (as stored, without ``reused``), stored under ``key``: ``reused`` is
+        part of it from the start. Its id is the row's ``point_id``, else ``key`` (a DBA job's run,
+        whose row names it ``run_id``)."""
+        return cls(spec, str(row.get("point_id", key)), reused, MappingProxyType({**row, "reused": reused}))
+
+    @property
+    def key(self) -> tuple[str, str, int, float | None]:
+        """What the repeats of this point share (:attr:`PointSpec.key`; the row's rate step, for
+        an engine whose curve steps come from one spec)."""
+        pct = self.row.get("curve_pct")
+        return (self.spec.phase, str(self.row["workload"]), int(self.row["threads"]),
+                None if pct is None else float(pct))
+
+    def as_row(self) -> dict[str, Any]:
+        """The row as a plain dict (for tables and the phases' summaries)."""
+        return dict(self.row)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What an engine's ``run_points`` yields for one stored unit: the rows of the point ``key``
+    (one row), or of the group ``key`` (an engine that stores an invocation's points together),
+    and the raw files stored with them. ``counted``: the engine advanced the progress bar itself."""
+
+    key: str
+    rows: tuple[dict[str, Any], ...]
+    raw: Mapping[str, str | bytes]
+    counted: bool = False
+
+
+def point_id(spec: PointSpec, definition: dict[str, Any]) -> str:
+    """A point's id: workload, threads and the hash of its ``definition``, then ``_c<pct>`` for a
+    rate step and ``_r<n>`` for a repeat (the ids stored points have always had)."""
+    return (rows_mod.point_id(spec.workload, spec.threads, definition)
+            + (f"_c{spec.rate[0]:g}" if spec.rate is not None else "") + (f"_r{spec.repeat}" if spec.repeat else ""))
+
+
+def measure(wb: Workbench, specs: Iterable[PointSpec], bar: Any = None, *, engine: Any = None) -> list[Point]:
+    """Measure ``specs`` with the campaign's engine (or ``engine``: a DBA's job is the sqlscript
+    engine's point in a campaign of any engine), reusing the stored ones; the records in the
+    specs' order (several for a spec whose engine measures steps of it, e.g. vdbench's curve).
+
+    The engine measures the specs not stored in one call (:meth:`~flashpoc.engines.base.Engine.run_points`),
+    or one per run of them between stored ones, so that the progress tells every point in the specs'
+    order; each result is stored atomically as it comes, so a failure keeps the points done before it.
+
+    Raises:
+        RemoteError, CheckFailed: from the engine; the points stored before stay stored.
+    """
+    specs = list(specs)
+    engine = engine or get_engine(wb.cfg.engine)
+    keys = engine.storage_keys(wb, specs)
+    units: dict[str, list[PointSpec]] = {}
+    for spec, key in zip(specs, keys):
+        units.setdefault(key, []).append(spec)
+    done: dict[str, list[Point]] = {}
+    block: list[str] = []  # units not stored, in a row: the engine measures them in one call
+
+    def run_block() -> None:
+        todo = [(spec, key) for spec, key in zip(specs, keys) if key in block]
+        block.clear()
+        if not todo:
+            return
+        for result in engine.run_points(wb, [s for s, _ in todo], [k for _, k in todo], bar):
+            unit = units[result.key]
+            result = dataclasses.replace(result, rows=tuple(_completed(wb, _spec_of(unit, row), row)
+                                                            for row in result.rows))
+            _save(wb, engine, unit[0].phase, result)
+            done[result.key] = [Point.of(_spec_of(unit, row), row, result.key, reused=False)
+                                for row in result.rows]
+            _tell(bar, done[result.key], counted=result.counted)
+
+    for key, unit in units.items():  # in the specs' order, so that the progress says them in it
+        rows = _stored(wb, engine, unit[0], key)
+        if rows is None:
+            block.append(key)
+            continue
+        run_block()
+        done[key] = [Point.of(_spec_of(unit, row), _reused(wb, _spec_of(unit, row), row, key), key, reused=True)
+                     for row in rows]
+        _tell(bar, done[key])
+    run_block()
+    return [point for key in units for point in done[key]]
+
+
+def _tell(bar: Any, done: list[Point], *, counted: bool = False) -> None:
+    if bar is not None:
+        for point in done:
+            bar.point(point.row, counted=counted)
+
+
+def measure_one(wb: Workbench, spec: PointSpec, bar: Any = None) -> dict[str, Any]:
+    """The row of one point (:func:`measure`), for the callers that take rows."""
+    (point, *more) = measure(wb, [spec], bar)
+    return point.as_row()
+
+
+def rows_of(points: Iterable[Point]) -> list[dict[str, Any]]:
+    """The rows of ``points`` as plain dicts."""
+    return [p.as_row() for p in points]
+
+
+def repeats(points: Iterable[Point]) -> dict[tuple[str, str, int, float | None], list[Point]]:
+    """The records of each point (:attr:`Point.key`) with its repeats, by repeat index."""
+    out: dict[tuple[str, str, int, float | None], list[Point]] = {}
+    for point in points:
+        out.setdefault(point.key, []).append(point)
+    return {key: sorted(group, key=lambda p: int(p.row.get("repeat") or 0)) for key, group in out.items()}
+
+
+def _spec_of(unit: list[PointSpec], row: Mapping[str, Any]) -> PointSpec:
+    """The spec of ``unit`` a row answers (by threads; a group holds several)."""
+    if len(unit) == 1:
+        return unit[0]
+    return next((s for s in unit if s.threads == int(row["threads"])), unit[0])
+
+
+def _completed(wb: Workbench, spec: PointSpec, row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` as the point ``spec`` is stored: with the columns its phase adds (the last run of a
+    sweep point extended until steady says so, :func:`flashpoc.campaign.extend.extended`)."""
+    return {**row, **extended(wb.cfg, spec, row)}
+
+
+def _reused(wb: Workbench, spec: PointSpec, row: dict[str, Any], key: str) -> dict[str, Any]:
+    """The stored ``row`` of ``spec``, completed (:func:`_completed`); its stored record too when it
+    lacks what its phase adds now (a point stored before ``sweep.extend_until_steady`` was set)."""
+    added = extended(wb.cfg, spec, row)
+    missing = {k: v for k, v in added.items() if k not in row or row[k] != v}
+    if missing:
+        wb.store.annotate_point(spec.phase, str(row.get("point_id", key)), missing)
+    return {**row, **added}
+
+
+def _stored(wb: Workbench, engine: Any, spec: PointSpec, key: str) -> list[dict[str, Any]] | None:
+    """The stored rows of the unit ``key``, or None. A sweep point that ends once steady, of the
+    same definition as a stored probe point, is that point: stored for the sweep as well (its
+    files copied; ``reused_from: probe``)."""
+    if engine.stores_groups:
+        return wb.store.load_group(spec.phase, key)
+    row = wb.store.load_point(spec.phase, key)
+    if row is not None and not engine.reusable(wb, spec.phase, key, row):
+        return None  # stored, but not a measurement by the parameters now: measured again
+    if row is None and spec.phase == "sweep" and spec.steady is not None:
+        row = _from_probe(wb, engine, spec, key)
+    return None if row is None else [row]
+
+
+def _from_probe(wb: Workbench, engine: Any, spec: PointSpec, pid: str) -> dict[str, Any] | None:
+    """The probe's stored point ``pid``, stored for the sweep too (as ``spec``, :func:`_completed`),
+    or None when the probe has none (or one the engine does not reuse)."""
+    row = wb.store.load_point("probe", pid)
+    if row is None or not engine.reusable(wb, "probe", pid, row):
+        return None
+    source = wb.store.point_dir("probe", pid)
+    raw = {p.name: p.read_bytes() for p in sorted(source.iterdir()) if p.is_file() and p.name != "point.json"}
+    row = _completed(wb, spec, {**row, "phase": "sweep", "reused_from": "probe"})
+    wb.store.save_point("sweep", pid, row, raw)
+    return row
+
+
+def _save(wb: Workbench, engine: Any, phase: str, result: Measured) -> None:
+    if engine.stores_groups:
+        wb.store.save_points(phase, result.key, list(result.rows), dict(result.raw))
+    else:
+        (row,) = result.rows
+        wb.store.save_point(phase, result.key, row, dict(result.raw))
+
+
+def each(specs: Iterable[PointSpec], keys: Iterable[str], bar: Any,
+         run_one: Any) -> Iterator[Measured]:
+    """``run_points`` of an engine that measures one point at a time: ``run_one(spec, key)`` gives
+    ``(row, raw)``; the bar is told when each point begins."""
+    for spec, key in zip(specs, keys):
+        if bar is not None:
+            bar.begin(spec.workload.name, spec.threads)
+        row, raw = run_one(spec, key)
+        yield Measured(key, (row,), raw)

@@ -1,0 +1,457 @@
+"""Phase 2, the saturation probe: the thread count beyond which IOPS stop rising
+(:func:`run_probe`), the adaptive probe's settings, the plateau measured again on fewer hosts,
+and the answer as a result (probe.json), in words and as tables for the notebooks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+import pandas as pd
+
+from flashpoc import analysis
+from flashpoc.analysis import hostlimit
+from flashpoc.campaign import points
+from flashpoc.engines import get_engine
+from flashpoc.analysis import rows as rows_mod
+from flashpoc.core.errors import AnalysisError, FlashpocError
+from flashpoc.params import Campaign
+from flashpoc.analysis.sweep_plan import format_forthreads, threads_list_text
+from flashpoc.present.progress import Progress
+from flashpoc.core.tables import threads_text
+from flashpoc.campaign.session import (Workbench, _require_checked, open_campaign, point_spec, point_steadiness,
+                      prepare_targets, probe_runtime_s)
+from flashpoc.core.store import StoreError
+from flashpoc.campaign.sweep import _levels, _rounded, sweep_reach, sweep_threads
+
+
+# -- phase 2: saturation probe ----------------------------------------------------------
+LOW_CONFIDENCE = 0.6
+"""Below this share of agreeing resamples the probe's answer is called weak, and says what would firm it up."""
+
+
+def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
+    """Find the thread count beyond which IOPS stop rising, and store probe.json.
+
+    fio probe points end once their IOPS are steady (``probe.until_steady``), at most the
+    point's length; the adaptive probe starts near where saturation can be and measures again
+    only where the answer is uncertain (:class:`flashpoc.analysis.AdaptiveProbe`).
+
+    Returns:
+        A dict with the strategy, the probe points (threads, IOPS, latency in ms), the
+        saturation answer (threads, max IOPS, plausible range, confidence, reason), the
+        runs and device time (s) the probe used, the follow-up sweep (up to the answer, or
+        over the probed range when there is none) and the answer in words (``answer``).
+
+    Raises:
+        AnalysisError: with ``probe.strict``, when the probe found no saturation (probe.json
+            is stored first).
+    """
+    with open_campaign(cfg) as wb:
+        _require_checked(wb)
+        prepare_targets(wb)
+        probe, workload = wb.cfg.probe, wb.cfg.probe_workload
+        runtime = probe_runtime_s(wb.cfg)
+        rows: list[dict[str, Any]] = []
+
+        def measure(counts: list[int]) -> None:
+            # a count chosen again is a repeat
+            specs = [point_spec(wb.cfg, "probe", workload, t, runtime, repeat=sum(int(r["threads"]) == t for r in rows))
+                     for t in counts]
+            rows.extend(points.rows_of(points.measure(wb, specs, bar)))
+            if len(specs) == 1 and probe.remeasure_unsteady and rows[-1].get("steadystate_attained") is False:
+                rows.append(points.measure_one(wb, specs[0].again(specs[0].repeat + 1), bar))  # once more
+            bar.answer(lambda: answer_so_far(wb.cfg, rows))
+
+        engine = get_engine(wb.cfg.engine)
+        stepper = adaptive_probe(wb.cfg, _host_cpus(wb))
+        plan = engine.linear_probe_threads(wb.cfg) if probe.strategy == "linear" else None
+        with Progress("probe", f"probe {workload.name} ({probe.strategy})", **_progress_plan(wb.cfg, engine, stepper, plan),
+                      enabled=progress, engine=engine, colors=wb.cfg.workload_names) as bar:
+            if plan is not None:
+                for round_counts in [plan] if engine.measures_rounds else [[t] for t in plan]:
+                    measure(round_counts)
+            elif engine.measures_rounds:
+                _probe_in_rounds(stepper, rows, measure, bar)
+            else:
+                while (threads := stepper.next_threads(point_values(wb.cfg, rows))) is not None:
+                    measure([threads])
+        result = summarize_probe(wb.cfg, rows)
+        _save_probe(wb, result)  # the answer stays if the host scaling fails
+        steady = point_steadiness(wb.cfg, "probe", runtime)
+        scaling = _host_scaling(wb, workload, result["saturation"].get("threads"), runtime, progress, steady)
+        if scaling:
+            result = with_host_limit(result, rows, scaling, expected_iops=wb.cfg.array.expected_iops)
+            _save_probe(wb, result)
+        if probe.strict and not result["saturation"].get("threads"):
+            raise AnalysisError(f"probe.strict: {result['answer']}")
+        return result
+
+
+def _progress_plan(cfg: Campaign, engine, stepper: analysis.AdaptiveProbe, plan: list[int] | None) -> dict[str, Any]:
+    """What the probe's progress knows before it starts (:class:`~flashpoc.present.progress.Progress`'s
+    keywords): the linear probe's number of points (``total``, those of ``plan``) or the most points
+    the adaptive probe measures (``bound``), and what it will do (``detail``)."""
+    probe, unit = cfg.probe, engine.threads_word
+    if plan is not None:
+        return {"total": len(plan), "detail": [f"{unit} {threads_list_text(plan)} ({len(plan)} points)"]}
+    bound = probe_point_bound(cfg)
+    return {"bound": bound,
+            "detail": [f"from {threads_text(stepper.start, unit)}, doubling up to "
+                       f"{threads_text(probe.max_threads, unit)} or halving down to "
+                       f"{threads_text(probe.min_threads, unit)} until {engine.rate_word} stop rising, then measuring "
+                       f"where the answer is uncertain: at most {bound} points; it stops as soon as it has its answer"]}
+
+
+def _save_probe(wb: Workbench, result: dict[str, Any]) -> None:
+    """Store the probe's answer (probe.json) and the campaign's points table."""
+    wb.store.write_json("probe.json", result)
+    wb.store.write_points_table(wb.cfg.measurement_hash())
+
+
+def _probe_in_rounds(stepper: analysis.AdaptiveProbe, rows: list[dict[str, Any]], measure, bar) -> None:
+    """The adaptive probe of an engine that measures a list of counts in one invocation
+    (:attr:`flashpoc.engines.base.Engine.measures_rounds`, vdbench): its whole doubling ladder at
+    once (an invocation starts its JVMs anew, which costs more than the few counts a start
+    mid-range would save), then round by round the refine points of the uncertain interval
+    (:meth:`~flashpoc.analysis.AdaptiveProbe.next_round`); a count measured again is a repeat."""
+    counts = stepper.ladder()
+    while counts:
+        if rows:  # the ladder is the probe's plan; a refine round adds to it
+            bar.grow(len(counts))
+        measure(sorted(counts))
+        counts = stepper.next_round(rows_mod.to_points(rows))
+
+
+def adaptive_probe(cfg: Campaign, cpus: int | None = None) -> analysis.AdaptiveProbe:
+    """The adaptive probe of ``cfg``: its thread range, refine budget and start (``probe``
+    settings; the default start at least one thread per CPU of a host, ``cpus``), refined no
+    finer than the sweep's step at the answer (a finer answer changes no sweep)."""
+    probe = cfg.probe
+    return analysis.AdaptiveProbe(
+        min_threads=probe.min_threads, max_threads=probe.max_threads, gain_pct=probe.gain_pct, step=probe.step,
+        start=probe.start_threads, budget=probe.refine_points, resolution=lambda t: _sweep_step(cfg, t),
+        expected_iops=probe.expected_iops or cfg.array.expected_iops, cpus=cpus, outstanding_per_thread=_outstanding_per_thread(cfg),
+        repeats_only=probe.refine_repeats)
+
+
+def probe_point_bound(cfg: Campaign) -> int:
+    """The most points the probe of ``cfg`` measures (an upper bound, for a progress bar): the
+    linear probe's points, or every count of the adaptive probe's ladder and its refine points,
+    twice when a point may be measured again (fio with a steady-state criterion: one not attained);
+    for vdbench, the adaptive probe's counts. Host scaling adds its own points
+    (:func:`flashpoc.analysis.hostlimit.scaling_host_counts`)."""
+    probe = cfg.probe
+    runtime = probe_runtime_s(cfg)
+    remeasure = bool(probe.remeasure_unsteady
+                     and get_engine(cfg.engine).remeasures_unsteady(cfg, point_steadiness(cfg, "probe", runtime)))
+    if probe.strategy == "linear":
+        count = len(analysis.linear_probe_threads(probe.min_threads, probe.max_threads, probe.step))
+        return count * (2 if remeasure else 1)
+    return adaptive_probe(cfg).max_points(remeasure=remeasure)
+
+
+def _outstanding_per_thread(cfg: Campaign) -> int:
+    """I/Os in flight per thread on one load host (the engine's: fio's iodepth, vdbench's SDs over
+    its hosts, SLOB's schemas)."""
+    return get_engine(cfg.engine).outstanding_per_thread(cfg)
+
+
+def _host_cpus(wb: Workbench) -> int | None:
+    """The fewest CPUs of a load host, from the check's host facts in manifest.json (None unknown)."""
+    try:
+        facts = wb.store.read_json("manifest.json").get("host_facts") or {}
+    except StoreError:
+        return None
+    counts = [f.get("cpus") for f in facts.values() if isinstance(f, dict) and isinstance(f.get("cpus"), int)]
+    return min(counts) if counts else None
+
+
+def _sweep_step(cfg: Campaign, threads: int) -> int:
+    """The step of the sweep planned up to ``threads`` just below it: an answer finer than this
+    changes no sweep."""
+    try:
+        plan = sweep_threads(cfg, threads)
+    except FlashpocError:
+        return 1
+    below = [t for t in plan if t < threads]
+    return max(1, threads - below[-1]) if below else 1
+
+
+def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, progress: bool,
+                  steady: tuple[str, int] | None = None) -> list[dict]:
+    """The probe's plateau point (``threads`` per host) measured again on fewer hosts
+    (:func:`flashpoc.analysis.hostlimit.scaling_host_counts`) with the same outstanding I/Os per host
+    (for vdbench, whose threads are per SD and spread over the hosts, fewer threads:
+    :func:`flashpoc.engines.vdbench.measure.scaling_threads`): the rows, fewest hosts first; none for
+    one host, SLOB, ``probe.host_scaling: false`` or a probe without an answer."""
+    cfg = wb.cfg
+    counts = hostlimit.scaling_host_counts(len(cfg.hosts))
+    engine = get_engine(cfg.engine)
+    if not (threads and counts and cfg.probe.host_scaling and engine.scales_hosts):
+        return []
+    rows = []
+    detail = [f"the plateau ({threads_text(threads)}) again on {', '.join(str(c) for c in counts)} of the "
+              f"{len(cfg.hosts)} hosts: do more hosts give more IOPS?"]
+    with Progress("probe", f"probe {workload.name} on fewer hosts", total=len(counts), detail=detail,
+                  enabled=progress) as bar:
+        for count in counts:
+            sub = _on_fewer_hosts(wb, count)
+            bar.begin(workload.name, f"{threads_text(threads)} on {count} host{'' if count == 1 else 's'}")
+            done = engine.measure_on_fewer_hosts(sub, cfg, workload, threads, runtime_s, steady)
+            rows += done
+            wb.fio_servers = sub.fio_servers
+            for row in done:
+                bar.point(row)
+    return rows
+
+
+def _on_fewer_hosts(wb: Workbench, count: int) -> Workbench:
+    """The campaign on its first ``count`` hosts (the vdbench controller first) and the targets
+    they use, sharing ``wb``'s connections, fio servers and store (never closed on its own)."""
+    cfg = wb.cfg
+    first = get_engine(cfg.engine).first_host(wb)
+    ordered = sorted(cfg.hosts, key=lambda h: h.name != first)[:count]
+    names = {h.name for h in ordered}
+    targets = [t.model_copy(update={"hosts": [n for n in t.hosts if n in names]}) if t.hosts else t
+               for t in cfg.targets if t.hosts is None or names & set(t.hosts)]
+    sub_cfg = cfg.model_copy(update={"hosts": [h for h in cfg.hosts if h.name in names], "targets": targets})
+    return Workbench(sub_cfg, wb.store, hosts=wb.hosts, engine_versions={}, fio_servers=wb.fio_servers)
+
+
+def point_values(cfg: Campaign, rows: list[dict[str, Any]]) -> list[analysis.Point]:
+    """The probe's view of ``rows``: threads, the engine's rate (IOPS; HammerDB's NOPM) and latency."""
+    engine = get_engine(cfg.engine)
+    return rows_mod.to_points(rows, engine.rate_column, engine.probe_latency_column(cfg))
+
+
+def answer_so_far(cfg: Campaign, rows: list[dict[str, Any]]) -> str:
+    """The probe's answer from the points measured so far, in one line (the live view's): where
+    the rate stops rising, its plausible range and confidence, or why the points give none yet."""
+    engine = get_engine(cfg.engine)
+    try:
+        sat = analysis.find_saturation(point_values(cfg, rows), gain_pct=cfg.probe.gain_pct)
+    except AnalysisError as error:
+        return f"none yet: {error}"
+    if not sat.threads:
+        return f"none yet: {sat.reason}"
+    lo, hi = sat.range_threads or (sat.threads, sat.threads)
+    return (f"{engine.rate_word} stop rising at {threads_text(sat.threads, engine.threads_word)} "
+            f"(plausible {lo}-{hi}, confidence {sat.confidence:.0%})")
+
+
+def summarize_probe(cfg: Campaign, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The probe's answer from its measured rows, with the hosts-or-array verdict and the
+    follow-up sweep (pure). ``device_time_s`` counts the seconds each point ran (a point that
+    ended once steady ran less than its length) and its ramp."""
+    probe = cfg.probe
+    try:
+        sat = analysis.find_saturation(point_values(cfg, rows), gain_pct=probe.gain_pct)
+        saturation = asdict(sat)
+    except AnalysisError as error:
+        saturation = {"threads": None, "supported": False, "reason": str(error), "kind": "too_few"}
+    engine = get_engine(cfg.engine)
+    words = {} if engine.rate_column == "iops" else {"rate": engine.rate_column, "rate_word": engine.rate_word,
+                                                      "threads_word": engine.threads_word}
+    extra = (engine.rate_column, engine.probe_latency_column(cfg)) if words else ()  # the engine's own columns
+    result = {
+        "campaign": cfg.campaign,
+        "measurement_hash": cfg.measurement_hash(),
+        **words,
+        "workload": cfg.probe_workload.name,
+        "strategy": probe.strategy,
+        "gain_pct": probe.gain_pct,
+        "max_threads": probe.max_threads,
+        "points": [{k: r.get(k) for k in ("threads", "outstanding_ios", "iops", "lat_mean_ms", "clat_p99_ms",
+                                          "host_cpu_busy_pct", "steadystate_attained", "measured_s", "repeat",
+                                          "point_id", "hosts", "per_host", *extra) if k != "per_host" or r.get(k)}
+                   for r in rows],
+        "runs": len(rows),
+        "device_time_s": round(sum(float(r.get("measured_s") or r["runtime_s"]) + float(r.get("ramp_s") or 0)
+                                   for r in rows), 1),
+        "wall_time_s": round(sum(float(r["wall_s"]) for r in rows), 1),
+        "saturation": saturation,
+    }
+    if rows and (saturation.get("threads") or cfg.sweep.max_threads or not probe.strict):  # strict: no sweep
+        reach, basis = sweep_reach(cfg, result)
+        sweep = sweep_threads(cfg, reach)
+        result["followup_sweep"] = {"threads": sweep, "forthreads": format_forthreads(sweep), "points": len(sweep),
+                                    "up_to": reach, "basis": basis}
+    return with_host_limit(result, rows, expected_iops=cfg.array.expected_iops)
+
+
+def with_host_limit(result: dict[str, Any], rows: list[dict[str, Any]], scaling: list[dict[str, Any]] = (),
+                    expected_iops: float | None = None) -> dict[str, Any]:
+    """``result`` (:func:`summarize_probe`) with the hosts-or-array verdict of the probe's rows
+    and of its plateau measured on fewer hosts (``scaling``, stored as ``host_scaling``), and the
+    answer in words (``answer``, :func:`probe_answer_text`) (pure)."""
+    limit = None if result.get("rate", "iops") != "iops" else hostlimit.host_limit(  # a verdict on I/O only
+        rows, result["saturation"].get("threads"), scaling=scaling, expected_iops=expected_iops)
+    result = {**result, "host_limit": limit}
+    if scaling:
+        result["host_scaling"] = [{k: r.get(k) for k in ("threads", "n_hosts", "hosts", "iops", "lat_mean_ms",
+                                                         "point_id")} for r in scaling]
+    result["answer"] = probe_answer_text(result)
+    return result
+
+
+def probe_answer_text(probe: dict[str, Any]) -> str:
+    """The probe's answer in words, one paragraph (plain text, also valid Markdown): where IOPS
+    stop rising with its plausible range and confidence and where they reach 95 % of the most measured,
+    with that count's share of the plateau and its interval, or that no saturation was found and
+    why; when the most IOPS were measured elsewhere than at the answer, that they are within the
+    noise of the plateau; when IOPS fall past the peak, that they were left out of the fit and what
+    the hosts-or-array verdict says; when the probe reached its own limit (``probe.max_threads``) or the
+    confidence is low, what to do; and how far the sweep goes. Notebook 02, the report and the
+    batch summary all state the answer with this one function (``probe.json``'s ``answer``)."""
+    sat = probe["saturation"]
+    rate, unit = probe.get("rate_word", "IOPS"), probe.get("threads_word", "threads")
+    levels = _levels(probe)
+    top = max(levels) if levels else None
+    limit = probe.get("max_threads")
+    at_limit = top is not None and limit is not None and top >= limit
+    if sat.get("threads"):
+        words = _answer_words(probe, levels, rate, unit, at_limit)
+    else:
+        words = _no_answer_words(probe, rate, unit, top if at_limit else None)
+    if sat.get("fall_threads"):
+        words.append(_fall_words(probe, rate, unit))
+    if probe.get("followup_sweep"):
+        words.append(_sweep_words(probe["followup_sweep"], unit))
+    return " ".join(words)
+
+
+def _answer_words(probe: dict[str, Any], levels: dict[int, float], rate: str, unit: str, at_limit: bool) -> list[str]:
+    """The sentences of an answer (:func:`probe_answer_text`): where the rate stops rising, more
+    measured elsewhere within the noise (and, at the probe's limit, that it may still rise), and
+    what firms up a low confidence."""
+    sat = probe["saturation"]
+    top = max(levels) if levels else None
+    best = max(levels, key=levels.get) if levels else None
+    n, conf = int(sat["threads"]), float(sat.get("confidence") or 0.0)
+    lo, hi = sat.get("range_threads") or (n, n)
+    plausible = f"plausible {lo}-{hi} {unit}" if lo != hi else "no other count plausible"
+    words = [f"{rate} {_reach_words(sat, n, rate, unit)}: a plateau of {sat['max_iops']:,.0f} {rate} (the median of its "
+             f"points; {plausible}, confidence {conf:.0%})."]
+    over = levels[best] / sat["max_iops"] - 1.0 if best is not None and sat.get("max_iops") else 0.0
+    if best is not None and best != n and over * 100 >= float(probe.get("gain_pct") or 2.0):
+        words.append(f"More {rate} were measured at {threads_text(best, unit)} ({levels[best]:,.0f}, {over:+.1%} over the "
+                     f"plateau level): the fit counts that within the points' noise, not as a rise.")
+        if at_limit and best == top:
+            words.append(f"{threads_text(top, unit)} is the probe's limit (probe.max_threads): {rate} may still rise beyond "
+                         f"it; raise probe.max_threads to see the plateau end.")
+    if conf < LOW_CONFIDENCE:
+        words.append(f"The confidence is low ({conf:.0%}): the plateau could start anywhere from {lo} to "
+                     f"{hi} {unit}; longer points (probe.runtime_s) or more repeats where it is uncertain "
+                     f"(probe.refine_points) firm it up.")
+    return words
+
+
+def _reach_words(sat: dict[str, Any], n: int, rate: str, unit: str) -> str:
+    """Where the rate stops rising (``n``) and where it first reaches ``analysis.REACH_SHARE`` of the most
+    measured, with that count's share of the plateau and its 90 % interval (:attr:`analysis.Saturation.reach_threads`);
+    where it stops rising only, for a probe.json written before the share was kept."""
+    reach = sat.get("reach_threads")
+    if not reach or sat.get("reach_share") is None:
+        return f"stop rising at {threads_text(n, unit)}"
+    low, high = sat["reach_share_range"]
+    share = f"{sat['reach_share']:.1%} of the plateau"
+    if low < high:
+        share += f" (90% interval {100 * low:.1f}-{high:.1%})"
+    most = f"reach {analysis.REACH_SHARE:.0%} of the most measured"
+    if reach == n:
+        return f"stop rising and {most} at {threads_text(n, unit)}, {share}"
+    return f"stop rising at {threads_text(n, unit)} and {most} at {threads_text(reach, unit)}, {share}"
+
+
+def _no_answer_words(probe: dict[str, Any], rate: str, unit: str, stopped_at: int | None) -> list[str]:
+    """The sentences of no answer (:func:`probe_answer_text`): the fit's reason in the engine's words
+    and what would find it; ``stopped_at`` is the highest count when the probe stopped at its limit
+    (probe.max_threads), else None."""
+    sat = probe["saturation"]
+    hosts = (probe.get("host_limit") or {}).get("verdict") == "hosts"
+    reason = sat.get("reason", "").replace("IOPS", rate)  # the fit's words name its rate IOPS
+    if sat.get("fall_threads"):  # said below, with the verdict
+        reason = reason.replace(" " + analysis.fall_text(sat["fall_threads"], sat["fall_pct"], rate) + ".", "")
+    if unit != "threads":  # and its counts threads
+        reason = reason.replace(" distinct thread count(s)", f" distinct counts of {unit}").replace(" threads", f" {unit}")
+    words = [f"No saturation found: {reason}".rstrip()]
+    kind = sat.get("kind")
+    if kind in ("still_rising", "maybe_rising"):
+        more = (f"raise probe.max_threads (the probe stopped at its limit, {threads_text(stopped_at, unit)})"
+                if stopped_at else "measure higher thread counts")
+        words.append(f"To find it: {more}" + ("; the load hosts look like the limit: add load hosts." if hosts
+                                              else ", or add load hosts if their CPUs are busy."))
+    elif kind == "too_noisy":
+        words.append("To find it: longer points (probe.runtime_s), more repeats where it is uncertain "
+                     "(probe.refine_points), or load hosts doing nothing else.")
+    elif kind == "too_few":
+        words.append(f"To find it: a wider {unit.removesuffix('s')} range (probe.min_threads to probe.max_threads).")
+    return words
+
+
+def _sweep_words(follow: dict[str, Any], unit: str) -> str:
+    """How far the follow-up sweep goes (:func:`probe_answer_text`), and on what basis."""
+    basis = {"answer": "the answer", "sweep.max_threads": "sweep.max_threads",
+             "probed range": "the probed range, as no saturation was found"}.get(follow.get("basis"), "")
+    up_to, swept = follow.get("up_to", max(follow["threads"])), max(follow["threads"])
+    beyond = f", and beyond it to {threads_text(swept, unit)} (sweep.extend_pct)" if swept > up_to else ""
+    return f"The sweep runs up to {threads_text(up_to, unit)}" + (f" ({basis})" if basis else "") + beyond + "."
+
+
+def _fall_words(probe: dict[str, Any], rate: str, unit: str) -> str:
+    """The fall past the peak (:func:`flashpoc.analysis.fall_text`) with what the hosts-or-array
+    verdict says about it."""
+    sat, verdict = probe["saturation"], (probe.get("host_limit") or {}).get("verdict")
+    why = {"hosts": "the hosts-or-array verdict points at the load hosts",
+           "array": "the hosts-or-array verdict points at the array, not the load hosts"}.get(
+        verdict, "the hosts-or-array verdict cannot tell whether the load hosts or the array fell")
+    return analysis.fall_text(sat["fall_threads"], sat["fall_pct"], rate, unit) + f"; {why}."
+
+
+def probe_table(probe: dict[str, Any]) -> pd.DataFrame:
+    """The probe's points as a table (threads, outstanding I/Os, IOPS, latency ms, ...)."""
+    frame = pd.DataFrame(probe["points"]).drop(columns=["point_id", "hosts", "per_host"], errors="ignore")
+    return _rounded(frame.sort_values(["threads", "repeat"]).reset_index(drop=True))
+
+
+def probe_hosts_table(probe: dict[str, Any]) -> pd.DataFrame:
+    """Each load host's IOPS, share (%), mean latency (ms) and CPU busy (%) at every probe
+    point by threads, each point's total (``(all hosts)``) after its hosts; then the plateau
+    point on fewer hosts, if measured."""
+    rows = sorted(({**p, "workload": probe["workload"]} for p in probe["points"]), key=lambda p: p["threads"])
+    frame = pd.DataFrame(hostlimit.per_host_rows(rows))
+    scaling = probe.get("host_scaling") or []
+    if scaling:
+        frame = pd.concat([frame, pd.DataFrame([{"workload": probe["workload"], "threads": r["threads"],
+                                                 "host": f"{r['n_hosts']} of the hosts ({r['hosts']})",
+                                                 "iops": r["iops"], "lat_mean_ms": r["lat_mean_ms"]}
+                                                for r in scaling])], ignore_index=True)
+    return _rounded(frame)
+
+
+def probe_text(probe: dict[str, Any]) -> str:
+    """Markdown: the probe's answer (:func:`probe_answer_text`), the fit's own account of it,
+    what the probe cost, the POC guide's neighbour rule, the follow-up sweep and the hosts-or-array
+    verdict."""
+    sat = probe["saturation"]
+    cost = (f"{probe['runs']} runs, {probe['device_time_s']:g} s of device time "
+            f"({probe['strategy']} strategy, workload {probe['workload']})")
+    if any(p.get("measured_s") is not None for p in probe.get("points") or []):
+        cost += "; each point ended once its IOPS were steady"
+    if probe.get("host_scaling"):
+        cost += f", then {len(probe['host_scaling'])} runs on fewer hosts"
+    limit = ["", hostlimit.host_limit_text(probe["host_limit"])] if probe.get("host_limit") else []
+    first, _, rest = probe_answer_text(probe).partition(". ")
+    lines = [f"**{first}.** {rest}".rstrip() if rest else f"**{first}**", ""]
+    if sat.get("threads"):
+        lines += [f"Fit: {sat.get('reason', '')}", ""]
+    lines.append(f"Probe: {cost}. The POC guide's neighbour rule (first point after which no later point gains "
+                 f"more than {probe['gain_pct']:g}%) " + (f"says {sat['rule_threads']} threads."
+                                                          if sat.get("rule_threads") else "finds no such point."))
+    if probe.get("followup_sweep"):
+        f = probe["followup_sweep"]
+        lines += ["", f"Follow-up sweep: threads {threads_list_text(f['threads'])} ({f['points']} points per "
+                      "workload)."]
+    return "\n".join(lines + limit)

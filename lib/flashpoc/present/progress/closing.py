@@ -1,0 +1,128 @@
+"""What ``flashpoc run`` says after a phase and at the end, read from the stored results."""
+
+from __future__ import annotations
+
+import textwrap
+
+from flashpoc.present.progress.texts import engine_words, threads_text
+
+
+HOST_VERDICTS = {"hosts": "the load hosts are the limit, not the array", "array": "the array is the limit",
+                 "unclear": "not clear"}
+
+
+def check_lines(cfg) -> list[str]:
+    """The environment check's verdict, its counts and each warning or failure (check.csv)."""
+    import pandas as pd
+
+    from flashpoc.campaign import check
+
+    table = pd.read_csv(cfg.resolved().results_path() / "check.csv", dtype=str, keep_default_na=False)
+    counts = table["status"].value_counts()
+    verdict = {"pass": "pass", "warn": "pass with warnings", "fail": "FAIL"}[check.verdict(table)]
+    lines = [f"verdict: {verdict} ({', '.join(f'{counts.get(s, 0)} {s}' for s in ('pass', 'warn', 'fail'))})"]
+    lines += [f"  {r.status}: {r.host} / {r.check}: {r.detail}" for r in table.itertuples(index=False)
+              if r.status in ("warn", "fail")]
+    return lines
+
+
+def probe_lines(cfg) -> list[str]:
+    """The probe's answer (:func:`flashpoc.phases.probe_answer_text`, as notebook 02 and the report
+    state it) and its verdict on hosts or array (probe.json of the current settings)."""
+    from flashpoc.core.store import CampaignStore
+
+    probe = CampaignStore(cfg.resolved().results_path()).current_probe(cfg.resolved().measurement_hash())
+    if probe is None:
+        return []
+    from flashpoc.campaign.probe import probe_answer_text
+
+    answer = probe.get("answer") or probe_answer_text(probe)  # the same words as notebook 02 and the report
+    lines = textwrap.wrap(f"probe: {answer}", width=90, subsequent_indent="  ")
+    limit = probe.get("host_limit")
+    if limit:
+        lines.append(f"hosts or array: {HOST_VERDICTS.get(limit.get('verdict'), 'not clear')}")
+        lines += [f"  - {sign}" for sign in limit.get("signs", [])]
+        if limit.get("suggestion"):
+            lines.append(f"  {limit['suggestion']}")
+    return lines
+
+
+SUMMARY_COLUMNS = [("workload", "Workload"), ("max_iops", "Max IOPS", ",.0f"), ("max_bw_mibps", "MiB/s", ",.1f"),
+                   ("max_iops_threads", "at threads"), ("max_iops_lat_mean_ms", "latency (ms)", ".3f"),
+                   ("at_slo", "within SLO"), ("knee_threads", "knee at", ".0f"), ("knee_iops", "knee IOPS", ",.0f")]
+
+
+def summary_lines(points, campaign: str, slo_ms: float, width: int = 100) -> list[str]:
+    """The table a batch run ends with: each workload's max IOPS, the most within the SLO (MiB/s for
+    sequential and large-block I/O, a bound where it is one) and knee, and what a bound means."""
+    from flashpoc.present import summary
+    from flashpoc.core.texttable import text_table
+
+    kinds = summary.workload_kinds(points)
+    rows = []
+    for r in summary.summary_table(points, slo_ms).to_dict("records"):
+        throughput = kinds.get(str(r["workload"])) == summary.KIND_THROUGHPUT
+        bound = summary.slo_bound(r, slo_ms, "mibps" if throughput else "iops")
+        cell = bound.cell(lambda v: f"{v:,.1f} MiB/s" if throughput else f"{v:,.0f} IOPS")
+        rows.append({**r, "at_slo": cell.replace("≥ ", ">= ").replace("≤ ", "<= ")})
+    lines = [f"Summary of {campaign} (SLO: mean latency {slo_ms:g} ms):", ""]
+    lines += ["  " + line for line in text_table(rows, SUMMARY_COLUMNS, width - 2).splitlines()]
+    notes = {"at_least": f">= : under {slo_ms:g} ms at the heaviest load measured: the array gives at "
+                         f"least that within {slo_ms:g} ms",
+             "at_most": f"<= : over {slo_ms:g} ms already at the lightest load measured: at most that"}
+    return lines + [f"  {notes[s]}" for s in notes if s in {r.get("slo_status") for r in rows}]
+
+
+def closing_summary(cfg, width: int = 100, *, reported: bool = True) -> list[str]:
+    """What a batch run ends with: :func:`summary_lines`, the probe's answer and verdict, the
+    points that were not steady, and where the report is (``reported``: written by this run, else
+    said to be older). Empty without sweep points."""
+    from flashpoc.campaign.results import load_results
+
+    cfg = cfg.resolved()
+    points = load_results(cfg, "sweep")
+    if points.empty:
+        return []
+    lines = [f"Summary of {cfg.campaign}:"]
+    if "iops" in points:  # an engine whose points are not I/O (HammerDB's NOPM): its probe and report say it
+        lines = summary_lines(points, cfg.campaign, cfg.slo_ms, width)
+    lines += ["", *probe_lines(cfg), steadiness_line(points)]
+    report = cfg.results_path() / "report" / "report.html"
+    if report.exists():
+        lines.append(f"report: {report}" if reported else
+                     f"report (of an earlier run: `flashpoc run --phases report` brings it up to date): {report}")
+    return lines
+
+
+def steadiness_line(points) -> str:
+    """One line: how many of the sweep's ``points`` were steady, and each one that was not."""
+    import pandas as pd
+
+    from flashpoc.present.summary import judged_points, steadiness_table
+
+    table = steadiness_table(points)
+    unit = engine_words(points["engine"].iloc[0] if "engine" in points and len(points) else None)["unit"]
+    if "intervals" not in points:
+        return "steady state: no verdict: the engine kept no time series of these points"
+    judged = table[table["interval_steady"].notna()] if not table.empty else table
+    if judged.empty:
+        return "steady state: no verdict: no point kept the 3 intervals a verdict needs (a longer runtime gives them)"
+    unsteady = judged[~judged["interval_steady"].astype(bool)]
+    line = f"steady state: {len(judged) - len(unsteady)} of {len(judged)} points steady"
+    if len(judged) < len(table):
+        line += f" ({len(table) - len(judged)} too short for a verdict)"
+    if not unsteady.empty:
+        line += "; not steady: " + "; ".join(
+            f"{r['config'] + ', ' if r.get('config') else ''}{r['workload']} at "
+            f"{threads_text(int(r['threads']), unit)}"
+            + (f" (scatter {r['interval_iops_cv_pct']:.1f} %, drift {r['interval_iops_drift_pct']:+.1f} %)"
+               if pd.notna(r.get("interval_iops_cv_pct")) else "")  # HammerDB's verdict is of TPM, not IOPS
+            for r in unsteady.to_dict("records"))
+    snia, missed = judged_points(table, "snia_steady")
+    if not snia.empty:
+        line += f"; by the SNIA PTS rule {len(snia) - len(missed)} of {len(snia)} steady" + (
+            "" if missed.empty else " (not: " + "; ".join(
+                f"{r['config'] + ', ' if r.get('config') else ''}{r['workload']} at "
+                f"{threads_text(int(r['threads']), unit)}"
+                for r in missed.to_dict("records")) + ")")
+    return line

@@ -1,0 +1,306 @@
+"""Report tables from sweep rows: workload kinds, knees, the summary, distribution and steadiness tables, verdicts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from flashpoc import analysis
+from flashpoc.analysis import confidence
+from flashpoc.analysis import bounds
+from flashpoc.core.records import SHARE_LIMITS_US
+from flashpoc.core.registry import get_engine
+from flashpoc.analysis.rows import (KIND_RANDOM, KIND_THROUGHPUT, SEQUENTIAL_RW, SLOB_SCAN_PCT, SMALL_BLOCK_BYTES,  # noqa: F401
+                    SNIA_COLUMNS, curve_points, io_kind, to_points, workload_kinds)
+from flashpoc.core.tables import verdict
+
+
+#: Intervals a steady-state verdict needs (:func:`flashpoc.analysis.interval_steadiness`).
+MIN_VERDICT_INTERVALS = 3
+
+
+_series = confidence.series_keys
+"""The grouping of one curve: per configuration (when there is a ``config`` column) and workload."""
+
+
+def knees(frame: pd.DataFrame) -> pd.DataFrame:
+    """The knee of each curve's hockey stick: [config,] workload, threads, iops, lat_mean_ms."""
+    keys = _series(frame)
+    rows = []
+    for values, group in frame.groupby(keys, sort=False):
+        knee = analysis.find_knee(curve_points(group))
+        if knee is not None:
+            rows.append({**dict(zip(keys, values)), "threads": knee.threads, "iops": knee.iops,
+                         "lat_mean_ms": knee.latency_ms})
+    return pd.DataFrame(rows, columns=[*keys, "threads", "iops", "lat_mean_ms"])
+
+
+def _rate_at_slo(group: pd.DataFrame, column: str, slo_ms: float) -> float | None:
+    """The most of ``column`` (MiB/s) within the SLO (:func:`flashpoc.analysis.iops_at_latency` on
+    that rate: the same crossings, so the same kind of bound as the IOPS'), None without it."""
+    if column not in group or group[column].isna().any():
+        return None
+    return round(analysis.iops_at_latency(to_points(group.to_dict("records"), rate=column), slo_ms).value, 1)
+
+
+def slo_bound(row: dict[str, Any], slo_ms: float, rate: str = "iops") -> bounds.Bound:
+    """The most ``rate`` (``iops`` or ``mibps``) within the SLO of a :func:`summary_table` row, as
+    the value or bound it is."""
+    return bounds.of(row.get(f"{rate}_at_{slo_ms:g}ms"), row.get("slo_status"), row.get("slo_note"))
+
+
+def summary_table(frame: pd.DataFrame, slo_ms: float) -> pd.DataFrame:
+    """One row per workload (and configuration, with a ``config`` column): max IOPS, IOPS at the
+    latency SLO, knee, latency percentiles, CPU.
+
+    Columns carry their units: ``*_iops``, ``*_ms``, ``*_pct``, ``*_mibps``. ``iops_at_<slo>ms``
+    and ``mibps_at_<slo>ms`` are a value or a bound (:func:`flashpoc.analysis.iops_at_latency`):
+    ``slo_status`` is its kind (``exact``, ``at_least``, ``at_most``: :mod:`flashpoc.analysis.bounds`),
+    ``slo_note`` why it is a bound, or why the curve is uneven.
+    """
+    slo_label = f"iops_at_{slo_ms:g}ms"
+    keys = _series(frame)
+    rows = []
+    for values, group in frame.groupby(keys, sort=False):
+        workload = values[-1]
+        measured, group = group, confidence.mean_rows(group).sort_values("threads")  # repeats: each point's mean
+        points = curve_points(group)
+        best = group.loc[group["iops"].idxmax()]
+        at_slo = analysis.iops_at_latency(points, slo_ms)
+        knee = analysis.find_knee(points)
+        law_off = int((~measured["littles_law_ok"].astype(bool)).sum()) if "littles_law_ok" in measured else 0
+        rows.append({
+            **({"config": values[0]} if len(keys) == 2 else {}),
+            "workload": workload,
+            "bs": best.get("bs"),
+            "points": len(group),
+            "threads_range": f"{int(group.threads.min())}-{int(group.threads.max())}",
+            "max_iops": round(float(best["iops"])),
+            "max_iops_threads": int(best["threads"]),
+            "max_iops_lat_mean_ms": round(float(best["lat_mean_ms"]), 3),
+            "max_bw_mibps": round(float(group["bw_mibps"].max()), 1),
+            slo_label: None if at_slo.value is None else round(at_slo.value),
+            "slo_status": at_slo.kind,
+            "slo_note": at_slo.why or None,
+            f"mibps_at_{slo_ms:g}ms": _rate_at_slo(group, "bw_mibps", slo_ms),
+            "knee_threads": knee.threads if knee else None,
+            "knee_iops": round(knee.iops) if knee else None,
+            "knee_lat_mean_ms": round(knee.latency_ms, 3) if knee else None,
+            "min_lat_mean_ms": round(float(group["lat_mean_ms"].min()), 3),
+            "clat_p99_ms_at_max": _rounded(best.get("clat_p99_ms")),
+            "clat_p99_9_ms_at_max": _rounded(best.get("clat_p99_9_ms")),
+            "host_cpu_busy_pct_at_max": _rounded(best.get("host_cpu_busy_pct"), 1),
+            "littles_law_flags": law_off,
+        })
+        for column, digits in AT_MAX_IF_PRESENT.items():
+            if column in group and group[column].notna().any():
+                rows[-1][f"{column}_at_max"] = _rounded(best.get(column), digits)
+        if "target_data" in group and group["target_data"].notna().any():  # vdbench: what the reads read
+            rows[-1]["target_data"] = group["target_data"].dropna().iloc[-1]
+    table = pd.DataFrame(rows)
+    # engines without percentiles (vdbench, SLOB) leave no empty columns: distribution_text says why
+    return table.drop(columns=[c for c in ("clat_p99_ms_at_max", "clat_p99_9_ms_at_max")
+                               if c in table and table[c].isna().all()])
+
+
+AT_MAX_IF_PRESENT = {
+    "redo_write_lat_ms": 3,
+    "dbwr_write_lat_ms": 3,
+    "db_cpu_s_per_s": 2,
+    "db_cpu_pct_of_db_time": 1,
+    "buffer_hit_pct": 2,
+    "host_cpu_user_pct": 1,
+    "host_cpu_iowait_pct": 1,
+    "db_file_sequential_read_under_1ms_pct": 1,
+    "db_file_sequential_read_under_2ms_pct": 1,
+}
+"""Columns (SLOB/AWR points) added to the summary at the max-IOPS point when the points have them:
+write latencies (ms), DB CPU (CPU s per s, and % of DB time), buffer hit (%), host CPU (%) and shares of
+reads under 1/2 ms (%)."""
+
+
+def read_latency_shares(frame: pd.DataFrame) -> pd.DataFrame:
+    """Share (%) of ``db file sequential read`` waits under 512 us, 1, 2 and 4 ms at each
+    workload's highest-IOPS point: columns workload, threads, iops, limit, limit_us,
+    share_pct, label. Empty when the points have no such histogram columns."""
+    rows = []
+    for workload, group in frame.groupby("workload", sort=False):
+        best = group.loc[group["iops"].idxmax()]
+        for limit, limit_us in SHARE_LIMITS_US.items():
+            value = _rounded(best.get(f"db_file_sequential_read_under_{limit}_pct"), 1)
+            if value is not None:
+                rows.append({"workload": workload, "threads": int(best["threads"]), "iops": round(float(best["iops"])),
+                             "limit": f"<{limit}", "limit_us": limit_us, "share_pct": value,
+                             "label": f"{int(best['threads'])} threads, {float(best['iops']):,.0f} IOPS"})
+    return pd.DataFrame(rows, columns=["workload", "threads", "iops", "limit", "limit_us", "share_pct", "label"])
+
+
+def _rounded(value, digits: int = 3):
+    try:
+        return None if value is None or pd.isna(value) else round(float(value), digits)
+    except (TypeError, ValueError):
+        return None
+
+
+DISTRIBUTION_COLUMNS = {
+    "lat_mean_ms": 3, "clat_p50_ms": 3, "clat_p90_ms": 3, "clat_p99_ms": 3, "clat_p99_9_ms": 3,
+    "clat_under_512us_pct": 2, "clat_under_1ms_pct": 2, "clat_under_2ms_pct": 2, "clat_under_4ms_pct": 2,
+}
+"""Columns of :func:`distribution_table` and their decimals: mean and percentile latencies (ms),
+shares of I/Os under 512 us, 1, 2 and 4 ms (%)."""
+
+def detail_points(frame: pd.DataFrame, slo_ms: float, threads: int | None = None) -> pd.DataFrame:
+    """The point of each curve whose time series and latency histogram the report shows.
+
+    With ``threads``, the measured point nearest to it; otherwise the highest-IOPS point whose
+    mean latency is within the SLO (the operating point a customer buys), or the highest-IOPS
+    point when none is within it.
+
+    Returns:
+        One row per [config,] workload: the point's row (``point_id``, ``threads``, ``iops``,
+        ``lat_mean_ms`` ...) plus ``detail_reason`` (why this point).
+    """
+    keys = _series(frame)
+    chosen = []
+    for _, group in frame.groupby(keys, sort=False):
+        if threads is not None:
+            row = group.loc[(group["threads"] - threads).abs().idxmin()].copy()
+            row["detail_reason"] = f"nearest to the requested {threads} threads"
+        else:
+            within = group[group["lat_mean_ms"] <= slo_ms]
+            if within.empty:
+                row = group.loc[group["iops"].idxmax()].copy()
+                row["detail_reason"] = f"max IOPS: no point within the {slo_ms:g} ms SLO"
+            else:
+                row = within.loc[within["iops"].idxmax()].copy()
+                row["detail_reason"] = f"max IOPS within the {slo_ms:g} ms SLO"
+        chosen.append(row)
+    return pd.DataFrame(chosen).reset_index(drop=True)
+
+
+def distribution_table(detail: pd.DataFrame) -> pd.DataFrame:
+    """Latency at each detail point: mean, p50/p90/p99/p99.9 (ms) and the shares of I/Os
+    under 512 us, 1, 2 and 4 ms (%), where the engine gives them (fio's JSON+ bins; vdbench's
+    histogram.html at its bucket bounds: 1, 2 and 4 ms); columns no point has are left out."""
+    keys = [c for c in ("config", "workload", "threads", "iops") if c in detail]
+    columns = [c for c in DISTRIBUTION_COLUMNS if c in detail and detail[c].notna().any()]
+    table = detail[keys + columns].copy()
+    table["iops"] = table["iops"].round()
+    for column in columns:
+        table[column] = table[column].astype(float).round(DISTRIBUTION_COLUMNS[column])
+    return table
+
+
+def distribution_text(detail: pd.DataFrame) -> str:
+    """Markdown: what the latency distribution of the detail points rests on, where an engine gives
+    less than fio's bins (each engine's ``distribution_note`` of its own points); empty for fio."""
+    if "engine" not in detail:
+        return ""
+    notes = (get_engine(name).distribution_note(detail[detail["engine"] == name])
+             for name in dict.fromkeys(detail["engine"].dropna().astype(str)))
+    return " ".join(note for note in notes if note)
+
+
+#: The steady-state columns of a row: today's scatter-and-drift rule, the SNIA PTS rule
+#: (:data:`flashpoc.analysis.rows.SNIA_COLUMNS`) and fio's own ``steadystate`` when it ended the point.
+STEADY_COLUMNS = ("intervals", "interval_iops_cv_pct", "interval_iops_drift_pct", "interval_steady", *SNIA_COLUMNS,
+                  "fio_steadystate", "steadystate_attained", "measured_s", "runtime_s",
+                  "extended_runs_s", "steady_rule", "extended_steady")  # sweep.extend_until_steady (flashpoc.campaign.extend)
+
+
+def steadiness_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Every point's steady-state verdicts: [config,] workload, threads, iops and
+    :data:`STEADY_COLUMNS` (interval_steady None: fewer than 3 intervals; snia_steady None:
+    fewer than 5). Empty when no point has a time series (an interval count above 0)."""
+    columns = [*_series(frame), "threads", "iops", *STEADY_COLUMNS]
+    if "intervals" not in frame or not (frame["intervals"].fillna(0) > 0).any():
+        return pd.DataFrame(columns=columns)
+    table = frame.reindex(columns=columns).copy()
+    table["iops"] = table["iops"].round()
+    return table.reset_index(drop=True)
+
+
+def judged_points(table: pd.DataFrame, column: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The points with a verdict (:func:`verdict`) in ``column``, and those of them not steady."""
+    if table.empty or column not in table:
+        return table.iloc[0:0], table.iloc[0:0]
+    flags = table[column].map(verdict)
+    judged = table[flags.notna()]
+    return judged, judged[flags[flags.notna()] == False]  # noqa: E712 (a Series of bools)
+
+
+def _where(r: dict[str, Any]) -> str:
+    threads = int(r["threads"])
+    return f"{r['config'] + ', ' if r.get('config') else ''}`{r['workload']}` at {threads} thread{'' if threads == 1 else 's'}"
+
+
+def snia_rule_text() -> str:
+    """The SNIA PTS rule in words."""
+    return (f"SNIA PTS rule: over a window of {analysis.SNIA_ROUNDS} rounds (the point's measured intervals in "
+            f"{analysis.SNIA_ROUNDS} equal consecutive rounds), max - min at most "
+            f"{analysis.SNIA_MAX_DATA_EXCURSION_PCT:g} % and the least-squares line's change at most "
+            f"{analysis.SNIA_MAX_SLOPE_EXCURSION_PCT:g} % of the window's mean IOPS")
+
+
+def steadiness_text(table: pd.DataFrame, detail: pd.DataFrame | None = None) -> str:
+    """Markdown: how many points were steady by each rule (scatter and drift; SNIA PTS; fio's own
+    ``steadystate`` where it ended a point), which were not and by which rule, and which point of
+    each curve is shown in detail (``detail``, from :func:`detail_points`)."""
+    chosen = "" if detail is None or detail.empty else "\n\nPoints shown in detail: " + "; ".join(
+        f"{_where(r)} ({r['detail_reason']})" for r in detail.to_dict("records")) + "."
+    if table.empty:
+        return "(no interval time series: the engine kept none for these points)" + chosen
+    judged, unsteady = judged_points(table, "interval_steady")
+    limits = (f"interval IOPS scatter (stdev/mean) at most {analysis.STEADY_MAX_CV_PCT:g} % and drift of the fitted "
+              f"line over the point at most {analysis.STEADY_MAX_DRIFT_PCT:g} %")
+    if judged.empty:
+        return (f"No point ran the 3 intervals a steady-state verdict needs ({len(table)} points with fewer; "
+                f"a longer runtime gives one).") + chosen
+    lines = [f"{len(judged) - len(unsteady)} of {len(judged)} points were steady ({limits})."]
+    if len(judged) < len(table):
+        lines[0] += f" {len(table) - len(judged)} had fewer than 3 intervals and no verdict."
+    snia, snia_unsteady = judged_points(table, "snia_steady")
+    if snia.empty:
+        lines.append(f"No point ran the {analysis.SNIA_ROUNDS} intervals the SNIA PTS rule needs for its verdict (a "
+                     "longer runtime gives them).")
+    else:
+        lines.append(f"{len(snia) - len(snia_unsteady)} of {len(snia)} points were steady by the {snia_rule_text()}"
+                     + (f"; {len(table) - len(snia)} had fewer than {analysis.SNIA_ROUNDS} intervals and no SNIA "
+                        "verdict." if len(snia) < len(table) else "."))
+    ended = _ended_by_fio(table)
+    if not ended.empty:
+        missed = ended[ended["steadystate_attained"].map(verdict) == False]  # noqa: E712
+        lines.append(f"fio's own steadystate decided how long {len(ended)} points ran "
+                     f"({', '.join(sorted(set(ended['fio_steadystate'].astype(str))))}, one criterion on the slope "
+                     f"or scatter of its per-second samples): {len(ended) - len(missed)} attained it and ended early, "
+                     f"{len(missed)} ran their full length without it.")
+    for r in unsteady.to_dict("records"):
+        lines.append(f"- not steady: {_where(r)}: scatter {r['interval_iops_cv_pct']:.1f} %, drift "
+                     f"{r['interval_iops_drift_pct']:+.1f} %")
+    for r in snia_unsteady.to_dict("records"):
+        lines.append(f"- not steady by SNIA: {_where(r)}: data excursion {r['snia_data_excursion_pct']:.1f} % "
+                     f"({analysis.SNIA_MAX_DATA_EXCURSION_PCT:g} % allowed), slope excursion "
+                     f"{r['snia_slope_excursion_pct']:.1f} % ({analysis.SNIA_MAX_SLOPE_EXCURSION_PCT:g} % allowed)")
+    return "\n".join(lines) + chosen
+
+
+def _ended_by_fio(table: pd.DataFrame) -> pd.DataFrame:
+    """The points fio's own steadystate ended (or ran to their full length without attaining it)."""
+    return table[table["fio_steadystate"].notna()] if "fio_steadystate" in table else table.iloc[0:0]
+
+
+def unsteady_summary(table: pd.DataFrame, *, named: bool = True) -> str | None:
+    """One sentence (Markdown, its label in bold): the points not steady, by rule, each named unless
+    ``named`` is False (the executive summary counts them only); None when every judged point was
+    steady (or none was judged)."""
+    parts = []
+    for points, column, rule in ((table, "snia_steady", "the SNIA PTS rule"),
+                                 (table, "interval_steady", "interval scatter and drift"),
+                                 (_ended_by_fio(table), "steadystate_attained", "fio's own steadystate")):
+        judged, unsteady = judged_points(points, column)
+        if not unsteady.empty:
+            where = f" ({'; '.join(_where(r) for r in unsteady.to_dict('records'))})" if named else ""
+            parts.append(f"by {rule}, {len(unsteady)} of {len(judged)}{where}")
+    return ("**Points not steady**: " + "; ".join(parts) + ". Their averages hide a trend or swings: see "
+            "Results: steady state.") if parts else None
