@@ -8,12 +8,16 @@ Each phase lives in its own module: :mod:`flashpoc.campaign.session` (a campaign
 the environment check, the safety gate, the targets), :mod:`flashpoc.campaign.probe`,
 :mod:`flashpoc.campaign.sweep`, :mod:`flashpoc.campaign.results` (stored points read back) and
 :mod:`flashpoc.present.reporting`. This module gathers the names the notebooks, the CLI, the tests and
-the benchmarks call; new code imports the phase modules.
+the benchmarks call, and the modules the notebooks display with (chart, check, explore, live,
+summary): the notebooks import this module only; new library code imports the phase modules.
 """
 
 from __future__ import annotations
 
+from flashpoc.campaign import check
+from flashpoc.campaign.precondition import load_status, precondition_items, status_text
 from flashpoc.engines.fio.measure import measure_point
+from flashpoc.present import chart, explore, live, summary
 from flashpoc.campaign.probe import (LOW_CONFIDENCE, _on_fewer_hosts, adaptive_probe, probe_answer_text, probe_hosts_table,
                     probe_point_bound, probe_table, probe_text, run_probe, summarize_probe, with_host_limit)
 from flashpoc.present.reporting import Report, build_report, hosts_text
@@ -24,6 +28,8 @@ from flashpoc.campaign.sweep import (SWEEP_COLUMNS, _levels, plan_campaign_sweep
                     sweep_plan_lines, sweep_plan_text, sweep_reach, sweep_table, sweep_threads, sweep_top)
 
 __all__ = [
+    "chart", "check", "explore", "live", "summary",  # the modules the notebooks display with
+    "load_status", "precondition_items", "status_text",
     "LOW_CONFIDENCE", "SWEEP_COLUMNS", "Report", "Workbench", "adaptive_probe", "build_report", "campaign_from_manifest",
     "campaign_roots", "hosts_text", "load_comparison", "load_point_details", "load_results", "manifest_params",
     "measure_point", "open_campaign", "plan_campaign_sweep", "plan_points", "point_steadiness", "prepare_targets",

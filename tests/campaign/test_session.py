@@ -15,12 +15,12 @@ from flashpoc.campaign import session
 from flashpoc.params import campaign_from_dict
 from flashpoc.core.store import LOCK_FILE, StoreError
 
-PHASE_MODULES = ["session", "probe", "sweep", "results", "reporting", "phases"]
+PHASE_MODULES = ["campaign.session", "campaign.probe", "campaign.sweep", "campaign.results", "present.reporting", "phases"]
 #: The modules of the packages that were one long module each (params, chart, document, summary, cli).
 PACKAGE_MODULES = [*(f"params.{m}" for m in ("common", "models", "settings", "campaign", "reader")),
-                   *(f"chart.{m}" for m in ("theme", "encodings", "sweep", "oracle", "detail")),
-                   *(f"document.{m}" for m in ("base", "front", "back")),
-                   *(f"summary.{m}" for m in ("frames", "display")),
+                   *(f"present.chart.{m}" for m in ("theme", "encodings", "sweep", "oracle", "detail")),
+                   *(f"present.document.{m}" for m in ("base", "front", "back")),
+                   *(f"present.summary.{m}" for m in ("frames", "display")),
                    *(f"cli.{m}" for m in ("notebooks", "commands"))]
 
 
