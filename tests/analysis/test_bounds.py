@@ -111,6 +111,10 @@ def test_no_output_drops_a_bound(a, b, slo, level):
     for r in table_rows.to_dict("records"):
         words = summary.slo_words(r, slo, throughput=False)
         assert "not reached" not in words and "not measured" not in words
+        # the executive summary's brief form says the same figure or bound, in a few words
+        brief = summary.slo_words(r, slo, throughput=False, brief=True)
+        (figure,) = re.findall(r"(?:at least |at most )?[\d,]+ IOPS", words)
+        assert re.findall(r"(?:at least |at most )?[\d,]+ IOPS", brief) == [figure] and len(brief.split()) <= 16, brief
         cell = summary.results_table(table_rows, points, slo).frame.iloc[0][f"Within the {slo:g} ms SLO"]
         assert cell != DASH
     # and what `flashpoc run` ends with: a figure (or a bound) in IOPS for each curve

@@ -123,7 +123,9 @@ def _workload_results(report) -> list[dict[str, Any]]:
                 most += f" ({float(r['max_iops']) / expected:.0%} of the {tables.count(expected)} expected of the array)"
         found.append({"label": (f"{r['config']}, " if r.get("config") else "") + f"**{r['workload']}**",
                       "described": summary.io_text(best.to_dict()), "most": most, "status": r.get("slo_status"),
-                      "within": summary.slo_words(r, slo, kinds.get(r["workload"]) == KIND_THROUGHPUT)})
+                      "within": summary.slo_words(r, slo, kinds.get(r["workload"]) == KIND_THROUGHPUT),
+                      "within_brief": summary.slo_words(r, slo, kinds.get(r["workload"]) == KIND_THROUGHPUT,
+                                                        brief=True)})
     return found
 
 
@@ -134,8 +136,9 @@ def key_results(report) -> list[str]:
 
 def answer_lines(report) -> list[str]:
     """The executive summary's sentence per workload (and configuration): what it gives within the SLO
-    first, then the most it gave where that is more (not when every point was under the SLO: the same)."""
-    return [f"{r['label']} ({r['described']}): {r['within']}" + ("" if r["status"] == "at_least" else f"; {r['most']}")
+    first (briefly: an uneven curve's account is in Results), then the most it gave where that is more
+    (not when every point was under the SLO: the same)."""
+    return [f"{r['label']} ({r['described']}): {r['within_brief']}" + ("" if r["status"] == "at_least" else f"; {r['most']}")
             + "." for r in _workload_results(report)]
 
 

@@ -118,15 +118,20 @@ def _slo_cell(bound: bounds.Bound, throughput: bool) -> str:
     return text + (f"\n({bound.why})" if bound.why else "")
 
 
-def slo_words(row: dict[str, Any], slo_ms: float, throughput: bool) -> str:
+def slo_words(row: dict[str, Any], slo_ms: float, throughput: bool, *, brief: bool = False) -> str:
     """What a :func:`flashpoc.present.summary.summary_table` row gives within the SLO, in a sentence's
     words: "12,267 IOPS within 0.5 ms", "under 1 ms at every point measured: at least 80,303 IOPS",
-    "over 1 ms already at its lightest load (...): at most 2,345 IOPS"; MiB/s for ``throughput``."""
+    "over 1 ms already at its lightest load (...): at most 2,345 IOPS"; MiB/s for ``throughput``.
+    ``brief`` (the executive summary): the figure or bound with the first clause of why it is a bound,
+    and an uneven curve only named (its account is the Results table's note)."""
     bound = slo_bound(row, slo_ms, "mibps" if throughput else "iops")
     said = bound.words(tables.mibps if throughput else tables.count, "MiB/s" if throughput else "IOPS")
+    why = bound.why
+    if brief and why:
+        why = "an uneven curve: see Results" if bound.exact else why.split(";")[0]
     if bound.exact:
-        return f"{said} within {slo_ms:g} ms" + (f" ({bound.why})" if bound.why else "")
-    return f"{bound.why}: {said}" if bound.why else f"{said} within {slo_ms:g} ms"
+        return f"{said} within {slo_ms:g} ms" + (f" ({why})" if why else "")
+    return f"{why}: {said}" if why else f"{said} within {slo_ms:g} ms"
 
 
 def _knee_cell(row: dict[str, Any], group: pd.DataFrame, throughput: bool) -> str:
