@@ -18,7 +18,11 @@ is (``sh ./runit.sh -s SCHEMAS -t THREADS`` in the SLOB directory), it
   happened (the Oracle replay double's last recorded sample of the database's counters);
 * when installed with ``cut`` (file name -> byte count), leaves those recorded files cut short
   after that many bytes, as a copy that stopped or a full disk leaves them (the damage a test
-  asks for, to a real file; never another content).
+  asks for, to a real file; never another content);
+* when installed with ``pace`` (seconds), first writes the recorded ``iostat.out`` report by
+  report, as runit.sh's ``iostat -t -xm 3`` writes it while the run lasts: each report's bytes
+  as recorded (a report starts at its time stamp line), appended and flushed, ``pace`` seconds
+  apart (the recording's 3 s made short), so that what follows the file sees it grow.
 
 It prints nothing on success: no recording of SLOB's console exists, and this double never
 makes one up. Its own refusals go to stderr, prefixed ``REPLAY DOUBLE``, with exit status 1.
@@ -28,6 +32,7 @@ Every run is appended to ``replay-calls.log`` (arguments and the slob.conf given
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 import time
@@ -63,7 +68,7 @@ exec {python} {script} "$@"
 
 
 def install(home: Path, python: str, by_threads: dict[int, list[str]], hold: Path | None = None,
-            cut: dict[str, int] | None = None) -> Path:
+            cut: dict[str, int] | None = None, pace: float | None = None) -> Path:
     """Make ``home`` a scratch SLOB directory whose runit.sh is this replay double.
 
     Args:
@@ -72,6 +77,7 @@ def install(home: Path, python: str, by_threads: dict[int, list[str]], hold: Pat
         by_threads: threads per schema -> names of candidate recordings in :data:`RECORDINGS`.
         hold: a file each run waits for before it leaves its files (None: no wait).
         cut: recorded files each run leaves cut short: file name -> the bytes kept.
+        pace: seconds between two reports of iostat.out written as iostat writes them (None: copied at once).
 
     Besides runit.sh the directory gets ``bin/sqlplus`` (a stand-in that only exists, for the
     check's "sqlplus on the PATH") and ``slob.env``, an environment file putting it on the PATH.
@@ -80,7 +86,8 @@ def install(home: Path, python: str, by_threads: dict[int, list[str]], hold: Pat
     (home / "runit.sh").write_text(RUNIT.format(python=python, script=Path(__file__).resolve()))
     (home / "setup.sh").write_text("#!/bin/sh\necho 'REPLAY DOUBLE: setup.sh is not replayed' >&2; exit 1\n")
     (home / "replay.json").write_text(json.dumps({**{str(t): names for t, names in by_threads.items()},
-                                                  "hold": str(hold) if hold else None, "cut": cut or {}}))
+                                                  "hold": str(hold) if hold else None, "cut": cut or {},
+                                                  "pace": pace}))
     # runit.sh needs sqlplus on the PATH; the environment file puts this stand-in there
     (home / "bin").mkdir(exist_ok=True)
     sqlplus = home / "bin" / "sqlplus"
@@ -116,6 +123,25 @@ def wait_for(path: Path) -> bool:
     return True
 
 
+TIMESTAMP = re.compile(rb"^\d{2}/\d{2}/\d{2,4} \d{2}:\d{2}:\d{2}( [AP]M)?$")
+"""A report's time stamp line in ``iostat -t`` output (``02/17/2020 09:25:22 AM``)."""
+
+
+def write_paced(source: Path, target: Path, pace: float) -> None:
+    """``source``'s bytes appended to ``target`` report by report (each from its time stamp line),
+    flushed, ``pace`` seconds apart: the recorded file as iostat wrote it, at another pace."""
+    chunks: list[bytes] = [b""]
+    for line in source.read_bytes().splitlines(keepends=True):
+        if TIMESTAMP.match(line.rstrip(b"\r\n")) and chunks[-1]:
+            chunks.append(b"")
+        chunks[-1] += line
+    with target.open("wb") as out:
+        for chunk in chunks:
+            out.write(chunk)
+            out.flush()
+            time.sleep(pace)
+
+
 def main(argv: list[str]) -> int:
     from flashpoc.core.errors import ParameterError
     from flashpoc.engines.slob.plan import parse_slob_conf
@@ -147,8 +173,11 @@ def main(argv: list[str]) -> int:
         return refuse("; ".join(reasons))
     if replay.get("hold") and not wait_for(Path(replay["hold"])):
         return refuse(f"{replay['hold']} did not appear within {HOLD_TIMEOUT_S} s")
+    paced = replay.get("pace") is not None and any(p.name == "iostat.out" for p in recording["files"])
+    if paced:
+        write_paced(next(p for p in recording["files"] if p.name == "iostat.out"), here / "iostat.out", replay["pace"])
     for path in recording["files"]:
-        if path.name == "PROVENANCE.md":
+        if path.name == "PROVENANCE.md" or (paced and path.name == "iostat.out"):
             continue
         target = here / recording.get("rename", {}).get(path.name, path.name)
         shutil.copyfile(path, target)

@@ -31,6 +31,7 @@ from typing import Any
 from flashpoc.campaign import points
 from flashpoc.core.errors import FlashpocError, ParseError, RemoteError
 from flashpoc.oracle.dbstat import DBSTAT_FILE, samples_text
+from flashpoc.engines.slob.intervals import IostatFeed
 from flashpoc.engines.slob.settings import SlobWorkload
 from flashpoc.engines.slob.parse import read_slob_run, read_sql_run_series
 from flashpoc.engines.slob.plan import render_slob_conf
@@ -67,12 +68,24 @@ def point_definition(cfg, workload: SlobWorkload, threads: int, run_time_s: int 
 
 
 def run_points(wb, specs: list[PointSpec], keys: list[str], bar=None) -> Iterator[Measured]:
-    """SLOB measures its points one by one (:func:`run_point`)."""
-    return points.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid))
+    """SLOB measures its points one by one (:func:`run_point`), each iostat report handed to ``bar``."""
+    return points.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid, bar=bar))
 
 
-def run_point(wb, spec: PointSpec, pid: str, on_line=None) -> tuple[dict[str, Any], dict[str, str | bytes]]:
-    """Run one SLOB point on the DB host; its row and raw files.
+def live_feed(cfg, bar) -> IostatFeed | None:
+    """What reads the running point's intervals for ``bar`` (:meth:`flashpoc.progress.Progress.interval`):
+    runit.sh's iostat reports of the series' devices (:class:`.intervals.IostatFeed`) when the point's
+    series is iostat's (local datafiles); None without a bar that takes intervals, or for datafiles on
+    NFS, whose I/O the DB host's disks do not see."""
+    interval = getattr(bar, "interval", None)
+    if interval is None or (cfg.database.datafiles or "local") != "local":
+        return None
+    return IostatFeed(interval, cfg.settings.iostat_devices)
+
+
+def run_point(wb, spec: PointSpec, pid: str, on_line=None, bar=None) -> tuple[dict[str, Any], dict[str, str | bytes]]:
+    """Run one SLOB point on the DB host; its row and raw files. While it runs, each report of
+    runit.sh's iostat goes to ``bar`` (:func:`live_feed`).
 
     Raises:
         RemoteError: naming the DB host and the point when runit.sh fails or leaves no
@@ -85,12 +98,13 @@ def run_point(wb, spec: PointSpec, pid: str, on_line=None) -> tuple[dict[str, An
     schemas = cfg.settings.schemas
     purpose = f"{phase} {workload.name} runit.sh -s {schemas} -t {threads}"
     timeout = min(db.command_timeout_s, 2 * run_time_s + REPORT_MARGIN_S)
+    feed = live_feed(cfg, bar)
 
     def run() -> SlobRun:
         return run_slob(wb.host(db), definition["conf"], f"{db.workdir}/{cfg.campaign}/{phase}/{pid}",
                         home=cfg.settings.home, schemas=schemas, threads=threads, env_file=cfg.settings.env_file,
                         timeout_s=timeout, purpose=purpose, on_line=on_line,
-                        sample_nfs=cfg.database.datafiles not in (None, "local"))
+                        sample_nfs=cfg.database.datafiles not in (None, "local"), on_iostat=feed)
 
     if cfg.oracle is not None:
         sample_every_s = SAMPLE_S if cfg.database.datafiles == "dnfs" else None

@@ -87,14 +87,33 @@ class SlobRun:
     wall_s: float
 
 
+FOLLOW_MARK = "@@flashpoc iostat "
+"""Start of each line of ``iostat.out`` the point's script prints while runit.sh runs (:func:`follow_script`)."""
+FOLLOW_STOP = ".flashpoc-follow-stop"
+"""The file in the SLOB directory that tells :func:`follow_script`'s loop runit.sh has ended."""
+
+
+def follow_script(name: str = "iostat.out", every_s: int = 1) -> str:
+    """Shell text that prints each complete line ``name`` (in the SLOB directory, where runit.sh's
+    iostat writes it) gains, after :data:`FOLLOW_MARK`, every
+    ``every_s`` seconds in the background (its process id in ``$follower``) until
+    :data:`FOLLOW_STOP` exists; its last pass, after that, prints what remains."""
+    f = quote(name)
+    return (f"rm -f {FOLLOW_STOP}; ( n=0; while :; do s=0; [ -f {FOLLOW_STOP} ] && s=1; "
+            f"if [ -f {f} ]; then m=$(wc -l < {f}); if [ \"$m\" -gt \"$n\" ]; then "
+            f"sed -n \"$((n+1)),${{m}}p\" {f} | sed 's/^/{FOLLOW_MARK}/'; n=$m; fi; fi; "
+            f"[ $s = 1 ] && break; sleep {int(every_s)}; done ) & follower=$!; ")
+
+
 def run_script(home: str, run_dir: str, schemas: int, threads: int, env_file: str | None,
-               sample_nfs: bool = False) -> str:
+               sample_nfs: bool = False, follow: bool = False) -> str:
     """The shell script (one command) that runs one SLOB point; every value is quoted.
 
     ``home`` and ``env_file`` may be relative to the login directory of the DB host's user.
     The script prints runit.sh's console, then ``@@flashpoc rc N`` with runit.sh's status.
     With ``sample_nfs`` the NFS client's counters are sampled while runit.sh runs
-    (:func:`mountstats_sampler`).
+    (:func:`mountstats_sampler`); with ``follow`` the lines iostat writes to ``iostat.out`` are
+    printed as they come (:func:`follow_script`), before the status, never into ``console.txt``.
     """
     h, d = quote(home), quote(run_dir)
     outputs = " ".join(quote(name) for name in RUN_FILES)
@@ -106,9 +125,11 @@ def run_script(home: str, run_dir: str, schemas: int, threads: int, env_file: st
         f'&& [ ! -e slob.conf.before-flashpoc ]; then cp -p slob.conf slob.conf.before-flashpoc || exit 2; fi; '
         f"cp {d}/slob.conf slob.conf || exit 2; rm -f {outputs}; "
         + (mountstats_sampler(run_dir) if sample_nfs else "")
+        + (follow_script() if follow else "")
         + f"( {source}exec sh ./runit.sh -s {int(schemas)} -t {int(threads)} ) 2>&1 | tee {d}/console.txt; "
         f"rc=${{PIPESTATUS[0]}}; "
         + ('kill "$sampler" 2>/dev/null; ' if sample_nfs else "")
+        + (f'touch {FOLLOW_STOP}; wait "$follower"; rm -f {FOLLOW_STOP}; ' if follow else "")
         + f'for f in {outputs}; do [ -f "$f" ] && mv -f "$f" {d}/; done; '
         f'echo "{EXIT_MARK}$rc"'
     )
@@ -116,7 +137,8 @@ def run_script(home: str, run_dir: str, schemas: int, threads: int, env_file: st
 
 def run_slob(host, conf: str, run_dir: str, *, home: str, schemas: int, threads: int,
              env_file: str | None, timeout_s: float, purpose: str,
-             on_line: Callable[[str], None] | None = None, sample_nfs: bool = False) -> SlobRun:
+             on_line: Callable[[str], None] | None = None, sample_nfs: bool = False,
+             on_iostat: Callable[[str], None] | None = None) -> SlobRun:
     """Run one SLOB point on ``host`` (the DB host) and collect its files.
 
     A run that exits non-zero is returned, not raised; its console says why.
@@ -133,6 +155,8 @@ def run_slob(host, conf: str, run_dir: str, *, home: str, schemas: int, threads:
         purpose: words for error messages.
         on_line: called with each console line as it arrives.
         sample_nfs: sample the NFS client's counters during the run (:func:`mountstats_sampler`).
+        on_iostat: called with each line of runit.sh's ``iostat.out`` as iostat writes it
+            (:func:`follow_script`; e.g. :class:`~flashpoc.engines.slob.intervals.IostatFeed`).
 
     Raises:
         RemoteError: the host cannot be reached, SLOB is not in ``home``, or the run was cut
@@ -141,9 +165,11 @@ def run_slob(host, conf: str, run_dir: str, *, home: str, schemas: int, threads:
     start = time.perf_counter()
     host.run(f"mkdir -p {quote(run_dir)}", purpose=f"{purpose}: create the run directory")
     host.put_text(conf, f"{run_dir}/slob.conf", purpose=f"{purpose}: write slob.conf")
-    command = f"bash -c {quote(run_script(home, run_dir, schemas, threads, env_file, sample_nfs))}"
-    result = host.run(command, purpose=purpose, timeout_s=timeout_s, check=False, on_line=on_line)
+    script = run_script(home, run_dir, schemas, threads, env_file, sample_nfs, follow=on_iostat is not None)
+    result = host.run(f"bash -c {quote(script)}", purpose=purpose, timeout_s=timeout_s, check=False,
+                      on_line=_console_reader(on_line, on_iostat) if on_line or on_iostat else None)
     code, console = split_exit_status(result.stdout)
+    console = "".join(line for line in console.splitlines(keepends=True) if not line.startswith(FOLLOW_MARK))
     if code is None:
         detail = (result.stderr or result.stdout).strip().splitlines()[-5:]
         raise RemoteError(f"{host.name}: {purpose}: the SLOB run did not complete (exit {result.exited}): "
@@ -151,6 +177,19 @@ def run_slob(host, conf: str, run_dir: str, *, home: str, schemas: int, threads:
     files = fetch_dir(host, run_dir, purpose=f"{purpose}: fetch the run files", max_bytes=MAX_RUN_BYTES)
     files.pop("console.txt", None)
     return SlobRun(host.name, schemas, threads, conf, console, code, files, time.perf_counter() - start)
+
+
+def _console_reader(on_line: Callable[[str], None] | None,
+                    on_iostat: Callable[[str], None] | None) -> Callable[[str], None]:
+    """The line handler of a point's output: iostat.out's lines (:data:`FOLLOW_MARK`) to ``on_iostat``,
+    runit.sh's console to ``on_line``."""
+    def read(line: str) -> None:
+        if line.startswith(FOLLOW_MARK):
+            if on_iostat is not None:
+                on_iostat(line[len(FOLLOW_MARK):])
+        elif on_line is not None:
+            on_line(line)
+    return read
 
 
 def host_facts_script(home: str, env_file: str | None, passwd_env: str | None) -> str:
