@@ -1,10 +1,11 @@
-"""The live view's parts: each engine's intervals read as they are printed (fio's status line, vdbench's
+"""The live view's parts: each engine's intervals read as they are printed (fio's status reports, vdbench's
 console intervals, HammerDB's transaction counter, from real outputs), the view's charts and texts
 (:class:`flashpoc.present.live.LiveView`, outside a kernel), and its stop with real fio: the running point is
 stored, none begins after it, and the next run reuses what was done."""
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
@@ -14,7 +15,9 @@ import pytest
 from conftest import DATA, quick_campaign, require_fio
 from flashpoc.present import live, progress
 from flashpoc import phases
-from flashpoc.engines.fio.run import run_fio_job, status_rates, status_reader
+from flashpoc.engines.fio.parse import parse_fio_output
+from flashpoc.engines.fio.run import run_fio_job
+from flashpoc.engines.fio.status import STATUS_MARK, HostSeconds, StatusFeed
 from flashpoc.engines.fio.plan import render_job, render_layout_job
 from flashpoc.engines.hammerdb.run import counter_reader
 from flashpoc.engines.vdbench.run import IntervalProgress
@@ -25,41 +28,75 @@ from flashpoc.hosts.host import connect
 
 
 
-def test_fio_status_lines_give_each_seconds_iops_and_mibps_as_printed():
-    """fio's status lines as fio 3.33 printed them (tests/data/fio/status, PROVENANCE-fio-local.md)."""
+STATUS = DATA / "fio" / "status" / "fio-3.33_status_reports_randrw80_4k_2jobs_ramp1.txt"
+
+
+def test_fio_status_reports_give_each_seconds_iops_latency_and_mibps_as_printed():
+    """fio's status reports as a live point's command printed them (tests/data/fio/status,
+    PROVENANCE-fio-local.md): each second is the difference of two reports' printed totals."""
     seen = []
-    reader = status_reader(seen.append)
-    for line in (DATA / "fio" / "status" / "fio-3.33_status_lines_randrw80_4k_2jobs.txt").read_text().split("\n"):
-        reader(line)
-    assert seen == [{"iops": 1151.0 + 303.0, "bw_mibps": pytest.approx((4604 + 1213) / 1024), "done_pct": 60.0},
-                    {"iops": 1955.0 + 498.0, "bw_mibps": pytest.approx((7820 + 1992) / 1024), "done_pct": 80.0},
-                    {"iops": 1696.0 + 457.0, "bw_mibps": pytest.approx((6786 + 1829) / 1024), "done_pct": 100.0}]
-    text = (DATA / "fio" / "status" / "fio-3.33_status_lines_randread_4k_2jobs.txt").read_text()
-    assert [status_rates(s) for s in re.split(r"[\r\n]+", text) if s] == [
-        None, {"iops": 89500.0, "bw_mibps": 350.0, "done_pct": 60.0}, {"iops": 75700.0, "bw_mibps": 296.0, "done_pct": 80.0},
-        {"iops": 75600.0, "bw_mibps": 295.0, "done_pct": 100.0}]  # "Jobs: 2 (f=2)", before the jobs run: none
-    text = (DATA / "fio" / "status" / "fio-3.33_status_lines_randread_4k_2jobs_2s.txt").read_text()
-    assert [status_rates(s) for s in re.split(r"[\r\n]+", text) if s] == [  # a 2 s job: fio tells no share done
-        None, {"iops": 87800.0, "bw_mibps": 343.0, "done_pct": None}]
+    feed = StatusFeed(lambda values, **when: seen.append({**when, **values}), ramp_s=1)
+    for line in STATUS.read_text().split("\n"):
+        feed(line)
+    assert feed.reports == 6 and feed.skipped == 0
+    # the sixth report, 11 ms after the fifth as the jobs ended, makes no second of its own
+    assert [(s["second"], s["warmup"]) for s in seen] == [(0.86, True), (2.003, False), (3.007, False),
+                                                          (4.006, False), (5.004, False)]
+    ramp = seen[0]  # fio counts the ramp's I/Os (read 3763, write 1000 in 860 ms) but no latency
+    assert ramp["iops"] == pytest.approx((3763 + 1000) * 1000 / 860) and ramp["lat_mean_ms"] is None
+    first = seen[1]  # from the ramp's end: read 7432 and write 1931 I/Os in 1003 ms, their lat_ns means
+    assert first["iops"] == pytest.approx((7432 + 1931) * 1000 / 1003)
+    assert first["lat_mean_ms"] == pytest.approx((207367.328175 * 7432 + 234437.643708 * 1931) / 9363 / 1e6)
+    assert first["bw_mibps"] == pytest.approx((30277632 + 7860224) * 1000 / 1003 / 1024**2)
+    second = seen[2]  # read 14021, write 3589 by 2007 ms: the second between the two reports
+    assert second["iops"] == pytest.approx((14021 + 3589 - 9363) * 1000 / (2007 - 1003))
+    assert second["lat_mean_ms"] == pytest.approx(
+        (222896.132801 * 14021 + 240518.526888 * 3589 - 207367.328175 * 7432 - 234437.643708 * 1931) / 8247 / 1e6)
+    assert (round(second["iops"], 1), round(second["lat_mean_ms"], 3)) == (8214.1, 0.242)
+
+
+def test_several_hosts_seconds_are_one_series_once_every_host_gave_them():
+    seen = []
+    merged = HostSeconds(lambda values, **when: seen.append({**when, **values}), ["h1", "h2"])
+    feeds = {name: StatusFeed(merged.of(name), ramp_s=1) for name in ("h1", "h2")}
+    lines = STATUS.read_text().split("\n")
+    for line in lines:
+        feeds["h1"](line)
+    assert seen == []  # h2 gave none yet
+    for line in lines:  # the same recorded reports as a second host's
+        feeds["h2"](line)
+    assert len(seen) == 5 and seen[1]["second"] == 2.003 and seen[0]["warmup"]
+    assert seen[1]["iops"] == pytest.approx(2 * (7432 + 1931) * 1000 / 1003)  # summed
+    assert seen[1]["lat_mean_ms"] == pytest.approx((207367.328175 * 7432 + 234437.643708 * 1931) / 9363 / 1e6)
 
 
 def test_a_live_fio_job_hands_its_seconds_over_while_it_runs_and_keeps_its_output(tmp_path):
     require_fio()
-    cfg = campaign_from_dict(quick_campaign(tmp_path, fio={"runtime_s": 4, "ramp_s": 0}))
+    cfg = campaign_from_dict(quick_campaign(tmp_path, fio={"runtime_s": 4, "ramp_s": 1}))
     host = connect(cfg.hosts[0])
     run_fio_job(host, render_layout_job(cfg.targets[0], cfg.settings), str(tmp_path / "layout"), readonly=False,
                 timeout_s=120, purpose="layout")
-    seen, threads = [], []
-
-    def on_rates(rates):
-        seen.append(rates)
-        threads.append(threading.current_thread())
+    seen, lines = [], []
+    feed = StatusFeed(lambda values, **when: seen.append((time.monotonic(), when, values)), ramp_s=1)
     job = render_job(cfg, cfg.workloads[0], 2, cfg.targets, runtime_s=4)
-    run = run_fio_job(host, job, str(tmp_path / "p"), readonly=True, timeout_s=120, purpose="t", on_rates=on_rates)
-    assert len(seen) >= 2 and all(r["iops"] > 0 for r in seen)  # fio's seconds, before the point ended
-    assert [r["done_pct"] for r in seen] == sorted(r["done_pct"] for r in seen)
-    assert run.output.lstrip().startswith("{") and '"jobs"' in run.output  # out.json unchanged: clean JSON
-    assert "Jobs:" not in run.stderr  # the status lines are not fio's warnings
+    run = run_fio_job(host, job, str(tmp_path / "p"), readonly=True, timeout_s=120, purpose="t",
+                      on_line=lambda line: (lines.append(line), feed(line)))
+    ended = time.monotonic()
+    measured = [(when["second"], values) for _, when, values in seen if not when["warmup"]]
+    assert len(measured) >= 3 and ended - seen[0][0] > 2.0  # fio's seconds, before the point ended
+    assert all(v["iops"] > 0 and v["lat_mean_ms"] > 0 for _, v in measured)  # a latency each second
+    document = json.loads(run.output)  # out.json: fio's last document, whole (its bins kept), alone
+    assert run.output.startswith("{") and len(document["jobs"]) == 1 and document["jobs"][0]["read"]["clat_ns"]["bins"]
+    assert parse_fio_output(run.output)[0]["total_ios"] == document["jobs"][0]["read"]["total_ios"]
+    # the seconds add up to the I/Os of the status report that ended the last one (its printed total_ios)
+    text = "\n".join(line[len(STATUS_MARK):] for line in lines if line.startswith(STATUS_MARK))
+    reports = [json.loads("{" + part) for part in text.split("\n{")[1:]]
+    last = next(r["jobs"][0]["read"] for r in reports
+                if round(r["jobs"][0]["read"]["runtime"] / 1000 + 1, 3) == measured[-1][0])
+    starts = [1.0] + [second for second, _ in measured[:-1]]
+    assert sum(v["iops"] * (second - start) for (second, v), start in zip(measured, starts)) == pytest.approx(
+        last["total_ios"], abs=1e-6 * last["total_ios"])
+    assert last["total_ios"] <= document["jobs"][0]["read"]["total_ios"]
 
 
 def test_vdbench_console_intervals_are_read_as_printed():

@@ -82,10 +82,11 @@ def test_live_view_grows_and_stops_in_jupyterlab(lab, browser, workbook, tmp_pat
     one = _done(_status(page))
     page.locator(".flashpoc-live").first.screenshot(path=str(tmp_path / "live-first.png"))
     _wait(page, lambda: _done(_status(page)) >= one + 2, 120, tmp_path, "more-points")
-    # fio's seconds as they come, in the running point's chart
-    status = _wait(page, lambda: (lambda s: s if "latest interval" in s and "IOPS" in s else "")(_status(page)), 60,
+    # fio's seconds as they come, each with its latency, in the running point's chart
+    status = _wait(page, lambda: (lambda s: s if "latest interval" in s and "latency" in s else "")(_status(page)), 60,
                    tmp_path, "latest-interval")
-    assert re.search(r"latest interval: \d+ s: IOPS [\d,]+, Throughput \(MiB/s\) [\d,]+", status), status
+    assert re.search(r"latest interval: \d+ s: IOPS [\d,]+, Mean latency \(ms\) \d+\.\d{3}, "
+                     r"Throughput \(MiB/s\) [\d,]+", status), status
     page.locator(".flashpoc-live").first.screenshot(path=str(tmp_path / "live-more.png"))
     assert page.locator(".flashpoc-live .vega-embed").count() == 2  # the curves and the running point's intervals
 

@@ -325,3 +325,41 @@ def test_hosts_on_a_saturated_array_are_not_named_as_the_limit(hosts, tmp_path, 
     assert any(sign.startswith("adding hosts adds no IOPS: 1 to 3 hosts") and sign.endswith("the array is the limit")
                for sign in limit["signs"])
 
+
+
+@pytest.mark.parametrize("multi_host", ["per-host", "client-server"])
+def test_the_live_view_gets_every_hosts_seconds_with_their_latency(hosts, tmp_path, shared_lun, monkeypatch,
+                                                                   multi_host):
+    """One fio point on the three hosts, watched by a live view: one fio per host hands over each
+    second (IOPS summed over the hosts, latency weighted by them) while the point runs; fio's client
+    writes nothing per second with a JSON output, so a client/server point hands over its hosts'
+    interval logs, the stored series, when it ends."""
+    from flashpoc.present import live, progress
+
+    require_fio()
+    cfg = campaign(tmp_path, hosts, shared_lun, fio={"runtime_s": 4, "ramp_s": 0, "multi_host": multi_host})
+    arrived, stored = [], []
+
+    def view_of(bar):
+        view = live.LiveView(bar, widgets=False)
+        interval, point = view.interval, view.point
+        view.interval = lambda *a: (arrived.append((time.monotonic(), a[2], dict(a[1]))), interval(*a))
+        view.point = lambda *a: (stored.append(time.monotonic()), point(*a))
+        return view
+    monkeypatch.setattr(progress, "LIVE_VIEW", view_of)
+    phases.run_sweep(cfg, {"randread-4k": [1]})
+    assert len(stored) == 1 and len(arrived) >= 3
+    assert all(values["iops"] > 0 and values["lat_mean_ms"] > 0 for _, _, values in arrived)
+    (point,) = (tmp_path / "results" / "three" / "points" / "sweep").iterdir()
+    series = pd.read_csv(point / "intervals.csv")
+    if multi_host == "per-host":
+        assert stored[0] - arrived[0][0] > 1.5  # the first second came while the point ran
+        row = json.loads((point / "point.json").read_text())
+        per_host = row["per_host"]  # each second's IOPS sum over the three hosts: about the point's
+        mean = sum(v["iops"] for _, _, v in arrived) / len(arrived)
+        assert 0.5 * row["iops"] < mean < 1.5 * row["iops"] and len(per_host) == 3
+    else:
+        assert stored[0] - arrived[0][0] < 1.0  # at once, as the point ended
+        assert [(s, v["iops"], v["lat_mean_ms"]) for _, s, v in arrived] == [
+            (r.second, pytest.approx(r.iops, rel=1e-12), pytest.approx(r.lat_mean_ms, rel=1e-12))
+            for r in series.itertuples()]

@@ -3,7 +3,9 @@ outputs parsed, the hosts combined into one row and stored."""
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -26,6 +28,7 @@ from flashpoc.engines.fio.parse import (histogram_table, histogram_whole, latenc
                     parse_fio_output, summarize_fio_point)
 from flashpoc.engines.fio.plan import FILL_BS, outstanding_ios, rate_per_job, render_fill_job, render_job, render_layout_job
 from flashpoc.engines.fio.run import FioRun, fio_version, run_fio_job
+from flashpoc.engines.fio.status import HostSeconds, StatusFeed
 
 if TYPE_CHECKING:
     from flashpoc.campaign.session import Workbench
@@ -106,7 +109,7 @@ def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *
 
 
 def run_points(wb: Workbench, specs: list[PointSpec], keys: list[str], bar: Any = None) -> Iterator[Measured]:
-    """fio measures its points one by one (:func:`run_point`), each second's rates handed to ``bar``."""
+    """fio measures its points one by one (:func:`run_point`), each second's figures handed to ``bar``."""
     return points.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid, bar))
 
 
@@ -118,8 +121,9 @@ def run_point(wb: Workbench, spec: PointSpec, pid: str, bar: Any = None) -> tupl
     runs fio's ``rate_iops`` on each job (:func:`.plan.rate_per_job`); its row has ``curve_pct``
     and ``iorate_requested`` (the IOPS asked for). A point that ends once steady (``spec.steady``,
     :func:`flashpoc.engines.fio.plan.until_steady`) says in ``measured_s`` when it did. While it runs,
-    fio's status line gives ``bar`` (:meth:`flashpoc.present.progress.Progress.interval`) each second's IOPS
-    and MiB/s (a single host): fio prints no latency before the point ends.
+    fio's status reports give ``bar`` (:meth:`flashpoc.present.progress.Progress.interval`) each second's IOPS,
+    latency and MiB/s (every host's together, :func:`_live_feeds`); in client/server mode the hosts'
+    interval logs give them when the point ends (:func:`_logged_intervals`).
 
     Raises:
         RemoteError: naming the host and point when a host fails.
@@ -130,8 +134,7 @@ def run_point(wb: Workbench, spec: PointSpec, pid: str, bar: Any = None) -> tupl
     per_job = _rate_per_job(cfg, spec)
     purpose = f"{phase} {workload.name} {threads} threads" + (f" at {rate[0]:g} % of its maximum" if rate else "")
     started = time.perf_counter()
-    live = _live_rates(bar, cfg.settings.ramp_s, runtime_s + cfg.settings.ramp_s)
-    runs, clients_output = _run_on_hosts(wb, spec, pid, per_job, purpose, live)
+    runs, clients_output = _run_on_hosts(wb, spec, pid, per_job, purpose, _live_feeds(bar, cfg))
     wall_s = time.perf_counter() - started
     per_host, metrics, raw = _host_results(cfg, runs, pid, threads)
     outstanding = outstanding_ios(workload, threads) * len(cfg.hosts)
@@ -151,48 +154,62 @@ def run_point(wb: Workbench, spec: PointSpec, pid: str, bar: Any = None) -> tupl
     if len(per_host) > 1:
         row["per_host"] = {h: {k: s.get(k) for k in ("iops", "lat_mean_ms", "host_cpu_busy_pct")}
                            for h, s in per_host.items()}
+    if clients_output is not None and len(cfg.hosts) > 1:
+        _logged_intervals(bar, cfg, spec, raw)
     if clients_output is not None:
         raw["clients.json"] = clients_output
         row["all_clients_iops"] = summarize_fio_point(parse_fio_output(clients_output, source="clients.json"))["iops"]
     return row, raw
 
 
-def _live_rates(bar: Any, ramp_s: int, seconds: int) -> Any:
-    """What hands fio's rates of each second to ``bar`` while a point runs (None without a bar that
-    takes intervals); the second from fio's own share of the job's ``seconds`` (ramp and runtime)
-    done (else since the point began), the ramp's marked warm-up."""
+def _live_feeds(bar: Any, cfg: Campaign) -> dict[str, StatusFeed] | None:
+    """Each host's reader of fio's status reports (:class:`.status.StatusFeed`) whose seconds go to
+    ``bar`` (:meth:`flashpoc.present.progress.Progress.interval`; several hosts' seconds as one series,
+    :class:`.status.HostSeconds`), by host name; None without a bar that takes intervals, and in
+    fio's client/server mode, whose client writes no status report before the point ends (its
+    hosts' interval logs are handed over then: :func:`_logged_intervals`)."""
     interval = getattr(bar, "interval", None)
-    if interval is None:
+    names = [h.name for h in cfg.hosts]
+    if interval is None or (len(names) > 1 and cfg.settings.multi_host == "client-server"):
         return None
+    if len(names) == 1:
+        return {names[0]: StatusFeed(interval, cfg.settings.ramp_s)}
+    merged = HostSeconds(interval, names)
+    return {name: StatusFeed(merged.of(name), cfg.settings.ramp_s) for name in names}
 
-    start = time.monotonic()
 
-    def on_rates(rates: dict[str, float]) -> None:
-        done = rates.pop("done_pct")
-        second = done / 100.0 * seconds if done is not None else time.monotonic() - start
-        interval(rates, second=round(second, 1), warmup=second <= ramp_s)
-    return on_rates
+def _logged_intervals(bar: Any, cfg: Campaign, spec: PointSpec, raw: dict[str, Any]) -> None:
+    """A client/server point's seconds from its hosts' interval logs (the stored series, IOPS and
+    latency of every host together), handed to ``bar`` when the point ends: fio's client writes
+    nothing per second with a JSON output (:func:`.run.client_command`)."""
+    interval = getattr(bar, "interval", None)
+    if interval is None or INTERVALS_FILE not in raw or cfg.settings.multi_host != "client-server":
+        return
+    run = f"{spec.workload.name} at {spec.threads} threads, from fio's interval logs of every host"
+    for row in csv.DictReader(io.StringIO(raw[INTERVALS_FILE])):
+        values = {key: float(row[key]) if row.get(key) not in (None, "") else None for key in ("iops", "lat_mean_ms")}
+        interval(values, second=float(row["second"]), run=run, warmup=row.get("warmup") == "True")
 
 
 def _run_on_hosts(wb: Workbench, spec: PointSpec, pid: str, per_job: int | None,
-                  purpose: str, on_rates: Any = None) -> tuple[list[FioRun], str | None]:
+                  purpose: str, feeds: dict[str, StatusFeed] | None = None) -> tuple[list[FioRun], str | None]:
     """Run the point's fio job on every host (at once; through fio's client/server mode when
     ``fio.multi_host`` says so): the hosts' runs and fio --client's whole output (with its All
-    clients aggregate), None when there was no client. ``on_rates`` takes each second's rates of
-    a single host (several hosts: none, see :func:`.run.client_command`)."""
+    clients aggregate), None when there was no client. ``feeds`` reads each host's status reports
+    while it runs (:func:`_live_feeds`; none in client/server mode)."""
     cfg = wb.cfg
 
-    def on_host(host_params: HostParams, on_rates: Any = None) -> FioRun:
+    def on_host(host_params: HostParams) -> FioRun:
         targets = cfg.targets_of(host_params)
         job = render_job(cfg, spec.workload, spec.threads, targets, runtime_s=spec.runtime_s, steady=spec.steady,
                          rate_iops=per_job)
         run_dir = f"{host_params.workdir}/{cfg.campaign}/{spec.phase}/{pid}"
         return run_fio_job(wb.host(host_params), job, run_dir, readonly=not spec.workload.writes,
                            timeout_s=_point_timeout_s(cfg, [host_params], spec.runtime_s), purpose=purpose,
-                           on_rates=on_rates)
+                           on_line=feeds.get(host_params.name) if feeds else None)
 
     if len(cfg.hosts) == 1:
-        return [on_host(cfg.hosts[0], on_rates)], None
+        return [on_host(cfg.hosts[0])], None
     if cfg.settings.multi_host == "client-server":
         return _client_server_runs(wb, spec.phase, spec.workload, spec.threads, spec.runtime_s, pid, purpose,
                                    spec.steady, per_job)

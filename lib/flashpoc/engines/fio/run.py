@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from flashpoc.core.errors import ParseError, RemoteError
 from flashpoc.engines.fio.parse import split_client_output, text_before_json
 from flashpoc.engines.fio.plan import LOG_NAME
+from flashpoc.engines.fio.status import STATUS_AWK
 from flashpoc.hosts.group import Group
 from flashpoc.hosts.host import CommandResult, quote
 
@@ -58,55 +58,27 @@ def point_command(fio: str, run_dir: str, *, readonly: bool, live: bool = False)
         run_dir: directory on the host for job.fio, out.json and the interval logs (created;
             interval logs of an earlier attempt are removed first).
         readonly: pass ``--readonly`` so fio refuses to issue any write.
-        live: fio prints its status line every second on the command's standard output (:data:`LIVE_STATUS`,
-            read by :func:`status_rates`) before the results; else fio's standard output goes to standard error.
+        live: fio writes its status report every second (``--status-interval=1``) through a pipe whose
+            reader (:data:`.status.STATUS_AWK`) keeps the last one, the result, as ``out.json`` and
+            prints the others on the command's standard output as they end (read by
+            :class:`.status.StatusFeed`); else fio writes ``out.json`` itself. Its standard output
+            goes to standard error either way.
     """
-    return (
-        f"mkdir -p {quote(run_dir)} && cd {quote(run_dir)} && rm -f {LOG_NAME}_*.log out.json && cat > job.fio && "
-        f"c0=$(head -n1 /proc/stat) && "
-        f"{quote(fio)} job.fio --output-format=json+ --output=out.json{' --readonly' if readonly else ''}"
-        f"{LIVE_STATUS if live else ' 1>&2'}; "
-        + _report(f"{LOG_NAME}_iops.*.log {LOG_NAME}_lat.*.log")
-    )
+    readonly_flag = " --readonly" if readonly else ""
+    setup = (f"mkdir -p {quote(run_dir)} && cd {quote(run_dir)} && rm -f {LOG_NAME}_*.log out.json {STATUS_PIPE} && "
+             f"cat > job.fio && c0=$(head -n1 /proc/stat) && ")
+    logs = f"{LOG_NAME}_iops.*.log {LOG_NAME}_lat.*.log"
+    if not live:
+        return setup + f"{quote(fio)} job.fio --output-format=json+ --output=out.json{readonly_flag} 1>&2; " + _report(logs)
+    return (setup + f"mkfifo {STATUS_PIPE} && {{ awk {quote(STATUS_AWK)} < {STATUS_PIPE} & reader=$!; }} && "
+            f"{quote(fio)} job.fio --output-format=json+ --output={STATUS_PIPE} --status-interval=1{readonly_flag} 1>&2; "
+            # a fio that never opened the pipe leaves its reader waiting for a writer: one comes and goes
+            f"rc=$?; [ -p {STATUS_PIPE} ] && true <>{STATUS_PIPE}; wait $reader; rm -f {STATUS_PIPE}; (exit $rc); "
+            + _report(logs))
 
 
-#: fio's options that print its status line (``Jobs: 1 (f=1): [r(1)][50.0%][r=15.7MiB/s][r=4010 IOPS][eta
-#: 00m:03s]``) every second even when its output is not a terminal: the IOPS and bandwidth of the
-#: last second, its only numbers while a point runs (its logs and latencies are written when the
-#: point ends). fio ends each with a carriage return and adds a line feed every other second. With
-#: ``--output`` fio prints nothing else on its standard output.
-LIVE_STATUS = " --eta=always --eta-newline=1 --eta-interval=1"
-_STATUS = re.compile(r"\]\[(?P<pct>[0-9.]+|-\.-)%\]\[(?P<bw>(?:[rwt]=[0-9.]+[kKMGTP]?i?B/s,?)+)\]"
-                     r"\[(?P<iops>(?:[rwt]=[0-9.]+[kMGTP]?,?)+) IOPS\]")
-_IOPS = re.compile(r"[rwt]=([0-9.]+)([kMGTP]?)")
-_BANDWIDTH = re.compile(r"[rwt]=([0-9.]+)([kKMGTP]?)(i?)B/s")
-_POWERS = "KMGTP"
-
-
-def status_rates(status: str) -> dict[str, float] | None:
-    """The numbers of one fio status line: IOPS and MiB/s of the last second (reads, writes and
-    trims summed; fio rounds them to 3 or 4 digits, ``23.4k``) and ``done_pct``, how much of the
-    job's time (ramp and runtime) has passed (None where fio prints ``-.-%``: a job too short to tell);
-    None for a line without them (before the jobs run)."""
-    match = _STATUS.search(status)
-    if match is None:
-        return None
-    iops = sum(float(n) * 1000.0 ** (_POWERS.index(k.upper()) + 1 if k else 0)
-               for n, k in _IOPS.findall(match["iops"]))
-    mibps = sum(float(n) * (1024.0 if iec else 1000.0) ** (_POWERS.index(k.upper()) + 1 if k else 0)
-                for n, k, iec in _BANDWIDTH.findall(match["bw"])) / 1024.0**2
-    return {"iops": iops, "bw_mibps": mibps, "done_pct": None if match["pct"] == "-.-" else float(match["pct"])}
-
-
-def status_reader(on_rates: Callable[[dict[str, float]], None]) -> Callable[[str], None]:
-    """A line handler for a live point's standard output: ``on_rates`` with the numbers of each
-    status line in it (:func:`status_rates`; a line may hold several, separated by carriage returns)."""
-    def on_line(line: str) -> None:
-        for status in line.split("\r"):
-            rates = status_rates(status)
-            if rates is not None:
-                on_rates(rates)
-    return on_line
+#: the pipe a live point's fio writes its output to (:func:`point_command`)
+STATUS_PIPE = "status.pipe"
 
 
 def _report(logs: str) -> str:
@@ -146,7 +118,7 @@ def split_point_output(stdout: str) -> tuple[int, str, str, str, dict[str, str]]
 
 
 def run_fio_job(host, job: str, run_dir: str, *, readonly: bool, timeout_s: float, purpose: str,
-                on_rates: Callable[[dict[str, float]], None] | None = None) -> FioRun:
+                on_line: Callable[[str], None] | None = None) -> FioRun:
     """Run one fio job on ``host`` and return its output.
 
     Args:
@@ -156,16 +128,16 @@ def run_fio_job(host, job: str, run_dir: str, *, readonly: bool, timeout_s: floa
         readonly: run fio with ``--readonly``.
         timeout_s: seconds before the run is abandoned.
         purpose: words for error messages, e.g. "probe randread-4k 16 threads".
-        on_rates: called with the IOPS and MiB/s of each second while fio runs (:func:`status_rates`).
+        on_line: called with each line fio's status reports print while it runs (a live point,
+            :func:`point_command`; e.g. :class:`.status.StatusFeed`).
 
     Raises:
         RemoteError: naming the host and purpose, with fio's own error text.
     """
     start = time.perf_counter()
-    live = on_rates is not None
-    result: CommandResult = host.run(point_command(host.params.fio, run_dir, readonly=readonly, live=live),
-                                     purpose=purpose, timeout_s=timeout_s, stdin=job, check=False,
-                                     on_line=status_reader(on_rates) if live else None)
+    command = point_command(host.params.fio, run_dir, readonly=readonly, live=on_line is not None)
+    result: CommandResult = host.run(command, purpose=purpose, timeout_s=timeout_s, stdin=job, check=False,
+                                     on_line=on_line)
     wall = time.perf_counter() - start
     try:
         rc, cpu0, cpu1, output, logs = split_point_output(result.stdout)
@@ -257,7 +229,9 @@ def client_command(fio: str, run_dir: str, clients: list[tuple[str, str]], port:
     """The controller's command of one client/server point: ``fio --client=ADDR,PORT JOBFILE``
     per host (job files already in ``run_dir``), output and interval logs printed as
     :func:`point_command` prints them (fio names the logs it receives ``<log>.<address>``). fio 3.33's
-    client prints no status line with a JSON output: such a point hands no interval to a live view."""
+    client writes nothing per second with a JSON output (no status line, and its ``--status-interval``
+    reports only in the document it writes at the end): a live view gets such a point's seconds from
+    the hosts' interval logs when it ends."""
     pairs = " ".join(f"--client={quote(f'{address},{port}')} {quote(job)}" for address, job in clients)
     return (
         f"cd {quote(run_dir)} && rm -f {LOG_NAME}_*.log* out.json && c0=$(head -n1 /proc/stat) && "

@@ -73,7 +73,7 @@ def run_points(wb, specs: list[PointSpec], keys: list[str], bar=None) -> Iterato
 
 
 def live_feed(cfg, bar) -> IostatFeed | None:
-    """What reads the running point's intervals for ``bar`` (:meth:`flashpoc.progress.Progress.interval`):
+    """What reads the running point's intervals for ``bar`` (:meth:`flashpoc.present.progress.Progress.interval`):
     runit.sh's iostat reports of the series' devices (:class:`.intervals.IostatFeed`) when the point's
     series is iostat's (local datafiles); None without a bar that takes intervals, or for datafiles on
     NFS, whose I/O the DB host's disks do not see."""

@@ -84,7 +84,7 @@ def live_intervals(series: Sequence[dict[str, Any]], *, title: str, color: str =
                                                                      range=[color, "#aaaaaa"]))
     x = alt.X("second:Q", title="Time since the point began (s)", scale=alt.Scale(domainMin=0),
               axis=alt.Axis(format="d", tickMinStep=1))
-    panels = []
+    panels, width = [], 330 if len(values) < 3 else 250  # side by side within the curves' width
     for column in values:
         name = INTERVAL_TITLES.get(column, column)
         fmt = ".3f" if column.endswith("_ms") else ",.0f"
@@ -93,7 +93,7 @@ def live_intervals(series: Sequence[dict[str, Any]], *, title: str, color: str =
         line = alt.Chart(frame).mark_line(color=color, opacity=0.5).encode(x=x, y=alt.Y(f"{column}:Q", title=name))
         dots = alt.Chart(frame).mark_point(filled=True, size=40).encode(
             x=x, y=alt.Y(f"{column}:Q", title=name), color=shade, tooltip=tooltip)
-        panels.append(alt.layer(line, dots).properties(width=330, height=160))
+        panels.append(alt.layer(line, dots).properties(width=width, height=160))
     return alt.hconcat(*panels).properties(title=alt.Title(title))
 
 
