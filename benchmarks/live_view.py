@@ -1,36 +1,28 @@
-"""The live view's cost: a real fio sweep with the view and the same sweep without it, in one run.
+"""The live view's cost over a 200-point sweep, as a ratio measured in one run.
 
-Two campaigns of the same points (2 workloads x N thread counts of ``runtime_s`` s each, real fio
-on a scratch file) are measured one after the other, the first without a view, the second with a
-:class:`flashpoc.present.live.LiveView` (its widgets and charts made as in JupyterLab; outside a kernel
-their messages go nowhere, so the cost is the kernel's side: the charts' Vega-Lite per point and
-per interval), and the ratio of their wall times is printed, with the seconds spent in the view's
-own methods (its cost whatever else loads the machine). Then the view alone is fed 200 points
-(the rows just measured, at 100 thread counts per workload): one redraw of the curves at that size,
-where its charts hold the most data, and the 200 points handed over back to back.
+The same 200 points (2 workloads x COUNTS thread counts x REPEATS repeats of RUNTIME_S s each, real
+fio on a scratch file) are measured with a :class:`flashpoc.present.live.LiveView` (its widgets and charts
+made as in JupyterLab; outside a kernel their messages go nowhere, so the cost is the kernel's side:
+the charts' Vega-Lite per point and per interval, fio's status reports read each second) and without
+one, in one run on this machine. The sweep without the view is split in two halves, one before and
+one after the sweep with it (each half one workload's 100 points, in a campaign of its own), so that
+a load that rises or falls during the run weighs on both alike. It prints the two wall times and their
+ratio, the seconds spent in the view's own methods (its cost whatever else loads the machine), its
+redraws, and one redraw of the curves at 200 points.
 
-    .venv/bin/python benchmarks/live_view.py [COUNTS_PER_WORKLOAD] [RUNTIME_S]
+    .venv/bin/python benchmarks/live_view.py [COUNTS] [REPEATS] [RUNTIME_S]
 
-Two runs with the defaults (20 points of 2 s) on a 2-CPU machine shared with other jobs (load
-average 20-26), the second after redraws were spaced by their own cost (REDRAW_SHARE):
-
-- before: 80.8 s without the view, 117.9 s with it (ratio 1.46); 17.3 s in the view, 20 curve
-  redraws of about 0.9 s each;
-- after: 109.1 s without, 132.1 s with (ratio 1.21, most of it the machine's load changing between
-  the two sweeps); 10.6 s in the view (8.0 % of the wall time) for 4 curve and 6 interval redraws;
-  one redraw at 200 points took 4.0 s here, 200 points handed over back to back 1.2 s.
-
-A redraw costs about a second on this loaded machine (Altair building the charts), so with 2-s
-points the view takes up to a twentieth of the time per chart; with the POC's 20-minute points one
-redraw per point is under 0.1 % of the run.
+(defaults 10, 10, 1: 200 points; benchmarks/README.md has the last figures).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import sys
 import time
 
-from _common import campaign_values, scratch_root
+from _common import campaign_values, load_average, scratch_root
 
 from flashpoc.present import live, progress
 from flashpoc import phases
@@ -40,19 +32,23 @@ WORKLOADS = [{"name": "randread-4k", "rw": "randread", "bs": "4k"},
              {"name": "randwrite-4k", "rw": "randwrite", "bs": "4k"}]
 
 
-def sweep(root, name: str, counts: int, runtime_s: int, view: bool) -> tuple[float, list[live.LiveView]]:
-    """Seconds of the sweep of campaign ``name`` (with the live view or without), and its views."""
+def sweep(root, name: str, plan: dict[str, list[int]], runtime_s: int, repeats: int, view: bool
+          ) -> tuple[float, list[live.LiveView]]:
+    """Seconds of the sweep ``plan`` of campaign ``name`` (with the live view or without), and its views."""
     views: list[live.LiveView] = []
 
     def view_of(bar):
         views.append(timed(live.LiveView(bar, widgets=True)))
         return views[-1]
     progress.LIVE_VIEW = view_of if view else None
-    cfg = campaign_from_dict(campaign_values(root, campaign=name, workloads=WORKLOADS,
-                                             fio={"runtime_s": runtime_s, "ramp_s": 0}))
+    targets = [{"name": "scratch", "path": str(root / f"{name}.dat"), "size": "256m", "create": True}]
+    cfg = campaign_from_dict(campaign_values(root, campaign=name, workloads=WORKLOADS, targets=targets,
+                                             fio={"runtime_s": runtime_s, "ramp_s": 0},
+                                             sweep={"repeats": repeats}))
     phases.run_check(cfg)
     start = time.perf_counter()
-    phases.run_sweep(cfg, {w["name"]: list(range(1, counts + 1)) for w in WORKLOADS}, progress=True)
+    with contextlib.redirect_stdout(io.StringIO()):  # outside a kernel IPython's display prints what it shows
+        phases.run_sweep(cfg, plan, progress=True)
     seconds = time.perf_counter() - start
     progress.LIVE_VIEW = None
     return seconds, views
@@ -81,12 +77,14 @@ def redraw_at(rows: list[dict], points: int) -> tuple[float, float]:
     are reused: most redraws wait, :func:`flashpoc.present.live.LiveView._due`)."""
     bar = progress.Progress("sweep", "sweep", total=points, colors=[w["name"] for w in WORKLOADS], enabled=False)
     many = [dict(rows[i % len(rows)], threads=i // len(WORKLOADS) + 1) for i in range(points)]
-    view = live.LiveView(bar, widgets=True)
+    with contextlib.redirect_stdout(io.StringIO()):
+        view = live.LiveView(bar, widgets=True)
     view.rows = list(many)
     start = time.perf_counter()
     view._draw_curves(bar)
     one = time.perf_counter() - start
-    view = live.LiveView(bar, widgets=True)
+    with contextlib.redirect_stdout(io.StringIO()):
+        view = live.LiveView(bar, widgets=True)
     start = time.perf_counter()
     for row in many:
         view.point(bar, row)
@@ -94,21 +92,32 @@ def redraw_at(rows: list[dict], points: int) -> tuple[float, float]:
 
 
 def main() -> int:
-    counts = int(sys.argv[1]) if len(sys.argv) > 1 else 10
-    runtime_s = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+    given = [int(a) for a in sys.argv[1:4]]
+    counts, repeats, runtime_s = given + [10, 10, 1][len(given):]
     root = scratch_root()
-    plain, _ = sweep(root, "plain", counts, runtime_s, view=False)
-    watched, views = sweep(root, "watched", counts, runtime_s, view=True)
-    points = 2 * counts
-    print(f"sweep of {points} points of {runtime_s} s with real fio, without the view: {plain:.1f} s")
-    print(f"the same sweep with the live view:                        {watched:.1f} s "
-          f"({views[0].redraws['curves']} curve and {views[0].redraws['intervals']} interval redraws)")
+    first, second = (w["name"] for w in WORKLOADS)
+    threads = list(range(1, counts + 1))
+    points = 2 * counts * repeats
+    loads = [load_average()]
+    plain_a, _ = sweep(root, "plain", {first: threads}, runtime_s, repeats, view=False)
+    loads.append(load_average())
+    watched, views = sweep(root, "watched", {first: threads, second: threads}, runtime_s, repeats, view=True)
+    loads.append(load_average())
+    plain_b, _ = sweep(root, "plain", {second: threads}, runtime_s, repeats, view=False)
+    loads.append(load_average())
+    plain = plain_a + plain_b
+    view = views[0]
+    print(f"{points} points of {runtime_s} s with real fio ({counts} thread counts x {repeats} repeats x 2 workloads)")
+    print(f"without the view: {plain:.1f} s ({plain_a:.1f} s before and {plain_b:.1f} s after the sweep with it)")
+    print(f"with the live view: {watched:.1f} s ({view.redraws['curves']} curve and {view.redraws['intervals']} "
+          f"interval redraws, {len(view.rows)} points drawn)")
     print(f"ratio (with / without): {watched / plain:.3f}")
-    print(f"time spent in the view during the sweep: {views[0].spent:.2f} s, "
-          f"{views[0].spent / watched:.2%} of its wall time")
-    one, back_to_back = redraw_at(views[0].rows, 200)
+    print(f"time spent in the view's methods during the sweep: {view.spent:.2f} s, {view.spent / watched:.2%} of its "
+          "wall time")
+    one, back_to_back = redraw_at(view.rows, 200)
     print(f"one redraw of the curves at 200 points: {one:.2f} s; 200 points handed over back to back: "
-          f"{back_to_back:.1f} s; a 200-point sweep of {runtime_s} s points runs at least {200 * runtime_s} s")
+          f"{back_to_back:.1f} s")
+    print("load average (1, 5, 15 min) before, between the sweeps and after: " + " | ".join(loads))
     return 0
 
 
