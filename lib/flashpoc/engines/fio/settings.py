@@ -56,3 +56,8 @@ class FioSettings(EngineSettings):
 
 
 SETTINGS = FioSettings
+
+#: fio's key in the campaign's ``engine_state`` (:class:`flashpoc.hosts.workbench.Workbench`): its
+#: servers run on every host, True read-only, False read-write; absent: none started (the engine's
+#: ``close`` stops them)
+SERVERS = "fio_servers"

@@ -34,9 +34,9 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from flashpoc.campaign import points
+from flashpoc.engines import loop
 from flashpoc.core.errors import ParseError, RemoteError
-from flashpoc.campaign.points import Measured, PointSpec
+from flashpoc.core.records import Measured, PointSpec
 from flashpoc.hosts.group import Group
 from flashpoc.analysis.rows import base_row
 from flashpoc.core.store import table_text
@@ -100,8 +100,8 @@ def ensure_schema(wb) -> None:
 
 
 def run_points(wb, specs: list[PointSpec], keys: list[str], bar=None) -> Iterator[Measured]:
-    """HammerDB measures its points one by one (:func:`run_point`), through the loop (:mod:`flashpoc.campaign.points`)."""
-    return points.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid, bar))
+    """HammerDB measures its points one by one (:func:`run_point`), through the loop (:mod:`flashpoc.engines.loop`)."""
+    return loop.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid, bar))
 
 
 def run_point(wb, spec: PointSpec, pid: str, bar: Any = None) -> tuple[dict[str, Any], dict[str, str | bytes]]:

@@ -64,10 +64,10 @@ class SqlScriptEngine(Engine):
 
     def run_points(self, wb, specs, keys, bar=None):
         """Each run of the job in turn (:func:`.measure.run_job`)."""
-        from flashpoc.campaign import points
+        from flashpoc.engines import loop
         from flashpoc.jobs.sqlscript.measure import run_job
 
-        return points.each(specs, keys, bar, lambda spec, pid: run_job(wb.cfg, spec, pid))
+        return loop.each(specs, keys, bar, lambda spec, pid: run_job(wb.cfg, spec, pid))
 
     def build_report(self, cfg, *, write_files: bool = True, pdf: bool = True):
         from flashpoc.jobs.sqlscript.report import build_sql_report
