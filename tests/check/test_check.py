@@ -15,15 +15,13 @@ from hypothesis import strategies as st
 
 from conftest import require_fio
 from flashpoc.campaign.check import (
-    CAMPAIGN_ROW_HOST,
-    COLUMNS,
     check_environment,
     evaluate_campaign,
     evaluate_facts,
-    format_bytes,
     require_pass,
     verdict,
 )
+from flashpoc.core.records import CAMPAIGN_ROW_HOST, COLUMNS, format_bytes
 from flashpoc.engines.fio.check import controller_fio_row, parse_fio_version
 from flashpoc.hosts import safety
 from flashpoc.core.errors import CheckFailed, ParseError, RemoteError

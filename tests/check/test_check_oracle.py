@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from conftest import DATA, TESTS
-from flashpoc.campaign.check import COLUMNS, format_bytes
+from flashpoc.core.records import COLUMNS, format_bytes
 from flashpoc.campaign.check_oracle import evaluate_database_facts, facts_text
 from flashpoc.params import slob_size_bytes
 

@@ -1,7 +1,8 @@
 """Records every layer shares and no layer owns (pure, imports nothing of flashpoc): the families
 of the row's columns that engines of different kinds fill alike, and the records of the one measure
 loop (:mod:`flashpoc.engines.loop`): a :class:`PointSpec` says what to measure, a :class:`Point` is
-what was measured (or found stored), a :class:`Measured` what an engine hands the loop.
+what was measured (or found stored), a :class:`Measured` what an engine hands the loop; and the
+environment check's rows (:data:`COLUMNS`, :func:`check_row`), which every layer's check fills.
 """
 
 from __future__ import annotations
@@ -15,6 +16,31 @@ from typing import Any
 SHARE_LIMITS_US: dict[str, int] = {"512us": 512, "1ms": 1000, "2ms": 2000, "4ms": 4000}
 """Latency limits (us) of the ``clat_under_<limit>_pct`` shares (fio from its JSON+ bins, vdbench
 from its histograms) and of SLOB's ``db_file_sequential_read_under_<limit>_pct`` columns."""
+
+Row = dict[str, Any]
+"""A row of the environment check (the keys of :data:`COLUMNS`)."""
+COLUMNS = ["host", "check", "value", "unit", "status", "detail"]
+"""The environment check's columns (check.csv)."""
+CAMPAIGN_ROW_HOST = "(campaign)"  # not a valid host name, so it cannot collide with one
+
+
+def check_row(host: str, check: str, value: Any, status: str, detail: str = "", unit: str | None = None) -> Row:
+    """A row of the environment check; ``unit``: what a number ``value`` counts (``bytes``, ``ms``,
+    :data:`flashpoc.campaign.check.UNITS`), so that the table shows it in words (``23.5 GiB``) while check.csv keeps
+    the number."""
+    return {"host": host, "check": check, "value": value, "unit": unit, "status": status, "detail": detail}
+
+
+def format_bytes(value: int | None) -> str:
+    """Return ``value`` as ``16.0 MiB``-style text (binary units), or ``unknown``."""
+    if value is None:
+        return "unknown"
+    size = float(value)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(size) < 1024 or unit == "TiB":
+            return f"{int(size)} B" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    raise AssertionError("unreachable")
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from __future__ import annotations
 # Every name keeps its old path (flashpoc.campaign.environment.X): the package re-exports its modules' names.
 from flashpoc.campaign.environment.database import database_rows, nfs_client_row
 from flashpoc.campaign.environment.hosts import (DATABASE_PARAMETERS, DNFS_MIN_WTMAX, FACTS_KEY, NETWORK_TRANSPORTS, NFS_MIN_TRANSFER, SLOW_LINK_MBPS,
-                    TRANSPORT_NAMES, Row, _port_up, _row, _speed_text, _transport_kind, host_rows, link_rows,
+                    TRANSPORT_NAMES, _port_up, _speed_text, _transport_kind, host_rows, link_rows,
                     nfs_option_rows, nfs_version, target_rows, transport_label)
 from flashpoc.campaign.environment.storage import (ASM_PREFIXES, DEVICE_KEYS, STORAGE_KEY, _found, oracle_paths, oracle_unread, postgresql_paths,
                       storage_conditions, storage_rows, storage_section, storage_text)

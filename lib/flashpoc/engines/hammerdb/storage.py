@@ -34,7 +34,7 @@ def storage_rows(campaign, seen: dict[str, dict], connect) -> list:
             if campaign.oracle is None:
                 facts = None
             else:
-                with oracle.connect(campaign.oracle.settings()) as conn:
+                with oracle.connect(oracle.OracleSettings.of(campaign.oracle)) as conn:
                     facts = oracle.database_facts(conn)
         except FlashpocError as error:
             return oracle_storage_rows(campaign, None, connect, unread=f"the database could not be read: {error}")

@@ -30,6 +30,7 @@ from typing import Any
 
 from flashpoc.engines import loop
 from flashpoc.core.errors import FlashpocError, ParseError, RemoteError
+from flashpoc.oracle.db.settings import OracleSettings
 from flashpoc.oracle.dbstat import DBSTAT_FILE, samples_text
 from flashpoc.engines.slob.settings import SlobWorkload
 from flashpoc.engines.slob.parse import read_slob_run, read_sql_run_series
@@ -165,7 +166,7 @@ def with_snapshots(cfg, run, sample_every_s: float | None = None) -> tuple[SlobR
         ``(run result, the interval's metrics, {file name: JSON text})``: the snapshot rows'
         file, and dbstat.json when sampled.
     """
-    settings = cfg.oracle.settings()
+    settings = OracleSettings.of(cfg.oracle)
     sampler = DbstatSampler(settings, sample_every_s) if sample_every_s is not None else None
 
     def sampled_run() -> SlobRun:

@@ -31,6 +31,7 @@ from typing import Any
 import pandas as pd
 
 from flashpoc.core.errors import ParameterError, ParseError, RemoteError
+from flashpoc.oracle.db.settings import OracleSettings
 from flashpoc.oracle.metrics import compute_awr_metrics
 from flashpoc.params import Campaign, resolve_path
 from flashpoc.oracle.reports import AWR_REPORT_CHOICES, AWR_REPORT_FILES, awr_report
@@ -154,7 +155,7 @@ def run_job(cfg: Campaign, spec, pid: str) -> tuple[dict[str, Any], dict[str, st
 
     job = spec.workload
     connect = job.connect or oracle.connect
-    settings = cfg.oracle.settings()
+    settings = OracleSettings.of(cfg.oracle)
     statements = list(job.statements)
 
     def failed_sessions(result, begin: int, end: int) -> None:
