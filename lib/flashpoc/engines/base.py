@@ -101,7 +101,7 @@ class Engine:
 
     def check_campaign(self, campaign: Campaign, facts_by_host: dict[str, Any], connect: Any) -> list:
         """The campaign-level rows: the targets over every host, then the database when there is one."""
-        from flashpoc.campaign.check import check_database, evaluate_campaign
+        from flashpoc.engines.checks import check_database, evaluate_campaign
 
         rows = evaluate_campaign(campaign, facts_by_host)
         if campaign.oracle is not None:
@@ -110,12 +110,12 @@ class Engine:
 
     def database_host(self, campaign: Campaign) -> HostParams | None:
         """The database's own host when ``database.host`` does not name it, where the check reads its
-        storage path (:mod:`flashpoc.campaign.check_storage`); None: the engine does not know it."""
+        storage path (:mod:`flashpoc.hosts.dbstorage`); None: the engine does not know it."""
         return None
 
     def check_database_facts(self, campaign: Campaign, dbfacts: Any) -> list:
         """Rows of the database's facts: its own settings (no engine schema in it)."""
-        from flashpoc.campaign.check_oracle import evaluate_database_facts
+        from flashpoc.oracle.checks import evaluate_database_facts
 
         return evaluate_database_facts(dbfacts, host="database", slob=False)
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flashpoc.campaign.check import check_database, database_facts, working_set_row
+from flashpoc.engines.checks import check_database, database_facts, working_set_row
 from flashpoc.core.records import CAMPAIGN_ROW_HOST, Row, check_row, format_bytes
-from flashpoc.campaign.check_storage import oracle_storage_rows
+from flashpoc.hosts.dbstorage import oracle_storage_rows
 from flashpoc.core.errors import RemoteError
 from flashpoc.params import Campaign, HostParams
 from flashpoc.hosts import host as _hosts

@@ -34,8 +34,8 @@ class SqlScriptEngine(Engine):
 
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
         """The database and its storage path: the job has no target, no working set on the array."""
-        from flashpoc.campaign.check import check_database
-        from flashpoc.campaign.check_storage import oracle_storage_rows
+        from flashpoc.engines.checks import check_database
+        from flashpoc.hosts.dbstorage import oracle_storage_rows
 
         database = check_database(campaign)
         return database + oracle_storage_rows(campaign, database, connect)

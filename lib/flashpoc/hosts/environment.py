@@ -54,7 +54,7 @@ def transport_label(target: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _transport_kind(target: Mapping[str, Any]) -> str | None:
+def transport_kind(target: Mapping[str, Any]) -> str | None:
     fstype = target.get("fstype") or ""
     return "nfs" if fstype.startswith("nfs") else target.get("transport")
 
@@ -112,7 +112,7 @@ def nfs_option_rows(host: str, name: str, options: str | None) -> list[Row]:
     return [check_row(host, f"{name}: nfs options", "ok", "pass", shown or (options or ""))]
 
 
-def _speed_text(mbps: int | None) -> str:
+def speed_text(mbps: int | None) -> str:
     if mbps is None:
         return "speed unknown"
     return f"{mbps / 1000:g} Gb/s" if mbps >= 1000 else f"{mbps} Mb/s"
@@ -127,14 +127,14 @@ def link_rows(host: str, links: Mapping[str, Any], kinds: Iterable[str | None]) 
     over_network = sorted({k for k in kinds if k in NETWORK_TRANSPORTS})
     if up:
         fastest = max(n["speed_mbps"] for n in up)
-        listed = ", ".join(f"{n['name']} {_speed_text(n['speed_mbps'])}" for n in up)
+        listed = ", ".join(f"{n['name']} {speed_text(n['speed_mbps'])}" for n in up)
         if over_network and fastest <= SLOW_LINK_MBPS:
-            rows.append(check_row(host, "network", _speed_text(fastest), "warn",
+            rows.append(check_row(host, "network", speed_text(fastest), "warn",
                              f"{', '.join(TRANSPORT_NAMES.get(k, k.upper()) for k in over_network)} over links of at "
-                             f"most {_speed_text(fastest)} ({listed}): about {fastest / 8:,.0f} MB/s per link "
+                             f"most {speed_text(fastest)} ({listed}): about {fastest / 8:,.0f} MB/s per link "
                              f"caps the result before the array does"))
         else:
-            rows.append(check_row(host, "network", _speed_text(fastest), "pass", f"links up: {listed}"))
+            rows.append(check_row(host, "network", speed_text(fastest), "pass", f"links up: {listed}"))
     elif over_network:
         rows.append(check_row(host, "network", None, "warn",
                          "no link up with a known speed (/sys/class/net/*/speed): the network under "
@@ -169,5 +169,5 @@ def host_rows(campaign: Any, host_params: Any, facts: Mapping[str, Any]) -> list
         if not tfacts or tfacts.get("type") == "missing" and not tfacts.get("fstype"):
             continue
         rows += target_rows(host, f"target {target.name}", tfacts)
-        kinds.append(_transport_kind(tfacts))
+        kinds.append(transport_kind(tfacts))
     return rows + link_rows(host, facts.get("links") or {}, kinds)

@@ -1,4 +1,5 @@
-"""The database side of the environment facts: the check rows of the database's storage."""
+"""The database side of the environment facts: the check rows of the database's storage and the words of
+its CALIBRATE_IO result."""
 
 from __future__ import annotations
 
@@ -6,8 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flashpoc.core.records import Row, check_row
-from flashpoc.campaign.environment.hosts import DNFS_MIN_WTMAX
-from flashpoc.campaign.environment.sections import calibrate_text
+from flashpoc.hosts.environment import DNFS_MIN_WTMAX
 
 
 def database_rows(facts: Mapping[str, Any], host: str = "database", datafiles: str | None = None) -> list[Row]:
@@ -98,3 +98,12 @@ def nfs_client_row(facts: Mapping[str, Any], stated: str, host: str = "database"
     return check_row(host, "nfs client", {"dnfs": "dNFS", "knfs": "kNFS"}.get(stated, "local"), "pass",
                 "Direct NFS in use, as stated" if stated == "dnfs" else
                 f"no Direct NFS server, as stated ({'kernel NFS' if stated == 'knfs' else 'local datafiles'})")
+
+
+def calibrate_text(result: Mapping[str, Any]) -> str:
+    """``max 154 IOPS, 18,579 MB/s, latency 19 ms (num_physical_disks 1, max_latency 20 ms)``."""
+    def number(value: Any) -> str:
+        return "unknown" if value is None else f"{int(value):,}"
+    return (f"max {number(result.get('max_iops'))} IOPS, {number(result.get('max_mbps'))} MB/s, latency "
+            f"{number(result.get('latency_ms'))} ms (num_physical_disks {result.get('num_physical_disks')}, "
+            f"max_latency {result.get('max_latency_ms')} ms)")

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flashpoc.core.records import Row, check_row
-from flashpoc.campaign.environment.hosts import _speed_text, _transport_kind, link_rows, target_rows, transport_label
+from flashpoc.hosts.environment import speed_text, transport_kind, link_rows, target_rows, transport_label
 
 STORAGE_KEY = "_database_storage"
 """The key under which the database storage section reaches the check table's ``attrs`` (for the
@@ -103,7 +103,7 @@ def storage_rows(section: Mapping[str, Any]) -> list[Row]:
                              f"database's own host in database.host, where its devices are read"))
             continue
         rows += target_rows(host, name, device)
-    kinds = [_transport_kind(d) for d in devices if _found(d)]
+    kinds = [transport_kind(d) for d in devices if _found(d)]
     return rows + [{**r, "check": f"database {r['check']}"} for r in link_rows(host, section.get("links") or {}, kinds)]
 
 
@@ -126,7 +126,7 @@ def storage_conditions(section: Mapping[str, Any] | None) -> dict[str, str]:
     net = ((section or {}).get("links") or {}).get("net") or []
     up = [n["speed_mbps"] for n in net if n.get("state") == "up" and n.get("speed_mbps")]
     if found and up:
-        out["database network"] = f"fastest link {_speed_text(max(up))}"
+        out["database network"] = f"fastest link {speed_text(max(up))}"
     return out
 
 
