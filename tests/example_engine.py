@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import Field
 
-from flashpoc.campaign import points
+from flashpoc.engines import loop
 from flashpoc.engines.base import Engine
 from flashpoc.core.errors import ParseError
 from flashpoc.params import EngineSettings, parse_size
@@ -55,7 +55,7 @@ class DdEngine(Engine):
                 "targets": [t.model_dump(mode="json", include={"name", "path", "size"}) for t in wb.cfg.targets]}
 
     def run_points(self, wb, specs, keys, bar=None):
-        return points.each(specs, keys, bar, lambda spec, pid: self.run_point(wb, spec, pid))
+        return loop.each(specs, keys, bar, lambda spec, pid: self.run_point(wb, spec, pid))
 
     def run_point(self, wb, spec, pid: str) -> tuple[dict[str, Any], dict[str, str]]:
         cfg, host_params = wb.cfg, wb.cfg.hosts[0]

@@ -22,8 +22,10 @@ from flashpoc.campaign.probe import (LOW_CONFIDENCE, _on_fewer_hosts, adaptive_p
                     probe_point_bound, probe_table, probe_text, run_probe, summarize_probe, with_host_limit)
 from flashpoc.present.reporting import Report, build_report, hosts_text
 from flashpoc.campaign.results import campaign_roots, load_comparison, load_point_details, load_results
-from flashpoc.campaign.session import (Workbench, campaign_from_manifest, manifest_params, open_campaign,
-                      point_steadiness, prepare_targets, run_check, safety_gate, target_sizes)
+from flashpoc.campaign.session import (campaign_from_manifest, manifest_params, open_campaign, prepare_targets, run_check,
+                      safety_gate, target_sizes)
+from flashpoc.engines.loop import point_steadiness
+from flashpoc.hosts.workbench import Workbench
 from flashpoc.campaign.sweep import (SWEEP_COLUMNS, _levels, plan_campaign_sweep, plan_points, probe_points_reused, run_sweep,
                     sweep_plan_lines, sweep_plan_text, sweep_reach, sweep_table, sweep_threads, sweep_top)
 

@@ -10,7 +10,9 @@ import pandas as pd
 import pytest
 
 from conftest import quick_campaign, require_fio
+from flashpoc.analysis import extension
 from flashpoc.campaign import extend
+from flashpoc.engines import loop
 from flashpoc import phases
 from flashpoc.params import campaign_from_dict
 
@@ -18,14 +20,14 @@ from flashpoc.params import campaign_from_dict
 @pytest.mark.parametrize("runtime, max_s, lengths", [(60, 300, [120, 240, 300]), (1, 4, [2, 4]), (5, 5, []),
                                                       (10, 3, []), (3, 7, [6, 7])])
 def test_a_point_is_measured_again_at_twice_its_length_up_to_the_limit(runtime, max_s, lengths):
-    assert extend.extension_lengths(runtime, max_s) == lengths
+    assert extension.extension_lengths(runtime, max_s) == lengths
 
 
 def test_the_rule_that_decides_is_fio_s_own_steadystate_when_it_ended_the_point_else_snia():
-    assert extend.steady_verdict({"fio_steadystate": "iops:3% over 2 s", "steadystate_attained": False,
+    assert extension.steady_verdict({"fio_steadystate": "iops:3% over 2 s", "steadystate_attained": False,
                                   "snia_steady": True}) == (False, "fio steadystate (iops:3% over 2 s)")
-    assert extend.steady_verdict({"snia_steady": "True", "steadystate_attained": None}) == (True, extend.SNIA_RULE)
-    steady, why = extend.steady_verdict({"snia_steady": None})
+    assert extension.steady_verdict({"snia_steady": "True", "steadystate_attained": None}) == (True, extension.SNIA_RULE)
+    steady, why = extension.steady_verdict({"snia_steady": None})
     assert steady is None and why.startswith("no verdict")
 
 
@@ -104,7 +106,7 @@ def test_vdbench_runs_a_point_again_longer_when_the_snia_rule_on_its_intervals_s
     assert len(first) == 1
     intervals = store.load_point_tables("sweep", "intervals.csv", [first[0]["point_id"]])
     snia = snia_steady_state(intervals[~intervals["warmup"].astype(bool)]["iops"].tolist())
-    assert first[0]["snia_steady"] is snia["steady"] and row["steady_rule"] == extend.SNIA_RULE
+    assert first[0]["snia_steady"] is snia["steady"] and row["steady_rule"] == extension.SNIA_RULE
     if snia["steady"]:
         assert row["extended_runs_s"] == [5] and row["point_id"] == first[0]["point_id"]
     else:
@@ -148,25 +150,25 @@ def test_a_rate_curve_is_kept_as_measured(tmp_path):
 @pytest.mark.parametrize("steady, runtime, more", [(False, 1, 2), (False, 2, 4), (False, 8, None),  # at the limit
                                                     (True, 1, None), (None, 1, None)])  # steady, no verdict
 def test_a_point_is_done_when_steady_without_a_verdict_or_at_the_limit(steady, runtime, more):
-    assert extend.next_length({"snia_steady": steady, "runtime_s": runtime}, 1, 8) == more
+    assert extension.next_length({"snia_steady": steady, "runtime_s": runtime}, 1, 8) == more
 
 
 def test_the_lengths_run_are_the_planned_one_then_each_longer_one_asked_for():
-    assert extend.runs_until(1, 8, 1) == [1] and extend.runs_until(1, 8, 4) == [1, 2, 4]
-    assert extend.runs_until(5, 12, 15) == [5, 10, 12]  # vdbench rounds 12 s up to three 5 s intervals
+    assert extension.runs_until(1, 8, 1) == [1] and extension.runs_until(1, 8, 4) == [1, 2, 4]
+    assert extension.runs_until(5, 12, 15) == [5, 10, 12]  # vdbench rounds 12 s up to three 5 s intervals
 
 
 def test_only_the_last_run_of_a_sweep_point_outside_rate_curves_gets_the_columns(tmp_path):
-    from flashpoc.campaign.points import PointSpec
+    from flashpoc.core.records import PointSpec
 
     cfg = campaign_from_dict(quick_campaign(tmp_path, sweep={"extend_until_steady": {"max_s": 4}}))
     sweep = PointSpec("sweep", cfg.workload("randread-4k"), 1, 1)
-    assert extend.extended(cfg, sweep, {"snia_steady": False, "runtime_s": 2}) == {}  # measured again at 4 s
-    assert extend.extended(cfg, sweep, {"snia_steady": False, "runtime_s": 4}) == {
-        "extended_runs_s": [1, 2, 4], "steady_rule": extend.SNIA_RULE, "extended_steady": False}
-    assert extend.extended(cfg, PointSpec("probe", sweep.workload, 1, 1), {"snia_steady": True, "runtime_s": 1}) == {}
+    assert loop.extended(cfg, sweep, {"snia_steady": False, "runtime_s": 2}) == {}  # measured again at 4 s
+    assert loop.extended(cfg, sweep, {"snia_steady": False, "runtime_s": 4}) == {
+        "extended_runs_s": [1, 2, 4], "steady_rule": extension.SNIA_RULE, "extended_steady": False}
+    assert loop.extended(cfg, PointSpec("probe", sweep.workload, 1, 1), {"snia_steady": True, "runtime_s": 1}) == {}
     curves = campaign_from_dict(quick_campaign(tmp_path, sweep={"plan": "rate-curve", "extend_until_steady": {"max_s": 4}}))
-    assert extend.extended(curves, sweep, {"snia_steady": True, "runtime_s": 1}) == {}
+    assert loop.extended(curves, sweep, {"snia_steady": True, "runtime_s": 1}) == {}
 
 
 def test_each_run_is_stored_once_with_its_columns(tmp_path, monkeypatch):

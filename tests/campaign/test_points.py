@@ -1,4 +1,4 @@
-"""The one measure loop (flashpoc.campaign.points) on the real fio: records in the specs' order, repeats
+"""The one measure loop (flashpoc.engines.loop) on the real fio: records in the specs' order, repeats
 findable together, each point stored as it is done (a failure keeps the points before it), and
 records that cannot be changed after they are made."""
 
@@ -10,11 +10,11 @@ import pytest
 
 from conftest import quick_campaign, require_fio
 from flashpoc import phases
-from flashpoc.campaign import points
+from flashpoc.engines import loop
 from flashpoc.engines.fio import measure as fio_measure
 from flashpoc.core.errors import RemoteError
 from flashpoc.params import campaign_from_dict
-from flashpoc.campaign.points import PointSpec
+from flashpoc.core.records import PointSpec
 
 
 def test_a_failure_keeps_the_points_before_it_and_repeats_are_found_together(tmp_path, monkeypatch):
@@ -36,12 +36,12 @@ def test_a_failure_keeps_the_points_before_it_and_repeats_are_found_together(tmp
         specs = [first, first.again(1), PointSpec("probe", workload, 2, 1)]
         monkeypatch.setattr(fio_measure, "run_point", third_fails)
         with pytest.raises(RemoteError, match="the host went away"):
-            points.measure(wb, specs)
+            loop.measure(wb, specs)
         stored = sorted(p.name for p in wb.store.point_dir("probe", "x").parent.iterdir() if not p.name.startswith("."))
         assert stored == sorted(measured) and measured[1] == measured[0] + "_r1"  # the two done are kept
 
         monkeypatch.setattr(fio_measure, "run_point", run_point)
-        done = points.measure(wb, specs)
+        done = loop.measure(wb, specs)
     assert [(p.spec, p.reused) for p in done] == [(specs[0], True), (specs[1], True), (specs[2], False)]
     assert [p.point_id for p in done[:2]] == measured
     for point in done:  # the record holds the row as stored, with whether it was reused
@@ -50,6 +50,6 @@ def test_a_failure_keeps_the_points_before_it_and_repeats_are_found_together(tmp
     with pytest.raises(TypeError):
         done[0].row["iops"] = 0  # type: ignore[index]
 
-    together = points.repeats(done)
+    together = loop.repeats(done)
     assert list(together) == [("probe", "randread-4k", 1, None), ("probe", "randread-4k", 2, None)]
     assert [p.row["repeat"] for p in together[("probe", "randread-4k", 1, None)]] == [0, 1]

@@ -14,6 +14,7 @@ from flashpoc import phases
 from flashpoc.campaign import session
 from flashpoc.params import campaign_from_dict
 from flashpoc.core.store import LOCK_FILE, StoreError
+from flashpoc.engines.fio.settings import SERVERS
 
 PHASE_MODULES = ["campaign.session", "campaign.probe", "campaign.sweep", "campaign.results", "present.reporting", "phases"]
 #: The modules of the packages that were one long module each (params, chart, document, summary, cli).
@@ -47,7 +48,7 @@ def test_a_failure_while_closing_still_releases_the_campaign(tmp_path):
     wb = session.open_campaign(cfg)
     assert held(root)
     wb.host(cfg.hosts[0])
-    wb.fio_servers = True  # as after starting them: close stops them
+    wb.engine_state[SERVERS] = True  # as after starting them: close stops them
     with pytest.raises(IsADirectoryError):
         wb.close()
     assert not held(root) and wb.hosts == {}

@@ -15,15 +15,13 @@ from hypothesis import strategies as st
 
 from conftest import require_fio
 from flashpoc.campaign.check import (
-    CAMPAIGN_ROW_HOST,
-    COLUMNS,
     check_environment,
-    evaluate_campaign,
     evaluate_facts,
-    format_bytes,
     require_pass,
     verdict,
 )
+from flashpoc.core.records import CAMPAIGN_ROW_HOST, COLUMNS, format_bytes
+from flashpoc.engines.checks import evaluate_campaign
 from flashpoc.engines.fio.check import controller_fio_row, parse_fio_version
 from flashpoc.hosts import safety
 from flashpoc.core.errors import CheckFailed, ParseError, RemoteError
@@ -443,7 +441,6 @@ def test_check_environment_unexpected_error_is_a_facts_row(tmp_path):
 
 
 def test_a_host_clock_far_from_the_controller_or_the_other_hosts_is_a_warning():
-    from flashpoc.campaign.check import evaluate_campaign
 
     assert evaluate(FACTS)["clock"]["status"] == "pass"
     assert evaluate(FACTS)["clock"]["detail"] == "12 ms ahead of the controller (+/- 2 ms)"
@@ -461,7 +458,6 @@ def test_a_host_clock_far_from_the_controller_or_the_other_hosts_is_a_warning():
 
 
 def test_a_target_of_another_size_on_one_host_is_a_warning():
-    from flashpoc.campaign.check import evaluate_campaign
 
     campaign = make_campaign(hosts=[{"name": "db1", "address": "db1.example.com"},
                                     {"name": "db2", "address": "db2.example.com"}])

@@ -1,4 +1,4 @@
-"""Database check (flashpoc.campaign.check_oracle): rows for a recorded facts dict and variations of it.
+"""Database check (flashpoc.oracle.checks): rows for a recorded facts dict and variations of it.
 
 The facts come from tests/data/oracle/facts_slob19c_rac2node.json, built from the real AWR
 report of a SLOB 2.5 run on a 2-node 19c RAC (tests/data/oracle/README.md says where every value
@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 
 from conftest import DATA, TESTS
-from flashpoc.campaign.check import COLUMNS, format_bytes
-from flashpoc.campaign.check_oracle import evaluate_database_facts, facts_text
+from flashpoc.core.records import COLUMNS, format_bytes
+from flashpoc.oracle.checks import evaluate_database_facts, facts_text
 from flashpoc.params import slob_size_bytes
 
 FACTS_FILE = DATA / "oracle" / "facts_slob19c_rac2node.json"
@@ -440,7 +440,7 @@ def test_a_fio_campaign_whose_database_is_unreachable_fails_the_check(tmp_path, 
     password variable that is not set fails before any network I/O."""
     from conftest import require_fio
     from ssh_server import free_port
-    from flashpoc.campaign import check
+    from flashpoc.engines import checks
     from flashpoc import phases
 
     require_fio()
@@ -448,7 +448,7 @@ def test_a_fio_campaign_whose_database_is_unreachable_fails_the_check(tmp_path, 
     dsn = f"127.0.0.1:{port}/pdb1"
     cfg = _fio_campaign(tmp_path, {"dsn": dsn, "user": "system", "connect_timeout_s": 2})
     monkeypatch.delenv("FLASHPOC_ORACLE_PASSWORD", raising=False)
-    row = check.check_database(cfg)[0]
+    row = checks.check_database(cfg)[0]
     assert (row["check"], row["status"]) == ("database", "fail") and "FLASHPOC_ORACLE_PASSWORD" in row["detail"]
     monkeypatch.setenv("FLASHPOC_ORACLE_PASSWORD", "not-the-real-one")
     table = phases.run_check(cfg)

@@ -1,5 +1,5 @@
-"""The database's storage path in the check, for every database campaign (flashpoc.campaign.check_storage,
-flashpoc.campaign.environment.storage): the paths the database names (v$datafile / v$tempfile outside ASM,
+"""The database's storage path in the check, for every database campaign (flashpoc.hosts.dbstorage,
+flashpoc.hosts.storage): the paths the database names (v$datafile / v$tempfile outside ASM,
 v$asm_disk, PostgreSQL's data directory), read on its host with the target facts.
 
 Oracle cannot run here: a SLOB campaign's database is the Oracle REPLAY DOUBLE answering flashpoc's
@@ -18,7 +18,7 @@ import sys
 from conftest import DATA, TESTS
 from flashpoc.campaign import environment
 from flashpoc import phases
-from flashpoc.campaign.environment.storage import oracle_paths, oracle_unread, postgresql_paths
+from flashpoc.hosts.storage import oracle_paths, oracle_unread, postgresql_paths
 from flashpoc.params import HostParams, campaign_from_dict
 from flashpoc.oracle import db as oracle
 from flashpoc.hosts.facts import collect_host_facts

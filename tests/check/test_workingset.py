@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from conftest import REPO
-from flashpoc.campaign import check
+from flashpoc.engines import checks
 from flashpoc.params import campaign_from_dict, load_campaign
 from flashpoc.analysis.workingset import judge_working_set
 
@@ -46,11 +46,11 @@ def _quick(tmp_path, **overrides):
 def test_the_check_says_it_once_for_fio_and_vdbench(tmp_path, engine):
     """fio ignored array_cache before: now every engine's check has one row, from the targets' sizes."""
     cfg = _quick(tmp_path, engine=engine, array_cache="16m")
-    rows = pd.DataFrame(check.evaluate_campaign(cfg, {"local": {}}))
+    rows = pd.DataFrame(checks.evaluate_campaign(cfg, {"local": {}}))
     ws = rows[rows["check"] == "working set vs array cache"]
     assert len(ws) == 1 and ws.iloc[0]["value"] == 4.0 and ws.iloc[0]["status"] == "warn"
     assert "only 4.0x the array cache (16 MiB)" in ws.iloc[0]["detail"]
-    none = pd.DataFrame(check.evaluate_campaign(_quick(tmp_path, engine=engine), {"local": {}}))
+    none = pd.DataFrame(checks.evaluate_campaign(_quick(tmp_path, engine=engine), {"local": {}}))
     row = none[none["check"] == "working set vs array cache"].iloc[0]
     assert row["status"] == "warn" and "no array_cache given" in row["detail"] and "under 1 TB" in row["detail"]
 

@@ -20,7 +20,7 @@ SPLIT = {"engines.vdbench.plan": ("checks", "rd", "parmfile", "hosts"),
          "analysis.compare": ("table", "words"),
          "oracle.db": ("settings", "listener", "queries", "sessions"),
          "present.progress": ("texts", "closing"),
-         "campaign.environment": ("hosts", "sections", "database")}
+         "campaign.environment": ("sections",)}
 
 
 @pytest.mark.parametrize("name", [f"{package}.{module}" for package, modules in SPLIT.items() for module in modules])

@@ -29,12 +29,14 @@ import pytest
 import example_engine
 from conftest import DATA, TESTS, quick_campaign, real_vdbench, require_fio
 from flashpoc import engines, phases
-from flashpoc.campaign import points
+from flashpoc.engines import loop
 from flashpoc.core import registry
 from flashpoc.core.errors import CheckFailed
 from flashpoc.params import campaign_from_dict
 from flashpoc.analysis.rows import base_row
-from flashpoc.campaign.session import Workbench, campaign_from_manifest, point_spec
+from flashpoc.campaign.session import campaign_from_manifest
+from flashpoc.engines.loop import point_spec
+from flashpoc.hosts.workbench import Workbench
 from flashpoc.core.store import CampaignStore
 
 sys.path.insert(0, str(TESTS / "replay"))
@@ -342,7 +344,7 @@ def test_points_stored_before_the_one_loop_keep_their_ids_and_are_reused(stored,
         stored_rows.sort(key=lambda r: (r["workload"], r["threads"]))
         specs = [point_spec(cfg, phase, cfg.workload(r["workload"]), r["threads"], r["runtime_s"], r["repeat"])
                  for r in stored_rows]
-        done = points.measure(wb, specs)
+        done = loop.measure(wb, specs)
         assert [p.point_id for p in done] == [r["point_id"] for r in stored_rows]
         assert all(p.reused for p in done) and [p.row["iops"] for p in done] == [r["iops"] for r in stored_rows]
 

@@ -18,7 +18,7 @@ from flashpoc.engines.vdbench.plan import render_fill_parmfile, render_parmfile,
 from flashpoc.core.errors import ParameterError
 from flashpoc.params import campaign_from_dict
 from flashpoc.analysis.sweep_plan import plan_sweep
-from flashpoc.campaign.session import probe_runtime_s, sweep_runtime_s
+from flashpoc.engines.loop import probe_runtime_s, sweep_runtime_s
 
 RUNS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -220,9 +220,13 @@ def _number_fields():
             return {("list", k) for k in kinds(args[0]) if not isinstance(k, tuple)}
         return {annotation}
 
-    places = {params.HostParams: "hosts[0]", params.TargetParams: "targets[0]", params.FioSettings: "fio",
-              params.VdbenchSettings: "vdbench", params.Workload: "workloads[0]", params.SlobSettings: "slob",
-              params.SlobWorkload: "slob.workloads[0]", params.OracleParams: "oracle",
+    from flashpoc.engines.fio.settings import FioSettings
+    from flashpoc.engines.slob.settings import SlobSettings, SlobWorkload
+    from flashpoc.engines.vdbench.settings import VdbenchSettings
+
+    places = {params.HostParams: "hosts[0]", params.TargetParams: "targets[0]", FioSettings: "fio",
+              VdbenchSettings: "vdbench", params.Workload: "workloads[0]", SlobSettings: "slob",
+              SlobWorkload: "slob.workloads[0]", params.OracleParams: "oracle",
               params.SqlWorkloadParams: "sql_workload", params.ProbeSettings: "probe", params.SweepSettings: "sweep",
               params.ReportSettings: "report", params.CompareWith: "report.compare[0]", Campaign: ""}
     found = []

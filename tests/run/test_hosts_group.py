@@ -155,6 +155,7 @@ def test_closing_a_campaign_stops_the_fio_servers_ignoring_hosts_that_fail_or_ar
     from conftest import quick_campaign
     from flashpoc.params import campaign_from_dict
     from flashpoc.campaign.session import open_campaign
+    from flashpoc.engines.fio.settings import SERVERS
 
     cfg = campaign_from_dict(quick_campaign(tmp_path, hosts=[{"name": n, "address": "localhost"} for n in "abc"]))
     stop = re.compile(r"^cd .* && if \[ -f fio-server\.pid \]")
@@ -163,7 +164,7 @@ def test_closing_a_campaign_stops_the_fio_servers_ignoring_hosts_that_fail_or_ar
                 "b": FakeHost(params=cfg.hosts[1], commands={stop: RemoteError("b: stop fio --server: lost")}),
                 "c": FakeHost(params=cfg.hosts[2], commands={stop: ""})}
     wb.hosts["c"].silent = True
-    wb.fio_servers = True
+    wb.engine_state[SERVERS] = True
     hosts = dict(wb.hosts)
     wb.close()
     assert [len(hosts[n].calls) for n in "abc"] == [1, 1, 0] and [hosts[n].closed for n in "abc"] == [1, 1, 1]

@@ -16,7 +16,7 @@ returns a table with one row per (host, check)::
 collected) and the other hosts are still checked. :func:`verdict` sums
 the table up; :func:`require_pass` raises :class:`~flashpoc.core.errors.CheckFailed` listing
 every failed row, so no I/O runs on a broken setup. Evaluation (:func:`evaluate_facts`,
-:func:`evaluate_campaign`) is pure and works on recorded fact dicts. The facts per host
+:func:`flashpoc.engines.checks.evaluate_campaign`) is pure and works on recorded fact dicts. The facts per host
 are kept in ``df.attrs["facts"]`` (``{host name: facts dict or None}``) for the manifest.
 Each engine adds its own rows (``engines/<name>/check.py``, through
 :meth:`flashpoc.engines.base.Engine.check_host` and :meth:`~flashpoc.engines.base.Engine.check_campaign`):
@@ -34,34 +34,14 @@ import pandas as pd
 from flashpoc.campaign import environment
 from flashpoc.hosts import safety
 from flashpoc.engines import get_engine
-from flashpoc.campaign.environment import _row
+from flashpoc.core.records import CAMPAIGN_ROW_HOST, COLUMNS, Row, check_row, format_bytes
+from flashpoc.engines.checks import CLOCK_SKEW_WARN_MS
 from flashpoc.core.errors import CheckFailed, RemoteError
 from flashpoc.params import Campaign, HostParams, TargetParams
 from flashpoc.hosts import host as _hosts
 from flashpoc.hosts.facts import collect_host_facts
 from flashpoc.hosts.group import MAX_PARALLEL_HOSTS, Group
 from flashpoc.hosts.paths import Settled, controller, merged, settle_host, with_paths
-
-COLUMNS = ["host", "check", "value", "unit", "status", "detail"]
-CAMPAIGN_ROW_HOST = "(campaign)"  # not a valid host name, so it cannot collide with one
-CLOCK_SKEW_WARN_MS = 500.0
-"""A host clock further than this from the controller's or another host's (beyond the error
-of the reading) is a warning: per-second time series of the hosts no longer line up."""
-
-Row = dict[str, Any]
-
-
-def format_bytes(value: int | None) -> str:
-    """Return ``value`` as ``16.0 MiB``-style text (binary units), or ``unknown``."""
-    if value is None:
-        return "unknown"
-    size = float(value)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(size) < 1024 or unit == "TiB":
-            return f"{int(size)} B" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    raise AssertionError("unreachable")
-
 
 # -- pure evaluation -------------------------------------------------------------------
 def evaluate_facts(campaign: Campaign, host_params: HostParams, facts: dict[str, Any]) -> list[Row]:
@@ -79,14 +59,14 @@ def evaluate_facts(campaign: Campaign, host_params: HostParams, facts: dict[str,
     """
     host = host_params.name
     rows = [
-        _row(host, "os", facts.get("os") or "unknown", "pass", facts.get("hostname") or ""),
-        _row(host, "kernel", facts.get("kernel") or "unknown", "pass"),
+        check_row(host, "os", facts.get("os") or "unknown", "pass", facts.get("hostname") or ""),
+        check_row(host, "kernel", facts.get("kernel") or "unknown", "pass"),
     ]
     cpus = facts.get("cpus")
-    rows.append(_row(host, "cpus", cpus, "pass" if cpus else "warn",
+    rows.append(check_row(host, "cpus", cpus, "pass" if cpus else "warn",
                      "online CPUs" if cpus else "could not count the CPUs"))
     memory = facts.get("mem_total_bytes")
-    rows.append(_row(host, "memory", memory, "pass" if memory else "warn",
+    rows.append(check_row(host, "memory", memory, "pass" if memory else "warn",
                      "MemTotal (/proc/meminfo)" if memory else "could not read MemTotal from /proc/meminfo", unit="bytes"))
     rows.append(_clock_row(host, facts))
     rows += get_engine(campaign.engine).check_host(campaign, host, host_params, facts)
@@ -94,7 +74,7 @@ def evaluate_facts(campaign: Campaign, host_params: HostParams, facts: dict[str,
     for target in campaign.targets_of(host_params):
         tfacts = by_path.get(target.path)
         if tfacts is None:
-            rows.append(_row(host, f"target {target.name}: exists", None, "fail",
+            rows.append(check_row(host, f"target {target.name}: exists", None, "fail",
                              f"no facts were collected for {target.path}"))
             continue
         rows.extend(_evaluate_target(campaign, host, target, tfacts))
@@ -104,13 +84,13 @@ def evaluate_facts(campaign: Campaign, host_params: HostParams, facts: dict[str,
 def _clock_row(host: str, facts: dict[str, Any]) -> Row:
     offset, rtt = facts.get("clock_offset_ms"), facts.get("clock_rtt_ms")
     if offset is None:
-        return _row(host, "clock", None, "warn", "could not read the host clock (date +%s%N)")
+        return check_row(host, "clock", None, "warn", "could not read the host clock (date +%s%N)")
     detail = (f"{abs(offset):,.0f} ms {'ahead of' if offset >= 0 else 'behind'} the controller "
               f"(+/- {rtt / 2:,.0f} ms)")
     if abs(offset) - rtt / 2 > CLOCK_SKEW_WARN_MS:
-        return _row(host, "clock", offset, "warn",
+        return check_row(host, "clock", offset, "warn",
                     f"{detail}: time series and the times in results are off by as much; sync it (chrony, NTP)", "ms")
-    return _row(host, "clock", offset, "pass", detail, "ms")
+    return check_row(host, "clock", offset, "pass", detail, "ms")
 
 
 def _evaluate_target(campaign: Campaign, host: str, target: TargetParams, facts: dict[str, Any]) -> list[Row]:
@@ -134,7 +114,7 @@ def _exists_row(host: str, target: TargetParams, facts: dict[str, Any], creating
     """The ``exists`` row: a block device or file, a file to create (with room for it), else a fail."""
     check, path, kind = f"target {target.name}: exists", target.path, facts.get("type")
     if kind in ("block", "file"):
-        return _row(host, check, kind, "pass", path)
+        return check_row(host, check, kind, "pass", path)
     if creating:
         wanted, free = target.size_bytes, facts.get("free_bytes")
         assert wanted is not None  # the schema requires a size with create: true
@@ -149,16 +129,16 @@ def _exists_row(host: str, target: TargetParams, facts: dict[str, Any], creating
                                       f"{format_bytes(free)} free in {_parent(path)}")
         else:
             status, detail = "pass", f"will be created ({format_bytes(wanted)})"
-        return _row(host, check, "missing", status, detail)
+        return check_row(host, check, "missing", status, detail)
     if kind == "missing" and path.startswith("/dev/"):
-        return _row(host, check, "missing", "fail",
+        return check_row(host, check, "missing", "fail",
                     f"{path} does not exist on {host}: a device is never created; is the LUN mapped to this "
                     "host and its path up (lsblk, multipath -ll, the array's host mapping), or is the path "
                     "misspelt?")
     if kind == "missing":
-        return _row(host, check, "missing", "fail",
+        return check_row(host, check, "missing", "fail",
                     f"{path} does not exist (set create: true and a size for a scratch file)")
-    return _row(host, check, kind, "fail",
+    return check_row(host, check, kind, "fail",
                 f"{path} is {'a ' + kind if kind else 'of unknown type'}, not a block device or file")
 
 
@@ -167,27 +147,27 @@ def _size_row(host: str, target: TargetParams, facts: dict[str, Any]) -> Row:
     check, path, kind = f"target {target.name}: size", target.path, facts.get("type")
     actual, wanted = facts.get("size_bytes"), target.size_bytes
     if actual is None:
-        return _row(host, check, None, "warn", f"cannot read the size of {path}")
+        return check_row(host, check, None, "warn", f"cannot read the size of {path}")
     if wanted is not None and actual < wanted:
         hint = "; remove it to have it created again" if target.create and kind == "file" else ""
-        return _row(host, check, actual, "fail",
+        return check_row(host, check, actual, "fail",
                     f"{format_bytes(actual)} is smaller than size {target.size} ({format_bytes(wanted)}){hint}", "bytes")
     if wanted is None and actual == 0:
-        return _row(host, check, actual, "fail", "empty, and no size parameter to lay it out", "bytes")
+        return check_row(host, check, actual, "fail", "empty, and no size parameter to lay it out", "bytes")
     if wanted is None:
-        return _row(host, check, actual, "pass", f"{format_bytes(actual)}, all of it used", "bytes")
-    return _row(host, check, actual, "pass", f"{format_bytes(actual)}; working set {format_bytes(wanted)}", "bytes")
+        return check_row(host, check, actual, "pass", f"{format_bytes(actual)}, all of it used", "bytes")
+    return check_row(host, check, actual, "pass", f"{format_bytes(actual)}; working set {format_bytes(wanted)}", "bytes")
 
 
 def _free_space_row(host: str, target: TargetParams, facts: dict[str, Any], creating: bool) -> Row:
     """The ``free space`` row of a file target (room to create it when it is to be created)."""
     check, free, wanted = f"target {target.name}: free space", facts.get("free_bytes"), target.size_bytes
     if free is None:
-        return _row(host, check, None, "warn", "cannot read the free space (df)")
+        return check_row(host, check, None, "warn", "cannot read the free space (df)")
     if creating and wanted is not None and free < wanted:
-        return _row(host, check, free, "fail",
+        return check_row(host, check, free, "fail",
                     f"{format_bytes(free)} free, {format_bytes(wanted)} needed to create {target.path}", "bytes")
-    return _row(host, check, free, "pass", f"free on the file system of {_parent(target.path)}", "bytes")
+    return check_row(host, check, free, "pass", f"free on the file system of {_parent(target.path)}", "bytes")
 
 
 def _direct_row(campaign: Campaign, host: str, target: TargetParams, facts: dict[str, Any], creating: bool) -> Row:
@@ -195,34 +175,34 @@ def _direct_row(campaign: Campaign, host: str, target: TargetParams, facts: dict
     check, direct, error = f"target {target.name}: O_DIRECT", facts.get("direct"), facts.get("direct_error") or ""
     tested = "a temporary file next to it" if creating else target.path
     if not campaign.engine_object.direct_io(campaign):
-        return _row(host, check, direct, "warn", "fio.direct is false: reads may be served from the host's page cache")
+        return check_row(host, check, direct, "warn", "fio.direct is false: reads may be served from the host's page cache")
     if direct is True:
-        return _row(host, check, True, "pass", f"read with iflag=direct from {tested}")
+        return check_row(host, check, True, "pass", f"read with iflag=direct from {tested}")
     if direct is False:
         hint = ("the file system does not support O_DIRECT"
                 if "Invalid argument" in error else "reading with iflag=direct failed")
-        return _row(host, check, False, "fail", f"{hint} ({tested}){': ' + error if error else ''}; fio.direct is true")
-    return _row(host, check, None, "warn", f"could not test O_DIRECT on {tested}")
+        return check_row(host, check, False, "fail", f"{hint} ({tested}){': ' + error if error else ''}; fio.direct is true")
+    return check_row(host, check, None, "warn", f"could not test O_DIRECT on {tested}")
 
 
 def _device_rows(host: str, target: TargetParams, facts: dict[str, Any]) -> list[Row]:
     """The device, scheduler and queue depth rows of the block device behind a target (information)."""
     name, device = f"target {target.name}", facts.get("device")
     if device is None:
-        return [_row(host, f"{name}: device", None, "warn",
+        return [check_row(host, f"{name}: device", None, "warn",
                      f"no block device found behind {target.path} (source {facts.get('source') or 'unknown'})")]
     detail = f"source {facts.get('source')}"
     if facts.get("slaves"):
         detail += f"; on {facts['slaves']}"
     if facts.get("rotational"):
-        rows = [_row(host, f"{name}: device", device, "warn",
+        rows = [check_row(host, f"{name}: device", device, "warn",
                      f"{detail}; reports rotational=1 (a spinning disk, or a virtual disk that says so)")]
     else:
-        rows = [_row(host, f"{name}: device", device, "pass", detail)]
-    rows.append(_row(host, f"{name}: scheduler", facts.get("scheduler"), "pass",
+        rows = [check_row(host, f"{name}: device", device, "pass", detail)]
+    rows.append(check_row(host, f"{name}: scheduler", facts.get("scheduler"), "pass",
                      f"/sys/block/{device}/queue/scheduler"))
     depth, requests = facts.get("queue_depth"), facts.get("nr_requests")
-    rows.append(_row(host, f"{name}: queue depth", depth if depth is not None else requests, "pass",
+    rows.append(check_row(host, f"{name}: queue depth", depth if depth is not None else requests, "pass",
                      f"device queue_depth={depth if depth is not None else 'n/a'}, nr_requests={requests}"))
     return rows
 
@@ -239,104 +219,18 @@ def _safety_row(campaign: Campaign, host: str, target: TargetParams, facts: dict
     name = f"target {target.name}: data safety"
     if not campaign.written(target):
         detail = "; ".join(f.text for f in safety.findings(facts)) or "nothing found"
-        return _row(host, name, "read-only", "pass", f"only read (no workload writes); {detail}")
-    return _row(host, name, "written", *write_verdict(campaign, host, target, facts))
+        return check_row(host, name, "read-only", "pass", f"only read (no workload writes); {detail}")
+    return check_row(host, name, "written", *write_verdict(campaign, host, target, facts))
 
 
 def _parent(path: str) -> str:
     return path.rsplit("/", 1)[0] or "/"
 
 
-def working_set_row(total: int | None, array_cache: str | None, unsized: list[str] = ()) -> Row:
-    """The working set against the array cache, every engine's (:func:`flashpoc.analysis.workingset.judge_working_set`)."""
-    from flashpoc.analysis.workingset import CHECK_NAME, judge_working_set
-
-    verdict = judge_working_set(total, array_cache, list(unsized))
-    ratio = verdict["ratio"]
-    return _row(CAMPAIGN_ROW_HOST, CHECK_NAME, None if ratio is None else round(ratio, 1), verdict["status"],
-                verdict["detail"], "x")
-
-
-def evaluate_campaign(campaign: Campaign, facts_by_host: dict[str, dict[str, Any] | None]) -> list[Row]:
-    """Return the campaign-level rows: the working set (sum of the target sizes) and it against
-    the array cache (:func:`working_set_row`).
-
-    A target without a ``size`` counts with the size found on the first host that has it.
-    """
-    total = 0
-    parts, unknown = [], []
-    for target in campaign.targets:
-        size = target.size_bytes
-        if size is None:
-            found = [_target_facts(f, target.path).get("size_bytes") for f in facts_by_host.values()]
-            size = next((s for s in found if s), None)
-        if size is None:
-            unknown.append(target.name)
-        else:
-            total += size
-            parts.append(f"{target.name} {format_bytes(size)}")
-    detail = f"{len(campaign.targets)} target(s): {format_bytes(total)} ({', '.join(parts)})"
-    rows = [working_set_row(total, campaign.array_cache, unknown)]
-    rows += _shared_target_rows(campaign, facts_by_host) + _clock_skew_rows(facts_by_host)
-    if unknown:
-        return [_row(CAMPAIGN_ROW_HOST, "working set", total, "warn",
-                     f"{detail}; size unknown: {', '.join(unknown)}", "bytes")] + rows
-    memories = [f.get("mem_total_bytes") for f in facts_by_host.values() if f and f.get("mem_total_bytes")]
-    if not campaign.engine_object.direct_io(campaign) and memories and total <= max(memories):
-        return [_row(CAMPAIGN_ROW_HOST, "working set", total, "warn",
-                     f"{detail}; fits in host memory ({format_bytes(max(memories))}) and fio.direct is false",
-                     "bytes")] + rows
-    return [_row(CAMPAIGN_ROW_HOST, "working set", total, "pass", detail, "bytes")] + rows
-
-
-def _shared_target_rows(campaign: Campaign, facts_by_host: dict[str, dict[str, Any] | None]) -> list[Row]:
-    """One row per target used by several hosts: the same size on every host that has it (a
-    different size means a different LUN or file behind the same path)."""
-    rows = []
-    for target in campaign.targets:
-        users = [h.name for h in campaign.hosts if target.hosts is None or h.name in target.hosts]
-        if len(users) < 2:
-            continue
-        sizes = {}
-        for host in users:
-            found = _target_facts(facts_by_host.get(host), target.path)
-            if found.get("type") in ("block", "file") and found.get("size_bytes") is not None:
-                sizes[host] = found["size_bytes"]
-        name = f"target {target.name}: same on all hosts"
-        if len(set(sizes.values())) > 1:
-            listed = ", ".join(f"{format_bytes(size)} on {host}" for host, size in sizes.items())
-            rows.append(_row(CAMPAIGN_ROW_HOST, name, "no", "warn",
-                             f"{target.path} is {listed}: not the same LUN or file on every host?"))
-        elif sizes:
-            seen = f"{format_bytes(next(iter(sizes.values())))} on {len(sizes)} of {len(users)} hosts"
-            rows.append(_row(CAMPAIGN_ROW_HOST, name, "yes" if len(sizes) == len(users) else "partly",
-                             "pass" if len(sizes) == len(users) else "warn", f"{target.path}: {seen}"))
-    return rows
-
-
-def _target_facts(facts: dict[str, Any] | None, path: str) -> dict[str, Any]:
-    """The facts of the target at ``path`` in one host's facts ({} when the host or target has none)."""
-    return next((t for t in (facts or {}).get("targets") or [] if t.get("path") == path), {})
-
-
-def _clock_skew_rows(facts_by_host: dict[str, dict[str, Any] | None]) -> list[Row]:
-    """The spread of the host clocks (each read against the controller's), when two or more were read."""
-    offsets = {h: f["clock_offset_ms"] for h, f in facts_by_host.items() if f and f.get("clock_offset_ms") is not None}
-    if len(offsets) < 2:
-        return []
-    error = max(f.get("clock_rtt_ms") or 0.0 for f in facts_by_host.values() if f) / 2
-    early, late = min(offsets, key=offsets.get), max(offsets, key=offsets.get)
-    spread = offsets[late] - offsets[early]
-    detail = f"{late} is {spread:,.0f} ms ahead of {early} (+/- {error * 2:,.0f} ms)"
-    status = "warn" if spread - 2 * error > CLOCK_SKEW_WARN_MS else "pass"
-    return [_row(CAMPAIGN_ROW_HOST, "clock skew between hosts", round(spread, 1), status,
-                 detail + ("; sync the clocks (chrony, NTP)" if status == "warn" else ""), "ms")]
-
-
 def parameter_rows(campaign: Campaign) -> list[Row]:
     """One ``warn`` row per warning of the parameters (:attr:`flashpoc.params.Campaign.warnings`):
     check ``parameters``, the key as its value."""
-    return [_row(CAMPAIGN_ROW_HOST, "parameters", key, "warn", text)
+    return [check_row(CAMPAIGN_ROW_HOST, "parameters", key, "warn", text)
             for key, _, text in (warning.partition(": ") for warning in campaign.warnings)]
 
 
@@ -356,7 +250,7 @@ def _check_host(campaign: Campaign, params: HostParams, connect: Callable[[HostP
         with connect(params) as host:
             settled = settle_host(campaign, host)
             if settled.problems:
-                return [_row(params.name, "reachable", "yes", "pass", _where(params))] + _path_rows(
+                return [check_row(params.name, "reachable", "yes", "pass", _where(params))] + _path_rows(
                     params.name, settled.problems), None, settled
             mine = with_paths(campaign, settled.expanded)  # the paths as expanded on this host
             params = next(h for h in mine.hosts if h.name == params.name)
@@ -364,17 +258,17 @@ def _check_host(campaign: Campaign, params: HostParams, connect: Callable[[HostP
             facts = collect_host_facts(host, [t.path for t in targets],
                                        creating=[t.path for t in targets if t.create and mine.written(t)])
     except (RemoteError, OSError, EOFError) as error:
-        return [_row(params.name, "reachable", "no", "fail", str(error) or type(error).__name__)], None, None
+        return [check_row(params.name, "reachable", "no", "fail", str(error) or type(error).__name__)], None, None
     except Exception as error:  # noqa: BLE001 - one host's failure must not hide the others
-        return [_row(params.name, "facts", None, "fail",
+        return [check_row(params.name, "facts", None, "fail",
                      f"collecting the host facts failed: {type(error).__name__}: {error}")], None, None
-    rows = [_row(params.name, "reachable", "yes", "pass", _where(params))]
+    rows = [check_row(params.name, "reachable", "yes", "pass", _where(params))]
     return rows + evaluate_facts(mine, params, facts), facts, settled
 
 
 def _path_rows(host: str, problems: list[str]) -> list[Row]:
     """One ``fail`` row per refused path (:mod:`flashpoc.hosts.paths`), named after its key."""
-    return [_row(host, f"path {line.partition(': ')[0]}", None, "fail", line) for line in problems]
+    return [check_row(host, f"path {line.partition(': ')[0]}", None, "fail", line) for line in problems]
 
 
 def check_environment(campaign: Campaign, *,
@@ -445,39 +339,3 @@ def verdict_text(df: pd.DataFrame) -> str:
         items = "; ".join(f"{r.host} / {r.check}: {r.detail}" for r in warned.itertuples(index=False))
         return f"**Verdict: PASS with warnings** ({tally}) on {len(hosts)} host(s): {items}"
     return f"**Verdict: PASS** ({tally}) on {len(hosts)} host(s)."
-
-
-def database_facts(oracle_params: Any) -> dict[str, Any]:
-    """Connect with ``oracle_params`` (python-oracledb, thin) and return the database facts.
-
-    Raises:
-        ParameterError: the password variable is not set (before any network I/O).
-        RemoteError: the database cannot be reached or a query failed.
-    """
-    from flashpoc.oracle import db as oracle
-
-    with oracle.connect(oracle_params.settings()) as conn:
-        facts = oracle.database_facts(conn)
-        if oracle_params.calibrate_io is not None:  # minutes of reads on the array: only when asked
-            facts["calibrate_io"] = oracle.calibrate_io(conn, oracle_params.calibrate_io.num_physical_disks,
-                                                        oracle_params.calibrate_io.max_latency_ms)
-        return facts
-
-
-def check_database(campaign: Campaign, *,
-                   oracle_facts: Callable[[Any], dict[str, Any]] = database_facts) -> list[Row]:
-    """The database rows of the check, for every engine with ``oracle`` set: connect through
-    python-oracledb (fast failure: one ``fail`` row naming the DSN) and evaluate the facts
-    the engine's way (:meth:`flashpoc.engines.base.Engine.check_database_facts`): for SLOB against its schemas and
-    SCALE, for fio and vdbench the database's own settings (version, RAC, CDB,
-    filesystemio_options, disk_asynch_io, snapshots for a ``sql_workload``, Direct NFS, ASM).
-    """
-    from flashpoc.core.errors import FlashpocError
-
-    try:
-        dbfacts = oracle_facts(campaign.oracle)
-    except FlashpocError as error:
-        return [_row(CAMPAIGN_ROW_HOST, "database", campaign.oracle.dsn, "fail", str(error))]
-    rows = get_engine(campaign.engine).check_database_facts(campaign, dbfacts) + environment.database_rows(
-        dbfacts, datafiles=campaign.database.datafiles)
-    return [{**rows[0], environment.FACTS_KEY: dbfacts}, *rows[1:]] if rows else rows

@@ -12,7 +12,7 @@ import pandas as pd
 
 from flashpoc import analysis
 from flashpoc.analysis import hostlimit
-from flashpoc.campaign import points
+from flashpoc.engines import loop
 from flashpoc.engines import get_engine
 from flashpoc.analysis import rows as rows_mod
 from flashpoc.core.errors import AnalysisError, FlashpocError
@@ -20,8 +20,9 @@ from flashpoc.params import Campaign
 from flashpoc.analysis.sweep_plan import format_forthreads, threads_list_text
 from flashpoc.present.progress import Progress
 from flashpoc.core.tables import threads_text
-from flashpoc.campaign.session import (Workbench, _require_checked, open_campaign, point_spec, point_steadiness,
-                      prepare_targets, probe_runtime_s)
+from flashpoc.campaign.session import _require_checked, open_campaign, prepare_targets
+from flashpoc.engines.loop import point_spec, point_steadiness, probe_runtime_s
+from flashpoc.hosts.workbench import Workbench
 from flashpoc.core.store import StoreError
 from flashpoc.campaign.sweep import _levels, _rounded, sweep_reach, sweep_threads
 
@@ -59,9 +60,9 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
             # a count chosen again is a repeat
             specs = [point_spec(wb.cfg, "probe", workload, t, runtime, repeat=sum(int(r["threads"]) == t for r in rows))
                      for t in counts]
-            rows.extend(points.rows_of(points.measure(wb, specs, bar)))
+            rows.extend(loop.rows_of(loop.measure(wb, specs, bar)))
             if len(specs) == 1 and probe.remeasure_unsteady and rows[-1].get("steadystate_attained") is False:
-                rows.append(points.measure_one(wb, specs[0].again(specs[0].repeat + 1), bar))  # once more
+                rows.append(loop.measure_one(wb, specs[0].again(specs[0].repeat + 1), bar))  # once more
             bar.answer(lambda: answer_so_far(wb.cfg, rows))
 
         engine = get_engine(wb.cfg.engine)
@@ -201,7 +202,6 @@ def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, 
             bar.begin(workload.name, f"{threads_text(threads)} on {count} host{'' if count == 1 else 's'}")
             done = engine.measure_on_fewer_hosts(sub, cfg, workload, threads, runtime_s, steady)
             rows += done
-            wb.fio_servers = sub.fio_servers
             for row in done:
                 bar.point(row)
     return rows
@@ -209,7 +209,7 @@ def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, 
 
 def _on_fewer_hosts(wb: Workbench, count: int) -> Workbench:
     """The campaign on its first ``count`` hosts (the vdbench controller first) and the targets
-    they use, sharing ``wb``'s connections, fio servers and store (never closed on its own)."""
+    they use, sharing ``wb``'s connections, engine state (fio's servers) and store (never closed on its own)."""
     cfg = wb.cfg
     first = get_engine(cfg.engine).first_host(wb)
     ordered = sorted(cfg.hosts, key=lambda h: h.name != first)[:count]
@@ -217,7 +217,7 @@ def _on_fewer_hosts(wb: Workbench, count: int) -> Workbench:
     targets = [t.model_copy(update={"hosts": [n for n in t.hosts if n in names]}) if t.hosts else t
                for t in cfg.targets if t.hosts is None or names & set(t.hosts)]
     sub_cfg = cfg.model_copy(update={"hosts": [h for h in cfg.hosts if h.name in names], "targets": targets})
-    return Workbench(sub_cfg, wb.store, hosts=wb.hosts, engine_versions={}, fio_servers=wb.fio_servers)
+    return Workbench(sub_cfg, wb.store, hosts=wb.hosts, engine_versions={}, engine_state=wb.engine_state)
 
 
 def point_values(cfg: Campaign, rows: list[dict[str, Any]]) -> list[analysis.Point]:

@@ -15,29 +15,29 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from flashpoc.campaign import points
-from flashpoc.campaign.points import PointSpec
+from flashpoc.core.records import PointSpec
+from flashpoc.engines import loop
 
 if TYPE_CHECKING:
-    from flashpoc.campaign.session import Workbench
+    from flashpoc.hosts.workbench import Workbench
 
 
 def measure_rate_curves(wb: Workbench, plan: dict[str, list[int]], bar, runtime_s: int) -> list[dict[str, Any]]:
     """For each workload and thread count of ``plan``: its uncontrolled maximum, then each rate
-    of ``sweep.curve_pct`` of it (points of the loop whose spec has ``rate``, :class:`flashpoc.campaign.points.PointSpec`), until a
+    of ``sweep.curve_pct`` of it (points of the loop whose spec has ``rate``, :class:`flashpoc.core.records.PointSpec`), until a
     step's mean latency passes ``sweep.stop_ms``; every row, in order."""
-    from flashpoc.campaign.session import point_spec
+    from flashpoc.engines.loop import point_spec
 
     cfg = wb.cfg
     rows: list[dict[str, Any]] = []
     for name, threads_list in plan.items():
         workload = cfg.workload(name)
         for threads in threads_list:
-            full = points.measure_one(wb, point_spec(cfg, "sweep", workload, threads, runtime_s), bar)
+            full = loop.measure_one(wb, point_spec(cfg, "sweep", workload, threads, runtime_s), bar)
             rows.append(full)
             for pct in cfg.sweep.rate_steps:
                 step = PointSpec("sweep", workload, threads, runtime_s, rate=(pct, full["iops"] * pct / 100))
-                rows.append(points.measure_one(wb, step, bar))
+                rows.append(loop.measure_one(wb, step, bar))
                 if cfg.sweep.stop_ms is not None and (rows[-1].get("lat_mean_ms") or 0) > cfg.sweep.stop_ms:
                     break
     return rows

@@ -1,17 +1,15 @@
 """A campaign opened for a phase, and phase 1, the environment check.
 
 :func:`open_campaign` opens a campaign for running: its parameters, its results store and its
-lock, held by the :class:`Workbench` in one :class:`contextlib.ExitStack` (with the host
-connections it makes), so that whatever fails while opening or closing releases what was opened.
-Here too are the check (:func:`run_check`), the manifest's parameters, the safety gate run right
-before anything is written, the targets' sizes and preparation, and one point measured by the
-campaign's engine (the probe and the sweep call it).
+lock, held by the :class:`~flashpoc.hosts.workbench.Workbench` in one :class:`contextlib.ExitStack`
+(with the host connections it makes), so that whatever fails while opening or closing releases what
+was opened. Here too are the check (:func:`run_check`), the manifest's parameters, the safety gate
+run right before anything is written and the targets' sizes and preparation.
 """
 
 from __future__ import annotations
 
 from contextlib import ExitStack
-from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -19,57 +17,13 @@ import pandas as pd
 from flashpoc.campaign import check, precondition
 from flashpoc.engines import get_engine
 from flashpoc.core.errors import CheckFailed
-from flashpoc.params import Campaign, HostParams, check_results_dir, workbook_root
-from flashpoc.campaign.points import PointSpec
+from flashpoc.params import Campaign, check_results_dir, workbook_root
 from flashpoc.hosts import host as hostlib
 from flashpoc.hosts.facts import collect_host_facts
+from flashpoc.hosts.workbench import Workbench
 from flashpoc.hosts.paths import settle_campaign
 from flashpoc.hosts.targets import target_sizes  # noqa: F401 - phases.target_sizes, as before
 from flashpoc.core.store import CampaignStore, StoreError
-
-
-@dataclass
-class Workbench:
-    """A campaign opened for running: parameters, host connections and its results store, and
-    what :func:`open_campaign` opened (its lock), released by :meth:`close`."""
-
-    cfg: Campaign
-    store: CampaignStore
-    hosts: dict[str, Any] = field(default_factory=dict)
-    engine_versions: dict[str, str] = field(default_factory=dict)
-    lock: Any = None
-    fio_servers: bool | None = None  # running fio --server on every host: True read-only, False read-write
-    opened: ExitStack = field(default_factory=ExitStack, repr=False)  # what open_campaign opened: the lock
-
-    def host(self, params: HostParams):
-        """The (cached) connection to ``params``."""
-        if params.name not in self.hosts:
-            self.hosts[params.name] = hostlib.connect(params)
-        return self.hosts[params.name]
-
-    def close(self) -> None:
-        """Close the campaign's engine (:meth:`flashpoc.engines.base.Engine.close`: fio stops its
-        servers), close every host connection and release the campaign: each step runs even when
-        one before it failed (a host that cannot be connected, a connection that fails to close),
-        and the campaign is released last, whatever failed."""
-        self.lock = None
-        with self.opened as closing:  # what open_campaign opened (the lock): released last
-            closing.callback(self._close_hosts)
-            closing.callback(get_engine(self.cfg.engine).close, self)  # first: it may use the connections
-
-    def _close_hosts(self) -> None:
-        """Close every host connection, each even when closing another fails."""
-        hosts = list(self.hosts.values())
-        self.hosts.clear()
-        with ExitStack() as closing:
-            for host in reversed(hosts):  # callbacks run last in, first out: closed in order
-                closing.callback(host.close)
-
-    def __enter__(self) -> Workbench:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def open_campaign(cfg: Campaign) -> Workbench:
@@ -214,33 +168,3 @@ def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
         done += (precondition.create_scratch if wb.cfg.precondition.fill else engine.create_scratch)(
             wb, host_params, scratch, short)
     return done + precondition.precondition_targets(wb)
-
-
-# -- run points -----------------------------------------------------------------------
-def _point_runtime_s(cfg: Campaign) -> int:
-    """Measured seconds of a point unless the phase says otherwise (the engine's, e.g. fio's runtime)."""
-    return get_engine(cfg.engine).point_runtime_s(cfg)
-
-
-def sweep_runtime_s(cfg: Campaign) -> int:
-    """Measured seconds of a sweep point: ``sweep.runtime_s``, else the engine's (:func:`_point_runtime_s`)."""
-    return cfg.sweep.runtime_s or _point_runtime_s(cfg)
-
-
-def probe_runtime_s(cfg: Campaign) -> int:
-    """Measured seconds of a probe point: ``probe.runtime_s``, else the engine's (:func:`_point_runtime_s`)."""
-    return cfg.probe.runtime_s or _point_runtime_s(cfg)
-
-
-def point_spec(cfg: Campaign, phase: str, workload, threads: int, runtime_s: int, repeat: int = 0) -> PointSpec:
-    """The spec of a ``phase`` point (:class:`flashpoc.campaign.points.PointSpec`), ending once steady when
-    the phase says so (:func:`point_steadiness`)."""
-    return PointSpec(phase, workload, threads, runtime_s, repeat=repeat, steady=point_steadiness(cfg, phase, runtime_s))
-
-
-def point_steadiness(cfg: Campaign, phase: str, runtime_s: int) -> tuple[str, int] | None:
-    """The engine's criterion and window (s) that end a ``phase`` point once its IOPS are steady
-    (``probe.until_steady``, ``sweep.until_steady``; :meth:`flashpoc.engines.base.Engine.steadiness`,
-    e.g. :func:`flashpoc.engines.fio.plan.until_steady`), or None for points of fixed length."""
-    wanted = cfg.probe.until_steady if phase == "probe" else cfg.sweep.until_steady
-    return get_engine(cfg.engine).steadiness(cfg, runtime_s) if wanted else None

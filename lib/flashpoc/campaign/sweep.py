@@ -9,15 +9,18 @@ from typing import Any
 
 import pandas as pd
 
-from flashpoc.campaign import extend, points, ratecurve
+from flashpoc.campaign import extend, ratecurve
 from flashpoc.engines import get_engine
 from flashpoc.core.errors import AnalysisError
 from flashpoc.params import Campaign
 from flashpoc.analysis.sweep_plan import plan_note, plan_sweep, threads_list_text
 from flashpoc.present.progress import Progress
 from flashpoc.core.tables import threads_text
-from flashpoc.campaign.session import (Workbench, _require_checked, open_campaign, point_spec, point_steadiness,
-                      prepare_targets, probe_runtime_s, sweep_runtime_s)
+from flashpoc.campaign.session import _require_checked, open_campaign, prepare_targets
+from flashpoc.core.records import Point, PointSpec
+from flashpoc.engines import loop
+from flashpoc.engines.loop import point_spec, point_steadiness, probe_runtime_s, sweep_runtime_s
+from flashpoc.hosts.workbench import Workbench
 from flashpoc.core.store import CampaignStore, StoreError
 
 
@@ -129,16 +132,16 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
                 return _finish_sweep(wb, ratecurve.measure_rate_curves(wb, plan, bar, runtime))
             specs = [point_spec(wb.cfg, "sweep", wb.cfg.workload(name), threads, runtime)
                      for name, threads_list in plan.items() for threads in threads_list]
-            return _finish_sweep(wb, points.rows_of(measure_repeats(wb, specs, wb.cfg.sweep.repeats, bar)))
+            return _finish_sweep(wb, loop.rows_of(measure_repeats(wb, specs, wb.cfg.sweep.repeats, bar)))
 
 
-def measure_repeats(wb: Workbench, specs: list[points.PointSpec], repeats: int, bar: Any = None
-                    ) -> list[points.Point]:
+def measure_repeats(wb: Workbench, specs: list[PointSpec], repeats: int, bar: Any = None
+                    ) -> list[Point]:
     """The records of ``specs`` each measured ``repeats`` times, interleaved: repeat r of every
     spec before repeat r+1 (an engine that runs a thread list per invocation, vdbench, runs the
-    whole list once per repeat). Each round is one :func:`flashpoc.campaign.points.measure`, so a stored
+    whole list once per repeat). Each round is one :func:`flashpoc.campaign.loop.measure`, so a stored
     repeat is reused and only the missing ones are measured, also after a kill."""
-    return [point for r in range(repeats) for point in points.measure(wb, [s.again(r) for s in specs], bar)]
+    return [point for r in range(repeats) for point in loop.measure(wb, [s.again(r) for s in specs], bar)]
 
 
 def plan_points(cfg: Campaign, plan: dict[str, list[int]]) -> int:

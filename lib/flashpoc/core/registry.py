@@ -2,25 +2,44 @@
 (``ENGINE``), below the parameters so that they can name engines and validate an engine's
 settings block without importing any engine (modules are imported when first asked for).
 
-Adding an engine is one folder under ``engines/`` and one line here (or :func:`register`).
+The engines are found, not listed: every folder of the engine packages (:data:`PACKAGES`) that
+holds an ``engine.py`` and a ``settings.py`` is the engine of its folder's name, found on disk
+without importing it. Adding an engine is one folder under ``engines/`` (or :func:`register`).
+The engine of a campaign whose parameters name none says so itself: ``DEFAULT_ENGINE = True`` in
+its settings module (:func:`default_engine`).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
+import pkgutil
 from typing import Any
 
-_REGISTRY: dict[str, Any] = {
-    "fio": "flashpoc.engines.fio.engine",
-    "vdbench": "flashpoc.engines.vdbench.engine",
-    "slob": "flashpoc.engines.slob.engine",
-    "sqlscript": "flashpoc.jobs.sqlscript.engine",
-    "hammerdb": "flashpoc.engines.hammerdb.engine",
-}
+PACKAGES = ("flashpoc.engines", "flashpoc.jobs")
+"""The packages whose folders are engines (the load generators; the DBA's SQL script, a job)."""
 
 
-DEFAULT_ENGINE = "fio"
-"""The engine of a campaign whose parameters name none: fio, embedded."""
+def _discover() -> dict[str, Any]:
+    """Each engine folder's name and the module of its engine object, the packages in the order of
+    :data:`PACKAGES` and each one's folders in alphabetical order; the folders are looked at, not
+    imported."""
+    found: dict[str, Any] = {}
+    for package in PACKAGES:
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        for info in pkgutil.iter_modules(spec.submodule_search_locations):
+            folder = getattr(info.module_finder, "path", None)
+            if info.ispkg and folder and all(os.path.isfile(os.path.join(folder, info.name, f"{m}.py"))
+                                             for m in ("engine", "settings")):
+                found[info.name] = f"{package}.{info.name}.engine"
+    return found
+
+
+_FOUND: dict[str, str] = _discover()
+_REGISTRY: dict[str, Any] = dict(_FOUND)
 
 
 def register(name: str, engine: Any) -> None:
@@ -29,9 +48,29 @@ def register(name: str, engine: Any) -> None:
     _REGISTRY[name] = engine
 
 
+def default_engine() -> str:
+    """The engine of a campaign whose parameters name none: the one whose settings module says
+    ``DEFAULT_ENGINE = True``.
+
+    Raises:
+        LookupError: no registered engine says so.
+    """
+    for name, module in _FOUND.items():
+        if getattr(_settings_module(module), "DEFAULT_ENGINE", False):
+            return name
+    raise LookupError("no engine is the default: none has DEFAULT_ENGINE = True in its settings module")
+
+
 def engine_names() -> list[str]:
-    """The registered engines' names."""
-    return list(_REGISTRY)
+    """The registered engines' names, the default engine first."""
+    names = list(_REGISTRY)
+    default = default_engine()
+    return [default, *(n for n in names if n != default)]
+
+
+def _settings_module(module: str) -> Any:
+    """The settings module of the engine folder whose engine module is ``module``."""
+    return importlib.import_module(module.rsplit(".", 1)[0] + ".settings")
 
 
 def engine_settings(name: str) -> type:
@@ -44,7 +83,7 @@ def engine_settings(name: str) -> type:
     """
     entry = _REGISTRY[name]
     if isinstance(entry, str):
-        return importlib.import_module(entry.rsplit(".", 1)[0] + ".settings").SETTINGS
+        return _settings_module(entry).SETTINGS
     return entry.settings_model
 
 

@@ -358,7 +358,7 @@ class CampaignStore:
         """Add ``fields`` to the stored row of the point ``point_id`` of ``phase`` (its
         ``point.json``, or its row in the ``points.json`` of the invocation that measured it),
         rewritten atomically, so that points.csv and the report carry them: only for a point
-        stored before the setting that adds them (:func:`flashpoc.campaign.points.measure` stores every
+        stored before the setting that adds them (:func:`flashpoc.engines.loop.measure` stores every
         point with them)."""
         single = self.point_dir(phase, point_id) / "point.json"
         if single.is_file():

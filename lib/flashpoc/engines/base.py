@@ -11,8 +11,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from flashpoc.params import Campaign, HostParams
-    from flashpoc.campaign.session import Workbench
-    from flashpoc.campaign.points import Measured, PointSpec
+    from flashpoc.core.records import Measured, PointSpec
+    from flashpoc.hosts.workbench import Workbench
 
 
 class LazyModule:
@@ -48,7 +48,7 @@ class Engine:
     #: so they enter the measurement hash, in its own block as when they were its keys
     datafiles_define_points: ClassVar[bool] = False
     #: it runs rate-controlled points (``sweep.plan: rate-curve``: specs with ``rate``,
-    #: :class:`flashpoc.campaign.points.PointSpec`, or its own curve: :attr:`own_rate_curve`)
+    #: :class:`flashpoc.core.records.PointSpec`, or its own curve: :attr:`own_rate_curve`)
     rate_curves: ClassVar[bool] = False
     #: its sweep runs the rate curve itself (vdbench's ``iorate=curve``) rather than one point per step
     own_rate_curve: ClassVar[bool] = False
@@ -101,7 +101,7 @@ class Engine:
 
     def check_campaign(self, campaign: Campaign, facts_by_host: dict[str, Any], connect: Any) -> list:
         """The campaign-level rows: the targets over every host, then the database when there is one."""
-        from flashpoc.campaign.check import check_database, evaluate_campaign
+        from flashpoc.engines.checks import check_database, evaluate_campaign
 
         rows = evaluate_campaign(campaign, facts_by_host)
         if campaign.oracle is not None:
@@ -110,12 +110,12 @@ class Engine:
 
     def database_host(self, campaign: Campaign) -> HostParams | None:
         """The database's own host when ``database.host`` does not name it, where the check reads its
-        storage path (:mod:`flashpoc.campaign.check_storage`); None: the engine does not know it."""
+        storage path (:mod:`flashpoc.hosts.dbstorage`); None: the engine does not know it."""
         return None
 
     def check_database_facts(self, campaign: Campaign, dbfacts: Any) -> list:
         """Rows of the database's facts: its own settings (no engine schema in it)."""
-        from flashpoc.campaign.check_oracle import evaluate_database_facts
+        from flashpoc.oracle.checks import evaluate_database_facts
 
         return evaluate_database_facts(dbfacts, host="database", slob=False)
 
@@ -224,7 +224,7 @@ class Engine:
 
     def point_definition(self, wb: Workbench, spec: PointSpec) -> dict[str, Any]:
         """Everything that defines the point ``spec``: its hash names the point on disk
-        (:func:`flashpoc.campaign.points.point_id`), so a point of another definition is measured anew."""
+        (:func:`flashpoc.engines.loop.point_id`), so a point of another definition is measured anew."""
         raise NotImplementedError
 
     def probe_latency_column(self, cfg: Campaign) -> str:
@@ -241,7 +241,7 @@ class Engine:
     def storage_keys(self, wb: Workbench, specs: list[PointSpec]) -> list[str]:
         """The id each spec is stored under: its point id (by default from :meth:`point_definition`),
         or, with :attr:`stores_groups`, the id of the group it is measured and stored in."""
-        from flashpoc.campaign.points import point_id
+        from flashpoc.engines.loop import point_id
 
         return [point_id(spec, self.point_definition(wb, spec)) for spec in specs]
 
@@ -249,13 +249,14 @@ class Engine:
                    ) -> Iterator[Measured]:
         """Measure ``specs`` (none of them stored; ``keys``: their :meth:`storage_keys`), yielding
         each point's (or group's) rows and raw files as soon as it is done: the loop
-        (:func:`flashpoc.campaign.points.measure`) stores each before the next is measured."""
+        (:func:`flashpoc.engines.loop.measure`) stores each before the next is measured."""
         raise NotImplementedError
 
     def measure_point(self, wb: Workbench, phase: str, workload: Any, threads: int, *, runtime_s: int,
                       repeat: int = 0, steady: tuple[str, int] | None = None) -> dict[str, Any]:
         """Measure one point (or reuse it when stored) through the loop and return its row."""
-        from flashpoc.campaign.points import PointSpec, measure_one
+        from flashpoc.core.records import PointSpec
+        from flashpoc.engines.loop import measure_one
 
         return measure_one(wb, PointSpec(phase, workload, threads, runtime_s, repeat=repeat, steady=steady))
 
@@ -289,7 +290,7 @@ class Engine:
                        ) -> dict[str, Any]:
         """A point of ``phase`` measured again for ``runtime_s`` seconds, ended the way the phase ends
         its points (a point extended until steady, :mod:`flashpoc.campaign.extend`), stored (or reused); its row."""
-        from flashpoc.campaign.session import point_steadiness
+        from flashpoc.engines.loop import point_steadiness
 
         return self.measure_point(wb, phase, workload, threads, runtime_s=runtime_s,
                                   steady=point_steadiness(wb.cfg, phase, runtime_s))
@@ -322,7 +323,7 @@ class Engine:
 
     def close(self, wb: Workbench) -> None:
         """Stop what the engine left running for the campaign ``wb`` (fio: its servers), when the
-        campaign closes (:meth:`flashpoc.campaign.session.Workbench.close`, before the host connections close
+        campaign closes (:meth:`flashpoc.hosts.workbench.Workbench.close`, before the host connections close
         and the campaign is released, which happen even when this fails); by default nothing."""
 
     def wait_histogram(self, point_dir: Any, event: str) -> list[dict[str, Any]]:

@@ -15,7 +15,7 @@ from flashpoc.hosts.facts import target_lines
 from flashpoc.hosts.host import quote
 
 if TYPE_CHECKING:
-    from flashpoc.params import TargetParams
+    from flashpoc.params import HostParams, TargetParams
 
 
 def target_sizes(host, targets: list) -> dict[str, int | str | None]:
@@ -75,3 +75,13 @@ def read_back(host, target: TargetParams, offsets: list[int], *, block: int, cou
     if len(lines) != 3 or not lines[1].isdigit():
         raise RemoteError(f"{host.name}: read a sample of {target.name} back: unexpected output {lines!r}")
     return {"bytes": int(lines[1]), "sha256": lines[0], "gzip_bytes": int(lines[2]) if lines[2].isdigit() else None}
+
+
+#: the slowest fill rate a host's command timeout is stretched for (bytes/s): a 10 TiB LUN takes hours
+FILL_MIN_RATE = 20 * 1024 * 1024
+
+
+def fill_timeout_s(host_params: HostParams, total_bytes: int) -> float:
+    """Seconds a fill of ``total_bytes`` may take on one host: the host's ``command_timeout_s``, or
+    longer for a working set that needs it at :data:`FILL_MIN_RATE`."""
+    return max(host_params.command_timeout_s, total_bytes / FILL_MIN_RATE + 600)

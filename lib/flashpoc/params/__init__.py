@@ -13,8 +13,6 @@ that holds both ``notebooks/`` and ``parameters/``, else the current directory.
 
 from __future__ import annotations
 
-from typing import Any
-
 # Every name keeps its old path (flashpoc.params.X): the package re-exports its modules' names.
 from flashpoc.params.campaign import Campaign, _engine_choice, _engine_settings, _some_workloads, _unique
 from flashpoc.params.common import (ADDRESS_RE, DEFAULT_CURVE_PCT, ENV_NAME_RE, FIO_RW, EngineSettings, Flag, LOCAL_ADDRESSES, MAX_BLOCK_BYTES,
@@ -37,15 +35,3 @@ from flashpoc.params.values import NumberSpelling, WrittenFloat, key_text, path_
 from flashpoc.params.settings import (ArraySettings, CompareWith, ExtendSettings, PreconditionSettings, ProbeSettings, ReportSettings,
                        SweepSettings)
 
-
-_MOVED = {"FioSettings": "fio", "VdbenchSettings": "vdbench", "SlobSettings": "slob", "SlobWorkload": "slob",
-          "slob_seed_workloads": "slob"}
-
-
-def __getattr__(name: str) -> Any:
-    """The engines' settings models, which live in their engine's folder (``engines/<name>/settings.py``)."""
-    if name in _MOVED:
-        import importlib
-
-        return getattr(importlib.import_module(f"flashpoc.engines.{_MOVED[name]}.settings"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

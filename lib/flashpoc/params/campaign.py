@@ -12,7 +12,7 @@ from pydantic import (BaseModel, Field, PrivateAttr, SerializeAsAny, ValidationE
                       model_serializer, model_validator)
 
 from flashpoc.core.errors import ParameterError
-from flashpoc.core.registry import DEFAULT_ENGINE, engine_names, engine_settings, get_engine
+from flashpoc.core.registry import default_engine, engine_names, engine_settings, get_engine
 from flashpoc.params.caveats import campaign_warnings
 from flashpoc.params.common import Name, Size, _Strict, parse_size, resolve_path
 from flashpoc.params.models import (DatabaseParams, HostParams, OracleParams, SqlWorkloadParams, TargetParams, Workload,
@@ -26,7 +26,7 @@ class Campaign(_Strict):
 
     campaign: Name = Field(description="campaign name: results go to results_dir/campaign")
     description: str = ""
-    engine: str = Field(DEFAULT_ENGINE, description="the load generator and its settings: a name (fio, vdbench, slob, "
+    engine: str = Field(default_factory=default_engine, description="the load generator and its settings: a name (fio, vdbench, slob, "
                                            "sqlscript) or {name: {settings}}, e.g. {vdbench: {elapsed_s: 60}}")
     hosts: list[HostParams] = Field(min_length=1, max_length=1024)
     targets: list[TargetParams] = Field(default_factory=list, max_length=4096,
@@ -270,7 +270,8 @@ def _engine_choice(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str,
     if "settings" in data:
         problems.append({"type": "extra_forbidden", "loc": ("settings",), "input": data.pop("settings")})
     block = data.get("engine")
-    name, settings, where = DEFAULT_ENGINE, None, ("engine", DEFAULT_ENGINE)
+    name = default_engine()
+    settings, where = None, ("engine", name)
     if isinstance(block, str):
         name, where = block, ("engine", block)
     elif isinstance(block, dict) and len(block) == 1:
@@ -291,7 +292,7 @@ def _engine_choice(data: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str,
             problem((other,), f"the {other} settings are given twice: keep them under engine.{other} only")
         else:
             _engine_settings(other, given, (other,), problems)
-    data["engine"] = name if name in names else DEFAULT_ENGINE
+    data["engine"] = name if name in names else default_engine()
     if name in names:
         data["settings"] = _engine_settings(name, settings, where, problems)
         if "hosts" not in data:  # an engine that needs no load host names its own (sqlscript: this machine)

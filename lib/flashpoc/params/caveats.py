@@ -6,15 +6,14 @@ them as ``warn`` rows."""
 from __future__ import annotations
 
 import ipaddress
-from typing import TYPE_CHECKING
+from typing import Any
 
-if TYPE_CHECKING:
-    from flashpoc.params.campaign import Campaign
-    from flashpoc.params.models import HostParams
+from flashpoc.params.models import HostParams
 
 
-def campaign_warnings(cfg: Campaign) -> list[str]:
-    """The campaign's warnings: one machine named as two hosts, one workload under two names, then
+def campaign_warnings(cfg: Any) -> list[str]:
+    """The warnings of ``cfg`` (a :class:`flashpoc.params.Campaign`, which calls this while it is
+    validated: so this module does not import it): one machine named as two hosts, one workload under two names, then
     the engine's own (:meth:`flashpoc.engines.base.Engine.param_warnings`)."""
     return [*_same_machine(cfg), *_same_workload(cfg), *cfg.engine_object.param_warnings(cfg)]
 
@@ -32,7 +31,7 @@ def _machine(host: HostParams) -> tuple[str, ...]:
     return address, str(host.port)
 
 
-def _same_machine(cfg: Campaign) -> list[str]:
+def _same_machine(cfg: Any) -> list[str]:
     """A host at the address and port of an earlier one: allowed (two HammerDB load hosts on one
     machine are a test of the workbook), but its load is that machine's, counted as two hosts'."""
     seen: dict[tuple[str, ...], int] = {}
@@ -46,7 +45,7 @@ def _same_machine(cfg: Campaign) -> list[str]:
     return out
 
 
-def _same_workload(cfg: Campaign) -> list[str]:
+def _same_workload(cfg: Any) -> list[str]:
     """A workload defined as an earlier one under another name: each is measured, the same I/O twice."""
     workloads = cfg.engine_workloads
     key = "workloads" if workloads is cfg.workloads else f"engine.{cfg.engine}.workloads"

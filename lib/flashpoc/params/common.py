@@ -194,6 +194,12 @@ class EngineSettings(_Strict):
         the measurement hash): none, unless the engine says otherwise."""
         return ()
 
+    @classmethod
+    def secret_env_key(cls, key: str) -> str | None:
+        """The key of this block that names the environment variable holding the secret a user wrote
+        under ``key`` (lower case) instead, for the message that refuses it; None: no such key."""
+        return None
+
 
 def workbook_root(start: Path | None = None) -> Path:
     """The directory relative paths are resolved against (see module docstring), as a process

@@ -305,14 +305,6 @@ class OracleParams(_Strict):
     def _env_name(cls, value: str | None) -> str | None:
         return check_env_name(value)
 
-    def settings(self):
-        """The :class:`flashpoc.oracle.db.OracleSettings` of these parameters."""
-        from flashpoc.oracle.db import OracleSettings
-
-        return OracleSettings(dsn=self.dsn, user=self.user, password_env=self.password_env,
-                              wallet_dir=self.wallet_dir, wallet_password_env=self.wallet_password_env,
-                              connect_timeout_s=self.connect_timeout_s)
-
 
 class SqlWorkloadParams(_Strict):
     """A DBA's own job: N concurrent sessions each running the same SQL*Plus script, timed,

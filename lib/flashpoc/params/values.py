@@ -11,6 +11,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
+from flashpoc.core.registry import engine_names, engine_settings
 from flashpoc.params.common import MAX_DEPTH, MAX_VALUES, ascii_note
 
 MAX_NUMBER_DIGITS = 100
@@ -161,10 +162,10 @@ def _env_key(path: tuple[Any, ...]) -> str:
     last = words[-1] if words else ""
     if "hosts" in words:
         return "key_passphrase_env (the passphrase of key_file)"
-    if "slob" in words:
-        return "sysdba_passwd_env"
-    if "hammerdb" in words:
-        return "superuser_password_env" if "super" in last or "system" in last else "password_env"
+    for name in engine_names():  # an engine's block: the engine names its own key
+        key = engine_settings(name).secret_env_key(last) if name in words else None
+        if key:
+            return key
     if "oracle" in words:
         return "oracle.wallet_password_env" if "wallet" in last else "oracle.password_env"
     return "the password_env key of the block that uses it (e.g. oracle.password_env)"

@@ -92,7 +92,7 @@ def test_a_stored_point_with_errors_is_never_reused_as_a_clean_one(tmp_path):
 
 
 def _spec(cfg):
-    from flashpoc.campaign.points import PointSpec
+    from flashpoc.core.records import PointSpec
 
     return PointSpec("probe", cfg.probe_workload, 2, 60)
 

@@ -21,13 +21,13 @@ Only :func:`condition_lines` reads files (the compared campaigns' manifests).
 from __future__ import annotations
 
 # Every name keeps its old path (flashpoc.campaign.environment.X): the package re-exports its modules' names.
-from flashpoc.campaign.environment.database import database_rows, nfs_client_row
-from flashpoc.campaign.environment.hosts import (DATABASE_PARAMETERS, DNFS_MIN_WTMAX, FACTS_KEY, NETWORK_TRANSPORTS, NFS_MIN_TRANSFER, SLOW_LINK_MBPS,
-                    TRANSPORT_NAMES, Row, _port_up, _row, _speed_text, _transport_kind, host_rows, link_rows,
+from flashpoc.oracle.environment import calibrate_text, database_rows, nfs_client_row
+from flashpoc.hosts.environment import (DATABASE_PARAMETERS, DNFS_MIN_WTMAX, FACTS_KEY, NETWORK_TRANSPORTS, NFS_MIN_TRANSFER, SLOW_LINK_MBPS,
+                    TRANSPORT_NAMES, host_rows, link_rows,
                     nfs_option_rows, nfs_version, target_rows, transport_label)
-from flashpoc.campaign.environment.storage import (ASM_PREFIXES, DEVICE_KEYS, STORAGE_KEY, _found, oracle_paths, oracle_unread, postgresql_paths,
+from flashpoc.hosts.storage import (ASM_PREFIXES, DEVICE_KEYS, STORAGE_KEY, oracle_paths, oracle_unread, postgresql_paths,
                       storage_conditions, storage_rows, storage_section, storage_text)
 from flashpoc.campaign.environment.sections import (_OVER_FC, _OVER_NETWORK, _database_conditions, _host_conditions, _link_conditions,
-                       _read_manifest, calibrate_items, calibrate_text,
+                       _read_manifest, calibrate_items,
                        condition_lines, conditions, database_section, datafiles_text, differences, dnfs_text,
                        environment_section, manifest_conditions)

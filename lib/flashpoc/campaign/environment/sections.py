@@ -8,8 +8,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from flashpoc.campaign.environment.hosts import DATABASE_PARAMETERS, TRANSPORT_NAMES, _speed_text, nfs_version, transport_label
-from flashpoc.campaign.environment.storage import storage_conditions, storage_text
+from flashpoc.hosts.environment import DATABASE_PARAMETERS, TRANSPORT_NAMES, speed_text, nfs_version, transport_label
+from flashpoc.hosts.storage import storage_conditions, storage_text
+from flashpoc.oracle.environment import calibrate_text
 
 
 def environment_section(host_facts: Mapping[str, Any], database: Mapping[str, Any] | None = None,
@@ -112,7 +113,7 @@ def _link_conditions(found: dict[str, dict[str, str]], host: str, facts: Mapping
         datafiles.get("mounts") or datafiles.get("stated") in ("knfs", "dnfs"))
     up = [n["speed_mbps"] for n in links.get("net") or [] if n.get("state") == "up" and n.get("speed_mbps")]
     if up and network:
-        found.setdefault("network", {})[host] = f"fastest link {_speed_text(max(up))}"
+        found.setdefault("network", {})[host] = f"fastest link {speed_text(max(up))}"
     fc = sorted({p.get("speed") for p in links.get("fc") or [] if p.get("speed")})
     if fc and any(label in _OVER_FC for label in labels):
         found.setdefault("FC ports", {})[host] = ", ".join(fc)
@@ -162,15 +163,6 @@ def _database_conditions(database: Mapping[str, Any], nfs_mounts: bool) -> dict[
     if calibrated:
         out["CALIBRATE_IO"] = calibrate_text(calibrated)
     return out
-
-
-def calibrate_text(result: Mapping[str, Any]) -> str:
-    """``max 154 IOPS, 18,579 MB/s, latency 19 ms (num_physical_disks 1, max_latency 20 ms)``."""
-    def number(value: Any) -> str:
-        return "unknown" if value is None else f"{int(value):,}"
-    return (f"max {number(result.get('max_iops'))} IOPS, {number(result.get('max_mbps'))} MB/s, latency "
-            f"{number(result.get('latency_ms'))} ms (num_physical_disks {result.get('num_physical_disks')}, "
-            f"max_latency {result.get('max_latency_ms')} ms)")
 
 
 def differences(by_label: Mapping[str, Mapping[str, str]]) -> list[str]:

@@ -30,16 +30,16 @@ from typing import TYPE_CHECKING, Any
 from flashpoc.hosts.targets import make_scratch_files, read_back, target_identities, target_sizes  # noqa: F401 (callers' names)
 
 # Every name keeps its old path (flashpoc.campaign.precondition.X): the package re-exports its modules' names.
-from flashpoc.campaign.precondition.fills import (FILL_MIN_RATE, RECORD_DIR, SAMPLE_BYTES, STATUS_FILE, UnfilledTargetWarning, _SAMPLE_BLOCK,
+from flashpoc.campaign.precondition.fills import (RECORD_DIR, SAMPLE_BYTES, STATUS_FILE, UnfilledTargetWarning, _SAMPLE_BLOCK,
                     _fill_host, _plan_fills, _reads, _shareable, create_scratch, fill_record, fill_targets,
-                    fill_timeout_s, read_sample, record_path, sample_offsets, unfilled_message)
+                    read_sample, record_path, sample_offsets, unfilled_message)
 from flashpoc.campaign.precondition.rounds import (MAX_EXCURSION, MAX_SLOPE_EXCURSION, ROUNDS_DIR, ROUNDS_FILL_FILE, SUPERSEDED_DIR, WINDOW,
                      fill_stamp, run_write_rounds, snia_window, supersede_rounds)
 from flashpoc.campaign.precondition.status import (FILL_STATUS, _record, fill_table, load_status, precondition_items, read_status, rounds_display,
                      rounds_table, status_text, written_text)
 
 if TYPE_CHECKING:
-    from flashpoc.campaign.session import Workbench
+    from flashpoc.hosts.workbench import Workbench
 
 
 def precondition_targets(wb: Workbench) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ from flashpoc.hosts.targets import make_scratch_files, read_back, target_identit
 
 if TYPE_CHECKING:
     from flashpoc.params import HostParams, TargetParams
-    from flashpoc.campaign.session import Workbench
+    from flashpoc.hosts.workbench import Workbench
 
 
 #: the records' folder in the campaign's results (one JSON per host and target), as vdbench's fills
@@ -23,16 +23,6 @@ STATUS_FILE = "precondition.json"
 #: the sample read back after a fill: this many bytes at the start, middle and end of the working set
 SAMPLE_BYTES = 1024 * 1024
 _SAMPLE_BLOCK = 64 * 1024
-
-
-#: the slowest fill rate a host's command timeout is stretched for (bytes/s): a 10 TiB LUN takes hours
-FILL_MIN_RATE = 20 * 1024 * 1024
-
-
-def fill_timeout_s(host_params: HostParams, total_bytes: int) -> float:
-    """Seconds a fill of ``total_bytes`` may take on one host: the host's ``command_timeout_s``, or
-    longer for a working set that needs it at :data:`FILL_MIN_RATE`."""
-    return max(host_params.command_timeout_s, total_bytes / FILL_MIN_RATE + 600)
 
 
 def record_path(host: str, target: str) -> str:

@@ -12,7 +12,7 @@ from flashpoc.core.store import StoreError
 from flashpoc.campaign.precondition.fills import STATUS_FILE, fill_record
 
 if TYPE_CHECKING:
-    from flashpoc.campaign.session import Workbench
+    from flashpoc.hosts.workbench import Workbench
 
 
 #: SNIA PTS steady state: over the last WINDOW rounds, max - min within MAX_EXCURSION of the window's

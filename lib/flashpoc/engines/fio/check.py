@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from flashpoc.campaign.check import CAMPAIGN_ROW_HOST, Row, _row
+from flashpoc.core.records import CAMPAIGN_ROW_HOST, Row, check_row
 from flashpoc.core.errors import RemoteError
 from flashpoc.params import HostParams
 from flashpoc.engines.fio.run import fio_version
@@ -26,17 +26,17 @@ def parse_fio_version(text: str | None) -> tuple[int, int] | None:
 def _evaluate_fio(host: str, host_params: HostParams, facts: dict[str, Any]) -> Row:
     raw = facts.get("fio_version")
     if raw == "missing" or facts.get("fio_path") == "missing":
-        return _row(host, "fio", "missing", "fail",
+        return check_row(host, "fio", "missing", "fail",
                     f"{host_params.fio!r} was not found on the host (install fio >= 3.0, or set the host's fio: path)")
     version = parse_fio_version(raw)
     where = f"{facts.get('fio_path')} ({raw or 'no version output'})"
     if version is None:
-        return _row(host, "fio", raw, "warn", f"cannot tell the fio version: {where}")
+        return check_row(host, "fio", raw, "warn", f"cannot tell the fio version: {where}")
     value = f"{version[0]}.{version[1]}"
     if version < MIN_FIO_VERSION:
-        return _row(host, "fio", value, "warn",
+        return check_row(host, "fio", value, "warn",
                     f"{where} is older than 3.0: JSON output and latency units differ; upgrade fio")
-    return _row(host, "fio", value, "pass", where)
+    return check_row(host, "fio", value, "pass", where)
 
 
 def _controller_fio_row(connect: Callable[[HostParams], Any], facts_by_host: dict[str, Any]) -> Row:
@@ -56,7 +56,7 @@ def controller_fio_row(raw: str, host_versions: dict[str, str | None]) -> Row:
     host's (None for a host that was not reached; "missing" when it has no fio)."""
     version = parse_fio_version(raw)
     if version is None:
-        return _row(CAMPAIGN_ROW_HOST, "fio on the controller", "missing", "fail",
+        return check_row(CAMPAIGN_ROW_HOST, "fio on the controller", "missing", "fail",
                     "several hosts run through fio --client from this machine: install fio here "
                     "(or set fio.multi_host: per-host)")
     others = {name: seen for name, seen in host_versions.items()
@@ -64,9 +64,9 @@ def controller_fio_row(raw: str, host_versions: dict[str, str | None]) -> Row:
     value = f"{version[0]}.{version[1]}"
     if others:
         listed = ", ".join(f"{seen.strip()} on {name}" for name, seen in others.items())
-        return _row(CAMPAIGN_ROW_HOST, "fio on the controller", value, "fail",
+        return check_row(CAMPAIGN_ROW_HOST, "fio on the controller", value, "fail",
                     f"{raw} here, {listed}: fio --client and fio --server must be the same release (their "
                     "protocol changes between releases); install the same fio on every host and here, or set "
                     "fio.multi_host: per-host")
-    return _row(CAMPAIGN_ROW_HOST, "fio on the controller", value, "pass",
+    return check_row(CAMPAIGN_ROW_HOST, "fio on the controller", value, "pass",
                 f"{raw}: runs fio --client for the hosts, the same release as every host")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flashpoc.engines.base import Engine, LazyModule
-from flashpoc.engines.fio.settings import FioSettings
+from flashpoc.engines.fio.settings import SERVERS, FioSettings
 
 measure = LazyModule(f"{__package__}.measure")
 plan = LazyModule(f"{__package__}.plan")
@@ -127,8 +127,7 @@ class FioEngine(Engine):
     def close(self, wb) -> None:
         """Stop the fio servers (not on a host that stopped answering: the next start replaces its
         server); a host that fails to stop its server is ignored on purpose (:func:`.run.stop_servers`)."""
-        if wb.fio_servers is not None:
-            wb.fio_servers = None
+        if wb.engine_state.pop(SERVERS, None) is not None:
             run.stop_servers([wb.host(h) for h in wb.cfg.hosts])
 
     def fill_targets(self, wb, host_params, targets: list, sizes: dict[str, int]) -> dict[str, dict[str, Any]]:

@@ -10,17 +10,16 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from flashpoc.campaign import points
+from flashpoc.engines import loop
 from flashpoc.analysis import rows as rows_mod
 from flashpoc.core.damage import DAMAGED, Loss, carry, note_loss
 from flashpoc.core.errors import ParseError, RemoteError
 from flashpoc.params import Campaign, HostParams, Workload
-from flashpoc.campaign.points import Measured, PointSpec
+from flashpoc.core.records import Measured, PointSpec
 from flashpoc.hosts.metrics import cpu_utilisation
-from flashpoc.campaign.precondition import fill_timeout_s
 from flashpoc.hosts import host as hostlib
 from flashpoc.hosts.group import Group
-from flashpoc.hosts.targets import make_target_directory
+from flashpoc.hosts.targets import fill_timeout_s, make_target_directory
 from flashpoc.core.store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text, write_atomic
 from flashpoc.engines.fio import run as run_fio
 from flashpoc.engines.fio.intervals import merge_intervals, read_interval_logs
@@ -28,10 +27,11 @@ from flashpoc.engines.fio.parse import (histogram_table, histogram_whole, latenc
                     parse_fio_output, summarize_fio_point)
 from flashpoc.engines.fio.plan import FILL_BS, outstanding_ios, rate_per_job, render_fill_job, render_job, render_layout_job
 from flashpoc.engines.fio.run import FioRun, fio_version, run_fio_job
+from flashpoc.engines.fio.settings import SERVERS
 from flashpoc.engines.fio.status import HostSeconds, StatusFeed
 
 if TYPE_CHECKING:
-    from flashpoc.campaign.session import Workbench
+    from flashpoc.hosts.workbench import Workbench
 
 #: metrics summed over hosts; the other metrics are IOPS-weighted means over hosts
 _SUMMED = ("iops", "read_iops", "write_iops", "bw_mibps", "read_bw_mibps", "write_bw_mibps")
@@ -101,16 +101,16 @@ def _aggregate_hosts(per_host: dict[str, dict[str, Any]]) -> dict[str, Any]:
 def measure_point(wb: Workbench, phase: str, workload: Workload, threads: int, *,
                   runtime_s: int | None = None, repeat: int = 0, steady: tuple[str, int] | None = None,
                   rate: tuple[float, float] | None = None) -> dict[str, Any]:
-    """One point through the loop (:func:`flashpoc.campaign.points.measure`); its row. ``runtime_s``
-    defaults to ``fio.runtime_s``; see :class:`flashpoc.campaign.points.PointSpec` for the rest."""
+    """One point through the loop (:func:`flashpoc.campaign.loop.measure`); its row. ``runtime_s``
+    defaults to ``fio.runtime_s``; see :class:`flashpoc.core.records.PointSpec` for the rest."""
     spec = PointSpec(phase, workload, threads, runtime_s or wb.cfg.settings.runtime_s, repeat=repeat, steady=steady,
                      rate=rate)
-    return points.measure_one(wb, spec)
+    return loop.measure_one(wb, spec)
 
 
 def run_points(wb: Workbench, specs: list[PointSpec], keys: list[str], bar: Any = None) -> Iterator[Measured]:
     """fio measures its points one by one (:func:`run_point`), each second's figures handed to ``bar``."""
-    return points.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid, bar))
+    return loop.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid, bar))
 
 
 def run_point(wb: Workbench, spec: PointSpec, pid: str, bar: Any = None) -> tuple[dict[str, Any], dict[str, str]]:
@@ -275,9 +275,9 @@ def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: 
     cfg = wb.cfg
     readonly = not workload.writes
     hosts = [wb.host(h) for h in cfg.hosts]
-    if wb.fio_servers is not readonly:
+    if wb.engine_state.get(SERVERS) is not readonly:
         run_fio.start_servers(hosts, cfg.settings.server_port, readonly=readonly)
-        wb.fio_servers = readonly
+        wb.engine_state[SERVERS] = readonly
     jobs = {h.name: render_job(cfg, workload, threads, cfg.targets_of(h), runtime_s=runtime_s, host=h.name,
                                steady=steady, rate_iops=rate_iops) for h in cfg.hosts}
     controller = hostlib.connect(HostParams(name="controller", address="localhost"))

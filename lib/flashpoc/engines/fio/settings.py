@@ -56,3 +56,11 @@ class FioSettings(EngineSettings):
 
 
 SETTINGS = FioSettings
+
+DEFAULT_ENGINE = True
+"""fio is the engine of a campaign whose parameters name none (:func:`flashpoc.core.registry.default_engine`)."""
+
+#: fio's key in the campaign's ``engine_state`` (:class:`flashpoc.hosts.workbench.Workbench`): its
+#: servers run on every host, True read-only, False read-write; absent: none started (the engine's
+#: ``close`` stops them)
+SERVERS = "fio_servers"

@@ -67,7 +67,7 @@ def read_awr_rows(oracle_params, pair: dict[str, Any], *, connect=None) -> tuple
     from flashpoc.oracle import db as oracle
 
     try:
-        with (connect or oracle.connect)(oracle_params.settings()) as conn:
+        with (connect or oracle.connect)(oracle.OracleSettings.of(oracle_params)) as conn:
             rows = oracle.awr_rows(conn, pair["awr_dbid"], pair["awr_begin_snap"], pair["awr_end_snap"],
                                    pair["awr_instance_number"])
     except RemoteError as error:

@@ -82,33 +82,33 @@ def check_rows(s: HammerdbSettings, host: str, facts: dict[str, str]) -> list:
     """The check's rows of one load host from the facts its check script printed (pure): HammerDB
     and its version, the database (reached as the superuser, its version), the TPROC-C schema (its
     warehouses against the settings, or its absence when the settings ask for a build)."""
-    from flashpoc.campaign.check import _row
+    from flashpoc.core.records import check_row
 
     problems = check_problems(s, facts)
     if "hammerdb" not in facts or "tcl" not in facts:
-        return [_row(host, VERSION_ROW, None, "fail", problems[0])]
-    rows = [_row(host, VERSION_ROW, facts["hammerdb"], "pass", f"Tcl {facts['tcl']}"
+        return [check_row(host, VERSION_ROW, None, "fail", problems[0])]
+    rows = [check_row(host, VERSION_ROW, facts["hammerdb"], "pass", f"Tcl {facts['tcl']}"
                  + (f", {facts['driver']}" if facts.get("driver") else "") + f", in {s.hammerdb_dir}")]
     target = s.service if s.database == "oracle" else f"{s.host}:{s.port}"
     if any(k in facts for k in _DATABASE_FAILS) or facts.get("connect") != "ok" or "database" not in facts:
-        return rows + [_row(host, "database", None, "fail", problems[0])]
-    rows.append(_row(host, "database", facts.get("version"), "pass",
+        return rows + [check_row(host, "database", None, "fail", problems[0])]
+    rows.append(check_row(host, "database", facts.get("version"), "pass",
                      f"{s.database} at {target}, connected as {s.superuser_name}"))
     awr = [p for p in problems if p.startswith("AWR needs")]
     if s.database == "oracle":
-        rows.append(_row(host, "AWR licence", facts.get("pack"), "fail" if awr else "pass", "; ".join(awr)))
+        rows.append(check_row(host, "AWR licence", facts.get("pack"), "fail" if awr else "pass", "; ".join(awr)))
     schema = [p for p in problems if p not in awr]
     value = f"{facts['warehouses']} warehouses" if "warehouses" in facts else "none"
     detail = "; ".join(schema) or (f"to be built ({s.warehouses} warehouses, build_schema)" if s.build_schema
                                     else f"{s.warehouses} warehouses, as the settings say")
-    return rows + [_row(host, "TPROC-C schema", value, "fail" if schema else "pass", detail)]
+    return rows + [check_row(host, "TPROC-C schema", value, "fail" if schema else "pass", detail)]
 
 
 def check_campaign_hosts(campaign, connect, seen: dict | None = None) -> list:
     """Rows of every load host of ``campaign``: its check script run as a new attempt in the host's
     attempts folder (:mod:`.run`; what earlier attempts left there removed first); an unreachable
     host is one ``fail`` row naming it. ``seen`` gets each reached host's facts, by name."""
-    from flashpoc.campaign.check import _row
+    from flashpoc.core.records import check_row
     from flashpoc.core.errors import RemoteError
 
     s = campaign.settings
@@ -121,11 +121,11 @@ def check_campaign_hosts(campaign, connect, seen: dict | None = None) -> list:
                 facts, _ = check_hammerdb(host, s, attempt_dir(params.workdir, campaign.campaign, params.name, "check"),
                                           timeout_s=min(params.command_timeout_s, 300))
         except (RemoteError, OSError, EOFError) as error:
-            return [_row(params.name, VERSION_ROW, None, "fail", str(error) or type(error).__name__)]
+            return [check_row(params.name, VERSION_ROW, None, "fail", str(error) or type(error).__name__)]
         if seen is not None:
             seen[params.name] = facts
         return check_rows(s, params.name, facts)
 
     done = Group(campaign.hosts).map(host_rows, purpose="check HammerDB")  # side by side: a HammerDB start takes seconds
     return [row for p in campaign.hosts for row in (done.succeeded.get(p.name) or
-                                                   [_row(p.name, VERSION_ROW, None, "fail", str(done.failed[p.name]))])]
+                                                   [check_row(p.name, VERSION_ROW, None, "fail", str(done.failed[p.name]))])]

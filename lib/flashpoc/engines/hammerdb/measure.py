@@ -34,12 +34,13 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from flashpoc.campaign import points
+from flashpoc.engines import loop
 from flashpoc.core.errors import ParseError, RemoteError
-from flashpoc.campaign.points import Measured, PointSpec
+from flashpoc.core.records import Measured, PointSpec
 from flashpoc.hosts.group import Group
 from flashpoc.analysis.rows import base_row
 from flashpoc.core.store import table_text
+from flashpoc.oracle.db.settings import OracleSettings
 from flashpoc.oracle.snapshots import between_snapshots, snapshot_rows_json
 from flashpoc.engines.hammerdb.awr import ROWS_FILE, interval_columns, read_awr_rows, snapshot_pair
 from flashpoc.engines.hammerdb.fixedwork import fixed_work_hosts
@@ -100,8 +101,8 @@ def ensure_schema(wb) -> None:
 
 
 def run_points(wb, specs: list[PointSpec], keys: list[str], bar=None) -> Iterator[Measured]:
-    """HammerDB measures its points one by one (:func:`run_point`), through the loop (:mod:`flashpoc.campaign.points`)."""
-    return points.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid, bar))
+    """HammerDB measures its points one by one (:func:`run_point`), through the loop (:mod:`flashpoc.engines.loop`)."""
+    return loop.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid, bar))
 
 
 def run_point(wb, spec: PointSpec, pid: str, bar: Any = None) -> tuple[dict[str, Any], dict[str, str | bytes]]:
@@ -173,7 +174,7 @@ def _run_hosts(wb, script: str, what: str, purpose: str, counter=None) -> tuple[
         return [_run(wb, script, what, purpose, timeout_s, on_line=counter)]
 
     if s.fixed_work and s.database == "oracle" and cfg.oracle is not None:
-        interval = between_snapshots(cfg.oracle.settings(), run_all)
+        interval = between_snapshots(OracleSettings.of(cfg.oracle), run_all)
         return interval, interval.result
     return None, run_all()
 

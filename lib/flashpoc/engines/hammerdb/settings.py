@@ -105,6 +105,10 @@ class HammerdbSettings(EngineSettings):
                                  "leave virtual_users out")
         return values
 
+    @classmethod
+    def secret_env_key(cls, key: str) -> str | None:
+        return "superuser_password_env" if "super" in key or "system" in key else "password_env"
+
     @field_validator("password_env", "superuser_password_env")
     @classmethod
     def _env(cls, value: str | None) -> str | None:

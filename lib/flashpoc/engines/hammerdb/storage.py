@@ -1,4 +1,4 @@
-"""The storage path of the database a HammerDB campaign drives (:mod:`flashpoc.campaign.check_storage`):
+"""The storage path of the database a HammerDB campaign drives (:mod:`flashpoc.hosts.dbstorage`):
 PostgreSQL's data directory and WAL, as the check script read ``data_directory`` through a load
 host; on Oracle, the ASM disks and datafiles' directories through ``oracle:``."""
 
@@ -24,8 +24,8 @@ def database_host(campaign) -> Any:
 def storage_rows(campaign, seen: dict[str, dict], connect) -> list:
     """The database's storage rows: PostgreSQL's data directory as the first load host's check read
     it (``seen``: each load host's check facts); Oracle's storage through ``oracle:``."""
-    from flashpoc.campaign.check_storage import check_database_storage, oracle_storage_rows
-    from flashpoc.campaign.environment.storage import postgresql_paths
+    from flashpoc.hosts.dbstorage import check_database_storage, oracle_storage_rows
+    from flashpoc.hosts.storage import postgresql_paths
     from flashpoc.core.errors import FlashpocError
     from flashpoc.oracle import db as oracle
 
@@ -34,7 +34,7 @@ def storage_rows(campaign, seen: dict[str, dict], connect) -> list:
             if campaign.oracle is None:
                 facts = None
             else:
-                with oracle.connect(campaign.oracle.settings()) as conn:
+                with oracle.connect(oracle.OracleSettings.of(campaign.oracle)) as conn:
                     facts = oracle.database_facts(conn)
         except FlashpocError as error:
             return oracle_storage_rows(campaign, None, connect, unread=f"the database could not be read: {error}")

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flashpoc.campaign.check import CAMPAIGN_ROW_HOST, Row, _row, check_database, database_facts, format_bytes, working_set_row
-from flashpoc.campaign.check_storage import oracle_storage_rows
+from flashpoc.engines.checks import check_database, database_facts, working_set_row
+from flashpoc.core.records import CAMPAIGN_ROW_HOST, Row, check_row, format_bytes
+from flashpoc.hosts.dbstorage import oracle_storage_rows
 from flashpoc.core.errors import RemoteError
 from flashpoc.params import Campaign, HostParams
 from flashpoc.hosts import host as _hosts
@@ -19,29 +20,29 @@ def evaluate_slob_host(campaign: Campaign, facts: dict[str, str]) -> list[Row]:
     """Rows for the DB host's SLOB facts (:func:`flashpoc.engines.slob.run.slob_host_facts`); pure."""
     slob, host = campaign.settings, campaign.db_host.name
     if facts.get("home") in (None, "missing"):
-        return [_row(host, "SLOB home", slob.home, "fail",
+        return [check_row(host, "SLOB home", slob.home, "fail",
                      f"no directory {slob.home!r} on the DB host: install SLOB there or set slob.home")]
-    rows = [_row(host, "SLOB home", facts["home"], "pass", "")]
+    rows = [check_row(host, "SLOB home", facts["home"], "pass", "")]
     has = {name: facts.get(f"file_{name}") == "yes" for name in ("runit.sh", "setup.sh", "slob.conf")}
-    rows.append(_row(host, "runit.sh", "yes" if has["runit.sh"] else "missing", "pass" if has["runit.sh"] else "fail",
+    rows.append(check_row(host, "runit.sh", "yes" if has["runit.sh"] else "missing", "pass" if has["runit.sh"] else "fail",
                      "" if has["runit.sh"] else f"{facts['home']} has no runit.sh: is it SLOB 2.5's directory?"))
-    rows.append(_row(host, "slob.conf", "exists" if has["slob.conf"] else "none", "pass",
+    rows.append(check_row(host, "slob.conf", "exists" if has["slob.conf"] else "none", "pass",
                      "the existing slob.conf is kept as slob.conf.before-flashpoc before the first run"
                      if has["slob.conf"] else "flashpoc writes slob.conf for every point"))
     writable = facts.get("writable") == "yes"
-    rows.append(_row(host, "SLOB home writable", "yes" if writable else "no", "pass" if writable else "fail",
+    rows.append(check_row(host, "SLOB home writable", "yes" if writable else "no", "pass" if writable else "fail",
                      "" if writable else "runit.sh writes slob.conf and its reports there: give the SSH user "
                                          "write access"))
     if slob.env_file:
         ok = facts.get("env_file") == "yes"
-        rows.append(_row(host, "environment file", slob.env_file, "pass" if ok else "fail",
+        rows.append(check_row(host, "environment file", slob.env_file, "pass" if ok else "fail",
                          "sourced before runit.sh" if ok else f"{slob.env_file} does not exist on the DB host"))
     sqlplus = facts.get("sqlplus", "missing")
-    rows.append(_row(host, "sqlplus", sqlplus, "fail" if sqlplus == "missing" else "pass",
+    rows.append(check_row(host, "sqlplus", sqlplus, "fail" if sqlplus == "missing" else "pass",
                      "runit.sh needs sqlplus: set slob.env_file to a file that sets ORACLE_HOME, ORACLE_SID "
                      "and PATH" if sqlplus == "missing" else ""))
     missing = [t for t in ("mpstat", "iostat", "vmstat") if facts.get(f"tool_{t}") != "yes"]
-    rows.append(_row(host, "mpstat/iostat/vmstat", "missing " + ", ".join(missing) if missing else "yes",
+    rows.append(check_row(host, "mpstat/iostat/vmstat", "missing " + ", ".join(missing) if missing else "yes",
                      "warn" if missing else "pass",
                      "SLOB records host CPU and device statistics with them: install sysstat" if missing else ""))
     if "nfs_mounts" in facts:
@@ -49,7 +50,7 @@ def evaluate_slob_host(campaign: Campaign, facts: dict[str, str]) -> list[Row]:
         rows += datafiles_rows(host, datafiles_facts(campaign.database, facts))
     if slob.sysdba_passwd_env:
         set_ = facts.get("passwd_env") == "set"
-        rows.append(_row(host, "SYSDBA password variable", slob.sysdba_passwd_env, "pass" if set_ else "fail",
+        rows.append(check_row(host, "SYSDBA password variable", slob.sysdba_passwd_env, "pass" if set_ else "fail",
                          "set on the DB host (value not read)" if set_ else
                          f"export {slob.sysdba_passwd_env} on the DB host (e.g. in slob.env_file); slob.conf "
                          "refers to it and the password is never written"))
@@ -65,12 +66,12 @@ def _datafiles_row(database, host: str, nfs_mounts: str, database_connected: boo
     chosen = [m for m in mounts if is_datafiles_mount(database, m)]
     shown = ", ".join(mounts) if mounts else "no NFS mount"
     if database.datafiles in (None, "local"):
-        return _row(host, "datafiles", f"local ({shown})", "warn" if mounts else "pass",
+        return check_row(host, "datafiles", f"local ({shown})", "warn" if mounts else "pass",
                     f"the DB host has NFS mounts ({', '.join(mounts)}): if the datafiles are there, set "
                     "database.datafiles: knfs (or dnfs for Direct NFS), else each point's time series counts the local "
                     "disks, not the database's I/O" if mounts else "each point's time series: iostat's local disks")
     if database.datafiles == "knfs":
-        return _row(host, "datafiles", f"knfs ({shown})", "pass" if chosen else "fail",
+        return check_row(host, "datafiles", f"knfs ({shown})", "pass" if chosen else "fail",
                     f"each point's time series: the READ/WRITE of {', '.join(chosen)} (/proc/self/mountstats)"
                     if chosen else "database.datafiles is knfs but the DB host has no NFS mount"
                                    + (f" matching {database.nfs_mounts!r}" if database.nfs_mounts and mounts else "")
@@ -79,7 +80,7 @@ def _datafiles_row(database, host: str, nfs_mounts: str, database_connected: boo
               "iostat nor the kernel's NFS counters see Direct NFS I/O)" if database_connected else
               "without oracle: points keep no time series (neither iostat nor the kernel's NFS counters see Direct "
               "NFS I/O; set oracle: to sample the database's own counters)")
-    return _row(host, "datafiles", f"dnfs ({shown})", "pass" if mounts and database_connected else "warn",
+    return check_row(host, "datafiles", f"dnfs ({shown})", "pass" if mounts and database_connected else "warn",
                 "Direct NFS: " + series
                 + ("" if mounts else "; the DB host has no NFS mount, which Direct NFS needs (oranfstab aside)"))
 
@@ -107,16 +108,16 @@ def check_slob(campaign: Campaign, *, connect: Callable[[HostParams], Any] = _ho
         if (facts_by_host or {}).get(db.name) is not None:
             facts_by_host[db.name]["datafiles"] = datafiles_facts(campaign.database, facts)
     except (RemoteError, OSError, EOFError) as error:
-        rows = [_row(db.name, "SLOB home", None, "fail", str(error))]
+        rows = [check_row(db.name, "SLOB home", None, "fail", str(error))]
     data_bytes = slob.schemas * slob.scale_bytes
     detail = f"{slob.schemas} schemas x SCALE {slob.scale} = {format_bytes(data_bytes)}"
-    rows.append(_row(CAMPAIGN_ROW_HOST, "SLOB data set", data_bytes, "pass", detail, "bytes"))
+    rows.append(check_row(CAMPAIGN_ROW_HOST, "SLOB data set", data_bytes, "pass", detail, "bytes"))
     ws = working_set_row(data_bytes, campaign.array_cache)
     if ws["status"] == "warn":
         ws["detail"] += "; load more or larger schemas (setup.sh)"
     rows.append(ws)
     if campaign.oracle is None:
-        rows.append(_row(CAMPAIGN_ROW_HOST, "database", "not checked", "warn",
+        rows.append(check_row(CAMPAIGN_ROW_HOST, "database", "not checked", "warn",
                          "no oracle: connection given, so the database (version, filesystemio_options, buffer "
                          "cache, AWR licence, SLOB schemas) is not checked; set oracle.dsn and oracle.user"))
         return rows + oracle_storage_rows(campaign, [], connect)

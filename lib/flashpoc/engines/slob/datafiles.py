@@ -65,7 +65,7 @@ def datafiles_facts(database: Any, facts: Mapping[str, str]) -> dict[str, Any]:
 
 def datafiles_rows(host: str, datafiles: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Each datafile mount's ``transport`` and ``nfs options`` rows, as a target's."""
-    from flashpoc.campaign.environment import target_rows
+    from flashpoc.hosts.environment import target_rows
 
     return [row for mount in datafiles.get("mounts") or []
             for row in target_rows(host, f"datafiles {mount['path']}", mount)]

@@ -36,7 +36,7 @@ class SlobEngine(Engine):
 
     def check_database_facts(self, campaign, dbfacts) -> list:
         """The database against SLOB's schemas and SCALE."""
-        from flashpoc.campaign.check_oracle import evaluate_database_facts
+        from flashpoc.oracle.checks import evaluate_database_facts
         from flashpoc.params import slob_size_bytes
 
         slob = campaign.settings

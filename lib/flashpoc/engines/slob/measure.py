@@ -28,14 +28,15 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from flashpoc.campaign import points
+from flashpoc.engines import loop
 from flashpoc.core.errors import FlashpocError, ParseError, RemoteError
+from flashpoc.oracle.db.settings import OracleSettings
 from flashpoc.oracle.dbstat import DBSTAT_FILE, samples_text
 from flashpoc.engines.slob.intervals import IostatFeed
 from flashpoc.engines.slob.settings import SlobWorkload
 from flashpoc.engines.slob.parse import read_slob_run, read_sql_run_series
 from flashpoc.engines.slob.plan import render_slob_conf
-from flashpoc.campaign.points import Measured, PointSpec
+from flashpoc.core.records import Measured, PointSpec
 from flashpoc.analysis.rows import base_row, interval_verdict
 from flashpoc.oracle.snapshots import between_snapshots, snapshot_rows_json
 from flashpoc.core.store import INTERVAL_COLUMNS, INTERVALS_FILE, table_text
@@ -69,7 +70,7 @@ def point_definition(cfg, workload: SlobWorkload, threads: int, run_time_s: int 
 
 def run_points(wb, specs: list[PointSpec], keys: list[str], bar=None) -> Iterator[Measured]:
     """SLOB measures its points one by one (:func:`run_point`), each iostat report handed to ``bar``."""
-    return points.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid, bar=bar))
+    return loop.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid, bar=bar))
 
 
 def live_feed(cfg, bar) -> IostatFeed | None:
@@ -179,7 +180,7 @@ def with_snapshots(cfg, run, sample_every_s: float | None = None) -> tuple[SlobR
         ``(run result, the interval's metrics, {file name: JSON text})``: the snapshot rows'
         file, and dbstat.json when sampled.
     """
-    settings = cfg.oracle.settings()
+    settings = OracleSettings.of(cfg.oracle)
     sampler = DbstatSampler(settings, sample_every_s) if sample_every_s is not None else None
 
     def sampled_run() -> SlobRun:

@@ -114,6 +114,10 @@ class SlobSettings(EngineSettings):
     workloads: list[SlobWorkload] = Field(default_factory=lambda: [SlobWorkload(**w) for w in slob_seed_workloads()],
                                           max_length=256)
 
+    @classmethod
+    def secret_env_key(cls, key: str) -> str | None:
+        return "sysdba_passwd_env"
+
     @field_validator("sysdba_passwd_env")
     @classmethod
     def _passwd_env(cls, value: str | None) -> str | None:

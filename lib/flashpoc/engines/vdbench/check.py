@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from flashpoc.campaign.check import CAMPAIGN_ROW_HOST, Row, _row
+from flashpoc.core.records import CAMPAIGN_ROW_HOST, Row, check_row
 from flashpoc.core.errors import RemoteError
 from flashpoc.params import Campaign, HostParams
 from flashpoc.hosts import host as _hosts
@@ -37,12 +37,12 @@ def check_vdbench(campaign: Campaign, *,
     try:
         parmfile = render_parmfile(campaign, [w.name for w in campaign.workloads], probe_run(campaign))
     except ParameterError as error:
-        return [_row(CAMPAIGN_ROW_HOST, "vdbench parmfile", None, "fail", str(error))]
+        return [check_row(CAMPAIGN_ROW_HOST, "vdbench parmfile", None, "fail", str(error))]
     ctl_name = campaign.settings.controller or campaign.hosts[0].name
     done = Group(campaign.hosts).map(lambda params: _host_rows(campaign, params, ctl_name, parmfile, connect),
                                      purpose="check vdbench")
     return [row for p in campaign.hosts for row in (done.succeeded.get(p.name) or
-                                                   [_row(p.name, "vdbench", None, "fail", str(done.failed[p.name]))])]
+                                                   [check_row(p.name, "vdbench", None, "fail", str(done.failed[p.name]))])]
 
 
 def _host_rows(campaign: Campaign, params: HostParams, ctl_name: str, parmfile: str,
@@ -56,14 +56,14 @@ def _host_rows(campaign: Campaign, params: HostParams, ctl_name: str, parmfile: 
         with connect(params) as host:
             exe = vdbench_executable(host)
             found, java = find_vdbench_and_java(host, exe)
-            rows.append(_row(params.name, "vdbench", exe if found else "missing", "pass" if found else "fail",
+            rows.append(check_row(params.name, "vdbench", exe if found else "missing", "pass" if found else "fail",
                              exe if found else f"{exe} not found: install vdbench or set the host's vdbench: dir"))
-            rows.append(_row(params.name, "java", java or "missing", "pass" if java else "fail",
+            rows.append(check_row(params.name, "java", java or "missing", "pass" if java else "fail",
                              "" if java else "java not found: vdbench needs a Java runtime"))
             if params.name == ctl_name and found:
                 rows += _vdbench_controller_rows(campaign, params, host, parmfile, run_vdbench, connect)
     except (RemoteError, OSError, EOFError) as error:
-        rows.append(_row(params.name, "vdbench", None, "fail", str(error)))
+        rows.append(check_row(params.name, "vdbench", None, "fail", str(error)))
     return rows
 
 
@@ -80,7 +80,7 @@ def _vdbench_controller_rows(campaign: Campaign, params: HostParams, host: Any, 
                       setup=setup)
     banner = VDBENCH_BANNER_RE.search(run.console)
     tail = "\n".join(run.console.strip().splitlines()[-6:])
-    rows = [_row(params.name, "vdbench -s parmfile", "accepted" if run.exit_code == 0 else f"exit {run.exit_code}",
+    rows = [check_row(params.name, "vdbench -s parmfile", "accepted" if run.exit_code == 0 else f"exit {run.exit_code}",
                  "pass" if run.exit_code == 0 else "fail",
                  (banner.group(1) if banner else "simulate run") if run.exit_code == 0 else tail)]
     remote = remote_hosts(campaign)
@@ -97,7 +97,7 @@ def _vdbench_controller_rows(campaign: Campaign, params: HostParams, host: Any, 
     others = [other for other in remote if other.name != params.name]
     shells = Group(others, max_workers=SHELLS_AT_ONCE).map(slave_row, purpose="run the slaves' shells")
     return rows + [shells[o.name] if o.name in shells.succeeded else
-                   _row(params.name, f"{campaign.settings.shell} to {o.name}", "no answer", "fail",
+                   check_row(params.name, f"{campaign.settings.shell} to {o.name}", "no answer", "fail",
                         str(shells.failed[o.name])) for o in others]
 
 
@@ -138,35 +138,35 @@ def controller_address_row(host: str, output: str, controller_address: str | Non
     else:
         error = " ".join(line.strip() for line in lines if line.strip() and not line.startswith(("name=", "own=",
                                                                                                   "getent=")))[-300:]
-        return _row(host, "slaves call back", None, "fail",
+        return check_row(host, "slaves call back", None, "fail",
                     f"could not resolve the host name {name} as vdbench's Java does: {error or 'no output'}")
     where = f"{how} the host name {name} to {address}"
     own_text = ", ".join(a for a in own if not _loopback(a)) or "none found"
     remote = [a for a in addresses if a != address]  # vdbench starts the others as local slaves
     if not remote:
-        return _row(host, "slaves call back", address, "pass",
+        return check_row(host, "slaves call back", address, "pass",
                     f"{where}: vdbench starts every slave on this host ({', '.join(addresses)})")
     if controller_address is not None and address != controller_address:
-        return _row(host, "slaves call back", address, "fail",
+        return check_row(host, "slaves call back", address, "fail",
                     f"{where}, not vdbench.controller_address {controller_address}: vdbench's Java did not read the "
                     "hosts file given to it (-Djdk.net.hosts.file needs Java 9 or later); map the host name to the "
                     "address in /etc/hosts instead")
     fix = (f"set vdbench.controller_address to this host's address that the other hosts reach (this host's: "
            f"{own_text}), or map {name} to it in /etc/hosts")
     if address == "127.0.0.1":
-        return _row(host, "slaves call back", address, "fail",
+        return check_row(host, "slaves call back", address, "fail",
                     f"{where}: vdbench refuses remote hosts then (\"Invalid network definition for multi-host "
                     f"processing\"); {fix}")
     if _loopback(address) and not all(_loopback(a) for a in remote):
-        return _row(host, "slaves call back", address, "fail",
+        return check_row(host, "slaves call back", address, "fail",
                     f"{where}, a loopback address: the slaves on {', '.join(a for a in remote if not _loopback(a))} "
                     f"would call themselves; {fix}")
     given = " (vdbench.controller_address)" if controller_address is not None else ""
     if own and address not in own and not _loopback(address):
-        return _row(host, "slaves call back", address, "warn",
+        return check_row(host, "slaves call back", address, "warn",
                     f"{where}{given}, which is not among this host's addresses ({own_text}): the slaves call it "
                     "back there")
-    return _row(host, "slaves call back", address, "pass", f"{where}{given}; the slaves call the master there")
+    return check_row(host, "slaves call back", address, "pass", f"{where}{given}; the slaves call the master there")
 
 
 def _loopback(address: str) -> bool:
@@ -197,16 +197,16 @@ def _slave_shell_row(campaign: Campaign, params: HostParams, other: HostParams, 
                                  purpose=f"{shell} to {other.name} as vdbench does",
                                  timeout_s=other.connect_timeout_s + 30)
     except RemoteError as error:
-        return _row(params.name, name, "no answer", "fail", f"{shown}{how}: {error}")
+        return check_row(params.name, name, "no answer", "fail", f"{shown}{how}: {error}")
     if result.ok:
         found = f"; {launcher} is there" if launcher else ""
-        return _row(params.name, name, "ok", "pass", f"{shown}{how}: password-less{found}")
+        return check_row(params.name, name, "ok", "pass", f"{shown}{how}: password-less{found}")
     error = (result.stderr.strip() or result.stdout.strip())[-300:]
     if result.exited != 255 and launcher:
-        return _row(params.name, name, "no vdbench", "fail",
+        return check_row(params.name, name, "no vdbench", "fail",
                     f"{shown}{how}: {launcher} is not there (vdbench starts its slaves with it; set hosts[{i}].vdbench)"
                     + (f": {error}" if error else ""))
-    return _row(params.name, name, "refused", "fail",
+    return check_row(params.name, name, "refused", "fail",
                 f"{shown}{how}: {error or 'failed'} (vdbench's shell={shell} needs password-less SSH from the "
                 "controller)")
 

@@ -34,8 +34,8 @@ class SqlScriptEngine(Engine):
 
     def check_campaign(self, campaign, facts_by_host, connect) -> list:
         """The database and its storage path: the job has no target, no working set on the array."""
-        from flashpoc.campaign.check import check_database
-        from flashpoc.campaign.check_storage import oracle_storage_rows
+        from flashpoc.engines.checks import check_database
+        from flashpoc.hosts.dbstorage import oracle_storage_rows
 
         database = check_database(campaign)
         return database + oracle_storage_rows(campaign, database, connect)
@@ -64,10 +64,10 @@ class SqlScriptEngine(Engine):
 
     def run_points(self, wb, specs, keys, bar=None):
         """Each run of the job in turn (:func:`.measure.run_job`)."""
-        from flashpoc.campaign import points
+        from flashpoc.engines import loop
         from flashpoc.jobs.sqlscript.measure import run_job
 
-        return points.each(specs, keys, bar, lambda spec, pid: run_job(wb.cfg, spec, pid))
+        return loop.each(specs, keys, bar, lambda spec, pid: run_job(wb.cfg, spec, pid))
 
     def build_report(self, cfg, *, write_files: bool = True, pdf: bool = True):
         from flashpoc.jobs.sqlscript.report import build_sql_report

@@ -10,7 +10,7 @@ wait events' latencies, read latency histogram, host CPU) read through the DBA_H
 (the STATS$ tables with Statspack).
 :func:`sql_runs_table` lines the stored runs up (e.g. ``undo-on-hdd`` vs ``undo-on-ssd``).
 
-A run is a point of the one measure loop (:func:`flashpoc.campaign.points.measure`): phase ``sql``, the
+A run is a point of the one measure loop (:func:`flashpoc.campaign.loop.measure`): phase ``sql``, the
 label as its workload (:class:`SqlJob`), the sessions as its threads; the loop owns its id
 (:func:`run_id`, the sqlscript engine's ``storage_keys``), its reuse and its atomic save, and the
 sqlscript engine runs it (:func:`run_job`) in a campaign of any engine.
@@ -31,6 +31,7 @@ from typing import Any
 import pandas as pd
 
 from flashpoc.core.errors import ParameterError, ParseError, RemoteError
+from flashpoc.oracle.db.settings import OracleSettings
 from flashpoc.oracle.metrics import compute_awr_metrics
 from flashpoc.params import Campaign, resolve_path
 from flashpoc.oracle.reports import AWR_REPORT_CHOICES, AWR_REPORT_FILES, awr_report
@@ -76,7 +77,7 @@ def run_definition(cfg: Campaign, text: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class SqlJob:
-    """The workload of a DBA's job as a point's (:class:`flashpoc.campaign.points.PointSpec`): the script
+    """The workload of a DBA's job as a point's (:class:`flashpoc.core.records.PointSpec`): the script
     run in ``threads`` sessions. ``name`` is the run's label; ``connect`` the connection context
     manager (None: :func:`flashpoc.oracle.db.connect`)."""
 
@@ -92,7 +93,7 @@ def job_spec(cfg: Campaign, *, connect=None):
     Raises:
         ParameterError: before any connection, for a missing or unsupported script.
     """
-    from flashpoc.campaign.points import PointSpec
+    from flashpoc.core.records import PointSpec
 
     text, statements = read_script(cfg)
     job = SqlJob(cfg.sql_workload.label, text, tuple(statements), connect)
@@ -108,7 +109,7 @@ def run_id(cfg: Campaign, spec) -> str:
 
 def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
     """Run the campaign's ``sql_workload`` (or reuse the stored run of the same definition) through
-    the measure loop (:func:`flashpoc.campaign.points.measure`, with the sqlscript engine whatever the
+    the measure loop (:func:`flashpoc.campaign.loop.measure`, with the sqlscript engine whatever the
     campaign's engine): a run is the point of phase ``sql`` at ``sessions`` threads.
 
     Args:
@@ -133,14 +134,14 @@ def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
         RemoteError: the database cannot be reached, or a session failed (its script line and
             Oracle's message); a failed run is not stored.
     """
-    from flashpoc.campaign import points
-    from flashpoc.campaign.session import Workbench
+    from flashpoc.engines import loop
+    from flashpoc.hosts.workbench import Workbench
     from flashpoc.jobs.sqlscript.engine import ENGINE
 
     cfg = cfg.resolved()
     spec = job_spec(cfg, connect=connect)
     wb = Workbench(cfg, CampaignStore(cfg.results_path()))
-    (point,) = points.measure(wb, [spec], engine=ENGINE)
+    (point,) = loop.measure(wb, [spec], engine=ENGINE)
     return point.as_row()
 
 
@@ -154,7 +155,7 @@ def run_job(cfg: Campaign, spec, pid: str) -> tuple[dict[str, Any], dict[str, st
 
     job = spec.workload
     connect = job.connect or oracle.connect
-    settings = cfg.oracle.settings()
+    settings = OracleSettings.of(cfg.oracle)
     statements = list(job.statements)
 
     def failed_sessions(result, begin: int, end: int) -> None:

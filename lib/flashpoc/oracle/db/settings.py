@@ -44,6 +44,13 @@ class OracleSettings:
     pool_min: int = 1
     pool_max: int = 2
 
+    @classmethod
+    def of(cls, params: Any) -> OracleSettings:
+        """The settings of the ``oracle:`` parameters ``params`` (:class:`flashpoc.params.OracleParams`)."""
+        return cls(dsn=params.dsn, user=params.user, password_env=params.password_env,
+                   wallet_dir=params.wallet_dir, wallet_password_env=params.wallet_password_env,
+                   connect_timeout_s=params.connect_timeout_s)
+
     def __post_init__(self) -> None:
         if not self.dsn or not self.dsn.strip():
             raise ParameterError("oracle.dsn: must not be empty (host:port/service)")

@@ -21,10 +21,10 @@ import hashlib
 from collections.abc import Iterator
 from typing import Any
 
-from flashpoc.campaign import points
+from flashpoc.engines import loop
 from flashpoc.core.errors import CheckFailed, RemoteError
 from flashpoc.params import Workload
-from flashpoc.campaign.points import Measured, PointSpec
+from flashpoc.core.records import Measured, PointSpec
 from flashpoc.hosts.group import Group
 from flashpoc.hosts.targets import target_sizes
 from flashpoc.engines.vdbench.parse import parse_output_dir, stored_output_files
@@ -99,14 +99,14 @@ def run_points(wb, specs: list[PointSpec], keys: list[str], bar=None) -> Iterato
 def run_invocation(wb, phase: str, rd: RunDefinition, *, bar=None,
                    repeats: dict[int, int] | None = None) -> list[dict[str, Any]]:
     """The rows of the invocation ``rd`` (measured, or reused when stored) through the loop
-    (:func:`flashpoc.campaign.points.measure`): ``rd`` is the run definition of ``phase`` at its thread counts
+    (:func:`flashpoc.campaign.loop.measure`): ``rd`` is the run definition of ``phase`` at its thread counts
     (:func:`run_definition`). ``repeats`` (threads -> earlier measurements of that count) makes it a
     repeat."""
     workload: Workload = wb.cfg.workload(rd.workload)
     specs = [PointSpec(phase, workload, t, rd.elapsed_s, repeat=(repeats or {}).get(t, 0)) for t in rd.threads]
     if run_definition(wb.cfg, phase, workload, list(rd.threads), rd.elapsed_s) != rd:
         raise ValueError(f"{phase}: {rd.line()} is not the run definition of the phase at its thread counts")
-    return points.rows_of(points.measure(wb, specs, bar))
+    return loop.rows_of(loop.measure(wb, specs, bar))
 
 
 def invoke(wb, phase: str, rd: RunDefinition, group: str, *, bar=None,

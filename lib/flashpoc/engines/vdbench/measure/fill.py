@@ -13,7 +13,7 @@ from flashpoc.core.errors import CheckFailed, RemoteError
 from flashpoc.params import HostParams, TargetParams
 from flashpoc.engines.vdbench.parse import parse_output_dir, parse_summary
 from flashpoc.engines.vdbench.plan import data_text, fill_xfersize, render_fill_parmfile
-from flashpoc.campaign.precondition import fill_timeout_s, make_scratch_files
+from flashpoc.hosts.targets import fill_timeout_s, make_scratch_files
 from flashpoc.engines.vdbench.run import run_vdbench
 from flashpoc.hosts.targets import target_sizes
 from flashpoc.core.store import write_atomic

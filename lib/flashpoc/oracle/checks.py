@@ -31,8 +31,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flashpoc.campaign.check import COLUMNS, format_bytes
-from flashpoc.campaign.environment import _row
+from flashpoc.core.records import COLUMNS, check_row, format_bytes
 
 __all__ = ["COLUMNS", "evaluate_database_facts", "facts_text"]
 
@@ -118,7 +117,7 @@ def evaluate_database_facts(
         host: text of the ``host`` column.
         schemas: SLOB schemas the runs use (USER1..USERn, ``runit.sh -s``); None skips the
             schema count and size checks.
-        scale_bytes: SCALE per schema in bytes (:attr:`flashpoc.params.SlobSettings.scale_bytes`).
+        scale_bytes: SCALE per schema in bytes (:attr:`flashpoc.engines.slob.settings.SlobSettings.scale_bytes`).
         statistics_type: slob.conf ``DATABASE_STATISTICS_TYPE`` (``awr`` or ``statspack``);
             None: the snapshot method the facts chose.
         scan_table_bytes: SCAN_TABLE_SZ per schema in bytes, counted in the expected data size.
@@ -156,27 +155,27 @@ def _database_rows(facts: dict[str, Any], host: str) -> list[Row]:
     where = (f"{facts.get('db_name') or 'unknown database'} (DBID {facts.get('dbid')}), "
              f"instance {facts.get('instance_name')} (number {facts.get('instance_number')}) "
              f"on {facts.get('host_name')}")
-    rows = [_row(host, "database", facts.get("version") or "unknown", "pass", where)]
+    rows = [check_row(host, "database", facts.get("version") or "unknown", "pass", where)]
 
     count = facts.get("instance_count")
     if facts.get("rac") or (count or 0) > 1:
-        rows.append(_row(host, "rac", f"{count} instances", "pass",
+        rows.append(check_row(host, "rac", f"{count} instances", "pass",
                          f"RAC with {count} open instances (gv$instance); these facts come from "
                          f"instance {facts.get('instance_name')}: read the AWR of every instance "
                          f"(or the RAC-wide report) for the load of the whole database"))
     else:
-        rows.append(_row(host, "rac", "no", "pass", "single instance"))
+        rows.append(check_row(host, "rac", "no", "pass", "single instance"))
 
     con_name = facts.get("con_name")
     if not facts.get("cdb"):
-        rows.append(_row(host, "cdb", "no", "pass", "non-CDB: SLOB's schemas are in the database itself"))
+        rows.append(check_row(host, "cdb", "no", "pass", "non-CDB: SLOB's schemas are in the database itself"))
     elif str(con_name).upper() == "CDB$ROOT":
-        rows.append(_row(host, "cdb", "CDB$ROOT", "warn",
+        rows.append(check_row(host, "cdb", "CDB$ROOT", "warn",
                          "connected to the root container CDB$ROOT: SLOB's schemas belong in a "
                          "pluggable database; connect to the PDB's service (the SLOB schemas below "
                          "are the root's)"))
     else:
-        rows.append(_row(host, "cdb", f"PDB {con_name}", "pass",
+        rows.append(check_row(host, "cdb", f"PDB {con_name}", "pass",
                          f"container database; connected to the pluggable database {con_name}, "
                          f"which holds SLOB's schemas"))
     return rows
@@ -186,17 +185,17 @@ def _filesystemio_row(facts: dict[str, Any], host: str) -> Row:
     value = _param(facts, "filesystemio_options")
     shown = value or "not set"
     if value is not None and value.upper() == "SETALL":
-        return _row(host, "filesystemio_options", "SETALL", "pass",
+        return check_row(host, "filesystemio_options", "SETALL", "pass",
                     "direct and asynchronous I/O to data files on file systems (the OS page cache "
                     "is bypassed)")
     asm = _asm_names(facts)
     if asm:
-        return _row(host, "filesystemio_options", shown, "pass",
+        return check_row(host, "filesystemio_options", shown, "pass",
                     f"data files are in ASM (disk groups {', '.join(asm)}), which does direct, "
                     f"asynchronous I/O to its disks whatever filesystemio_options says; the "
                     f"parameter only matters for files on a file system (set SETALL if any are)")
     what = ("not set (the platform default applies)" if value is None else f"{value}")
-    return _row(host, "filesystemio_options", shown, "warn",
+    return check_row(host, "filesystemio_options", shown, "warn",
                 f"{what}: without SETALL, reads and writes of data files on a file system go "
                 f"through the OS page cache (SLOB's reads may be served from host memory, not the "
                 f"array) and asynchronous I/O may be off; set filesystemio_options=SETALL in the "
@@ -206,16 +205,16 @@ def _filesystemio_row(facts: dict[str, Any], host: str) -> Row:
 def _asynch_row(facts: dict[str, Any], host: str) -> Row:
     value = _param(facts, "disk_asynch_io")
     if value is None:
-        return _row(host, "disk_asynch_io", "not set", "pass",
+        return check_row(host, "disk_asynch_io", "not set", "pass",
                     "not set: the default TRUE applies (asynchronous I/O to data files)")
     if value.upper() == "TRUE":
-        return _row(host, "disk_asynch_io", "TRUE", "pass", "asynchronous I/O to data files")
+        return check_row(host, "disk_asynch_io", "TRUE", "pass", "asynchronous I/O to data files")
     if value.upper() == "FALSE":
-        return _row(host, "disk_asynch_io", "FALSE", "warn",
+        return check_row(host, "disk_asynch_io", "FALSE", "warn",
                     "asynchronous I/O to data files is off: DBWR and multiblock reads wait on "
                     "each I/O, so the array sees a lower queue depth; set disk_asynch_io=TRUE in "
                     "the spfile and restart the instance(s)")
-    return _row(host, "disk_asynch_io", value, "warn",
+    return check_row(host, "disk_asynch_io", value, "warn",
                 f"unexpected value {value!r}: set disk_asynch_io=TRUE")
 
 
@@ -230,12 +229,12 @@ def _cache_row(facts: dict[str, Any], host: str, schemas: int | None, scale_byte
         described = (f"sga_target {_gib(sga)} (an upper bound of the buffer cache: "
                      f"db_cache_size is not set)")
     else:
-        return _row(host, "buffer cache", "unknown", "warn",
+        return check_row(host, "buffer cache", "unknown", "warn",
                     "buffer cache size unknown: neither db_cache_size nor sga_target is set "
                     "(memory_target?); SLOB needs a small buffer cache so that reads go to "
                     "storage: set db_cache_size (SLOB guidance: a small SGA, e.g. a few hundred MB)")
     if not schemas or not scale_bytes:
-        return _row(host, "buffer cache", _gib(cache), "warn",
+        return check_row(host, "buffer cache", _gib(cache), "warn",
                     f"{described}; the SLOB data size is unknown (give schemas and SCALE), so "
                     f"cannot tell whether reads go to storage")
     data = schemas * scale_bytes
@@ -244,10 +243,10 @@ def _cache_row(facts: dict[str, Any], host: str, schemas: int | None, scale_byte
              f"{format_bytes(scale_bytes)} SCALE)")
     if share >= CACHE_SHARE_WARN:
         hits = "reads may hit the cache" if upper else "reads will hit the cache"
-        return _row(host, "buffer cache", _gib(cache), "warn",
+        return check_row(host, "buffer cache", _gib(cache), "warn",
                     f"{described} is {sized}, at least {CACHE_SHARE_WARN:.0%}: {hits}; shrink "
                     f"db_cache_size (SLOB guidance: a small SGA, e.g. a few hundred MB) or grow SCALE")
-    return _row(host, "buffer cache", _gib(cache), "pass",
+    return check_row(host, "buffer cache", _gib(cache), "pass",
                 f"{described} is {sized}: reads go to storage")
 
 
@@ -256,9 +255,9 @@ def _dbwr_row(facts: dict[str, Any], host: str) -> Row:
     hint = ("; if update-heavy runs show 'free buffer waits', add database writers "
             "(db_writer_processes)")
     if value is None:
-        return _row(host, "db_writer_processes", "default", "pass",
+        return check_row(host, "db_writer_processes", "default", "pass",
                     f"not set: Oracle's default (derived from CPU_COUNT) applies{hint}")
-    return _row(host, "db_writer_processes", value, "pass", f"{value} database writer process(es){hint}")
+    return check_row(host, "db_writer_processes", value, "pass", f"{value} database writer process(es){hint}")
 
 
 def _statistics_row(facts: dict[str, Any], host: str, statistics_type: str | None) -> Row:
@@ -271,12 +270,12 @@ def _statistics_row(facts: dict[str, Any], host: str, statistics_type: str | Non
     statspack_note = ("Statspack must be installed (@?/rdbms/admin/spcreate.sql as SYSDBA, user "
                       "PERFSTAT) before the runs")
     if statistics_type == "statspack":
-        return _row(host, "statistics", "statspack", "pass", f"Statspack snapshots: {statspack_note}")
+        return check_row(host, "statistics", "statspack", "pass", f"Statspack snapshots: {statspack_note}")
     if statistics_type == "awr":
         if diag:
-            return _row(host, "statistics", "awr", "pass",
+            return check_row(host, "statistics", "awr", "pass",
                         f"AWR snapshots: the Diagnostics Pack is enabled ({pack_text})")
-        return _row(host, "statistics", "awr", "fail",
+        return check_row(host, "statistics", "awr", "fail",
                     f"AWR needs the Diagnostics Pack, which is not enabled ({pack_text}): set "
                     f"database_statistics_type: statspack ({statspack_note}), or license the pack "
                     f"and set control_management_pack_access=DIAGNOSTIC+TUNING")
@@ -284,10 +283,10 @@ def _statistics_row(facts: dict[str, Any], host: str, statistics_type: str | Non
     if not pack and facts.get("snapshot_method") in STATISTICS_TYPES:
         method = facts["snapshot_method"]
     if method == "awr":
-        return _row(host, "statistics", "awr", "pass",
+        return check_row(host, "statistics", "awr", "pass",
                     f"DATABASE_STATISTICS_TYPE not given: AWR snapshots will be taken (Diagnostics "
                     f"Pack enabled, {pack_text})")
-    return _row(host, "statistics", "statspack", "pass",
+    return check_row(host, "statistics", "statspack", "pass",
                 f"DATABASE_STATISTICS_TYPE not given: Statspack snapshots will be taken (no "
                 f"Diagnostics Pack, {pack_text}); {statspack_note}")
 
@@ -296,9 +295,9 @@ def _snapshots_row(facts: dict[str, Any], host: str) -> Row:
     """The snapshots a ``sql_workload`` takes around its script: AWR with the Diagnostics Pack,
     else Statspack (:func:`flashpoc.oracle.db.diagnostics_pack_enabled` decides the same way)."""
     if facts.get("diagnostics_pack"):
-        return _row(host, "statistics", "awr", "pass",
+        return check_row(host, "statistics", "awr", "pass",
                     "a sql_workload runs between two AWR snapshots (the Diagnostics Pack is enabled)")
-    return _row(host, "statistics", "statspack", "pass",
+    return check_row(host, "statistics", "statspack", "pass",
                 "a sql_workload runs between two Statspack snapshots (no Diagnostics Pack): Statspack must be "
                 "installed (@?/rdbms/admin/spcreate.sql as SYSDBA, user PERFSTAT) before the runs")
 
@@ -306,15 +305,15 @@ def _snapshots_row(facts: dict[str, Any], host: str) -> Row:
 def _dnfs_row(facts: dict[str, Any], host: str) -> Row:
     count = int(facts.get("dnfs_server_count") or 0)
     if count > 0 or facts.get("dnfs"):
-        return _row(host, "direct nfs", str(count), "pass",
+        return check_row(host, "direct nfs", str(count), "pass",
                     f"Direct NFS in use: the instance talks to {count} NFS server(s) (v$dnfs_servers)")
-    return _row(host, "direct nfs", str(count), "pass", "Direct NFS not in use (v$dnfs_servers is empty)")
+    return check_row(host, "direct nfs", str(count), "pass", "Direct NFS not in use (v$dnfs_servers is empty)")
 
 
 def _asm_rows(facts: dict[str, Any], host: str) -> list[Row]:
     groups = facts.get("asm_diskgroups") or []
     if not groups:
-        return [_row(host, "asm", "none", "pass", "no ASM (file system or raw devices)")]
+        return [check_row(host, "asm", "none", "pass", "no ASM (file system or raw devices)")]
     rows = []
     for group in groups:
         name = group.get("name")
@@ -327,12 +326,12 @@ def _asm_rows(facts: dict[str, Any], host: str) -> list[Row]:
         else:
             size = "size unknown"
         if state is None:
-            rows.append(_row(host, f"asm {name}", "unknown", "warn",
+            rows.append(check_row(host, f"asm {name}", "unknown", "warn",
                              f"state unknown ({redundancy}, {size}): check v$asm_diskgroup"))
         elif str(state).upper() in ASM_OK_STATES:
-            rows.append(_row(host, f"asm {name}", state, "pass", f"{redundancy}, {size}"))
+            rows.append(check_row(host, f"asm {name}", state, "pass", f"{redundancy}, {size}"))
         else:
-            rows.append(_row(host, f"asm {name}", state, "warn",
+            rows.append(check_row(host, f"asm {name}", state, "warn",
                              f"disk group {name} is {state} ({redundancy}, {size}): mount it "
                              f"(ALTER DISKGROUP {name} MOUNT in the ASM instance) if the database "
                              f"uses it"))
@@ -344,10 +343,10 @@ def _slob_rows(facts: dict[str, Any], host: str, schemas: int | None, scale_byte
     users = _slob_users(facts)
     if not schemas:
         if not users:
-            return [_row(host, "slob schemas", "0", "warn",
+            return [check_row(host, "slob schemas", "0", "warn",
                          "no SLOB schemas (USER1..USERn): run SLOB's setup.sh TABLESPACE N")]
         found = sorted(users)
-        return [_row(host, "slob schemas", str(len(found)), "pass",
+        return [check_row(host, "slob schemas", str(len(found)), "pass",
                      f"{len(found)} SLOB schemas found (USER{found[0]}..USER{found[-1]}, "
                      f"{_gib(sum(int(users[n].get('segment_bytes') or 0) for n in found))}); give "
                      f"schemas to check them against the runs")]
@@ -357,13 +356,13 @@ def _slob_rows(facts: dict[str, Any], host: str, schemas: int | None, scale_byte
     present = [n for n in wanted if n in users]
     rows = []
     if missing:
-        rows.append(_row(host, "slob schemas", f"{len(present)} of {schemas}", "fail",
+        rows.append(check_row(host, "slob schemas", f"{len(present)} of {schemas}", "fail",
                          f"{len(missing)} of the {schemas} SLOB schemas are missing "
                          f"({_names(missing)}): run SLOB's setup.sh TABLESPACE {schemas}"))
     else:
         extra = len([n for n in users if n > schemas])
         more = f" ({extra} more SLOB schemas exist, unused)" if extra else ""
-        rows.append(_row(host, "slob schemas", f"{schemas} of {schemas}", "pass",
+        rows.append(check_row(host, "slob schemas", f"{schemas} of {schemas}", "pass",
                          f"USER1..USER{schemas} exist{more}"))
 
     sizes = {n: int(users[n].get("segment_bytes") or 0) for n in present}
@@ -373,13 +372,13 @@ def _slob_rows(facts: dict[str, Any], host: str, schemas: int | None, scale_byte
         if small:
             listed = ", ".join(f"USER{n} ({format_bytes(sizes[n])})" for n in small[:MAX_NAMES])
             more = f" and {len(small) - MAX_NAMES} more" if len(small) > MAX_NAMES else ""
-            rows.append(_row(host, "slob schema size", f"{len(small)} of {len(present)} small", "warn",
+            rows.append(check_row(host, "slob schema size", f"{len(small)} of {len(present)} small", "warn",
                              f"{listed}{more} hold less than {SCHEMA_SIZE_SHARE:.0%} of SCALE "
                              f"{format_bytes(scale_bytes)}: the load did not finish or used another "
                              f"SCALE; reload with SLOB's setup.sh (same SCALE as the runs)"))
         else:
             smallest = min(sizes.values())
-            rows.append(_row(host, "slob schema size", f"{len(present)} of {len(present)}", "pass",
+            rows.append(check_row(host, "slob schema size", f"{len(present)} of {len(present)}", "pass",
                              f"every schema holds at least {SCHEMA_SIZE_SHARE:.0%} of SCALE "
                              f"{format_bytes(scale_bytes)} (smallest {format_bytes(smallest)})"))
 
@@ -394,7 +393,7 @@ def _slob_rows(facts: dict[str, Any], host: str, schemas: int | None, scale_byte
             what = "SCALE + SCAN_TABLE_SZ" if scan_table_bytes else "SCALE"
             detail += (f" (expected about {_gib(schemas * per_schema)} = {schemas} x "
                        f"{format_bytes(per_schema)} {what})")
-        rows.append(_row(host, "slob data", _gib(total), "pass", detail))
+        rows.append(check_row(host, "slob data", _gib(total), "pass", detail))
     return rows
 
 

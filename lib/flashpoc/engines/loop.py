@@ -1,16 +1,16 @@
-"""The one measure loop of every engine, and its records.
+"""The one measure loop of every engine, below the engines that call it.
 
-A :class:`PointSpec` says what to measure (phase, workload, threads, length, repeat, ...); a
-:class:`Point` is what was measured (or found stored): its id, its row and whether it was
-reused, known when the record is made. :func:`measure` owns what every engine shares: point ids,
-reuse of stored points (a steady sweep point is the probe's point of the same definition; a
-stored point the engine no longer takes, :meth:`~flashpoc.engines.base.Engine.reusable`, is
-measured again), saving
-each point atomically as the engine hands it over, complete (with the columns its phase adds, e.g.
-:func:`flashpoc.campaign.extend.extended`), and the records in the specs' order. An engine
-provides only what is its own (:class:`flashpoc.engines.base.Engine`): what defines a point (the
-hash that names it on disk) and ``run_points``, which measures a list of specs, one at a time or
-several in one invocation (vdbench's thread list), yielding each result as it comes.
+A :class:`~flashpoc.core.records.PointSpec` says what to measure (phase, workload, threads, length,
+repeat, ...); a :class:`~flashpoc.core.records.Point` is what was measured (or found stored).
+:func:`measure` owns what every engine shares: point ids, reuse of stored points (a steady sweep
+point is the probe's point of the same definition; a stored point the engine no longer takes,
+:meth:`~flashpoc.engines.base.Engine.reusable`, is measured again), saving each point atomically as
+the engine hands it over, complete (with the columns its phase adds, :func:`extended`), and the
+records in the specs' order. An engine provides only what is its own
+(:class:`flashpoc.engines.base.Engine`): what defines a point (the hash that names it on disk) and
+``run_points``, which measures a list of specs, one at a time or several in one invocation
+(vdbench's thread list), yielding each result as it comes. Here too are a point's length and
+steadiness as the phases set them (:func:`point_spec`).
 
 Rows on disk keep their format: a point's ``point.json`` (or, for an engine that stores an
 invocation's points together, the group's ``points.json``) without ``reused``.
@@ -20,89 +20,16 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from flashpoc.analysis import rows as rows_mod
-from flashpoc.engines import get_engine
-from flashpoc.campaign.extend import extended
+from flashpoc.analysis.extension import extension_fields, next_length, rate_step, runs_until, steady_verdict
+from flashpoc.core.records import Measured, Point, PointSpec
+from flashpoc.core.registry import get_engine
 
 if TYPE_CHECKING:
-    from flashpoc.campaign.session import Workbench
-
-
-@dataclass(frozen=True)
-class PointSpec:
-    """A point to measure.
-
-    Attributes:
-        phase: the phase it is stored under ("probe", "sweep", "precondition").
-        workload: the engine's workload (:class:`flashpoc.params.Workload`, SLOB's, ...).
-        threads: the engine's threads (per host, per SD or per schema: the engine's unit).
-        runtime_s: measured seconds (with ``steady``: the most).
-        repeat: 0 for the first measurement, 1.. for measurements of the same point again.
-        steady: ``(criterion, window_s)``: the point ends once its IOPS are steady, or None.
-        rate: ``(pct, total IOPS)``: a rate-curve step at ``pct`` % of the uncontrolled maximum.
-    """
-
-    phase: str
-    workload: Any
-    threads: int
-    runtime_s: int
-    repeat: int = 0
-    steady: tuple[str, int] | None = None
-    rate: tuple[float, float] | None = None
-
-    @property
-    def key(self) -> tuple[str, str, int, float | None]:
-        """What the repeats of one point share: phase, workload, threads and rate step."""
-        return (self.phase, self.workload.name, self.threads, self.rate[0] if self.rate else None)
-
-    def again(self, repeat: int) -> PointSpec:
-        """The same point, measured again as repeat ``repeat``."""
-        return dataclasses.replace(self, repeat=repeat)
-
-
-@dataclass(frozen=True)
-class Point:
-    """A measured (or reused) point: its spec, id, row (read-only) and whether it was reused."""
-
-    spec: PointSpec
-    point_id: str
-    reused: bool
-    row: Mapping[str, Any]
-
-    @classmethod
-    def of(cls, spec: PointSpec, row: Mapping[str, Any], key: str, *, reused: bool) -> Point:
-        """The record of ``row`` (as stored, without ``reused``), stored under ``key``: ``reused`` is
-        part of it from the start. Its id is the row's ``point_id``, else ``key`` (a DBA job's run,
-        whose row names it ``run_id``)."""
-        return cls(spec, str(row.get("point_id", key)), reused, MappingProxyType({**row, "reused": reused}))
-
-    @property
-    def key(self) -> tuple[str, str, int, float | None]:
-        """What the repeats of this point share (:attr:`PointSpec.key`; the row's rate step, for
-        an engine whose curve steps come from one spec)."""
-        pct = self.row.get("curve_pct")
-        return (self.spec.phase, str(self.row["workload"]), int(self.row["threads"]),
-                None if pct is None else float(pct))
-
-    def as_row(self) -> dict[str, Any]:
-        """The row as a plain dict (for tables and the phases' summaries)."""
-        return dict(self.row)
-
-
-@dataclass(frozen=True)
-class Measured:
-    """What an engine's ``run_points`` yields for one stored unit: the rows of the point ``key``
-    (one row), or of the group ``key`` (an engine that stores an invocation's points together),
-    and the raw files stored with them. ``counted``: the engine advanced the progress bar itself."""
-
-    key: str
-    rows: tuple[dict[str, Any], ...]
-    raw: Mapping[str, str | bytes]
-    counted: bool = False
+    from flashpoc.params import Campaign
+    from flashpoc.hosts.workbench import Workbench
 
 
 def point_id(spec: PointSpec, definition: dict[str, Any]) -> str:
@@ -194,7 +121,7 @@ def _spec_of(unit: list[PointSpec], row: Mapping[str, Any]) -> PointSpec:
 
 def _completed(wb: Workbench, spec: PointSpec, row: dict[str, Any]) -> dict[str, Any]:
     """``row`` as the point ``spec`` is stored: with the columns its phase adds (the last run of a
-    sweep point extended until steady says so, :func:`flashpoc.campaign.extend.extended`)."""
+    sweep point extended until steady says so, :func:`extended`)."""
     return {**row, **extended(wb.cfg, spec, row)}
 
 
@@ -252,3 +179,48 @@ def each(specs: Iterable[PointSpec], keys: Iterable[str], bar: Any,
             bar.begin(spec.workload.name, spec.threads)
         row, raw = run_one(spec, key)
         yield Measured(key, (row,), raw)
+
+
+def extended(cfg: Any, spec: Any, row: dict[str, Any]) -> dict[str, Any]:
+    """The columns the point ``spec`` (:class:`flashpoc.core.records.PointSpec`) of ``row`` is stored
+    with: :func:`~flashpoc.analysis.extension.extension_fields` when it is the last run of a sweep point extended until steady
+    (``sweep.extend_until_steady``; :func:`~flashpoc.analysis.extension.next_length` says it is done); {} for any other point:
+    a run measured again longer, a point of another phase or without the setting, or of a rate
+    curve (kept as measured, :func:`flashpoc.campaign.extend.extend_rows`)."""
+    settings = cfg.sweep.extend_until_steady
+    if spec.phase != "sweep" or settings is None or not row.get("runtime_s") or rate_step(row) \
+            or get_engine(cfg.engine).points_per_count(cfg) > 1:  # a sweep of rate curves
+        return {}
+    planned = sweep_runtime_s(cfg)
+    if next_length(row, planned, settings.max_s) is not None:
+        return {}
+    return extension_fields(runs_until(planned, settings.max_s, int(row["runtime_s"])), *steady_verdict(row))
+
+
+def _point_runtime_s(cfg: Campaign) -> int:
+    """Measured seconds of a point unless the phase says otherwise (the engine's, e.g. fio's runtime)."""
+    return get_engine(cfg.engine).point_runtime_s(cfg)
+
+
+def sweep_runtime_s(cfg: Campaign) -> int:
+    """Measured seconds of a sweep point: ``sweep.runtime_s``, else the engine's (:func:`_point_runtime_s`)."""
+    return cfg.sweep.runtime_s or _point_runtime_s(cfg)
+
+
+def probe_runtime_s(cfg: Campaign) -> int:
+    """Measured seconds of a probe point: ``probe.runtime_s``, else the engine's (:func:`_point_runtime_s`)."""
+    return cfg.probe.runtime_s or _point_runtime_s(cfg)
+
+
+def point_spec(cfg: Campaign, phase: str, workload, threads: int, runtime_s: int, repeat: int = 0) -> PointSpec:
+    """The spec of a ``phase`` point (:class:`~flashpoc.core.records.PointSpec`), ending once steady when
+    the phase says so (:func:`point_steadiness`)."""
+    return PointSpec(phase, workload, threads, runtime_s, repeat=repeat, steady=point_steadiness(cfg, phase, runtime_s))
+
+
+def point_steadiness(cfg: Campaign, phase: str, runtime_s: int) -> tuple[str, int] | None:
+    """The engine's criterion and window (s) that end a ``phase`` point once its IOPS are steady
+    (``probe.until_steady``, ``sweep.until_steady``; :meth:`flashpoc.engines.base.Engine.steadiness`,
+    e.g. :func:`flashpoc.engines.fio.plan.until_steady`), or None for points of fixed length."""
+    wanted = cfg.probe.until_steady if phase == "probe" else cfg.sweep.until_steady
+    return get_engine(cfg.engine).steadiness(cfg, runtime_s) if wanted else None

@@ -1,7 +1,7 @@
 """The database's storage path in the environment check, for every database campaign: on the
 database's own host (``database.host``, else the engine's default: SLOB's DB host, the load host of
 a HammerDB campaign on a PostgreSQL at localhost), the transport, multipath paths and links of the
-paths under its data (:mod:`flashpoc.campaign.environment.storage`), read with the target facts
+paths under its data (:mod:`flashpoc.hosts.storage`), read with the target facts
 (:func:`flashpoc.hosts.facts.collect_host_facts`); nothing is written there."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flashpoc.campaign.environment.hosts import FACTS_KEY
-from flashpoc.campaign.environment.storage import STORAGE_KEY, oracle_paths, oracle_unread, storage_rows, storage_section
+from flashpoc.hosts.environment import FACTS_KEY
+from flashpoc.hosts.storage import STORAGE_KEY, oracle_paths, oracle_unread, storage_rows, storage_section
 from flashpoc.core.errors import RemoteError
 from flashpoc.params import Campaign, HostParams
 from flashpoc.hosts.facts import collect_host_facts
@@ -26,8 +26,8 @@ def storage_host(campaign: Campaign) -> HostParams | None:
 
 def check_database_storage(campaign: Campaign, paths: list[dict[str, str]], connect: Callable[[HostParams], Any],
                            *, why: str | None = None) -> list[Row]:
-    """The rows of the database's storage (:func:`flashpoc.campaign.environment.storage.storage_rows`) for
-    ``paths`` (:func:`~flashpoc.campaign.environment.storage.oracle_paths`, ``postgresql_paths``) read on the
+    """The rows of the database's storage (:func:`flashpoc.hosts.storage.storage_rows`) for
+    ``paths`` (:func:`~flashpoc.hosts.storage.oracle_paths`, ``postgresql_paths``) read on the
     database's host; ``why`` none were named. The first row carries the section (``STORAGE_KEY``)."""
     host = storage_host(campaign)
     if host is None:
@@ -50,7 +50,7 @@ def check_database_storage(campaign: Campaign, paths: list[dict[str, str]], conn
 def oracle_storage_rows(campaign: Campaign, database: list[Row] | dict[str, Any] | None,
                         connect: Callable[[HostParams], Any], *, unread: str | None = None) -> list[Row]:
     """The storage rows of an Oracle database: its ASM disks and datafiles' directories
-    (:func:`~flashpoc.campaign.environment.storage.oracle_paths`) from its facts, given as they are or as the
+    (:func:`~flashpoc.hosts.storage.oracle_paths`) from its facts, given as they are or as the
     check rows carrying them (:func:`flashpoc.campaign.check.check_database`); ``unread`` says why there are none."""
     facts = next((r[FACTS_KEY] for r in database if FACTS_KEY in r), None) if isinstance(database, list) else database
     if facts is None:

@@ -6,7 +6,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-Row = dict[str, Any]
+from flashpoc.core.records import Row, check_row
+
 
 TRANSPORT_NAMES = {
     "nvme-pcie": "NVMe (PCIe)", "nvme-tcp": "NVMe/TCP", "nvme-rdma": "NVMe/RDMA", "nvme-fc": "NVMe/FC",
@@ -31,14 +32,6 @@ DATABASE_PARAMETERS = ("log_buffer", "sga_max_size", "sga_target", "db_cache_siz
 """The instance parameters a report's conditions list (those the database facts hold)."""
 
 
-def _row(host: str, check: str, value: Any, status: str, detail: str = "", unit: str | None = None) -> Row:
-    """A row of the environment check; ``unit``: what a number ``value`` counts (``bytes``, ``ms``,
-    :data:`flashpoc.campaign.check.UNITS`), so that the table shows it in words (``23.5 GiB``) while check.csv keeps
-    the number."""
-    return {"host": host, "check": check, "value": value, "unit": unit, "status": status, "detail": detail}
-
-
-# -- host side -----------------------------------------------------------------------------
 def nfs_version(fstype: str | None, options: str | None) -> str | None:
     """``4.1`` from mount options ``vers=4.1`` (``nfsvers=``), ``4`` for an nfs4 mount without
     one; None for a file system other than NFS."""
@@ -61,7 +54,7 @@ def transport_label(target: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _transport_kind(target: Mapping[str, Any]) -> str | None:
+def transport_kind(target: Mapping[str, Any]) -> str | None:
     fstype = target.get("fstype") or ""
     return "nfs" if fstype.startswith("nfs") else target.get("transport")
 
@@ -72,30 +65,30 @@ def target_rows(host: str, name: str, target: Mapping[str, Any]) -> list[Row]:
     label = transport_label(target)
     rows = []
     if label is None:
-        rows.append(_row(host, f"{name}: transport", None, "pass", "not found (no block device or mount behind it)"))
+        rows.append(check_row(host, f"{name}: transport", None, "pass", "not found (no block device or mount behind it)"))
     elif label.startswith("NFS"):
-        rows.append(_row(host, f"{name}: transport", label, "pass",
+        rows.append(check_row(host, f"{name}: transport", label, "pass",
                          f"NFS mount of {target.get('mount_source')} ({target.get('mount_options')})"))
         rows += nfs_option_rows(host, name, target.get("mount_options"))
     else:
         via = f"{target.get('device')}" + (f" on {target['slaves']}" if target.get("slaves") else "")
         if target.get("fstype"):
             via += f", file system {target['fstype']}"
-        rows.append(_row(host, f"{name}: transport", label, "pass", via))
+        rows.append(check_row(host, f"{name}: transport", label, "pass", via))
     paths, live = target.get("paths"), target.get("paths_live")
     if paths is None:
         return rows
     what = target.get("multipath") or "multipath"
     if paths <= 1:
-        rows.append(_row(host, f"{name}: paths", paths, "warn",
+        rows.append(check_row(host, f"{name}: paths", paths, "warn",
                          f"{what} has a single path: no redundancy, and one path's bandwidth and queue; "
                          f"check the zoning or the sessions (multipath -ll, nvme list-subsys)"))
     elif live is not None and live < paths:
-        rows.append(_row(host, f"{name}: paths", f"{live} of {paths}", "warn",
+        rows.append(check_row(host, f"{name}: paths", f"{live} of {paths}", "warn",
                          f"{what}: {paths - live} of {paths} paths are not live (failed or offline): "
                          f"the load runs on fewer paths than the configuration has"))
     else:
-        rows.append(_row(host, f"{name}: paths", paths, "pass", f"{what}: {paths} paths, all live"))
+        rows.append(check_row(host, f"{name}: paths", paths, "pass", f"{what}: {paths} paths, all live"))
     return rows
 
 
@@ -112,14 +105,14 @@ def nfs_option_rows(host: str, name: str, options: str | None) -> list[Row]:
             problems.append((f"{key}={found[key]}", f"{key}={found[key]} is under {NFS_MIN_TRANSFER} (Oracle's "
                                                     f"minimum for data files)"))
     if problems:
-        return [_row(host, f"{name}: nfs options", ", ".join(o for o, _ in problems), "warn",
+        return [check_row(host, f"{name}: nfs options", ", ".join(o for o, _ in problems), "warn",
                      "; ".join(why for _, why in problems))]
     shown = ", ".join(f"{k}={found[k]}" if found[k] else k for k in ("hard", "rsize", "wsize", "proto", "nconnect")
                       if k in found)
-    return [_row(host, f"{name}: nfs options", "ok", "pass", shown or (options or ""))]
+    return [check_row(host, f"{name}: nfs options", "ok", "pass", shown or (options or ""))]
 
 
-def _speed_text(mbps: int | None) -> str:
+def speed_text(mbps: int | None) -> str:
     if mbps is None:
         return "speed unknown"
     return f"{mbps / 1000:g} Gb/s" if mbps >= 1000 else f"{mbps} Mb/s"
@@ -134,16 +127,16 @@ def link_rows(host: str, links: Mapping[str, Any], kinds: Iterable[str | None]) 
     over_network = sorted({k for k in kinds if k in NETWORK_TRANSPORTS})
     if up:
         fastest = max(n["speed_mbps"] for n in up)
-        listed = ", ".join(f"{n['name']} {_speed_text(n['speed_mbps'])}" for n in up)
+        listed = ", ".join(f"{n['name']} {speed_text(n['speed_mbps'])}" for n in up)
         if over_network and fastest <= SLOW_LINK_MBPS:
-            rows.append(_row(host, "network", _speed_text(fastest), "warn",
+            rows.append(check_row(host, "network", speed_text(fastest), "warn",
                              f"{', '.join(TRANSPORT_NAMES.get(k, k.upper()) for k in over_network)} over links of at "
-                             f"most {_speed_text(fastest)} ({listed}): about {fastest / 8:,.0f} MB/s per link "
+                             f"most {speed_text(fastest)} ({listed}): about {fastest / 8:,.0f} MB/s per link "
                              f"caps the result before the array does"))
         else:
-            rows.append(_row(host, "network", _speed_text(fastest), "pass", f"links up: {listed}"))
+            rows.append(check_row(host, "network", speed_text(fastest), "pass", f"links up: {listed}"))
     elif over_network:
-        rows.append(_row(host, "network", None, "warn",
+        rows.append(check_row(host, "network", None, "warn",
                          "no link up with a known speed (/sys/class/net/*/speed): the network under "
                          f"{', '.join(over_network)} cannot be judged"))
     for key, check in (("fc", "fc ports"), ("ib", "infiniband")):
@@ -156,7 +149,7 @@ def link_rows(host: str, links: Mapping[str, Any], kinds: Iterable[str | None]) 
         down = [p["name"] for p in ports if not _port_up(p.get("state"))]
         status = "warn" if down else "pass"
         detail = listed + (f"; not online: {', '.join(down)}" if down else "")
-        rows.append(_row(host, check, ports[0].get(speed), status, detail))
+        rows.append(check_row(host, check, ports[0].get(speed), status, detail))
     return rows
 
 
@@ -176,5 +169,5 @@ def host_rows(campaign: Any, host_params: Any, facts: Mapping[str, Any]) -> list
         if not tfacts or tfacts.get("type") == "missing" and not tfacts.get("fstype"):
             continue
         rows += target_rows(host, f"target {target.name}", tfacts)
-        kinds.append(_transport_kind(tfacts))
+        kinds.append(transport_kind(tfacts))
     return rows + link_rows(host, facts.get("links") or {}, kinds)

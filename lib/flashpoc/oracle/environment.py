@@ -1,12 +1,13 @@
-"""The database side of the environment facts: the check rows of the database's storage."""
+"""The database side of the environment facts: the check rows of the database's storage and the words of
+its CALIBRATE_IO result."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from flashpoc.campaign.environment.hosts import DNFS_MIN_WTMAX, Row, _row
-from flashpoc.campaign.environment.sections import calibrate_text
+from flashpoc.core.records import Row, check_row
+from flashpoc.hosts.environment import DNFS_MIN_WTMAX
 
 
 def database_rows(facts: Mapping[str, Any], host: str = "database", datafiles: str | None = None) -> list[Row]:
@@ -21,11 +22,11 @@ def database_rows(facts: Mapping[str, Any], host: str = "database", datafiles: s
         listed = "; ".join(f"{s.get('svrname') or '?'}:{s.get('dirname')} NFS{s.get('nfsversion') or ''} "
                            f"wtmax {s.get('wtmax')} rtmax {s.get('rtmax')}" for s in servers)
         if small:
-            rows.append(_row(host, "direct nfs servers", len(servers), "warn",
+            rows.append(check_row(host, "direct nfs servers", len(servers), "warn",
                              f"{listed}: a wtmax under {DNFS_MIN_WTMAX} is below what Direct NFS needs; raise the "
                              f"server's NFS write size"))
         else:
-            rows.append(_row(host, "direct nfs servers", len(servers), "pass", listed))
+            rows.append(check_row(host, "direct nfs servers", len(servers), "pass", listed))
     channels = facts.get("dnfs_channels") or []
     if channels:
         paths: dict[str, set[str]] = {}
@@ -37,7 +38,7 @@ def database_rows(facts: Mapping[str, Any], host: str = "database", datafiles: s
         if single:
             detail += (f"; one path to {', '.join(single)}: oranfstab can give Direct NFS up to four "
                        f"(path:/local: lines), spreading the I/O over several links")
-        rows.append(_row(host, "direct nfs channels", sum(len(p) for p in paths.values()), "pass", detail))
+        rows.append(check_row(host, "direct nfs channels", sum(len(p) for p in paths.values()), "pass", detail))
     disks = facts.get("asm_disks") or []
     for group in facts.get("asm_diskgroups") or []:
         members = [d for d in disks if d.get("diskgroup") == group.get("name")]
@@ -49,11 +50,11 @@ def database_rows(facts: Mapping[str, Any], host: str = "database", datafiles: s
         size = " / ".join(f"{mb / 1024:,.1f} GiB" for mb in sizes)
         detail = f"{len(members)} disks of {size} ({group.get('type') or 'redundancy unknown'}): {shown}"
         if len(sizes) > 1:
-            rows.append(_row(host, f"asm disks {group.get('name')}", len(members), "warn",
+            rows.append(check_row(host, f"asm disks {group.get('name')}", len(members), "warn",
                              f"{detail}; disks of different sizes: ASM fills them by size, so the larger ones "
                              f"take more of the I/O"))
         else:
-            rows.append(_row(host, f"asm disks {group.get('name')}", len(members), "pass", detail))
+            rows.append(check_row(host, f"asm disks {group.get('name')}", len(members), "pass", detail))
     parameters = facts.get("parameters") or {}
     for name, default, unit in (("log_buffer", "derived from the SGA and CPU_COUNT", "bytes"),
                                 ("sga_max_size", "sga_target or memory_target", "bytes"),
@@ -61,11 +62,11 @@ def database_rows(facts: Mapping[str, Any], host: str = "database", datafiles: s
         if name not in parameters:
             continue
         value = parameters.get(name)
-        rows.append(_row(host, name, value if value is not None else "default", "pass",
+        rows.append(check_row(host, name, value if value is not None else "default", "pass",
                          f"{name} = {value}" if value is not None else f"not set: Oracle's default ({default})", unit))
     calibrated = facts.get("calibrate_io")
     if calibrated:
-        rows.append(_row(host, "calibrate_io", calibrated.get("max_iops"), "pass",
+        rows.append(check_row(host, "calibrate_io", calibrated.get("max_iops"), "pass",
                          f"DBMS_RESOURCE_MANAGER.CALIBRATE_IO: {calibrate_text(calibrated)}; reads only, one run: "
                          f"a second run on a warm array cache can read much higher", "IOPS"))
     return rows
@@ -80,20 +81,29 @@ def nfs_client_row(facts: Mapping[str, Any], stated: str, host: str = "database"
     servers = facts.get("dnfs_servers") or []
     in_use = bool(servers) or bool(facts.get("dnfs")) or int(facts.get("dnfs_server_count") or 0) > 0
     if stated == "knfs" and in_use:
-        return _row(host, "nfs client", "dNFS in use", "fail",
+        return check_row(host, "nfs client", "dNFS in use", "fail",
                     f"database.datafiles is knfs, but the instance talks to {len(servers) or 'some'} NFS server(s) "
                     f"through Direct NFS (v$dnfs_servers): turn Direct NFS off (make -f ins_rdbms.mk dnfs_off, "
                     f"restart) or state datafiles: dnfs")
     if stated == "local" and in_use:
-        return _row(host, "nfs client", "dNFS in use", "warn",
+        return check_row(host, "nfs client", "dNFS in use", "warn",
                     f"database.datafiles is local, but the instance talks to {len(servers) or 'some'} NFS server(s) "
                     f"through Direct NFS (v$dnfs_servers), whose I/O neither iostat nor the kernel's NFS counters "
                     f"see: state datafiles: dnfs")
     if stated == "dnfs" and not in_use:
-        return _row(host, "nfs client", "no dNFS server", "warn",
+        return check_row(host, "nfs client", "no dNFS server", "warn",
                     "database.datafiles is dnfs, but v$dnfs_servers is empty: Direct NFS lists a server only once "
                     "the instance has opened a file on it, so check again after the first run; if it stays empty, "
                     "Direct NFS is off (make -f ins_rdbms.mk dnfs_on) or oranfstab does not match the mounts")
-    return _row(host, "nfs client", {"dnfs": "dNFS", "knfs": "kNFS"}.get(stated, "local"), "pass",
+    return check_row(host, "nfs client", {"dnfs": "dNFS", "knfs": "kNFS"}.get(stated, "local"), "pass",
                 "Direct NFS in use, as stated" if stated == "dnfs" else
                 f"no Direct NFS server, as stated ({'kernel NFS' if stated == 'knfs' else 'local datafiles'})")
+
+
+def calibrate_text(result: Mapping[str, Any]) -> str:
+    """``max 154 IOPS, 18,579 MB/s, latency 19 ms (num_physical_disks 1, max_latency 20 ms)``."""
+    def number(value: Any) -> str:
+        return "unknown" if value is None else f"{int(value):,}"
+    return (f"max {number(result.get('max_iops'))} IOPS, {number(result.get('max_mbps'))} MB/s, latency "
+            f"{number(result.get('latency_ms'))} ms (num_physical_disks {result.get('num_physical_disks')}, "
+            f"max_latency {result.get('max_latency_ms')} ms)")

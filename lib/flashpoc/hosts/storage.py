@@ -21,7 +21,8 @@ import posixpath
 from collections.abc import Mapping
 from typing import Any
 
-from flashpoc.campaign.environment.hosts import Row, _row, _speed_text, _transport_kind, link_rows, target_rows, transport_label
+from flashpoc.core.records import Row, check_row
+from flashpoc.hosts.environment import speed_text, transport_kind, link_rows, target_rows, transport_label
 
 STORAGE_KEY = "_database_storage"
 """The key under which the database storage section reaches the check table's ``attrs`` (for the
@@ -92,17 +93,17 @@ def storage_rows(section: Mapping[str, Any]) -> list[Row]:
     host = section.get("host") or "(campaign)"
     devices = section.get("devices") or []
     if not devices:
-        return [_row(host, "database storage", "not read", "warn", section.get("why") or "no path to read")]
+        return [check_row(host, "database storage", "not read", "warn", section.get("why") or "no path to read")]
     rows = []
     for device in devices:
         name = f"database {device['role']} {device['path']}"
         if not _found(device):
-            rows.append(_row(host, name, "missing", "warn",
+            rows.append(check_row(host, name, "missing", "warn",
                              f"{device['path']} (the database's {device['role']}) is not on {host}: name the "
                              f"database's own host in database.host, where its devices are read"))
             continue
         rows += target_rows(host, name, device)
-    kinds = [_transport_kind(d) for d in devices if _found(d)]
+    kinds = [transport_kind(d) for d in devices if _found(d)]
     return rows + [{**r, "check": f"database {r['check']}"} for r in link_rows(host, section.get("links") or {}, kinds)]
 
 
@@ -125,7 +126,7 @@ def storage_conditions(section: Mapping[str, Any] | None) -> dict[str, str]:
     net = ((section or {}).get("links") or {}).get("net") or []
     up = [n["speed_mbps"] for n in net if n.get("state") == "up" and n.get("speed_mbps")]
     if found and up:
-        out["database network"] = f"fastest link {_speed_text(max(up))}"
+        out["database network"] = f"fastest link {speed_text(max(up))}"
     return out
 
 
