@@ -1,5 +1,5 @@
 """The shape of the library's code (issue 18): no function over about 60 lines without a reason in
-its docstring, no module over about 500 lines but the parsers of big formats."""
+its docstring, no module over 600 lines but the parsers of big formats."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import flashpoc
 
 LIB = Path(flashpoc.__file__).resolve().parent
 MAX_FUNCTION_LINES = 60
-MAX_MODULE_LINES = 500
+MAX_MODULE_LINES = 600
 REASON = "Long because"
 """A function over :data:`MAX_FUNCTION_LINES` says why in its docstring, in a sentence starting so."""
 
-BIG_FORMAT_PARSERS = {"engines/fio/parse.py", "engines/vdbench/parse.py", "oracle/awr.py"}
+BIG_FORMAT_PARSERS = {"engines/fio/parse.py", "oracle/awr.py"}
 """Modules allowed over :data:`MAX_MODULE_LINES` for good: each is the parser of one big format."""
 
 
@@ -39,7 +39,7 @@ def test_no_function_is_over_60_lines_without_a_reason_in_its_docstring():
                            f"or say why in the docstring ({REASON!r} ...):\n" + "\n".join(offenders))
 
 
-def test_no_module_is_over_500_lines_but_the_parsers_of_big_formats():
+def test_no_module_is_over_600_lines_but_the_parsers_of_big_formats():
     offenders = []
     for module, path in _modules():
         lines = len(path.read_text(encoding="utf-8").splitlines())
