@@ -1,5 +1,5 @@
-"""The shape of the library's code (issue 18): no function over about 60 lines without a reason in
-its docstring, no module over about 500 lines but the parsers of big formats."""
+"""The shape of the library's code (issues 18 and 31): no function over about 60 lines without a reason in
+its docstring, no module over 600 lines, and a parser of one big format no more than 1,000."""
 
 from __future__ import annotations
 
@@ -10,12 +10,14 @@ import flashpoc
 
 LIB = Path(flashpoc.__file__).resolve().parent
 MAX_FUNCTION_LINES = 60
-MAX_MODULE_LINES = 500
+MAX_MODULE_LINES = 600
+MAX_PARSER_LINES = 1000
 REASON = "Long because"
 """A function over :data:`MAX_FUNCTION_LINES` says why in its docstring, in a sentence starting so."""
 
-BIG_FORMAT_PARSERS = {"engines/fio/parse.py", "engines/vdbench/parse.py", "oracle/awr.py"}
-"""Modules allowed over :data:`MAX_MODULE_LINES` for good: each is the parser of one big format."""
+BIG_FORMAT_PARSERS = {"engines/fio/parse.py"}
+"""Modules allowed over :data:`MAX_MODULE_LINES`, up to :data:`MAX_PARSER_LINES`: each is the parser of one big
+format that splitting would scatter (fio's JSON output: its jobs, clients, latency bins and histograms)."""
 
 
 def _modules() -> list[tuple[str, Path]]:
@@ -39,10 +41,11 @@ def test_no_function_is_over_60_lines_without_a_reason_in_its_docstring():
                            f"or say why in the docstring ({REASON!r} ...):\n" + "\n".join(offenders))
 
 
-def test_no_module_is_over_500_lines_but_the_parsers_of_big_formats():
+def test_no_module_is_over_600_lines_nor_a_parser_of_a_big_format_over_1000():
     offenders = []
     for module, path in _modules():
         lines = len(path.read_text(encoding="utf-8").splitlines())
-        if lines > MAX_MODULE_LINES and module not in BIG_FORMAT_PARSERS:
-            offenders.append(f"{module} ({lines} lines)")
-    assert not offenders, f"modules over {MAX_MODULE_LINES} lines: split them into a package:\n" + "\n".join(offenders)
+        limit = MAX_PARSER_LINES if module in BIG_FORMAT_PARSERS else MAX_MODULE_LINES
+        if lines > limit:
+            offenders.append(f"{module} ({lines} lines, at most {limit})")
+    assert not offenders, "modules over their limit: split them into a package by concern:\n" + "\n".join(offenders)

@@ -1,4 +1,4 @@
-"""The modules split out of long ones (issue 18): each imports alone, and the old paths still work."""
+"""The modules split out of long ones (issues 18 and 31): each imports alone, and the old paths still work."""
 
 from __future__ import annotations
 
@@ -15,6 +15,9 @@ SPLIT = {"engines.vdbench.plan": ("checks", "rd", "parmfile", "hosts"),
          "engines.vdbench.measure": ("output", "fill"),
          "jobs.sqlscript.plan": ("statements", "commands", "lexer", "parser"),
          "oracle.awr_metrics": ("scopes", "events", "histograms"),
+         "oracle.awr": ("reader", "instance", "rac"),
+         "oracle.reportparse": ("values", "tables", "sections", "events", "iostats"),
+         "engines.vdbench.parse": ("keys", "text", "files", "tables", "histogram", "crosscheck", "rows"),
          "campaign.precondition": ("fills", "rounds", "status"),
          "analysis": ("point", "fit", "saturation", "curve", "adaptive", "steady", "bounds"),
          "analysis.compare": ("table", "words"),

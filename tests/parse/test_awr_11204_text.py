@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from awr_reports import parsed
 from conftest import TESTS
-from flashpoc.oracle.awr import _TextReport, parse_awr, read_awr_file
+from flashpoc.oracle.awr import parse_awr, read_awr_file
+from flashpoc.oracle.reportparse.tables import _TextReport
 
 DATA = TESTS / "data" / "awr"
 F_INST1 = DATA / "11.2.0.4_rac_inst1_text_awr.txt.gz"

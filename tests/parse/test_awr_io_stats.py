@@ -16,7 +16,9 @@ import pytest
 from awr_reports import parsed
 from conftest import TESTS
 from flashpoc.core.errors import ParseError
-from flashpoc.oracle.awr import _HtmlReport, _io_stats, parse_awr
+from flashpoc.oracle.awr import parse_awr
+from flashpoc.oracle.reportparse.iostats import _io_stats
+from flashpoc.oracle.reportparse.tables import _HtmlReport
 
 DATA = TESTS / "data" / "awr"
 F_11203 = DATA / "11.2.0.3_single_prod_awr_aix.html.gz"

@@ -12,7 +12,7 @@ from conftest import TESTS
 from flashpoc.oracle.awr_metrics import point_metrics
 from flashpoc.core.errors import ParseError
 from flashpoc.oracle.awr import parse_awr, read_awr_file
-from flashpoc.oracle.awr import _section
+from flashpoc.oracle.reportparse.sections import _section
 from flashpoc.oracle.statspack import _key_event_figures, _StatspackText, is_statspack, parse_statspack
 from flashpoc.oracle.sizing import sizing_summary
 

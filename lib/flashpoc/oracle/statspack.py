@@ -8,7 +8,8 @@ report, for what Statspack prints, with ``format`` ``"statspack"``; :func:`flash
 hands a report that starts with ``STATSPACK report for`` to it, so a Statspack report is read
 wherever an AWR report is.
 
-The tables are read as :mod:`flashpoc.oracle.awr` reads a text AWR report (its ``_TextReport``: columns
+The tables are read as :mod:`flashpoc.oracle.awr` reads a text AWR report, by the parts both readers share
+(:mod:`flashpoc.oracle.reportparse`; its ``_TextReport``: columns
 are the runs of ``-``/``~`` of the rule under the header, found by meaning), with these differences:
 
 * header: ``Database  DB Id  Instance  Inst Num  Startup Time  Release  RAC`` (the database name is
@@ -46,12 +47,15 @@ import re
 from typing import Any
 
 from flashpoc.core.errors import ParseError
-
-from flashpoc.oracle.awr import (KEY_EVENTS_FOREGROUND, _SNAP_LINE_RE, STATSPACK_TITLE, _cell, _database_identity, _float,
-                  _histograms, _host_cpu, _instance_efficiency, _io_sections, _iostat_by_function,
-                  _key_event_names, _key_event_rows, _key_event_waits, _load_profile, _norm, _require,
-                  _section, _Sections, _statistic_number, _Table, _TextReport, _top_event_rows,
-                  _wait_event_tables, is_truncated, parse_count, transactions_checked, TRUNCATED)
+from flashpoc.oracle.reportparse.events import (KEY_EVENTS_FOREGROUND, _histograms, _key_event_names, _key_event_rows,
+                                                _key_event_waits, _top_event_rows)
+from flashpoc.oracle.reportparse.iostats import _io_sections, _iostat_by_function
+from flashpoc.oracle.reportparse.sections import (STATSPACK_TITLE, TRUNCATED, _SNAP_LINE_RE, _Sections,
+                                                  _database_identity, _host_cpu, _instance_efficiency, _load_profile,
+                                                  _require, _section, _wait_event_tables, is_truncated,
+                                                  transactions_checked)
+from flashpoc.oracle.reportparse.tables import _Table, _TextReport, _cell, _norm
+from flashpoc.oracle.reportparse.values import _float, _statistic_number, parse_count
 
 EVENT_CLASSES: dict[str, str] = {
     **{name: "User I/O" for name in (
