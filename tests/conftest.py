@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -70,25 +71,36 @@ def _mark_what_it_runs(item) -> None:
     fixtures = getattr(item, "_fixtureinfo").name2fixturedefs
     todo = [getattr(item, "function", None)] + [defs[-1].func for defs in fixtures.values()]
     helpers = {name: f for name, f in vars(item.module).items() if inspect.isfunction(f)}
-    seen, sources = set(), []
+    seen, marks = set(), set()
     while todo:  # the test, its fixtures and the functions of its module they call, in turn
         function = todo.pop()
-        if function in seen or not inspect.isfunction(function) or not Path(
-                function.__code__.co_filename).resolve().is_relative_to(TESTS):
+        if function in seen or not inspect.isfunction(function):
             continue
         seen.add(function)
-        try:
-            source = inspect.getsource(function)
-        except OSError:
-            continue
-        sources.append(source)
-        helpers |= _imported_here(source)
+        source, runs, imported = _read_function(function)
+        marks |= runs
+        helpers |= imported
         todo += [f for name, f in helpers.items() if f"{name}(" in source]
-    text = "\n".join(sources)
-    marks = {mark for mark, calls in RUNS.items() if any(call in text for call in calls)}
     marks |= {mark for name, mark in FIXTURE_MARKS.items() if name in fixtures}
     for mark in sorted(marks - {m.name for m in item.iter_markers()}):
         item.add_marker(getattr(pytest.mark, mark))
+
+
+@functools.cache
+def _read_function(function) -> tuple[str, frozenset, dict]:
+    """The source of ``function`` (empty when it is not the tests' own), the :data:`RUNS` markers
+    its calls name and the functions it imports (:func:`_imported_here`): read once per function,
+    not again for each of the tests that use it (each pytest-xdist worker collects every test)."""
+    import inspect
+
+    if not Path(function.__code__.co_filename).resolve().is_relative_to(TESTS):
+        return "", frozenset(), {}
+    try:
+        source = inspect.getsource(function)
+    except OSError:
+        return "", frozenset(), {}
+    runs = frozenset(mark for mark, calls in RUNS.items() if any(call in source for call in calls))
+    return source, runs, _imported_here(source)
 
 
 def _imported_here(source: str) -> dict:
