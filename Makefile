@@ -8,6 +8,8 @@ PARAMS ?= parameters/demo-local.yaml
 ENGINES ?= ../shared/engines
 # pytest-xdist workers for `make test`: most of the suite waits (fixed-length fio and vdbench points,
 # HammerDB's whole minute, sshd and kernel start-ups), so more workers than CPUs; TEST_WORKERS=0: one process.
+# The tests write bytecode caches (__pycache__) even where PYTHONDONTWRITEBYTECODE is set: each notebook kernel
+# and flashpoc command they start (hundreds) would otherwise compile flashpoc again, and each worker the tests.
 TEST_WORKERS ?= 4
 
 .PHONY: demo test venv os-packages engines lab bench clean
@@ -34,7 +36,7 @@ test: venv os-packages
 	@tools/install-os-packages.sh openssh-server openssh-client default-jre-headless chromium fdisk e2fsprogs iproute2 mount procps postgresql-15 libtommath1
 	@tools/install-engines.sh $(ENGINES) .engines
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/python -m pytest -n $(TEST_WORKERS)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 # JupyterLab on the workbook (flashpoc lab): working copies of the four notebooks for the campaign of
 # PARAMS in results/<campaign>/notebooks/, the first one open; the templates in notebooks/ stay clean
