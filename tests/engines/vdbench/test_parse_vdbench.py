@@ -1037,7 +1037,7 @@ def number_files(set_name: str) -> dict[str, str]:
     return {name: text for name, text in files_of(set_name).items() if not skip.search(name)}
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_corrupted_output_set_loses_numbers_never_changes_one(data):
     """A byte (or a span of up to 32) of any file the parse reads overwritten as in the fio and
