@@ -75,12 +75,25 @@ points (tests/data/probe, 300 replays; load 24-27 while replaying, which moves n
 plateau's start met the goal in 100 of 300 default replays (its share of the best point 88.9 % at
 least, 93.1 % median) and in 195 of 300 guide replays (80.6 % at least); the 95 % rule in 300 of 300
 of each (default 95.3 % at least, 97.8 % median; guide 95.9 %, 100.0 %).
+
+Device time (:func:`device_s`: the guide's its plan's, 5 points of 11 s; the default's the drawn
+points' own, a drawn fixed-length point of the guide's costing what its count's steady points did)
+and ``--set KEY=VALUE`` (a probe setting of the default, to replay a variant). Every recorded probe
+(tests/data/probe's two files, each probe a campaign of one workbook root: its three guide and five
+default probes), 200 replays, load 3-6 while replaying: before, the default measured 5.8 points, 20.8 s,
+0.38 of the guide's 55 s, answering no plateau in 52 of 200 (its refine point, bisecting a found
+plateau's range at 48 or 96 threads, measured below both neighbours); with a found plateau no longer
+refined, 4.8 points, 17.3 s, 0.31 (at most 27.5 s), no answer missing; issue 32's goal met by the
+95 % rule in 200 of 200 replays either way (its share of the best point 95.2-95.7 % at least,
+100.0 % median; the guide's 200 of 200), and the spread in the share of the plateau 0.0261 against
+the guide's 0.101 (ratio 0.26; 0.53 before).
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import json
 import math
 import random
 import statistics
@@ -106,7 +119,8 @@ def draw(bank: dict[int, list[dict]], threads: int, rnd: random.Random) -> dict:
 
 def replay(cfg, bank, rnd: random.Random) -> tuple[int | None, int, list[dict], int | None]:
     """One probe of ``cfg`` on drawn points: its answer, the count its sweep goes up to, the rows and
-    the fewest threads reaching 95 % of the most measured (analysis.Saturation.reach_threads)."""
+    the fewest threads reaching 95 % of the most measured (analysis.Saturation.reach_threads).
+    A repeat of a count draws one of its recorded points (it may draw the same one again)."""
     if cfg.probe.strategy == "linear":
         counts = analysis.linear_probe_threads(cfg.probe.min_threads, cfg.probe.max_threads, cfg.probe.step)
         rows = [draw(bank, t, rnd) for t in counts]
@@ -141,6 +155,25 @@ def rule_answer(rows: list[dict], share: float | None, gain: float, reach: int) 
     return math.ceil(analysis.reach_threads([point(r) for r in rows], share, gain_pct=gain) - 1e-9)
 
 
+def device_s(cfg, rows: list[dict], bank: dict[int, list[dict]]) -> float:
+    """Seconds of device time of one replayed probe: the guide's its plan's (each point its fixed
+    length and ramp); an adaptive probe's the drawn points' own (``measured_s``: a point that ended
+    once steady ran less than its length) and their ramp, where a drawn point of fixed length (the
+    guide's, at a count both measured) costs the mean of the points recorded at its count that
+    ended once steady (its full length when none did)."""
+    point_s = cfg.settings.runtime_s + cfg.settings.ramp_s
+    if cfg.probe.strategy == "linear":
+        return len(rows) * point_s
+
+    def seconds(row: dict) -> float:
+        measured, length = float(row.get("measured_s") or row["runtime_s"]), float(row["runtime_s"])
+        steady = [float(r["measured_s"]) for r in bank[int(row["threads"])]
+                  if r.get("measured_s") and float(r["measured_s"]) < float(r["runtime_s"])]
+        return statistics.mean(steady) if measured >= length and steady else measured
+
+    return sum(seconds(r) + float(r.get("ramp_s") or 0) for r in rows)
+
+
 def point(row: dict) -> analysis.Point:
     return analysis.Point(int(row["threads"]), float(row["iops"]), float(row["lat_mean_ms"]))
 
@@ -157,15 +190,19 @@ def main() -> int:
     parser.add_argument("roots", type=Path, nargs="+", help="workbook roots of probe_strategies.py runs")
     parser.add_argument("--gain", type=float, action="append", default=[], help="gain_pct to replay (%%)")
     parser.add_argument("--replays", type=int, default=300)
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a probe setting of the default method (e.g. refine_points=0), to replay a variant")
     args = parser.parse_args()
+    DEFAULT["probe"].update({k: json.loads(v) for k, v in (item.split("=", 1) for item in args.set)})
     for root in args.roots:
         default_gain = campaign(root, "replay", DEFAULT).probe.gain_pct
         for gain in [default_gain] + [g for g in args.gain if g != default_gain]:
-            spread = {}
+            spread, device = {}, {}
             for method, settings in (("guide", GUIDE), ("default", DEFAULT)):
                 cfg = campaign(root, f"replay-{method}", {**settings, "probe": {**settings["probe"], "gain_pct": gain}})
                 bank = recorded(root, cfg.probe_workload.name)
                 rnd, reaches, answers, runs, skipped = random.Random(0), [], collections.Counter(), [], 0
+                seconds: list[float] = []
                 goals: dict[str, list[dict]] = {"plateau": [], "95 % of the most": []}
                 reached: dict[str, list[int]] = {rule: [] for rule in RULES}
                 for _ in range(args.replays):
@@ -182,13 +219,16 @@ def main() -> int:
                     goals["plateau"].append(share_goal(drawn, answer or reach))
                     goals["95 % of the most"].append(share_goal(drawn, reach95 or reach))
                     runs.append(len(rows))
+                    seconds.append(device_s(cfg, rows, bank))
                 if len(reaches) < REPEATS:
                     print(f"{root.name}: {method}: fewer than {REPEATS} replays reached recorded counts only")
                     return 1
                 spread[method] = mean_spreads(reaches, plateau_share(bank), rnd)
                 shown = ", ".join(f"{a}: {n}" for a, n in sorted(answers.items(), key=lambda kv: -kv[1]))
                 print(f"{root.name} gain {gain:g} %  {method:8s} {len(reaches)} replays ({skipped} reached an "
-                      f"unrecorded count): answers {shown}; {statistics.mean(runs):.1f} points", flush=True)
+                      f"unrecorded count): answers {shown}; {statistics.mean(runs):.1f} points, device time "
+                      f"{statistics.mean(seconds):.1f} s (at most {max(seconds):.1f})", flush=True)
+                device[method] = statistics.mean(seconds)
                 for rule, got in goals.items():
                     print(f"  answer by rule {rule}: issue 32's goal met in {sum(g['met'] for g in got)} of {len(got)} "
                           f"replays; its share of the best point {min(g['share'] for g in got):.1%} at least, "
@@ -196,6 +236,8 @@ def main() -> int:
                 if method == "default":
                     for rule, values in reached.items():
                         spread[rule] = mean_spreads(values, plateau_share(bank), rnd)
+            print(f"{root.name} gain {gain:g} %  device time default/guide: {device['default'] / device['guide']:.2f} "
+                  f"(goal <= 0.35)")
             print_spreads(spread["default"], spread["guide"], f"{root.name} gain {gain:g} %  mean spread of {REPEATS}")
             for rule in RULES:
                 print_spreads(spread[rule], spread["guide"], f"{root.name} gain {gain:g} %  mean spread of {REPEATS}, "

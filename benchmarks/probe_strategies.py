@@ -155,6 +155,19 @@ Over the three runs the 95 % rule met the goal in 9 of 9 default repeats (and 9 
 guide's), the plateau's start in 7 of 9 (and 8 of 9). The device-time goal was not met at these
 loads (0.47-0.52): a default point runs until its IOPS are steady, 4-5 s here against about 3 s on a
 quiet machine (0.27-0.36 above), while the guide's run their fixed 10 s.
+
+Where that device time went: 5-6 points a probe, the doubling 16..256 (5 counts, 4 when 128 threads
+measured below 64) and one refine point bisecting the found plateau's plausible range (48 or 96
+threads), about 1 s of ramp and 2-4.5 s until steady each. The refine point is the one cut: a
+plateau found is the answer, the range from the fewest count reaching 95 % to where IOPS stop
+rising, which the sweep measures at its own step; on this disk a bisecting point inside the range is
+as likely to leave the probe with no answer as to narrow it (probe_replay.py on the recorded probes:
+52 of 200 replays had none with it, 0 without). Since then (``--strategies --methods default``, 3
+repeats, load 14 rising to 44 from other jobs; IOPS 22-48K): the 95 % rule answered default 128, 64,
+64 threads (each its probe's best count: 100.0 %), guide 24 (95.1 %) and twice none (still rising at
+40 by 45-57 %: swept to 40): the goal met in 3 of 3 each; the plateau's start answered the default
+128, 32 (88.0 % of the best point: missed), 64. Probe device time 0.31 (default 12.6-23.4 s, 4-5
+points; guide 55 s), whole curve 0.39.
 """
 
 from __future__ import annotations

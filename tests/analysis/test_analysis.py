@@ -320,31 +320,37 @@ def test_the_probe_starts_where_saturation_can_be():
         start_threads(10, 5)
 
 
-def test_adaptive_probe_matches_linear_with_fewer_runs():
-    """From the middle of 20..500 (80 threads), the doubling brackets the plateau; one refine point
-    where it may start gives the linear probe's answer with 5 runs instead of 25."""
+def test_adaptive_probe_brackets_the_linear_answer_with_fewer_runs():
+    """From the middle of 20..500 (80 threads), the doubling brackets the plateau in 4 runs instead
+    of 25: IOPS stop rising at 320 threads, 160 measured 92 % of the most; the linear probe's 240
+    lies between them, in the range the sweep covers (up to 320), within 2x of the answer."""
     linear = [seed_curve(t) for t in linear_probe_threads(20, 500, 20)]
     adaptive = run_probe(AdaptiveProbe(min_threads=20, max_threads=500, step=20), seed_curve)
-    assert [p.threads for p in adaptive] == [80, 160, 320, 500, 240]
-    assert find_saturation(adaptive).threads == find_saturation(linear).threads == 240
-    assert len(adaptive) == 5 < len(linear) == 25
+    assert [p.threads for p in adaptive] == [80, 160, 320, 500]
+    sat = find_saturation(adaptive)
+    assert (sat.threads, sat.reach_threads, sat.range_threads) == (320, 320, (320, 320))
+    assert 160 < find_saturation(linear).threads == 240 < 320
+    assert len(adaptive) == 4 < len(linear) == 25
 
 
-def test_refining_stops_once_the_interval_is_narrower_than_the_sweep_step():
-    """More refine points bisect (160, 240] down to (220, 240], the step: then the probe stops
-    with budget to spare; with a coarser sweep (a step of 100 threads) it stops at once."""
-    refined = run_probe(AdaptiveProbe(min_threads=20, max_threads=500, step=20, budget=5), seed_curve)
-    assert [p.threads for p in refined] == [80, 160, 320, 500, 240, 200, 220]
-    assert find_saturation(refined).threads == 240
-    coarse = run_probe(AdaptiveProbe(min_threads=20, max_threads=500, step=20, budget=5, resolution=lambda t: 100),
-                       seed_curve)
-    assert [p.threads for p in coarse] == [80, 160, 320, 500, 240]
+def test_a_plateau_found_is_not_refined_whatever_the_budget():
+    """The answer is the range from the fewest count reaching 95 % of the most measured to where
+    IOPS stop rising, which the sweep measures at its own step: a refine budget is spent only
+    where the probe has no answer (or on repeats, refine_repeats), never bisecting a found plateau."""
+    for budget in (1, 5):
+        refined = run_probe(AdaptiveProbe(min_threads=20, max_threads=500, step=20, budget=budget), seed_curve)
+        assert [p.threads for p in refined] == [80, 160, 320, 500]
+    assert AdaptiveProbe(min_threads=20, max_threads=500, step=20, budget=5).next_round(
+        [seed_curve(t) for t in (80, 160, 320, 500)]) == []
 
 
-def test_adaptive_probe_on_the_guide_grid_finds_300():
+def test_adaptive_probe_on_the_guide_grid_brackets_300():
+    """On the guide's grid: IOPS stop rising at 400 threads, 200 already measured 97 % of the plateau:
+    the range to sweep, 200 to 400 threads, holds the linear probe's 300."""
     adaptive = run_probe(AdaptiveProbe(min_threads=100, max_threads=500, step=100), seed_curve)
-    assert [p.threads for p in adaptive] == [200, 400, 500, 300]
-    assert find_saturation(adaptive).threads == 300
+    assert [p.threads for p in adaptive] == [200, 400, 500]
+    sat = find_saturation(adaptive)
+    assert (sat.threads, sat.reach_threads, sat.reach_share) == (400, 200, 0.9737)
 
 
 def test_adaptive_probe_without_refine_stops_at_confirmation():
@@ -382,8 +388,8 @@ def test_expected_iops_skip_what_littles_law_rules_out():
     be on the plateau, so the doubling goes from 64 to 256."""
     plain = run_probe(AdaptiveProbe(min_threads=1, max_threads=4096, step=32), littles_curve)
     told = run_probe(AdaptiveProbe(min_threads=1, max_threads=4096, step=32, expected_iops=500e3), littles_curve)
-    assert [p.threads for p in plain] == [64, 128, 256, 512, 1024, 384]
-    assert [p.threads for p in told] == [64, 256, 512, 1024, 384]
+    assert [p.threads for p in plain] == [64, 128, 256, 512, 1024]
+    assert [p.threads for p in told] == [64, 256, 512, 1024]
     assert find_saturation(plain).threads == find_saturation(told).threads == 512
 
 
@@ -412,29 +418,27 @@ def table_probe(table):
     return lambda t: Point(t, table[t], t / table[t] * 1000)
 
 
-def test_where_no_count_is_left_between_the_probe_measures_again():
+def test_a_noisy_dip_answers_a_range_without_refining():
     """16 threads peaked at 101K, 32 dipped to 83K: the plateau may start anywhere from 8 to 16
-    threads. With a refine budget of 3 the probe bisects (8, 16] at 12 on its step of 4, then,
-    no count being left between 8, 12 and 16, measures 8 and 12 again (the counts measured fewest
-    times nearest the answer): repeats where the plateau test decides."""
-    one = run_probe(AdaptiveProbe(min_threads=1, max_threads=64, step=4), table_probe(NOISY_DIP))
-    assert [p.threads for p in one] == [8, 16, 32, 4, 12]
-    points = run_probe(AdaptiveProbe(min_threads=1, max_threads=64, step=4, budget=3), table_probe(NOISY_DIP))
-    assert [p.threads for p in points] == [8, 16, 32, 4, 12, 8, 12]
+    threads. Found, it is not refined, with any budget: the range to sweep runs from 8 threads (where
+    IOPS stop rising) to 16 (the fewest reaching 95 % of the most measured, 16's 101K)."""
+    for budget in (1, 3):
+        points = run_probe(AdaptiveProbe(min_threads=1, max_threads=64, step=4, budget=budget), table_probe(NOISY_DIP))
+        assert [p.threads for p in points] == [8, 16, 32, 4]
     sat = find_saturation(points)
-    assert sat.supported and sat.threads == 12 and sat.range_threads == (8, 16)
+    assert (sat.threads, sat.range_threads, sat.reach_threads) == (8, (8, 16), 16)
 
 
 def test_a_noisy_top_leaves_no_answer_until_refined():
     """32 -> 64 threads gained 2.1 % and 48 threads gave 105K: with one refine point the plateau
     could start anywhere from 16 to 48 (too noisy); with three the probe finds 24 threads (the
-    linear probe of that run said 24)."""
+    linear probe of that run said 24) and stops there, a refine point to spare."""
     points = run_probe(AdaptiveProbe(min_threads=1, max_threads=64, step=4), table_probe(MARGINAL_TOP))
     assert [p.threads for p in points] == [8, 16, 32, 64, 48]
     sat = find_saturation(points)
     assert not sat.supported and sat.kind == "too_noisy" and sat.range_threads == (16, 48)
     points = run_probe(AdaptiveProbe(min_threads=1, max_threads=64, step=4, budget=3), table_probe(MARGINAL_TOP))
-    assert [p.threads for p in points] == [8, 16, 32, 64, 48, 24, 12]
+    assert [p.threads for p in points] == [8, 16, 32, 64, 48, 24]
     assert find_saturation(points).threads == 24
 
 
@@ -442,12 +446,17 @@ def test_a_round_holds_what_the_probe_can_choose_without_new_data():
     """next_round: the counts an engine such as vdbench measures in one invocation (no JVM
     restart per point): the three counts a fit needs, then each step of the doubling alone (it
     waits for the data of the step before), then the refine points of the uncertain interval
-    together, within the budget; then nothing."""
+    together, within the budget; then nothing. The seed's plateau is found by the doubling; the
+    marginal top (32 -> 64 threads: +2.1 %) is too noisy to answer, so its refine points bisect the
+    uncertain interval, after which the plateau starts at 32 threads."""
     probe = AdaptiveProbe(min_threads=20, max_threads=500, step=20, budget=3)
     assert probe.next_round([]) == [80, 160, 320]
     three = [seed_curve(t) for t in (80, 160, 320)]
     assert probe.next_round(three) == [500]
     assert probe.next_threads(three, pending=[500]) is None
-    four = three + [seed_curve(500)]
-    assert probe.next_round(four) == [240, 200, 280]
-    assert probe.next_round(four + [seed_curve(t) for t in (240, 200, 280)]) == []
+    assert probe.next_round(three + [seed_curve(500)]) == []
+    probe, measure = AdaptiveProbe(min_threads=1, max_threads=64, step=4, budget=3), table_probe(MARGINAL_TOP)
+    four = [measure(t) for t in (8, 16, 32, 64)]
+    assert probe.next_round(four) == [48, 40, 56]
+    assert probe.next_round(four + [measure(t) for t in (48, 40, 56)]) == []
+    assert find_saturation(four + [measure(t) for t in (48, 40, 56)]).threads == 32

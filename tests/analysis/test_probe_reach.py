@@ -56,11 +56,11 @@ def test_reach_refuses_what_it_cannot_read():
 
 def test_repeats_only_measures_again_the_answer_and_the_count_below_it():
     """Recorded default repeat 1 before its refine point (16..256): plateau from 64 threads. The
-    default refine bisects the widest gap of the plausible range (96, 48); repeats_only measures 64
-    again, then 32 (the count below it), one round or one at a time."""
+    default probe has its answer (a found plateau is not bisected); repeats_only measures 64 again,
+    then 32 (the count below it), one round or one at a time."""
     ladder = [p for p in recorded()[("default", 1)] if p.threads != 96]
     assert find_saturation(ladder).threads == 64
-    assert AdaptiveProbe(1, 256, budget=2).next_round(ladder) == [96, 48]
+    assert AdaptiveProbe(1, 256, budget=2).next_round(ladder) == []
     probe = AdaptiveProbe(1, 256, budget=2, repeats_only=True)
     assert probe.next_round(ladder) == [64, 32]
     again = [p for p in recorded()[("default", 2)] if p.threads == 64]  # a real point at 64 threads

@@ -11,14 +11,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import quick_campaign
 from flashpoc import phases
-from flashpoc.analysis import REACH_SHARE, Point, find_saturation
+from flashpoc.analysis import REACH_SHARE, AdaptiveProbe, Point, find_saturation
 from flashpoc.params import campaign_from_dict
 from test_probe_fall import recorded as recorded_file
 from test_probe_repeats import recorded
-from test_probe_rising import rising_series, saturating_curves
+from test_probe_rising import SHAPES, rising_series, saturating_curves
 
 
 def levels(points: list[Point]) -> dict[int, float]:
@@ -105,3 +106,37 @@ def test_a_rising_series_names_no_range_or_one_reaching_95_percent(points):
         assert_reaches_the_plateau(points, sat)
     else:
         assert sat.reach_threads is None
+
+
+@st.composite
+def probed_curves(draw) -> tuple[list[Point], AdaptiveProbe]:
+    """The default adaptive probe (1 to 256 threads) run on a saturating curve of one of SHAPES
+    (flat from a knee of 2 to 300 threads, optionally declining past it), each point measured with up
+    to 5 % noise: the points it chose to measure."""
+    shape = SHAPES[draw(st.sampled_from(sorted(SHAPES)))]
+    knee, k = draw(st.floats(2.0, 300.0)), draw(st.floats(2.0, 10.0))
+    decline, noise = draw(st.floats(0.0, 0.15)), draw(st.floats(0.0, 0.05))
+    probe, points = AdaptiveProbe(1, 256), []
+    while (t := probe.next_threads(points)) is not None:
+        level = float(shape(np.array([float(t)]), knee, k)[0]) * (1.0 - decline * max(0.0, t - knee) / 256)
+        points.append(Point(t, max(1.0, 1e5 * level * (1.0 + draw(st.floats(-noise, noise)))), 1.0))
+        assert len(points) <= probe.max_points()
+    return points, probe
+
+
+@settings(max_examples=150, deadline=None)
+@given(probed_curves())
+def test_the_probe_answers_a_count_reaching_95_percent_within_a_doubling_of_the_fewest(probed):
+    """Issue 32's goal on the probe's own points: its answer measured at least 95 % of the most a
+    count measured (up to a fall past the peak), at most 2x the fewest threads that did; and the
+    doubling leaves no wider gap below it: a count at or above half the answer was measured below it
+    (or the answer is the probe's first count), so on the curve too the answer is within a doubling
+    of where it reaches that share, at the probe's resolution."""
+    points, probe = probed
+    sat = find_saturation(points)
+    if not sat.supported:
+        return
+    kept = [p for p in points if sat.fall_threads is None or p.threads <= sat.fall_threads]
+    assert_reaches_the_plateau(kept, sat)
+    below = [p.threads for p in kept if p.threads < sat.reach_threads]
+    assert not below or max(below) >= sat.reach_threads / 2

@@ -81,8 +81,14 @@ class AdaptiveProbe:
     where the plateau may start (the plausible range), or between the two highest counts when the
     last gain was marginal, for more evidence.
 
-    Refine, only where the answer is uncertain: the saturation lies between the highest count
-    shown below the plateau and the top of the plausible range. While that interval is wider than
+    A plateau found is the answer: the range from the fewest count reaching 95 % of the most
+    measured to where IOPS stop rising, which the follow-up sweep measures at its own step; it is not
+    refined (on a disk whose IOPS creep up a few % a doubling, a point bisecting that range is as
+    likely to leave the probe without an answer as to narrow it: benchmarks/probe_replay.py).
+
+    Refine, only where the doubling found no answer (IOPS may still rise at ``max_threads``, or the
+    last gain was marginal), or with ``repeats_only`` around the answer: the saturation lies between
+    the highest count shown below the plateau and the top of the plausible range. While that interval is wider than
     ``resolution`` (the sweep's step: a finer answer changes no sweep) and fewer than ``budget``
     measurements were added to the ladder, the widest gap in it is bisected on multiples of
     ``step``; with no gap left, the count in it measured fewest times is measured again (a repeat),
@@ -94,7 +100,7 @@ class AdaptiveProbe:
         max_threads: Highest thread count to measure (>= min_threads).
         gain_pct: An IOPS gain below this percentage is no gain.
         step: Refine granularity in threads (>= 1).
-        refine: Refine once the plateau is bracketed.
+        refine: Refine where the doubling found no answer (and with ``repeats_only``, around it).
         start: First thread count (default :func:`start_threads`).
         budget: Most measurements added to the bracketing ladder (refine points and repeats).
         resolution: Interval width (threads) narrow enough to stop refining: a whole number, or a
@@ -105,7 +111,7 @@ class AdaptiveProbe:
             ``start`` and ``expected_iops``; a Point's own ``outstanding`` is used when it has one.
         repeats_only: Refine by measuring again only the two counts bracketing the answer (the
             candidate and the measured count below it), fewest measured first, never by bisecting:
-            the plateau test decides whether these two levels differ.
+            the plateau test decides whether these two levels differ; also once a plateau is found.
     """
 
     def __init__(self, min_threads: int = 1, max_threads: int = 256, gain_pct: float = 2.0,
@@ -204,6 +210,8 @@ class AdaptiveProbe:
         best = max(sorted(known), key=lambda t: np.mean([p.iops for p in pts if p.threads == t]))  # ties: the lowest
         if up is not None and len([t for t in known if t > best]) < PLATEAU_CONFIRMATIONS:
             return up
+        if not self.repeats_only:  # the answer: the range to sweep, which the sweep measures at its own step
+            return None
         return self._refine(pts, pending, measured, (lo, hi), sat.threads)
 
     def next_round(self, points: Sequence[Point]) -> list[int]:

@@ -36,8 +36,8 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
     """Find the thread count beyond which IOPS stop rising, and store probe.json.
 
     fio probe points end once their IOPS are steady (``probe.until_steady``), at most the
-    point's length; the adaptive probe starts near where saturation can be and measures again
-    only where the answer is uncertain (:class:`flashpoc.analysis.AdaptiveProbe`).
+    point's length; the adaptive probe starts near where saturation can be and measures more
+    only where the doubling found no answer (:class:`flashpoc.analysis.AdaptiveProbe`).
 
     Returns:
         A dict with the strategy, the probe points (threads, IOPS, latency in ms), the
@@ -343,8 +343,8 @@ def _answer_words(probe: dict[str, Any], levels: dict[int, float], rate: str, un
                          f"it; raise probe.max_threads to see the plateau end.")
     if conf < LOW_CONFIDENCE:
         words.append(f"The confidence is low ({conf:.0%}): the plateau could start anywhere from {lo} to "
-                     f"{hi} {unit}; longer points (probe.runtime_s) or more repeats where it is uncertain "
-                     f"(probe.refine_points) firm it up.")
+                     f"{hi} {unit}; longer points (probe.runtime_s) or repeats of the answer and the count below it "
+                     f"(probe.refine_repeats, probe.refine_points) firm it up.")
     return words
 
 

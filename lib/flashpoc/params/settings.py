@@ -30,8 +30,8 @@ class ProbeSettings(_Strict):
                                       "the middle of min..max on a log scale, at least one thread per host CPU)")
     expected_iops: float | None = Field(None, gt=0, le=1e10, description="adaptive: the IOPS the array should reach "
                                         "(data sheet), if known: the doubling skips counts that cannot reach them")
-    refine_points: int = Field(1, ge=0, le=50, description="adaptive: most points added to the doubling where the "
-                               "answer is uncertain (bisections and repeats)")
+    refine_points: int = Field(1, ge=0, le=50, description="adaptive: most points added to the doubling where it "
+                               "found no answer (bisections and repeats); a plateau found is not refined")
     refine_repeats: Flag = Field(False, description="adaptive: the refine points are repeats of the two counts "
                                  "bracketing the answer, not bisections")
     strict: Flag = Field(False, description="stop the run when the probe finds no saturation (default: the sweep "

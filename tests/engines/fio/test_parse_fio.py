@@ -23,6 +23,7 @@ from flashpoc.engines.fio.parse import (
     ROW_KEYS,
     parse_fio_histogram,
     parse_fio_output,
+    parse_fio_point,
     summarize_fio_point,
 )
 
@@ -619,3 +620,19 @@ def test_a_cut_interval_log_gives_an_error_or_the_same_numbers(data):
         return
     for row in rows:
         assert row == whole[row["second"]]
+
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_a_point_is_parsed_in_one_pass_as_in_two(name):
+    """parse_fio_point (one JSON read, each direction's bins checked once) gives the rows and the
+    bins of parse_fio_output and parse_fio_histogram, or refuses what either refuses, in its words."""
+    text = load(name)
+    try:
+        expected = (parse_fio_output(text, source=name), parse_fio_histogram(text))
+    except ParseError as error:
+        with pytest.raises(ParseError, match=re.escape(str(error))):
+            parse_fio_point(text, source=name)
+        return
+    assert parse_fio_point(text, source=name) == expected
+    assert bool(expected[1]) == (name == F_333_JSONPLUS) and expected[0][0]["iops"] > 0

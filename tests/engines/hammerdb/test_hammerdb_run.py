@@ -5,6 +5,7 @@ stores (which hold the settings, passwords included) are removed before the file
 
 from __future__ import annotations
 
+import re
 import socket
 from pathlib import Path
 
@@ -177,3 +178,20 @@ def test_what_a_killed_attempt_left_is_cleared_at_the_next_start(tmp_path):
     assert not left.exists() and list(mine.iterdir()) == []
     assert sorted(str(p.relative_to(work)) for p in work.rglob("*") if p.is_file()) == [
         "oltp/hammerdb/load2/probe-x/hammer.DB", "oltp/probe/tprocc_t00001_ab/console.txt"]
+
+
+@pytest.mark.hammerdb
+def test_the_cpu_sampler_sees_hammerdb_end_without_sleeping_out_its_interval(tmp_path, monkeypatch):
+    """The sampler, in the command's own loop, looks every CPU_POLL_S whether HammerDB still runs:
+    with ten minutes between two samples the run still ends when HammerDB does (a whole sleep of the
+    interval would outlast the run's 120 s timeout), with its first sample and the one after HammerDB."""
+    from flashpoc.engines.hammerdb import run as hammerdb_run
+
+    hammerdb = real_hammerdb()
+    monkeypatch.setattr(hammerdb_run, "CPU_EVERY_S", 600)
+    run = run_hammerdb(LocalHost(HostParams(name="load1")), "puts flashpoc-ran\nexit\n", str(tmp_path / "r"),
+                       hammerdb_dir=str(hammerdb), timeout_s=120, purpose="timed run")
+    assert run.exit_code == 0 and "flashpoc-ran" in run.console
+    samples = run.files[hammerdb_run.CPU_LOG].splitlines()
+    assert len(samples) == 2 and all(re.fullmatch(rf"\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d {n} cpu( +\d+)+", s)
+                                   for n, s in enumerate(samples))

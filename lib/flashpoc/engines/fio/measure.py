@@ -23,8 +23,8 @@ from flashpoc.hosts.targets import fill_timeout_s, make_target_directory
 from flashpoc.core.store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text, write_atomic
 from flashpoc.engines.fio import run as run_fio
 from flashpoc.engines.fio.intervals import merge_intervals, read_interval_logs
-from flashpoc.engines.fio.parse import (histogram_table, histogram_whole, latency_distribution, parse_fill_output, parse_fio_histogram,
-                    parse_fio_output, summarize_fio_point)
+from flashpoc.engines.fio.parse import (histogram_table, histogram_whole, latency_distribution, parse_fill_output,
+                                        parse_fio_output, parse_fio_point, summarize_fio_point)
 from flashpoc.engines.fio.plan import FILL_BS, outstanding_ios, rate_per_job, render_fill_job, render_job, render_layout_job
 from flashpoc.engines.fio.run import FioRun, fio_version, run_fio_job
 from flashpoc.engines.fio.settings import SERVERS
@@ -227,8 +227,7 @@ def _host_results(cfg: Campaign, runs: list[FioRun], pid: str,
     IOPS, bandwidth or bytes is refused (ParseError)."""
     per_host, raw, bins, host_intervals, losses, whole = {}, {}, [], [], [], True
     for run in runs:
-        rows = parse_fio_output(run.output, source=f"{run.host}.json")
-        histogram = parse_fio_histogram(run.output)
+        rows, histogram = parse_fio_point(run.output, source=f"{run.host}.json")
         summary = summarize_fio_point(rows, histogram)
         summary.update(cpu_utilisation(run.cpu_before, run.cpu_after))
         per_host[run.host] = summary

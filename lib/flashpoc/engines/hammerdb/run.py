@@ -24,7 +24,9 @@ exported by ``env_file``, which is sourced first.
 While HammerDB runs, the load host's CPU counters are sampled every :data:`CPU_EVERY_S` seconds
 into ``RUN_DIR/hostcpu.log`` (``<time> <n> cpu ...``: the time as ``date`` prints it, the sample's
 number, then the ``cpu`` line of /proc/stat), so that the point's CPU is that of its timed test
-(:mod:`.window`).
+(:mod:`.window`), and once more when HammerDB ends; between samples the sampler looks every
+:data:`CPU_POLL_S` seconds whether HammerDB still runs (it once slept out the whole interval: up to
+2 s a run after HammerDB had ended).
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ from flashpoc.engines.hammerdb.window import CPU_EVERY_S, CPU_LOG
 __all__ = ["CPU_EVERY_S", "CPU_LOG", "HammerdbRun", "attempt_dir", "clear_stale", "run_command", "run_hammerdb"]
 
 SCRIPT_NAME = "script.tcl"
+CPU_POLL_S = 0.2
+"""Seconds between two looks of the CPU sampler at whether HammerDB still runs (its samples stay
+:data:`CPU_EVERY_S` apart): the run ends at most this long after HammerDB does."""
 JOB_STORE = "hammer.DB"
 PID_FILE = "hammerdb.pid"
 MAX_RUN_BYTES = 256 * 1024**2
@@ -96,6 +101,14 @@ def _stop(d: str) -> str:
             "kill -9 $p 2>/dev/null")
 
 
+def _nap(seconds: float) -> str:
+    """Shell words that sleep ``seconds`` while HammerDB (``$t``) runs: in steps of
+    :data:`CPU_POLL_S`, so that the sampler's loop sees HammerDB's end within one step, not after
+    the rest of a whole interval between samples."""
+    steps = max(1, round(seconds / CPU_POLL_S))
+    return f"i=0; while [ $i -lt {steps} ] && kill -0 $t 2>/dev/null; do sleep {CPU_POLL_S}; i=$((i+1)); done"
+
+
 def run_command(hammerdb_dir: str, run_dir: str, env_file: str | None = None) -> str:
     """The shell command that runs ``run_dir/script.tcl`` with the HammerDB in ``hammerdb_dir``.
 
@@ -110,7 +123,7 @@ def run_command(hammerdb_dir: str, run_dir: str, env_file: str | None = None) ->
     hammerdb = f"sh -c {start} 2>&1; echo \"{EXIT_MARK}$?\""
     return (f"umask 077; trap {quote('rm -f ' + _secrets(d))} EXIT; trap 'exit 129' HUP INT TERM PIPE; n=0; "
             f"if {source}cd {quote(hammerdb_dir)}; then {{ {hammerdb}; }} < /dev/null | tee {d}/console.txt & t=$!; "
-            f"while kill -0 $t 2>/dev/null; do {sample}; sleep {CPU_EVERY_S}; done; {sample}; "
+            f"while kill -0 $t 2>/dev/null; do {sample}; {_nap(CPU_EVERY_S)}; done; {sample}; "
             f"{_stop(d)}; wait $t; rm -f {_secrets(d)}; else echo \"{EXIT_MARK}$?\"; fi")
 
 
