@@ -13,7 +13,6 @@ import pandas as pd
 from flashpoc import analysis
 from flashpoc.analysis import hostlimit
 from flashpoc.engines import loop
-from flashpoc.engines import get_engine
 from flashpoc.analysis import rows as rows_mod
 from flashpoc.core.errors import AnalysisError, FlashpocError
 from flashpoc.params import Campaign
@@ -65,7 +64,7 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
                 rows.append(loop.measure_one(wb, specs[0].again(specs[0].repeat + 1), bar))  # once more
             bar.answer(lambda: answer_so_far(wb.cfg, rows))
 
-        engine = get_engine(wb.cfg.engine)
+        engine = wb.engine
         stepper = adaptive_probe(wb.cfg, _host_cpus(wb))
         plan = engine.linear_probe_threads(wb.cfg) if probe.strategy == "linear" else None
         with Progress("probe", f"probe {workload.name} ({probe.strategy})", **_progress_plan(wb.cfg, engine, stepper, plan),
@@ -146,7 +145,7 @@ def probe_point_bound(cfg: Campaign) -> int:
     probe = cfg.probe
     runtime = probe_runtime_s(cfg)
     remeasure = bool(probe.remeasure_unsteady
-                     and get_engine(cfg.engine).remeasures_unsteady(cfg, point_steadiness(cfg, "probe", runtime)))
+                     and cfg.engine_object.remeasures_unsteady(cfg, point_steadiness(cfg, "probe", runtime)))
     if probe.strategy == "linear":
         count = len(analysis.linear_probe_threads(probe.min_threads, probe.max_threads, probe.step))
         return count * (2 if remeasure else 1)
@@ -156,7 +155,7 @@ def probe_point_bound(cfg: Campaign) -> int:
 def _outstanding_per_thread(cfg: Campaign) -> int:
     """I/Os in flight per thread on one load host (the engine's: fio's iodepth, vdbench's SDs over
     its hosts, SLOB's schemas)."""
-    return get_engine(cfg.engine).outstanding_per_thread(cfg)
+    return cfg.engine_object.outstanding_per_thread(cfg)
 
 
 def _host_cpus(wb: Workbench) -> int | None:
@@ -189,7 +188,7 @@ def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, 
     one host, SLOB, ``probe.host_scaling: false`` or a probe without an answer."""
     cfg = wb.cfg
     counts = hostlimit.scaling_host_counts(len(cfg.hosts))
-    engine = get_engine(cfg.engine)
+    engine = cfg.engine_object
     if not (threads and counts and cfg.probe.host_scaling and engine.scales_hosts):
         return []
     rows = []
@@ -211,25 +210,26 @@ def _on_fewer_hosts(wb: Workbench, count: int) -> Workbench:
     """The campaign on its first ``count`` hosts (the vdbench controller first) and the targets
     they use, sharing ``wb``'s connections, engine state (fio's servers) and store (never closed on its own)."""
     cfg = wb.cfg
-    first = get_engine(cfg.engine).first_host(wb)
+    first = cfg.engine_object.first_host(wb)
     ordered = sorted(cfg.hosts, key=lambda h: h.name != first)[:count]
     names = {h.name for h in ordered}
     targets = [t.model_copy(update={"hosts": [n for n in t.hosts if n in names]}) if t.hosts else t
                for t in cfg.targets if t.hosts is None or names & set(t.hosts)]
     sub_cfg = cfg.model_copy(update={"hosts": [h for h in cfg.hosts if h.name in names], "targets": targets})
-    return Workbench(sub_cfg, wb.store, hosts=wb.hosts, engine_versions={}, engine_state=wb.engine_state)
+    return Workbench(sub_cfg, wb.store, hosts=wb.hosts, engine_versions={}, engine_state=wb.engine_state,
+                     engine=wb.engine)
 
 
 def point_values(cfg: Campaign, rows: list[dict[str, Any]]) -> list[analysis.Point]:
     """The probe's view of ``rows``: threads, the engine's rate (IOPS; HammerDB's NOPM) and latency."""
-    engine = get_engine(cfg.engine)
+    engine = cfg.engine_object
     return rows_mod.to_points(rows, engine.rate_column, engine.probe_latency_column(cfg))
 
 
 def answer_so_far(cfg: Campaign, rows: list[dict[str, Any]]) -> str:
     """The probe's answer from the points measured so far, in one line (the live view's): where
     the rate stops rising, its plausible range and confidence, or why the points give none yet."""
-    engine = get_engine(cfg.engine)
+    engine = cfg.engine_object
     try:
         sat = analysis.find_saturation(point_values(cfg, rows), gain_pct=cfg.probe.gain_pct)
     except AnalysisError as error:
@@ -251,7 +251,7 @@ def summarize_probe(cfg: Campaign, rows: list[dict[str, Any]]) -> dict[str, Any]
         saturation = asdict(sat)
     except AnalysisError as error:
         saturation = {"threads": None, "supported": False, "reason": str(error), "kind": "too_few"}
-    engine = get_engine(cfg.engine)
+    engine = cfg.engine_object
     words = {} if engine.rate_column == "iops" else {"rate": engine.rate_column, "rate_word": engine.rate_word,
                                                       "threads_word": engine.threads_word}
     extra = (engine.rate_column, engine.probe_latency_column(cfg)) if words else ()  # the engine's own columns

@@ -10,7 +10,6 @@ from typing import Any
 import pandas as pd
 
 from flashpoc.campaign import extend, ratecurve
-from flashpoc.engines import get_engine
 from flashpoc.core.errors import AnalysisError
 from flashpoc.params import Campaign
 from flashpoc.analysis.sweep_plan import plan_note, plan_sweep, threads_list_text
@@ -125,7 +124,7 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
         _require_checked(wb)
         prepare_targets(wb)
         runtime = sweep_runtime_s(wb.cfg)
-        engine = get_engine(wb.cfg.engine)
+        engine = wb.engine
         with Progress("sweep", "sweep", total=plan_points(wb.cfg, plan), detail=sweep_plan_lines(wb.cfg, plan),
                       enabled=progress, engine=engine, colors=wb.cfg.workload_names) as bar:
             if wb.cfg.sweep.rate_steps and not engine.own_rate_curve:
@@ -148,13 +147,13 @@ def plan_points(cfg: Campaign, plan: dict[str, list[int]]) -> int:
     """The points a sweep plan measures: one per thread count, and with vdbench's ``iorate:
     curve`` or ``sweep.plan: rate-curve`` one more per curve step (each thread count runs at full
     speed, then at each step; ``sweep.stop_ms`` may end a curve sooner)."""
-    return sum(len(v) for v in plan.values()) * get_engine(cfg.engine).points_per_count(cfg) * _rounds(cfg)
+    return sum(len(v) for v in plan.values()) * cfg.engine_object.points_per_count(cfg) * _rounds(cfg)
 
 
 def _rounds(cfg: Campaign) -> int:
     """How many times the sweep measures each point: ``sweep.repeats``, once on a rate-curve plan
     the engine does not run itself (its curve steps are measured once)."""
-    return 1 if cfg.sweep.rate_steps and not get_engine(cfg.engine).own_rate_curve else cfg.sweep.repeats
+    return 1 if cfg.sweep.rate_steps and not cfg.engine_object.own_rate_curve else cfg.sweep.repeats
 
 
 def _finish_sweep(wb: Workbench, rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -189,7 +188,7 @@ def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
 def _sweep_plan_summary(cfg: Campaign, plan: dict[str, list[int]]) -> tuple[str, str | None]:
     """The points and estimated duration of a sweep plan, and why it has these thread counts
     (None unless the plan is the campaign's own, :func:`plan_campaign_sweep`)."""
-    engine = get_engine(cfg.engine)
+    engine = cfg.engine_object
     runtime = engine.point_seconds(cfg, sweep_runtime_s(cfg))
     total = plan_points(cfg, plan)
     seconds = total * runtime
