@@ -131,7 +131,7 @@ def io_kind(rw: Any, bs: Any, scan_pct: Any = None) -> str:
     if rw in SEQUENTIAL_RW:
         return KIND_THROUGHPUT
     scans = pd.to_numeric(pd.Series([scan_pct]), errors="coerce").iloc[0]
-    if rw == "slob" and not pd.isna(scans) and scans >= SLOB_SCAN_PCT:
+    if not pd.isna(scans) and scans >= SLOB_SCAN_PCT:  # only a SLOB workload has a share of scans
         return KIND_THROUGHPUT
     try:
         size = parse_size(str(bs).strip().lower()) if isinstance(bs, (str, int)) and str(bs).strip() else 0

@@ -135,6 +135,20 @@ class Engine:
     #: the row's latency (ms) the probe and the knee weigh
     latency_column: ClassVar[str] = "lat_mean_ms"
 
+    #: what the intervals before a point's measured ones are, for the interval chart's subtitle
+    #: (:func:`flashpoc.present.chart.detail.interval_series`); "" when the engine's series have none
+    warm_up_note: ClassVar[str] = ""
+
+    def interval_note(self, points: Any) -> str:
+        """What the time series of the engine's detail ``points`` (a DataFrame) count, for the interval
+        chart's subtitle, when it is not the engine's own I/O ("" by default)."""
+        return ""
+
+    def workload_text(self, row: dict[str, Any]) -> str | None:
+        """What the workload of ``row`` does, in words, when the engine's workloads are not an I/O mode
+        and a block size (SLOB's mix of updates and scans); None: the report says the I/O mode."""
+        return None
+
     def read_output(self, path: Any) -> tuple[Any, list[dict[str, Any]]]:
         """One recorded output of the engine (``flashpoc parse``): the whole parse as JSON shows it
         and its rows.

@@ -16,6 +16,7 @@ report = LazyModule(f"{__package__}.report")
 class VdbenchEngine(Engine):
     name = "vdbench"
     rate_curves = True  # its own iorate=curve, in its sweep
+    warm_up_note = "vdbench: the intervals its average leaves out; its histogram counts them"
     rate_curve_title = "vdbench iorate=curve: mean latency at each requested I/O rate"
     settings_model = VdbenchSettings
     parse_table_columns = [("rd", "Run"), ("threads", "Threads"), ("xfersize", "xfersize (bytes)"),
