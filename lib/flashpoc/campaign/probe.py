@@ -188,8 +188,9 @@ def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, 
     one host, SLOB, ``probe.host_scaling: false`` or a probe without an answer."""
     cfg = wb.cfg
     counts = hostlimit.scaling_host_counts(len(cfg.hosts))
-    engine = cfg.engine_object
-    if not (threads and counts and cfg.probe.host_scaling and engine.scales_hosts):
+    engine = wb.engine
+    first = engine.first_host(wb)  # None: the engine measures no plateau on fewer hosts (one database host)
+    if not (threads and counts and cfg.probe.host_scaling and first is not None):
         return []
     rows = []
     detail = [f"the plateau ({threads_text(threads)}) again on {', '.join(str(c) for c in counts)} of the "
@@ -197,7 +198,7 @@ def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, 
     with Progress("probe", f"probe {workload.name} on fewer hosts", total=len(counts), detail=detail,
                   enabled=progress) as bar:
         for count in counts:
-            sub = _on_fewer_hosts(wb, count)
+            sub = _on_fewer_hosts(wb, count, first)
             bar.begin(workload.name, f"{threads_text(threads)} on {count} host{'' if count == 1 else 's'}")
             done = engine.measure_on_fewer_hosts(sub, cfg, workload, threads, runtime_s, steady)
             rows += done
@@ -206,11 +207,12 @@ def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, 
     return rows
 
 
-def _on_fewer_hosts(wb: Workbench, count: int) -> Workbench:
-    """The campaign on its first ``count`` hosts (the vdbench controller first) and the targets
-    they use, sharing ``wb``'s connections, engine state (fio's servers) and store (never closed on its own)."""
+def _on_fewer_hosts(wb: Workbench, count: int, first: str | None = None) -> Workbench:
+    """The campaign on its first ``count`` hosts (``first`` first, by default the engine's
+    :meth:`~flashpoc.engines.base.Engine.first_host`: the vdbench controller) and the targets they
+    use, sharing ``wb``'s connections, engine state (fio's servers) and store (never closed on its own)."""
     cfg = wb.cfg
-    first = cfg.engine_object.first_host(wb)
+    first = first if first is not None else wb.engine.first_host(wb)
     ordered = sorted(cfg.hosts, key=lambda h: h.name != first)[:count]
     names = {h.name for h in ordered}
     targets = [t.model_copy(update={"hosts": [n for n in t.hosts if n in names]}) if t.hosts else t

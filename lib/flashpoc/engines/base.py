@@ -40,8 +40,6 @@ class Engine:
     #: the engine writes the campaign's targets (a safety gate first; scratch files created); SLOB's
     #: data lives in the database instead
     uses_targets: ClassVar[bool] = True
-    #: the probe's plateau is measured again on fewer hosts (not SLOB: one database host)
-    scales_hosts: ClassVar[bool] = True
     #: campaign keys a manifest of this engine leaves out (keys the schema refuses with the engine)
     manifest_exclude: ClassVar[frozenset[str]] = frozenset()
     #: ``database.datafiles``/``nfs_mounts`` define its points (what a point's time series counts),
@@ -57,19 +55,14 @@ class Engine:
     #: its rows carry the database's own metrics (AWR): the report draws Oracle's latencies and the
     #: DB host's CPU rather than the load hosts'
     measures_oracle: ClassVar[bool] = False
-    #: it measures points of the hosts' I/O (probe and sweep); False: the campaign runs only a DBA's
-    #: job, the probe and sweep notebooks say they were skipped and the report is :meth:`build_report`'s
-    sweeps: ClassVar[bool] = True
     #: the hosts a campaign of this engine has when the parameters name none (empty: hosts are required)
     default_hosts: ClassVar[tuple[dict[str, Any], ...]] = ()
 
     def skipped_text(self, cfg: Campaign, phase: str) -> str | None:
-        """Markdown saying that ``phase`` (probe, sweep) was skipped and why, or None when it runs."""
+        """Markdown saying that ``phase`` (probe, sweep) was skipped and why, or None when it runs (an
+        engine that measures no points of the hosts' I/O, a DBA's job, skips both: the probe and sweep
+        notebooks say so and the report is its :meth:`build_report`)."""
         return None
-
-    def build_report(self, cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -> Any:
-        """The report of an engine that does not sweep (:attr:`sweeps` False)."""
-        raise NotImplementedError
 
     # -- parameters (:class:`flashpoc.params.Campaign` calls these) --------------------------
     def check_params(self, cfg: Campaign, host_names: set[str]) -> None:
@@ -309,8 +302,10 @@ class Engine:
         return self.measure_point(wb, phase, workload, threads, runtime_s=runtime_s,
                                   steady=point_steadiness(wb.cfg, phase, runtime_s))
 
-    def first_host(self, wb: Workbench) -> str:
-        """The host that stays when the probe's plateau is measured again on fewer hosts."""
+    def first_host(self, wb: Workbench) -> str | None:
+        """The host that stays when the probe's plateau is measured again on fewer hosts; None when the
+        engine's plateau is not measured on fewer hosts (SLOB: one database host; HammerDB: every load
+        host drives the one database)."""
         return wb.cfg.hosts[0].name
 
     def linear_probe_threads(self, cfg: Campaign) -> list[int]:
@@ -330,9 +325,10 @@ class Engine:
         """Rows a sweep measures per planned thread count (the rate-curve plan: its maximum, then each rate)."""
         return 1 + len(cfg.sweep.rate_steps)
 
-    def build_report(self, cfg: Campaign, points: Any, *, write_files: bool, pdf: bool) -> Any:
-        """The report of ``points`` (the sweep's, with ``config`` when campaigns are compared) when the
-        engine writes its own (:class:`flashpoc.present.reporting.Report`), or None for the storage report."""
+    def build_report(self, cfg: Campaign, points: Any, *, write_files: bool = True, pdf: bool = True) -> Any:
+        """The report of ``points`` (the sweep's, with ``config`` when campaigns are compared; None when
+        the engine skips the sweep, :meth:`skipped_text`) when the engine writes its own
+        (:class:`flashpoc.present.reporting.Report`), or None for the storage report."""
         return None
 
     def close(self, wb: Workbench) -> None:

@@ -182,13 +182,13 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
 
     cfg = cfg.resolved()
     engine = cfg.engine_object
-    if not engine.sweeps:  # a campaign of a DBA's job alone: the report of its runs
-        return engine.build_report(cfg, write_files=write_files, pdf=pdf)
-    points = load_comparison(cfg) if cfg.report.compare else load_results(cfg, "sweep")
-    if points.empty:
-        raise _no_sweep(cfg)
+    points = None  # a campaign that skips the sweep (a DBA's job alone): its engine's report of its runs
+    if engine.skipped_text(cfg, "sweep") is None:
+        points = load_comparison(cfg) if cfg.report.compare else load_results(cfg, "sweep")
+        if points.empty:
+            raise _no_sweep(cfg)
     own = engine.build_report(cfg, points, write_files=write_files, pdf=pdf)
-    if own is not None:  # an engine whose numbers are not I/O (HammerDB's NOPM) writes its own report
+    if own is not None:  # an engine whose numbers are not I/O (HammerDB's NOPM, a DBA's job) writes its own report
         return own
     measured, steps = _measured(cfg, points)
     points = measured[~steps].reset_index(drop=True)

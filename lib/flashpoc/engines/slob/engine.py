@@ -15,7 +15,6 @@ class SlobEngine(Engine):
     settings_model = SlobSettings
     parse_table_columns = [("metric", "Metric"), ("value", "Value")]
     uses_targets = False  # its data lives in the database (setup.sh loads it)
-    scales_hosts = False  # one database host
     measures_oracle = True  # its rows are AWR's
     manifest_exclude = frozenset({"workloads"})  # SLOB's are slob.workloads; the schema refuses both
     datafiles_define_points = True  # database.datafiles picks each point's time series
@@ -155,6 +154,10 @@ class SlobEngine(Engine):
     def run_points(self, wb, specs, keys, bar=None):
         """One runit.sh run per point (:func:`.measure.run_point`)."""
         return measure.run_points(wb, specs, keys, bar)
+
+    def first_host(self, wb) -> None:
+        """None: no plateau again on fewer hosts (one database host)."""
+        return None
 
 
 ENGINE = SlobEngine()
