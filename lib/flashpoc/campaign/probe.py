@@ -69,14 +69,10 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
         plan = engine.linear_probe_threads(wb.cfg) if probe.strategy == "linear" else None
         with Progress("probe", f"probe {workload.name} ({probe.strategy})", **_progress_plan(wb.cfg, engine, stepper, plan),
                       enabled=progress, engine=engine, colors=wb.cfg.workload_names) as bar:
-            if plan is not None:
-                for round_counts in [plan] if engine.measures_rounds else [[t] for t in plan]:
-                    measure(round_counts)
-            elif engine.measures_rounds:
-                _probe_in_rounds(stepper, rows, measure, bar)
-            else:
-                while (threads := stepper.next_threads(point_values(wb.cfg, rows))) is not None:
-                    measure([threads])
+            rounds = (engine.probe_batches(plan) if plan is not None else
+                      engine.probe_rounds(stepper, lambda: point_values(wb.cfg, rows), bar))
+            for counts in rounds:
+                measure(counts)
         result = summarize_probe(wb.cfg, rows)
         _save_probe(wb, result)  # the answer stays if the host scaling fails
         steady = point_steadiness(wb.cfg, "probe", runtime)
@@ -108,20 +104,6 @@ def _save_probe(wb: Workbench, result: dict[str, Any]) -> None:
     """Store the probe's answer (probe.json) and the campaign's points table."""
     wb.store.write_json("probe.json", result)
     wb.store.write_points_table(wb.cfg.measurement_hash())
-
-
-def _probe_in_rounds(stepper: analysis.AdaptiveProbe, rows: list[dict[str, Any]], measure, bar) -> None:
-    """The adaptive probe of an engine that measures a list of counts in one invocation
-    (:attr:`flashpoc.engines.base.Engine.measures_rounds`, vdbench): its whole doubling ladder at
-    once (an invocation starts its JVMs anew, which costs more than the few counts a start
-    mid-range would save), then round by round the refine points of the uncertain interval
-    (:meth:`~flashpoc.analysis.AdaptiveProbe.next_round`); a count measured again is a repeat."""
-    counts = stepper.ladder()
-    while counts:
-        if rows:  # the ladder is the probe's plan; a refine round adds to it
-            bar.grow(len(counts))
-        measure(sorted(counts))
-        counts = stepper.next_round(rows_mod.to_points(rows))
 
 
 def adaptive_probe(cfg: Campaign, cpus: int | None = None) -> analysis.AdaptiveProbe:

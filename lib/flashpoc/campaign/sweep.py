@@ -127,7 +127,7 @@ def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progre
         engine = wb.engine
         with Progress("sweep", "sweep", total=plan_points(wb.cfg, plan), detail=sweep_plan_lines(wb.cfg, plan),
                       enabled=progress, engine=engine, colors=wb.cfg.workload_names) as bar:
-            if wb.cfg.sweep.rate_steps and not engine.own_rate_curve:
+            if engine.phase_rate_steps(wb.cfg):
                 return _finish_sweep(wb, ratecurve.measure_rate_curves(wb, plan, bar, runtime))
             specs = [point_spec(wb.cfg, "sweep", wb.cfg.workload(name), threads, runtime)
                      for name, threads_list in plan.items() for threads in threads_list]
@@ -153,7 +153,7 @@ def plan_points(cfg: Campaign, plan: dict[str, list[int]]) -> int:
 def _rounds(cfg: Campaign) -> int:
     """How many times the sweep measures each point: ``sweep.repeats``, once on a rate-curve plan
     the engine does not run itself (its curve steps are measured once)."""
-    return 1 if cfg.sweep.rate_steps and not cfg.engine_object.own_rate_curve else cfg.sweep.repeats
+    return 1 if cfg.engine_object.phase_rate_steps(cfg) else cfg.sweep.repeats
 
 
 def _finish_sweep(wb: Workbench, rows: list[dict[str, Any]]) -> pd.DataFrame:

@@ -8,7 +8,7 @@ import importlib
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     from flashpoc.params import Campaign, HostParams
     from flashpoc.core.records import Measured, PointSpec
@@ -46,10 +46,8 @@ class Engine:
     #: so they enter the measurement hash, in its own block as when they were its keys
     datafiles_define_points: ClassVar[bool] = False
     #: it runs rate-controlled points (``sweep.plan: rate-curve``: specs with ``rate``,
-    #: :class:`flashpoc.core.records.PointSpec`, or its own curve: :attr:`own_rate_curve`)
+    #: :class:`flashpoc.core.records.PointSpec`, or its own curve: :meth:`phase_rate_steps`)
     rate_curves: ClassVar[bool] = False
-    #: its sweep runs the rate curve itself (vdbench's ``iorate=curve``) rather than one point per step
-    own_rate_curve: ClassVar[bool] = False
     #: the title of the report's chart of the rate steps
     rate_curve_title: ClassVar[str] = "Rate curve: mean latency at each requested I/O rate"
     #: its rows carry the database's own metrics (AWR): the report draws Oracle's latencies and the
@@ -222,12 +220,22 @@ class Engine:
         probe's criterion, :meth:`steadiness`, or None)."""
         return False
 
-    #: it measures a list of counts in one invocation (vdbench): the adaptive probe hands it whole rounds
-    #: (its ladder, then each round of refine points) rather than one count at a time
-    measures_rounds: ClassVar[bool] = False
     #: the points of one invocation are stored together (a group's ``points.json``: vdbench's
     #: thread list); :meth:`storage_keys` then names the groups
     stores_groups: ClassVar[bool] = False
+
+    def probe_batches(self, counts: list[int]) -> list[list[int]]:
+        """The linear probe's ``counts`` as the engine measures them, one list per invocation: one count
+        at a time by default (an engine that measures a list of counts in one invocation: one list)."""
+        return [[t] for t in counts]
+
+    def probe_rounds(self, stepper: Any, measured: Callable[[], list], bar: Any) -> Iterator[list[int]]:
+        """The adaptive probe's rounds (``stepper``: :class:`flashpoc.analysis.AdaptiveProbe`), one list
+        of counts per invocation, each chosen from the points measured so far (``measured()``): by
+        default one count at a time, as the stepper picks it (``bar``: the progress, whose bound an
+        engine measuring rounds grows)."""
+        while (threads := stepper.next_threads(measured())) is not None:
+            yield [threads]
 
     def point_definition(self, wb: Workbench, spec: PointSpec) -> dict[str, Any]:
         """Everything that defines the point ``spec``: its hash names the point on disk
@@ -320,6 +328,12 @@ class Engine:
         """The probe's plateau (``threads`` per host of the whole campaign ``cfg``) measured on the
         fewer hosts of ``sub`` with the same outstanding I/Os per host."""
         return [self.measure_point(sub, "probe", workload, threads, runtime_s=runtime_s, steady=steady)]
+
+    def phase_rate_steps(self, cfg: Campaign) -> list[float]:
+        """The rate-curve steps (% of the uncontrolled maximum, ``sweep.rate_steps``) the sweep measures
+        as points of their own (:func:`flashpoc.campaign.ratecurve.measure_rate_curves`), each once; none
+        when the engine runs the curve in its own invocations (vdbench's ``iorate=curve``)."""
+        return cfg.sweep.rate_steps
 
     def points_per_count(self, cfg: Campaign) -> int:
         """Rows a sweep measures per planned thread count (the rate-curve plan: its maximum, then each rate)."""
