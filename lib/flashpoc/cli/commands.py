@@ -21,7 +21,8 @@ CHECK_FILES = ("check.csv", "check.json", "manifest.json", f"notebooks/{NOTEBOOK
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from flashpoc.params import load_campaign
-    from flashpoc.present.progress import closing_summary, point_legend
+    from flashpoc.cli.closing import closing_summary
+    from flashpoc.present.progress import point_legend
     from flashpoc.core.store import CampaignStore
 
     cfg = load_campaign(args.params)
