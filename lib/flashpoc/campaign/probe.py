@@ -17,7 +17,7 @@ from flashpoc.analysis import rows as rows_mod
 from flashpoc.core.errors import AnalysisError, FlashpocError
 from flashpoc.params import Campaign
 from flashpoc.analysis.sweep_plan import format_forthreads, threads_list_text
-from flashpoc.present.progress import Progress
+from flashpoc.campaign.display import QuietProgress
 from flashpoc.core.tables import threads_text
 from flashpoc.campaign.session import _require_checked, open_campaign, prepare_targets
 from flashpoc.engines.loop import point_spec, point_steadiness, probe_runtime_s
@@ -31,7 +31,7 @@ LOW_CONFIDENCE = 0.6
 """Below this share of agreeing resamples the probe's answer is called weak, and says what would firm it up."""
 
 
-def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
+def run_probe(cfg: Campaign, *, progress: bool = True, display: Any = QuietProgress) -> dict[str, Any]:
     """Find the thread count beyond which IOPS stop rising, and store probe.json.
 
     fio probe points end once their IOPS are steady (``probe.until_steady``), at most the
@@ -43,6 +43,9 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
         saturation answer (threads, max IOPS, plausible range, confidence, reason), the
         runs and device time (s) the probe used, the follow-up sweep (up to the answer, or
         over the probed range when there is none) and the answer in words (``answer``).
+
+    ``display`` makes the live progress the caller shows (:class:`flashpoc.present.progress.Progress`
+    from the phases' face; ``progress``: shown in the notebook); by default none.
 
     Raises:
         AnalysisError: with ``probe.strict``, when the probe found no saturation (probe.json
@@ -67,7 +70,7 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
         engine = wb.engine
         stepper = adaptive_probe(wb.cfg, _host_cpus(wb))
         plan = engine.linear_probe_threads(wb.cfg) if probe.strategy == "linear" else None
-        with Progress("probe", f"probe {workload.name} ({probe.strategy})", **_progress_plan(wb.cfg, engine, stepper, plan),
+        with display("probe", f"probe {workload.name} ({probe.strategy})", **_progress_plan(wb.cfg, engine, stepper, plan),
                       enabled=progress, engine=engine, colors=wb.cfg.workload_names) as bar:
             rounds = (engine.probe_batches(plan) if plan is not None else
                       engine.probe_rounds(stepper, lambda: point_values(wb.cfg, rows), bar))
@@ -76,7 +79,7 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
         result = summarize_probe(wb.cfg, rows)
         _save_probe(wb, result)  # the answer stays if the host scaling fails
         steady = point_steadiness(wb.cfg, "probe", runtime)
-        scaling = _host_scaling(wb, workload, result["saturation"].get("threads"), runtime, progress, steady)
+        scaling = _host_scaling(wb, workload, result["saturation"].get("threads"), runtime, progress, steady, display)
         if scaling:
             result = with_host_limit(result, rows, scaling, expected_iops=wb.cfg.array.expected_iops)
             _save_probe(wb, result)
@@ -162,7 +165,7 @@ def _sweep_step(cfg: Campaign, threads: int) -> int:
 
 
 def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, progress: bool,
-                  steady: tuple[str, int] | None = None) -> list[dict]:
+                  steady: tuple[str, int] | None = None, display: Any = QuietProgress) -> list[dict]:
     """The probe's plateau point (``threads`` per host) measured again on fewer hosts
     (:func:`flashpoc.analysis.hostlimit.scaling_host_counts`) with the same outstanding I/Os per host
     (for vdbench, whose threads are per SD and spread over the hosts, fewer threads:
@@ -177,7 +180,7 @@ def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, 
     rows = []
     detail = [f"the plateau ({threads_text(threads)}) again on {', '.join(str(c) for c in counts)} of the "
               f"{len(cfg.hosts)} hosts: do more hosts give more IOPS?"]
-    with Progress("probe", f"probe {workload.name} on fewer hosts", total=len(counts), detail=detail,
+    with display("probe", f"probe {workload.name} on fewer hosts", total=len(counts), detail=detail,
                   enabled=progress) as bar:
         for count in counts:
             sub = _on_fewer_hosts(wb, count, first)

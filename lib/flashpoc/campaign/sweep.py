@@ -13,7 +13,7 @@ from flashpoc.campaign import extend, ratecurve
 from flashpoc.core.errors import AnalysisError
 from flashpoc.params import Campaign
 from flashpoc.analysis.sweep_plan import plan_note, plan_sweep, threads_list_text
-from flashpoc.present.progress import Progress
+from flashpoc.campaign.display import QuietProgress
 from flashpoc.core.tables import threads_text
 from flashpoc.campaign.session import _require_checked, open_campaign, prepare_targets
 from flashpoc.core.records import Point, PointSpec
@@ -64,11 +64,12 @@ def sweep_reach(cfg: Campaign, probe: dict[str, Any] | None) -> tuple[int, str]:
     return int(sat.get("fall_threads") or max(_levels(probe) or {cfg.probe.max_threads: 0})), "probed range"
 
 
-def _stored_probe(cfg: Campaign) -> dict[str, Any] | None:
-    """probe.json of the campaign, or None (none stored, or not needed: ``sweep.max_threads``)."""
+def _stored_probe(cfg: Campaign, store: CampaignStore | None = None) -> dict[str, Any] | None:
+    """probe.json of the campaign (in ``store``, its results, when open), or None (none stored, or not
+    needed: ``sweep.max_threads``)."""
     if cfg.sweep.max_threads is not None:
         return None
-    store = CampaignStore(cfg.resolved().results_path())
+    store = store or CampaignStore(cfg.resolved().results_path())
     return store.read_json("probe.json") if (store.root / "probe.json").exists() else None
 
 
@@ -84,16 +85,17 @@ def sweep_top(cfg: Campaign) -> tuple[int, str]:
                    "probed range": "the probed range: the probe found no saturation"}.get(basis, basis)
 
 
-def plan_campaign_sweep(cfg: Campaign) -> dict[str, list[int]]:
+def plan_campaign_sweep(cfg: Campaign, store: CampaignStore | None = None) -> dict[str, list[int]]:
     """Thread counts per workload up to :func:`sweep_reach` (``sweep.max_threads``, the probe's
     answer or the probed range). The probe's workload also gets the probe's thread counts up
     there when its points are the sweep's (fio points of the same length and way of ending,
-    :func:`measure_point` reuses them): free points on its curve.
+    :func:`measure_point` reuses them): free points on its curve. ``store``: the campaign's results,
+    when it is open.
 
     Raises:
         AnalysisError: see :func:`sweep_reach`.
     """
-    probe = _stored_probe(cfg)
+    probe = _stored_probe(cfg, store)
     reach, _ = sweep_reach(cfg, probe)
     threads = sweep_threads(cfg, reach)
     plan = {w.name: threads for w in cfg.sweep_workloads}
@@ -114,18 +116,21 @@ def probe_points_reused(cfg: Campaign) -> bool:
             and point_steadiness(cfg, "probe", probe_runtime) == sweep_steady)
 
 
-def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progress: bool = True) -> pd.DataFrame:
+def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progress: bool = True,
+              display: Any = QuietProgress) -> pd.DataFrame:
     """Run the fine sweep (every workload x thread count) and return its rows.
 
-    Completed points are stored one by one; a rerun reuses them.
+    Completed points are stored one by one; a rerun reuses them. ``display`` makes the live progress
+    the caller shows (:class:`flashpoc.present.progress.Progress` from the phases' face; ``progress``:
+    shown in the notebook); by default none.
     """
-    plan = plan or plan_campaign_sweep(cfg)
     with open_campaign(cfg) as wb:
+        plan = plan or plan_campaign_sweep(wb.cfg, wb.store)
         _require_checked(wb)
         prepare_targets(wb)
         runtime = sweep_runtime_s(wb.cfg)
         engine = wb.engine
-        with Progress("sweep", "sweep", total=plan_points(wb.cfg, plan), detail=sweep_plan_lines(wb.cfg, plan),
+        with display("sweep", "sweep", total=plan_points(wb.cfg, plan), detail=sweep_plan_lines(wb.cfg, plan),
                       enabled=progress, engine=engine, colors=wb.cfg.workload_names) as bar:
             if engine.phase_rate_steps(wb.cfg):
                 return _finish_sweep(wb, ratecurve.measure_rate_curves(wb, plan, bar, runtime))
