@@ -65,6 +65,10 @@ def add_littles_law(row: dict[str, Any]) -> None:
         row["littles_law_ok"] = bool(law["ok"])
 
 
+#: Intervals a steady-state verdict needs (:func:`flashpoc.analysis.interval_steadiness`).
+MIN_VERDICT_INTERVALS = 3
+
+
 def interval_verdict(intervals: list[dict[str, Any]]) -> dict[str, Any]:
     """Steadiness of a point's measured intervals (warm-up left out): ``intervals`` (count),
     ``interval_iops_cv_pct``, ``interval_iops_drift_pct`` (%) and ``interval_steady`` (None

@@ -11,7 +11,8 @@ import pandas as pd
 
 from flashpoc.core.registry import engine_names, get_engine
 from flashpoc.analysis import SNIA_MAX_DATA_EXCURSION_PCT, SNIA_MAX_SLOPE_EXCURSION_PCT, SNIA_ROUNDS, snia_steady_state
-from flashpoc.present.summary import MIN_VERDICT_INTERVALS, verdict
+from flashpoc.analysis.rows import MIN_VERDICT_INTERVALS
+from flashpoc.core.tables import verdict
 from flashpoc.present.chart.encodings import _in_domain_order, _point_name, _present, _require, _series_channels, _series_tooltip
 from flashpoc.present.chart.theme import ANNOTATION_COLOR, FORMAT_IOPS, TITLE_IOPS, TITLE_LAT_MEAN
 
