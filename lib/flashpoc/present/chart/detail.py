@@ -96,9 +96,9 @@ def _interval_subtitle(detail: pd.DataFrame, windows: pd.DataFrame) -> list[str]
     :attr:`~flashpoc.engines.base.Engine.warm_up_note`; every registered engine's when the points
     name none), the SNIA window, and what an engine's series count (its ``interval_note``)."""
     shown = set(detail["engine"].dropna().astype(str)) if "engine" in detail else None
-    engines = [get_engine(name) for name in engine_names() if shown is None or name in shown]
-    engines = [engine for engine in engines if engine.warm_up_note]
-    notes = "; ".join(engine.warm_up_note for engine in engines)
+    noted = [get_engine(name) for name in engine_names() if shown is None or name in shown]
+    noted = [each for each in noted if each.warm_up_note]
+    notes = "; ".join(each.warm_up_note for each in noted)
     subtitle = [f"Grey: warm-up, left out of the point's result ({notes}).",
                 "Each dot is one interval's average, drawn at the interval's end: nothing is drawn before the "
                 "first interval ends."]
@@ -106,7 +106,7 @@ def _interval_subtitle(detail: pd.DataFrame, windows: pd.DataFrame) -> list[str]
         subtitle.append(f"SNIA PTS window ({SNIA_ROUNDS} rounds of the measured intervals), in each series' colour: "
                         "its mean (thin line), 90 % and 110 % of it (short dashes), each round's mean (squares) and the "
                         "least-squares line across the window (thick long dashes).")
-    subtitle += [note for engine in engines if (note := engine.interval_note(detail))]
+    subtitle += [note for each in noted if (note := each.interval_note(detail))]
     return subtitle
 
 

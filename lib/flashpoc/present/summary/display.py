@@ -27,8 +27,8 @@ def io_text(row: dict[str, Any]) -> str:
     'sequential read, 128 KiB', 'SLOB, 10 % update, 8 KiB' (the row's engine's
     :meth:`~flashpoc.engines.base.Engine.workload_text`); plus the queue depth per thread when it is above 1."""
     rw, block = row.get("rw"), _block_text(row.get("bs"))
-    engine = row.get("engine")
-    own = get_engine(engine).workload_text(row) if isinstance(engine, str) and engine in engine_names() else None
+    name = row.get("engine")
+    own = get_engine(name).workload_text(row) if isinstance(name, str) and name in engine_names() else None
     if own is not None:  # the engine's words for its workloads (SLOB's mix)
         what = own
     elif rw in ("randrw", "rw", "readwrite"):
