@@ -14,19 +14,26 @@ summary): the notebooks import this module only; new library code imports the ph
 
 from __future__ import annotations
 
+from typing import Any
+
+import pandas as pd
+
 from flashpoc.campaign import check
 from flashpoc.campaign.precondition import load_status, precondition_items, status_text
+from flashpoc.params import Campaign
 from flashpoc.engines.fio.measure import measure_point
 from flashpoc.present import chart, explore, live, summary
 from flashpoc.campaign.probe import (LOW_CONFIDENCE, _on_fewer_hosts, adaptive_probe, probe_answer_text, probe_hosts_table,
-                    probe_point_bound, probe_table, probe_text, run_probe, summarize_probe, with_host_limit)
+                    probe_point_bound, probe_table, probe_text, summarize_probe, with_host_limit)
+from flashpoc.campaign import probe as _probe, sweep as _sweep
+from flashpoc.present.progress import Progress
 from flashpoc.present.reporting import Report, build_report, hosts_text
 from flashpoc.campaign.results import campaign_roots, load_comparison, load_point_details, load_results
 from flashpoc.campaign.session import (campaign_from_manifest, manifest_params, open_campaign, prepare_targets, run_check,
                       safety_gate, target_sizes)
 from flashpoc.engines.loop import point_steadiness
 from flashpoc.hosts.workbench import Workbench
-from flashpoc.campaign.sweep import (SWEEP_COLUMNS, _levels, plan_campaign_sweep, plan_points, probe_points_reused, run_sweep,
+from flashpoc.campaign.sweep import (SWEEP_COLUMNS, _levels, plan_campaign_sweep, plan_points, probe_points_reused,
                     sweep_plan_lines, sweep_plan_text, sweep_reach, sweep_table, sweep_threads, sweep_top)
 
 __all__ = [
@@ -41,3 +48,15 @@ __all__ = [
     "with_host_limit",
     "_levels", "_on_fewer_hosts",  # the benchmarks and the vdbench tests call them
 ]
+
+
+def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
+    """The probe (:func:`flashpoc.campaign.probe.run_probe`) with its live progress
+    (:class:`~flashpoc.present.progress.Progress`: in the notebook when ``progress``, and the events
+    ``flashpoc run`` prints)."""
+    return _probe.run_probe(cfg, progress=progress, display=Progress)
+
+
+def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progress: bool = True) -> pd.DataFrame:
+    """The sweep (:func:`flashpoc.campaign.sweep.run_sweep`) with its live progress, as :func:`run_probe`."""
+    return _sweep.run_sweep(cfg, plan, progress=progress, display=Progress)

@@ -65,6 +65,10 @@ def add_littles_law(row: dict[str, Any]) -> None:
         row["littles_law_ok"] = bool(law["ok"])
 
 
+#: Intervals a steady-state verdict needs (:func:`flashpoc.analysis.interval_steadiness`).
+MIN_VERDICT_INTERVALS = 3
+
+
 def interval_verdict(intervals: list[dict[str, Any]]) -> dict[str, Any]:
     """Steadiness of a point's measured intervals (warm-up left out): ``intervals`` (count),
     ``interval_iops_cv_pct``, ``interval_iops_drift_pct`` (%) and ``interval_steady`` (None
@@ -131,7 +135,7 @@ def io_kind(rw: Any, bs: Any, scan_pct: Any = None) -> str:
     if rw in SEQUENTIAL_RW:
         return KIND_THROUGHPUT
     scans = pd.to_numeric(pd.Series([scan_pct]), errors="coerce").iloc[0]
-    if rw == "slob" and not pd.isna(scans) and scans >= SLOB_SCAN_PCT:
+    if not pd.isna(scans) and scans >= SLOB_SCAN_PCT:  # only a SLOB workload has a share of scans
         return KIND_THROUGHPUT
     try:
         size = parse_size(str(bs).strip().lower()) if isinstance(bs, (str, int)) and str(bs).strip() else 0

@@ -33,7 +33,6 @@ import pandas as pd
 
 from flashpoc.campaign import environment
 from flashpoc.hosts import safety
-from flashpoc.engines import get_engine
 from flashpoc.core.records import CAMPAIGN_ROW_HOST, COLUMNS, Row, check_row, format_bytes
 from flashpoc.engines.checks import CLOCK_SKEW_WARN_MS
 from flashpoc.core.errors import CheckFailed, RemoteError
@@ -69,7 +68,7 @@ def evaluate_facts(campaign: Campaign, host_params: HostParams, facts: dict[str,
     rows.append(check_row(host, "memory", memory, "pass" if memory else "warn",
                      "MemTotal (/proc/meminfo)" if memory else "could not read MemTotal from /proc/meminfo", unit="bytes"))
     rows.append(_clock_row(host, facts))
-    rows += get_engine(campaign.engine).check_host(campaign, host, host_params, facts)
+    rows += campaign.engine_object.check_host(campaign, host, host_params, facts)
     by_path = {t["path"]: t for t in facts.get("targets") or []}
     for target in campaign.targets_of(host_params):
         tfacts = by_path.get(target.path)
@@ -295,7 +294,7 @@ def check_environment(campaign: Campaign, *,
     expanded, conflicts = merged(campaign, settled)
     rows += _path_rows(CAMPAIGN_ROW_HOST, own.problems + conflicts)
     if not any(s.problems for s in settled) and not conflicts:  # the engine's checks write job files in the workdirs
-        rows += get_engine(campaign.engine).check_campaign(expanded, facts_by_host, connect)
+        rows += campaign.engine_object.check_campaign(expanded, facts_by_host, connect)
     rows += parameter_rows(campaign)
     df = pd.DataFrame(rows, columns=COLUMNS)
     df.attrs["facts"] = facts_by_host

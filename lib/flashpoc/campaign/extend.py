@@ -38,12 +38,11 @@ def extend_rows(wb: Any, phase: str, rows: list[dict[str, Any]]) -> list[dict[st
     rate-controlled steps and the full-speed run they are fractions of) is kept as it is: a longer
     full-speed run would no longer be what its steps were measured against. ``rows`` unchanged
     without ``sweep.extend_until_steady``."""
-    from flashpoc.engines import get_engine
 
     settings = wb.cfg.sweep.extend_until_steady
     if settings is None:
         return rows
-    engine, planned = get_engine(wb.cfg.engine), sweep_runtime_s(wb.cfg)
+    engine, planned = wb.engine, sweep_runtime_s(wb.cfg)
     curves = {(r["workload"], r["threads"]) for r in rows if rate_step(r)}
     out = []
     for row in rows:

@@ -13,12 +13,11 @@ import pandas as pd
 from flashpoc import analysis
 from flashpoc.analysis import hostlimit
 from flashpoc.engines import loop
-from flashpoc.engines import get_engine
 from flashpoc.analysis import rows as rows_mod
 from flashpoc.core.errors import AnalysisError, FlashpocError
 from flashpoc.params import Campaign
 from flashpoc.analysis.sweep_plan import format_forthreads, threads_list_text
-from flashpoc.present.progress import Progress
+from flashpoc.campaign.display import QuietProgress
 from flashpoc.core.tables import threads_text
 from flashpoc.campaign.session import _require_checked, open_campaign, prepare_targets
 from flashpoc.engines.loop import point_spec, point_steadiness, probe_runtime_s
@@ -32,7 +31,7 @@ LOW_CONFIDENCE = 0.6
 """Below this share of agreeing resamples the probe's answer is called weak, and says what would firm it up."""
 
 
-def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
+def run_probe(cfg: Campaign, *, progress: bool = True, display: Any = QuietProgress) -> dict[str, Any]:
     """Find the thread count beyond which IOPS stop rising, and store probe.json.
 
     fio probe points end once their IOPS are steady (``probe.until_steady``), at most the
@@ -44,6 +43,9 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
         saturation answer (threads, max IOPS, plausible range, confidence, reason), the
         runs and device time (s) the probe used, the follow-up sweep (up to the answer, or
         over the probed range when there is none) and the answer in words (``answer``).
+
+    ``display`` makes the live progress the caller shows (:class:`flashpoc.present.progress.Progress`
+    from the phases' face; ``progress``: shown in the notebook); by default none.
 
     Raises:
         AnalysisError: with ``probe.strict``, when the probe found no saturation (probe.json
@@ -65,23 +67,19 @@ def run_probe(cfg: Campaign, *, progress: bool = True) -> dict[str, Any]:
                 rows.append(loop.measure_one(wb, specs[0].again(specs[0].repeat + 1), bar))  # once more
             bar.answer(lambda: answer_so_far(wb.cfg, rows))
 
-        engine = get_engine(wb.cfg.engine)
+        engine = wb.engine
         stepper = adaptive_probe(wb.cfg, _host_cpus(wb))
         plan = engine.linear_probe_threads(wb.cfg) if probe.strategy == "linear" else None
-        with Progress("probe", f"probe {workload.name} ({probe.strategy})", **_progress_plan(wb.cfg, engine, stepper, plan),
+        with display("probe", f"probe {workload.name} ({probe.strategy})", **_progress_plan(wb.cfg, engine, stepper, plan),
                       enabled=progress, engine=engine, colors=wb.cfg.workload_names) as bar:
-            if plan is not None:
-                for round_counts in [plan] if engine.measures_rounds else [[t] for t in plan]:
-                    measure(round_counts)
-            elif engine.measures_rounds:
-                _probe_in_rounds(stepper, rows, measure, bar)
-            else:
-                while (threads := stepper.next_threads(point_values(wb.cfg, rows))) is not None:
-                    measure([threads])
+            rounds = (engine.probe_batches(plan) if plan is not None else
+                      engine.probe_rounds(stepper, lambda: point_values(wb.cfg, rows), bar))
+            for counts in rounds:
+                measure(counts)
         result = summarize_probe(wb.cfg, rows)
         _save_probe(wb, result)  # the answer stays if the host scaling fails
         steady = point_steadiness(wb.cfg, "probe", runtime)
-        scaling = _host_scaling(wb, workload, result["saturation"].get("threads"), runtime, progress, steady)
+        scaling = _host_scaling(wb, workload, result["saturation"].get("threads"), runtime, progress, steady, display)
         if scaling:
             result = with_host_limit(result, rows, scaling, expected_iops=wb.cfg.array.expected_iops)
             _save_probe(wb, result)
@@ -111,20 +109,6 @@ def _save_probe(wb: Workbench, result: dict[str, Any]) -> None:
     wb.store.write_points_table(wb.cfg.measurement_hash())
 
 
-def _probe_in_rounds(stepper: analysis.AdaptiveProbe, rows: list[dict[str, Any]], measure, bar) -> None:
-    """The adaptive probe of an engine that measures a list of counts in one invocation
-    (:attr:`flashpoc.engines.base.Engine.measures_rounds`, vdbench): its whole doubling ladder at
-    once (an invocation starts its JVMs anew, which costs more than the few counts a start
-    mid-range would save), then round by round the refine points of the uncertain interval
-    (:meth:`~flashpoc.analysis.AdaptiveProbe.next_round`); a count measured again is a repeat."""
-    counts = stepper.ladder()
-    while counts:
-        if rows:  # the ladder is the probe's plan; a refine round adds to it
-            bar.grow(len(counts))
-        measure(sorted(counts))
-        counts = stepper.next_round(rows_mod.to_points(rows))
-
-
 def adaptive_probe(cfg: Campaign, cpus: int | None = None) -> analysis.AdaptiveProbe:
     """The adaptive probe of ``cfg``: its thread range, refine budget and start (``probe``
     settings; the default start at least one thread per CPU of a host, ``cpus``), refined no
@@ -146,7 +130,7 @@ def probe_point_bound(cfg: Campaign) -> int:
     probe = cfg.probe
     runtime = probe_runtime_s(cfg)
     remeasure = bool(probe.remeasure_unsteady
-                     and get_engine(cfg.engine).remeasures_unsteady(cfg, point_steadiness(cfg, "probe", runtime)))
+                     and cfg.engine_object.remeasures_unsteady(cfg, point_steadiness(cfg, "probe", runtime)))
     if probe.strategy == "linear":
         count = len(analysis.linear_probe_threads(probe.min_threads, probe.max_threads, probe.step))
         return count * (2 if remeasure else 1)
@@ -156,7 +140,7 @@ def probe_point_bound(cfg: Campaign) -> int:
 def _outstanding_per_thread(cfg: Campaign) -> int:
     """I/Os in flight per thread on one load host (the engine's: fio's iodepth, vdbench's SDs over
     its hosts, SLOB's schemas)."""
-    return get_engine(cfg.engine).outstanding_per_thread(cfg)
+    return cfg.engine_object.outstanding_per_thread(cfg)
 
 
 def _host_cpus(wb: Workbench) -> int | None:
@@ -181,7 +165,7 @@ def _sweep_step(cfg: Campaign, threads: int) -> int:
 
 
 def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, progress: bool,
-                  steady: tuple[str, int] | None = None) -> list[dict]:
+                  steady: tuple[str, int] | None = None, display: Any = QuietProgress) -> list[dict]:
     """The probe's plateau point (``threads`` per host) measured again on fewer hosts
     (:func:`flashpoc.analysis.hostlimit.scaling_host_counts`) with the same outstanding I/Os per host
     (for vdbench, whose threads are per SD and spread over the hosts, fewer threads:
@@ -189,16 +173,17 @@ def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, 
     one host, SLOB, ``probe.host_scaling: false`` or a probe without an answer."""
     cfg = wb.cfg
     counts = hostlimit.scaling_host_counts(len(cfg.hosts))
-    engine = get_engine(cfg.engine)
-    if not (threads and counts and cfg.probe.host_scaling and engine.scales_hosts):
+    engine = wb.engine
+    first = engine.first_host(wb)  # None: the engine measures no plateau on fewer hosts (one database host)
+    if not (threads and counts and cfg.probe.host_scaling and first is not None):
         return []
     rows = []
     detail = [f"the plateau ({threads_text(threads)}) again on {', '.join(str(c) for c in counts)} of the "
               f"{len(cfg.hosts)} hosts: do more hosts give more IOPS?"]
-    with Progress("probe", f"probe {workload.name} on fewer hosts", total=len(counts), detail=detail,
+    with display("probe", f"probe {workload.name} on fewer hosts", total=len(counts), detail=detail,
                   enabled=progress) as bar:
         for count in counts:
-            sub = _on_fewer_hosts(wb, count)
+            sub = _on_fewer_hosts(wb, count, first)
             bar.begin(workload.name, f"{threads_text(threads)} on {count} host{'' if count == 1 else 's'}")
             done = engine.measure_on_fewer_hosts(sub, cfg, workload, threads, runtime_s, steady)
             rows += done
@@ -207,29 +192,31 @@ def _host_scaling(wb: Workbench, workload, threads: int | None, runtime_s: int, 
     return rows
 
 
-def _on_fewer_hosts(wb: Workbench, count: int) -> Workbench:
-    """The campaign on its first ``count`` hosts (the vdbench controller first) and the targets
-    they use, sharing ``wb``'s connections, engine state (fio's servers) and store (never closed on its own)."""
+def _on_fewer_hosts(wb: Workbench, count: int, first: str | None = None) -> Workbench:
+    """The campaign on its first ``count`` hosts (``first`` first, by default the engine's
+    :meth:`~flashpoc.engines.base.Engine.first_host`: the vdbench controller) and the targets they
+    use, sharing ``wb``'s connections, engine state (fio's servers) and store (never closed on its own)."""
     cfg = wb.cfg
-    first = get_engine(cfg.engine).first_host(wb)
+    first = first if first is not None else wb.engine.first_host(wb)
     ordered = sorted(cfg.hosts, key=lambda h: h.name != first)[:count]
     names = {h.name for h in ordered}
     targets = [t.model_copy(update={"hosts": [n for n in t.hosts if n in names]}) if t.hosts else t
                for t in cfg.targets if t.hosts is None or names & set(t.hosts)]
     sub_cfg = cfg.model_copy(update={"hosts": [h for h in cfg.hosts if h.name in names], "targets": targets})
-    return Workbench(sub_cfg, wb.store, hosts=wb.hosts, engine_versions={}, engine_state=wb.engine_state)
+    return Workbench(sub_cfg, wb.store, hosts=wb.hosts, engine_versions={}, engine_state=wb.engine_state,
+                     engine=wb.engine)
 
 
 def point_values(cfg: Campaign, rows: list[dict[str, Any]]) -> list[analysis.Point]:
     """The probe's view of ``rows``: threads, the engine's rate (IOPS; HammerDB's NOPM) and latency."""
-    engine = get_engine(cfg.engine)
+    engine = cfg.engine_object
     return rows_mod.to_points(rows, engine.rate_column, engine.probe_latency_column(cfg))
 
 
 def answer_so_far(cfg: Campaign, rows: list[dict[str, Any]]) -> str:
     """The probe's answer from the points measured so far, in one line (the live view's): where
     the rate stops rising, its plausible range and confidence, or why the points give none yet."""
-    engine = get_engine(cfg.engine)
+    engine = cfg.engine_object
     try:
         sat = analysis.find_saturation(point_values(cfg, rows), gain_pct=cfg.probe.gain_pct)
     except AnalysisError as error:
@@ -251,7 +238,7 @@ def summarize_probe(cfg: Campaign, rows: list[dict[str, Any]]) -> dict[str, Any]
         saturation = asdict(sat)
     except AnalysisError as error:
         saturation = {"threads": None, "supported": False, "reason": str(error), "kind": "too_few"}
-    engine = get_engine(cfg.engine)
+    engine = cfg.engine_object
     words = {} if engine.rate_column == "iops" else {"rate": engine.rate_column, "rate_word": engine.rate_word,
                                                       "threads_word": engine.threads_word}
     extra = (engine.rate_column, engine.probe_latency_column(cfg)) if words else ()  # the engine's own columns

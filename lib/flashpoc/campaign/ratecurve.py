@@ -7,7 +7,7 @@ mean latency passes ``sweep.stop_ms``. Near the knee this is cleaner than a thre
 answers the SLO question ("how many IOPS at 1 ms") directly. Each step is a stored sweep point
 whose id ends ``_c<pct>``, with ``curve_pct`` and ``iorate_requested`` (the IOPS asked for) in its
 row, as vdbench's own ``iorate=curve`` steps (an engine that has one runs the curve in its own
-sweep, :attr:`flashpoc.engines.base.Engine.own_rate_curve`); the report charts them as latency
+sweep: its :meth:`flashpoc.engines.base.Engine.phase_rate_steps` are none); the report charts them as latency
 against IOPS per configuration.
 """
 
@@ -35,7 +35,7 @@ def measure_rate_curves(wb: Workbench, plan: dict[str, list[int]], bar, runtime_
         for threads in threads_list:
             full = loop.measure_one(wb, point_spec(cfg, "sweep", workload, threads, runtime_s), bar)
             rows.append(full)
-            for pct in cfg.sweep.rate_steps:
+            for pct in wb.engine.phase_rate_steps(cfg):
                 step = PointSpec("sweep", workload, threads, runtime_s, rate=(pct, full["iops"] * pct / 100))
                 rows.append(loop.measure_one(wb, step, bar))
                 if cfg.sweep.stop_ms is not None and (rows[-1].get("lat_mean_ms") or 0) > cfg.sweep.stop_ms:

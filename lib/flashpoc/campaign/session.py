@@ -15,8 +15,8 @@ from typing import Any
 import pandas as pd
 
 from flashpoc.campaign import check, precondition
-from flashpoc.engines import get_engine
 from flashpoc.core.errors import CheckFailed
+from flashpoc.core.registry import default_engine, get_engine
 from flashpoc.params import Campaign, check_results_dir, workbook_root
 from flashpoc.hosts import host as hostlib
 from flashpoc.hosts.facts import collect_host_facts
@@ -57,7 +57,7 @@ def run_check(cfg: Campaign, *, connect=hostlib.connect) -> pd.DataFrame:
     with open_campaign(cfg) as wb:
         table = check.check_environment(wb.cfg, connect=connect)
         wb.store.write_table("check.csv", table)
-        versions = get_engine(wb.cfg.engine).check_versions(table)
+        versions = wb.engine.check_versions(table)
         facts = table.attrs.get("facts") or {}
         wb.store.write_manifest(manifest_params(wb.cfg), wb.cfg.params_hash(), engine=wb.cfg.engine,
                                 engine_versions=versions, host_facts=facts, workbook=workbook_root(),
@@ -71,7 +71,7 @@ def manifest_params(cfg: Campaign) -> dict[str, Any]:
     """The parameters as manifest.json stores them: every key, with its value or default, that
     :func:`campaign_from_manifest` reads back into the same campaign. A SLOB campaign's fio
     ``workloads`` are left out (SLOB's are ``slob.workloads``; the schema refuses both)."""
-    return cfg.model_dump(mode="json", exclude=set(get_engine(cfg.engine).manifest_exclude) or None)
+    return cfg.model_dump(mode="json", exclude=set(cfg.engine_object.manifest_exclude) or None)
 
 
 def campaign_from_manifest(manifest: dict[str, Any], source: str) -> Campaign:
@@ -84,8 +84,8 @@ def campaign_from_manifest(manifest: dict[str, Any], source: str) -> Campaign:
     from flashpoc.params import campaign_from_dict
 
     params = dict(manifest["params"])
-    engine = manifest.get("engine") or params.get("engine") or "fio"  # params: a name, or the engine block
-    for key in get_engine(engine if isinstance(engine, str) else next(iter(engine), "fio")).manifest_exclude:
+    engine = manifest.get("engine") or params.get("engine") or default_engine()  # params: a name, or the engine block
+    for key in get_engine(engine if isinstance(engine, str) else next(iter(engine), default_engine())).manifest_exclude:
         params.pop(key, None)  # manifests written before manifest_params held the fio default
     return campaign_from_dict(params, source=source)
 
@@ -154,7 +154,7 @@ def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
     filled once, recorded, and reads of unfilled targets are refused (:mod:`flashpoc.campaign.precondition`).
     """
     done: list[dict[str, Any]] = []
-    engine = get_engine(wb.cfg.engine)
+    engine = wb.engine
     settle_paths(wb)  # every engine writes job files in the workdirs
     if not engine.uses_targets:
         return done

@@ -10,11 +10,10 @@ from typing import Any
 import pandas as pd
 
 from flashpoc.campaign import extend, ratecurve
-from flashpoc.engines import get_engine
 from flashpoc.core.errors import AnalysisError
 from flashpoc.params import Campaign
 from flashpoc.analysis.sweep_plan import plan_note, plan_sweep, threads_list_text
-from flashpoc.present.progress import Progress
+from flashpoc.campaign.display import QuietProgress
 from flashpoc.core.tables import threads_text
 from flashpoc.campaign.session import _require_checked, open_campaign, prepare_targets
 from flashpoc.core.records import Point, PointSpec
@@ -65,11 +64,12 @@ def sweep_reach(cfg: Campaign, probe: dict[str, Any] | None) -> tuple[int, str]:
     return int(sat.get("fall_threads") or max(_levels(probe) or {cfg.probe.max_threads: 0})), "probed range"
 
 
-def _stored_probe(cfg: Campaign) -> dict[str, Any] | None:
-    """probe.json of the campaign, or None (none stored, or not needed: ``sweep.max_threads``)."""
+def _stored_probe(cfg: Campaign, store: CampaignStore | None = None) -> dict[str, Any] | None:
+    """probe.json of the campaign (in ``store``, its results, when open), or None (none stored, or not
+    needed: ``sweep.max_threads``)."""
     if cfg.sweep.max_threads is not None:
         return None
-    store = CampaignStore(cfg.resolved().results_path())
+    store = store or CampaignStore(cfg.resolved().results_path())
     return store.read_json("probe.json") if (store.root / "probe.json").exists() else None
 
 
@@ -85,16 +85,17 @@ def sweep_top(cfg: Campaign) -> tuple[int, str]:
                    "probed range": "the probed range: the probe found no saturation"}.get(basis, basis)
 
 
-def plan_campaign_sweep(cfg: Campaign) -> dict[str, list[int]]:
+def plan_campaign_sweep(cfg: Campaign, store: CampaignStore | None = None) -> dict[str, list[int]]:
     """Thread counts per workload up to :func:`sweep_reach` (``sweep.max_threads``, the probe's
     answer or the probed range). The probe's workload also gets the probe's thread counts up
     there when its points are the sweep's (fio points of the same length and way of ending,
-    :func:`measure_point` reuses them): free points on its curve.
+    :func:`measure_point` reuses them): free points on its curve. ``store``: the campaign's results,
+    when it is open.
 
     Raises:
         AnalysisError: see :func:`sweep_reach`.
     """
-    probe = _stored_probe(cfg)
+    probe = _stored_probe(cfg, store)
     reach, _ = sweep_reach(cfg, probe)
     threads = sweep_threads(cfg, reach)
     plan = {w.name: threads for w in cfg.sweep_workloads}
@@ -115,20 +116,23 @@ def probe_points_reused(cfg: Campaign) -> bool:
             and point_steadiness(cfg, "probe", probe_runtime) == sweep_steady)
 
 
-def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progress: bool = True) -> pd.DataFrame:
+def run_sweep(cfg: Campaign, plan: dict[str, list[int]] | None = None, *, progress: bool = True,
+              display: Any = QuietProgress) -> pd.DataFrame:
     """Run the fine sweep (every workload x thread count) and return its rows.
 
-    Completed points are stored one by one; a rerun reuses them.
+    Completed points are stored one by one; a rerun reuses them. ``display`` makes the live progress
+    the caller shows (:class:`flashpoc.present.progress.Progress` from the phases' face; ``progress``:
+    shown in the notebook); by default none.
     """
-    plan = plan or plan_campaign_sweep(cfg)
     with open_campaign(cfg) as wb:
+        plan = plan or plan_campaign_sweep(wb.cfg, wb.store)
         _require_checked(wb)
         prepare_targets(wb)
         runtime = sweep_runtime_s(wb.cfg)
-        engine = get_engine(wb.cfg.engine)
-        with Progress("sweep", "sweep", total=plan_points(wb.cfg, plan), detail=sweep_plan_lines(wb.cfg, plan),
+        engine = wb.engine
+        with display("sweep", "sweep", total=plan_points(wb.cfg, plan), detail=sweep_plan_lines(wb.cfg, plan),
                       enabled=progress, engine=engine, colors=wb.cfg.workload_names) as bar:
-            if wb.cfg.sweep.rate_steps and not engine.own_rate_curve:
+            if engine.phase_rate_steps(wb.cfg):
                 return _finish_sweep(wb, ratecurve.measure_rate_curves(wb, plan, bar, runtime))
             specs = [point_spec(wb.cfg, "sweep", wb.cfg.workload(name), threads, runtime)
                      for name, threads_list in plan.items() for threads in threads_list]
@@ -148,13 +152,13 @@ def plan_points(cfg: Campaign, plan: dict[str, list[int]]) -> int:
     """The points a sweep plan measures: one per thread count, and with vdbench's ``iorate:
     curve`` or ``sweep.plan: rate-curve`` one more per curve step (each thread count runs at full
     speed, then at each step; ``sweep.stop_ms`` may end a curve sooner)."""
-    return sum(len(v) for v in plan.values()) * get_engine(cfg.engine).points_per_count(cfg) * _rounds(cfg)
+    return sum(len(v) for v in plan.values()) * cfg.engine_object.points_per_count(cfg) * _rounds(cfg)
 
 
 def _rounds(cfg: Campaign) -> int:
     """How many times the sweep measures each point: ``sweep.repeats``, once on a rate-curve plan
     the engine does not run itself (its curve steps are measured once)."""
-    return 1 if cfg.sweep.rate_steps and not get_engine(cfg.engine).own_rate_curve else cfg.sweep.repeats
+    return 1 if cfg.engine_object.phase_rate_steps(cfg) else cfg.sweep.repeats
 
 
 def _finish_sweep(wb: Workbench, rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -189,7 +193,7 @@ def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
 def _sweep_plan_summary(cfg: Campaign, plan: dict[str, list[int]]) -> tuple[str, str | None]:
     """The points and estimated duration of a sweep plan, and why it has these thread counts
     (None unless the plan is the campaign's own, :func:`plan_campaign_sweep`)."""
-    engine = get_engine(cfg.engine)
+    engine = cfg.engine_object
     runtime = engine.point_seconds(cfg, sweep_runtime_s(cfg))
     total = plan_points(cfg, plan)
     seconds = total * runtime

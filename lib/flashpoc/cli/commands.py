@@ -21,7 +21,8 @@ CHECK_FILES = ("check.csv", "check.json", "manifest.json", f"notebooks/{NOTEBOOK
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from flashpoc.params import load_campaign
-    from flashpoc.present.progress import closing_summary, point_legend
+    from flashpoc.cli.closing import closing_summary
+    from flashpoc.present.progress import point_legend
     from flashpoc.core.store import CampaignStore
 
     cfg = load_campaign(args.params)
@@ -37,7 +38,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                      + ", ".join(f"{v} {k[:-1] if v == 1 else k}" for k, v in n.items())
                      + f"; phases {', '.join(phases)}")
         terminal.say(*(f"warning: {warning}" for warning in cfg.warnings))
-        if {"probe", "sweep"} & set(phases) and cfg.engine_object.sweeps:
+        if {"probe", "sweep"} & set(phases) and cfg.engine_object.skipped_text(cfg, "sweep") is None:
             terminal.say(point_legend(cfg.engine))
         if args.fresh:  # the check first (in any case), and nothing removed unless it passes
             run_notebooks(Path(args.params), ["check"], terminal=terminal)

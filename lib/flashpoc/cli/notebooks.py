@@ -207,7 +207,8 @@ def run_notebooks(params_file: Path, phases: list[str], *, terminal: Terminal | 
             cannot be written (naming it), or another process runs the campaign.
     """
     from flashpoc.params import load_campaign, notebook_parameters, read_parameters_file, workbook_root
-    from flashpoc.present.progress import check_lines, duration_text, probe_lines
+    from flashpoc.cli.closing import check_lines, probe_lines
+    from flashpoc.present.progress import duration_text
     from flashpoc.core.store import CampaignStore
 
     terminal = terminal or Terminal()

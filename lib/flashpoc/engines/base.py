@@ -8,7 +8,7 @@ import importlib
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     from flashpoc.params import Campaign, HostParams
     from flashpoc.core.records import Measured, PointSpec
@@ -40,36 +40,27 @@ class Engine:
     #: the engine writes the campaign's targets (a safety gate first; scratch files created); SLOB's
     #: data lives in the database instead
     uses_targets: ClassVar[bool] = True
-    #: the probe's plateau is measured again on fewer hosts (not SLOB: one database host)
-    scales_hosts: ClassVar[bool] = True
     #: campaign keys a manifest of this engine leaves out (keys the schema refuses with the engine)
     manifest_exclude: ClassVar[frozenset[str]] = frozenset()
     #: ``database.datafiles``/``nfs_mounts`` define its points (what a point's time series counts),
     #: so they enter the measurement hash, in its own block as when they were its keys
     datafiles_define_points: ClassVar[bool] = False
     #: it runs rate-controlled points (``sweep.plan: rate-curve``: specs with ``rate``,
-    #: :class:`flashpoc.core.records.PointSpec`, or its own curve: :attr:`own_rate_curve`)
+    #: :class:`flashpoc.core.records.PointSpec`, or its own curve: :meth:`phase_rate_steps`)
     rate_curves: ClassVar[bool] = False
-    #: its sweep runs the rate curve itself (vdbench's ``iorate=curve``) rather than one point per step
-    own_rate_curve: ClassVar[bool] = False
     #: the title of the report's chart of the rate steps
     rate_curve_title: ClassVar[str] = "Rate curve: mean latency at each requested I/O rate"
     #: its rows carry the database's own metrics (AWR): the report draws Oracle's latencies and the
     #: DB host's CPU rather than the load hosts'
     measures_oracle: ClassVar[bool] = False
-    #: it measures points of the hosts' I/O (probe and sweep); False: the campaign runs only a DBA's
-    #: job, the probe and sweep notebooks say they were skipped and the report is :meth:`build_report`'s
-    sweeps: ClassVar[bool] = True
     #: the hosts a campaign of this engine has when the parameters name none (empty: hosts are required)
     default_hosts: ClassVar[tuple[dict[str, Any], ...]] = ()
 
     def skipped_text(self, cfg: Campaign, phase: str) -> str | None:
-        """Markdown saying that ``phase`` (probe, sweep) was skipped and why, or None when it runs."""
+        """Markdown saying that ``phase`` (probe, sweep) was skipped and why, or None when it runs (an
+        engine that measures no points of the hosts' I/O, a DBA's job, skips both: the probe and sweep
+        notebooks say so and the report is its :meth:`build_report`)."""
         return None
-
-    def build_report(self, cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -> Any:
-        """The report of an engine that does not sweep (:attr:`sweeps` False)."""
-        raise NotImplementedError
 
     # -- parameters (:class:`flashpoc.params.Campaign` calls these) --------------------------
     def check_params(self, cfg: Campaign, host_names: set[str]) -> None:
@@ -134,6 +125,20 @@ class Engine:
     rate_word: ClassVar[str] = "IOPS"
     #: the row's latency (ms) the probe and the knee weigh
     latency_column: ClassVar[str] = "lat_mean_ms"
+
+    #: what the intervals before a point's measured ones are, for the interval chart's subtitle
+    #: (:func:`flashpoc.present.chart.detail.interval_series`); "" when the engine's series have none
+    warm_up_note: ClassVar[str] = ""
+
+    def interval_note(self, points: Any) -> str:
+        """What the time series of the engine's detail ``points`` (a DataFrame) count, for the interval
+        chart's subtitle, when it is not the engine's own I/O ("" by default)."""
+        return ""
+
+    def workload_text(self, row: dict[str, Any]) -> str | None:
+        """What the workload of ``row`` does, in words, when the engine's workloads are not an I/O mode
+        and a block size (SLOB's mix of updates and scans); None: the report says the I/O mode."""
+        return None
 
     def read_output(self, path: Any) -> tuple[Any, list[dict[str, Any]]]:
         """One recorded output of the engine (``flashpoc parse``): the whole parse as JSON shows it
@@ -215,12 +220,22 @@ class Engine:
         probe's criterion, :meth:`steadiness`, or None)."""
         return False
 
-    #: it measures a list of counts in one invocation (vdbench): the adaptive probe hands it whole rounds
-    #: (its ladder, then each round of refine points) rather than one count at a time
-    measures_rounds: ClassVar[bool] = False
     #: the points of one invocation are stored together (a group's ``points.json``: vdbench's
     #: thread list); :meth:`storage_keys` then names the groups
     stores_groups: ClassVar[bool] = False
+
+    def probe_batches(self, counts: list[int]) -> list[list[int]]:
+        """The linear probe's ``counts`` as the engine measures them, one list per invocation: one count
+        at a time by default (an engine that measures a list of counts in one invocation: one list)."""
+        return [[t] for t in counts]
+
+    def probe_rounds(self, stepper: Any, measured: Callable[[], list], bar: Any) -> Iterator[list[int]]:
+        """The adaptive probe's rounds (``stepper``: :class:`flashpoc.analysis.AdaptiveProbe`), one list
+        of counts per invocation, each chosen from the points measured so far (``measured()``): by
+        default one count at a time, as the stepper picks it (``bar``: the progress, whose bound an
+        engine measuring rounds grows)."""
+        while (threads := stepper.next_threads(measured())) is not None:
+            yield [threads]
 
     def point_definition(self, wb: Workbench, spec: PointSpec) -> dict[str, Any]:
         """Everything that defines the point ``spec``: its hash names the point on disk
@@ -295,8 +310,10 @@ class Engine:
         return self.measure_point(wb, phase, workload, threads, runtime_s=runtime_s,
                                   steady=point_steadiness(wb.cfg, phase, runtime_s))
 
-    def first_host(self, wb: Workbench) -> str:
-        """The host that stays when the probe's plateau is measured again on fewer hosts."""
+    def first_host(self, wb: Workbench) -> str | None:
+        """The host that stays when the probe's plateau is measured again on fewer hosts; None when the
+        engine's plateau is not measured on fewer hosts (SLOB: one database host; HammerDB: every load
+        host drives the one database)."""
         return wb.cfg.hosts[0].name
 
     def linear_probe_threads(self, cfg: Campaign) -> list[int]:
@@ -312,13 +329,20 @@ class Engine:
         fewer hosts of ``sub`` with the same outstanding I/Os per host."""
         return [self.measure_point(sub, "probe", workload, threads, runtime_s=runtime_s, steady=steady)]
 
+    def phase_rate_steps(self, cfg: Campaign) -> list[float]:
+        """The rate-curve steps (% of the uncontrolled maximum, ``sweep.rate_steps``) the sweep measures
+        as points of their own (:func:`flashpoc.campaign.ratecurve.measure_rate_curves`), each once; none
+        when the engine runs the curve in its own invocations (vdbench's ``iorate=curve``)."""
+        return cfg.sweep.rate_steps
+
     def points_per_count(self, cfg: Campaign) -> int:
         """Rows a sweep measures per planned thread count (the rate-curve plan: its maximum, then each rate)."""
         return 1 + len(cfg.sweep.rate_steps)
 
-    def build_report(self, cfg: Campaign, points: Any, *, write_files: bool, pdf: bool) -> Any:
-        """The report of ``points`` (the sweep's, with ``config`` when campaigns are compared) when the
-        engine writes its own (:class:`flashpoc.present.reporting.Report`), or None for the storage report."""
+    def build_report(self, cfg: Campaign, points: Any, *, write_files: bool = True, pdf: bool = True) -> Any:
+        """The report of ``points`` (the sweep's, with ``config`` when campaigns are compared; None when
+        the engine skips the sweep, :meth:`skipped_text`) when the engine writes its own
+        (:class:`flashpoc.present.reporting.Report`), or None for the storage report."""
         return None
 
     def close(self, wb: Workbench) -> None:

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 from flashpoc.analysis import rows as rows_mod
 from flashpoc.analysis.extension import extension_fields, next_length, rate_step, runs_until, steady_verdict
 from flashpoc.core.records import Measured, Point, PointSpec
-from flashpoc.core.registry import get_engine
 
 if TYPE_CHECKING:
     from flashpoc.params import Campaign
@@ -52,7 +51,7 @@ def measure(wb: Workbench, specs: Iterable[PointSpec], bar: Any = None, *, engin
         RemoteError, CheckFailed: from the engine; the points stored before stay stored.
     """
     specs = list(specs)
-    engine = engine or get_engine(wb.cfg.engine)
+    engine = engine or wb.engine
     keys = engine.storage_keys(wb, specs)
     units: dict[str, list[PointSpec]] = {}
     for spec, key in zip(specs, keys):
@@ -189,7 +188,7 @@ def extended(cfg: Any, spec: Any, row: dict[str, Any]) -> dict[str, Any]:
     curve (kept as measured, :func:`flashpoc.campaign.extend.extend_rows`)."""
     settings = cfg.sweep.extend_until_steady
     if spec.phase != "sweep" or settings is None or not row.get("runtime_s") or rate_step(row) \
-            or get_engine(cfg.engine).points_per_count(cfg) > 1:  # a sweep of rate curves
+            or cfg.engine_object.points_per_count(cfg) > 1:  # a sweep of rate curves
         return {}
     planned = sweep_runtime_s(cfg)
     if next_length(row, planned, settings.max_s) is not None:
@@ -199,7 +198,7 @@ def extended(cfg: Any, spec: Any, row: dict[str, Any]) -> dict[str, Any]:
 
 def _point_runtime_s(cfg: Campaign) -> int:
     """Measured seconds of a point unless the phase says otherwise (the engine's, e.g. fio's runtime)."""
-    return get_engine(cfg.engine).point_runtime_s(cfg)
+    return cfg.engine_object.point_runtime_s(cfg)
 
 
 def sweep_runtime_s(cfg: Campaign) -> int:
@@ -223,4 +222,4 @@ def point_steadiness(cfg: Campaign, phase: str, runtime_s: int) -> tuple[str, in
     (``probe.until_steady``, ``sweep.until_steady``; :meth:`flashpoc.engines.base.Engine.steadiness`,
     e.g. :func:`flashpoc.engines.fio.plan.until_steady`), or None for points of fixed length."""
     wanted = cfg.probe.until_steady if phase == "probe" else cfg.sweep.until_steady
-    return get_engine(cfg.engine).steadiness(cfg, runtime_s) if wanted else None
+    return cfg.engine_object.steadiness(cfg, runtime_s) if wanted else None

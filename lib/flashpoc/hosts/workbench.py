@@ -11,7 +11,6 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
-from flashpoc.core.registry import get_engine
 from flashpoc.core.store import CampaignStore
 from flashpoc.hosts import host as hostlib
 from flashpoc.params import Campaign, HostParams
@@ -29,6 +28,13 @@ class Workbench:
     lock: Any = None
     engine_state: dict[str, Any] = field(default_factory=dict)  # the engine's own, between points (fio: its servers)
     opened: ExitStack = field(default_factory=ExitStack, repr=False)  # what open_campaign opened: the lock
+    #: the campaign's engine, asked of the registry once here (:attr:`flashpoc.params.Campaign.engine_object`)
+    #: and handed to every phase and helper that runs the campaign
+    engine: Any = None
+
+    def __post_init__(self) -> None:
+        if self.engine is None:
+            self.engine = self.cfg.engine_object
 
     def host(self, params: HostParams):
         """The (cached) connection to ``params``."""
@@ -44,7 +50,7 @@ class Workbench:
         self.lock = None
         with self.opened as closing:  # what open_campaign opened (the lock): released last
             closing.callback(self._close_hosts)
-            closing.callback(get_engine(self.cfg.engine).close, self)  # first: it may use the connections
+            closing.callback(self.engine.close, self)  # first: it may use the connections
 
     def _close_hosts(self) -> None:
         """Close every host connection, each even when closing another fails."""

@@ -12,7 +12,6 @@ from typing import Any
 
 import pandas as pd
 
-from flashpoc.engines import get_engine
 
 #: DB CPU at or above this share (%) of DB time: the sessions were busy on CPU, not waiting for storage.
 DB_CPU_BOUND_PCT = 80.0
@@ -37,7 +36,7 @@ def wait_histograms(cfg, detail: pd.DataFrame) -> pd.DataFrame:
     from flashpoc.core.store import CampaignStore
 
     cfg = cfg.resolved()
-    engine = get_engine(cfg.engine)
+    engine = cfg.engine_object
     roots = campaign_roots(cfg)
     rows: list[dict[str, Any]] = []
     for point in detail.to_dict("records"):

@@ -11,7 +11,6 @@ from typing import Any
 import pandas as pd
 
 from flashpoc.analysis import hostlimit
-from flashpoc.engines import get_engine
 from flashpoc.core.errors import AnalysisError, ReportError
 from flashpoc.params import Campaign
 from flashpoc.campaign.probe import probe_table
@@ -182,14 +181,14 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
     from flashpoc.analysis import compare
 
     cfg = cfg.resolved()
-    engine = get_engine(cfg.engine)
-    if not engine.sweeps:  # a campaign of a DBA's job alone: the report of its runs
-        return engine.build_report(cfg, write_files=write_files, pdf=pdf)
-    points = load_comparison(cfg) if cfg.report.compare else load_results(cfg, "sweep")
-    if points.empty:
-        raise _no_sweep(cfg)
+    engine = cfg.engine_object
+    points = None  # a campaign that skips the sweep (a DBA's job alone): its engine's report of its runs
+    if engine.skipped_text(cfg, "sweep") is None:
+        points = load_comparison(cfg) if cfg.report.compare else load_results(cfg, "sweep")
+        if points.empty:
+            raise _no_sweep(cfg)
     own = engine.build_report(cfg, points, write_files=write_files, pdf=pdf)
-    if own is not None:  # an engine whose numbers are not I/O (HammerDB's NOPM) writes its own report
+    if own is not None:  # an engine whose numbers are not I/O (HammerDB's NOPM, a DBA's job) writes its own report
         return own
     measured, steps = _measured(cfg, points)
     points = measured[~steps].reset_index(drop=True)
@@ -267,7 +266,7 @@ def _sweep_charts(cfg: Campaign, points: pd.DataFrame, curves: pd.DataFrame, kne
     charts = {"hockey_stick": chart.hockey_stick(points, knees=knees, slo_ms=cfg.slo_ms, color_domain=domain),
               "load_vs_threads": chart.load_vs_threads(points, color_domain=domain)}
     if not curves.empty:
-        charts["rate_curve"] = chart.rate_curve(curves, color_domain=domain, title=get_engine(cfg.engine).rate_curve_title)
+        charts["rate_curve"] = chart.rate_curve(curves, color_domain=domain, title=cfg.engine_object.rate_curve_title)
     if compare.has_writes(points):
         charts["write_latency"] = chart.write_latency(points, color_domain=domain)
     percentiles = [c for c in ("clat_p50_ms", "clat_p99_ms", "clat_p99_9_ms") if c in points]
@@ -281,7 +280,7 @@ def _cpu_charts(cfg: Campaign, points: pd.DataFrame, domain: list[str]) -> dict[
     DB CPU and the read latency shares, where AWR reported them."""
     from flashpoc.present import chart, summary
 
-    if not get_engine(cfg.engine).measures_oracle:
+    if not cfg.engine_object.measures_oracle:
         return {"host_cpu": chart.host_cpu(points, color_domain=domain)}
     charts = {"oracle_latency": chart.oracle_latencies(points, color_domain=domain),
               "host_cpu": chart.host_cpu(points, metrics=chart.ORACLE_HOST_CPU, color_domain=domain,
@@ -300,7 +299,7 @@ def _detail_charts(cfg: Campaign, points: pd.DataFrame, detail: pd.DataFrame, do
     from flashpoc.present import chart
 
     charts: dict[str, Any] = {}
-    if get_engine(cfg.engine).measures_oracle:
+    if cfg.engine_object.measures_oracle:
         from flashpoc.present.oracle_report import oracle_charts
 
         charts.update(oracle_charts(cfg, points, detail, domain))

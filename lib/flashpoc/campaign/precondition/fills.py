@@ -7,7 +7,6 @@ import warnings
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from flashpoc.engines import get_engine
 from flashpoc.core.errors import CheckFailed, RemoteError
 from flashpoc.hosts.targets import make_scratch_files, read_back, target_identities, target_sizes
 
@@ -65,7 +64,7 @@ def fill_record(wb: Workbench, host_params: HostParams, target: TargetParams, id
                 ) -> dict[str, Any] | None:
     """The stored record of ``target``'s fill on ``host_params``, or None when there is none that
     matches the campaign now (path, working set, engine, data and, when given, identity)."""
-    engine = get_engine(wb.cfg.engine)
+    engine = wb.engine
     try:
         record = json.loads((wb.store.root / record_path(host_params.name, target.name)).read_text())
     except (OSError, ValueError):
@@ -100,7 +99,7 @@ def fill_targets(wb: Workbench) -> list[dict[str, Any]]:
         RemoteError: the engine failed or wrote less than a working set.
     """
     cfg = wb.cfg
-    engine = get_engine(cfg.engine)
+    engine = cfg.engine_object
     if not engine.uses_targets:
         return []
     settings = cfg.precondition
@@ -174,7 +173,7 @@ def _plan_fills(wb: Workbench, data: str | None) -> tuple[list[dict[str, Any]], 
 def _fill_host(wb: Workbench, host_params: HostParams, wanted: list[TargetParams], identities: dict[str, str]
                ) -> list[dict[str, Any]]:
     """Fill ``wanted`` on one host by the engine, read a sample of each back and record it; the records."""
-    engine = get_engine(wb.cfg.engine)
+    engine = wb.engine
     host = wb.host(host_params)
     sizes = target_sizes(host, wanted)
     working = {t.name: t.size_bytes or sizes[t.path] for t in wanted}

@@ -7,7 +7,6 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from flashpoc import analysis
-from flashpoc.engines import get_engine
 from flashpoc.core.store import StoreError
 from flashpoc.campaign.precondition.fills import STATUS_FILE, fill_record
 
@@ -92,7 +91,7 @@ def run_write_rounds(wb: Workbench) -> dict[str, Any]:
     (:func:`supersede_rounds`): after a target is filled again, they are measured again."""
     cfg = wb.cfg
     settings = cfg.precondition
-    engine = get_engine(cfg.engine)
+    engine = cfg.engine_object
     if not settings.write_rounds or not engine.uses_targets:
         return {}
     writers = [w for w in cfg.engine_workloads if getattr(w, "writes", False)]

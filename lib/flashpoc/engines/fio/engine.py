@@ -18,6 +18,7 @@ VDBENCH_WORKLOAD_KEYS = ("seekpct", "skew")
 class FioEngine(Engine):
     name = "fio"
     rate_curves = True
+    warm_up_note = "fio: ramp_time, not logged"
     settings_model = FioSettings
     parse_table_columns = [("hostname", "Host"), ("jobname", "Job"), ("direction", "Direction"), ("rw", "Pattern"),
                            ("bs", "Block"), ("numjobs", "Jobs"), ("iodepth", "Depth"), ("iops", "IOPS"),

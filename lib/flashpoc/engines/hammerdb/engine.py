@@ -42,7 +42,6 @@ class HammerdbEngine(Engine):
     name = "hammerdb"
     settings_model = HammerdbSettings
     uses_targets = False  # its data is the TPROC-C schema in the database
-    scales_hosts = False  # every load host drives the one database: no plateau again on fewer hosts
     manifest_exclude = frozenset({"workloads"})  # one workload, TPROC-C
     #: what the threads column counts, in the report's words
     threads_word = "virtual users"
@@ -182,6 +181,10 @@ class HammerdbEngine(Engine):
     def run_points(self, wb, specs, keys, bar=None):
         """One timed run per point (:func:`.measure.run_point`)."""
         return measure.run_points(wb, specs, keys, bar)
+
+    def first_host(self, wb) -> None:
+        """None: no plateau again on fewer hosts (every load host drives the one database)."""
+        return None
 
 
 ENGINE = HammerdbEngine()

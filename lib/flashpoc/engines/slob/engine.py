@@ -15,10 +15,27 @@ class SlobEngine(Engine):
     settings_model = SlobSettings
     parse_table_columns = [("metric", "Metric"), ("value", "Value")]
     uses_targets = False  # its data lives in the database (setup.sh loads it)
-    scales_hosts = False  # one database host
     measures_oracle = True  # its rows are AWR's
     manifest_exclude = frozenset({"workloads"})  # SLOB's are slob.workloads; the schema refuses both
     datafiles_define_points = True  # database.datafiles picks each point's time series
+    warm_up_note = "SLOB: the intervals before the AWR begin snapshot"
+
+    def interval_note(self, points) -> str:
+        """What the SLOB points' series count (``intervals_source``: iostat's disks, the NFS mounts or the
+        database's counters), each with its ``intervals_scope`` where it has one (dNFS: the cluster's or
+        one instance's)."""
+        sources = []
+        if "intervals_source" in points:
+            scopes = points["intervals_scope"] if "intervals_scope" in points else [None] * len(points)
+            sources = sorted({f"{source} (series scope: {scope})" if isinstance(scope, str) else source
+                              for source, scope in zip(points["intervals_source"], scopes) if isinstance(source, str)})
+        return "SLOB: " + ("; ".join(sources) if sources else
+                           "the disk I/O iostat saw on the host that ran runit.sh (on RAC one node's share)") + "."
+
+    def workload_text(self, row) -> str:
+        """'SLOB, 10 % update, 20 % scan': its mix (no scan share when it scans nothing)."""
+        update, scan = _int_or_none(row.get("update_pct")), _int_or_none(row.get("scan_pct"))
+        return "SLOB" + (f", {update} % update" if update is not None else "") + (f", {scan} % scan" if scan else "")
 
     def path_hosts(self, cfg) -> list:
         """SLOB's home and environment file are the DB host's."""
@@ -138,5 +155,17 @@ class SlobEngine(Engine):
         """One runit.sh run per point (:func:`.measure.run_point`)."""
         return measure.run_points(wb, specs, keys, bar)
 
+    def first_host(self, wb) -> None:
+        """None: no plateau again on fewer hosts (one database host)."""
+        return None
+
 
 ENGINE = SlobEngine()
+
+
+def _int_or_none(value: Any) -> int | None:
+    """``value`` as an int, or None when it is missing or not a number (NaN, None, text)."""
+    try:
+        return int(float(value))
+    except (TypeError, ValueError):
+        return None

@@ -16,6 +16,7 @@ report = LazyModule(f"{__package__}.report")
 class VdbenchEngine(Engine):
     name = "vdbench"
     rate_curves = True  # its own iorate=curve, in its sweep
+    warm_up_note = "vdbench: the intervals its average leaves out; its histogram counts them"
     rate_curve_title = "vdbench iorate=curve: mean latency at each requested I/O rate"
     settings_model = VdbenchSettings
     parse_table_columns = [("rd", "Run"), ("threads", "Threads"), ("xfersize", "xfersize (bytes)"),
@@ -146,8 +147,6 @@ class VdbenchEngine(Engine):
                 for name, r in records.items()}
 
     stores_groups = True  # one invocation's runs are stored together
-    measures_rounds = True  # one invocation per round of the adaptive probe
-    own_rate_curve = True  # sweep.plan rate-curve is its own iorate=curve, in the sweep's invocations
 
     def storage_keys(self, wb, specs) -> list[str]:
         """The group of each spec's invocation (:func:`.measure.invocations`)."""
@@ -162,6 +161,26 @@ class VdbenchEngine(Engine):
         """One invocation at ``threads`` per SD and full speed for ``runtime_s`` (up to whole intervals)."""
         (row,) = measure.run_invocation(wb, phase, plan.longer_run(wb.cfg, workload, threads, runtime_s))
         return row
+
+    def probe_batches(self, counts: list[int]) -> list[list[int]]:
+        """Every count of the linear probe in one invocation."""
+        return [counts]
+
+    def probe_rounds(self, stepper, measured, bar):
+        """The adaptive probe in rounds of one invocation each: its whole doubling ladder at once (an
+        invocation starts its JVMs anew, which costs more than the few counts a start mid-range would
+        save), then round by round the refine points of the uncertain interval
+        (:meth:`~flashpoc.analysis.AdaptiveProbe.next_round`); a count measured again is a repeat."""
+        counts, first = stepper.ladder(), True
+        while counts:
+            if not first:  # the ladder is the probe's plan; a refine round adds to it
+                bar.grow(len(counts))
+            yield sorted(counts)
+            counts, first = stepper.next_round(measured()), False
+
+    def phase_rate_steps(self, cfg) -> list[float]:
+        """None: sweep.plan rate-curve is its own iorate=curve, in the sweep's invocations."""
+        return []
 
     def first_host(self, wb) -> str:
         return measure.controller(wb).name

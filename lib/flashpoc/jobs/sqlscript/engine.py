@@ -14,8 +14,6 @@ class SqlScriptEngine(Engine):
     name = "sqlscript"
     settings_model = SqlScriptSettings
     uses_targets = False  # the job writes the database, through its own sessions
-    scales_hosts = False
-    sweeps = False
     measures_oracle = True
     default_hosts = ({"name": "local", "address": "localhost"},)  # the machine running the sessions
     manifest_exclude = frozenset({"workloads"})  # the job is sql_workload
@@ -69,10 +67,15 @@ class SqlScriptEngine(Engine):
 
         return loop.each(specs, keys, bar, lambda spec, pid: run_job(wb.cfg, spec, pid))
 
-    def build_report(self, cfg, *, write_files: bool = True, pdf: bool = True):
+    def build_report(self, cfg, points, *, write_files: bool = True, pdf: bool = True):
+        """The report of the job's runs (no sweep: ``points`` is None)."""
         from flashpoc.jobs.sqlscript.report import build_sql_report
 
         return build_sql_report(cfg, write_files=write_files, pdf=pdf)
+
+    def first_host(self, wb) -> None:
+        """None: no plateau again on fewer hosts (no probe)."""
+        return None
 
 
 ENGINE = SqlScriptEngine()

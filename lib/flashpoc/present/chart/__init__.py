@@ -31,7 +31,7 @@ Every spec handed out (files, the notebook's Vega-Lite, report.html) is strict J
 from __future__ import annotations
 
 # Every name keeps its old path (flashpoc.present.chart.X): the package re-exports its modules' names.
-from flashpoc.present.chart.detail import (HISTOGRAM_EDGES_US, MAX_INTERVALS, SHARE_MARKS_MS, _DIRECTION_NAMES, _WARM_UP, _bucket_label,
+from flashpoc.present.chart.detail import (HISTOGRAM_EDGES_US, MAX_INTERVALS, SHARE_MARKS_MS, _DIRECTION_NAMES, _bucket_label,
                      _downsample, _point_lines, _snia_layers, _verdict, _whole_ticks, interval_series,
                      latency_histogram, precondition_rounds, snia_windows)
 from flashpoc.present.chart.encodings import (_DASHES, _dash_channel, _has_configs, _in_domain_order, _in_given_order, _iops_x, _keys,

@@ -9,8 +9,10 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
+from flashpoc.core.registry import engine_names, get_engine
 from flashpoc.analysis import SNIA_MAX_DATA_EXCURSION_PCT, SNIA_MAX_SLOPE_EXCURSION_PCT, SNIA_ROUNDS, snia_steady_state
-from flashpoc.present.summary import MIN_VERDICT_INTERVALS, verdict
+from flashpoc.analysis.rows import MIN_VERDICT_INTERVALS
+from flashpoc.core.tables import verdict
 from flashpoc.present.chart.encodings import _in_domain_order, _point_name, _present, _require, _series_channels, _series_tooltip
 from flashpoc.present.chart.theme import ANNOTATION_COLOR, FORMAT_IOPS, TITLE_IOPS, TITLE_LAT_MEAN
 
@@ -23,11 +25,6 @@ MAX_INTERVALS = 600
 #: Latency buckets (upper edges, us) of the histogram: a 1-2-5 series, readable on an axis.
 HISTOGRAM_EDGES_US: tuple[float, ...] = (10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000,
                                          50_000, 100_000, 200_000, 500_000, 1_000_000, float("inf"))
-
-#: What each engine's warm-up is, for the interval chart's subtitle.
-_WARM_UP = {"fio": "fio: ramp_time, not logged",
-            "vdbench": "vdbench: the intervals its average leaves out; its histogram counts them",
-            "slob": "SLOB: the intervals before the AWR begin snapshot"}
 
 _DIRECTION_NAMES = {"read": "reads", "write": "writes", "trim": "trims"}
 
@@ -95,9 +92,13 @@ def _interval_frame(intervals: pd.DataFrame) -> pd.DataFrame:
 
 
 def _interval_subtitle(detail: pd.DataFrame, windows: pd.DataFrame) -> list[str]:
-    """The subtitle of :func:`interval_series`: the warm-up of each engine shown, the SNIA window, SLOB's source."""
-    engines = [e for e in _WARM_UP if "engine" not in detail or e in set(detail["engine"])]
-    notes = "; ".join(_WARM_UP[e] for e in engines)
+    """The subtitle of :func:`interval_series`: the warm-up of each engine shown (its
+    :attr:`~flashpoc.engines.base.Engine.warm_up_note`; every registered engine's when the points
+    name none), the SNIA window, and what an engine's series count (its ``interval_note``)."""
+    shown = set(detail["engine"].dropna().astype(str)) if "engine" in detail else None
+    noted = [get_engine(name) for name in engine_names() if shown is None or name in shown]
+    noted = [each for each in noted if each.warm_up_note]
+    notes = "; ".join(each.warm_up_note for each in noted)
     subtitle = [f"Grey: warm-up, left out of the point's result ({notes}).",
                 "Each dot is one interval's average, drawn at the interval's end: nothing is drawn before the "
                 "first interval ends."]
@@ -105,23 +106,8 @@ def _interval_subtitle(detail: pd.DataFrame, windows: pd.DataFrame) -> list[str]
         subtitle.append(f"SNIA PTS window ({SNIA_ROUNDS} rounds of the measured intervals), in each series' colour: "
                         "its mean (thin line), 90 % and 110 % of it (short dashes), each round's mean (squares) and the "
                         "least-squares line across the window (thick long dashes).")
-    if "slob" in engines:
-        sources = _slob_series_sources(detail)
-        subtitle.append("SLOB: " + ("; ".join(sources) if sources else
-                                    "the disk I/O iostat saw on the host that ran runit.sh (on RAC one node's share)")
-                        + ".")
+    subtitle += [note for each in noted if (note := each.interval_note(detail))]
     return subtitle
-
-
-def _slob_series_sources(detail: pd.DataFrame) -> list[str]:
-    """What the SLOB points' series count (``intervals_source``: iostat's disks, the NFS mounts or the
-    database's counters), each with its ``intervals_scope`` where it has one (dNFS: the cluster's or
-    one instance's)."""
-    if "intervals_source" not in detail:
-        return []
-    scopes = detail["intervals_scope"] if "intervals_scope" in detail else pd.Series(None, index=detail.index)
-    return sorted({f"{source} (series scope: {scope})" if isinstance(scope, str) else source
-                   for source, scope in zip(detail["intervals_source"], scopes) if isinstance(source, str)})
 
 
 def snia_windows(intervals: pd.DataFrame) -> pd.DataFrame:

@@ -10,7 +10,7 @@ import pandas as pd
 
 from flashpoc.core.errors import AnalysisError
 from flashpoc.analysis.hostlimit import ALL_HOSTS
-from flashpoc.present.summary import KIND_RANDOM, KIND_THROUGHPUT, workload_kinds
+from flashpoc.analysis.rows import KIND_RANDOM, KIND_THROUGHPUT, workload_kinds
 from flashpoc.present.chart import intervals
 from flashpoc.present.chart.encodings import (_dash_channel, _has_configs, _iops_x, _knee_layers, _mean_per_point, _melt, _present, _require,
                         _saturation_layers, _series_channels, _series_tooltip, _slo_layers, _threads_x, within_rows)

@@ -21,7 +21,6 @@ same sections make report.html (and its PDF) and what notebook 04 shows
 from __future__ import annotations
 
 from flashpoc.present import summary
-from flashpoc.core.registry import get_engine
 
 # Every name keeps its old path (flashpoc.present.document.X): the package re-exports its modules' names.
 from flashpoc.present.document.back import (CHART_PURPOSES, FILE_PURPOSES, GLOSSARY, LEADS, comparison, files_table, glossary, method,
@@ -55,7 +54,7 @@ def compose(report, context: Context) -> list[DocSection]:
                      "Every measured point of the sweep, in the order of the workloads and their threads. "
                      "`points.csv` has every column of every point, under its machine name.",
                      summary.points_display(report.measured),
-                     *get_engine(report.cfg.engine).point_tables(report.measured)]),
+                     *report.cfg.engine_object.point_tables(report.measured)]),
                  DocSection("appendix", "Appendix B: files", [
                      "Paths are relative to the campaign's folder (`results/<campaign>/`).",
                      files_table(report, context)]),

@@ -8,7 +8,6 @@ from typing import Any
 from flashpoc.campaign import environment
 from flashpoc.present import summary
 from flashpoc.core import tables
-from flashpoc.core.registry import get_engine
 from flashpoc.present.document.base import Context, DocSection
 
 
@@ -54,7 +53,7 @@ def method(report) -> list[Any]:
         "below the others, or host scaling show when the load hosts, not the array, are the limit.",
     ]
     items: list[Any] = ["\n".join(text)]
-    notes = get_engine(cfg.engine).method_note  # vdbench's distribution: under "latency percentiles"
+    notes = cfg.engine_object.method_note  # vdbench's distribution: under "latency percentiles"
     if notes:
         items.append(notes)
     return items
@@ -111,7 +110,7 @@ def results(report, context: Context) -> list[DocSection]:
     """The results sections (key ``results``): latency against load, percentiles, hosts and CPU,
     steady state, latency distribution, saturation probe."""
     charts = report.charts
-    engine = get_engine(report.cfg.engine)
+    engine = report.cfg.engine_object
 
     def with_lead(name: str) -> list[Any]:
         return [LEADS[name], charts[name]] if name in charts else []

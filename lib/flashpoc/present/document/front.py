@@ -14,7 +14,6 @@ from flashpoc.campaign import environment
 from flashpoc.analysis import hostlimit
 from flashpoc.present import summary
 from flashpoc.core import tables
-from flashpoc.core.registry import get_engine
 from flashpoc.analysis.compare import row_bounds
 from flashpoc.core.errors import AnalysisError
 from flashpoc.params import parse_size, under_workbook
@@ -195,7 +194,7 @@ def measured_when(points: pd.DataFrame) -> str:
 def _recorded_version(cfg, context: Context) -> str | None:
     """The engine's version as the check recorded it when the manifest has none per host
     (:meth:`flashpoc.engines.base.Engine.recorded_version`), else None."""
-    return get_engine(cfg.engine).recorded_version(context.check)
+    return cfg.engine_object.recorded_version(context.check)
 
 
 def engine_text(cfg, context: Context, points: pd.DataFrame) -> str:
@@ -203,7 +202,7 @@ def engine_text(cfg, context: Context, points: pd.DataFrame) -> str:
     5.04.06', 'SLOB on Oracle 19.0.0.0.0 (RAC)'."""
     versions = sorted({str(v) for v in (context.manifest.get("engine_versions") or {}).values() if v})
     version = " / ".join(versions) or _recorded_version(cfg, context) or "(version not recorded)"
-    return get_engine(cfg.engine).describe(cfg, version, points)
+    return cfg.engine_object.describe(cfg, version, points)
 
 
 def targets_text(cfg, points: pd.DataFrame) -> str:
@@ -298,14 +297,14 @@ def point_length_text(cfg, points: pd.DataFrame) -> str:
     """How long each point ran and what warm-up preceded it, per engine, and what its numbers average
     where the engine's output says it (:meth:`flashpoc.engines.base.Engine.averaged_text`)."""
     runtime = _runtime_text(points).removeprefix(" of ").removesuffix(" each")
-    engine = get_engine(cfg.engine)
+    engine = cfg.engine_object
     averaged = engine.averaged_text(cfg, points)  # what the engine's own output says it averaged
     return engine.point_length_text(cfg, runtime or "not recorded") + (f" {averaged}" if averaged else "")
 
 
 def interval_text(cfg) -> str:
     """The engine's time series of a point, in words (:meth:`flashpoc.engines.base.Engine.interval_text`)."""
-    text = get_engine(cfg.engine).interval_text(cfg, summary.MIN_VERDICT_INTERVALS)
+    text = cfg.engine_object.interval_text(cfg, summary.MIN_VERDICT_INTERVALS)
     if not text.startswith("none"):  # a time series: the SNIA rule's verdict needs more of it
         text = text.rstrip(".") + f"; the SNIA PTS rule's verdict needs {analysis.SNIA_ROUNDS}."
     return text
@@ -316,8 +315,8 @@ def working_set_text(cfg, points: pd.DataFrame) -> str:
     come from flash, not from cache."""
     sizes = points["working_set_bytes"].dropna() if "working_set_bytes" in points else pd.Series(dtype=float)
     sizes = sizes[pd.to_numeric(sizes, errors="coerce") > 0]  # SLOB records 0: its data is the schemas
-    own = get_engine(cfg.engine).own_data_text(cfg)
-    data = get_engine(cfg.engine).own_data_bytes(cfg)
+    own = cfg.engine_object.own_data_text(cfg)
+    data = cfg.engine_object.own_data_bytes(cfg)
     if own and sizes.empty:
         return f"{own}." + ("" if data is None else f" {_cache_verdict(cfg, data)}")
     if sizes.empty:
@@ -340,7 +339,7 @@ def hosts_table(cfg, context: Context) -> tables.Table:
     facts = context.manifest.get("host_facts") or {}
     versions = context.manifest.get("engine_versions") or {}
     found = _recorded_version(cfg, context)
-    engine = get_engine(cfg.engine)
+    engine = cfg.engine_object
     rows = []
     for host in cfg.hosts:
         fact = facts.get(host.name) or {}

@@ -34,8 +34,7 @@ from typing import Any
 from flashpoc.core.errors import Stopped
 
 # Every name keeps its old path (flashpoc.present.progress.X): the package re-exports its modules' names.
-from flashpoc.present.progress.closing import (HOST_VERDICTS, SUMMARY_COLUMNS, check_lines, closing_summary, probe_lines, steadiness_line,
-                      summary_lines)
+from flashpoc.present.progress.closing import SUMMARY_COLUMNS, steadiness_line, summary_lines
 from flashpoc.present.progress.texts import (LARGE_IO_BYTES, _latency_word, _rate_parts, count_text, duration_text, end_line, engine_words,
                     number, numbers_text, point_legend, point_line, point_numbers, read_events, reused_line,
                     status_line, summary_text, threads_text, time_text)

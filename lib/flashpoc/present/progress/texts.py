@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from flashpoc.core.registry import get_engine
 from flashpoc.core.tables import number, threads_text
 
 
@@ -14,8 +15,6 @@ def engine_words(name: Any) -> dict[str, str]:
     ``unit`` (threads, virtual users), ``rate`` and ``rate_word`` (the row's column and its name:
     ``iops``/IOPS, ``nopm``/NOPM), ``latency`` and ``latency_word`` (the row's latency column and
     its name: ``neword_p95_ms``/NEWORD p95); fio's words for an engine not registered (or not named)."""
-    from flashpoc.engines import get_engine
-
     try:
         engine = get_engine(str(name))
     except KeyError:

@@ -8,6 +8,7 @@ import pandas as pd
 
 from flashpoc import analysis
 from flashpoc.core import tables
+from flashpoc.core.registry import engine_names, get_engine
 from flashpoc.core.damage import DAMAGED
 from flashpoc.params import parse_size
 from flashpoc.analysis import bounds
@@ -23,19 +24,20 @@ _RW_TEXT = {"randread": "random read", "randwrite": "random write", "read": "seq
 
 def io_text(row: dict[str, Any]) -> str:
     """What a workload does, in words: 'random read, 4 KiB', 'random 80 % read, 8 KiB',
-    'sequential read, 128 KiB', 'SLOB, 10 % update, 8 KiB'; plus the queue depth per thread
-    when it is above 1."""
+    'sequential read, 128 KiB', 'SLOB, 10 % update, 8 KiB' (the row's engine's
+    :meth:`~flashpoc.engines.base.Engine.workload_text`); plus the queue depth per thread when it is above 1."""
     rw, block = row.get("rw"), _block_text(row.get("bs"))
-    if rw == "slob":
-        update, scan = _int_or_none(row.get("update_pct")), _int_or_none(row.get("scan_pct"))
-        what = "SLOB" + (f", {update} % update" if update is not None else "") + (f", {scan} % scan" if scan else "")
+    name = row.get("engine")
+    own = get_engine(name).workload_text(row) if isinstance(name, str) and name in engine_names() else None
+    if own is not None:  # the engine's words for its workloads (SLOB's mix)
+        what = own
     elif rw in ("randrw", "rw", "readwrite"):
         mix = _int_or_none(row.get("rwmixread"))
         what = f"{'random' if rw == 'randrw' else 'sequential'} {mix if mix is not None else '?'} % read"
     else:
         what = _RW_TEXT.get(str(rw), str(rw) if rw is not None else "")
     depth = _int_or_none(row.get("iodepth"))
-    queue = f", queue depth {depth} per thread" if depth and depth > 1 and rw != "slob" else ""
+    queue = f", queue depth {depth} per thread" if depth and depth > 1 and own is None else ""
     return ", ".join(p for p in (what, block) if p) + queue
 
 

@@ -11,13 +11,10 @@ from flashpoc.analysis import confidence
 from flashpoc.analysis import bounds
 from flashpoc.core.records import SHARE_LIMITS_US
 from flashpoc.core.registry import get_engine
-from flashpoc.analysis.rows import (KIND_RANDOM, KIND_THROUGHPUT, SEQUENTIAL_RW, SLOB_SCAN_PCT, SMALL_BLOCK_BYTES,  # noqa: F401
+from flashpoc.analysis.rows import (KIND_RANDOM, KIND_THROUGHPUT, MIN_VERDICT_INTERVALS, SEQUENTIAL_RW, SLOB_SCAN_PCT, SMALL_BLOCK_BYTES,  # noqa: F401
                     SNIA_COLUMNS, curve_points, io_kind, to_points, workload_kinds)
 from flashpoc.core.tables import verdict
 
-
-#: Intervals a steady-state verdict needs (:func:`flashpoc.analysis.interval_steadiness`).
-MIN_VERDICT_INTERVALS = 3
 
 
 _series = confidence.series_keys
