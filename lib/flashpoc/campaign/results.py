@@ -62,7 +62,7 @@ def compared_campaigns(cfg: Campaign) -> dict[str, tuple[Campaign, Path]]:
     """
     out = {}
     for i, other in enumerate(cfg.resolved().report.compare):
-        root = _compared_root(cfg.resolved(), other)
+        root = cfg.resolved().compared_root(other)
         key = f"report.compare[{i}] ({other.campaign})"
         if not (root / "manifest.json").is_file():
             raise AnalysisError(f"{key}: no campaign results in {root} (no manifest.json): run that campaign's "
@@ -77,19 +77,10 @@ def compared_campaigns(cfg: Campaign) -> dict[str, tuple[Campaign, Path]]:
     return out
 
 
-def _compared_root(cfg: Campaign, other) -> Path:
-    """The results directory of a ``report.compare`` campaign."""
-    from flashpoc.params import resolve_path
-
-    return (resolve_path(other.results_dir) if other.results_dir else cfg.results_path().parent) / other.campaign
-
-
 def campaign_roots(cfg: Campaign) -> dict[str, Path]:
     """The results directory of the report's campaign and of each ``report.compare`` campaign,
-    by its configuration label (the ``config`` of compared points); ``cfg`` resolved."""
-    roots = {cfg.report.label or cfg.campaign: cfg.results_path()}
-    roots.update({other.label or other.campaign: _compared_root(cfg, other) for other in cfg.report.compare})
-    return roots
+    by its configuration label (:meth:`flashpoc.params.Campaign.results_roots`); ``cfg`` resolved."""
+    return cfg.results_roots()
 
 
 def load_point_details(cfg: Campaign, detail: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -216,6 +216,18 @@ class Campaign(_Strict):
         base = os.environ.get("FLASHPOC_RESULTS_DIR") or self.results_dir
         return resolve_path(base) / self.campaign
 
+    def results_roots(self) -> dict[str, Path]:
+        """The results directory of this campaign and of each ``report.compare`` campaign, by its
+        configuration label (the ``config`` of compared points); asked of the resolved campaign."""
+        roots = {self.report.label or self.campaign: self.results_path()}
+        roots.update({other.label or other.campaign: self.compared_root(other) for other in self.report.compare})
+        return roots
+
+    def compared_root(self, other) -> Path:
+        """The results directory of ``other``, one of ``report.compare``: its own ``results_dir``, else
+        this campaign's."""
+        return (resolve_path(other.results_dir) if other.results_dir else self.results_path().parent) / other.campaign
+
     def as_given(self) -> Campaign:
         """This campaign with the paths it holds as expanded on their hosts put back as given (a
         copy of fewer hosts too: the paths are kept by host and target name)."""

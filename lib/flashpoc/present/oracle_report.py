@@ -32,12 +32,11 @@ def wait_histograms(cfg, detail: pd.DataFrame) -> pd.DataFrame:
         One row per [config,] workload and bucket (:data:`BUCKET_COLUMNS`); empty when no point
         has a histogram.
     """
-    from flashpoc.campaign.results import campaign_roots
     from flashpoc.core.store import CampaignStore
 
     cfg = cfg.resolved()
     engine = cfg.engine_object
-    roots = campaign_roots(cfg)
+    roots = cfg.results_roots()
     rows: list[dict[str, Any]] = []
     for point in detail.to_dict("records"):
         root = roots.get(point.get("config"), cfg.results_path())

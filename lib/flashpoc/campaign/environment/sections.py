@@ -219,9 +219,7 @@ def condition_lines(cfg: Any, manifest: Mapping[str, Any], data: Mapping[str, st
         lines.append(f"- **Database storage** (the devices under the database's data, read on its host): {storage}.")
     if not cfg.report.compare:
         return lines
-    from flashpoc.campaign.results import campaign_roots
-
-    roots = campaign_roots(cfg)
+    roots = cfg.results_roots()
     labels = list(roots)
     by_label = {labels[0]: dict(own)}
     by_label.update({label: manifest_conditions(_read_manifest(roots[label])) for label in labels[1:]})
