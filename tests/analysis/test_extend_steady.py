@@ -144,7 +144,7 @@ def test_a_rate_curve_is_kept_as_measured(tmp_path):
     rows = [{"workload": "randread-4k", "threads": 1, "runtime_s": 1, "snia_steady": False, "point_id": "a"},
             {"workload": "randread-4k", "threads": 1, "runtime_s": 1, "snia_steady": False, "curve_pct": 50.0,
              "point_id": "a_c50"}]
-    assert extend.extend_rows(SimpleNamespace(cfg=cfg, store=None), "sweep", rows) == rows
+    assert extend.extend_rows(SimpleNamespace(cfg=cfg, store=None, engine=cfg.engine_object), "sweep", rows) == rows
 
 
 @pytest.mark.parametrize("steady, runtime, more", [(False, 1, 2), (False, 2, 4), (False, 8, None),  # at the limit
