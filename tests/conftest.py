@@ -6,12 +6,19 @@ import functools
 import os
 import re
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
 from ssh_server import sshd  # noqa: F401  (a real OpenSSH server on 127.0.0.1)
+
+# A shell without job control starts a background command with Ctrl-C (SIGINT) ignored, and every process
+# the tests start would inherit that: the tests that press Ctrl-C on `flashpoc run` or HammerDB would see
+# nothing happen. A handler here (not inherited across exec) gives those processes a terminal's Ctrl-C.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Generated inputs: `make test` draws the same examples every run (a suite that passes passes again:
 # never a failure found by chance on one run and gone on the next); HYPOTHESIS_PROFILE=explore draws new
