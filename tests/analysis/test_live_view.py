@@ -136,12 +136,14 @@ def test_the_view_draws_each_point_and_the_running_points_intervals():
     bar.begin("randread-4k", 1)
     for second, iops in ((1.0, 20000.0), (2.0, 21000.0)):
         bar.interval({"iops": iops, "bw_mibps": iops * 4 / 1024}, second=second)
+        view.settle()  # the drawing thread has drawn it
         view._last["intervals"] = 0.0  # the next interval is drawn too (the test does not wait)
     assert view.series[-1] == {"second": 2.0, "warmup": False, "iops": 21000.0, "bw_mibps": 21000.0 * 4 / 1024}
     assert "latest interval: 2 s: IOPS 21,000" in view.status_html(bar)
     assert "answer so far: IOPS stop rising at 8 threads" in view.status_html(bar)
     for threads in (1, 2):
         bar.point({**ROW, "threads": threads, "iops": ROW["iops"] * threads})
+        view.settle()
         view._last["curves"] = 0.0  # the next point is drawn too (the test does not wait)
     spec = view._box.curves.outputs[0]["data"]["application/vnd.vegalite.v5+json"]
     values = [v for d in spec["datasets"].values() for v in d if "iops" in v]
@@ -200,21 +202,23 @@ def test_a_stop_shows_its_message_in_a_notebook_not_a_traceback(capsys):
     assert shown.strip() == "Stopped: sweep: stopped with the stop button after 2 points"
 
 
-def test_a_slow_redraw_waits_longer_and_points_that_came_meanwhile_are_drawn_with_a_later_interval():
+def test_a_slow_redraw_waits_longer_and_points_that_came_meanwhile_are_drawn_together_once_due():
     bar = progress.Progress("sweep", "sweep", total=3, colors=["randread-4k"])
     view = live.LiveView(bar, widgets=True)
     bar._view = bar._handle = view
     bar.begin("randread-4k", 1)
     bar.point({**ROW, "threads": 1})
+    view.settle()
     assert view.redraws["curves"] == 1 and view._cost["curves"] > 0
-    view._cost["curves"] = 0.5  # the last redraw took 0.5 s: the next one waits REDRAW_SHARE times that
-    view._last["curves"] = time.monotonic() - 5.0  # 5 s ago: past INTERVAL_REDRAW_S, short of 10 s
+    view._cost["curves"] = 50.0  # the last redraw took 50 s: the next one waits REDRAW_SHARE times that
+    view._last["curves"] = time.monotonic() - 5.0  # 5 s ago: past INTERVAL_REDRAW_S, far short of it
     bar.begin("randread-4k", 2)
     bar.point({**ROW, "threads": 2})
-    assert view.redraws["curves"] == 1 and view._stale  # not yet
-    view._last["curves"] -= 0.5 * live.REDRAW_SHARE
-    view._last["intervals"] = 0.0
+    view.settle()
+    assert view.redraws["curves"] == 1 and view._stale["curves"]  # not yet, and the loop did not wait
+    view._last["curves"] -= 50.0 * live.REDRAW_SHARE  # now it is due
     bar.interval({"iops": 20000.0}, second=1.0)
-    assert view.redraws["curves"] == 2 and not view._stale  # drawn with the interval, both points
+    view.settle()
+    assert view.redraws["curves"] == 2 and not view._stale["curves"]  # both points, in one redraw
     spec = view._box.curves.outputs[0]["data"]["application/vnd.vegalite.v5+json"]
     assert sorted({v["threads"] for d in spec["datasets"].values() for v in d if "threads" in v}) == [1, 2]

@@ -7,9 +7,10 @@ of the kernel draws itself as a :class:`LiveView`:
   last point), the probe's answer so far, the hockey stick and the load against threads of every
   point stored so far (in the report's colours), the running point's intervals as the engine
   hands them over, and a stop button. The charts are redrawn once per point or interval, never per
-  I/O, as Vega-Lite that JupyterLab draws, and each at most once per :data:`INTERVAL_REDRAW_S` or
-  :data:`REDRAW_SHARE` times the seconds its last redraw took, whichever is longer: the view takes
-  at most about 1/REDRAW_SHARE of a run's time, however short its points;
+  I/O, as Vega-Lite that JupyterLab draws, by a thread of their own (the loop that measures only
+  notes what changed and never waits for a chart), and each at most once per
+  :data:`INTERVAL_REDRAW_S` or :data:`REDRAW_SHARE` times the seconds its last redraw took,
+  whichever is longer: the view takes at most about 1/REDRAW_SHARE of a CPU, however short the points;
 - in batch (``flashpoc run``) and wherever no one watches, nothing per point.
 
 When the loop ends the box makes way for static outputs, the same in both: the progress as text,
@@ -83,41 +84,37 @@ class LiveView:
         self._run = ""
         self._last = {"curves": 0.0, "intervals": 0.0}  # when each chart was last drawn (monotonic)
         self._cost = {"curves": 0.0, "intervals": 0.0}  # and how many seconds that took
-        self._stale = False
+        self._stale = {"curves": False, "intervals": False, "status": False}  # changed since drawn
         self._lock = threading.Lock()
         self._subshell = _Subshell.make() if widgets else None
         self._box = _Widgets(self, self._subshell) if widgets else None
         self._handle = display(self._box.box if self._box else progress, display_id=True)
+        self._drawer = _Drawer(self, progress) if self._box is not None else None
 
     # -- the loop's events (:class:`flashpoc.present.progress.Progress` calls these) ------------------
+    # They only note what changed: the drawing thread (:class:`_Drawer`) redraws it, so that the loop
+    # that measures never waits for a chart.
     def update(self, progress: Progress) -> None:
         """The progress changed (a point, a status): its text redrawn."""
-        if self._box is None:
+        if self._drawer is None:
             if self._handle is not None:  # None outside a kernel (a script, a test)
                 self._handle.update(progress)
             return
-        self._box.status.value = self.status_html(progress)
+        self._changed("status")
 
     def begin(self, progress: Progress, workload: str, threads: int | str) -> None:
-        """A point begins: the curves drawn if points came too fast to draw each, a new series of intervals."""
-        if self._stale and self._due("curves"):
-            self._draw_curves(progress)
+        """A point begins: a new series of intervals."""
         with self._lock:
             self.series, self._run = [], ""
             self.series_title = f"{workload} at {threads_text(threads, progress.unit)}: each interval as it ends"
+        self._changed("status")
 
     def point(self, progress: Progress, row: dict[str, Any]) -> None:
-        """A point is stored (or reused): the curves redrawn with it when due (:meth:`_due`; else
-        before the next point or with a later interval: stored points reused one after the other are
-        drawn together)."""
-        self.rows.append(dict(row))
-        if self._box is None:
-            return
-        if not self._due("curves"):
-            self._stale = True
-            return
-        self._draw_curves(progress)
-        self._draw_intervals(progress, force=True)
+        """A point is stored (or reused): the curves redrawn with it when due (:meth:`_due`: stored
+        points reused one after the other are drawn together)."""
+        with self._lock:
+            self.rows.append(dict(row))
+        self._changed("curves", "intervals", "status")
 
     def interval(self, progress: Progress, values: dict[str, Any], second: float, run: str, warmup: bool) -> None:
         """An interval of the running point (a new ``run`` name starts a new series)."""
@@ -129,17 +126,24 @@ class LiveView:
             if self.series and self.series[-1]["second"] == round(float(second), 3):
                 self.series.pop()  # the same interval printed again (fio's last second): the later one
             self.series.append({"second": round(float(second), 3), "warmup": bool(warmup), **values})
-        self._draw_intervals(progress)
+        self._changed("intervals", "status")
 
     def answer(self, progress: Progress, text: str) -> None:
         """The probe's answer so far."""
         self.answer_text = text
         self.update(progress)
 
+    def settle(self, timeout_s: float = 30.0) -> None:
+        """Wait until the drawing thread has drawn every change that is due (a test's or a close's)."""
+        if self._drawer is not None:
+            self._drawer.settle(timeout_s)
+
     def close(self, progress: Progress) -> None:
         """The loop ended: the box makes way for the progress as text and the finished curve as SVG."""
         from IPython.display import display
 
+        if self._drawer is not None:
+            self._drawer.stop()
         if self._subshell is not None:
             self._subshell.remove()
         if self._box is not None and self._handle is not None:
@@ -148,16 +152,27 @@ class LiveView:
         if figure is not None:
             bundle, metadata = chart.offline_renderer(chart.themed_spec(figure))
             display(bundle, raw=True, metadata=metadata)
+        if self._drawer is not None and self._drawer.failure is not None:
+            raise self._drawer.failure
+
+    def _changed(self, *what: str) -> None:
+        with self._lock:
+            for name in what:
+                self._stale[name] = True
+        if self._drawer is not None:
+            self._drawer.poke()
 
     # -- what it shows -----------------------------------------------------------------------
     def curves(self, progress: Progress) -> Any:
         """The chart of the points so far (:func:`flashpoc.present.chart.live.live_curves`), None before the
         first, or for a loop that gives no colours (the plateau on fewer hosts: one thread count)."""
-        if not self.rows or not progress.colors:
+        with self._lock:
+            rows = list(self.rows)
+        if not rows or not progress.colors:
             return None
-        words = engine_words(self.rows[0].get("engine"))
+        words = engine_words(rows[0].get("engine"))
         title = f"{progress.title}: {summary_text(progress.state())}"
-        return live_curves(curve_frame(self.rows, words), words, title=title, color_domain=self._domain(progress))
+        return live_curves(curve_frame(rows, words), words, title=title, color_domain=self._domain(progress, rows))
 
     def intervals(self, progress: Progress) -> Any:
         """The chart of the running point's intervals, None before its first."""
@@ -166,7 +181,9 @@ class LiveView:
         if not series:
             return None
         workload = title.split(" at ")[0] if " at " in title else ""
-        return live_intervals(series, title=title, color=series_color(workload, self._domain(progress)))
+        with self._lock:
+            rows = list(self.rows)
+        return live_intervals(series, title=title, color=series_color(workload, self._domain(progress, rows)))
 
     def status_html(self, progress: Progress) -> str:
         """The progress, the latest interval, the probe's answer so far and the stop, as HTML."""
@@ -198,15 +215,16 @@ class LiveView:
                  for k, v in last.items() if k not in ("second", "warmup") and isinstance(v, (int, float))]
         return f"{last['second']:.0f} s: " + ", ".join(parts) + (" (warm-up)" if last["warmup"] else "")
 
-    def _domain(self, progress: Progress) -> list[str]:
-        seen = [str(r.get("workload")) for r in self.rows]
+    @staticmethod
+    def _domain(progress: Progress, rows: list[dict[str, Any]]) -> list[str]:
+        seen = [str(r.get("workload")) for r in rows]
         return list(dict.fromkeys([*progress.colors, *seen]))
 
-    def _due(self, chart_name: str) -> bool:
-        """Whether ``chart_name`` ("curves", "intervals") may be redrawn now: :data:`INTERVAL_REDRAW_S`
-        and :data:`REDRAW_SHARE` times its last redraw's seconds have passed since it."""
+    def _due(self, chart_name: str) -> float:
+        """Seconds until ``chart_name`` ("curves", "intervals") may be redrawn (0 or less: now):
+        :data:`INTERVAL_REDRAW_S` and :data:`REDRAW_SHARE` times its last redraw's seconds after it."""
         wait = max(INTERVAL_REDRAW_S, REDRAW_SHARE * self._cost[chart_name])
-        return time.monotonic() - self._last[chart_name] >= wait
+        return self._last[chart_name] + wait - time.monotonic()
 
     def _draw(self, chart_name: str, out: Any, make: Callable[[], Any]) -> None:
         """``make()``'s figure shown in ``out``; when and how long it took kept for :meth:`_due`."""
@@ -218,19 +236,26 @@ class LiveView:
         self._last[chart_name] = now = time.monotonic()
         self._cost[chart_name] = now - start
 
-    def _draw_curves(self, progress: Progress) -> None:
-        self._stale = False
-        self._draw("curves", self._box.curves, lambda: self.curves(progress))
-
-    def _draw_intervals(self, progress: Progress, *, force: bool = False) -> None:
-        if self._box is None:
-            return
-        if self._stale and self._due("curves"):  # points that came too fast to draw, drawn now
-            self._draw_curves(progress)
-        if not force and not self._due("intervals"):
-            return
-        self._draw("intervals", self._box.series, lambda: self.intervals(progress))
-        self._box.status.value = self.status_html(progress)
+    def _catch_up(self, progress: Progress) -> float | None:
+        """Draw what changed and is due (on the drawing thread); the seconds until the next change
+        that waits is due, None if none waits."""
+        waits = []
+        for name, out, make in (("curves", self._box.curves, lambda: self.curves(progress)),
+                                ("intervals", self._box.series, lambda: self.intervals(progress))):
+            if not self._stale[name]:
+                continue
+            wait = self._due(name)
+            if wait > 0:
+                waits.append(wait)
+                continue
+            with self._lock:
+                self._stale[name] = False
+            self._draw(name, out, make)
+        if self._stale["status"]:
+            with self._lock:
+                self._stale["status"] = False
+            self._box.status.value = self.status_html(progress)
+        return min(waits) if waits else None
 
     # -- the stop button -------------------------------------------------------------------
     def stop(self) -> None:
@@ -239,6 +264,59 @@ class LiveView:
         if self._box is not None:
             self._box.button.disabled = True
             self._box.button.description = "Stopping after this point"
+            self._changed("status")
+
+
+class _Drawer:
+    """The thread that draws a :class:`LiveView`'s widgets: woken by each event, it draws what
+    changed once it is due (:meth:`LiveView._due`), so a point that ends while a chart is drawn
+    waits for nothing and the charts take a bounded share of the CPU whatever the points' length."""
+
+    def __init__(self, view: LiveView, progress: Progress) -> None:
+        self.view, self.progress = view, progress
+        self.failure: BaseException | None = None
+        self._cond = threading.Condition()
+        self._poked = self._handled = 0
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="flashpoc-live-view", daemon=True)
+        self._thread.start()
+
+    def poke(self) -> None:
+        with self._cond:
+            self._poked += 1
+            self._cond.notify_all()
+
+    def settle(self, timeout_s: float) -> None:
+        """Wait until every event so far has been looked at (what is not due yet stays for later)."""
+        with self._cond:
+            target = self._poked
+            self._cond.wait_for(lambda: self._handled >= target or not self._thread.is_alive(), timeout_s)
+
+    def stop(self) -> None:
+        """End the thread once its drawing, if any, is done (the loop has ended: the box makes way
+        for the static outputs)."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        self._thread.join()
+
+    def _run(self) -> None:
+        wait: float | None = None
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._poked > self._handled or self._stopping, wait)
+                seen, stopping = self._poked, self._stopping
+            try:
+                if stopping:
+                    return
+                wait = self.view._catch_up(self.progress)
+            except Exception as error:  # noqa: BLE001 - kept and raised by LiveView.close, not lost in a thread
+                self.failure = error
+                return
+            finally:
+                with self._cond:
+                    self._handled = max(self._handled, seen)
+                    self._cond.notify_all()
 
 
 class _Widgets:
