@@ -19,13 +19,14 @@ from typing import Any
 import pandas as pd
 
 from flashpoc.campaign import check
-from flashpoc.campaign.precondition import load_status, precondition_items, status_text
+from flashpoc.campaign.precondition import load_status, status_text
 from flashpoc.params import Campaign
 from flashpoc.engines.fio.measure import measure_point
 from flashpoc.present import chart, explore, live, summary
 from flashpoc.campaign.probe import (LOW_CONFIDENCE, _on_fewer_hosts, adaptive_probe, probe_answer_text, probe_hosts_table,
                     probe_point_bound, probe_table, probe_text, summarize_probe, with_host_limit)
 from flashpoc.campaign import probe as _probe, sweep as _sweep
+from flashpoc.present.document import precondition_items
 from flashpoc.present.progress import Progress
 from flashpoc.present.reporting import Report, build_report, hosts_text
 from flashpoc.campaign.results import campaign_roots, load_comparison, load_point_details, load_results

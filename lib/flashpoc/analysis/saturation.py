@@ -44,7 +44,9 @@ from statistics import NormalDist
 
 import numpy as np
 
+from flashpoc.core import tables
 from flashpoc.core.errors import AnalysisError
+from flashpoc.core.tables import threads_text
 
 from flashpoc.analysis.fit import (_Z95, MIN_DISTINCT_THREADS, _bootstrap, _central_range, _concave_fit, _curve_fit, _fall_past_peak,
                   _plateau_start, _pool, _residuals)
@@ -356,3 +358,17 @@ def reach_threads(points: Sequence[Point], share: float | None = None, *, gain_p
         return float(counts[0])
     a, b, fa, fb = counts[j - 1], counts[j], float(fitted[j - 1]), float(fitted[j])
     return a + (b - a) * (level - fa) / (fb - fa)
+
+
+def probe_sentence(probe) -> str:
+    """The probe's answer (``probe``: its probe.json) in a sentence a manager can repeat: where the rate
+    stops rising and at how much, or that it did not stop within the counts probed (the fit's account
+    and what to do are in the report's Results)."""
+    sat = probe.get("saturation") or {}
+    rate, unit = probe.get("rate_word", "IOPS"), probe.get("threads_word", "threads")
+    if sat.get("threads"):
+        return (f"{rate} stop rising at {threads_text(int(sat['threads']), unit)}, at about "
+                f"{tables.count(sat.get('max_iops'))} {rate}.")
+    counts = [int(p["threads"]) for p in probe.get("points") or [] if p.get("threads") is not None]
+    upto = f" up to {threads_text(max(counts), unit)}" if counts else ""
+    return f"no saturation found{upto} (Results: saturation probe says why)."

@@ -68,6 +68,14 @@ def engine_names() -> list[str]:
     return [default, *(n for n in names if n != default)]
 
 
+def campaign_keys() -> dict[str, str]:
+    """The engines a campaign of another engine runs too when its parameters set a top-level key (a
+    job: the DBA's SQL script for ``sql_workload``), by name: the key, as the engine folder's settings
+    module says it (``CAMPAIGN_KEY``)."""
+    found = {name: getattr(_settings_module(module), "CAMPAIGN_KEY", None) for name, module in _FOUND.items()}
+    return {name: key for name, key in found.items() if key}
+
+
 def _settings_module(module: str) -> Any:
     """The settings module of the engine folder whose engine module is ``module``."""
     return importlib.import_module(module.rsplit(".", 1)[0] + ".settings")

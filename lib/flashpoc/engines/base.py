@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
     from flashpoc.params import Campaign, HostParams
     from flashpoc.core.records import Measured, PointSpec
+    from flashpoc.core.views import ReportView
     from flashpoc.hosts.workbench import Workbench
 
 
@@ -59,7 +60,7 @@ class Engine:
     def skipped_text(self, cfg: Campaign, phase: str) -> str | None:
         """Markdown saying that ``phase`` (probe, sweep) was skipped and why, or None when it runs (an
         engine that measures no points of the hosts' I/O, a DBA's job, skips both: the probe and sweep
-        notebooks say so and the report is its :meth:`build_report`)."""
+        notebooks say so and the report is its :meth:`report_view`)."""
         return None
 
     # -- parameters (:class:`flashpoc.params.Campaign` calls these) --------------------------
@@ -339,10 +340,13 @@ class Engine:
         """Rows a sweep measures per planned thread count (the rate-curve plan: its maximum, then each rate)."""
         return 1 + len(cfg.sweep.rate_steps)
 
-    def build_report(self, cfg: Campaign, points: Any, *, write_files: bool = True, pdf: bool = True) -> Any:
-        """The report of ``points`` (the sweep's, with ``config`` when campaigns are compared; None when
-        the engine skips the sweep, :meth:`skipped_text`) when the engine writes its own
-        (:class:`flashpoc.present.reporting.Report`), or None for the storage report."""
+    def report_view(self, cfg: Campaign, points: Any) -> ReportView | None:
+        """The engine's own report as data (:class:`flashpoc.core.views.ReportView`: its words, tables,
+        charts' series and names), which the present layer draws and writes; None for the storage
+        report. ``points``: the sweep's (with ``config`` when campaigns are compared), or None when the
+        engine skips the sweep (:meth:`skipped_text`). A job run by another engine's campaign (a DBA's
+        job: ``sql_workload``) is asked too, with None, for the sections it adds to that report
+        (:attr:`flashpoc.core.views.ReportView.within`)."""
         return None
 
     def close(self, wb: Workbench) -> None:

@@ -12,7 +12,7 @@ from pydantic import (BaseModel, Field, PrivateAttr, SerializeAsAny, ValidationE
                       model_serializer, model_validator)
 
 from flashpoc.core.errors import ParameterError
-from flashpoc.core.registry import default_engine, engine_names, engine_settings, get_engine
+from flashpoc.core.registry import campaign_keys, default_engine, engine_names, engine_settings, get_engine
 from flashpoc.params.caveats import campaign_warnings
 from flashpoc.params.common import Name, Size, _Strict, parse_size, resolve_path
 from flashpoc.params.models import (DatabaseParams, HostParams, OracleParams, SqlWorkloadParams, TargetParams, Workload,
@@ -127,6 +127,25 @@ class Campaign(_Strict):
     def engine_object(self):
         """The campaign's engine (:func:`flashpoc.core.registry.get_engine`)."""
         return get_engine(self.engine)
+
+    @property
+    def job_objects(self) -> list[Any]:
+        """The engines this campaign runs besides its own, each set by a top-level key of the parameters
+        (:func:`flashpoc.core.registry.campaign_keys`: a DBA's job by ``sql_workload``)."""
+        return [self.key_engine(key) for name, key in campaign_keys().items()
+                if name != self.engine and getattr(self, key, None) is not None]
+
+    def key_engine(self, key: str):
+        """The engine that runs what the top-level key ``key`` of the parameters sets, whatever the
+        campaign's engine (:func:`flashpoc.core.registry.campaign_keys`: a DBA's job for ``sql_workload``).
+
+        Raises:
+            KeyError: no engine runs ``key``.
+        """
+        found = [name for name, said in campaign_keys().items() if said == key]
+        if not found:
+            raise KeyError(f"no engine runs {key!r}")
+        return get_engine(found[0])
 
     @property
     def engine_workloads(self) -> list[Any]:

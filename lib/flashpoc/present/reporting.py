@@ -16,6 +16,7 @@ from flashpoc.params import Campaign
 from flashpoc.campaign.probe import probe_table
 from flashpoc.campaign.results import _no_sweep, load_comparison, load_point_details, load_results
 from flashpoc.core.store import CampaignStore, StoreError
+from flashpoc.core.views import ReportView
 from flashpoc.campaign.sweep import _rounded
 
 
@@ -187,9 +188,9 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
         points = load_comparison(cfg) if cfg.report.compare else load_results(cfg, "sweep")
         if points.empty:
             raise _no_sweep(cfg)
-    own = engine.build_report(cfg, points, write_files=write_files, pdf=pdf)
-    if own is not None:  # an engine whose numbers are not I/O (HammerDB's NOPM, a DBA's job) writes its own report
-        return own
+    view = engine.report_view(cfg, points)
+    if view is not None:  # an engine whose numbers are not I/O (NOPM, a DBA's job): its own report, from its data
+        return _view_report(cfg, view, write_files=write_files, pdf=pdf)
     measured, steps = _measured(cfg, points)
     points = measured[~steps].reset_index(drop=True)
     table, knee_frame = summary.summary_table(points, cfg.slo_ms), summary.knees(points)
@@ -219,6 +220,39 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
     result.headline = document.headline(result)
     if write_files:
         _write_document(result, context, pdf)
+    return result
+
+
+def _view_report(cfg: Campaign, view: ReportView, *, write_files: bool, pdf: bool) -> Report:
+    """The report an engine gives as data (:meth:`flashpoc.engines.base.Engine.report_view`), drawn and
+    written under ``results/<campaign>/report``: its charts (SVG, PNG, Vega-Lite JSON), its CSV tables,
+    report.html and, with ``pdf`` and a Chromium to print it, report.pdf (without one, the context says
+    why there is none).
+
+    Raises:
+        AnalysisError: the engine has nothing stored to report (``view.missing`` says what).
+    """
+    from flashpoc.present import chart, report
+    from flashpoc.present.document.views import render_sections
+
+    if view.missing:
+        raise AnalysisError(view.missing)
+    store = CampaignStore(cfg.results_path())
+    context = campaign_context(store, store.current_probe(cfg.measurement_hash()))
+    domain = chart.series_domain(view.points, list(view.domain)) if view.domain is not None else None
+    charts = {c.name: chart.draw(c, domain) for c in view.charts}
+    files = write_report_files(store, charts, dict(view.tables), pdf) if write_files else {}
+    sections = render_sections(cfg, view.sections, context, charts=charts, files=files)
+    result = Report(view.headline, view.summary, view.points, pd.DataFrame(), charts, files, view.comparison, [],
+                    cfg.slo_ms, cfg=cfg, measured=view.points, domain=domain or [], sections=sections, context=context)
+    if write_files:
+        report.write_html_report(files["report.html"], view.title, [(s.heading, s.items) for s in sections])
+        if pdf:
+            try:
+                report.print_pdf(files["report.html"], files["report.pdf"])
+            except ReportError as error:
+                del files["report.pdf"]
+                context.pdf_note = str(error).removeprefix("no PDF: ")
     return result
 
 

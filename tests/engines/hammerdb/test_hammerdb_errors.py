@@ -107,7 +107,7 @@ def test_the_errors_are_in_the_points_table_and_marked_on_the_chart():
     ring on the NOPM chart with the subtitle saying so; a point without none."""
     import pandas as pd
 
-    from flashpoc.present.chart import themed_spec
+    from flashpoc.present.chart import draw, themed_spec
     from flashpoc.engines.hammerdb.metrics import run_metrics
     from flashpoc.engines.hammerdb.report import ERRORS_NOTE, nopm_vs_users, points_table
 
@@ -115,10 +115,10 @@ def test_the_errors_are_in_the_points_table_and_marked_on_the_chart():
             for config, folder in (("timeout", ERRORS), ("clean", CLEAN))]
     points = pd.DataFrame(rows)
     assert list(points_table(points)["Error lines"]) == ["0", "940"]  # by configuration: clean, timeout
-    spec = themed_spec(nopm_vs_users(points))
+    spec = themed_spec(draw(nopm_vs_users(points)))
     rings = [layer for layer in spec["layer"] if layer["mark"].get("shape") == "circle"]
     assert len(rings) == 1 and ERRORS_NOTE in " ".join(spec["title"]["subtitle"])  # the subtitle in lines
     ringed = spec["datasets"][rings[0]["data"]["name"]]
     assert [(r["config"], r["errors"], r["nopm"]) for r in ringed] == [("timeout", 940, 12566)]
-    clean = themed_spec(nopm_vs_users(points[points["config"] == "clean"]))
+    clean = themed_spec(draw(nopm_vs_users(points[points["config"] == "clean"])))
     assert ERRORS_NOTE not in " ".join(clean["title"]["subtitle"]) and len(clean["layer"]) == 1

@@ -20,7 +20,7 @@ from conftest import DATA, TESTS
 sys.path.insert(0, str(TESTS / "replay"))
 from oracle_replay import ReplayDatabase  # noqa: E402
 
-from flashpoc.present.chart import themed_spec  # noqa: E402
+from flashpoc.present.chart import draw, themed_spec  # noqa: E402
 from flashpoc.engines.hammerdb.awr import ROWS_FILE, read_awr_rows, snapshot_pair  # noqa: E402
 from flashpoc.engines.hammerdb.compare import comparison_table  # noqa: E402
 from flashpoc.engines.hammerdb.metrics import read_run  # noqa: E402
@@ -119,7 +119,7 @@ def test_storage_latency_next_to_nopm_in_the_report(tmp_path):
     assert list(table[["NOPM", "Read IOPS (AWR)", "Write IOPS (AWR)", "db file sequential read (ms)",
                        "log file parallel write (ms)", "DB host CPU (%, AWR)"]].iloc[0]) == [
         "250,123", "29,793", "3,118", "0.350", "18.8", "17.0"]
-    spec = themed_spec(storage_latency_vs_nopm(points))
+    spec = themed_spec(draw(storage_latency_vs_nopm(points)))
     assert (spec["encoding"]["x"]["title"], spec["encoding"]["y"]["title"]) == (
         "NOPM (new orders per minute)", "Average wait (ms, AWR)")
     drawn = {r["event"]: (r["nopm"], round(r["wait_ms"], 2)) for r in spec["datasets"][spec["data"]["name"]]}

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from conftest import TESTS
 from documents import summary_problems
-from flashpoc.present.chart import PALETTE, render_svg, themed_spec
+from flashpoc.present.chart import PALETTE, draw, render_svg, themed_spec
 from flashpoc.present.chart.pages import MIN_TEXT_PT, svg_text_pt
 from flashpoc.engines.hammerdb.metrics import read_run
 from flashpoc.engines.hammerdb.report import compare_at_equal_users, knee, latency_vs_nopm, nopm_vs_users
@@ -35,7 +35,7 @@ def test_nopm_against_users_with_the_knee():
     sweep = points("sweep_1vu", "sweep_2vu", "sweep_4vu", config="pg15")
     assert list(sweep["nopm"]) == [11088, 9341, 6594]  # TEST RESULT of each run, as printed
     assert knee(sweep).threads == 1  # NOPM falls from the first count on: nothing gained beyond 1
-    spec = themed_spec(nopm_vs_users(sweep, knee_users=1, answer="NOPM is highest at 1 virtual user"))
+    spec = themed_spec(draw(nopm_vs_users(sweep, knee_users=1, answer="NOPM is highest at 1 virtual user")))
     lines, rule, text = _layers(spec)
     assert lines["encoding"]["x"]["title"] == "Virtual users (count)"
     assert lines["encoding"]["y"]["title"] == "NOPM (new orders per minute)"
@@ -49,7 +49,7 @@ def test_nopm_against_users_with_the_knee():
 def test_neword_p95_against_nopm_and_the_comparison_at_equal_users():
     both = pd.concat([points("sweep_1vu", "sweep_2vu", "sweep_4vu", config="sweep"),
                       points("timed_2vu", config="timed")], ignore_index=True)
-    spec = themed_spec(latency_vs_nopm(both))
+    spec = themed_spec(draw(latency_vs_nopm(both)))
     assert (spec["encoding"]["x"]["title"], spec["encoding"]["y"]["title"]) == (
         "NOPM (new orders per minute)", "NEWORD p95 response time (ms)")
     assert spec["encoding"]["color"]["scale"] == {"domain": ["sweep", "timed"], "range": list(PALETTE)}
@@ -124,5 +124,5 @@ def test_no_answer_makes_the_nopm_chart_too_wide_to_print(words):
     its text at about 1 pt on an A4 page. Any subtitle is drawn in lines: the chart's smallest text
     prints at 8 pt or more."""
     sweep = points("sweep_1vu", "sweep_2vu", "sweep_4vu", config="pg15")
-    chart = nopm_vs_users(sweep, knee_users=1, answer=" ".join(words))
+    chart = draw(nopm_vs_users(sweep, knee_users=1, answer=" ".join(words)))
     assert svg_text_pt(render_svg(chart)) >= MIN_TEXT_PT

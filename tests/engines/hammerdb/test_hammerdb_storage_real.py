@@ -23,6 +23,8 @@ from pg_server import postgres_cluster, real_hammerdb
 from flashpoc.campaign import environment
 from flashpoc import phases
 from flashpoc.engines.hammerdb.report import _conditions_and_method
+from flashpoc.present.document import Context
+from flashpoc.present.document.views import render_items
 from flashpoc.params import campaign_from_dict
 
 pytestmark = pytest.mark.hammerdb
@@ -120,6 +122,7 @@ def test_the_data_directory_on_a_loop_device_and_what_differed(tmp_path, monkeyp
     assert f"on load1: data directory {data}: loop device, ext4 on {device}" in storage_line
     differed = next(line for line in lines if line.startswith("- **What differed"))
     assert f"database transport: loop device (loop) vs {disk_label} (disk)" in differed
-    conditions = _conditions_and_method(cfg, loop)[0]  # the HammerDB report's Test conditions
-    assert conditions.heading == "Test conditions" and storage_line in conditions.items[0]
-    assert differed in conditions.items[0]
+    conditions = _conditions_and_method(cfg)[0]  # the HammerDB report's Test conditions, as the report renders them
+    items = render_items(cfg, conditions.items, Context(manifest=loop))
+    assert conditions.heading == "Test conditions" and storage_line in items[0]
+    assert differed in items[0]

@@ -35,7 +35,7 @@ from flashpoc.campaign.precondition.fills import (RECORD_DIR, SAMPLE_BYTES, STAT
                     read_sample, record_path, sample_offsets, unfilled_message)
 from flashpoc.campaign.precondition.rounds import (MAX_EXCURSION, MAX_SLOPE_EXCURSION, ROUNDS_DIR, ROUNDS_FILL_FILE, SUPERSEDED_DIR, WINDOW,
                      fill_stamp, run_write_rounds, snia_window, supersede_rounds)
-from flashpoc.campaign.precondition.status import (FILL_STATUS, _record, fill_table, load_status, precondition_items, read_status, rounds_display,
+from flashpoc.campaign.precondition.status import (FILL_STATUS, _record, fill_table, load_status, read_status, rounds_display,
                      rounds_table, status_text, written_text)
 
 if TYPE_CHECKING:

@@ -132,24 +132,6 @@ def rounds_display(status: dict[str, Any]):
         "stop once steady, at most precondition.write_rounds."])
 
 
-def precondition_items(root: Path | None, status: dict[str, Any], *, color_domain=None, chart=None) -> list[Any]:
-    """What notebook 02 and the report show of the precondition, in order: the fill table
-    (:func:`fill_table`), then with write rounds their convergence chart
-    (:func:`flashpoc.present.chart.precondition_rounds`, or ``chart`` when already drawn) and SNIA's
-    determination (:func:`rounds_display`); [] before any precondition."""
-    if not status:
-        return []
-    items: list[Any] = [fill_table(root, status)] if status.get("targets") else []
-    rounds = rounds_table(status)
-    if not rounds.empty:
-        if chart is None:
-            from flashpoc.present.chart import precondition_rounds
-
-            chart = precondition_rounds(rounds, color_domain=color_domain)
-        items += [chart, rounds_display(status)]
-    return items
-
-
 def status_text(root: Path | None, status: dict[str, Any]) -> str:
     """The precondition in words for the report and notebook 02: per host and target what the
     fill did (with its record under ``root``: the engine, the data, the bytes written, when, and

@@ -150,11 +150,11 @@ class HammerdbEngine(Engine):
         s = cfg.settings
         return f"the {s.warehouses}-warehouse TPROC-C schema ({s.database})"
 
-    def build_report(self, cfg, points, *, write_files: bool, pdf: bool):
-        """An OLTP report: NOPM against virtual users, NEWORD p95 against NOPM (:mod:`.report`)."""
-        from flashpoc.engines.hammerdb.report import build_report
+    def report_view(self, cfg, points):
+        """An OLTP report: NOPM against virtual users, NEWORD p95 against NOPM (:func:`.report.report_view`)."""
+        from flashpoc.engines.hammerdb.report import report_view
 
-        return build_report(cfg, points, write_files=write_files, pdf=pdf)
+        return report_view(cfg, points)
 
     def point_runtime_s(self, cfg) -> int:
         """Seconds a point measures; for a fixed work an estimate for the time left (its delays)."""

@@ -1,11 +1,13 @@
-"""The report's HammerDB views (pure): NOPM against virtual users with the knee, NEWORD p95 against
-NOPM (the OLTP hockey stick), and the configurations compared at equal virtual users and at equal
-NOPM (:mod:`.compare`).
+"""The report's HammerDB views as data (:mod:`flashpoc.core.views`): NOPM against virtual users with
+the knee, NEWORD p95 against NOPM (the OLTP hockey stick), and the configurations compared at equal
+virtual users and at equal NOPM (:mod:`.compare`); :func:`report_view` is the whole report, which
+the present layer draws and writes (:func:`flashpoc.present.reporting.build_report`).
 
 Each takes the points as stored (one row per timed run: ``threads`` = virtual users, ``nopm``,
-``tpm``, ``neword_p95_ms``; ``config`` when several campaigns are compared) and draws with the
-report's palette and series channels (:mod:`flashpoc.present.chart`), so a configuration has one colour in
-every chart; every axis title carries its unit.
+``tpm``, ``neword_p95_ms``; ``config`` when several campaigns are compared) and gives a chart's
+series, its titles and its axes (:class:`flashpoc.core.views.ChartView`), every axis title with its
+unit; the present layer draws them with the report's palette and series channels, so a
+configuration has one colour in every chart.
 """
 
 from __future__ import annotations
@@ -13,14 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import altair as alt
 import pandas as pd
 
 from flashpoc import analysis
-from flashpoc.campaign import environment
+from flashpoc.analysis.saturation import probe_sentence
 from flashpoc.core import tables
-from flashpoc.present.chart import _series_channels, _threads_x, series_domain
-from flashpoc.present.document import DocSection, probe_sentence
+from flashpoc.core.store import CampaignStore, StoreError
+from flashpoc.core.views import Axis, ChartView, ConditionLines, ReportView, SectionView, Tip
 from flashpoc.engines.hammerdb.compare import comparison_display, comparison_table
 
 TITLE_USERS = "Virtual users (count)"
@@ -46,83 +47,45 @@ def knee(points: pd.DataFrame, gain_pct: float = 2.0) -> analysis.Saturation:
     return analysis.find_saturation(pts, gain_pct=gain_pct)
 
 
-def nopm_vs_users(points: pd.DataFrame, *, knee_users: int | None = None, answer: str = "",
-                  color_domain: Sequence[str] | None = None) -> alt.LayerChart:
+def nopm_vs_users(points: pd.DataFrame, *, knee_users: int | None = None, answer: str = "") -> ChartView:
     """NOPM against virtual users, one line per configuration; the knee (``knee_users``, e.g. the
-    probe's answer) as a vertical rule, ``answer`` (the probe's answer in words) as the subtitle."""
+    probe's answer) as a vertical rule, ``answer`` (the probe's answer in words) as the subtitle, and
+    a red ring on each point with error lines."""
     data = _mean_per_point(points, ["nopm", "tpm", "errors"])
-    domain = list(color_domain) if color_domain is not None else series_domain(data)
-    color, dash = _series_channels(data, domain)
-    x = _threads_x(data["threads"]).title(TITLE_USERS)
-    tooltip = [alt.Tooltip("threads:Q", title="Virtual users"), alt.Tooltip("nopm:Q", title="NOPM", format=",.0f"),
-               alt.Tooltip("tpm:Q", title="TPM", format=",.0f")]
-    if "errors" in data:
-        tooltip.append(alt.Tooltip("errors:Q", title="Error lines", format=",.0f"))
-    encodings = {"x": x, "y": alt.Y("nopm:Q", title=TITLE_NOPM, axis=alt.Axis(format=",.0f")), "color": color,
-                 "strokeDash": dash, "order": alt.Order("threads:Q"), "tooltip": tooltip}
-    lines = alt.Chart(data).mark_line(point=True).encode(**{k: v for k, v in encodings.items() if v is not None})
-    layers = [lines, *_error_marks(data, x, tooltip)]
+    tooltip = (Tip("threads", "Virtual users"), Tip("nopm", "NOPM", ",.0f"), Tip("tpm", "TPM", ",.0f"),
+               *((Tip("errors", "Error lines", ",.0f"),) if "errors" in data else ()))
+    rule = None
     if knee_users is not None:
-        label = f"knee: {knee_users} virtual user{'s' if knee_users != 1 else ''}"
-        rule = pd.DataFrame({"threads": [knee_users], "label": [label]})
-        layers.append(alt.Chart(rule).mark_rule(strokeDash=[4, 3], color="#333333").encode(x="threads:Q"))
-        layers.append(alt.Chart(rule).mark_text(align="left", dx=4, dy=-6, color="#333333").encode(
-            x="threads:Q", y=alt.value(0), text="label:N"))
-    subtitle = [answer] if answer else ["Each point is one timed TPROC-C run."]
-    if len(layers) > 1 + (knee_users is not None) * 2:
-        subtitle.append(ERRORS_NOTE)
-    return alt.layer(*layers).properties(title=alt.Title("HammerDB TPROC-C: NOPM vs virtual users",
-                                                         subtitle=subtitle))
+        rule = (knee_users, f"knee: {knee_users} virtual user{'s' if knee_users != 1 else ''}")
+    return ChartView("nopm_vs_users", "lines", data, "HammerDB TPROC-C: NOPM vs virtual users",
+                     (answer,) if answer else ("Each point is one timed TPROC-C run.",),
+                     x=Axis("threads", TITLE_USERS, threads=True), y=Axis("nopm", TITLE_NOPM, ",.0f"),
+                     tooltip=tooltip, rule=rule, flag=("errors", ERRORS_NOTE))
 
 
 #: the subtitle of a chart whose points with error lines are marked
 ERRORS_NOTE = "A red ring marks a point with error lines (HammerDB's Procedure Error lines; Errors in the table)."
-
-
-def _error_marks(data: pd.DataFrame, x: Any, tooltip: list) -> list[alt.Chart]:
-    """A red ring on each point with error lines (none without any)."""
-    if "errors" not in data or not (pd.to_numeric(data["errors"], errors="coerce") > 0).any():
-        return []
-    failed = data[pd.to_numeric(data["errors"], errors="coerce") > 0]
-    return [alt.Chart(failed).mark_point(shape="circle", size=220, filled=False, color="#d62728", strokeWidth=2)
-            .encode(x=x, y="nopm:Q", tooltip=tooltip)]
-
-
 TITLE_COMPLETION = "Test completion time (s)"
 
 
-def completion_vs_users(points: pd.DataFrame, *, color_domain: Sequence[str] | None = None) -> alt.Chart:
+def completion_vs_users(points: pd.DataFrame) -> ChartView:
     """A fixed work's test completion time against virtual users, one line per configuration."""
-    data = _mean_per_point(points, ["completion_s", "transactions", "errors"])
-    domain = list(color_domain) if color_domain is not None else series_domain(data)
-    color, dash = _series_channels(data, domain)
-    x = _threads_x(data["threads"]).title(TITLE_USERS)
-    encodings = {"x": x, "y": alt.Y("completion_s:Q", title=TITLE_COMPLETION), "color": color, "strokeDash": dash,
-                 "order": alt.Order("threads:Q"),
-                 "tooltip": [alt.Tooltip("threads:Q", title="Virtual users"),
-                             alt.Tooltip("completion_s:Q", title="Completion time (s)", format=",.1f"),
-                             alt.Tooltip("transactions:Q", title="Transactions", format=",.0f")]}
-    chart = alt.Chart(data).mark_line(point=True).encode(**{k: v for k, v in encodings.items() if v is not None})
-    return chart.properties(title=alt.Title("HammerDB TPROC-C: test completion time vs virtual users",
-                                            subtitle=["Each point is one fixed work (HammerDB's test driver); "
-                                                      "shorter is better."]))
+    return ChartView("completion_vs_users", "lines", _mean_per_point(points, ["completion_s", "transactions", "errors"]),
+                     "HammerDB TPROC-C: test completion time vs virtual users",
+                     ("Each point is one fixed work (HammerDB's test driver); shorter is better.",),
+                     x=Axis("threads", TITLE_USERS, threads=True), y=Axis("completion_s", TITLE_COMPLETION),
+                     tooltip=(Tip("threads", "Virtual users"), Tip("completion_s", "Completion time (s)", ",.1f"),
+                              Tip("transactions", "Transactions", ",.0f")))
 
 
-def latency_vs_nopm(points: pd.DataFrame, *, color_domain: Sequence[str] | None = None) -> alt.Chart:
+def latency_vs_nopm(points: pd.DataFrame) -> ChartView:
     """NEWORD p95 response time against NOPM, one line per configuration in order of virtual users:
     the OLTP hockey stick."""
-    data = _mean_per_point(points, ["nopm", "neword_p95_ms"])
-    domain = list(color_domain) if color_domain is not None else series_domain(data)
-    color, dash = _series_channels(data, domain)
-    encodings = {"x": alt.X("nopm:Q", title=TITLE_NOPM, axis=alt.Axis(format=",.0f")),
-                 "y": alt.Y("neword_p95_ms:Q", title=TITLE_NEWORD_P95), "color": color, "strokeDash": dash,
-                 "order": alt.Order("threads:Q"),
-                 "tooltip": [alt.Tooltip("threads:Q", title="Virtual users"),
-                             alt.Tooltip("nopm:Q", title="NOPM", format=",.0f"),
-                             alt.Tooltip("neword_p95_ms:Q", title="NEWORD p95 (ms)", format=",.3f")]}
-    chart = alt.Chart(data).mark_line(point=True).encode(**{k: v for k, v in encodings.items() if v is not None})
-    return chart.properties(title=alt.Title("HammerDB TPROC-C: NEWORD p95 response time vs NOPM",
-                                            subtitle=["Each point is one virtual-user count."]))
+    return ChartView("neword_p95_vs_nopm", "lines", _mean_per_point(points, ["nopm", "neword_p95_ms"]),
+                     "HammerDB TPROC-C: NEWORD p95 response time vs NOPM", ("Each point is one virtual-user count.",),
+                     x=Axis("nopm", TITLE_NOPM, ",.0f"), y=Axis("neword_p95_ms", TITLE_NEWORD_P95),
+                     tooltip=(Tip("threads", "Virtual users"), Tip("nopm", "NOPM", ",.0f"),
+                              Tip("neword_p95_ms", "NEWORD p95 (ms)", ",.3f")))
 
 
 #: AWR's storage latencies drawn against NOPM: (column of average wait in us, event)
@@ -136,7 +99,7 @@ def has_awr(points: pd.DataFrame) -> bool:
     return any(c in points and pd.to_numeric(points[c], errors="coerce").notna().any() for c, _ in STORAGE_EVENTS)
 
 
-def storage_latency_vs_nopm(points: pd.DataFrame, *, color_domain: Sequence[str] | None = None) -> alt.Chart:
+def storage_latency_vs_nopm(points: pd.DataFrame) -> ChartView:
     """AWR's storage latencies against NOPM (Oracle): ``db file sequential read`` (random reads) and
     ``log file parallel write`` (redo writes, what commits wait for) in ms, one line per
     configuration and event in order of virtual users, next to the NEWORD p95 chart."""
@@ -146,19 +109,12 @@ def storage_latency_vs_nopm(points: pd.DataFrame, *, color_domain: Sequence[str]
     long = data.melt(id_vars=keys, value_vars=columns, var_name="event", value_name="wait_us").dropna(subset=["wait_us"])
     long["event"] = long["event"].map(dict(STORAGE_EVENTS))
     long["wait_ms"] = long.pop("wait_us") / 1000.0
-    domain = list(color_domain) if color_domain is not None else series_domain(long)
-    color, _ = _series_channels(long, domain)
-    encodings = {"x": alt.X("nopm:Q", title=TITLE_NOPM, axis=alt.Axis(format=",.0f")),
-                 "y": alt.Y("wait_ms:Q", title=TITLE_STORAGE), "color": color,
-                 "strokeDash": alt.StrokeDash("event:N", title="AWR wait event"), "order": alt.Order("threads:Q"),
-                 "tooltip": [alt.Tooltip("threads:Q", title="Virtual users"),
-                             alt.Tooltip("nopm:Q", title="NOPM", format=",.0f"),
-                             alt.Tooltip("event:N", title="Event"),
-                             alt.Tooltip("wait_ms:Q", title="Average wait (ms)", format=",.3f")]}
-    chart = alt.Chart(long).mark_line(point=True).encode(**{k: v for k, v in encodings.items() if v is not None})
-    return chart.properties(title=alt.Title("HammerDB TPROC-C: storage latency (AWR) vs NOPM",
-                                            subtitle=["Each point is one virtual-user count; AWR between the "
-                                                      "snapshots HammerDB took."]))
+    return ChartView("storage_latency_vs_nopm", "lines", long, "HammerDB TPROC-C: storage latency (AWR) vs NOPM",
+                     ("Each point is one virtual-user count; AWR between the snapshots HammerDB took.",),
+                     x=Axis("nopm", TITLE_NOPM, ",.0f"), y=Axis("wait_ms", TITLE_STORAGE),
+                     tooltip=(Tip("threads", "Virtual users"), Tip("nopm", "NOPM", ",.0f"), Tip("event", "Event", type="N"),
+                              Tip("wait_ms", "Average wait (ms)", ",.3f")),
+                     dash=("event", "AWR wait event"))
 
 
 def compare_at_equal_users(points: pd.DataFrame) -> pd.DataFrame:
@@ -254,101 +210,81 @@ def _best(points: pd.DataFrame) -> str:
     return "; ".join(words)
 
 
-def build_report(cfg, points: pd.DataFrame, *, write_files: bool = True, pdf: bool = True):
+def report_view(cfg, points: pd.DataFrame) -> ReportView:
     """The report of a HammerDB campaign's sweep (``points``; with ``config`` when campaigns are
-    compared): the probe's answer, NOPM against virtual users with the knee, NEWORD p95 against
-    NOPM, the configurations at equal virtual users, every point; written under ``report/`` as
-    charts (SVG, PNG, Vega-Lite JSON), CSV tables and report.html (and report.pdf with ``pdf`` and
-    a Chromium to print it)."""
-    from flashpoc.present.reporting import Report, campaign_context, points_csv
-    from flashpoc.core.store import CampaignStore
-
+    compared) as data: the probe's answer, NOPM against virtual users with the knee, NEWORD p95
+    against NOPM, the configurations at equal virtual users, every point; the present layer draws
+    and writes it under ``report/`` (charts, CSV tables, report.html and report.pdf)."""
     store = CampaignStore(cfg.results_path())
-    context = campaign_context(store, store.current_probe(cfg.measurement_hash()))
+    probe = store.current_probe(cfg.measurement_hash()) or {}
     configs = list(dict.fromkeys(points["config"].astype(str))) if "config" in points else []
-    domain = series_domain(points, [] if len(configs) > 1 else cfg.workload_names)
-    probe = context.probe or {}
     answer = probe.get("answer", "")
-    charts = _charts(points, (probe.get("saturation") or {}).get("threads"), answer, domain)
+    charts = _charts(points, (probe.get("saturation") or {}).get("threads"), answer)
     table = points_table(points)
     by_users = compare_at_equal_users(points) if len(configs) > 1 else pd.DataFrame()
     comparison = comparison_table(points, noise_pct=cfg.report.noise_pct) if len(configs) > 1 else pd.DataFrame()
-    versions = sorted({str(v) for v in (context.manifest.get("engine_versions") or {}).values() if v})
+    versions = sorted({str(v) for v in (_manifest(store).get("engine_versions") or {}).values() if v})
     described = cfg.engine_object.describe(cfg, " / ".join(versions) or "(version not recorded)", points)
     best = (f"The shortest test completion time: {_fastest(points)}" if _has(points, "completion_s")
             else f"The most new orders per minute: {_best(points)}")
     headline = f"**{cfg.campaign}**: {described}. {best}."
-    sections = [DocSection("summary", "Executive summary", [
+    sections = (SectionView("summary", "Executive summary", (
                     headline, f"**Saturation probe**: {probe_sentence(probe)}" if answer
-                    else "No probe of these settings is stored."]),
-                *_conditions_and_method(cfg, context.manifest), *_comparison_sections(configs, comparison, by_users),
-                DocSection("results", "Results", list(charts.values())),
-                DocSection("appendix", "Appendix A: every point", [tables.Table(table, notes=[POINTS_NOTE],
-                                                                                 text_columns=["Configuration"])])]
-    files: dict[str, Any] = {}
-    if write_files:
-        files = _write_files(cfg, store, charts, {"points.csv": points_csv(points), **(
-            {"comparison.csv": comparison, "comparison_users.csv": by_users} if not comparison.empty else {})},
-            sections, context, pdf)
-    return Report(headline, table, points, pd.DataFrame(), charts, files, comparison, [], cfg.slo_ms, cfg=cfg,
-                  measured=points, domain=domain, sections=sections, context=context)
+                    else "No probe of these settings is stored.")),
+                *_conditions_and_method(cfg), *_comparison_sections(configs, comparison, by_users),
+                SectionView("results", "Results", charts),
+                SectionView("appendix", "Appendix A: every point", (tables.Table(table, notes=[POINTS_NOTE],
+                                                                                  text_columns=["Configuration"]),)))
+    csv = {"points.csv": points.drop(columns=["per_host"], errors="ignore"),
+           **({"comparison.csv": comparison, "comparison_users.csv": by_users} if not comparison.empty else {})}
+    return ReportView(f"OLTP performance report (HammerDB TPROC-C): {cfg.campaign}", headline, sections, charts=charts,
+                      tables=tuple(csv.items()), summary=table, points=points, comparison=comparison,
+                      domain=tuple([] if len(configs) > 1 else cfg.workload_names))
 
 
-def _charts(points: pd.DataFrame, knee_users: int | None, answer: str, domain: list[str]) -> dict[str, Any]:
+def _manifest(store: CampaignStore) -> dict[str, Any]:
+    """The campaign's manifest.json, or {} when it is missing or broken."""
+    try:
+        found = store.read_json("manifest.json")
+    except StoreError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _charts(points: pd.DataFrame, knee_users: int | None, answer: str) -> tuple[ChartView, ...]:
     """NOPM against virtual users (the probe's knee ``knee_users`` and ``answer`` on it), NEWORD
     p95 against NOPM and, on Oracle with AWR read, the storage's latency next to it."""
-    charts = {"nopm_vs_users": nopm_vs_users(points, knee_users=knee_users, answer=answer, color_domain=domain)}
+    charts = [nopm_vs_users(points, knee_users=knee_users, answer=answer)]
     if _has(points, "completion_s"):
-        charts["completion_vs_users"] = completion_vs_users(points, color_domain=domain)
+        charts.append(completion_vs_users(points))
     if _has(points, "neword_p95_ms"):
-        charts["neword_p95_vs_nopm"] = latency_vs_nopm(points, color_domain=domain)
+        charts.append(latency_vs_nopm(points))
     if has_awr(points):
-        charts["storage_latency_vs_nopm"] = storage_latency_vs_nopm(points, color_domain=domain)
-    return charts
+        charts.append(storage_latency_vs_nopm(points))
+    return tuple(charts)
 
 
-def _conditions_and_method(cfg, manifest: dict) -> list[DocSection]:
-    """The report's test conditions (database, load host, point length, HammerDB's options, the
-    storage path and what differed between configurations, from the check's ``manifest``) and its method."""
+def _conditions_and_method(cfg) -> list[SectionView]:
+    """The report's test conditions (database, load host, point length, HammerDB's options, then the
+    storage path and what differed between configurations, which the check recorded) and its method."""
     engine, s = cfg.engine_object, cfg.settings
-    return [DocSection("conditions", "Test conditions", [
+    return [SectionView("conditions", "Test conditions", (ConditionLines(
                 f"- database: {s.database}, {s.warehouses} warehouses (TPROC-C schema)\n"
                 f"- load host: {', '.join(h.name for h in cfg.hosts)}\n"
                 f"- {engine.point_length_text(cfg, '')}\n"
                 f"- keying and thinking: {'on' if s.keying_and_thinking else 'off'}; all warehouses: "
-                f"{'yes' if s.all_warehouses else 'no'}; time profile: {'on' if s.time_profile else 'off'}"
-                + "".join("\n" + line for line in environment.condition_lines(cfg, manifest))]),
-            DocSection("method", "Method", [engine.fixed_work_note if s.fixed_work else engine.method_note,
-                                            "Time series: " + engine.interval_text(cfg, 3)])]
+                f"{'yes' if s.all_warehouses else 'no'}; time profile: {'on' if s.time_profile else 'off'}"),)),
+            SectionView("method", "Method", (engine.fixed_work_note if s.fixed_work else engine.method_note,
+                                              "Time series: " + engine.interval_text(cfg, 3)))]
 
 
-def _comparison_sections(configs: list[str], comparison: pd.DataFrame, by_users: pd.DataFrame) -> list[DocSection]:
+def _comparison_sections(configs: list[str], comparison: pd.DataFrame, by_users: pd.DataFrame) -> list[SectionView]:
     """The configurations compared, against the first (the baseline); none for one campaign."""
     if len(configs) < 2:
         return []
-    return [DocSection("comparison", "Comparison of the configurations", [
+    return [SectionView("comparison", "Comparison of the configurations", (
         f"Each configuration against {configs[0]} at equal virtual users (the same load offered) and at equal "
         "NOPM (the same work done): throughput, transaction times, CPU and, where AWR was read, the storage's "
         "I/O and latency.", comparison_display(comparison),
         f"Each configuration at every virtual-user count all of them ran; the changes are against {configs[0]}.",
-        by_users])]
-
-
-def _write_files(cfg, store, charts: dict[str, Any], tables_by_name: dict[str, pd.DataFrame],
-                 sections: list[DocSection], context, pdf: bool) -> dict[str, Any]:
-    """Write the charts, the tables (file name -> table) and report.html under report/, and print
-    report.pdf with ``pdf`` (without a Chromium, ``context`` says why there is none); each file's path."""
-    from flashpoc.core.errors import ReportError
-    from flashpoc.present.report import print_pdf, write_html_report
-    from flashpoc.present.reporting import write_report_files
-
-    files: dict[str, Any] = write_report_files(store, charts, tables_by_name, pdf)
-    title = f"OLTP performance report (HammerDB TPROC-C): {cfg.campaign}"
-    write_html_report(files["report.html"], title, [(x.heading, x.items) for x in sections])
-    if pdf:
-        try:
-            print_pdf(files["report.html"], files["report.pdf"])
-        except ReportError as error:
-            del files["report.pdf"]
-            context.pdf_note = str(error).removeprefix("no PDF: ")
-    return files
+        by_users))]

@@ -67,11 +67,12 @@ class SqlScriptEngine(Engine):
 
         return loop.each(specs, keys, bar, lambda spec, pid: run_job(wb.cfg, spec, pid))
 
-    def build_report(self, cfg, points, *, write_files: bool = True, pdf: bool = True):
-        """The report of the job's runs (no sweep: ``points`` is None)."""
-        from flashpoc.jobs.sqlscript.report import build_sql_report
+    def report_view(self, cfg, points):
+        """The report of the job's runs as data (:func:`.report.report_view`): the campaign's whole report
+        (no sweep: ``points`` is None), or the section it adds to a sweep's report."""
+        from flashpoc.jobs.sqlscript.report import report_view
 
-        return build_sql_report(cfg, write_files=write_files, pdf=pdf)
+        return report_view(cfg)
 
     def first_host(self, wb) -> None:
         """None: no plateau again on fewer hosts (no probe)."""

@@ -136,12 +136,11 @@ def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
     """
     from flashpoc.engines import loop
     from flashpoc.hosts.workbench import Workbench
-    from flashpoc.jobs.sqlscript.engine import ENGINE
 
     cfg = cfg.resolved()
     spec = job_spec(cfg, connect=connect)
     wb = Workbench(cfg, CampaignStore(cfg.results_path()))
-    (point,) = loop.measure(wb, [spec], engine=ENGINE)
+    (point,) = loop.measure(wb, [spec], engine=cfg.key_engine("sql_workload"))  # the job's engine, whatever the campaign's
     return point.as_row()
 
 

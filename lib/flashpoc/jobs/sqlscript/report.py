@@ -6,23 +6,22 @@ took 19 min 47 s with UNDO on disk and 8 min 14 s with UNDO on flash, 2.4x faste
 - :func:`speedup_table`, :func:`load_profile_table`, :func:`buffer_waits_table`,
   :func:`file_io_table`: the runs side by side, with human headers and units;
   :func:`flashpoc.present.chart.sql_runs` draws them.
-- :func:`dba_job_items`: the report's DBA-job section (text, tables, chart);
-  :func:`dba_job_sections` adds it to a sweep's report when the campaign also ran the job.
-- :func:`build_sql_report`: the whole report of a campaign that runs only the DBA's job
-  (``engine: sqlscript``), written under ``report/`` as the sweep's report is.
+- :func:`job_items`: the report's DBA-job section (text, tables, the charts' data).
+- :func:`report_view`: the job's report as data (:class:`flashpoc.core.views.ReportView`): the
+  whole report of a campaign that runs only the DBA's job (``engine: sqlscript``) and the section it
+  adds to a sweep's report when the campaign also ran the job; the present layer draws and writes
+  it under ``report/`` as the sweep's report is.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from flashpoc.campaign import environment
 from flashpoc.core import tables
-from flashpoc.core.errors import AnalysisError, ReportError
 from flashpoc.core.store import CampaignStore
+from flashpoc.core.views import ChartView, ConditionLines, FilesTable, ReportView, SectionView
 from flashpoc.jobs.sqlscript.measure import PHASE
 from flashpoc.jobs.sqlscript.profile import LOAD_PROFILE
 
@@ -218,18 +217,6 @@ def placement_text(runs: pd.DataFrame) -> str | None:
     return ("Between the runs the files of " + "; ".join(moves) + ".") if moves else None
 
 
-def dba_job_items(cfg, runs: pd.DataFrame) -> list[Any]:
-    """The DBA-job section: the speed-up in words, the runs table, the chart, the Load Profile."""
-    from flashpoc.present.chart import sql_cpu_over_time, sql_runs
-
-    if runs.empty:
-        return ["(no run of the DBA's job is stored: run notebook 03 with `sql_workload` set)"]
-    placement = [text for text in [placement_text(runs)] if text]
-    cpu = [sql_cpu_over_time(runs)] if _has_cpu_series(runs) else []
-    return [speedup_text(runs), speedup_table(runs), sql_runs(runs), host_cpu_table(runs), *cpu, *placement,
-            file_placement_table(runs), load_profile_table(runs), buffer_waits_table(runs), file_io_table(runs)]
-
-
 def speedup_text(runs: pd.DataFrame) -> str:
     """Markdown: each run's time and its speed-up over the first run."""
     first = runs.iloc[0]
@@ -254,83 +241,50 @@ def awr_reports_text(runs: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def dba_job_sections(cfg) -> list[Any]:
-    """The DBA-job section of a sweep's report (a campaign that also ran ``sql_workload``): the
-    stored runs compared, their chart, Load Profile and AWR reports; [] when no run is stored."""
-    from flashpoc.present.document import DocSection
+def job_items(runs: pd.DataFrame) -> tuple[Any, ...]:
+    """The DBA-job section: the speed-up in words, the runs table, the chart, the hosts' CPU, where the
+    files are, the Load Profile, the buffer waits and the files' I/O."""
+    placement = tuple(text for text in [placement_text(runs)] if text)
+    cpu = (ChartView("sql_cpu", "sql_cpu_over_time", runs),) if _has_cpu_series(runs) else ()
+    return (speedup_text(runs), speedup_table(runs), ChartView("sql_runs", "sql_runs", runs), host_cpu_table(runs),
+            *cpu, *placement, file_placement_table(runs), load_profile_table(runs), buffer_waits_table(runs),
+            file_io_table(runs))
 
-    runs = latest_runs(cfg) if cfg is not None and cfg.sql_workload is not None else pd.DataFrame()
-    if runs.empty:
-        return []
-    return [DocSection("results", "A DBA's own job", [*dba_job_items(cfg, runs), awr_reports_text(runs)])]
 
-
-def build_sql_report(cfg, *, write_files: bool = True, pdf: bool = True):
-    """The report of a campaign that runs only a DBA's job: its runs compared, written as
-    report/report.html (and report.pdf with a Chromium), the chart (SVG, PNG) and sql_runs.csv.
-
-    Returns:
-        A :class:`flashpoc.present.reporting.Report` whose sections are summary, conditions, method, results
-        and appendix (its points are empty: no sweep ran).
-
-    Raises:
-        AnalysisError: no run of the job is stored.
-    """
-    from flashpoc.present import chart, report
-    from flashpoc.present.document import DocSection
-    from flashpoc.present.reporting import Report
-
+def report_view(cfg) -> ReportView:
+    """The report of the DBA's job of ``cfg`` as data: the whole report of a campaign that runs only the job
+    (``engine: sqlscript``: its runs compared, the charts and sql_runs.csv), and the section it adds to a
+    sweep's report when the campaign also ran the job (:attr:`~flashpoc.core.views.ReportView.within`);
+    without a stored run, ``missing`` says so."""
     cfg = cfg.resolved()
-    runs = latest_runs(cfg)
+    runs = latest_runs(cfg) if cfg.sql_workload is not None else pd.DataFrame()
     if runs.empty:
-        raise AnalysisError(f"no run of the DBA's job for {cfg.campaign} in {cfg.results_path()}: run notebook 03 "
-                            "(with sql_workload) first")
-    store = CampaignStore(cfg.results_path())
-    out = store.root / "report"
-    charts = {"sql_runs": chart.sql_runs(runs)}
-    if _has_cpu_series(runs):
-        charts["sql_cpu"] = chart.sql_cpu_over_time(runs)
-    files: dict[str, Path] = {}
-    if write_files:
-        files.update(report.save_charts(charts, out))
-        files["sql_runs.csv"] = store.write_table("report/sql_runs.csv", runs.drop(columns=["script"], errors="ignore"))
+        return ReportView(missing=f"no run of the DBA's job for {cfg.campaign} in {cfg.results_path()}: run notebook "
+                                  "03 (with sql_workload) first")
+    items = job_items(runs)
     first = runs.iloc[0]
     database = (f"Database {first.get('db_name')} (Oracle {first.get('version')}, instance {first.get('instance_number')}"
                 + (", RAC" if first.get("rac") else "") + ").")
-    sections = [
-        DocSection("summary", "Executive summary", [speedup_text(runs), speedup_table(runs)]),
-        DocSection("conditions", "Test conditions", [
+    sections = (
+        SectionView("summary", "Executive summary", items[:2]),
+        SectionView("conditions", "Test conditions", (
             database, f"The script: {cfg.sql_workload.script} ({_verbs(first.get('script'))}), run by each session.",
-            *_environment_lines(cfg, store)]),
-        DocSection("method", "Method", [cfg.engine_object.method_note + " The database's numbers are the deltas "
-                                        "of its counters between the two snapshots (DBA_HIST views, or STATS$ "
-                                        "tables with Statspack), read through SQL."]),
-        DocSection("results", "A DBA's own job", [*dba_job_items(cfg, runs)[2:], awr_reports_text(runs)]),
-        DocSection("appendix", "Appendix", [tables.table([{"File": str(p.relative_to(store.root)), "What": what}
-                                                          for name, p in files.items()
-                                                          for what in [_file_note(name)]],
-                                                         caption="Files of the report")]),
-    ]
-    result = Report("", pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), charts, files, cfg=cfg, sections=sections)
-    result.headline = speedup_text(runs)
-    if write_files:
-        files["report.html"] = out / "report.html"
-        title = f"A DBA's job: {cfg.campaign}"
-        report.write_html_report(files["report.html"], title, [(s.heading, s.items) for s in sections])
-        if pdf:
-            try:
-                files["report.pdf"] = report.print_pdf(files["report.html"], out / "report.pdf")
-            except ReportError:
-                pass  # no Chromium: the HTML is the report
-    return result
+            ConditionLines())),
+        SectionView("method", "Method", (cfg.engine_object.method_note + " The database's numbers are the deltas "
+                                         "of its counters between the two snapshots (DBA_HIST views, or STATS$ "
+                                         "tables with Statspack), read through SQL.",)),
+        SectionView("results", "A DBA's own job", (*items[2:], awr_reports_text(runs))),
+        SectionView("appendix", "Appendix", (FilesTable("Files of the report", FILE_NOTES, "the runs' chart"),)),
+    )
+    return ReportView(f"A DBA's job: {cfg.campaign}", speedup_text(runs), sections,
+                      within=(SectionView("results", "A DBA's own job", (*items, awr_reports_text(runs))),),
+                      charts=tuple(item for item in items if isinstance(item, ChartView)),
+                      tables=(("sql_runs.csv", runs.drop(columns=["script"], errors="ignore")),))
 
 
-def _environment_lines(cfg, store: CampaignStore) -> list[str]:
-    """The storage path and database the check recorded (its manifest), and what differed between
-    the configurations compared (:func:`flashpoc.campaign.environment.condition_lines`), as one list."""
-    manifest = environment._read_manifest(store.root)
-    lines = environment.condition_lines(cfg, manifest)
-    return ["\n".join(lines)] if lines else []
+#: what each file of the job's report is, by the start of its name (the runs' chart otherwise)
+FILE_NOTES = (("sql_cpu.", "the database host's CPU during each run (vmstat)"),
+              ("sql_runs.csv", "every run's row (elapsed, AWR metrics, Load Profile)"))
 
 
 def _listed(value: Any) -> list:
@@ -341,12 +295,6 @@ def _listed(value: Any) -> list:
 def _ratio(value: Any) -> str:
     """A speed-up as the seed states it: ``2.4``."""
     return tables.MISSING if value is None or pd.isna(value) else f"{value:.1f}"
-
-
-def _file_note(name: str) -> str:
-    if name.startswith("sql_cpu."):
-        return "the database host's CPU during each run (vmstat)"
-    return {"sql_runs.csv": "every run's row (elapsed, AWR metrics, Load Profile)"}.get(name, "the runs' chart")
 
 
 def _verbs(summary: Any) -> str:

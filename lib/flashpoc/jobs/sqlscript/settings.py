@@ -12,3 +12,6 @@ class SqlScriptSettings(EngineSettings):
 
 
 SETTINGS = SqlScriptSettings
+#: the campaign's top-level key that makes a campaign of another engine run this job too (its report
+#: then has the job's section: :attr:`flashpoc.params.Campaign.job_objects`)
+CAMPAIGN_KEY = "sql_workload"

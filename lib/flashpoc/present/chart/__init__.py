@@ -49,3 +49,4 @@ from flashpoc.present.chart.theme import (ANNOTATION_COLOR, FONT, HOST_PALETTE, 
                     VEGALITE_MIME_TYPE, VEGALITE_VERSION, _CPU_METRICS, _PERCENTILES, _spec_title, _svg_of,
                     enable_offline_renderer, json_safe, offline_renderer, render_svg, series_domain, theme_config,
                     themed_spec, use_theme)
+from flashpoc.present.chart.views import draw

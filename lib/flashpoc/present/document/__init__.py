@@ -24,9 +24,10 @@ from flashpoc.present import summary
 
 # Every name keeps its old path (flashpoc.present.document.X): the package re-exports its modules' names.
 from flashpoc.present.document.back import (CHART_PURPOSES, FILE_PURPOSES, GLOSSARY, LEADS, comparison, files_table, glossary, method,
-                   precondition_section, results)
+                   precondition_items, precondition_section, results)
 from flashpoc.present.document.base import Context, DocSection
 from flashpoc.present.document.repeats import repeats_section
+from flashpoc.present.document.views import job_sections
 from flashpoc.present.document.front import (_cache_verdict, _ranges, _recorded_version, _runtime_text, _size_text, conditions, engine_text,
                     executive_summary, fill_text, headline, hosts_table, interval_text, key_results, measured_when,
                     point_length_text, probe_sentence, targets_table, targets_text, tested_text, title_lines,
@@ -47,9 +48,7 @@ def compose(report, context: Context) -> list[DocSection]:
         sections.append(DocSection("comparison", "Comparison of the configurations", comparison(report)))
     sections += results(report, context)
     sections += repeats_section(report, context)  # how sure the answers are: repeats and intervals
-    from flashpoc.jobs.sqlscript.report import dba_job_sections  # a campaign's sql_workload runs, if any
-
-    sections += dba_job_sections(report.cfg)
+    sections += job_sections(report.cfg, context)  # a campaign's jobs (sql_workload's runs), if any
     sections += [DocSection("appendix", "Appendix A: every point", [
                      "Every measured point of the sweep, in the order of the workloads and their threads. "
                      "`points.csv` has every column of every point, under its machine name.",

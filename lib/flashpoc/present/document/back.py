@@ -6,8 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from flashpoc.campaign import environment
+from flashpoc.campaign.precondition import fill_table, read_status, rounds_display, rounds_table
 from flashpoc.present import summary
 from flashpoc.core import tables
+from flashpoc.present.chart import precondition_rounds
 from flashpoc.present.document.base import Context, DocSection
 
 
@@ -164,14 +166,28 @@ def results(report, context: Context) -> list[DocSection]:
 
 def precondition_section(report, context: Context) -> list[Any]:
     """The fill of each target and the write rounds converging, as notebook 02 shows them
-    (:func:`flashpoc.campaign.precondition.precondition_items`); [] when nothing was recorded."""
-    from flashpoc.campaign.precondition import precondition_items, read_status
-
+    (:func:`precondition_items`); [] when nothing was recorded."""
     items = precondition_items(context.root, read_status(context.root), chart=report.charts.get("precondition_rounds"))
     return (["What was written to each target before anything was measured (an all-flash array answers reads of "
              "never-written blocks from its metadata) and, for the write workloads, the preconditioning rounds "
              "until steady by SNIA's rule: IOPS per round with the window's mean, its 90 % and 110 % band and the "
              "least-squares line.", *items] if items else [])
+
+
+def precondition_items(root: Path | None, status: dict[str, Any], *, color_domain=None, chart=None) -> list[Any]:
+    """What notebook 02 and the report show of the precondition, in order: the fill table
+    (:func:`flashpoc.campaign.precondition.fill_table`), then with write rounds their convergence chart
+    (:func:`flashpoc.present.chart.precondition_rounds`, or ``chart`` when already drawn) and SNIA's
+    determination (:func:`flashpoc.campaign.precondition.rounds_display`); [] before any precondition."""
+    if not status:
+        return []
+    items: list[Any] = [fill_table(root, status)] if status.get("targets") else []
+    rounds = rounds_table(status)
+    if not rounds.empty:
+        if chart is None:
+            chart = precondition_rounds(rounds, color_domain=color_domain)
+        items += [chart, rounds_display(status)]
+    return items
 
 
 # --- 6. appendix --------------------------------------------------------------------------

@@ -17,10 +17,10 @@ from flashpoc.core import tables
 from flashpoc.analysis.compare import row_bounds
 from flashpoc.core.errors import AnalysisError
 from flashpoc.params import parse_size, under_workbook
-from flashpoc.core.tables import threads_text
 from flashpoc.campaign.results import compared_campaigns
 from flashpoc.present.summary import KIND_THROUGHPUT
 from flashpoc.analysis.workingset import judge_working_set
+from flashpoc.analysis.saturation import probe_sentence
 from flashpoc.present.document.base import Context
 
 
@@ -160,19 +160,6 @@ def verdict_lines(report, context: Context) -> list[str]:
         head = re.sub(r"^(\**)(\w)", lambda m: m[1] + m[2].lower(), head)  # after a colon
         lines.append(f"**Hosts or array**: {head}")
     return lines
-
-
-def probe_sentence(probe) -> str:
-    """The probe's answer a manager can repeat: where the rate stops rising and at how much, or that it did
-    not stop within the counts probed (the fit's account and what to do are in Results)."""
-    sat = probe.get("saturation") or {}
-    rate, unit = probe.get("rate_word", "IOPS"), probe.get("threads_word", "threads")
-    if sat.get("threads"):
-        return (f"{rate} stop rising at {threads_text(int(sat['threads']), unit)}, at about "
-                f"{tables.count(sat.get('max_iops'))} {rate}.")
-    counts = [int(p["threads"]) for p in probe.get("points") or [] if p.get("threads") is not None]
-    upto = f" up to {threads_text(max(counts), unit)}" if counts else ""
-    return f"no saturation found{upto} (Results: saturation probe says why)."
 
 
 # --- 2. test conditions -------------------------------------------------------------------
