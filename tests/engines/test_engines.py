@@ -90,6 +90,21 @@ def _imports(path: Path) -> set[str]:
     return {name for name in found if name.startswith("flashpoc")}
 
 
+def test_the_present_layer_names_no_engine():
+    """The report and the other views ask the campaign's engine object (its words, its report_view,
+    its jobs' views) and never name an engine: no engine's name as a string, no import of an engine's
+    or a job's folder (issue 31: an engine's report is data present renders)."""
+    names = set(registry.engine_names())
+    folders = {module.rsplit(".", 1)[0] for module in registry._FOUND.values()}
+    found = []
+    for path in sorted((LIB / "present").rglob("*.py")):
+        said = [node.value for node in ast.walk(ast.parse(path.read_text()))
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names]
+        imported = [m for m in _imports(path) if any(m == f or m.startswith(f + ".") for f in folders)]
+        found += [f"{path.relative_to(LIB)}: {x}" for x in said + imported]
+    assert found == []
+
+
 def test_the_checks_import_each_other_one_way_only():
     """check_oracle and each engine's check use the check's rows; check.py imports none of them
     (it asks the engine object), so there is no import cycle among them."""

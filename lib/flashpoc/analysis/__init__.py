@@ -7,7 +7,8 @@ vdbench threads).
 The package's modules: :mod:`~flashpoc.analysis.point` (the measured :class:`Point` and the checks
 of the numbers an analysis is given), :mod:`~flashpoc.analysis.fit` (the isotonic, concave and S
 curve fits, the noise, the fall past the peak, the bootstrap), :mod:`~flashpoc.analysis.saturation` (where
-IOPS stop rising: :func:`find_saturation`, :func:`plateau_share`, :func:`reach_threads`),
+IOPS stop rising: :func:`find_saturation`, :func:`plateau_share`, :func:`reach_threads`; the probe's
+answer in words, :func:`probe_sentence`),
 :mod:`~flashpoc.analysis.curve` (the knee, IOPS at a latency SLO, Little's law),
 :mod:`~flashpoc.analysis.bounds` (a value or a bound: :class:`Bound`),
 :mod:`~flashpoc.analysis.adaptive` (the thread counts a probe measures: :class:`AdaptiveProbe`) and
@@ -27,6 +28,7 @@ from flashpoc.analysis.fit import (_EXACT, _RANGE_QUANTILES, _Z95, FALL_SHARE, L
 from flashpoc.analysis.point import Point, _check_gain, _check_points, _finite, _whole
 from flashpoc.analysis.saturation import (_MAX_RANGE_SHARE, REACH_SHARE, Saturation, _fit_plateau, _maybe_rising_text,
                          _neighbour_rule, _plateau_text, _reach, _still_rising_text, _too_noisy_text, _unbeaten,
-                         _unsupported, _up_to_peak, fall_text, find_saturation, plateau_share, reach_threads)
+                         _unsupported, _up_to_peak, fall_text, find_saturation, plateau_share, probe_sentence,
+                         reach_threads)
 from flashpoc.analysis.steady import (SNIA_MAX_DATA_EXCURSION_PCT, SNIA_MAX_SLOPE_EXCURSION_PCT, SNIA_ROUNDS, STEADY_MAX_CV_PCT,
                      STEADY_MAX_DRIFT_PCT, interval_steadiness, snia_steady_state)
