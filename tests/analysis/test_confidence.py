@@ -14,7 +14,7 @@ import pytest
 
 from conftest import quick_campaign, require_fio
 from flashpoc.present import chart
-from flashpoc.analysis import compare, confidence
+from flashpoc.analysis import compare, confidence, distributions
 
 #: Student's t, two-sided 95 % (published tables, 3 decimals): degrees of freedom -> value
 T_TABLE = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 10: 2.228, 20: 2.086, 30: 2.042, 120: 1.980}
@@ -22,12 +22,12 @@ T_TABLE = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 10: 2.228, 20: 2.0
 
 @pytest.mark.parametrize("df, value", sorted(T_TABLE.items()))
 def test_t_critical_equals_the_published_table(df, value):
-    assert round(confidence.t_critical(df), 3) == value
+    assert round(distributions.t_critical(df), 3) == value
 
 
 def test_t_critical_tends_to_the_normal_and_takes_fractional_degrees_of_freedom():
-    assert round(confidence.t_critical(1e6), 3) == 1.960
-    assert T_TABLE[3] > confidence.t_critical(3.5) > T_TABLE[4]  # Welch's degrees of freedom are not whole
+    assert round(distributions.t_critical(1e6), 3) == 1.960
+    assert T_TABLE[3] > distributions.t_critical(3.5) > T_TABLE[4]  # Welch's degrees of freedom are not whole
 
 
 #: Fisher's F, upper 5 % points (published tables): (df1, df2) -> value
@@ -38,9 +38,9 @@ F_TABLE = {(1, 1): 161.45, (2, 1): 199.50, (1, 2): 18.51, (3, 2): 19.16, (1, 10)
 def test_f_sf_at_the_published_upper_5_percent_points(dfs, value):
     """The p-value of the lack-of-fit F test (analysis.fit._curve_fit): 5 % at the table's value (to
     its two decimals), 1 at or below 0."""
-    assert confidence.f_sf(value, *dfs) == pytest.approx(0.05, abs=2e-4)
-    assert confidence.f_sf(value * 1.1, *dfs) < 0.05 < confidence.f_sf(value / 1.1, *dfs)
-    assert confidence.f_sf(0.0, *dfs) == 1.0
+    assert distributions.f_sf(value, *dfs) == pytest.approx(0.05, abs=2e-4)
+    assert distributions.f_sf(value * 1.1, *dfs) < 0.05 < distributions.f_sf(value / 1.1, *dfs)
+    assert distributions.f_sf(0.0, *dfs) == 1.0
 
 
 def test_one_measurement_has_no_interval_and_says_so():
@@ -173,7 +173,7 @@ def test_comparison_deltas_carry_welch_intervals_and_the_noise_words(compared):
     xa, xb = list(a[a["threads"] == 2]["iops"]), list(b[b["threads"] == 2]["iops"])
     va, vb = statistics.variance(xa) / 3, statistics.variance(xb) / 3
     df = (va + vb) ** 2 / (va**2 / 2 + vb**2 / 2)
-    half = confidence.t_critical(df) * math.sqrt(va + vb)
+    half = distributions.t_critical(df) * math.sqrt(va + vb)
     delta = statistics.mean(xb) - statistics.mean(xa)
     assert at2["delta"] == pytest.approx(delta, rel=1e-9) and at2["runs"] == "3 vs 3"
     assert (at2["delta_low"], at2["delta_high"]) == (pytest.approx(delta - half, rel=1e-9),
@@ -241,7 +241,7 @@ def test_an_interval_of_a_quantity_that_cannot_be_negative_stops_at_zero():
     """Two very different repeats (16,503 and 39,548 IOPS, as a busy machine gave): the t interval
     would reach below 0 IOPS; it stops at 0, and its upper end and +- stay t * s / sqrt(n)."""
     s = confidence.summarize([16503, 39548])
-    half = confidence.t_critical(1) * statistics.stdev([16503, 39548]) / math.sqrt(2)
+    half = distributions.t_critical(1) * statistics.stdev([16503, 39548]) / math.sqrt(2)
     assert s.ci_low == 0.0 and s.ci_high == pytest.approx(28025.5 + half) and s.half_width == pytest.approx(half)
     signed = confidence.summarize([-5.0, 5.0])  # a difference may be negative: not clipped
-    assert signed.ci_low == pytest.approx(-confidence.t_critical(1) * statistics.stdev([-5.0, 5.0]) / math.sqrt(2))
+    assert signed.ci_low == pytest.approx(-distributions.t_critical(1) * statistics.stdev([-5.0, 5.0]) / math.sqrt(2))

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from flashpoc.analysis.confidence import f_sf
+from flashpoc.analysis.distributions import f_sf
 
 
 # One-sided 95 % normal quantile of the plateau test.

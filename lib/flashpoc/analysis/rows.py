@@ -8,8 +8,11 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-from flashpoc import analysis
 import pandas as pd
+
+from flashpoc.analysis.curve import littles_law
+from flashpoc.analysis.point import Point
+from flashpoc.analysis.steady import interval_steadiness, snia_steady_state
 
 from flashpoc.params import Campaign, Workload, parse_size
 
@@ -60,7 +63,7 @@ def add_littles_law(row: dict[str, Any]) -> None:
     """Add ``littles_law_ratio`` and ``littles_law_ok`` (outstanding I/Os ~ IOPS x latency)
     when the row has IOPS and a mean latency (ms)."""
     if row.get("iops") and row.get("lat_mean_ms") is not None:
-        law = analysis.littles_law(to_points([row])[0])
+        law = littles_law(to_points([row])[0])
         row["littles_law_ratio"] = round(law["ratio"], 3)
         row["littles_law_ok"] = bool(law["ok"])
 
@@ -75,7 +78,7 @@ def interval_verdict(intervals: list[dict[str, Any]]) -> dict[str, Any]:
     with fewer than 3 intervals); see :func:`flashpoc.analysis.interval_steadiness`; and the SNIA
     PTS rule's determination (:func:`snia_verdict`)."""
     measured = [r["iops"] for r in intervals if not r.get("warmup")]
-    steady = analysis.interval_steadiness(measured)
+    steady = interval_steadiness(measured)
     return {"intervals": len(measured), "interval_iops_cv_pct": steady["cv_pct"],
             "interval_iops_drift_pct": steady["drift_pct"], "interval_steady": steady["steady"],
             **snia_verdict(measured)}
@@ -92,20 +95,20 @@ SNIA_COLUMNS = tuple(f"snia_{key}" for key in (
 def snia_verdict(measured: list[float]) -> dict[str, Any]:
     """The SNIA PTS steady-state determination of a point's measured interval IOPS, as row
     columns (:data:`SNIA_COLUMNS`; None with fewer than 5 intervals)."""
-    snia = analysis.snia_steady_state(measured)
+    snia = snia_steady_state(measured)
     return {column: snia[column.removeprefix("snia_")] for column in SNIA_COLUMNS}
 
 
 def to_points(rows: Iterable[Mapping[str, Any]], rate: str = "iops", latency: str = "lat_mean_ms"
-              ) -> list[analysis.Point]:
+              ) -> list[Point]:
     """(threads, IOPS, mean latency ms, outstanding I/Os) of each row, in the rows' order; ``rate``
     and ``latency`` name the row's columns that stand for IOPS and latency (the engine's
     :attr:`~flashpoc.engines.base.Engine.rate_column`, e.g. HammerDB's NOPM)."""
-    return [analysis.Point(int(r["threads"]), float(r[rate]), float(r[latency]), int(r["outstanding_ios"]))
+    return [Point(int(r["threads"]), float(r[rate]), float(r[latency]), int(r["outstanding_ios"]))
             for r in rows]
 
 
-def curve_points(frame: Any) -> list[analysis.Point]:
+def curve_points(frame: Any) -> list[Point]:
     """The (threads, IOPS, mean latency ms, outstanding I/Os) points of one curve (a DataFrame of
     rows), by threads."""
     return to_points(frame.sort_values("threads").to_dict("records"))
