@@ -14,14 +14,14 @@ from pydantic import (BaseModel, Field, PrivateAttr, SerializeAsAny, ValidationE
 from flashpoc.core.errors import ParameterError
 from flashpoc.core.registry import campaign_keys, default_engine, engine_names, engine_settings, get_engine
 from flashpoc.params.caveats import campaign_warnings
-from flashpoc.params.common import Name, Size, _Strict, parse_size, resolve_path
+from flashpoc.params.common import Name, Size, StrictModel, parse_size, resolve_path
 from flashpoc.params.models import (DatabaseParams, HostParams, OracleParams, SqlWorkloadParams, TargetParams, Workload,
                      standard_workloads)
 from flashpoc.params.paths import ResultsPath, fold
 from flashpoc.params.settings import ArraySettings, PreconditionSettings, ProbeSettings, ReportSettings, SweepSettings
 
 
-class Campaign(_Strict):
+class Campaign(StrictModel):
     """Everything that defines a POC campaign."""
 
     campaign: Name = Field(description="campaign name: results go to results_dir/campaign")
@@ -83,7 +83,7 @@ class Campaign(_Strict):
     @field_validator("workloads", mode="before")
     @classmethod
     def _default_workloads(cls, value: Any) -> Any:
-        return standard_workloads() if value is None else _some_workloads(value)
+        return standard_workloads() if value is None else some_workloads(value)
 
     @field_validator("results_dir")
     @classmethod
@@ -96,9 +96,9 @@ class Campaign(_Strict):
     def _cross_checks(self) -> Campaign:
         if self.settings is None:  # the engine block is wrong (see _engine_block): nothing to check against
             return self
-        _unique(self.hosts, "name", "hosts")
-        _unique(self.targets, "name", "targets")
-        _unique(self.workloads, "name", "workloads")
+        check_unique(self.hosts, "name", "hosts")
+        check_unique(self.targets, "name", "targets")
+        check_unique(self.workloads, "name", "workloads")
         host_names = {h.name for h in self.hosts}
         _check_compared(self)
         if self.sql_workload is not None and self.oracle is None:
@@ -343,13 +343,13 @@ def _engine_settings(name: str, given: Any, where: tuple[Any, ...], problems: li
         return None
 
 
-def _some_workloads(value: Any) -> Any:
+def some_workloads(value: Any) -> Any:
     if value == []:
         raise ValueError("no workloads: leave workloads out for the standard ones, or list at least one")
     return value
 
 
-def _unique(items: list[BaseModel], attr: str, key: str) -> None:
+def check_unique(items: list[BaseModel], attr: str, key: str) -> None:
     seen: dict[str, int] = {}
     for i, item in enumerate(items):
         value = getattr(item, attr)

@@ -73,7 +73,7 @@ class SlobEngine(Engine):
     def check_params(self, cfg, host_names: set[str]) -> None:
         """SLOB's own settings: its database host, schemas, SCALE and workloads."""
         from flashpoc.core.errors import ParameterError
-        from flashpoc.params import _unique
+        from flashpoc.params import check_unique
 
         if "workloads" in cfg.model_fields_set:
             raise ValueError("workloads: with engine slob the workloads go under slob.workloads "
@@ -85,7 +85,7 @@ class SlobEngine(Engine):
             raise ValueError("slob.schemas: required for engine slob (the number of schemas setup.sh loaded)")
         if slob.scale is None:
             raise ValueError("slob.scale: required for engine slob (SCALE per schema, e.g. '8G')")
-        _unique(slob.workloads, "name", "slob.workloads")
+        check_unique(slob.workloads, "name", "slob.workloads")
         for i, workload in enumerate(slob.workloads):
             try:
                 slob.conf(workload, 1)
