@@ -104,10 +104,9 @@ class Campaign(StrictModel):
         if self.sql_workload is not None and self.oracle is None:
             raise ValueError("sql_workload: needs oracle (dsn, user) to run the script and take AWR snapshots")
         engine = self.engine_object
-        if self.sweep.plan == "rate-curve" and not engine.rate_curves:
-            raise ValueError(f"sweep.plan: engine {self.engine} does not control its I/O rate; rate-curve needs one "
-                             "that does")
-        if engine.uses_targets and not self.targets:
+        if self.sweep.plan == "rate-curve" and (why := engine.rate_curve_refusal(self)):
+            raise ValueError(f"sweep.plan: engine {self.engine} {why}")
+        if engine.data_elsewhere(self) is None and not self.targets:
             raise ValueError(f"targets: at least one target (LUN, device or file) is needed for engine {self.engine}")
         _check_targets(self, host_names)
         _check_names(self)
@@ -190,7 +189,7 @@ class Campaign(StrictModel):
         """True when the campaign may write to ``target``: a write workload runs on it, the
         precondition fills it (``precondition.fill``, on a target that allows writing), or it is a
         scratch file the workbook lays out (SLOB campaigns write no target)."""
-        if not self.engine_object.uses_targets:
+        if self.engine_object.data_elsewhere(self) is not None:
             return False
         return target.create or (target.writable and (self.precondition.fill or any(w.writes for w in self.workloads)))
 
@@ -216,9 +215,8 @@ class Campaign(StrictModel):
         include = {"engine", "hosts", "targets"} | ({"workloads"} - self.engine_object.manifest_exclude)
         dumped = self.model_dump(mode="json", include=include)
         dumped[self.engine] = self.settings.model_dump(mode="json")  # as when each engine had a top-level key
-        if self.engine_object.datafiles_define_points:  # stored in the engine's block before database: existed
-            dumped[self.engine].update(self.database.model_dump(mode="json", exclude={"host"}))
-            dumped[self.engine]["datafiles"] = self.database.datafiles or "local"
+        # stored in the engine's block before database: existed (SLOB's datafiles)
+        dumped[self.engine].update(self.engine_object.hashed_database(self))
         for key, default in self.settings.hash_defaults.items():  # keys added later, unset
             if dumped[self.engine].get(key, default) == default:
                 dumped[self.engine].pop(key, None)
@@ -386,7 +384,7 @@ def _check_targets(cfg: Campaign, host_names: set[str]) -> None:
                 raise ValueError(f"targets[{i}].path: {target.path!r} is the file of targets[{j}].path "
                                  f"({cfg.targets[j].path!r}): name each target once")
         by_path.setdefault(path, []).append(i)
-    if engine.uses_targets:
+    if engine.data_elsewhere(cfg) is None:
         largest = max(cfg.workloads, key=lambda w: parse_size(w.bs))
         for i, target in enumerate(cfg.targets):
             if target.size_bytes is not None and target.size_bytes < parse_size(largest.bs):
@@ -396,9 +394,10 @@ def _check_targets(cfg: Campaign, host_names: set[str]) -> None:
 
 def _check_unwritten(cfg: Campaign) -> None:
     """An engine that writes no target (its data is the database's) refuses what would write one."""
-    if cfg.engine_object.uses_targets:
+    elsewhere = cfg.engine_object.data_elsewhere(cfg)
+    if elsewhere is None:
         return
-    why = f"engine {cfg.engine} writes no target (its data is the database's)"
+    why = f"engine {cfg.engine} writes no target ({elsewhere})"
     if cfg.precondition.write_rounds:
         raise ValueError(f"precondition.write_rounds: {why}, so no round would run; leave write_rounds out")
     for i, target in enumerate(cfg.targets):
@@ -427,7 +426,7 @@ def _check_names(cfg: Campaign) -> None:
         if name not in target_names:
             raise ValueError(f"precondition.filled_elsewhere: no target named {name!r} (targets: {target_names})")
     read_only = [t.name for t in cfg.targets if not t.writable]
-    if read_only and cfg.engine_object.uses_targets:
+    if read_only and cfg.engine_object.data_elsewhere(cfg) is None:
         for i, workload in enumerate(cfg.workloads):
             if workload.writes:
                 raise ValueError(

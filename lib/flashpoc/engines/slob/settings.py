@@ -109,7 +109,7 @@ class SlobSettings(EngineSettings):
                                                    "md devices, which would count multipath or LVM I/O twice)")
     #: keys added later, left out of the measurement hash at these values so that the campaigns
     #: measured before them keep their hash (and their stored points); ``database.datafiles`` and
-    #: ``nfs_mounts`` are hashed in this block (Engine.datafiles_define_points), where they were first
+    #: ``nfs_mounts`` are hashed in this block (Engine.hashed_database), where they were first
     hash_defaults: ClassVar[dict[str, Any]] = {"datafiles": "local", "nfs_mounts": None}
     workloads: list[SlobWorkload] = Field(default_factory=lambda: [SlobWorkload(**w) for w in slob_seed_workloads()],
                                           max_length=256)
