@@ -12,6 +12,7 @@ from conftest import DATA
 from flashpoc import analysis
 from flashpoc.analysis import rows
 from flashpoc.core.errors import AnalysisError
+from flashpoc.core import registry
 
 
 
@@ -160,8 +161,9 @@ def test_fio_steadystate_says_it_ended_the_point():
     shown = summary.steadiness_display(table).frame
     assert shown["Ended by"].tolist() == ["fio steadystate iops_slope:0.3% over 5 s: attained after 9.9 s",
                                           "fio steadystate iops_slope:0.3% over 5 s: not attained in 60 s"]
-    assert "fio's own steadystate decided how long 2 points ran" in summary.steadiness_text(table)
-    assert "by fio's own steadystate, 1 of 2 (`w` at 8 threads)" in summary.unsteady_summary(table)
+    own = registry.get_engine("fio").own_steadiness()  # the words are the engine's
+    assert "fio's own steadystate decided how long 2 points ran" in summary.steadiness_text(table, own=own)
+    assert "by fio's own steadystate, 1 of 2 (`w` at 8 threads)" in summary.unsteady_summary(table, own=own)
 
 
 def test_detail_chart_draws_the_snia_window_of_the_vdbench_intervals():

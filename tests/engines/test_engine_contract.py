@@ -31,7 +31,7 @@ from conftest import DATA, TESTS, quick_campaign, real_vdbench, require_fio
 from flashpoc import engines, phases
 from flashpoc.engines import loop
 from flashpoc.core import registry
-from flashpoc.core.errors import CheckFailed
+from flashpoc.core.errors import CheckFailed, ParameterError
 from flashpoc.params import campaign_from_dict
 from flashpoc.analysis.rows import base_row
 from flashpoc.campaign.session import campaign_from_manifest
@@ -149,14 +149,15 @@ def _forbid_runs(monkeypatch, engine) -> None:
 
 
 def test_point_ids_are_deterministic_and_apart(case):
-    """The ids of the same specs are the same on another workbench; a repeat is stored apart, and
-    each spec of an engine that stores points one by one has its own id."""
+    """The ids of the same specs are the same on another workbench; a repeat is stored apart; each
+    unit the engine measures in one invocation (:meth:`probe_batches`: a point, or vdbench's thread
+    list) has its own id, naming the workload (and the count, for a unit of one)."""
     name, values = case
     cfg = campaign_from_dict(values)
     engine = registry.get_engine(name)
     if engine.skipped_text(cfg, "sweep"):
         pytest.skip(f"{name} measures no probe or sweep points: its runs are the job's (test_a_job_run_*)")
-    workload = cfg.workload(PLAN[name]) if engine.uses_targets else cfg.engine_workloads[0]
+    workload = cfg.engine_workloads[0] if engine.data_elsewhere(cfg) else cfg.workload(PLAN[name])
     runtime = engine.point_runtime_s(cfg)
     first = [point_spec(cfg, "probe", workload, t, runtime) for t in (1, 2)]
     again = [s.again(1) for s in first]
@@ -166,9 +167,12 @@ def test_point_ids_are_deterministic_and_apart(case):
     with phases.open_campaign(cfg) as wb:
         assert engine.storage_keys(wb, first) == keys
     assert not set(keys) & set(keys_again)
-    if not engine.stores_groups:
-        assert len(set(keys)) == 2 and all(k.startswith(f"{workload.name}_t0000") for k in keys)
-        assert all(k.endswith("_r1") for k in keys_again)
+    units = engine.probe_batches([1, 2])
+    assert len(set(keys)) == len(units) and all(k.startswith(f"{workload.name}_") for k in keys)
+    for unit in units:
+        if len(unit) == 1:  # a point of its own: its id names its count
+            assert keys[unit[0] - 1].startswith(f"{workload.name}_t{unit[0]:05d}_")
+    assert all(k.endswith("_r1") for k in keys_again)
 
 
 RECORDED = {"hammerdb": [11088, 9341]}
@@ -217,7 +221,7 @@ def test_a_rising_probe_is_never_answered_below_its_best_point(case):
         pytest.skip(f"{name} measures no probe or sweep points: its runs are the job's (test_a_job_run_*)")
     sweep = {k: v for k, v in values.get("sweep", {}).items() if k != "max_threads"}  # up to the probe's answer
     cfg = campaign_from_dict({**values, "probe": {**values["probe"], "max_threads": 4}, "sweep": sweep})
-    workload = cfg.workload(PLAN[name]) if engine.uses_targets else cfg.engine_workloads[0]
+    workload = cfg.engine_workloads[0] if engine.data_elsewhere(cfg) else cfg.workload(PLAN[name])
     rows = [{**base_row(cfg, phase="probe", point_id=f"p{t}", engine=name, workload=workload, iodepth=1, threads=t,
                         outstanding=t, hosts=[h.name for h in cfg.hosts], runtime_s=10, ramp_s=0, repeat=0,
                         wall_s=10.0), "iops": float(rate), engine.rate_column: float(rate), engine.latency_column: 1.0}
@@ -285,16 +289,23 @@ def test_a_job_run_has_its_row_and_a_rerun_reuses_it_without_running(case, monke
 
 
 def test_the_safety_gate_refuses_a_write_workload_on_a_target_holding_data(case, monkeypatch, tmp_path):
+    """An engine that writes the campaign's targets: the safety gate refuses the write before any
+    point; one whose data lives elsewhere (:meth:`data_elsewhere`, the database): parameters that
+    would have it write a target (a scratch file) are refused. Either way the target is untouched."""
     name, values = case
     engine = registry.get_engine(name)
-    if not engine.uses_targets:
-        pytest.skip(f"{name} writes no target of the campaign: its data lives in the database")
     lun = tmp_path / "lun7.img"
     with open(lun, "wb") as handle:
         handle.truncate(16 * 1024**2)
         handle.seek(32)
         handle.write(b"ORCLDISK")  # an ASM disk header
     before = hashlib.sha256(lun.read_bytes()).hexdigest()
+    if engine.data_elsewhere(campaign_from_dict(values)) is not None:
+        target = {"name": "lun7", "path": str(lun), "size": "16m", "allow_write": True, "create": True}
+        with pytest.raises(ParameterError, match=rf"targets.*: engine {name} writes no target"):
+            campaign_from_dict({**values, "targets": [target]})
+        assert hashlib.sha256(lun.read_bytes()).hexdigest() == before
+        return
     values = {**{k: v for k, v in values.items() if k != "precondition"}, "targets": [{"name": "lun7", "path": str(lun), "size": "16m", "allow_write": True}],
               "workloads": [{"name": "w", "rw": "randwrite", "bs": "4k"}],
               "probe": {**values["probe"], "workload": "w"}}

@@ -16,7 +16,7 @@ from pydantic import Field
 from flashpoc.core import registry
 from flashpoc.engines.base import Engine
 from flashpoc.core.errors import ParameterError
-from flashpoc.params import PARAMETER_KEYS, Campaign, _Strict, campaign_from_dict
+from flashpoc.params import PARAMETER_KEYS, Campaign, StrictModel, campaign_from_dict
 
 LIB = Path(registry.__file__).resolve().parent.parent
 NAME_COMPARISON = re.compile(r"engine *(==|!=|in)")
@@ -35,7 +35,7 @@ def test_every_engine_the_parameters_accept_is_registered_under_its_own_name():
 def test_a_new_engine_brings_its_settings_without_a_new_key(monkeypatch):
     """The ``engine:`` block is the registered engine's settings model: a new engine needs no
     top-level key (nor a notebook edit), and its settings' problems name their key."""
-    class ExampleSettings(_Strict):
+    class ExampleSettings(StrictModel):
         speed: int = Field(1, ge=1)
 
     class Example(Engine):

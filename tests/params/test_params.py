@@ -32,7 +32,7 @@ def base(**overrides):
 def test_every_parameters_file_validates(path):
     cfg = load_campaign(path)
     assert cfg.campaign and cfg.hosts and (cfg.engine_workloads or cfg.engine_object.skipped_text(cfg, "sweep"))
-    assert cfg.targets or not cfg.engine_object.uses_targets
+    assert cfg.targets or cfg.engine_object.data_elsewhere(cfg)
 
 
 @pytest.mark.parametrize("path", PARAM_FILES, ids=lambda p: p.name)

@@ -18,17 +18,13 @@ answer in words, :func:`probe_sentence`),
 from __future__ import annotations
 
 # Every name keeps its old path (flashpoc.analysis.X): the package re-exports its modules' names.
-from flashpoc.analysis.bounds import (_DASH, _FLIP, _SIGNS, _WORDS, AT_LEAST, AT_MOST, EXACT, KINDS, MISSING, NOT_REACHED, Bound, _as_number,
-                     beyond, better, difference, of)
+from flashpoc.analysis.bounds import (AT_LEAST, AT_MOST, EXACT, KINDS, MISSING, NOT_REACHED, Bound, beyond, better,
+                                      difference, of)
 from flashpoc.analysis.adaptive import MAX_REFINE_POINTS, PLATEAU_CONFIRMATIONS, AdaptiveProbe, linear_probe_threads, start_threads
-from flashpoc.analysis.curve import _pooled_curve, _threads, find_knee, iops_at_latency, knee_interval, littles_law
-from flashpoc.analysis.fit import (_EXACT, _RANGE_QUANTILES, _Z95, FALL_SHARE, LACK_OF_FIT_ALPHA, MIN_DISTINCT_THREADS, _basis_fit,
-                  _bootstrap, _central_range, _concave_fit, _curve_fit, _fall_past_peak, _isotonic_fit, _misfit, _nnls,
-                  _pava, _plateau_start, _pool, _ramp_fit, _residuals, _unit)
-from flashpoc.analysis.point import Point, _check_gain, _check_points, _finite, _whole
-from flashpoc.analysis.saturation import (_MAX_RANGE_SHARE, REACH_SHARE, Saturation, _fit_plateau, _maybe_rising_text,
-                         _neighbour_rule, _plateau_text, _reach, _still_rising_text, _too_noisy_text, _unbeaten,
-                         _unsupported, _up_to_peak, fall_text, find_saturation, plateau_share, probe_sentence,
-                         reach_threads)
+from flashpoc.analysis.curve import find_knee, iops_at_latency, knee_interval, littles_law
+from flashpoc.analysis.fit import FALL_SHARE, LACK_OF_FIT_ALPHA, MIN_DISTINCT_THREADS
+from flashpoc.analysis.point import Point
+from flashpoc.analysis.saturation import (REACH_SHARE, Saturation, fall_text, find_saturation, plateau_share,
+                                          probe_sentence, reach_threads)
 from flashpoc.analysis.steady import (SNIA_MAX_DATA_EXCURSION_PCT, SNIA_MAX_SLOPE_EXCURSION_PCT, SNIA_ROUNDS, STEADY_MAX_CV_PCT,
                      STEADY_MAX_DRIFT_PCT, interval_steadiness, snia_steady_state)

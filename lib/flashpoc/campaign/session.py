@@ -156,7 +156,7 @@ def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:
     done: list[dict[str, Any]] = []
     engine = wb.engine
     settle_paths(wb)  # every engine writes job files in the workdirs
-    if not engine.uses_targets:
+    if engine.data_elsewhere(wb.cfg) is not None:  # SLOB's, HammerDB's: the database's
         return done
     safety_gate(wb)
     for host_params in wb.cfg.hosts:

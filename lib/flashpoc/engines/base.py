@@ -5,6 +5,7 @@ and report code asks it, never compares the engine's name."""
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
@@ -27,6 +28,21 @@ class LazyModule:
         return getattr(importlib.import_module(self._name), attr)
 
 
+@dataclass(frozen=True)
+class OwnSteadiness:
+    """An engine's own rule that ends a point once it is steady (fio's ``steadystate``), as the
+    report's steady-state section says it (:meth:`Engine.own_steadiness`)."""
+
+    #: the rule's name in a sentence ("fio's own steadystate")
+    rule: str
+    #: the row's column holding the rule's criterion where the rule ended the point
+    column: str
+    #: what a criterion is, in words
+    criterion: str
+    #: the row's column saying whether the point attained it
+    attained: str = "steadystate_attained"
+
+
 class Engine:
     """One engine: what it measures, how long a point takes and how its points are run.
 
@@ -38,24 +54,37 @@ class Engine:
     name: ClassVar[str] = ""
     #: the pydantic model of its settings (``engine: {name: {...}}``; see :mod:`flashpoc.params`)
     settings_model: ClassVar[type]
-    #: the engine writes the campaign's targets (a safety gate first; scratch files created); SLOB's
-    #: data lives in the database instead
-    uses_targets: ClassVar[bool] = True
     #: campaign keys a manifest of this engine leaves out (keys the schema refuses with the engine)
     manifest_exclude: ClassVar[frozenset[str]] = frozenset()
-    #: ``database.datafiles``/``nfs_mounts`` define its points (what a point's time series counts),
-    #: so they enter the measurement hash, in its own block as when they were its keys
-    datafiles_define_points: ClassVar[bool] = False
-    #: it runs rate-controlled points (``sweep.plan: rate-curve``: specs with ``rate``,
-    #: :class:`flashpoc.core.records.PointSpec`, or its own curve: :meth:`phase_rate_steps`)
-    rate_curves: ClassVar[bool] = False
     #: the title of the report's chart of the rate steps
     rate_curve_title: ClassVar[str] = "Rate curve: mean latency at each requested I/O rate"
-    #: its rows carry the database's own metrics (AWR): the report draws Oracle's latencies and the
-    #: DB host's CPU rather than the load hosts'
-    measures_oracle: ClassVar[bool] = False
     #: the hosts a campaign of this engine has when the parameters name none (empty: hosts are required)
     default_hosts: ClassVar[tuple[dict[str, Any], ...]] = ()
+
+    def data_elsewhere(self, cfg: Campaign) -> str | None:
+        """Where the engine's data lives when it is not the campaign's targets, in words for a refusal
+        ("its data is the database's"): the engine then writes no target (no safety gate, scratch file,
+        fill or write round, and the parameters refuse what would write one); None, by default: it
+        reads and writes the campaign's targets, of which it needs one at least."""
+        return None
+
+    def rate_curve_refusal(self, cfg: Campaign) -> str | None:
+        """Why the engine cannot run ``sweep.plan: rate-curve`` (the parameters refuse it with these
+        words), or None when it runs rate-controlled points (specs with ``rate``,
+        :class:`flashpoc.core.records.PointSpec`, or its own curve: :meth:`phase_rate_steps`)."""
+        return "does not control its I/O rate; rate-curve needs one that does"
+
+    def database_metrics(self, cfg: Campaign) -> str | None:
+        """The database's own statistics its rows carry, as the report names them ('AWR'): the report
+        then draws the database's latencies and its host's CPU rather than the load hosts'; None, by
+        default: its rows are the load hosts' I/O."""
+        return None
+
+    def hashed_database(self, cfg: Campaign) -> dict[str, Any]:
+        """The ``database`` keys that define the engine's points (what a point's time series counts),
+        which the measurement hash takes in the engine's own block, as when they were its keys
+        (SLOB's ``datafiles`` and ``nfs_mounts``); none by default."""
+        return {}
 
     def skipped_text(self, cfg: Campaign, phase: str) -> str | None:
         """Markdown saying that ``phase`` (probe, sweep) was skipped and why, or None when it runs (an
@@ -130,6 +159,21 @@ class Engine:
     #: what the intervals before a point's measured ones are, for the interval chart's subtitle
     #: (:func:`flashpoc.present.chart.detail.interval_series`); "" when the engine's series have none
     warm_up_note: ClassVar[str] = ""
+
+    #: the engine's own terms the report's glossary explains ((term, meaning), after the common ones)
+    glossary: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+    def own_steadiness(self) -> OwnSteadiness | None:
+        """The engine's own rule that ends a point once steady, whose verdicts its rows carry; None
+        (the default): the loop's rules alone (scatter and drift, SNIA PTS) judge its points."""
+        return None
+
+    def host_shares_text(self, hosts: Any) -> str | None:
+        """Markdown for the report's load hosts section (``hosts``: each host's share of the IOPS at
+        the busiest points, :func:`flashpoc.analysis.hostlimit.busiest_points`): what the shares
+        should be when the engine does not run the same threads on every host; None (the default):
+        the report says they should be equal."""
+        return None
 
     def interval_note(self, points: Any) -> str:
         """What the time series of the engine's detail ``points`` (a DataFrame) count, for the interval
@@ -221,10 +265,6 @@ class Engine:
         probe's criterion, :meth:`steadiness`, or None)."""
         return False
 
-    #: the points of one invocation are stored together (a group's ``points.json``: vdbench's
-    #: thread list); :meth:`storage_keys` then names the groups
-    stores_groups: ClassVar[bool] = False
-
     def probe_batches(self, counts: list[int]) -> list[list[int]]:
         """The linear probe's ``counts`` as the engine measures them, one list per invocation: one count
         at a time by default (an engine that measures a list of counts in one invocation: one list)."""
@@ -256,10 +296,24 @@ class Engine:
 
     def storage_keys(self, wb: Workbench, specs: list[PointSpec]) -> list[str]:
         """The id each spec is stored under: its point id (by default from :meth:`point_definition`),
-        or, with :attr:`stores_groups`, the id of the group it is measured and stored in."""
+        or the id of the group it is measured and stored in (an engine that stores the points of one
+        invocation together, :meth:`save_rows`)."""
         from flashpoc.engines.loop import point_id
 
         return [point_id(spec, self.point_definition(wb, spec)) for spec in specs]
+
+    def stored_rows(self, wb: Workbench, spec: PointSpec, key: str) -> list[dict[str, Any]] | None:
+        """The stored rows of the unit ``key`` (:meth:`storage_keys`) that ``spec`` is measured in, or
+        None when it is not stored: by default its one point (:func:`flashpoc.engines.loop.stored_point`)."""
+        from flashpoc.engines.loop import stored_point
+
+        return stored_point(wb, self, spec, key)
+
+    def save_rows(self, wb: Workbench, phase: str, result: Measured) -> None:
+        """Store the measured unit ``result`` of ``phase``: by default its one point (an engine that
+        stores the points of one invocation together: its group, vdbench's thread list)."""
+        (row,) = result.rows
+        wb.store.save_point(phase, result.key, row, dict(result.raw))
 
     def run_points(self, wb: Workbench, specs: list[PointSpec], keys: list[str], bar: Any = None
                    ) -> Iterator[Measured]:

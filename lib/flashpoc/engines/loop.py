@@ -68,13 +68,13 @@ def measure(wb: Workbench, specs: Iterable[PointSpec], bar: Any = None, *, engin
             unit = units[result.key]
             result = dataclasses.replace(result, rows=tuple(_completed(wb, _spec_of(unit, row), row)
                                                             for row in result.rows))
-            _save(wb, engine, unit[0].phase, result)
+            engine.save_rows(wb, unit[0].phase, result)
             done[result.key] = [Point.of(_spec_of(unit, row), row, result.key, reused=False)
                                 for row in result.rows]
             _tell(bar, done[result.key], counted=result.counted)
 
     for key, unit in units.items():  # in the specs' order, so that the progress says them in it
-        rows = _stored(wb, engine, unit[0], key)
+        rows = engine.stored_rows(wb, unit[0], key)
         if rows is None:
             block.append(key)
             continue
@@ -134,12 +134,10 @@ def _reused(wb: Workbench, spec: PointSpec, row: dict[str, Any], key: str) -> di
     return {**row, **added}
 
 
-def _stored(wb: Workbench, engine: Any, spec: PointSpec, key: str) -> list[dict[str, Any]] | None:
-    """The stored rows of the unit ``key``, or None. A sweep point that ends once steady, of the
-    same definition as a stored probe point, is that point: stored for the sweep as well (its
-    files copied; ``reused_from: probe``)."""
-    if engine.stores_groups:
-        return wb.store.load_group(spec.phase, key)
+def stored_point(wb: Workbench, engine: Any, spec: PointSpec, key: str) -> list[dict[str, Any]] | None:
+    """The stored point ``key`` as a list of its row, or None (:meth:`flashpoc.engines.base.Engine.stored_rows`).
+    A sweep point that ends once steady, of the same definition as a stored probe point, is that
+    point: stored for the sweep as well (its files copied; ``reused_from: probe``)."""
     row = wb.store.load_point(spec.phase, key)
     if row is not None and not engine.reusable(wb, spec.phase, key, row):
         return None  # stored, but not a measurement by the parameters now: measured again
@@ -159,14 +157,6 @@ def _from_probe(wb: Workbench, engine: Any, spec: PointSpec, pid: str) -> dict[s
     row = _completed(wb, spec, {**row, "phase": "sweep", "reused_from": "probe"})
     wb.store.save_point("sweep", pid, row, raw)
     return row
-
-
-def _save(wb: Workbench, engine: Any, phase: str, result: Measured) -> None:
-    if engine.stores_groups:
-        wb.store.save_points(phase, result.key, list(result.rows), dict(result.raw))
-    else:
-        (row,) = result.rows
-        wb.store.save_point(phase, result.key, row, dict(result.raw))
 
 
 def each(specs: Iterable[PointSpec], keys: Iterable[str], bar: Any,

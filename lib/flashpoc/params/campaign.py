@@ -14,14 +14,14 @@ from pydantic import (BaseModel, Field, PrivateAttr, SerializeAsAny, ValidationE
 from flashpoc.core.errors import ParameterError
 from flashpoc.core.registry import campaign_keys, default_engine, engine_names, engine_settings, get_engine
 from flashpoc.params.caveats import campaign_warnings
-from flashpoc.params.common import Name, Size, _Strict, parse_size, resolve_path
+from flashpoc.params.common import Name, Size, StrictModel, parse_size, resolve_path
 from flashpoc.params.models import (DatabaseParams, HostParams, OracleParams, SqlWorkloadParams, TargetParams, Workload,
                      standard_workloads)
 from flashpoc.params.paths import ResultsPath, fold
 from flashpoc.params.settings import ArraySettings, PreconditionSettings, ProbeSettings, ReportSettings, SweepSettings
 
 
-class Campaign(_Strict):
+class Campaign(StrictModel):
     """Everything that defines a POC campaign."""
 
     campaign: Name = Field(description="campaign name: results go to results_dir/campaign")
@@ -83,7 +83,7 @@ class Campaign(_Strict):
     @field_validator("workloads", mode="before")
     @classmethod
     def _default_workloads(cls, value: Any) -> Any:
-        return standard_workloads() if value is None else _some_workloads(value)
+        return standard_workloads() if value is None else some_workloads(value)
 
     @field_validator("results_dir")
     @classmethod
@@ -96,18 +96,17 @@ class Campaign(_Strict):
     def _cross_checks(self) -> Campaign:
         if self.settings is None:  # the engine block is wrong (see _engine_block): nothing to check against
             return self
-        _unique(self.hosts, "name", "hosts")
-        _unique(self.targets, "name", "targets")
-        _unique(self.workloads, "name", "workloads")
+        check_unique(self.hosts, "name", "hosts")
+        check_unique(self.targets, "name", "targets")
+        check_unique(self.workloads, "name", "workloads")
         host_names = {h.name for h in self.hosts}
         _check_compared(self)
         if self.sql_workload is not None and self.oracle is None:
             raise ValueError("sql_workload: needs oracle (dsn, user) to run the script and take AWR snapshots")
         engine = self.engine_object
-        if self.sweep.plan == "rate-curve" and not engine.rate_curves:
-            raise ValueError(f"sweep.plan: engine {self.engine} does not control its I/O rate; rate-curve needs one "
-                             "that does")
-        if engine.uses_targets and not self.targets:
+        if self.sweep.plan == "rate-curve" and (why := engine.rate_curve_refusal(self)):
+            raise ValueError(f"sweep.plan: engine {self.engine} {why}")
+        if engine.data_elsewhere(self) is None and not self.targets:
             raise ValueError(f"targets: at least one target (LUN, device or file) is needed for engine {self.engine}")
         _check_targets(self, host_names)
         _check_names(self)
@@ -190,7 +189,7 @@ class Campaign(_Strict):
         """True when the campaign may write to ``target``: a write workload runs on it, the
         precondition fills it (``precondition.fill``, on a target that allows writing), or it is a
         scratch file the workbook lays out (SLOB campaigns write no target)."""
-        if not self.engine_object.uses_targets:
+        if self.engine_object.data_elsewhere(self) is not None:
             return False
         return target.create or (target.writable and (self.precondition.fill or any(w.writes for w in self.workloads)))
 
@@ -216,9 +215,8 @@ class Campaign(_Strict):
         include = {"engine", "hosts", "targets"} | ({"workloads"} - self.engine_object.manifest_exclude)
         dumped = self.model_dump(mode="json", include=include)
         dumped[self.engine] = self.settings.model_dump(mode="json")  # as when each engine had a top-level key
-        if self.engine_object.datafiles_define_points:  # stored in the engine's block before database: existed
-            dumped[self.engine].update(self.database.model_dump(mode="json", exclude={"host"}))
-            dumped[self.engine]["datafiles"] = self.database.datafiles or "local"
+        # stored in the engine's block before database: existed (SLOB's datafiles)
+        dumped[self.engine].update(self.engine_object.hashed_database(self))
         for key, default in self.settings.hash_defaults.items():  # keys added later, unset
             if dumped[self.engine].get(key, default) == default:
                 dumped[self.engine].pop(key, None)
@@ -343,13 +341,13 @@ def _engine_settings(name: str, given: Any, where: tuple[Any, ...], problems: li
         return None
 
 
-def _some_workloads(value: Any) -> Any:
+def some_workloads(value: Any) -> Any:
     if value == []:
         raise ValueError("no workloads: leave workloads out for the standard ones, or list at least one")
     return value
 
 
-def _unique(items: list[BaseModel], attr: str, key: str) -> None:
+def check_unique(items: list[BaseModel], attr: str, key: str) -> None:
     seen: dict[str, int] = {}
     for i, item in enumerate(items):
         value = getattr(item, attr)
@@ -386,7 +384,7 @@ def _check_targets(cfg: Campaign, host_names: set[str]) -> None:
                 raise ValueError(f"targets[{i}].path: {target.path!r} is the file of targets[{j}].path "
                                  f"({cfg.targets[j].path!r}): name each target once")
         by_path.setdefault(path, []).append(i)
-    if engine.uses_targets:
+    if engine.data_elsewhere(cfg) is None:
         largest = max(cfg.workloads, key=lambda w: parse_size(w.bs))
         for i, target in enumerate(cfg.targets):
             if target.size_bytes is not None and target.size_bytes < parse_size(largest.bs):
@@ -396,9 +394,10 @@ def _check_targets(cfg: Campaign, host_names: set[str]) -> None:
 
 def _check_unwritten(cfg: Campaign) -> None:
     """An engine that writes no target (its data is the database's) refuses what would write one."""
-    if cfg.engine_object.uses_targets:
+    elsewhere = cfg.engine_object.data_elsewhere(cfg)
+    if elsewhere is None:
         return
-    why = f"engine {cfg.engine} writes no target (its data is the database's)"
+    why = f"engine {cfg.engine} writes no target ({elsewhere})"
     if cfg.precondition.write_rounds:
         raise ValueError(f"precondition.write_rounds: {why}, so no round would run; leave write_rounds out")
     for i, target in enumerate(cfg.targets):
@@ -427,7 +426,7 @@ def _check_names(cfg: Campaign) -> None:
         if name not in target_names:
             raise ValueError(f"precondition.filled_elsewhere: no target named {name!r} (targets: {target_names})")
     read_only = [t.name for t in cfg.targets if not t.writable]
-    if read_only and cfg.engine_object.uses_targets:
+    if read_only and cfg.engine_object.data_elsewhere(cfg) is None:
         for i, workload in enumerate(cfg.workloads):
             if workload.writes:
                 raise ValueError(

@@ -172,7 +172,7 @@ def _check_path(value: str) -> str:
     return value
 
 
-class _Strict(BaseModel):
+class StrictModel(BaseModel):
     """Base of every parameter model: unknown keys are errors, and values are taken as they are
     written (no ``true`` as a count, no ``"64"`` as a number, no NaN or infinity, texts of at most
     :data:`MAX_TEXT` characters)."""
@@ -181,7 +181,7 @@ class _Strict(BaseModel):
                               allow_inf_nan=False, str_max_length=MAX_TEXT)
 
 
-class EngineSettings(_Strict):
+class EngineSettings(StrictModel):
     """Base of an engine's settings block (``engine: {name: {...}}``, its folder's ``settings.SETTINGS``):
     what the campaign asks of every engine's settings, each engine answering for its own keys."""
 

@@ -9,12 +9,12 @@ from pydantic import Field, field_validator, model_validator
 
 from flashpoc.core.errors import ParameterError
 from flashpoc.params.common import (ENV_NAME_RE, FIO_RW, Flag, LOCAL_ADDRESSES, MAX_BLOCK_BYTES, MIN_WORKING_SET_BYTES,
-                     Name, Size, USER_RE, WRITE_MODES, _Strict, check_address, in_system_dir, parse_size)
+                     Name, Size, USER_RE, WRITE_MODES, StrictModel, check_address, in_system_dir, parse_size)
 from flashpoc.params.paths import (DEVICE_DIR, ControllerPath, HostCommand, HostPath, HostWrittenDir, KnownHostsPath, TargetPath,
                     fold)
 
 
-class HostParams(_Strict):
+class HostParams(StrictModel):
     """A load host. ``address: localhost`` runs locally; anything else over SSH."""
 
     name: Name = Field(description="short host name used in results and tables")
@@ -66,7 +66,7 @@ class HostParams(_Strict):
         return self.address in LOCAL_ADDRESSES
 
 
-class TargetParams(_Strict):
+class TargetParams(StrictModel):
     """A LUN, device or file the workloads run against."""
 
     name: Name
@@ -119,7 +119,7 @@ class TargetParams(_Strict):
         return self.allow_write or self.create
 
 
-class Workload(_Strict):
+class Workload(StrictModel):
     """One I/O pattern: a fio ``rw`` mode, block size, read mix and queue depth per thread."""
 
     name: Name
@@ -239,7 +239,7 @@ def slob_size_bytes(text: str) -> int:
     return int(text) * 8192
 
 
-class DatabaseParams(_Strict):
+class DatabaseParams(StrictModel):
     """Where the database's datafiles are (``database:``): one fact of the database, read by every
     engine that runs against it (SLOB, a DBA's SQL job) and by the check and the report."""
 
@@ -266,7 +266,7 @@ class DatabaseParams(_Strict):
         return check_regex(value)
 
 
-class CalibrateIOParams(_Strict):
+class CalibrateIOParams(StrictModel):
     """``DBMS_RESOURCE_MANAGER.CALIBRATE_IO`` as a step of the check (``oracle.calibrate_io``)."""
 
     num_physical_disks: int = Field(ge=1, le=100000, description="physical disks (or SSDs) behind the data "
@@ -275,7 +275,7 @@ class CalibrateIOParams(_Strict):
                                                                  "db_block_size reads (CALIBRATE_IO's max_latency)")
 
 
-class OracleParams(_Strict):
+class OracleParams(StrictModel):
     """How the workbook reaches the database through python-oracledb (thin); holds no secret.
 
     The password is read at connect time from the environment variable ``password_env`` of the
@@ -306,7 +306,7 @@ class OracleParams(_Strict):
         return check_env_name(value)
 
 
-class SqlWorkloadParams(_Strict):
+class SqlWorkloadParams(StrictModel):
     """A DBA's own job: N concurrent sessions each running the same SQL*Plus script, timed,
     with AWR (or Statspack) snapshots around it; read through ``oracle``."""
 

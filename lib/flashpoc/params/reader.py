@@ -68,7 +68,7 @@ def _format_problem(item: dict[str, Any]) -> tuple[str, str]:
     return loc, msg
 
 
-def _format_errors(error: ValidationError, source: str) -> str:
+def format_errors(error: ValidationError, source: str) -> str:
     """One line: ``invalid parameters in SOURCE: key.path: message``, with the next problems after it
     (at most :data:`MAX_SHOWN_PROBLEMS`, then their count)."""
     problems: dict[str, str] = {}
@@ -99,7 +99,7 @@ def campaign_from_dict(values: dict[str, Any], source: str = "parameters") -> Ca
     try:
         return Campaign.model_validate(cleaned)
     except ValidationError as error:
-        raise ParameterError(_format_errors(error, source)) from None
+        raise ParameterError(format_errors(error, source)) from None
     except (ValueError, TypeError, RecursionError) as error:  # raised outside pydantic's wrapping
         raise ParameterError(f"invalid parameters in {source}: {error}") from None
 

@@ -7,11 +7,11 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from flashpoc.params.common import DEFAULT_CURVE_PCT, Flag, MAX_THREADS, Name, _Strict
+from flashpoc.params.common import DEFAULT_CURVE_PCT, Flag, MAX_THREADS, Name, StrictModel
 from flashpoc.params.paths import ControllerPath
 
 
-class ProbeSettings(_Strict):
+class ProbeSettings(StrictModel):
     """Saturation probe: find the thread count beyond which IOPS stop rising."""
 
     workload: str | None = Field(None, description="workload to probe (default the first)")
@@ -52,13 +52,13 @@ class ProbeSettings(_Strict):
         return self
 
 
-class ExtendSettings(_Strict):
+class ExtendSettings(StrictModel):
     """A sweep point not steady at its length measured again longer, up to ``max_s`` (:mod:`flashpoc.campaign.extend`)."""
 
     max_s: int = Field(..., ge=1, le=86400, description="the longest a point is run (s): lengths double up to it")
 
 
-class SweepSettings(_Strict):
+class SweepSettings(StrictModel):
     """Fine thread sweep per workload, planned from the probe result."""
 
     plan: Literal["guide", "knee-dense", "rate-curve"] = "guide"
@@ -119,7 +119,7 @@ class SweepSettings(_Strict):
         return sorted(self.curve_pct or DEFAULT_CURVE_PCT)
 
 
-class PreconditionSettings(_Strict):
+class PreconditionSettings(StrictModel):
     """Before the probe: fill every target once with the campaign's data (an all-flash array answers
     reads of never-written blocks from metadata), recorded per target (:mod:`flashpoc.campaign.precondition`)."""
 
@@ -139,7 +139,7 @@ class PreconditionSettings(_Strict):
     threads: int = Field(16, ge=1, le=MAX_THREADS, description="threads of the rounds (per host; vdbench: per SD)")
 
 
-class CompareWith(_Strict):
+class CompareWith(StrictModel):
     """Another campaign whose stored sweep is overlaid on this one in the report."""
 
     campaign: Name = Field(description="the other campaign's name (its results are results_dir/campaign)")
@@ -149,7 +149,7 @@ class CompareWith(_Strict):
                                                                  "results_dir)")
 
 
-class ReportSettings(_Strict):
+class ReportSettings(StrictModel):
     """What the report compares: this campaign against others, at equal latency and equal IOPS."""
 
     label: str | None = Field(None, min_length=1, max_length=60,
@@ -189,7 +189,7 @@ class ReportSettings(_Strict):
         return sorted(set(values))
 
 
-class ArraySettings(_Strict):
+class ArraySettings(StrictModel):
     """What is known of the array under test."""
 
     expected_iops: float | None = Field(None, gt=0, le=1e10, description="the IOPS the array should reach (its "

@@ -94,7 +94,8 @@ class Report:
     @property
     def hosts_text(self) -> str:
         """Markdown: what the load hosts table shows, and the probe's verdict on hosts or array."""
-        return hosts_text(self.hosts, self.host_limit)
+        return hosts_text(self.hosts, self.host_limit, self.cfg.engine_object.host_shares_text(self.hosts)
+                          if self.cfg is not None else None)
 
     def point_details(self, detail: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         """The interval series and latency histograms of ``detail`` points (see :func:`load_point_details`)."""
@@ -107,7 +108,8 @@ class Report:
         """Markdown: how many points had steady intervals, which did not, and the detail points."""
         from flashpoc.present.summary import steadiness_text
 
-        return steadiness_text(self.steadiness, self.detail)
+        return steadiness_text(self.steadiness, self.detail,
+                               self.cfg.engine_object.own_steadiness() if self.cfg is not None else None)
 
     @property
     def configs(self) -> list[str]:
@@ -314,11 +316,12 @@ def _cpu_charts(cfg: Campaign, points: pd.DataFrame, domain: list[str]) -> dict[
     DB CPU and the read latency shares, where AWR reported them."""
     from flashpoc.present import chart, summary
 
-    if not cfg.engine_object.measures_oracle:
+    source = cfg.engine_object.database_metrics(cfg)
+    if source is None:
         return {"host_cpu": chart.host_cpu(points, color_domain=domain)}
     charts = {"oracle_latency": chart.oracle_latencies(points, color_domain=domain),
               "host_cpu": chart.host_cpu(points, metrics=chart.ORACLE_HOST_CPU, color_domain=domain,
-                                         title="DB host CPU vs threads per schema (AWR Host CPU)")}
+                                         title=f"DB host CPU vs threads per schema ({source} Host CPU)")}
     if "db_cpu_s_per_s" in points and points["db_cpu_s_per_s"].notna().any():
         charts["db_cpu"] = chart.db_cpu(points, color_domain=domain)
     shares = summary.read_latency_shares(points)
@@ -333,7 +336,7 @@ def _detail_charts(cfg: Campaign, points: pd.DataFrame, detail: pd.DataFrame, do
     from flashpoc.present import chart
 
     charts: dict[str, Any] = {}
-    if cfg.engine_object.measures_oracle:
+    if cfg.engine_object.database_metrics(cfg) is not None:
         from flashpoc.present.oracle_report import oracle_charts
 
         charts.update(oracle_charts(cfg, points, detail, domain))
@@ -435,22 +438,23 @@ def _check_table(store: CampaignStore) -> pd.DataFrame:
         return pd.DataFrame()
 
 
-def hosts_text(hosts: pd.DataFrame, limit: dict[str, Any] | None) -> str:
+EQUAL_SHARES_TEXT = ("The same threads run on every host, so the shares should be about equal: a host well below "
+                     "the others limits itself.")
+"""What the load hosts' shares should be when the engine says nothing else
+(:meth:`flashpoc.engines.base.Engine.host_shares_text`)."""
+
+
+def hosts_text(hosts: pd.DataFrame, limit: dict[str, Any] | None, shares: str | None = None) -> str:
     """Markdown: what the load hosts table (:func:`flashpoc.analysis.hostlimit.busiest_points`) shows,
-    and the probe's verdict on hosts or array (``limit``, from probe.json)."""
+    what the shares should be (``shares``, the engine's words:
+    :meth:`flashpoc.engines.base.Engine.host_shares_text`; by default :data:`EQUAL_SHARES_TEXT`) and
+    the probe's verdict on hosts or array (``limit``, from probe.json)."""
     if hosts.empty:
         text = ("One load host ran every point. With several, this section shows each host's IOPS, so that a "
                 "host holding the others back is visible.")
     else:
         text = ("Each load host's IOPS, its share of the total, its mean latency and CPU at each workload's "
-                "highest-IOPS point; the chart has every thread count. ")
-        if "outstanding_ios" in hosts and hosts["outstanding_ios"].notna().any():
-            text += ("vdbench's threads are per SD and spread over the hosts' JVMs: outstanding_ios is the I/Os "
-                     "it gave each host, and hosts given the same should have about equal shares: a host well "
-                     "below the others limits itself.")
-        else:
-            text += ("The same threads run on every host, so the shares should be about equal: a host well below "
-                     "the others limits itself.")
+                "highest-IOPS point; the chart has every thread count. ") + (shares or EQUAL_SHARES_TEXT)
     if limit:
         text += "\n\nSaturation probe: " + hostlimit.host_limit_text(limit)
     return text

@@ -51,7 +51,7 @@ def test_the_smallest_campaign_is_the_job_and_the_database():
     assert cfg.engine == "sqlscript" and cfg.targets == [] and cfg.engine_workloads == []
     assert [(h.name, h.address) for h in cfg.hosts] == [("local", "localhost")]
     engine = cfg.engine_object
-    assert engine.skipped_text(cfg, "sweep") and not engine.uses_targets
+    assert engine.skipped_text(cfg, "sweep") and engine.data_elsewhere(cfg)
     assert "Skipped" in engine.skipped_text(cfg, "probe")
     slob = campaign_from_dict({**SMALLEST, "engine": "slob", "hosts": [{"name": "db1"}],
                                "slob": {"schemas": 1, "scale": "1G"}})

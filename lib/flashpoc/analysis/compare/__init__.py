@@ -35,10 +35,10 @@ by :func:`comparability` and left out of the deltas, never compared silently.
 from __future__ import annotations
 
 # Every name keeps its old path (flashpoc.analysis.compare.X): the package re-exports its modules' names.
-from flashpoc.analysis.compare.table import (COMPARISON_COLUMNS, DEFINING_COLUMNS, EQUAL_LOAD_MEASURES, NOISE_PCT, ORACLE_WRITE_WAITS,
-                    WORKING_SET_TOLERANCE_PCT, _add_at_iops, _add_curve_metrics, _add_equal_load, _adder, _at, _at_iops,
-                    _at_threads, _exact, _first, _iops_text, _noise, _same, comparability, comparison_row, comparison_table,
-                    configs, equal_iops_levels, equal_threads, has_writes, load_text, rate_at_latency,
-                    value_at_iops)
-from flashpoc.analysis.compare.words import (_FORMATS, _MEASURES, ACROSS, _interval_cell, _measure_label, _phrase, _signed, across_workloads,
-                    change_cell, comparison_display, comparison_text, measure_label, row_bounds)
+from flashpoc.analysis.compare.table import (COMPARISON_COLUMNS, DEFINING_COLUMNS, EQUAL_LOAD_MEASURES, NOISE_PCT,
+                                             ORACLE_WRITE_WAITS, WORKING_SET_TOLERANCE_PCT, measured_bound,
+                                             mean_at_threads, comparability, comparison_row, comparison_table, configs,
+                                             equal_iops_levels, equal_threads, has_writes, load_text, rate_at_latency,
+                                             value_at_iops)
+from flashpoc.analysis.compare.words import (ACROSS, across_workloads, change_cell, comparison_display, comparison_text,
+                                             measure_label, row_bounds)

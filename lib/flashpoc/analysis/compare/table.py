@@ -151,7 +151,7 @@ def value_at_iops(group: pd.DataFrame, column: str, iops: float, unit: str = "IO
     return Bound(None, NOT_REACHED, f"at most {curve['iops'].max():,.0f} {unit} measured")
 
 
-def _at(value: float | None) -> Bound:
+def measured_bound(value: float | None) -> Bound:
     """A measured value (or none) as a :class:`~flashpoc.analysis.bounds.Bound`."""
     return Bound(value, EXACT if value is not None else MISSING)
 
@@ -204,7 +204,7 @@ def equal_threads(base: pd.DataFrame, other: pd.DataFrame, wanted: Sequence[int]
     return sorted({min(common, key=lambda t: (abs(t - top / 2), t)), top})
 
 
-def _at_threads(group: pd.DataFrame, threads: int, column: str) -> float | None:
+def mean_at_threads(group: pd.DataFrame, threads: int, column: str) -> float | None:
     """The mean of ``column`` over the points measured at ``threads`` (None when there is none)."""
     if column not in group:
         return None
@@ -326,10 +326,10 @@ def _add_curve_metrics(add, group: pd.DataFrame, base: pd.DataFrame, other: pd.D
     """The rows of :func:`comparison_table` read from the curves: max IOPS and MiB/s, IOPS (and, for
     sequential and large-block I/O, MiB/s) at each latency, and latencies and host CPU at equal IOPS."""
     means = [confidence.mean_rows(g) for g in (base, other)]  # repeats: each point's mean, never its best
-    add("max IOPS", "IOPS", "", *[_at(float(m["iops"].max())) for m in means], True, confidence.max_iops)
+    add("max IOPS", "IOPS", "", *[measured_bound(float(m["iops"].max())) for m in means], True, confidence.max_iops)
     mibps = "bw_mibps" in group and base["bw_mibps"].notna().any() and other["bw_mibps"].notna().any()
     if mibps:
-        add("max MiB/s", "MiB/s", "", *[_at(float(m["bw_mibps"].max())) for m in means], True,
+        add("max MiB/s", "MiB/s", "", *[measured_bound(float(m["bw_mibps"].max())) for m in means], True,
             lambda curve: curve["bw_mibps"].max())
     throughput = mibps and workload_kinds(group).get(str(group["workload"].iloc[0])) == KIND_THROUGHPUT
     metric, unit, rate = ("MiB/s at latency", "MiB/s", "bw_mibps") if throughput else ("IOPS at latency", "IOPS", "iops")
@@ -390,10 +390,10 @@ def _add_equal_load(add, group: pd.DataFrame, base: pd.DataFrame, other: pd.Data
         for column, metric, unit, higher in EQUAL_LOAD_MEASURES:
             if column.startswith(("read_", "write_")) and not mixed:  # one direction: the total says it
                 continue
-            a, b = _at_threads(base, count, column), _at_threads(other, count, column)
+            a, b = mean_at_threads(base, count, column), mean_at_threads(other, count, column)
             if a is not None and b is not None and (a or b):  # a direction neither did is left out
-                add(metric, unit, load_text(base, count), _at(a), _at(b), higher,
-                    lambda curve, count=count, column=column: _at_threads(curve, count, column))
+                add(metric, unit, load_text(base, count), measured_bound(a), measured_bound(b), higher,
+                    lambda curve, count=count, column=column: mean_at_threads(curve, count, column))
 
 
 def _noise(base: pd.DataFrame, other: pd.DataFrame, answer: Any, delta: float, pct: float | None,

@@ -100,7 +100,7 @@ def fill_targets(wb: Workbench) -> list[dict[str, Any]]:
     """
     cfg = wb.cfg
     engine = cfg.engine_object
-    if not engine.uses_targets:
+    if engine.data_elsewhere(cfg) is not None:
         return []
     settings = cfg.precondition
     data = engine.fill_data(cfg)

@@ -92,7 +92,7 @@ def run_write_rounds(wb: Workbench) -> dict[str, Any]:
     cfg = wb.cfg
     settings = cfg.precondition
     engine = cfg.engine_object
-    if not settings.write_rounds or not engine.uses_targets:
+    if not settings.write_rounds or engine.data_elsewhere(cfg) is not None:
         return {}
     writers = [w for w in cfg.engine_workloads if getattr(w, "writes", False)]
     superseded = supersede_rounds(wb, fill_stamp(wb)) if writers else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flashpoc.engines.base import Engine, LazyModule
+from flashpoc.engines.base import Engine, LazyModule, OwnSteadiness
 from flashpoc.engines.fio.settings import SERVERS, FioSettings
 
 measure = LazyModule(f"{__package__}.measure")
@@ -17,14 +17,24 @@ VDBENCH_WORKLOAD_KEYS = ("seekpct", "skew")
 
 class FioEngine(Engine):
     name = "fio"
-    rate_curves = True
     warm_up_note = "fio: ramp_time, not logged"
+    glossary = (("JSON+", "fio's output format with the full latency histogram (its bins), from which percentiles "
+                          "and shares are read exactly."),)
     settings_model = FioSettings
     parse_table_columns = [("hostname", "Host"), ("jobname", "Job"), ("direction", "Direction"), ("rw", "Pattern"),
                            ("bs", "Block"), ("numjobs", "Jobs"), ("iodepth", "Depth"), ("iops", "IOPS"),
                            ("bw_mibps", "MiB/s"), ("lat_mean_us", "Mean lat (us)"), ("clat_p50_us", "p50 (us)"),
                            ("clat_p99_us", "p99 (us)"), ("clat_p99_9_us", "p99.9 (us)"), ("usr_cpu_pct", "usr CPU (%)"),
                            ("sys_cpu_pct", "sys CPU (%)")]
+
+    def own_steadiness(self) -> OwnSteadiness:
+        """fio's ``steadystate`` (``steady_state`` of its settings) ends a point once attained."""
+        return OwnSteadiness("fio's own steadystate", "fio_steadystate",
+                             "one criterion on the slope or scatter of its per-second samples")
+
+    def rate_curve_refusal(self, cfg) -> None:
+        """None: fio's points run at a requested rate (``rate_iops``)."""
+        return None
 
     def check_params(self, cfg, host_names: set[str]) -> None:
         """What fio's job files need: each host runs one job over its own targets, so every host uses

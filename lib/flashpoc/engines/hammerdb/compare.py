@@ -31,8 +31,8 @@ import pandas as pd
 from flashpoc.core import tables
 from flashpoc.analysis.bounds import MISSING, Bound
 from flashpoc.analysis.compare import comparison_display as _display
-from flashpoc.analysis.compare import (COMPARISON_COLUMNS, NOISE_PCT, _at, _at_threads, change_cell, comparison_row, configs,
-                        equal_iops_levels, equal_threads, row_bounds, value_at_iops)
+from flashpoc.analysis.compare import (COMPARISON_COLUMNS, NOISE_PCT, change_cell, comparison_row, configs,
+                        equal_iops_levels, equal_threads, measured_bound, mean_at_threads, row_bounds, value_at_iops)
 from flashpoc.core.tables import threads_text
 
 #: (column, measure, unit, higher is better; None: neither, e.g. I/O done at equal NOPM)
@@ -105,8 +105,8 @@ def comparison_table(points: pd.DataFrame, *, users: Sequence[int] = (), nopm: S
         for count in equal_threads(base, other, users):
             at = threads_text(count, "virtual users")
             for column, metric, unit, higher in (m for m in MEASURES if m[0] in have):
-                add(metric, unit, at, _at(_at_threads(base, count, column)), _at(_at_threads(other, count, column)),
-                    higher)
+                add(metric, unit, at, measured_bound(mean_at_threads(base, count, column)),
+                    measured_bound(mean_at_threads(other, count, column)), higher)
         levels = equal_iops_levels(base.assign(iops=base["nopm"]), other.assign(iops=other["nopm"]), nopm)
         for level in levels:
             at = f"{level:,.0f} NOPM"

@@ -41,7 +41,6 @@ def most_virtual_users(cfg) -> tuple[int, str]:
 class HammerdbEngine(Engine):
     name = "hammerdb"
     settings_model = HammerdbSettings
-    uses_targets = False  # its data is the TPROC-C schema in the database
     manifest_exclude = frozenset({"workloads"})  # one workload, TPROC-C
     #: what the threads column counts, in the report's words
     threads_word = "virtual users"
@@ -58,6 +57,10 @@ class HammerdbEngine(Engine):
                        "completion time (how long HammerDB's vurun took, every virtual user's every iteration "
                        "done); NOPM and TPM are the new orders and transactions done without error per minute of "
                        "it, as HammerDB printed them (the virtual users' side, not the database's count).")
+
+    def data_elsewhere(self, cfg) -> str:
+        """Its data is the TPROC-C schema in the database."""
+        return "its data is the database's"
 
     def check_params(self, cfg, host_names: set[str]) -> None:
         """HammerDB's one workload is TPROC-C: no ``workloads`` key; several load hosts each run

@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from flashpoc.core.errors import ParameterError
-from flashpoc.params import EngineSettings, Flag, _format_errors, _Strict, check_address, value_problem
+from flashpoc.params import EngineSettings, Flag, format_errors, StrictModel, check_address, value_problem
 from flashpoc.params.paths import HostPath
 
 #: a database, user or schema name HammerDB puts into SQL and connect strings
@@ -195,7 +195,7 @@ class HammerdbSettings(EngineSettings):
         return tuple(dict.fromkeys((self.password_env, self.superuser_password_env)))
 
 
-class _Block(_Strict):
+class _Block(StrictModel):
     """The block under its key, so that error messages name ``hammerdb.<key>``."""
 
     hammerdb: HammerdbSettings
@@ -215,10 +215,10 @@ def settings_from_dict(values: dict[str, Any], source: str = "parameters") -> Ha
     try:
         return _Block.model_validate({"hammerdb": values}).hammerdb
     except ValidationError as error:
-        raise ParameterError(_format_errors(error, source)) from None
+        raise ParameterError(format_errors(error, source)) from None
 
 
-class HammerdbWorkload(_Strict):
+class HammerdbWorkload(StrictModel):
     """HammerDB's one workload: TPROC-C (its TPC-C-like OLTP mix), as the rows and the report name it."""
 
     name: str = "tprocc"

@@ -14,11 +14,20 @@ class SlobEngine(Engine):
     name = "slob"
     settings_model = SlobSettings
     parse_table_columns = [("metric", "Metric"), ("value", "Value")]
-    uses_targets = False  # its data lives in the database (setup.sh loads it)
-    measures_oracle = True  # its rows are AWR's
     manifest_exclude = frozenset({"workloads"})  # SLOB's are slob.workloads; the schema refuses both
-    datafiles_define_points = True  # database.datafiles picks each point's time series
     warm_up_note = "SLOB: the intervals before the AWR begin snapshot"
+
+    def data_elsewhere(self, cfg) -> str:
+        """Its data lives in the database (setup.sh loads it)."""
+        return "its data is the database's"
+
+    def database_metrics(self, cfg) -> str:
+        """Its rows are AWR's."""
+        return "AWR"
+
+    def hashed_database(self, cfg) -> dict[str, Any]:
+        """``database.datafiles`` picks each point's time series (and ``nfs_mounts`` the NFS mounts')."""
+        return {**cfg.database.model_dump(mode="json", exclude={"host"}), "datafiles": cfg.database.datafiles or "local"}
 
     def interval_note(self, points) -> str:
         """What the SLOB points' series count (``intervals_source``: iostat's disks, the NFS mounts or the
@@ -73,7 +82,7 @@ class SlobEngine(Engine):
     def check_params(self, cfg, host_names: set[str]) -> None:
         """SLOB's own settings: its database host, schemas, SCALE and workloads."""
         from flashpoc.core.errors import ParameterError
-        from flashpoc.params import _unique
+        from flashpoc.params import check_unique
 
         if "workloads" in cfg.model_fields_set:
             raise ValueError("workloads: with engine slob the workloads go under slob.workloads "
@@ -85,7 +94,7 @@ class SlobEngine(Engine):
             raise ValueError("slob.schemas: required for engine slob (the number of schemas setup.sh loaded)")
         if slob.scale is None:
             raise ValueError("slob.scale: required for engine slob (SCALE per schema, e.g. '8G')")
-        _unique(slob.workloads, "name", "slob.workloads")
+        check_unique(slob.workloads, "name", "slob.workloads")
         for i, workload in enumerate(slob.workloads):
             try:
                 slob.conf(workload, 1)

@@ -6,14 +6,14 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from flashpoc.params import (EngineSettings, Flag, Name, _some_workloads, _Strict, ascii_note, check_env_name, check_regex,
+from flashpoc.params import (EngineSettings, Flag, Name, some_workloads, StrictModel, ascii_note, check_env_name, check_regex,
                        slob_size_bytes)
 from flashpoc.params.paths import HostPath, HostWrittenDir
 from flashpoc.engines.slob.plan import SIZE_RE as SLOB_SIZE_RE
 from flashpoc.engines.slob.plan import SlobConf
 
 
-class SlobWorkload(_Strict):
+class SlobWorkload(StrictModel):
     """One SLOB workload: the slob.conf keys that make one I/O mix (the rest are in ``slob``).
 
     SLOB sessions run single-block (8K) random reads through the buffer cache; UPDATE_PCT of
@@ -109,7 +109,7 @@ class SlobSettings(EngineSettings):
                                                    "md devices, which would count multipath or LVM I/O twice)")
     #: keys added later, left out of the measurement hash at these values so that the campaigns
     #: measured before them keep their hash (and their stored points); ``database.datafiles`` and
-    #: ``nfs_mounts`` are hashed in this block (Engine.datafiles_define_points), where they were first
+    #: ``nfs_mounts`` are hashed in this block (Engine.hashed_database), where they were first
     hash_defaults: ClassVar[dict[str, Any]] = {"datafiles": "local", "nfs_mounts": None}
     workloads: list[SlobWorkload] = Field(default_factory=lambda: [SlobWorkload(**w) for w in slob_seed_workloads()],
                                           max_length=256)
@@ -147,7 +147,7 @@ class SlobSettings(EngineSettings):
     @field_validator("workloads", mode="before")
     @classmethod
     def _default_workloads(cls, value: Any) -> Any:
-        return slob_seed_workloads() if value is None else _some_workloads(value)
+        return slob_seed_workloads() if value is None else some_workloads(value)
 
     def conf(self, workload: SlobWorkload, threads: int | None = None):
         """The validated :class:`~flashpoc.engines.slob.plan.SlobConf` of ``workload`` (THREADS_PER_SCHEMA ``threads``).

@@ -15,7 +15,6 @@ report = LazyModule(f"{__package__}.report")
 
 class VdbenchEngine(Engine):
     name = "vdbench"
-    rate_curves = True  # its own iorate=curve, in its sweep
     warm_up_note = "vdbench: the intervals its average leaves out; its histogram counts them"
     rate_curve_title = "vdbench iorate=curve: mean latency at each requested I/O rate"
     settings_model = VdbenchSettings
@@ -146,12 +145,30 @@ class VdbenchEngine(Engine):
                        "output": f"{folder}/fill.summary.html" if r.get("written_with") else f"{folder}/fill.{name}.html"}
                 for name, r in records.items()}
 
-    stores_groups = True  # one invocation's runs are stored together
-
     def storage_keys(self, wb, specs) -> list[str]:
         """The group of each spec's invocation (:func:`.measure.invocations`)."""
         keys = {id(s): group for group, _, _, batch in measure.invocations(wb, specs) for s in batch}
         return [keys[id(s)] for s in specs]
+
+    def stored_rows(self, wb, spec, key):
+        """One invocation's runs are stored together: the group ``key``."""
+        return wb.store.load_group(spec.phase, key)
+
+    def save_rows(self, wb, phase: str, result) -> None:
+        """The runs of one invocation, as its group."""
+        wb.store.save_points(phase, result.key, list(result.rows), dict(result.raw))
+
+    def host_shares_text(self, hosts) -> str | None:
+        """vdbench spreads its threads over the hosts' JVMs: the shares follow the I/Os each was given."""
+        if "outstanding_ios" in hosts and hosts["outstanding_ios"].notna().any():
+            return ("vdbench's threads are per SD and spread over the hosts' JVMs: outstanding_ios is the I/Os "
+                    "it gave each host, and hosts given the same should have about equal shares: a host well "
+                    "below the others limits itself.")
+        return None
+
+    def rate_curve_refusal(self, cfg) -> None:
+        """None: vdbench runs its own ``iorate=curve`` in its sweep."""
+        return None
 
     def run_points(self, wb, specs, keys, bar=None):
         """One invocation per phase and workload over its thread counts (a precondition round: one count)."""

@@ -13,12 +13,18 @@ from flashpoc.jobs.sqlscript.settings import SqlScriptSettings
 class SqlScriptEngine(Engine):
     name = "sqlscript"
     settings_model = SqlScriptSettings
-    uses_targets = False  # the job writes the database, through its own sessions
-    measures_oracle = True
     default_hosts = ({"name": "local", "address": "localhost"},)  # the machine running the sessions
     manifest_exclude = frozenset({"workloads"})  # the job is sql_workload
     method_note = ("A DBA's own job: the script runs in N concurrent sessions between two AWR (or Statspack) "
                    "snapshots; its time is from their common start to the last session's commit.")
+
+    def data_elsewhere(self, cfg) -> str:
+        """The job writes the database, through its own sessions."""
+        return "its data is the database's"
+
+    def database_metrics(self, cfg) -> str:
+        """Its runs are AWR's (or Statspack's) snapshots."""
+        return "AWR"
 
     def check_params(self, cfg, host_names: set[str]) -> None:
         """The job and the database are what this campaign runs."""

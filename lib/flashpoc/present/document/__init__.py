@@ -57,5 +57,5 @@ def compose(report, context: Context) -> list[DocSection]:
                  DocSection("appendix", "Appendix B: files", [
                      "Paths are relative to the campaign's folder (`results/<campaign>/`).",
                      files_table(report, context)]),
-                 DocSection("appendix", "Appendix C: glossary", [glossary()])]
+                 DocSection("appendix", "Appendix C: glossary", [glossary(report.cfg.engine_object.glossary)])]
     return [s for s in sections if s.items]

@@ -120,7 +120,7 @@ def results(report, context: Context) -> list[DocSection]:
     load = [*with_lead("hockey_stick"), *with_lead("load_vs_threads"), *with_lead("rate_curve"),
             *with_lead("write_latency"), *with_lead("oracle_write_latency")]
     latency = with_lead("latency_percentiles")
-    if not latency and not engine.measures_oracle:
+    if not latency and engine.database_metrics(report.cfg) is None:
         latency = [summary.distribution_text(report.detail) or "(the engine reports no latency percentiles)"]
     latency += [*with_lead("oracle_latency"), *with_lead("read_latency_shares"), *environment.calibrate_items(context.manifest)]
     hosts = [report.hosts_text]
@@ -290,11 +290,15 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
                      "default the highest IOPS within the SLO."),
     ("Working set", "The bytes the workload spreads its I/O over: the targets' sizes."),
     ("Array cache", "The array's memory cache; a working set under 10x its size is partly read from cache."),
-    ("JSON+", "fio's output format with the full latency histogram (its bins), from which percentiles and "
-              "shares are read exactly."),
+)
+#: the database's terms, after the engine's own (:func:`glossary`)
+DATABASE_GLOSSARY: tuple[tuple[str, str], ...] = (
     ("AWR", "Oracle's Automatic Workload Repository: the database's own statistics between two snapshots."),
 )
 
 
-def glossary() -> tables.Table:
-    return tables.table([{"Term": t, "Meaning": m} for t, m in GLOSSARY], text_columns=["Term", "Meaning"])
+def glossary(engine_terms: tuple[tuple[str, str], ...] = ()) -> tables.Table:
+    """The common terms, the engine's own (``engine_terms``: :attr:`flashpoc.engines.base.Engine.glossary`)
+    before the database's (AWR)."""
+    terms = [*GLOSSARY, *engine_terms, *DATABASE_GLOSSARY]
+    return tables.table([{"Term": t, "Meaning": m} for t, m in terms], text_columns=["Term", "Meaning"])

@@ -52,7 +52,8 @@ def executive_summary(report, context: Context) -> list[Any]:
     lines = [f"> **The answers** (latency SLO: {cfg.slo_ms:g} ms mean)", ">"]
     answers = comparison_answers(report) if report.configs and not report.comparison.empty else answer_lines(report)
     lines += [f"> - {line}" for line in answers]
-    said = [*verdict_lines(report, context), summary.unsteady_summary(report.steadiness, named=False)]
+    said = [*verdict_lines(report, context), summary.unsteady_summary(
+        report.steadiness, named=False, own=cfg.engine_object.own_steadiness())]
     said = [line for line in said if line]
     for line in said:
         lines += [">", f"> {line}"]

@@ -240,10 +240,11 @@ def snia_rule_text() -> str:
             f"{analysis.SNIA_MAX_SLOPE_EXCURSION_PCT:g} % of the window's mean IOPS")
 
 
-def steadiness_text(table: pd.DataFrame, detail: pd.DataFrame | None = None) -> str:
-    """Markdown: how many points were steady by each rule (scatter and drift; SNIA PTS; fio's own
-    ``steadystate`` where it ended a point), which were not and by which rule, and which point of
-    each curve is shown in detail (``detail``, from :func:`detail_points`)."""
+def steadiness_text(table: pd.DataFrame, detail: pd.DataFrame | None = None, own: Any = None) -> str:
+    """Markdown: how many points were steady by each rule (scatter and drift; SNIA PTS; the engine's
+    own, ``own``: :meth:`flashpoc.engines.base.Engine.own_steadiness`, where it ended a point), which
+    were not and by which rule, and which point of each curve is shown in detail (``detail``, from
+    :func:`detail_points`)."""
     chosen = "" if detail is None or detail.empty else "\n\nPoints shown in detail: " + "; ".join(
         f"{_where(r)} ({r['detail_reason']})" for r in detail.to_dict("records")) + "."
     if table.empty:
@@ -265,12 +266,12 @@ def steadiness_text(table: pd.DataFrame, detail: pd.DataFrame | None = None) -> 
         lines.append(f"{len(snia) - len(snia_unsteady)} of {len(snia)} points were steady by the {snia_rule_text()}"
                      + (f"; {len(table) - len(snia)} had fewer than {analysis.SNIA_ROUNDS} intervals and no SNIA "
                         "verdict." if len(snia) < len(table) else "."))
-    ended = _ended_by_fio(table)
+    ended = _ended_by_own(table, own)
     if not ended.empty:
-        missed = ended[ended["steadystate_attained"].map(verdict) == False]  # noqa: E712
-        lines.append(f"fio's own steadystate decided how long {len(ended)} points ran "
-                     f"({', '.join(sorted(set(ended['fio_steadystate'].astype(str))))}, one criterion on the slope "
-                     f"or scatter of its per-second samples): {len(ended) - len(missed)} attained it and ended early, "
+        missed = ended[ended[own.attained].map(verdict) == False]  # noqa: E712
+        lines.append(f"{own.rule} decided how long {len(ended)} points ran "
+                     f"({', '.join(sorted(set(ended[own.column].astype(str))))}, {own.criterion}): "
+                     f"{len(ended) - len(missed)} attained it and ended early, "
                      f"{len(missed)} ran their full length without it.")
     for r in unsteady.to_dict("records"):
         lines.append(f"- not steady: {_where(r)}: scatter {r['interval_iops_cv_pct']:.1f} %, drift "
@@ -287,14 +288,21 @@ def _ended_by_fio(table: pd.DataFrame) -> pd.DataFrame:
     return table[table["fio_steadystate"].notna()] if "fio_steadystate" in table else table.iloc[0:0]
 
 
-def unsteady_summary(table: pd.DataFrame, *, named: bool = True) -> str | None:
-    """One sentence (Markdown, its label in bold): the points not steady, by rule, each named unless
+def _ended_by_own(table: pd.DataFrame, own: Any) -> pd.DataFrame:
+    """The points the engine's own rule (``own``, or None) ended (or ran to their full length without attaining it)."""
+    return table[table[own.column].notna()] if own is not None and own.column in table else table.iloc[0:0]
+
+
+def unsteady_summary(table: pd.DataFrame, *, named: bool = True, own: Any = None) -> str | None:
+    """One sentence (Markdown, its label in bold): the points not steady, by rule (``own``: the
+    engine's own, :meth:`flashpoc.engines.base.Engine.own_steadiness`, or None), each named unless
     ``named`` is False (the executive summary counts them only); None when every judged point was
     steady (or none was judged)."""
     parts = []
-    for points, column, rule in ((table, "snia_steady", "the SNIA PTS rule"),
-                                 (table, "interval_steady", "interval scatter and drift"),
-                                 (_ended_by_fio(table), "steadystate_attained", "fio's own steadystate")):
+    rules = [(table, "snia_steady", "the SNIA PTS rule"), (table, "interval_steady", "interval scatter and drift")]
+    if own is not None:
+        rules.append((_ended_by_own(table, own), own.attained, own.rule))
+    for points, column, rule in rules:
         judged, unsteady = judged_points(points, column)
         if not unsteady.empty:
             where = f" ({'; '.join(_where(r) for r in unsteady.to_dict('records'))})" if named else ""
