@@ -13,6 +13,7 @@ import sys
 
 from _common import campaign_values, scratch_root
 
+from flashpoc.engines.fio.measure import measure_point
 from flashpoc import phases
 from flashpoc.params import campaign_from_dict
 from flashpoc.engines.fio.plan import render_job
@@ -31,7 +32,7 @@ def main() -> int:
         job = root / "hand.fio"
         job.write_text(render_job(wb.cfg, workload, THREADS, wb.cfg.targets))
         for i in range(REPEATS):
-            workbook.append(phases.measure_point(wb, "bench", workload, THREADS, repeat=i + 1)["iops"])
+            workbook.append(measure_point(wb, "bench", workload, THREADS, repeat=i + 1)["iops"])
             out = subprocess.run(["fio", str(job), "--output-format=json"], capture_output=True, text=True,
                                  check=True)
             by_hand.append(json.loads(out.stdout)["jobs"][0]["read"]["iops"])

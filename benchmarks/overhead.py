@@ -14,6 +14,7 @@ import time
 
 from _common import campaign_values, scratch_root, summary
 
+from flashpoc.engines.fio.measure import measure_point
 from flashpoc import phases
 from flashpoc.params import campaign_from_dict
 from flashpoc.engines.fio.plan import render_job
@@ -33,10 +34,10 @@ def workbook_points(cfg, runtime_s):
     with phases.open_campaign(cfg) as wb:
         phases.prepare_targets(wb)
         workload = wb.cfg.workloads[0]
-        phases.measure_point(wb, "bench", workload, 4, repeat=1000)  # warm-up: connection, fio version
+        measure_point(wb, "bench", workload, 4, repeat=1000)  # warm-up: connection, fio version
         for i in range(REPEATS):
             start = time.perf_counter()
-            phases.measure_point(wb, "bench", workload, 4, repeat=i + 1)
+            measure_point(wb, "bench", workload, 4, repeat=i + 1)
             overheads.append(time.perf_counter() - start - runtime_s)
     return overheads
 

@@ -189,6 +189,7 @@ from _common import campaign_values, scratch_root
 
 from flashpoc import analysis, phases
 from flashpoc.analysis import rows as rows_mod
+from flashpoc.campaign.sweep import _levels as sweep_levels
 from flashpoc.core.errors import FlashpocError
 from flashpoc.params import campaign_from_dict
 
@@ -238,7 +239,7 @@ def curve(root, method: str, repeat: int) -> dict:
             "range": sat.get("range_threads"), "confidence": sat.get("confidence"),
             "probe_s": probe["device_time_s"], "probe_runs": probe["runs"],
             "sweep_s": device_time(sweep), "sweep_runs": len(sweep), "knee": knee.threads if knee else None,
-            "levels": phases._levels(probe), "text": probe["answer"], "curve": sorted(p.threads for p in points),
+            "levels": sweep_levels(probe), "text": probe["answer"], "curve": sorted(p.threads for p in points),
             "points": [(p.threads, p.iops, p.latency_ms) for p in points], "reach": probe["followup_sweep"]["up_to"]}
 
 
@@ -338,7 +339,7 @@ def probe_only(root, method: str, repeat: int) -> dict:
     point_s = POINT["runtime_s"] + POINT["ramp_s"]
     r = {"method": method, "workload": cfg.probe_workload.name, "answer": sat.get("threads"),
          "range": sat.get("range_threads"), "confidence": sat.get("confidence"), "probe_s": probe["device_time_s"],
-         "probe_runs": probe["runs"], "levels": phases._levels(probe), "text": probe["answer"],
+         "probe_runs": probe["runs"], "levels": sweep_levels(probe), "text": probe["answer"],
          "points": [(p.threads, p.iops, p.latency_ms) for p in pts], "reach": probe["followup_sweep"]["up_to"],
          "reach_noise": reach(None), "reach_90": reach(0.9), "reach95": sat.get("reach_threads")}
     r["sweep_s"] = {rule: len(phases.sweep_threads(cfg, answer(r) or r["reach"])) * point_s

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from _common import REPO, campaign_values, load_average, scratch_root
 
+from flashpoc.engines.fio.measure import measure_point
 from flashpoc import phases
 from flashpoc.params import campaign_from_dict
 from flashpoc.analysis.rows import interval_verdict
@@ -67,7 +68,7 @@ def base_campaign(root: Path) -> Path:
         phases.prepare_targets(wb)
         for workload in wb.cfg.workloads:
             for threads in BASE_THREADS:
-                phases.measure_point(wb, "sweep", workload, threads)
+                measure_point(wb, "sweep", workload, threads)
     return cfg.resolved().results_path()
 
 

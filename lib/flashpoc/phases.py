@@ -21,9 +21,8 @@ import pandas as pd
 from flashpoc.campaign import check
 from flashpoc.campaign.precondition import load_status, status_text
 from flashpoc.params import Campaign
-from flashpoc.engines.fio.measure import measure_point
 from flashpoc.present import chart, explore, live, summary
-from flashpoc.campaign.probe import (LOW_CONFIDENCE, _on_fewer_hosts, adaptive_probe, probe_answer_text, probe_hosts_table,
+from flashpoc.campaign.probe import (LOW_CONFIDENCE, adaptive_probe, probe_answer_text, probe_hosts_table,
                     probe_point_bound, probe_table, probe_text, summarize_probe, with_host_limit)
 from flashpoc.campaign import probe as _probe, sweep as _sweep
 from flashpoc.present.document import precondition_items
@@ -34,7 +33,7 @@ from flashpoc.campaign.session import (campaign_from_manifest, manifest_params, 
                       safety_gate, target_sizes)
 from flashpoc.engines.loop import point_steadiness
 from flashpoc.hosts.workbench import Workbench
-from flashpoc.campaign.sweep import (SWEEP_COLUMNS, _levels, plan_campaign_sweep, plan_points, probe_points_reused,
+from flashpoc.campaign.sweep import (SWEEP_COLUMNS, plan_campaign_sweep, plan_points, probe_points_reused,
                     sweep_plan_lines, sweep_plan_text, sweep_reach, sweep_table, sweep_threads, sweep_top)
 
 __all__ = [
@@ -42,12 +41,11 @@ __all__ = [
     "load_status", "precondition_items", "status_text",
     "LOW_CONFIDENCE", "SWEEP_COLUMNS", "Report", "Workbench", "adaptive_probe", "build_report", "campaign_from_manifest",
     "campaign_roots", "hosts_text", "load_comparison", "load_point_details", "load_results", "manifest_params",
-    "measure_point", "open_campaign", "plan_campaign_sweep", "plan_points", "point_steadiness", "prepare_targets",
+    "open_campaign", "plan_campaign_sweep", "plan_points", "point_steadiness", "prepare_targets",
     "probe_answer_text", "probe_hosts_table", "probe_point_bound", "probe_points_reused", "probe_table",
     "probe_text", "run_check", "run_probe", "run_sweep", "safety_gate", "summarize_probe", "sweep_plan_lines",
     "sweep_plan_text", "sweep_reach", "sweep_table", "sweep_threads", "sweep_top", "target_sizes",
     "with_host_limit",
-    "_levels", "_on_fewer_hosts",  # the benchmarks and the vdbench tests call them
 ]
 
 

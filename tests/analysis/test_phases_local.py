@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from conftest import quick_campaign, require_fio
+from flashpoc.engines.fio.measure import measure_point
 from flashpoc import phases
 from flashpoc.core.errors import AnalysisError, CheckFailed
 from flashpoc.params import campaign_from_dict
@@ -96,7 +97,7 @@ def test_steady_state_is_recorded(tmp_path):
                                                            "steadystate": "iops_slope:20%", "ss_dur_s": 2}))
     with phases.open_campaign(cfg) as wb:
         phases.prepare_targets(wb)
-        row = phases.measure_point(wb, "probe", wb.cfg.workload("randread-4k"), 2)
+        row = measure_point(wb, "probe", wb.cfg.workload("randread-4k"), 2)
     raw = json.loads((wb.store.point_dir("probe", row["point_id"]) / "local.json").read_text())
     assert "steadystate=iops_slope:20%" in (wb.store.point_dir("probe", row["point_id"]) / "local.job.fio").read_text()
     assert row["steadystate_attained"] is bool(raw["jobs"][0]["steadystate"]["attained"])
@@ -296,7 +297,6 @@ def test_probe_points_end_once_steady_and_the_sweep_reuses_them(tmp_path):
 def test_a_point_on_several_hosts_names_every_host_that_failed(tmp_path):
     """Three load hosts (this machine), two without fio: the point fails naming both with the
     shell's reason, after the third host's real run, and nothing is stored."""
-    from flashpoc.engines.fio.measure import measure_point
     from dataclasses import replace
 
     from flashpoc.campaign import probe as probe_module

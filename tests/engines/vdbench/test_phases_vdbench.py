@@ -19,6 +19,7 @@ import pytest
 from conftest import DATA, require_java
 from documents import html_chart_text_pt, summary_problems
 from flashpoc import phases
+from flashpoc.campaign.probe import _on_fewer_hosts as on_fewer_hosts
 from flashpoc.present import progress
 from flashpoc.engines.vdbench import measure as phases_vdbench
 from flashpoc.core.errors import RemoteError
@@ -272,7 +273,7 @@ def test_the_plateau_on_fewer_hosts_is_a_parmfile_of_those_hosts(tmp_path):
         targets=[{"name": f"sd{i}", "path": f"/dev/sd{'abc'[i - 1]}", "hosts": [f"hd{i}"]} for i in (1, 2, 3)],
         vdbench={"elapsed_s": 10, "interval_s": 1, "controller": "hd2", "shell": "ssh"})
     wb = phases.Workbench(cfg, store=None)
-    one, two = (phases._on_fewer_hosts(wb, n) for n in (1, 2))
+    one, two = (on_fewer_hosts(wb, n) for n in (1, 2))
     assert [h.name for h in one.cfg.hosts] == ["hd2"] and [t.name for t in one.cfg.targets] == ["sd2"]
     assert [h.name for h in two.cfg.hosts] == ["hd1", "hd2"] and [t.name for t in two.cfg.targets] == ["sd1", "sd2"]
     text = phases_vdbench.parmfile_for(two, phases_vdbench.probe_run_at(two.cfg, 24))
@@ -291,8 +292,8 @@ def test_host_scaling_on_a_shared_lun_keeps_the_outstanding_ios_per_host(tmp_pat
         tmp_path, hosts=[{"name": f"hd{i}", "address": f"10.0.0.{i}", "user": "root"} for i in (1, 2, 3)],
         targets=[{"name": "lun1", "path": "/dev/sdx"}], vdbench={"elapsed_s": 10, "interval_s": 1})
     wb = phases.Workbench(cfg, store=None)
-    assert [phases_vdbench.scaling_threads(cfg, phases._on_fewer_hosts(wb, n).cfg, 24) for n in (1, 2)] == [8, 16]
-    assert phases_vdbench.scaling_threads(cfg, phases._on_fewer_hosts(wb, 1).cfg, 1) == 1  # at least one
+    assert [phases_vdbench.scaling_threads(cfg, on_fewer_hosts(wb, n).cfg, 24) for n in (1, 2)] == [8, 16]
+    assert phases_vdbench.scaling_threads(cfg, on_fewer_hosts(wb, 1).cfg, 1) == 1  # at least one
 
 
 def test_a_ladder_still_rising_at_its_limit_spends_no_refine_point(tmp_path):
