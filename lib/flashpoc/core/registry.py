@@ -76,6 +76,33 @@ def campaign_keys() -> dict[str, str]:
     return {name: key for name, key in found.items() if key}
 
 
+def host_keys() -> dict[str, dict[str, Any]]:
+    """The keys each engine adds to a load host (``hosts[].<key>``, e.g. the path of its executable
+    there), by key: ``HOST_KEYS`` of the engine folder's ``hostkeys.py``, plain data (``kind``: one of
+    the host keys' kinds the parameters know, ``default``, ``description``, ``limits``), read from its
+    file without importing the engine's package, so that the parameters can build the host model
+    from them while they are being imported.
+
+    Raises:
+        ValueError: two engines define the same key.
+    """
+    keys: dict[str, dict[str, Any]] = {}
+    for name, module in _FOUND.items():
+        spec = importlib.util.find_spec(module.rsplit(".", 2)[0])
+        folder = os.path.join(spec.submodule_search_locations[0], name) if spec else ""
+        path = os.path.join(folder, "hostkeys.py")
+        if not os.path.isfile(path):
+            continue
+        loader = importlib.util.spec_from_file_location(f"_flashpoc_hostkeys_{name}", path)
+        data = importlib.util.module_from_spec(loader)
+        loader.loader.exec_module(data)
+        for key, value in data.HOST_KEYS.items():
+            if key in keys:
+                raise ValueError(f"hosts[].{key}: defined by two engines ({name} and another)")
+            keys[key] = value
+    return keys
+
+
 def _settings_module(module: str) -> Any:
     """The settings module of the engine folder whose engine module is ``module``."""
     return importlib.import_module(module.rsplit(".", 1)[0] + ".settings")

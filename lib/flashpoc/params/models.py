@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, create_model, field_validator, model_validator
 
+from flashpoc.core import registry
 from flashpoc.core.errors import ParameterError
 from flashpoc.params.common import (ENV_NAME_RE, FIO_RW, Flag, LOCAL_ADDRESSES, MAX_BLOCK_BYTES, MIN_WORKING_SET_BYTES,
                      Name, Size, USER_RE, WRITE_MODES, StrictModel, check_address, in_system_dir, parse_size)
@@ -14,8 +15,9 @@ from flashpoc.params.paths import (DEVICE_DIR, ControllerPath, HostCommand, Host
                     fold)
 
 
-class HostParams(StrictModel):
-    """A load host. ``address: localhost`` runs locally; anything else over SSH."""
+class HostBase(StrictModel):
+    """A load host. ``address: localhost`` runs locally; anything else over SSH. Each engine adds
+    its own keys (:data:`HostParams`)."""
 
     name: Name = Field(description="short host name used in results and tables")
     address: str = Field("localhost", description="host name or IP; 'localhost' runs locally")
@@ -31,10 +33,7 @@ class HostParams(StrictModel):
     )
     connect_timeout_s: float = Field(10.0, gt=0, le=600)
     command_timeout_s: float = Field(3600.0, gt=0, le=7 * 86400, description="upper bound for one command")
-    fio: HostCommand = Field("fio", description="fio executable on this host")
     workdir: HostWrittenDir = Field("/tmp/flashpoc", description="directory for job files on this host")
-    vdbench: HostPath | None = Field(None, description="vdbench install directory on this host (hd vdbench=)")
-    jvms: int | None = Field(None, ge=1, le=256, description="vdbench slave JVMs on this host (hd jvms=)")
 
     @field_validator("address")
     @classmethod
@@ -54,7 +53,7 @@ class HostParams(StrictModel):
         return check_env_name(value)
 
     @model_validator(mode="after")
-    def _passphrase_needs_key(self) -> HostParams:
+    def _passphrase_needs_key(self) -> HostBase:
         if self.key_passphrase_env and not self.key_file:
             raise ValueError("key_passphrase_env is the passphrase of key_file: give key_file too "
                              "(a key in ssh-agent needs neither)")
@@ -65,6 +64,29 @@ class HostParams(StrictModel):
         """True when commands run on this machine without SSH."""
         return self.address in LOCAL_ADDRESSES
 
+
+
+#: the kinds of key an engine may add to a host (its ``hostkeys.py``): what each holds
+HOST_KEY_KINDS: dict[str, Any] = {
+    "command": HostCommand,  # an executable on the host: a name found in its PATH, or a path
+    "directory": HostPath | None,  # a directory on the host (an install), or none
+    "count": int | None,  # a whole number (with ``limits``), or none
+}
+
+
+def _engine_host_fields() -> dict[str, Any]:
+    """The pydantic fields of the keys the engines add to a host (:func:`flashpoc.core.registry.host_keys`)."""
+    fields = {}
+    for key, spec in registry.host_keys().items():
+        if spec["kind"] not in HOST_KEY_KINDS:
+            raise ValueError(f"hosts[].{key}: kind {spec['kind']!r} is not one of {sorted(HOST_KEY_KINDS)}")
+        fields[key] = (HOST_KEY_KINDS[spec["kind"]],
+                       Field(spec.get("default"), description=spec["description"], **spec.get("limits", {})))
+    return fields
+
+
+#: a load host: :class:`HostBase` and the keys each engine adds (e.g. its executable's path there)
+HostParams = create_model("HostParams", __base__=HostBase, __module__=__name__, **_engine_host_fields())
 
 class TargetParams(StrictModel):
     """A LUN, device or file the workloads run against."""
