@@ -22,8 +22,9 @@ from flashpoc.campaign import check
 from flashpoc.campaign.precondition import load_status, status_text
 from flashpoc.params import Campaign
 from flashpoc.present import chart, explore, live, summary
-from flashpoc.campaign.probe import (LOW_CONFIDENCE, adaptive_probe, probe_answer_text, probe_hosts_table,
-                    probe_point_bound, probe_table, probe_text, summarize_probe, with_host_limit)
+from flashpoc.campaign.probe import adaptive_probe, probe_point_bound, summarize_probe, with_host_limit
+from flashpoc.campaign.probe_words import LOW_CONFIDENCE, probe_answer_text
+from flashpoc.present.summary.probe import probe_hosts_table, probe_table, probe_text
 from flashpoc.campaign import probe as _probe, sweep as _sweep
 from flashpoc.present.document import precondition_items
 from flashpoc.present.progress import Progress

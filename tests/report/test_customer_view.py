@@ -103,7 +103,7 @@ def test_the_load_hosts_section_of_one_host_says_so_in_a_sentence():
 
 def test_the_probe_names_its_follow_up_sweep_in_words():
     """The probe's text named the follow-up sweep in vdbench's syntax, 'threads (2,28,42,48,60)'."""
-    from flashpoc.campaign.probe import probe_text
+    from flashpoc.present.summary.probe import probe_text
 
     probe = {"saturation": {"threads": None}, "runs": 5, "device_time_s": 16.1, "strategy": "adaptive",
              "workload": "randread-4k", "gain_pct": 2, "points": [],

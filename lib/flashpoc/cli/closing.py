@@ -8,7 +8,7 @@ import textwrap
 import pandas as pd
 
 from flashpoc.campaign import check
-from flashpoc.campaign.probe import probe_answer_text
+from flashpoc.campaign.probe_words import probe_answer_text
 from flashpoc.campaign.results import load_results
 from flashpoc.core.store import CampaignStore
 from flashpoc.present.progress import steadiness_line, summary_lines

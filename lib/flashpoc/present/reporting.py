@@ -13,7 +13,7 @@ import pandas as pd
 from flashpoc.analysis import hostlimit
 from flashpoc.core.errors import AnalysisError, ReportError
 from flashpoc.params import Campaign
-from flashpoc.campaign.probe import probe_table
+from flashpoc.present.summary.probe import probe_table
 from flashpoc.campaign.results import _no_sweep, load_comparison, load_point_details, load_results
 from flashpoc.core.store import CampaignStore, StoreError
 from flashpoc.core.views import ReportView

@@ -115,7 +115,7 @@ def test_the_probe_answer_names_virtual_users_when_nopm_still_rises():
 
     from flashpoc import analysis
     from flashpoc.analysis import rows
-    from flashpoc.campaign.probe import probe_answer_text
+    from flashpoc.campaign.probe_words import probe_answer_text
 
     points = []
     for users in (1, 2, 3):

@@ -150,7 +150,7 @@ def results(report, context: Context) -> list[DocSection]:
     filled = precondition_section(report, context)
     probe: list[Any] = []
     if context.probe is not None:
-        from flashpoc.campaign.probe import probe_text
+        from flashpoc.present.summary.probe import probe_text
 
         probe = [probe_text(context.probe)]
         if "probe_curve" in charts:
