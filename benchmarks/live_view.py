@@ -71,24 +71,27 @@ def timed(view: live.LiveView) -> live.LiveView:
     return view
 
 
-def redraw_at(rows: list[dict], points: int) -> tuple[float, float]:
+def redraw_at(rows: list[dict], points: int) -> tuple[float, float, float]:
     """Seconds of one redraw of the curves at ``points`` points (copies of ``rows`` at more thread
-    counts), and the seconds the view spends when those points come back to back (as stored points
-    are reused: most redraws wait, :func:`flashpoc.present.live.LiveView._due`)."""
+    counts); and when those points come back to back (as stored points are reused), the seconds the
+    loop spends handing them over and the seconds until the drawing thread has drawn what was due
+    (most redraws wait: :meth:`flashpoc.present.live.LiveView._due`)."""
     bar = progress.Progress("sweep", "sweep", total=points, colors=[w["name"] for w in WORKLOADS], enabled=False)
     many = [dict(rows[i % len(rows)], threads=i // len(WORKLOADS) + 1) for i in range(points)]
     with contextlib.redirect_stdout(io.StringIO()):
         view = live.LiveView(bar, widgets=True)
     view.rows = list(many)
     start = time.perf_counter()
-    view._draw_curves(bar)
+    view._draw("curves", view._box.curves, lambda: view.curves(bar))
     one = time.perf_counter() - start
     with contextlib.redirect_stdout(io.StringIO()):
         view = live.LiveView(bar, widgets=True)
     start = time.perf_counter()
     for row in many:
         view.point(bar, row)
-    return one, time.perf_counter() - start
+    handed = time.perf_counter() - start
+    view.settle()
+    return one, handed, time.perf_counter() - start
 
 
 def main() -> int:
@@ -114,9 +117,11 @@ def main() -> int:
     print(f"ratio (with / without): {watched / plain:.3f}")
     print(f"time spent in the view's methods during the sweep: {view.spent:.2f} s, {view.spent / watched:.2%} of its "
           "wall time")
-    one, back_to_back = redraw_at(view.rows, 200)
+    print(f"time its drawing thread spent drawing (beside the sweep, not in it): {view.drawing_s:.1f} s, "
+          f"{view.drawing_s / watched:.1%} of the sweep's wall time")
+    one, handed, drawn = redraw_at(view.rows, 200)
     print(f"one redraw of the curves at 200 points: {one:.2f} s; 200 points handed over back to back: "
-          f"{back_to_back:.1f} s")
+          f"{handed:.3f} s in the loop, drawn by the view's thread after {drawn:.1f} s")
     print("load average (1, 5, 15 min) before, between the sweeps and after: " + " | ".join(loads))
     return 0
 

@@ -70,6 +70,8 @@ class LiveView:
         rows: the rows of the points stored (or reused) so far.
         series: the intervals of the running (or last) point, ``{second, warmup, <column>: value}``.
         stop_requested: the stop button was pressed.
+        drawing_s: the seconds the drawing thread spent drawing the charts (on its own thread: the
+            loop waits for none of them).
     """
 
     def __init__(self, progress: Progress, *, widgets: bool = True) -> None:
@@ -81,6 +83,7 @@ class LiveView:
         self.answer_text = ""
         self.stop_requested = False
         self.redraws = {"curves": 0, "intervals": 0}
+        self.drawing_s = 0.0  # seconds the drawing thread spent drawing the charts
         self._run = ""
         self._last = {"curves": 0.0, "intervals": 0.0}  # when each chart was last drawn (monotonic)
         self._cost = {"curves": 0.0, "intervals": 0.0}  # and how many seconds that took
@@ -235,6 +238,7 @@ class LiveView:
             self.redraws[chart_name] += 1
         self._last[chart_name] = now = time.monotonic()
         self._cost[chart_name] = now - start
+        self.drawing_s += now - start
 
     def _catch_up(self, progress: Progress) -> float | None:
         """Draw what changed and is due (on the drawing thread); the seconds until the next change
