@@ -49,3 +49,21 @@ def test_no_module_is_over_600_lines_nor_a_parser_of_a_big_format_over_1000():
         if lines > limit:
             offenders.append(f"{module} ({lines} lines, at most {limit})")
     assert not offenders, "modules over their limit: split them into a package by concern:\n" + "\n".join(offenders)
+
+
+def test_no_engine_name_is_a_value_outside_the_engine_folders():
+    """Issue 31: outside ``engines/`` and ``jobs/`` no code names an engine as a value (a string equal
+    to a registered engine's name: a branch on it, a default, a dict key); words that name one in a
+    text are the engines' to supply. The registered engines are found as the registry finds them."""
+    from flashpoc.core.registry import engine_names
+
+    names = set(engine_names())
+    assert {"fio", "vdbench", "slob", "hammerdb", "sqlscript"} <= names  # the check looks for these at least
+    found = []
+    for module, path in _modules():
+        if module.split("/")[0] in ("engines", "jobs"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.lower() in names:
+                found.append(f"{module}:{node.lineno} {node.value!r}")
+    assert found == []
