@@ -18,7 +18,8 @@ import pytest
 
 from conftest import DATA, TESTS
 from flashpoc.core.records import COLUMNS, format_bytes
-from flashpoc.oracle.checks import evaluate_database_facts, facts_text
+from flashpoc.engines.slob.check import evaluate_slob_database as evaluate_database_facts
+from flashpoc.oracle.checks import facts_text
 from flashpoc.params import slob_size_bytes
 
 FACTS_FILE = DATA / "oracle" / "facts_slob19c_rac2node.json"

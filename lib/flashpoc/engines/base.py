@@ -134,11 +134,18 @@ class Engine:
         storage path (:mod:`flashpoc.hosts.dbstorage`); None: the engine does not know it."""
         return None
 
-    def check_database_facts(self, campaign: Campaign, dbfacts: Any) -> list:
-        """Rows of the database's facts: its own settings (no engine schema in it)."""
-        from flashpoc.oracle.checks import evaluate_database_facts
+    #: how the database rows of :meth:`check_database_facts` name the data the load reads (the fields
+    #: of :class:`flashpoc.oracle.checks.DataWords`): the words these rows had when SLOB was the only
+    #: engine with a database, kept so that the rows of every engine read as before
+    database_words: ClassVar[dict[str, str]] = {
+        "schemas": "SLOB's schemas", "listed": "the SLOB schemas below", "reads": "SLOB's reads"}
 
-        return evaluate_database_facts(dbfacts, host="database", slob=False)
+    def check_database_facts(self, campaign: Campaign, dbfacts: Any) -> list:
+        """Rows of the database's facts: its own settings (no engine schema in it), the statistics row
+        about the snapshots a ``sql_workload`` takes."""
+        from flashpoc.oracle.checks import DataWords, evaluate_database_facts
+
+        return evaluate_database_facts(dbfacts, words=DataWords(**self.database_words), host="database")
 
     def distribution_note(self, rows: Any) -> str:
         """Markdown for the report: what the latency distribution of this engine's detail points

@@ -3,6 +3,7 @@ database, and the SLOB data set against the array cache."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -13,6 +14,7 @@ from flashpoc.core.errors import RemoteError
 from flashpoc.params import Campaign, HostParams
 from flashpoc.hosts import host as _hosts
 from flashpoc.engines.slob.datafiles import datafiles_facts, datafiles_rows, is_datafiles_mount
+from flashpoc.oracle.checks import DataWords, evaluate_database_facts, gib, int_param, param
 
 
 
@@ -124,3 +126,205 @@ def check_slob(campaign: Campaign, *, connect: Callable[[HostParams], Any] = _ho
     database = check_database(campaign, oracle_facts=oracle_facts)
     return rows + database + oracle_storage_rows(campaign, database, connect)
 
+
+# -- the database against SLOB's schemas and SCALE ------------------------------------------
+CACHE_SHARE_WARN = 0.10
+"""Warn when the buffer cache is at least this share of the SLOB data (reads would hit the cache)."""
+SCHEMA_SIZE_SHARE = 0.90
+"""Warn about SLOB schemas whose segments are smaller than this share of SCALE."""
+MAX_NAMES = 5
+"""At most this many schema names are listed in a detail."""
+STATISTICS_TYPES = ("awr", "statspack")
+SLOB_USER_RE = re.compile(r"^USER(\d+)$", re.IGNORECASE)
+SLOB_WORDS = DataWords(schemas="SLOB's schemas", listed="the SLOB schemas below", reads="SLOB's reads")
+"""How the database's cdb and filesystemio_options rows name SLOB's data."""
+
+
+def evaluate_slob_database(
+    facts: dict[str, Any],
+    *,
+    host: str = "database",
+    schemas: int | None = None,
+    scale_bytes: int | None = None,
+    statistics_type: str | None = None,
+    scan_table_bytes: int | None = None,
+) -> list[Row]:
+    """Evaluate the database facts for a SLOB storage POC (no I/O): the oracle layer's rows
+    (:func:`flashpoc.oracle.checks.evaluate_database_facts`) with SLOB's in their slots.
+
+    Args:
+        facts: the dict of :func:`flashpoc.oracle.db.database_facts` (or a recorded one).
+        host: text of the ``host`` column.
+        schemas: SLOB schemas the runs use (USER1..USERn, ``runit.sh -s``); None skips the
+            schema count and size checks.
+        scale_bytes: SCALE per schema in bytes (:attr:`flashpoc.engines.slob.settings.SlobSettings.scale_bytes`).
+        statistics_type: slob.conf ``DATABASE_STATISTICS_TYPE`` (``awr`` or ``statspack``);
+            None: the snapshot method the facts chose.
+        scan_table_bytes: SCAN_TABLE_SZ per schema in bytes, counted in the expected data size.
+
+    Returns:
+        Rows: database, rac, cdb, filesystemio_options, disk_asynch_io, buffer cache,
+        db_writer_processes, statistics, direct nfs, one ``asm NAME`` row per disk group (or one
+        ``asm`` row), then ``slob schemas``, ``slob schema size`` (with ``schemas`` and
+        ``scale_bytes``) and ``slob data`` (or one ``slob schemas`` row listing what was found
+        without ``schemas``).
+
+    Raises:
+        ValueError: ``statistics_type`` is neither ``awr`` nor ``statspack``.
+    """
+    if statistics_type is not None and statistics_type not in STATISTICS_TYPES:
+        raise ValueError(f"statistics_type must be one of {STATISTICS_TYPES} or None, got {statistics_type!r}")
+    return evaluate_database_facts(
+        facts, words=SLOB_WORDS, host=host, cache=_cache_row(facts, host, schemas, scale_bytes),
+        statistics=_statistics_row(facts, host, statistics_type),
+        after=_slob_rows(facts, host, schemas, scale_bytes, scan_table_bytes))
+
+
+def _names(numbers: list[int]) -> str:
+    """``USER3, USER7, ...`` (at most :data:`MAX_NAMES`, then how many more)."""
+    shown = ", ".join(f"USER{n}" for n in numbers[:MAX_NAMES])
+    more = len(numbers) - MAX_NAMES
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
+def _slob_users(facts: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """SLOB schemas by number (USER1 -> 1); other users matching ``USER%`` are ignored."""
+    users: dict[int, dict[str, Any]] = {}
+    for row in facts.get("slob_schemas") or []:
+        match = SLOB_USER_RE.match(str(row.get("username") or ""))
+        if match:
+            users[int(match.group(1))] = row
+    return users
+
+
+
+def _slob_users(facts: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """SLOB schemas by number (USER1 -> 1); other users matching ``USER%`` are ignored."""
+    users: dict[int, dict[str, Any]] = {}
+    for row in facts.get("slob_schemas") or []:
+        match = SLOB_USER_RE.match(str(row.get("username") or ""))
+        if match:
+            users[int(match.group(1))] = row
+    return users
+
+
+def _cache_row(facts: dict[str, Any], host: str, schemas: int | None, scale_bytes: int | None) -> Row:
+    db_cache = int_param(facts, "db_cache_size")
+    sga = int_param(facts, "sga_target")
+    if db_cache:
+        cache, upper = db_cache, False
+        described = f"db_cache_size {gib(db_cache)}"
+    elif sga:
+        cache, upper = sga, True
+        described = (f"sga_target {gib(sga)} (an upper bound of the buffer cache: "
+                     f"db_cache_size is not set)")
+    else:
+        return check_row(host, "buffer cache", "unknown", "warn",
+                    "buffer cache size unknown: neither db_cache_size nor sga_target is set "
+                    "(memory_target?); SLOB needs a small buffer cache so that reads go to "
+                    "storage: set db_cache_size (SLOB guidance: a small SGA, e.g. a few hundred MB)")
+    if not schemas or not scale_bytes:
+        return check_row(host, "buffer cache", gib(cache), "warn",
+                    f"{described}; the SLOB data size is unknown (give schemas and SCALE), so "
+                    f"cannot tell whether reads go to storage")
+    data = schemas * scale_bytes
+    share = cache / data
+    sized = (f"{share * 100:.1f}% of the SLOB data ({gib(data)} = {schemas} schemas x "
+             f"{format_bytes(scale_bytes)} SCALE)")
+    if share >= CACHE_SHARE_WARN:
+        hits = "reads may hit the cache" if upper else "reads will hit the cache"
+        return check_row(host, "buffer cache", gib(cache), "warn",
+                    f"{described} is {sized}, at least {CACHE_SHARE_WARN:.0%}: {hits}; shrink "
+                    f"db_cache_size (SLOB guidance: a small SGA, e.g. a few hundred MB) or grow SCALE")
+    return check_row(host, "buffer cache", gib(cache), "pass",
+                f"{described} is {sized}: reads go to storage")
+
+
+def _statistics_row(facts: dict[str, Any], host: str, statistics_type: str | None) -> Row:
+    pack = param(facts, "control_management_pack_access")
+    # the parameter decides when it is known; else the facts' flag (a recorded report)
+    diag = "DIAGNOSTIC" in pack.upper() if pack else bool(facts.get("diagnostics_pack"))
+    pack_text = (f"control_management_pack_access={pack}" if pack else
+                 "control_management_pack_access not set; its default is DIAGNOSTIC+TUNING on "
+                 "Enterprise Edition, NONE on other editions")
+    statspack_note = ("Statspack must be installed (@?/rdbms/admin/spcreate.sql as SYSDBA, user "
+                      "PERFSTAT) before the runs")
+    if statistics_type == "statspack":
+        return check_row(host, "statistics", "statspack", "pass", f"Statspack snapshots: {statspack_note}")
+    if statistics_type == "awr":
+        if diag:
+            return check_row(host, "statistics", "awr", "pass",
+                        f"AWR snapshots: the Diagnostics Pack is enabled ({pack_text})")
+        return check_row(host, "statistics", "awr", "fail",
+                    f"AWR needs the Diagnostics Pack, which is not enabled ({pack_text}): set "
+                    f"database_statistics_type: statspack ({statspack_note}), or license the pack "
+                    f"and set control_management_pack_access=DIAGNOSTIC+TUNING")
+    method = "awr" if diag else "statspack"
+    if not pack and facts.get("snapshot_method") in STATISTICS_TYPES:
+        method = facts["snapshot_method"]
+    if method == "awr":
+        return check_row(host, "statistics", "awr", "pass",
+                    f"DATABASE_STATISTICS_TYPE not given: AWR snapshots will be taken (Diagnostics "
+                    f"Pack enabled, {pack_text})")
+    return check_row(host, "statistics", "statspack", "pass",
+                f"DATABASE_STATISTICS_TYPE not given: Statspack snapshots will be taken (no "
+                f"Diagnostics Pack, {pack_text}); {statspack_note}")
+
+
+def _slob_rows(facts: dict[str, Any], host: str, schemas: int | None, scale_bytes: int | None,
+               scan_table_bytes: int | None) -> list[Row]:
+    users = _slob_users(facts)
+    if not schemas:
+        if not users:
+            return [check_row(host, "slob schemas", "0", "warn",
+                         "no SLOB schemas (USER1..USERn): run SLOB's setup.sh TABLESPACE N")]
+        found = sorted(users)
+        return [check_row(host, "slob schemas", str(len(found)), "pass",
+                     f"{len(found)} SLOB schemas found (USER{found[0]}..USER{found[-1]}, "
+                     f"{gib(sum(int(users[n].get('segment_bytes') or 0) for n in found))}); give "
+                     f"schemas to check them against the runs")]
+
+    wanted = range(1, schemas + 1)
+    missing = [n for n in wanted if n not in users]
+    present = [n for n in wanted if n in users]
+    rows = []
+    if missing:
+        rows.append(check_row(host, "slob schemas", f"{len(present)} of {schemas}", "fail",
+                         f"{len(missing)} of the {schemas} SLOB schemas are missing "
+                         f"({_names(missing)}): run SLOB's setup.sh TABLESPACE {schemas}"))
+    else:
+        extra = len([n for n in users if n > schemas])
+        more = f" ({extra} more SLOB schemas exist, unused)" if extra else ""
+        rows.append(check_row(host, "slob schemas", f"{schemas} of {schemas}", "pass",
+                         f"USER1..USER{schemas} exist{more}"))
+
+    sizes = {n: int(users[n].get("segment_bytes") or 0) for n in present}
+    if scale_bytes and present:
+        limit = SCHEMA_SIZE_SHARE * scale_bytes
+        small = [n for n in present if sizes[n] < limit]
+        if small:
+            listed = ", ".join(f"USER{n} ({format_bytes(sizes[n])})" for n in small[:MAX_NAMES])
+            more = f" and {len(small) - MAX_NAMES} more" if len(small) > MAX_NAMES else ""
+            rows.append(check_row(host, "slob schema size", f"{len(small)} of {len(present)} small", "warn",
+                             f"{listed}{more} hold less than {SCHEMA_SIZE_SHARE:.0%} of SCALE "
+                             f"{format_bytes(scale_bytes)}: the load did not finish or used another "
+                             f"SCALE; reload with SLOB's setup.sh (same SCALE as the runs)"))
+        else:
+            smallest = min(sizes.values())
+            rows.append(check_row(host, "slob schema size", f"{len(present)} of {len(present)}", "pass",
+                             f"every schema holds at least {SCHEMA_SIZE_SHARE:.0%} of SCALE "
+                             f"{format_bytes(scale_bytes)} (smallest {format_bytes(smallest)})"))
+
+    if present:
+        total = sum(sizes.values())
+        if missing:
+            detail = f"segments of the {len(present)} SLOB schemas present: {gib(total)}"
+        else:
+            detail = f"segments of USER1..USER{schemas}: {gib(total)}"
+        if scale_bytes:
+            per_schema = scale_bytes + (scan_table_bytes or 0)
+            what = "SCALE + SCAN_TABLE_SZ" if scan_table_bytes else "SCALE"
+            detail += (f" (expected about {gib(schemas * per_schema)} = {schemas} x "
+                       f"{format_bytes(per_schema)} {what})")
+        rows.append(check_row(host, "slob data", gib(total), "pass", detail))
+    return rows

@@ -62,14 +62,14 @@ class SlobEngine(Engine):
 
     def check_database_facts(self, campaign, dbfacts) -> list:
         """The database against SLOB's schemas and SCALE."""
-        from flashpoc.oracle.checks import evaluate_database_facts
+        from flashpoc.engines.slob.check import evaluate_slob_database
         from flashpoc.params import slob_size_bytes
 
         slob = campaign.settings
         scan = [w.scan_table_sz for w in slob.workloads if w.scan_table_sz]
-        return evaluate_database_facts(dbfacts, host="database", schemas=slob.schemas, scale_bytes=slob.scale_bytes,
-                                       statistics_type=slob.database_statistics_type,
-                                       scan_table_bytes=max((slob_size_bytes(x) for x in scan), default=None))
+        return evaluate_slob_database(dbfacts, host="database", schemas=slob.schemas, scale_bytes=slob.scale_bytes,
+                                      statistics_type=slob.database_statistics_type,
+                                      scan_table_bytes=max((slob_size_bytes(x) for x in scan), default=None))
 
     method_note = ("SLOB: a point's IOPS are Oracle's physical read and write I/O requests per second and its "
                    "latency the `db file sequential read` average wait, from the AWR report of the run (on RAC the "
