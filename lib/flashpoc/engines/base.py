@@ -135,10 +135,9 @@ class Engine:
         return None
 
     #: how the database rows of :meth:`check_database_facts` name the data the load reads (the fields
-    #: of :class:`flashpoc.oracle.checks.DataWords`): the words these rows had when SLOB was the only
-    #: engine with a database, kept so that the rows of every engine read as before
+    #: of :class:`flashpoc.oracle.checks.DataWords`); an engine whose data is its own names it (SLOB)
     database_words: ClassVar[dict[str, str]] = {
-        "schemas": "SLOB's schemas", "listed": "the SLOB schemas below", "reads": "SLOB's reads"}
+        "schemas": "the load's schemas", "listed": "the schemas seen here", "reads": "the database's reads"}
 
     def check_database_facts(self, campaign: Campaign, dbfacts: Any) -> list:
         """Rows of the database's facts: its own settings (no engine schema in it), the statistics row
