@@ -87,6 +87,7 @@ def host_keys() -> dict[str, dict[str, Any]]:
         ValueError: two engines define the same key.
     """
     keys: dict[str, dict[str, Any]] = {}
+    owners: dict[str, str] = {}
     for name, module in _FOUND.items():
         spec = importlib.util.find_spec(module.rsplit(".", 2)[0])
         folder = os.path.join(spec.submodule_search_locations[0], name) if spec else ""
@@ -98,8 +99,8 @@ def host_keys() -> dict[str, dict[str, Any]]:
         loader.loader.exec_module(data)
         for key, value in data.HOST_KEYS.items():
             if key in keys:
-                raise ValueError(f"hosts[].{key}: defined by two engines ({name} and another)")
-            keys[key] = value
+                raise ValueError(f"hosts[].{key}: defined by two engines ({owners[key]} and {name})")
+            keys[key], owners[key] = value, name
     return keys
 
 
