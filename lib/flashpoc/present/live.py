@@ -137,7 +137,7 @@ class LiveView:
         self.update(progress)
 
     def settle(self, timeout_s: float = 30.0) -> None:
-        """Wait until the drawing thread has drawn every change that is due (a test's or a close's)."""
+        """Wait until the drawing thread has drawn every change that is due (what a test waits for)."""
         if self._drawer is not None:
             self._drawer.settle(timeout_s)
 

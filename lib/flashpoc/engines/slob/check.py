@@ -197,17 +197,6 @@ def _slob_users(facts: dict[str, Any]) -> dict[int, dict[str, Any]]:
     return users
 
 
-
-def _slob_users(facts: dict[str, Any]) -> dict[int, dict[str, Any]]:
-    """SLOB schemas by number (USER1 -> 1); other users matching ``USER%`` are ignored."""
-    users: dict[int, dict[str, Any]] = {}
-    for row in facts.get("slob_schemas") or []:
-        match = SLOB_USER_RE.match(str(row.get("username") or ""))
-        if match:
-            users[int(match.group(1))] = row
-    return users
-
-
 def _cache_row(facts: dict[str, Any], host: str, schemas: int | None, scale_bytes: int | None) -> Row:
     db_cache = int_param(facts, "db_cache_size")
     sga = int_param(facts, "sga_target")
