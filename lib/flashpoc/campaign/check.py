@@ -31,7 +31,7 @@ from typing import Any
 
 import pandas as pd
 
-from flashpoc.campaign import environment
+from flashpoc.campaign import environment, written
 from flashpoc.hosts import safety
 from flashpoc.core.records import CAMPAIGN_ROW_HOST, COLUMNS, Row, check_row, format_bytes
 from flashpoc.engines.checks import CLOCK_SKEW_WARN_MS
@@ -240,11 +240,12 @@ def _where(params: HostParams) -> str:
     return f"{params.user + '@' if params.user else ''}{params.address}:{params.port}"
 
 
-def _check_host(campaign: Campaign, params: HostParams, connect: Callable[[HostParams], Any]
-                ) -> tuple[list[Row], dict[str, Any] | None, Settled | None]:
+def _check_host(campaign: Campaign, params: HostParams, connect: Callable[[HostParams], Any],
+                left: dict[str, dict[str, Any]]) -> tuple[list[Row], dict[str, Any] | None, Settled | None]:
     """The rows of one host, its facts and its paths (:func:`flashpoc.hosts.paths.settle_host`): its
     paths are made canonical and judged first; a refused one is a ``fail`` row, and nothing more is
-    done on the host (the facts' O_DIRECT probe writes next to a file to create)."""
+    done on the host (the facts' O_DIRECT probe writes next to a file to create). ``left``: what the
+    campaign left at the host's paths (:mod:`flashpoc.campaign.written`)."""
     try:
         with connect(params) as host:
             settled = settle_host(campaign, host)
@@ -256,6 +257,7 @@ def _check_host(campaign: Campaign, params: HostParams, connect: Callable[[HostP
             targets = mine.targets_of(params)
             facts = collect_host_facts(host, [t.path for t in targets],
                                        creating=[t.path for t in targets if t.create and mine.written(t)])
+            facts["targets"] = written.with_left(facts["targets"], left)
     except (RemoteError, OSError, EOFError) as error:
         return [check_row(params.name, "reachable", "no", "fail", str(error) or type(error).__name__)], None, None
     except Exception as error:  # noqa: BLE001 - one host's failure must not hide the others
@@ -270,13 +272,15 @@ def _path_rows(host: str, problems: list[str]) -> list[Row]:
     return [check_row(host, f"path {line.partition(': ')[0]}", None, "fail", line) for line in problems]
 
 
-def check_environment(campaign: Campaign, *,
-                      connect: Callable[[HostParams], Any] = _hosts.connect) -> pd.DataFrame:
+def check_environment(campaign: Campaign, *, connect: Callable[[HostParams], Any] = _hosts.connect,
+                      left: dict[str, dict[str, dict[str, Any]]] | None = None) -> pd.DataFrame:
     """Check every host of ``campaign`` (in parallel) and return one row per (host, check).
 
     Args:
         campaign: the campaign; relative target paths and key files are resolved first.
         connect: returns a host object for a ``HostParams`` (tests pass a fake).
+        left: what the campaign left on its targets, by host and path
+            (:func:`flashpoc.campaign.written.left_records`): its own data is not another owner's.
 
     Returns:
         A DataFrame with columns host, check, value, status ('pass', 'warn' or 'fail') and
@@ -286,7 +290,7 @@ def check_environment(campaign: Campaign, *,
     campaign = campaign.resolved()
     # a host that fails is its rows (_check_host answers for every host), so the others are still checked
     results = list(Group(campaign.hosts, max_workers=MAX_PARALLEL_HOSTS, strict=True).map(
-        lambda params: _check_host(campaign, params, connect), purpose="check the host"))
+        lambda params: _check_host(campaign, params, connect, (left or {}).get(params.name, {})), purpose="check the host"))
     rows = [row for host_rows, _, _ in results for row in host_rows]
     facts_by_host = {params.name: facts for params, (_, facts, _) in zip(campaign.hosts, results)}
     own = settle_host(campaign, controller(), own=True)  # results, key files, the SQL script: this machine's

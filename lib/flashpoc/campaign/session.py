@@ -14,11 +14,12 @@ from typing import Any
 
 import pandas as pd
 
-from flashpoc.campaign import check, precondition
+from flashpoc.campaign import check, precondition, written
 from flashpoc.core.errors import CheckFailed
 from flashpoc.core.registry import default_engine, get_engine
 from flashpoc.params import Campaign, check_results_dir, workbook_root
 from flashpoc.hosts import host as hostlib
+from flashpoc.hosts import safety
 from flashpoc.hosts.facts import collect_host_facts
 from flashpoc.hosts.workbench import Workbench
 from flashpoc.hosts.paths import settle_campaign
@@ -55,7 +56,7 @@ def run_check(cfg: Campaign, *, connect=hostlib.connect) -> pd.DataFrame:
     from flashpoc.campaign.environment import environment_section
 
     with open_campaign(cfg) as wb:
-        table = check.check_environment(wb.cfg, connect=connect)
+        table = check.check_environment(wb.cfg, connect=connect, left=written.left_records(wb.store))
         wb.store.write_table("check.csv", table)
         versions = wb.engine.check_versions(table)
         facts = table.attrs.get("facts") or {}
@@ -122,23 +123,29 @@ def settle_paths(wb: Workbench) -> None:
 def safety_gate(wb: Workbench) -> None:
     """Probe every target the campaign may write, on every host that uses it, right before the
     phase writes anything: the check may be hours old, and a LUN may have been mapped, formatted
-    or mounted since (see :mod:`flashpoc.hosts.safety`).
+    or mounted since (see :mod:`flashpoc.hosts.safety`). Data the campaign left there itself is
+    its own (:mod:`flashpoc.campaign.written`); what the phase leaves is recorded when it ends.
 
     Raises:
         CheckFailed: naming each host, target and what was found, before any I/O.
     """
-    problems = []
+    problems, passed = [], []
+    left = written.left_records(wb.store)
     for host_params in wb.cfg.hosts:
         targets = [t for t in wb.cfg.targets_of(host_params) if wb.cfg.written(t)]
         if not targets:
             continue
-        facts = collect_host_facts(wb.host(host_params), [t.path for t in targets])["targets"]
+        facts = written.with_left(collect_host_facts(wb.host(host_params), [t.path for t in targets])["targets"],
+                                  left.get(host_params.name, {}))
         for target, target_facts in zip(targets, facts):
+            found = safety.findings(target_facts)
             status, detail = check.write_verdict(wb.cfg, host_params.name, target, target_facts)
             if status == "fail":
                 problems.append(detail)
+            passed.append(written.gated(host_params, target, target_facts, found))
     if problems:
         raise CheckFailed("nothing was written:\n- " + "\n- ".join(problems))
+    wb.after_engine.append(lambda: written.record(wb, passed))
 
 
 def prepare_targets(wb: Workbench) -> list[dict[str, Any]]:

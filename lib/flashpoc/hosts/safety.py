@@ -9,11 +9,19 @@ what is there; :func:`verdict` decides whether the campaign may write to it:
   it and can crash the host;
 - a target whose header holds a file system, a partition table, an LVM, ASM, md or LUKS header
   or a swap area is written only when the campaign lists it by name in ``destroy_data_on``;
-- a target whose header cannot be read cannot be shown to be empty and is treated the same way.
+- a target whose header cannot be read cannot be shown to be empty and is treated the same way;
+- what the probes read in data the campaign wrote itself is that data, not another owner's: when
+  the first bytes are exactly as the campaign left them at the end of its last phase that wrote
+  (``left_by_campaign``, their :func:`header_digest`, recorded by :mod:`flashpoc.campaign.written`),
+  a signature found there is reported as the campaign's own. Random data passes blkid's ext4
+  probe whenever bytes 1080-1081 happen to read 0xEF53 (once in 65,536 fills), so without this a
+  campaign would in time refuse its own scratch file. Any other change to those bytes (a mkfs, a
+  partition table, another campaign's fill) makes the target judged as found again.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,8 +45,9 @@ HEADER_BYTES = 8192
 
 @dataclass(frozen=True)
 class Finding:
-    """One thing found on a target: ``kind`` is ``"data"`` (a write destroys it) or
-    ``"in use"`` (a write corrupts something live); ``text`` says what, for messages."""
+    """One thing found on a target: ``kind`` is ``"data"`` (a write destroys it), ``"in use"`` (a
+    write corrupts something live) or ``"own"`` (read in the data the campaign itself left there);
+    ``text`` says what, for messages."""
 
     kind: str
     text: str
@@ -66,9 +75,15 @@ def header_signatures(header: bytes) -> list[str]:
     return found
 
 
+def header_digest(header: bytes) -> str:
+    """The SHA-256 (hex) of a target's first bytes as the probes read them."""
+    return hashlib.sha256(header).hexdigest()
+
+
 def findings(facts: dict[str, Any]) -> list[Finding]:
     """Everything the probes found on one target (see :mod:`flashpoc.hosts.facts`); [] for a
-    target that does not exist yet."""
+    target that does not exist yet. When its first bytes are the ones the campaign left there
+    (``facts["left_by_campaign"]``: ``header_sha256`` and ``at``), what they show is ``own``."""
     if facts.get("type") not in ("block", "file"):
         return []
     out: list[Finding] = []
@@ -88,15 +103,22 @@ def findings(facts: dict[str, Any]) -> list[Finding]:
         described = [f"{key}={values[key]}" for key in ("TYPE", "PTTYPE") if key in values]
         if described:
             out.append(Finding("data", f"blkid: {' '.join(described)}"))
+    left = facts.get("left_by_campaign") or {}
+    if header_hex and any(f.kind == "data" for f in out) and left.get("header_sha256") == header_digest(
+            bytes.fromhex(header_hex)):
+        out = [Finding("own", f"its first {HEADER_BYTES // 1024} KiB are as this campaign left them "
+                              f"({left.get('at') or 'time not recorded'})")] + [
+            Finding("own" if f.kind == "data" else f.kind, f.text) for f in out]
     return out
 
 
 def verdict(target_name: str, host: str, found: list[Finding], *, destroy_allowed: bool) -> tuple[str, str]:
     """``(status, detail)`` of writing to a target: ``fail`` when it is in use, or holds data
     and is not listed in ``destroy_data_on``; ``warn`` when it holds data that the parameters
-    allow destroying; ``pass`` when nothing was found."""
+    allow destroying; ``pass`` when nothing was found, or only the campaign's own data."""
     in_use = [f.text for f in found if f.kind == "in use"]
     data = [f.text for f in found if f.kind == "data"]
+    own = [f.text for f in found if f.kind == "own"]
     where = f"target {target_name} on host {host}"
     if in_use:
         return "fail", (f"{where} is in use ({'; '.join(in_use)}): flashpoc never writes to a target in use, "
@@ -106,4 +128,7 @@ def verdict(target_name: str, host: str, found: list[Finding], *, destroy_allowe
                         f"intended, list it in the parameters: destroy_data_on: [{target_name}]")
     if data:
         return "warn", f"{where} holds data that will be destroyed (destroy_data_on): {'; '.join(data)}"
+    if own:
+        return "pass", (f"holds only data this campaign wrote: {own[0]}, and what the probes read there "
+                        f"is in that data ({'; '.join(own[1:])}); not mounted, held or open")
     return "pass", "no file system, partition table, LVM, ASM or md header; not mounted, held or open"

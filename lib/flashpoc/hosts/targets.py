@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from flashpoc.core.errors import RemoteError
 from flashpoc.hosts.facts import target_lines
 from flashpoc.hosts.host import quote
+from flashpoc.hosts.safety import HEADER_BYTES
 
 if TYPE_CHECKING:
     from flashpoc.params import HostParams, TargetParams
@@ -41,6 +42,17 @@ def target_identities(host, targets: list[TargetParams]) -> dict[str, str]:
              'echo "block $n ${w:-unknown}"; elif [ -f "$p" ]; then stat -L -c "file %d:%i:%W" "$p"; '
              'else echo missing; fi')
     return dict(zip([t.name for t in targets], target_lines(host, targets, probe, "read the targets' identities")))
+
+
+def header_digests(host, targets: list[TargetParams]) -> dict[str, str | None]:
+    """The SHA-256 of each target's first :data:`flashpoc.hosts.safety.HEADER_BYTES` on ``host``
+    (the bytes the safety gate reads; :func:`flashpoc.hosts.safety.header_digest`), read-only, by
+    path; None where the target cannot be read or is empty."""
+    probe = (f'if [ -r "$p" ] && [ -s "$p" -o -b "$p" ]; then d=$(dd if="$p" bs={int(HEADER_BYTES)} count=1 '
+             '2>/dev/null | sha256sum | cut -c1-64); echo "${d:-?}"; else echo "?"; fi')
+    lines = target_lines(host, targets, probe, "read the targets' first bytes")
+    return {t.path: v if len(v) == 64 and all(c in "0123456789abcdef" for c in v) else None
+            for t, v in zip(targets, lines)}
 
 
 def make_target_directory(host, target: TargetParams) -> None:

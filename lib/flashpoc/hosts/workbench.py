@@ -7,6 +7,7 @@ keeping what is their own between points in :attr:`Workbench.engine_state`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,9 @@ class Workbench:
     #: the campaign's engine, asked of the registry once here (:attr:`flashpoc.params.Campaign.engine_object`)
     #: and handed to every phase and helper that runs the campaign
     engine: Any = None
+    #: steps run at :meth:`close` once the engine has stopped and while the connections are open
+    #: (the record of what the phase left on the targets, :mod:`flashpoc.campaign.written`)
+    after_engine: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
         if self.engine is None:
@@ -46,10 +50,13 @@ class Workbench:
         """Close the campaign's engine (:meth:`flashpoc.engines.base.Engine.close`: an engine stops
         what it keeps running, in its :attr:`engine_state`), close every host connection and release the campaign: each step runs even when
         one before it failed (a host that cannot be connected, a connection that fails to close),
-        and the campaign is released last, whatever failed."""
+        and the campaign is released last, whatever failed. The :attr:`after_engine` steps run between
+        the engine's close and the connections'."""
         self.lock = None
         with self.opened as closing:  # what open_campaign opened (the lock): released last
             closing.callback(self._close_hosts)
+            for step in reversed(self.after_engine):
+                closing.callback(step)
             closing.callback(self.engine.close, self)  # first: it may use the connections
 
     def _close_hosts(self) -> None:
