@@ -206,7 +206,9 @@ def real_vdbench() -> Path:
 
 def quick_campaign(tmp_path: Path, **overrides) -> dict:
     """Parameters of a tiny local campaign on a 64 MiB scratch file in ``tmp_path``, whose job files
-    go to ``tmp_path/work`` (not the default workdir all tests would share: tests run side by side)."""
+    go to ``tmp_path/work`` (not the default workdir all tests would share: tests run side by side).
+    Its report prints no PDF (``report.pdf: false``): Chromium's print costs about 3 CPU-s a report,
+    and the PDF is read where it is tested (the batch run's, tests/report/test_report_document.py)."""
     values = {
         "campaign": "quick",
         "hosts": [{"name": "local", "address": "localhost", "workdir": str(tmp_path / "work")}],
@@ -217,13 +219,14 @@ def quick_campaign(tmp_path: Path, **overrides) -> dict:
         "probe": {"strategy": "linear", "min_threads": 1, "max_threads": 4, "step": 1},
         "sweep": {"plan": "guide", "max_threads": 2, "step": 1},
         "results_dir": str(tmp_path / "results"),
+        "report": {"pdf": False},
     }
     values.update(overrides)
     return values
 
 
 BATCH_CAMPAIGN = {"probe": {"strategy": "adaptive", "min_threads": 1, "max_threads": 8},
-                  "sweep": {"plan": "guide", "max_threads": 3, "step": 1}}
+                  "sweep": {"plan": "guide", "max_threads": 3, "step": 1}, "report": {"pdf": True}}
 
 
 @pytest.fixture(scope="session")

@@ -159,6 +159,7 @@ def test_run_all_phases_with_papermill(batch_run):
     assert len(svg_outputs) >= 4  # hockey stick, percentiles, host CPU, probe curve
     assert "<svg" in (results / "notebooks" / "04_report.html").read_text()
     assert f"\nreport: {results / 'report' / 'report.html'}\n" in out.stdout
+    assert (results / "report" / "report.pdf").read_bytes().startswith(b"%PDF")  # report.pdf: true
 
 
 TIME = r"\| \d+:\d\d(?::\d\d)?"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from html import escape as html_escape
 
 import pandas as pd
 import pytest
@@ -184,3 +185,25 @@ def test_the_pdf_reads_on_paper(campaign):
         finally:
             browser.close()
     assert len(sizes) >= len(report.charts) and min(sizes) >= 8.0, sizes
+
+
+def test_report_pdf_false_prints_none_and_removes_an_earlier_one(campaign, tmp_path, monkeypatch):
+    """``report: {pdf: false}``: no Chromium is started (one that fails would be named), the
+    report.pdf of an earlier build is removed (it would not match report.html), and the report's
+    files table says why there is none."""
+    from flashpoc import phases
+    from flashpoc.params import campaign_from_dict
+    from flashpoc.present.reporting import PDF_OFF_NOTE
+
+    _, root = campaign
+    if not (root / "report" / "report.pdf").exists():
+        pytest.skip("Debian's chromium is not installed: no earlier PDF to remove")
+    shutil.copytree(root, tmp_path / "results" / "doc")
+    params = json.loads((root / "manifest.json").read_text())["params"]
+    params.update(results_dir=str(tmp_path / "results"), report={**params["report"], "pdf": False})
+    monkeypatch.setenv("FLASHPOC_CHROMIUM", "/bin/false")
+    report = phases.build_report(campaign_from_dict(params))
+    out = tmp_path / "results" / "doc" / "report"
+    assert not (out / "report.pdf").exists() and "report.pdf" not in report.files
+    html = (out / "report.html").read_text()
+    assert f"Not written: {PDF_OFF_NOTE}." in html or f"Not written: {html_escape(PDF_OFF_NOTE)}." in html

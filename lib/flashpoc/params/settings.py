@@ -166,6 +166,7 @@ class ReportSettings(StrictModel):
                                                  "(default: the highest both measured and the one nearest half of it)")
     noise_pct: float = Field(10.0, ge=0, le=100, description="point-to-point noise (%): without repeats, a "
                              "difference smaller than this is reported as within measurement noise, not as a win")
+    pdf: Flag = Field(True, description="print report.pdf with Chromium (false: report.html only, no Chromium needed)")
     detail_threads: int | None = Field(None, ge=1, le=100000,
                                        description="point shown in detail (time series, latency histogram): the "
                                                    "measured thread count nearest to this; default each workload's "

@@ -172,10 +172,11 @@ class Report:
         return document.files_table(self, self.context or document.Context())
 
 
-def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -> Report:
+def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool | None = None) -> Report:
     """Build the report of a campaign's sweep and write it under ``results/<campaign>/report``:
-    charts (SVG, PNG, Vega-Lite JSON), CSV tables, report.html and, with ``pdf`` and a Chromium
-    to print it, report.pdf (without one the report's file table says why there is none).
+    charts (SVG, PNG, Vega-Lite JSON), CSV tables, report.html and, with ``pdf`` (default the
+    parameters' ``report.pdf``) and a Chromium to print it, report.pdf (without one the report's
+    file table says why there is none, and a report.pdf of an earlier build is removed).
 
     Raises:
         AnalysisError: when no sweep point of the current settings is stored.
@@ -184,6 +185,7 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
     from flashpoc.analysis import compare
 
     cfg = cfg.resolved()
+    pdf = cfg.report.pdf if pdf is None else pdf
     engine = cfg.engine_object
     points = None  # a campaign that skips the sweep (a DBA's job alone): its engine's report of its runs
     if engine.skipped_text(cfg, "sweep") is None:
@@ -214,7 +216,7 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool = True) -
               **({"per_host.csv": _rounded(per_host)} if not per_host.empty else {}),
               **({"steadiness.csv": steadiness} if not steadiness.empty else {})}
     files = write_report_files(store, charts, tables, pdf) if write_files else {}
-    context = campaign_context(store, probe)
+    context = _pdf_context(campaign_context(store, probe), store, pdf, write_files)
     result = Report("", table, points, knee_frame, charts, files, comparison, notes, cfg.slo_ms,
                     detail, distribution, steadiness, cfg, _rounded(hostlimit.busiest_points(per_host)),
                     (probe or {}).get("host_limit"), measured, domain, [], context)
@@ -240,7 +242,8 @@ def _view_report(cfg: Campaign, view: ReportView, *, write_files: bool, pdf: boo
     if view.missing:
         raise AnalysisError(view.missing)
     store = CampaignStore(cfg.results_path())
-    context = campaign_context(store, store.current_probe(cfg.measurement_hash()))
+    context = _pdf_context(campaign_context(store, store.current_probe(cfg.measurement_hash())), store, pdf,
+                           write_files)
     domain = chart.series_domain(view.points, list(view.domain)) if view.domain is not None else None
     charts = {c.name: chart.draw(c, domain) for c in view.charts}
     files = write_report_files(store, charts, dict(view.tables), pdf) if write_files else {}
@@ -253,7 +256,7 @@ def _view_report(cfg: Campaign, view: ReportView, *, write_files: bool, pdf: boo
             try:
                 report.print_pdf(files["report.html"], files["report.pdf"])
             except ReportError as error:
-                del files["report.pdf"]
+                files.pop("report.pdf").unlink(missing_ok=True)  # an earlier build's, not this report's
                 context.pdf_note = str(error).removeprefix("no PDF: ")
     return result
 
@@ -404,10 +407,24 @@ def _write_document(result: Report, context: Any, pdf: bool) -> None:
     try:
         report.print_pdf(result.files["report.html"], result.files["report.pdf"])
     except ReportError as error:
-        del result.files["report.pdf"]
+        result.files.pop("report.pdf").unlink(missing_ok=True)  # an earlier build's, not this report's
         context.pdf_note = str(error).removeprefix("no PDF: ")
         result.sections = document.compose(result, context)
         write_html()
+
+
+#: why a report has no PDF when the parameters turn it off (the files table's row)
+PDF_OFF_NOTE = "the parameters say report: {pdf: false}"
+
+
+def _pdf_context(context: Any, store: CampaignStore, pdf: bool, write_files: bool) -> Any:
+    """``context`` saying why there is no PDF when ``pdf`` is off; a report.pdf of an earlier build,
+    which no longer matches report.html, is removed then (and whenever printing fails)."""
+    if not pdf:
+        context.pdf_note = PDF_OFF_NOTE
+        if write_files:
+            (store.root / "report" / "report.pdf").unlink(missing_ok=True)
+    return context
 
 
 def campaign_context(store: CampaignStore, probe: dict[str, Any] | None) -> Any:

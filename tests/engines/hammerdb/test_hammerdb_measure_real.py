@@ -78,6 +78,7 @@ def test_flashpoc_run_check_probe_sweep_report(postgres_server, tmp_path, monkey
     html = (root / "report" / "report.html").read_text()
     assert "NOPM (new orders per minute)" in html and "Virtual users (count)" in html
     assert f"{rows['sweep'][0]['nopm']:,.0f} NOPM" in html
+    assert (root / "report" / "report.pdf").read_bytes().startswith(b"%PDF")  # an engine's own report printed too
     assert (root / "report" / "nopm_vs_users.svg").is_file() and (root / "report" / "neword_p95_vs_nopm.svg").is_file()
 
     # no secret kept: HammerDB's SQLite stores removed, neither password in any file of the results

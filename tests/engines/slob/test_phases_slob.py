@@ -218,6 +218,7 @@ def test_flashpoc_run_executes_the_four_notebooks_on_slob(tmp_path):
     values = cfg.model_dump(mode="json", exclude={"workloads", "fio", "vdbench", "targets"}, exclude_none=True)
     values["probe"] = {"workload": "slob-read", "strategy": "linear", "min_threads": 1, "max_threads": 2}
     values["sweep"] = {"plan": "guide", "max_threads": 1, "step": 1, "workloads": ["slob-9010"]}
+    values["report"] = {"pdf": False}  # the PDF is read where it is tested (tests/report)
     values["engine"]["slob"]["sysdba_passwd_env"] = "FLASHPOC_SYSDBA_PASSWD"
     params = tmp_path / "slob.yaml"
     params.write_text(yaml.safe_dump(values))

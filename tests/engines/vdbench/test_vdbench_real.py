@@ -44,6 +44,7 @@ def campaign_values(tmp_path: Path, **overrides) -> dict:
         "probe": {"strategy": "adaptive", "min_threads": 1, "max_threads": 2},
         "sweep": {"plan": "guide", "max_threads": 2, "step": 1},
         "results_dir": str(tmp_path / "results"),
+        "report": {"pdf": False},  # the PDF is read where it is tested (tests/report)
     }
     values.update(overrides)
     return values
