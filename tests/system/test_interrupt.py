@@ -6,6 +6,8 @@ and the campaign free for the next run."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import signal
@@ -65,6 +67,11 @@ def test_ctrl_c_at_any_moment_ends_the_run_in_one_line(tmp_path):
         code, out, err = _interrupted_run(params, tmp_path, marker, delay)
         assert "Traceback" not in out + err, (marker, err[-3000:])
         assert (code, err.strip().splitlines()[-1]) == (130, INTERRUPTED), (marker, code, err[-2000:])
+    # the probe interrupted while it wrote the scratch file still recorded what it left there (the next
+    # safety gate knows the campaign's own data; the report, interrupted last, writes no target)
+    left = json.loads((tmp_path / "results" / "quick" / "written.json").read_text())["hosts"]["local"]
+    with open(tmp_path / "scratch.dat", "rb") as scratch:
+        assert left[str(tmp_path / "scratch.dat")]["header_sha256"] == hashlib.sha256(scratch.read(8192)).hexdigest()
     done = subprocess.run([sys.executable, "-m", "flashpoc.cli", "run", str(params), "--phases", "check"],
                           capture_output=True, text=True, timeout=600,
                           env={**os.environ, "FLASHPOC_ROOT": str(tmp_path)})

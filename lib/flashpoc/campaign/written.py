@@ -11,12 +11,13 @@ own already), so another owner's signature never becomes the campaign's.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from flashpoc.core.errors import RemoteError
 from flashpoc.core.store import StoreError
+from flashpoc.hosts.group import Group
 from flashpoc.hosts.safety import header_digest
 from flashpoc.hosts.targets import header_digests
 
@@ -57,10 +58,20 @@ def gated(host_params: HostParams, target: TargetParams, facts: dict[str, Any], 
     return host_params, target, before, any(f.kind == "data" for f in found)
 
 
+#: seconds the record waits for a host's answer: it runs as the phase ends, also after Ctrl-C or a
+#: host that stopped answering, and must not hold the end up for a host's whole command timeout
+RECORD_TIMEOUT_S = 20.0
+
+
+class RecordWarning(UserWarning):
+    """What the phase left on its targets could not be recorded (the next gate judges what it finds)."""
+
+
 def record(wb: Workbench, gated_targets: list[tuple]) -> None:
     """Record the first bytes of each of ``gated_targets`` (:func:`gated`) as the phase leaves them
-    (:func:`left_after`). A host that cannot be reached is left as recorded before: the record only
-    spares the campaign's own data, so without it the next gate judges what it finds."""
+    (:func:`left_after`), every host at once, each within :data:`RECORD_TIMEOUT_S`. A host that does
+    not answer is left as recorded before: the record only spares the campaign's own data, so without
+    it the next gate judges what it finds; a record that cannot be written is a :class:`RecordWarning`."""
     if not gated_targets:
         return
     records = left_records(wb.store)
@@ -68,24 +79,28 @@ def record(wb: Workbench, gated_targets: list[tuple]) -> None:
     by_host: dict[str, list[tuple]] = {}
     for item in gated_targets:
         by_host.setdefault(item[0].name, []).append(item)
-    for name, items in by_host.items():
-        try:
-            after = header_digests(wb.host(items[0][0]), [target for _, target, _, _ in items])
-        except (RemoteError, OSError, EOFError):
-            continue
+    hosts = [items[0][0] for items in by_host.values()]
+    read = Group(hosts).map(lambda params: header_digests(wb.host(params), [t for _, t, _, _ in by_host[params.name]],
+                                                          timeout_s=RECORD_TIMEOUT_S), purpose="read the targets' first bytes")
+    for name, after in read.succeeded.items():
         records[name] = left_after(records.get(name, {}), [(t, before, foreign, after.get(t.path))
-                                                           for _, t, before, foreign in items], at)
-    wb.store.write_json(WRITTEN_FILE, {"hosts": {host: paths for host, paths in records.items() if paths}})
+                                                           for _, t, before, foreign in by_host[name]], at)
+    try:
+        wb.store.write_json(WRITTEN_FILE, {"hosts": {host: paths for host, paths in records.items() if paths}})
+    except (OSError, StoreError) as error:
+        warnings.warn(f"what the phase left on its targets was not recorded ({error}): the next safety gate "
+                      "judges them as it finds them", RecordWarning, stacklevel=2)
 
 
 def left_after(recorded: dict[str, dict[str, Any]], targets: list[tuple], at: str) -> dict[str, dict[str, Any]]:
     """One host's record (by path) once a phase ends (pure): ``targets`` are ``(target, digest
     before, another owner's data found before, digest after)``. A target is recorded with its
-    digest after unless that is None (unread) or the bytes another owner's data was found in are
-    unchanged; then its record is dropped."""
+    digest after unless that is None (unread), or another owner's data was found before in bytes the
+    phase left unchanged or that could not be read then (so cannot be shown changed); then its
+    record is dropped."""
     out = dict(recorded)
     for target, before, foreign, after in targets:
-        if after is None or (after == before and foreign):
+        if after is None or (foreign and (before is None or after == before)):
             out.pop(target.path, None)
         else:
             out[target.path] = {"target": target.name, "header_sha256": after, "at": at}

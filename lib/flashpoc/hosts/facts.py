@@ -480,15 +480,17 @@ def parse_links(key: str, value: str) -> list[dict[str, Any]]:
     return entries
 
 
-def target_lines(host: LocalHost | SSHHost, targets: list, probe: str, what: str) -> list[str]:
+def target_lines(host: LocalHost | SSHHost, targets: list, probe: str, what: str, *,
+                 timeout_s: float | None = None) -> list[str]:
     """Run the shell ``probe`` once per target on ``host`` (with ``$p`` the target's quoted path), in
-    one command, and return its one line per target, in order (``what``: for messages).
+    one command, and return its one line per target, in order (``what``: for messages; ``timeout_s``:
+    default the host's ``command_timeout_s``).
 
     Raises:
         RemoteError: the command failed, or did not print one line per target.
     """
     command = "; ".join(f"p={quote(t.path)}; {probe}" for t in targets)
-    lines = host.run(command, purpose=what).stdout.splitlines()
+    lines = host.run(command, purpose=what, timeout_s=timeout_s).stdout.splitlines()
     if len(lines) != len(targets):
         raise RemoteError(f"{host.name}: {what}: expected {len(targets)} lines, got {lines!r}")
     return [line.strip() for line in lines]

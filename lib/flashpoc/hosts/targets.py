@@ -44,13 +44,17 @@ def target_identities(host, targets: list[TargetParams]) -> dict[str, str]:
     return dict(zip([t.name for t in targets], target_lines(host, targets, probe, "read the targets' identities")))
 
 
-def header_digests(host, targets: list[TargetParams]) -> dict[str, str | None]:
+def header_digests(host, targets: list[TargetParams], *, timeout_s: float | None = None) -> dict[str, str | None]:
     """The SHA-256 of each target's first :data:`flashpoc.hosts.safety.HEADER_BYTES` on ``host``
     (the bytes the safety gate reads; :func:`flashpoc.hosts.safety.header_digest`), read-only, by
-    path; None where the target cannot be read or is empty."""
+    path; None where the target cannot be read or is empty.
+
+    Raises:
+        RemoteError: the host failed or did not answer within ``timeout_s``.
+    """
     probe = (f'if [ -r "$p" ] && [ -s "$p" -o -b "$p" ]; then d=$(dd if="$p" bs={int(HEADER_BYTES)} count=1 '
              '2>/dev/null | sha256sum | cut -c1-64); echo "${d:-?}"; else echo "?"; fi')
-    lines = target_lines(host, targets, probe, "read the targets' first bytes")
+    lines = target_lines(host, targets, probe, "read the targets' first bytes", timeout_s=timeout_s)
     return {t.path: v if len(v) == 64 and all(c in "0123456789abcdef" for c in v) else None
             for t, v in zip(targets, lines)}
 
