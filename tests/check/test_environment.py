@@ -364,3 +364,18 @@ def test_the_stated_datafiles_against_v_dnfs_servers(tmp_path, monkeypatch):
         assert row["status"] == status, (stated, dnfs, row["detail"])
     manifest = json.loads((cfg.resolved().results_path() / "manifest.json").read_text())
     assert environment.manifest_conditions(manifest)["datafiles (stated)"] == "NFS, kernel client"
+
+
+def test_put_and_firstline_keep_a_values_first_line_without_carriage_returns(tmp_path):
+    """The script's put and firstline (shell builtins only): the first line of a value, every carriage
+    return removed, ``unknown`` for an empty one; the first line of a file (CRLF or without a newline),
+    nothing for a missing one."""
+    (tmp_path / "crlf").write_bytes(b"Red Hat\r\nsecond\r\n")
+    (tmp_path / "bare").write_bytes(b"no newline")
+    script = facts_script("fio", [], sys_root=str(tmp_path), proc_root=str(tmp_path)).replace("exit 0\n", "")
+    script += "\n".join([
+        "put a \"$(printf 'Oracle Linux 9\\r\\nsecond line')\"", "put b ''", "put c \"$(printf 'd\\rb\\r1\\r')\"",
+        f"put d \"$(firstline {tmp_path / 'crlf'})\"", f"put e \"$(firstline {tmp_path / 'bare'})\"",
+        f"put f \"[$(firstline {tmp_path / 'missing'})]\"", "exit 0"]) + "\n"
+    out = LocalHost(HostParams(name="local")).run(f"sh -c {quote(script)}", purpose="facts").stdout
+    assert out.splitlines()[-6:] == ["a=Oracle Linux 9", "b=unknown", "c=db1", "d=Red Hat", "e=no newline", "f=[]"]
