@@ -151,6 +151,10 @@ def test_the_view_draws_each_point_and_the_running_points_intervals():
     assert "#E69F00" in str(spec)  # randread-4k in its colour of the report (second in the domain)
     assert spec["config"]["legend"]["orient"] == "bottom"  # the workloads' legend within a notebook's width
     assert view.redraws["curves"] == 2 and view.redraws["intervals"] >= 2
+    drawer = view._drawer._thread.native_id  # the drawing thread yields the CPU to the engine and the loop
+    nice = {tid: int(open(f"/proc/self/task/{tid}/stat").read().rsplit(")", 1)[1].split()[16])
+            for tid in (drawer, threading.get_native_id())}
+    assert nice[drawer] == min(19, nice[threading.get_native_id()] + live.DRAWING_NICE)
     view.stop()
     with pytest.raises(Stopped, match="stopped with the stop button after 2 points"):
         bar.begin("randread-4k", 3)

@@ -43,6 +43,9 @@ from flashpoc.present.progress import BATCH_ENV, Progress, engine_words, numbers
 INTERVAL_REDRAW_S = 1.0
 #: a chart is redrawn no sooner than this many times the seconds its last redraw took
 REDRAW_SHARE = 20
+#: how much nicer than the kernel the drawing thread runs (Linux gives each thread its own nice
+#: value): on a busy controller the engine's processes and the measuring loop get the CPU first
+DRAWING_NICE = 10
 
 
 def enable() -> None:
@@ -305,6 +308,7 @@ class _Drawer:
         self._thread.join()
 
     def _run(self) -> None:
+        _nicer(DRAWING_NICE)
         wait: float | None = None
         while True:
             with self._cond:
@@ -321,6 +325,16 @@ class _Drawer:
                 with self._cond:
                     self._handled = max(self._handled, seen)
                     self._cond.notify_all()
+
+
+def _nicer(by: int) -> None:
+    """Lower the calling thread's priority by ``by`` nice steps (Linux: each thread has its own);
+    nothing where the system cannot."""
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + by))
+    except (AttributeError, OSError):  # no per-thread priority here
+        pass
 
 
 class _Widgets:
