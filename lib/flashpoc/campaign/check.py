@@ -289,8 +289,9 @@ def check_environment(campaign: Campaign, *, connect: Callable[[HostParams], Any
     """
     campaign = campaign.resolved()
     # a host that fails is its rows (_check_host answers for every host), so the others are still checked
+    left = left or {}
     results = list(Group(campaign.hosts, max_workers=MAX_PARALLEL_HOSTS, strict=True).map(
-        lambda params: _check_host(campaign, params, connect, (left or {}).get(params.name, {})), purpose="check the host"))
+        lambda params: _check_host(campaign, params, connect, left.get(params.name, {})), purpose="check the host"))
     rows = [row for host_rows, _, _ in results for row in host_rows]
     facts_by_host = {params.name: facts for params, (_, facts, _) in zip(campaign.hosts, results)}
     own = settle_host(campaign, controller(), own=True)  # results, key files, the SQL script: this machine's

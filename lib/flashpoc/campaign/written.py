@@ -80,8 +80,11 @@ def record(wb: Workbench, gated_targets: list[tuple]) -> None:
     for item in gated_targets:
         by_host.setdefault(item[0].name, []).append(item)
     hosts = [items[0][0] for items in by_host.values()]
-    read = Group(hosts).map(lambda params: header_digests(wb.host(params), [t for _, t, _, _ in by_host[params.name]],
-                                                          timeout_s=RECORD_TIMEOUT_S), purpose="read the targets' first bytes")
+
+    def digests(params: HostParams) -> dict[str, str | None]:
+        return header_digests(wb.host(params), [t for _, t, _, _ in by_host[params.name]], timeout_s=RECORD_TIMEOUT_S)
+
+    read = Group(hosts).map(digests, purpose="read the targets' first bytes")
     for name, after in read.succeeded.items():
         records[name] = left_after(records.get(name, {}), [(t, before, foreign, after.get(t.path))
                                                            for _, t, before, foreign in by_host[name]], at)
