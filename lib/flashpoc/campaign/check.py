@@ -206,20 +206,22 @@ def _device_rows(host: str, target: TargetParams, facts: dict[str, Any]) -> list
     return rows
 
 
-def write_verdict(campaign: Campaign, host: str, target: TargetParams, facts: dict[str, Any]) -> tuple[str, str]:
-    """``(status, detail)`` of writing to ``target`` on ``host`` given its probed facts: what
-    :func:`flashpoc.hosts.safety.verdict` says, with the campaign's ``destroy_data_on``."""
-    return safety.verdict(target.name, host, safety.findings(facts),
-                          destroy_allowed=target.name in campaign.destroy_data_on)
+def write_verdict(campaign: Campaign, host: str, target: TargetParams, found: list[safety.Finding]
+                  ) -> tuple[str, str]:
+    """``(status, detail)`` of writing to ``target`` on ``host`` given what its probes found
+    (:func:`flashpoc.hosts.safety.findings`): what :func:`flashpoc.hosts.safety.verdict` says, with
+    the campaign's ``destroy_data_on``."""
+    return safety.verdict(target.name, host, found, destroy_allowed=target.name in campaign.destroy_data_on)
 
 
 def _safety_row(campaign: Campaign, host: str, target: TargetParams, facts: dict[str, Any]) -> Row:
     """The ``data safety`` row of an existing target (see :mod:`flashpoc.hosts.safety`)."""
     name = f"target {target.name}: data safety"
+    found = safety.findings(facts)
     if not campaign.written(target):
-        detail = "; ".join(f.text for f in safety.findings(facts)) or "nothing found"
+        detail = "; ".join(f.text for f in found) or "nothing found"
         return check_row(host, name, "read-only", "pass", f"only read (no workload writes); {detail}")
-    return check_row(host, name, "written", *write_verdict(campaign, host, target, facts))
+    return check_row(host, name, "written", *write_verdict(campaign, host, target, found))
 
 
 def _parent(path: str) -> str:

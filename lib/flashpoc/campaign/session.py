@@ -139,7 +139,7 @@ def safety_gate(wb: Workbench) -> None:
                                   left.get(host_params.name, {}))
         for target, target_facts in zip(targets, facts):
             found = safety.findings(target_facts)
-            status, detail = check.write_verdict(wb.cfg, host_params.name, target, target_facts)
+            status, detail = check.write_verdict(wb.cfg, host_params.name, target, found)
             if status == "fail":
                 problems.append(detail)
             passed.append(written.gated(host_params, target, target_facts, found))
