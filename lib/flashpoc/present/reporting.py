@@ -4,6 +4,7 @@ and report.pdf and returns the :class:`Report` notebook 04 shows; and the report
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -250,14 +251,9 @@ def _view_report(cfg: Campaign, view: ReportView, *, write_files: bool, pdf: boo
     sections = render_sections(cfg, view.sections, context, charts=charts, files=files)
     result = Report(view.headline, view.summary, view.points, pd.DataFrame(), charts, files, view.comparison, [],
                     cfg.slo_ms, cfg=cfg, measured=view.points, domain=domain or [], sections=sections, context=context)
-    if write_files:
-        report.write_html_report(files["report.html"], view.title, [(s.heading, s.items) for s in sections])
-        if pdf:
-            try:
-                report.print_pdf(files["report.html"], files["report.pdf"])
-            except ReportError as error:
-                files.pop("report.pdf").unlink(missing_ok=True)  # an earlier build's, not this report's
-                context.pdf_note = str(error).removeprefix("no PDF: ")
+    if write_files:  # its files table lists neither report.html nor report.pdf: nothing to compose again
+        _write_printed(files, pdf, context, None, lambda: report.write_html_report(
+            files["report.html"], view.title, [(s.heading, s.items) for s in sections]))
     return result
 
 
@@ -392,25 +388,36 @@ def write_report_files(store: CampaignStore, charts: dict[str, Any], tables: dic
 
 
 def _write_document(result: Report, context: Any, pdf: bool) -> None:
-    """Write report.html and, with ``pdf``, print report.pdf from it; without a Chromium to print
-    it, report.html again, its files table saying why there is no PDF."""
+    """Write report.html and, with ``pdf``, print report.pdf from it (:func:`_write_printed`)."""
     from flashpoc.present import document, report
 
-    def write_html() -> None:
-        report.write_html_report(result.files["report.html"], f"Storage performance report: {result.cfg.campaign}",
-                                 [(s.heading, s.items) for s in result.sections],
-                                 subtitle=document.title_lines(result, context))
+    def recompose() -> None:
+        result.sections = document.compose(result, context)
+
+    _write_printed(result.files, pdf, context, recompose, lambda: report.write_html_report(
+        result.files["report.html"], f"Storage performance report: {result.cfg.campaign}",
+        [(s.heading, s.items) for s in result.sections], subtitle=document.title_lines(result, context)))
+
+
+def _write_printed(files: dict[str, Path], pdf: bool, context: Any, recompose: Callable[[], None] | None,
+                   write_html: Callable[[], None]) -> None:
+    """Write report.html (``write_html``) and, with ``pdf``, print report.pdf from it. Without a
+    Chromium that prints it, report.pdf leaves ``files`` (and an earlier build's file, which would not
+    match, the folder) and the context says why; with ``recompose`` the sections are composed again
+    (their files table says so) and report.html is written again."""
+    from flashpoc.present import report
 
     write_html()
     if not pdf:
         return
     try:
-        report.print_pdf(result.files["report.html"], result.files["report.pdf"])
+        report.print_pdf(files["report.html"], files["report.pdf"])
     except ReportError as error:
-        result.files.pop("report.pdf").unlink(missing_ok=True)  # an earlier build's, not this report's
+        files.pop("report.pdf").unlink(missing_ok=True)  # an earlier build's, not this report's
         context.pdf_note = str(error).removeprefix("no PDF: ")
-        result.sections = document.compose(result, context)
-        write_html()
+        if recompose is not None:
+            recompose()
+            write_html()
 
 
 #: why a report has no PDF when the parameters turn it off (the files table's row)

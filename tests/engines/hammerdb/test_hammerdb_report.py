@@ -115,6 +115,22 @@ def test_the_report_of_a_hammerdb_campaign_and_a_comparison(tmp_path):
         ("sweep", 1, 11088), ("sweep", 2, 9341), ("sweep", 4, 6594), ("timed", 2, 5533)]
 
 
+def test_an_engines_report_without_a_chromium_says_why_there_is_no_pdf(tmp_path, monkeypatch):
+    """HammerDB's own report (an engine's report view) when Chromium cannot print: report.html is
+    written, no report.pdf is in its files or its folder (an earlier build's removed), and the report's
+    context says why, as the I/O report's does."""
+    from flashpoc.phases import build_report
+
+    cfg = _stored_campaign(tmp_path, "sweep", ["sweep_1vu", "sweep_2vu"])
+    (tmp_path / "sweep" / "report").mkdir(parents=True)
+    (tmp_path / "sweep" / "report" / "report.pdf").write_bytes(b"%PDF of an earlier build")
+    monkeypatch.setenv("FLASHPOC_CHROMIUM", "/bin/false")
+    report = build_report(cfg, pdf=True)
+    assert "report.pdf" not in report.files and not (tmp_path / "sweep" / "report" / "report.pdf").exists()
+    assert "NOPM" in (tmp_path / "sweep" / "report" / "report.html").read_text()
+    assert report.context.pdf_note == "/bin/false exited with 1 and printed no PDF"
+
+
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789,.%()", min_size=1, max_size=14),
                 min_size=1, max_size=160))
