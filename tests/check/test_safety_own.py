@@ -12,29 +12,20 @@ import hashlib
 import json
 import os
 import random
-import shutil
 from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest import quick_campaign, require_fio
+from conftest import require_fio
 from flashpoc import phases
 from flashpoc.campaign import written
 from flashpoc.core.errors import CheckFailed
 from flashpoc.hosts import safety
-from flashpoc.hosts.facts import collect_host_facts
-from flashpoc.hosts.host import connect
-from flashpoc.params import HostParams, campaign_from_dict
+from test_safety import MIB, digest, probe, tool, write_campaign
 
-MIB = 1024**2
 HEADER = safety.HEADER_BYTES
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def require_blkid() -> None:
-    if not (shutil.which("blkid") or shutil.which("blkid", path="/usr/sbin:/sbin")):
-        pytest.skip("blkid is not installed (util-linux)")
 
 
 def first_bytes(path) -> bytes:
@@ -48,13 +39,6 @@ def ext4_lookalike(path, size=16 * MIB):
     data[1080:1082] = b"\x53\xef"
     path.write_bytes(bytes(data))
     return path
-
-
-def write_campaign(tmp_path, path, **overrides):
-    values = quick_campaign(tmp_path, targets=[{"name": "lun7", "path": str(path), "size": "16m", "allow_write": True}],
-                            workloads=[{"name": "randwrite-4k", "rw": "randwrite", "bs": "4k"}],
-                            sweep={"plan": "guide", "max_threads": 1, "step": 1}, **overrides)
-    return campaign_from_dict(values)
 
 
 def safety_row(table):
@@ -132,9 +116,9 @@ def test_another_owners_bytes_left_unchanged_never_become_the_campaigns(items, b
 # -- real blkid, real fio, the real gate ----------------------------------------------------
 def test_random_data_with_the_ext4_magic_is_a_file_system_to_blkid_only(tmp_path):
     """Why the record is needed: what a random fill can leave, read by the real probes."""
-    require_blkid()
+    tool("blkid")
     path = ext4_lookalike(tmp_path / "lun7.img")
-    facts = collect_host_facts(connect(HostParams(name="local", address="localhost")), [str(path)])["targets"][0]
+    facts = probe([path])[0]
     assert safety.header_signatures(first_bytes(path)) == []  # the header rules out an ext superblock
     found = safety.findings(facts)
     assert [f.kind for f in found] == ["data"] and found[0].text.split()[1] in (
@@ -158,7 +142,7 @@ def test_the_campaigns_own_ext4_lookalike_passes_and_any_other_change_is_refused
     """The campaign's writes left random data that blkid reads as ext4: its gate and check pass it,
     naming what blkid read; once one byte of the header changes, the gate refuses again and writes nothing."""
     require_fio()
-    require_blkid()
+    tool("blkid")
     path = tmp_path / "lun7.img"
     path.write_bytes(bytes(16 * MIB))
     cfg = write_campaign(tmp_path, path)
@@ -181,8 +165,8 @@ def test_the_campaigns_own_ext4_lookalike_passes_and_any_other_change_is_refused
     data = bytearray(path.read_bytes())
     data[2000] ^= 0xFF
     path.write_bytes(bytes(data))
-    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    before = digest(path)
     with pytest.raises(CheckFailed, match="nothing was written:\n- target lun7 on host local holds data: blkid: TYPE="):
         phases.run_sweep(cfg, progress=False)
-    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+    assert digest(path) == before
     assert safety_row(phases.run_check(cfg))["status"] == "fail"
