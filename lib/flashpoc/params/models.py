@@ -65,7 +65,6 @@ class HostBase(StrictModel):
         return self.address in LOCAL_ADDRESSES
 
 
-
 #: the kinds of key an engine may add to a host (its ``hostkeys.py``): what each holds
 HOST_KEY_KINDS: dict[str, Any] = {
     "command": HostCommand,  # an executable on the host: a name found in its PATH, or a path
@@ -87,6 +86,7 @@ def _engine_host_fields() -> dict[str, Any]:
 
 #: a load host: :class:`HostBase` and the keys each engine adds (e.g. its executable's path there)
 HostParams = create_model("HostParams", __base__=HostBase, __module__=__name__, **_engine_host_fields())
+
 
 class TargetParams(StrictModel):
     """A LUN, device or file the workloads run against."""
