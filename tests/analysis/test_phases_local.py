@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -115,22 +116,26 @@ def test_points_keep_their_time_series_and_latency_histogram(tmp_path):
     point = tmp_path / "results" / "quick" / "points" / "sweep" / row["point_id"]
     intervals = pd.read_csv(point / "intervals.csv")
     # windows end on whole seconds after the 1 s ramp; only windows both jobs logged are kept (on a busy
-    # machine fio logs a window late now and then, and that window is left out, not shifted)
+    # machine fio logs a window late now and then: it is that window's, or, too late to tell, left out)
     seconds = list(intervals["second"])
     assert seconds == sorted(set(seconds)) and all(s == int(s) and 2 <= s <= 9 for s in seconds)
     assert not intervals["warmup"].any()
     assert (intervals["iops"] == intervals["read_iops"] + intervals["write_iops"]).all()
     assert intervals["iops"].mean() == pytest.approx(row["iops"], rel=0.25)
-    assert row["intervals"] == len(intervals)
-    # the SNIA PTS window from the file's numbers: the latest intervals in 5 equal rounds
-    assert len(intervals) >= 5
-    per = len(intervals) // 5
-    rounds = intervals["iops"].to_numpy(dtype=float)[len(intervals) - 5 * per:].reshape(5, per).mean(axis=1)
-    slope = np.polyfit(np.arange(5), rounds, 1)[0]
-    assert row["snia_round_intervals"] == per and row["snia_mean_iops"] == round(rounds.mean(), 1)
-    assert row["snia_data_excursion_pct"] == round((rounds.max() - rounds.min()) / rounds.mean() * 100, 2)
-    assert row["snia_slope_excursion_pct"] == round(abs(slope) * 4 / rounds.mean() * 100, 2)
-    assert row["snia_steady"] == bool(row["snia_data_excursion_pct"] <= 20 and row["snia_slope_excursion_pct"] <= 10)
+    if isinstance(row.get("damaged"), str):  # a window lost: named, and no verdict over the windows left
+        assert re.search(r"flashpoc_(iops|lat)\.[12]\.log of local: has no .*for windows? [-0-9, ]+ of 1000 ms",
+                         row["damaged"]) and pd.isna(row["intervals"]) and pd.isna(row["snia_steady"])
+    else:
+        assert row["intervals"] == len(intervals)
+        # the SNIA PTS window from the file's numbers: the latest intervals in 5 equal rounds
+        assert len(intervals) >= 5
+        per = len(intervals) // 5
+        rounds = intervals["iops"].to_numpy(dtype=float)[len(intervals) - 5 * per:].reshape(5, per).mean(axis=1)
+        slope = np.polyfit(np.arange(5), rounds, 1)[0]
+        assert row["snia_round_intervals"] == per and row["snia_mean_iops"] == round(rounds.mean(), 1)
+        assert row["snia_data_excursion_pct"] == round((rounds.max() - rounds.min()) / rounds.mean() * 100, 2)
+        assert row["snia_slope_excursion_pct"] == round(abs(slope) * 4 / rounds.mean() * 100, 2)
+        assert row["snia_steady"] == bool(row["snia_data_excursion_pct"] <= 20 and row["snia_slope_excursion_pct"] <= 10)
 
     histogram = pd.read_csv(point / "histogram.csv")
     job = json.loads((point / "local.json").read_text())["jobs"][0]
@@ -147,7 +152,8 @@ def test_points_keep_their_time_series_and_latency_histogram(tmp_path):
     assert report.distribution.loc[0, "clat_p90_ms"] == round(row["clat_p90_ms"], 3)
     assert {"interval_series", "latency_histogram"} <= set(report.charts)
     assert report.files["distribution.csv"].exists() and report.files["steadiness.csv"].exists()
-    assert pd.read_csv(report.files["steadiness.csv"]).loc[0, "snia_data_excursion_pct"] == row["snia_data_excursion_pct"]
+    stored = pd.read_csv(report.files["steadiness.csv"]).loc[0, "snia_data_excursion_pct"]
+    assert stored == row["snia_data_excursion_pct"] or (pd.isna(stored) and pd.isna(row["snia_data_excursion_pct"]))
     html = report.files["report.html"].read_text()
     assert "Results: steady state" in html and "Results: latency distribution at the detail points" in html
     assert f"{int(row['intervals'])} intervals" in html or "fewer than 3 intervals" in html

@@ -155,7 +155,7 @@ def test_a_point_that_fio_s_steady_state_ended_between_two_windows_keeps_its_who
     assert window["iops"] == 2397.0 and window["lat_mean_ms"] == 0.416757
     series, damage = read_interval_logs({n: t for n, t in files.items() if n.endswith(".log")}, window_ms=1000,
                                         runtime_ms=1767, jobs=1)
-    assert damage is None and [(r["second"], r["iops"]) for r in series] == [(1.0, 2397.0)]
+    assert damage == [] and [(r["second"], r["iops"]) for r in series] == [(1.0, 2397.0)]
 
 
 @lru_cache(maxsize=None)
@@ -360,29 +360,47 @@ def test_a_fill_whose_bytes_disagree_with_its_bandwidth_is_refused():
         parse_fill_output(edited("fill-fio-3.33/fill.json", '"io_bytes" : 8388608', '"io_bytes" : 18388608'))
 
 
+VERDICT_LOST = ("(lost: intervals, interval_iops_cv_pct, interval_iops_drift_pct, interval_steady, "
+                "snia_round_intervals, snia_mean_iops, snia_data_excursion_iops, snia_data_excursion_pct, "
+                "snia_data_allowed_iops, snia_slope_excursion_iops, snia_slope_excursion_pct, "
+                "snia_slope_allowed_iops, snia_fit_slope_iops, snia_fit_intercept_iops, snia_steady)")
+"""What the row says a damaged interval log lost: the interval verdict, which is over the whole series."""
+
+
 @pytest.mark.parametrize(("name", "damage", "said"), [
     ("flashpoc_lat.2.log", lambda text: "", "flashpoc_lat.2.log of local: is empty"),
-    ("flashpoc_iops.3.log", lambda text: "".join(text.splitlines(keepends=True)[:5]),  # cut after window 2's read
-     "flashpoc_iops.3.log of local: has no write line for window 3 of 1000 ms (a line lost, or the log cut short?)"),
-    ("flashpoc_iops.1.log", lambda text: text.replace("2000, 559, 1, 0, 0\n", ""),
-     "flashpoc_iops.1.log of local: has no write line for window 2 of 1000 ms"),
     ("flashpoc_lat.3.log", lambda text: text.replace("2001, 1112287, 1", "2001, 11#2287, 1"),
-     "flashpoc_lat.3.log of local: line 4 is not 'time, value, direction, ...'"),
+     "flashpoc_lat.3.log of local: line 4 is not 'time, value, direction, ...': '2001, 11#2287, 1, 0, 0'"),
 ])
-def test_a_damaged_interval_log_loses_the_series_and_names_the_log(name, damage, said):
-    """One job's log emptied, cut or with a line lost or damaged: the point keeps its numbers, and
-    loses its interval series and verdict, which the row names. They were computed over the
-    windows left (an emptied log: 0 intervals, a cut one: 3 of 4, another spread) unsaid."""
+def test_an_unreadable_interval_log_loses_the_series_and_names_the_log(name, damage, said):
+    """One job's log emptied or with a line damaged: the point keeps its numbers, and loses its
+    interval series and verdict, which the row names. They were computed over the windows left
+    (an emptied log: 0 intervals) unsaid."""
+    files, clean = clean_point(DATA / "point-fio-3.33")
+    point = read_point({**files, name: damage(files[name])}, 3)
+    assert point["metrics"]["damaged"] == f"{said} {VERDICT_LOST}"
+    assert point["metrics"]["intervals"] is None and point["intervals"] == {}
+    assert point["metrics"]["iops"] == clean["metrics"]["iops"] and point["histogram"] == clean["histogram"]
+
+
+@pytest.mark.parametrize(("name", "damage", "said", "kept"), [
+    ("flashpoc_iops.3.log", lambda text: "".join(text.splitlines(keepends=True)[:5]),  # cut after window 3's read
+     "flashpoc_iops.3.log of local: has no write line for window 3 of 1000 ms", ["2.0", "3.0"]),
+    ("flashpoc_iops.3.log", lambda text: "".join(text.splitlines(keepends=True)[:2]),  # cut after window 1
+     "flashpoc_iops.3.log of local: has no line for windows 2-3 of 1000 ms", ["2.0"]),
+    ("flashpoc_iops.1.log", lambda text: text.replace("2000, 559, 1, 0, 0\n", ""),
+     "flashpoc_iops.1.log of local: has no write line for window 2 of 1000 ms", ["2.0", "4.0"]),
+])
+def test_an_interval_log_that_lacks_windows_loses_them_and_the_verdict(name, damage, said, kept):
+    """One job's log cut short or with a line lost: the windows it lacks are lost, named; the
+    other windows are kept with their numbers as the whole logs give them; the verdict, over the
+    whole series, is lost. The whole series was lost."""
     files, clean = clean_point(DATA / "point-fio-3.33")
     point = read_point({**files, name: damage(files[name])}, 3)
     assert point["metrics"]["damaged"].startswith(said)
-    assert point["metrics"]["damaged"].endswith("(lost: intervals, interval_iops_cv_pct, interval_iops_drift_pct, "
-                                                "interval_steady, snia_round_intervals, snia_mean_iops, "
-                                                "snia_data_excursion_iops, snia_data_excursion_pct, snia_data_allowed_iops, "
-                                                "snia_slope_excursion_iops, snia_slope_excursion_pct, "
-                                                "snia_slope_allowed_iops, snia_fit_slope_iops, snia_fit_intercept_iops, "
-                                                "snia_steady)")
-    assert point["metrics"]["intervals"] is None and point["intervals"] == {}
+    assert point["metrics"]["damaged"].endswith(f"the series leaves it out {VERDICT_LOST}")
+    assert point["metrics"]["intervals"] is None
+    assert point["intervals"] == {second: clean["intervals"][second] for second in kept}
     assert point["metrics"]["iops"] == clean["metrics"]["iops"] and point["histogram"] == clean["histogram"]
 
 
@@ -395,7 +413,7 @@ def test_a_window_fio_logged_late_is_its_own_window():
             "a_lat.1.log": "1000, 1000, 0\n2150, 1000, 0\n3000, 1000, 0\n4000, 1000, 0\n",
             "a_lat.2.log": "1000, 1000, 0\n2000, 1000, 0\n3000, 1000, 0\n4000, 1000, 0\n"}
     rows, damage = read_interval_logs(logs, window_ms=1000, runtime_ms=4001)
-    assert damage is None
+    assert damage == []
     assert [(r["second"], r["iops"]) for r in rows] == [(1.0, 110.0), (2.0, 220.0), (3.0, 330.0)]
 
 
@@ -447,3 +465,27 @@ def test_a_real_fio_point_whose_output_is_damaged_is_refused_or_stored_with_its_
     with pytest.raises(ParseError, match="fio JSON is truncated"):
         phases.run_sweep(cfg, {"randread-4k": [2]}, progress=False)
     assert [p.name for p in points_dir.parent.iterdir()] == [row["point_id"]]
+
+
+def test_a_window_fio_logged_late_on_a_busy_host_before_the_run_s_end_is_its_window():
+    """Real logs of a starved fio (tests/data/fio/late-window-fio-3.33): both iops logs log the
+    window ending at 7,000 ms at 7,430 ms, 582 ms before the run's end (8,012 ms). That line was
+    taken for the run's last, partial window, so window 7 was missing and the whole series lost:
+    now it is window 7's, and the series holds windows 1-7 as the logs give them."""
+    folder = DATA / "late-window-fio-3.33"
+    logs = {p.name: p.read_text() for p in folder.glob("*.log")}
+    rows, damage = read_interval_logs(logs, window_ms=1000, fio_version="fio-3.33", runtime_ms=8012, jobs=2)
+    assert damage == [] and [r["second"] for r in rows] == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
+    seventh = rows[-1]
+    assert (seventh["read_iops"], seventh["write_iops"], seventh["iops"]) == (2185 + 2126, 964 + 912, 6187)
+    assert seventh["read_lat_mean_ms"] == pytest.approx((2185 * 192386 + 2126 * 197564) / 4311 / 1e6, rel=1e-12)
+    assert seventh["write_lat_mean_ms"] == pytest.approx((964 * 589669 + 912 * 625302) / 1876 / 1e6, rel=1e-12)
+    assert rows[0]["iops"] == 2874 + 1188 + 2701 + 1121
+    # a line that late at the run's end is the run's last window; the series ends before it
+    ended = {name: text.replace("7430, ", "7850, ") if "_iops." in name else text for name, text in logs.items()}
+    rows, damage = read_interval_logs(ended, window_ms=1000, fio_version="fio-3.33", runtime_ms=8012, jobs=2)
+    assert [r["second"] for r in rows] == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    assert damage == [("flashpoc_iops.1.log", "has no line for window 7 of 1000 ms (a line lost, logged too late, "
+                                              "or the log cut short?); the series leaves it out"),
+                      ("flashpoc_iops.2.log", "has no line for window 7 of 1000 ms (a line lost, logged too late, "
+                                              "or the log cut short?); the series leaves it out")]

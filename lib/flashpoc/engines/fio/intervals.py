@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from flashpoc.core.errors import ParseError
@@ -74,21 +74,27 @@ def parse_fio_interval_logs(logs: Mapping[str, str], *, window_ms: int,
             names the file, and the line where it has one).
     """
     rows, damage = read_interval_logs(logs, window_ms=window_ms, fio_version=fio_version)
-    if damage is not None:
-        raise ParseError(f"fio log {damage[0]}: {damage[1]}")
+    if damage:
+        raise ParseError(f"fio log {damage[0][0]}: {damage[0][1]}")
     return rows
 
 
 def read_interval_logs(logs: Mapping[str, str], *, window_ms: int, fio_version: str | None = None,
                        runtime_ms: float | None = None, jobs: int | None = None
-                       ) -> tuple[list[dict[str, Any]], Damage | None]:
-    """The rows of :func:`parse_fio_interval_logs`, or none and the first damaged log: a line that
-    is not fio log format (or a negative figure), a job whose iops or lat log is missing (of
-    ``jobs`` jobs, when given), a window or a direction missing (a line lost), or a lat log
-    without the latency of an iops log's window. Given the run's ``runtime_ms`` (as fio's JSON
-    says it), the series is the windows before the run's last (:data:`LAST_SLACK`), which every job logs whole: a log
-    that ends before them is cut short; without it, the windows before each log's last are
-    checked and the windows every job logged are kept.
+                       ) -> tuple[list[dict[str, Any]], list[Damage]]:
+    """The rows of :func:`parse_fio_interval_logs` and the damaged logs, each named with what is
+    wrong with it. A log that cannot be read whole loses the whole series (no rows): a line
+    that is not fio log format (or a negative figure), an empty log, a job whose iops or lat
+    log is missing (of ``jobs`` jobs, when given). A log that lacks a window (a line lost, a
+    window logged too late to tell, the log cut short) or a lat log without the latency of an
+    iops log's window loses that window alone: the rows are the windows every log holds whole.
+
+    Given the run's ``runtime_ms`` (as fio's JSON says it), the series is the windows before the
+    run's last (:data:`LAST_SLACK`), which every job logs whole, and a line logged late (fio's
+    timer thread starved on a busy host: 7,430 ms for the window ending at 7,000 of an 8,012 ms
+    run) but before the run's end is the window's; without it, the windows before each log's
+    last are checked and a line logged :data:`LAST_SLACK` of a window late is taken for the
+    run's last, partial window.
 
     Raises:
         ParseError: no logs at all and ``jobs`` not given, or ``window_ms`` is not positive.
@@ -97,25 +103,24 @@ def read_interval_logs(logs: Mapping[str, str], *, window_ms: int, fio_version: 
         raise ParseError(f"fio log window must be > 0 ms, got {window_ms}")
     found = _job_logs(logs, jobs)
     if isinstance(found, tuple) and isinstance(found[0], str):
-        return [], found
+        return [], [found]
     iops_logs, lat_logs = found
+    flush_ms = None if runtime_ms is None else runtime_ms - window_ms * LAST_SLACK
     values: dict[str, dict[tuple[int, int], float]] = {}
     for name, text in [*iops_logs.values(), *lat_logs.values()]:
-        read = _log_values(text, name, window_ms)
+        read = _log_values(text, name, window_ms, flush_ms)
         if isinstance(read, tuple):
-            return [], read
+            return [], [read]
         if not read:
-            return [], (name, "is empty")
+            return [], [(name, "is empty")]
         values[name] = read
-    last = None if runtime_ms is None else math.floor((runtime_ms - window_ms * LAST_SLACK) / window_ms)
-    damage = _gaps(iops_logs, lat_logs, values, window_ms, last)
-    if damage is not None:
-        return [], damage
+    last = None if flush_ms is None else math.floor(flush_ms / window_ms)
+    lost, damage = _gaps(iops_logs, lat_logs, values, window_ms, last)
     lat_unit_us = 1.0 if (fio_version or "").startswith("fio-2.") else 0.001
     windows = _sum_windows(iops_logs, lat_logs, values, lat_unit_us)
-    if last is not None:
-        windows = {window: slot for window, slot in windows.items() if window <= last}
-    return _rows(windows, len(iops_logs), window_ms), None
+    windows = {window: slot for window, slot in windows.items()
+               if window not in lost and (last is None or window <= last)}
+    return _rows(windows, len(iops_logs), window_ms), damage
 
 
 def _rows(windows: Mapping[int, dict[str, Any]], jobs: int, window_ms: int) -> list[dict[str, Any]]:
@@ -165,9 +170,11 @@ def _job_logs(logs: Mapping[str, str], jobs: int | None
     return by_job["iops"], by_job["lat"]
 
 
-def _log_values(text: str, name: str, window_ms: int) -> dict[tuple[int, int], float] | Damage:
+def _log_values(text: str, name: str, window_ms: int, flush_ms: float | None
+                ) -> dict[tuple[int, int], float] | Damage:
     """{(window, direction): value} of one fio log (the first line of a window counts), or what
-    is wrong with the log."""
+    is wrong with the log; a late line before ``flush_ms`` (the run's end less :data:`LAST_SLACK`
+    of a window, when known) is its window's."""
     values: dict[tuple[int, int], float] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -182,35 +189,59 @@ def _log_values(text: str, name: str, window_ms: int) -> dict[tuple[int, int], f
         except ValueError:
             return name, f"line {number} is not 'time, value, direction, ...': {line!r:.80}"
         # fio logs a window at its end (1000 ms, 999 as its clock goes) or later on a busy host (2150
-        # ms is window 2's); a line logged LAST_SLACK or more after a window's end is the run's last,
-        # partial window (4400 ms, 1766 ms), logged when the job ended: not a window of the series
+        # ms is window 2's, 7430 ms window 7's when the run went on to 8012). A line logged at the
+        # run's end, or without the run's length LAST_SLACK or more after a window's end, is the
+        # run's last, partial window (4400 ms, 1766 ms), logged when the job ended: not a window of the series
         window = math.floor((time_ms + window_ms / 10) / window_ms)
-        if time_ms - window * window_ms < window_ms * LAST_SLACK:
+        late = time_ms - window * window_ms >= window_ms * LAST_SLACK
+        if not late or (flush_ms is not None and time_ms < flush_ms):
             values.setdefault((window, direction), value)
     return values
 
 
 def _gaps(iops_logs: Mapping[int, tuple[str, str]], lat_logs: Mapping[int, tuple[str, str]],
-          values: Mapping[str, Mapping[tuple[int, int], float]], window_ms: int, last: int | None) -> Damage | None:
-    """The first log with a window or a direction missing up to ``last`` (each log's own last
-    window but one when None), or a lat log without the latency of an iops log's window there."""
+          values: Mapping[str, Mapping[tuple[int, int], float]], window_ms: int, last: int | None
+          ) -> tuple[set[int], list[Damage]]:
+    """The windows up to ``last`` (each log's own last window but one when None) that a log lacks
+    (a window or a direction missing) or whose latency a lat log lacks, and each such log named
+    with the windows it lacks."""
+    lost: set[int] = set()
+    damage: list[Damage] = []
     for job in sorted(iops_logs):
         iops_name, lat_name = iops_logs[job][0], lat_logs[job][0]
         for name in (iops_name, lat_name):
             logged = values[name]
             directions = sorted({d for _, d in logged})
             end = last if last is not None else max((w for w, _ in logged), default=0) - 1
-            for window in range(1, end + 1):
-                lacking = [d for d in directions or [0] if (window, d) not in logged]
-                if lacking:
-                    line = "line" if not directions else f"{_DIRECTION_NAMES[lacking[0]]} line"
-                    return name, (f"has no {line} for window {window} of {window_ms} ms (a line lost, or "
-                                  "the log cut short?)")
+            lacking = {w: [d for d in directions or [0] if (w, d) not in logged] for w in range(1, end + 1)}
+            lacking = {w: ds for w, ds in lacking.items() if ds}
+            if lacking:
+                missed = sorted(set().union(*lacking.values()))
+                line = ("line" if not directions or missed == directions
+                        else f"{' or '.join(_DIRECTION_NAMES[d] for d in missed)} line")
+                damage.append((name, f"has no {line} for {_windows(lacking)} of {window_ms} ms (a line lost, "
+                                     "logged too late, or the log cut short?); the series leaves it out"))
+                lost |= set(lacking)
         end = last if last is not None else max((w for w, _ in values[iops_name]), default=0) - 1
-        uncovered = sorted(k for k in values[iops_name] if k[0] <= end and k not in values[lat_name])
-        if uncovered:
-            return lat_name, f"has no latency for window {uncovered[0][0]} of {iops_name} (a line lost?)"
-    return None
+        uncovered = {w for w, d in values[iops_name] if w <= end and (w, d) not in values[lat_name]}
+        if uncovered - lost:
+            damage.append((lat_name, f"has no latency for {_windows(uncovered - lost)} of {iops_name} (a line "
+                                     "lost?); the series leaves it out"))
+        lost |= uncovered
+    return lost, damage
+
+
+def _windows(windows: Iterable[int]) -> str:
+    """``window 7`` or ``windows 3, 5-7``: the windows, runs of them as ranges."""
+    ordered = sorted(windows)
+    runs: list[list[int]] = []
+    for window in ordered:
+        if runs and window == runs[-1][-1] + 1:
+            runs[-1].append(window)
+        else:
+            runs.append([window])
+    said = ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+    return f"window{'s' if len(ordered) > 1 else ''} {said}"
 
 
 def _sum_windows(iops_logs: Mapping[int, tuple[str, str]], lat_logs: Mapping[int, tuple[str, str]],

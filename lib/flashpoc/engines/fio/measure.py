@@ -222,8 +222,9 @@ def _host_results(cfg: Campaign, runs: list[FioRun], pid: str,
     """Parse the hosts' runs of point ``pid`` (``jobs``: fio's jobs on each host, its threads): each
     host's summary, the point's metrics (the hosts aggregated, their latency bins merged, the
     interval verdict) and its raw files (each host's job, output and stderr, the histogram and
-    interval tables). A damaged output or interval log loses what it holds and the row's
-    ``damaged`` names it (:mod:`flashpoc.core.damage`); an output that disagrees with itself in its
+    interval tables). A damaged output or interval log loses what it holds (a log that lacks a
+    window: that window, and the interval verdict over the series) and the row's ``damaged`` names
+    it (:mod:`flashpoc.core.damage`); an output that disagrees with itself in its
     IOPS, bandwidth or bytes is refused (ParseError)."""
     per_host, raw, bins, host_intervals, losses, whole = {}, {}, [], [], [], True
     for run in runs:
@@ -238,8 +239,7 @@ def _host_results(cfg: Campaign, runs: list[FioRun], pid: str,
                                                 fio_version=summary.get("fio_version"),
                                                 runtime_ms=summary.get("runtime_ms"), jobs=jobs)
             host_intervals.append(series)
-            if damage is not None:
-                losses.append(Loss(f"{damage[0]} of {run.host}", damage[1], _VERDICT))
+            losses += [Loss(f"{name} of {run.host}", what, _VERDICT) for name, what in damage]
         raw[f"{run.host}.job.fio"] = run.job
         raw[f"{run.host}.json"] = run.output
         if run.stderr.strip():
@@ -250,14 +250,14 @@ def _host_results(cfg: Campaign, runs: list[FioRun], pid: str,
         metrics.update(distribution if whole else dict.fromkeys(distribution), percentiles_exact=whole)
     if bins and whole:
         raw[HISTOGRAM_FILE] = table_text([{**r, "point_id": pid} for r in histogram_table(bins)], HISTOGRAM_COLUMNS)
-    if losses:
-        for loss in losses:
-            note_loss(metrics, loss)
-    elif host_intervals:
-        intervals = [{**r, "point_id": pid, "second": r["second"] + cfg.settings.ramp_s, "warmup": False}
-                     for r in merge_intervals(host_intervals)]
+    intervals = [{**r, "point_id": pid, "second": r["second"] + cfg.settings.ramp_s, "warmup": False}
+                 for r in merge_intervals(host_intervals)] if host_intervals else []
+    if intervals:  # the windows every host's logs hold whole
         raw[INTERVALS_FILE] = table_text(intervals, INTERVAL_COLUMNS)
+    if host_intervals and not losses:
         metrics.update(rows_mod.interval_verdict(intervals))
+    for loss in losses:  # a window lost: no verdict over the windows that are left
+        note_loss(metrics, loss)
     return per_host, metrics, raw
 
 
