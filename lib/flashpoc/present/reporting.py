@@ -251,9 +251,12 @@ def _view_report(cfg: Campaign, view: ReportView, *, write_files: bool, pdf: boo
     sections = render_sections(cfg, view.sections, context, charts=charts, files=files)
     result = Report(view.headline, view.summary, view.points, pd.DataFrame(), charts, files, view.comparison, [],
                     cfg.slo_ms, cfg=cfg, measured=view.points, domain=domain or [], sections=sections, context=context)
-    if write_files:  # its files table lists neither report.html nor report.pdf: nothing to compose again
-        _write_printed(files, pdf, context, None, lambda: report.write_html_report(
-            files["report.html"], view.title, [(s.heading, s.items) for s in sections]))
+    if write_files:
+        def recompose() -> None:  # a table of files says why report.pdf was not printed
+            result.sections = render_sections(cfg, view.sections, context, charts=charts, files=files)
+
+        _write_printed(files, pdf, context, recompose, lambda: report.write_html_report(
+            files["report.html"], view.title, [(s.heading, s.items) for s in result.sections]))
     return result
 
 

@@ -94,7 +94,8 @@ def test_the_report_of_a_hammerdb_campaign_and_a_comparison(tmp_path):
     _stored_campaign(tmp_path, "timed", ["timed_2vu"])
     cfg = _stored_campaign(tmp_path, "sweep", ["sweep_1vu", "sweep_2vu", "sweep_4vu"], compare=["timed"])
     report = build_report(cfg, pdf=False)
-    assert [s.key for s in report.sections] == ["summary", "conditions", "method", "comparison", "results", "appendix"]
+    assert [s.key for s in report.sections] == ["summary", "conditions", "method", "comparison", "results", "appendix",
+                                                "files"]
     assert summary_problems(report.sections[0].items) == []
     assert report.configs == ["sweep", "timed"]
     assert report.headline.startswith("**sweep**: HammerDB v6.0 TPROC-C on postgresql.")
@@ -110,6 +111,13 @@ def test_the_report_of_a_hammerdb_campaign_and_a_comparison(tmp_path):
     assert "at equal NOPM" in html and "9,341" in html
     for name in ("nopm_vs_users", "neword_p95_vs_nopm"):
         assert (tmp_path / "sweep" / "report" / f"{name}.svg").is_file()
+    (files,) = report.sections[-1].items
+    said = dict(zip(files.frame["File"], files.frame["What"]))
+    assert said["report/points.csv"].startswith("every point's row: NOPM")
+    assert said["report/nopm_vs_users.svg"].startswith("a chart of the Results section")
+    assert said["report/report.html"] == "This report: one page, offline (no network), for any browser."
+    assert said["report/report.pdf"] == "Not written: the parameters say report: {pdf: false}."
+    assert "Not written: the parameters say report: {pdf: false}." in html
     points = pd.read_csv(tmp_path / "sweep" / "report" / "points.csv")
     assert sorted(zip(points["config"], points["threads"], points["nopm"])) == [
         ("sweep", 1, 11088), ("sweep", 2, 9341), ("sweep", 4, 6594), ("timed", 2, 5533)]
@@ -129,6 +137,9 @@ def test_an_engines_report_without_a_chromium_says_why_there_is_no_pdf(tmp_path,
     assert "report.pdf" not in report.files and not (tmp_path / "sweep" / "report" / "report.pdf").exists()
     assert "NOPM" in (tmp_path / "sweep" / "report" / "report.html").read_text()
     assert report.context.pdf_note == "/bin/false exited with 1 and printed no PDF"
+    # the table of files, composed again once printing failed, says so
+    assert "report/report.pdf</td><td class=\"text\">Not written: /bin/false exited with 1 and printed no PDF." in (
+        tmp_path / "sweep" / "report" / "report.html").read_text()
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])

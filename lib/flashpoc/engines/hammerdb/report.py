@@ -21,7 +21,7 @@ from flashpoc import analysis
 from flashpoc.analysis.saturation import probe_sentence
 from flashpoc.core import tables
 from flashpoc.core.store import CampaignStore, StoreError
-from flashpoc.core.views import Axis, ChartView, ConditionLines, ReportView, SectionView, Tip
+from flashpoc.core.views import Axis, ChartView, ConditionLines, FilesTable, ReportView, SectionView, Tip
 from flashpoc.engines.hammerdb.compare import comparison_display, comparison_table
 
 TITLE_USERS = "Virtual users (count)"
@@ -234,12 +234,20 @@ def report_view(cfg, points: pd.DataFrame) -> ReportView:
                 *_conditions_and_method(cfg), *_comparison_sections(configs, comparison, by_users),
                 SectionView("results", "Results", charts),
                 SectionView("appendix", "Appendix A: every point", (tables.Table(table, notes=[POINTS_NOTE],
-                                                                                  text_columns=["Configuration"]),)))
+                                                                                  text_columns=["Configuration"]),)),
+                SectionView("files", "Appendix B: files", (FilesTable("Files of the report", FILE_NOTES, CHART_NOTE),)))
     csv = {"points.csv": points.drop(columns=["per_host"], errors="ignore"),
            **({"comparison.csv": comparison, "comparison_users.csv": by_users} if not comparison.empty else {})}
     return ReportView(f"OLTP performance report (HammerDB TPROC-C): {cfg.campaign}", headline, sections, charts=charts,
                       tables=tuple(csv.items()), summary=table, points=points, comparison=comparison,
                       domain=tuple([] if len(configs) > 1 else cfg.workload_names))
+
+
+#: what each file of the report is, by the start of its name (a chart's file otherwise)
+FILE_NOTES = (("points.csv", "every point's row: NOPM, TPM, NEWORD latency, error lines, host CPU"),
+              ("comparison_users.csv", "the configurations side by side at each virtual-user count all of them ran"),
+              ("comparison.csv", "every configuration against the baseline, at equal virtual users and at equal NOPM"))
+CHART_NOTE = "a chart of the Results section (SVG for documents, PNG for slides, Vega-Lite JSON to draw it again)"
 
 
 def _manifest(store: CampaignStore) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from flashpoc.campaign import environment
 from flashpoc.core import tables
 from flashpoc.core.views import ChartView, ConditionLines, FilesTable, SectionView
 from flashpoc.present.chart.views import draw
+from flashpoc.present.document.back import FILE_PURPOSES
 from flashpoc.present.document.base import Context, DocSection
 
 #: the report's own files, written after its table of files
@@ -38,10 +39,23 @@ def render_items(cfg: Any, items: Sequence[Any], context: Context, *, charts: Ma
         elif isinstance(item, FilesTable):
             rows = [{"File": str(path.relative_to(context.root)), "What": item.what(name)}
                     for name, path in (files or {}).items() if name not in _DOCUMENTS]
-            out.append(tables.table(rows, caption=item.caption))
+            out.append(tables.table(rows + _document_rows(files or {}, context), caption=item.caption,
+                                    text_columns=["File", "What"]))
         else:
             out.append(item)
     return out
+
+
+def _document_rows(files: Mapping[str, Path], context: Context) -> list[dict[str, str]]:
+    """The report's own files, as the I/O report's table of files says them: report.html, and
+    report.pdf or why it was not written (``context.pdf_note``)."""
+    rows = []
+    for name in _DOCUMENTS:
+        if name in files:
+            rows.append({"File": f"report/{name}", "What": FILE_PURPOSES[f"report/{name}"]})
+        elif name == "report.pdf" and context.pdf_note:
+            rows.append({"File": f"report/{name}", "What": f"Not written: {context.pdf_note}."})
+    return rows
 
 
 def render_sections(cfg: Any, sections: Sequence[SectionView], context: Context, **drawn: Any) -> list[DocSection]:
