@@ -252,7 +252,7 @@ def _host_results(cfg: Campaign, runs: list[FioRun], pid: str,
         raw[HISTOGRAM_FILE] = table_text([{**r, "point_id": pid} for r in histogram_table(bins)], HISTOGRAM_COLUMNS)
     intervals = [{**r, "point_id": pid, "second": r["second"] + cfg.settings.ramp_s, "warmup": False}
                  for r in merge_intervals(host_intervals)] if host_intervals else []
-    if intervals:  # the windows every host's logs hold whole
+    if host_intervals and (intervals or not losses):  # the windows every host's logs hold whole
         raw[INTERVALS_FILE] = table_text(intervals, INTERVAL_COLUMNS)
     if host_intervals and not losses:
         metrics.update(rows_mod.interval_verdict(intervals))
