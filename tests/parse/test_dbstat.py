@@ -20,7 +20,7 @@ import pytest
 from conftest import DATA, TESTS
 from flashpoc.engines.slob.parse import CLUSTER_SCOPE, INTERVAL_SOURCES, read_slob_run
 from flashpoc.core.errors import ParseError
-from flashpoc.oracle.dbstat import DBSTAT_FILE, dbstat_intervals, read_samples, samples_text
+from flashpoc.oracle.dbstat import DBSTAT_FILE, dbstat_intervals, live_interval, read_samples, samples_text
 from flashpoc.oracle import db as oracle
 
 sys.path.insert(0, str(TESTS / "replay"))
@@ -195,3 +195,24 @@ def test_a_file_that_is_not_samples_is_refused():
     one = samples_text(sampled()[:1], 3, "the sampling ended after 1 sample(s): ORA-03113")
     with pytest.raises(ParseError, match="holds 1 sample.*ORA-03113"):
         dbstat_intervals(one, "09:26:07", "09:32:10")
+
+
+def test_a_live_interval_is_the_stored_series_or_none_where_it_would_refuse():
+    """Two samples as the live view gets them: the cluster's interval as the stored series reads it
+    (reads + writes per second over their epoch difference, the read wait's average), or None where
+    the series refuses them: a counter gone down, an instance gone, a time that did not move on."""
+    samples = sampled()
+    old, new = samples[15], samples[16]
+    seconds = float(new["epoch_s"]) - float(old["epoch_s"])
+    total = {key: sum(float(n[key]) - float(o[key]) for o, n in zip(old["instances"], new["instances"]))
+             for key in ("physical_read_io_requests", "physical_write_io_requests",
+                         "db_file_sequential_read_waits", "db_file_sequential_read_time_us")}
+    values = live_interval(old, new)
+    assert values["read_iops"] == pytest.approx(total["physical_read_io_requests"] / seconds, rel=1e-12)
+    assert values["iops"] == pytest.approx(values["read_iops"] + total["physical_write_io_requests"] / seconds,
+                                           rel=1e-12)
+    assert values["lat_mean_ms"] == pytest.approx(
+        total["db_file_sequential_read_time_us"] / total["db_file_sequential_read_waits"] / 1000, rel=1e-12)
+    assert live_interval(new, old) is None  # counters gone down
+    assert live_interval(old, {**new, "instances": new["instances"][:1]}) is None  # an instance gone
+    assert live_interval(old, {**new, "epoch_s": old["epoch_s"]}) is None  # no time between them

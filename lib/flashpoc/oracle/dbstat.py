@@ -176,6 +176,19 @@ def dbstat_intervals(text: str, begin_clock: str | None, end_clock: str | None,
                             cover=DBSTAT_FILE if cover and note is None else None, regular=False)
 
 
+def live_interval(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The interval between two samples as :func:`flashpoc.oracle.db.dbstat_sample` takes them
+    (every instance summed: the cluster's), in the columns of :func:`dbstat_intervals`, read as the
+    stored series reads them (:func:`read_samples`); None where that would refuse them (a counter
+    that is not a number or went down, the instances changed, the time did not move on): a live
+    view passes over what the stored series will name."""
+    try:
+        first, second = read_samples(samples_text([old, new], 0, None))[0]
+        return _interval(first, second, second["epoch"] - first["epoch"])
+    except ParseError:
+        return None
+
+
 def _interval(old: Mapping[str, Any], new: Mapping[str, Any], seconds: float) -> dict[str, Any]:
     delta = {key: new[key] - old[key] for key in COUNTERS}  # none went down (read_samples)
     if seconds <= 0:

@@ -407,13 +407,14 @@ def test_a_dnfs_point_samples_the_nfs_counters_and_keeps_no_disk_series(tmp_path
     assert not (stored / "dbstat.json").exists()
 
 
-def dnfs_point(tmp_path, monkeypatch, run=RAC, statspack=False, **replay):
+def dnfs_point(tmp_path, monkeypatch, run=RAC, statspack=False, progress=False, **replay):
     """One SLOB point with database.datafiles dnfs and oracle: set, on the Oracle REPLAY DOUBLE
     serving the recorded samples of the database's counters (tests/data/oracle/README.md). The
     sampler samples back to back (SAMPLE_S 0) and the replayed runit.sh (the replay run ``run``)
     lasts until the double has served its last sample: the point takes every recorded sample,
     however busy the machine. With ``statspack`` the database has no Diagnostics Pack and SLOB
-    takes Statspack snapshots. Returns the row, the point's directory and the double."""
+    takes Statspack snapshots; with ``progress`` the sweep shows its progress (and a live view, where
+    one is set). Returns the row, the point's directory and the double."""
     from flashpoc.engines.slob import measure
     from flashpoc.oracle import db as oracle
     from oracle_replay import ReplayDatabase
@@ -431,7 +432,7 @@ def dnfs_point(tmp_path, monkeypatch, run=RAC, statspack=False, **replay):
     if statspack:
         cfg = cfg.model_copy(update={"settings": cfg.settings.model_copy(update={"database_statistics_type":
                                                                                  "statspack"})})
-    row = phases.run_sweep(cfg, {"slob-9010": [1]}, progress=False).iloc[0]
+    row = phases.run_sweep(cfg, {"slob-9010": [1]}, progress=progress).iloc[0]
     return row, next((tmp_path / "results" / "slob" / "points" / "sweep").iterdir()), db
 
 

@@ -71,3 +71,31 @@ def test_a_slob_point_hands_each_iostat_report_to_the_live_view_while_it_runs(tm
         assert live_rows[row.second]["lat_mean_ms"] == pytest.approx(row.lat_mean_ms, abs=0.0005)
     assert "@@flashpoc" not in (point / "console.txt").read_text()  # the followed lines are not runit.sh's
     assert (point / "iostat.out").read_bytes() == IOSTAT.read_bytes()
+
+
+def test_a_dnfs_point_hands_each_sample_of_the_database_counters_to_the_live_view(tmp_path, monkeypatch):
+    """Datafiles on Direct NFS: neither iostat nor the kernel's NFS counters see the I/O, so the live
+    view had nothing while the point ran. Now each interval of the database's counters, sampled
+    through python-oracledb on the Oracle REPLAY DOUBLE (the recorded samples of a real 2-node RAC
+    run, tests/data/oracle/README.md), goes to the view as it is sampled, the cluster's, and each
+    stored interval was handed over with the same figures."""
+    from test_phases_slob import dnfs_point
+
+    arrived, stored = [], []
+
+    def view_of(bar):
+        view = live.LiveView(bar, widgets=False)
+        interval, point = view.interval, view.point
+        view.interval = lambda *a: (arrived.append((time.monotonic(), a[2], dict(a[1]))), interval(*a))
+        view.point = lambda *a: (stored.append(time.monotonic()), point(*a))
+        return view
+    monkeypatch.setattr(progress, "LIVE_VIEW", view_of)
+    _, point, _ = dnfs_point(tmp_path, monkeypatch, progress=True)
+    assert len(arrived) == 137 and len(stored) == 1  # 138 samples served, 137 intervals between them
+    assert arrived[0][0] < stored[0]  # the first came while runit.sh ran
+    live_rows = {second: values for _, second, values in arrived}
+    series = pd.read_csv(point / "intervals.csv")
+    assert len(series) == 136  # the stored series ends with the AWR window
+    for row in series.itertuples():  # read as the stored series reads the samples
+        assert live_rows[row.second]["iops"] == pytest.approx(row.iops, rel=1e-12)
+        assert live_rows[row.second]["lat_mean_ms"] == pytest.approx(row.lat_mean_ms, rel=1e-12)

@@ -25,13 +25,13 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flashpoc.engines import loop
 from flashpoc.core.errors import FlashpocError, ParseError, RemoteError
 from flashpoc.oracle.db.settings import OracleSettings
-from flashpoc.oracle.dbstat import DBSTAT_FILE, samples_text
+from flashpoc.oracle.dbstat import DBSTAT_FILE, live_interval, samples_text
 from flashpoc.engines.slob.intervals import IostatFeed
 from flashpoc.engines.slob.settings import SlobWorkload
 from flashpoc.engines.slob.parse import read_slob_run, read_sql_run_series
@@ -74,10 +74,11 @@ def run_points(wb, specs: list[PointSpec], keys: list[str], bar=None) -> Iterato
 
 
 def live_feed(cfg, bar) -> IostatFeed | None:
-    """What reads the running point's intervals for ``bar`` (:meth:`flashpoc.present.progress.Progress.interval`):
-    runit.sh's iostat reports of the series' devices (:class:`.intervals.IostatFeed`) when the point's
-    series is iostat's (local datafiles); None without a bar that takes intervals, or for datafiles on
-    NFS, whose I/O the DB host's disks do not see."""
+    """What reads the running point's intervals for ``bar`` (:meth:`flashpoc.present.progress.Progress.interval`)
+    from runit.sh's output: its iostat reports of the series' devices (:class:`.intervals.IostatFeed`)
+    when the point's series is iostat's (local datafiles); None without a bar that takes intervals, or
+    for datafiles on NFS, whose I/O the DB host's disks do not see (on Direct NFS the database's
+    counters go to the bar as they are sampled: :class:`DbstatSampler`)."""
     interval = getattr(bar, "interval", None)
     if interval is None or (cfg.database.datafiles or "local") != "local":
         return None
@@ -109,7 +110,8 @@ def run_point(wb, spec: PointSpec, pid: str, on_line=None, bar=None) -> tuple[di
 
     if cfg.oracle is not None:
         sample_every_s = SAMPLE_S if cfg.database.datafiles == "dnfs" else None
-        run, sql_metrics, sql_files = with_snapshots(cfg, run, sample_every_s=sample_every_s)
+        run, sql_metrics, sql_files = with_snapshots(cfg, run, sample_every_s=sample_every_s,
+                                                     on_interval=getattr(bar, "interval", None))
     else:
         (run, sql_metrics, sql_files) = (run(), None, {})
     files = {**run.files, **sql_files}
@@ -168,20 +170,22 @@ def _read_point(cfg, files: dict[str, str | bytes], sql_metrics: dict[str, Any] 
     return {**from_sql, **series}, intervals
 
 
-def with_snapshots(cfg, run, sample_every_s: float | None = None) -> tuple[SlobRun, dict[str, Any], dict[str, str]]:
+def with_snapshots(cfg, run, sample_every_s: float | None = None, on_interval: Callable[..., None] | None = None
+                   ) -> tuple[SlobRun, dict[str, Any], dict[str, str]]:
     """Call ``run()`` between two snapshots taken through python-oracledb (``cfg.oracle``): AWR,
     or Statspack without the Diagnostics Pack (see :func:`flashpoc.oracle.snapshots.between_snapshots`).
     With ``sample_every_s``, the database's counters are sampled while ``run()`` runs
     (:class:`DbstatSampler`) and kept as :data:`~flashpoc.oracle.dbstat.DBSTAT_FILE`; a sampling that
     ended early says why in the metrics' ``dbstat_note`` (the point is kept), ``dbstat_samples``
-    counts the samples, and ``dbstat_container_note`` says when they were taken through a PDB.
+    counts the samples, and ``dbstat_container_note`` says when they were taken through a PDB;
+    each interval goes to ``on_interval`` as it is sampled (:class:`DbstatSampler`).
 
     Returns:
         ``(run result, the interval's metrics, {file name: JSON text})``: the snapshot rows'
         file, and dbstat.json when sampled.
     """
     settings = OracleSettings.of(cfg.oracle)
-    sampler = DbstatSampler(settings, sample_every_s) if sample_every_s is not None else None
+    sampler = DbstatSampler(settings, sample_every_s, on_interval) if sample_every_s is not None else None
 
     def sampled_run() -> SlobRun:
         with sampler:
@@ -223,6 +227,11 @@ class DbstatSampler:
     Any exception ends the sampling and leaves :attr:`note` saying why (its type and message, the
     password scrubbed: :func:`flashpoc.oracle.db.scrub_secrets`); the samples taken so far are kept.
 
+    With ``on_interval`` (:meth:`flashpoc.present.progress.Progress.interval`), each interval between two
+    samples goes to it as soon as the second is taken, the cluster's, read as the stored series reads
+    it (:func:`flashpoc.oracle.dbstat.live_interval`; one it would refuse is passed over), ``second``
+    its end since the first sample.
+
     Attributes:
         samples: the samples of ``sql/dbstat_sample.sql``, in order.
         note: why the sampling ended early, or None.
@@ -230,8 +239,8 @@ class DbstatSampler:
         join_s: how long the end of the block waits for the thread (s).
     """
 
-    def __init__(self, settings, every_s: float):
-        self.settings, self.every_s = settings, every_s
+    def __init__(self, settings, every_s: float, on_interval: Callable[..., None] | None = None):
+        self.settings, self.every_s, self.on_interval = settings, every_s, on_interval
         self.samples: list[dict[str, Any]] = []
         self.note: str | None = None
         self._taken: list[dict[str, Any]] = []  # the thread's; samples and note are set when the block ends
@@ -267,13 +276,22 @@ class DbstatSampler:
                     due += self.every_s
                     if self._stop.wait(max(0.0, due - time.monotonic())):
                         break
-                    self._taken.append(oracle.dbstat_sample(conn))
-                self._taken.append(oracle.dbstat_sample(conn))  # the one after the run
+                    self._take(oracle.dbstat_sample(conn))
+                self._take(oracle.dbstat_sample(conn))  # the one after the run
         except Exception as error:  # noqa: BLE001 - whatever it is, the point goes on with a note
             said = oracle.scrub_secrets(self.settings, f"{type(error).__name__}: {error}")
             self._ended = f"the sampling of the database's counters ended after {len(self._taken)} sample(s): {said}"
         finally:
             self._first.set()
+
+
+    def _take(self, sample: dict[str, Any]) -> None:
+        """Keep ``sample``, and hand the interval it ends to :attr:`on_interval`."""
+        before = self._taken[-1]
+        self._taken.append(sample)
+        values = None if self.on_interval is None else live_interval(before, sample)
+        if values is not None:
+            self.on_interval(values, second=float(sample["epoch_s"]) - float(self._taken[0]["epoch_s"]))
 
 
 def metrics_from_sql(sql: dict[str, Any]) -> dict[str, Any]:
