@@ -15,7 +15,8 @@ import pytest
 from conftest import DATA, TESTS
 from flashpoc import phases
 from flashpoc.present import live, progress
-from flashpoc.engines.slob.intervals import IostatFeed
+from flashpoc.engines.slob.intervals import IostatFeed, MountstatsFeed
+from flashpoc.hosts.mountstats import SAMPLE_MARK, nfs_intervals
 from flashpoc.params import campaign_from_dict
 
 sys.path.insert(0, str(TESTS / "replay"))
@@ -99,3 +100,69 @@ def test_a_dnfs_point_hands_each_sample_of_the_database_counters_to_the_live_vie
     for row in series.itertuples():  # read as the stored series reads the samples
         assert live_rows[row.second]["iops"] == pytest.approx(row.iops, rel=1e-12)
         assert live_rows[row.second]["lat_mean_ms"] == pytest.approx(row.lat_mean_ms, rel=1e-12)
+
+
+NFS_CAPTURE = DATA / "nfs" / "mountstats3.qa"  # a real NFSv3 client's /proc/self/mountstats (PROVENANCE.md)
+
+
+def nfs_sample(epoch: int, clock: str, reads: int, exe_ms: int) -> str:
+    """One sample of the point's mountstats.out: its mark, then the real capture with /nasbox/music's
+    READ counters moved on by ``reads`` operations (and transmissions) and ``exe_ms`` of execute
+    time (no capture of two samples with I/O between them exists: no NFS server runs here)."""
+    lines = NFS_CAPTURE.read_text().split("\n")
+    assert lines[37].endswith("mounted on /nasbox/music with fstype nfs statvers=1.1")
+    ops, trans, timeouts, sent, received, queue, rtt, exe = map(int, lines[53].split(":")[1].split())
+    lines[53] = (lines[53].split(":")[0] + ": " + " ".join(map(str, (
+        ops + reads, trans + reads, timeouts, sent, received, queue, rtt, exe + exe_ms))))
+    return f"{SAMPLE_MARK}{epoch} {clock}\n" + "\n".join(lines)
+
+
+def test_nfs_samples_are_read_one_at_a_time_as_the_stored_series_reads_them():
+    """Datafiles on the kernel's NFS client: each sample of mountstats.out, followed while runit.sh
+    runs, hands the interval it ends to the live view once the next sample's mark shows it whole,
+    with the stored series' figures (READ + WRITE operations per second, their execute time per
+    operation); the last sample, perhaps cut by the end of the run, waits, as the stored series
+    leaves a cut one out; an interval the series refuses (a counter gone down) is passed over."""
+    capture = "".join([nfs_sample(5000, "09:26:04", 0, 0), nfs_sample(5003, "09:26:07", 300, 150),
+                       nfs_sample(5006, "09:26:10", 900, 390), nfs_sample(5009, "09:26:13", 600, 390),
+                       nfs_sample(5012, "09:26:16", 900, 450)])
+    for mounts in (None, r"^/nasbox/music$"):
+        seen = []
+        feed = MountstatsFeed(lambda values, second: seen.append((second, values)), mounts)
+        for line in capture.split("\n"):
+            feed(line)
+        assert feed.samples == 4 and feed.skipped == 1  # 09:26:13 went down; 09:26:16 is not known whole yet
+        assert [(s, v["iops"], v["read_iops"], v["lat_mean_ms"]) for s, v in seen] == [
+            (3.0, 100.0, 100.0, 0.5), (6.0, 200.0, 200.0, 0.4)]
+        stored = nfs_intervals(capture[:capture.index(f"{SAMPLE_MARK}5009")], "09:26:04", "09:26:10", mounts)
+        assert [{k: v for k, v in r.items() if k not in ("second", "warmup")} for r in stored] == [v for _, v in seen]
+
+
+def test_a_knfs_point_follows_its_nfs_samples_while_it_runs(tmp_path):
+    """Datafiles on the kernel's NFS client: the point's script follows its mountstats.out (this
+    machine's real /proc/self/mountstats, sampled by the point's shell text every 3 s while the
+    replayed runit.sh runs) as it follows iostat.out on local disks: every line of the file reaches
+    the feed as it is written, none of runit.sh's console. This machine has no NFS mount (the check
+    refuses knfs here, so the run is called as the measure loop calls it), so each interval is
+    passed over."""
+    from flashpoc.engines.slob.measure import point_conf
+    from flashpoc.engines.slob.run import followed, run_slob
+    from flashpoc.hosts.host import connect
+
+    cfg = campaign(tmp_path, pace=0.05)
+    lines, arrived = [], []
+    feed = MountstatsFeed(lambda values, second: arrived.append(second))
+    run_dir = str(tmp_path / "run")
+
+    def follow(line):
+        lines.append((time.monotonic(), line))
+        feed(line)
+    with connect(cfg.db_host) as host:
+        run = run_slob(host, point_conf(cfg, cfg.settings.workloads[0], 1), run_dir, home=cfg.settings.home, schemas=cfg.settings.schemas, threads=1,
+                       env_file=cfg.settings.env_file, timeout_s=120, purpose="knfs", sample_nfs=True,
+                       on_follow=follow, follow=followed(run_dir, "knfs"))
+    assert run.exit_code == 0 and SAMPLE_MARK not in run.console
+    assert [line for _, line in lines] == run.files["mountstats.out"].decode().splitlines()
+    marks = [at for at, line in lines if line.startswith(SAMPLE_MARK)]
+    assert len(marks) >= 2 and marks[1] - marks[0] > 1.0  # each sample as it was taken, not all at the end
+    assert feed.samples == len(marks) - 1 and feed.skipped == feed.samples - 1 and arrived == []

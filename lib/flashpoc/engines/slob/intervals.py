@@ -1,5 +1,6 @@
 """What SLOB hands the live view while a point runs: each report of the ``iostat -t -xm 3`` that
-runit.sh starts (``iostat.out`` in the SLOB directory), as iostat writes it.
+runit.sh starts (``iostat.out`` in the SLOB directory), as iostat writes it; for datafiles on the
+kernel's NFS client, each sample of the NFS mounts' counters (``mountstats.out``, :class:`MountstatsFeed`).
 
 runit.sh prints nothing per interval on its console; its iostat does, every 3 s, into
 ``iostat.out``. The point's script follows that file while runit.sh runs
@@ -20,6 +21,7 @@ from typing import Any
 
 from flashpoc.core.errors import ParseError
 from flashpoc.engines.slob.parse import PHYSICAL_DEVICES
+from flashpoc.hosts.mountstats import SAMPLE_MARK, nfs_intervals
 from flashpoc.hosts.osstat import clock_24h, parse_iostat
 from flashpoc.hosts.sampled import clock_seconds
 from flashpoc.params import compile_pattern
@@ -90,3 +92,59 @@ def report_values(rows: list[dict[str, Any]], pattern: Any) -> dict[str, float |
     write_lat = math.fsum(r["w_per_s"] * r["w_await_ms"] for r in rows)
     total = reads + writes
     return {"iops": total, "lat_mean_ms": (read_lat + write_lat) / total if total else None}
+
+
+class MountstatsFeed:
+    """A line handler of a ``mountstats.out`` capture (:func:`flashpoc.engines.slob.run.mountstats_sampler`)
+    that calls ``on_interval(values, second=...)`` with each interval between two samples once the
+    second is whole (the next sample's mark has come): the NFS mounts' READ + WRITE operations per
+    second and their execute time per operation, as the stored series reads them
+    (:func:`flashpoc.hosts.mountstats.nfs_intervals`, ``mounts`` choosing the mounts); ``second``:
+    the interval's end since the first sample. An interval the stored series would refuse (a
+    counter gone down, a sample damaged) or one across midnight is passed over: the live view never
+    stops a point, and the stored series says what is wrong.
+
+    Attributes:
+        samples: the whole samples read so far.
+        skipped: the intervals passed over.
+    """
+
+    def __init__(self, on_interval: Callable[..., None], mounts: str | None = None) -> None:
+        self.on_interval, self.mounts = on_interval, mounts
+        self.samples = self.skipped = 0
+        self._last: list[str] = []  # the last whole sample's lines, its mark first
+        self._lines: list[str] = []  # the sample being read
+        self._start: int | None = None
+
+    def __call__(self, line: str) -> None:
+        line = line.rstrip("\r\n")
+        if line.startswith(SAMPLE_MARK):
+            if self._lines:
+                self._whole(self._lines)
+            self._lines = [line]
+        elif self._lines:
+            self._lines.append(line)
+
+    def _whole(self, lines: list[str]) -> None:
+        """A sample read whole: the interval from the one before it handed over."""
+        self.samples += 1
+        last, self._last = self._last, lines
+        try:
+            epoch = int(lines[0][len(SAMPLE_MARK):].split()[0])
+        except (IndexError, ValueError):
+            self.skipped += 1
+            return
+        if self._start is None:
+            self._start = epoch
+        if not last:
+            return
+        try:
+            clocks = [block[0].split()[-1] for block in (last, lines)]
+            rows = nfs_intervals("\n".join(last + lines), clocks[0], clocks[1], self.mounts)
+        except ParseError:
+            rows = []
+        if len(rows) != 1:
+            self.skipped += 1
+            return
+        values = {key: value for key, value in rows[0].items() if key not in ("second", "warmup")}
+        self.on_interval(values, second=float(epoch - self._start))

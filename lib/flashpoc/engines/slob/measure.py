@@ -32,7 +32,7 @@ from flashpoc.engines import loop
 from flashpoc.core.errors import FlashpocError, ParseError, RemoteError
 from flashpoc.oracle.db.settings import OracleSettings
 from flashpoc.oracle.dbstat import DBSTAT_FILE, live_interval, samples_text
-from flashpoc.engines.slob.intervals import IostatFeed
+from flashpoc.engines.slob.intervals import IostatFeed, MountstatsFeed
 from flashpoc.engines.slob.settings import SlobWorkload
 from flashpoc.engines.slob.parse import read_slob_run, read_sql_run_series
 from flashpoc.engines.slob.plan import render_slob_conf
@@ -40,7 +40,7 @@ from flashpoc.core.records import Measured, PointSpec
 from flashpoc.analysis.rows import base_row, interval_verdict
 from flashpoc.oracle.snapshots import between_snapshots, snapshot_rows_json
 from flashpoc.core.store import INTERVAL_COLUMNS, INTERVALS_FILE, table_text
-from flashpoc.engines.slob.run import SAMPLE_S, SlobRun, run_slob
+from flashpoc.engines.slob.run import SAMPLE_S, SlobRun, followed, run_slob
 
 #: seconds allowed beyond RUN_TIME for runit.sh's start, AWR snapshots and reports
 REPORT_MARGIN_S = 1800
@@ -73,15 +73,19 @@ def run_points(wb, specs: list[PointSpec], keys: list[str], bar=None) -> Iterato
     return loop.each(specs, keys, bar, lambda spec, pid: run_point(wb, spec, pid, bar=bar))
 
 
-def live_feed(cfg, bar) -> IostatFeed | None:
+def live_feed(cfg, bar) -> IostatFeed | MountstatsFeed | None:
     """What reads the running point's intervals for ``bar`` (:meth:`flashpoc.present.progress.Progress.interval`)
-    from runit.sh's output: its iostat reports of the series' devices (:class:`.intervals.IostatFeed`)
-    when the point's series is iostat's (local datafiles); None without a bar that takes intervals, or
-    for datafiles on NFS, whose I/O the DB host's disks do not see (on Direct NFS the database's
-    counters go to the bar as they are sampled: :class:`DbstatSampler`)."""
+    from the lines of the file the point's script follows (:func:`flashpoc.engines.slob.run.followed`):
+    runit.sh's iostat reports of the series' devices (:class:`.intervals.IostatFeed`) when the point's
+    series is iostat's (local datafiles), the NFS mounts' samples (:class:`.intervals.MountstatsFeed`)
+    on the kernel's NFS client; None without a bar that takes intervals, or on Direct NFS, which
+    neither sees (the database's counters go to the bar as they are sampled: :class:`DbstatSampler`)."""
     interval = getattr(bar, "interval", None)
-    if interval is None or (cfg.database.datafiles or "local") != "local":
+    datafiles = cfg.database.datafiles or "local"
+    if interval is None or datafiles == "dnfs":
         return None
+    if datafiles == "knfs":
+        return MountstatsFeed(interval, cfg.database.nfs_mounts)
     return IostatFeed(interval, cfg.settings.iostat_devices)
 
 
@@ -102,11 +106,14 @@ def run_point(wb, spec: PointSpec, pid: str, on_line=None, bar=None) -> tuple[di
     timeout = min(db.command_timeout_s, 2 * run_time_s + REPORT_MARGIN_S)
     feed = live_feed(cfg, bar)
 
+    run_dir = f"{db.workdir}/{cfg.campaign}/{phase}/{pid}"
+
     def run() -> SlobRun:
-        return run_slob(wb.host(db), definition["conf"], f"{db.workdir}/{cfg.campaign}/{phase}/{pid}",
+        return run_slob(wb.host(db), definition["conf"], run_dir,
                         home=cfg.settings.home, schemas=schemas, threads=threads, env_file=cfg.settings.env_file,
                         timeout_s=timeout, purpose=purpose, on_line=on_line,
-                        sample_nfs=cfg.database.datafiles not in (None, "local"), on_iostat=feed)
+                        sample_nfs=cfg.database.datafiles not in (None, "local"), on_follow=feed,
+                        follow=followed(run_dir, cfg.database.datafiles))
 
     if cfg.oracle is not None:
         sample_every_s = SAMPLE_S if cfg.database.datafiles == "dnfs" else None

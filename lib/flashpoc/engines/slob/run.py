@@ -88,9 +88,16 @@ class SlobRun:
 
 
 FOLLOW_MARK = "@@flashpoc iostat "
-"""Start of each line of ``iostat.out`` the point's script prints while runit.sh runs (:func:`follow_script`)."""
+"""Start of each line of the followed file (``iostat.out``, or the NFS samples') the point's script
+prints while runit.sh runs (:func:`follow_script`)."""
 FOLLOW_STOP = ".flashpoc-follow-stop"
 """The file in the SLOB directory that tells :func:`follow_script`'s loop runit.sh has ended."""
+
+
+def followed(run_dir: str, datafiles: str | None) -> str:
+    """The file whose lines make a point's live intervals: the NFS samples (:data:`MOUNTSTATS_FILE` in
+    ``run_dir``) for datafiles on the kernel's NFS client (``knfs``), else runit.sh's ``iostat.out``."""
+    return f"{run_dir}/{MOUNTSTATS_FILE}" if datafiles == "knfs" else "iostat.out"
 
 
 def follow_script(name: str = "iostat.out", every_s: int = 1) -> str:
@@ -106,14 +113,15 @@ def follow_script(name: str = "iostat.out", every_s: int = 1) -> str:
 
 
 def run_script(home: str, run_dir: str, schemas: int, threads: int, env_file: str | None,
-               sample_nfs: bool = False, follow: bool = False) -> str:
+               sample_nfs: bool = False, follow: str | None = None) -> str:
     """The shell script (one command) that runs one SLOB point; every value is quoted.
 
     ``home`` and ``env_file`` may be relative to the login directory of the DB host's user.
     The script prints runit.sh's console, then ``@@flashpoc rc N`` with runit.sh's status.
     With ``sample_nfs`` the NFS client's counters are sampled while runit.sh runs
-    (:func:`mountstats_sampler`); with ``follow`` the lines iostat writes to ``iostat.out`` are
-    printed as they come (:func:`follow_script`), before the status, never into ``console.txt``.
+    (:func:`mountstats_sampler`); the lines written to the file ``follow`` (``iostat.out``: runit.sh's
+    iostat's; :func:`followed`) are printed as they come (:func:`follow_script`), before the status,
+    never into ``console.txt``.
     """
     h, d = quote(home), quote(run_dir)
     outputs = " ".join(quote(name) for name in RUN_FILES)
@@ -125,7 +133,7 @@ def run_script(home: str, run_dir: str, schemas: int, threads: int, env_file: st
         f'&& [ ! -e slob.conf.before-flashpoc ]; then cp -p slob.conf slob.conf.before-flashpoc || exit 2; fi; '
         f"cp {d}/slob.conf slob.conf || exit 2; rm -f {outputs}; "
         + (mountstats_sampler(run_dir) if sample_nfs else "")
-        + (follow_script() if follow else "")
+        + (follow_script(follow) if follow else "")
         + f"( {source}exec sh ./runit.sh -s {int(schemas)} -t {int(threads)} ) 2>&1 | tee {d}/console.txt; "
         f"rc=${{PIPESTATUS[0]}}; "
         + ('kill "$sampler" 2>/dev/null; ' if sample_nfs else "")
@@ -138,7 +146,7 @@ def run_script(home: str, run_dir: str, schemas: int, threads: int, env_file: st
 def run_slob(host, conf: str, run_dir: str, *, home: str, schemas: int, threads: int,
              env_file: str | None, timeout_s: float, purpose: str,
              on_line: Callable[[str], None] | None = None, sample_nfs: bool = False,
-             on_iostat: Callable[[str], None] | None = None) -> SlobRun:
+             on_follow: Callable[[str], None] | None = None, follow: str = "iostat.out") -> SlobRun:
     """Run one SLOB point on ``host`` (the DB host) and collect its files.
 
     A run that exits non-zero is returned, not raised; its console says why.
@@ -155,8 +163,11 @@ def run_slob(host, conf: str, run_dir: str, *, home: str, schemas: int, threads:
         purpose: words for error messages.
         on_line: called with each console line as it arrives.
         sample_nfs: sample the NFS client's counters during the run (:func:`mountstats_sampler`).
-        on_iostat: called with each line of runit.sh's ``iostat.out`` as iostat writes it
-            (:func:`follow_script`; e.g. :class:`~flashpoc.engines.slob.intervals.IostatFeed`).
+        on_follow: called with each line of the file ``follow`` as it is written (:func:`follow_script`):
+            runit.sh's ``iostat.out`` (e.g. :class:`~flashpoc.engines.slob.intervals.IostatFeed`) or
+            the NFS samples' (:func:`followed`; :class:`~flashpoc.engines.slob.intervals.MountstatsFeed`).
+        follow: the file whose lines go to ``on_follow``, in the SLOB directory or ``run_dir``'s
+            path (:func:`followed`).
 
     Raises:
         RemoteError: the host cannot be reached, SLOB is not in ``home``, or the run was cut
@@ -165,9 +176,10 @@ def run_slob(host, conf: str, run_dir: str, *, home: str, schemas: int, threads:
     start = time.perf_counter()
     host.run(f"mkdir -p {quote(run_dir)}", purpose=f"{purpose}: create the run directory")
     host.put_text(conf, f"{run_dir}/slob.conf", purpose=f"{purpose}: write slob.conf")
-    script = run_script(home, run_dir, schemas, threads, env_file, sample_nfs, follow=on_iostat is not None)
+    script = run_script(home, run_dir, schemas, threads, env_file, sample_nfs,
+                        follow=follow if on_follow is not None else None)
     result = host.run(f"bash -c {quote(script)}", purpose=purpose, timeout_s=timeout_s, check=False,
-                      on_line=_console_reader(on_line, on_iostat) if on_line or on_iostat else None)
+                      on_line=_console_reader(on_line, on_follow) if on_line or on_follow else None)
     code, console = split_exit_status(result.stdout)
     console = "".join(line for line in console.splitlines(keepends=True) if not line.startswith(FOLLOW_MARK))
     if code is None:
@@ -180,13 +192,13 @@ def run_slob(host, conf: str, run_dir: str, *, home: str, schemas: int, threads:
 
 
 def _console_reader(on_line: Callable[[str], None] | None,
-                    on_iostat: Callable[[str], None] | None) -> Callable[[str], None]:
-    """The line handler of a point's output: iostat.out's lines (:data:`FOLLOW_MARK`) to ``on_iostat``,
-    runit.sh's console to ``on_line``."""
+                    on_follow: Callable[[str], None] | None) -> Callable[[str], None]:
+    """The line handler of a point's output: the followed file's lines (:data:`FOLLOW_MARK`) to
+    ``on_follow``, runit.sh's console to ``on_line``."""
     def read(line: str) -> None:
         if line.startswith(FOLLOW_MARK):
-            if on_iostat is not None:
-                on_iostat(line[len(FOLLOW_MARK):])
+            if on_follow is not None:
+                on_follow(line[len(FOLLOW_MARK):])
         elif on_line is not None:
             on_line(line)
     return read
