@@ -297,8 +297,12 @@ class DbstatSampler:
         before = self._taken[-1]
         self._taken.append(sample)
         values = None if self.on_interval is None else live_interval(before, sample)
-        if values is not None:
+        if values is None:
+            return
+        try:
             self.on_interval(values, second=float(sample["epoch_s"]) - float(self._taken[0]["epoch_s"]))
+        except Exception:  # noqa: BLE001 - a view that fails gets no more intervals; the sampling goes on
+            self.on_interval = None
 
 
 def metrics_from_sql(sql: dict[str, Any]) -> dict[str, Any]:
