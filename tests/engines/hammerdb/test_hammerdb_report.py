@@ -113,8 +113,13 @@ def test_the_report_of_a_hammerdb_campaign_and_a_comparison(tmp_path):
         assert (tmp_path / "sweep" / "report" / f"{name}.svg").is_file()
     (files,) = report.sections[-1].items
     said = dict(zip(files.frame["File"], files.frame["What"]))
-    assert said["report/points.csv"].startswith("every point's row: NOPM")
-    assert said["report/nopm_vs_users.svg"].startswith("a chart of the Results section")
+    assert said["report/points.csv"].startswith("Every point's row: NOPM")
+    assert said["report/nopm_vs_users.svg, .png, .vl.json"] == "Chart: one of the Results section."
+    assert files.notes == ["Each chart is written three times: SVG for documents, PNG for slides, Vega-Lite JSON "
+                           "(.vl.json) to draw it again or change it."]
+    assert list(said) == ["report/nopm_vs_users.svg, .png, .vl.json", "report/neword_p95_vs_nopm.svg, .png, .vl.json",
+                          "report/points.csv", "report/comparison.csv", "report/comparison_users.csv",
+                          "report/report.html", "report/report.pdf"]  # a chart's three files in one row
     assert said["report/report.html"] == "This report: one page, offline (no network), for any browser."
     assert said["report/report.pdf"] == "Not written: the parameters say report: {pdf: false}."
     assert "Not written: the parameters say report: {pdf: false}." in html

@@ -244,10 +244,10 @@ def report_view(cfg, points: pd.DataFrame) -> ReportView:
 
 
 #: what each file of the report is, by the start of its name (a chart's file otherwise)
-FILE_NOTES = (("points.csv", "every point's row: NOPM, TPM, NEWORD latency, error lines, host CPU"),
-              ("comparison_users.csv", "the configurations side by side at each virtual-user count all of them ran"),
-              ("comparison.csv", "every configuration against the baseline, at equal virtual users and at equal NOPM"))
-CHART_NOTE = "a chart of the Results section (SVG for documents, PNG for slides, Vega-Lite JSON to draw it again)"
+FILE_NOTES = (("points.csv", "Every point's row: NOPM, TPM, NEWORD latency, error lines, host CPU."),
+              ("comparison_users.csv", "The configurations side by side at each virtual-user count all of them ran."),
+              ("comparison.csv", "Every configuration against the baseline, at equal virtual users and at equal NOPM."))
+CHART_NOTE = "Chart: one of the Results section."
 
 
 def _manifest(store: CampaignStore) -> dict[str, Any]:

@@ -274,7 +274,7 @@ def report_view(cfg) -> ReportView:
                                          "of its counters between the two snapshots (DBA_HIST views, or STATS$ "
                                          "tables with Statspack), read through SQL.",)),
         SectionView("results", "A DBA's own job", (*items[2:], awr_reports_text(runs))),
-        SectionView("appendix", "Appendix", (FilesTable("Files of the report", FILE_NOTES, "the runs' chart"),)),
+        SectionView("appendix", "Appendix", (FilesTable("Files of the report", FILE_NOTES, "Chart: the runs."),)),
     )
     return ReportView(f"A DBA's job: {cfg.campaign}", speedup_text(runs), sections,
                       within=(SectionView("results", "A DBA's own job", (*items, awr_reports_text(runs))),),
@@ -283,8 +283,8 @@ def report_view(cfg) -> ReportView:
 
 
 #: what each file of the job's report is, by the start of its name (the runs' chart otherwise)
-FILE_NOTES = (("sql_cpu.", "the database host's CPU during each run (vmstat)"),
-              ("sql_runs.csv", "every run's row (elapsed, AWR metrics, Load Profile)"))
+FILE_NOTES = (("sql_cpu.", "Chart: the database host's CPU during each run (vmstat)."),
+              ("sql_runs.csv", "Every run's row (elapsed, AWR metrics, Load Profile)."))
 
 
 def _listed(value: Any) -> list:

@@ -232,6 +232,11 @@ CHART_PURPOSES = {
 }
 
 
+#: the note under a table of the report's files that lists charts
+CHART_FILES_NOTE = ("Each chart is written three times: SVG for documents, PNG for slides, Vega-Lite JSON (.vl.json) "
+                    "to draw it again or change it.")
+
+
 def files_table(report, context: Context) -> tables.Table:
     """The files of the campaign's folder a reader may want, each with what it is for: the
     report's files (a chart's SVG, PNG and Vega-Lite JSON in one row), then the campaign's."""
@@ -255,8 +260,7 @@ def files_table(report, context: Context) -> tables.Table:
                 if f"{stem}.svg" in written:
                     rows.append({"File": f"report/{stem}.svg, .png, .vl.json", "What it is for": f"Chart: {what}."})
     return tables.table(rows, text_columns=["File", "What it is for"],
-                        notes=["Each chart is written three times: SVG for documents, PNG for slides, Vega-Lite "
-                               "JSON (.vl.json) to draw it again or change it."])
+                        notes=[CHART_FILES_NOTE])
 
 
 GLOSSARY: tuple[tuple[str, str], ...] = (

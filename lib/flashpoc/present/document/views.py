@@ -12,7 +12,7 @@ from flashpoc.campaign import environment
 from flashpoc.core import tables
 from flashpoc.core.views import ChartView, ConditionLines, FilesTable, SectionView
 from flashpoc.present.chart.views import draw
-from flashpoc.present.document.back import FILE_PURPOSES
+from flashpoc.present.document.back import CHART_FILES_NOTE, FILE_PURPOSES
 from flashpoc.present.document.base import Context, DocSection
 
 #: the report's own files, written after its table of files
@@ -37,13 +37,33 @@ def render_items(cfg: Any, items: Sequence[Any], context: Context, *, charts: Ma
             elif lines:
                 out.append("\n".join(lines))
         elif isinstance(item, FilesTable):
-            rows = [{"File": str(path.relative_to(context.root)), "What": item.what(name)}
-                    for name, path in (files or {}).items() if name not in _DOCUMENTS]
-            out.append(tables.table(rows + _document_rows(files or {}, context), caption=item.caption,
-                                    text_columns=["File", "What"]))
+            out.append(tables.table(_file_rows(item, files or {}, context), caption=item.caption,
+                                    text_columns=["File", "What"],
+                                    notes=[CHART_FILES_NOTE] if any(p.name.endswith(".vl.json")
+                                                                    for p in (files or {}).values()) else []))
         else:
             out.append(item)
     return out
+
+
+def _file_rows(item: FilesTable, files: Mapping[str, Path], context: Context) -> list[dict[str, str]]:
+    """The rows of a table of ``files``: a chart's SVG, PNG and Vega-Lite JSON in one row, then the
+    report's own files (:func:`_document_rows`)."""
+    names = {path.name for path in files.values()}
+    rows = []
+    for name, path in files.items():
+        stem = _chart_stem(path.name)
+        charted = {f"{stem}.svg", f"{stem}.png", f"{stem}.vl.json"} <= names
+        if name in _DOCUMENTS or (charted and not path.name.endswith(".svg")):
+            continue
+        shown = str(path.relative_to(context.root)) + (", .png, .vl.json" if charted else "")
+        rows.append({"File": shown, "What": item.what(name)})
+    return rows + _document_rows(files, context)
+
+
+def _chart_stem(name: str) -> str:
+    """``nopm_vs_users`` of a chart's file name (.svg, .png, .vl.json)."""
+    return name.removesuffix(".vl.json").removesuffix(".png").removesuffix(".svg")
 
 
 def _document_rows(files: Mapping[str, Path], context: Context) -> list[dict[str, str]]:
