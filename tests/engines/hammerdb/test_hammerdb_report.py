@@ -114,7 +114,8 @@ def test_the_report_of_a_hammerdb_campaign_and_a_comparison(tmp_path):
     (files,) = report.sections[-1].items
     said = dict(zip(files.frame["File"], files.frame["What"]))
     assert said["report/points.csv"].startswith("Every point's row: NOPM")
-    assert said["report/nopm_vs_users.svg, .png, .vl.json"] == "Chart: NOPM against virtual users (the probe's knee marked, where it found one)."
+    assert said["report/nopm_vs_users.svg, .png, .vl.json"] == (
+        "Chart: NOPM against virtual users (the probe's knee marked, where it found one).")
     assert files.notes == ["Each chart is written three times: SVG for documents, PNG for slides, Vega-Lite JSON "
                            "(.vl.json) to draw it again or change it."]
     assert list(said) == ["report/nopm_vs_users.svg, .png, .vl.json", "report/neword_p95_vs_nopm.svg, .png, .vl.json",

@@ -244,7 +244,8 @@ def report_view(cfg, points: pd.DataFrame) -> ReportView:
 
 
 #: what each file of the report is, by the start of its name (a chart's file otherwise)
-FILE_NOTES = (("nopm_vs_users.", "Chart: NOPM against virtual users (the probe's knee marked, where it found one)."),
+FILE_NOTES = (("nopm_vs_users.", "Chart: NOPM against virtual users (the probe's knee marked, where it found "
+                                 "one)."),
               ("neword_p95_vs_nopm.", "Chart: NEWORD p95 response time against NOPM."),
               ("points.csv", "Every point's row: NOPM, TPM, NEWORD latency, error lines, host CPU."),
               ("comparison_users.csv", "The configurations side by side at each virtual-user count all of them ran."),
