@@ -158,8 +158,9 @@ def test_a_knfs_point_follows_its_nfs_samples_while_it_runs(tmp_path):
         lines.append((time.monotonic(), line))
         feed(line)
     with connect(cfg.db_host) as host:
-        run = run_slob(host, point_conf(cfg, cfg.settings.workloads[0], 1), run_dir, home=cfg.settings.home, schemas=cfg.settings.schemas, threads=1,
-                       env_file=cfg.settings.env_file, timeout_s=120, purpose="knfs", sample_nfs=True,
+        run = run_slob(host, point_conf(cfg, cfg.settings.workloads[0], 1), run_dir, home=cfg.settings.home,
+                       schemas=cfg.settings.schemas, threads=1, env_file=cfg.settings.env_file, timeout_s=120,
+                       purpose="knfs", sample_nfs=True,
                        on_follow=follow, follow=followed(run_dir, "knfs"))
     assert run.exit_code == 0 and SAMPLE_MARK not in run.console
     assert [line for _, line in lines] == run.files["mountstats.out"].decode().splitlines()
