@@ -90,8 +90,9 @@ def live_feed(cfg, bar) -> IostatFeed | MountstatsFeed | None:
 
 
 def run_point(wb, spec: PointSpec, pid: str, on_line=None, bar=None) -> tuple[dict[str, Any], dict[str, str | bytes]]:
-    """Run one SLOB point on the DB host; its row and raw files. While it runs, each report of
-    runit.sh's iostat goes to ``bar`` (:func:`live_feed`).
+    """Run one SLOB point on the DB host; its row and raw files. While it runs, its intervals go to
+    ``bar`` as they come (:func:`_execute`: runit.sh's iostat reports, the NFS mounts' or the
+    database's counters).
 
     Raises:
         RemoteError: naming the DB host and the point when runit.sh fails or leaves no
@@ -103,24 +104,8 @@ def run_point(wb, spec: PointSpec, pid: str, on_line=None, bar=None) -> tuple[di
     db = cfg.db_host
     schemas = cfg.settings.schemas
     purpose = f"{phase} {workload.name} runit.sh -s {schemas} -t {threads}"
-    timeout = min(db.command_timeout_s, 2 * run_time_s + REPORT_MARGIN_S)
-    feed = live_feed(cfg, bar)
-
-    run_dir = f"{db.workdir}/{cfg.campaign}/{phase}/{pid}"
-
-    def run() -> SlobRun:
-        return run_slob(wb.host(db), definition["conf"], run_dir,
-                        home=cfg.settings.home, schemas=schemas, threads=threads, env_file=cfg.settings.env_file,
-                        timeout_s=timeout, purpose=purpose, on_line=on_line,
-                        sample_nfs=cfg.database.datafiles not in (None, "local"), on_follow=feed,
-                        follow=followed(run_dir, cfg.database.datafiles))
-
-    if cfg.oracle is not None:
-        sample_every_s = SAMPLE_S if cfg.database.datafiles == "dnfs" else None
-        run, sql_metrics, sql_files = with_snapshots(cfg, run, sample_every_s=sample_every_s,
-                                                     on_interval=getattr(bar, "interval", None))
-    else:
-        (run, sql_metrics, sql_files) = (run(), None, {})
+    run, sql_metrics, sql_files = _execute(wb, f"{db.workdir}/{cfg.campaign}/{phase}/{pid}", definition["conf"],
+                                           threads, run_time_s, purpose, on_line, bar)
     files = {**run.files, **sql_files}
     if run.exit_code != 0:
         tail = "\n".join(run.console.strip().splitlines()[-15:])
@@ -153,6 +138,27 @@ def run_point(wb, spec: PointSpec, pid: str, on_line=None, bar=None) -> tuple[di
     raw.update(sql_files)
     raw.update({name: data for name, data in run.files.items() if name != "slob.conf"})
     return row, raw
+
+
+def _execute(wb, run_dir: str, conf: str, threads: int, run_time_s: int, purpose: str, on_line, bar
+             ) -> tuple[SlobRun, dict[str, Any] | None, dict[str, str]]:
+    """runit.sh with ``conf`` in ``run_dir`` on the DB host, its intervals to ``bar`` as they come
+    (:func:`live_feed`); with ``oracle:`` between two snapshots (:func:`with_snapshots`). The run,
+    the snapshots' metrics (None without ``oracle:``) and their files."""
+    cfg = wb.cfg
+    db = cfg.db_host
+    timeout = min(db.command_timeout_s, 2 * run_time_s + REPORT_MARGIN_S)
+
+    def run() -> SlobRun:
+        return run_slob(wb.host(db), conf, run_dir, home=cfg.settings.home, schemas=cfg.settings.schemas,
+                        threads=threads, env_file=cfg.settings.env_file, timeout_s=timeout, purpose=purpose,
+                        on_line=on_line, sample_nfs=cfg.database.datafiles not in (None, "local"),
+                        on_follow=live_feed(cfg, bar), follow=followed(run_dir, cfg.database.datafiles))
+
+    if cfg.oracle is None:
+        return run(), None, {}
+    sample_every_s = SAMPLE_S if cfg.database.datafiles == "dnfs" else None
+    return with_snapshots(cfg, run, sample_every_s=sample_every_s, on_interval=getattr(bar, "interval", None))
 
 
 def _read_point(cfg, files: dict[str, str | bytes], sql_metrics: dict[str, Any] | None
