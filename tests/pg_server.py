@@ -15,7 +15,6 @@ import os
 import pwd
 import secrets
 import shutil
-import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from conftest import HAMMERDB_NICE
+from ssh_server import free_port
 
 REPO = Path(__file__).resolve().parent.parent
 PG_BIN = Path(os.environ.get("FLASHPOC_TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
@@ -39,12 +39,6 @@ class PostgresServer:
     superuser: str
     password: str
     data_dir: Path
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _as_server_user(argv: list[str], owner: pwd.struct_passwd | None) -> list[str]:
@@ -82,7 +76,7 @@ def postgres_cluster(base: Path | None = None) -> Iterator[PostgresServer]:
                                         "--encoding=UTF8", "--locale=C"], owner),
                        check=True, capture_output=True, timeout=120)
         for attempt in range(3):  # a test running beside this one may take the free port before the server binds it
-            port = _free_port()
+            port = free_port()
             started = _pg_ctl(data, port, "start")
             if started.returncode == 0 or attempt == 2:
                 started.check_returncode()

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import getpass
 import os
+import random
 import signal
 import shutil
 import socket
@@ -121,11 +122,34 @@ def thaw(frozen: list[int]) -> None:
             os.kill(pid, signal.SIGCONT)
 
 
+FIRST_TEST_PORT = 10000
+"""The lowest port :func:`free_port` gives."""
+TEST_WORKERS_MAX = 16
+"""The pytest-xdist workers whose ports :func:`free_port` keeps apart."""
+
+
 def free_port() -> int:
-    """Return a TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A TCP port on 127.0.0.1 that is free now, and that no server of a test running beside this
+    one takes before this one's server binds it: below the kernel's ephemeral range (which a
+    port-0 bind and every outgoing connection draw from), in the share of this pytest-xdist
+    worker (``PYTEST_XDIST_WORKER``). A port picked by a port-0 bind was once taken, between the
+    pick and the bind, by another worker's sshd: JupyterLab found its port in use and exited, and
+    the test spoke HTTP to the sshd."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        ephemeral = int(f.read().split()[0])
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0) % TEST_WORKERS_MAX
+    share = (ephemeral - FIRST_TEST_PORT) // TEST_WORKERS_MAX
+    start = FIRST_TEST_PORT + worker * share
+    ports = list(range(start, start + share))
+    random.shuffle(ports)
+    for port in ports:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free TCP port in {start}-{start + share - 1}")
 
 
 def _keygen(path: Path, comment: str) -> None:

@@ -11,14 +11,15 @@ go to the test's temporary directory.
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
+import urllib.request
 
 import pytest
 
@@ -81,7 +82,7 @@ def _serve(workbook, command: list[str]):
              "--LabApp.extension_manager=readonly", "--MappingKernelManager.kernel_info_timeout=300",
              *(["--allow-root"] if os.geteuid() == 0 else [])],
             cwd=workbook, env=env, stdout=subprocess.DEVNULL, stderr=open(workbook / "lab.log", "w"))
-        up = _listening(server, port)
+        up = _listening(server, port, token)
         if up or server.poll() is None:
             break
         port = free_port()
@@ -97,14 +98,16 @@ def _serve(workbook, command: list[str]):
             server.kill()
 
 
-def _listening(server: subprocess.Popen, port: int) -> bool:
-    """Whether ``server`` accepts connections on ``port`` within 60 s (False once it has exited)."""
+def _listening(server: subprocess.Popen, port: int, token: str) -> bool:
+    """Whether ``server`` answers as a Jupyter server on ``port`` within 60 s (False once it has
+    exited: another process may hold the port, which a connection alone would take for it)."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and server.poll() is None:
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return True
-        except OSError:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=5) as answer:
+                if "last_activity" in json.loads(answer.read()):
+                    return True
+        except (OSError, ValueError, http.client.HTTPException):
             time.sleep(0.3)
     return False
 
