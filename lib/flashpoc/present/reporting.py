@@ -248,14 +248,15 @@ def _view_report(cfg: Campaign, view: ReportView, *, write_files: bool, pdf: boo
     domain = chart.series_domain(view.points, list(view.domain)) if view.domain is not None else None
     charts = {c.name: chart.draw(c, domain) for c in view.charts}
     files = write_report_files(store, charts, dict(view.tables), pdf) if write_files else {}
-    sections = render_sections(cfg, view.sections, context, charts=charts, files=files)
-    result = Report(view.headline, view.summary, view.points, pd.DataFrame(), charts, files, view.comparison, [],
-                    cfg.slo_ms, cfg=cfg, measured=view.points, domain=domain or [], sections=sections, context=context)
-    if write_files:
-        def recompose() -> None:  # a table of files says why report.pdf was not printed
-            result.sections = render_sections(cfg, view.sections, context, charts=charts, files=files)
 
-        _write_printed(files, pdf, context, recompose, lambda: report.write_html_report(
+    def compose() -> None:  # again once printing failed: a table of files says why there is no report.pdf
+        result.sections = render_sections(cfg, view.sections, context, charts=charts, files=files)
+
+    result = Report(view.headline, view.summary, view.points, pd.DataFrame(), charts, files, view.comparison, [],
+                    cfg.slo_ms, cfg=cfg, measured=view.points, domain=domain or [], context=context)
+    compose()
+    if write_files:
+        _write_printed(files, pdf, context, compose, lambda: report.write_html_report(
             files["report.html"], view.title, [(s.heading, s.items) for s in result.sections]))
     return result
 
@@ -402,12 +403,12 @@ def _write_document(result: Report, context: Any, pdf: bool) -> None:
         [(s.heading, s.items) for s in result.sections], subtitle=document.title_lines(result, context)))
 
 
-def _write_printed(files: dict[str, Path], pdf: bool, context: Any, recompose: Callable[[], None] | None,
+def _write_printed(files: dict[str, Path], pdf: bool, context: Any, recompose: Callable[[], None],
                    write_html: Callable[[], None]) -> None:
     """Write report.html (``write_html``) and, with ``pdf``, print report.pdf from it. Without a
     Chromium that prints it, report.pdf leaves ``files`` (and an earlier build's file, which would not
-    match, the folder) and the context says why; with ``recompose`` the sections are composed again
-    (their files table says so) and report.html is written again."""
+    match, the folder) and the context says why; the sections are composed again (``recompose``: their
+    table of files says so) and report.html is written again."""
     from flashpoc.present import report
 
     write_html()
@@ -418,9 +419,8 @@ def _write_printed(files: dict[str, Path], pdf: bool, context: Any, recompose: C
     except ReportError as error:
         files.pop("report.pdf").unlink(missing_ok=True)  # an earlier build's, not this report's
         context.pdf_note = str(error).removeprefix("no PDF: ")
-        if recompose is not None:
-            recompose()
-            write_html()
+        recompose()
+        write_html()
 
 
 #: why a report has no PDF when the parameters turn it off (the files table's row)

@@ -297,7 +297,6 @@ class DbstatSampler:
         finally:
             self._first.set()
 
-
     def _take(self, sample: dict[str, Any]) -> None:
         """Keep ``sample``, and hand the interval it ends to :attr:`on_interval`."""
         before = self._taken[-1]
