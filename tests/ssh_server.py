@@ -128,19 +128,25 @@ TEST_WORKERS_MAX = 16
 """The pytest-xdist workers whose ports :func:`free_port` keeps apart."""
 
 
+def port_share(worker: str | None = None) -> range:
+    """The ports :func:`free_port` gives to pytest-xdist's ``worker`` (default: this one's,
+    ``PYTEST_XDIST_WORKER``): its share of those below the kernel's ephemeral range."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        ephemeral = int(f.read().split()[0])
+    worker = worker or os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    index = int(worker.removeprefix("gw") or 0) % TEST_WORKERS_MAX
+    share = (ephemeral - FIRST_TEST_PORT) // TEST_WORKERS_MAX
+    return range(FIRST_TEST_PORT + index * share, FIRST_TEST_PORT + (index + 1) * share)
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that is free now, and that no server of a test running beside this
     one takes before this one's server binds it: below the kernel's ephemeral range (which a
     port-0 bind and every outgoing connection draw from), in the share of this pytest-xdist
-    worker (``PYTEST_XDIST_WORKER``). A port picked by a port-0 bind was once taken, between the
+    worker (:func:`port_share`). A port picked by a port-0 bind was once taken, between the
     pick and the bind, by another worker's sshd: JupyterLab found its port in use and exited, and
     the test spoke HTTP to the sshd."""
-    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
-        ephemeral = int(f.read().split()[0])
-    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0) % TEST_WORKERS_MAX
-    share = (ephemeral - FIRST_TEST_PORT) // TEST_WORKERS_MAX
-    start = FIRST_TEST_PORT + worker * share
-    ports = list(range(start, start + share))
+    ports = list(port_share())
     random.shuffle(ports)
     for port in ports:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -149,7 +155,7 @@ def free_port() -> int:
             except OSError:
                 continue
             return port
-    raise RuntimeError(f"no free TCP port in {start}-{start + share - 1}")
+    raise RuntimeError(f"no free TCP port in {ports[0]}-{ports[-1]}")
 
 
 def _keygen(path: Path, comment: str) -> None:

@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import socket
 
-from ssh_server import FIRST_TEST_PORT, TEST_WORKERS_MAX, free_port
+from ssh_server import FIRST_TEST_PORT, TEST_WORKERS_MAX, free_port, port_share
 
 
-def test_each_worker_picks_free_ports_of_its_own_below_the_ephemeral_range(monkeypatch):
+def test_each_worker_has_its_own_ports_below_the_ephemeral_range():
     with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
         ephemeral = int(f.read().split()[0])
-    share = (ephemeral - FIRST_TEST_PORT) // TEST_WORKERS_MAX
-    for worker in range(6):
-        monkeypatch.setenv("PYTEST_XDIST_WORKER", f"gw{worker}")
-        ports = {free_port() for _ in range(20)}
-        assert all(FIRST_TEST_PORT + worker * share <= p < FIRST_TEST_PORT + (worker + 1) * share for p in ports)
-    # a port a server holds is never given
-    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
+    shares = [port_share(f"gw{worker}") for worker in range(TEST_WORKERS_MAX)]
+    assert shares[0].start == FIRST_TEST_PORT and shares[-1].stop <= ephemeral
+    assert all(a.stop <= b.start and len(a) > 1000 for a, b in zip(shares, shares[1:]))  # disjoint, in order
+    assert port_share(f"gw{TEST_WORKERS_MAX}") == shares[0]
+
+
+def test_a_port_a_server_holds_is_never_given():
+    """Ports of this worker's own share only: another worker's servers are never raced."""
     held = []
     try:
         for _ in range(50):
@@ -25,7 +26,8 @@ def test_each_worker_picks_free_ports_of_its_own_below_the_ephemeral_range(monke
             sock.bind(("127.0.0.1", free_port()))
             sock.listen()
             held.append(sock)
-        assert len({s.getsockname()[1] for s in held}) == 50
+        ports = {s.getsockname()[1] for s in held}
+        assert len(ports) == 50 and all(port in port_share() for port in ports)
     finally:
         for sock in held:
             sock.close()
