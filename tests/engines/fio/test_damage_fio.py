@@ -158,6 +158,17 @@ def test_a_point_that_fio_s_steady_state_ended_between_two_windows_keeps_its_who
     assert damage == [] and [(r["second"], r["iops"]) for r in series] == [(1.0, 2397.0)]
 
 
+def test_an_empty_log_is_damage_only_where_the_run_was_long_enough_to_log_a_window():
+    """fio 3.33 leaves the logs of a 1-s run with 1-s windows empty (the one window is the run's
+    last): no series and nothing damaged. A run of 2 s should have logged window 1: its empty log
+    is damage, named."""
+    logs = {"flashpoc_iops.1.log": "", "flashpoc_lat.1.log": ""}
+    assert read_interval_logs(logs, window_ms=1000, runtime_ms=1000, jobs=1) == ([], [])
+    assert read_interval_logs(logs, window_ms=1000, runtime_ms=2001, jobs=1) == (
+        [], [("flashpoc_iops.1.log", "is empty")])
+    assert read_interval_logs(logs, window_ms=1000, jobs=1) == ([], [("flashpoc_iops.1.log", "is empty")])
+
+
 @lru_cache(maxsize=None)
 def clean_fill() -> tuple[str, dict]:
     text = FILL.read_text()

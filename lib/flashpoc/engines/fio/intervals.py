@@ -84,7 +84,8 @@ def read_interval_logs(logs: Mapping[str, str], *, window_ms: int, fio_version: 
                        ) -> tuple[list[dict[str, Any]], list[Damage]]:
     """The rows of :func:`parse_fio_interval_logs` and the damaged logs, each named with what is
     wrong with it. A log that cannot be read whole loses the whole series (no rows): a line
-    that is not fio log format (or a negative figure), an empty log, a job whose iops or lat
+    that is not fio log format (or a negative figure), an empty log (of a run long enough to log a
+    window: a 1,000 ms run's logs are empty, its one window the run's last), a job whose iops or lat
     log is missing (of ``jobs`` jobs, when given). A log that lacks a window (a line lost, a
     window logged too late to tell, the log cut short) or a lat log without the latency of an
     iops log's window loses that window alone: the rows are the windows every log holds whole.
@@ -106,15 +107,15 @@ def read_interval_logs(logs: Mapping[str, str], *, window_ms: int, fio_version: 
         return [], [found]
     iops_logs, lat_logs = found
     flush_ms = None if runtime_ms is None else runtime_ms - window_ms * LAST_SLACK
+    last = None if flush_ms is None else math.floor(flush_ms / window_ms)
     values: dict[str, dict[tuple[int, int], float]] = {}
     for name, text in [*iops_logs.values(), *lat_logs.values()]:
         read = _log_values(text, name, window_ms, flush_ms)
         if isinstance(read, tuple):
             return [], [read]
-        if not read:
+        if not read and (last is None or last >= 1):
             return [], [(name, "is empty")]
-        values[name] = read
-    last = None if flush_ms is None else math.floor(flush_ms / window_ms)
+        values[name] = read  # empty only where the run had no whole window to log (a 1-s run)
     lost, damage = _gaps(iops_logs, lat_logs, values, window_ms, last)
     lat_unit_us = 1.0 if (fio_version or "").startswith("fio-2.") else 0.001
     windows = _sum_windows(iops_logs, lat_logs, values, lat_unit_us)
