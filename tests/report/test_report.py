@@ -11,7 +11,7 @@ import nbformat
 import pandas as pd
 import pytest
 
-from flashpoc.present import chart, report
+from flashpoc.present import chart, notebook_html, report
 from flashpoc.core.errors import ParameterError
 
 #: Any http(s) URL in a src= or href= attribute (the strict check: not even hyperlinks).
@@ -129,7 +129,7 @@ def test_offline_preprocessor_keeps_images_and_drops_frontend_outputs():
         _display({"text/html": "<table><tr><td>1</td></tr></table>", "text/plain": "1"}),
     ]
     nb.cells = [cell]
-    nb, _ = report.OfflineOutputsPreprocessor().preprocess(nb, {})
+    nb, _ = notebook_html.OfflineOutputsPreprocessor().preprocess(nb, {})
     outputs = nb.cells[0].outputs
     assert "widgets" not in nb.metadata
     assert set(outputs[0].data) == {"image/svg+xml", "text/plain"} and outputs[0].metadata == {}
@@ -147,8 +147,8 @@ def test_export_refuses_an_altair_cdn_chart(tmp_path):
     })]
     nb.cells = [cell]
     nbformat.write(nb, tmp_path / "cdn.ipynb")
-    with pytest.raises(report.OfflineExportError, match=r"cdn\.jsdelivr\.net.*enable_offline_renderer"):
-        report.export_notebook_html(tmp_path / "cdn.ipynb", tmp_path / "cdn.html")
+    with pytest.raises(notebook_html.OfflineExportError, match=r"cdn\.jsdelivr\.net.*enable_offline_renderer"):
+        notebook_html.export_notebook_html(tmp_path / "cdn.ipynb", tmp_path / "cdn.html")
     assert not (tmp_path / "cdn.html").exists()
 
 
@@ -186,7 +186,7 @@ def test_export_notebook_html_is_offline_with_inline_svg(tmp_path):
     assert {"image/svg+xml", chart.VEGALITE_MIME_TYPE} <= set(chart_output.data)
     nbformat.write(nb, tmp_path / "executed.ipynb")
 
-    path = report.export_notebook_html(tmp_path / "executed.ipynb", tmp_path / "html" / "executed.html")
+    path = notebook_html.export_notebook_html(tmp_path / "executed.ipynb", tmp_path / "html" / "executed.html")
     page = Path(path).read_text()
     assert page.count("<svg") == 2 and "Mean latency (ms)" in page and "SLO 1 ms" in page
     assert page.count("jp-Editor jp-InputArea-editor") == 3  # the code cells' inputs stay
@@ -197,6 +197,11 @@ def test_export_notebook_html_is_offline_with_inline_svg(tmp_path):
     assert not any("https" in src for src in re.findall(r"""\bsrc\s*=\s*["']([^"']*)""", page))
     assert "require.min.js" not in page and "MathJax" not in page and "mermaid.esm" not in page
     assert "application/vnd.vegalite" not in page
+    # the process's one exporter (templates compiled once) gives the page a new exporter gives
+    reused = notebook_html.export_notebook_html(tmp_path / "executed.ipynb", tmp_path / "reused.html").read_text()
+    notebook_html._exporter.cache_clear()
+    fresh = notebook_html.export_notebook_html(tmp_path / "executed.ipynb", tmp_path / "fresh.html").read_text()
+    assert reused == fresh == page
 
 
 def test_print_pdf_says_why_there_is_no_pdf(tmp_path, monkeypatch):

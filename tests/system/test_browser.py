@@ -272,7 +272,7 @@ def test_report_notebook_in_jupyterlab_and_offline_html(lab, browser, workbook, 
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^File$")).click()
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Save Notebook$")).click()
     page.wait_for_function("() => !document.querySelector('.lm-TabBar-tab.jp-mod-dirty')", timeout=30_000)
-    from flashpoc.present.report import export_notebook_html
+    from flashpoc.present.notebook_html import export_notebook_html
 
     html = export_notebook_html(workbook / "notebooks" / "04_report.ipynb", tmp_path / "export" / "04_report.html")
     assert refused == [] or all("127.0.0.1" not in u for u in refused)

@@ -34,7 +34,7 @@ from typing import Any
 from flashpoc.core.errors import FlashpocError, ParameterError
 from flashpoc.params import PARAMETERS_ENV, PARAMETERS_FILE, campaign_from_parameters, find_workbook, load_campaign
 from flashpoc.params import under_workbook, workbook_root
-from flashpoc.present.report import export_notebook_html
+from flashpoc.present.notebook_html import export_notebook_html
 from flashpoc.core.store import StoreError, write_atomic
 from flashpoc.cli.notebooks import NOTEBOOKS, _notebook_dir
 

@@ -340,7 +340,7 @@ def _phase_outcome(phase: str, error: BaseException | None) -> str | None:
 def _export_html(phase: str, output: Path, stopped: str | None) -> Path:
     """Export the executed notebook ``output`` to HTML beside it; a failure names the file (and why
     the phase ``stopped``, when it did)."""
-    from flashpoc.present.report import export_notebook_html
+    from flashpoc.present.notebook_html import export_notebook_html
     from flashpoc.core.store import StoreError
 
     html = output.with_suffix(".html")
