@@ -8,9 +8,10 @@ PARAMS ?= parameters/demo-local.yaml
 ENGINES ?= ../shared/engines
 # pytest-xdist workers for `make test`: most of the suite waits (fixed-length fio and vdbench points,
 # HammerDB's whole minute, sshd and kernel start-ups), so more workers than CPUs; TEST_WORKERS=0: one process.
+# On 2 CPUs: 4 workers 20-22 min, 6 workers 19 min, 8 workers 19.7 min (the CPUs busy throughout: docs/development.md).
 # The tests write bytecode caches (__pycache__) even where PYTHONDONTWRITEBYTECODE is set: each notebook kernel
 # and flashpoc command they start (hundreds) would otherwise compile flashpoc again, and each worker the tests.
-TEST_WORKERS ?= 4
+TEST_WORKERS ?= 6
 
 .PHONY: demo test venv os-packages engines lab bench clean
 
