@@ -158,6 +158,23 @@ def test_a_point_that_fio_s_steady_state_ended_between_two_windows_keeps_its_who
     assert damage == [] and [(r["second"], r["iops"]) for r in series] == [(1.0, 2397.0)]
 
 
+def test_a_run_that_ends_late_as_its_many_jobs_stop_keeps_every_window_before_the_planned_run_s_last():
+    """A 4 s demo point at 128 threads on a busy host (load 31): fio's JSON said 4,273 ms, and no
+    job logged window 4 (the planned run's last). Taken as a 4,273 ms run, window 4 was a whole
+    window every log lacked: the series and the verdict were lost. The real logs of a 4,005 ms run
+    without their window-4 lines, read as that run: windows 1-3 as the whole logs give them, no
+    damage; the planned length is what says window 4 is the run's last."""
+    logs = {n: t for n, t in point_files(DATA / "point-fio-3.33").items() if n.endswith(".log")}
+    clean, none = read_interval_logs(logs, window_ms=1000, runtime_ms=4005, jobs=3)
+    assert none == [] and [r["second"] for r in clean] == [1.0, 2.0, 3.0]
+    cut = {n: "".join(line for line in t.splitlines(keepends=True) if not line.startswith("4001,"))
+           for n, t in logs.items()}
+    assert cut != logs
+    assert read_interval_logs(cut, window_ms=1000, runtime_ms=4273, jobs=3, planned_ms=4000) == (clean, [])
+    _, damage = read_interval_logs(cut, window_ms=1000, runtime_ms=4273, jobs=3)
+    assert "has no line for window 4" in damage[0][1]
+
+
 def test_an_empty_log_is_damage_only_where_the_run_was_long_enough_to_log_a_window():
     """fio 3.33 leaves the logs of a 1-s run with 1-s windows empty (the one window is the run's
     last): no series and nothing damaged. A run of 2 s should have logged window 1: its empty log

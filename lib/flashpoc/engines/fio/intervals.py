@@ -80,7 +80,7 @@ def parse_fio_interval_logs(logs: Mapping[str, str], *, window_ms: int,
 
 
 def read_interval_logs(logs: Mapping[str, str], *, window_ms: int, fio_version: str | None = None,
-                       runtime_ms: float | None = None, jobs: int | None = None
+                       runtime_ms: float | None = None, jobs: int | None = None, planned_ms: float | None = None
                        ) -> tuple[list[dict[str, Any]], list[Damage]]:
     """The rows of :func:`parse_fio_interval_logs` and the damaged logs, each named with what is
     wrong with it. A log that cannot be read whole loses the whole series (no rows): a line
@@ -95,7 +95,10 @@ def read_interval_logs(logs: Mapping[str, str], *, window_ms: int, fio_version: 
     timer thread starved on a busy host: 7,430 ms for the window ending at 7,000 of an 8,012 ms
     run) but before the run's end is the window's; without it, the windows before each log's
     last are checked and a line logged :data:`LAST_SLACK` of a window late is taken for the
-    run's last, partial window.
+    run's last, partial window. Given also the run's planned length (``planned_ms``, the point's
+    runtime), the series ends before the planned run's last window too: fio's runtime runs past it
+    while many jobs stop on a busy host (4,273 ms of a 4 s point at 128 threads, load 31), and the
+    window that ends at the planned end is still the run's last, which fio may not log.
 
     Raises:
         ParseError: no logs at all and ``jobs`` not given, or ``window_ms`` is not positive.
@@ -107,7 +110,8 @@ def read_interval_logs(logs: Mapping[str, str], *, window_ms: int, fio_version: 
         return [], [found]
     iops_logs, lat_logs = found
     flush_ms = None if runtime_ms is None else runtime_ms - window_ms * LAST_SLACK
-    last = None if flush_ms is None else math.floor(flush_ms / window_ms)
+    end_ms = None if runtime_ms is None else min(runtime_ms, math.inf if planned_ms is None else planned_ms)
+    last = None if end_ms is None else math.floor((end_ms - window_ms * LAST_SLACK) / window_ms)
     values: dict[str, dict[tuple[int, int], float]] = {}
     for name, text in [*iops_logs.values(), *lat_logs.values()]:
         read = _log_values(text, name, window_ms, flush_ms)

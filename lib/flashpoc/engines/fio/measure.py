@@ -136,7 +136,7 @@ def run_point(wb: Workbench, spec: PointSpec, pid: str, bar: Any = None) -> tupl
     started = time.perf_counter()
     runs, clients_output = _run_on_hosts(wb, spec, pid, per_job, purpose, _live_feeds(bar, cfg))
     wall_s = time.perf_counter() - started
-    per_host, metrics, raw = _host_results(cfg, runs, pid, threads)
+    per_host, metrics, raw = _host_results(cfg, runs, pid, threads, runtime_s)
     outstanding = outstanding_ios(workload, threads) * len(cfg.hosts)
     row = rows_mod.base_row(cfg, phase=phase, point_id=pid, engine=cfg.engine, workload=workload,
                             iodepth=workload.iodepth, threads=threads, outstanding=outstanding,
@@ -217,9 +217,10 @@ def _run_on_hosts(wb: Workbench, spec: PointSpec, pid: str, per_job: int | None,
     return list(Group(cfg.hosts, strict=True).map(on_host, purpose=purpose)), None
 
 
-def _host_results(cfg: Campaign, runs: list[FioRun], pid: str,
-                  jobs: int | None = None) -> tuple[dict[str, dict], dict[str, Any], dict[str, str]]:
-    """Parse the hosts' runs of point ``pid`` (``jobs``: fio's jobs on each host, its threads): each
+def _host_results(cfg: Campaign, runs: list[FioRun], pid: str, jobs: int | None = None,
+                  runtime_s: float | None = None) -> tuple[dict[str, dict], dict[str, Any], dict[str, str]]:
+    """Parse the hosts' runs of point ``pid`` (``jobs``: fio's jobs on each host, its threads;
+    ``runtime_s``: the point's planned length, where its interval series ends at most): each
     host's summary, the point's metrics (the hosts aggregated, their latency bins merged, the
     interval verdict) and its raw files (each host's job, output and stderr, the histogram and
     interval tables). A damaged output or interval log loses what it holds (a log that lacks a
@@ -237,7 +238,8 @@ def _host_results(cfg: Campaign, runs: list[FioRun], pid: str,
         if cfg.settings.interval_s:
             series, damage = read_interval_logs(run.logs, window_ms=cfg.settings.interval_s * 1000,
                                                 fio_version=summary.get("fio_version"),
-                                                runtime_ms=summary.get("runtime_ms"), jobs=jobs)
+                                                runtime_ms=summary.get("runtime_ms"), jobs=jobs,
+                                                planned_ms=None if runtime_s is None else runtime_s * 1000)
             host_intervals.append(series)
             losses += [Loss(f"{name} of {run.host}", what, _VERDICT) for name, what in damage]
         raw[f"{run.host}.job.fio"] = run.job
