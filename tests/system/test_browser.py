@@ -98,10 +98,15 @@ def _serve(workbook, command: list[str]):
             server.kill()
 
 
+#: How long JupyterLab may take to answer: 60 s was too short once, at a full run's start beside a
+#: `make demo` installing its venv (lab.log stopped 0.9 s after the start, loading its extensions).
+LAB_START_S = 240
+
+
 def _listening(server: subprocess.Popen, port: int, token: str) -> bool:
-    """Whether ``server`` answers as a Jupyter server on ``port`` within 60 s (False once it has
-    exited: another process may hold the port, which a connection alone would take for it)."""
-    deadline = time.monotonic() + 60
+    """Whether ``server`` answers as a Jupyter server on ``port`` within :data:`LAB_START_S` (False
+    once it has exited: another process may hold the port, which a connection alone would take for it)."""
+    deadline = time.monotonic() + LAB_START_S
     while time.monotonic() < deadline and server.poll() is None:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=5) as answer:
