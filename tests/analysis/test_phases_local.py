@@ -333,5 +333,50 @@ def test_a_point_on_several_hosts_names_every_host_that_failed(tmp_path):
     for name, item in zip("ac", items, strict=True):
         assert item.startswith(f"{name}: probe randread-4k 1 threads: fio exited 127:\n  ")
         assert f"{tmp_path / 'no-fio'}: not found" in item
-    assert not (tmp_path / "results" / "quick" / "points").exists()
+    points = tmp_path / "results" / "quick" / "points"
+    assert list(points.rglob("point.json")) == []  # nothing stored as a point
+    (kept,) = (points / "failed").iterdir()  # the failed hosts' files, each named after its host
+    assert str(raised.value).endswith(f" (the run's files: {kept})")
+    assert sorted(p.name for p in kept.iterdir()) == [f"{n}.{f}" for n in "ac" for f in ("job.fio", "json", "stderr.txt")]
+    assert f"{tmp_path / 'no-fio'}: not found" in (kept / "c.stderr.txt").read_text()
     assert (tmp_path / "work" / "b" / "quick" / "probe").is_dir()  # b ran its part
+
+
+def test_a_point_whose_fio_is_killed_keeps_its_files_and_a_rerun_measures_only_it(tmp_path):
+    """The real fio killed by a signal in the middle of the sweep's second point (SIGFPE, exit 136, as
+    fio 3.33 once was on a loaded host): the sweep stops naming the point and fio's exit, the point
+    before it stays stored, and the failed run's job file, fio's output and its error text are kept
+    in points/failed/ and named in the error; the sweep run again with fio whole measures the failed
+    point alone."""
+    import shutil
+
+    from flashpoc.core.errors import RemoteError
+    from flashpoc.engines.fio.plan import render_job
+
+    require_fio()
+    wrapper = tmp_path / "fio-killed-at-2-threads"  # runs the real fio; kills its 2-thread job 0.3 s in
+    wrapper.write_text(f"#!/bin/sh\nif grep -qx numjobs=2 job.fio 2>/dev/null; then\n"
+                       f"  {shutil.which('fio')} \"$@\" & pid=$!; sleep 0.3; kill -FPE $pid; wait $pid\n"
+                       f"else exec {shutil.which('fio')} \"$@\"; fi\n")
+    wrapper.chmod(0o755)
+    values = quick_campaign(tmp_path)
+    killing = campaign_from_dict({**values, "hosts": [{**values["hosts"][0], "fio": str(wrapper)}]})
+    cfg = campaign_from_dict(values)
+    phases.run_check(killing)
+    with pytest.raises(RemoteError) as raised:
+        phases.run_sweep(killing, {"randread-4k": [1, 2]}, progress=False)
+    message = str(raised.value)
+    assert message.startswith("local: sweep randread-4k 2 threads: fio exited 136:\n")
+    points = tmp_path / "results" / "quick" / "points"
+    (stored,) = [json.loads(p.read_text()) for p in (points / "sweep").glob("*/point.json")]
+    assert stored["threads"] == 1
+    (kept,) = (points / "failed").iterdir()
+    assert message.endswith(f" (the run's files: {kept})")
+    assert kept.name.startswith("sweep-randread-4k_t00002_") and sorted(p.name for p in kept.iterdir()) == [
+        "local.job.fio", "local.json", "local.stderr.txt"]
+    assert (kept / "local.job.fio").read_text() == render_job(cfg, cfg.workload("randread-4k"), 2, cfg.targets)
+
+    rows = phases.run_sweep(cfg, {"randread-4k": [1, 2]}, progress=False)
+    assert rows[["threads", "reused"]].values.tolist() == [[1, True], [2, False]]
+    assert rows["point_id"].iloc[0] == stored["point_id"] and rows["iops"].iloc[0] == stored["iops"]
+    assert (points / "failed" / kept.name).is_dir()  # kept after the rerun

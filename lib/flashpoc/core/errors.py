@@ -2,7 +2,20 @@
 
 
 class FlashpocError(Exception):
-    """Base class of every error flashpoc raises on purpose."""
+    """Base class of every error flashpoc raises on purpose.
+
+    Attributes:
+        files: what a failed point's run left (name -> text or bytes: the job, the engine's
+            output and error text) for the measure loop to keep (:func:`flashpoc.engines.loop.measure`,
+            in the campaign's ``points/<kept_in>/``) and name in the message; empty for other errors.
+        kept_in: the folder under ``points/`` they go to: ``failed``, or HammerDB's ``refused``
+            for a run whose errors were too many.
+    """
+
+    def __init__(self, *args: object, files: dict[str, str | bytes] | None = None, kept_in: str = "failed"):
+        super().__init__(*args)
+        self.files = dict(files or {})
+        self.kept_in = kept_in
 
 
 class ParameterError(FlashpocError, ValueError):

@@ -6,11 +6,12 @@ repeat, ...); a :class:`~flashpoc.core.records.Point` is what was measured (or f
 point is the probe's point of the same definition; a stored point the engine no longer takes,
 :meth:`~flashpoc.engines.base.Engine.reusable`, is measured again), saving each point atomically as
 the engine hands it over, complete (with the columns its phase adds, :func:`extended`), and the
-records in the specs' order. An engine provides only what is its own
-(:class:`flashpoc.engines.base.Engine`): what defines a point (the hash that names it on disk) and
-``run_points``, which measures a list of specs, one at a time or several in one invocation
-(vdbench's thread list), yielding each result as it comes. Here too are a point's length and
-steadiness as the phases set them (:func:`point_spec`).
+records in the specs' order; what a failed point's run left (its job, the engine's output and
+error text, carried by the error) is kept in ``points/failed/`` and named in the error
+(:func:`keep_failed`). An engine provides only what is its own (:class:`flashpoc.engines.base.Engine`):
+what defines a point (the hash that names it on disk) and ``run_points``, which measures a list of
+specs, one at a time or several in one invocation (vdbench's thread list), yielding each result as
+it comes. Here too are a point's length and steadiness as the phases set them (:func:`point_spec`).
 
 Rows on disk keep their format: a point's ``point.json`` (or, for an engine that stores an
 invocation's points together, the group's ``points.json``) without ``reused``.
@@ -19,11 +20,13 @@ invocation's points together, the group's ``points.json``) without ``reused``.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from flashpoc.analysis import rows as rows_mod
 from flashpoc.analysis.extension import extension_fields, next_length, rate_step, runs_until, steady_verdict
+from flashpoc.core.errors import FlashpocError
 from flashpoc.core.records import Measured, Point, PointSpec
 
 if TYPE_CHECKING:
@@ -48,7 +51,8 @@ def measure(wb: Workbench, specs: Iterable[PointSpec], bar: Any = None, *, engin
     order; each result is stored atomically as it comes, so a failure keeps the points done before it.
 
     Raises:
-        RemoteError, CheckFailed: from the engine; the points stored before stay stored.
+        RemoteError, CheckFailed: from the engine; the points stored before stay stored, and the
+            files of the point's failed run that the error carries are kept (:func:`keep_failed`).
     """
     specs = list(specs)
     engine = engine or wb.engine
@@ -64,14 +68,20 @@ def measure(wb: Workbench, specs: Iterable[PointSpec], bar: Any = None, *, engin
         block.clear()
         if not todo:
             return
-        for result in engine.run_points(wb, [s for s, _ in todo], [k for _, k in todo], bar):
-            unit = units[result.key]
-            result = dataclasses.replace(result, rows=tuple(_completed(wb, _spec_of(unit, row), row)
-                                                            for row in result.rows))
-            engine.save_rows(wb, unit[0].phase, result)
-            done[result.key] = [Point.of(_spec_of(unit, row), row, result.key, reused=False)
-                                for row in result.rows]
-            _tell(bar, done[result.key], counted=result.counted)
+        try:
+            for result in engine.run_points(wb, [s for s, _ in todo], [k for _, k in todo], bar):
+                unit = units[result.key]
+                result = dataclasses.replace(result, rows=tuple(_completed(wb, _spec_of(unit, row), row)
+                                                                for row in result.rows))
+                engine.save_rows(wb, unit[0].phase, result)
+                done[result.key] = [Point.of(_spec_of(unit, row), row, result.key, reused=False)
+                                    for row in result.rows]
+                _tell(bar, done[result.key], counted=result.counted)
+        except FlashpocError as error:
+            if error.files:
+                spec, key = next((s, k) for s, k in todo if k not in done)  # the first not stored failed
+                keep_failed(wb, error, f"{spec.phase}-{key}")
+            raise
 
     for key, unit in units.items():  # in the specs' order, so that the progress says them in it
         rows = engine.stored_rows(wb, unit[0], key)
@@ -84,6 +94,16 @@ def measure(wb: Workbench, specs: Iterable[PointSpec], bar: Any = None, *, engin
         _tell(bar, done[key])
     run_block()
     return [point for key in units for point in done[key]]
+
+
+def keep_failed(wb: Workbench, error: FlashpocError, what: str) -> None:
+    """Keep what a failed point's run left (``error.files``: its job, the engine's output and
+    error text) in ``points/<error.kept_in>/<what>-<UTC time>/`` (atomically), and name the folder at the
+    end of the error's message (the error is changed in place; its files are dropped from it)."""
+    name = f"{what}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}"
+    where = wb.store.save_point(error.kept_in, name, None, error.files)
+    error.args = (f"{error} (the run's files: {where})", *error.args[1:])
+    error.files = {}
 
 
 def _tell(bar: Any, done: list[Point], *, counted: bool = False) -> None:

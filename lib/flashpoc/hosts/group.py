@@ -39,6 +39,8 @@ class GroupError(RemoteError):
 
     Attributes:
         result: the :class:`GroupResult`, with what the other hosts gave.
+        files: the failed hosts' runs' files together (:attr:`FlashpocError.files`; each host's
+            named after it by its engine: ``h1.job.fio``).
     """
 
     def __init__(self, result: GroupResult):
@@ -51,7 +53,9 @@ class GroupError(RemoteError):
             items = ["- " + reason.replace("\n", "\n  ") for reason in reasons]
             message = (f"{what} on {len(reasons)} of {len(result.names)} hosts ({', '.join(result.failed)}):\n"
                        + "\n".join(items))
-        super().__init__(message)
+        failed = [e for e in result.failed.values() if isinstance(e, FlashpocError)]
+        super().__init__(message, files={name: text for error in failed for name, text in error.files.items()},
+                         kept_in=failed[0].kept_in if failed else "failed")
 
 
 class GroupResult(Generic[T]):

@@ -151,7 +151,12 @@ def test_a_runit_failure_names_the_host_and_point_and_stores_nothing(tmp_path):
     message = str(error.value)
     assert message.startswith("db1: probe slob-read runit.sh -s 256 -t 1: runit.sh exited 1")
     assert "ran with WORK_UNIT=4, slob.conf says WORK_UNIT=64" in message  # the double's refusal (stderr)
-    assert not list((tmp_path / "results" / "slob" / "points" / "probe").glob("*/point.json"))
+    points = tmp_path / "results" / "slob" / "points"
+    assert not list(points.glob("*/*/point.json"))
+    (kept,) = (points / "failed").iterdir()  # the run's slob.conf and console kept, and named
+    assert message.endswith(f" (the run's files: {kept})") and kept.name.startswith("probe-slob-read_t00001_")
+    assert "WORK_UNIT=64" in (kept / "slob.conf").read_text()
+    assert "ran with WORK_UNIT=4, slob.conf says WORK_UNIT=64" in (kept / "console.txt").read_text()
 
 
 def test_the_check_fails_without_slob_or_sqlplus(tmp_path):

@@ -9,6 +9,7 @@ and the metrics arithmetic are real; so is the fast failure against a closed por
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 
@@ -198,8 +199,13 @@ def test_a_failing_statement_names_the_session_and_line_and_stores_nothing(tmp_p
     message = str(error.value)
     assert "3 of 3 session(s) failed (snapshots 47-48)" in message
     assert "script line 4 (BEGIN): ORA-01653: unable to extend table T1" in message
-    assert not (tmp_path / "results" / "undo" / "points" / "sql").exists() or \
-        not list((tmp_path / "results" / "undo" / "points" / "sql").iterdir())
+    points = tmp_path / "results" / "undo" / "points"
+    assert not list(points.glob("*/*/point.json"))
+    (kept,) = (points / "failed").iterdir()  # the script and each session's outcome kept, and named
+    assert message.endswith(f" (the run's files: {kept})")
+    assert (kept / "script.sql").read_text() == (tmp_path / "job.sql").read_text()
+    sessions = json.loads((kept / "sessions.json").read_text())
+    assert len(sessions) == 3 and all("ORA-01653: unable to extend table T1" in s["error"] for s in sessions)
 
 
 def test_a_session_that_cannot_log_in_stops_the_run_before_any_statement(tmp_path):

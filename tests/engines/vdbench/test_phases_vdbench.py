@@ -187,12 +187,17 @@ def test_a_failed_vdbench_run_gives_vdbench_s_message(tmp_path, monkeypatch):
     with phases.open_campaign(cfg) as wb:
         with pytest.raises(RemoteError) as info:
             phases_vdbench.run_invocation(wb, "probe", probe_run(wb.cfg))
-        assert not (wb.store.root / "points").exists()  # nothing stored for a failed invocation
+        points = wb.store.root / "points"
+        assert [p.parent.name for p in points.rglob("point*.json")] == []  # nothing stored as a point
+        (kept,) = (points / "failed").iterdir()  # the failed run's files: vdbench's logfile, parmfile, console
+        assert (kept / "parmfile").read_text() == (recorded / "parmfile.txt").read_text()
+        assert "Undefined size for sd=sd1" in (kept / "output__logfile.html").read_text()
     message = str(info.value)
     assert "vdbench exited 157" in message
     assert "Undefined size for sd=sd1" in message and "No lun or file size available." in message
     assert "at Vdb.common.failure" not in message  # vdbench's words, not its Java stack trace
     assert f"Nothing was stored; vdbench's output directory: local:{tmp_path}/work/vdb/probe/wd1_" in message
+    assert message.endswith(f"(the run's files: {kept})")
 
 
 @pytest.mark.ssh

@@ -182,9 +182,14 @@ def test_a_host_that_cannot_be_reached_is_named_with_its_ssh_error(hosts, tmp_pa
     assert "vdbench exited" in message and "Slave h2-0 prematurely terminated." in message
     assert (f"slave h2-0 (h2-0.stdout.html): ssh: connect to host {h2.sshd.address} port {SSH_PORT}: "
             "No route to host") in message
-    output = re.search(r"vdbench's output directory: h1:(\S+)$", message)
+    output = re.search(r"vdbench's output directory: h1:(\S+) \(the run's files: (\S+)\)$", message)
     assert output is not None and Path(output.group(1), "h2-0.stdout.html").is_file()
-    assert not (tmp_path / "results" / "vdb2h" / "points").exists()  # nothing stored
+    points = tmp_path / "results" / "vdb2h" / "points"
+    assert [p.parent.name for p in points.rglob("point*.json")] == []  # nothing stored as a point
+    (kept,) = (points / "failed").iterdir()  # the run's files kept here too, the slave's words with them
+    assert str(kept) == output.group(2) and kept.name.startswith("probe-")
+    assert (f"ssh: connect to host {h2.sshd.address} port {SSH_PORT}: No route to host"
+            in (kept / "output__h2-0.stdout.html").read_text())
 
 
 def test_a_loopback_controller_address_fails_the_check_as_it_fails_vdbench(hosts, tmp_path, lun):

@@ -139,14 +139,18 @@ def run_fio_job(host, job: str, run_dir: str, *, readonly: bool, timeout_s: floa
     result: CommandResult = host.run(command, purpose=purpose, timeout_s=timeout_s, stdin=job, check=False,
                                      on_line=on_line)
     wall = time.perf_counter() - start
+    kept = {f"{host.name}.job.fio": job, f"{host.name}.stderr.txt": result.stderr}  # a failed run's, kept
     try:
         rc, cpu0, cpu1, output, logs = split_point_output(result.stdout)
     except ParseError:
         detail = result.stderr.strip()[-2000:] or "(no output)"
-        raise RemoteError(f"{host.name}: {purpose}: fio did not run (exit {result.exited}):\n{detail}") from None
+        raise RemoteError(f"{host.name}: {purpose}: fio did not run (exit {result.exited}):\n{detail}",
+                          files={**kept, f"{host.name}.stdout.txt": result.stdout}) from None
     if rc != 0:
         detail = "\n".join(result.stderr.strip().splitlines()[-15:] + job_errors(output)) or "(no output)"
-        raise RemoteError(f"{host.name}: {purpose}: fio exited {rc}:\n{detail}")
+        raise RemoteError(f"{host.name}: {purpose}: fio exited {rc}:\n{detail}",
+                          files={**kept, f"{host.name}.json": output,
+                                 **{f"{host.name}.{name}": text for name, text in logs.items()}})
     return FioRun(host.name, job, output, result.stderr, cpu0, cpu1, wall, logs)
 
 
@@ -282,8 +286,10 @@ def run_clients(controller, hosts: list, jobs: dict[str, str], run_dir: str, por
     rc, _, _, output, logs = split_point_output(result.stdout)
     if rc != 0:
         detail = "\n".join(result.stderr.strip().splitlines()[-15:] + text_before_json(output) + job_errors(output))
+        kept = {**{f"{host.name}.job.fio": jobs[host.name] for host in hosts}, "clients.json": output,
+                "stderr.txt": result.stderr, **logs}  # the failed run's, kept
         raise RemoteError(_silent_hosts(group, purpose, answer_s)
-                          or f"{purpose}: fio --client exited {rc}:\n{detail}")
+                          or f"{purpose}: fio --client exited {rc}:\n{detail}", files=kept)
     try:
         per_host = split_client_output(output, [h.name for h in hosts])
     except ParseError as error:

@@ -141,9 +141,8 @@ def run_point(wb, spec: PointSpec, pid: str, bar: Any = None) -> tuple[dict[str,
             metrics, series = combine_hosts({h: (m, v) for h, (m, v, _) in measured.items()})
             files = {f"{run.host}." * several + n: t for run in runs for n, t in measured[run.host][2].items()}
         _within_errors(metrics, s.max_errors, purpose)
-    except RemoteError as error:
-        where = _keep_refused(wb, what, raw)
-        raise RemoteError(f"{error} (the run's files: {where})") from None
+    except RemoteError as error:  # the measure loop keeps the run's files in points/refused/ and says where
+        raise RemoteError(str(error), files=raw, kept_in=REFUSED_PHASE) from None
     length = round(metrics["completion_s"]) if s.fixed_work else s.duration_minutes * 60
     row = base_row(cfg, phase=phase, point_id=pid, engine="hammerdb", workload=TPROCC, iodepth=1, threads=threads,
                    outstanding=threads * len(runs), hosts=[run.host for run in runs], runtime_s=length,
@@ -207,12 +206,6 @@ def _within_errors(metrics: dict[str, Any], max_errors: int, purpose: str) -> No
         counts = tuple((c.removesuffix("_errors").upper(), metrics.get(c) or 0) for c in ERROR_COLUMNS[1:])
         raise RemoteError(f"{purpose}: HammerDB printed {errors_text(counts)}, more than max_errors "
                           f"({max_errors}): not a measurement")
-
-
-def _keep_refused(wb, what: str, raw: dict[str, str | bytes]) -> str:
-    """Keep a refused attempt's files in ``points/refused/<what>-<time>`` (atomically); where."""
-    name = f"{what}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}"
-    return str(wb.store.save_point(REFUSED_PHASE, name, None, raw))
 
 
 def reusable(wb, phase: str, key: str, row: dict[str, Any]) -> bool:

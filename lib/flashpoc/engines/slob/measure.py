@@ -107,13 +107,14 @@ def run_point(wb, spec: PointSpec, pid: str, on_line=None, bar=None) -> tuple[di
     run, sql_metrics, sql_files = _execute(wb, f"{db.workdir}/{cfg.campaign}/{phase}/{pid}", definition["conf"],
                                            threads, run_time_s, purpose, on_line, bar)
     files = {**run.files, **sql_files}
+    kept = {"slob.conf": run.conf, "console.txt": run.console, **files}  # a failed run's, kept (points/failed/)
     if run.exit_code != 0:
         tail = "\n".join(run.console.strip().splitlines()[-15:])
-        raise RemoteError(f"{db.name}: {purpose}: runit.sh exited {run.exit_code}:\n{tail}")
+        raise RemoteError(f"{db.name}: {purpose}: runit.sh exited {run.exit_code}:\n{tail}", files=kept)
     try:
         metrics, intervals = _read_point(cfg, files, sql_metrics)
     except (ParseError, FlashpocError) as error:
-        raise RemoteError(f"{db.name}: {purpose}: {error}") from None
+        raise RemoteError(f"{db.name}: {purpose}: {error}", files=kept) from None
     if sql_metrics is not None:
         sampling = {key: sql_metrics.pop(key) for key in ("dbstat_samples", "dbstat_note", "dbstat_container_note")
                     if key in sql_metrics}

@@ -144,6 +144,10 @@ def run_sql_workload(cfg: Campaign, *, connect=None) -> dict[str, Any]:
     return point.as_row()
 
 
+def _sessions_json(sessions) -> str:
+    return json.dumps([s.__dict__ for s in sessions], indent=1)
+
+
 def run_job(cfg: Campaign, spec, pid: str) -> tuple[dict[str, Any], dict[str, str | bytes]]:
     """Run the job ``spec`` (:func:`job_spec`) stored as ``pid``: its row and raw files (the loop stores them).
 
@@ -159,9 +163,10 @@ def run_job(cfg: Campaign, spec, pid: str) -> tuple[dict[str, Any], dict[str, st
 
     def failed_sessions(result, begin: int, end: int) -> None:
         errors = [s.error for s in result[1] if s.error]
-        if errors:
+        if errors:  # the script and every session's outcome kept (points/failed/)
             raise RemoteError(f"sql_workload {job.name}: {len(errors)} of {len(result[1])} "
-                              f"session(s) failed (snapshots {begin}-{end}): " + "; ".join(errors[:3]))
+                              f"session(s) failed (snapshots {begin}-{end}): " + "; ".join(errors[:3]),
+                              files={"script.sql": job.text, "sessions.json": _sessions_json(result[1])})
 
     cpu = HostCpu(cfg.db_host, cfg.sql_workload.cpu_every_s)
 
@@ -185,7 +190,7 @@ def run_job(cfg: Campaign, spec, pid: str) -> tuple[dict[str, Any], dict[str, st
         "completed_utc": datetime.now().astimezone().isoformat(timespec="seconds"),
     }
     raw: dict[str, str | bytes] = {"script.sql": job.text,
-                                   "sessions.json": json.dumps([s.__dict__ for s in sessions], indent=1)}
+                                   "sessions.json": _sessions_json(sessions)}
     metrics = interval.metrics()
     metrics["awr_elapsed_s"] = metrics.pop("elapsed_s", None)  # the snapshot interval, not the run
     row.update(metrics)

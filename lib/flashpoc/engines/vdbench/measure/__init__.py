@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from flashpoc.engines import loop
-from flashpoc.core.errors import CheckFailed, RemoteError
+from flashpoc.core.errors import CheckFailed, FlashpocError, RemoteError
 from flashpoc.params import Workload
 from flashpoc.core.records import Measured, PointSpec
 from flashpoc.hosts.group import Group
@@ -141,15 +141,19 @@ def invoke(wb, phase: str, rd: RunDefinition, group: str, *, bar=None,
     run = run_vdbench(wb.host(host_params), parmfile, run_dir, timeout_s=timeout, purpose=purpose,
                       on_line=IntervalProgress(progress), setup=master_setup(cfg))
     where = f"vdbench's output directory: {host_params.name}:{run_dir}/output"
-    if run.exit_code != 0:
-        raise failure(run, purpose, f"Nothing was stored; {where}")
-    parsed = parse_output_dir(run.files, expected_runs={rd.name: rd.threads})
-    ids = run_totals(cfg.workload(rd.workload), rd, group, parsed, f"{host_params.name}: {purpose}", where)
+    raw = stored_output_files(run.files)  # output/<name>, flattened
+    raw.update({"parmfile": parmfile, "console.txt": run.console})
+    try:
+        if run.exit_code != 0:
+            raise failure(run, purpose, f"Nothing was stored; {where}")
+        parsed = parse_output_dir(run.files, expected_runs={rd.name: rd.threads})
+        ids = run_totals(cfg.workload(rd.workload), rd, group, parsed, f"{host_params.name}: {purpose}", where)
+    except FlashpocError as error:  # the measure loop keeps the run's files (points/failed/) and says where
+        error.files = raw
+        raise
     data = target_data(wb)
     rows = [point_row(wb, phase, pid, rd, total, parsed, run.wall_s / max(1, len(ids)), data,
                       (repeats or {}).get(int(total["threads"]), 0)) for pid, total in ids]
-    raw = stored_output_files(run.files)  # output/<name>, flattened
-    raw.update({"parmfile": parmfile, "console.txt": run.console})
     raw[INTERVALS_FILE] = table_text([r for pid, total in ids
                                       for r in interval_table(pid, rd.interval_s, total, parsed)], INTERVAL_COLUMNS)
     histograms = [r for pid, total in ids for r in histogram_table(pid, total, parsed)]
