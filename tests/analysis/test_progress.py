@@ -140,8 +140,15 @@ def test_the_closing_steady_state_line_names_each_unsteady_point():
     judged = points.assign(intervals=[9, 9, 9, 9, 2], interval_iops_cv_pct=[15.47, 4.1, 2.0, 1.2, None],
                            interval_iops_drift_pct=[9.8, 1.0, -0.5, 0.1, None],
                            interval_steady=[False, True, True, True, None])
-    assert progress.steadiness_line(judged) == ("steady state: 3 of 4 points steady (1 too short for a verdict); "
+    assert progress.steadiness_line(judged) == ("steady state: 3 of 4 points steady (1 more too short for a verdict); "
                                                 "not steady: wd1 at 1 thread (scatter 15.5 %, drift +9.8 %)")
+    # a point whose series a damaged log cost is no point "too short": the line says which it was
+    lost = "flashpoc_iops.3.log of local: has no line for window 1 (lost: intervals, interval_steady)"
+    damaged = judged.assign(intervals=[9, 9, 9, None, 2], interval_steady=[False, True, True, None, None],
+                            damaged=[None, None, None, lost, None])
+    assert progress.steadiness_line(damaged) == (
+        "steady state: 2 of 3 points steady (1 more too short for a verdict; 1 more whose time series was damaged: "
+        "points.csv's damaged column names what was lost); not steady: wd1 at 1 thread (scatter 15.5 %, drift +9.8 %)")
 
 
 def test_a_large_io_point_line_shows_mib_per_s_and_fits_100_columns():

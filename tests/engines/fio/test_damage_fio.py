@@ -172,7 +172,11 @@ def test_a_run_that_ends_late_as_its_many_jobs_stop_keeps_every_window_before_th
     assert cut != logs
     assert read_interval_logs(cut, window_ms=1000, runtime_ms=4273, jobs=3, planned_ms=4000) == (clean, [])
     _, damage = read_interval_logs(cut, window_ms=1000, runtime_ms=4273, jobs=3)
-    assert "has no line for window 4" in damage[0][1]
+    # the jobs' logs that lack the same window are said once per kind of log, not once per job (324 jobs'
+    # logs were 324 sentences a point, repeated in the report); job 3's iops log stamped window 4 at 4,000 ms, kept by the cut
+    lacks = ("has no line for window 4 of 1000 ms (a line lost, logged too late, or the log cut short?); "
+             "the series leaves it out")
+    assert damage == [("flashpoc_iops.{1-2}.log (2 logs)", lacks), ("flashpoc_lat.{1-3}.log (3 logs)", lacks)]
 
 
 def test_an_empty_log_is_damage_only_where_the_run_was_long_enough_to_log_a_window():
@@ -513,7 +517,5 @@ def test_a_window_fio_logged_late_on_a_busy_host_before_the_run_s_end_is_its_win
     ended = {name: text.replace("7430, ", "7850, ") if "_iops." in name else text for name, text in logs.items()}
     rows, damage = read_interval_logs(ended, window_ms=1000, fio_version="fio-3.33", runtime_ms=8012, jobs=2)
     assert [r["second"] for r in rows] == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
-    assert damage == [("flashpoc_iops.1.log", "has no line for window 7 of 1000 ms (a line lost, logged too late, "
-                                              "or the log cut short?); the series leaves it out"),
-                      ("flashpoc_iops.2.log", "has no line for window 7 of 1000 ms (a line lost, logged too late, "
-                                              "or the log cut short?); the series leaves it out")]
+    assert damage == [("flashpoc_iops.{1-2}.log (2 logs)", "has no line for window 7 of 1000 ms (a line lost, "
+                                                           "logged too late, or the log cut short?); the series leaves it out")]

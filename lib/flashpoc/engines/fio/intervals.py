@@ -233,20 +233,42 @@ def _gaps(iops_logs: Mapping[int, tuple[str, str]], lat_logs: Mapping[int, tuple
             damage.append((lat_name, f"has no latency for {_windows(uncovered - lost)} of {iops_name} (a line "
                                      "lost?); the series leaves it out"))
         lost |= uncovered
-    return lost, damage
+    return lost, _together(damage)
+
+
+_JOB_LOG = re.compile(r"^(?P<log>.+)\.(?P<job>\d+)\.log$")
+
+
+def _together(damage: list[Damage]) -> list[Damage]:
+    """The jobs' logs damaged alike said once: ``flashpoc_iops.{1-324}.log (324 logs)`` for 324
+    jobs' iops logs that lack the same windows (a starved host: every job's first line late), in
+    the order each kind was first seen."""
+    kinds: dict[tuple[str, str], list[int] | None] = {}  # (log, what) -> its jobs; None: a name of its own
+    for name, what in damage:
+        match = _JOB_LOG.match(name)
+        if match:
+            kinds.setdefault((match["log"], what), []).append(int(match["job"]))
+        else:
+            kinds[(name, what)] = None
+    return [(log if jobs is None else f"{log}.{jobs[0]}.log" if len(jobs) == 1
+             else f"{log}.{{{_ranges(jobs)}}}.log ({len(jobs)} logs)", what) for (log, what), jobs in kinds.items()]
+
+
+def _ranges(numbers: Iterable[int]) -> str:
+    """``3, 5-7``: the numbers in order, runs of them as ranges."""
+    runs: list[list[int]] = []
+    for number in sorted(numbers):
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
 def _windows(windows: Iterable[int]) -> str:
     """``window 7`` or ``windows 3, 5-7``: the windows, runs of them as ranges."""
     ordered = sorted(windows)
-    runs: list[list[int]] = []
-    for window in ordered:
-        if runs and window == runs[-1][-1] + 1:
-            runs[-1].append(window)
-        else:
-            runs.append([window])
-    said = ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
-    return f"window{'s' if len(ordered) > 1 else ''} {said}"
+    return f"window{'s' if len(ordered) > 1 else ''} {_ranges(ordered)}"
 
 
 def _sum_windows(iops_logs: Mapping[int, tuple[str, str]], lat_logs: Mapping[int, tuple[str, str]],

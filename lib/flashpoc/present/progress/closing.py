@@ -47,8 +47,15 @@ def steadiness_line(points) -> str:
         return "steady state: no verdict: no point kept the 3 intervals a verdict needs (a longer runtime gives them)"
     unsteady = judged[~judged["interval_steady"].astype(bool)]
     line = f"steady state: {len(judged) - len(unsteady)} of {len(judged)} points steady"
-    if len(judged) < len(table):
-        line += f" ({len(table) - len(judged)} too short for a verdict)"
+    if len(judged) < len(table):  # the others: a series too short for a verdict, or one a damaged log cost it
+        damaged = points["damaged"] if "damaged" in points else pd.Series([None] * len(points))
+        lost = int((table["interval_steady"].isna().to_numpy()
+                    & damaged.fillna("").astype(str).str.contains("interval_steady").to_numpy()).sum())
+        short = len(table) - len(judged) - lost
+        line += " (" + "; ".join(
+            ([f"{short} more too short for a verdict"] if short else [])
+            + ([f"{lost} more whose time series was damaged: points.csv's damaged column names what was lost"]
+               if lost else [])) + ")"
     if not unsteady.empty:
         line += "; not steady: " + "; ".join(
             f"{r['config'] + ', ' if r.get('config') else ''}{r['workload']} at "
