@@ -173,7 +173,8 @@ def test_a_run_that_ends_late_as_its_many_jobs_stop_keeps_every_window_before_th
     assert read_interval_logs(cut, window_ms=1000, runtime_ms=4273, jobs=3, planned_ms=4000) == (clean, [])
     _, damage = read_interval_logs(cut, window_ms=1000, runtime_ms=4273, jobs=3)
     # the jobs' logs that lack the same window are said once per kind of log, not once per job (324 jobs'
-    # logs were 324 sentences a point, repeated in the report); job 3's iops log stamped window 4 at 4,000 ms, kept by the cut
+    # logs were 324 sentences a point, repeated in the report); job 3's iops log stamped window 4 at
+    # 4,000 ms, kept by the cut
     lacks = ("has no line for window 4 of 1000 ms (a line lost, logged too late, or the log cut short?); "
              "the series leaves it out")
     assert damage == [("flashpoc_iops.{1-2}.log (2 logs)", lacks), ("flashpoc_lat.{1-3}.log (3 logs)", lacks)]
