@@ -149,6 +149,8 @@ def test_the_closing_steady_state_line_names_each_unsteady_point():
     assert progress.steadiness_line(damaged) == (
         "steady state: 2 of 3 points steady (1 more too short for a verdict; 1 more whose time series was damaged: "
         "points.csv's damaged column names what was lost); not steady: wd1 at 1 thread (scatter 15.5 %, drift +9.8 %)")
+    assert progress.steadiness_line(damaged.assign(interval_steady=None, damaged=lost)) == (
+        "steady state: no verdict: 5 whose time series was damaged: points.csv's damaged column names what was lost")
 
 
 def test_a_large_io_point_line_shows_mib_per_s_and_fits_100_columns():

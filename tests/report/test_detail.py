@@ -58,6 +58,18 @@ def test_steadiness_text_names_the_unsteady_points(points):
     assert summary.steadiness_text(short).startswith("No point ran the 3 intervals a steady-state verdict needs "
                                                      "(5 points with fewer")
     assert summary.steadiness_text(summary.steadiness_table(points)).startswith("(no interval time series")
+    # a point whose series a damaged log cost has no verdict, but was not short: the text says which it was
+    lost = "flashpoc_iops.{1-324}.log (324 logs) of local: has no line for window 1 (lost: intervals, interval_steady)"
+    damaged = summary.steadiness_table(judged.assign(intervals=[9, 9, 9, None, 2], damaged=[None] * 3 + [lost, None],
+                                                     interval_steady=[False, True, True, None, None]))
+    assert summary.steadiness_text(damaged).startswith(
+        "2 of 3 points were steady (interval IOPS scatter (stdev/mean) at most 10 % and drift of the fitted line over "
+        "the point at most 10 %). 1 had fewer than 3 intervals and no verdict; 1 lost its time series to a damaged "
+        "output (named under Appendix A) and has no verdict.\n")
+    only_lost = damaged.assign(interval_steady=None, series_damaged=True)
+    assert summary.steadiness_text(only_lost) == (
+        "No point has a steady-state verdict: 5 lost their time series to a damaged output (named under Appendix A) "
+        "and have no verdict.")
 
 
 def test_the_all_points_table_says_which_point_s_output_was_damaged(points):

@@ -36,26 +36,24 @@ def steadiness_line(points) -> str:
     """One line: how many of the sweep's ``points`` were steady, and each one that was not."""
     import pandas as pd
 
-    from flashpoc.present.summary import judged_points, steadiness_table
+    from flashpoc.present.summary import judged_points, steadiness_table, without_verdict
 
     table = steadiness_table(points)
     unit = engine_words(points["engine"].iloc[0] if "engine" in points and len(points) else None)["unit"]
     if "intervals" not in points:
         return "steady state: no verdict: the engine kept no time series of these points"
     judged = table[table["interval_steady"].notna()] if not table.empty else table
-    if judged.empty:
+    short, lost = without_verdict(table, judged)  # no verdict: a series too short, or one a damaged log cost
+    if judged.empty and not lost:
         return "steady state: no verdict: no point kept the 3 intervals a verdict needs (a longer runtime gives them)"
+    more = " more" if not judged.empty else ""
+    others = "; ".join(([f"{short}{more} too short for a verdict"] if short else []) + (
+        [f"{lost}{more} whose time series was damaged: points.csv's damaged column names what was lost"] if lost else []))
+    if judged.empty:
+        return f"steady state: no verdict: {others}"
     unsteady = judged[~judged["interval_steady"].astype(bool)]
     line = f"steady state: {len(judged) - len(unsteady)} of {len(judged)} points steady"
-    if len(judged) < len(table):  # the others: a series too short for a verdict, or one a damaged log cost it
-        damaged = points["damaged"] if "damaged" in points else pd.Series([None] * len(points))
-        lost = int((table["interval_steady"].isna().to_numpy()
-                    & damaged.fillna("").astype(str).str.contains("interval_steady").to_numpy()).sum())
-        short = len(table) - len(judged) - lost
-        line += " (" + "; ".join(
-            ([f"{short} more too short for a verdict"] if short else [])
-            + ([f"{lost} more whose time series was damaged: points.csv's damaged column names what was lost"]
-               if lost else [])) + ")"
+    line += f" ({others})" if others else ""
     if not unsteady.empty:
         line += "; not steady: " + "; ".join(
             f"{r['config'] + ', ' if r.get('config') else ''}{r['workload']} at "

@@ -10,4 +10,4 @@ from flashpoc.present.summary.frames import (AT_MAX_IF_PRESENT, DISTRIBUTION_COL
                      SEQUENTIAL_RW, SMALL_BLOCK_BYTES, STEADY_COLUMNS, _ended_by_fio, _rounded, _series, _where,
                      curve_points, detail_points, distribution_table, distribution_text, io_kind, judged_points, knees,
                      read_latency_shares, slo_bound, snia_rule_text, steadiness_table, steadiness_text, summary_table,
-                     unsteady_summary, verdict, workload_kinds)
+                     unsteady_summary, verdict, without_verdict, workload_kinds)

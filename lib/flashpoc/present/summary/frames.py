@@ -215,7 +215,26 @@ def steadiness_table(frame: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=columns)
     table = frame.reindex(columns=columns).copy()
     table["iops"] = table["iops"].round()
+    # the series a damaged output cost (its lost columns named in ``damaged``): no verdict, though not short
+    table["series_damaged"] = (frame["damaged"].fillna("").astype(str).str.contains("interval_steady")
+                               if "damaged" in frame else False)
     return table.reset_index(drop=True)
+
+
+def without_verdict(table: pd.DataFrame, judged: pd.DataFrame) -> tuple[int, int]:
+    """Of the points of ``table`` (:func:`steadiness_table`) not in ``judged``: how many had too
+    few intervals for a verdict, and how many lost their series to a damaged output."""
+    rest = table.drop(index=judged.index)
+    lost = int(rest["series_damaged"].astype(bool).sum()) if "series_damaged" in rest else 0
+    return len(rest) - lost, lost
+
+
+def _no_verdict_text(short: int, lost: int, needed: int, rule: str = "") -> str:
+    """`` 2 had fewer than 3 intervals and no verdict; 1 lost its time series to a damaged output.``"""
+    said = ([f"{short} had fewer than {needed} intervals and no {rule}verdict"] if short else []) + (
+        [f"{lost} lost {'its' if lost == 1 else 'their'} time series to a damaged output (named under "
+         f"Appendix A) and {'has' if lost == 1 else 'have'} no {rule}verdict"] if lost else [])
+    return "; ".join(said) + "." if said else ""
 
 
 def judged_points(table: pd.DataFrame, column: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -252,20 +271,23 @@ def steadiness_text(table: pd.DataFrame, detail: pd.DataFrame | None = None, own
     judged, unsteady = judged_points(table, "interval_steady")
     limits = (f"interval IOPS scatter (stdev/mean) at most {analysis.STEADY_MAX_CV_PCT:g} % and drift of the fitted "
               f"line over the point at most {analysis.STEADY_MAX_DRIFT_PCT:g} %")
-    if judged.empty:
+    if judged.empty and not without_verdict(table, judged)[1]:
         return (f"No point ran the 3 intervals a steady-state verdict needs ({len(table)} points with fewer; "
                 f"a longer runtime gives one).") + chosen
+    if judged.empty:  # some lost their series to a damaged output: not too short
+        return "No point has a steady-state verdict: " + _no_verdict_text(
+            *without_verdict(table, judged), MIN_VERDICT_INTERVALS) + chosen
     lines = [f"{len(judged) - len(unsteady)} of {len(judged)} points were steady ({limits})."]
     if len(judged) < len(table):
-        lines[0] += f" {len(table) - len(judged)} had fewer than 3 intervals and no verdict."
+        lines[0] += " " + _no_verdict_text(*without_verdict(table, judged), MIN_VERDICT_INTERVALS)
     snia, snia_unsteady = judged_points(table, "snia_steady")
     if snia.empty:
         lines.append(f"No point ran the {analysis.SNIA_ROUNDS} intervals the SNIA PTS rule needs for its verdict (a "
                      "longer runtime gives them).")
     else:
         lines.append(f"{len(snia) - len(snia_unsteady)} of {len(snia)} points were steady by the {snia_rule_text()}"
-                     + (f"; {len(table) - len(snia)} had fewer than {analysis.SNIA_ROUNDS} intervals and no SNIA "
-                        "verdict." if len(snia) < len(table) else "."))
+                     + ("; " + _no_verdict_text(*without_verdict(table, snia), analysis.SNIA_ROUNDS, "SNIA ")
+                        if len(snia) < len(table) else "."))
     ended = _ended_by_own(table, own)
     if not ended.empty:
         missed = ended[ended[own.attained].map(verdict) == False]  # noqa: E712
