@@ -354,9 +354,12 @@ def test_a_point_whose_fio_is_killed_keeps_its_files_and_a_rerun_measures_only_i
     from flashpoc.engines.fio.plan import render_job
 
     require_fio()
-    wrapper = tmp_path / "fio-killed-at-2-threads"  # runs the real fio; kills its 2-thread job 0.3 s in
+    # runs the real fio; kills its 2-thread job 0.3 s in, with the job processes it forked by then (stopped first:
+    # it forks none after): a job process left waiting for a dead fio to start it would hold the point's output open
+    wrapper = tmp_path / "fio-killed-at-2-threads"
     wrapper.write_text(f"#!/bin/sh\nif grep -qx numjobs=2 job.fio 2>/dev/null; then\n"
-                       f"  {shutil.which('fio')} \"$@\" & pid=$!; sleep 0.3; kill -FPE $pid; wait $pid\n"
+                       f"  {shutil.which('fio')} \"$@\" & pid=$!; sleep 0.3; kill -STOP $pid\n"
+                       f"  kill -FPE $pid $(pgrep -P $pid); kill -CONT $pid; wait $pid\n"
                        f"else exec {shutil.which('fio')} \"$@\"; fi\n")
     wrapper.chmod(0o755)
     values = quick_campaign(tmp_path)
