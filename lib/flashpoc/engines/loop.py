@@ -100,10 +100,15 @@ def keep_failed(wb: Workbench, error: FlashpocError, what: str) -> None:
     """Keep what a failed point's run left (``error.files``: its job, the engine's output and
     error text) in ``points/<error.kept_in>/<what>-<UTC time>/`` (atomically), and name the folder at the
     end of the error's message (the error is changed in place; its files are dropped from it)."""
-    name = f"{what}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}"
-    where = wb.store.save_point(error.kept_in, name, None, error.files)
+    where = wb.store.save_point(error.kept_in, kept_name(what), None, error.files)
     error.args = (f"{error} (the run's files: {where})", *error.args[1:])
     error.files = {}
+
+
+def kept_name(what: str) -> str:
+    """The folder name of files kept aside under ``points/<folder>/`` (a failed run's, a stored point no
+    longer taken): ``what`` and the UTC time, ``probe-<point>-20261128T142230``."""
+    return f"{what}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}"
 
 
 def _tell(bar: Any, done: list[Point], *, counted: bool = False) -> None:

@@ -139,7 +139,7 @@ def run_point(wb: Workbench, spec: PointSpec, pid: str, bar: Any = None) -> tupl
     try:
         per_host, metrics, raw = _host_results(cfg, runs, pid, threads, runtime_s)
     except ParseError as error:  # an output refused: kept with the error, not stored as a point
-        raise ParseError(str(error), files={n: t for run in runs for n, t in _run_files(run, logs=True).items()}
+        raise ParseError(str(error), files={n: t for run in runs for n, t in run.files(logs=True).items()}
                          | ({"clients.json": clients_output} if clients_output is not None else {})) from None
     outstanding = outstanding_ios(workload, threads) * len(cfg.hosts)
     row = rows_mod.base_row(cfg, phase=phase, point_id=pid, engine=cfg.engine, workload=workload,
@@ -246,7 +246,7 @@ def _host_results(cfg: Campaign, runs: list[FioRun], pid: str, jobs: int | None 
                                                 planned_ms=None if runtime_s is None else runtime_s * 1000)
             host_intervals.append(series)
             losses += [Loss(f"{name} of {run.host}", what, _VERDICT) for name, what in damage]
-        raw.update(_run_files(run))
+        raw.update(run.files())
     metrics = _aggregate_hosts(per_host)
     if len(per_host) > 1 and bins:  # exact: the hosts' bins merged, when no host lost some
         distribution = latency_distribution(bins)
@@ -262,15 +262,6 @@ def _host_results(cfg: Campaign, runs: list[FioRun], pid: str, jobs: int | None 
     for loss in losses:  # a window lost: no verdict over the windows that are left
         note_loss(metrics, loss)
     return per_host, metrics, raw
-
-
-def _run_files(run: FioRun, *, logs: bool = False) -> dict[str, str]:
-    """A host's run's files as its point keeps them: its job, fio's output and (when not empty) its
-    error text; with ``logs``, its interval logs too (a refused run's, kept whole)."""
-    files = {f"{run.host}.job.fio": run.job, f"{run.host}.json": run.output}
-    if run.stderr.strip():
-        files[f"{run.host}.stderr.txt"] = run.stderr
-    return files | ({f"{run.host}.{name}": text for name, text in run.logs.items()} if logs else {})
 
 
 #: the row columns of a point's interval series (:func:`flashpoc.analysis.rows.interval_verdict`), lost with a damaged log

@@ -49,6 +49,15 @@ class FioRun:
     wall_s: float
     logs: dict[str, str]
 
+    def files(self, *, logs: bool = False) -> dict[str, str]:
+        """The run's files as its point keeps them, each named after the host: its job, fio's output
+        and (when not empty) its error text; with ``logs``, its interval logs too (a failed or
+        refused run's, kept whole)."""
+        files = {f"{self.host}.job.fio": self.job, f"{self.host}.json": self.output}
+        if self.stderr.strip():
+            files[f"{self.host}.stderr.txt"] = self.stderr
+        return files | ({f"{self.host}.{name}": text for name, text in self.logs.items()} if logs else {})
+
 
 def point_command(fio: str, run_dir: str, *, readonly: bool, live: bool = False) -> str:
     """Return the shell command that runs one point; the job text comes on stdin.
@@ -139,19 +148,19 @@ def run_fio_job(host, job: str, run_dir: str, *, readonly: bool, timeout_s: floa
     result: CommandResult = host.run(command, purpose=purpose, timeout_s=timeout_s, stdin=job, check=False,
                                      on_line=on_line)
     wall = time.perf_counter() - start
-    kept = {f"{host.name}.job.fio": job, f"{host.name}.stderr.txt": result.stderr}  # a failed run's, kept
+    stderr = {f"{host.name}.stderr.txt": result.stderr}  # a failed run's, kept even when empty
     try:
         rc, cpu0, cpu1, output, logs = split_point_output(result.stdout)
     except ParseError:
         detail = result.stderr.strip()[-2000:] or "(no output)"
         raise RemoteError(f"{host.name}: {purpose}: fio did not run (exit {result.exited}):\n{detail}",
-                          files={**kept, f"{host.name}.stdout.txt": result.stdout}) from None
+                          files={f"{host.name}.job.fio": job, **stderr, f"{host.name}.stdout.txt": result.stdout}
+                          ) from None
+    run = FioRun(host.name, job, output, result.stderr, cpu0, cpu1, wall, logs)
     if rc != 0:
         detail = "\n".join(result.stderr.strip().splitlines()[-15:] + job_errors(output)) or "(no output)"
-        raise RemoteError(f"{host.name}: {purpose}: fio exited {rc}:\n{detail}",
-                          files={**kept, f"{host.name}.json": output,
-                                 **{f"{host.name}.{name}": text for name, text in logs.items()}})
-    return FioRun(host.name, job, output, result.stderr, cpu0, cpu1, wall, logs)
+        raise RemoteError(f"{host.name}: {purpose}: fio exited {rc}:\n{detail}", files=run.files(logs=True) | stderr)
+    return run
 
 
 def job_errors(output: str) -> list[str]:

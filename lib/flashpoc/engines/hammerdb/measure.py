@@ -30,7 +30,6 @@ reused but moved there and measured again (:func:`reusable`).
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -220,7 +219,7 @@ def reusable(wb, phase: str, key: str, row: dict[str, Any]) -> bool:
     if errors is not None and errors <= wb.cfg.settings.max_errors:
         return True
     stored = wb.store.point_dir(phase, key)
-    archive = wb.store.point_dir(REFUSED_PHASE, f"{phase}-{key}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}")
+    archive = wb.store.point_dir(REFUSED_PHASE, loop.kept_name(f"{phase}-{key}"))
     archive.parent.mkdir(parents=True, exist_ok=True)
     os.replace(stored, archive)
     return False

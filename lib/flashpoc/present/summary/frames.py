@@ -271,15 +271,15 @@ def steadiness_text(table: pd.DataFrame, detail: pd.DataFrame | None = None, own
     judged, unsteady = judged_points(table, "interval_steady")
     limits = (f"interval IOPS scatter (stdev/mean) at most {analysis.STEADY_MAX_CV_PCT:g} % and drift of the fitted "
               f"line over the point at most {analysis.STEADY_MAX_DRIFT_PCT:g} %")
-    if judged.empty and not without_verdict(table, judged)[1]:
+    short, lost = without_verdict(table, judged)
+    if judged.empty and not lost:
         return (f"No point ran the 3 intervals a steady-state verdict needs ({len(table)} points with fewer; "
                 f"a longer runtime gives one).") + chosen
     if judged.empty:  # some lost their series to a damaged output: not too short
-        return "No point has a steady-state verdict: " + _no_verdict_text(
-            *without_verdict(table, judged), MIN_VERDICT_INTERVALS) + chosen
+        return "No point has a steady-state verdict: " + _no_verdict_text(short, lost, MIN_VERDICT_INTERVALS) + chosen
     lines = [f"{len(judged) - len(unsteady)} of {len(judged)} points were steady ({limits})."]
     if len(judged) < len(table):
-        lines[0] += " " + _no_verdict_text(*without_verdict(table, judged), MIN_VERDICT_INTERVALS)
+        lines[0] += " " + _no_verdict_text(short, lost, MIN_VERDICT_INTERVALS)
     snia, snia_unsteady = judged_points(table, "snia_steady")
     if snia.empty:
         lines.append(f"No point ran the {analysis.SNIA_ROUNDS} intervals the SNIA PTS rule needs for its verdict (a "
