@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -323,6 +324,34 @@ def corrupt(data, text: str, number_chars: str = r"[\d,.]") -> str:
         junk = data.draw(st.lists(st.sampled_from(NOT_IN_A_NUMBER), min_size=1, max_size=32).map(
             lambda values: bytes(values).decode("latin-1")), label="junk")
     return text[:at] + junk + text[at + len(junk):]
+
+
+class Seconds:
+    """A progress bar that takes a live point's seconds (:meth:`flashpoc.present.progress.Progress.interval`),
+    which makes a fio point live (its status reports read while it runs)."""
+
+    def __init__(self):
+        self.seconds = []
+
+    def interval(self, values, **where):
+        self.seconds.append(values)
+
+
+@contextlib.contextmanager
+def ctrl_c_after(seconds: float, noted: list, note=lambda: None):
+    """Ctrl-C ``seconds`` into the block, as a terminal's: a KeyboardInterrupt in this (the main)
+    thread, whatever it waits on; ``note()`` is appended to ``noted`` at that moment (what was running)."""
+    def press(signum, frame):
+        noted.append(note())
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGALRM, press)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
 
 
 def holders(target) -> list[str]:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import quick_campaign, require_fio
+from conftest import Seconds, ctrl_c_after, quick_campaign, require_fio
 from flashpoc.engines.fio.measure import measure_point
 from flashpoc import phases
 from flashpoc.core.errors import AnalysisError, CheckFailed
@@ -383,3 +385,115 @@ def test_a_point_whose_fio_is_killed_keeps_its_files_and_a_rerun_measures_only_i
     assert rows[["threads", "reused"]].values.tolist() == [[1, True], [2, False]]
     assert rows["point_id"].iloc[0] == stored["point_id"] and rows["iops"].iloc[0] == stored["iops"]
     assert (points / "failed" / kept.name).is_dir()  # kept after the rerun
+
+
+@pytest.mark.parametrize("live", [False, True], ids=["fio-writes-its-output", "fio-status-reports-live"])
+def test_a_fio_killed_once_its_jobs_are_forked_ends_the_point_at_once_and_leaves_no_job(tmp_path, live):
+    """The real fio killed by a signal (SIGFPE) once it has forked its job processes, those left as they
+    are (waiting for it to start them, or in their I/O): the 60-s point ends at once with fio's exit
+    status, where before its orphaned jobs held the point's output (and a live point's pipe) open until
+    their runtime's end or the point's timeout; and none of fio's processes is left."""
+    import os
+    import shutil
+    import time
+
+    from flashpoc.core.errors import RemoteError
+    from flashpoc.core.records import PointSpec
+    from flashpoc.engines.fio.measure import run_point
+
+    require_fio()
+    wrapper = tmp_path / "fio-killed-alone"
+    wrapper.write_text(f"#!/bin/sh\n{shutil.which('fio')} \"$@\" & pid=$!\n"
+                       "while kill -0 $pid 2>/dev/null && ! pgrep -P $pid >/dev/null; do sleep 0.05; done\n"
+                       "kill -FPE $pid; wait $pid\n")
+    wrapper.chmod(0o755)
+    values = quick_campaign(tmp_path)
+    # before the mend, the point ended at this timeout ("did not finish within 20 s")
+    cfg = campaign_from_dict({**values, "hosts": [{**values["hosts"][0], "fio": str(wrapper), "command_timeout_s": 20}]})
+    with open(tmp_path / "scratch.dat", "wb") as scratch:
+        scratch.truncate(64 * 1024**2)  # laid out (the probe would have made it)
+    bar = Seconds() if live else None
+    with phases.open_campaign(cfg) as wb:
+        start = time.monotonic()
+        with pytest.raises(RemoteError) as raised:
+            run_point(wb, PointSpec("sweep", cfg.workload("randread-4k"), 4, 60), "killed", bar)
+        took = time.monotonic() - start
+    assert str(raised.value).startswith("local: sweep randread-4k 4 threads: fio exited 136:\n")
+    assert took < 15, f"the point took {took:.1f} s: fio's orphaned jobs held its output open"
+    assert _running_in(tmp_path / "work") == [], "fio's job processes left running"
+
+
+def _running_in(folder, *, within_s: float = 5) -> list[str]:
+    """The processes whose working directory is under ``folder`` (pid and command line) once none is,
+    or ``within_s`` has passed (a process killed with SIGKILL ends soon after, not at once)."""
+    import time
+
+    deadline = time.monotonic() + within_s
+    while (found := _processes_in(folder)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return found
+
+
+def _processes_in(folder) -> list[str]:
+    import os
+
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError):
+            if Path(os.readlink(f"/proc/{pid}/cwd")).is_relative_to(folder):
+                command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+                found.append(f"{pid}: {command}")
+    return found
+
+
+@pytest.mark.parametrize("live", [False, True], ids=["fio-writes-its-output", "fio-status-reports-live"])
+def test_a_point_past_its_timeout_ends_fio_and_its_job_processes(tmp_path, live):
+    """A real fio point of 60 s on a host whose commands may take 3 s: the point fails at its timeout,
+    and fio's job processes (each in a session of its own, beyond the command's process group) end
+    with fio, where a SIGKILL of the group left them doing their I/O to the end of the 60 s. Ctrl-C
+    ends a point the same way."""
+    import time
+
+    from flashpoc.core.errors import RemoteError
+    from flashpoc.core.records import PointSpec
+    from flashpoc.engines.fio.measure import run_point
+
+    require_fio()
+    values = quick_campaign(tmp_path)
+    cfg = campaign_from_dict({**values, "hosts": [{**values["hosts"][0], "command_timeout_s": 3}]})
+    with open(tmp_path / "scratch.dat", "wb") as scratch:
+        scratch.truncate(64 * 1024**2)
+    with phases.open_campaign(cfg) as wb:
+        start = time.monotonic()
+        with pytest.raises(RemoteError) as raised:
+            run_point(wb, PointSpec("sweep", cfg.workload("randread-4k"), 4, 60), "timed-out", Seconds() if live else None)
+        took = time.monotonic() - start
+    assert str(raised.value) == "local: sweep randread-4k 4 threads did not finish within 3 s"
+    assert took < 3 + 10, f"the point took {took:.1f} s"
+    assert _running_in(tmp_path / "work") == [], "fio's job processes left running"
+
+
+def test_ctrl_c_in_a_point_on_several_hosts_ends_every_host_s_fio_at_once(tmp_path):
+    """Ctrl-C 3 s into a 60-s point on three hosts (each host's fio in a thread of its own, which the
+    KeyboardInterrupt does not reach): the run stops within seconds and no fio is left on any host,
+    where before it waited for every host's fio to end its 60 s."""
+    import time
+
+    from flashpoc.core.records import PointSpec
+    from flashpoc.engines.fio.measure import run_point
+
+    require_fio()
+    hosts = [{"name": n, "address": "localhost", "workdir": str(tmp_path / "work" / n)} for n in "abc"]
+    cfg = campaign_from_dict(quick_campaign(tmp_path, hosts=hosts, fio={"runtime_s": 1, "ramp_s": 0,
+                                                                        "multi_host": "per-host"}))
+    with open(tmp_path / "scratch.dat", "wb") as scratch:
+        scratch.truncate(64 * 1024**2)
+    running = []
+    with phases.open_campaign(cfg) as wb, ctrl_c_after(3, running, lambda: bool(_processes_in(tmp_path / "work"))):
+        start = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            run_point(wb, PointSpec("sweep", cfg.workload("randread-4k"), 2, 60), "stopped")
+        took = time.monotonic() - start
+    assert running == [True]
+    assert took < 3 + 10, f"Ctrl-C took {took - 3:.1f} s to stop the point"
+    assert _running_in(tmp_path / "work") == [], "fio left running on a host"

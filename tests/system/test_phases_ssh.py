@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import holders, quick_campaign, require_fio
+from conftest import Seconds, ctrl_c_after, holders, quick_campaign, require_fio
 from flashpoc import phases
 from flashpoc.core.errors import RemoteError
 from flashpoc.params import campaign_from_dict
@@ -96,3 +96,29 @@ def test_a_host_that_stops_answering_mid_sweep_is_named_within_the_timeout_and_t
     rows = phases.run_sweep(cfg, plan, progress=False)
     assert sorted(rows["threads"]) == [1, 2, 3, 4]
     assert set(rows.loc[rows["reused"], "point_id"]) == done  # only the missing points were measured
+
+
+@pytest.mark.parametrize("live", [False, True], ids=["fio-writes-its-output", "fio-status-reports-live"])
+def test_ctrl_c_in_a_point_over_ssh_ends_fio_on_the_host(sshd, tmp_path, live):
+    """Ctrl-C 3 s into a 60-s point on a host over SSH: the controller stops, and so does fio on the host
+    (its job processes release the target within seconds), where before the command ran on without
+    the controller for the point's whole runtime (the channel closed, no terminal, no SIGHUP)."""
+    from flashpoc.core.records import PointSpec
+    from flashpoc.engines.fio.measure import run_point
+
+    require_fio()
+    values = quick_campaign(tmp_path, hosts=[sshd.host_params("remote", workdir=str(tmp_path / "work"))])
+    cfg = campaign_from_dict(values)
+    scratch = tmp_path / "scratch.dat"
+    with open(scratch, "wb") as laid_out:
+        laid_out.truncate(64 * 1024**2)
+
+    running = []  # fio on the host in its I/O at the Ctrl-C
+    with phases.open_campaign(cfg) as wb, ctrl_c_after(3, running, lambda: bool(holders(str(scratch)))):
+        start = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            run_point(wb, PointSpec("sweep", cfg.workload("randread-4k"), 4, 60), "stopped", Seconds() if live else None)
+        took = time.monotonic() - start
+    assert running == [True]
+    assert took < 3 + 15, f"Ctrl-C took {took - 3:.1f} s to stop the point (fabric waited for the command's end)"
+    wait_until_released(str(scratch), 15)

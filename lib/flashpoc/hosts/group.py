@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Generic, TypeVar
 
 from flashpoc.core.errors import FlashpocError, RemoteError
-from flashpoc.hosts.host import CommandResult
+from flashpoc.hosts.host import CommandResult, end_running_commands
 
 MAX_PARALLEL_HOSTS = 32
 """Hosts served at the same time by one group call (threads; each mostly waits on its host)."""
@@ -146,7 +146,11 @@ class Group:
         else:
             workers = min(len(self.hosts), self.max_workers)
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="flashpoc-group") as pool:
-                outcomes = list(pool.map(outcome, self.hosts))
+                try:
+                    outcomes = list(pool.map(outcome, self.hosts))
+                except KeyboardInterrupt:  # Ctrl-C reaches this thread only: the hosts' commands end here
+                    end_running_commands()
+                    raise
         result: GroupResult[T] = GroupResult(self.names, dict(zip(self.names, outcomes)), purpose)
         if self.strict if strict is None else strict:
             result.raise_failed()

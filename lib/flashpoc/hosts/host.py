@@ -9,11 +9,15 @@ connection reuse and timeouts) for anything else. Both offer ``run``, ``put_text
 from __future__ import annotations
 
 import base64
+import codecs
 import contextlib
 import io
+import itertools
 import logging
 import math
 import os
+import secrets
+import select
 import shlex
 import signal
 import subprocess
@@ -21,7 +25,7 @@ import sys
 import tarfile
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -143,6 +147,71 @@ class _LineWriter(io.TextIOBase):
         return "".join(self.parts)
 
 
+_CONTROLLER, _COMMANDS = f"{os.getpid()}-{secrets.token_hex(3)}", itertools.count(1)
+"""This controller, and a number for each command it runs (:meth:`SSHHost._end_running` finds one on its
+host by them)."""
+
+_RUNNING: dict[int, Callable[[], None]] = {}
+"""How to end each command running now, in any thread, by a number of its own (:func:`end_running_commands`)."""
+_RUNNING_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _running(end: Callable[[], None]) -> Iterator[None]:
+    """Registers how to end the command that runs in the block."""
+    key = next(_COMMANDS)
+    with _RUNNING_LOCK:
+        _RUNNING[key] = end
+    try:
+        yield
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.pop(key, None)
+
+
+def end_running_commands() -> None:
+    """End every command this controller runs now, on any host and in any thread, each as a Ctrl-C
+    of its own would (:func:`_end_group`, :meth:`SSHHost._end_running`), the hosts side by side.
+    For Ctrl-C while a group of hosts runs a point (:meth:`flashpoc.hosts.group.Group.map`): each
+    host's command runs in a thread that the KeyboardInterrupt does not reach."""
+    with _RUNNING_LOCK:
+        ends = list(_RUNNING.values())
+    threads = [threading.Thread(target=end, daemon=True) for end in ends]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def _end_group(proc: subprocess.Popen) -> None:
+    """End a local command (a timeout, Ctrl-C) with every process it started: its process group (its own
+    session) and, beyond it, their descendants in sessions of their own. fio's job processes are such:
+    a SIGKILL of the group alone ends fio and leaves them running their I/O to the end of the point's
+    runtime (or, not yet started, waiting for ever)."""
+    tree = _descendants(proc.pid)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    for pid in tree:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _descendants(root: int) -> list[int]:
+    """The pids of ``root``'s descendants, from /proc (each process's parent)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                with open(f"/proc/{entry}/stat", "rb") as stat:
+                    parent = int(stat.read().rsplit(b")", 1)[1].split()[1])
+                children.setdefault(parent, []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        found += (kids := children.get(todo.pop(), []))
+        todo += kids
+    return found
+
+
 class LocalHost(_Host):
     """Runs commands on this machine with ``/bin/sh -c`` (no SSH, minimal overhead)."""
 
@@ -162,14 +231,13 @@ class LocalHost(_Host):
         proc = subprocess.Popen(["/bin/sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
         try:
-            if on_line is None:
-                out, err = proc.communicate(stdin if stdin is not None else "", timeout=timeout_s)
-            else:
-                out, err = self._stream(proc, stdin, timeout_s, on_line)
+            with _running(lambda: _end_group(proc)):
+                if on_line is None:
+                    out, err = proc.communicate(stdin if stdin is not None else "", timeout=timeout_s)
+                else:
+                    out, err = self._stream(proc, stdin, timeout_s, on_line)
         except BaseException:
-            # the whole process group: fio and its job processes must not outlive the point
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
+            _end_group(proc)
             proc.wait()
             if isinstance(sys.exc_info()[1], subprocess.TimeoutExpired):
                 raise RemoteError(f"{self.name}: {purpose} did not finish within {timeout_s:g} s") from None
@@ -179,7 +247,9 @@ class LocalHost(_Host):
     @staticmethod
     def _stream(proc: subprocess.Popen, stdin: str | None, timeout_s: float,
                 on_line: Callable[[str], None]) -> tuple[str, str]:
-        """Feed stdin, call ``on_line`` per stdout line, collect stderr in a thread."""
+        """Feed stdin, call ``on_line`` per stdout line, collect stderr in a thread. At ``timeout_s``
+        it raises TimeoutExpired even when the command's output is still held open (by a process the
+        command left behind), where reading the stream to its end would wait for that process."""
         errors: list[str] = []
         reader = threading.Thread(target=lambda: errors.append(proc.stderr.read()), daemon=True)
         reader.start()
@@ -187,18 +257,24 @@ class LocalHost(_Host):
         proc.stdin.close()
         deadline = time.monotonic() + timeout_s
         writer = _LineWriter(on_line)
-        timer = threading.Timer(timeout_s, lambda: os.killpg(proc.pid, signal.SIGKILL))
-        timer.start()
-        try:
-            for line in proc.stdout:
-                writer.write(line)
-            proc.wait()
-        finally:
-            timer.cancel()
-        reader.join()
-        if time.monotonic() >= deadline:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        fd = proc.stdout.fileno()
+        while chunk := _read_by(fd, deadline, proc.args, timeout_s):
+            writer.write(decoder.decode(chunk))
+        writer.write(decoder.decode(b"", final=True))
+        proc.wait(max(deadline - time.monotonic(), 0.001))
+        reader.join(max(deadline - time.monotonic(), 0.001))
+        if reader.is_alive():
             raise subprocess.TimeoutExpired(proc.args, timeout_s)
         return writer.value(), "".join(errors)
+
+
+def _read_by(fd: int, deadline: float, args: object, timeout_s: float) -> bytes:
+    """The next bytes of ``fd`` (empty at its end), or TimeoutExpired at ``deadline``."""
+    while (left := deadline - time.monotonic()) > 0:
+        if select.select([fd], [], [], left)[0]:
+            return os.read(fd, 65536)
+    raise subprocess.TimeoutExpired(args, timeout_s)
 
 
 class SSHHost(_Host):
@@ -213,7 +289,9 @@ class SSHHost(_Host):
         import paramiko
 
         self.params = params
-        config = fabric.Config(overrides={"load_ssh_configs": False, "run": {"in_stream": False}})
+        self._running: str | None = None  # the tag of the command running now (_end_running)
+        config = fabric.Config(overrides={"load_ssh_configs": False, "run": {"in_stream": False},
+                                          "runners": {"remote": _ending_runner(self._end_running)}})
         connect_kwargs: dict[str, object] = {"allow_agent": True, "look_for_keys": params.key_file is None}
         if params.key_file:
             connect_kwargs["key_filename"] = str(Path(params.key_file).expanduser())
@@ -291,12 +369,15 @@ class SSHHost(_Host):
         watchdog = threading.Timer(timeout_s, give_up)
         watchdog.daemon = True
         watchdog.start()
+        # the command's name on the host, for ending it when the controller stops first (_end_running)
+        self._running = tag = f"flashpoc-{_CONTROLLER}-{next(_COMMANDS)}"
         try:
             self._open(purpose)
             command = self._with_input(command, stdin)
-            wrapped = f"timeout -k 10 {math.ceil(timeout_s)} sh -c {quote(command)}"
+            wrapped = f"timeout -k 10 {math.ceil(timeout_s)} sh -c {quote(f': {tag}; {command}')}"
             stream = {"out_stream": _LineWriter(on_line)} if on_line is not None else {}
-            result = self._conn.run(wrapped, hide=True, warn=True, in_stream=False, **stream)
+            with _running(self._end_running):
+                result = self._conn.run(wrapped, hide=True, warn=True, in_stream=False, **stream)
         except (RemoteError, OSError, EOFError, paramiko.SSHException) as error:
             self.close()
             self.silent = fired.is_set()
@@ -307,6 +388,7 @@ class SSHHost(_Host):
             raise RemoteError(f"{self.name}: connection lost during {purpose}: {error or type(error).__name__}") from None
         finally:
             watchdog.cancel()
+            self._running = None
         self.silent = fired.is_set()
         if fired.is_set():  # the channel closed under the command: no exit status came
             raise self._timed_out(purpose, timeout_s)
@@ -317,6 +399,21 @@ class SSHHost(_Host):
             raise RemoteError(f"{self.name}: connection lost during {purpose} (the command ended without an "
                               f"exit status)")
         return CommandResult(result.stdout, result.stderr, result.exited)
+
+    def _end_running(self) -> None:
+        """End the command running now, which the controller stops waiting for (Ctrl-C; also from
+        another thread, :func:`end_running_commands`): fabric would wait for its output to end, and closing its channel would leave it
+        running on the host (no terminal, no SIGHUP), a fio point to the end of its runtime. SIGTERM
+        to the command's ``timeout``, which passes it on to the command's process group (fio ends its
+        job processes itself), over a channel of its own. Best effort, within the connect timeout: a
+        host that does not answer, or has no pkill, is left to the command's own ``timeout``."""
+        tag, self._running = self._running, None
+        if tag is None:
+            return
+        pattern = f"[{tag[0]}]{tag[1:]}"  # never matches the pkill's own command line
+        with contextlib.suppress(Exception):
+            self._conn.run(f"pkill -TERM -f {quote(pattern)}", hide=True, warn=True, in_stream=False,
+                           timeout=self.params.connect_timeout_s)
 
     def _with_input(self, command: str, stdin: str | None) -> str:
         """``command`` fed ``stdin``: invoke copies a stream one byte per 10 ms, so small input goes
@@ -336,6 +433,19 @@ class SSHHost(_Host):
     def close(self) -> None:
         """Close the SSH connection."""
         self._conn.close()
+
+def _ending_runner(end: Callable[[], None]) -> type:
+    """fabric's runner of a remote command whose Ctrl-C calls ``end`` (:meth:`SSHHost._end_running`)
+    before fabric waits for the command's output to end, then raises it as fabric does."""
+    from fabric.runners import Remote
+
+    class EndingRemote(Remote):
+        def send_interrupt(self, interrupt: KeyboardInterrupt) -> None:
+            end()
+            raise interrupt
+
+    return EndingRemote
+
 
 EXIT_MARK = "@@flashpoc rc "
 """Start of the line a wrapped command prints with its exit status (``echo "@@flashpoc rc $?"``)."""

@@ -78,12 +78,25 @@ def point_command(fio: str, run_dir: str, *, readonly: bool, live: bool = False)
              f"cat > job.fio && c0=$(head -n1 /proc/stat) && ")
     logs = f"{LOG_NAME}_iops.*.log {LOG_NAME}_lat.*.log"
     if not live:
-        return setup + f"{quote(fio)} job.fio --output-format=json+ --output=out.json{readonly_flag} 1>&2; " + _report(logs)
+        return (setup + f"{quote(fio)} job.fio --output-format=json+ --output=out.json{readonly_flag} 1>&2; "
+                + LEFTOVERS + _report(logs))
     return (setup + f"mkfifo {STATUS_PIPE} && {{ awk {quote(STATUS_AWK)} < {STATUS_PIPE} & reader=$!; }} && "
             f"{quote(fio)} job.fio --output-format=json+ --output={STATUS_PIPE} --status-interval=1{readonly_flag} 1>&2; "
             # a fio that never opened the pipe leaves its reader waiting for a writer: one comes and goes
-            f"rc=$?; [ -p {STATUS_PIPE} ] && true <>{STATUS_PIPE}; wait $reader; rm -f {STATUS_PIPE}; (exit $rc); "
+            + LEFTOVERS + f"[ -p {STATUS_PIPE} ] && true <>{STATUS_PIPE}; wait $reader; rm -f {STATUS_PIPE}; "
             + _report(logs))
+
+
+#: Right after fio: its exit status in ``rc`` and, when a signal killed fio (status above 128), every
+#: process left in the point's directory killed but the command's own shell and the live point's
+#: reader. Those are fio's job processes, each in a session of its own (fio's setsid: neither the
+#: command's process group nor a terminal's Ctrl-C reaches them): one fio had not yet started waits
+#: for it forever, one in its I/O runs on to the end of its runtime, each holding the point's output
+#: (and a live point's pipe) open, so that the point would end only at its timeout. Shell builtins
+#: only (``test -ef`` on each process's working directory): nothing to install on a host.
+LEFTOVERS = ('rc=$?; if [ $rc -gt 128 ]; then for p in /proc/[0-9]*; do [ "$p/cwd" -ef . ] && '
+             '[ "${p#/proc/}" != "$$" ] && [ "${p#/proc/}" != "${reader:-}" ] && kill -KILL "${p#/proc/}" 2>/dev/null; '
+             'done; fi; ')
 
 
 #: the pipe a live point's fio writes its output to (:func:`point_command`)
@@ -91,10 +104,11 @@ STATUS_PIPE = "status.pipe"
 
 
 def _report(logs: str) -> str:
-    """The end of a point command, right after fio: its exit status, the CPU counters before and
-    after, out.json (also after a failure: fio puts a job's errors there) and the ``logs`` files."""
+    """The end of a point command, after fio and :data:`LEFTOVERS`: fio's exit status (``rc``), the CPU
+    counters before and after, out.json (also after a failure: fio puts a job's errors there) and the
+    ``logs`` files."""
     return (
-        f"rc=$?; c1=$(head -n1 /proc/stat); "
+        f"c1=$(head -n1 /proc/stat); "
         f"echo \"{MARK} rc $rc\"; echo \"{MARK} cpu0 $c0\"; echo \"{MARK} cpu1 $c1\"; "
         f"echo \"{MARK} out\"; if [ $rc -ne 0 ]; then cat out.json 2>/dev/null; exit $rc; fi; cat out.json; "
         f"for f in {logs}; do [ -f \"$f\" ] && echo && echo \"{MARK} log $f\" && cat \"$f\"; done; exit 0"
@@ -248,7 +262,7 @@ def client_command(fio: str, run_dir: str, clients: list[tuple[str, str]], port:
     pairs = " ".join(f"--client={quote(f'{address},{port}')} {quote(job)}" for address, job in clients)
     return (
         f"cd {quote(run_dir)} && rm -f {LOG_NAME}_*.log* out.json && c0=$(head -n1 /proc/stat) && "
-        f"{quote(fio)} {pairs} --output-format=json+ --output=out.json 1>&2; "
+        f"{quote(fio)} {pairs} --output-format=json+ --output=out.json 1>&2; rc=$?; "
         + _report(f"{LOG_NAME}_iops.*.log.* {LOG_NAME}_lat.*.log.*")
     )
 
