@@ -72,6 +72,19 @@ def test_steadiness_text_names_the_unsteady_points(points):
         "and have no verdict.")
 
 
+def test_a_max_point_whose_series_a_damaged_log_cost_is_not_called_short_in_the_caveats(points):
+    """The summary's caveat of a curve whose max-IOPS point lost its series to a damaged log (a demo's
+    seqread-128k at 324 threads, 4-s points) names the damage, not "0 intervals, 3 needed"."""
+    lost = "flashpoc_iops.{1-324}.log (324 logs) of local: has no line for window 1 (lost: intervals, interval_steady)"
+    top = points["iops"].idxmax()
+    group = points.assign(intervals=9, interval_steady=True, damaged=None).astype({"interval_steady": object})
+    group.loc[top, ["intervals", "interval_steady", "damaged"]] = [0, None, lost]
+    assert summary._point_caveats(group, group.loc[top])[0] == (
+        "max point: no steady-state verdict (its time series lost to a damaged output, named under Appendix A)")
+    short = group.assign(damaged=None)
+    assert summary._point_caveats(short, short.loc[top])[0] == "max point: no steady-state verdict (0 intervals, 3 needed)"
+
+
 def test_the_all_points_table_says_which_point_s_output_was_damaged(points):
     """A stored point whose engine output was damaged (its ``damaged`` column): the report's table
     of every point says so in its Checks and names the file and what it cost in a note."""

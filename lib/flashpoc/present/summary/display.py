@@ -12,7 +12,7 @@ from flashpoc.core.registry import engine_names, get_engine
 from flashpoc.core.damage import DAMAGED
 from flashpoc.params import parse_size
 from flashpoc.analysis import bounds
-from flashpoc.present.summary.frames import (KIND_THROUGHPUT, MIN_VERDICT_INTERVALS, _ended_by_fio, _series, slo_bound, snia_rule_text,
+from flashpoc.present.summary.frames import (KIND_THROUGHPUT, MIN_VERDICT_INTERVALS, _ended_by_fio, _series, series_damaged, slo_bound, snia_rule_text,
                      verdict, workload_kinds)
 
 
@@ -64,6 +64,9 @@ def _point_caveats(group: pd.DataFrame, best: pd.Series) -> list[str]:
     if steady is not None and not pd.isna(steady) and not bool(steady):
         notes.append(f"max point not steady (scatter {best['interval_iops_cv_pct']:.0f} %, drift "
                      f"{best['interval_iops_drift_pct']:+.0f} %)")
+    elif "intervals" in group and (steady is None or pd.isna(steady)) and series_damaged(best.get("damaged")):
+        notes.append("max point: no steady-state verdict (its time series lost to a damaged output, named under "
+                     "Appendix A)")
     elif "intervals" in group and (steady is None or pd.isna(steady)):
         count = _int_or_none(best.get("intervals")) or 0
         notes.append(f"max point: no steady-state verdict ({count} interval{'s' if count != 1 else ''}, "

@@ -216,9 +216,14 @@ def steadiness_table(frame: pd.DataFrame) -> pd.DataFrame:
     table = frame.reindex(columns=columns).copy()
     table["iops"] = table["iops"].round()
     # the series a damaged output cost (its lost columns named in ``damaged``): no verdict, though not short
-    table["series_damaged"] = (frame["damaged"].fillna("").astype(str).str.contains("interval_steady")
-                               if "damaged" in frame else False)
+    table["series_damaged"] = frame["damaged"].map(series_damaged) if "damaged" in frame else False
     return table.reset_index(drop=True)
+
+
+def series_damaged(damaged: object) -> bool:
+    """True when a point's ``damaged`` (:mod:`flashpoc.core.damage`) says a damaged output cost its time
+    series' verdict: no verdict, though the point was not too short for one."""
+    return isinstance(damaged, str) and "interval_steady" in damaged
 
 
 def without_verdict(table: pd.DataFrame, judged: pd.DataFrame) -> tuple[int, int]:
