@@ -49,6 +49,7 @@ import pandas as pd
 
 from flashpoc import __version__
 from flashpoc.core.errors import FlashpocError
+from flashpoc.core.processes import parent_pid
 
 FORMAT_VERSION = 1
 LOCK_FILE = ".lock"
@@ -120,13 +121,9 @@ def _write_error(path: Path, error: OSError) -> StoreError:
 def _ancestors() -> set[int]:
     """Pids of this process's parent, its parent's parent, ... (from /proc)."""
     found, pid = set(), os.getppid()
-    while pid > 1 and pid not in found:
+    while pid is not None and pid > 1 and pid not in found:
         found.add(pid)
-        try:
-            with open(f"/proc/{pid}/stat") as stat:
-                pid = int(stat.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            break
+        pid = parent_pid(pid)
     return found
 
 

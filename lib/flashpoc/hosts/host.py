@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flashpoc.core.errors import FlashpocError, RemoteError
+from flashpoc.core.processes import parent_pid
 from flashpoc.params import HostParams
 from flashpoc.core.store import write_atomic
 
@@ -198,13 +199,9 @@ def _end_group(proc: subprocess.Popen) -> None:
 
 def _descendants(root: int) -> list[int]:
     """The pids of ``root``'s descendants, from /proc (each process's parent)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError, ValueError, IndexError):
-                with open(f"/proc/{entry}/stat", "rb") as stat:
-                    parent = int(stat.read().rsplit(b")", 1)[1].split()[1])
-                children.setdefault(parent, []).append(int(entry))
+    children: dict[int | None, list[int]] = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        children.setdefault(parent_pid(entry), []).append(int(entry))
     found, todo = [], [root]
     while todo:
         found += (kids := children.get(todo.pop(), []))
@@ -402,8 +399,9 @@ class SSHHost(_Host):
 
     def _end_running(self) -> None:
         """End the command running now, which the controller stops waiting for (Ctrl-C; also from
-        another thread, :func:`end_running_commands`): fabric would wait for its output to end, and closing its channel would leave it
-        running on the host (no terminal, no SIGHUP), a fio point to the end of its runtime. SIGTERM
+        another thread, :func:`end_running_commands`): fabric would wait for its output to end, and
+        closing its channel would leave it running on the host (no terminal, no SIGHUP), a fio point
+        to the end of its runtime. SIGTERM
         to the command's ``timeout``, which passes it on to the command's process group (fio ends its
         job processes itself), over a channel of its own. Best effort, within the connect timeout: a
         host that does not answer, or has no pkill, is left to the command's own ``timeout``."""
@@ -433,6 +431,7 @@ class SSHHost(_Host):
     def close(self) -> None:
         """Close the SSH connection."""
         self._conn.close()
+
 
 def _ending_runner(end: Callable[[], None]) -> type:
     """fabric's runner of a remote command whose Ctrl-C calls ``end`` (:meth:`SSHHost._end_running`)

@@ -64,13 +64,11 @@ def _point_caveats(group: pd.DataFrame, best: pd.Series) -> list[str]:
     if steady is not None and not pd.isna(steady) and not bool(steady):
         notes.append(f"max point not steady (scatter {best['interval_iops_cv_pct']:.0f} %, drift "
                      f"{best['interval_iops_drift_pct']:+.0f} %)")
-    elif "intervals" in group and (steady is None or pd.isna(steady)) and series_damaged(best.get("damaged")):
-        notes.append("max point: no steady-state verdict (its time series lost to a damaged output, named under "
-                     "Appendix A)")
     elif "intervals" in group and (steady is None or pd.isna(steady)):
         count = _int_or_none(best.get("intervals")) or 0
-        notes.append(f"max point: no steady-state verdict ({count} interval{'s' if count != 1 else ''}, "
-                     f"{MIN_VERDICT_INTERVALS} needed)")
+        why = ("its time series lost to a damaged output, named under Appendix A" if series_damaged(best.get("damaged"))
+               else f"{count} interval{'s' if count != 1 else ''}, {MIN_VERDICT_INTERVALS} needed")
+        notes.append(f"max point: no steady-state verdict ({why})")
     if verdict(best.get("snia_steady")) is False:
         notes.append(f"max point not steady by SNIA (data excursion {best['snia_data_excursion_pct']:.0f} %, slope "
                      f"excursion {best['snia_slope_excursion_pct']:.0f} %)")
