@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -370,4 +371,25 @@ def holders(target) -> list[str]:
                     break
             except OSError:
                 continue
+    return found
+
+
+def running_in(folder, *, within_s: float = 5) -> list[str]:
+    """The processes whose working directory is under ``folder`` (pid and command line) once none is,
+    or ``within_s`` has passed (a process killed with SIGKILL ends soon after, not at once)."""
+    deadline = time.monotonic() + within_s
+    while (found := processes_in(folder)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return found
+
+
+def processes_in(folder) -> list[str]:
+    """The processes whose working directory is under ``folder``: a point's fio and its job processes
+    (each in a session of its own) run in the point's folder under the host's workdir."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError):
+            if Path(os.readlink(f"/proc/{pid}/cwd")).is_relative_to(folder):
+                command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+                found.append(f"{pid}: {command}")
     return found

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 from pathlib import Path
@@ -11,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import Seconds, ctrl_c_after, quick_campaign, require_fio
+from conftest import Seconds, ctrl_c_after, processes_in, quick_campaign, require_fio, running_in
 from flashpoc.engines.fio.measure import measure_point
 from flashpoc import phases
 from flashpoc.core.errors import AnalysisError, CheckFailed
@@ -420,30 +419,7 @@ def test_a_fio_killed_once_its_jobs_are_forked_ends_the_point_at_once_and_leaves
         took = time.monotonic() - start
     assert str(raised.value).startswith("local: sweep randread-4k 4 threads: fio exited 136:\n")
     assert took < 15, f"the point took {took:.1f} s: fio's orphaned jobs held its output open"
-    assert _running_in(tmp_path / "work") == [], "fio's job processes left running"
-
-
-def _running_in(folder, *, within_s: float = 5) -> list[str]:
-    """The processes whose working directory is under ``folder`` (pid and command line) once none is,
-    or ``within_s`` has passed (a process killed with SIGKILL ends soon after, not at once)."""
-    import time
-
-    deadline = time.monotonic() + within_s
-    while (found := _processes_in(folder)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return found
-
-
-def _processes_in(folder) -> list[str]:
-    import os
-
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        with contextlib.suppress(OSError):
-            if Path(os.readlink(f"/proc/{pid}/cwd")).is_relative_to(folder):
-                command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-                found.append(f"{pid}: {command}")
-    return found
+    assert running_in(tmp_path / "work") == [], "fio's job processes left running"
 
 
 @pytest.mark.parametrize("live", [False, True], ids=["fio-writes-its-output", "fio-status-reports-live"])
@@ -470,7 +446,7 @@ def test_a_point_past_its_timeout_ends_fio_and_its_job_processes(tmp_path, live)
         took = time.monotonic() - start
     assert str(raised.value) == "local: sweep randread-4k 4 threads did not finish within 3 s"
     assert took < 3 + 10, f"the point took {took:.1f} s"
-    assert _running_in(tmp_path / "work") == [], "fio's job processes left running"
+    assert running_in(tmp_path / "work") == [], "fio's job processes left running"
 
 
 def test_ctrl_c_in_a_point_on_several_hosts_ends_every_host_s_fio_at_once(tmp_path):
@@ -489,11 +465,11 @@ def test_ctrl_c_in_a_point_on_several_hosts_ends_every_host_s_fio_at_once(tmp_pa
     with open(tmp_path / "scratch.dat", "wb") as scratch:
         scratch.truncate(64 * 1024**2)
     running = []
-    with phases.open_campaign(cfg) as wb, ctrl_c_after(3, running, lambda: bool(_processes_in(tmp_path / "work"))):
+    with phases.open_campaign(cfg) as wb, ctrl_c_after(3, running, lambda: bool(processes_in(tmp_path / "work"))):
         start = time.monotonic()
         with pytest.raises(KeyboardInterrupt):
             run_point(wb, PointSpec("sweep", cfg.workload("randread-4k"), 2, 60), "stopped")
         took = time.monotonic() - start
     assert running == [True]
     assert took < 3 + 10, f"Ctrl-C took {took - 3:.1f} s to stop the point"
-    assert _running_in(tmp_path / "work") == [], "fio left running on a host"
+    assert running_in(tmp_path / "work") == [], "fio left running on a host"

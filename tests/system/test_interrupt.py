@@ -1,14 +1,15 @@
 """Ctrl-C on a real ``flashpoc run`` (real fio, papermill and the notebooks' kernels) at several moments:
 before the first notebook, while a kernel starts, while a probe point runs, while the report is written.
 A terminal's Ctrl-C is SIGINT to the whole foreground process group (flashpoc and its kernels), sent so
-here. Each time: exit 130, the one line saying what was kept, no traceback, no process of the run left,
-and the campaign free for the next run."""
+here. Each time: exit 130, the one line saying what was kept, no traceback, no process of the run left
+(fio's job processes included, in sessions of their own), and the campaign free for the next run."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import random
 import re
 import signal
 import subprocess
@@ -18,14 +19,15 @@ import time
 import pytest
 import yaml
 
-from conftest import quick_campaign, require_fio
+from conftest import quick_campaign, require_fio, running_in
 
 INTERRUPTED = "flashpoc: error: interrupted; completed points are stored and reused on the next run"
 
 #: (a pattern of the line of flashpoc's output after which Ctrl-C is pressed, seconds later): before any
-#: notebook, while the check's kernel starts, while the probe's second point runs, while the report is written
-MOMENTS = [(r"flashpoc run ", 0.0), (r"\[check\] running", 0.5), (r"\[probe\] +1/", 0.2),
-           (r"\[report\] running", 3.0)]
+#: notebook, while the check's kernel starts, during the probe's second point (1 s) at a moment drawn
+#: for each run (fio starting, forking its jobs, measuring, ending), while the report is written
+MOMENTS = [(r"flashpoc run ", 0.0), (r"\[check\] running", 0.5),
+           (r"\[probe\] +1/", round(random.Random(time.time_ns()).uniform(0.0, 1.2), 2)), (r"\[report\] running", 3.0)]
 
 
 def _interrupted_run(params, root, marker: str, delay: float) -> tuple[int, str, str]:
@@ -67,6 +69,8 @@ def test_ctrl_c_at_any_moment_ends_the_run_in_one_line(tmp_path):
         code, out, err = _interrupted_run(params, tmp_path, marker, delay)
         assert "Traceback" not in out + err, (marker, err[-3000:])
         assert (code, err.strip().splitlines()[-1]) == (130, INTERRUPTED), (marker, code, err[-2000:])
+        # fio's job processes (sessions of their own, beyond the run's process group) ended with it
+        assert running_in(tmp_path / "work") == [], (marker, delay)
     # the probe interrupted while it wrote the scratch file still recorded what it left there (the next
     # safety gate knows the campaign's own data; the report, interrupted last, writes no target)
     left = json.loads((tmp_path / "results" / "quick" / "written.json").read_text())["hosts"]["local"]
