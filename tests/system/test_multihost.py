@@ -334,7 +334,7 @@ def test_hosts_on_a_saturated_array_are_not_named_as_the_limit(hosts, tmp_path, 
     limit = probe["host_limit"]
     assert [s["iops"] for s in limit["scaling"]] == pytest.approx([600, 600, 600], rel=THROTTLE_SLACK), (
         probe["saturation"]["reason"], [(p["threads"], p["iops"]) for p in probe["points"]])
-    assert limit["verdict"] == "array" and limit["suggestion"] is None
+    assert limit["verdict"] == "array" and limit["suggestion"] is None, (limit["signs"], limit["scaling"])
     assert any(sign.startswith("adding hosts adds no IOPS: 1 to 3 hosts") and sign.endswith("the array is the limit")
                for sign in limit["signs"])
 

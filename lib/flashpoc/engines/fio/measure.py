@@ -157,13 +157,41 @@ def run_point(wb: Workbench, spec: PointSpec, pid: str, bar: Any = None) -> tupl
     rows_mod.add_littles_law(row)
     if len(per_host) > 1:
         row["per_host"] = {h: {k: s.get(k) for k in ("iops", "lat_mean_ms", "host_cpu_busy_pct")}
-                           for h, s in per_host.items()}
+                           | {k: s[k] for k in _WINDOW if k in s} for h, s in per_host.items()}
     if clients_output is not None and len(cfg.hosts) > 1:
         _logged_intervals(bar, cfg, spec, raw)
     if clients_output is not None:
         raw["clients.json"] = clients_output
         row["all_clients_iops"] = summarize_fio_point(parse_fio_output(clients_output, source="clients.json"))["iops"]
     return row, raw
+
+
+#: a host's fio run in a ``per-host`` point of several hosts (:func:`_hosts_apart`)
+_WINDOW = ("fio_started_s", "fio_ended_s")
+
+
+def _hosts_apart(runs: list[FioRun], per_host: dict[str, dict[str, Any]], ramp_s: float) -> dict[str, Any]:
+    """How far apart the hosts of a ``per-host`` point may have measured, each host's fio started by a
+    command of its own: each host's summary gets ``fio_started_s`` and ``fio_ended_s`` (its clock just
+    before fio started and just after it ended, seconds since the epoch: :attr:`.run.FioRun.window_ns`),
+    and the row ``hosts_apart_s``, the most by which the hosts' measured windows together can outlast the
+    shortest of them (each host measured its ``runtime_ms`` after its ramp, so from at least its start
+    plus ``ramp_s`` to at most its end), and ``hosts_apart_pct``, that over the shortest window, in
+    percent: the most by which the hosts' summed IOPS can exceed a limit they share (an array's), each
+    host counting alone the time it ran without the others. An upper bound: it holds fio's own start
+    and stop on each host (tens of ms). Nothing for one host, in client/server mode (fio's client
+    starts the hosts together) or where a host gave no clock or runtime."""
+    windows = {run.host: run.window_ns for run in runs}
+    runtimes = [per_host[host].get("runtime_ms") for host in windows]
+    if len(windows) < 2 or None in windows.values() or None in runtimes or min(runtimes) <= 0:
+        return {}
+    for host, (started, ended) in windows.items():
+        per_host[host].update(fio_started_s=round(started / 1e9, 3), fio_ended_s=round(ended / 1e9, 3))
+    earliest_s = min(started for started, _ in windows.values()) / 1e9 + ramp_s
+    latest_s = max(ended for _, ended in windows.values()) / 1e9
+    shortest_s = min(runtimes) / 1000.0
+    apart_s = max(latest_s - earliest_s - shortest_s, 0.0)
+    return {"hosts_apart_s": round(apart_s, 3), "hosts_apart_pct": round(100.0 * apart_s / shortest_s, 1)}
 
 
 def _live_feeds(bar: Any, cfg: Campaign) -> dict[str, StatusFeed] | None:
@@ -248,6 +276,7 @@ def _host_results(cfg: Campaign, runs: list[FioRun], pid: str, jobs: int | None 
             losses += [Loss(f"{name} of {run.host}", what, _VERDICT) for name, what in damage]
         raw.update(run.files())
     metrics = _aggregate_hosts(per_host)
+    metrics.update(_hosts_apart(runs, per_host, cfg.settings.ramp_s))
     if len(per_host) > 1 and bins:  # exact: the hosts' bins merged, when no host lost some
         distribution = latency_distribution(bins)
         metrics.update(distribution if whole else dict.fromkeys(distribution), percentiles_exact=whole)

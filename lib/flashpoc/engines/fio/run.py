@@ -38,6 +38,8 @@ class FioRun:
         wall_s: wall-clock seconds of the whole command, as seen by the controller.
         logs: fio's interval logs, file name (``flashpoc_iops.3.log``) -> text; empty when
             the job writes none.
+        window_ns: the host's clock (``date +%s%N``, nanoseconds since the epoch) just before fio
+            started and just after it ended; None where the host printed no such figure.
     """
 
     host: str
@@ -48,6 +50,7 @@ class FioRun:
     cpu_after: str
     wall_s: float
     logs: dict[str, str]
+    window_ns: tuple[int, int] | None = None
 
     def files(self, *, logs: bool = False) -> dict[str, str]:
         """The run's files as its point keeps them, each named after the host: its job, fio's output
@@ -75,7 +78,7 @@ def point_command(fio: str, run_dir: str, *, readonly: bool, live: bool = False)
     """
     readonly_flag = " --readonly" if readonly else ""
     setup = (f"mkdir -p {quote(run_dir)} && cd {quote(run_dir)} && rm -f {LOG_NAME}_*.log out.json {STATUS_PIPE} && "
-             f"cat > job.fio && c0=$(head -n1 /proc/stat) && ")
+             f"cat > job.fio && c0=$(head -n1 /proc/stat) && t0=$(date +%s%N) && ")
     logs = f"{LOG_NAME}_iops.*.log {LOG_NAME}_lat.*.log"
     if not live:
         return (setup + f"{quote(fio)} job.fio --output-format=json+ --output=out.json{readonly_flag} 1>&2; "
@@ -105,18 +108,21 @@ STATUS_PIPE = "status.pipe"
 
 def _report(logs: str) -> str:
     """The end of a point command, after fio and :data:`LEFTOVERS`: fio's exit status (``rc``), the CPU
-    counters before and after, out.json (also after a failure: fio puts a job's errors there) and the
-    ``logs`` files."""
+    counters before and after, the host's clock before fio started and after it ended (``t0``, ``t1``),
+    out.json (also after a failure: fio puts a job's errors there) and the ``logs`` files."""
     return (
-        f"c1=$(head -n1 /proc/stat); "
+        f"t1=$(date +%s%N); c1=$(head -n1 /proc/stat); "
         f"echo \"{MARK} rc $rc\"; echo \"{MARK} cpu0 $c0\"; echo \"{MARK} cpu1 $c1\"; "
+        f"echo \"{MARK} clock ${{t0:-}} $t1\"; "
         f"echo \"{MARK} out\"; if [ $rc -ne 0 ]; then cat out.json 2>/dev/null; exit $rc; fi; cat out.json; "
         f"for f in {logs}; do [ -f \"$f\" ] && echo && echo \"{MARK} log $f\" && cat \"$f\"; done; exit 0"
     )
 
 
-def split_point_output(stdout: str) -> tuple[int, str, str, str, dict[str, str]]:
-    """Split a point command's stdout into (exit code, cpu before, cpu after, fio JSON, logs).
+def split_point_output(stdout: str) -> tuple[int, str, str, str, dict[str, str], tuple[int, int] | None]:
+    """Split a point command's stdout into (exit code, cpu before, cpu after, fio JSON, logs, the
+    host's clock before and after fio in nanoseconds: None unless both are whole numbers, the
+    first not after the second).
 
     Raises:
         ParseError: when the markers are missing (the command did not run to its end).
@@ -135,9 +141,18 @@ def split_point_output(stdout: str) -> tuple[int, str, str, str, dict[str, str]]
         name, _, text = section.partition("\n")
         logs[name.strip()] = text
     try:
-        return int(marks["rc"]), marks["cpu0"], marks["cpu1"], output, logs
+        return int(marks["rc"]), marks["cpu0"], marks["cpu1"], output, logs, _window(marks.get("clock", ""))
     except (KeyError, ValueError):
         raise ParseError("the fio point command printed incomplete markers") from None
+
+
+def _window(clock: str) -> tuple[int, int] | None:
+    """``t0 t1`` of a point command's clock marker as nanoseconds, or None (a ``date`` without ``%N``
+    prints a letter; a clock stepped back mid-point gives no window)."""
+    values = clock.split()
+    if len(values) != 2 or not all(v.isascii() and v.isdigit() for v in values) or int(values[0]) > int(values[1]):
+        return None
+    return int(values[0]), int(values[1])
 
 
 def run_fio_job(host, job: str, run_dir: str, *, readonly: bool, timeout_s: float, purpose: str,
@@ -164,13 +179,13 @@ def run_fio_job(host, job: str, run_dir: str, *, readonly: bool, timeout_s: floa
     wall = time.perf_counter() - start
     stderr = {f"{host.name}.stderr.txt": result.stderr}  # a failed run's, kept even when empty
     try:
-        rc, cpu0, cpu1, output, logs = split_point_output(result.stdout)
+        rc, cpu0, cpu1, output, logs, window = split_point_output(result.stdout)
     except ParseError:
         detail = result.stderr.strip()[-2000:] or "(no output)"
         raise RemoteError(f"{host.name}: {purpose}: fio did not run (exit {result.exited}):\n{detail}",
                           files={f"{host.name}.job.fio": job, **stderr, f"{host.name}.stdout.txt": result.stdout}
                           ) from None
-    run = FioRun(host.name, job, output, result.stderr, cpu0, cpu1, wall, logs)
+    run = FioRun(host.name, job, output, result.stderr, cpu0, cpu1, wall, logs, window)
     if rc != 0:
         detail = "\n".join(result.stderr.strip().splitlines()[-15:] + job_errors(output)) or "(no output)"
         raise RemoteError(f"{host.name}: {purpose}: fio exited {rc}:\n{detail}", files=run.files(logs=True) | stderr)
@@ -306,7 +321,7 @@ def run_clients(controller, hosts: list, jobs: dict[str, str], run_dir: str, por
     except RemoteError as error:
         raise RemoteError(_silent_hosts(group, purpose, answer_s) or str(error)) from None
     wall = time.perf_counter() - start
-    rc, _, _, output, logs = split_point_output(result.stdout)
+    rc, _, _, output, logs, _ = split_point_output(result.stdout)
     if rc != 0:
         detail = "\n".join(result.stderr.strip().splitlines()[-15:] + text_before_json(output) + job_errors(output))
         kept = {**{f"{host.name}.job.fio": jobs[host.name] for host in hosts}, "clients.json": output,

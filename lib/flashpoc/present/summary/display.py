@@ -18,6 +18,10 @@ from flashpoc.present.summary.frames import (KIND_THROUGHPUT, MIN_VERDICT_INTERV
 
 # --- tables to read (flashpoc.core.tables.Table): the report's and notebook 04's -----------------
 
+#: a max point whose hosts may have measured this far apart (``hosts_apart_pct``: how much longer their
+#: runs together may have spanned than one, over its runtime, percent) is noted in its curve's caveats
+HOSTS_APART_NOTED_PCT = 1.0
+
 _RW_TEXT = {"randread": "random read", "randwrite": "random write", "read": "sequential read",
             "write": "sequential write", "trim": "sequential trim", "randtrim": "random trim"}
 
@@ -57,8 +61,9 @@ def _int_or_none(value: Any) -> int | None:
 
 
 def _point_caveats(group: pd.DataFrame, best: pd.Series) -> list[str]:
-    """What qualifies a curve's numbers: its max-IOPS point's steady-state verdict, points off
-    Little's law, and a maximum at the highest thread count measured."""
+    """What qualifies a curve's numbers: its max-IOPS point's steady-state verdict and hosts run apart
+    (:data:`HOSTS_APART_NOTED_PCT`), points off Little's law, and a maximum at the highest thread count
+    measured."""
     notes = []
     steady = best.get("interval_steady")
     if steady is not None and not pd.isna(steady) and not bool(steady):
@@ -69,6 +74,11 @@ def _point_caveats(group: pd.DataFrame, best: pd.Series) -> list[str]:
         why = ("its time series lost to a damaged output, named under Appendix A" if series_damaged(best.get("damaged"))
                else f"{count} interval{'s' if count != 1 else ''}, {MIN_VERDICT_INTERVALS} needed")
         notes.append(f"max point: no steady-state verdict ({why})")
+    apart_pct = tables.number(best.get("hosts_apart_pct"))
+    if apart_pct is not None and apart_pct >= HOSTS_APART_NOTED_PCT:
+        notes.append(f"max point: its hosts' runs, each started on its own, together spanned up to "
+                     f"{best['hosts_apart_s']:.2f} s more than one run: where the hosts share a limit, its IOPS may "
+                     f"read up to {apart_pct:.0f} % high")
     if verdict(best.get("snia_steady")) is False:
         notes.append(f"max point not steady by SNIA (data excursion {best['snia_data_excursion_pct']:.0f} %, slope "
                      f"excursion {best['snia_slope_excursion_pct']:.0f} %)")
