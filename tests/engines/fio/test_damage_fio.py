@@ -208,6 +208,60 @@ def test_a_damaged_fill_output_is_refused_or_read_whole(data):
                                numbers=lambda result: flat_numbers(result), loss_named=lambda result, name: False)
 
 
+#: two hosts of a ``per-host`` point (after a 1 s ramp), each its own real recording
+TWO_HOSTS = {"a": DATA / "point-fio-3.33" / "out.json", "b": DATA / "intervals-fio-3.33" / "out.json"}
+
+
+def read_two_hosts(outputs: dict[str, str]) -> dict:
+    """A ``per-host`` point of the two hosts as the measure loop reads it: its metrics (how far apart
+    the hosts measured among them) and each host's summary. Each host's clock around its fio brackets
+    its clean recording's measured window: 1.25 s before it (the ramp, and fio's start), 0.05 s after."""
+    cfg = campaign_from_dict(quick_campaign(Path("/nonexistent"), hosts=[
+        {"name": name, "address": "localhost", "workdir": "/nonexistent"} for name in TWO_HOSTS],
+        fio={"runtime_s": 4, "ramp_s": 1, "interval_s": 0, "multi_host": "per-host"}))
+    runs = []
+    for name, path in TWO_HOSTS.items():
+        clean = json.loads(path.read_text())
+        runtime_ms = max(clean["jobs"][0][d]["runtime"] for d in ("read", "write"))
+        window = ((clean["timestamp_ms"] - runtime_ms - 1250) * 1_000_000, (clean["timestamp_ms"] + 50) * 1_000_000)
+        runs.append(FioRun(name, "", outputs.get(name, ""), "", "cpu  1 0 1 8 0 0 0 0 0 0",
+                           "cpu  2 0 2 16 0 0 0 0 0 0", 5.0, {}, window))
+    per_host, metrics, _ = fio_measure._host_results(cfg, runs, "p")
+    return {"metrics": metrics, "hosts": per_host}
+
+
+def test_two_hosts_measured_apart_by_their_recordings_own_figures():
+    """The clean recordings: each host's window is fio's ``timestamp_ms`` less its runtime, and how far
+    apart they measured is their windows' span less the shorter (the two were recorded days apart)."""
+    point = read_two_hosts({name: path.read_text() for name, path in TWO_HOSTS.items()})
+    assert "damaged" not in point["metrics"]
+    assert (point["hosts"]["a"]["measured_from_s"], point["hosts"]["a"]["measured_to_s"]) == (1795784011.332,
+                                                                                              1795784015.334)
+    assert (point["hosts"]["b"]["measured_from_s"], point["hosts"]["b"]["measured_to_s"]) == (1795264214.426,
+                                                                                              1795264218.431)
+    apart_ms = 1795784015334 - 1795264214426 - 4002  # the later end less the earlier start, less the shorter window
+    assert point["metrics"]["hosts_apart_s"] == apart_ms / 1000
+    assert point["metrics"]["hosts_apart_pct"] == round(100 * apart_ms / 4002, 1)
+
+
+@generated(40)
+@given(data=st.data())
+def test_a_damaged_host_output_loses_how_far_apart_the_hosts_measured_never_changes_it(data):
+    """One host's fio output of a two-host ``per-host`` point cut, emptied or changed, anywhere or in
+    its first lines (its version and its time stamps, which a damage drawn anywhere seldom hits):
+    refused, or how far apart the hosts measured exactly as the clean outputs give it, or lost with
+    the damaged output (``<host>.json``) named."""
+    files = {name: path.read_text() for name, path in TWO_HOSTS.items()}
+    clean = read_two_hosts(files)
+    if data.draw(st.booleans(), label="in its first lines"):
+        name = data.draw(st.sampled_from(sorted(files)), label="file")
+        head = files[name].index('"global options"')
+        damaged = {**files, name: damage_text(data, files[name][:head], KINDS)[0] + files[name][head:]}
+    else:
+        damaged, name, _ = damage_files(data, files, removable=False, kinds=KINDS)
+    assert_loses_never_changes(lambda: read_two_hosts(damaged), clean, f"{name}.json")
+
+
 # --- each defect found, kept as a test (each failed before its fix) ------------------------------
 
 F_37_CLIENTS = "fio-3.7_client_server_2hosts_5jobs_client_stats_with_text_preamble.txt"

@@ -24,7 +24,7 @@ from flashpoc.core.store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLU
 from flashpoc.engines.fio import run as run_fio
 from flashpoc.engines.fio.intervals import merge_intervals, read_interval_logs
 from flashpoc.engines.fio.parse import (histogram_table, histogram_whole, latency_distribution, parse_fill_output,
-                                        parse_fio_output, parse_fio_point, summarize_fio_point)
+                                        parse_fio_output, parse_fio_point, summarize_fio_point, written_ms)
 from flashpoc.engines.fio.plan import FILL_BS, outstanding_ios, rate_per_job, render_fill_job, render_job, render_layout_job
 from flashpoc.engines.fio.run import FioRun, fio_version, run_fio_job
 from flashpoc.engines.fio.settings import SERVERS
@@ -166,32 +166,47 @@ def run_point(wb: Workbench, spec: PointSpec, pid: str, bar: Any = None) -> tupl
     return row, raw
 
 
-#: a host's fio run in a ``per-host`` point of several hosts (:func:`_hosts_apart`)
-_WINDOW = ("fio_started_s", "fio_ended_s")
+#: a host's measured window in a ``per-host`` point of several hosts (:func:`_hosts_apart`)
+_WINDOW = ("measured_from_s", "measured_to_s")
 
 
-def _hosts_apart(runs: list[FioRun], per_host: dict[str, dict[str, Any]], ramp_s: float) -> dict[str, Any]:
-    """How far apart the hosts of a ``per-host`` point may have measured, each host's fio started by a
-    command of its own: each host's summary gets ``fio_started_s`` and ``fio_ended_s`` (its clock just
-    before fio started and just after it ended, seconds since the epoch: :attr:`.run.FioRun.window_ns`),
-    and the row ``hosts_apart_s``, the most by which the hosts' measured windows together can outlast the
-    shortest of them (each host measured its ``runtime_ms`` after its ramp, so from at least its start
-    plus ``ramp_s`` to at most its end), and ``hosts_apart_pct``, that over the shortest window, in
-    percent: the most by which the hosts' summed IOPS can exceed a limit they share (an array's), each
-    host counting alone the time it ran without the others. An upper bound: it holds fio's own start
-    and stop on each host (tens of ms). Nothing for one host, in client/server mode (fio's client
-    starts the hosts together) or where a host gave no clock or runtime."""
-    windows = {run.host: run.window_ns for run in runs}
-    runtimes = [per_host[host].get("runtime_ms") for host in windows]
-    if len(windows) < 2 or None in windows.values() or None in runtimes or min(runtimes) <= 0:
-        return {}
-    for host, (started, ended) in windows.items():
-        per_host[host].update(fio_started_s=round(started / 1e9, 3), fio_ended_s=round(ended / 1e9, 3))
-    earliest_s = min(started for started, _ in windows.values()) / 1e9 + ramp_s
-    latest_s = max(ended for _, ended in windows.values()) / 1e9
-    shortest_s = min(runtimes) / 1000.0
-    apart_s = max(latest_s - earliest_s - shortest_s, 0.0)
-    return {"hosts_apart_s": round(apart_s, 3), "hosts_apart_pct": round(100.0 * apart_s / shortest_s, 1)}
+def _hosts_apart(runs: list[FioRun], per_host: dict[str, dict[str, Any]], ramp_s: float
+                 ) -> tuple[dict[str, Any], list[Loss]]:
+    """How far apart the hosts of a ``per-host`` point measured, each host's fio started by a command of
+    its own: each host's summary gets its measured window, ``measured_from_s`` and ``measured_to_s``
+    (seconds since the epoch by the host's clock: when fio wrote its output, its jobs ended, less its
+    runtime), and the row ``hosts_apart_s``, by how much the hosts' windows together outlast the
+    shortest of them, and ``hosts_apart_pct``, that over the shortest, in percent: the most by which
+    the hosts' summed IOPS can exceed a limit they share (an array's), each host counting alone the
+    time it measured without the others. A window must lie within the host's clock read before its fio
+    started (plus the ramp) and after it ended (:attr:`.run.FioRun.window_ns`); an output whose window
+    does not, or whose ``timestamp_ms`` disagrees with its ``timestamp``, is damaged: the figures are
+    lost and the file named. Nothing for one host, in client/server mode (fio's client starts the
+    hosts together) or where a host gave no clock or runtime."""
+    lost, windows, losses = ("hosts_apart_s", "hosts_apart_pct"), {}, []
+    if len(runs) < 2:
+        return {}, []
+    for run in runs:
+        runtime_ms, (written, why) = per_host[run.host].get("runtime_ms"), written_ms(run.output)
+        if run.window_ns is None or not runtime_ms or (written is None and why is None):
+            return {}, []
+        if written is not None:  # in ms (fio's stamps are whole ms)
+            window = (written - runtime_ms, written)
+            after, before = run.window_ns[0] / 1e6 + ramp_s * 1000, run.window_ns[1] / 1e6
+            if not (after - 1 <= window[0] and window[1] <= before + 1):
+                why = (f"its 'timestamp_ms' less its runtime ({window[0] / 1000:.3f} to {window[1] / 1000:.3f} s) is "
+                       f"not within the host's clock around fio after its ramp ({after / 1000:.3f} to "
+                       f"{before / 1000:.3f} s)")
+            windows[run.host] = window
+        if why is not None:
+            losses.append(Loss(f"{run.host}.json", why, lost))
+    if losses:
+        return {}, losses
+    for host, (start, end) in windows.items():
+        per_host[host].update(measured_from_s=start / 1000.0, measured_to_s=end / 1000.0)
+    shortest = min(end - start for start, end in windows.values())
+    apart = max(end for _, end in windows.values()) - min(start for start, _ in windows.values()) - shortest
+    return {"hosts_apart_s": apart / 1000.0, "hosts_apart_pct": round(100.0 * apart / shortest, 1)}, []
 
 
 def _live_feeds(bar: Any, cfg: Campaign) -> dict[str, StatusFeed] | None:
@@ -276,7 +291,8 @@ def _host_results(cfg: Campaign, runs: list[FioRun], pid: str, jobs: int | None 
             losses += [Loss(f"{name} of {run.host}", what, _VERDICT) for name, what in damage]
         raw.update(run.files())
     metrics = _aggregate_hosts(per_host)
-    metrics.update(_hosts_apart(runs, per_host, cfg.settings.ramp_s))
+    apart, apart_losses = _hosts_apart(runs, per_host, cfg.settings.ramp_s)
+    metrics.update(apart)
     if len(per_host) > 1 and bins:  # exact: the hosts' bins merged, when no host lost some
         distribution = latency_distribution(bins)
         metrics.update(distribution if whole else dict.fromkeys(distribution), percentiles_exact=whole)
@@ -288,7 +304,7 @@ def _host_results(cfg: Campaign, runs: list[FioRun], pid: str, jobs: int | None 
         raw[INTERVALS_FILE] = table_text(intervals, INTERVAL_COLUMNS)
     if host_intervals and not losses:
         metrics.update(rows_mod.interval_verdict(intervals))
-    for loss in losses:  # a window lost: no verdict over the windows that are left
+    for loss in losses + apart_losses:  # a window lost: no verdict over the windows that are left
         note_loss(metrics, loss)
     return per_host, metrics, raw
 

@@ -172,6 +172,20 @@ def _output_rows(document: Mapping[str, Any], source: str, checked: dict) -> lis
     return rows
 
 
+def written_ms(text: str) -> tuple[int | None, str | None]:
+    """When fio wrote its output ``text`` (``timestamp_ms``: ms since the epoch by the host's clock, its
+    jobs ended), and what is wrong with it: (None, None) where fio prints neither it nor ``timestamp``,
+    (None, why) where it is no whole number or disagrees with ``timestamp``, the same moment in whole
+    seconds printed beside it. Raises what :func:`parse_fio_output` raises on a text that is no fio JSON."""
+    document = _load_fio_json(text)
+    stamp_ms, stamp_s = document.get("timestamp_ms"), document.get("timestamp")
+    if stamp_ms is None and stamp_s is None:
+        return None, None
+    if type(stamp_ms) is not int or type(stamp_s) is not int or stamp_ms // 1000 != stamp_s:
+        return None, f"its 'timestamp_ms' ({str(stamp_ms)[:20]}) is not its 'timestamp' ({str(stamp_s)[:20]}) in ms"
+    return stamp_ms, None
+
+
 def parse_fio_histogram(text: str) -> list[dict[str, Any]]:
     """Parse the completion-latency histogram of fio JSON+ output.
 

@@ -18,8 +18,8 @@ from flashpoc.present.summary.frames import (KIND_THROUGHPUT, MIN_VERDICT_INTERV
 
 # --- tables to read (flashpoc.core.tables.Table): the report's and notebook 04's -----------------
 
-#: a max point whose hosts may have measured this far apart (``hosts_apart_pct``: how much longer their
-#: runs together may have spanned than one, over its runtime, percent) is noted in its curve's caveats
+#: a max point whose hosts measured this far apart (``hosts_apart_pct``: how much longer their windows
+#: together spanned than the shortest, over it, percent) is noted in its curve's caveats
 HOSTS_APART_NOTED_PCT = 1.0
 
 _RW_TEXT = {"randread": "random read", "randwrite": "random write", "read": "sequential read",
@@ -76,9 +76,9 @@ def _point_caveats(group: pd.DataFrame, best: pd.Series) -> list[str]:
         notes.append(f"max point: no steady-state verdict ({why})")
     apart_pct = tables.number(best.get("hosts_apart_pct"))
     if apart_pct is not None and apart_pct >= HOSTS_APART_NOTED_PCT:
-        notes.append(f"max point: its hosts' runs, each started on its own, together spanned up to "
-                     f"{best['hosts_apart_s']:.2f} s more than one run: where the hosts share a limit, its IOPS may "
-                     f"read up to {apart_pct:.0f} % high")
+        notes.append(f"max point: its hosts, each started on its own, measured over windows that together spanned "
+                     f"{best['hosts_apart_s']:.2f} s more than one: where they share a limit, its IOPS may read up to "
+                     f"{apart_pct:.0f} % high")
     if verdict(best.get("snia_steady")) is False:
         notes.append(f"max point not steady by SNIA (data excursion {best['snia_data_excursion_pct']:.0f} %, slope "
                      f"excursion {best['snia_slope_excursion_pct']:.0f} %)")
