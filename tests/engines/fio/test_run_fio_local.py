@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 
 import pytest
 
@@ -44,6 +45,31 @@ def test_real_randread_point(local, tmp_path):
     assert 0 <= cpu["host_cpu_busy_pct"] <= 100
     assert run.wall_s >= 1.0  # runtime_s=1
     assert (tmp_path / "p" / "job.fio").read_text() == job
+    # the host's clock just before fio started and after it ended holds fio's measured window
+    started_ns, ended_ns = run.window_ns
+    assert started_ns / 1e6 <= doc["timestamp_ms"] - doc["jobs"][0]["read"]["runtime"] < doc["timestamp_ms"] <= ended_ns / 1e6
+
+
+def test_a_host_whose_date_prints_no_nanoseconds_still_measures(local, tmp_path):
+    """A host whose ``date`` knows no ``%N`` (busybox prints the letter), or has no ``date``: the point
+    runs and measures, without the clock around fio (a per-host point of several hosts then says
+    nothing of how far apart they measured)."""
+    cfg, host = local
+    job = render_job(cfg, cfg.workload("randread-4k"), 1, cfg.targets)
+    for name, script in (("letter", "#!/bin/sh\necho 1795000000N\n"), ("none", None)):
+        bin_dir = tmp_path / f"bin-{name}"
+        bin_dir.mkdir()
+        if script is not None:
+            (bin_dir / "date").write_text(script)
+            (bin_dir / "date").chmod(0o755)
+        for tool in ("fio", "mkdir", "rm", "cat", "head", "awk", "mkfifo", "sh"):
+            source = shutil.which(tool)
+            if source:
+                (bin_dir / tool).symlink_to(source)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("PATH", str(bin_dir))
+            run = run_fio_job(host, job, str(tmp_path / f"p-{name}"), readonly=True, timeout_s=60, purpose="t")
+        assert run.window_ns is None and summarize_fio_point(parse_fio_output(run.output))["iops"] > 0
 
 
 def test_readonly_point_cannot_write(local, tmp_path):

@@ -78,7 +78,7 @@ def point_command(fio: str, run_dir: str, *, readonly: bool, live: bool = False)
     """
     readonly_flag = " --readonly" if readonly else ""
     setup = (f"mkdir -p {quote(run_dir)} && cd {quote(run_dir)} && rm -f {LOG_NAME}_*.log out.json {STATUS_PIPE} && "
-             f"cat > job.fio && c0=$(head -n1 /proc/stat) && t0=$(date +%s%N) && ")
+             f"cat > job.fio && c0=$(head -n1 /proc/stat) && t0=$(date +%s%N 2>/dev/null || :) && ")
     logs = f"{LOG_NAME}_iops.*.log {LOG_NAME}_lat.*.log"
     if not live:
         return (setup + f"{quote(fio)} job.fio --output-format=json+ --output=out.json{readonly_flag} 1>&2; "
@@ -111,7 +111,7 @@ def _report(logs: str) -> str:
     counters before and after, the host's clock before fio started and after it ended (``t0``, ``t1``),
     out.json (also after a failure: fio puts a job's errors there) and the ``logs`` files."""
     return (
-        f"t1=$(date +%s%N); c1=$(head -n1 /proc/stat); "
+        f"t1=$(date +%s%N 2>/dev/null || :); c1=$(head -n1 /proc/stat); "
         f"echo \"{MARK} rc $rc\"; echo \"{MARK} cpu0 $c0\"; echo \"{MARK} cpu1 $c1\"; "
         f"echo \"{MARK} clock ${{t0:-}} $t1\"; "
         f"echo \"{MARK} out\"; if [ $rc -ne 0 ]; then cat out.json 2>/dev/null; exit $rc; fi; cat out.json; "
