@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -352,6 +353,36 @@ def ctrl_c_after(seconds: float, noted: list, note=lambda: None):
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+
+
+@contextlib.contextmanager
+def ctrl_c_once(ready, then_s: float, noted: list, note=lambda: None, *, within_s: float = 120):
+    """Ctrl-C (as :func:`ctrl_c_after`) ``then_s`` seconds after ``ready()`` first holds (looked at every
+    0.1 s, for at most ``within_s``); ``note()`` is appended to ``noted`` at that moment. For a moment
+    that a fixed delay would miss on a busy machine (a JVM started)."""
+    def press(signum, frame):
+        noted.append(note())
+        raise KeyboardInterrupt
+
+    def watch():
+        deadline = time.monotonic() + within_s
+        while not done.is_set() and time.monotonic() < deadline:
+            if ready():
+                if not done.wait(then_s):
+                    os.kill(os.getpid(), signal.SIGALRM)
+                return
+            time.sleep(0.1)
+
+    done = threading.Event()
+    before = signal.signal(signal.SIGALRM, press)
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
         signal.signal(signal.SIGALRM, before)
 
 

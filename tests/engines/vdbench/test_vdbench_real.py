@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import real_vdbench
+from conftest import ctrl_c_once, processes_in, real_vdbench, running_in
 from flashpoc import phases
 from flashpoc.engines.vdbench import measure as phases_vdbench
 from flashpoc.core.errors import CheckFailed, RemoteError
@@ -258,3 +258,33 @@ def test_the_fill_records_the_bytes_vdbench_wrote_to_each_target(tmp_path):
     shown = fill_table(root, read_status(root)).frame.set_index("Target")
     assert (shown.loc["sd1", "Written"], shown.loc["sd2", "Written"]) == ("16 MiB", "8 MiB")
     assert "sd2 on local: 8 MiB written by vdbench" in status_text(root, read_status(root))
+
+
+def test_ctrl_c_in_a_vdbench_sweep_leaves_no_jvm_and_the_next_run_measures_it(tmp_path):
+    """Ctrl-C 2 s after vdbench's master started the sweep's invocation (1 and 2 threads, 2-s runs): the
+    sweep stops within seconds, no vdbench process is left in the campaign's work folder (its master
+    and slave JVMs, where a kill of the command's process group alone would leave what vdbench
+    started), nothing of the invocation is stored (vdbench stores an invocation whole), and the
+    sweep run again measures both thread counts and stores them."""
+    import time
+
+    cfg = campaign_from_dict(campaign_values(tmp_path))
+    phases.run_check(cfg)
+    plan, work = {"rr": [1, 2]}, tmp_path / "work"
+    running: list = []
+    jvm = lambda: [p for p in processes_in(work) if "java" in p]  # noqa: E731
+    measuring = lambda: any("/real/sweep/" in p and "Vdbmain" in p for p in jvm())  # noqa: E731  (not the fill)
+    with ctrl_c_once(measuring, 2.0, running, jvm):
+        start = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            phases.run_sweep(cfg, plan, progress=False)
+        took = time.monotonic() - start
+    assert running and running[0], "vdbench's JVMs never started"
+    assert running_in(work) == [], "vdbench left running"
+    sweep = tmp_path / "results" / "real" / "points" / "sweep"
+    assert not sweep.exists() or not list(sweep.glob("*/points.json"))
+    rows = phases.run_sweep(cfg, plan, progress=False)
+    assert sorted(rows["threads"]) == [1, 2] and not rows["reused"].any() and (rows["iops"] > 0).all()
+    (stored,) = sweep.glob("*/points.json")  # the invocation's two points, stored together
+    assert sorted(r["threads"] for r in json.loads(stored.read_text())) == [1, 2]
+    print(f"stopped after {took:.1f} s, JVMs then: {running[0]}")
