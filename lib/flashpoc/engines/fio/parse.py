@@ -173,10 +173,9 @@ def _output_rows(document: Mapping[str, Any], source: str, checked: dict) -> lis
 
 
 def written_ms(text: str) -> tuple[int | None, str | None]:
-    """When fio wrote its output ``text`` (``timestamp_ms``: ms since the epoch by the host's clock, its
-    jobs ended), and what is wrong with it: (None, None) where fio prints neither it nor ``timestamp``,
-    (None, why) where it is no whole number or disagrees with ``timestamp``, the same moment in whole
-    seconds printed beside it. Raises what :func:`parse_fio_output` raises on a text that is no fio JSON."""
+    """When fio wrote ``text`` (``timestamp_ms``, by the host's clock, its jobs ended), and what is wrong
+    with it: (None, None) where fio prints neither it nor ``timestamp``, (None, why) where it is no whole
+    number or not ``timestamp`` (the same moment in whole seconds, printed beside it) in ms."""
     document = _load_fio_json(text)
     stamp_ms, stamp_s = document.get("timestamp_ms"), document.get("timestamp")
     if stamp_ms is None and stamp_s is None:
