@@ -502,7 +502,9 @@ def test_hosts_of_a_per_host_point_that_ran_apart_say_how_far(tmp_path):
     shortest_s = min(to - start for start, to in windows.values())
     apart_s = max(to for _, to in windows.values()) - min(start for start, _ in windows.values()) - shortest_s
     assert row["hosts_apart_s"] == round(apart_s, 3) and row["hosts_apart_pct"] == round(100 * apart_s / shortest_s, 1)
-    assert windows["late"][0] - windows["early"][0] > 0.6 - 0.2  # the hosts' commands started within 0.2 s
+    # the late host measured later by its 0.6 s, less what the hosts' commands and fio's start-ups differed by
+    # (0.2 s seen on a busy machine)
+    assert windows["late"][0] - windows["early"][0] > 0.6 - 0.45
     report = phases.build_report(cfg, pdf=False)
     from flashpoc.present import summary
 
