@@ -339,28 +339,18 @@ class Seconds:
         self.seconds.append(values)
 
 
-@contextlib.contextmanager
 def ctrl_c_after(seconds: float, noted: list, note=lambda: None):
     """Ctrl-C ``seconds`` into the block, as a terminal's: a KeyboardInterrupt in this (the main)
     thread, whatever it waits on; ``note()`` is appended to ``noted`` at that moment (what was running)."""
-    def press(signum, frame):
-        noted.append(note())
-        raise KeyboardInterrupt
-
-    before = signal.signal(signal.SIGALRM, press)
-    try:
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, before)
+    return ctrl_c_once(lambda: True, seconds, noted, note)
 
 
 @contextlib.contextmanager
 def ctrl_c_once(ready, then_s: float, noted: list, note=lambda: None, *, within_s: float = 120):
-    """Ctrl-C (as :func:`ctrl_c_after`) ``then_s`` seconds after ``ready()`` first holds (looked at every
-    0.1 s, for at most ``within_s``); ``note()`` is appended to ``noted`` at that moment. For a moment
-    that a fixed delay would miss on a busy machine (a JVM started)."""
+    """Ctrl-C ``then_s`` seconds after ``ready()`` first holds (looked at every 0.1 s, for at most
+    ``within_s``), as a terminal's: a KeyboardInterrupt in this (the main) thread, whatever it waits on
+    (SIGALRM, sent by a watching thread); ``note()`` is appended to ``noted`` at that moment. For a
+    moment that a fixed delay would miss on a busy machine (a JVM started)."""
     def press(signum, frame):
         noted.append(note())
         raise KeyboardInterrupt

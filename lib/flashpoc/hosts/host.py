@@ -286,7 +286,7 @@ class SSHHost(_Host):
         import paramiko
 
         self.params = params
-        self._running: str | None = None  # the tag of the command running now (_end_running)
+        self._tag: str | None = None  # the tag of the command running now (_end_running)
         config = fabric.Config(overrides={"load_ssh_configs": False, "run": {"in_stream": False},
                                           "runners": {"remote": _ending_runner(self._end_running)}})
         connect_kwargs: dict[str, object] = {"allow_agent": True, "look_for_keys": params.key_file is None}
@@ -367,7 +367,7 @@ class SSHHost(_Host):
         watchdog.daemon = True
         watchdog.start()
         # the command's name on the host, for ending it when the controller stops first (_end_running)
-        self._running = tag = f"flashpoc-{_CONTROLLER}-{next(_COMMANDS)}"
+        self._tag = tag = f"flashpoc-{_CONTROLLER}-{next(_COMMANDS)}"
         try:
             self._open(purpose)
             command = self._with_input(command, stdin)
@@ -385,7 +385,7 @@ class SSHHost(_Host):
             raise RemoteError(f"{self.name}: connection lost during {purpose}: {error or type(error).__name__}") from None
         finally:
             watchdog.cancel()
-            self._running = None
+            self._tag = None
         self.silent = fired.is_set()
         if fired.is_set():  # the channel closed under the command: no exit status came
             raise self._timed_out(purpose, timeout_s)
@@ -405,7 +405,7 @@ class SSHHost(_Host):
         to the command's ``timeout``, which passes it on to the command's process group (fio ends its
         job processes itself), over a channel of its own. Best effort, within the connect timeout: a
         host that does not answer, or has no pkill, is left to the command's own ``timeout``."""
-        tag, self._running = self._running, None
+        tag, self._tag = self._tag, None
         if tag is None:
             return
         pattern = f"[{tag[0]}]{tag[1:]}"  # never matches the pkill's own command line

@@ -184,11 +184,11 @@ def _hosts_apart(runs: list[FioRun], per_host: dict[str, dict[str, Any]], ramp_s
     lost and the file named. Nothing for one host, in client/server mode (fio's client starts the
     hosts together) or where a host gave no clock or runtime."""
     lost, windows, losses = ("hosts_apart_s", "hosts_apart_pct"), {}, []
-    if len(runs) < 2:
-        return {}, []
+    if len(runs) < 2 or any(run.window_ns is None or not per_host[run.host].get("runtime_ms") for run in runs):
+        return {}, []  # before reading the outputs' stamps again: client/server points stop here
     for run in runs:
-        runtime_ms, (written, why) = per_host[run.host].get("runtime_ms"), written_ms(run.output)
-        if run.window_ns is None or not runtime_ms or (written is None and why is None):
+        runtime_ms, (written, why) = per_host[run.host]["runtime_ms"], written_ms(run.output)
+        if written is None and why is None:
             return {}, []
         if written is not None:  # in ms (fio's stamps are whole ms)
             window = (written - runtime_ms, written)
