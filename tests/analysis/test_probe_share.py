@@ -52,7 +52,9 @@ def test_each_recorded_probe_answers_the_fewest_threads_reaching_95_percent(meth
                                                                            interval):
     points = recorded()[(method, repeat)]
     sat = find_saturation(points)
-    assert (sat.threads, sat.reach_threads, sat.reach_share, sat.reach_share_range) == (threads, reach, share, interval)
+    assert (sat.threads, sat.reach_threads) == (threads, reach)
+    # to four decimals (the figures above): the share is kept as computed
+    assert (round(sat.reach_share, 4), tuple(round(v, 4) for v in sat.reach_share_range)) == (share, interval)
     assert_reaches_the_plateau(points, sat)
 
 

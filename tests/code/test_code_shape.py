@@ -67,3 +67,39 @@ def test_no_engine_name_is_a_value_outside_the_engine_folders():
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.lower() in names:
                 found.append(f"{module}:{node.lineno} {node.value!r}")
     assert found == []
+
+
+ROUNDING_ALLOWED = {
+    "core/tables.py": "the tables' formatters: a number becomes text there, rounded once",
+}
+"""Modules that may round a number to decimals, and why: everywhere else a figure is kept as computed
+(:mod:`flashpoc.core.numbers`), so that it is rounded once, where it is printed."""
+
+
+def _roundings(path: Path, root: Path = LIB) -> list[str]:
+    """``file:line`` of each rounding to decimals in ``path``: ``round(x, n)`` (``n`` given) and the
+    ``.round(n)`` of a frame, series or array (``.round()`` to whole numbers, as ``round(x)``, is a count)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        decimals = len(node.args) > 1 or any(k.arg in ("ndigits", "decimals") for k in node.keywords)
+        named = isinstance(node.func, ast.Name) and node.func.id == "round"
+        method = isinstance(node.func, ast.Attribute) and node.func.attr in ("round", "around")
+        if (named and decimals) or (method and (node.args or node.keywords)):
+            found.append(f"{path.relative_to(root).as_posix()}:{node.lineno}")
+    return found
+
+
+def test_no_figure_is_rounded_to_decimals_but_where_it_is_printed():
+    """A figure rounded where it is computed and again where it is printed is rounded twice: a SNIA
+    slope of 676.5505 IOPS per round was stored as 676.55 and printed "+676.5"."""
+    offenders = [line for module, path in _modules() if module not in ROUNDING_ALLOWED for line in _roundings(path)]
+    assert not offenders, ("keep these figures as computed and round them where they are printed "
+                           "(flashpoc.core.tables; flashpoc.core.numbers.tidy drops binary noise only):\n" + "\n".join(offenders))
+
+
+def test_the_rounding_check_finds_each_kind(tmp_path):
+    (tmp_path / "m.py").write_text("a = round(x, 2)\nb = round(x)\nc = f.round(3)\nd = f.round()\ne = np.round(x, decimals=1)\n"
+                                   "g = round(x, ndigits=1)\n")
+    assert _roundings(tmp_path / "m.py", tmp_path) == ["m.py:1", "m.py:3", "m.py:5", "m.py:6"]

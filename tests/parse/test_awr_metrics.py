@@ -114,8 +114,9 @@ def test_buffer_hit_and_db_cpu_share_of_db_time():
     # the cluster: System Statistics (Global) "physical reads cache 22,022,861", "session logical reads
     # 40,065,632"; Time Model DB CPU of both instances over DB time 179.15 s/s
     rac = point_metrics(parsed(F_TXT_RAC))
-    assert rac["buffer_hit_pct"] == round(100 * (1 - 22022861 / 40065632), 2) == 45.03
-    assert rac["db_cpu_pct_of_db_time"] == round(100 * rac["db_cpu_s_per_s"] / rac["db_time_s_per_s"], 1) == 8.8
+    assert rac["buffer_hit_pct"] == pytest.approx(100 * (1 - 22022861 / 40065632)) and f"{rac['buffer_hit_pct']:.2f}" == "45.03"
+    assert rac["db_cpu_pct_of_db_time"] == pytest.approx(100 * rac["db_cpu_s_per_s"] / rac["db_time_s_per_s"])
+    assert f"{rac['db_cpu_pct_of_db_time']:.1f}" == "8.8"
 
 
 def test_read_histogram_per_bucket():

@@ -142,7 +142,7 @@ def test_sequential_reads_are_read_in_mibps_within_the_slo_too():
     (line,) = _key_results(points, 1.0)
     assert line.endswith("up to 1,025 MiB/s (8,201 IOPS) at 1.768 ms; 920 MiB/s within 1 ms.")
     table = summary.summary_table(points, 1.0)
-    assert table.loc[0, "mibps_at_1ms"] == round(within, 1)
+    assert table.loc[0, "mibps_at_1ms"] == pytest.approx(within)
     assert summary.results_table(table, points, 1.0).frame.loc[0, "Within the 1 ms SLO"] == "920 MiB/s"
 
 

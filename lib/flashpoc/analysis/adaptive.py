@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from flashpoc.core.errors import AnalysisError
+from flashpoc.core.numbers import tidy
 
 from flashpoc.analysis.fit import MIN_DISTINCT_THREADS
 from flashpoc.analysis.point import Point, _check_gain, _check_points, _finite, _whole
@@ -59,7 +60,7 @@ def start_threads(min_threads: int, max_threads: int, *, cpus: int | None = None
     ladder = [lo]
     while ladder[-1] * 2 <= hi:
         ladder.append(ladder[-1] * 2)
-    start = min(ladder, key=lambda t: (round(abs(math.log(t / middle)), 9), t))  # a tie: the lower
+    start = min(ladder, key=lambda t: (tidy(abs(math.log(t / middle))), t))  # a tie: the lower
     if cpus:
         busy = [t for t in ladder if t * per_thread >= _whole("cpus", cpus)]
         start = max(start, busy[0] if busy else ladder[-1])

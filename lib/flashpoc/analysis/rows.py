@@ -41,10 +41,10 @@ def base_row(cfg: Campaign, *, phase: str, point_id: str, engine: str, workload:
         "runtime_s": runtime_s,
         "ramp_s": ramp_s,
         "repeat": repeat,
-        "wall_s": round(wall_s, 3),
+        "wall_s": wall_s,
     }
     if overhead_s is not None:
-        row["overhead_s"] = round(overhead_s, 3)
+        row["overhead_s"] = overhead_s
     row.update({
         "completed_utc": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
         "params_hash": cfg.params_hash(),
@@ -64,7 +64,7 @@ def add_littles_law(row: dict[str, Any]) -> None:
     when the row has IOPS and a mean latency (ms)."""
     if row.get("iops") and row.get("lat_mean_ms") is not None:
         law = littles_law(to_points([row])[0])
-        row["littles_law_ratio"] = round(law["ratio"], 3)
+        row["littles_law_ratio"] = law["ratio"]
         row["littles_law_ok"] = bool(law["ok"])
 
 

@@ -112,7 +112,7 @@ class Saturation:
 
 def fall_text(threads: int, pct: float, rate: str = "IOPS", unit: str = "threads") -> str:
     """The words of a fall past the peak (:attr:`Saturation.fall_threads`, ``fall_pct``)."""
-    return f"{rate} fall past {threads} {unit} ({pct:g} % below the peak): overload past the peak, left out of the fit"
+    return f"{rate} fall past {threads} {unit} ({pct:.1f} % below the peak): overload past the peak, left out of the fit"
 
 
 def _neighbour_rule(threads: list[int], means: list[float], gain: float) -> int | None:
@@ -158,6 +158,7 @@ def find_saturation(points: Sequence[Point], gain_pct: float = 2.0, *, n_boot: i
               f"below the fitted maximum; noise around a concave fit (an S or isotonic one where the points "
               f"reject it); no answer below a count measuring more beyond the noise; residual bootstrap "
               f"n={n_boot} seed={seed}")
+    pts = sorted(pts, key=lambda p: (p.threads, p.iops))  # order-free to the last bit, not only to a rounding
     raw_t = [p.threads for p in pts]
     raw_y = [p.iops for p in pts]
     threads, means, _ = _pool(raw_t, raw_y)
@@ -178,7 +179,7 @@ def _up_to_peak(raw_t: list[int], raw_y: list[float]) -> tuple[list[int], list[f
     if cut == len(threads):
         return raw_t, raw_y, None, None
     fall = threads[cut - 1]
-    fall_pct = round(100.0 * (1.0 - means[cut] / max(means)), 1)
+    fall_pct = 100.0 * (1.0 - means[cut] / max(means))
     return [t for t in raw_t if t <= fall], [y for t, y in zip(raw_t, raw_y) if t <= fall], fall, fall_pct
 
 
@@ -199,7 +200,7 @@ def _fit_plateau(raw_t: list[int], raw_y: list[float], gain: float, n_boot: int,
                                                                                       sigma)], gain, sigma))
     top = threads[-1]
     if start == len(threads) - 1 and not fell:  # a fall past the top count confirms it as the peak
-        return replace(_unsupported("still_rising", _still_rising_text(threads, means)), noise=round(sigma, 6))
+        return replace(_unsupported("still_rising", _still_rising_text(threads, means)), noise=sigma)
     answers = _bootstrap(raw_t, fitted_raw, rel, dof, gain, sigma, n_boot, seed)
     # the answer is the median of the resamples' (bagging): the fitted breakpoint alone jumps
     # between neighbouring counts on noise
@@ -213,15 +214,15 @@ def _fit_plateau(raw_t: list[int], raw_y: list[float], gain: float, n_boot: int,
     if hi == top and not fell:
         share = float(np.mean(answers == top))
         return replace(_unsupported("maybe_rising", _maybe_rising_text(sat, top, share, sigma), (lo, hi), confidence),
-                       noise=round(sigma, 6))
+                       noise=sigma)
     if hi - lo > _MAX_RANGE_SHARE * (top - threads[0]):
         return replace(_unsupported("too_noisy", _too_noisy_text(threads, lo, hi, sigma), (lo, hi), confidence),
-                       noise=round(sigma, 6))
+                       noise=sigma)
     level = float(np.median(np.asarray(raw_y)[np.asarray(raw_t) >= sat]))
     reason = _plateau_text(level, sat, (lo, hi), confidence, n_boot, sigma if estimable else None,
                            lowest=sat == threads[0])
     plateau_points = int(np.sum(np.asarray(raw_t) >= sat))
-    return Saturation(sat, level, (lo, hi), confidence, True, reason, None, "", noise=round(sigma, 6),
+    return Saturation(sat, level, (lo, hi), confidence, True, reason, None, "", noise=sigma,
                       **_reach(threads, means, weights, level, plateau_points, sigma if estimable else 0.0))
 
 
@@ -237,8 +238,8 @@ def _reach(threads: list[int], means: list[float], weights: list[float], level: 
         return {"reach_threads": threads[i]}
     share = means[i] / level
     half = _Z95 * sigma * math.sqrt(1.0 / weights[i] + 1.0 / plateau_points)
-    return {"reach_threads": threads[i], "reach_share": round(share, 4),
-            "reach_share_range": (round(share * (1.0 - half), 4), round(share * (1.0 + half), 4))}
+    return {"reach_threads": threads[i], "reach_share": share,
+            "reach_share_range": (share * (1.0 - half), share * (1.0 + half))}
 
 
 def _unbeaten(threads: list[int], means: list[float], weights: list[float], answer: int, gain: float,

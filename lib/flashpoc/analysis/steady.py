@@ -36,7 +36,7 @@ def interval_steadiness(iops: Sequence[float], *, max_cv_pct: float = STEADY_MAX
     cv = float(values.std(ddof=1) / mean * 100.0)
     slope = float(np.polyfit(np.arange(len(values)), values, 1)[0])
     drift = slope * (len(values) - 1) / mean * 100.0
-    return {"cv_pct": round(cv, 2), "drift_pct": round(drift, 2),
+    return {"cv_pct": cv, "drift_pct": drift,
             "steady": bool(cv <= max_cv_pct and abs(drift) <= max_drift_pct)}
 
 
@@ -86,10 +86,10 @@ def snia_steady_state(iops: Sequence[float], *, rounds: int = SNIA_ROUNDS,
     data = float(window.max() - window.min())
     slope_excursion = abs(slope) * (rounds - 1)
     data_pct, slope_pct = data / mean * 100.0, slope_excursion / mean * 100.0
-    return {"round_intervals": per, "first_interval": first, "round_iops": [round(float(v), 1) for v in window],
-            "mean_iops": round(mean, 1), "data_excursion_iops": round(data, 1), "data_excursion_pct": round(data_pct, 2),
-            "data_allowed_iops": round(mean * max_data_pct / 100.0, 1),
-            "slope_excursion_iops": round(slope_excursion, 1), "slope_excursion_pct": round(slope_pct, 2),
-            "slope_allowed_iops": round(mean * max_slope_pct / 100.0, 1),
-            "fit_slope_iops": round(slope, 3), "fit_intercept_iops": round(intercept, 1),
+    return {"round_intervals": per, "first_interval": first, "round_iops": [float(v) for v in window],
+            "mean_iops": mean, "data_excursion_iops": data, "data_excursion_pct": data_pct,
+            "data_allowed_iops": mean * max_data_pct / 100.0,
+            "slope_excursion_iops": slope_excursion, "slope_excursion_pct": slope_pct,
+            "slope_allowed_iops": mean * max_slope_pct / 100.0,
+            "fit_slope_iops": slope, "fit_intercept_iops": intercept,
             "steady": bool(data_pct <= max_data_pct and slope_pct <= max_slope_pct)}

@@ -12,6 +12,7 @@ import numbers
 from collections.abc import Sequence
 
 from flashpoc.core.errors import ParameterError
+from flashpoc.core.numbers import tidy
 
 PLANS = ("guide", "knee-dense", "rate-curve")
 # The guide's follow-up sweep: about 30 points up to the saturation thread count.
@@ -78,7 +79,7 @@ def plan_sweep(max_threads: int, *, plan: str = "guide", step: int | None = None
     top = max_threads
     if extend_pct > 0:
         # round() first so 300 * 1.1 = 330.00000000000006 does not become 340.
-        top = max(max_threads, math.ceil(round(max_threads * (1 + extend_pct / 100) / step, 9)) * step)
+        top = max(max_threads, math.ceil(tidy(max_threads * (1 + extend_pct / 100) / step)) * step)
 
     guide = sorted(set(range(lo, top + 1, step)) | {max_threads, top})
     if plan == "guide":

@@ -253,9 +253,9 @@ def summarize_probe(cfg: Campaign, rows: list[dict[str, Any]]) -> dict[str, Any]
                                           "point_id", "hosts", "per_host", *extra) if k != "per_host" or r.get(k)}
                    for r in rows],
         "runs": len(rows),
-        "device_time_s": round(sum(float(r.get("measured_s") or r["runtime_s"]) + float(r.get("ramp_s") or 0)
-                                   for r in rows), 1),
-        "wall_time_s": round(sum(float(r["wall_s"]) for r in rows), 1),
+        "device_time_s": sum(float(r.get("measured_s") or r["runtime_s"]) + float(r.get("ramp_s") or 0)
+                             for r in rows),
+        "wall_time_s": sum(float(r["wall_s"]) for r in rows),
         "saturation": saturation,
     }
     if rows and (saturation.get("threads") or cfg.sweep.max_threads or not probe.strict):  # strict: no sweep

@@ -177,17 +177,11 @@ SWEEP_COLUMNS = ["workload", "threads", "repeat", "curve_pct", "iorate_requested
 
 def sweep_table(rows: pd.DataFrame) -> pd.DataFrame:
     """The sweep rows to show: the key columns the rows have values in (vdbench has no
-    percentiles, fio no curve steps; the repeat only with ``sweep.repeats``), rounded (IOPS to 1, ms
-    to 0.001)."""
+    percentiles, fio no curve steps; the repeat only with ``sweep.repeats``), as measured: a
+    notebook shows them with :func:`flashpoc.present.summary.frame_display`, which rounds each once."""
     shown = [c for c in SWEEP_COLUMNS if c in rows and rows[c].notna().any()
              and (c != "repeat" or (rows[c].fillna(0) > 0).any())]
-    return _rounded(rows[shown])
-
-
-def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
-    digits = {c: 0 if c.endswith("iops") else 3 if c.endswith("_ms") else 1
-              for c in frame.columns if c.endswith(("iops", "_ms", "_pct", "_mibps"))}
-    return frame.round(digits)
+    return rows[shown]
 
 
 def _sweep_plan_summary(cfg: Campaign, plan: dict[str, list[int]]) -> tuple[str, str | None]:

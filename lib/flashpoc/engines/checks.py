@@ -28,7 +28,7 @@ def working_set_row(total: int | None, array_cache: str | None, unsized: list[st
     """The working set against the array cache, every engine's (:func:`flashpoc.analysis.workingset.judge_working_set`)."""
     verdict = judge_working_set(total, array_cache, list(unsized))
     ratio = verdict["ratio"]
-    return check_row(CAMPAIGN_ROW_HOST, CHECK_NAME, None if ratio is None else round(ratio, 1), verdict["status"],
+    return check_row(CAMPAIGN_ROW_HOST, CHECK_NAME, ratio, verdict["status"],
                 verdict["detail"], "x")
 
 
@@ -104,7 +104,7 @@ def _clock_skew_rows(facts_by_host: dict[str, dict[str, Any] | None]) -> list[Ro
     spread = offsets[late] - offsets[early]
     detail = f"{late} is {spread:,.0f} ms ahead of {early} (+/- {error * 2:,.0f} ms)"
     status = "warn" if spread - 2 * error > CLOCK_SKEW_WARN_MS else "pass"
-    return [check_row(CAMPAIGN_ROW_HOST, "clock skew between hosts", round(spread, 1), status,
+    return [check_row(CAMPAIGN_ROW_HOST, "clock skew between hosts", spread, status,
                  detail + ("; sync the clocks (chrony, NTP)" if status == "warn" else ""), "ms")]
 
 

@@ -425,7 +425,7 @@ def clock_offset(host: LocalHost | SSHHost) -> dict[str, float | None]:
     if result.exited != 0 or not text.isdigit() or len(text) < 19:  # %N unsupported prints 'N'
         return {"clock_offset_ms": None, "clock_rtt_ms": None}
     offset = int(text) / 1e6 - (before + after) / 2 * 1000.0
-    return {"clock_offset_ms": round(offset, 1), "clock_rtt_ms": round((after - before) * 1000.0, 1)}
+    return {"clock_offset_ms": offset, "clock_rtt_ms": (after - before) * 1000.0}
 
 
 def _convert(key: str, value: str) -> Any:

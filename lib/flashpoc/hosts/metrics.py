@@ -44,8 +44,8 @@ def cpu_utilisation(before: str, after: str) -> dict[str, float | None]:
                 "host_cpu_system_pct": None, "host_cpu_iowait_pct": None}
     idle, iowait = delta[_IDLE], delta[_IOWAIT]
     return {
-        "host_cpu_busy_pct": round(100.0 * (total - idle - iowait) / total, 2),
-        "host_cpu_user_pct": round(100.0 * (delta[0] + delta[1]) / total, 2),
-        "host_cpu_system_pct": round(100.0 * (delta[2] + delta[5] + delta[6]) / total, 2),
-        "host_cpu_iowait_pct": round(100.0 * iowait / total, 2),
+        "host_cpu_busy_pct": 100.0 * (total - idle - iowait) / total,
+        "host_cpu_user_pct": 100.0 * (delta[0] + delta[1]) / total,
+        "host_cpu_system_pct": 100.0 * (delta[2] + delta[5] + delta[6]) / total,
+        "host_cpu_iowait_pct": 100.0 * iowait / total,
     }

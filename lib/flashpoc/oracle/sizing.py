@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from flashpoc.core.numbers import tidy
 from flashpoc.oracle.awr_metrics import point_metrics
 from flashpoc.oracle.metrics import event_key
 
@@ -61,7 +62,7 @@ def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
 
     def ms(key: str) -> float | None:
         value = m.get(key)
-        return None if value is None else round(value / 1000.0, 3)
+        return None if value is None else tidy(value / 1000.0)
 
     latencies = {key: ms(f"{event_key(event)}_avg_wait_us") for key, event in SUMMARY_LATENCIES.items()}
     read_ms = latencies["read_lat_ms"]
@@ -96,7 +97,7 @@ def sizing_summary(report: Mapping[str, Any]) -> dict[str, Any]:
 def _top_event(e: Mapping[str, Any]) -> dict[str, Any]:
     """A row of the summary's top I/O events from a report's Top events row."""
     return {"event": e["event"], "wait_class": e.get("wait_class"), "waits": e.get("waits"),
-            "avg_wait_ms": None if e.get("avg_wait_us") is None else round(e["avg_wait_us"] / 1000.0, 3),
+            "avg_wait_ms": None if e.get("avg_wait_us") is None else tidy(e["avg_wait_us"] / 1000.0),
             "pct_db_time": e.get("pct_db_time"),
             **({"pct_total_call_time": e["pct_total_call_time"]} if "pct_total_call_time" in e else {})}
 
@@ -109,7 +110,7 @@ def _db_cpu_note(m: Mapping[str, Any]) -> str | None:
     if share is None or share <= 100.0:
         return None
     seconds = f" ({cpu * elapsed:,.1f} s against {db_time * elapsed:,.1f} s)" if cpu and db_time and elapsed else ""
-    return (f"the report's own DB CPU exceeds its DB time{seconds}: its DB CPU share of {share:g} % cannot be read "
+    return (f"the report's own DB CPU exceeds its DB time{seconds}: its DB CPU share of {share:.1f} % cannot be read "
             f"as \"storage is not the limit\"")
 
 

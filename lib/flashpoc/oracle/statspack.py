@@ -208,7 +208,7 @@ def _key_event_figures(fg: _Table | None, bg: _Table | None,
             continue
         finer = total_s * 1e6 / waits
         if abs(finer - printed) <= 500.0 + 0.01 * finer:  # the printed cell is the average to the ms
-            out[key] = round(finer, 2)
+            out[key] = finer
     return {"key_events": out, "key_events_whole_ms": whole, "key_event_waits": _key_event_waits(fg, bg),
             "key_event_names": _key_event_names(fg, bg)}
 

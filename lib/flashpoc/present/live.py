@@ -35,6 +35,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from flashpoc.core.numbers import tidy
 from flashpoc.present import chart, progress as progress_mod
 from flashpoc.present.chart.live import INTERVAL_TITLES, curve_frame, live_curves, live_intervals, series_color
 from flashpoc.present.progress import BATCH_ENV, Progress, engine_words, numbers_text, summary_text, threads_text
@@ -129,9 +130,9 @@ class LiveView:
                 self.series, self._run = [], run
                 if run:
                     self.series_title = f"{run}: each interval as it ends"
-            if self.series and self.series[-1]["second"] == round(float(second), 3):
+            if self.series and self.series[-1]["second"] == tidy(float(second)):
                 self.series.pop()  # the same interval printed again (fio's last second): the later one
-            self.series.append({"second": round(float(second), 3), "warmup": bool(warmup), **values})
+            self.series.append({"second": tidy(float(second)), "warmup": bool(warmup), **values})
         self._changed("intervals", "status")
 
     def answer(self, progress: Progress, text: str) -> None:

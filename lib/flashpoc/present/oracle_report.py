@@ -67,7 +67,7 @@ def db_cpu_text(points: pd.DataFrame) -> str:
             continue
         who = " / ".join(str(n) for n in (name if isinstance(name, tuple) else (name,)))
         hit = best.get("buffer_hit_pct")
-        hit_text = "" if hit is None or pd.isna(hit) else f", buffer hit {float(hit):g} %"
+        hit_text = "" if hit is None or pd.isna(hit) else f", buffer hit {float(hit):.2f} %"
         threads = int(best["threads"])
         at = f"at its highest IOPS ({float(best['iops']):,.0f}, {threads} thread{'s' if threads != 1 else ''} per schema)"
         if float(share) >= DB_CPU_BOUND_PCT:

@@ -18,7 +18,6 @@ from flashpoc.present.summary.probe import probe_table
 from flashpoc.campaign.results import _no_sweep, load_comparison, load_point_details, load_results
 from flashpoc.core.store import CampaignStore, StoreError
 from flashpoc.core.views import ReportView
-from flashpoc.campaign.sweep import _rounded
 
 
 def _series_why(detail: pd.DataFrame) -> str:
@@ -214,12 +213,12 @@ def build_report(cfg: Campaign, *, write_files: bool = True, pdf: bool | None = 
     charts.update(_campaign_charts(store, probe, None if configs else domain, domain))
     tables = {"summary.csv": table, **({"comparison.csv": comparison} if configs else {}),
               "points.csv": points_csv(measured), "distribution.csv": distribution,
-              **({"per_host.csv": _rounded(per_host)} if not per_host.empty else {}),
+              **({"per_host.csv": per_host} if not per_host.empty else {}),
               **({"steadiness.csv": steadiness} if not steadiness.empty else {})}
     files = write_report_files(store, charts, tables, pdf) if write_files else {}
     context = _pdf_context(campaign_context(store, probe), store, pdf, write_files)
     result = Report("", table, points, knee_frame, charts, files, comparison, notes, cfg.slo_ms,
-                    detail, distribution, steadiness, cfg, _rounded(hostlimit.busiest_points(per_host)),
+                    detail, distribution, steadiness, cfg, hostlimit.busiest_points(per_host),
                     (probe or {}).get("host_limit"), measured, domain, [], context)
     result.sections = document.compose(result, context)
     result.headline = document.headline(result)

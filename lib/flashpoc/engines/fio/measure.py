@@ -153,7 +153,7 @@ def run_point(wb: Workbench, spec: PointSpec, pid: str, bar: Any = None) -> tupl
         row["until_steady"] = True
         row["fio_steadystate"] = (f"{cfg.settings.steadystate} over {cfg.settings.ss_dur_s} s" if cfg.settings.steadystate
                                   else f"{steady[0]} over {steady[1]} s")  # the rule that ended it
-        row["measured_s"] = round(metrics["runtime_ms"] / 1000.0, 3) if metrics.get("runtime_ms") else runtime_s
+        row["measured_s"] = metrics["runtime_ms"] / 1000.0 if metrics.get("runtime_ms") else runtime_s
     rows_mod.add_littles_law(row)
     if len(per_host) > 1:
         row["per_host"] = {h: {k: s.get(k) for k in ("iops", "lat_mean_ms", "host_cpu_busy_pct")}
@@ -206,7 +206,7 @@ def _hosts_apart(runs: list[FioRun], per_host: dict[str, dict[str, Any]], ramp_s
         per_host[host].update(measured_from_s=start / 1000.0, measured_to_s=end / 1000.0)
     shortest = min(end - start for start, end in windows.values())
     apart = max(end for _, end in windows.values()) - min(start for start, _ in windows.values()) - shortest
-    return {"hosts_apart_s": apart / 1000.0, "hosts_apart_pct": round(100.0 * apart / shortest, 1)}, []
+    return {"hosts_apart_s": apart / 1000.0, "hosts_apart_pct": 100.0 * apart / shortest}, []
 
 
 def _live_feeds(bar: Any, cfg: Campaign) -> dict[str, StatusFeed] | None:
@@ -354,7 +354,7 @@ def create_scratch(wb: Workbench, host_params: HostParams, scratch: list, short:
                     f"{host_params.workdir}/layout-{target.name}", readonly=False,
                     timeout_s=host_params.command_timeout_s, purpose=f"create scratch file {target.path}")
         done.append({"host": host_params.name, "target": target.name, "action": "created",
-                     "seconds": round(time.perf_counter() - start, 1)})
+                     "seconds": time.perf_counter() - start})
     return done
 
 
@@ -375,7 +375,7 @@ def fill_targets(wb: Workbench, host_params: HostParams, targets: list, sizes: d
     run_dir = f"{host_params.workdir}/{wb.cfg.campaign}/fill-{hashlib.sha256(job.encode()).hexdigest()[:10]}"
     run = run_fio_job(host, job, run_dir, readonly=False,
                       timeout_s=fill_timeout_s(host_params, sum(sizes.values())), purpose=purpose)
-    seconds = round(time.perf_counter() - start, 1)
+    seconds = time.perf_counter() - start
     write_atomic(wb.store.root / "targets" / host_params.name / "fill.fio", job)
     write_atomic(wb.store.root / "targets" / host_params.name / "fill.json", run.output)
     try:

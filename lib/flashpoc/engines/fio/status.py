@@ -98,7 +98,7 @@ class StatusFeed:
         if values is None:
             return
         second = now["all"]["runtime"] / 1000.0 + (self.ramp_s if self.ramp_s and not ramp else 0)
-        self.on_interval(values, second=round(second, 3), warmup=ramp)
+        self.on_interval(values, second=second, warmup=ramp)
 
 
 def totals(document: Mapping[str, Any]) -> dict[str, dict[str, float]]:

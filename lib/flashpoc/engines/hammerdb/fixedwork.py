@@ -206,8 +206,8 @@ def fixed_work_metrics(work: FixedWork) -> dict[str, Any]:
             "transactions_per_iteration": work.transactions_per_iteration, "transactions": done,
             **{f"{t.lower()}_calls": n for t, n in calls.items()},
             "errors": sum(errors.values()), **{f"{t.lower()}_errors": n for t, n in errors.items()},
-            "nopm": round((calls["NEWORD"] - errors["NEWORD"]) / completion_s * 60, 1) if completion_s else None,
-            "tpm": round((done - sum(errors.values())) / completion_s * 60, 1) if completion_s else None,
+            "nopm": (calls["NEWORD"] - errors["NEWORD"]) / completion_s * 60 if completion_s else None,
+            "tpm": (done - sum(errors.values())) / completion_s * 60 if completion_s else None,
             "test_start": work.span[0].isoformat() if work.span else None,
             "test_end": work.span[1].isoformat() if work.span else None}
 
@@ -258,10 +258,10 @@ def fixed_work_hosts(runs, purpose: str, virtual_users: int) -> dict[str, Any]:
     for key in summed:
         metrics[key] = sum(m[key] for m in per_host.values())
     metrics["completion_s"] = completion_s = max(m["completion_s"] for m in per_host.values())
-    metrics["nopm"] = round((metrics["neword_calls"] - metrics["neword_errors"]) / completion_s * 60, 1)
-    metrics["tpm"] = round((metrics["transactions"] - metrics["errors"]) / completion_s * 60, 1)
+    metrics["nopm"] = (metrics["neword_calls"] - metrics["neword_errors"]) / completion_s * 60
+    metrics["tpm"] = (metrics["transactions"] - metrics["errors"]) / completion_s * 60
     cpu = [m.get("host_cpu_busy_pct") for m in per_host.values()]
-    metrics["host_cpu_busy_pct"] = None if None in cpu else round(sum(cpu) / len(cpu), 2)
+    metrics["host_cpu_busy_pct"] = None if None in cpu else sum(cpu) / len(cpu)
     metrics["per_host"] = {h: {k: m.get(k) for k in ("completion_s", "virtual_users", "transactions", "errors",
                                                      "host_cpu_busy_pct", "test_start", "test_end")}
                            for h, m in per_host.items()}

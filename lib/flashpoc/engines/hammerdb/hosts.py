@@ -36,8 +36,8 @@ def combine_hosts(per_host: dict[str, tuple[dict[str, Any], list[dict[str, Any]]
         values = [m.get(key) for m in rows.values()]
         metrics[key] = None if any(v is None for v in values) else sum(values)
     cpu = [m.get("host_cpu_busy_pct") for m in rows.values()]
-    metrics["host_cpu_busy_pct"] = None if any(v is None for v in cpu) else round(sum(cpu) / len(cpu), 2)
+    metrics["host_cpu_busy_pct"] = None if any(v is None for v in cpu) else sum(cpu) / len(cpu)
     nopm = [float(m["nopm"]) for m in rows.values()]
-    metrics["nopm_hosts_spread_pct"] = round((max(nopm) - min(nopm)) / max(nopm) * 100.0, 1) if max(nopm) else None
+    metrics["nopm_hosts_spread_pct"] = (max(nopm) - min(nopm)) / max(nopm) * 100.0 if max(nopm) else None
     metrics["per_host"] = {h: {k: m.get(k) for k in PER_HOST} for h, m in rows.items()}
     return metrics, series

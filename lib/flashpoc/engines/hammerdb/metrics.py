@@ -65,7 +65,7 @@ def completion_ms(result: HammerdbResult) -> float | None:
     sum of their TOTAL times over the sum of their CALLS (each one weighted by its calls), to
     HammerDB's 0.001 ms; None without a time profile."""
     calls = sum(t.calls for t in result.transactions)
-    return round(sum(t.total_ms for t in result.transactions) / calls, 3) if calls else None
+    return sum(t.total_ms for t in result.transactions) / calls if calls else None
 
 
 def point_metrics(result: HammerdbResult, files: dict[str, str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:

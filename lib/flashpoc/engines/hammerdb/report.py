@@ -138,7 +138,7 @@ def compare_at_equal_users(points: pd.DataFrame) -> pd.DataFrame:
                 row[header] = value
                 if config != configs[0]:
                     row[f"{header.split(' (')[0]} change vs {configs[0]} (%)"] = (
-                        None if not base[column] else round((value - base[column]) / base[column] * 100.0, 1))
+                        None if not base[column] else (value - base[column]) / base[column] * 100.0)
             rows.append(row)
     return pd.DataFrame(rows)
 

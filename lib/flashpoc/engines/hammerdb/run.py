@@ -197,5 +197,5 @@ def counter_reader(interval: Callable[..., None] | None, rampup_s: float) -> Cal
         match = TCOUNT_LINE.match(line.strip())
         if match:
             second = time.monotonic() - start
-            interval({"tpm": number(match.group(1))}, second=round(second, 1), warmup=second <= rampup_s)
+            interval({"tpm": number(match.group(1))}, second=second, warmup=second <= rampup_s)
     return on_line

@@ -354,7 +354,7 @@ def mpstat_window(text: str, header: Mapping[str, Any]) -> dict[str, Any]:
     summary = cpu_summary([r for r in samples if begin <= str(r["time_24h"]) <= end])
     out: dict[str, Any] = {"mpstat_intervals": summary["intervals"]}
     for column in MPSTAT_SUMMARY_COLUMNS:
-        out[f"mpstat_{column}"] = round(summary[f"{column}_mean"], 2)
+        out[f"mpstat_{column}"] = summary[f"{column}_mean"]
     return out
 
 

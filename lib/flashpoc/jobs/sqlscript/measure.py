@@ -182,8 +182,8 @@ def run_job(cfg: Campaign, spec, pid: str) -> tuple[dict[str, Any], dict[str, st
     row: dict[str, Any] = {
         "campaign": cfg.campaign, "phase": PHASE, "run_id": pid, "label": job.name,
         "description": cfg.sql_workload.description, "sessions": len(sessions),
-        "statements_per_session": len(statements), "elapsed_s": round(elapsed, 3),
-        "session_elapsed_min_s": round(min(times), 3), "session_elapsed_max_s": round(max(times), 3),
+        "statements_per_session": len(statements), "elapsed_s": elapsed,
+        "session_elapsed_min_s": min(times), "session_elapsed_max_s": max(times),
         "script": script_summary(statements), "db_name": facts.get("db_name"), "version": facts.get("version"),
         "instance_number": facts.get("instance_number"), "rac": facts.get("rac"),
         "begin_snap": begin, "end_snap": end,

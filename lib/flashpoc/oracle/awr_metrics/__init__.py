@@ -106,7 +106,7 @@ from collections.abc import Mapping
 from typing import Any
 
 # Every name keeps its old path (flashpoc.oracle.awr_metrics.X): the package re-exports its modules' names.
-from flashpoc.oracle.awr_metrics.events import KEY_EVENTS, LATENCY_EVENTS, _event_metrics, _round, latency_event, whole_ms_latencies
+from flashpoc.oracle.awr_metrics.events import KEY_EVENTS, LATENCY_EVENTS, _event_metrics, latency_event, whole_ms_latencies
 from flashpoc.oracle.awr_metrics.histograms import (HISTOGRAM_EVENTS, HISTOGRAM_LIMITS, _BUCKET_RE, _BUCKET_UNITS, _HISTOGRAM_SECTIONS, _awr_time,
                          _bucket_text, _histogram_section, _share_below, bucket_bound, histogram_buckets,
                          histogram_shares)

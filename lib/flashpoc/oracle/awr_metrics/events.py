@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from flashpoc.core.numbers import tidy
 from flashpoc.oracle.metrics import event_key
 from flashpoc.oracle.awr_metrics.histograms import HISTOGRAM_EVENTS, histogram_shares
 
@@ -24,9 +25,6 @@ LATENCY_EVENTS: tuple[str, ...] = ("db file sequential read", "direct path read"
 """Candidates for ``latency_event`` (single-block random reads, else scan reads)."""
 
 
-def _round(value: float) -> float:
-    """Drop binary noise (``0.35019000000000003``) and keep 12 significant digits."""
-    return float(f"{value:.12g}")
 
 
 # --------------------------------------------------------------------------- events
@@ -62,7 +60,7 @@ def _event_metrics(report: Mapping[str, Any]) -> dict[str, Any]:
         out[f"{event_key(event)}_avg_wait_us"] = key_events.get(event)
     chosen = latency_event(key_events, report.get("key_event_waits"))
     out["latency_event"] = chosen
-    out["lat_mean_ms"] = None if chosen is None else _round(key_events[chosen] / 1000.0)
+    out["lat_mean_ms"] = None if chosen is None else tidy(key_events[chosen] / 1000.0)
     rows = report.get("event_histograms") or ()
     waits = report.get("key_event_waits") or {}
     foreground_read = any(name.startswith("Foreground Wait Events")

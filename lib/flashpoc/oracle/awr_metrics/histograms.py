@@ -6,6 +6,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from flashpoc.core.numbers import tidy
+
 
 HISTOGRAM_EVENTS: tuple[str, ...] = ("db file sequential read", "direct path read")
 """Events whose histogram shares are reported."""
@@ -106,7 +108,7 @@ def _share_below(sections: Sequence[Sequence[tuple[tuple[str, float], Mapping[st
         if best is None or len(terms) < best[0]:
             best = (len(terms), sum(terms))
     if best is not None:
-        return round(best[1], 3)
+        return tidy(best[1])
     for buckets in sections:
         for (op, bound), row in buckets:
             if op in (">=", ">") and bound <= limit and not str(row.get("pct_printed", "")).strip():
@@ -158,7 +160,7 @@ def histogram_buckets(rows: Iterable[Mapping[str, Any]], event: str, *, low: flo
     for (lower, upper), share in sorted(merged.items(), key=lambda item: item[0][0]):
         within += share
         out.append({"bucket": _bucket_text(lower, upper), "lower_us": lower, "upper_us": upper,
-                    "share_pct": round(share, 1), "within_pct": min(round(within, 1), 100.0), "section": name})
+                    "share_pct": tidy(share), "within_pct": min(tidy(within), 100.0), "section": name})
     return out
 
 

@@ -6,8 +6,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flashpoc.core.errors import ParseError
+from flashpoc.core.numbers import tidy
 from flashpoc.oracle.metrics import MIB
-from flashpoc.oracle.awr_metrics.events import _event_metrics, _round
+from flashpoc.oracle.awr_metrics.events import _event_metrics
 
 
 _SYSSTAT_RATES: dict[str, tuple[str, float]] = {
@@ -61,7 +62,7 @@ def _header_metrics(header: Mapping[str, Any]) -> dict[str, Any]:
         "version": header.get("version"),
         "begin_snap": header.get("begin_snap"),
         "end_snap": header.get("end_snap"),
-        "elapsed_s": None if elapsed_min is None else round(elapsed_min * 60.0, 3),
+        "elapsed_s": None if elapsed_min is None else tidy(elapsed_min * 60.0),
         "rac": header.get("rac"),
     }
 
@@ -71,7 +72,7 @@ def _instance_metrics(report: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"scope": "instance", **_header_metrics(report.get("header") or {}), "instances": 1}
     for metric, (stat, scale) in _LOAD_PROFILE_RATES.items():
         value = profile.get(stat)
-        out[metric] = None if value is None else _round(value * scale)
+        out[metric] = None if value is None else tidy(value * scale)
     missing = [name for name in ("Read IO requests", "Write IO requests") if profile.get(name) is None]
     if missing:  # 11.2.0.3: the Load Profile's rows are these statistics (11.2.0.4's print both, equal)
         stats = {row["statistic"]: row["per_second"] for row in report.get("instance_activity") or ()}
@@ -109,16 +110,16 @@ def _cluster_metrics(rac: Mapping[str, Any]) -> dict[str, Any]:
     elapsed_s = out["elapsed_s"]
     db_time_min = header.get("db_time_min")
     out["db_time_s_per_s"] = (
-        _round(db_time_min * 60.0 / elapsed_s) if db_time_min is not None and elapsed_s else None
+        tidy(db_time_min * 60.0 / elapsed_s) if db_time_min is not None and elapsed_s else None
     )
     time_model = rac.get("time_model_by_instance") or ()
     for metric, column in (("db_cpu_s_per_s", "DB CPU (s)"), ("background_cpu_s_per_s", "bg CPU (s)")):
         values = [row.get(column) for row in time_model]
         usable = bool(values) and all(v is not None for v in values) and bool(elapsed_s)
-        out[metric] = _round(sum(values) / elapsed_s) if usable else None
+        out[metric] = tidy(sum(values) / elapsed_s) if usable else None
     out.update(_io_sums(out))
     logical, cache = stats.get("session logical reads"), stats.get("physical reads cache")
-    out["buffer_hit_pct"] = round(100.0 * (1.0 - cache / logical), 2) if logical and cache is not None else None
+    out["buffer_hit_pct"] = 100.0 * (1.0 - cache / logical) if logical and cache is not None else None
     out["db_cpu_pct_of_db_time"] = _cpu_share(out)
     out.update(_event_metrics(rac))
     out.update(_host_cpu_cluster(rac.get("host_cpu_by_instance")))
@@ -131,9 +132,9 @@ def _sysstat_rates(stats: Mapping[str, float | None]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for metric, (stat, scale) in _SYSSTAT_RATES.items():
         value = stats.get(stat)
-        out[metric] = None if value is None else _round(value * scale)
+        out[metric] = None if value is None else tidy(value * scale)
     commits = stats.get("user commits")
-    out["transactions_per_s"] = None if commits is None else _round(commits + (stats.get("user rollbacks") or 0.0))
+    out["transactions_per_s"] = None if commits is None else tidy(commits + (stats.get("user rollbacks") or 0.0))
     return out
 
 
@@ -153,7 +154,7 @@ def _statspack_metrics(report: Mapping[str, Any]) -> dict[str, Any]:
     for metric, stat in (("db_time_s_per_s", "DB time"), ("db_cpu_s_per_s", "DB CPU"),
                          ("background_cpu_s_per_s", "background cpu time")):
         seconds = (model.get(stat) or {}).get("time_s")
-        out[metric] = _round(seconds / elapsed_s) if seconds is not None and elapsed_s else None
+        out[metric] = tidy(seconds / elapsed_s) if seconds is not None and elapsed_s else None
     out.update(_io_sums(out))
     out["buffer_hit_pct"] = (report.get("instance_efficiency") or {}).get("buffer_hit_pct")
     printed = (model.get("DB CPU") or {}).get("pct_db_time")
@@ -166,7 +167,7 @@ def _statspack_metrics(report: Mapping[str, Any]) -> dict[str, Any]:
 def _cpu_share(out: Mapping[str, Any]) -> float | None:
     """DB CPU as a percentage of DB time, to 0.1 (``None`` without both)."""
     cpu, time = out.get("db_cpu_s_per_s"), out.get("db_time_s_per_s")
-    return round(100.0 * cpu / time, 1) if cpu is not None and time else None
+    return 100.0 * cpu / time if cpu is not None and time else None
 
 
 _ORDER: tuple[str, ...] = (
@@ -184,7 +185,7 @@ def _ordered(out: dict[str, Any]) -> dict[str, Any]:
 
 def _io_sums(out: Mapping[str, Any]) -> dict[str, Any]:
     def add(a: float | None, b: float | None) -> float | None:
-        return None if a is None or b is None else _round(a + b)
+        return None if a is None or b is None else tidy(a + b)
 
     return {
         "iops": add(out.get("read_iops"), out.get("write_iops")),
@@ -205,7 +206,7 @@ _CPU_KEYS: dict[str, str] = {
 
 def _busy(out: dict[str, Any]) -> dict[str, Any]:
     idle = out.get("host_cpu_idle_pct")
-    out["host_cpu_busy_pct"] = None if idle is None else round(100.0 - idle, 3)
+    out["host_cpu_busy_pct"] = None if idle is None else tidy(100.0 - idle)
     return out
 
 
@@ -227,9 +228,9 @@ def _host_cpu_cluster(rows: Sequence[Mapping[str, Any]] | None) -> dict[str, Any
         if not values or any(v is None for v in values):
             out[metric] = None
         elif weighted:
-            out[metric] = round(sum(v * w for v, w in zip(values, weights)) / sum(weights), 3)
+            out[metric] = sum(v * w for v, w in zip(values, weights)) / sum(weights)
         else:
-            out[metric] = round(sum(values) / len(values), 3)
+            out[metric] = sum(values) / len(values)
     _busy(out)
     out["cpus"] = sum(weights) if weighted else None
     return out

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from flashpoc.core.errors import ParseError
+from flashpoc.core.numbers import tidy
 
 _LATENCY_FACTORS_US: dict[str, float] = {
     "ns": 0.001,
@@ -51,7 +52,7 @@ def parse_latency_us(cell: str, default_unit: str | None = None) -> float | None
     unit = (match.group(2) if match else None) or default_unit
     if not match or unit is None:
         raise ParseError(f"expected a latency with a unit (ns/us/ms/s), got {cell!r}")
-    return round(float(match.group(1).replace(",", "")) * _LATENCY_FACTORS_US[unit], 6)
+    return tidy(float(match.group(1).replace(",", "")) * _LATENCY_FACTORS_US[unit])
 
 
 def parse_count(cell: str) -> float | None:
@@ -72,7 +73,7 @@ def parse_count(cell: str) -> float | None:
     match = _COUNT_RE.match(text)
     if not match:
         raise ParseError(f"expected a number (optionally suffixed K/M/G/T/P), got {cell!r}")
-    return round(float(match.group(1).replace(",", "")) * _COUNT_FACTORS[match.group(2)], 6)
+    return tidy(float(match.group(1).replace(",", "")) * _COUNT_FACTORS[match.group(2)])
 
 
 def _whole(cell: str) -> int:
@@ -93,7 +94,7 @@ def _data_mb(cell: str) -> float | None:
     match = re.match(rf"^({_NUMBER})([KMGTP])$", text)
     if not match:
         return None
-    return round(float(match.group(1).replace(",", "")) * _DATA_FACTORS_MB[match.group(2)], 6)
+    return tidy(float(match.group(1).replace(",", "")) * _DATA_FACTORS_MB[match.group(2)])
 
 
 def _float(cell: str, what: str, *, signed: bool = False) -> float | None:

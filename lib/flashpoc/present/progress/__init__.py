@@ -198,8 +198,8 @@ class Progress:
             elif self.bound is not None:
                 left, is_bound = max(0, self.bound - self.done) * per_point, True
         return {"phase": self.phase, "title": self.title, "done": self.done, "reused": self.reused,
-                "total": self.total, "bound": self.bound, "elapsed_s": round(elapsed, 1),
-                "left_s": None if left is None else round(left, 1), "left_is_bound": is_bound,
+                "total": self.total, "bound": self.bound, "elapsed_s": elapsed,
+                "left_s": left, "left_is_bound": is_bound,
                 "closed": self.closed}
 
     def text(self) -> str:

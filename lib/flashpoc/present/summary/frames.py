@@ -38,7 +38,7 @@ def _rate_at_slo(group: pd.DataFrame, column: str, slo_ms: float) -> float | Non
     that rate: the same crossings, so the same kind of bound as the IOPS'), None without it."""
     if column not in group or group[column].isna().any():
         return None
-    return round(analysis.iops_at_latency(to_points(group.to_dict("records"), rate=column), slo_ms).value, 1)
+    return analysis.iops_at_latency(to_points(group.to_dict("records"), rate=column), slo_ms).value
 
 
 def slo_bound(row: dict[str, Any], slo_ms: float, rate: str = "iops") -> bounds.Bound:
@@ -75,24 +75,24 @@ def summary_table(frame: pd.DataFrame, slo_ms: float) -> pd.DataFrame:
             "threads_range": f"{int(group.threads.min())}-{int(group.threads.max())}",
             "max_iops": round(float(best["iops"])),
             "max_iops_threads": int(best["threads"]),
-            "max_iops_lat_mean_ms": round(float(best["lat_mean_ms"]), 3),
-            "max_bw_mibps": round(float(group["bw_mibps"].max()), 1),
+            "max_iops_lat_mean_ms": float(best["lat_mean_ms"]),
+            "max_bw_mibps": float(group["bw_mibps"].max()),
             slo_label: None if at_slo.value is None else round(at_slo.value),
             "slo_status": at_slo.kind,
             "slo_note": at_slo.why or None,
             f"mibps_at_{slo_ms:g}ms": _rate_at_slo(group, "bw_mibps", slo_ms),
             "knee_threads": knee.threads if knee else None,
             "knee_iops": round(knee.iops) if knee else None,
-            "knee_lat_mean_ms": round(knee.latency_ms, 3) if knee else None,
-            "min_lat_mean_ms": round(float(group["lat_mean_ms"].min()), 3),
-            "clat_p99_ms_at_max": _rounded(best.get("clat_p99_ms")),
-            "clat_p99_9_ms_at_max": _rounded(best.get("clat_p99_9_ms")),
-            "host_cpu_busy_pct_at_max": _rounded(best.get("host_cpu_busy_pct"), 1),
+            "knee_lat_mean_ms": knee.latency_ms if knee else None,
+            "min_lat_mean_ms": float(group["lat_mean_ms"].min()),
+            "clat_p99_ms_at_max": _float(best.get("clat_p99_ms")),
+            "clat_p99_9_ms_at_max": _float(best.get("clat_p99_9_ms")),
+            "host_cpu_busy_pct_at_max": _float(best.get("host_cpu_busy_pct")),
             "littles_law_flags": law_off,
         })
-        for column, digits in AT_MAX_IF_PRESENT.items():
+        for column in AT_MAX_IF_PRESENT:
             if column in group and group[column].notna().any():
-                rows[-1][f"{column}_at_max"] = _rounded(best.get(column), digits)
+                rows[-1][f"{column}_at_max"] = _float(best.get(column))
         if "target_data" in group and group["target_data"].notna().any():  # vdbench: what the reads read
             rows[-1]["target_data"] = group["target_data"].dropna().iloc[-1]
     table = pd.DataFrame(rows)
@@ -101,17 +101,17 @@ def summary_table(frame: pd.DataFrame, slo_ms: float) -> pd.DataFrame:
                                if c in table and table[c].isna().all()])
 
 
-AT_MAX_IF_PRESENT = {
-    "redo_write_lat_ms": 3,
-    "dbwr_write_lat_ms": 3,
-    "db_cpu_s_per_s": 2,
-    "db_cpu_pct_of_db_time": 1,
-    "buffer_hit_pct": 2,
-    "host_cpu_user_pct": 1,
-    "host_cpu_iowait_pct": 1,
-    "db_file_sequential_read_under_1ms_pct": 1,
-    "db_file_sequential_read_under_2ms_pct": 1,
-}
+AT_MAX_IF_PRESENT = (
+    "redo_write_lat_ms",
+    "dbwr_write_lat_ms",
+    "db_cpu_s_per_s",
+    "db_cpu_pct_of_db_time",
+    "buffer_hit_pct",
+    "host_cpu_user_pct",
+    "host_cpu_iowait_pct",
+    "db_file_sequential_read_under_1ms_pct",
+    "db_file_sequential_read_under_2ms_pct",
+)
 """Columns (SLOB/AWR points) added to the summary at the max-IOPS point when the points have them:
 write latencies (ms), DB CPU (CPU s per s, and % of DB time), buffer hit (%), host CPU (%) and shares of
 reads under 1/2 ms (%)."""
@@ -125,7 +125,7 @@ def read_latency_shares(frame: pd.DataFrame) -> pd.DataFrame:
     for workload, group in frame.groupby("workload", sort=False):
         best = group.loc[group["iops"].idxmax()]
         for limit, limit_us in SHARE_LIMITS_US.items():
-            value = _rounded(best.get(f"db_file_sequential_read_under_{limit}_pct"), 1)
+            value = _float(best.get(f"db_file_sequential_read_under_{limit}_pct"))
             if value is not None:
                 rows.append({"workload": workload, "threads": int(best["threads"]), "iops": round(float(best["iops"])),
                              "limit": f"<{limit}", "limit_us": limit_us, "share_pct": value,
@@ -133,19 +133,19 @@ def read_latency_shares(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["workload", "threads", "iops", "limit", "limit_us", "share_pct", "label"])
 
 
-def _rounded(value, digits: int = 3):
+def _float(value):
+    """``value`` as a float as stored (rounded where it is printed, :mod:`flashpoc.core.numbers`), or None."""
     try:
-        return None if value is None or pd.isna(value) else round(float(value), digits)
+        return None if value is None or pd.isna(value) else float(value)
     except (TypeError, ValueError):
         return None
 
 
-DISTRIBUTION_COLUMNS = {
-    "lat_mean_ms": 3, "clat_p50_ms": 3, "clat_p90_ms": 3, "clat_p99_ms": 3, "clat_p99_9_ms": 3,
-    "clat_under_512us_pct": 2, "clat_under_1ms_pct": 2, "clat_under_2ms_pct": 2, "clat_under_4ms_pct": 2,
-}
-"""Columns of :func:`distribution_table` and their decimals: mean and percentile latencies (ms),
+DISTRIBUTION_COLUMNS = ("lat_mean_ms", "clat_p50_ms", "clat_p90_ms", "clat_p99_ms", "clat_p99_9_ms",
+                        "clat_under_512us_pct", "clat_under_1ms_pct", "clat_under_2ms_pct", "clat_under_4ms_pct")
+"""Columns of :func:`distribution_table`: mean and percentile latencies (ms),
 shares of I/Os under 512 us, 1, 2 and 4 ms (%)."""
+
 
 def detail_points(frame: pd.DataFrame, slo_ms: float, threads: int | None = None) -> pd.DataFrame:
     """The point of each curve whose time series and latency histogram the report shows.
@@ -185,7 +185,7 @@ def distribution_table(detail: pd.DataFrame) -> pd.DataFrame:
     table = detail[keys + columns].copy()
     table["iops"] = table["iops"].round()
     for column in columns:
-        table[column] = table[column].astype(float).round(DISTRIBUTION_COLUMNS[column])
+        table[column] = table[column].astype(float)
     return table
 
 

@@ -11,13 +11,13 @@ import pandas as pd
 from flashpoc.analysis import hostlimit
 from flashpoc.analysis.sweep_plan import threads_list_text
 from flashpoc.campaign.probe_words import probe_answer_text
-from flashpoc.campaign.sweep import _rounded
 
 
 def probe_table(probe: dict[str, Any]) -> pd.DataFrame:
-    """The probe's points as a table (threads, outstanding I/Os, IOPS, latency ms, ...)."""
+    """The probe's points as a table (threads, outstanding I/Os, IOPS, latency ms, ...), as measured (a
+    notebook shows it with :func:`flashpoc.present.summary.frame_display`, which rounds each value once)."""
     frame = pd.DataFrame(probe["points"]).drop(columns=["point_id", "hosts", "per_host"], errors="ignore")
-    return _rounded(frame.sort_values(["threads", "repeat"]).reset_index(drop=True))
+    return frame.sort_values(["threads", "repeat"]).reset_index(drop=True)
 
 
 def probe_hosts_table(probe: dict[str, Any]) -> pd.DataFrame:
@@ -32,7 +32,7 @@ def probe_hosts_table(probe: dict[str, Any]) -> pd.DataFrame:
                                                  "host": f"{r['n_hosts']} of the hosts ({r['hosts']})",
                                                  "iops": r["iops"], "lat_mean_ms": r["lat_mean_ms"]}
                                                 for r in scaling])], ignore_index=True)
-    return _rounded(frame)
+    return frame
 
 
 def probe_text(probe: dict[str, Any]) -> str:
@@ -40,7 +40,7 @@ def probe_text(probe: dict[str, Any]) -> str:
     what the probe cost, the POC guide's neighbour rule, the follow-up sweep and the hosts-or-array
     verdict."""
     sat = probe["saturation"]
-    cost = (f"{probe['runs']} runs, {probe['device_time_s']:g} s of device time "
+    cost = (f"{probe['runs']} runs, {probe['device_time_s']:,.1f} s of device time "
             f"({probe['strategy']} strategy, workload {probe['workload']})")
     if any(p.get("measured_s") is not None for p in probe.get("points") or []):
         cost += "; each point ended once its IOPS were steady"

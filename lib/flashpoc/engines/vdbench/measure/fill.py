@@ -92,7 +92,7 @@ def fill_targets(wb, host_params: HostParams, targets: list[TargetParams], sizes
                                 "size_bytes": target.size_bytes, "data": data_text(cfg), "xfersize_bytes": xfer,
                                 "written_bytes": each[target.name] if each else written,
                                 **({} if each or len(targets) == 1 else {"written_with": sorted(t.name for t in targets)}),
-                                "seconds": round(time.perf_counter() - start, 1), "completed_utc": completed}
+                                "seconds": time.perf_counter() - start, "completed_utc": completed}
         wb.store.write_json(f"{FILL_DIR}/{host_params.name}/{target.name}.json", records[target.name])
     return records
 

@@ -79,7 +79,7 @@ def measured_columns(total: dict[str, Any], parsed: dict[str, Any], interval_s: 
         "histogram_intervals": f"{hist_first}-{total.get('interval_end')}" if hist_first is not None else None,
         **verdict,
         "steadystate_attained": verdict["interval_steady"],
-        "interval_littles_law_ratio": round(law_ratios[len(law_ratios) // 2], 3) if law_ratios else None,
+        "interval_littles_law_ratio": law_ratios[len(law_ratios) // 2] if law_ratios else None,
         "opened_for_write": any(parsed["opened"].values()) if parsed["opened"] else None,
         **shares,
     }
