@@ -92,7 +92,7 @@ def test_a_live_fio_job_hands_its_seconds_over_while_it_runs_and_keeps_its_outpu
     text = "\n".join(line[len(STATUS_MARK):] for line in lines if line.startswith(STATUS_MARK))
     reports = [json.loads("{" + part) for part in text.split("\n{")[1:]]
     last = next(r["jobs"][0]["read"] for r in reports
-                if round(r["jobs"][0]["read"]["runtime"] / 1000 + 1, 3) == measured[-1][0])
+                if r["jobs"][0]["read"]["runtime"] / 1000 + 1 == pytest.approx(measured[-1][0]))
     starts = [1.0] + [second for second, _ in measured[:-1]]
     assert sum(v["iops"] * (second - start) for (second, v), start in zip(measured, starts)) == pytest.approx(
         last["total_ios"], abs=1e-6 * last["total_ios"])

@@ -241,7 +241,7 @@ def test_two_hosts_measured_apart_by_their_recordings_own_figures():
                                                                                               1795264218.431)
     apart_ms = 1795784015334 - 1795264214426 - 4002  # the later end less the earlier start, less the shorter window
     assert point["metrics"]["hosts_apart_s"] == apart_ms / 1000
-    assert point["metrics"]["hosts_apart_pct"] == round(100 * apart_ms / 4002, 1)
+    assert point["metrics"]["hosts_apart_pct"] == pytest.approx(100 * apart_ms / 4002)
 
 
 @generated(40)

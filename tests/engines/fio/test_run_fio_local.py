@@ -102,8 +102,8 @@ def test_cpu_utilisation_arithmetic():
     after = "cpu  7641 0 2447 54133 463 0 91 15 0 0"
     cpu = cpu_utilisation(before, after)
     # deltas: user 30, system 139, idle 206, iowait 0, softirq 25, steal 1 -> total 401
-    assert cpu["host_cpu_busy_pct"] == round(100 * 195 / 401, 2)
-    assert cpu["host_cpu_user_pct"] == round(100 * 30 / 401, 2)
+    assert cpu["host_cpu_busy_pct"] == pytest.approx(100 * 195 / 401)
+    assert cpu["host_cpu_user_pct"] == pytest.approx(100 * 30 / 401)
     assert cpu["host_cpu_iowait_pct"] == 0.0
 
 

@@ -51,7 +51,7 @@ def test_the_rows_hold_the_printed_results_and_the_cpu_of_the_timed_test():
     calls = [int(c) for c in re.findall(r"CALLS: (\d+)", summary)]
     totals = [float(t) for t in re.findall(r"TOTAL: ([\d.]+)ms", summary)]
     assert len(calls) == len(totals) == 5
-    assert points["txn_mean_ms"].iloc[0] == round(sum(totals) / sum(calls), 3)
+    assert points["txn_mean_ms"].iloc[0] == pytest.approx(sum(totals) / sum(calls))
     # the load host's CPU between the first and the last sample within the timed test
     window = timed_window(files)
     samples = [line.split(" ", 2) for line in files["hostcpu.log"].splitlines()]

@@ -195,3 +195,21 @@ def test_the_cpu_sampler_sees_hammerdb_end_without_sleeping_out_its_interval(tmp
     samples = run.files[hammerdb_run.CPU_LOG].splitlines()
     assert len(samples) == 2 and all(re.fullmatch(rf"\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d {n} cpu( +\d+)+", s)
                                    for n, s in enumerate(samples))
+
+
+@pytest.mark.hammerdb
+def test_a_password_hammerdb_prints_is_in_no_console_and_no_file(tmp_path, monkeypatch):
+    """Seen in a real run on a busy machine: HammerDB's transaction counter outlived the run and printed a
+    Tcl stack trace whose ``read_more`` call carries the database password, into the console the workbook
+    keeps. Here the real HammerDB prints both passwords (one holding the other) to its console and into a log."""
+    hammerdb = real_hammerdb()
+    monkeypatch.setenv("FLASHPOC_T_PW", SECRET + "-user")
+    monkeypatch.setenv("FLASHPOC_T_SUPER", SECRET)
+    script = ('puts "read_more tid0x1 Pgtcl 127.0.0.1 5432 disable postgres $::env(FLASHPOC_T_SUPER) tpcc '
+              '$::env(FLASHPOC_T_PW) TPC-C"\nset f [open [file join $::env(TMP) trace.log] w]\n'
+              'puts $f "pass=$::env(FLASHPOC_T_PW)"\nclose $f\nputs "Vuser 1:FINISHED SUCCESS"\nexit\n')
+    run = run_hammerdb(LocalHost(HostParams(name="load1")), script, str(tmp_path / "r"), hammerdb_dir=str(hammerdb),
+                       secret_names=_settings(hammerdb).password_variables, timeout_s=120, purpose="timed run")
+    assert run.exit_code == 0 and "Vuser 1:FINISHED SUCCESS" in run.console
+    assert "5432 disable postgres *** tpcc *** TPC-C" in run.console and SECRET not in run.console
+    assert run.files["trace.log"] == "pass=***\n" and not any(SECRET in text for text in run.files.values())

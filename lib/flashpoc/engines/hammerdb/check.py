@@ -68,6 +68,7 @@ def check_hammerdb(host, s: HammerdbSettings, run_dir: str, *, timeout_s: float 
         RemoteError: the host cannot be reached.
     """
     run = run_hammerdb(host, check_script(s), run_dir, hammerdb_dir=s.hammerdb_dir, env_file=s.env_file,
+                       secret_names=s.password_variables,
                        timeout_s=timeout_s, purpose="check HammerDB and the TPROC-C schema")
     facts = parse_check(run.console)
     return facts, check_problems(s, facts, where=host.name)

@@ -78,6 +78,7 @@ def _run(wb, script: str, what: str, purpose: str, timeout_s: float, host=None, 
     clear_stale(remote, attempts_root(host.workdir, cfg.campaign, host.name), purpose=purpose)
     return run_hammerdb(remote, script, attempt_dir(host.workdir, cfg.campaign, host.name, what),
                         hammerdb_dir=cfg.settings.hammerdb_dir, env_file=cfg.settings.env_file,
+                        secret_names=cfg.settings.password_variables,
                         timeout_s=min(host.command_timeout_s, timeout_s), purpose=purpose, on_line=on_line)
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from flashpoc.core.errors import RemoteError
@@ -53,6 +53,19 @@ PID_FILE = "hammerdb.pid"
 MAX_RUN_BYTES = 256 * 1024**2
 #: HammerDB's files that hold the settings with the passwords (its SQLite stores and their journals)
 SECRET_FILES = (JOB_STORE, f"{JOB_STORE}-*", "*.db", "*.db-*")
+#: the environment variable that names, on the load host, the variables holding the run's passwords
+SECRET_NAMES_ENV = "FLASHPOC_SECRET_NAMES"
+#: an awk program that writes a file with the value of each variable :data:`SECRET_NAMES_ENV` names replaced
+#: by ``***`` (read from the environment: no password is in a command): HammerDB prints one in a stack trace
+#: when its transaction counter outlives the run (the arguments of its ``read_more``: host, port, user,
+#: password). A file, not the live output: mawk reads a pipe in blocks, which would hold the counter back
+SCRUB_AWK = ('BEGIN { n = split(ENVIRON["' + SECRET_NAMES_ENV + '"], names, " "); m = 0; '
+             'for (i = 1; i <= n; i++) if (length(ENVIRON[names[i]]) > 0) s[++m] = ENVIRON[names[i]]; '
+             'for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (length(s[j]) > length(s[i])) '
+             '{ x = s[i]; s[i] = s[j]; s[j] = x } } '  # the longest first: a password may hold another
+             '{ line = $0; for (i = 1; i <= m; i++) { out = ""; while ((j = index(line, s[i])) > 0) '
+             '{ out = out substr(line, 1, j - 1) "***"; line = substr(line, j + length(s[i])) } line = out line } '
+             'print line }')
 
 
 @dataclass(frozen=True)
@@ -109,13 +122,17 @@ def _nap(seconds: float) -> str:
     return f"i=0; while [ $i -lt {steps} ] && kill -0 $t 2>/dev/null; do sleep {CPU_POLL_S}; i=$((i+1)); done"
 
 
-def run_command(hammerdb_dir: str, run_dir: str, env_file: str | None = None) -> str:
+def run_command(hammerdb_dir: str, run_dir: str, env_file: str | None = None,
+                secret_names: Sequence[str] = ()) -> str:
     """The shell command that runs ``run_dir/script.tcl`` with the HammerDB in ``hammerdb_dir``.
 
     HammerDB's output goes through ``tee``: while ``tee`` lives (its reader does) the CPU is
     sampled; when it ends before HammerDB (its reader is gone), HammerDB is stopped. The secrets
-    are removed on the way out, whatever ends the command."""
+    are removed on the way out, whatever ends the command: HammerDB's settings stores; and the
+    values of the variables ``secret_names`` from every file of the run (:data:`SCRUB_AWK`), its
+    console (``console.txt``) included, which is what the workbook keeps of it."""
     d = quote(run_dir)
+    scrub = f"{SECRET_NAMES_ENV}={quote(' '.join(secret_names))} awk {quote(SCRUB_AWK)}"
     source = f". {quote(env_file)} && " if env_file else ""
     sample = (f"echo \"$(date '+%Y-%m-%d %H:%M:%S') $n $(head -n1 /proc/stat)\" >> {d}/{CPU_LOG}; "
               "n=$((n+1))")
@@ -124,7 +141,13 @@ def run_command(hammerdb_dir: str, run_dir: str, env_file: str | None = None) ->
     return (f"umask 077; trap {quote('rm -f ' + _secrets(d))} EXIT; trap 'exit 129' HUP INT TERM PIPE; n=0; "
             f"if {source}cd {quote(hammerdb_dir)}; then {{ {hammerdb}; }} < /dev/null | tee {d}/console.txt & t=$!; "
             f"while kill -0 $t 2>/dev/null; do {sample}; {_nap(CPU_EVERY_S)}; done; {sample}; "
-            f"{_stop(d)}; wait $t; rm -f {_secrets(d)}; else echo \"{EXIT_MARK}$?\"; fi")
+            f"{_stop(d)}; wait $t; rm -f {_secrets(d)}; {_scrub_files(d, scrub)}; else echo \"{EXIT_MARK}$?\"; fi")
+
+
+def _scrub_files(d: str, scrub: str) -> str:
+    """Shell words that pass each file HammerDB left in the run folder ``d`` through ``scrub``, in place."""
+    return (f"for f in {d}/*; do [ -f \"$f\" ] && {scrub} < \"$f\" > \"$f.scrubbed\" && "
+            "mv -f \"$f.scrubbed\" \"$f\"; done")
 
 
 def clear_stale(host, root: str, *, purpose: str) -> None:
@@ -147,7 +170,7 @@ def _remove(host, run_dir: str, *, purpose: str) -> None:
 
 
 def run_hammerdb(host, script: str, run_dir: str, *, hammerdb_dir: str, env_file: str | None = None,
-                 timeout_s: float, purpose: str,
+                 secret_names: Sequence[str] = (), timeout_s: float, purpose: str,
                  on_line: Callable[[str], None] | None = None) -> HammerdbRun:
     """Run ``script`` with HammerDB on ``host`` in the new folder ``run_dir`` (:func:`attempt_dir`)
     and return its outputs; the folder is removed on every way out.
@@ -168,8 +191,8 @@ def run_hammerdb(host, script: str, run_dir: str, *, hammerdb_dir: str, env_file
                           "created (each HammerDB run writes into a new one)")
     try:
         host.put_text(script, f"{run_dir}/{SCRIPT_NAME}", purpose=f"{purpose}: write the HammerDB script")
-        result = host.run(run_command(hammerdb_dir, run_dir, env_file), purpose=purpose, timeout_s=timeout_s,
-                          check=False, on_line=on_line)
+        result = host.run(run_command(hammerdb_dir, run_dir, env_file, secret_names), purpose=purpose,
+                          timeout_s=timeout_s, check=False, on_line=on_line)
         code, console = split_exit_status(result.stdout)
         if code is None:
             detail = " | ".join((result.stderr or result.stdout).strip().splitlines()[-5:])
@@ -179,6 +202,9 @@ def run_hammerdb(host, script: str, run_dir: str, *, hammerdb_dir: str, env_file
         _remove(host, run_dir, purpose=purpose)
     files = {name: data.decode("utf-8", errors="replace") for name, data in fetched.items()
              if name not in (JOB_STORE, SCRIPT_NAME, "console.txt", PID_FILE) and not name.endswith(".db")}
+    kept_code, kept = split_exit_status(fetched.get("console.txt", b"").decode("utf-8", errors="replace"))
+    if kept_code is not None:  # the console as the host kept it, its secrets removed (:func:`run_command`)
+        code, console = kept_code, kept
     return HammerdbRun(host.name, script, console, code, files, time.perf_counter() - start, run_dir)
 
 
