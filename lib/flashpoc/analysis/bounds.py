@@ -15,7 +15,6 @@ sentence and CSV, so that no formatter prints a bound as a value or drops it
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -28,8 +27,6 @@ KINDS = (EXACT, AT_LEAST, AT_MOST, NOT_REACHED, MISSING)
 _SIGNS = {AT_LEAST: "≥ ", AT_MOST: "≤ "}
 _WORDS = {AT_LEAST: "at least ", AT_MOST: "at most "}
 _DASH = "–"
-#: the first number of a formatted value (``+73,160``, ``0.081`` in ``0.081 ms``)
-_PRINTED = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?", re.ASCII)
 _FLIP = {EXACT: EXACT, AT_LEAST: AT_MOST, AT_MOST: AT_LEAST}
 
 
@@ -79,7 +76,7 @@ class Bound:
             return "not reached"
         if not self.known:
             return _DASH
-        return _SIGNS.get(self.kind, "") + self.printed(fmt)
+        return _SIGNS.get(self.kind, "") + fmt(self.value)
 
     def words(self, fmt, unit: str = "") -> str:
         """Sentence text: "85,427 IOPS", "at least 85,427 IOPS", "at most 0.081 ms", "not reached"."""
@@ -87,28 +84,7 @@ class Bound:
             return "not reached"
         if not self.known:
             return "not measured"
-        return _WORDS.get(self.kind, "") + self.printed(fmt) + (f" {unit}" if unit else "")
-
-    def printed(self, fmt) -> str:
-        """``fmt(value)``, a bound rounded toward what it bounds: "at least" never prints more than the value
-        nor "at most" less (a lower bound of 80,303.6 IOPS is "at least 80,303", not 80,304, which was not
-        measured), the nearest such figure at the printed precision (``fmt``'s: its first number's decimals,
-        which may change with the figure: 99.96 MiB/s at least is 99.9, not 99 nor 99.0); an exact value to
-        the nearest."""
-        text, decimals = fmt(self.value), None
-        if self.kind not in (AT_LEAST, AT_MOST):
-            return text
-        for _ in range(4):
-            match = _PRINTED.search(text)
-            if match is None:
-                return text
-            printed, places = float(match.group().replace(",", "")), len(match.group().partition(".")[2])
-            holds = printed <= self.value if self.kind == AT_LEAST else printed >= self.value
-            if holds and (decimals is None or places == decimals):
-                return text
-            decimals, scaled = places, self.value * 10**places
-            text = fmt((math.floor(scaled) if self.kind == AT_LEAST else math.ceil(scaled)) / 10**places)
-        return text
+        return _WORDS.get(self.kind, "") + fmt(self.value) + (f" {unit}" if unit else "")
 
 
 def of(value: Any, kind: Any = EXACT, why: Any = "") -> Bound:

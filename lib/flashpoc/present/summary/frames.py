@@ -77,7 +77,7 @@ def summary_table(frame: pd.DataFrame, slo_ms: float) -> pd.DataFrame:
             "max_iops_threads": int(best["threads"]),
             "max_iops_lat_mean_ms": float(best["lat_mean_ms"]),
             "max_bw_mibps": float(group["bw_mibps"].max()),
-            slo_label: None if at_slo.value is None else round(at_slo.value),
+            slo_label: at_slo.value,  # as computed: a bound rounded to the nearest may say more than it bounds
             "slo_status": at_slo.kind,
             "slo_note": at_slo.why or None,
             f"mibps_at_{slo_ms:g}ms": _rate_at_slo(group, "bw_mibps", slo_ms),
