@@ -163,11 +163,13 @@ def _run_all_cells(page, tmp_path, code_cells: int) -> None:
     workers) JupyterLab has taken minutes to start its kernel, and asked "Select Kernel" when it
     opened the notebook (accepted: before a try, that is JupyterLab's own start). A try that asks
     it, queues nothing within a minute or makes no progress for three minutes is made again in a
-    reloaded page, which joins the kernel the server already runs."""
+    reloaded page, which joins the kernel the server already runs; so is the page whose fetch of the
+    notebook failed ("File Load Error ... Failed to fetch", twice at most)."""
     dialog = page.locator(".jp-Dialog")
     statusbar = page.locator("#jp-main-statusbar")
     prompts = page.locator(".jp-Notebook .jp-CodeCell .jp-InputArea-prompt")
     asked: list[str] = []  # what each dialog said, when: kept in dialogs.txt
+    reloads: list[str] = []  # the page reloaded after a failed fetch of the notebook
 
     def ready() -> bool:
         return re.search(r"Python 3 \(ipykernel\) \| Idle", statusbar.inner_text()) is not None
@@ -178,6 +180,13 @@ def _run_all_cells(page, tmp_path, code_cells: int) -> None:
         text = dialog.first.inner_text()
         asked.append(f"{time.strftime('%H:%M:%S')} {text!r}")
         (tmp_path / "dialogs.txt").write_text("\n".join(asked) + "\n")
+        if text.startswith("File Load Error") and "Failed to fetch" in text and len(reloads) < 2:
+            # seen once with a demo beside the suite: the page's fetch of the notebook failed (the server logged
+            # nothing); the page loads it again, as an engineer would reload it
+            reloads.append(text)
+            page.reload()
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=180_000)
+            return None
         if not text.startswith("Select Kernel") or len(asked) > 3 * code_cells:
             page.screenshot(path=str(tmp_path / "dialog.png"), full_page=True)
             pytest.fail(f"JupyterLab asked: {text!r} (dialogs so far in {tmp_path / 'dialogs.txt'})")
