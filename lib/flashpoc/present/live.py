@@ -130,9 +130,10 @@ class LiveView:
                 self.series, self._run = [], run
                 if run:
                     self.series_title = f"{run}: each interval as it ends"
-            if self.series and self.series[-1]["second"] == tidy(float(second)):
+            second = tidy(float(second))
+            if self.series and self.series[-1]["second"] == second:
                 self.series.pop()  # the same interval printed again (fio's last second): the later one
-            self.series.append({"second": tidy(float(second)), "warmup": bool(warmup), **values})
+            self.series.append({"second": second, "warmup": bool(warmup), **values})
         self._changed("intervals", "status")
 
     def answer(self, progress: Progress, text: str) -> None:

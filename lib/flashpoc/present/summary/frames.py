@@ -13,7 +13,7 @@ from flashpoc.core.records import SHARE_LIMITS_US
 from flashpoc.core.registry import get_engine
 from flashpoc.analysis.rows import (KIND_RANDOM, KIND_THROUGHPUT, MIN_VERDICT_INTERVALS, SEQUENTIAL_RW, SLOB_SCAN_PCT, SMALL_BLOCK_BYTES,  # noqa: F401
                     SNIA_COLUMNS, curve_points, io_kind, to_points, workload_kinds)
-from flashpoc.core.tables import verdict
+from flashpoc.core.tables import number, verdict
 
 
 
@@ -85,14 +85,14 @@ def summary_table(frame: pd.DataFrame, slo_ms: float) -> pd.DataFrame:
             "knee_iops": round(knee.iops) if knee else None,
             "knee_lat_mean_ms": knee.latency_ms if knee else None,
             "min_lat_mean_ms": float(group["lat_mean_ms"].min()),
-            "clat_p99_ms_at_max": _float(best.get("clat_p99_ms")),
-            "clat_p99_9_ms_at_max": _float(best.get("clat_p99_9_ms")),
-            "host_cpu_busy_pct_at_max": _float(best.get("host_cpu_busy_pct")),
+            "clat_p99_ms_at_max": number(best.get("clat_p99_ms")),
+            "clat_p99_9_ms_at_max": number(best.get("clat_p99_9_ms")),
+            "host_cpu_busy_pct_at_max": number(best.get("host_cpu_busy_pct")),
             "littles_law_flags": law_off,
         })
         for column in AT_MAX_IF_PRESENT:
             if column in group and group[column].notna().any():
-                rows[-1][f"{column}_at_max"] = _float(best.get(column))
+                rows[-1][f"{column}_at_max"] = number(best.get(column))
         if "target_data" in group and group["target_data"].notna().any():  # vdbench: what the reads read
             rows[-1]["target_data"] = group["target_data"].dropna().iloc[-1]
     table = pd.DataFrame(rows)
@@ -125,20 +125,12 @@ def read_latency_shares(frame: pd.DataFrame) -> pd.DataFrame:
     for workload, group in frame.groupby("workload", sort=False):
         best = group.loc[group["iops"].idxmax()]
         for limit, limit_us in SHARE_LIMITS_US.items():
-            value = _float(best.get(f"db_file_sequential_read_under_{limit}_pct"))
+            value = number(best.get(f"db_file_sequential_read_under_{limit}_pct"))
             if value is not None:
                 rows.append({"workload": workload, "threads": int(best["threads"]), "iops": round(float(best["iops"])),
                              "limit": f"<{limit}", "limit_us": limit_us, "share_pct": value,
                              "label": f"{int(best['threads'])} threads, {float(best['iops']):,.0f} IOPS"})
     return pd.DataFrame(rows, columns=["workload", "threads", "iops", "limit", "limit_us", "share_pct", "label"])
-
-
-def _float(value):
-    """``value`` as a float as stored (rounded where it is printed, :mod:`flashpoc.core.numbers`), or None."""
-    try:
-        return None if value is None or pd.isna(value) else float(value)
-    except (TypeError, ValueError):
-        return None
 
 
 DISTRIBUTION_COLUMNS = ("lat_mean_ms", "clat_p50_ms", "clat_p90_ms", "clat_p99_ms", "clat_p99_9_ms",
