@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given, strategies as st
 
 from conftest import DATA
 from flashpoc.oracle import metrics as oracle_metrics
@@ -502,3 +503,16 @@ def test_driver_error_on_closed_port_is_wrapped_and_the_pool_closed(monkeypatch)
     assert closed == [True]
     assert settings.dsn in str(info.value)
     assert_no_secret(info.value, settings)
+
+
+@given(st.text(alphabet="xyz09$'-", min_size=1, max_size=12), st.text(alphabet="xyz09$'-", min_size=1, max_size=12))
+def test_a_password_that_holds_the_other_leaves_nothing_of_either(password, wallet):
+    """The user's and the wallet's passwords in one message (as the HammerDB run's files clean them,
+    flashpoc.engines.hammerdb.run.SCRUB_AWK): each is *** whole, whichever holds the other."""
+    settings = oracle.OracleSettings(dsn="h:1/s", user="u", password_env=PASSWORD_ENV,
+                                     wallet_password_env="FLASHPOC_T_WALLET_PW")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv(PASSWORD_ENV, password)
+        env.setenv("FLASHPOC_T_WALLET_PW", wallet)
+        said = oracle.scrub_secrets(settings, f"user [{password}] wallet [{wallet}] both [{password} {wallet}]")
+    assert said == "user [***] wallet [***] both [*** ***]"

@@ -55,7 +55,9 @@ from flashpoc.oracle.db.settings import DEFAULT_PASSWORD_ENV, OracleSettings, _e
 
 
 def _scrub(text: str, secrets: tuple[str, ...]) -> str:
-    for secret in secrets:
+    """``text`` with each of ``secrets`` replaced by ``***``, the longest first: a password that holds
+    the other (the wallet's ``abc-1`` and the user's ``abc``) would otherwise leave its rest (``***-1``)."""
+    for secret in sorted(secrets, key=len, reverse=True):
         if secret:
             text = text.replace(secret, "***")
     return text
