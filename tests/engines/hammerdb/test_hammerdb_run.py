@@ -88,6 +88,53 @@ def test_run_command_quotes_every_value(tmp_path_factory, name):
     assert all(p.stat().st_mode & 0o077 == 0 for p in run_dir.iterdir())  # 0600: only the load host's user
 
 
+CUT_SHORT_CLI = """#!/bin/sh
+# a stand-in for hammerdbcli that prints a password (as HammerDB's stack traces do) and is then killed
+# with the whole command (as by a signal from outside): the command never prints the exit status
+echo "connecting as postgres"
+echo "read_more tid0x1 Pgtcl 127.0.0.1 5432 disable postgres $FLASHPOC_T_PW postgres"
+sleep 1
+kill -TERM 0
+"""
+
+
+def _stand_in(tmp_path: Path, script: str) -> Path:
+    home = tmp_path / "hdb"
+    home.mkdir()
+    (home / "hammerdbcli").write_text(script)
+    (home / "hammerdbcli").chmod(0o755)
+    return home
+
+
+def test_a_run_cut_short_quotes_its_last_lines_cleaned_of_passwords(tmp_path, monkeypatch):
+    """A run that ends without HammerDB's exit status is one error quoting the console's last lines,
+    as the load host's copy has them cleaned (the lines the workbook received hold the password)."""
+    monkeypatch.setenv("FLASHPOC_T_PW", SECRET)
+    home = _stand_in(tmp_path, CUT_SHORT_CLI)
+    seen: list[str] = []
+    with pytest.raises(RemoteError) as error:
+        run_hammerdb(LocalHost(HostParams(name="load1")), "exit\n", str(tmp_path / "r"), hammerdb_dir=str(home),
+                     secret_names=("FLASHPOC_T_PW",), timeout_s=60, purpose="timed run", on_line=seen.append)
+    assert any(SECRET in line for line in seen)  # the live lines held it; the message must not
+    assert str(error.value) == ("load1: timed run: HammerDB did not complete (exit 129): connecting as postgres | "
+                                "read_more tid0x1 Pgtcl 127.0.0.1 5432 disable postgres *** postgres")
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_load_host_without_awk_is_refused_before_hammerdb_runs(tmp_path, monkeypatch):
+    """awk removes the passwords from a run's files: without it no run starts (no folder is made)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "mkdir").symlink_to("/bin/mkdir")
+    monkeypatch.setenv("PATH", str(bin_dir))
+    with pytest.raises(RemoteError) as error:
+        run_hammerdb(LocalHost(HostParams(name="load1")), "exit\n", str(tmp_path / "r"), hammerdb_dir="/nowhere",
+                     timeout_s=10, purpose="timed run")
+    assert str(error.value) == ("load1: timed run: there is no awk on this host, with which the workbook removes the "
+                                "passwords from every file of a HammerDB run: install awk (e.g. mawk or gawk)")
+    assert not (tmp_path / "r").exists()
+
+
 @pytest.mark.ssh
 @pytest.mark.hammerdb
 def test_build_over_ssh_reads_passwords_from_the_env_file(sshd, tmp_path):

@@ -51,6 +51,10 @@ CPU_POLL_S = 0.2
 JOB_STORE = "hammer.DB"
 PID_FILE = "hammerdb.pid"
 MAX_RUN_BYTES = 256 * 1024**2
+#: what the run directory's creation prints on a host without awk (:data:`SCRUB_AWK` needs it)
+NO_AWK = "flashpoc-no-awk"
+#: the lines of HammerDB's console quoted when its run is cut short
+DETAIL_LINES = 5
 #: HammerDB's files that hold the settings with the passwords (its SQLite stores and their journals)
 SECRET_FILES = (JOB_STORE, f"{JOB_STORE}-*", "*.db", "*.db-*")
 #: the environment variable that names, on the load host, the variables holding the run's passwords
@@ -132,8 +136,7 @@ def run_command(hammerdb_dir: str, run_dir: str, env_file: str | None = None,
     values of the variables ``secret_names`` from every file of the run (:data:`SCRUB_AWK`), its
     console (``console.txt``) included, which is what the workbook keeps of it."""
     d = quote(run_dir)
-    scrub = f"{SECRET_NAMES_ENV}={quote(' '.join(secret_names))} awk {quote(SCRUB_AWK)}"
-    source = f". {quote(env_file)} && " if env_file else ""
+    scrub, source = scrub_command(secret_names), source_env(env_file)
     sample = (f"echo \"$(date '+%Y-%m-%d %H:%M:%S') $n $(head -n1 /proc/stat)\" >> {d}/{CPU_LOG}; "
               "n=$((n+1))")
     start = quote(f"echo $$ > {d}/{PID_FILE} && exec env TMP={d} ./hammerdbcli auto {d}/{SCRIPT_NAME}")
@@ -142,6 +145,29 @@ def run_command(hammerdb_dir: str, run_dir: str, env_file: str | None = None,
             f"if {source}cd {quote(hammerdb_dir)}; then {{ {hammerdb}; }} < /dev/null | tee {d}/console.txt & t=$!; "
             f"while kill -0 $t 2>/dev/null; do {sample}; {_nap(CPU_EVERY_S)}; done; {sample}; "
             f"{_stop(d)}; wait $t; rm -f {_secrets(d)}; {_scrub_files(d, scrub)}; else echo \"{EXIT_MARK}$?\"; fi")
+
+
+def scrub_command(secret_names: Sequence[str]) -> str:
+    """The shell command that copies its input to its output with the values of the load host's
+    variables ``secret_names`` replaced by ``***`` (:data:`SCRUB_AWK`)."""
+    return f"{SECRET_NAMES_ENV}={quote(' '.join(secret_names))} awk {quote(SCRUB_AWK)}"
+
+
+def source_env(env_file: str | None) -> str:
+    """Shell words that source ``env_file`` (the passwords' variables may be exported there), then go on."""
+    return f". {quote(env_file)} && " if env_file else ""
+
+
+def _last_lines(host, run_dir: str, source: str, scrub: str, *, purpose: str) -> str:
+    """The last lines HammerDB printed in a run cut short (its console on the host, ``console.txt``),
+    cleaned of the passwords there first (a run cut short never got to :func:`_scrub_files`);
+    never the uncleaned lines the workbook received."""
+    try:
+        tail = host.run(f"{source}{scrub} < {quote(run_dir)}/console.txt | tail -n {DETAIL_LINES}",
+                        purpose=f"{purpose}: read the end of HammerDB's console", timeout_s=30)
+    except RemoteError:
+        return "(its last lines are not quoted: they could not be read and cleaned of passwords on the host)"
+    return " | ".join(tail.stdout.strip().splitlines()) or "(it printed nothing)"
 
 
 def _scrub_files(d: str, scrub: str) -> str:
@@ -184,19 +210,24 @@ def run_hammerdb(host, script: str, run_dir: str, *, hammerdb_dir: str, env_file
     """
     start = time.perf_counter()
     d = quote(run_dir)
-    made = host.run(f"umask 077; [ ! -e {d} ] && mkdir -p {d} && echo made",
-                    purpose=f"{purpose}: create the run directory", check=False)
+    made = host.run(f"umask 077; command -v awk >/dev/null || {{ echo {NO_AWK}; exit 0; }}; "
+                    f"[ ! -e {d} ] && mkdir -p {d} && echo made", purpose=f"{purpose}: create the run directory",
+                    check=False)
+    if made.stdout.strip() == NO_AWK:
+        raise RemoteError(f"{host.name}: {purpose}: there is no awk on this host, with which the workbook removes "
+                          "the passwords from every file of a HammerDB run: install awk (e.g. mawk or gawk)")
     if made.stdout.strip() != "made":
         raise RemoteError(f"{host.name}: {purpose}: the run directory {run_dir} already exists or cannot be "
                           "created (each HammerDB run writes into a new one)")
     try:
         host.put_text(script, f"{run_dir}/{SCRIPT_NAME}", purpose=f"{purpose}: write the HammerDB script")
+        scrub = scrub_command(secret_names)
         result = host.run(run_command(hammerdb_dir, run_dir, env_file, secret_names), purpose=purpose,
                           timeout_s=timeout_s, check=False, on_line=on_line)
         code, console = split_exit_status(result.stdout)
         if code is None:
-            detail = " | ".join((result.stderr or result.stdout).strip().splitlines()[-5:])
-            raise RemoteError(f"{host.name}: {purpose}: HammerDB did not complete (exit {result.exited}): {detail}")
+            raise RemoteError(f"{host.name}: {purpose}: HammerDB did not complete (exit {result.exited}): "
+                              + _last_lines(host, run_dir, source_env(env_file), scrub, purpose=purpose))
         fetched = fetch_dir(host, run_dir, purpose=f"{purpose}: fetch the HammerDB logs", max_bytes=MAX_RUN_BYTES)
     finally:
         _remove(host, run_dir, purpose=purpose)
