@@ -33,8 +33,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fixed"))
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 TESTS = DATA.parent
-SHARED_PER_WORKER = {"sshd"}
-"""Fixtures of session scope that each pytest-xdist worker may make for itself (under a second)."""
+SHARED_PER_WORKER = {"sshd", "import_server"}
+"""Fixtures of session scope that each pytest-xdist worker may make for itself (a few seconds at most)."""
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -230,6 +230,17 @@ def quick_campaign(tmp_path: Path, **overrides) -> dict:
 
 BATCH_CAMPAIGN = {"probe": {"strategy": "adaptive", "min_threads": 1, "max_threads": 8},
                   "sweep": {"plan": "guide", "max_threads": 3, "step": 1}, "report": {"pdf": True}}
+
+
+@pytest.fixture(scope="session")
+def import_server():
+    """Imports a flashpoc module first, as a fresh interpreter would, for a fork's cost
+    (:class:`fresh_import.ImportServer`): ``import_server.error("flashpoc.x")`` is empty when it imports."""
+    from fresh_import import ImportServer
+
+    server = ImportServer()
+    yield server
+    server.close()
 
 
 @pytest.fixture(scope="session")
