@@ -8,10 +8,13 @@ PARAMS ?= parameters/demo-local.yaml
 ENGINES ?= ../shared/engines
 # pytest-xdist workers for `make test`: most of the suite waits (fixed-length fio and vdbench points,
 # HammerDB's whole minute, sshd and kernel start-ups), so more workers than CPUs; TEST_WORKERS=0: one process.
-# On 2 CPUs: 4 workers 20-22 min, 6 workers 19 min, 8 workers 19.7 min (the CPUs busy throughout: docs/development.md).
+# On 2 CPUs: 4 workers 20-22 min, 6 workers 19 min, 8 workers 19.7 min (the CPUs busy throughout); later, with
+# the HammerDB tests niced (their minute-long runs wait), 6 workers 16 min 07 s, 7 workers 14 min 59 s (docs/development.md).
 # The tests write bytecode caches (__pycache__) even where PYTHONDONTWRITEBYTECODE is set: each notebook kernel
 # and flashpoc command they start (hundreds) would otherwise compile flashpoc again, and each worker the tests.
-TEST_WORKERS ?= 6
+# One collection first writes the test modules' caches (pytest's assertion rewriting: 13 CPU-s), which the
+# workers then read, rather than each worker rewriting them all at once as the suite starts (7 x 13 CPU-s).
+TEST_WORKERS ?= 7
 
 .PHONY: demo test venv os-packages engines lab bench clean
 
@@ -37,6 +40,7 @@ test: venv os-packages
 	@tools/install-os-packages.sh openssh-server openssh-client default-jre-headless chromium fdisk e2fsprogs iproute2 mount procps postgresql-15 libtommath1
 	@tools/install-engines.sh $(ENGINES) .engines
 	$(BIN)/lint-imports --no-cache
+	@PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest --collect-only -qq -p no:cacheprovider >/dev/null 2>&1 || true
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 # JupyterLab on the workbook (flashpoc lab): working copies of the four notebooks for the campaign of
