@@ -50,7 +50,7 @@ def pytest_collection_modifyitems(config, items):
             definition = definitions[-1]
             if definition.scope not in ("module", "session") or name in SHARED_PER_WORKER:
                 continue
-            if not Path(definition.func.__code__.co_filename).resolve().is_relative_to(TESTS):
+            if not _in_tests(definition.func.__code__.co_filename):
                 continue  # pytest's own (tmp_path_factory, ...)
             group = item.module.__name__ if definition.scope == "module" else name
             item.add_marker(pytest.mark.xdist_group(group))
@@ -103,14 +103,38 @@ def _read_function(function) -> tuple[str, frozenset, dict]:
     not again for each of the tests that use it (each pytest-xdist worker collects every test)."""
     import inspect
 
-    if not Path(function.__code__.co_filename).resolve().is_relative_to(TESTS):
+    if not _in_tests(function.__code__.co_filename):
         return "", frozenset(), {}
-    try:
-        source = inspect.getsource(function)
-    except OSError:
-        return "", frozenset(), {}
+    source = _sources_in(function.__code__.co_filename).get(function.__code__.co_firstlineno)
+    if source is None:
+        try:
+            source = inspect.getsource(function)
+        except OSError:
+            return "", frozenset(), {}
     runs = frozenset(mark for mark, calls in RUNS.items() if any(call in source for call in calls))
     return source, runs, _imported_here(source)
+
+
+@functools.cache
+def _in_tests(filename: str) -> bool:
+    return Path(filename).resolve().is_relative_to(TESTS)
+
+
+@functools.cache
+def _sources_in(filename: str) -> dict[int, str]:
+    """The source of each function and lambda of the file ``filename``, by its code's first line (its
+    first decorator's): one parse of the file, where ``inspect.getsource`` tokenizes the file again for
+    each function (1,600 functions: 2 CPU-s of each worker's collection)."""
+    import ast
+
+    text = Path(filename).read_text()
+    lines = text.splitlines(keepends=True)
+    found: dict[int, str] = {}
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            first = min([d.lineno for d in getattr(node, "decorator_list", [])] + [node.lineno])
+            found.setdefault(first, "".join(lines[first - 1:node.end_lineno]))
+    return found
 
 
 def _imported_here(source: str) -> dict:

@@ -11,6 +11,7 @@ differenced over a longer interval).
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -43,16 +44,24 @@ def proc_stat_cpu() -> str:
     return next(line for line in Path("/proc/stat").read_text().splitlines() if line.startswith("cpu "))
 
 
-SAMPLES = {
-    "dbstat.json": samples_text(sampled(), 3, None),
-    "mountstats.out": capture(),
-}
+@functools.cache
+def samples() -> dict[str, str]:
+    """The recorded samples, read when a test asks (not as the module is imported: every
+    pytest-xdist worker imports it to collect its tests)."""
+    return {"dbstat.json": samples_text(sampled(), 3, None), "mountstats.out": capture()}
+
+
 READERS = {
     "dbstat.json": lambda text: dbstat_intervals(text, *WINDOW, cover=True),
     "dbstat.json instance 2": lambda text: dbstat_intervals(text, *WINDOW, 2, cover=True),
     "mountstats.out": lambda text: nfs_intervals(text, *WINDOW, cover=True),
 }
-CLEAN = {name: read(SAMPLES[name.split()[0]]) for name, read in READERS.items()}
+
+
+@functools.cache
+def clean() -> dict[str, list]:
+    """Each reader's rows of the undamaged samples."""
+    return {name: read(samples()[name.split()[0]]) for name, read in READERS.items()}
 
 
 @settings(max_examples=25, deadline=None, derandomize=True,
@@ -61,13 +70,14 @@ CLEAN = {name: read(SAMPLES[name.split()[0]]) for name, read in READERS.items()}
 def test_a_damaged_sample_file_loses_the_series_never_changes_it(data):
     name = data.draw(st.sampled_from(sorted(READERS)), label="reader")
     file = name.split()[0]
-    damaged, _ = damage_text(data, SAMPLES[file])
-    assert_loses_never_changes(lambda: READERS[name](damaged), CLEAN[name], file)
+    damaged, _ = damage_text(data, samples()[file])
+    assert_loses_never_changes(lambda: READERS[name](damaged), clean()[name], file)
 
 
 def test_the_clean_samples_cover_the_window():
-    assert len(CLEAN["dbstat.json"]) == 136 and len(CLEAN["mountstats.out"]) == 124  # 09:26:01 .. 09:32:10
-    assert [r["warmup"] for r in CLEAN["mountstats.out"][:4]] == [True, True, True, False]
+    rows = clean()
+    assert len(rows["dbstat.json"]) == 136 and len(rows["mountstats.out"]) == 124  # 09:26:01 .. 09:32:10
+    assert [r["warmup"] for r in rows["mountstats.out"][:4]] == [True, True, True, False]
 
 
 def test_a_capture_missing_a_sample_is_refused_not_differenced_over_six_seconds():
@@ -88,6 +98,16 @@ def test_a_capture_that_lost_a_device_line_is_refused():
     at = text.index(line, len(text) // 2)
     with pytest.raises(ParseError, match="listed twice"):
         nfs_intervals(text[:at] + text[at + len(line):], *WINDOW, cover=True)
+
+
+def test_a_capture_with_a_device_line_repeated_is_refused():
+    """A mount's device line twice: the first copy has nothing under it, its counters read as zero
+    would make the next interval's IOPS (found by the generated damage: 9.7 IOPS where none were)."""
+    text = capture()
+    line = "device example.com:/group mounted on /storage/group with fstype nfs statvers=1.1\n"
+    at = text.index(line, len(text) // 2)
+    with pytest.raises(ParseError, match="the NFS mount /storage/group has nothing under its device line"):
+        nfs_intervals(text[:at] + line + text[at:], *WINDOW, cover=True)
 
 
 @settings(max_examples=25, deadline=None, derandomize=True)

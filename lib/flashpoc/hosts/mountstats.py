@@ -58,11 +58,13 @@ def parse_mountstats(text: str) -> dict[str, dict[str, Any]]:
     """
     mounts: dict[str, dict[str, Any]] = {}
     current: dict[str, Any] | None = None
+    empty_since = 0  # the line of the NFS section's device line while nothing followed it
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if raw.startswith("device "):
+            _refuse_an_empty_section(current, empty_since)
             match = _DEVICE_RE.match(raw.rstrip())
-            current = None
+            current, empty_since = None, number
             if match and match.group(3) in NFS_FSTYPES:
                 current = {"device": match.group(1), "mountpoint": match.group(2), "fstype": match.group(3),
                            "statvers": match.group(4), "age_s": None, "opts": "", "ops": {}}
@@ -74,6 +76,7 @@ def parse_mountstats(text: str) -> dict[str, dict[str, Any]]:
             continue
         if current is None or not line:
             continue
+        empty_since = 0
         key, _, value = line.partition(":")
         if key == "age":
             if not value.strip().isdecimal():
@@ -88,7 +91,17 @@ def parse_mountstats(text: str) -> dict[str, dict[str, Any]]:
             if match.group(1) in current["ops"]:  # a section lists each operation once: its device line lost?
                 raise ParseError(f"mountstats line {number}: {match.group(1)} listed twice under {current['mountpoint']}")
             current["ops"][match.group(1)] = tuple(int(v) for v in match.group(2).split())
+    _refuse_an_empty_section(current, empty_since)
     return mounts
+
+
+def _refuse_an_empty_section(section: dict[str, Any] | None, device_line: int) -> None:
+    """The kernel prints an NFS mount's options, age and counters under its device line: one with
+    nothing under it is a copy whose lines were lost or repeated (a device line twice would make an
+    empty mount whose counters, read as zero, change the next interval's rates)."""
+    if section is not None and device_line:
+        raise ParseError(f"mountstats line {device_line}: the NFS mount {section['mountpoint']} has nothing under its "
+                         "device line (a line lost or repeated)")
 
 
 def read_capture(text: str) -> list[dict[str, Any]]:
