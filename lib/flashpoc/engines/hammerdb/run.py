@@ -165,7 +165,7 @@ def _last_lines(host, run_dir: str, source: str, scrub: str, *, purpose: str) ->
     try:
         tail = host.run(f"{source}{scrub} < {quote(run_dir)}/console.txt | tail -n {DETAIL_LINES}",
                         purpose=f"{purpose}: read the end of HammerDB's console", timeout_s=30)
-    except RemoteError:
+    except (RemoteError, OSError, EOFError):  # the host gone as well: the run's own error stands
         return "(its last lines are not quoted: they could not be read and cleaned of passwords on the host)"
     return " | ".join(tail.stdout.strip().splitlines()) or "(it printed nothing)"
 
