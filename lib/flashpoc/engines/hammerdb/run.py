@@ -158,12 +158,13 @@ def source_env(env_file: str | None) -> str:
     return f". {quote(env_file)} && " if env_file else ""
 
 
-def _last_lines(host, run_dir: str, source: str, scrub: str, *, purpose: str) -> str:
+def _last_lines(host, run_dir: str, env_file: str | None, secret_names: Sequence[str], *, purpose: str) -> str:
     """The last lines HammerDB printed in a run cut short (its console on the host, ``console.txt``),
     cleaned of the passwords there first (a run cut short never got to :func:`_scrub_files`);
     never the uncleaned lines the workbook received."""
     try:
-        tail = host.run(f"{source}{scrub} < {quote(run_dir)}/console.txt | tail -n {DETAIL_LINES}",
+        tail = host.run(f"{source_env(env_file)}{scrub_command(secret_names)} < {quote(run_dir)}/console.txt | "
+                        f"tail -n {DETAIL_LINES}",
                         purpose=f"{purpose}: read the end of HammerDB's console", timeout_s=30)
     except (RemoteError, OSError, EOFError):  # the host gone as well: the run's own error stands
         return "(its last lines are not quoted: they could not be read and cleaned of passwords on the host)"
@@ -221,13 +222,12 @@ def run_hammerdb(host, script: str, run_dir: str, *, hammerdb_dir: str, env_file
                           "created (each HammerDB run writes into a new one)")
     try:
         host.put_text(script, f"{run_dir}/{SCRIPT_NAME}", purpose=f"{purpose}: write the HammerDB script")
-        scrub = scrub_command(secret_names)
         result = host.run(run_command(hammerdb_dir, run_dir, env_file, secret_names), purpose=purpose,
                           timeout_s=timeout_s, check=False, on_line=on_line)
         code, console = split_exit_status(result.stdout)
         if code is None:
             raise RemoteError(f"{host.name}: {purpose}: HammerDB did not complete (exit {result.exited}): "
-                              + _last_lines(host, run_dir, source_env(env_file), scrub, purpose=purpose))
+                              + _last_lines(host, run_dir, env_file, secret_names, purpose=purpose))
         fetched = fetch_dir(host, run_dir, purpose=f"{purpose}: fetch the HammerDB logs", max_bytes=MAX_RUN_BYTES)
     finally:
         _remove(host, run_dir, purpose=purpose)
