@@ -347,9 +347,10 @@ def test_hosts_on_a_saturated_array_are_not_named_as_the_limit(hosts, tmp_path, 
 def test_the_live_view_gets_every_hosts_seconds_with_their_latency(hosts, tmp_path, shared_lun, monkeypatch,
                                                                    multi_host):
     """One fio point on the three hosts, watched by a live view: one fio per host hands over each
-    second (IOPS summed over the hosts, latency weighted by them) while the point runs; fio's client
-    writes nothing per second with a JSON output, so a client/server point hands over its hosts'
-    interval logs, the stored series, when it ends."""
+    second (IOPS summed over the hosts, latency weighted by them) while the point runs. fio's client
+    writes nothing per second with a JSON output: a client/server point hands over the hosts' device
+    counters (/proc/diskstats) each second while it runs, and its hosts' interval logs, the stored
+    series, when it ends. The three hosts share this machine's kernel: its disk is counted once."""
     from flashpoc.present import live, progress
 
     require_fio()
@@ -359,23 +360,33 @@ def test_the_live_view_gets_every_hosts_seconds_with_their_latency(hosts, tmp_pa
     def view_of(bar):
         view = live.LiveView(bar, widgets=False)
         interval, point = view.interval, view.point
-        view.interval = lambda *a: (arrived.append((time.monotonic(), a[2], dict(a[1]))), interval(*a))
+        view.interval = lambda *a: (arrived.append((time.monotonic(), a[2], dict(a[1]), a[3])), interval(*a))
         view.point = lambda *a: (stored.append(time.monotonic()), point(*a))
         return view
     monkeypatch.setattr(progress, "LIVE_VIEW", view_of)
     phases.run_sweep(cfg, {"randread-4k": [1]})
-    assert len(stored) == 1 and len(arrived) >= 3
-    assert all(values["iops"] > 0 and values["lat_mean_ms"] > 0 for _, _, values in arrived)
     (point,) = (tmp_path / "results" / "three" / "points" / "sweep").iterdir()
     series = pd.read_csv(point / "intervals.csv")
+    row = json.loads((point / "point.json").read_text())
+    devices = [a for a in arrived if "device counters" in a[3]]
+    fios = [a for a in arrived if "device counters" not in a[3]]
+    assert len(stored) == 1 and len(fios) >= 3
+    assert all(values["iops"] > 0 and values["lat_mean_ms"] > 0 for _, _, values, _ in fios)
     if multi_host == "per-host":
-        assert stored[0] - arrived[0][0] > 1.5  # the first second came while the point ran
-        row = json.loads((point / "point.json").read_text())
+        assert not devices
+        assert stored[0] - fios[0][0] > 1.5  # the first second came while the point ran
         per_host = row["per_host"]  # each second's IOPS sum over the three hosts: about the point's
-        mean = sum(v["iops"] for _, _, v in arrived) / len(arrived)
+        mean = sum(v["iops"] for _, _, v, _ in fios) / len(fios)
         assert 0.5 * row["iops"] < mean < 1.5 * row["iops"] and len(per_host) == 3
     else:
-        assert stored[0] - arrived[0][0] < 1.0  # at once, as the point ended
-        assert [(s, v["iops"], v["lat_mean_ms"]) for _, s, v in arrived] == [
+        # the device's seconds while the point ran, a second apart: at least fio's I/Os (other
+        # programs' I/O on this machine's disk adds to them), fio's read once, not once per host
+        assert len(devices) >= 2 and stored[0] - devices[0][0] > 1.5, devices
+        seconds = [s for _, s, _, _ in devices]  # on the controller's clock, since the client started
+        assert seconds == sorted(set(seconds)) and all(s == int(s) and 0 < s <= 6 for s in seconds), seconds
+        assert max(v["iops"] for _, _, v, _ in devices) > 0.5 * row["iops"], (devices, row["iops"])
+        assert all((v["lat_mean_ms"] is None) == (v["iops"] == 0) for _, _, v, _ in devices), devices
+        assert stored[0] - fios[0][0] < 1.0  # fio's own at once, as the point ended
+        assert [(s, v["iops"], v["lat_mean_ms"]) for _, s, v, _ in fios] == [
             (r.second, pytest.approx(r.iops, rel=1e-12), pytest.approx(r.lat_mean_ms, rel=1e-12))
             for r in series.itertuples()]

@@ -286,7 +286,7 @@ class SSHHost(_Host):
         import paramiko
 
         self.params = params
-        self._tag: str | None = None  # the tag of the command running now (_end_running)
+        self._local = threading.local()  # the tag of the command this thread runs now (_end_running)
         config = fabric.Config(overrides={"load_ssh_configs": False, "run": {"in_stream": False},
                                           "runners": {"remote": _ending_runner(self._end_running)}})
         connect_kwargs: dict[str, object] = {"allow_agent": True, "look_for_keys": params.key_file is None}
@@ -367,13 +367,13 @@ class SSHHost(_Host):
         watchdog.daemon = True
         watchdog.start()
         # the command's name on the host, for ending it when the controller stops first (_end_running)
-        self._tag = tag = f"flashpoc-{_CONTROLLER}-{next(_COMMANDS)}"
+        self._local.tag = tag = f"flashpoc-{_CONTROLLER}-{next(_COMMANDS)}"
         try:
             self._open(purpose)
             command = self._with_input(command, stdin)
             wrapped = f"timeout -k 10 {math.ceil(timeout_s)} sh -c {quote(f': {tag}; {command}')}"
             stream = {"out_stream": _LineWriter(on_line)} if on_line is not None else {}
-            with _running(self._end_running):
+            with _running(lambda: self._end_tag(tag)):
                 result = self._conn.run(wrapped, hide=True, warn=True, in_stream=False, **stream)
         except (RemoteError, OSError, EOFError, paramiko.SSHException) as error:
             self.close()
@@ -385,7 +385,7 @@ class SSHHost(_Host):
             raise RemoteError(f"{self.name}: connection lost during {purpose}: {error or type(error).__name__}") from None
         finally:
             watchdog.cancel()
-            self._tag = None
+            self._local.tag = None
         self.silent = fired.is_set()
         if fired.is_set():  # the channel closed under the command: no exit status came
             raise self._timed_out(purpose, timeout_s)
@@ -398,16 +398,20 @@ class SSHHost(_Host):
         return CommandResult(result.stdout, result.stderr, result.exited)
 
     def _end_running(self) -> None:
-        """End the command running now, which the controller stops waiting for (Ctrl-C; also from
-        another thread, :func:`end_running_commands`): fabric would wait for its output to end, and
+        """End the command this thread runs now (fabric's Ctrl-C): :meth:`_end_tag` of its tag."""
+        tag, self._local.tag = getattr(self._local, "tag", None), None
+        if tag is not None:
+            self._end_tag(tag)
+
+    def _end_tag(self, tag: str) -> None:
+        """End the command tagged ``tag``, which the controller stops waiting for (Ctrl-C; also from
+        another thread, :func:`end_running_commands`; several commands may run on one host at
+        once, each in a thread of its own): fabric would wait for its output to end, and
         closing its channel would leave it running on the host (no terminal, no SIGHUP), a fio point
         to the end of its runtime. SIGTERM
         to the command's ``timeout``, which passes it on to the command's process group (fio ends its
         job processes itself), over a channel of its own. Best effort, within the connect timeout: a
         host that does not answer, or has no pkill, is left to the command's own ``timeout``."""
-        tag, self._tag = self._tag, None
-        if tag is None:
-            return
         pattern = f"[{tag[0]}]{tag[1:]}"  # never matches the pkill's own command line
         with contextlib.suppress(Exception):
             self._conn.run(f"pkill -TERM -f {quote(pattern)}", hide=True, warn=True, in_stream=False,

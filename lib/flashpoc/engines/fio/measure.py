@@ -3,6 +3,7 @@ outputs parsed, the hosts combined into one row and stored."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -18,6 +19,7 @@ from flashpoc.params import Campaign, HostParams, Workload
 from flashpoc.core.records import Measured, PointSpec
 from flashpoc.hosts.metrics import cpu_utilisation
 from flashpoc.hosts import host as hostlib
+from flashpoc.hosts.diskstats import DeviceSampler, devices_command, owned_devices, parse_devices
 from flashpoc.hosts.group import Group
 from flashpoc.hosts.targets import fill_timeout_s, make_target_directory
 from flashpoc.core.store import HISTOGRAM_COLUMNS, HISTOGRAM_FILE, INTERVAL_COLUMNS, INTERVALS_FILE, table_text, write_atomic
@@ -123,7 +125,8 @@ def run_point(wb: Workbench, spec: PointSpec, pid: str, bar: Any = None) -> tupl
     :func:`flashpoc.engines.fio.plan.until_steady`) says in ``measured_s`` when it did. While it runs,
     fio's status reports give ``bar`` (:meth:`flashpoc.present.progress.Progress.interval`) each second's IOPS,
     latency and MiB/s (every host's together, :func:`_live_feeds`); in client/server mode the hosts'
-    interval logs give them when the point ends (:func:`_logged_intervals`).
+    device counters give each second's while it runs (:func:`_device_seconds`), and their interval
+    logs fio's own seconds when the point ends (:func:`_logged_intervals`).
 
     Raises:
         RemoteError: naming the host and point when a host fails.
@@ -134,7 +137,7 @@ def run_point(wb: Workbench, spec: PointSpec, pid: str, bar: Any = None) -> tupl
     per_job = _rate_per_job(cfg, spec)
     purpose = f"{phase} {workload.name} {threads} threads" + (f" at {rate[0]:g} % of its maximum" if rate else "")
     started = time.perf_counter()
-    runs, clients_output = _run_on_hosts(wb, spec, pid, per_job, purpose, _live_feeds(bar, cfg))
+    runs, clients_output = _run_on_hosts(wb, spec, pid, per_job, purpose, _live_feeds(bar, cfg), bar)
     wall_s = time.perf_counter() - started
     try:
         per_host, metrics, raw = _host_results(cfg, runs, pid, threads, runtime_s)
@@ -239,11 +242,13 @@ def _logged_intervals(bar: Any, cfg: Campaign, spec: PointSpec, raw: dict[str, A
 
 
 def _run_on_hosts(wb: Workbench, spec: PointSpec, pid: str, per_job: int | None,
-                  purpose: str, feeds: dict[str, StatusFeed] | None = None) -> tuple[list[FioRun], str | None]:
+                  purpose: str, feeds: dict[str, StatusFeed] | None = None,
+                  bar: Any = None) -> tuple[list[FioRun], str | None]:
     """Run the point's fio job on every host (at once; through fio's client/server mode when
     ``fio.multi_host`` says so): the hosts' runs and fio --client's whole output (with its All
     clients aggregate), None when there was no client. ``feeds`` reads each host's status reports
-    while it runs (:func:`_live_feeds`; none in client/server mode)."""
+    while it runs (:func:`_live_feeds`; none in client/server mode, where the hosts' device
+    counters give ``bar`` its seconds: :func:`_device_seconds`)."""
     cfg = wb.cfg
 
     def on_host(host_params: HostParams) -> FioRun:
@@ -259,7 +264,7 @@ def _run_on_hosts(wb: Workbench, spec: PointSpec, pid: str, per_job: int | None,
         return [on_host(cfg.hosts[0])], None
     if cfg.settings.multi_host == "client-server":
         return _client_server_runs(wb, spec.phase, spec.workload, spec.threads, spec.runtime_s, pid, purpose,
-                                   spec.steady, per_job)
+                                   spec.steady, per_job, bar)
     # every host at once: the point fails when a host fails, every failed host named
     return list(Group(cfg.hosts, strict=True).map(on_host, purpose=purpose)), None
 
@@ -315,10 +320,11 @@ _VERDICT = tuple(rows_mod.interval_verdict([]))
 
 def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: int, runtime_s: int,
                        pid: str, purpose: str, steady: tuple[str, int] | None = None,
-                       rate_iops: int | None = None) -> tuple[list[FioRun], str]:
+                       rate_iops: int | None = None, bar: Any = None) -> tuple[list[FioRun], str]:
     """One point on every host through fio's own client/server mode: a ``fio --server`` on each
     host (started once per phase, read-only for read-only workloads), one ``fio --client`` here;
-    the hosts' runs and the client's whole output."""
+    the hosts' runs and the client's whole output. While the client runs, the hosts' device
+    counters give ``bar`` each second (:func:`_device_seconds`)."""
     cfg = wb.cfg
     readonly = not workload.writes
     hosts = [wb.host(h) for h in cfg.hosts]
@@ -328,9 +334,46 @@ def _client_server_runs(wb: Workbench, phase: str, workload: Workload, threads: 
     jobs = {h.name: render_job(cfg, workload, threads, cfg.targets_of(h), runtime_s=runtime_s, host=h.name,
                                steady=steady, rate_iops=rate_iops) for h in cfg.hosts}
     controller = hostlib.connect(HostParams(name="controller", address="localhost"))
+    timeout_s = _point_timeout_s(cfg, cfg.hosts, runtime_s)
+    label = f"{workload.name} at {threads} threads, the hosts' device counters (/proc/diskstats)"
     return run_fio.run_clients(controller, hosts, jobs, f"{controller.params.workdir}/{cfg.campaign}/clients/{phase}/{pid}",
-                               cfg.settings.server_port, timeout_s=_point_timeout_s(cfg, cfg.hosts, runtime_s),
-                               purpose=purpose)
+                               cfg.settings.server_port, timeout_s=timeout_s, purpose=purpose,
+                               during=_device_seconds(wb, hosts, bar, label, timeout_s))
+
+
+DEVICES = "diskstats devices"
+""":attr:`Workbench.engine_state` key: which host's device counters the live view reads (:func:`_device_seconds`)."""
+
+
+def _device_seconds(wb: Workbench, hosts: list, bar: Any, label: str,
+                    max_s: float) -> contextlib.AbstractContextManager[Any]:
+    """What samples the hosts' device counters while a client/server point runs and hands each second
+    to ``bar`` as the series ``label`` (:class:`flashpoc.hosts.diskstats.DeviceSampler`; the
+    seconds of ``fio.ramp_s`` as warm-up): every device behind a target, counted on one host of those
+    that share a kernel (:func:`flashpoc.hosts.diskstats.owned_devices`), the hosts' seconds
+    summed (:class:`.status.HostSeconds`). The devices are found once, at the first such point,
+    on each host that answers. Nothing without a bar that takes intervals, or without a device
+    (targets on NFS or tmpfs)."""
+    interval = getattr(bar, "interval", None)
+    if interval is None:
+        return contextlib.nullcontext()
+    cfg = wb.cfg
+    if DEVICES not in wb.engine_state:
+        paths = {h.name: [t.path for t in cfg.targets_of(h)] for h in cfg.hosts}
+        found = Group(hosts).map(lambda host: parse_devices(host.run(
+            devices_command(paths[host.name]), purpose="find its targets' devices", timeout_s=30).stdout),
+            purpose="find the targets' devices")
+        wb.engine_state[DEVICES] = owned_devices(found.succeeded)
+    owned = wb.engine_state[DEVICES]
+    if not owned:
+        return contextlib.nullcontext()
+    ramp_s = cfg.settings.ramp_s
+
+    def on_interval(values: dict[str, Any], *, second: float, warmup: bool = False) -> None:
+        interval(values, second=second, run=label, warmup=warmup or second <= ramp_s)
+
+    merged = HostSeconds(on_interval, list(owned))
+    return DeviceSampler(hosts, owned, merged.of, hosts[0].params.workdir, max_s)
 
 
 def _point_timeout_s(cfg: Campaign, hosts: list[HostParams], runtime_s: int) -> float:

@@ -8,11 +8,13 @@ interval logs, so a point costs one command over SSH.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from flashpoc.core.errors import ParseError, RemoteError
 from flashpoc.engines.fio.parse import split_client_output, text_before_json
@@ -283,7 +285,8 @@ def client_command(fio: str, run_dir: str, clients: list[tuple[str, str]], port:
 
 
 def run_clients(controller, hosts: list, jobs: dict[str, str], run_dir: str, port: int, *,
-                timeout_s: float, purpose: str) -> tuple[list[FioRun], str]:
+                timeout_s: float, purpose: str,
+                during: contextlib.AbstractContextManager[Any] | None = None) -> tuple[list[FioRun], str]:
     """Run one point on every host at once through their fio servers: one :class:`FioRun` per
     host, and the whole ``fio --client`` output (every host's jobs and fio's ``All clients``
     aggregate).
@@ -297,6 +300,7 @@ def run_clients(controller, hosts: list, jobs: dict[str, str], run_dir: str, por
         timeout_s: seconds before the point is abandoned: the client's run, then, when it
             fails, asking each host whether it still answers (:func:`_answer_s` of them).
         purpose: words for error messages.
+        during: a context entered while the client runs (the live view's device counters).
     Raises:
         RemoteError: naming the host(s) that did not answer or whose server refused the job.
     """
@@ -316,8 +320,9 @@ def run_clients(controller, hosts: list, jobs: dict[str, str], run_dir: str, por
     before = group.map(cpu, purpose=f"{purpose}: read the CPU counters")
     start = time.perf_counter()
     try:
-        result = controller.run(client_command(controller.params.fio, run_dir, clients, port),
-                                purpose=purpose, timeout_s=timeout_s - answer_s, check=False)
+        with during or contextlib.nullcontext():
+            result = controller.run(client_command(controller.params.fio, run_dir, clients, port),
+                                    purpose=purpose, timeout_s=timeout_s - answer_s, check=False)
     except RemoteError as error:
         raise RemoteError(_silent_hosts(group, purpose, answer_s) or str(error)) from None
     wall = time.perf_counter() - start

@@ -1,0 +1,121 @@
+"""The load hosts' device counters a live view shows while a client/server point runs
+(flashpoc.hosts.diskstats): the devices found as the kernel counts them, each second the
+difference of two real samples, damage that loses seconds and never changes one, and the sampler
+run for real on this machine, stopped by the workbook."""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import DATA
+from damage import damage_text
+from flashpoc.hosts.diskstats import (DeviceSampler, DiskstatsFeed, devices_command, owned_devices, parse_devices,
+                                      second_values)
+from flashpoc.hosts.host import connect
+from flashpoc.params import HostParams
+
+CAPTURE = DATA / "diskstats" / "sampler-vda-loop0.txt"
+"""A real capture of the sampler on this kind of machine: fio reading 4 KiB blocks of a file on the
+virtio disk (vda) and writing 8 KiB blocks to a loop device (loop0), for 6 seconds."""
+DEVICES = ["254:0", "7:0"]
+START = 1_795_931_720.0
+"""The sampling began on the second of its first sample (1,795,931,720.004375805)."""
+
+
+def seconds_of(text: str) -> list[tuple[float, dict]]:
+    got: list[tuple[float, dict]] = []
+    feed = DiskstatsFeed(lambda values, *, second: got.append((second, values)), DEVICES, START)
+    for line in text.splitlines():
+        feed(line)
+    return got
+
+
+@functools.cache
+def clean() -> dict[float, dict]:
+    return dict(seconds_of(CAPTURE.read_text()))
+
+
+def test_a_second_is_the_difference_of_two_samples_of_every_device():
+    """Samples 1 and 2 of the capture (1,795,931,720.004375805 and .721.004674206, 1.000298401 s
+    apart): loop0 wrote 84,207 - 39,017 = 45,190 times, 4,119,658 - 3,396,618 = 723,040 sectors
+    in 11,871 - 11,211 = 660 ms; vda read 569,209,155 - 569,181,119 = 28,036 times, 5,894,595,898 -
+    5,894,371,610 = 224,288 sectors in 71,822,371 - 71,821,648 = 723 ms."""
+    seconds = clean()
+    assert sorted(seconds) == [1.0, 2.0, 3.0, 4.0, 5.0]  # 6 samples: the last has no next mark
+    first = seconds[1.0]
+    assert first["iops"] == pytest.approx((45_190 + 28_036) / 1.000298401, rel=1e-9)
+    assert first["lat_mean_ms"] == pytest.approx((660 + 723) / (45_190 + 28_036), rel=1e-12)
+    assert first["bw_mibps"] == pytest.approx((723_040 + 224_288) * 512 / 1.000298401 / 1024**2, rel=1e-9)
+
+
+def test_no_io_has_no_latency_and_a_counter_gone_down_no_second():
+    same = {"254:0": (10, 80, 3)}
+    assert second_values(same, same, 1.0) == {"iops": 0.0, "lat_mean_ms": None, "bw_mibps": 0.0}
+    assert second_values({"254:0": (10, 80, 3)}, {"254:0": (9, 88, 4)}, 1.0) is None  # the device was reset
+    assert second_values(same, {"7:0": (10, 80, 3)}, 1.0) is None  # not the same devices
+
+
+def test_hosts_that_share_a_kernel_count_its_devices_once():
+    found = {"h1": ("boot-a", ["254:0", "7:0"]), "h2": ("boot-a", ["254:0"]), "h3": ("boot-b", ["254:0"]),
+             "h4": ("", ["254:0"]), "h5": ("boot-a", ["7:1", "254:0"])}
+    assert owned_devices(found) == {"h1": ["254:0", "7:0"], "h3": ["254:0"], "h4": ["254:0"], "h5": ["7:1"]}
+
+
+def test_the_devices_behind_the_targets_as_the_kernel_counts_them(tmp_path):
+    """On this machine: a file's device is its file system's (os.stat's st_dev), a path not yet made
+    its folder's, each device once; tmpfs and /proc have none among the kernel's disks."""
+    data = tmp_path / "lun file.dat"  # a space: the path is quoted
+    data.write_bytes(b"x" * 4096)
+    with connect(HostParams(name="here", address="localhost")) as host:
+        text = host.run(devices_command([str(data), str(tmp_path / "not-yet"), "/proc/uptime", "/dev/shm"]),
+                        purpose="find the devices").stdout
+    dev = os.stat(data).st_dev
+    expected = f"{os.major(dev)}:{os.minor(dev)}"
+    boot, devices = parse_devices(text)
+    assert boot == open("/proc/sys/kernel/random/boot_id").read().strip()
+    if os.major(dev) == 0:  # an overlay or tmpfs test folder: no disk of the kernel's counts it
+        assert devices == []
+        return
+    assert devices == [expected]
+    assert text.count(f"dev {expected} ") == 2 and "none /proc/uptime" in text and "none /dev/shm" in text
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_damaged_capture_loses_seconds_never_changes_one(data):
+    damaged, what = damage_text(data, CAPTURE.read_text())
+    got = seconds_of(damaged)
+    assert len({s for s, _ in got}) == len(got), what
+    for second, values in got:
+        assert values == clean().get(second), f"{what}: second {second} changed"
+
+
+def test_the_sampler_hands_seconds_while_it_runs_and_ends_when_told(tmp_path):
+    """The real sampler on this machine's disk: a second each second while the block runs, none
+    after it; told to stop, the sampler ends within its next second and removes its stop file."""
+    data = tmp_path / "data"
+    data.write_bytes(b"x" * 4096)
+    dev = os.stat(data).st_dev
+    if os.major(dev) == 0:
+        pytest.skip("the test folder is on no disk of the kernel's (overlay or tmpfs)")
+    got: list[tuple[float, float]] = []
+    with connect(HostParams(name="here", address="localhost")) as host:
+        sampler = DeviceSampler([host], {"here": [f"{os.major(dev)}:{os.minor(dev)}"]},
+                                lambda name: lambda values, *, second: got.append((time.monotonic(), second)),
+                                str(tmp_path), max_s=60)
+        with sampler:
+            time.sleep(3.5)
+        left = time.monotonic()
+        assert len(got) >= 1 and [s for _, s in got] == sorted({s for _, s in got}), got
+        thread = sampler._threads[0]
+        thread.join(timeout=10)
+        ended = time.monotonic() - left
+    assert not thread.is_alive() and ended < 3, ended
+    assert all(at < left for at, _ in got) and not sampler.errors
+    assert not list(tmp_path.glob(".flashpoc-diskstats-stop*"))
