@@ -2,7 +2,10 @@
 hosts (goal: at most by hand + 0.5 s): fio's client/server mode (the workbook's point, then
 ``fio --client=ADDR,PORT JOB ...`` of the very job files on the same ``fio --server``s) and vdbench
 with 16 ``hd=`` hosts (the workbook's invocation, then vdbench on the very parmfile and master
-set-up, started as the workbook starts it). The hosts are network namespaces with their own sshd
+set-up, started as the workbook starts it). fio's point is also measured a third way, watched by a
+live view (a stand-in that counts the seconds handed to it): the hosts' device counters sampled
+each second while the client runs (flashpoc.hosts.diskstats), against the same point unwatched.
+The hosts are network namespaces with their own sshd
 (tests/netns.py; needs root and iproute2) seeing one 32 MiB file of random data; the two ways
 alternate so that the machine's load weighs on both alike.
 
@@ -25,7 +28,9 @@ from _common import REPO, load_average, scratch_root, summary
 from netns import netns_hosts
 
 from flashpoc import phases
+from flashpoc.core.records import PointSpec
 from flashpoc.engines import get_engine
+from flashpoc.engines.fio import measure as fio_measure
 from flashpoc.engines.vdbench import run as vdb_run
 from flashpoc.params import HostParams, campaign_from_dict
 
@@ -82,8 +87,27 @@ def vdbench_by_hand(cfg, run_dir: Path, netns: str) -> float:
     return time.perf_counter() - started
 
 
+class Watched:
+    """A live view's stand-in: counts the device counters' seconds a point hands it (fio's own come
+    from its interval logs when the point ends)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0
+
+    def interval(self, values, *, run: str = "", **kw) -> None:
+        self.seconds += "device counters" in run
+
+
+def watched_point(wb, i: int, watched: Watched) -> float:
+    """fio's point, as the workbook measures it, handing its seconds to ``watched``: its seconds."""
+    spec = PointSpec("bench", wb.cfg.workloads[0], 1, RUNTIME, repeat=1000 + i)
+    started = time.perf_counter()
+    fio_measure.run_point(wb, spec, f"watched-{i}", watched)
+    return time.perf_counter() - started
+
+
 def compare(engine: str, cfg, runs: int, netns: str) -> None:
-    workbook, hand, load = [], [], load_average()
+    workbook, hand, live, watched, load = [], [], [], Watched(), load_average()
     with phases.open_campaign(cfg) as wb:
         phases.prepare_targets(wb)
         measure = get_engine(cfg.engine).measure_point
@@ -102,12 +126,19 @@ def compare(engine: str, cfg, runs: int, netns: str) -> None:
                 by_hand = fio_by_hand(cfg, newest(clients, "job-*.fio"))
             else:
                 by_hand = vdbench_by_hand(cfg, newest(Path(cfg.hosts[0].workdir) / cfg.campaign / "bench", "parmfile"), netns)
+            seen = watched_point(wb, i, watched) if engine == "fio" else None
             if i:
                 workbook.append(seconds)
                 hand.append(by_hand)
+                if seen is not None:
+                    live.append(seen)
     print(f"{engine} on {len(cfg.hosts)} hosts, {RUNTIME}-second point: workbook {summary(workbook)}, by hand "
           f"{summary(hand)}; workbook minus by hand {sum(workbook) / runs - sum(hand) / runs:+.2f} s (goal <= +0.5 s); "
           f"load average {load} before, {load_average()} after", flush=True)
+    if live:
+        print(f"{engine} on {len(cfg.hosts)} hosts, the same point watched by a live view (the hosts' device "
+              f"counters, {watched.seconds} seconds handed over while {runs + 1} points ran): {summary(live)}; watched minus "
+              f"unwatched {sum(live) / runs - sum(workbook) / runs:+.2f} s", flush=True)
 
 
 def main() -> int:
