@@ -194,8 +194,8 @@ class DeviceSampler:
     """While a point runs (a ``with`` block), a :func:`sampler_command` on each host of ``devices``
     (host name -> its devices, :func:`owned_devices`), each in a thread of its own, its lines read
     by a :class:`DiskstatsFeed` whose seconds go to ``on_interval_of(host name)``. Leaving the
-    block stops handing seconds over at once and asks each sampler to stop (a stop file of its own
-    in ``stop_dir``, which the sampler removes; it ends within a second); a sampler that fails (a host gone) only ends its seconds: the point goes on.
+    block stops handing seconds over at once and asks each sampler to stop, without waiting (a stop
+    file of its own in ``stop_dir``, which the sampler removes; it ends within a second); a sampler that fails (a host gone) only ends its seconds: the point goes on.
 
     Attributes:
         errors: each failed sampler's error, by host name.
@@ -234,7 +234,13 @@ class DeviceSampler:
 
     def __exit__(self, *exc: object) -> None:
         self._open.clear()
+        threading.Thread(target=self._stop, daemon=True, name="flashpoc-diskstats-stop").start()
+
+    def _stop(self) -> None:
+        """The stop files written, in a thread of its own: a host that does not answer (the point's
+        failure, maybe) must not hold up the point's end. A sampler not told ends at its time limit,
+        or sooner when its connection closes."""
         stopped = Group(self.hosts).run(f"touch {quote(self.stop_file)}", purpose="stop sampling its devices",
                                         strict=False, timeout_s=10, check=False)
-        for name, error in stopped.failed.items():  # its sampler ends at its time limit
+        for name, error in stopped.failed.items():
             self.errors.setdefault(name, str(error))
