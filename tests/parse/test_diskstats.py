@@ -105,10 +105,10 @@ def test_the_sampler_hands_seconds_while_it_runs_and_ends_when_told(tmp_path):
     if os.major(dev) == 0:
         pytest.skip("the test folder is on no disk of the kernel's (overlay or tmpfs)")
     got: list[tuple[float, float]] = []
-    with connect(HostParams(name="here", address="localhost")) as host:
+    with connect(HostParams(name="here", address="localhost", workdir=str(tmp_path))) as host:
         sampler = DeviceSampler([host], {"here": [f"{os.major(dev)}:{os.minor(dev)}"]},
                                 lambda name: lambda values, *, second: got.append((time.monotonic(), second)),
-                                str(tmp_path), max_s=60)
+                                max_s=60)
         with sampler:
             time.sleep(3.5)
         left = time.monotonic()
@@ -116,6 +116,6 @@ def test_the_sampler_hands_seconds_while_it_runs_and_ends_when_told(tmp_path):
         thread = sampler._threads[0]
         thread.join(timeout=10)
         ended = time.monotonic() - left
-    assert not thread.is_alive() and ended < 3, ended
+    assert not thread.is_alive() and ended < 5, ended  # its next second, on a busy machine too
     assert all(at < left for at, _ in got) and not sampler.errors
     assert not list(tmp_path.glob(".flashpoc-diskstats-stop*"))

@@ -381,7 +381,8 @@ def test_the_live_view_gets_every_hosts_seconds_with_their_latency(hosts, tmp_pa
     else:
         # the device's seconds while the point ran, a second apart: at least fio's I/Os (other
         # programs' I/O on this machine's disk adds to them), fio's read once, not once per host
-        assert len(devices) >= 2 and stored[0] - devices[0][0] > 1.5, devices
+        # (a second that ends after the client is not handed over: these came while it ran)
+        assert devices and devices[-1][0] < fios[0][0] < stored[0], devices
         seconds = [s for _, s, _, _ in devices]  # on the controller's clock, since the client started
         assert seconds == sorted(set(seconds)) and all(s == int(s) and 0 < s <= 6 for s in seconds), seconds
         assert max(v["iops"] for _, _, v, _ in devices) > 0.5 * row["iops"], (devices, row["iops"])

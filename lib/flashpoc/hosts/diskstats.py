@@ -195,17 +195,18 @@ class DeviceSampler:
     (host name -> its devices, :func:`owned_devices`), each in a thread of its own, its lines read
     by a :class:`DiskstatsFeed` whose seconds go to ``on_interval_of(host name)``. Leaving the
     block stops handing seconds over at once and asks each sampler to stop, without waiting (a stop
-    file of its own in ``stop_dir``, which the sampler removes; it ends within a second); a sampler that fails (a host gone) only ends its seconds: the point goes on.
+    file of its own in the host's ``workdir``, which the sampler removes; it ends within a second);
+    a sampler that fails (a host gone) only ends its seconds: the point goes on.
 
     Attributes:
         errors: each failed sampler's error, by host name.
     """
 
     def __init__(self, hosts: Sequence[Any], devices: Mapping[str, list[str]],
-                 on_interval_of: Callable[[str], Callable[..., None]], stop_dir: str, max_s: float) -> None:
+                 on_interval_of: Callable[[str], Callable[..., None]], max_s: float) -> None:
         self.hosts = [h for h in hosts if h.name in devices]
         self.devices, self.on_interval_of, self.max_s = devices, on_interval_of, max_s
-        self.stop_file = f"{stop_dir}/.flashpoc-diskstats-stop-{secrets.token_hex(4)}"
+        self.stop_name = f".flashpoc-diskstats-stop-{secrets.token_hex(4)}"
         self.errors: dict[str, str] = {}
         self._open = threading.Event()
         self._start = 0.0
@@ -226,11 +227,15 @@ class DeviceSampler:
         feed = DiskstatsFeed(lambda values, **kw: self._open.is_set() and on_interval(values, **kw),
                              self.devices[host.name], self._start)
         try:
-            host.run(sampler_command(self.devices[host.name], self.stop_file, self.max_s),
+            host.run(sampler_command(self.devices[host.name], self.stop_file(host), self.max_s),
                      purpose="sample its devices' counters", timeout_s=self.max_s + 60, check=False,
                      on_line=lambda line: self._open.is_set() and feed(line))
         except Exception as error:  # noqa: BLE001 - the live view never stops a point
             self.errors[host.name] = str(error)
+
+    def stop_file(self, host: Any) -> str:
+        """The file that tells ``host``'s sampler to stop."""
+        return f"{host.params.workdir}/{self.stop_name}"
 
     def __exit__(self, *exc: object) -> None:
         self._open.clear()
@@ -240,7 +245,8 @@ class DeviceSampler:
         """The stop files written, in a thread of its own: a host that does not answer (the point's
         failure, maybe) must not hold up the point's end. A sampler not told ends at its time limit,
         or sooner when its connection closes."""
-        stopped = Group(self.hosts).run(f"touch {quote(self.stop_file)}", purpose="stop sampling its devices",
-                                        strict=False, timeout_s=10, check=False)
+        stopped = Group(self.hosts).map(lambda host: host.run(
+            f"touch {quote(self.stop_file(host))}", purpose="stop sampling its devices", timeout_s=10, check=False),
+            purpose="stop sampling the devices")
         for name, error in stopped.failed.items():
             self.errors.setdefault(name, str(error))

@@ -373,7 +373,7 @@ def _device_seconds(wb: Workbench, hosts: list, bar: Any, label: str,
         interval(values, second=second, run=label, warmup=warmup or second <= ramp_s)
 
     merged = HostSeconds(on_interval, list(owned))
-    return DeviceSampler(hosts, owned, merged.of, hosts[0].params.workdir, max_s)
+    return DeviceSampler(hosts, owned, merged.of, max_s)
 
 
 def _point_timeout_s(cfg: Campaign, hosts: list[HostParams], runtime_s: int) -> float:
