@@ -97,25 +97,33 @@ def test_a_damaged_capture_loses_seconds_never_changes_one(data):
 
 
 def test_the_sampler_hands_seconds_while_it_runs_and_ends_when_told(tmp_path):
-    """The real sampler on this machine's disk: a second each second while the block runs, none
-    after it; told to stop, the sampler ends within its next second and removes its stop file."""
+    """The real sampler on this machine's disk, from two hosts with work folders of their own: a
+    second each second while the block runs, none after it; told to stop, each sampler ends within
+    its next second and removes its stop file."""
     data = tmp_path / "data"
     data.write_bytes(b"x" * 4096)
     dev = os.stat(data).st_dev
     if os.major(dev) == 0:
         pytest.skip("the test folder is on no disk of the kernel's (overlay or tmpfs)")
-    got: list[tuple[float, float]] = []
-    with connect(HostParams(name="here", address="localhost", workdir=str(tmp_path))) as host:
-        sampler = DeviceSampler([host], {"here": [f"{os.major(dev)}:{os.minor(dev)}"]},
-                                lambda name: lambda values, *, second: got.append((time.monotonic(), second)),
-                                max_s=60)
-        with sampler:
-            time.sleep(3.5)
-        left = time.monotonic()
-        assert len(got) >= 1 and [s for _, s in got] == sorted({s for _, s in got}), got
-        thread = sampler._threads[0]
+    got: dict[str, list[tuple[float, float]]] = {"a": [], "b": []}
+    hosts = []
+    for name in got:
+        (tmp_path / name).mkdir()
+        hosts.append(connect(HostParams(name=name, address="localhost", workdir=str(tmp_path / name))))
+    device = f"{os.major(dev)}:{os.minor(dev)}"
+    sampler = DeviceSampler(hosts, {"a": [device], "b": [device]},
+                            lambda name: lambda values, *, second: got[name].append((time.monotonic(), second)),
+                            max_s=60)
+    with sampler:
+        time.sleep(3.5)
+    left = time.monotonic()
+    for thread in sampler._threads:
         thread.join(timeout=10)
-        ended = time.monotonic() - left
-    assert not thread.is_alive() and ended < 5, ended  # its next second, on a busy machine too
-    assert all(at < left for at, _ in got) and not sampler.errors
-    assert not list(tmp_path.glob(".flashpoc-diskstats-stop*"))
+    ended = time.monotonic() - left
+    for host in hosts:
+        host.close()
+    assert all(not thread.is_alive() for thread in sampler._threads) and ended < 5, ended  # on a busy machine too
+    for seconds in got.values():
+        assert seconds and [s for _, s in seconds] == sorted({s for _, s in seconds}), got
+        assert all(at < left for at, _ in seconds)
+    assert not sampler.errors and not list(tmp_path.rglob(".flashpoc-diskstats-stop*"))
