@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import quick_campaign, require_fio
+from conftest import Seconds, ctrl_c_once, quick_campaign, require_fio, running_in
 from flashpoc import phases
 from flashpoc.core.errors import RemoteError
 from flashpoc.engines.fio.parse import parse_fio_output
@@ -391,3 +391,42 @@ def test_the_live_view_gets_every_hosts_seconds_with_their_latency(hosts, tmp_pa
         assert [(s, v["iops"], v["lat_mean_ms"]) for _, s, v, _ in fios] == [
             (r.second, pytest.approx(r.iops, rel=1e-12), pytest.approx(r.lat_mean_ms, rel=1e-12))
             for r in series.itertuples()]
+
+
+def samplers_of(folder) -> list[str]:
+    """The device samplers whose stop file is under ``folder`` (their command lines name it)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            command = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if ".flashpoc-diskstats-stop" in command and str(folder) in command:
+            found.append(f"{pid}: {command[:120]}")
+    return found
+
+
+def test_ctrl_c_in_a_watched_client_server_point_leaves_no_sampler_and_no_fio(hosts, tmp_path, shared_lun):
+    """Ctrl-C in a 60-s client/server point on the three hosts, watched by a live view, once the hosts'
+    device counters have given it a second: the point stops within seconds, the device samplers end
+    within their next second and no fio is left on any host."""
+    from flashpoc.core.records import PointSpec
+    from flashpoc.engines.fio.measure import run_point
+
+    require_fio()
+    cfg = campaign(tmp_path, hosts, shared_lun, fio={"runtime_s": 60, "ramp_s": 0, "multi_host": "client-server"})
+    bar, noted = Seconds(), []
+    with phases.open_campaign(cfg) as wb, ctrl_c_once(lambda: bool(bar.seconds), 0.5, noted,
+                                                      lambda: samplers_of(tmp_path / "work")):
+        start = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            run_point(wb, PointSpec("sweep", cfg.workload("randread-4k"), 2, 60), "stopped", bar)
+        took = time.monotonic() - start
+    assert noted and noted[0], "no device sampler ran on a host at the Ctrl-C"
+    assert took < 30, f"the point took {took:.1f} s to stop"
+    deadline = time.monotonic() + 5
+    while samplers_of(tmp_path / "work") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert samplers_of(tmp_path / "work") == []
+    assert running_in(tmp_path / "work") == [], "fio left running on a host"
+
