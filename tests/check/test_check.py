@@ -7,6 +7,7 @@ import copy
 import os
 import re
 import shutil
+import subprocess
 
 import pandas as pd
 import pytest
@@ -51,7 +52,7 @@ SCRATCH = {
 FACTS = {
     "facts_version": 1, "hostname": "db1", "os": "Oracle Linux Server 8.9", "kernel": "5.15.0-200.el8uek",
     "cpus": 32, "mem_total_bytes": 256 * GIB, "fio_path": "/usr/bin/fio", "fio_version": "fio-3.35",
-    "targets": [LUN, SCRATCH], "clock_offset_ms": 12.5, "clock_rtt_ms": 3.0,
+    "targets": [LUN, SCRATCH], "clock_offset_ms": 12.5, "clock_rtt_ms": 3.0, "tools_missing": "none",
 }
 
 
@@ -85,6 +86,29 @@ def evaluate(facts, campaign=None):
 
 
 # -- pure evaluation -------------------------------------------------------------------
+def test_a_host_without_procps_is_warned_of_what_it_costs(tmp_path):
+    """The facts script on a real shell whose PATH has every command of this machine's but pkill and
+    pgrep (a host without procps): the check warns, saying what each missing tool is needed for."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for folder in os.environ["PATH"].split(os.pathsep):
+        for command in (os.listdir(folder) if os.path.isdir(folder) else []):
+            if command not in ("pkill", "pgrep") and not (bin_dir / command).exists():
+                (bin_dir / command).symlink_to(os.path.join(folder, command))
+    script = facts_script("fio", [str(tmp_path)])
+    out = subprocess.run([shutil.which("sh"), "-c", script], capture_output=True, text=True, timeout=120,
+                         env={"PATH": str(bin_dir)})
+    facts = parse_facts(out.stdout)
+    assert facts["tools_missing"] == "pkill pgrep"
+    row = evaluate(facts)["host tools"]
+    assert (row["value"], row["status"]) == ("pkill pgrep", "warn")
+    assert row["detail"].startswith("no pkill: Ctrl-C and a point past its timeout end the command on the host with "
+                                    "it") and "; no pgrep: fio's server is waited for with it" in row["detail"]
+    here = parse_facts(subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=120).stdout)
+    assert here["tools_missing"] == "none" and evaluate(here)["host tools"]["status"] == "pass"
+    assert evaluate({**FACTS, "tools_missing": None})["host tools"]["status"] == "warn"
+
+
 def test_evaluate_good_host_passes():
     rows = evaluate(FACTS)
     assert {r["status"] for r in rows.values()} == {"pass"}

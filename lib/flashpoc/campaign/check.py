@@ -38,7 +38,7 @@ from flashpoc.engines.checks import CLOCK_SKEW_WARN_MS
 from flashpoc.core.errors import CheckFailed, RemoteError
 from flashpoc.params import Campaign, HostParams, TargetParams
 from flashpoc.hosts import host as _hosts
-from flashpoc.hosts.facts import collect_host_facts
+from flashpoc.hosts.facts import HOST_TOOLS, collect_host_facts
 from flashpoc.hosts.group import MAX_PARALLEL_HOSTS, Group
 from flashpoc.hosts.paths import Settled, controller, merged, settle_host, with_paths
 
@@ -68,6 +68,7 @@ def evaluate_facts(campaign: Campaign, host_params: HostParams, facts: dict[str,
     rows.append(check_row(host, "memory", memory, "pass" if memory else "warn",
                      "MemTotal (/proc/meminfo)" if memory else "could not read MemTotal from /proc/meminfo", unit="bytes"))
     rows.append(_clock_row(host, facts))
+    rows.append(_tools_row(host, facts))
     rows += campaign.engine_object.check_host(campaign, host, host_params, facts)
     by_path = {t["path"]: t for t in facts.get("targets") or []}
     for target in campaign.targets_of(host_params):
@@ -78,6 +79,17 @@ def evaluate_facts(campaign: Campaign, host_params: HostParams, facts: dict[str,
             continue
         rows.extend(_evaluate_target(campaign, host, target, tfacts))
     return rows + environment.host_rows(campaign, host_params, facts)
+
+
+def _tools_row(host: str, facts: dict[str, Any]) -> Row:
+    """Whether the host has the tools the workbook calls on it (:data:`flashpoc.hosts.facts.HOST_TOOLS`)."""
+    missing = str(facts.get("tools_missing") or "").split()
+    if not missing:
+        return check_row(host, "host tools", None, "warn", "could not tell which tools the host has")
+    if missing == ["none"]:
+        return check_row(host, "host tools", "all found", "pass", ", ".join(HOST_TOOLS))
+    return check_row(host, "host tools", " ".join(missing), "warn",
+                     "; ".join(f"no {tool}: {HOST_TOOLS.get(tool, 'needed')}" for tool in missing))
 
 
 def _clock_row(host: str, facts: dict[str, Any]) -> Row:

@@ -67,7 +67,16 @@ INT_KEYS = frozenset({"facts_version", "cpus", "mem_total_bytes", "size_bytes", 
                       "queue_depth", "nr_requests", "paths", "paths_live"})
 BOOL_KEYS = frozenset({"exists", "parent_exists", "parent_writable", "direct", "rotational"})
 HOST_KEYS = ("facts_version", "hostname", "os", "kernel", "cpus", "mem_total_bytes", "fio_path",
-             "fio_version")
+             "fio_version", "tools_missing")
+HOST_TOOLS = {
+    "pkill": "Ctrl-C and a point past its timeout end the command on the host with it, and fio's server is "
+             "stopped with it: without it they run on to their own timeout (procps)",
+    "pgrep": "fio's server is waited for with it as it stops (procps)",
+    "stat": "the live view finds the targets' devices with it (coreutils)",
+    "date": "the live view samples the devices' counters on the second with it (coreutils)",
+}
+"""The host's tools the workbook calls beyond the shell's and the engine's, each with what it needs
+it for: the check warns when one is missing (the facts' ``tools_missing``: ``none`` or their names)."""
 TARGET_KEYS = ("path", "exists", "type", "size_bytes", "parent_exists", "parent_writable",
                "free_bytes", "direct", "direct_error", "source", "device", "slaves", "scheduler",
                "queue_depth", "nr_requests", "rotational", "header_hex", "blkid", "mounted", "holders",
@@ -335,6 +344,7 @@ put hostname "$( (hostname || uname -n || cat /proc/sys/kernel/hostname) 2>/dev/
 put os "$(sed -n 's/^PRETTY_NAME=//p' /etc/os-release 2>/dev/null | head -n 1 | sed -e 's/^"\(.*\)"$/\1/' -e "s/^'\(.*\)'$/\1/")"
 put kernel "$(uname -r 2>/dev/null)"
 put cpus "$( (getconf _NPROCESSORS_ONLN || nproc) 2>/dev/null)"
+m=; for t in @HOST_TOOLS@; do have "$t" || m="$m $t"; done; [ -n "$m" ] || m=' none'; put tools_missing "${m# }"
 kb=$(sed -n 's/^MemTotal: *\([0-9][0-9]*\) kB$/\1/p' /proc/meminfo 2>/dev/null)
 case $kb in ''|*[!0-9]*) put mem_total_bytes "" ;; *) put mem_total_bytes $((kb * 1024)) ;; esac
 link_facts
@@ -375,7 +385,8 @@ def facts_script(fio: str, target_paths: list[str], *, sys_root: str = "/sys", p
     for path in [fio, *target_paths]:
         if not path or any(ch in path for ch in "\n\r\0"):
             raise ValueError(f"{path!r} is not a usable path (empty or spans lines)")
-    head = _SCRIPT_HEAD.strip("\n").replace("@HEADER_BYTES@", str(int(safety.HEADER_BYTES)))
+    head = (_SCRIPT_HEAD.strip("\n").replace("@HEADER_BYTES@", str(int(safety.HEADER_BYTES)))
+            .replace("@HOST_TOOLS@", " ".join(HOST_TOOLS)))
     lines = [f"SYS={quote(sys_root)}; PROC={quote(proc_root)}; SAFETY={'yes' if data_safety else 'no'}", head,
              f"fio={quote(fio)}", _SCRIPT_FIO.strip("\n")]
     lines += [f"target_facts {i} {quote(path)} {'yes' if path in creating else 'no'}"
