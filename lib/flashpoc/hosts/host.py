@@ -405,13 +405,13 @@ class SSHHost(_Host):
 
     def _end_tag(self, tag: str) -> None:
         """End the command tagged ``tag``, which the controller stops waiting for (Ctrl-C; also from
-        another thread, :func:`end_running_commands`; several commands may run on one host at
-        once, each in a thread of its own): fabric would wait for its output to end, and
-        closing its channel would leave it running on the host (no terminal, no SIGHUP), a fio point
-        to the end of its runtime. SIGTERM
-        to the command's ``timeout``, which passes it on to the command's process group (fio ends its
-        job processes itself), over a channel of its own. Best effort, within the connect timeout: a
-        host that does not answer, or has no pkill, is left to the command's own ``timeout``."""
+        another thread, :func:`end_running_commands`; several commands may run on one host at once,
+        each in a thread of its own): fabric would wait for its output to end, and closing its
+        channel would leave it running on the host (no terminal, no SIGHUP), a fio point to the end
+        of its runtime. SIGTERM to the command's ``timeout``, which passes it on to the command's
+        process group (fio ends its job processes itself), over a channel of its own. Best effort,
+        within the connect timeout: a host that does not answer, or has no pkill (the check warns
+        of it), is left to the command's own ``timeout``."""
         pattern = f"[{tag[0]}]{tag[1:]}"  # never matches the pkill's own command line
         with contextlib.suppress(Exception):
             self._conn.run(f"pkill -TERM -f {quote(pattern)}", hide=True, warn=True, in_stream=False,
