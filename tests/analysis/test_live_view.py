@@ -70,6 +70,27 @@ def test_several_hosts_seconds_are_one_series_once_every_host_gave_them():
     assert seen[1]["lat_mean_ms"] == pytest.approx((207367.328175 * 7432 + 234437.643708 * 1931) / 9363 / 1e6)
 
 
+def test_a_host_whose_feed_ended_early_is_no_longer_awaited():
+    """h2 gives the recorded report's first two seconds and its feed ends (its sampler gone): its
+    seconds h1 gave too are handed over with both; the rest, with h1's alone, not held back."""
+    seen = []
+    merged = HostSeconds(lambda values, **when: seen.append({**when, **values}), ["h1", "h2", "h3"])
+    merged.drop("h3")  # gone before it gave a second
+    one = {"iops": 100.0, "lat_mean_ms": 0.5, "bw_mibps": 1.0}
+    two = {"iops": 300.0, "lat_mean_ms": 1.0, "bw_mibps": 2.0}
+    merged.of("h2")(two, second=1.0)
+    merged.of("h2")(two, second=2.0)
+    merged.of("h1")(one, second=1.0)
+    assert [s["second"] for s in seen] == [1.0]
+    merged.drop("h2")
+    merged.of("h2")(two, second=3.0)  # a late line of a dropped host is not counted
+    assert [s["second"] for s in seen] == [1.0]  # h1 has not given second 2 yet
+    for second in (2.0, 3.0):
+        merged.of("h1")(one, second=second)
+    assert [(s["second"], s["iops"]) for s in seen] == [(1.0, 400.0), (2.0, 400.0), (3.0, 100.0)]
+    assert seen[0]["lat_mean_ms"] == pytest.approx((100 * 0.5 + 300 * 1.0) / 400)
+
+
 def test_a_live_fio_job_hands_its_seconds_over_while_it_runs_and_keeps_its_output(tmp_path):
     require_fio()
     cfg = campaign_from_dict(quick_campaign(tmp_path, fio={"runtime_s": 4, "ramp_s": 1}))

@@ -17,6 +17,8 @@ from conftest import DATA
 from damage import damage_text
 from flashpoc.hosts.diskstats import (DeviceSampler, DiskstatsFeed, devices_command, owned_devices, parse_devices,
                                       second_values)
+from flashpoc.core.errors import RemoteError
+from flashpoc.engines.fio.status import HostSeconds
 from flashpoc.hosts.host import connect
 from flashpoc.params import HostParams
 
@@ -127,3 +129,34 @@ def test_the_sampler_hands_seconds_while_it_runs_and_ends_when_told(tmp_path):
         assert seconds and [s for _, s in seconds] == sorted({s for _, s in seconds}), got
         assert all(at < left for at, _ in seconds)
     assert not sampler.errors and not list(tmp_path.rglob(".flashpoc-diskstats-stop*"))
+
+
+class GoneHost:
+    """A host whose connection is lost as its sampler starts (what the sampler sees of a host gone)."""
+
+    name = "gone"
+    params = HostParams(name="gone", address="192.0.2.1")  # a documentation address: never dialled
+
+    def run(self, command, **kw):
+        raise RemoteError("gone: connection lost during sample its devices' counters")
+
+
+def test_a_host_whose_sampler_fails_does_not_hold_back_the_others(tmp_path):
+    """Two hosts' seconds summed (as a client/server point sums them): one host's sampler fails at
+    once; the other's seconds are handed over without it, and the failure is kept."""
+    data = tmp_path / "data"
+    data.write_bytes(b"x" * 4096)
+    dev = os.stat(data).st_dev
+    if os.major(dev) == 0:
+        pytest.skip("the test folder is on no disk of the kernel's (overlay or tmpfs)")
+    seen: list[float] = []
+    merged = HostSeconds(lambda values, *, second, warmup=False: seen.append(second), ["here", "gone"])
+    device = f"{os.major(dev)}:{os.minor(dev)}"
+    with connect(HostParams(name="here", address="localhost", workdir=str(tmp_path))) as here:
+        sampler = DeviceSampler([here, GoneHost()], {"here": [device], "gone": [device]}, merged.of, max_s=60,
+                                on_gone=merged.drop)
+        with sampler:
+            time.sleep(3.5)
+    assert seen and seen == sorted(set(seen)), seen
+    assert sampler.errors["gone"] == "gone: connection lost during sample its devices' counters"
+

@@ -196,16 +196,19 @@ class DeviceSampler:
     by a :class:`DiskstatsFeed` whose seconds go to ``on_interval_of(host name)``. Leaving the
     block stops handing seconds over at once and asks each sampler to stop, without waiting (a stop
     file of its own in the host's ``workdir``, which the sampler removes; it ends within a second);
-    a sampler that fails (a host gone) only ends its seconds: the point goes on.
+    a sampler that fails or ends before the block does (a host gone, a shell without ``date +%N``)
+    only ends its seconds, and ``on_gone(host name)`` says so (the other hosts' seconds go on
+    without it): the point goes on.
 
     Attributes:
         errors: each failed sampler's error, by host name.
     """
 
     def __init__(self, hosts: Sequence[Any], devices: Mapping[str, list[str]],
-                 on_interval_of: Callable[[str], Callable[..., None]], max_s: float) -> None:
+                 on_interval_of: Callable[[str], Callable[..., None]], max_s: float,
+                 on_gone: Callable[[str], None] | None = None) -> None:
         self.hosts = [h for h in hosts if h.name in devices]
-        self.devices, self.on_interval_of, self.max_s = devices, on_interval_of, max_s
+        self.devices, self.on_interval_of, self.max_s, self.on_gone = devices, on_interval_of, max_s, on_gone
         self.stop_name = f".flashpoc-diskstats-stop-{secrets.token_hex(4)}"
         self.errors: dict[str, str] = {}
         self._open = threading.Event()
@@ -232,6 +235,8 @@ class DeviceSampler:
                      on_line=lambda line: self._open.is_set() and feed(line))
         except Exception as error:  # noqa: BLE001 - the live view never stops a point
             self.errors[host.name] = str(error)
+        if self._open.is_set() and self.on_gone is not None:  # ended before the point did
+            self.on_gone(host.name)
 
     def stop_file(self, host: Any) -> str:
         """The file that tells ``host``'s sampler to stop."""

@@ -351,7 +351,7 @@ def _device_seconds(wb: Workbench, hosts: list, bar: Any, label: str,
     to ``bar`` as the series ``label`` (:class:`flashpoc.hosts.diskstats.DeviceSampler`; the
     seconds of ``fio.ramp_s`` as warm-up): every device behind a target, counted on one host of those
     that share a kernel (:func:`flashpoc.hosts.diskstats.owned_devices`), the hosts' seconds
-    summed (:class:`.status.HostSeconds`). The devices are found once, at the first such point,
+    summed (:class:`.status.HostSeconds`; a host whose sampler ended early left out). The devices are found once, at the first such point,
     on each host that answers. Nothing without a bar that takes intervals, or without a device
     (targets on NFS or tmpfs)."""
     interval = getattr(bar, "interval", None)
@@ -373,7 +373,7 @@ def _device_seconds(wb: Workbench, hosts: list, bar: Any, label: str,
         interval(values, second=second, run=label, warmup=warmup or second <= ramp_s)
 
     merged = HostSeconds(on_interval, list(owned))
-    return DeviceSampler(hosts, owned, merged.of, max_s)
+    return DeviceSampler(hosts, owned, merged.of, max_s, on_gone=merged.drop)
 
 
 def _point_timeout_s(cfg: Campaign, hosts: list[HostParams], runtime_s: int) -> float:

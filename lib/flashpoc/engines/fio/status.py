@@ -137,9 +137,9 @@ def difference(before: Mapping[str, Mapping[str, float]], now: Mapping[str, Mapp
 
 class HostSeconds:
     """The seconds of several hosts' :class:`StatusFeed` as one series: a second is handed to
-    ``on_interval`` once every host gave it (by its whole second), IOPS and MiB/s summed over the
-    hosts, latency weighted by their IOPS, warm-up when any host's was. Thread-safe: each host's
-    command runs in a thread of its own."""
+    ``on_interval`` once every host gave it (by its whole second; a host dropped, :meth:`drop`, is
+    no longer awaited), IOPS and MiB/s summed over the hosts that gave it, latency weighted by their
+    IOPS, warm-up when any host's was. Thread-safe: each host's command runs in a thread of its own."""
 
     def __init__(self, on_interval: Callable[..., None], hosts: list[str]) -> None:
         self.on_interval, self.hosts = on_interval, list(hosts)
@@ -152,13 +152,31 @@ class HostSeconds:
             self._add(host, values, second, warmup)
         return on_interval
 
+    def drop(self, host: str) -> None:
+        """``host`` gives no more seconds (its feed ended before the point did): the seconds the
+        other hosts gave, and give from now on, are handed over without it."""
+        with self._lock:
+            if host not in self.hosts:
+                return
+            self.hosts.remove(host)
+            whole = sorted(key for key, slot in self._seen.items() if self.hosts and set(self.hosts) <= set(slot))
+            slots = [self._seen.pop(key) for key in whole]  # with what it gave of them
+        for slot in slots:
+            self._hand_over(slot)
+
     def _add(self, host: str, values: dict[str, Any], second: float, warmup: bool) -> None:
         with self._lock:
+            if host not in self.hosts:
+                return
             slot = self._seen.setdefault(round(second), {})
             slot[host] = (values, second, warmup)
-            if len(slot) < len(self.hosts):
+            if not set(self.hosts) <= set(slot):
                 return
             del self._seen[round(second)]
+        self._hand_over(slot)
+
+    def _hand_over(self, slot: dict[str, tuple[dict[str, Any], float, bool]]) -> None:
+        """One second of every host, summed and weighted (see the class)."""
         given = list(slot.values())
         iops = sum(v["iops"] for v, _, _ in given)
         timed = [(v["iops"], v["lat_mean_ms"]) for v, _, _ in given if v["lat_mean_ms"] is not None]
