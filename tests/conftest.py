@@ -435,8 +435,13 @@ def holders(target) -> list[str]:
 def running_in(folder, *, within_s: float = 5) -> list[str]:
     """The processes whose working directory is under ``folder`` (pid and command line) once none is,
     or ``within_s`` has passed (a process killed with SIGKILL ends soon after, not at once)."""
+    return still_running(lambda: processes_in(folder), within_s=within_s)
+
+
+def still_running(find, *, within_s: float = 5) -> list[str]:
+    """What ``find()`` gives (processes) once it gives none, or when ``within_s`` has passed."""
     deadline = time.monotonic() + within_s
-    while (found := processes_in(folder)) and time.monotonic() < deadline:
+    while (found := find()) and time.monotonic() < deadline:
         time.sleep(0.1)
     return found
 
@@ -448,6 +453,21 @@ def processes_in(folder) -> list[str]:
     for pid in filter(str.isdigit, os.listdir("/proc")):
         with contextlib.suppress(OSError):
             if Path(os.readlink(f"/proc/{pid}/cwd")).is_relative_to(folder):
-                command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+                found.append(f"{pid}: {command_line(pid)}")
+    return found
+
+
+def processes_naming(*texts: str) -> list[str]:
+    """The processes whose command line holds every one of ``texts`` (pid and command line)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError):
+            command = command_line(pid)
+            if all(text in command for text in texts):
                 found.append(f"{pid}: {command}")
     return found
+
+
+def command_line(pid: str) -> str:
+    """A process's command line, its arguments joined by spaces."""
+    return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import Seconds, ctrl_c_once, quick_campaign, require_fio, running_in
+from conftest import Seconds, ctrl_c_once, processes_naming, quick_campaign, require_fio, running_in, still_running
 from flashpoc import phases
 from flashpoc.core.errors import RemoteError
 from flashpoc.engines.fio.parse import parse_fio_output
@@ -395,15 +395,7 @@ def test_the_live_view_gets_every_hosts_seconds_with_their_latency(hosts, tmp_pa
 
 def samplers_of(folder) -> list[str]:
     """The device samplers whose stop file is under ``folder`` (their command lines name it)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            command = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if ".flashpoc-diskstats-stop" in command and str(folder) in command:
-            found.append(f"{pid}: {command[:120]}")
-    return found
+    return processes_naming(".flashpoc-diskstats-stop", str(folder))
 
 
 def test_ctrl_c_in_a_watched_client_server_point_leaves_no_sampler_and_no_fio(hosts, tmp_path, shared_lun):
@@ -424,9 +416,6 @@ def test_ctrl_c_in_a_watched_client_server_point_leaves_no_sampler_and_no_fio(ho
         took = time.monotonic() - start
     assert noted and noted[0], "no device sampler ran on a host at the Ctrl-C"
     assert took < 30, f"the point took {took:.1f} s to stop"
-    deadline = time.monotonic() + 5
-    while samplers_of(tmp_path / "work") and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert samplers_of(tmp_path / "work") == []
+    assert still_running(lambda: samplers_of(tmp_path / "work")) == []
     assert running_in(tmp_path / "work") == [], "fio left running on a host"
 

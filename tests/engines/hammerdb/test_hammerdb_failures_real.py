@@ -34,7 +34,7 @@ import pytest
 import yaml
 from pg_server import PG_BIN, PostgresServer, real_hammerdb, postgres_cluster, start_postgres, stop_postgres
 
-from conftest import REPO, assert_secret_absent
+from conftest import REPO, assert_secret_absent, processes_naming
 from flashpoc.engines.hammerdb import plan
 from flashpoc.engines.hammerdb.check import check_hammerdb
 from flashpoc.engines.hammerdb.plan import build_script
@@ -220,18 +220,6 @@ def _run(params: Path, *extra: str, env: dict[str, str] | None = None) -> subpro
                             env=env or dict(os.environ))
 
 
-def _running(work: Path) -> list[str]:
-    """Pids of the processes whose command line names ``work`` (a HammerDB of an attempt there)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if str(work).encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
-                found.append(pid)
-        except OSError:  # ended while read
-            continue
-    return found
-
-
 def _running_attempt(work: Path, timeout_s: float = 300) -> Path:
     """The probe attempt's folder once its virtual users run (and HammerDB's settings store is there)."""
     deadline = time.monotonic() + timeout_s
@@ -257,7 +245,7 @@ def test_ctrl_c_leaves_no_password_and_the_next_run_measures(tpcc, tmp_path):
             first.kill()
     assert first.returncode == 130 and "interrupted" in err, (first.returncode, err[-2000:])
     assert not attempt.exists() and _left_on_the_host(work, tpcc.password, tpcc.server.password) == []
-    assert _running(work) == [], "a HammerDB of the interrupted run is still running"
+    assert processes_naming(str(work)) == [], "a HammerDB of the interrupted run is still running"
 
     second = _run(params)
     out, err = second.communicate(timeout=1500)
