@@ -168,9 +168,42 @@ two hosts, the batch run that test_cli and test_notebooks read, vdbench's four p
 fills up three times, JupyterLab in chromium, ..."""
 
 
-def _start_order(item) -> int:
+def _start_order(item) -> tuple[int, bool]:
+    """The modules of :data:`SLOW_FIRST` in its order, then the tests that run a real part (an engine,
+    an sshd, network namespace hosts: a :data:`RUNS` marker), then the others (a second at most)."""
     name = item.module.__name__
-    return SLOW_FIRST.index(name) if name in SLOW_FIRST else len(SLOW_FIRST)
+    if name in SLOW_FIRST:
+        return SLOW_FIRST.index(name), False
+    return len(SLOW_FIRST), not any(item.get_closest_marker(mark) for mark in RUNS)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """pytest-xdist's ``loadgroup`` scheduler, the tests sent in :func:`_start_order`, with one change.
+
+    A worker runs a test only once it holds the next one (it needs it to know which fixtures end), so
+    it is sent another test (or group) before the one it runs ends. Sent the next one in the order,
+    a slow test waited behind another for minutes (HammerDB's test_build_and_timed_run, 91 s, behind
+    the 7-minute test_flashpoc_run_check_probe_sweep_report) while the other workers ran out of work.
+    Behind a test or group from the order's head, a worker is now sent the last one (the quickest);
+    behind one of those, the next from the head."""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class HeadThenTail(LoadGroupScheduling):
+        def __init__(self, config, log=None):
+            super().__init__(config, log)
+            self.from_tail: set[str] = set()
+
+        def _assign_work_unit(self, node) -> None:
+            held = self.assigned_work.get(node, {})
+            if any(not done for scope, tests in held.items() if scope not in self.from_tail for done in tests.values()):
+                last = next(reversed(self.workqueue))
+                self.workqueue.move_to_end(last, last=False)
+                self.from_tail.add(last)
+            super()._assign_work_unit(node)
+
+    return HeadThenTail(config, log)
 
 
 @pytest.fixture(autouse=True)

@@ -23,7 +23,7 @@ import urllib.request
 
 import pytest
 
-from conftest import REPO, quick_campaign, require_fio
+from conftest import REPO, processes_naming, quick_campaign, require_fio, still_running
 from ssh_server import free_port
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -321,6 +321,9 @@ def lab_campaign(tmp_path, monkeypatch):
     command = [sys.executable, "-m", "flashpoc.cli", "lab", "parameters/quick.yaml", "--"]
     for base, token in _serve(workbook, command):
         yield workbook, base, token
+    # `flashpoc lab` stopped (SIGTERM) stops its JupyterLab and the kernel it ran (each run left both serving)
+    assert not still_running(lambda: processes_naming(f"--ServerApp.root_dir={workbook}"), within_s=30)
+    assert not still_running(lambda: processes_naming("ipykernel_launcher", str(workbook)), within_s=30)
 
 
 def test_a_notebook_run_in_jupyterlab_leaves_the_templates_clean_and_is_recorded(lab_campaign, browser, tmp_path):

@@ -200,11 +200,19 @@ def lab_command(root: Path, params_file: Path | None, jupyter_args: list[str]) -
 
 
 def run_lab(root: Path, params_file: Path | None, jupyter_args: list[str]) -> int:
-    """Start JupyterLab (:func:`lab_command`) and wait for it; Ctrl-C is JupyterLab's to answer."""
+    """Start JupyterLab (:func:`lab_command`) and wait for it. Ctrl-C is JupyterLab's to answer (the
+    terminal sends it to both); a SIGTERM or SIGHUP sent to this command alone is passed on to
+    JupyterLab, which stops its kernels and ends: before, it went on serving with no parent."""
     command, env = lab_command(root, params_file, jupyter_args)
     lab = subprocess.Popen(command, env=env, cwd=root)
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def pass_on(signum, _frame) -> None:
+        lab.send_signal(signum)
+
+    handlers = {signal.SIGINT: signal.SIG_IGN, signal.SIGTERM: pass_on, signal.SIGHUP: pass_on}
+    previous = {signum: signal.signal(signum, handler) for signum, handler in handlers.items()}
     try:
         return lab.wait()
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
