@@ -170,7 +170,7 @@ fills up three times, JupyterLab in chromium, ..."""
 
 def _start_order(item) -> tuple[int, bool]:
     """The modules of :data:`SLOW_FIRST` in its order, then the tests that run a real part (an engine,
-    an sshd, network namespace hosts: a :data:`RUNS` marker), then the others (a second at most)."""
+    an sshd, network namespace hosts: a :data:`RUNS` marker), then the others (in-process: parsers, plans, reports)."""
     name = item.module.__name__
     if name in SLOW_FIRST:
         return SLOW_FIRST.index(name), False
@@ -182,8 +182,9 @@ def pytest_xdist_make_scheduler(config, log):
 
     A worker runs a test only once it holds the next one (it needs it to know which fixtures end), so
     it is sent another test (or group) before the one it runs ends. Sent the next one in the order,
-    a slow test waited behind another for minutes (HammerDB's test_build_and_timed_run, 91 s, behind
-    the 7-minute test_flashpoc_run_check_probe_sweep_report) while the other workers ran out of work.
+    a slow test waited behind another for minutes (HammerDB's 162-s test_build_and_timed_run started
+    7 minutes late, behind test_flashpoc_run_check_probe_sweep_report), and tests of a minute started
+    in the suite's last minute (Ctrl-C at any moment, JupyterLab's live view).
     Behind a test or group from the order's head, a worker is now sent the last one (the quickest);
     behind one of those, the next from the head."""
     if config.getoption("dist") != "loadgroup":
