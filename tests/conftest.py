@@ -483,22 +483,22 @@ def still_running(find, *, within_s: float = 5) -> list[str]:
 def processes_in(folder) -> list[str]:
     """The processes whose working directory is under ``folder``: a point's fio and its job processes
     (each in a session of its own) run in the point's folder under the host's workdir."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        with contextlib.suppress(OSError):
-            if Path(os.readlink(f"/proc/{pid}/cwd")).is_relative_to(folder):
-                found.append(f"{pid}: {command_line(pid)}")
-    return found
+    return _processes(lambda pid: Path(os.readlink(f"/proc/{pid}/cwd")).is_relative_to(folder))
 
 
 def processes_naming(*texts: str) -> list[str]:
     """The processes whose command line holds every one of ``texts`` (pid and command line)."""
+    return _processes(lambda pid: all(text in command_line(pid) for text in texts))
+
+
+def _processes(chosen) -> list[str]:
+    """Pid and command line of each process for whose pid ``chosen`` is true (one that ends while
+    it is read is left out)."""
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         with contextlib.suppress(OSError):
-            command = command_line(pid)
-            if all(text in command for text in texts):
-                found.append(f"{pid}: {command}")
+            if chosen(pid):
+                found.append(f"{pid}: {command_line(pid)}")
     return found
 
 

@@ -351,8 +351,8 @@ def _device_seconds(wb: Workbench, hosts: list, bar: Any, label: str,
     to ``bar`` as the series ``label`` (:class:`flashpoc.hosts.diskstats.DeviceSampler`; the
     seconds of ``fio.ramp_s`` as warm-up): every device behind a target, counted on one host of those
     that share a kernel (:func:`flashpoc.hosts.diskstats.owned_devices`), the hosts' seconds
-    summed (:class:`.status.HostSeconds`; a host whose sampler ended early left out). The devices are found once, at the first such point,
-    on each host that answers. Nothing without a bar that takes intervals, or without a device
+    summed (:class:`.status.HostSeconds`; a host whose sampler ended early left out). The devices are
+    found once, at the first such point, on each host that answers. Nothing without a bar that takes intervals, or without a device
     (targets on NFS or tmpfs)."""
     interval = getattr(bar, "interval", None)
     if interval is None:
