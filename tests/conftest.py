@@ -215,28 +215,6 @@ def _isolated_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("FLASHPOC_ROOT", str(tmp_path))
 
 
-#: the CPU priority (nice) of a test that runs HammerDB and of the processes it starts, PostgreSQL's
-#: server included (tests/pg_server.py): a timed HammerDB run drives transactions as fast as the CPU
-#: allows for its whole minute, and would otherwise take that minute's CPU from the tests beside it
-#: (its own numbers are whatever it measures; no test asserts how fast the database is)
-HAMMERDB_NICE = 10
-
-
-@pytest.fixture(autouse=True)
-def _hammerdb_yields_the_cpu(request):
-    """A HammerDB test (marked ``hammerdb``) and what it starts run at :data:`HAMMERDB_NICE`; its
-    worker's priority is back to what it was after it (as root: only root may raise it again)."""
-    if request.node.get_closest_marker("hammerdb") is None or os.geteuid() != 0:
-        yield
-        return
-    before = os.getpriority(os.PRIO_PROCESS, 0)
-    os.setpriority(os.PRIO_PROCESS, 0, max(before, HAMMERDB_NICE))
-    try:
-        yield
-    finally:
-        os.setpriority(os.PRIO_PROCESS, 0, before)
-
-
 def require_fio() -> None:
     """Skip unless fio is installed (CI installs it; a skip here is visible in the summary)."""
     if shutil.which("fio") is None:

@@ -16,6 +16,7 @@ import itertools
 import logging
 import math
 import os
+import re
 import secrets
 import select
 import shlex
@@ -451,19 +452,26 @@ def _ending_runner(end: Callable[[], None]) -> type:
 
 
 EXIT_MARK = "@@flashpoc rc "
-"""Start of the line a wrapped command prints with its exit status (``echo "@@flashpoc rc $?"``)."""
+"""What a wrapped command prints with its exit status (``echo "@@flashpoc rc $?"``), at the end of a line."""
+_EXIT_STATUS = re.compile(re.escape(EXIT_MARK) + r"(\d+)$", re.M)
 
 
 def split_exit_status(stdout: str) -> tuple[int | None, str]:
-    """The exit status printed on the last :data:`EXIT_MARK` line, and the output without that line.
+    """The exit status the last :data:`EXIT_MARK` printed, and the output without it.
 
-    Returns ``(None, stdout)`` when no such line was printed (the command was cut short).
+    The mark ends its line but need not begin it: an engine whose output does not end with a
+    newline (HammerDB's stack trace cut off as it exits) leaves the mark on its last line, whose
+    text stays in the output, ended. Returns ``(None, stdout)`` when no mark was printed (the
+    command was cut short).
     """
-    lines = stdout.rstrip("\n").split("\n")
-    for i in range(len(lines) - 1, -1, -1):
-        if lines[i].startswith(EXIT_MARK):
-            return int(lines[i][len(EXIT_MARK):]), "\n".join(lines[:i] + lines[i + 1:]) + "\n"
-    return None, stdout
+    found = None
+    for found in _EXIT_STATUS.finditer(stdout):
+        pass
+    if found is None:
+        return None, stdout
+    head, tail = stdout[:found.start()], stdout[found.end():].removeprefix("\n").rstrip("\n")
+    lines = (head.removesuffix("\n").split("\n") if head else []) + (tail.split("\n") if tail else [])
+    return int(found.group(1)), "\n".join(lines) + "\n"
 
 
 def fetch_dir(host, directory: str, *, purpose: str, max_bytes: int = 512 * 1024**2) -> dict[str, bytes]:

@@ -121,6 +121,48 @@ def test_a_run_cut_short_quotes_its_last_lines_cleaned_of_passwords(tmp_path, mo
     assert not (tmp_path / "r").exists()
 
 
+UNENDED_CLI = """#!/bin/sh
+# a stand-in for hammerdbcli that ends as the real HammerDB 6.0 once did, its PostgreSQL server slow: the
+# transaction counter's thread, still in its query when the timed run ended, failed to reach the exited
+# main thread, and the stack trace stopped mid-line, without a newline (these are its last lines)
+echo "Vuser 1:TEST RESULT : System achieved 1174 NOPM from 2714 PostgreSQL TPM"
+printf '%s\\n' 'invoked from within' \\
+  '"eval  [ subst {thread::send -async $MASTER { post_kill_transcount_cleanup }} ]"' \\
+  '    (procedure "read_more" line 102)' '    invoked from within'
+printf '%s' '"read_more tid0x7f9942074740 Pgtcl 127.0.0.1 10508 disable postgres *** postgres postgres postgres'
+"""
+
+
+def test_a_console_that_does_not_end_its_last_line_still_gives_hammerdb_s_exit_status(tmp_path):
+    """HammerDB's output without a final newline left the exit status on its last line, where it
+    was not looked for: a run that ended (exit 0) was "HammerDB did not complete". The status is
+    read, and the unended line kept, whole, in the console."""
+    home = _stand_in(tmp_path, UNENDED_CLI)
+    run = run_hammerdb(LocalHost(HostParams(name="load1")), "exit\n", str(tmp_path / "r"), hammerdb_dir=str(home),
+                       timeout_s=60, purpose="timed run")
+    assert run.exit_code == 0
+    assert run.console.endswith("\n    invoked from within\n\"read_more tid0x7f9942074740 Pgtcl 127.0.0.1 10508 "
+                                "disable postgres *** postgres postgres postgres\n")
+    assert "TEST RESULT : System achieved 1174 NOPM" in run.console and "@@flashpoc" not in run.console
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(st.characters(blacklist_characters="\n\r"), max_size=30), max_size=6), st.booleans(),
+       st.integers(0, 255), st.lists(st.text(st.characters(blacklist_characters="\n\r"), min_size=1, max_size=10),
+                                     max_size=2))
+def test_the_exit_status_is_read_wherever_its_line_began(lines, ended, code, after):
+    """Whatever an engine printed, ended with a newline or not, the exit status printed after it
+    is read and the output is what was printed, each line whole, and no line of the mark (an
+    unended empty line is nothing printed)."""
+    lines = [line for line in lines if "@@flashpoc rc" not in line]
+    printed = "\n".join(lines) + ("\n" if ended and lines else "")
+    found, output = split_exit_status(printed + f"@@flashpoc rc {code}\n" + "".join(a + "\n" for a in after))
+    whole = (lines[:-1] if lines and not ended and not lines[-1] else lines) + after
+    assert found == code
+    assert output == ("".join(line + "\n" for line in whole) or "\n")
+    assert split_exit_status(printed) == (None, printed)
+
+
 def test_a_load_host_without_awk_is_refused_before_hammerdb_runs(tmp_path, monkeypatch):
     """awk removes the passwords from a run's files: without it no run starts (no folder is made)."""
     bin_dir = tmp_path / "bin"
