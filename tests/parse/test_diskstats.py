@@ -10,12 +10,12 @@ import os
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from conftest import DATA
 from damage import damage_text
-from flashpoc.hosts.diskstats import (DeviceSampler, DiskstatsFeed, devices_command, owned_devices, parse_devices,
+from flashpoc.hosts.diskstats import (MARK, DeviceSampler, DiskstatsFeed, devices_command, owned_devices, parse_devices,
                                       second_values)
 from flashpoc.core.errors import RemoteError
 from flashpoc.engines.fio.status import HostSeconds
@@ -96,6 +96,26 @@ def test_a_damaged_capture_loses_seconds_never_changes_one(data):
     assert len({s for s, _ in got}) == len(got), what
     for second, values in got:
         assert values == clean().get(second), f"{what}: second {second} changed"
+
+
+@settings(max_examples=200, deadline=None)
+@given(start=st.floats(0, 0.999), late=st.lists(st.integers(0, 450_000_000), min_size=7, max_size=7))
+def test_late_samples_give_one_second_each(start, late):
+    """The capture's seven samples, each taken late on its whole second by up to 0.45 s (a busy host),
+    with the sampling begun at any moment of its first second: each interval is one second of its
+    own, in order, where the samples' exact times, rounded, gave a late sample and the next one the
+    same second ([2.0, 2.0] in a live view); the IOPS are over the samples' real distance."""
+    assume(abs(start - 0.5) > 1e-6)  # (the start's own float rounding, 0.2 microseconds at this epoch)
+    lines, stamps = CAPTURE.read_text().splitlines(), iter(late)
+    moved = [f"{MARK}{line.split()[-1].split('.')[0]}.{next(stamps):09d}" if line.startswith(MARK) else line
+             for line in lines]
+    got: list[tuple[float, dict]] = []
+    feed = DiskstatsFeed(lambda values, *, second: got.append((second, values)), DEVICES, START + start)
+    for line in moved:
+        feed(line)
+    assert [second for second, _ in got] == [float(n - (start > 0.5)) for n in range(1, 6)]
+    # the first interval, as the test above reads it: 45,190 + 28,036 I/Os
+    assert got[0][1]["iops"] == pytest.approx((45_190 + 28_036) / (1 + (late[1] - late[0]) / 1e9), rel=1e-9)
 
 
 def test_the_sampler_hands_seconds_while_it_runs_and_ends_when_told(tmp_path):

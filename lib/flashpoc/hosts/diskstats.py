@@ -22,6 +22,7 @@ results are the engine's.
 
 from __future__ import annotations
 
+import math
 import re
 import secrets
 import threading
@@ -139,8 +140,10 @@ def second_values(before: Mapping[str, tuple[int, int, int]], after: Mapping[str
 class DiskstatsFeed:
     """A line handler of :func:`sampler_command`'s output that calls ``on_interval(values,
     second=...)`` with each second between two whole samples (:func:`second_values`): ``second``,
-    the later sample's time since ``start`` (seconds since the epoch, when the sampling began: the
-    controller's clock, which the hosts' keep), whole seconds. A sample is whole when the
+    the later sample's whole second (the one it was taken on, however late) since ``start``
+    (seconds since the epoch, when the sampling began: the controller's clock, which the hosts'
+    keep), rounded half up: one second per whole second of the host, where its sample's exact time,
+    rounded, gave a late sample and the next one the same second. A sample is whole when the
     next one's mark comes and it has one line of each of ``devices``; an interval whose samples
     are not both whole, longer than :data:`GAP_S`, or whose counters disagree, is passed over.
 
@@ -187,7 +190,7 @@ class DiskstatsFeed:
         if values is None:
             self.skipped += 1
             return
-        self.on_interval(values, second=float(round(at / 1e9 - self.start)))
+        self.on_interval(values, second=float(math.floor(at // 10**9 - self.start + 0.5)))
 
 
 class DeviceSampler:
