@@ -41,9 +41,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
-import oracledb
 
 from flashpoc.core.errors import ParameterError, RemoteError
+from flashpoc.core.lazy import lazy_import
+
+oracledb = lazy_import("oracledb")  # imported when a database is first reached
 
 # Every name keeps its old path (flashpoc.oracle.db.X): the package re-exports its modules' names.
 from flashpoc.oracle.db.listener import _tns_ping_packet, check_listener

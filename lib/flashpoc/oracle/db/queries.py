@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-import oracledb
 
 from flashpoc.core.errors import ParameterError, RemoteError
 from flashpoc.oracle.db.settings import load_sql
+from flashpoc.core.lazy import lazy_import
+
+oracledb = lazy_import("oracledb")  # imported when a database is first reached
 
 
 AWR_TABLES: tuple[str, ...] = (

@@ -6,7 +6,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
-import oracledb
+
+from flashpoc.core.lazy import lazy_import
+
+oracledb = lazy_import("oracledb")  # imported when a database is first reached
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,11 @@ import os
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
-import oracledb
 
 from flashpoc.core.errors import ParameterError
+from flashpoc.core.lazy import lazy_import
+
+oracledb = lazy_import("oracledb")  # imported when a database is first reached
 
 
 DEFAULT_PASSWORD_ENV = "FLASHPOC_ORACLE_PASSWORD"
