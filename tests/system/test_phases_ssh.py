@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import Seconds, ctrl_c_after, holders, quick_campaign, require_fio
+from conftest import Seconds, ctrl_c_after, holders, quick_campaign, require_fio, running_in
 from flashpoc import phases
 from flashpoc.core.errors import RemoteError
 from flashpoc.params import campaign_from_dict
@@ -96,6 +96,9 @@ def test_a_host_that_stops_answering_mid_sweep_is_named_within_the_timeout_and_t
     rows = phases.run_sweep(cfg, plan, progress=False)
     assert sorted(rows["threads"]) == [1, 2, 3, 4]
     assert set(rows.loc[rows["reused"], "point_id"]) == done  # only the missing points were measured
+    # and nothing of the frozen point is left on the host (three of its fio's job processes once
+    # waited forever, their fio ended)
+    assert running_in(tmp_path / "work") == []
 
 
 @pytest.mark.parametrize("live", [False, True], ids=["fio-writes-its-output", "fio-status-reports-live"])

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from conftest import quick_campaign, require_fio
+from conftest import quick_campaign, require_fio, running_in
 from flashpoc.core.errors import RemoteError
 from flashpoc.params import campaign_from_dict
 from flashpoc.engines.fio.parse import parse_fio_output, summarize_fio_point
@@ -89,6 +89,31 @@ def test_fio_error_reaches_the_user(local, tmp_path):
     message = str(info.value)
     assert message.startswith("local: randread 1 thread: fio exited")
     assert "bs" in message  # fio's own complaint about the option
+
+
+LEAVING_ONE = """#!/bin/sh
+# the real fio, after leaving a process of its own in the point's folder, in a session of its own (as
+# fio's job processes are): what a fio that ended on its own left once, a host frozen mid-point then woken
+setsid sleep 300 </dev/null >/dev/null 2>&1 &
+exec {fio} "$@"
+"""
+
+
+@pytest.mark.parametrize("live", [False, True], ids=["fio-writes-its-output", "fio-status-reports-live"])
+def test_what_fio_leaves_in_the_point_s_folder_ends_with_the_point(local, tmp_path, live):
+    """fio ends, on its own and measured, but a process forked in the point's folder lives on: the
+    point's command ends it, whatever fio's exit status (it did so only after a fio killed by a
+    signal: three of fio's job processes once waited forever after their fio had ended)."""
+    cfg, _ = local
+    wrapper = tmp_path / "fio-leaving-one"
+    wrapper.write_text(LEAVING_ONE.format(fio=shutil.which("fio")))
+    wrapper.chmod(0o755)
+    host = connect(cfg.hosts[0].model_copy(update={"fio": str(wrapper)}))
+    job = render_job(cfg, cfg.workload("randread-4k"), 2, cfg.targets)
+    run = run_fio_job(host, job, str(tmp_path / "p"), readonly=True, timeout_s=60, purpose="randread 2 threads",
+                      on_line=(lambda line: None) if live else None)
+    assert json.loads(run.output)["jobs"][0]["read"]["io_bytes"] > 0  # measured
+    assert running_in(tmp_path / "p") == [], "a process left in the point's folder"
 
 
 def test_missing_fio_is_a_clear_error(tmp_path):

@@ -92,16 +92,20 @@ def point_command(fio: str, run_dir: str, *, readonly: bool, live: bool = False)
             + _report(logs))
 
 
-#: Right after fio: its exit status in ``rc`` and, when a signal killed fio (status above 128), every
-#: process left in the point's directory killed but the command's own shell and the live point's
-#: reader. Those are fio's job processes, each in a session of its own (fio's setsid: neither the
-#: command's process group nor a terminal's Ctrl-C reaches them): one fio had not yet started waits
-#: for it forever, one in its I/O runs on to the end of its runtime, each holding the point's output
-#: (and a live point's pipe) open, so that the point would end only at its timeout. Shell builtins
-#: only (``test -ef`` on each process's working directory): nothing to install on a host.
-LEFTOVERS = ('rc=$?; if [ $rc -gt 128 ]; then for p in /proc/[0-9]*; do [ "$p/cwd" -ef . ] && '
-             '[ "${p#/proc/}" != "$$" ] && [ "${p#/proc/}" != "${reader:-}" ] && kill -KILL "${p#/proc/}" 2>/dev/null; '
-             'done; fi; ')
+#: Right after fio: its exit status in ``rc``, then every process left in the point's directory
+#: killed but those of the command's own session (its shell, any subshell a host's login shell or
+#: a pipeline makes, the live point's reader). Those are fio's job processes, each in a session of
+#: its own (fio's setsid: neither the command's process group nor a terminal's Ctrl-C reaches
+#: them). When a signal killed fio, one not yet started waits for it forever and one in its I/O runs
+#: on to the end of its runtime, each holding the point's output (and a live point's pipe) open, so
+#: that the point would end only at its timeout; and a fio that ended on its own once left three,
+#: its run done, waiting forever (a host frozen mid-point, then woken). After a fio that reaped its
+#: jobs there is none. Shell builtins only (``test -ef`` on each process's working directory,
+#: ``read`` of its /proc stat for its session; /proc/self is the shell that reads): nothing to
+#: install on a host.
+LEFTOVERS = ('rc=$?; read -r me < /proc/self/stat; set -- ${me##*) }; sid=$4; for p in /proc/[0-9]*; do '
+             '[ "$p/cwd" -ef . ] && read -r st < "$p/stat" && set -- ${st##*) } && [ "$4" != "$sid" ] && '
+             'kill -KILL "${p#/proc/}" 2>/dev/null; done; ')
 
 
 #: the pipe a live point's fio writes its output to (:func:`point_command`)
