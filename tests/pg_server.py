@@ -125,11 +125,11 @@ CGROUP_PERIOD_US = 20_000
 """The cgroup's quota period: short, so that a throttled statement waits milliseconds, not 100."""
 
 
-def _cpu_cgroup(data: Path) -> Path | None:
+def _cpu_cgroup(data: Path, *, make: bool = True) -> Path | None:
     """The ``cgroup.procs`` file of a CPU cgroup for the server of ``data``, capped at
-    :data:`PG_CPUS` (cgroup v2's ``cpu.max``, or v1's CFS quota), made on first use and removed with
-    the cluster (:func:`_remove_cgroup`); None where no CPU controller is mounted or it is not
-    writable (not root): the server then runs without a cap."""
+    :data:`PG_CPUS` (cgroup v2's ``cpu.max``, or v1's CFS quota), made on first use (``make``; else
+    only found) and removed with the cluster (:func:`_remove_cgroup`); None where no CPU controller
+    is mounted or it is not writable (not root): the server then runs without a cap."""
     quota = int(PG_CPUS * CGROUP_PERIOD_US)
     name = "flashpoc-test-pg-" + hashlib.sha256(str(data).encode()).hexdigest()[:16]
     for line in Path("/proc/self/mounts").read_text().splitlines():
@@ -143,6 +143,8 @@ def _cpu_cgroup(data: Path) -> Path | None:
             limits = {"cpu.cfs_period_us": str(CGROUP_PERIOD_US), "cpu.cfs_quota_us": str(quota)}
         else:
             continue
+        if not make:
+            return root / name / "cgroup.procs" if (root / name).is_dir() else None
         try:
             (root / name).mkdir(exist_ok=True)
             for file, value in limits.items():
@@ -162,7 +164,7 @@ def _read(path: Path) -> str:
 
 def _remove_cgroup(data: Path) -> None:
     """Remove the cgroup :func:`_cpu_cgroup` made for ``data``'s server, once its processes have ended."""
-    procs = _cpu_cgroup(data)
+    procs = _cpu_cgroup(data, make=False)
     if procs is None:
         return
     deadline = time.monotonic() + 10
